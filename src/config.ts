@@ -1,0 +1,111 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { generateMasterKey, parseMasterKey } from './crypto/master-key.ts';
+
+/**
+ * The one place that reads process.env. A bad setting stops start-up with a message
+ * naming it (ConfigError), rather than failing later on a request.
+ */
+export type Mode = 'cloud' | 'local';
+
+export interface Config {
+  mode: Mode;
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  masterKey: Buffer;
+  /** Where the master key came from, for the start-up log. */
+  masterKeySource: 'env' | 'file' | 'generated';
+  liveEnabled: boolean;
+  webhookAllowInsecure: boolean;
+  logLevel: string;
+  bodyLimitBytes: number;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(v)) return true;
+  if (/^(0|false|no|off)$/i.test(v)) return false;
+  throw new ConfigError(`${name} must be true or false (got "${v}")`);
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got "${v}")`);
+  return n;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const v = env[name];
+  if (v === undefined || v === '') return undefined;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL`);
+  }
+  if (!protocols.includes(u.protocol)) throw new ConfigError(`${name} must be a ${protocols.join(' or ')} URL`);
+  return v;
+}
+
+/**
+ * MASTER_KEY from the environment, else from `<DATA_DIR>/master.key`, else generated
+ * there once (mode 0600). The file fallback is for one node on the embedded store; a
+ * fleet of nodes on PostgreSQL must share one MASTER_KEY (a node with another key
+ * refuses to start: see services/server-secrets.ts).
+ */
+function loadMasterKey(env: Env, dataDir: string): { key: Buffer; source: Config['masterKeySource'] } {
+  const fromEnv = env.MASTER_KEY;
+  if (fromEnv) {
+    try {
+      return { key: parseMasterKey(fromEnv), source: 'env' };
+    } catch (e) {
+      throw new ConfigError((e as Error).message);
+    }
+  }
+  const file = path.join(dataDir, 'master.key');
+  if (fs.existsSync(file)) {
+    try {
+      return { key: parseMasterKey(fs.readFileSync(file, 'utf8')), source: 'file' };
+    } catch (e) {
+      throw new ConfigError(`${file}: ${(e as Error).message}`);
+    }
+  }
+  fs.mkdirSync(dataDir, { recursive: true });
+  const text = generateMasterKey();
+  fs.writeFileSync(file, text + '\n', { mode: 0o600, flag: 'wx' });
+  return { key: parseMasterKey(text), source: 'generated' };
+}
+
+export function loadConfig(env: Env = process.env, mode: Mode = 'cloud'): Config {
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  const master = loadMasterKey(env, dataDir);
+  return {
+    mode,
+    host: env.HOST || '127.0.0.1',
+    port: int(env, 'PORT', mode === 'local' ? 8080 : 3000, 0, 65535),
+    dataDir,
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    masterKey: master.key,
+    masterKeySource: master.source,
+    liveEnabled: bool(env, 'FISCALIZATION_LIVE_ENABLED', false),
+    webhookAllowInsecure: bool(env, 'WEBHOOK_ALLOW_INSECURE', mode === 'local'),
+    logLevel: env.LOG_LEVEL || 'info',
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+  };
+}

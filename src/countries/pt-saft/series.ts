@@ -1,0 +1,59 @@
+/**
+ * Portuguese document series: `series` maps a SAF-T (PT) InvoiceType to the series
+ * used for it.
+ *
+ * Since 2023 every document carries an ATCUD (Decreto-Lei 28/2019, Portaria 195/2020):
+ * "<validation code>-<sequential number>", where the validation code is the one AT
+ * issues when the series is communicated. A series without its code cannot issue a
+ * single legal document, so every entry needs one (the spec names FT only as the
+ * example).
+ */
+import { badRequest } from '../../core/errors.ts';
+import { isPlainObject, rejectUnknownFields, requiredString } from '../shared/config-fields.ts';
+
+/** SAF-T (PT) InvoiceType codes this service issues: invoice, simplified invoice, invoice-receipt, credit note, debit note. */
+export const DOCUMENT_TYPES = ['FT', 'FS', 'FR', 'NC', 'ND'] as const;
+export type DocumentType = (typeof DOCUMENT_TYPES)[number];
+
+export interface SeriesEntry {
+  prefix: string;
+  atcud_code: string;
+}
+
+/** AT's validation codes are at least 8 characters, letters and digits. */
+const ATCUD_CODE = /^[A-Za-z0-9]{8,}$/;
+
+/**
+ * The series identifier sits inside the SAF-T InvoiceNo "<type> <series>/<number>",
+ * so it cannot contain a space or a slash.
+ */
+const PREFIX_FORBIDDEN = /[\s/]/;
+
+export function readSeries(raw: unknown): Partial<Record<DocumentType, SeriesEntry>> {
+  if (raw === undefined || raw === null) throw badRequest('country_config.series is required');
+  if (!isPlainObject(raw)) throw badRequest('country_config.series must be an object');
+  const keys = Object.keys(raw);
+  if (keys.length === 0) throw badRequest('country_config.series is required');
+
+  const out: Partial<Record<DocumentType, SeriesEntry>> = {};
+  for (const key of keys) {
+    const type = DOCUMENT_TYPES.find((t) => t === key);
+    if (type === undefined) {
+      throw badRequest(`country_config.series key ${key} is not a supported document type (FT, FS, FR, NC, ND)`);
+    }
+    out[type] = readEntry(type, raw[key]);
+  }
+  return out;
+}
+
+function readEntry(type: DocumentType, raw: unknown): SeriesEntry {
+  const path = `country_config.series[${type}]`;
+  if (!isPlainObject(raw)) throw badRequest(`${path} must be an object`);
+  rejectUnknownFields(raw, ['prefix', 'atcud_code'], 'SAF-T PT', path);
+
+  const prefix = requiredString(raw, 'prefix', `${path}.prefix is required`, path);
+  if (PREFIX_FORBIDDEN.test(prefix)) throw badRequest(`${path}.prefix must not contain spaces or "/"`);
+  const atcud_code = requiredString(raw, 'atcud_code', `${path}.atcud_code is required`, path);
+  if (!ATCUD_CODE.test(atcud_code)) throw badRequest(`${path}.atcud_code must be at least 8 alphanumeric characters`);
+  return { prefix, atcud_code };
+}

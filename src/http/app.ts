@@ -1,0 +1,101 @@
+import crypto from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import sjson from 'secure-json-parse';
+import { ValidationError } from '../core/errors.ts';
+import { createAccountService } from '../services/accounts.ts';
+import { createApiKeyService } from '../services/api-keys.ts';
+import { createConsentService } from '../services/consents.ts';
+import type { Deps } from '../services/deps.ts';
+import { createLocationService } from '../services/locations.ts';
+import { createRateLimitService } from '../services/rate-limits.ts';
+import { registerErrorHandling } from './errors.ts';
+import { registerAuth } from './hooks/auth.ts';
+import { API_VERSION, publicRoutes } from './routes/public.ts';
+import { accountRoutes } from './routes/v1/accounts.ts';
+import { apiKeyRoutes } from './routes/v1/api-keys.ts';
+import { locationRoutes } from './routes/v1/locations.ts';
+import { schemaErrorFormatter, validatorCompiler } from './validation.ts';
+
+export interface AppOptions {
+  /** pino logger options, or false to log nothing (tests). */
+  logger?: FastifyServerOptions['logger'];
+  bodyLimitBytes?: number;
+  serviceVersion?: string;
+  /** Trust X-Forwarded-For (behind a proxy) for the per-address sign-up limit. */
+  trustProxy?: boolean;
+}
+
+const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The HTTP API as one Fastify instance; every dependency is passed in (tests build their own). */
+export async function buildApp(deps: Omit<Deps, 'log'>, opts: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: opts.bodyLimitBytes ?? 1024 * 1024,
+    trustProxy: opts.trustProxy ?? false,
+    requestIdHeader: false,
+    requestIdLogLabel: 'request_id',
+    // A caller's X-Request-Id is kept when it is sane, so logs can be joined across systems.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID_RE.test(given) ? given : crypto.randomUUID();
+    },
+    schemaErrorFormatter: schemaErrorFormatter as never,
+    ajv: { customOptions: { strict: false } },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  const fullDeps: Deps = { ...deps, log: app.log };
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+
+  // JSON bodies: an empty body is "no body" (POST …/rotate with a JSON content type is
+  // fine); anything else must parse, safely (no __proto__ poisoning), or it is a 400.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = (body as string).trim();
+    if (text === '') return done(null, undefined);
+    try {
+      done(null, sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
+    } catch {
+      done(new ValidationError('malformed JSON body'), undefined);
+    }
+  });
+
+  registerErrorHandling(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Fiscalization API',
+        version: API_VERSION,
+        description:
+          'Register merchant locations, send sales transactions, get fiscal records submitted to the tax authorities. ' +
+          'Authenticate with `Authorization: Bearer svc_test_…` (sandbox) or `svc_live_…` (production). ' +
+          'Every error is `{error: string}`.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key: svc_test_… or svc_live_…' } } },
+    },
+  });
+  // swagger-ui's own routes (the page and its assets) are public.
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/docs')) route.config = { ...(route.config as object), public: true };
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+
+  const apiKeys = createApiKeyService(fullDeps);
+  const rateLimits = createRateLimitService(fullDeps);
+  registerAuth(app, apiKeys, rateLimits);
+
+  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  publicRoutes(app, { db: deps.db, serviceVersion: opts.serviceVersion ?? '0.0.0' });
+  accountRoutes(app, { accounts: createAccountService(fullDeps, apiKeys), consents: createConsentService(fullDeps) });
+  apiKeyRoutes(app, { apiKeys });
+  locationRoutes(app, { locations: createLocationService(fullDeps) });
+
+  return app;
+}

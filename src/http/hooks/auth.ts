@@ -1,0 +1,55 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { forbidden } from '../../core/errors.ts';
+import { hasPermission, type ActionPermission } from '../../core/permissions.ts';
+import type { ApiKeyService } from '../../services/api-keys.ts';
+import type { AuthContext } from '../../services/auth-context.ts';
+import type { RateLimitService } from '../../services/rate-limits.ts';
+
+/** Per-route options read by the hooks (`config` in a route definition). */
+export interface RouteAccess {
+  /** No API key: health, version, sign-up, docs. */
+  public?: boolean;
+  /** Public route that draws from the per-address sign-up bucket. */
+  signupLimited?: boolean;
+  /** The permission a restricted key needs. */
+  permission?: ActionPermission;
+  /** Reachable by a suspended or cancelled account (to see why). */
+  allowInactiveAccount?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthContext | null;
+  }
+  interface FastifyContextConfig extends RouteAccess {}
+}
+
+/** The caller of an authenticated route; the hook guarantees it is set. */
+export function authOf(req: FastifyRequest): AuthContext {
+  if (!req.auth) throw new Error('authOf called on a public route');
+  return req.auth;
+}
+
+/**
+ * Every request, in order: authenticate (401), account state (403), live-mode gate
+ * (403, inside authenticate), rate limit (429, headers on every authenticated answer),
+ * permission (403). Runs at onRequest, before the body is read or parsed.
+ */
+export function registerAuth(app: FastifyInstance, apiKeys: ApiKeyService, rateLimits: RateLimitService): void {
+  app.decorateRequest('auth', null);
+  app.addHook('onRequest', async (req, reply) => {
+    const access = req.routeOptions.config as RouteAccess | undefined;
+    if (!req.routeOptions.url) return; // unknown route: the 404 handler answers
+    if (access?.public) {
+      if (access.signupLimited) reply.headers(await rateLimits.forSignup(req.ip));
+      return;
+    }
+    const auth = await apiKeys.authenticate(req.headers.authorization);
+    if (auth.accountStatus !== 'active' && !access?.allowInactiveAccount) throw forbidden(`account is ${auth.accountStatus}`);
+    req.auth = auth;
+    reply.headers(await rateLimits.forKey(auth));
+    if (access?.permission && !hasPermission(auth.permissions, access.permission)) {
+      throw forbidden(`insufficient permission: ${access.permission} required`);
+    }
+  });
+}

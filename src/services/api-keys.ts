@@ -1,0 +1,161 @@
+import { badRequest, forbidden, notFound, unauthorized } from '../core/errors.ts';
+import { newId } from '../core/ids.ts';
+import { covers, unknownPermissions, type Grant } from '../core/permissions.ts';
+import { generateApiKey, hashApiKey, hashesEqual, parseApiKey, type Environment } from '../crypto/api-key.ts';
+import type { Queryable } from '../store/db.ts';
+import { apiKeysRepo, type ApiKeyRow } from '../store/repos/api-keys-repo.ts';
+import type { AuthContext } from './auth-context.ts';
+import type { Deps } from './deps.ts';
+import type { ListResult, Page } from './pagination.ts';
+
+/** Key metadata as listed; hashes never leave the store. */
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  key_prefix: string;
+  key_last4: string;
+  environment: Environment;
+  permissions: string[] | null;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+/** The one response that carries the plaintext key: creation and rotation. */
+export interface ApiKeyWithSecret extends ApiKeyView {
+  key: string;
+}
+
+export const toApiKeyView = (r: ApiKeyRow): ApiKeyView => ({
+  id: r.id,
+  name: r.name,
+  key_prefix: r.key_prefix,
+  key_last4: r.key_last4,
+  environment: r.environment,
+  permissions: r.permissions,
+  created_at: r.created_at,
+  last_used_at: r.last_used_at,
+  revoked_at: r.revoked_at,
+});
+
+export interface CreateKeyInput {
+  name?: string | undefined;
+  environment?: Environment | undefined;
+  permissions?: string[] | undefined;
+}
+
+/** last_used_at is bookkeeping, not security: write it at most once a minute per key and process. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export function createApiKeyService(deps: Deps) {
+  const { db, clock, keys } = deps;
+  const lastTouch = new Map<string, number>();
+
+  /** Inserts a new key (inside the caller's transaction when given one). */
+  async function issue(q: Queryable, accountId: string, name: string, environment: Environment, permissions: Grant): Promise<ApiKeyWithSecret> {
+    const k = generateApiKey(environment);
+    const row = {
+      id: newId(),
+      account_id: accountId,
+      name,
+      environment,
+      key_prefix: k.prefix,
+      lookup: k.lookup,
+      key_hash: hashApiKey(keys.apiKeyHash, k.key),
+      key_last4: k.last4,
+      permissions: permissions === null ? null : [...permissions],
+      created_at: clock.now(),
+    };
+    await apiKeysRepo.insert(q, row);
+    return { ...toApiKeyView({ ...row, last_used_at: null, revoked_at: null, rotated_to: null }), key: k.key };
+  }
+
+  /**
+   * Resolves the Authorization header to the calling key, or throws the spec's 401/403.
+   * The lookup handle finds candidate rows; the HMAC of the whole key is compared in
+   * constant time, so a stored hash never short-circuits on its first differing byte.
+   */
+  async function authenticate(header: string | undefined): Promise<AuthContext> {
+    const m = header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
+    if (!m) throw unauthorized('missing or invalid Authorization header');
+    const presented = m[1]!;
+    const parsed = parseApiKey(presented);
+    if (!parsed) throw unauthorized('invalid API key format');
+    const hash = hashApiKey(keys.apiKeyHash, presented);
+    const candidates = await apiKeysRepo.findByLookup(db, parsed.lookup);
+    const row = candidates.find((c) => hashesEqual(Buffer.from(c.key_hash), hash));
+    if (!row) throw unauthorized('invalid API key');
+    if (row.revoked_at) throw unauthorized('API key has been revoked');
+    if (row.environment === 'live' && !deps.config.liveEnabled) throw forbidden('live mode is not enabled');
+
+    const nowMs = clock.now().getTime();
+    if ((lastTouch.get(row.id) ?? 0) + TOUCH_INTERVAL_MS <= nowMs) {
+      lastTouch.set(row.id, nowMs);
+      apiKeysRepo.touch(db, row.id, new Date(nowMs)).catch((err) => deps.log.warn({ err }, 'could not record api key use'));
+    }
+    return {
+      accountId: row.account_id,
+      keyId: row.id,
+      environment: row.environment,
+      permissions: row.permissions,
+      accountStatus: row.account_status,
+    };
+  }
+
+  async function list(auth: AuthContext, page: Page): Promise<ListResult<ApiKeyView>> {
+    const { rows, total } = await apiKeysRepo.list(db, auth.accountId, page.limit, page.offset);
+    return { data: rows.map(toApiKeyView), total, ...page };
+  }
+
+  async function create(auth: AuthContext, input: CreateKeyInput): Promise<ApiKeyWithSecret> {
+    const permissions: Grant = input.permissions === undefined ? null : [...new Set(input.permissions)];
+    if (permissions !== null) {
+      const unknown = unknownPermissions(permissions);
+      if (unknown.length) throw badRequest(`unknown permission: ${unknown.join(', ')}`);
+      if (permissions.length === 0) throw badRequest('permissions must not be empty (omit it for a root key)');
+    }
+    const environment = input.environment ?? 'test';
+    assertNoEscalation(auth, permissions, environment);
+    return issue(db, auth.accountId, input.name ?? 'API key', environment, permissions);
+  }
+
+  /** A target key this caller may manage: its own account's, live, not the calling key, not more privileged. */
+  async function manageable(auth: AuthContext, id: string, verb: 'revoke' | 'rotate'): Promise<ApiKeyRow> {
+    if (id === auth.keyId) throw badRequest(`cannot ${verb} the calling key`);
+    const row = await apiKeysRepo.get(db, auth.accountId, id);
+    if (!row || row.revoked_at) throw notFound('API key not found');
+    assertNoEscalation(auth, row.permissions, row.environment);
+    return row;
+  }
+
+  async function revoke(auth: AuthContext, id: string): Promise<void> {
+    await manageable(auth, id, 'revoke');
+    if (!(await apiKeysRepo.revoke(db, auth.accountId, id, clock.now()))) throw notFound('API key not found');
+  }
+
+  /** New key, same name, environment and permissions; the old one stops working in the same commit. */
+  async function rotate(auth: AuthContext, id: string): Promise<ApiKeyWithSecret> {
+    const old = await manageable(auth, id, 'rotate');
+    return db.transaction(async (tx) => {
+      const fresh = await issue(tx, auth.accountId, old.name, old.environment, old.permissions);
+      // Revoking inside the transaction settles a concurrent rotate: only one revokes.
+      if (!(await apiKeysRepo.revoke(tx, auth.accountId, id, clock.now(), fresh.id))) throw notFound('API key not found');
+      return fresh;
+    });
+  }
+
+  return { issue, authenticate, list, create, revoke, rotate };
+}
+
+/**
+ * A key may only create, rotate or revoke keys with equal or lesser permissions.
+ * Environment counts too: a restricted test key cannot mint a live key. Root keys of
+ * either environment may (that is how an account gets its first live key).
+ */
+function assertNoEscalation(auth: AuthContext, requested: Grant, environment: Environment): void {
+  if (!covers(auth.permissions, requested) || (auth.permissions !== null && environment !== auth.environment)) {
+    throw forbidden('privilege escalation: a key may only manage keys with equal or lesser permissions');
+  }
+}
+
+export type ApiKeyService = ReturnType<typeof createApiKeyService>;

@@ -1,0 +1,12 @@
+import type { Grant } from '../core/permissions.ts';
+import type { Environment } from '../crypto/api-key.ts';
+
+/** Who is calling: resolved once per request by the auth hook. */
+export interface AuthContext {
+  accountId: string;
+  keyId: string;
+  environment: Environment;
+  /** null = root key. */
+  permissions: Grant;
+  accountStatus: 'active' | 'suspended' | 'cancelled';
+}

@@ -1,0 +1,182 @@
+import { badRequest, forbidden, notFound } from '../core/errors.ts';
+import { newId } from '../core/ids.ts';
+import { allowsCountry } from '../core/permissions.ts';
+import { resolveLocationSystem, getSystem } from '../countries/registry.ts';
+import type { SystemKey } from '../countries/types.ts';
+import { isSealed, maskSecret, seal, unseal } from '../crypto/sealed.ts';
+import { locationsRepo, type LocationFilter, type LocationRow } from '../store/repos/locations-repo.ts';
+import type { AuthContext } from './auth-context.ts';
+import type { Deps } from './deps.ts';
+import type { ListResult, Page } from './pagination.ts';
+
+export interface LocationView {
+  id: string;
+  account_id: string;
+  name: string;
+  country: string;
+  system: string | null;
+  address: string | null;
+  tax_id: string | null;
+  country_config: Record<string, unknown>;
+  status: 'active' | 'inactive';
+  cert_expiry: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface CreateLocationInput {
+  name: string;
+  country: string;
+  address?: string | undefined;
+  tax_id?: string | undefined;
+  country_config?: unknown;
+}
+
+export interface PatchLocationInput {
+  name?: string | undefined;
+  address?: string | null | undefined;
+  country_config?: unknown;
+  status?: 'active' | 'inactive' | undefined;
+  country?: string | undefined;
+  tax_id?: string | undefined;
+}
+
+const secretAad = (locationId: string, field: string) => `location:${locationId}:${field}`;
+
+export function createLocationService(deps: Deps) {
+  const { db, clock, keys } = deps;
+
+  function secretFields(system: string | null): readonly string[] {
+    return system ? getSystem(system as SystemKey)?.secretConfigFields ?? [] : [];
+  }
+
+  /** Secrets are sealed at rest with MASTER_KEY and bound to this location and field. */
+  function sealSecrets(locationId: string, system: string, config: Record<string, unknown>): Record<string, unknown> {
+    const out = { ...config };
+    for (const f of secretFields(system)) {
+      if (typeof out[f] === 'string') out[f] = seal(keys.seal, out[f] as string, secretAad(locationId, f));
+    }
+    return out;
+  }
+
+  function openSecret(row: LocationRow, field: string): string | undefined {
+    const v = row.country_config[field];
+    return isSealed(v) ? unseal(keys.seal, v, secretAad(row.id, field)) : undefined;
+  }
+
+  /** Read form: secrets masked, never the value. */
+  function toView(row: LocationRow): LocationView {
+    const config = { ...row.country_config };
+    for (const f of secretFields(row.system)) {
+      const plain = openSecret(row, f);
+      if (plain !== undefined) config[f] = maskSecret(plain);
+    }
+    return {
+      id: row.id,
+      account_id: row.account_id,
+      name: row.name,
+      country: row.country,
+      system: row.system,
+      address: row.address,
+      tax_id: row.tax_id,
+      country_config: config,
+      status: row.status,
+      cert_expiry: row.cert_expiry,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+    };
+  }
+
+  function assertCountryAllowed(auth: AuthContext, country: string) {
+    if (!allowsCountry(auth.permissions, country)) throw forbidden(`API key is not allowed to act in country ${country}`);
+  }
+
+  async function create(auth: AuthContext, input: CreateLocationInput): Promise<LocationView> {
+    const country = input.country.trim().toUpperCase();
+    const taxId = input.tax_id?.trim() || null;
+    const { system, config } = resolveLocationSystem(country, input.country_config, taxId);
+    assertCountryAllowed(auth, country);
+    const id = newId();
+    const now = clock.now();
+    const row: LocationRow = {
+      id,
+      account_id: auth.accountId,
+      name: input.name.trim(),
+      country,
+      system: system.key,
+      address: input.address?.trim() || null,
+      tax_id: taxId,
+      country_config: sealSecrets(id, system.key, config),
+      status: 'active',
+      cert_expiry: null,
+      created_at: now,
+      updated_at: now,
+      deleted_at: null,
+    };
+    await locationsRepo.insert(db, row);
+    return toView(row);
+  }
+
+  async function get(auth: AuthContext, id: string): Promise<LocationView> {
+    const row = await locationsRepo.get(db, auth.accountId, id);
+    if (!row) throw notFound('location not found');
+    return toView(row);
+  }
+
+  async function list(auth: AuthContext, filter: LocationFilter, page: Page): Promise<ListResult<LocationView>> {
+    const { rows, total } = await locationsRepo.list(db, auth.accountId, filter, page.limit, page.offset);
+    return { data: rows.map(toView), total, ...page };
+  }
+
+  async function patch(auth: AuthContext, id: string, input: PatchLocationInput): Promise<LocationView> {
+    const row = await locationsRepo.get(db, auth.accountId, id);
+    if (!row) throw notFound('location not found');
+    assertCountryAllowed(auth, row.country);
+    // country and tax_id are immutable; repeating the current value is harmless.
+    if (input.country !== undefined && input.country.trim().toUpperCase() !== row.country) throw badRequest('country cannot be changed');
+    if (input.tax_id !== undefined && (input.tax_id.trim() || null) !== row.tax_id) throw badRequest('tax_id cannot be changed');
+
+    let system: string | undefined;
+    let config: Record<string, unknown> | undefined;
+    if (input.country_config !== undefined) {
+      const incoming = keepUnchangedSecrets(row, input.country_config);
+      const resolved = resolveLocationSystem(row.country, incoming, row.tax_id);
+      system = resolved.system.key;
+      config = sealSecrets(row.id, system, resolved.config);
+    }
+    const updated = await locationsRepo.update(db, auth.accountId, id, {
+      name: input.name?.trim(),
+      address: input.address === null ? null : input.address?.trim(),
+      status: input.status,
+      system,
+      country_config: config,
+    }, clock.now());
+    if (!updated) throw notFound('location not found');
+    return toView(updated);
+  }
+
+  /**
+   * A client that PATCHes back the config it read sends the masked secret: keep the
+   * stored secret then, rather than replacing it with the mask.
+   */
+  function keepUnchangedSecrets(row: LocationRow, incoming: unknown): unknown {
+    if (!incoming || typeof incoming !== 'object' || Array.isArray(incoming)) return incoming;
+    const out: Record<string, unknown> = { ...(incoming as Record<string, unknown>) };
+    for (const f of secretFields(row.system)) {
+      const plain = openSecret(row, f);
+      if (plain !== undefined && out[f] === maskSecret(plain)) out[f] = plain;
+    }
+    return out;
+  }
+
+  async function remove(auth: AuthContext, id: string): Promise<void> {
+    const row = await locationsRepo.get(db, auth.accountId, id);
+    if (!row) throw notFound('location not found');
+    assertCountryAllowed(auth, row.country);
+    if (!(await locationsRepo.softDelete(db, auth.accountId, id, clock.now()))) throw notFound('location not found');
+  }
+
+  return { create, get, list, patch, remove };
+}
+
+export type LocationService = ReturnType<typeof createLocationService>;

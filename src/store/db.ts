@@ -1,0 +1,32 @@
+/**
+ * The one database port. Two adapters speak the same PostgreSQL dialect:
+ * - PGlite (embedded, WASM Postgres): file-backed in DATA_DIR, or in memory for tests;
+ * - PostgreSQL through `pg` when DATABASE_URL is set.
+ * Repositories (store/repos) are the only code that writes SQL.
+ */
+export interface QueryResult<T> {
+  rows: T[];
+  rowCount: number;
+}
+
+export interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'pglite' | 'postgres';
+  /** Runs `fn` in one database transaction; commits when it resolves, rolls back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** SQLSTATE of a unique-index violation: how races are settled (duplicate email, idempotency key…). */
+export const UNIQUE_VIOLATION = '23505';
+
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  const e = err as { code?: string; constraint?: string } | null;
+  if (!e || e.code !== UNIQUE_VIOLATION) return false;
+  return constraint === undefined || e.constraint === constraint || String((err as Error).message).includes(constraint);
+}

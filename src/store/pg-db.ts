@@ -1,0 +1,84 @@
+import pg from 'pg';
+import { DbUnavailableError } from '../core/errors.ts';
+import type { Db, Queryable, QueryResult } from './db.ts';
+
+/** Error codes meaning "the server is not reachable or not accepting work now". */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'EAI_AGAIN', 'EPIPE',
+  '57P01', '57P02', '57P03', // admin_shutdown, crash_shutdown, cannot_connect_now
+  '08000', '08001', '08003', '08004', '08006', // connection exceptions
+  '53300', // too_many_connections
+]);
+
+function classify(err: unknown): unknown {
+  const e = err as { code?: string; message?: string } | null;
+  if (!e) return err;
+  if ((e.code && UNAVAILABLE_CODES.has(e.code)) || /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED/i.test(e.message ?? '')) {
+    return new DbUnavailableError(err);
+  }
+  return err;
+}
+
+export interface PgDbOptions {
+  max?: number;
+  connectionTimeoutMillis?: number;
+}
+
+/** PostgreSQL through a `pg` connection pool (DATABASE_URL). */
+export async function openPostgresDb(connectionString: string, opts: PgDbOptions = {}): Promise<Db> {
+  const pool = new pg.Pool({
+    connectionString,
+    max: opts.max ?? 20,
+    connectionTimeoutMillis: opts.connectionTimeoutMillis ?? 5_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client losing its connection must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+
+  const run = async <T>(q: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> => {
+    try {
+      const res = await q.query(sql, params as unknown[] | undefined);
+      return { rows: res.rows as T[], rowCount: res.rowCount ?? res.rows.length };
+    } catch (err) {
+      throw classify(err);
+    }
+  };
+
+  return {
+    kind: 'postgres',
+    query: (sql, params) => run(pool, sql, params),
+    exec: async (sql) => {
+      await run(pool, sql);
+    },
+    async transaction(fn) {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (err) {
+        throw classify(err);
+      }
+      const q: Queryable = {
+        query: (sql, params) => run(client, sql, params),
+        exec: async (sql) => {
+          await run(client, sql);
+        },
+      };
+      try {
+        await q.query('BEGIN');
+        const result = await fn(q);
+        await q.query('COMMIT');
+        client.release();
+        return result;
+      } catch (err) {
+        try {
+          await client.query('ROLLBACK');
+          client.release();
+        } catch {
+          client.release(true); // the connection is broken: drop it from the pool
+        }
+        throw err;
+      }
+    },
+    close: () => pool.end(),
+  };
+}

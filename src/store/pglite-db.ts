@@ -1,0 +1,41 @@
+import fs from 'node:fs';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import type { Db, Queryable, QueryResult } from './db.ts';
+import { DurableNodeFS, durableStartParams } from './durable-nodefs.ts';
+
+/**
+ * The embedded store: PGlite, one Postgres backend in this process.
+ * `dataDir` undefined = in memory (tests); otherwise a durable file store (see
+ * durable-nodefs.ts). PGlite serializes queries and transactions internally.
+ */
+export async function openPgliteDb(dataDir?: string): Promise<Db> {
+  let pg: PGlite;
+  if (dataDir) {
+    fs.mkdirSync(dataDir, { recursive: true });
+    pg = await PGlite.create({ fs: new DurableNodeFS(dataDir), startParams: durableStartParams() });
+  } else {
+    pg = await PGlite.create();
+  }
+  const run = async <T>(q: PGlite | Transaction, sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> => {
+    const res = await q.query<T>(sql, params as unknown[] | undefined);
+    return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
+  };
+  return {
+    kind: 'pglite',
+    query: (sql, params) => run(pg, sql, params),
+    exec: async (sql) => {
+      await pg.exec(sql);
+    },
+    transaction: (fn) =>
+      pg.transaction((tx) => {
+        const q: Queryable = {
+          query: (sql, params) => run(tx, sql, params),
+          exec: async (sql) => {
+            await tx.exec(sql);
+          },
+        };
+        return fn(q);
+      }),
+    close: () => pg.close(),
+  };
+}

@@ -1,0 +1,36 @@
+import type { Queryable } from '../db.ts';
+
+export type AccountStatus = 'active' | 'suspended' | 'cancelled';
+
+export interface AccountRow {
+  id: string;
+  name: string;
+  billing_email: string;
+  status: AccountStatus;
+  status_reason: string | null;
+  status_since: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const accountsRepo = {
+  async insert(q: Queryable, a: Omit<AccountRow, 'status_reason' | 'updated_at'>): Promise<void> {
+    await q.query(
+      `INSERT INTO accounts (id, name, billing_email, status, status_since, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $6)`,
+      [a.id, a.name, a.billing_email, a.status, a.status_since, a.created_at],
+    );
+  },
+
+  async get(q: Queryable, id: string): Promise<AccountRow | undefined> {
+    return (await q.query<AccountRow>('SELECT * FROM accounts WHERE id = $1', [id])).rows[0];
+  },
+
+  async setStatus(q: Queryable, id: string, status: AccountStatus, reason: string | null, at: Date): Promise<void> {
+    await q.query(
+      `UPDATE accounts SET status = $2, status_reason = $3, status_since = $4, updated_at = $4
+       WHERE id = $1 AND status IS DISTINCT FROM $2`,
+      [id, status, reason, at],
+    );
+  },
+};
