@@ -5,6 +5,13 @@ export const DateTime = Type.String({ format: 'date-time' });
 export const NullableDateTime = Type.Union([DateTime, Type.Null()]);
 export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
+/**
+ * A string enum as one JSON-schema `enum` (not an anyOf of constants), so an invalid
+ * value fails on the enum itself and its `x-error` message is the one sent.
+ */
+export const StringEnum = <const T extends readonly string[]>(values: T, opts: Record<string, unknown> = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...opts });
+
 export const ErrorBody = Type.Object({ error: Type.String() }, { description: 'Every error: `{error: string}`.' });
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });

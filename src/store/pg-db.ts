@@ -48,7 +48,7 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
     kind: 'postgres',
     query: (sql, params) => run(pool, sql, params),
     exec: async (sql) => {
-      await run(pool, sql);
+      await pool.query(sql).catch((err) => Promise.reject(classify(err)));
     },
     async transaction(fn) {
       let client: pg.PoolClient;
@@ -60,7 +60,7 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
       const q: Queryable = {
         query: (sql, params) => run(client, sql, params),
         exec: async (sql) => {
-          await run(client, sql);
+          await client.query(sql).catch((err) => Promise.reject(classify(err)));
         },
       };
       try {

@@ -1,11 +1,11 @@
-import type { Reporter, TestModule } from 'vitest/node';
+import type { Reporter, SerializedError, TestModule } from 'vitest/node';
 
 /**
  * Prints one plain closing line, `tests: N passed, N failed, N skipped`, that CI
  * tooling reads regardless of the runner's own formatting.
  */
 export default class SummaryReporter implements Reporter {
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError> = []): void {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
@@ -18,6 +18,8 @@ export default class SummaryReporter implements Reporter {
       }
       if (mod.state() === 'failed' && [...mod.children.allTests()].length === 0) failed++;
     }
+    // An error outside any test (a failing global setup, an unhandled rejection) fails the run too.
+    failed += unhandledErrors.length;
     process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
 }

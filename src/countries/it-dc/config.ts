@@ -1,6 +1,6 @@
 /**
  * Italy Documento Commerciale (the "documento commerciale online" / RT receipt sent to
- * the Agenzia delle Entrate, DL 127/2015 art. 2) location config.
+ * the Agenzia delle Entrate, D.Lgs. 127/2015 art. 2) location config.
  * Fields: spec "Italy country_config (Documento Commerciale)" table.
  */
 import { badRequest } from '../../core/errors.ts';

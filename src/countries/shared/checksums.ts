@@ -5,7 +5,7 @@
 /**
  * Luhn (ISO/IEC 7812-1 mod 10): doubling every second digit from the right, the sum of
  * all digits is a multiple of 10. Used by the French SIREN/SIRET (INSEE) and, in the
- * same form, by the Italian partita IVA (DPR 605/1973, art. 35).
+ * same form, by the Italian partita IVA (DPR 633/1972, art. 35).
  * `digits` must contain only 0-9.
  */
 export function luhnValid(digits: string): boolean {

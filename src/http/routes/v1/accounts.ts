@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { createAccountService } from '../../../services/accounts.ts';
 import type { createConsentService } from '../../../services/consents.ts';
 import { authOf } from '../../hooks/auth.ts';
-import { authErrors, DateTime, ErrorBody, IdParams, ListOf, NullableDateTime, PageQuery } from '../../schemas.ts';
+import { StringEnum, authErrors, DateTime, ErrorBody, IdParams, ListOf, NullableDateTime, PageQuery } from '../../schemas.ts';
 import { ApiKeyWithSecretSchema } from './api-keys.ts';
 
 export const AccountSchema = Type.Object({
@@ -21,7 +21,7 @@ const CreateAccountBody = Type.Object({
   privacy_policy_version: Type.Optional(Type.String({ minLength: 1, maxLength: 50, 'x-error': 'privacy_policy_version must be a string of 1-50 characters' })),
 });
 
-const ConsentType = Type.Union(['terms', 'privacy_policy', 'marketing', 'data_processing'].map((t) => Type.Literal(t)), {
+const ConsentType = StringEnum(['terms', 'privacy_policy', 'marketing', 'data_processing'], {
   'x-error': 'type must be one of terms, privacy_policy, marketing, data_processing',
 });
 

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { ALL_PERMISSIONS } from '../../../core/permissions.ts';
 import type { ApiKeyService, CreateKeyInput } from '../../../services/api-keys.ts';
 import { authOf } from '../../hooks/auth.ts';
-import { authErrors, DateTime, ErrorBody, IdParams, ListOf, NullableDateTime, PageQuery } from '../../schemas.ts';
+import { StringEnum, authErrors, DateTime, ErrorBody, IdParams, ListOf, NullableDateTime, PageQuery } from '../../schemas.ts';
 
 const ApiKeyMeta = {
   id: Type.String({ format: 'uuid' }),
@@ -21,7 +21,7 @@ export const ApiKeyWithSecretSchema = Type.Object({ ...ApiKeyMeta, key: Type.Str
 
 const CreateKeyBody = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, 'x-error': 'name must be 1-100 characters' })),
-  environment: Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('live')], { 'x-error': 'environment must be "test" or "live"' })),
+  environment: Type.Optional(StringEnum(['test', 'live'], { 'x-error': 'environment must be "test" or "live"' })),
   permissions: Type.Optional(Type.Array(Type.String(), {
     maxItems: 64, 'x-error': 'permissions must be an array of permission names',
     description: `Omit for a root key. Names: ${ALL_PERMISSIONS.join(', ')}`,

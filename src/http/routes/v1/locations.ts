@@ -2,9 +2,9 @@ import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { CreateLocationInput, LocationService, PatchLocationInput } from '../../../services/locations.ts';
 import { authOf } from '../../hooks/auth.ts';
-import { authErrors, DateTime, ErrorBody, IdParams, ListOf, NullableDateTime, PageQuery } from '../../schemas.ts';
+import { StringEnum, authErrors, DateTime, ErrorBody, IdParams, ListOf, NullableDateTime, PageQuery } from '../../schemas.ts';
 
-const Status = Type.Union([Type.Literal('active'), Type.Literal('inactive')], { 'x-error': "status must be 'active' or 'inactive'" });
+const Status = StringEnum(['active', 'inactive'], { 'x-error': "status must be 'active' or 'inactive'" });
 const CountryConfig = Type.Unknown({ description: 'Country- and system-specific; validated on create and PATCH (see the API guide). Secret fields are masked when read.' });
 
 export const LocationSchema = Type.Object({

@@ -1,0 +1,94 @@
+import { describe, it, expect } from 'vitest';
+import { validateSaftConfig } from './config.ts';
+import { isValidPortugueseNif } from './nif.ts';
+import { saft } from './index.ts';
+import { expect400 } from '../shared/test-helpers.ts';
+
+const FT = { prefix: 'A', atcud_code: 'AAJFJMVNTN' };
+const base = { series: { FT } };
+const validate = (config: unknown, taxId: string | null = null) => validateSaftConfig({ config, taxId });
+
+describe('Portuguese NIF', () => {
+  // 12345678: 1·9+2·8+3·7+4·6+5·5+6·4+7·3+8·2 = 156, 156 mod 11 = 2 → check 9.
+  it.each(['123456789', '501442600', '500000000', '999999990'])('accepts %s', (n) => {
+    expect(isValidPortugueseNif(n)).toBe(true);
+  });
+  it.each(['123456780', '000000000', '12345678', '1234567890', 'PT123456789'])('refuses %s', (n) => {
+    expect(isValidPortugueseNif(n)).toBe(false);
+  });
+});
+
+describe('pt-saft config', () => {
+  it('plug-in', () => {
+    expect(saft).toMatchObject({ key: 'pt-saft', country: 'PT', secretConfigFields: [] });
+    expect(saft.validateConfig).toBe(validateSaftConfig);
+  });
+
+  it('normalizes a full config', () => {
+    expect(
+      validate(
+        {
+          software_certificate_number: ' 1234 ',
+          at_certificate_id: ' cert_1 ',
+          series: {
+            FT: { prefix: ' 2025A ', atcud_code: ' AAJFJMVNTN ' },
+            FS: { prefix: 'B', atcud_code: 'ABCD1234' },
+            FR: { prefix: 'C', atcud_code: 'ABCD1235' },
+            NC: { prefix: 'D', atcud_code: 'ABCD1236' },
+            ND: { prefix: 'E', atcud_code: 'ABCD1237' },
+          },
+        },
+        '123456789',
+      ),
+    ).toEqual({
+      software_certificate_number: '1234',
+      at_certificate_id: 'cert_1',
+      series: {
+        FT: { prefix: '2025A', atcud_code: 'AAJFJMVNTN' },
+        FS: { prefix: 'B', atcud_code: 'ABCD1234' },
+        FR: { prefix: 'C', atcud_code: 'ABCD1235' },
+        NC: { prefix: 'D', atcud_code: 'ABCD1236' },
+        ND: { prefix: 'E', atcud_code: 'ABCD1237' },
+      },
+    });
+  });
+
+  it('accepts series without FT, and a numeric certificate number', () => {
+    expect(validate({ series: { FS: { prefix: 'B', atcud_code: 'ABCD1234' } } })).toEqual({
+      series: { FS: { prefix: 'B', atcud_code: 'ABCD1234' } },
+    });
+    expect(validate({ ...base, software_certificate_number: 9999 }).software_certificate_number).toBe('9999');
+  });
+
+  it.each([
+    [undefined, 'country_config.series is required'],
+    [{}, 'country_config.series is required'],
+    [{ series: null }, 'country_config.series is required'],
+    [{ series: {} }, 'country_config.series is required'],
+    [{ series: [] }, 'country_config.series must be an object'],
+    [{ series: 'FT' }, 'country_config.series must be an object'],
+    [{ series: { FT: 'A' } }, 'country_config.series[FT] must be an object'],
+    [{ series: { FT: { prefix: 'A' } } }, 'country_config.series[FT].atcud_code is required'],
+    [{ series: { FT: { prefix: 'A', atcud_code: ' ' } } }, 'country_config.series[FT].atcud_code is required'],
+    [{ series: { NC: { prefix: 'A' } } }, 'country_config.series[NC].atcud_code is required'],
+    [{ series: { FT: { atcud_code: 'AAJFJMVNTN' } } }, 'country_config.series[FT].prefix is required'],
+    [{ series: { FT: { prefix: 'A B', atcud_code: 'AAJFJMVNTN' } } }, 'country_config.series[FT].prefix must not contain spaces or "/"'],
+    [{ series: { FT: { prefix: 'A/B', atcud_code: 'AAJFJMVNTN' } } }, 'country_config.series[FT].prefix must not contain spaces or "/"'],
+    [{ series: { FT: { prefix: 'A', atcud_code: 'ABC1234' } } }, 'country_config.series[FT].atcud_code must be at least 8 alphanumeric characters'],
+    [{ series: { FT: { prefix: 'A', atcud_code: 'ABCD-1234' } } }, 'country_config.series[FT].atcud_code must be at least 8 alphanumeric characters'],
+    [{ series: { FT: { ...FT, number: 1 } } }, 'country_config.series[FT].number is not a known field for SAF-T PT'],
+    [{ series: { GT: FT } }, 'country_config.series key GT is not a supported document type (FT, FS, FR, NC, ND)'],
+    [{ series: { ft: FT } }, 'country_config.series key ft is not a supported document type (FT, FS, FR, NC, ND)'],
+    [{ ...base, software_certificate_number: '12a' }, 'country_config.software_certificate_number must contain only digits'],
+    [{ ...base, software_certificate_number: -1 }, 'country_config.software_certificate_number must contain only digits'],
+    [{ ...base, at_certificate_id: 3 }, 'country_config.at_certificate_id must be a string'],
+    [{ ...base, nif: '123456789' }, 'country_config.nif is not a known field for SAF-T PT'],
+  ])('refuses %j', (config, message) => {
+    expect400(() => validate(config), message);
+  });
+
+  it('checks the location tax_id as a Portuguese NIF', () => {
+    expect(() => validate(base, '501442600')).not.toThrow();
+    expect400(() => validate(base, '123456780'), 'tax_id must be a valid Portuguese NIF');
+  });
+});
