@@ -54,7 +54,8 @@ export async function buildApp(deps: Omit<Deps, 'log'>, opts: AppOptions = {}): 
 
   // JSON bodies: an empty body is "no body" (POST …/rotate with a JSON content type is
   // fine); anything else must parse, safely (no __proto__ poisoning), or it is a 400.
-  app.removeContentTypeParser('application/json');
+  // Only JSON is accepted (Fastify would also parse text/plain): anything else is a 415.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = (body as string).trim();
     if (text === '') return done(null, undefined);

@@ -1,0 +1,123 @@
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/core/clock.ts';
+import { deriveKeys } from '../../src/crypto/master-key.ts';
+import { buildApp } from '../../src/http/app.ts';
+import { createMemoryLimiter } from '../../src/ratelimit/memory-limiter.ts';
+import { openPostgresDb } from '../../src/store/pg-db.ts';
+import { TEST_MASTER_KEY, startTestApp, type TestApp } from '../support/harness.ts';
+
+let t: TestApp;
+let key: string;
+beforeAll(async () => {
+  t = await startTestApp({ app: { bodyLimitBytes: 4096 } });
+  ({ key } = await t.signup());
+});
+afterAll(() => t.close());
+
+const auth = () => ({ authorization: `Bearer ${key}` });
+
+describe('error responses are {error: string} with the right status, never a 500 for bad input', () => {
+  it('400 malformed JSON', async () => {
+    const res = await t.request({ method: 'POST', url: '/v1/locations', headers: { ...auth(), 'content-type': 'application/json' }, payload: '{"name": "x",' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'malformed JSON body' });
+  });
+
+  it('400 when the body is JSON but not an object, or missing where required', async () => {
+    const arr = await t.request({ method: 'POST', url: '/v1/locations', headers: { ...auth(), 'content-type': 'application/json' }, payload: '[1,2]' });
+    expect(arr.statusCode).toBe(400);
+    expect(arr.json()).toEqual({ error: 'request body must be a JSON object' });
+    const empty = await t.request({ method: 'POST', url: '/v1/locations', headers: { ...auth(), 'content-type': 'application/json' }, payload: '' });
+    expect(empty.statusCode).toBe(400);
+    expect(empty.json().error).toMatch(/body/);
+  });
+
+  it('strips __proto__ from bodies (no prototype pollution)', async () => {
+    const res = await t.request({
+      method: 'POST', url: '/v1/account/consents', headers: { ...auth(), 'content-type': 'application/json' },
+      payload: '{"type":"marketing","version":"v1","__proto__":{"polluted":true}}',
+    });
+    expect(res.statusCode).toBe(201);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('an empty body with a JSON content type is accepted where no body is needed', async () => {
+    const created = await t.request({ method: 'POST', url: '/v1/api-keys', headers: auth(), payload: { name: 'x' } });
+    const rot = await t.request({ method: 'POST', url: `/v1/api-keys/${created.json().id}/rotate`, headers: { ...auth(), 'content-type': 'application/json' }, payload: '' });
+    expect(rot.statusCode).toBe(200);
+  });
+
+  it('404 JSON for an unknown route', async () => {
+    const res = await t.request({ method: 'GET', url: '/v1/nothing-here?x=1' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ error: 'route not found: GET /v1/nothing-here' });
+  });
+
+  it('413 for a body over the limit', async () => {
+    const res = await t.request({ method: 'POST', url: '/v1/locations', headers: { ...auth(), 'content-type': 'application/json' }, payload: JSON.stringify({ name: 'x'.repeat(10_000), country: 'FR' }) });
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toEqual({ error: 'request body too large' });
+  });
+
+  it('415 for a body that is not JSON', async () => {
+    const res = await t.request({ method: 'POST', url: '/v1/locations', headers: { ...auth(), 'content-type': 'text/plain' }, payload: 'name=x' });
+    expect(res.statusCode).toBe(415);
+    expect(res.json()).toEqual({ error: 'unsupported content type: send application/json' });
+  });
+
+  it('a route throwing unexpectedly answers a generic 500 and logs the cause', async () => {
+    const logs: string[] = [];
+    const dest = { write: (line: string) => logs.push(line) };
+    // Routes may still be added before the app is ready: the test adds one that fails.
+    const app = await buildApp(
+      { db: t.db, clock: systemClock, keys: deriveKeys(TEST_MASTER_KEY), config: { liveEnabled: false, mode: 'cloud' }, limiter: createMemoryLimiter() },
+      { logger: { level: 'error', stream: dest } as never },
+    );
+    app.get('/boom', { config: { public: true } }, async () => {
+      throw new Error('secret internal detail');
+    });
+    const res = await app.inject({ method: 'GET', url: '/boom' });
+    expect(res.statusCode).toBe(500);
+    expect(res.json()).toEqual({ error: 'internal server error' });
+    expect(logs.join('\n')).toContain('secret internal detail');
+    await app.close();
+  });
+
+  it('a path parameter that is not a UUID is a 404, not a database error', async () => {
+    for (const url of ['/v1/locations/abc', "/v1/locations/'%20OR%201=1", '/v1/locations/00000000-0000-0000-0000-00000000000g']) {
+      const res = await t.request({ method: 'GET', url, headers: auth() });
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ error: 'location not found' });
+    }
+  });
+});
+
+describe('database unreachable', () => {
+  it('503 with Retry-After, on health and on authenticated routes', async () => {
+    // A port with nothing listening: every connection attempt is refused.
+    const port = await new Promise<number>((resolve) => {
+      const srv = net.createServer().listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as net.AddressInfo).port;
+        srv.close(() => resolve(p));
+      });
+    });
+    const db = await openPostgresDb(`postgres://postgres@127.0.0.1:${port}/none`, { connectionTimeoutMillis: 1000 });
+    const app = await buildApp({ db, clock: systemClock, keys: deriveKeys(TEST_MASTER_KEY), config: { liveEnabled: false, mode: 'cloud' }, limiter: createMemoryLimiter() });
+    try {
+      for (const req of [
+        { method: 'GET' as const, url: '/health' },
+        { method: 'GET' as const, url: '/v1/locations', headers: { authorization: `Bearer ${key}` } },
+        { method: 'POST' as const, url: '/v1/accounts', payload: { name: 'x', billing_email: 'x@example.com' } },
+      ]) {
+        const res = await app.inject(req);
+        expect(res.statusCode, req.url).toBe(503);
+        expect(res.headers['retry-after']).toBe('5');
+        expect(res.json()).toEqual({ error: 'service temporarily unavailable: database unreachable' });
+      }
+    } finally {
+      await app.close();
+      await db.close();
+    }
+  });
+});
