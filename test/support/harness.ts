@@ -74,6 +74,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     },
     async close() {
       await app.close();
+      await limiter.close(); // the harness owns the limiter, passed in or not
       if (ownDb) await db.close();
     },
   };
