@@ -1,0 +1,157 @@
+import autocannon from 'autocannon';
+import type { ChildStats } from './ipc.ts';
+import type { ServerProcess } from './fork-server.ts';
+
+export interface LoadSettings {
+  /** Measured seconds per scenario. */
+  durationS: number;
+  /** Seconds of the same load before it, not measured. 0 = none. */
+  warmupS: number;
+  connections: number;
+}
+
+export function loadSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): LoadSettings {
+  const num = (name: string, fallback: number, min: number) => {
+    const v = env[name];
+    if (v === undefined || v === '') return fallback;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number >= ${min} (got "${v}")`);
+    return n;
+  };
+  return {
+    durationS: num('BENCH_DURATION', 10, 1),
+    warmupS: num('BENCH_WARMUP', 2, 0),
+    connections: Math.floor(num('BENCH_CONNECTIONS', 50, 1)),
+  };
+}
+
+/** One HTTP request shape; `body(n)` is called for every request sent (n counts from 1). */
+export interface RequestSpec {
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: (n: number) => string;
+}
+
+export interface Measurement {
+  requests: number;
+  ok2xx: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  statusCodes: Record<string, number>;
+  durationS: number;
+  /** autocannon's Req/Sec average (mean of the per-second samples). */
+  reqPerSec: number;
+  /** 2xx answers divided by the measured duration. */
+  okPerSec: number;
+  latencyMs: { mean: number; p50: number; p90: number; p97_5: number; p99: number; max: number };
+  /** CPU used by the server process over the measured run, in % of one core. */
+  serverCpuPct: number;
+  /** CPU used by this process (autocannon, the load generator), in % of one core. */
+  loadgenCpuPct: number;
+  serverRssMb: number;
+  /** Rate-limiter takes during the measured run (service only). */
+  limiterTakes?: number;
+}
+
+export class BenchFailure extends Error {
+  override name = 'BenchFailure';
+}
+
+function statusCodes(r: autocannon.Result): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [code, v] of Object.entries(r.statusCodeStats ?? {})) out[code] = (v as { count?: number }).count ?? 0;
+  return out;
+}
+
+/** Sends the request once more, outside autocannon, to show what a failing answer says. */
+async function probe(baseUrl: string, spec: RequestSpec): Promise<string> {
+  try {
+    const res = await fetch(baseUrl + spec.path, {
+      method: spec.method,
+      headers: spec.headers,
+      ...(spec.body ? { body: spec.body(0) } : {}),
+    });
+    return `${res.status} ${(await res.text()).slice(0, 500)}`;
+  } catch (err) {
+    return `request failed: ${(err as Error).message}`;
+  }
+}
+
+async function fire(baseUrl: string, spec: RequestSpec, connections: number, durationS: number): Promise<autocannon.Result> {
+  let n = 0;
+  const request: autocannon.Request = { method: spec.method, path: spec.path, headers: spec.headers };
+  if (spec.body) {
+    const body = spec.body;
+    request.setupRequest = (req) => ({ ...req, body: body(++n) });
+  }
+  return autocannon({
+    url: baseUrl,
+    connections,
+    pipelining: 1,
+    duration: durationS,
+    timeout: 10,
+    requests: [request],
+  });
+}
+
+function assertAll2xx(label: string, r: autocannon.Result, probeAnswer: () => Promise<string>): Promise<void> | void {
+  if (r.non2xx === 0 && r.errors === 0 && r.timeouts === 0 && r['2xx'] > 0) return;
+  return probeAnswer().then((answer) => {
+    throw new BenchFailure(
+      `${label}: every answer must be 2xx, got ${r['2xx']} 2xx, ${r.non2xx} non-2xx ` +
+        `(status codes ${JSON.stringify(statusCodes(r))}), ${r.errors} errors, ${r.timeouts} timeouts.\n` +
+        `  one more request answers: ${answer}`,
+    );
+  });
+}
+
+/** Warm-up (discarded), then the measured run; throws BenchFailure if any answer is not 2xx. */
+export async function measure(label: string, server: ServerProcess, spec: RequestSpec, load: LoadSettings): Promise<Measurement> {
+  const probeAnswer = () => probe(server.baseUrl, spec);
+  if (load.warmupS > 0) {
+    const warm = await fire(server.baseUrl, spec, load.connections, load.warmupS);
+    await assertAll2xx(`${label} (warm-up)`, warm, probeAnswer);
+  }
+
+  const before: ChildStats = await server.stats();
+  const loadgenBefore = process.cpuUsage();
+  const wallBefore = process.hrtime.bigint();
+  const r = await fire(server.baseUrl, spec, load.connections, load.durationS);
+  const wallUs = Number((process.hrtime.bigint() - wallBefore) / 1000n);
+  const loadgen = process.cpuUsage(loadgenBefore);
+  const after: ChildStats = await server.stats();
+  await assertAll2xx(label, r, probeAnswer);
+
+  const serverCpuUs = after.cpuUserUs + after.cpuSystemUs - before.cpuUserUs - before.cpuSystemUs;
+  const limiterTakes = after.limiterTakes !== undefined && before.limiterTakes !== undefined ? after.limiterTakes - before.limiterTakes : undefined;
+  if (after.limiterRefused) throw new BenchFailure(`${label}: the rate limiter refused ${after.limiterRefused} takes`);
+  if (limiterTakes !== undefined && limiterTakes < r['2xx']) {
+    throw new BenchFailure(`${label}: ${r['2xx']} answers but only ${limiterTakes} rate-limiter takes: the limiter is not on the path`);
+  }
+  const round = (x: number) => Math.round(x * 100) / 100;
+  return {
+    requests: r.requests.total,
+    ok2xx: r['2xx'],
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    statusCodes: statusCodes(r),
+    durationS: round(r.duration),
+    reqPerSec: round(r.requests.average),
+    okPerSec: round(r['2xx'] / r.duration),
+    latencyMs: {
+      mean: round(r.latency.mean),
+      p50: r.latency.p50,
+      p90: r.latency.p90,
+      p97_5: r.latency.p97_5,
+      p99: r.latency.p99,
+      max: r.latency.max,
+    },
+    serverCpuPct: round((serverCpuUs / (after.wallUs - before.wallUs)) * 100),
+    loadgenCpuPct: round(((loadgen.user + loadgen.system) / wallUs) * 100),
+    serverRssMb: round(after.rssBytes / 1024 / 1024),
+    ...(limiterTakes !== undefined ? { limiterTakes } : {}),
+  };
+}

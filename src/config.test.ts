@@ -1,0 +1,45 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'cfg-'));
+
+describe('loadConfig', () => {
+  it('defaults: 127.0.0.1:3000, ./data-style DATA_DIR, embedded store, live mode off', () => {
+    const dir = tmp();
+    const c = loadConfig({ DATA_DIR: dir });
+    expect(c).toMatchObject({ host: '127.0.0.1', port: 3000, dataDir: dir, databaseUrl: undefined, redisUrl: undefined, liveEnabled: false, webhookAllowInsecure: false });
+    expect(c.masterKeySource).toBe('generated');
+    // The generated key is kept and reused.
+    expect(fs.statSync(path.join(dir, 'master.key')).mode & 0o777).toBe(0o600);
+    const again = loadConfig({ DATA_DIR: dir });
+    expect(again.masterKeySource).toBe('file');
+    expect(again.masterKey.equals(c.masterKey)).toBe(true);
+  });
+
+  it('local mode listens on 8080 and allows insecure webhooks by default', () => {
+    expect(loadConfig({ DATA_DIR: tmp() }, 'local')).toMatchObject({ port: 8080, webhookAllowInsecure: true });
+  });
+
+  it('reads MASTER_KEY as base64 or hex', () => {
+    const hex = 'ab'.repeat(32);
+    expect(loadConfig({ DATA_DIR: tmp(), MASTER_KEY: hex }).masterKey.toString('hex')).toBe(hex);
+    const b64 = Buffer.alloc(32, 3).toString('base64');
+    expect(loadConfig({ DATA_DIR: tmp(), MASTER_KEY: b64 }).masterKeySource).toBe('env');
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, /PORT must be an integer/],
+    [{ PORT: '70000' }, /PORT must be an integer from 0 to 65535/],
+    [{ FISCALIZATION_LIVE_ENABLED: 'maybe' }, /FISCALIZATION_LIVE_ENABLED must be true or false/],
+    [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL must be a postgres: or postgresql: URL/],
+    [{ DATABASE_URL: 'not a url' }, /DATABASE_URL is not a valid URL/],
+    [{ REDIS_URL: 'http://x' }, /REDIS_URL must be a redis: or rediss: URL/],
+    [{ MASTER_KEY: 'short' }, /MASTER_KEY must be 32 random bytes/],
+  ])('a bad setting stops start-up naming it: %o', (env, message) => {
+    expect(() => loadConfig({ DATA_DIR: tmp(), ...env })).toThrow(ConfigError);
+    expect(() => loadConfig({ DATA_DIR: tmp(), ...env })).toThrow(message);
+  });
+});

@@ -1,0 +1,38 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/harness.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+describe('API reference', () => {
+  it('GET /openapi.json is an OpenAPI 3.1 document of every route, with bearer security', async () => {
+    const res = await t.request({ method: 'GET', url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const doc = res.json();
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    for (const [path, method] of [
+      ['/v1/accounts', 'post'], ['/v1/account/status', 'get'], ['/v1/account/consents', 'get'], ['/v1/account/consents', 'post'],
+      ['/v1/account/consents/{id}', 'delete'], ['/v1/api-keys', 'get'], ['/v1/api-keys', 'post'], ['/v1/api-keys/{id}', 'delete'],
+      ['/v1/api-keys/{id}/rotate', 'post'], ['/v1/locations', 'get'], ['/v1/locations', 'post'], ['/v1/locations/{id}', 'get'],
+      ['/v1/locations/{id}', 'patch'], ['/v1/locations/{id}', 'delete'], ['/health', 'get'], ['/version', 'get'],
+    ] as const) {
+      expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    }
+    const create = doc.paths['/v1/locations'].post;
+    expect(create.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['name', 'country']));
+    expect(create.responses['201']).toBeDefined();
+  });
+
+  it('GET /docs renders the reference page without a key', async () => {
+    const res = await t.request({ method: 'GET', url: '/docs/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/text\/html/);
+    expect(res.body).toMatch(/swagger/i);
+    const redirect = await t.request({ method: 'GET', url: '/docs' });
+    expect([200, 302]).toContain(redirect.statusCode);
+  });
+});
