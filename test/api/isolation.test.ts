@@ -1,0 +1,206 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/harness.ts';
+import { locationBodies, RANDOM_UUID } from '../support/fixtures.ts';
+
+/*
+ * Tenant isolation: account B must never see, change or learn about account A's
+ * resources. Every route that takes an id is listed once in ID_ROUTES, every list in
+ * LISTS; a new route is one more line there.
+ */
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+type Kind = 'location' | 'apiKey' | 'consent';
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+interface IdRoute {
+  method: Method;
+  /** The path, with `:id` where the id goes. */
+  path: string;
+  kind: Kind;
+  payload?: Record<string, unknown>;
+  /** The 404 body the route answers for an id that is not the caller's. */
+  notFound: string;
+}
+
+const ID_ROUTES: IdRoute[] = [
+  { method: 'GET', path: '/v1/locations/:id', kind: 'location', notFound: 'location not found' },
+  { method: 'PATCH', path: '/v1/locations/:id', kind: 'location', payload: { name: 'taken over', status: 'inactive' }, notFound: 'location not found' },
+  { method: 'DELETE', path: '/v1/locations/:id', kind: 'location', notFound: 'location not found' },
+  { method: 'DELETE', path: '/v1/api-keys/:id', kind: 'apiKey', notFound: 'API key not found' },
+  { method: 'POST', path: '/v1/api-keys/:id/rotate', kind: 'apiKey', notFound: 'API key not found' },
+  { method: 'DELETE', path: '/v1/account/consents/:id', kind: 'consent', notFound: 'consent not found' },
+];
+
+interface ListRoute {
+  url: string;
+  kind: Kind;
+}
+
+const LISTS: ListRoute[] = [
+  { url: '/v1/locations', kind: 'location' },
+  { url: '/v1/locations?country=ES', kind: 'location' },
+  { url: '/v1/locations?status=active', kind: 'location' },
+  { url: '/v1/api-keys', kind: 'apiKey' },
+  { url: '/v1/account/consents', kind: 'consent' },
+];
+
+/** Where the owner reads a resource of each kind back (to check it is unchanged). */
+const LIST_URL: Record<Kind, string> = {
+  location: '/v1/locations?limit=100',
+  apiKey: '/v1/api-keys?limit=100',
+  consent: '/v1/account/consents?limit=100',
+};
+
+interface Tenant {
+  key: string;
+  ids: Record<Kind, string[]>;
+  /** A restricted key of this account that is never used before the end (so last_used_at stays put). */
+  spareKey: string;
+}
+
+async function ok(res: { statusCode: number; body: string; json(): any }, status: number) {
+  expect(res.statusCode, res.body).toBe(status);
+  return res.json();
+}
+
+/** An account with one resource of every kind (two keys: the root key and a spare one). */
+async function tenant(): Promise<Tenant> {
+  const { key, keyId } = await t.signup({ terms_accepted_at: '2026-01-01T00:00:00Z', privacy_policy_version: 'v1' });
+  const es = await ok(await t.request({ method: 'POST', url: '/v1/locations', key, payload: locationBodies['es-verifactu'] }), 201);
+  const gr = await ok(await t.request({ method: 'POST', url: '/v1/locations', key, payload: locationBodies['gr-mydata'] }), 201);
+  const spare = await ok(await t.request({ method: 'POST', url: '/v1/api-keys', key, payload: { name: 'spare', permissions: ['locations:read'] } }), 201);
+  const consent = await ok(await t.request({ method: 'POST', url: '/v1/account/consents', key, payload: { type: 'marketing', version: 'v2' } }), 201);
+  const signupConsents = await ok(await t.request({ method: 'GET', url: '/v1/account/consents', key }), 200);
+  return {
+    key,
+    spareKey: spare.key,
+    ids: {
+      location: [es.id, gr.id],
+      apiKey: [spare.id, keyId],
+      consent: [consent.id, ...signupConsents.data.map((c: { id: string }) => c.id).filter((id: string) => id !== consent.id)],
+    },
+  };
+}
+
+/** The owner's view of one of its resources. */
+async function snapshot(owner: Tenant, kind: Kind, id: string): Promise<unknown> {
+  const res = await t.request({ method: 'GET', url: LIST_URL[kind], key: owner.key });
+  const found = (res.json().data as Array<{ id: string }>).find((r) => r.id === id);
+  expect(found, `${kind} ${id} is listed for its owner`).toBeDefined();
+  if (kind === 'location') {
+    // GET by id too: the one the owner would use.
+    const one = await t.request({ method: 'GET', url: `/v1/locations/${id}`, key: owner.key });
+    expect(one.json()).toEqual(found);
+  }
+  return found;
+}
+
+const call = (route: IdRoute, id: string, key: string) =>
+  t.request({ method: route.method, url: route.path.replace(':id', encodeURIComponent(id)), key, ...(route.payload ? { payload: route.payload } : {}) });
+
+let A: Tenant;
+let B: Tenant;
+beforeAll(async () => {
+  A = await tenant();
+  B = await tenant();
+  // Sanity: the fixtures are what the tests think they are.
+  expect(A.ids.location).toHaveLength(2);
+  expect(A.ids.apiKey).toHaveLength(2);
+  expect(A.ids.consent).toHaveLength(3);
+});
+
+describe('routes with an id: another account\'s id is 404, and nothing changes', () => {
+  it.each(ID_ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))('%s', async (_name, route) => {
+    for (const id of A.ids[route.kind]) {
+      const before = await snapshot(A, route.kind, id);
+
+      const res = await call(route, id, B.key);
+      expect(res.statusCode, `${route.method} ${route.path} with A's ${route.kind} ${id}: ${res.body}`).toBe(404);
+      expect(res.json()).toEqual({ error: route.notFound });
+
+      // No existence oracle: the answer is the same as for an id that exists nowhere.
+      const random = await call(route, RANDOM_UUID, B.key);
+      expect(random.statusCode).toBe(404);
+      expect(res.json()).toEqual(random.json());
+      expect(res.headers['content-type']).toBe(random.headers['content-type']);
+      const malformed = await call(route, 'not-a-uuid', B.key);
+      expect(malformed.statusCode).toBe(404);
+      expect(malformed.json()).toEqual(random.json());
+
+      expect(await snapshot(A, route.kind, id)).toEqual(before);
+    }
+  });
+
+  it('the table covers every /v1 route with a path parameter the app serves', () => {
+    const inTable = new Set(ID_ROUTES.map((r) => `${r.method} ${r.path}`));
+    const served = parametrizedRoutes();
+    expect(served.length).toBeGreaterThan(0);
+    for (const r of served) expect(inTable, `${r} is missing from ID_ROUTES`).toContain(r);
+  });
+});
+
+describe('lists never show another account\'s data', () => {
+  it.each(LISTS.map((l) => [l.url, l] as const))('%s', async (_name, route) => {
+    const sep = route.url.includes('?') ? '&' : '?';
+    const bList = await ok(await t.request({ method: 'GET', url: `${route.url}${sep}limit=100`, key: B.key }), 200);
+    const bIds = bList.data.map((r: { id: string }) => r.id);
+    // B sees its own (the test is not vacuous) and none of A's.
+    expect(bIds.length).toBeGreaterThan(0);
+    expect(bIds.some((id: string) => B.ids[route.kind].includes(id))).toBe(true);
+    for (const id of A.ids[route.kind]) expect(bIds).not.toContain(id);
+    expect(JSON.stringify(bList)).not.toContain(A.ids[route.kind][0]);
+    expect(bList.total).toBe(bIds.length);
+
+    // And the other way round.
+    const aList = await ok(await t.request({ method: 'GET', url: `${route.url}${sep}limit=100`, key: A.key }), 200);
+    for (const id of B.ids[route.kind]) expect(aList.data.map((r: { id: string }) => r.id)).not.toContain(id);
+  });
+
+  it('merchant_count counts only the caller\'s locations', async () => {
+    for (const who of [A, B]) {
+      const status = await ok(await t.request({ method: 'GET', url: '/v1/account/status', key: who.key }), 200);
+      expect(status.merchant_count).toBe(2);
+    }
+  });
+});
+
+describe('after everything B tried', () => {
+  it('A\'s resources still work: locations active and named as before, keys valid, consents active', async () => {
+    const locations = await ok(await t.request({ method: 'GET', url: '/v1/locations', key: A.key }), 200);
+    expect(locations.total).toBe(2);
+    for (const l of locations.data) expect(l).toMatchObject({ status: 'active' });
+    expect(locations.data.map((l: { name: string }) => l.name)).not.toContain('taken over');
+
+    // The spare key was never rotated or revoked: it still authenticates.
+    const viaSpare = await t.request({ method: 'GET', url: '/v1/locations', key: A.spareKey });
+    expect(viaSpare.statusCode).toBe(200);
+    expect(viaSpare.json().total).toBe(2);
+
+    const keys = await ok(await t.request({ method: 'GET', url: '/v1/api-keys', key: A.key }), 200);
+    expect(keys.total).toBe(2);
+    for (const k of keys.data) expect(k.revoked_at).toBeNull();
+
+    const consents = await ok(await t.request({ method: 'GET', url: '/v1/account/consents', key: A.key }), 200);
+    expect(consents.total).toBe(3);
+    for (const c of consents.data) expect(c).toMatchObject({ active: true, revoked_at: null });
+  });
+});
+
+/** `METHOD /path/:param` of every /v1 route with a path parameter, from the OpenAPI document. */
+function parametrizedRoutes(): string[] {
+  const spec = t.app.swagger() as { paths?: Record<string, Record<string, unknown>> };
+  const out: string[] = [];
+  for (const [path, ops] of Object.entries(spec.paths ?? {})) {
+    if (!path.startsWith('/v1/') || !path.includes('{')) continue;
+    const url = path.replace(/\{(\w+)\}/g, ':$1');
+    for (const method of Object.keys(ops)) {
+      const m = method.toUpperCase() as Method;
+      if (t.app.hasRoute({ method: m, url })) out.push(`${m} ${url}`);
+    }
+  }
+  return out;
+}
