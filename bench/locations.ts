@@ -25,6 +25,9 @@ const SERVICE = path.join(HERE, 'servers', 'service.ts');
 const BASELINE = path.join(HERE, 'servers', 'baseline.ts');
 export const RESULTS_DIR = path.join(HERE, 'results');
 
+/** "Other" CPU (not server, autocannon or PostgreSQL) above this, in % of one core, flags a disturbed run. */
+const OTHER_CPU_WARN_PCT = 30;
+
 /** How many locations the listing account holds (the GET returns them all: limit defaults to 20). */
 const LIST_SIZE = 20;
 
@@ -151,6 +154,7 @@ export async function runLocationsBench(load: LoadSettings = loadSettingsFromEnv
   process.once('SIGINT', onSigint);
 
   try {
+    const loadAverageAtStart = os.loadavg().map((x) => Math.round(x * 100) / 100);
     const pgSettings = await postgresSettings();
     const database = await createBenchDatabase();
     cleanups.push(() => dropBenchDatabase(database.name));
@@ -178,7 +182,8 @@ export async function runLocationsBench(load: LoadSettings = loadSettingsFromEnv
         const scenario = scenarioName(target.kind, op);
         log(`${scenario} on ${target.store}…`);
         const m = await measure(`${scenario} on ${name}`, server, requests[op], load);
-        log(`  ${fmt.int(m.reqPerSec)} req/s, p50 ${m.latencyMs.p50} ms, p99 ${m.latencyMs.p99} ms, server CPU ${fmt.pct(m.serverCpuPct)}`);
+        log(`  ${fmt.int(m.reqPerSec)} req/s, p50 ${m.latencyMs.p50} ms, p99 ${m.latencyMs.p99} ms; CPU: server ${fmt.pct(m.serverCpuPct)}, ` +
+          `postgres ${m.postgresCpuPct === undefined ? '?' : fmt.pct(m.postgresCpuPct)}, other ${fmt.pct(m.otherCpuPct)}`);
         measured.push({ scenario, kind: target.kind, operation: op, store: target.store, request: `${requests[op].method} ${requests[op].path}`, measurement: m });
       }
       await server.stop();
@@ -202,6 +207,7 @@ export async function runLocationsBench(load: LoadSettings = loadSettingsFromEnv
         platform: `${os.platform()} ${os.release()} ${os.arch()}`,
         cpu: `${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}`,
         memoryGb: Math.round(os.totalmem() / 1024 ** 3),
+        loadAverageAtStart,
         postgres: pgSettings,
         pglite: packageVersion('@electric-sql/pglite'),
         pgliteDataDir: dataDir,
@@ -239,7 +245,7 @@ export function locationsMarkdown(report: LocationsReport): string {
     [false, false, true, true, true, true, true, true, true],
   );
   const side = markdownTable(
-    ['scenario', 'store', 'requests (2xx)', 'server CPU', 'autocannon CPU', 'server RSS MB', 'limiter takes'],
+    ['scenario', 'store', 'requests (2xx)', 'server CPU', 'autocannon CPU', 'PostgreSQL CPU', 'other CPU', 'server RSS MB', 'limiter takes'],
     report.results.map((r) => {
       const m = r.measurement;
       return [
@@ -248,18 +254,33 @@ export function locationsMarkdown(report: LocationsReport): string {
         fmt.int(m.ok2xx),
         fmt.pct(m.serverCpuPct),
         fmt.pct(m.loadgenCpuPct),
+        m.postgresCpuPct === undefined ? '?' : fmt.pct(m.postgresCpuPct),
+        fmt.pct(m.otherCpuPct),
         String(Math.round(m.serverRssMb)),
         m.limiterTakes === undefined ? '–' : fmt.int(m.limiterTakes),
       ];
     }),
-    [false, false, true, true, true, true, true],
+    [false, false, true, true, true, true, true, true, true],
   );
+  const cores = os.cpus().length;
+  const load = (env.loadAverageAtStart as number[])[0] ?? 0;
+  const disturbed = report.results.filter((r) => r.measurement.otherCpuPct > OTHER_CPU_WARN_PCT);
+  const warnings: string[] = [];
+  if (load > cores / 2) warnings.push(`the machine was busy when the run started (1-min load average ${load} on ${cores} cores)`);
+  if (disturbed.length) {
+    warnings.push(`other processes used more than ${OTHER_CPU_WARN_PCT} % of a core during: ` +
+      disturbed.map((r) => `${r.scenario} on ${r.store} (${fmt.pct(r.measurement.otherCpuPct)})`).join('; '));
+  }
+  const warningBlock = warnings.length
+    ? ['', `> **Warning: this run was disturbed** — ${warnings.join('; ')}. The figures are low and not comparable; rerun on a quiet machine.`]
+    : [];
   return [
     `# Locations benchmark — ${report.startedAt}`,
     '',
     `autocannon ${String(env.autocannon)}: ${report.load.connections} connections, pipelining 1, ` +
       `${report.load.warmupS} s warm-up (discarded) + ${report.load.durationS} s measured per scenario; ` +
       'every server in its own child process, one at a time, on 127.0.0.1.',
+    ...warningBlock,
     '',
     main,
     '',
@@ -271,11 +292,13 @@ export function locationsMarkdown(report: LocationsReport): string {
     '',
     side,
     '',
-    'CPU is in % of one core (the machine has ' + String(os.cpus().length) + '); PostgreSQL\'s own backends are not counted in "server CPU".',
+    `CPU in % of one core (the machine has ${cores}). Server: the Node process answering HTTP (PGlite runs inside it). ` +
+      'PostgreSQL: every `postgres` process (its backends do the SQL for the postgres rows). ' +
+      'Other: the rest of the machine\'s busy time (kernel networking, and anything else running: a high value means the run was disturbed).',
     '',
     '## Environment',
     '',
-    `- Node ${String(env.node)}, ${String(env.platform)}, ${String(env.cpu)}, ${String(env.memoryGb)} GB`,
+    `- Node ${String(env.node)}, ${String(env.platform)}, ${String(env.cpu)}, ${String(env.memoryGb)} GB, load average at start ${(env.loadAverageAtStart as number[]).join(' / ')}`,
     `- PostgreSQL ${pg.version} on 127.0.0.1: fsync=${pg.fsync}, synchronous_commit=${pg.synchronous_commit}, ` +
       `wal_sync_method=${pg.wal_sync_method}, shared_buffers=${pg.shared_buffers}`,
     `- PGlite ${String(env.pglite)}, file-backed and durable (fsync on every commit), DATA_DIR under ${path.dirname(String(env.pgliteDataDir))}`,

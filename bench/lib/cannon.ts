@@ -1,6 +1,7 @@
 import autocannon from 'autocannon';
 import type { ChildStats } from './ipc.ts';
 import type { ServerProcess } from './fork-server.ts';
+import { cpuBetween, cpuSnapshot } from './proc-cpu.ts';
 
 export interface LoadSettings {
   /** Measured seconds per scenario. */
@@ -51,6 +52,14 @@ export interface Measurement {
   /** CPU used by this process (autocannon, the load generator), in % of one core. */
   loadgenCpuPct: number;
   serverRssMb: number;
+  /** CPU of every `postgres` process over the measured run, in % of one core (unknown without /proc). */
+  postgresCpuPct: number | undefined;
+  /**
+   * Whole-machine busy CPU minus the server, autocannon and PostgreSQL, in % of one core:
+   * kernel work for the network plus anything else running. Well above ~20 % means the
+   * run competed with other work and its figures are low.
+   */
+  otherCpuPct: number;
   /** Rate-limiter takes during the measured run (service only). */
   limiterTakes?: number;
 }
@@ -118,13 +127,18 @@ export async function measure(label: string, server: ServerProcess, spec: Reques
   const before: ChildStats = await server.stats();
   const loadgenBefore = process.cpuUsage();
   const wallBefore = process.hrtime.bigint();
+  const machineBefore = cpuSnapshot();
   const r = await fire(server.baseUrl, spec, load.connections, load.durationS);
   const wallUs = Number((process.hrtime.bigint() - wallBefore) / 1000n);
   const loadgen = process.cpuUsage(loadgenBefore);
+  const machineAfter = cpuSnapshot();
   const after: ChildStats = await server.stats();
   await assertAll2xx(label, r, probeAnswer);
 
   const serverCpuUs = after.cpuUserUs + after.cpuSystemUs - before.cpuUserUs - before.cpuSystemUs;
+  const serverCpuPct = (serverCpuUs / (after.wallUs - before.wallUs)) * 100;
+  const loadgenCpuPct = ((loadgen.user + loadgen.system) / wallUs) * 100;
+  const machine = cpuBetween(machineBefore, machineAfter, wallUs / 1000);
   const limiterTakes = after.limiterTakes !== undefined && before.limiterTakes !== undefined ? after.limiterTakes - before.limiterTakes : undefined;
   if (after.limiterRefused) throw new BenchFailure(`${label}: the rate limiter refused ${after.limiterRefused} takes`);
   if (limiterTakes !== undefined && limiterTakes < r['2xx']) {
@@ -149,9 +163,11 @@ export async function measure(label: string, server: ServerProcess, spec: Reques
       p99: r.latency.p99,
       max: r.latency.max,
     },
-    serverCpuPct: round((serverCpuUs / (after.wallUs - before.wallUs)) * 100),
-    loadgenCpuPct: round(((loadgen.user + loadgen.system) / wallUs) * 100),
+    serverCpuPct: round(serverCpuPct),
+    loadgenCpuPct: round(loadgenCpuPct),
     serverRssMb: round(after.rssBytes / 1024 / 1024),
+    postgresCpuPct: machine.postgresPct === undefined ? undefined : round(machine.postgresPct),
+    otherCpuPct: round(Math.max(0, machine.machinePct - serverCpuPct - loadgenCpuPct - (machine.postgresPct ?? 0))),
     ...(limiterTakes !== undefined ? { limiterTakes } : {}),
   };
 }

@@ -43,6 +43,18 @@ export async function buildApp(deps: Omit<Deps, 'log'>, opts: AppOptions = {}): 
       return typeof given === 'string' && REQUEST_ID_RE.test(given) ? given : crypto.randomUUID();
     },
     schemaErrorFormatter: schemaErrorFormatter as never,
+    // Ids longer than this cannot be ours; the router answers them (frameworkErrors below).
+    routerOptions: { maxParamLength: 256 },
+    // Router-level failures (an over-long path parameter, a bad percent-encoding) never
+    // reach the error handler: answer them here in the same {error} shape.
+    frameworkErrors: (err, req, res) => {
+      const reply = res as unknown as { header(k: string, v: string): unknown; code(n: number): { send(b: unknown): unknown } };
+      reply.header('x-request-id', req.id);
+      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return void reply.code(404).send({ error: 'not found' });
+      if (err.code === 'FST_ERR_BAD_URL') return void reply.code(400).send({ error: 'malformed URL' });
+      req.log.error({ err }, 'router error');
+      return void reply.code(400).send({ error: 'bad request' });
+    },
     ajv: { customOptions: { strict: false } },
   });
   app.setValidatorCompiler(validatorCompiler);

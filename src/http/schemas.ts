@@ -14,7 +14,8 @@ export const StringEnum = <const T extends readonly string[]>(values: T, opts: R
 
 export const ErrorBody = Type.Object({ error: Type.String() }, { description: 'Every error: `{error: string}`.' });
 
-export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+/** Any string: an id we never issued (not a UUID, too long) is simply not found (404). */
+export const IdParams = Type.Object({ id: Type.String() });
 
 export const PageQuery = {
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, 'x-error': 'limit must be an integer between 1 and 100' }),

@@ -56,6 +56,8 @@ const goTag = (e: ErrorObject): string => {
     case 'minimum': case 'minItems': return 'min';
     case 'format': return (e.params as { format: string }).format;
     case 'enum': return 'oneof';
+    // Text fields use pattern \S ("has a non-blank character"): failing it is being blank.
+    case 'pattern': return (e.params as { pattern: string }).pattern === '\\S' ? 'required' : 'pattern';
     default: return e.keyword;
   }
 };

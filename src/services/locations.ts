@@ -94,8 +94,8 @@ export function createLocationService(deps: Deps) {
   async function create(auth: AuthContext, input: CreateLocationInput): Promise<LocationView> {
     const country = input.country.trim().toUpperCase();
     const taxId = input.tax_id?.trim() || null;
+    assertCountryAllowed(auth, country); // a key scoped elsewhere learns nothing about the config rules
     const { system, config } = resolveLocationSystem(country, input.country_config, taxId);
-    assertCountryAllowed(auth, country);
     const id = newId();
     const now = clock.now();
     const row: LocationRow = {

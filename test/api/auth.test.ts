@@ -12,7 +12,7 @@ const status = (headers: Record<string, string>) => t.request({ method: 'GET', u
 
 describe('authentication', () => {
   it('401 for a missing or malformed Authorization header', async () => {
-    for (const headers of [{}, { authorization: '' }, { authorization: 'Basic abc' }, { authorization: 'Bearer' }, { authorization: 'Bearer a b' }]) {
+    for (const headers of [{} as Record<string, string>, { authorization: '' }, { authorization: 'Basic abc' }, { authorization: 'Bearer' }, { authorization: 'Bearer a b' }]) {
       const res = await status(headers);
       expect(res.statusCode).toBe(401);
       expect(res.json()).toEqual({ error: 'missing or invalid Authorization header' });

@@ -96,6 +96,11 @@ async function snapshot(owner: Tenant, kind: Kind, id: string): Promise<unknown>
     const one = await t.request({ method: 'GET', url: `/v1/locations/${id}`, key: owner.key });
     expect(one.json()).toEqual(found);
   }
+  if (kind === 'apiKey') {
+    // last_used_at is the owner's own bookkeeping (its snapshots use its key), not B's doing.
+    const { last_used_at: _used, ...rest } = found as Record<string, unknown>;
+    return rest;
+  }
   return found;
 }
 
@@ -138,7 +143,8 @@ describe('routes with an id: another account\'s id is 404, and nothing changes',
   it('the table covers every /v1 route with a path parameter the app serves', () => {
     const inTable = new Set(ID_ROUTES.map((r) => `${r.method} ${r.path}`));
     const served = parametrizedRoutes();
-    expect(served.length).toBeGreaterThan(0);
+    // The known ones are found (the probe itself works)...
+    expect(served).toEqual(expect.arrayContaining(['GET /v1/locations/:id', 'DELETE /v1/account/consents/:id', 'POST /v1/api-keys/:id/rotate']));
     for (const r of served) expect(inTable, `${r} is missing from ID_ROUTES`).toContain(r);
   });
 });

@@ -20,6 +20,6 @@ export default class SummaryReporter implements Reporter {
     }
     // An error outside any test (a failing global setup, an unhandled rejection) fails the run too.
     failed += unhandledErrors.length;
-    process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+    process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n\n`);
   }
 }

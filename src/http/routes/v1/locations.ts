@@ -32,7 +32,8 @@ const CreateBody = Type.Object({
 
 const PatchBody = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '\\S', 'x-error': 'name must be 1-255 characters' })),
-  address: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()], { 'x-error': 'address must be at most 500 characters' })),
+  // One schema (not an anyOf), so the length error carries this message.
+  address: Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'], maxLength: 500, 'x-error': 'address must be at most 500 characters or null' })),
   country_config: Type.Optional(CountryConfig),
   status: Type.Optional(Status),
   country: Type.Optional(Type.String({ description: 'immutable: only the current value is accepted' })),
