@@ -84,6 +84,13 @@ describe('error responses are {error: string} with the right status, never a 500
     await app.close();
   });
 
+  it('a path parameter too long for the router is still a JSON 404 with a request id', async () => {
+    const res = await t.request({ method: 'GET', url: `/v1/locations/${'a'.repeat(300)}`, headers: auth() });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ error: 'not found' });
+    expect(res.headers['x-request-id']).toBeDefined();
+  });
+
   it('a path parameter that is not a UUID is a 404, not a database error', async () => {
     for (const url of ['/v1/locations/abc', "/v1/locations/'%20OR%201=1", '/v1/locations/00000000-0000-0000-0000-00000000000g']) {
       const res = await t.request({ method: 'GET', url, headers: auth() });
