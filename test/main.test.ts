@@ -1,0 +1,86 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { STORE, TEST_MASTER_KEY } from './support/harness.ts';
+
+/**
+ * The CLI as a user runs it (`npm start` = `main.ts serve`): boots on the configured
+ * store, answers HTTP, stops cleanly on SIGTERM, and keeps its data across a restart.
+ */
+const MAIN = path.join(import.meta.dirname, '..', 'src', 'main.ts');
+
+function env(dataDir: string): NodeJS.ProcessEnv {
+  const base = { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' };
+  delete base.DATABASE_URL;
+  delete base.MASTER_KEY;
+  return STORE === 'postgres' ? { ...base, DATABASE_URL: inject('databaseUrl'), MASTER_KEY: TEST_MASTER_KEY.toString('hex') } : base;
+}
+
+async function serve(dataDir: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve'], { env: { ...env(dataDir), ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`no listen line within 30 s:\n${out}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${out}`)));
+  });
+  return { child, url };
+}
+
+async function stop(child: ChildProcess): Promise<number | null> {
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  child.kill('SIGTERM');
+  return exited;
+}
+
+describe('main serve', () => {
+  it('starts with no set-up, serves the API, stops on SIGTERM, keeps data across restarts', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'serve-'));
+    let { child, url } = await serve(dataDir);
+    let key: string;
+    try {
+      const health = await (await fetch(`${url}/health`)).json();
+      expect(health).toEqual({ status: 'ok', store: STORE, database: 'ok' });
+      const signup = await fetch(`${url}/v1/accounts`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Restart SL', billing_email: `restart-${Date.now()}-${Math.random()}@example.com` }),
+      });
+      expect(signup.status).toBe(201);
+      expect(signup.headers.get('x-request-id')).toBeTruthy();
+      key = (await signup.json()).api_key.key;
+    } finally {
+      expect(await stop(child)).toBe(0);
+    }
+    if (STORE === 'pglite') expect(fs.existsSync(path.join(dataDir, 'master.key'))).toBe(true);
+
+    ({ child, url } = await serve(dataDir));
+    try {
+      const status = await fetch(`${url}/v1/account/status`, { headers: { authorization: `Bearer ${key}` } });
+      expect(status.status).toBe(200);
+    } finally {
+      expect(await stop(child)).toBe(0);
+    }
+  }, 120_000);
+
+  it('refuses to start on a bad setting, naming it', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'serve-bad-'));
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve'], { env: { ...env(dataDir), PORT: 'abc' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+    const code = await new Promise<number | null>((r) => child.once('exit', r));
+    expect(code).toBe(78);
+    expect(err).toContain('configuration error: PORT must be an integer');
+  }, 60_000);
+});
