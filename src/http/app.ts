@@ -36,7 +36,7 @@ export async function buildApp(deps: Omit<Deps, 'log'>, opts: AppOptions = {}): 
     bodyLimit: opts.bodyLimitBytes ?? 1024 * 1024,
     trustProxy: opts.trustProxy ?? false,
     requestIdHeader: false,
-    requestIdLogLabel: 'request_id',
+    logController: { requestIdLogLabel: 'request_id' },
     // A caller's X-Request-Id is kept when it is sane, so logs can be joined across systems.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
