@@ -13,7 +13,7 @@ import { STORE, TEST_MASTER_KEY } from './support/harness.ts';
 const MAIN = path.join(import.meta.dirname, '..', 'src', 'main.ts');
 
 function env(dataDir: string): NodeJS.ProcessEnv {
-  const base = { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' };
+  const base: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' };
   delete base.DATABASE_URL;
   delete base.MASTER_KEY;
   return STORE === 'postgres' ? { ...base, DATABASE_URL: inject('databaseUrl'), MASTER_KEY: TEST_MASTER_KEY.toString('hex') } : base;
@@ -59,7 +59,7 @@ describe('main serve', () => {
       });
       expect(signup.status).toBe(201);
       expect(signup.headers.get('x-request-id')).toBeTruthy();
-      key = (await signup.json()).api_key.key;
+      key = ((await signup.json()) as { api_key: { key: string } }).api_key.key;
     } finally {
       expect(await stop(child)).toBe(0);
     }

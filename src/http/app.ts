@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import sjson from 'secure-json-parse';
@@ -36,7 +36,7 @@ export async function buildApp(deps: Omit<Deps, 'log'>, opts: AppOptions = {}): 
     bodyLimit: opts.bodyLimitBytes ?? 1024 * 1024,
     trustProxy: opts.trustProxy ?? false,
     requestIdHeader: false,
-    logController: { requestIdLogLabel: 'request_id' },
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
     // A caller's X-Request-Id is kept when it is sane, so logs can be joined across systems.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
