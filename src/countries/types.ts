@@ -1,9 +1,10 @@
 /**
  * The plug-in contract shared by every fiscal system (see docs/architecture.md).
  *
- * Issue #2 (platform) only needs the location side: which system a location's
- * `country_config` selects and how that config is validated. Building, signing and
- * submitting records are added to this contract by the transactions issue.
+ * A fiscal system is a plain object. Its functions are pure except `submit`, which
+ * talks to the authority (or the deterministic sandbox stub). Plug-ins never read env
+ * vars, the clock or the database: everything arrives in the context objects. Shared
+ * code branches on `capabilities`, never on the country.
  */
 export const COUNTRIES = ['ES', 'IT', 'FR', 'PT', 'GR'] as const;
 export type Country = (typeof COUNTRIES)[number];
@@ -31,6 +32,9 @@ export interface LocationConfigInput {
 export interface FiscalSystem {
   key: SystemKey;
   country: Country;
+  /** Semantic version of this adapter's record format (reported in telemetry and records). */
+  version: string;
+  capabilities: Capabilities;
   /**
    * Validates a location's `country_config` and returns the normalized config to
    * store. Throws `ValidationError` with the spec's exact message on bad input.
@@ -42,4 +46,222 @@ export interface FiscalSystem {
    * MASTER_KEY and masks them when a location is read (e.g. Greek `subscription_key`).
    */
   secretConfigFields: readonly string[];
+
+  /**
+   * Validates the transaction against this system's rules and returns the metadata to
+   * store, with the system's defaults applied (e.g. Italy SDI `codice_destinatario`
+   * `0000000`, SII `regime_key` `01`). Throws ValidationError with the spec's message.
+   */
+  validateTransaction(tx: TransactionDraft, ctx: TransactionContext): Record<string, unknown>;
+
+  /** Which chain a record joins (records of one chain are numbered and linked in order). */
+  chainKey(input: { location: LocationForFiscal; tx: TransactionDraft }): string;
+
+  /** Status right after the record is built and stored (before any submission). */
+  initialStatus(location: LocationForFiscal): 'pending' | 'success' | 'pending_batch';
+
+  /** Builds the fiscal record (or, for kind `cancellation`, the annulment record). Pure. */
+  build(input: BuildInput): FiscalRecord;
+
+  /**
+   * Sends a stored record to the authority. Authority answers are values; only transport
+   * faults (timeouts, connection errors, 5xx without a parsable answer) throw
+   * `TransportError`. In `stub` mode the deterministic sandbox answers instead.
+   */
+  submit(record: StoredRecord, ctx: SubmitContext): Promise<AuthorityOutcome>;
+
+  /** Authority error codes: English text, category, retriable. */
+  codes: Readonly<Record<string, AuthorityCode>>;
+}
+
+export interface Capabilities {
+  /** The record is signed (or sealed) by us before it leaves. */
+  signsLocally: boolean;
+  /** Records are linked to the previous one of their chain (hash chain). */
+  chained: boolean;
+  /**
+   * realtime: each record is submitted after creation; batch: records wait for a batch
+   * processor (Bizkaia LROE); none: locally signed records are final (FR, PT);
+   * notification: submitted, then the outcome arrives later (Italy SDI).
+   * A system may decide per location (TicketBAI: Bizkaia batches, the others do not):
+   * `initialStatus` is the per-location answer.
+   */
+  submission: 'realtime' | 'batch' | 'none' | 'notification';
+  /** Seconds the create call waits for the authority by default (Greece: 5). */
+  inlineWindowSeconds?: number;
+  /**
+   * When set, a submission that times out or meets an outage makes the transaction
+   * `offline_pending` (not `failed`) and is retried until this many seconds after
+   * creation; then `failed_offline_grace_expired` (Greece: 7 days).
+   */
+  offlineGraceSeconds?: number;
+  /** Legal submission window in days, for deadline alerts (ES 4, IT 12). */
+  submissionWindowDays?: number;
+}
+
+export type TransactionType = 'sale' | 'refund' | 'void';
+export type PaymentMethod = 'cash' | 'card' | 'transfer' | 'other';
+
+/** One line of the canonical request: amounts in integer minor units, tax_rate in percent. */
+export interface TxLine {
+  description: string;
+  quantity: number;
+  /** Pretax unit price, minor units. */
+  unit_price: number;
+  /** Percent, may be fractional (21, 5.5). */
+  tax_rate: number;
+  tax_amount: number;
+  total_amount: number;
+  /** Italian exemption nature (N1…N6 and subcodes), required when an Italian line's tax_rate is 0. */
+  natura?: string;
+}
+
+/** The canonical (quickstart) request after normalization at the edge. */
+export interface TransactionDraft {
+  type: TransactionType;
+  location_id: string;
+  timestamp: string;
+  currency: string;
+  payment_method: PaymentMethod;
+  items: TxLine[];
+  pretax_amount: number;
+  tax_amount: number;
+  total_amount: number;
+  customer_context: Record<string, unknown> | null;
+  metadata: Record<string, unknown>;
+}
+
+/** What a plug-in may know of a location: secrets unsealed, for building and submitting. */
+export interface LocationForFiscal {
+  id: string;
+  account_id: string;
+  name: string;
+  country: Country;
+  tax_id: string | null;
+  address: string | null;
+  config: Record<string, unknown>;
+}
+
+export interface TransactionContext {
+  location: LocationForFiscal;
+  environment: 'test' | 'live';
+  now: Date;
+}
+
+/** Identity of this software, as fiscal formats require (TicketBAI licence, VERI*FACTU SIF id…). */
+export interface SoftwareIdentity {
+  name: string;
+  version: string;
+  vendorTaxId: string;
+}
+
+export interface ChainLink {
+  /** 1 for the first record of a chain. */
+  seq: number;
+  previous: { fingerprint: string | null; fiscalId: string | null; issuedAt: string } | null;
+}
+
+export interface BuildInput {
+  transactionId: string;
+  kind: 'record' | 'cancellation';
+  tx: TransactionDraft;
+  /** For a cancellation: the record being cancelled. */
+  original?: { transactionId: string; fiscalId: string | null; tx: TransactionDraft; issuedAt: string } | undefined;
+  location: LocationForFiscal;
+  environment: 'test' | 'live';
+  /** Issue time: the record's own timestamp (fixed in golden tests). */
+  now: Date;
+  chain: ChainLink;
+  software: SoftwareIdentity;
+}
+
+export type RenderPlacement = 'header' | 'body' | 'footer_top' | 'footer_bottom' | 'footer_right';
+
+/** What a POS prints, whatever the country (DECISIONS "Fiscal record and receipt data"). */
+export interface RenderHint {
+  key: string;
+  placement: RenderPlacement;
+  mandatory: boolean;
+  kind: 'text' | 'qr_url' | 'qr_data';
+  value: string;
+}
+
+export interface FiscalRecord {
+  body: string;
+  contentType: 'application/xml' | 'application/json';
+  /** Known locally (TBAI id, ATCUD, NF525 number); null when the authority assigns it. */
+  fiscalId: string | null;
+  /** This record's link in its chain (what the next record points back to). */
+  fingerprint: string | null;
+  qrData: string | null;
+  /**
+   * True while the system's real format is not implemented: the record is a minimal
+   * document that says so, and the API marks it. Never presented as the real format.
+   */
+  placeholder: boolean;
+  renderHints: RenderHint[];
+}
+
+/** A record as stored, handed to `submit`. */
+export interface StoredRecord {
+  transactionId: string;
+  kind: 'record' | 'cancellation';
+  body: string;
+  contentType: string;
+  fiscalId: string | null;
+  tx: TransactionDraft;
+}
+
+export interface SubmitContext {
+  environment: 'test' | 'live';
+  /** stub: the deterministic in-process sandbox; authority: the real protocol client. */
+  mode: 'stub' | 'authority';
+  location: LocationForFiscal;
+  now: Date;
+  /** Base URL of the authority endpoint for this environment (configurable for fake servers). */
+  authorityBaseUrl?: string | undefined;
+  timeoutMs: number;
+  /** Attempt number, 1-based. */
+  attempt: number;
+}
+
+export type TransactionStatus =
+  | 'pending' | 'processing' | 'success' | 'failed' | 'failed_permanent'
+  | 'pending_lroe' | 'pending_submission' | 'pending_batch' | 'cancelled'
+  | 'delivered' | 'rejected' | 'delivery_error'
+  | 'offline_pending' | 'failed_offline_grace_expired';
+
+export type AuthorityOutcome =
+  | {
+      kind: 'accepted';
+      /** Authority-assigned id (SII CSV, myDATA series-number…), if any. */
+      fiscalId?: string | undefined;
+      /** Second authority id (Greece: MARK). */
+      upstreamId?: string | undefined;
+      /** A system-specific status instead of `success` (Italy SDI: `delivered`). */
+      status?: TransactionStatus | undefined;
+      response: Record<string, unknown>;
+      renderHints?: RenderHint[] | undefined;
+      warnings?: string[] | undefined;
+    }
+  | { kind: 'rejected'; code: string; message: string; status?: TransactionStatus | undefined; response: Record<string, unknown> }
+  | { kind: 'retry_later'; code: string; message: string; response: Record<string, unknown>; retryAfterSeconds?: number | undefined }
+  | { kind: 'duplicate'; fiscalId?: string | undefined; upstreamId?: string | undefined; response: Record<string, unknown> }
+  /** Sent; the outcome arrives later as a notification (Italy SDI). */
+  | { kind: 'sent'; reference: string; response: Record<string, unknown> };
+
+export interface AuthorityCode {
+  message: string;
+  category: 'validation' | 'auth' | 'submission' | 'network' | 'configuration' | 'unknown';
+  retriable: boolean;
+}
+
+/** A transport fault: no authority answer (timeout, refused connection, unparsable 5xx). Retried. */
+export class TransportError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TransportError';
+    this.code = code;
+  }
 }

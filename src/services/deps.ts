@@ -10,7 +10,7 @@ export interface Deps {
   db: Db;
   clock: Clock;
   keys: DerivedKeys;
-  config: Pick<Config, 'liveEnabled' | 'mode'>;
+  config: Pick<Config, 'liveEnabled' | 'mode'> & Partial<Pick<Config, 'webhookAllowInsecure'>>;
   limiter: RateLimiter;
   log: FastifyBaseLogger;
 }

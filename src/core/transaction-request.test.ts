@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { normalizeTransactionRequest } from './transaction-request.ts';
+
+const NOW = new Date('2026-03-01T10:00:00Z');
+const LOC = '2f1c7a52-4b8e-4c1a-9d5e-0a1b2c3d4e5f';
+
+const canonical = (over: Record<string, unknown> = {}) => ({
+  location_id: LOC,
+  timestamp: '2026-03-01T09:59:00Z',
+  currency: 'EUR',
+  payment_method: 'card',
+  items: [
+    { description: 'Café', quantity: 2, unit_price: 150, tax_rate: 10, tax_amount: 30, total_amount: 330 },
+    { description: 'Tostada', quantity: 1, unit_price: 250, tax_rate: 10, tax_amount: 25, total_amount: 275 },
+  ],
+  pretax_amount: 550,
+  tax_amount: 55,
+  total_amount: 605,
+  ...over,
+});
+
+const err = (body: unknown) => {
+  try {
+    normalizeTransactionRequest(body, NOW);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  throw new Error('expected a validation error');
+};
+
+describe('canonical form', () => {
+  it('normalizes a valid request', () => {
+    const { draft, form } = normalizeTransactionRequest(canonical(), NOW);
+    expect(form).toBe('canonical');
+    expect(draft).toMatchObject({ type: 'sale', currency: 'EUR', total_amount: 605, metadata: {}, customer_context: null, timestamp: '2026-03-01T09:59:00.000Z' });
+    expect(draft.items[0]).toEqual({ description: 'Café', quantity: 2, unit_price: 150, tax_rate: 10, tax_amount: 30, total_amount: 330 });
+  });
+
+  it('computes line amounts when the client omits them', () => {
+    const body = canonical({ items: [{ description: 'x', quantity: 3, unit_price: 1050, tax_rate: 21 }], pretax_amount: 3150, tax_amount: 662, total_amount: 3812 });
+    expect(normalizeTransactionRequest(body, NOW).draft.items[0]).toMatchObject({ tax_amount: 662, total_amount: 3812 });
+  });
+
+  it('answers each rule with its own message', () => {
+    expect(err(canonical({ location_id: undefined }))).toBe("Key: 'CreateRequest.LocationID' Error:Field validation for 'LocationID' failed on the 'required' tag");
+    expect(err(canonical({ items: [] }))).toBe('items must be a non-empty array');
+    expect(err(canonical({ items: 'x' }))).toBe('items must be a non-empty array');
+    expect(err(canonical({ total_amount: 600 }))).toBe('pretax_amount + tax_amount must equal total_amount');
+    expect(err(canonical({ total_amount: 605.5 }))).toBe('total_amount must be an integer amount in minor units (e.g. 1250 for 12.50)');
+    expect(err(canonical({ pretax_amount: 551, total_amount: 606 }))).toBe("pretax_amount must equal the sum of the items' net amounts (550)");
+    expect(err(canonical({ tax_amount: 56, pretax_amount: 549 }))).toBe("pretax_amount must equal the sum of the items' net amounts (550)");
+    expect(err(canonical({ currency: 'eur' }))).toBe('currency must be a 3-letter ISO 4217 code in upper case (e.g. EUR)');
+    expect(err(canonical({ payment_method: 'bitcoin' }))).toBe('payment_method must be one of cash, card, transfer, other');
+    expect(err(canonical({ type: 'gift' }))).toBe('type must be one of sale, refund, void');
+    expect(err(canonical({ timestamp: 'yesterday' }))).toMatch(/^timestamp must be an ISO 8601 date-time/);
+    expect(err(canonical({ metadata: [] }))).toBe('metadata must be an object');
+    const badLine = canonical();
+    (badLine.items as Record<string, unknown>[])[0]!.tax_amount = 31;
+    expect(err(badLine)).toBe('items[0].tax_amount must be 30 (quantity × unit_price × tax_rate / 100, rounded half up)');
+    const badTotal = canonical();
+    (badTotal.items as Record<string, unknown>[])[1]!.total_amount = 276;
+    expect(err(badTotal)).toBe('items[1].total_amount must be 275 (quantity × unit_price + tax_amount)');
+    const fracPrice = canonical();
+    (fracPrice.items as Record<string, unknown>[])[0]!.unit_price = 1.5;
+    expect(err(fracPrice)).toBe('items[0].unit_price must be an integer amount in minor units (e.g. 1250 for 12.50)');
+    expect(err(canonical({ items: [{ description: 'x', quantity: 0, unit_price: 1, tax_rate: 0 }] }))).toBe('items[0].quantity must be a positive number with at most 6 decimals');
+    expect(err(canonical({ items: [{ description: 'x', quantity: 1, unit_price: 1, tax_rate: 101 }] }))).toBe('items[0].tax_rate must be a percentage from 0 to 100');
+    expect(err(canonical({ items: [{ quantity: 1, unit_price: 1, tax_rate: 0 }] }))).toBe('items[0].description is required');
+  });
+});
+
+describe('guide form', () => {
+  it('is normalized into the canonical form, vat_rate in hundredths of a percent', () => {
+    const { draft, form } = normalizeTransactionRequest({
+      location_id: LOC, type: 'sale', amount: 1210, metadata: { invoice_number: 'F-1' },
+      line_items: [{ description: 'Pizza', quantity: 1, unit_price: 1000, vat_rate: 2100 }],
+    }, NOW);
+    expect(form).toBe('guide');
+    expect(draft).toMatchObject({ pretax_amount: 1000, tax_amount: 210, total_amount: 1210, currency: 'EUR', payment_method: 'other', timestamp: NOW.toISOString(), metadata: { invoice_number: 'F-1' } });
+    expect(draft.items[0]).toMatchObject({ tax_rate: 21, tax_amount: 210, total_amount: 1210 });
+  });
+
+  it('checks amount against the lines', () => {
+    expect(err({ location_id: LOC, amount: 1200, line_items: [{ description: 'Pizza', quantity: 1, unit_price: 1000, vat_rate: 2100 }] }))
+      .toBe("amount must equal the sum of the line items' totals (1210)");
+    expect(err({ location_id: LOC, amount: 1210, line_items: [{ description: 'Pizza', quantity: 1, unit_price: 1000, vat_rate: 21.5 }] }))
+      .toMatch(/^line_items\[0\]\.vat_rate must be an integer in hundredths/);
+  });
+});

@@ -1,0 +1,175 @@
+import type { PaymentMethod, TransactionDraft, TransactionType, TxLine } from '../countries/types.ts';
+import { badRequest } from './errors.ts';
+import { isMinorUnits, lineNet, lineTax, toDecimal, type Decimal } from './money.ts';
+
+/**
+ * The transaction request, validated and normalized at the edge (pure).
+ *
+ * Two forms are accepted (DECISIONS "Money and the transaction request"):
+ * - canonical (the quickstart): `items[]` with integer minor-unit amounts and `tax_rate`
+ *   in percent, request totals `pretax_amount`, `tax_amount`, `total_amount`;
+ * - guide: `amount` and `line_items[]` with `vat_rate` in hundredths of a percent
+ *   (2100 = 21 %), normalized here into the canonical form.
+ * Line tax = round-half-up(quantity × unit_price × tax_rate / 100); line total = net + tax;
+ * request totals = sums of the lines; pretax + tax = total. Every rule has its own
+ * message naming the field. Country rules come after, in each fiscal system.
+ */
+export const MAX_ITEMS = 1000;
+const TYPES: readonly TransactionType[] = ['sale', 'refund', 'void'];
+const PAYMENT_METHODS: readonly PaymentMethod[] = ['cash', 'card', 'transfer', 'other'];
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const required = (field: string) => badRequest(`Key: 'CreateRequest.${goName(field)}' Error:Field validation for '${goName(field)}' failed on the 'required' tag`);
+const goName = (snake: string) => snake.split('_').map((p) => (p === 'id' ? 'ID' : p.charAt(0).toUpperCase() + p.slice(1))).join('');
+const minorUnitsMessage = (field: string) => `${field} must be an integer amount in minor units (e.g. 1250 for 12.50)`;
+
+export interface NormalizedRequest {
+  draft: TransactionDraft;
+  form: 'canonical' | 'guide';
+}
+
+export function normalizeTransactionRequest(body: unknown, now: Date): NormalizedRequest {
+  if (!isObj(body)) throw badRequest('request body must be a JSON object');
+  const guide = body.items === undefined && (body.line_items !== undefined || body.amount !== undefined);
+  return guide ? { draft: fromGuide(body, now), form: 'guide' } : { draft: fromCanonical(body), form: 'canonical' };
+}
+
+function commonFields(body: Obj, defaults: { timestamp?: string; payment_method?: PaymentMethod; currency?: string }) {
+  if (body.location_id === undefined || body.location_id === null || body.location_id === '') throw required('location_id');
+  if (typeof body.location_id !== 'string') throw badRequest('location_id must be a string');
+
+  const type = body.type ?? 'sale';
+  if (typeof type !== 'string' || !TYPES.includes(type as TransactionType)) throw badRequest('type must be one of sale, refund, void');
+
+  const timestamp = body.timestamp ?? defaults.timestamp;
+  if (timestamp === undefined || timestamp === null || timestamp === '') throw required('timestamp');
+  if (typeof timestamp !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(timestamp) || Number.isNaN(Date.parse(timestamp))) {
+    throw badRequest('timestamp must be an ISO 8601 date-time with a time zone (e.g. 2026-01-15T10:30:00Z)');
+  }
+
+  const currency = body.currency ?? defaults.currency;
+  if (currency === undefined || currency === null || currency === '') throw badRequest('currency is required');
+  if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) throw badRequest('currency must be a 3-letter ISO 4217 code in upper case (e.g. EUR)');
+
+  const payment = body.payment_method ?? defaults.payment_method;
+  if (payment === undefined || payment === null || payment === '') throw badRequest('payment_method is required');
+  if (typeof payment !== 'string' || !PAYMENT_METHODS.includes(payment as PaymentMethod)) throw badRequest('payment_method must be one of cash, card, transfer, other');
+
+  const customer = body.customer_context ?? null;
+  if (customer !== null && !isObj(customer)) throw badRequest('customer_context must be an object');
+  const metadata = body.metadata ?? {};
+  if (!isObj(metadata)) throw badRequest('metadata must be an object');
+
+  return {
+    type: type as TransactionType,
+    location_id: body.location_id,
+    timestamp: new Date(timestamp).toISOString(),
+    currency,
+    payment_method: payment as PaymentMethod,
+    customer_context: customer as Obj | null,
+    metadata: metadata as Obj,
+  };
+}
+
+function quantityOf(raw: unknown, path: string): Decimal {
+  const d = typeof raw === 'number' && raw > 0 ? toDecimal(raw) : null;
+  if (!d) throw badRequest(`${path}.quantity must be a positive number with at most 6 decimals`);
+  return d;
+}
+
+function rateOf(raw: unknown, path: string, field: string, scale = 1): Decimal {
+  const value = typeof raw === 'number' ? raw / scale : Number.NaN;
+  const d = value >= 0 && value <= 100 ? toDecimal(value) : null;
+  if (!d) throw badRequest(scale === 1 ? `${path}.${field} must be a percentage from 0 to 100` : `${path}.${field} must be an integer in hundredths of a percent (2100 = 21 %), from 0 to 10000`);
+  return d;
+}
+
+function descriptionOf(raw: unknown, path: string): string {
+  if (typeof raw !== 'string' || raw.trim() === '') throw badRequest(`${path}.description is required`);
+  if (raw.length > 1000) throw badRequest(`${path}.description must be at most 1000 characters`);
+  return raw.trim();
+}
+
+function naturaOf(raw: unknown, path: string): string | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== 'string') throw badRequest(`${path}.natura must be a string`);
+  return raw.trim().toUpperCase();
+}
+
+/** Builds one line from quantity, unit price and rate; checks the client's line totals when given. */
+function line(raw: Obj, path: string, rate: Decimal, taxRateValue: number): TxLine {
+  const quantity = quantityOf(raw.quantity, path);
+  if (!isMinorUnits(raw.unit_price) || raw.unit_price < 0) throw badRequest(minorUnitsMessage(`${path}.unit_price`));
+  const net = lineNet(quantity, raw.unit_price);
+  const tax = lineTax(quantity, raw.unit_price, rate);
+  if (raw.tax_amount !== undefined) {
+    if (!isMinorUnits(raw.tax_amount)) throw badRequest(minorUnitsMessage(`${path}.tax_amount`));
+    if (raw.tax_amount !== tax) throw badRequest(`${path}.tax_amount must be ${tax} (quantity × unit_price × tax_rate / 100, rounded half up)`);
+  }
+  if (raw.total_amount !== undefined) {
+    if (!isMinorUnits(raw.total_amount)) throw badRequest(minorUnitsMessage(`${path}.total_amount`));
+    if (raw.total_amount !== net + tax) throw badRequest(`${path}.total_amount must be ${net + tax} (quantity × unit_price + tax_amount)`);
+  }
+  const natura = naturaOf(raw.natura, path);
+  return {
+    description: descriptionOf(raw.description, path),
+    quantity: Number(raw.quantity),
+    unit_price: raw.unit_price,
+    tax_rate: taxRateValue,
+    tax_amount: tax,
+    total_amount: net + tax,
+    ...(natura ? { natura } : {}),
+  };
+}
+
+function itemsOf(raw: unknown, field: string): Obj[] {
+  if (!Array.isArray(raw) || raw.length === 0) throw badRequest(`${field} must be a non-empty array`);
+  if (raw.length > MAX_ITEMS) throw badRequest(`${field} must have at most ${MAX_ITEMS} lines`);
+  raw.forEach((it, i) => {
+    if (!isObj(it)) throw badRequest(`${field}[${i}] must be an object`);
+  });
+  return raw as Obj[];
+}
+
+function fromCanonical(body: Obj): TransactionDraft {
+  const common = commonFields(body, {});
+  const items = itemsOf(body.items, 'items').map((raw, i) => {
+    const path = `items[${i}]`;
+    const rate = rateOf(raw.tax_rate, path, 'tax_rate');
+    return line(raw, path, rate, Number(raw.tax_rate));
+  });
+  for (const f of ['pretax_amount', 'tax_amount', 'total_amount'] as const) {
+    if (body[f] === undefined || body[f] === null) throw badRequest(`${f} is required`);
+    if (!isMinorUnits(body[f]) || (body[f] as number) < 0) throw badRequest(minorUnitsMessage(f));
+  }
+  const pretax = body.pretax_amount as number;
+  const tax = body.tax_amount as number;
+  const total = body.total_amount as number;
+  if (total <= 0) throw badRequest('total_amount must be greater than 0');
+  if (pretax + tax !== total) throw badRequest('pretax_amount + tax_amount must equal total_amount');
+  const sumNet = items.reduce((s, l) => s + l.total_amount - l.tax_amount, 0);
+  const sumTax = items.reduce((s, l) => s + l.tax_amount, 0);
+  if (pretax !== sumNet) throw badRequest(`pretax_amount must equal the sum of the items' net amounts (${sumNet})`);
+  if (tax !== sumTax) throw badRequest(`tax_amount must equal the sum of the items' tax_amount (${sumTax})`);
+  return { ...common, items, pretax_amount: pretax, tax_amount: tax, total_amount: total };
+}
+
+/** The guide form: `amount` (gross total), `line_items[]` with `vat_rate` in hundredths of a percent. */
+function fromGuide(body: Obj, now: Date): TransactionDraft {
+  const common = commonFields(body, { timestamp: now.toISOString(), currency: 'EUR', payment_method: 'other' });
+  const items = itemsOf(body.line_items, 'line_items').map((raw, i) => {
+    const path = `line_items[${i}]`;
+    if (!Number.isInteger(raw.vat_rate)) throw badRequest(`${path}.vat_rate must be an integer in hundredths of a percent (2100 = 21 %), from 0 to 10000`);
+    const rate = rateOf(raw.vat_rate, path, 'vat_rate', 100);
+    return line(raw, path, rate, (raw.vat_rate as number) / 100);
+  });
+  const total = items.reduce((s, l) => s + l.total_amount, 0);
+  const tax = items.reduce((s, l) => s + l.tax_amount, 0);
+  if (body.amount === undefined || body.amount === null) throw badRequest('amount is required');
+  if (!isMinorUnits(body.amount)) throw badRequest(minorUnitsMessage('amount'));
+  if (body.amount !== total) throw badRequest(`amount must equal the sum of the line items' totals (${total})`);
+  if (total <= 0) throw badRequest('amount must be greater than 0');
+  return { ...common, items, pretax_amount: total - tax, tax_amount: tax, total_amount: total };
+}

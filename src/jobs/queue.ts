@@ -1,0 +1,149 @@
+import { newId } from '../core/ids.ts';
+import type { Queryable } from '../store/db.ts';
+
+/**
+ * The PostgreSQL-backed job queue (the only SQL for jobs).
+ *
+ * A job is enqueued in the same database transaction as the change that needs it
+ * (transactional outbox): the transaction, its record and its submit job commit
+ * together, or not at all. Workers claim runnable jobs with FOR UPDATE SKIP LOCKED, so
+ * several worker processes never take the same job; a claim is a lease, and a job
+ * whose lease ran out (its worker died) is claimed again. All times come from the
+ * application clock, passed in, so tests drive them.
+ *
+ * Statuses (the spec's retry entry): pending (never tried) → processing → completed;
+ * an attempt that fails → failed (waits for its retry) → processing …; after the last
+ * attempt, or a permanent error → dead.
+ */
+export type JobStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'dead';
+
+export interface JobRow {
+  id: string;
+  kind: string;
+  account_id: string | null;
+  transaction_id: string | null;
+  payload: Record<string, unknown>;
+  status: JobStatus;
+  attempt: number;
+  max_attempts: number;
+  run_at: Date;
+  locked_by: string | null;
+  locked_until: Date | null;
+  last_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface EnqueueInput {
+  kind: string;
+  accountId?: string | null;
+  transactionId?: string | null;
+  payload?: Record<string, unknown>;
+  maxAttempts: number;
+  runAt: Date;
+}
+
+export interface ClaimOptions {
+  kinds: readonly string[];
+  workerId: string;
+  now: Date;
+  leaseMs: number;
+  limit: number;
+}
+
+const RETURNING = 'id, kind, account_id, transaction_id, payload, status, attempt, max_attempts, run_at, locked_by, locked_until, last_error, created_at, updated_at';
+
+export const jobsRepo = {
+  async enqueue(q: Queryable, input: EnqueueInput, now: Date): Promise<JobRow> {
+    const res = await q.query<JobRow>(
+      `INSERT INTO jobs (id, kind, account_id, transaction_id, payload, status, attempt, max_attempts, run_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $7, $8, $8) RETURNING ${RETURNING}`,
+      [newId(), input.kind, input.accountId ?? null, input.transactionId ?? null, JSON.stringify(input.payload ?? {}), input.maxAttempts, input.runAt, now],
+    );
+    return res.rows[0]!;
+  },
+
+  /**
+   * Claims up to `limit` runnable jobs: due pending/failed ones, and processing ones whose
+   * lease expired (a dead worker's). Each claim counts as an attempt.
+   */
+  async claim(q: Queryable, o: ClaimOptions): Promise<JobRow[]> {
+    const res = await q.query<JobRow>(
+      `UPDATE jobs SET status = 'processing', attempt = attempt + 1, locked_by = $2, locked_until = $3::timestamptz, updated_at = $4
+       WHERE id IN (
+         SELECT id FROM jobs
+         WHERE kind = ANY($1::text[])
+           AND ((status IN ('pending', 'failed') AND run_at <= $4) OR (status = 'processing' AND locked_until < $4))
+         ORDER BY run_at, id
+         LIMIT $5
+         FOR UPDATE SKIP LOCKED)
+       RETURNING ${RETURNING}`,
+      [o.kinds, o.workerId, new Date(o.now.getTime() + o.leaseMs), o.now, o.limit],
+    );
+    return res.rows;
+  },
+
+  /** Claims one given job if it is runnable now (the inline path of a create). */
+  async claimById(q: Queryable, id: string, workerId: string, now: Date, leaseMs: number): Promise<JobRow | undefined> {
+    const res = await q.query<JobRow>(
+      `UPDATE jobs SET status = 'processing', attempt = attempt + 1, locked_by = $2, locked_until = $3::timestamptz, updated_at = $4
+       WHERE id = (
+         SELECT id FROM jobs WHERE id = $1
+           AND ((status IN ('pending', 'failed') AND run_at <= $4) OR (status = 'processing' AND locked_until < $4))
+         FOR UPDATE SKIP LOCKED)
+       RETURNING ${RETURNING}`,
+      [id, workerId, new Date(now.getTime() + leaseMs), now],
+    );
+    return res.rows[0];
+  },
+
+  /**
+   * Ends an attempt. Only the worker holding the lease may: a worker that lost its lease
+   * (it was too slow, another took the job over) gets false and must roll back.
+   */
+  async finish(
+    q: Queryable,
+    id: string,
+    workerId: string,
+    next: { status: 'completed' | 'failed' | 'dead'; runAt?: Date; error?: string | null },
+    now: Date,
+  ): Promise<boolean> {
+    const res = await q.query(
+      `UPDATE jobs SET status = $3, run_at = COALESCE($4, run_at), last_error = COALESCE($5, last_error),
+              locked_by = NULL, locked_until = NULL, updated_at = $6
+       WHERE id = $1 AND locked_by = $2 AND status = 'processing'`,
+      [id, workerId, next.status, next.runAt ?? null, next.error ?? null, now],
+    );
+    return res.rowCount === 1;
+  },
+
+  /** One job by id (any account: callers scope it). */
+  async get(q: Queryable, id: string): Promise<JobRow | undefined> {
+    return (await q.query<JobRow>(`SELECT ${RETURNING} FROM jobs WHERE id = $1`, [id])).rows[0];
+  },
+
+  async list(q: Queryable, accountId: string, kind: string, status: JobStatus | undefined, limit: number, offset: number): Promise<{ rows: JobRow[]; total: number }> {
+    const params: unknown[] = [accountId, kind];
+    let where = 'account_id = $1 AND kind = $2';
+    if (status) {
+      params.push(status);
+      where += ` AND status = $${params.length}`;
+    }
+    const [rows, count] = await Promise.all([
+      q.query<JobRow>(`SELECT ${RETURNING} FROM jobs WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [...params, limit, offset]),
+      q.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs WHERE ${where}`, params),
+    ]);
+    return { rows: rows.rows, total: count.rows[0]?.n ?? 0 };
+  },
+
+  /** Counts per status of an account's jobs of one kind updated since `since`. */
+  async stats(q: Queryable, accountId: string, kind: string, since: Date): Promise<Record<JobStatus, number>> {
+    const res = await q.query<{ status: JobStatus; n: number }>(
+      `SELECT status, count(*)::int AS n FROM jobs WHERE account_id = $1 AND kind = $2 AND updated_at >= $3 GROUP BY status`,
+      [accountId, kind, since],
+    );
+    const out: Record<JobStatus, number> = { pending: 0, processing: 0, completed: 0, failed: 0, dead: 0 };
+    for (const r of res.rows) out[r.status] = r.n;
+    return out;
+  },
+};

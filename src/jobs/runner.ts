@@ -1,0 +1,144 @@
+import os from 'node:os';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../core/clock.ts';
+import { newId } from '../core/ids.ts';
+import type { Db, Queryable } from '../store/db.ts';
+import { jobsRepo, type JobRow } from './queue.ts';
+
+/**
+ * What a handler decides about one attempt. `commit` runs in the same database
+ * transaction that records the job's new state, so the effect of an attempt (a status
+ * change, an event) and the job's bookkeeping land together or not at all.
+ */
+export type AttemptResult =
+  | { outcome: 'completed'; commit?: (tx: Queryable) => Promise<void> }
+  | { outcome: 'retry'; error: string; runAt: Date; commit?: (tx: Queryable) => Promise<void> }
+  | { outcome: 'dead'; error: string; commit?: (tx: Queryable) => Promise<void> };
+
+export type JobHandler = (job: JobRow) => Promise<AttemptResult>;
+
+export interface WorkerOptions {
+  db: Db;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  handlers: Record<string, JobHandler>;
+  /** How long a claim lasts before another worker may take the job over. */
+  leaseMs?: number;
+  /** Jobs claimed per round. */
+  batchSize?: number;
+  /** Pause between rounds when there was nothing to do (real time, not the app clock). */
+  idleMs?: number;
+  workerId?: string;
+}
+
+/** Thrown inside the commit transaction when the lease was lost: roll back the attempt's effects. */
+class LeaseLost extends Error {}
+
+export function createWorker(opts: WorkerOptions) {
+  const { db, clock, log, handlers } = opts;
+  const workerId = opts.workerId ?? `${os.hostname()}:${process.pid}:${newId().slice(0, 8)}`;
+  const leaseMs = opts.leaseMs ?? 60_000;
+  const batchSize = opts.batchSize ?? 20;
+  const idleMs = opts.idleMs ?? 250;
+  const kinds = Object.keys(handlers);
+  let running = false;
+  let wake: (() => void) | null = null;
+  let loop: Promise<void> | null = null;
+
+  /** Runs one claimed job through its handler and records the outcome. */
+  async function runJob(job: JobRow): Promise<void> {
+    const handler = handlers[job.kind];
+    let result: AttemptResult;
+    try {
+      if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
+      result = await handler(job);
+    } catch (err) {
+      // A handler bug is not the authority's fault: retry later with the cause logged.
+      log.error({ err, jobId: job.id, kind: job.kind }, 'job handler failed');
+      result = { outcome: 'retry', error: `internal error: ${(err as Error).message}`, runAt: new Date(clock.now().getTime() + 60_000) };
+    }
+    const now = clock.now();
+    try {
+      await db.transaction(async (tx) => {
+        const next =
+          result.outcome === 'completed' ? { status: 'completed' as const }
+          : result.outcome === 'dead' ? { status: 'dead' as const, error: result.error }
+          : { status: 'failed' as const, error: result.error, runAt: result.runAt };
+        if (!(await jobsRepo.finish(tx, job.id, workerId, next, now))) throw new LeaseLost();
+        await result.commit?.(tx);
+      });
+    } catch (err) {
+      if (err instanceof LeaseLost) {
+        log.warn({ jobId: job.id }, 'job lease lost: another worker took it over; this attempt is discarded');
+        return;
+      }
+      throw err;
+    }
+  }
+
+  /** One round: claim a batch and run it. Returns how many jobs ran. */
+  async function runOnce(limit = batchSize): Promise<number> {
+    const jobs = await jobsRepo.claim(db, { kinds, workerId, now: clock.now(), leaseMs, limit });
+    await Promise.all(jobs.map((j) => runJob(j)));
+    return jobs.length;
+  }
+
+  /** Runs rounds until no job is runnable now (tests: drain the queue at the current clock). */
+  async function drain(maxRounds = 10_000): Promise<number> {
+    let total = 0;
+    for (let i = 0; i < maxRounds; i++) {
+      const n = await runOnce();
+      if (n === 0) break;
+      total += n;
+    }
+    return total;
+  }
+
+  /** Claims and runs one specific job now, if it is runnable (the create call's inline path). */
+  async function runJobNow(id: string): Promise<boolean> {
+    const job = await jobsRepo.claimById(db, id, workerId, clock.now(), leaseMs);
+    if (!job) return false;
+    await runJob(job);
+    return true;
+  }
+
+  function start(): void {
+    if (running) return;
+    running = true;
+    loop = (async () => {
+      while (running) {
+        let n = 0;
+        try {
+          n = await runOnce();
+        } catch (err) {
+          log.error({ err }, 'worker round failed');
+        }
+        if (n === 0 && running) {
+          await new Promise<void>((resolve) => {
+            const t = setTimeout(resolve, idleMs);
+            wake = () => {
+              clearTimeout(t);
+              resolve();
+            };
+          });
+          wake = null;
+        }
+      }
+    })();
+  }
+
+  /** A job was just enqueued in this process: look now rather than after the idle pause. */
+  function notify(): void {
+    wake?.();
+  }
+
+  async function stop(): Promise<void> {
+    running = false;
+    wake?.();
+    await loop;
+  }
+
+  return { workerId, runOnce, drain, runJobNow, start, stop, notify };
+}
+
+export type Worker = ReturnType<typeof createWorker>;
