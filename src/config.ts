@@ -22,6 +22,25 @@ export interface Config {
   webhookAllowInsecure: boolean;
   logLevel: string;
   bodyLimitBytes: number;
+  /** Attempts per submission before failed_permanent (FISCALIZATION_SUBMISSION_RETRY_MAX). */
+  submissionMaxAttempts: number;
+  /** First retry delay in ms; doubles per attempt (FISCALIZATION_SUBMISSION_RETRY_DELAY, seconds). */
+  submissionRetryBaseMs: number;
+  /** Run the job workers inside `serve` (WORKERS_IN_PROCESS); off when `worker` processes run apart. */
+  workersInProcess: boolean;
+  /** AI translation of unknown authority errors; undefined = not configured (errors pass through untranslated). */
+  translationAi: TranslationAiConfig | undefined;
+}
+
+/** An OpenAI-compatible Chat Completions endpoint (TRANSLATION_AI_*). */
+export interface TranslationAiConfig {
+  /** Base URL; requests go to `{url}/chat/completions` (e.g. https://api.openai.com/v1). */
+  url: string;
+  /** Bearer key; optional for endpoints that need none (a local model server). */
+  key: string | undefined;
+  model: string;
+  /** Per-request timeout. */
+  timeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -91,6 +110,20 @@ function loadMasterKey(env: Env, dataDir: string): { key: Buffer; source: Config
   return { key: parseMasterKey(text), source: 'generated' };
 }
 
+/** TRANSLATION_AI_URL (http or https) turns AI translation on; it then needs a model. */
+function translationAi(env: Env): TranslationAiConfig | undefined {
+  const aiUrl = url(env, 'TRANSLATION_AI_URL', ['http:', 'https:']);
+  const key = env.TRANSLATION_AI_KEY || undefined;
+  const model = env.TRANSLATION_AI_MODEL?.trim() || undefined;
+  const timeoutMs = int(env, 'TRANSLATION_AI_TIMEOUT_MS', 10_000, 100, 120_000);
+  if (!aiUrl) {
+    if (key || model) throw new ConfigError('TRANSLATION_AI_URL is required when TRANSLATION_AI_KEY or TRANSLATION_AI_MODEL is set');
+    return undefined;
+  }
+  if (!model) throw new ConfigError('TRANSLATION_AI_MODEL is required when TRANSLATION_AI_URL is set');
+  return { url: aiUrl, key, model, timeoutMs };
+}
+
 export function loadConfig(env: Env = process.env, mode: Mode = 'cloud'): Config {
   const dataDir = path.resolve(env.DATA_DIR || './data');
   const master = loadMasterKey(env, dataDir);
@@ -107,5 +140,9 @@ export function loadConfig(env: Env = process.env, mode: Mode = 'cloud'): Config
     webhookAllowInsecure: bool(env, 'WEBHOOK_ALLOW_INSECURE', mode === 'local'),
     logLevel: env.LOG_LEVEL || 'info',
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    submissionMaxAttempts: int(env, 'FISCALIZATION_SUBMISSION_RETRY_MAX', mode === 'local' ? 20 : 50, 1, 10_000),
+    submissionRetryBaseMs: int(env, 'FISCALIZATION_SUBMISSION_RETRY_DELAY', 2, 1, 86_400) * 1000,
+    workersInProcess: bool(env, 'WORKERS_IN_PROCESS', true),
+    translationAi: translationAi(env),
   };
 }

@@ -1,18 +1,24 @@
 import fs from 'node:fs';
-import { ConfigError, loadConfig, type Mode } from './config.ts';
+import pino from 'pino';
+import { ConfigError, loadConfig, type Config, type Mode } from './config.ts';
 import { systemClock } from './core/clock.ts';
 import { deriveKeys } from './crypto/master-key.ts';
 import { buildApp } from './http/app.ts';
+import { CLOUD_BACKOFF, EMBEDDED_BACKOFF } from './jobs/backoff.ts';
 import { createRateLimiter } from './ratelimit/index.ts';
+import { createRuntime, DEFAULT_SOFTWARE } from './runtime.ts';
 import { checkMasterKey } from './services/server-secrets.ts';
 import { migrate } from './store/migrate.ts';
 import { openDb } from './store/open.ts';
 
 /**
- * CLI: `serve` (the cloud host: HTTP API), `migrate` (apply migrations and exit).
- * Later issues add `worker` and `local`.
+ * CLI:
+ * - `serve`: the cloud host: HTTP API, with the job workers in-process (WORKERS_IN_PROCESS);
+ * - `worker`: job workers only, as separate processes on the same PostgreSQL (they claim
+ *   with FOR UPDATE SKIP LOCKED, so any number may run);
+ * - `migrate`: apply migrations and exit.
  */
-const USAGE = 'usage: main <serve|migrate>';
+const USAGE = 'usage: main <serve|worker|migrate>';
 
 function packageVersion(): string {
   try {
@@ -22,46 +28,68 @@ function packageVersion(): string {
   }
 }
 
+function runtimeFor(config: Config, db: Awaited<ReturnType<typeof openDb>>, log: pino.Logger) {
+  const keys = deriveKeys(config.masterKey);
+  const limiter = createRateLimiter(config.redisUrl ? { redisUrl: config.redisUrl } : {});
+  const backoff = { ...(config.mode === 'local' ? EMBEDDED_BACKOFF : CLOUD_BACKOFF), baseMs: config.submissionRetryBaseMs };
+  const rt = createRuntime({
+    db, clock: systemClock, keys, limiter, log,
+    config: { ...config, backoff, submissionMaxAttempts: config.submissionMaxAttempts },
+    software: { ...DEFAULT_SOFTWARE, version: packageVersion() },
+  });
+  return { rt, keys, limiter };
+}
+
 async function main(argv: string[]): Promise<void> {
   const command = argv[0];
-  if (command !== 'serve' && command !== 'migrate') {
+  if (command !== 'serve' && command !== 'migrate' && command !== 'worker') {
     console.error(USAGE);
     process.exit(2);
   }
   const mode: Mode = 'cloud';
   const config = loadConfig(process.env, mode);
+  const log = pino({ level: config.logLevel });
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const applied = await migrate(db);
-  const keys = deriveKeys(config.masterKey);
-  await checkMasterKey(db, keys);
+  await checkMasterKey(db, deriveKeys(config.masterKey));
 
   if (command === 'migrate') {
     console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
     await db.close();
     return;
   }
+  if (command === 'worker' && db.kind === 'pglite') {
+    throw new ConfigError('the worker command needs DATABASE_URL (PostgreSQL): the embedded store belongs to one process, and `serve` runs its workers in-process');
+  }
 
-  const limiter = createRateLimiter(config.redisUrl ? { redisUrl: config.redisUrl } : {});
-  const app = await buildApp(
-    { db, clock: systemClock, keys, config, limiter },
-    { logger: { level: config.logLevel }, bodyLimitBytes: config.bodyLimitBytes, serviceVersion: packageVersion() },
-  );
-  app.log.info({ store: db.kind, dataDir: db.kind === 'pglite' ? config.dataDir : undefined, rateLimiter: config.redisUrl ? 'redis' : 'memory', masterKey: config.masterKeySource, migrations: applied }, 'starting');
-  if (config.masterKeySource === 'generated') app.log.warn(`MASTER_KEY not set: generated one in ${config.dataDir}/master.key; keep it with the data, and set MASTER_KEY when running several nodes`);
-
+  const { rt, limiter } = runtimeFor(config, db, log);
   let stopping = false;
+  let closeApp: (() => Promise<void>) | null = null;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    app.log.info({ signal }, 'stopping');
-    await app.close();
+    log.info({ signal }, 'stopping');
+    await closeApp?.();
+    await rt.worker.stop();
     await limiter.close();
     await db.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+
+  if (command === 'worker') {
+    log.info({ store: db.kind, workerId: rt.worker.workerId }, 'worker starting');
+    rt.worker.start();
+    return;
+  }
+
+  const app = await buildApp(rt, { bodyLimitBytes: config.bodyLimitBytes, serviceVersion: packageVersion() });
+  closeApp = () => app.close();
+  log.info({ store: db.kind, dataDir: db.kind === 'pglite' ? config.dataDir : undefined, rateLimiter: config.redisUrl ? 'redis' : 'memory', masterKey: config.masterKeySource, migrations: applied, workers: config.workersInProcess }, 'starting');
+  if (config.masterKeySource === 'generated') log.warn(`MASTER_KEY not set: generated one in ${config.dataDir}/master.key; keep it with the data, and set MASTER_KEY when running several nodes`);
   await app.listen({ host: config.host, port: config.port });
+  if (config.workersInProcess) rt.worker.start();
 }
 
 main(process.argv.slice(2)).catch((err) => {

@@ -2,9 +2,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
-import { STORE, TEST_MASTER_KEY } from './support/harness.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { STORE, TEST_MASTER_KEY, createTestDatabase } from './support/harness.ts';
+
+let pgUrl = '';
+beforeAll(async () => {
+  if (STORE === 'postgres') pgUrl = await createTestDatabase();
+});
 
 /**
  * The CLI as a user runs it (`npm start` = `main.ts serve`): boots on the configured
@@ -16,7 +20,7 @@ function env(dataDir: string): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' };
   delete base.DATABASE_URL;
   delete base.MASTER_KEY;
-  return STORE === 'postgres' ? { ...base, DATABASE_URL: inject('databaseUrl'), MASTER_KEY: TEST_MASTER_KEY.toString('hex') } : base;
+  return STORE === 'postgres' ? { ...base, DATABASE_URL: pgUrl, MASTER_KEY: TEST_MASTER_KEY.toString('hex') } : base;
 }
 
 async function serve(dataDir: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string }> {

@@ -3,6 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { systemClock } from '../../src/core/clock.ts';
 import { deriveKeys } from '../../src/crypto/master-key.ts';
 import { buildApp } from '../../src/http/app.ts';
+import { createRuntime } from '../../src/runtime.ts';
+import type { FastifyBaseLogger } from 'fastify';
+import pino from 'pino';
 import { checkMasterKey } from '../../src/services/server-secrets.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { openDb } from '../../src/store/open.ts';
@@ -37,10 +40,13 @@ await runChild(async () => {
   const keys = deriveKeys(randomBytes(32));
   await checkMasterKey(db, keys);
   const limiter = createBenchLimiter();
-  const app = await buildApp(
-    { db, clock: systemClock, keys, config: { liveEnabled: false, mode: 'cloud' }, limiter },
-    { logger: false },
-  );
+  const rt = createRuntime({
+    db, clock: systemClock, keys, limiter, log: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
+    config: { liveEnabled: false, mode: 'cloud' },
+  });
+  // Workers run in-process, as under `serve`.
+  rt.worker.start();
+  const app = await buildApp(rt);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
 
@@ -50,6 +56,7 @@ await runChild(async () => {
     stats: () => ({ limiterTakes: limiter.takes, limiterRefused: limiter.refused }),
     async close() {
       await app.close();
+      await rt.worker.stop();
       await limiter.close();
       await db.close();
     },

@@ -97,6 +97,22 @@ export interface Capabilities {
   offlineGraceSeconds?: number;
   /** Legal submission window in days, for deadline alerts (ES 4, IT 12). */
   submissionWindowDays?: number;
+  /**
+   * The real authority protocol client exists (`submit` in `authority` mode works).
+   * While false, `submit` only answers in `stub` mode and the core refuses
+   * `X-Svc-Sandbox: authority`.
+   */
+  authorityTransport: boolean;
+  /**
+   * True: a cancellation record takes the next link of its chain, and the next sequence
+   * number, like any record (VERI*FACTU RegistroAnulacion, an NF525 cancellation, an
+   * Italian DC annullo, which is a new numbered document). False: the cancellation is
+   * built outside the chain (its `chain` input is ignored, its fingerprint is null) and
+   * must not move the chain head or consume a number (TicketBAI AnulaTicketBai, a SAF-T
+   * PT status change, SII baja, myDATA cancel, the SDI credit note numbered from the
+   * original).
+   */
+  cancellationJoinsChain: boolean;
 }
 
 export type TransactionType = 'sale' | 'refund' | 'void';
@@ -165,8 +181,21 @@ export interface BuildInput {
   transactionId: string;
   kind: 'record' | 'cancellation';
   tx: TransactionDraft;
-  /** For a cancellation: the record being cancelled. */
-  original?: { transactionId: string; fiscalId: string | null; tx: TransactionDraft; issuedAt: string } | undefined;
+  /**
+   * For a cancellation: the record being cancelled. `documentNumber` and `upstreamId` are
+   * the original record's `FiscalRecord.documentNumber` and authority id (Greece: MARK)
+   * when the core has them; the annulment names the original by them.
+   */
+  original?:
+    | {
+        transactionId: string;
+        fiscalId: string | null;
+        tx: TransactionDraft;
+        issuedAt: string;
+        documentNumber?: string | null | undefined;
+        upstreamId?: string | null | undefined;
+      }
+    | undefined;
   location: LocationForFiscal;
   environment: 'test' | 'live';
   /** Issue time: the record's own timestamp (fixed in golden tests). */
@@ -191,6 +220,12 @@ export interface FiscalRecord {
   contentType: 'application/xml' | 'application/json';
   /** Known locally (TBAI id, ATCUD, NF525 number); null when the authority assigns it. */
   fiscalId: string | null;
+  /**
+   * The number the document was issued under, in the system's own form (TicketBAI
+   * NumFactura, VERI*FACTU NumSerieFactura, SAF-T InvoiceNo, myDATA aa…); null when the
+   * record has none of its own. Store it: a later cancellation names the original by it.
+   */
+  documentNumber?: string | null | undefined;
   /** This record's link in its chain (what the next record points back to). */
   fingerprint: string | null;
   qrData: string | null;
@@ -254,6 +289,12 @@ export interface AuthorityCode {
   message: string;
   category: 'validation' | 'auth' | 'submission' | 'network' | 'configuration' | 'unknown';
   retriable: boolean;
+  /**
+   * The code means "already registered" (VERI*FACTU/SII 3000, SDI 00404, myDATA 233):
+   * the authority holds the record, so the answer is a `duplicate` outcome, not a
+   * rejection (spec, Greece `duplicate_as_success`).
+   */
+  duplicate?: boolean | undefined;
 }
 
 /** A transport fault: no authority answer (timeout, refused connection, unparsable 5xx). Retried. */

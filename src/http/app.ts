@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import sjson from 'secure-json-parse';
@@ -7,20 +7,23 @@ import { ValidationError } from '../core/errors.ts';
 import { createAccountService } from '../services/accounts.ts';
 import { createApiKeyService } from '../services/api-keys.ts';
 import { createConsentService } from '../services/consents.ts';
-import type { Deps } from '../services/deps.ts';
-import { createLocationService } from '../services/locations.ts';
 import { createRateLimitService } from '../services/rate-limits.ts';
+import { createRetryQueueService } from '../services/retry-queue.ts';
+import { createTransactionService } from '../services/transactions.ts';
+import type { Runtime } from '../runtime.ts';
 import { registerErrorHandling } from './errors.ts';
 import { registerAuth } from './hooks/auth.ts';
 import { API_VERSION, publicRoutes } from './routes/public.ts';
 import { accountRoutes } from './routes/v1/accounts.ts';
 import { apiKeyRoutes } from './routes/v1/api-keys.ts';
 import { locationRoutes } from './routes/v1/locations.ts';
+import { retryQueueRoutes } from './routes/v1/retry-queue.ts';
+import { transactionRoutes } from './routes/v1/transactions.ts';
+import { translationRoutes } from './routes/v1/translations.ts';
+import { registerWebhookRoutes } from './routes/v1/webhooks.ts';
 import { schemaErrorFormatter, validatorCompiler } from './validation.ts';
 
 export interface AppOptions {
-  /** pino logger options, or false to log nothing (tests). */
-  logger?: FastifyServerOptions['logger'];
   bodyLimitBytes?: number;
   serviceVersion?: string;
   /** Trust X-Forwarded-For (behind a proxy) for the per-address sign-up limit. */
@@ -29,10 +32,14 @@ export interface AppOptions {
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** The HTTP API as one Fastify instance; every dependency is passed in (tests build their own). */
-export async function buildApp(deps: Omit<Deps, 'log'>, opts: AppOptions = {}): Promise<FastifyInstance> {
+/**
+ * The HTTP API as one Fastify instance over a runtime (the wired service core); every
+ * dependency is passed in, so tests build their own.
+ */
+export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<FastifyInstance> {
+  const deps = rt.deps;
   const app = Fastify({
-    logger: opts.logger ?? false,
+    loggerInstance: deps.log,
     bodyLimit: opts.bodyLimitBytes ?? 1024 * 1024,
     trustProxy: opts.trustProxy ?? false,
     requestIdHeader: false,
@@ -58,7 +65,6 @@ export async function buildApp(deps: Omit<Deps, 'log'>, opts: AppOptions = {}): 
     ajv: { customOptions: { strict: false } },
   });
   app.setValidatorCompiler(validatorCompiler);
-  const fullDeps: Deps = { ...deps, log: app.log };
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
@@ -76,6 +82,12 @@ export async function buildApp(deps: Omit<Deps, 'log'>, opts: AppOptions = {}): 
     } catch {
       done(new ValidationError('malformed JSON body'), undefined);
     }
+  });
+
+  // No body is an empty object: optional bodies (cancel's reason) need no special case,
+  // and a create without a body reports its first missing field.
+  app.addHook('preValidation', async (req) => {
+    if (req.body === undefined && (req.method === 'POST' || req.method === 'PATCH')) req.body = {};
   });
 
   registerErrorHandling(app);
@@ -100,15 +112,23 @@ export async function buildApp(deps: Omit<Deps, 'log'>, opts: AppOptions = {}): 
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 
-  const apiKeys = createApiKeyService(fullDeps);
-  const rateLimits = createRateLimitService(fullDeps);
+  const apiKeys = createApiKeyService(deps);
+  const rateLimits = createRateLimitService(deps);
   registerAuth(app, apiKeys, rateLimits);
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   publicRoutes(app, { db: deps.db, serviceVersion: opts.serviceVersion ?? '0.0.0' });
-  accountRoutes(app, { accounts: createAccountService(fullDeps, apiKeys), consents: createConsentService(fullDeps) });
+  accountRoutes(app, { accounts: createAccountService(deps, apiKeys), consents: createConsentService(deps) });
   apiKeyRoutes(app, { apiKeys });
-  locationRoutes(app, { locations: createLocationService(fullDeps) });
+  locationRoutes(app, { locations: rt.locations });
+  transactionRoutes(app, {
+    transactions: createTransactionService({
+      ...deps, events: rt.events, locations: rt.locations, submitter: rt.submitter, software: rt.software, maxAttempts: rt.maxAttempts,
+    }),
+  });
+  retryQueueRoutes(app, { retryQueue: createRetryQueueService(deps) });
+  translationRoutes(app, { translations: rt.translator });
+  registerWebhookRoutes(app, deps);
 
   return app;
 }

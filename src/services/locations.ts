@@ -2,7 +2,7 @@ import { badRequest, forbidden, notFound } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { allowsCountry } from '../core/permissions.ts';
 import { resolveLocationSystem, getSystem } from '../countries/registry.ts';
-import type { SystemKey } from '../countries/types.ts';
+import type { Country, LocationForFiscal, SystemKey } from '../countries/types.ts';
 import { isSealed, maskSecret, seal, unseal } from '../crypto/sealed.ts';
 import { locationsRepo, type LocationFilter, type LocationRow } from '../store/repos/locations-repo.ts';
 import type { AuthContext } from './auth-context.ts';
@@ -169,6 +169,16 @@ export function createLocationService(deps: Deps) {
     return out;
   }
 
+  /** The location as fiscal systems see it: secrets unsealed (never leaves the process). */
+  function toFiscal(row: LocationRow): LocationForFiscal {
+    const config = { ...row.country_config };
+    for (const f of secretFields(row.system)) {
+      const plain = openSecret(row, f);
+      if (plain !== undefined) config[f] = plain;
+    }
+    return { id: row.id, account_id: row.account_id, name: row.name, country: row.country as Country, tax_id: row.tax_id, address: row.address, config };
+  }
+
   async function remove(auth: AuthContext, id: string): Promise<void> {
     const row = await locationsRepo.get(db, auth.accountId, id);
     if (!row) throw notFound('location not found');
@@ -176,7 +186,7 @@ export function createLocationService(deps: Deps) {
     if (!(await locationsRepo.softDelete(db, auth.accountId, id, clock.now()))) throw notFound('location not found');
   }
 
-  return { create, get, list, patch, remove };
+  return { create, get, list, patch, remove, toFiscal };
 }
 
 export type LocationService = ReturnType<typeof createLocationService>;

@@ -1,5 +1,7 @@
 import crypto from 'node:crypto';
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import pino from 'pino';
+import pg from 'pg';
 import { inject } from 'vitest';
 import { ManualClock, systemClock, type Clock } from '../../src/core/clock.ts';
 import { deriveKeys } from '../../src/crypto/master-key.ts';
@@ -8,14 +10,34 @@ import { createMemoryLimiter } from '../../src/ratelimit/memory-limiter.ts';
 import type { RateLimiter } from '../../src/ratelimit/limiter.ts';
 import type { Db } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime.ts';
+import type { Worker } from '../../src/jobs/runner.ts';
 import { openPgliteDb } from '../../src/store/pglite-db.ts';
 import { openPostgresDb } from '../../src/store/pg-db.ts';
 
 export const STORE = (process.env.TEST_STORE ?? 'pglite') as 'pglite' | 'postgres';
 
-/** A fresh store for one test file: in-memory PGlite, or the run's PostgreSQL database. */
+let copies = 0;
+
+/** A new PostgreSQL database for this test file, copied from the run's migrated template. */
+export async function createTestDatabase(): Promise<string> {
+  const adminUrl = inject('pgAdminUrl');
+  const name = `${inject('pgTemplate')}_${process.pid}_${++copies}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('pgTemplate')}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** A fresh store: in-memory PGlite, or a PostgreSQL database of its own. */
 export async function openTestDb(): Promise<Db> {
-  if (STORE === 'postgres') return openPostgresDb(inject('databaseUrl'));
+  if (STORE === 'postgres') return openPostgresDb(await createTestDatabase());
   const db = await openPgliteDb();
   await migrate(db);
   return db;
@@ -28,12 +50,19 @@ export interface TestAppOptions {
   liveEnabled?: boolean;
   masterKey?: Buffer;
   app?: AppOptions;
+  /** Extra runtime configuration (retry attempts, backoff, webhook mode, translation AI…). */
+  config?: Partial<RuntimeOptions['config']>;
+  log?: FastifyBaseLogger;
+  random?: () => number;
 }
 
 export interface TestApp {
   app: FastifyInstance;
   db: Db;
   clock: Clock;
+  rt: Runtime;
+  /** The job worker, not started: tests run `worker.drain()` at the clock they choose. */
+  worker: Worker;
   request(opts: InjectOptions & { key?: string }): Promise<LightMyRequestResponse>;
   /** Signs up a fresh account; returns its ids and its root test key. */
   signup(overrides?: Record<string, unknown>): Promise<{ accountId: string; key: string; keyId: string; email: string }>;
@@ -47,10 +76,14 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const db = opts.db ?? (await openTestDb());
   const clock = opts.clock ?? systemClock;
   const limiter = opts.limiter ?? createMemoryLimiter();
-  const app = await buildApp(
-    { db, clock, keys: deriveKeys(opts.masterKey ?? TEST_MASTER_KEY), config: { liveEnabled: opts.liveEnabled ?? false, mode: 'cloud' }, limiter },
-    opts.app ?? {},
-  );
+  const rt = createRuntime({
+    db, clock, limiter,
+    keys: deriveKeys(opts.masterKey ?? TEST_MASTER_KEY),
+    log: opts.log ?? (pino({ level: 'silent' }) as unknown as FastifyBaseLogger),
+    config: { liveEnabled: opts.liveEnabled ?? false, mode: 'cloud', webhookAllowInsecure: true, ...opts.config },
+    ...(opts.random ? { random: opts.random } : {}),
+  });
+  const app = await buildApp(rt, opts.app ?? {});
   await app.ready();
 
   const request: TestApp['request'] = ({ key, headers, ...rest }) =>
@@ -60,6 +93,8 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     app,
     db,
     clock,
+    rt,
+    worker: rt.worker,
     request,
     async signup(overrides = {}) {
       const email = `owner-${crypto.randomUUID()}@example.com`;
@@ -74,6 +109,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     },
     async close() {
       await app.close();
+      await rt.worker.stop();
       await limiter.close(); // the harness owns the limiter, passed in or not
       if (ownDb) await db.close();
     },

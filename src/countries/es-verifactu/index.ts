@@ -1,9 +1,35 @@
+/**
+ * VERI*FACTU (RD 1007/2023, Orden HAC/1177/2024): every invoice record is hashed into a
+ * chain (huella; no signature is needed in VERI*FACTU mode) and sent to AEAT at once.
+ */
 import type { FiscalSystem } from '../types.ts';
+import { chainKeyOf } from '../shared/placeholder.ts';
+import { stubOnlySubmit } from '../shared/sandbox.ts';
 import { validateVerifactuConfig } from './config.ts';
+import { seriesOf, validateVerifactuTransaction } from './metadata.ts';
+import { buildVerifactu } from './build.ts';
+import { verifactuSandbox } from './sandbox.ts';
+import { VERIFACTU_CODES } from './codes.ts';
 
 export const verifactu: FiscalSystem = {
   key: 'es-verifactu',
   country: 'ES',
+  version: '0.1.0',
+  capabilities: {
+    signsLocally: false,
+    chained: true,
+    submission: 'realtime',
+    submissionWindowDays: 4,
+    authorityTransport: false,
+    // RegistroAnulacion carries Encadenamiento like an alta (FORMATS §2.4).
+    cancellationJoinsChain: true,
+  },
   validateConfig: validateVerifactuConfig,
   secretConfigFields: [],
+  validateTransaction: validateVerifactuTransaction,
+  chainKey: ({ location, tx }) => chainKeyOf('es-verifactu', location.id, seriesOf(tx)),
+  initialStatus: () => 'pending',
+  build: buildVerifactu,
+  submit: stubOnlySubmit(verifactuSandbox),
+  codes: VERIFACTU_CODES,
 };

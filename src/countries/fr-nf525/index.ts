@@ -1,9 +1,35 @@
+/**
+ * France NF525 (certified POS, CGI art. 286-I-3° bis): records are signed and chained
+ * locally, which makes them final (`success` at creation); nothing is sent per
+ * transaction.
+ */
 import type { FiscalSystem } from '../types.ts';
+import { chainKeyOf } from '../shared/placeholder.ts';
+import { stubOnlySubmit } from '../shared/sandbox.ts';
 import { validateNf525Config } from './config.ts';
+import { validateNf525Transaction } from './metadata.ts';
+import { buildNf525 } from './build.ts';
+import { nf525Sandbox } from './sandbox.ts';
+import { NF525_CODES } from './codes.ts';
 
 export const nf525: FiscalSystem = {
   key: 'fr-nf525',
   country: 'FR',
+  version: '0.1.0',
+  capabilities: {
+    signsLocally: true,
+    chained: true,
+    submission: 'none',
+    authorityTransport: false,
+    cancellationJoinsChain: true,
+  },
   validateConfig: validateNf525Config,
   secretConfigFields: [],
+  validateTransaction: validateNf525Transaction,
+  // One chain per register; a location is one register.
+  chainKey: ({ location }) => chainKeyOf('fr-nf525', location.id, 'default'),
+  initialStatus: () => 'success',
+  build: buildNf525,
+  submit: stubOnlySubmit(nf525Sandbox),
+  codes: NF525_CODES,
 };

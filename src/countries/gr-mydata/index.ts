@@ -1,9 +1,37 @@
+/**
+ * Greece myDATA (AADE): each document is sent at once and gets a MARK. The create call
+ * waits up to 5 s for it (spec); on a timeout or outage the document is
+ * `offline_pending` and retried for up to 7 days (the spec's default offline grace).
+ */
 import type { FiscalSystem } from '../types.ts';
+import { chainKeyOf } from '../shared/placeholder.ts';
+import { stubOnlySubmit } from '../shared/sandbox.ts';
 import { GREECE_SECRET_FIELDS, validateMyDataConfig } from './config.ts';
+import { seriesOf, validateMyDataTransaction } from './metadata.ts';
+import { buildMyData } from './build.ts';
+import { myDataSandbox } from './sandbox.ts';
+import { MYDATA_CODES } from './codes.ts';
 
 export const myData: FiscalSystem = {
   key: 'gr-mydata',
   country: 'GR',
+  version: '0.1.0',
+  capabilities: {
+    signsLocally: false,
+    chained: false,
+    submission: 'realtime',
+    inlineWindowSeconds: 5,
+    offlineGraceSeconds: 7 * 24 * 60 * 60,
+    authorityTransport: false,
+    cancellationJoinsChain: false,
+  },
   validateConfig: validateMyDataConfig,
   secretConfigFields: GREECE_SECRET_FIELDS,
+  validateTransaction: validateMyDataTransaction,
+  // Documents are numbered (aa) per series.
+  chainKey: ({ location, tx }) => chainKeyOf('gr-mydata', location.id, seriesOf(tx, location)),
+  initialStatus: () => 'pending',
+  build: buildMyData,
+  submit: stubOnlySubmit(myDataSandbox),
+  codes: MYDATA_CODES,
 };

@@ -1,9 +1,37 @@
+/**
+ * Italy Documento Commerciale: the retail receipt whose data reach the Agenzia delle
+ * Entrate (D.Lgs. 127/2015 art. 2), sent in real time; 12 days is the Italian
+ * transmission window. Numbered per register; not hash-chained.
+ */
 import type { FiscalSystem } from '../types.ts';
+import { chainKeyOf, configString } from '../shared/placeholder.ts';
+import { stubOnlySubmit } from '../shared/sandbox.ts';
 import { validateDcConfig } from './config.ts';
+import { validateDcTransaction } from './metadata.ts';
+import { buildDc } from './build.ts';
+import { dcSandbox } from './sandbox.ts';
+import { DC_CODES } from './codes.ts';
 
 export const documentoCommerciale: FiscalSystem = {
   key: 'it-dc',
   country: 'IT',
+  version: '0.1.0',
+  capabilities: {
+    signsLocally: false,
+    chained: false,
+    submission: 'realtime',
+    submissionWindowDays: 12,
+    authorityTransport: false,
+    // A documento di annullo is a new document with its own number on the register.
+    cancellationJoinsChain: true,
+  },
   validateConfig: validateDcConfig,
   secretConfigFields: [],
+  validateTransaction: validateDcTransaction,
+  // The register (PEM matricola) numbers its documents.
+  chainKey: ({ location }) => chainKeyOf('it-dc', location.id, configString(location.config, 'pem_matricola') ?? 'default'),
+  initialStatus: () => 'pending',
+  build: buildDc,
+  submit: stubOnlySubmit(dcSandbox),
+  codes: DC_CODES,
 };

@@ -1,9 +1,37 @@
+/**
+ * Italy SDI (Sistema di Interscambio, FatturaPA e-invoicing): invoices are sent to SdI,
+ * whose outcome arrives later as a notification; 12 days to transmit (DPR 633/1972
+ * art. 21, as amended by DL 119/2018). Not chained. Files to a public administration
+ * (FPA12) must be signed; that signing arrives with the real format in the Italy issue.
+ */
 import type { FiscalSystem } from '../types.ts';
+import { chainKeyOf } from '../shared/placeholder.ts';
+import { stubOnlySubmit } from '../shared/sandbox.ts';
 import { validateSdiConfig } from './config.ts';
+import { validateSdiTransaction } from './metadata.ts';
+import { buildSdi } from './build.ts';
+import { sdiSandbox } from './sandbox.ts';
+import { SDI_CODES } from './codes.ts';
 
 export const sdi: FiscalSystem = {
   key: 'it-sdi',
   country: 'IT',
+  version: '0.1.0',
+  capabilities: {
+    signsLocally: false,
+    chained: false,
+    submission: 'notification',
+    submissionWindowDays: 12,
+    authorityTransport: false,
+    cancellationJoinsChain: false,
+  },
   validateConfig: validateSdiConfig,
   secretConfigFields: [],
+  validateTransaction: validateSdiTransaction,
+  // The merchant numbers its invoices; the key only groups a location's records.
+  chainKey: ({ location }) => chainKeyOf('it-sdi', location.id, 'default'),
+  initialStatus: () => 'pending',
+  build: buildSdi,
+  submit: stubOnlySubmit(sdiSandbox),
+  codes: SDI_CODES,
 };

@@ -1,9 +1,40 @@
+/**
+ * Portugal (certified invoicing software, SAF-T PT): documents are signed locally and
+ * hash-chained per series and type, which makes them final (`success` at creation);
+ * they reach the AT in the monthly SAF-T file, not one by one.
+ */
 import type { FiscalSystem } from '../types.ts';
+import { chainKeyOf } from '../shared/placeholder.ts';
+import { stubOnlySubmit } from '../shared/sandbox.ts';
 import { validateSaftConfig } from './config.ts';
+import { documentTypeOf, seriesEntryOf, validateSaftTransaction } from './metadata.ts';
+import { buildSaft } from './build.ts';
+import { saftSandbox } from './sandbox.ts';
+import { SAFT_CODES } from './codes.ts';
 
 export const saft: FiscalSystem = {
   key: 'pt-saft',
   country: 'PT',
+  version: '0.1.0',
+  capabilities: {
+    signsLocally: true,
+    chained: true,
+    submission: 'none',
+    authorityTransport: false,
+    // Cancelling marks the original document A (anulado): no new number, no new link.
+    cancellationJoinsChain: false,
+  },
   validateConfig: validateSaftConfig,
   secretConfigFields: [],
+  validateTransaction: validateSaftTransaction,
+  // The hash chain and the numbering run per series and document type (Portaria 363/2010
+  // art. 6: the previous document "of the same series and type"): key "<type> <series>".
+  chainKey: ({ location, tx }) => {
+    const type = documentTypeOf(tx);
+    return chainKeyOf('pt-saft', location.id, `${type} ${seriesEntryOf(location, type)?.prefix ?? ''}`);
+  },
+  initialStatus: () => 'success',
+  build: buildSaft,
+  submit: stubOnlySubmit(saftSandbox),
+  codes: SAFT_CODES,
 };

@@ -43,6 +43,11 @@ export const locationsRepo = {
     ).rows[0];
   },
 
+  /** By id alone, deleted or not: workers load the location a stored transaction was made at. */
+  async getById(q: Queryable, id: string): Promise<LocationRow | undefined> {
+    return (await q.query<LocationRow>('SELECT * FROM locations WHERE id = $1', [id])).rows[0];
+  },
+
   async list(q: Queryable, accountId: string, f: LocationFilter, limit: number, offset: number): Promise<{ rows: LocationRow[]; total: number }> {
     const where = ['account_id = $1', 'deleted_at IS NULL'];
     const params: unknown[] = [accountId];

@@ -1,0 +1,78 @@
+import { describe, it, expect } from 'vitest';
+import { sii } from './index.ts';
+import { expect400 } from '../shared/test-helpers.ts';
+import { draft, location, txCtx } from '../shared/test-fixtures.ts';
+
+const loc = location('es-sii');
+const validate = (metadata: Record<string, unknown>, over: Parameters<typeof draft>[0] = {}) =>
+  sii.validateTransaction(draft({ metadata, ...over }), txCtx(loc));
+const F1 = 'counterparty_nif and counterparty_name are required in metadata for SII standard invoices (F1); set simplified: true for an F2';
+const party = { counterparty_nif: 'B12345674', counterparty_name: 'Cliente SA' };
+
+describe('es-sii validateTransaction', () => {
+  it('defaults for a simplified sale (invoice_number left to the core)', () => {
+    expect(validate({ simplified: true })).toEqual({
+      simplified: true,
+      issue_date: '15-01-2026',
+      description: 'Coffee',
+      regime_key: '01',
+      exercise: '2026',
+      period: '01',
+      book_type: 'issued',
+      invoice_type: 'F2',
+    });
+  });
+
+  it('F1 (the default) needs the counterparty', () => {
+    expect400(() => validate({}), F1);
+    expect400(() => validate({ counterparty_nif: 'B12345674' }), F1);
+    expect(validate(party)).toMatchObject({ invoice_type: 'F1', ...party });
+  });
+
+  it('a foreign counterparty is named by id type, country and id', () => {
+    const foreign = { counterparty_name: 'Client SARL', counterparty_id_type: '02', counterparty_country: 'FR', counterparty_id: 'FR12345678901' };
+    expect(validate(foreign).invoice_type).toBe('F1');
+    expect400(
+      () => validate({ counterparty_name: 'C', counterparty_id_type: '02' }),
+      'metadata.counterparty_id_type, counterparty_country and counterparty_id must be given together for a foreign party',
+    );
+    expect400(() => validate({ ...foreign, counterparty_id_type: '01' }), 'metadata.counterparty_id_type must be one of 02, 03, 04, 05, 06, 07');
+    expect400(() => validate({ ...party, counterparty_nif: '12345678A' }), 'metadata.counterparty_nif must be a valid Spanish NIF');
+  });
+
+  it('refund/void → R1 with the original invoice (R5 when simplified)', () => {
+    const original = { original_invoice_number: 'F-2026-1', original_issue_date: '10-01-2026' };
+    expect(validate({ ...party, ...original }, { type: 'refund' }).invoice_type).toBe('R1');
+    expect400(
+      () => validate({ ...party }, { type: 'void' }),
+      'original_invoice_number and original_issue_date are required in metadata for SII credit notes (R1)',
+    );
+    expect400(
+      () => validate({ ...party, ...original, original_issue_date: '2026-01-10' }, { type: 'refund' }),
+      'metadata.original_issue_date must be a date in the form DD-MM-YYYY',
+    );
+    expect(validate({ simplified: true }, { type: 'refund' }).invoice_type).toBe('R5');
+  });
+
+  it('exercise and period follow a given issue date', () => {
+    expect(validate({ simplified: true, issue_date: '28-12-2025' })).toMatchObject({ exercise: '2025', period: '12' });
+    expect(validate({ simplified: true, period: 3, exercise: 2026 })).toMatchObject({ exercise: '2026', period: '03' });
+    expect(validate({ simplified: true, period: '0A' }).period).toBe('0A');
+  });
+
+  it.each([
+    [{ issue_date: '2026-01-15' }, 'metadata.issue_date must be a date in the form DD-MM-YYYY'],
+    [{ issue_date: '31-02-2026' }, 'metadata.issue_date must be a date in the form DD-MM-YYYY'],
+    [{ regime_key: '04' }, 'metadata.regime_key must be one of 01, 02, 03, 05, 07, 09'],
+    [{ period: '13' }, 'metadata.period must be 01-12 or 0A'],
+    [{ exercise: '26' }, 'metadata.exercise must be a 4-digit year'],
+    [{ simplified: 'yes' }, 'metadata.simplified must be a boolean'],
+    [{ book_type: 'sales' }, 'metadata.book_type must be issued or received'],
+  ])('refuses %j', (meta, message) => {
+    expect400(() => validate({ simplified: true, ...meta }), message);
+  });
+
+  it('keeps the given invoice number and series', () => {
+    expect(validate({ simplified: true, invoice_number: 'F-1', series: '2026/' })).toMatchObject({ invoice_number: 'F-1', series: '2026/' });
+  });
+});

@@ -1,0 +1,159 @@
+/**
+ * SII transaction rules: the spec's "Spain SII" metadata table, with its defaults.
+ *
+ * SII reports invoices that the merchant issues (it numbers nothing itself), so the
+ * invoice number defaults to the transaction id (applied by the core) and the invoice
+ * type follows the transaction: F1 standard (names the customer), F2 simplified, R1 for
+ * a refund or void, R5 for one that corrects a simplified invoice (RD 1619/2012 art. 15;
+ * `TipoFactura` of SuministroInformacion.xsd).
+ */
+import { badRequest } from '../../core/errors.ts';
+import type { TransactionContext, TransactionDraft } from '../types.ts';
+import { dmyDate, isDmyDate, localDate, parseDmy } from '../shared/dates.ts';
+import {
+  baseMetadata,
+  optionalBoolean,
+  optionalChoice,
+  optionalText,
+  withoutUndefined,
+  type Metadata,
+} from '../shared/metadata-fields.ts';
+import { isValidSpanishNif } from '../es/nif.ts';
+
+/** Issued-invoice keys offered by the spec (ClaveRegimenEspecialOTrascendencia, FORMATS §3). */
+export const REGIME_KEYS = ['01', '02', '03', '05', '07', '09'] as const;
+
+/**
+ * IDOtro/IDType (AEAT L4 list): 02 NIF-IVA (EU VAT number), 03 passport, 04 official id
+ * document of the country of residence, 05 residence certificate, 06 other document,
+ * 07 not registered. The spec names 02 and "04 passport"; 04 is in fact the official id
+ * document and passports are 03, so the whole list is accepted.
+ */
+export const ID_TYPES = ['02', '03', '04', '05', '06', '07'] as const;
+
+const DMY_MESSAGE = (field: string) => `metadata.${field} must be a date in the form DD-MM-YYYY`;
+const F1_MESSAGE =
+  'counterparty_nif and counterparty_name are required in metadata for SII standard invoices (F1); set simplified: true for an F2';
+const R1_PARTY_MESSAGE =
+  'counterparty_nif and counterparty_name are required in metadata for SII credit notes (R1); set simplified: true for an R5';
+const R1_ORIGINAL_MESSAGE = 'original_invoice_number and original_issue_date are required in metadata for SII credit notes (R1)';
+
+/** `NumSerieFacturaEmisor` is at most 60 characters. */
+const NUMBER = /^[\x20-\x7E]{1,60}$/;
+const SERIES = /^[\x21-\x7E]{1,20}$/;
+
+function readDmy(meta: Metadata, field: string): string | undefined {
+  return optionalText(meta, field, DMY_MESSAGE(field), undefined);
+}
+
+export function validateSiiTransaction(tx: TransactionDraft, ctx: TransactionContext): Record<string, unknown> {
+  const meta = baseMetadata(tx, 'ES');
+
+  const invoice_number = optionalText(meta, 'invoice_number', 'metadata.invoice_number must be 1-60 printable characters', NUMBER, true);
+  const series = optionalText(meta, 'series', 'metadata.series must be 1-20 printable characters without spaces', SERIES);
+
+  const issue_date = readDmy(meta, 'issue_date') ?? dmyDate(localDate(ctx.now, 'ES'));
+  if (!isDmyDate(issue_date)) throw badRequest(DMY_MESSAGE('issue_date'));
+  // Exercise and period are those of the invoice: today's unless an issue date was given.
+  const issued = parseDmy(issue_date);
+
+  const description =
+    optionalText(meta, 'description', 'metadata.description must be a string of at most 500 characters', /^[\s\S]{1,500}$/) ??
+    autoDescription(tx);
+  const regime_key =
+    optionalChoice(meta, 'regime_key', REGIME_KEYS, 'metadata.regime_key must be one of 01, 02, 03, 05, 07, 09') ?? '01';
+  const exercise = readExercise(meta) ?? issued.year;
+  const period = readPeriod(meta) ?? issued.month;
+  const simplified = optionalBoolean(meta, 'simplified') ?? false;
+  const book_type = optionalChoice(meta, 'book_type', ['issued', 'received'] as const, 'metadata.book_type must be issued or received') ?? 'issued';
+
+  const invoice_type = tx.type === 'sale' ? (simplified ? 'F2' : 'F1') : simplified ? 'R5' : 'R1';
+
+  const party = readCounterparty(meta);
+  if (invoice_type === 'F1' || invoice_type === 'R1') {
+    const identified = party.counterparty_nif !== undefined || party.counterparty_id !== undefined;
+    if (!identified || party.counterparty_name === undefined) {
+      throw badRequest(invoice_type === 'F1' ? F1_MESSAGE : R1_PARTY_MESSAGE);
+    }
+  }
+
+  const original_invoice_number = optionalText(
+    meta,
+    'original_invoice_number',
+    'metadata.original_invoice_number must be 1-60 printable characters',
+    NUMBER,
+    true,
+  );
+  const original_issue_date = readDmy(meta, 'original_issue_date');
+  if (original_issue_date !== undefined && !isDmyDate(original_issue_date)) throw badRequest(DMY_MESSAGE('original_issue_date'));
+  if (invoice_type === 'R1' && (original_invoice_number === undefined || original_issue_date === undefined)) {
+    throw badRequest(R1_ORIGINAL_MESSAGE);
+  }
+
+  return withoutUndefined({
+    ...meta,
+    invoice_number,
+    series,
+    issue_date,
+    description,
+    regime_key,
+    exercise,
+    period,
+    simplified,
+    book_type,
+    invoice_type,
+    ...party,
+    original_invoice_number,
+    original_issue_date,
+  });
+}
+
+/** `DescripcionOperacion` is mandatory (max 500): the line descriptions, when not given. */
+function autoDescription(tx: TransactionDraft): string {
+  const text = tx.items.map((l) => l.description.trim()).filter((d) => d !== '').join(', ');
+  return (text === '' ? 'Sale' : text).slice(0, 500);
+}
+
+function readExercise(meta: Metadata): string | undefined {
+  return optionalText(meta, 'exercise', 'metadata.exercise must be a 4-digit year', /^\d{4}$/, true);
+}
+
+/** `Periodo`: the month 01-12, or 0A for annual filers. */
+function readPeriod(meta: Metadata): string | undefined {
+  const raw = meta.period;
+  const value = typeof raw === 'number' && Number.isSafeInteger(raw) && raw >= 1 && raw <= 12 ? String(raw).padStart(2, '0') : raw;
+  return optionalText({ period: value }, 'period', 'metadata.period must be 01-12 or 0A', /^(0[1-9]|1[0-2]|0A)$/);
+}
+
+function readCounterparty(meta: Metadata) {
+  const counterparty_nif = optionalText(meta, 'counterparty_nif', 'metadata.counterparty_nif must be a valid Spanish NIF');
+  if (counterparty_nif !== undefined && !isValidSpanishNif(counterparty_nif)) {
+    throw badRequest('metadata.counterparty_nif must be a valid Spanish NIF');
+  }
+  // `NombreRazon`: at most 120 characters.
+  const counterparty_name = optionalText(
+    meta,
+    'counterparty_name',
+    'metadata.counterparty_name must be a string of at most 120 characters',
+    /^[\s\S]{1,120}$/,
+  );
+  const counterparty_id_type = optionalChoice(
+    meta,
+    'counterparty_id_type',
+    ID_TYPES,
+    'metadata.counterparty_id_type must be one of 02, 03, 04, 05, 06, 07',
+  );
+  const counterparty_country = optionalText(
+    meta,
+    'counterparty_country',
+    'metadata.counterparty_country must be an ISO 3166-1 alpha-2 code',
+    /^[A-Z]{2}$/,
+  );
+  const counterparty_id = optionalText(meta, 'counterparty_id', 'metadata.counterparty_id must be 1-20 characters', /^[\x21-\x7E]{1,20}$/);
+  // A foreign party is named by IDOtro: the three fields together, or none of them.
+  const foreign = [counterparty_id_type, counterparty_country, counterparty_id];
+  if (foreign.some((f) => f !== undefined) && foreign.some((f) => f === undefined)) {
+    throw badRequest('metadata.counterparty_id_type, counterparty_country and counterparty_id must be given together for a foreign party');
+  }
+  return { counterparty_nif, counterparty_name, counterparty_id_type, counterparty_country, counterparty_id };
+}

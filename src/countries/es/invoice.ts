@@ -1,0 +1,64 @@
+/**
+ * Numbering and invoice type for the Spanish systems that number and type invoices
+ * locally (TicketBAI, VERI*FACTU).
+ *
+ * Invoice types (RD 1619/2012; codes from the VERI*FACTU/TicketBAI schemas, `TipoFactura`):
+ * - F1: full invoice (art. 6), which names the customer by tax id;
+ * - F2: simplified invoice (art. 7): the retail receipt, no customer tax id needed;
+ * - R1-R4: corrective invoices of full invoices (art. 15, the reasons of LIVA art. 80);
+ *   R1 (art. 80.1/80.2: returns, discounts, errors founded in law) is the one a refund is;
+ * - R5: corrective invoice of a simplified invoice.
+ */
+import { badRequest } from '../../core/errors.ts';
+import type { TransactionDraft } from '../types.ts';
+import { customerTaxId, optionalText, type Metadata } from '../shared/metadata-fields.ts';
+
+/*
+ * Series and numbers: TicketBAI `SerieFactura` / `NumFactura` allow 20 characters each,
+ * and VERI*FACTU joins them in `NumSerieFactura` (60). AEAT refuses some characters
+ * (error 1287: < > " ' =); letters, digits and . _ / - are safe everywhere.
+ */
+const SAFE = /^[A-Za-z0-9._/-]{1,20}$/;
+const SAFE_TEXT = '1-20 characters: letters, digits, ".", "_", "/" or "-"';
+export const SERIES_INVALID = `metadata.series must be ${SAFE_TEXT}`;
+export const INVOICE_NUMBER_INVALID = `metadata.invoice_number must be ${SAFE_TEXT}`;
+
+export const readSeries = (meta: Metadata, fallback: string): string =>
+  optionalText(meta, 'series', SERIES_INVALID, SAFE) ?? fallback;
+
+/** Optional: numbering is normally ours (the chain's sequence number). */
+export const readInvoiceNumber = (meta: Metadata): string | undefined =>
+  optionalText(meta, 'invoice_number', INVOICE_NUMBER_INVALID, SAFE, true);
+
+const SALE_TYPES = ['F1', 'F2'] as const;
+const CORRECTIVE_TYPES = ['R1', 'R2', 'R3', 'R4', 'R5'] as const;
+export type SpanishInvoiceType = (typeof SALE_TYPES)[number] | (typeof CORRECTIVE_TYPES)[number];
+
+/**
+ * The invoice type: F2 unless the customer gives a tax id (F1); a refund or void is
+ * corrective: R1, or R5 when it corrects a simplified invoice (no customer tax id).
+ * `metadata.invoice_type` may choose another type of the same family.
+ */
+export function readSpanishInvoiceType(tx: TransactionDraft, meta: Metadata): SpanishInvoiceType {
+  const hasCustomer = customerTaxId(tx) !== undefined;
+  const corrective = tx.type !== 'sale';
+  const raw = meta.invoice_type;
+  if (raw === undefined || raw === null || raw === '') {
+    if (corrective) return hasCustomer ? 'R1' : 'R5';
+    return hasCustomer ? 'F1' : 'F2';
+  }
+  const allowed: readonly SpanishInvoiceType[] = corrective ? CORRECTIVE_TYPES : SALE_TYPES;
+  const chosen = typeof raw === 'string' ? allowed.find((t) => t === raw.trim()) : undefined;
+  if (chosen === undefined) {
+    throw badRequest(
+      corrective
+        ? 'metadata.invoice_type must be one of R1, R2, R3, R4, R5 for refund and void transactions'
+        : 'metadata.invoice_type must be F1 or F2 for a sale',
+    );
+  }
+  // F1 and R1-R4 identify the customer (art. 6.1.d); without a tax id AEAT refuses them.
+  if (chosen !== 'F2' && chosen !== 'R5' && !hasCustomer) {
+    throw badRequest(`metadata.invoice_type ${chosen} needs the customer's tax id in customer_context (nif or tax_id)`);
+  }
+  return chosen;
+}

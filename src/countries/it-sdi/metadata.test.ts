@@ -1,0 +1,75 @@
+import { describe, it, expect } from 'vitest';
+import { sdi } from './index.ts';
+import { expect400 } from '../shared/test-helpers.ts';
+import { draft, line, location, txCtx } from '../shared/test-fixtures.ts';
+
+const loc = location('it-sdi');
+const validate = (metadata: Record<string, unknown>, over: Parameters<typeof draft>[0] = {}, l = loc) =>
+  sdi.validateTransaction(draft({ metadata, ...over }), txCtx(l));
+
+describe('it-sdi validateTransaction', () => {
+  it('requires invoice_number with the spec message', () => {
+    expect400(() => validate({}), 'invoice_number is required in metadata for Italian transactions');
+    expect400(() => validate({ invoice_number: '  ' }), 'invoice_number is required in metadata for Italian transactions');
+  });
+
+  it('defaults: today (Rome), 0000000, IT, TD01', () => {
+    expect(validate({ invoice_number: '2026/1' })).toEqual({
+      invoice_number: '2026/1',
+      invoice_date: '2026-01-15',
+      codice_destinatario: '0000000',
+      buyer_country: 'IT',
+      tipo_documento: 'TD01',
+    });
+  });
+
+  it('refund and void default to a credit note TD04; override among the allowed codes', () => {
+    expect(validate({ invoice_number: 'NC1' }, { type: 'refund' }).tipo_documento).toBe('TD04');
+    expect(validate({ invoice_number: 'NC1' }, { type: 'void' }).tipo_documento).toBe('TD04');
+    expect(validate({ invoice_number: '1', tipo_documento: 'TD24' }).tipo_documento).toBe('TD24');
+    expect400(() => validate({ invoice_number: '1', tipo_documento: 'TD03' }), 'metadata.tipo_documento must be one of TD01, TD02, TD04, TD06, TD07, TD24');
+  });
+
+  it('keeps the buyer fields and an integer invoice number', () => {
+    expect(validate({ invoice_number: 17, buyer_denomination: 'Rossi Srl', buyer_country: 'DE', codice_destinatario: 'ABC1234' })).toMatchObject({
+      invoice_number: '17',
+      buyer_denomination: 'Rossi Srl',
+      buyer_country: 'DE',
+      codice_destinatario: 'ABC1234',
+    });
+  });
+
+  it.each([
+    [{ invoice_number: 'ABC' }, 'metadata.invoice_number must be 1-20 characters and contain at least one digit'],
+    [{ invoice_number: '1'.repeat(21) }, 'metadata.invoice_number must be 1-20 characters and contain at least one digit'],
+    [{ invoice_number: '1', invoice_date: '15/01/2026' }, 'metadata.invoice_date must be a date in the form YYYY-MM-DD'],
+    [{ invoice_number: '1', invoice_date: '2026-02-30' }, 'metadata.invoice_date must be a date in the form YYYY-MM-DD'],
+    [{ invoice_number: '1', invoice_date: '2026-01-16' }, 'metadata.invoice_date must not be in the future'],
+    [{ invoice_number: '1', codice_destinatario: 'abc1234' }, 'metadata.codice_destinatario must be 7 uppercase letters or digits'],
+    [{ invoice_number: '1', codice_destinatario: 'ABC123' }, 'metadata.codice_destinatario must be 7 uppercase letters or digits'],
+    [{ invoice_number: '1', buyer_country: 'ITA' }, 'metadata.buyer_country must be an ISO 3166-1 alpha-2 code (e.g. IT)'],
+  ])('refuses %j', (meta, message) => {
+    expect400(() => validate(meta), message);
+  });
+
+  it('public administration (FPA12): the 6-character IPA office code, required', () => {
+    const pa = location('it-sdi', { formato_trasmissione: 'FPA12' });
+    expect(validate({ invoice_number: '1', codice_destinatario: 'UFXYZ1' }, {}, pa).codice_destinatario).toBe('UFXYZ1');
+    expect400(
+      () => validate({ invoice_number: '1' }, {}, pa),
+      'metadata.codice_destinatario is required for public administration invoices (FPA12): the 6-character IPA office code',
+    );
+    expect400(
+      () => validate({ invoice_number: '1', codice_destinatario: '0000000' }, {}, pa),
+      'metadata.codice_destinatario must be the 6-character IPA office code (uppercase letters or digits) for FPA12',
+    );
+  });
+
+  it('applies the Natura rule and the EUR rule', () => {
+    expect400(
+      () => validate({ invoice_number: '1' }, { items: [line({ tax_rate: 0, tax_amount: 0, total_amount: 1000 })] }),
+      'items[0].natura is required when tax_rate is 0 (N1-N6)',
+    );
+    expect400(() => validate({ invoice_number: '1' }, { currency: 'CHF' }), 'currency must be EUR for Italy locations');
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * Italy SDI transaction rules: the spec's "Italy SDI" metadata table, DECISIONS'
+ * `tipo_documento` override, and the Natura rule on 0 % lines.
+ */
+import { badRequest } from '../../core/errors.ts';
+import type { TransactionContext, TransactionDraft } from '../types.ts';
+import { isIsoDate, isoDate, localDate } from '../shared/dates.ts';
+import { baseMetadata, optionalChoice, optionalText, withoutUndefined } from '../shared/metadata-fields.ts';
+import { checkNatura } from '../it/natura.ts';
+
+/** TipoDocumento codes offered (FatturaPA 1.2.2): invoice, advance, credit note, fee note, debit note of a fee, deferred invoice. */
+export const TIPI_DOCUMENTO = ['TD01', 'TD02', 'TD04', 'TD06', 'TD07', 'TD24'] as const;
+
+/**
+ * `Numero` (FatturaPA String20, basic Latin) must contain a digit: SdI refuses a number
+ * without one (00425).
+ */
+const NUMERO = /^(?=.*[0-9])[\x20-\x7E]{1,20}$/;
+
+/** The default TipoDocumento: a sale is an invoice (TD01), a refund or void a credit note (TD04). */
+export const defaultTipoDocumento = (tx: TransactionDraft): string => (tx.type === 'sale' ? 'TD01' : 'TD04');
+
+export function validateSdiTransaction(tx: TransactionDraft, ctx: TransactionContext): Record<string, unknown> {
+  const meta = baseMetadata(tx, 'IT');
+  checkNatura(tx);
+
+  const invoice_number = optionalText(
+    meta,
+    'invoice_number',
+    'metadata.invoice_number must be 1-20 characters and contain at least one digit',
+    NUMERO,
+    true,
+  );
+  if (invoice_number === undefined) throw badRequest('invoice_number is required in metadata for Italian transactions');
+
+  const today = isoDate(localDate(ctx.now, 'IT'));
+  const invoice_date = optionalText(meta, 'invoice_date', 'metadata.invoice_date must be a date in the form YYYY-MM-DD') ?? today;
+  if (!isIsoDate(invoice_date)) throw badRequest('metadata.invoice_date must be a date in the form YYYY-MM-DD');
+  // SdI refuses an invoice dated after it receives it (00403).
+  if (invoice_date > today) throw badRequest('metadata.invoice_date must not be in the future');
+
+  const codice_destinatario = readCodiceDestinatario(meta, ctx.location.config.formato_trasmissione);
+  // Denominazione: String80 (Latin).
+  const buyer_denomination = optionalText(
+    meta,
+    'buyer_denomination',
+    'metadata.buyer_denomination must be a string of at most 80 characters',
+    /^[\s\S]{1,80}$/,
+  );
+  const buyer_country =
+    optionalText(meta, 'buyer_country', 'metadata.buyer_country must be an ISO 3166-1 alpha-2 code (e.g. IT)', /^[A-Z]{2}$/) ?? 'IT';
+  const tipo_documento =
+    optionalChoice(meta, 'tipo_documento', TIPI_DOCUMENTO, 'metadata.tipo_documento must be one of TD01, TD02, TD04, TD06, TD07, TD24') ??
+    defaultTipoDocumento(tx);
+
+  return withoutUndefined({
+    ...meta,
+    invoice_number,
+    invoice_date,
+    codice_destinatario,
+    buyer_denomination,
+    buyer_country,
+    tipo_documento,
+  });
+}
+
+/**
+ * CodiceDestinatario: the recipient's SdI channel, uppercase letters and digits (SdI
+ * reads lowercase as a different, unknown code). 7 characters between private parties
+ * (FPR12), `0000000` when the buyer receives by PEC or is a consumer; 6 for a public
+ * administration (FPA12: the IPA office code). SdI refuses a 7-character code on an
+ * FPA12 invoice and a 6-character one on FPR12 (00427), so for FPA12 there is no
+ * default: the office code is required.
+ */
+function readCodiceDestinatario(meta: Record<string, unknown>, formato: unknown): string {
+  if (formato === 'FPA12') {
+    const message = 'metadata.codice_destinatario must be the 6-character IPA office code (uppercase letters or digits) for FPA12';
+    const code = optionalText(meta, 'codice_destinatario', message, /^[A-Z0-9]{6}$/);
+    if (code === undefined) {
+      throw badRequest('metadata.codice_destinatario is required for public administration invoices (FPA12): the 6-character IPA office code');
+    }
+    return code;
+  }
+  return (
+    optionalText(meta, 'codice_destinatario', 'metadata.codice_destinatario must be 7 uppercase letters or digits', /^[A-Z0-9]{7}$/) ??
+    '0000000'
+  );
+}

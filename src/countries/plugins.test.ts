@@ -1,0 +1,142 @@
+/**
+ * The plug-in contract, checked for every system at once: capabilities, chain keys,
+ * deterministic placeholder builds, and the sandbox magic values.
+ */
+import { describe, it, expect } from 'vitest';
+import { SYSTEMS } from './registry.ts';
+import { TransportError, type FiscalSystem, type SystemKey } from './types.ts';
+import { SANDBOX_OUTCOME_INVALID } from './shared/sandbox.ts';
+import { expect400 } from './shared/test-helpers.ts';
+import { CONFIGS, LOCATION_ID, NOW, TX_ID, draft, location, stored, submitCtx, txCtx, validatedBuild } from './shared/test-fixtures.ts';
+
+/** A sale each system accepts with the given extra metadata. */
+function validSale(key: SystemKey, metadata: Record<string, unknown> = {}) {
+  const base: Partial<Record<SystemKey, Record<string, unknown>>> = {
+    'it-sdi': { invoice_number: '2026/1' },
+    'es-sii': { simplified: true },
+  };
+  return draft({ metadata: { ...base[key], ...metadata } });
+}
+
+const EXPECTED: Record<SystemKey, { chained: boolean; submission: string; initial: string; window?: number }> = {
+  'es-ticketbai': { chained: true, submission: 'realtime', initial: 'pending', window: 4 },
+  'es-verifactu': { chained: true, submission: 'realtime', initial: 'pending', window: 4 },
+  'es-sii': { chained: false, submission: 'realtime', initial: 'pending', window: 4 },
+  'it-sdi': { chained: false, submission: 'notification', initial: 'pending', window: 12 },
+  'it-dc': { chained: false, submission: 'realtime', initial: 'pending', window: 12 },
+  'fr-nf525': { chained: true, submission: 'none', initial: 'success' },
+  'pt-saft': { chained: true, submission: 'none', initial: 'success' },
+  'gr-mydata': { chained: false, submission: 'realtime', initial: 'pending' },
+};
+
+describe.each(SYSTEMS.map((s) => [s.key, s] as [SystemKey, FiscalSystem]))('%s', (key, system) => {
+  const loc = location(key);
+
+  it('fixture config is what validateConfig stores', () => {
+    expect(system.validateConfig({ config: CONFIGS[key].config, taxId: CONFIGS[key].taxId })).toEqual(CONFIGS[key].config);
+  });
+
+  it('capabilities', () => {
+    const e = EXPECTED[key];
+    expect(system.version).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(system.capabilities.authorityTransport).toBe(false);
+    expect(system.capabilities.chained).toBe(e.chained);
+    expect(system.capabilities.submission).toBe(e.submission);
+    expect(system.capabilities.submissionWindowDays).toBe(e.window);
+    expect(system.initialStatus(loc)).toBe(e.initial);
+  });
+
+  it('chainKey is <system>:<location id>:<series>', () => {
+    const tx = { ...validSale(key), metadata: system.validateTransaction(validSale(key), txCtx(loc)) };
+    expect(system.chainKey({ location: loc, tx })).toMatch(new RegExp(`^${key}:${LOCATION_ID}:.+$`));
+  });
+
+  it('refuses a non-EUR currency', () => {
+    const name = { ES: 'Spain', IT: 'Italy', FR: 'France', PT: 'Portugal', GR: 'Greece' }[system.country];
+    expect400(() => system.validateTransaction({ ...validSale(key), currency: 'USD' }, txCtx(loc)), `currency must be EUR for ${name} locations`);
+  });
+
+  it('refuses a malformed sandbox_outcome, keeps a valid one', () => {
+    expect400(() => system.validateTransaction(validSale(key, { sandbox_outcome: 'explode' }), txCtx(loc)), SANDBOX_OUTCOME_INVALID);
+    expect(system.validateTransaction(validSale(key, { sandbox_outcome: 'reject:X1' }), txCtx(loc)).sandbox_outcome).toBe('reject:X1');
+  });
+
+  it('keeps the client metadata keys', () => {
+    expect(system.validateTransaction(validSale(key, { order_ref: 'ORD-7' }), txCtx(loc)).order_ref).toBe('ORD-7');
+  });
+
+  it('builds a deterministic placeholder, marked as such', () => {
+    const a = validatedBuild(system, loc, validSale(key)).record;
+    const b = validatedBuild(system, loc, validSale(key)).record;
+    expect(a).toEqual(b);
+    expect(a.placeholder).toBe(true);
+    expect(a.contentType).toBe('application/json');
+    const body = JSON.parse(a.body) as Record<string, unknown>;
+    expect(body).toMatchObject({ placeholder: true, transaction_id: TX_ID, kind: 'record', issued_at: NOW.toISOString() });
+    expect(body.format).toEqual(expect.any(String));
+    expect(body.note).toMatch(/^minimal placeholder: the real .+ is built in the (Spain|Italy|France|Portugal|Greece) issue$/);
+    // Canonical: keys sorted at the top level.
+    const keys = Object.keys(body);
+    expect(keys).toEqual([...keys].sort());
+  });
+
+  it('fingerprint: chained systems link to the previous record, others have none', () => {
+    const first = validatedBuild(system, loc, validSale(key)).record;
+    const second = validatedBuild(system, loc, validSale(key), {
+      chain: { seq: 2, previous: { fingerprint: first.fingerprint, fiscalId: first.fiscalId, issuedAt: NOW.toISOString() } },
+    }).record;
+    if (system.capabilities.chained) {
+      expect(first.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+      expect(second.fingerprint).not.toBe(first.fingerprint);
+      expect(JSON.parse(second.body).chain).toEqual({ seq: 2, previous_fingerprint: first.fingerprint });
+    } else {
+      expect(first.fingerprint).toBeNull();
+    }
+  });
+
+  it('builds a cancellation placeholder naming the original', () => {
+    const { tx, record } = validatedBuild(system, loc, validSale(key));
+    const cancel = system.build({
+      transactionId: '99999999-8888-4777-8666-555555555555',
+      kind: 'cancellation',
+      tx,
+      original: { transactionId: TX_ID, fiscalId: record.fiscalId, tx, issuedAt: NOW.toISOString(), documentNumber: record.documentNumber ?? null },
+      location: loc,
+      environment: 'test',
+      now: NOW,
+      chain: { seq: 2, previous: { fingerprint: record.fingerprint, fiscalId: record.fiscalId, issuedAt: NOW.toISOString() } },
+      software: { name: 'x', version: '1', vendorTaxId: 'A99800005' },
+    });
+    const body = JSON.parse(cancel.body) as Record<string, unknown>;
+    expect(body).toMatchObject({ placeholder: true, kind: 'cancellation', original: { transaction_id: TX_ID } });
+    expect(cancel.placeholder).toBe(true);
+    if (!system.capabilities.cancellationJoinsChain) expect(cancel.fingerprint).toBeNull();
+    if (system.capabilities.cancellationJoinsChain && system.capabilities.chained) expect(cancel.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('sandbox: timeout throws TransportError, error:<code> is retry_later, authority mode is not implemented', async () => {
+    const { tx, record } = validatedBuild(system, loc, validSale(key, { sandbox_outcome: 'timeout' }));
+    await expect(system.submit(stored(record, tx), submitCtx(loc))).rejects.toBeInstanceOf(TransportError);
+    const err = validatedBuild(system, loc, validSale(key, { sandbox_outcome: 'error:0500' }));
+    await expect(system.submit(stored(err.record, err.tx), submitCtx(loc))).resolves.toMatchObject({ kind: 'retry_later', code: '0500' });
+    await expect(system.submit(stored(record, tx), submitCtx(loc, 'authority'))).rejects.toMatchObject({ code: 'not_implemented' });
+  });
+
+  it('sandbox: accept by default; reject:<code> gives the code with a message', async () => {
+    const ok = validatedBuild(system, loc, validSale(key));
+    const outcome = await system.submit(stored(ok.record, ok.tx), submitCtx(loc));
+    expect(outcome.kind).toBe('accepted');
+    expect(await system.submit(stored(ok.record, ok.tx), submitCtx(loc))).toEqual(outcome); // deterministic
+    const rej = validatedBuild(system, loc, validSale(key, { sandbox_outcome: 'reject:ZZ9' }));
+    const r = await system.submit(stored(rej.record, rej.tx), submitCtx(loc));
+    expect(r).toMatchObject({ kind: 'rejected', code: 'ZZ9', message: expect.stringContaining('ZZ9') });
+  });
+
+  it('codes table entries are complete', () => {
+    for (const [code, entry] of Object.entries(system.codes)) {
+      expect(code).toMatch(/^[A-Za-z0-9_]+$/);
+      expect(entry.message.length).toBeGreaterThan(3);
+      expect(typeof entry.retriable).toBe('boolean');
+    }
+  });
+});

@@ -1,0 +1,126 @@
+import { Type } from 'typebox';
+import type { FastifyInstance } from 'fastify';
+import type { TransactionService } from '../../../services/transactions.ts';
+import { authOf } from '../../hooks/auth.ts';
+import { StringEnum, authErrors, DateTime, ErrorBody, IdParams, ListOf, NullableDateTime, PageQuery } from '../../schemas.ts';
+
+const STATUSES = [
+  'pending', 'processing', 'success', 'failed', 'failed_permanent', 'pending_lroe', 'pending_submission', 'pending_batch',
+  'cancelled', 'delivered', 'rejected', 'delivery_error', 'offline_pending', 'failed_offline_grace_expired',
+] as const;
+
+const RenderHintSchema = Type.Object({
+  key: Type.String(), placement: Type.String(), mandatory: Type.Boolean(), kind: Type.String(), value: Type.String(),
+});
+
+export const TransactionSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  account_id: Type.String({ format: 'uuid' }),
+  location_id: Type.String({ format: 'uuid' }),
+  idempotency_key: Type.String(),
+  type: Type.String({ description: 'sale, refund, void or cancellation' }),
+  status: Type.String({ description: STATUSES.join(', ') }),
+  amount: Type.Integer({ description: 'total in minor units' }),
+  currency: Type.String(),
+  country: Type.String(),
+  system: Type.String({ description: 'fiscal system, e.g. es-verifactu' }),
+  environment: Type.String({ description: 'test or live, from the key prefix' }),
+  request_payload: Type.Unknown({ description: 'the request as sent' }),
+  response_payload: Type.Record(Type.String(), Type.Unknown(), { description: 'authority answer; submit_error {error_code, raw_message} after a failed submission' }),
+  fiscal_id: Type.Union([Type.String(), Type.Null()]),
+  fiscal_id_upstream: Type.Union([Type.String(), Type.Null()]),
+  error_message: Type.Union([Type.String(), Type.Null()], { description: 'null while the translation of a failure is pending' }),
+  render_hints: Type.Array(RenderHintSchema),
+  cancels_transaction_id: Type.Union([Type.String(), Type.Null()]),
+  cancellation_transaction_id: Type.Union([Type.String(), Type.Null()]),
+  deadline_at: NullableDateTime,
+  submitted_at: NullableDateTime,
+  completed_at: NullableDateTime,
+  created_at: DateTime,
+  updated_at: DateTime,
+});
+
+const CreateBody = Type.Unknown({
+  description:
+    'Canonical form: location_id, timestamp, items[] {description, quantity, unit_price, tax_rate, tax_amount, total_amount}, ' +
+    'pretax_amount, tax_amount, total_amount (integer minor units), currency, payment_method, customer_context, metadata, type. ' +
+    'Guide form: location_id, type, amount, line_items[] {description, quantity, unit_price, vat_rate (hundredths of a percent)}, metadata. ' +
+    'Sandbox (test keys): metadata.sandbox_outcome = accept | reject:<code> | timeout | error:<code>.',
+});
+
+export function transactionRoutes(app: FastifyInstance, s: { transactions: TransactionService }) {
+  const security = [{ bearer: [] }];
+  const tags = ['transactions'];
+
+  app.post('/v1/transactions', {
+    config: { permission: 'transactions:write' },
+    schema: {
+      tags, security, summary: 'Create a transaction: stored, signed and answered at once; submitted in the background',
+      headers: Type.Object({
+        'idempotency-key': Type.Optional(Type.String({ description: '1-255 characters; generated when absent' })),
+        'x-fiscalization-timeout': Type.Optional(Type.String({ description: 'seconds (0-10) to wait for the authority inline' })),
+        'x-svc-sandbox': Type.Optional(Type.String({ description: '"authority": use the real authority sandbox (test keys only)' })),
+      }),
+      body: CreateBody,
+      response: { 200: TransactionSchema, 201: TransactionSchema, 400: ErrorBody, 409: ErrorBody, ...authErrors },
+    },
+  }, async (req, reply) => {
+    const h = req.headers;
+    const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+    const { transaction, created } = await s.transactions.create(authOf(req), req.body, {
+      idempotencyKey: one(h['idempotency-key']), timeout: one(h['x-fiscalization-timeout']), sandbox: one(h['x-svc-sandbox']),
+    });
+    return reply.code(created ? 201 : 200).send(transaction);
+  });
+
+  app.get('/v1/transactions', {
+    config: { permission: 'transactions:read' },
+    schema: {
+      tags, security, summary: 'List transactions, newest first',
+      querystring: Type.Object({
+        ...PageQuery,
+        status: Type.Optional(StringEnum(STATUSES, { 'x-error': `status must be one of ${STATUSES.join(', ')}` })),
+        location_id: Type.Optional(Type.String()),
+      }),
+      response: { 200: ListOf(TransactionSchema), 400: ErrorBody, ...authErrors },
+    },
+  }, async (req) => {
+    const q = req.query as { limit: number; offset: number; status?: string; location_id?: string };
+    return s.transactions.list(authOf(req), { status: q.status, location_id: q.location_id }, { limit: q.limit, offset: q.offset });
+  });
+
+  app.get('/v1/transactions/:id', {
+    config: { permission: 'transactions:read' },
+    schema: { tags, security, summary: 'Get a transaction', params: IdParams, response: { 200: TransactionSchema, 404: ErrorBody, ...authErrors } },
+  }, async (req) => s.transactions.get(authOf(req), (req.params as { id: string }).id));
+
+  app.get('/v1/transactions/:id/fiscal-record', {
+    config: { permission: 'transactions:read' },
+    schema: {
+      tags, security, params: IdParams,
+      summary: 'The fiscal document exactly as signed or sent (XML or JSON). X-Fiscal-Record-Placeholder: true marks a minimal placeholder document, not yet the real format.',
+      response: { 404: ErrorBody, ...authErrors },
+    },
+  }, async (req, reply) => {
+    const record = await s.transactions.fiscalRecord(authOf(req), (req.params as { id: string }).id);
+    return reply
+      .header('content-type', `${record.content_type}; charset=utf-8`)
+      .header('x-fiscal-record-placeholder', String(record.placeholder))
+      .header('x-fiscal-record-seq', String(record.seq))
+      .send(record.body);
+  });
+
+  app.post('/v1/transactions/:id/cancel', {
+    config: { permission: 'transactions:write' },
+    schema: {
+      tags, security, summary: 'Cancel: a new cancellation transaction carrying the annulment record (idempotent)',
+      params: IdParams,
+      body: Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500, 'x-error': 'reason must be a string of at most 500 characters' })) }),
+      response: { 200: TransactionSchema, 201: TransactionSchema, 404: ErrorBody, 409: ErrorBody, ...authErrors },
+    },
+  }, async (req, reply) => {
+    const body = (req.body ?? {}) as { reason?: string };
+    const { transaction, created } = await s.transactions.cancel(authOf(req), (req.params as { id: string }).id, body.reason);
+    return reply.code(created ? 201 : 200).send(transaction);
+  });
+}

@@ -1,0 +1,77 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from './core/clock.ts';
+import type { SoftwareIdentity } from './countries/types.ts';
+import type { DerivedKeys } from './crypto/master-key.ts';
+import { CLOUD_BACKOFF, type BackoffPolicy } from './jobs/backoff.ts';
+import { createWorker, type JobHandler, type Worker } from './jobs/runner.ts';
+import { createSubmitHandler } from './jobs/tasks/submit.ts';
+import { createDeliverWebhookHandler } from './jobs/tasks/deliver-webhook.ts';
+import { createTranslateErrorHandler } from './jobs/tasks/translate-error.ts';
+import type { RateLimiter } from './ratelimit/limiter.ts';
+import type { Deps } from './services/deps.ts';
+import { createEventPublisher } from './services/event-publisher.ts';
+import type { EventPublisher } from './services/events.ts';
+import { createLocationService, type LocationService } from './services/locations.ts';
+import type { Submitter } from './services/transactions.ts';
+import type { Db } from './store/db.ts';
+import { createTranslator, type Translator } from './translations/service.ts';
+
+/**
+ * The service core, wired once: the pieces the HTTP host and the workers share
+ * (event publisher, job handlers, worker). The hosts (`serve`, `worker`, tests) build
+ * one runtime each from their configuration.
+ */
+export interface RuntimeOptions {
+  db: Db;
+  clock: Clock;
+  keys: DerivedKeys;
+  limiter: RateLimiter;
+  log: FastifyBaseLogger;
+  config: Deps['config'] & {
+    submissionMaxAttempts?: number;
+    backoff?: BackoffPolicy;
+    authorityBaseUrls?: Record<string, string>;
+    translationAi?: { url: string; key?: string | undefined; model: string; timeoutMs?: number } | undefined;
+    webhookTimeoutMs?: number;
+  };
+  software?: SoftwareIdentity;
+  /** Worker tuning (tests shorten the lease). */
+  worker?: { leaseMs?: number; idleMs?: number; batchSize?: number; workerId?: string };
+  random?: () => number;
+}
+
+export interface Runtime {
+  deps: Deps;
+  events: EventPublisher;
+  locations: LocationService;
+  translator: Translator;
+  handlers: Record<string, JobHandler>;
+  worker: Worker;
+  submitter: Submitter;
+  software: SoftwareIdentity;
+  maxAttempts: number;
+}
+
+export const DEFAULT_SOFTWARE: SoftwareIdentity = { name: 'Fiscalization API', version: '0.1.0', vendorTaxId: '' };
+
+export function createRuntime(o: RuntimeOptions): Runtime {
+  const deps: Deps = { db: o.db, clock: o.clock, keys: o.keys, config: o.config, limiter: o.limiter, log: o.log };
+  const events = createEventPublisher(deps);
+  const locations = createLocationService(deps);
+  const translator = createTranslator(deps, o.config.translationAi);
+  const handlers: Record<string, JobHandler> = {
+    submit: createSubmitHandler({
+      db: o.db, clock: o.clock, log: o.log, events, locations, backoff: o.config.backoff ?? CLOUD_BACKOFF,
+      authorityBaseUrls: o.config.authorityBaseUrls, ...(o.random ? { random: o.random } : {}),
+    }),
+    deliver_webhook: createDeliverWebhookHandler({ ...deps, events, ...(o.config.webhookTimeoutMs ? { timeoutMs: o.config.webhookTimeoutMs } : {}) }),
+    translate_error: createTranslateErrorHandler({ ...deps, translator }),
+  };
+  const worker = createWorker({ db: o.db, clock: o.clock, log: o.log, handlers, ...o.worker });
+  const submitter: Submitter = { runNow: (id) => worker.runJobNow(id), notify: () => worker.notify() };
+  return {
+    deps, events, locations, translator, handlers, worker, submitter,
+    software: o.software ?? DEFAULT_SOFTWARE,
+    maxAttempts: o.config.submissionMaxAttempts ?? 50,
+  };
+}

@@ -1,0 +1,119 @@
+import { newId } from '../core/ids.ts';
+import { jobsRepo } from '../jobs/queue.ts';
+import type { Queryable } from '../store/db.ts';
+import { eventsRepo, webhookDeliveriesRepo, webhooksRepo } from '../store/repos/webhooks-repo.ts';
+import type { Deps } from './deps.ts';
+import { EVENT_TYPES, type EventInput, type EventPublisher, type EventType } from './events.ts';
+
+/** The job kind of one webhook delivery (register its handler: jobs/tasks/deliver-webhook.ts). */
+export const DELIVER_WEBHOOK = 'deliver_webhook';
+/** At once, then +10 s, +60 s, +300 s, +600 s. */
+export const WEBHOOK_MAX_ATTEMPTS = 5;
+
+/** The two names of one fact (DECISIONS "Events and webhooks"). */
+const ALIAS: Partial<Record<EventType, EventType>> = {
+  'fiscalization.completed': 'transaction.fiscalized',
+  'transaction.fiscalized': 'fiscalization.completed',
+  'fiscalization.dead_letter': 'transaction.failed',
+  'transaction.failed': 'fiscalization.dead_letter',
+};
+
+/** Every name an event of this type is known by: itself, and its alias if it has one. */
+export function namesOf(type: EventType): EventType[] {
+  const alias = ALIAS[type];
+  return alias ? [type, alias] : [type];
+}
+
+/** Dead-letter events (either name): a failed delivery of one never announces another. */
+export const isDeadLetterType = (type: string): boolean => type === 'fiscalization.dead_letter' || type === 'transaction.failed';
+
+export interface PublishOptions {
+  /** Subscriptions not to deliver to (a webhook's own dead letter never goes back to it). */
+  excludeSubscriptionIds?: readonly string[];
+}
+
+export interface PublishResult {
+  eventId: string;
+  deliveryIds: string[];
+}
+
+export interface WebhookEventPublisher extends EventPublisher {
+  /** `publish` with options and the ids it created. */
+  publishEvent(tx: Queryable, event: EventInput, now: Date, opts?: PublishOptions): Promise<PublishResult>;
+}
+
+/** Fields the service sets in every body; the caller's `data` cannot override them. */
+const RESERVED = new Set(['id', 'event', 'timestamp']);
+
+/**
+ * The EventPublisher. Inside the caller's database transaction it records the event,
+ * and for every enabled subscription of the account that asked for the event's type or
+ * its alias it writes a delivery (the log row) and enqueues one `deliver_webhook` job,
+ * runnable at once, 5 attempts. All of it commits with the change that caused the event,
+ * or not at all.
+ *
+ * Body delivered: `{id: <event id>, event: <the name the subscription asked for>,
+ * account_id, ...data, timestamp: <event time, ISO 8601>}`. A subscription that asked
+ * for both names of one fact gets one delivery, under the published name.
+ *
+ * `onEnqueued` (optional) is called after the publish returns, e.g. `worker.notify` in
+ * a process that runs a worker; it is a hint (the transaction may still roll back).
+ */
+export function createEventPublisher(deps: Pick<Deps, 'log'>, opts: { onEnqueued?: () => void } = {}): WebhookEventPublisher {
+  async function publishEvent(tx: Queryable, event: EventInput, now: Date, o: PublishOptions = {}): Promise<PublishResult> {
+    if (!(EVENT_TYPES as readonly string[]).includes(event.type)) throw new Error(`unknown event type ${event.type}`);
+    const eventId = newId();
+    await eventsRepo.insert(tx, { id: eventId, account_id: event.accountId, type: event.type, data: event.data, created_at: now });
+
+    const names = namesOf(event.type);
+    const excluded = new Set(o.excludeSubscriptionIds ?? []);
+    const subs = (await webhooksRepo.matching(tx, event.accountId, names)).filter((s) => !excluded.has(s.id));
+    const rest = Object.fromEntries(Object.entries(event.data).filter(([k]) => !RESERVED.has(k)));
+    const deliveryIds: string[] = [];
+    for (const sub of subs) {
+      const name = sub.events.includes(event.type) ? event.type : names.find((n) => sub.events.includes(n))!;
+      const payload = { id: eventId, event: name, account_id: event.accountId, ...rest, timestamp: now.toISOString() };
+      const deliveryId = newId();
+      const job = await jobsRepo.enqueue(tx, {
+        kind: DELIVER_WEBHOOK,
+        accountId: event.accountId,
+        payload: { delivery_id: deliveryId },
+        maxAttempts: WEBHOOK_MAX_ATTEMPTS,
+        runAt: now,
+      }, now);
+      await webhookDeliveriesRepo.insert(tx, {
+        id: deliveryId,
+        subscription_id: sub.id,
+        account_id: event.accountId,
+        event_id: eventId,
+        event_type: name,
+        payload,
+        job_id: job.id,
+        status: 'pending',
+        attempt: 0,
+        max_attempts: WEBHOOK_MAX_ATTEMPTS,
+        response_status: null,
+        response_body: null,
+        error: null,
+        duration_ms: null,
+        next_attempt_at: now,
+        created_at: now,
+        updated_at: now,
+        delivered_at: null,
+      });
+      deliveryIds.push(deliveryId);
+    }
+    if (deliveryIds.length) {
+      deps.log.debug({ eventId, type: event.type, deliveries: deliveryIds.length }, 'event published');
+      opts.onEnqueued?.();
+    }
+    return { eventId, deliveryIds };
+  }
+
+  return {
+    publishEvent,
+    async publish(tx, event, now) {
+      await publishEvent(tx, event, now);
+    },
+  };
+}

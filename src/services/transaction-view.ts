@@ -1,0 +1,114 @@
+import type { FiscalSystem, RenderHint } from '../countries/types.ts';
+import type { JobRow } from '../jobs/queue.ts';
+import type { TransactionRow } from '../store/repos/transactions-repo.ts';
+import type { EventInput } from './events.ts';
+
+export const SUBMIT_JOB = 'submit';
+export const TRANSLATE_JOB = 'translate_error';
+
+/** The Transaction object as the API shows it (the spec's fields, plus a few marked extras). */
+export interface TransactionView {
+  id: string;
+  account_id: string;
+  location_id: string;
+  idempotency_key: string;
+  type: string;
+  status: string;
+  amount: number;
+  currency: string;
+  country: string;
+  system: string;
+  environment: string;
+  request_payload: unknown;
+  response_payload: Record<string, unknown>;
+  fiscal_id: string | null;
+  fiscal_id_upstream: string | null;
+  error_message: string | null;
+  render_hints: RenderHint[];
+  cancels_transaction_id: string | null;
+  cancellation_transaction_id: string | null;
+  deadline_at: Date | null;
+  submitted_at: Date | null;
+  completed_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function toTransactionView(r: TransactionRow): TransactionView {
+  return {
+    id: r.id,
+    account_id: r.account_id,
+    location_id: r.location_id,
+    idempotency_key: r.idempotency_key,
+    type: r.type,
+    status: r.status,
+    amount: r.amount,
+    currency: r.currency,
+    country: r.country,
+    system: r.system,
+    environment: r.environment,
+    request_payload: r.request_payload,
+    response_payload: r.response_payload,
+    fiscal_id: r.fiscal_id,
+    fiscal_id_upstream: r.fiscal_id_upstream,
+    error_message: r.error_message,
+    render_hints: r.render_hints,
+    cancels_transaction_id: r.cancels_id,
+    cancellation_transaction_id: r.cancelled_by_id,
+    deadline_at: r.deadline_at,
+    submitted_at: r.submitted_at,
+    completed_at: r.completed_at,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+/**
+ * Attempts for a submission. Systems with an offline grace window (Greece) retry until
+ * the window closes rather than after a count: enough attempts to cover the window at
+ * the backoff cap (1 h), plus the ramp-up.
+ */
+export function submitJobMaxAttempts(system: FiscalSystem, configured: number): number {
+  const grace = system.capabilities.offlineGraceSeconds;
+  return grace ? Math.max(configured, Math.ceil(grace / 3600) + 16) : configured;
+}
+
+const summary = (t: TransactionRow) => ({ id: t.id, status: t.status, fiscal_id: t.fiscal_id, type: t.type, amount: t.amount, currency: t.currency });
+
+/** `fiscalization.completed` (≡ transaction.fiscalized) in the spec's retry-entry shape. */
+export function completionEvent(t: TransactionRow, now: Date, job?: JobRow): EventInput {
+  return {
+    accountId: t.account_id,
+    type: 'fiscalization.completed',
+    data: {
+      entry_id: job?.id ?? null,
+      transaction_id: t.id,
+      account_id: t.account_id,
+      status: job ? 'completed' : t.status,
+      attempt: job?.attempt ?? 0,
+      max_attempts: job?.max_attempts ?? 0,
+      last_error: null,
+      timestamp: now.toISOString(),
+      transaction: summary(t),
+    },
+  };
+}
+
+/** An event about a failed or late transaction, same shape. */
+export function jobEvent(type: EventInput['type'], t: TransactionRow, job: JobRow, entryStatus: string, lastError: string | null, now: Date): EventInput {
+  return {
+    accountId: t.account_id,
+    type,
+    data: {
+      entry_id: job.id,
+      transaction_id: t.id,
+      account_id: t.account_id,
+      status: entryStatus,
+      attempt: job.attempt,
+      max_attempts: job.max_attempts,
+      last_error: lastError,
+      timestamp: now.toISOString(),
+      transaction: summary(t),
+    },
+  };
+}

@@ -1,0 +1,282 @@
+import crypto from 'node:crypto';
+import { ApiError, badRequest, conflict, forbidden, notFound } from '../core/errors.ts';
+import { isUuid, newId } from '../core/ids.ts';
+import { allowsCountry } from '../core/permissions.ts';
+import { stableStringify } from '../core/stable-json.ts';
+import { normalizeTransactionRequest } from '../core/transaction-request.ts';
+import { getSystem } from '../countries/registry.ts';
+import type { FiscalSystem, LocationForFiscal, SoftwareIdentity, TransactionDraft, TransactionStatus } from '../countries/types.ts';
+import { jobsRepo } from '../jobs/queue.ts';
+import { isUniqueViolation, type Queryable } from '../store/db.ts';
+import { fiscalRecordsRepo, type FiscalRecordRow } from '../store/repos/fiscal-records-repo.ts';
+import { locationsRepo } from '../store/repos/locations-repo.ts';
+import { transactionsRepo, type TransactionFilter, type TransactionRow } from '../store/repos/transactions-repo.ts';
+import type { AuthContext } from './auth-context.ts';
+import type { Deps } from './deps.ts';
+import type { EventPublisher } from './events.ts';
+import type { LocationService } from './locations.ts';
+import type { ListResult, Page } from './pagination.ts';
+import { completionEvent, SUBMIT_JOB, submitJobMaxAttempts, toTransactionView, type TransactionView } from './transaction-view.ts';
+
+/** Statuses from which a cancellation may be issued (DECISIONS "Statuses"). */
+export const CANCELLABLE: readonly TransactionStatus[] = ['success', 'pending_lroe', 'pending_submission', 'pending_batch', 'delivered'];
+
+/** The inline budget a client may ask for with X-Fiscalization-Timeout (seconds). */
+const MAX_INLINE_SECONDS = 10;
+
+export interface Submitter {
+  /** Claims and runs this job now, if it is runnable. */
+  runNow(jobId: string): Promise<unknown>;
+  /** A job was enqueued: a worker in this process should look now. */
+  notify(): void;
+}
+
+export interface TransactionDeps extends Deps {
+  events: EventPublisher;
+  locations: LocationService;
+  submitter: Submitter | null;
+  software: SoftwareIdentity;
+  maxAttempts: number;
+}
+
+export interface CreateHeaders {
+  idempotencyKey?: string | undefined;
+  timeout?: string | undefined;
+  sandbox?: string | undefined;
+}
+
+export function createTransactionService(deps: TransactionDeps) {
+  const { db, clock } = deps;
+
+  async function loadLocation(auth: AuthContext, locationId: string): Promise<{ system: FiscalSystem; location: LocationForFiscal }> {
+    const row = isUuid(locationId) ? await locationsRepo.get(db, auth.accountId, locationId) : undefined;
+    if (!row || !row.system) throw badRequest('location not found');
+    if (row.status !== 'active') throw badRequest('location is not active');
+    if (!allowsCountry(auth.permissions, row.country)) throw forbidden(`API key is not allowed to act in country ${row.country}`);
+    return { system: getSystem(row.system), location: deps.locations.toFiscal(row) };
+  }
+
+  function parseHeaders(auth: AuthContext, h: CreateHeaders) {
+    const key = h.idempotencyKey ?? crypto.randomUUID();
+    if (key.length < 1 || key.length > 255) throw badRequest('Idempotency-Key must be 1-255 characters');
+    let inline: number | undefined;
+    if (h.timeout !== undefined) {
+      inline = Number(h.timeout);
+      if (h.timeout.trim() === '' || !Number.isFinite(inline) || inline < 0 || inline > MAX_INLINE_SECONDS) {
+        throw badRequest('X-Fiscalization-Timeout must be a number of seconds from 0 to 10');
+      }
+    }
+    if (h.sandbox !== undefined && h.sandbox !== 'authority') throw badRequest('X-Svc-Sandbox must be "authority"');
+    if (h.sandbox !== undefined && auth.environment !== 'test') throw badRequest('X-Svc-Sandbox is only accepted with test keys');
+    return { key, inline, sandbox: h.sandbox };
+  }
+
+  /** The same key again: the same request gets the same transaction; another request is a 409. */
+  function replay(existing: TransactionRow, hash: string): TransactionRow {
+    if (existing.request_hash !== hash) throw conflict('idempotency key already used with a different request');
+    return existing;
+  }
+
+  /**
+   * Stores a transaction with its fiscal record, chained, and its submit job: one
+   * database transaction (the transactional outbox). The chain head is locked first, so
+   * appends to one chain are serial and the chain never forks.
+   */
+  async function persist(
+    tx: Queryable,
+    p: {
+      id: string; auth: AuthContext; system: FiscalSystem; location: LocationForFiscal; draft: TransactionDraft;
+      kind: 'record' | 'cancellation'; type: TransactionRow['type']; idempotencyKey: string; hash: string; requestPayload: unknown;
+      sandboxMode: 'stub' | 'authority'; original?: TransactionRow | undefined; originalRecord?: FiscalRecordRow | undefined;
+    },
+  ): Promise<{ row: TransactionRow; jobId: string | null }> {
+    const now = clock.now();
+    const chainKey = p.system.chainKey({ location: p.location, tx: p.draft });
+    const head = await fiscalRecordsRepo.lockChainHead(tx, chainKey, now);
+    const seq = head.seq + 1;
+    const record = p.system.build({
+      transactionId: p.id,
+      kind: p.kind,
+      tx: p.draft,
+      original: p.original
+        ? { transactionId: p.original.id, fiscalId: p.original.fiscal_id, tx: p.original.normalized, issuedAt: (p.originalRecord?.created_at ?? p.original.created_at).toISOString() }
+        : undefined,
+      location: p.location,
+      environment: p.auth.environment,
+      now,
+      chain: {
+        seq,
+        previous: head.seq === 0 ? null : { fingerprint: head.last_fingerprint, fiscalId: head.last_fiscal_id, issuedAt: (head.last_issued_at ?? now).toISOString() },
+      },
+      software: deps.software,
+    });
+    const status = p.system.initialStatus(p.location);
+    const windowDays = p.system.capabilities.submissionWindowDays;
+    const row: TransactionRow = {
+      id: p.id,
+      account_id: p.auth.accountId,
+      location_id: p.location.id,
+      environment: p.auth.environment,
+      type: p.type,
+      status,
+      amount: p.draft.total_amount,
+      currency: p.draft.currency,
+      country: p.location.country,
+      system: p.system.key,
+      idempotency_key: p.idempotencyKey,
+      request_hash: p.hash,
+      request_payload: p.requestPayload,
+      normalized: p.draft,
+      response_payload: {},
+      fiscal_id: record.fiscalId,
+      fiscal_id_upstream: null,
+      error_message: null,
+      render_hints: record.renderHints,
+      sandbox_mode: p.sandboxMode,
+      cancels_id: p.original?.id ?? null,
+      cancelled_by_id: null,
+      deadline_at: windowDays && status !== 'success' ? new Date(now.getTime() + windowDays * 86_400_000) : null,
+      offline_until: null,
+      submitted_at: null,
+      completed_at: status === 'success' ? now : null,
+      created_at: now,
+      updated_at: now,
+    };
+    await transactionsRepo.insert(tx, row);
+    await fiscalRecordsRepo.append(tx, {
+      transaction_id: p.id, account_id: p.auth.accountId, system: p.system.key, kind: p.kind, chain_key: chainKey, seq,
+      previous_fingerprint: head.last_fingerprint, fingerprint: record.fingerprint, fiscal_id: record.fiscalId, qr_data: record.qrData,
+      content_type: record.contentType, body: record.body, placeholder: record.placeholder, created_at: now,
+    });
+    if (p.original) await transactionsRepo.update(tx, p.original.id, { cancelled_by_id: p.id }, now);
+
+    let jobId: string | null = null;
+    if (status === 'pending') {
+      const job = await jobsRepo.enqueue(tx, {
+        kind: SUBMIT_JOB, accountId: p.auth.accountId, transactionId: p.id, maxAttempts: submitJobMaxAttempts(p.system, deps.maxAttempts), runAt: now,
+      }, now);
+      jobId = job.id;
+    } else if (status === 'success') {
+      // Locally signed records (FR, PT) are final at creation: fiscalized now.
+      if (p.original) await transactionsRepo.update(tx, p.original.id, { status: 'cancelled' }, now, CANCELLABLE);
+      await deps.events.publish(tx, completionEvent(row, now), now);
+    }
+    return { row, jobId };
+  }
+
+  /** Waits up to the inline budget for the authority, then answers with whatever status was reached. */
+  async function settleInline(row: TransactionRow, jobId: string | null, system: FiscalSystem, inline: number | undefined): Promise<TransactionRow> {
+    if (!jobId || !deps.submitter) return row;
+    const budget = inline ?? system.capabilities.inlineWindowSeconds ?? 0;
+    if (budget <= 0) {
+      deps.submitter.notify();
+      return row;
+    }
+    const run = deps.submitter.runNow(jobId).catch((err) => deps.log.error({ err, jobId }, 'inline submission failed'));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([run, new Promise((r) => (timer = setTimeout(r, budget * 1000)))]);
+    clearTimeout(timer);
+    return (await transactionsRepo.getById(db, row.id)) ?? row;
+  }
+
+  async function create(auth: AuthContext, body: unknown, headers: CreateHeaders): Promise<{ transaction: TransactionView; created: boolean }> {
+    const h = parseHeaders(auth, headers);
+    const { draft } = normalizeTransactionRequest(body, clock.now());
+    const hash = crypto.createHash('sha256').update(stableStringify({ body, sandbox: h.sandbox ?? null })).digest('hex');
+
+    const existing = await transactionsRepo.findByIdempotencyKey(db, auth.accountId, auth.environment, h.key);
+    if (existing) return { transaction: toTransactionView(replay(existing, hash)), created: false };
+
+    const { system, location } = await loadLocation(auth, draft.location_id);
+    const sandboxMode = auth.environment === 'test' && h.sandbox === undefined ? 'stub' : 'authority';
+    if (sandboxMode === 'authority' && !system.capabilities.authorityTransport) {
+      throw new ApiError(400, `the ${system.key} authority client is not available yet: use a test key without X-Svc-Sandbox (the sandbox stub)`);
+    }
+    const metadata = system.validateTransaction(draft, { location, environment: auth.environment, now: clock.now() });
+    const finalDraft: TransactionDraft = { ...draft, metadata };
+
+    let stored: { row: TransactionRow; jobId: string | null };
+    try {
+      stored = await db.transaction((tx) =>
+        persist(tx, {
+          id: newId(), auth, system, location, draft: finalDraft, kind: 'record', type: draft.type,
+          idempotencyKey: h.key, hash, requestPayload: body, sandboxMode,
+        }),
+      );
+    } catch (err) {
+      // A concurrent request with the same key committed first: the unique index waited for it.
+      if (isUniqueViolation(err, 'transactions_idempotency_key')) {
+        const winner = await transactionsRepo.findByIdempotencyKey(db, auth.accountId, auth.environment, h.key);
+        if (winner) return { transaction: toTransactionView(replay(winner, hash)), created: false };
+      }
+      throw err;
+    }
+    const settled = await settleInline(stored.row, stored.jobId, system, h.inline);
+    return { transaction: toTransactionView(settled), created: true };
+  }
+
+  async function get(auth: AuthContext, id: string): Promise<TransactionView> {
+    const row = await transactionsRepo.get(db, auth.accountId, id);
+    if (!row) throw notFound('transaction not found');
+    return toTransactionView(row);
+  }
+
+  async function list(auth: AuthContext, filter: TransactionFilter, page: Page): Promise<ListResult<TransactionView>> {
+    const { rows, total } = await transactionsRepo.list(db, auth.accountId, filter, page.limit, page.offset);
+    return { data: rows.map(toTransactionView), total, ...page };
+  }
+
+  /** The fiscal document exactly as signed or sent (DECISIONS "Fiscal record"). */
+  async function fiscalRecord(auth: AuthContext, id: string): Promise<FiscalRecordRow> {
+    const row = await transactionsRepo.get(db, auth.accountId, id);
+    if (!row) throw notFound('transaction not found');
+    const record = await fiscalRecordsRepo.getForTransaction(db, row.id);
+    if (!record) throw notFound('fiscal record not found');
+    return record;
+  }
+
+  /**
+   * Cancels through the same pipeline: a new `cancellation` transaction carrying the
+   * system's annulment record. Idempotent: a second cancel returns the first one.
+   */
+  async function cancel(auth: AuthContext, id: string, reason: string | undefined): Promise<{ transaction: TransactionView; created: boolean }> {
+    const original = await transactionsRepo.get(db, auth.accountId, id);
+    if (!original) throw notFound('transaction not found');
+    const already = original.cancelled_by_id ? await transactionsRepo.getById(db, original.cancelled_by_id) : undefined;
+    if (already) return { transaction: toTransactionView(already), created: false };
+    if (original.type === 'cancellation' || !CANCELLABLE.includes(original.status)) throw conflict('transaction cannot be cancelled');
+
+    const locRow = await locationsRepo.getById(db, original.location_id);
+    if (!locRow?.system) throw conflict('transaction cannot be cancelled');
+    if (!allowsCountry(auth.permissions, locRow.country)) throw forbidden(`API key is not allowed to act in country ${locRow.country}`);
+    const system = getSystem(locRow.system);
+    const location = deps.locations.toFiscal(locRow);
+    const draft: TransactionDraft = {
+      ...original.normalized,
+      timestamp: clock.now().toISOString(),
+      metadata: { ...original.normalized.metadata, ...(reason ? { cancellation_reason: reason } : {}) },
+    };
+    try {
+      const stored = await db.transaction(async (tx) => {
+        const originalRecord = await fiscalRecordsRepo.getForTransaction(tx, original.id);
+        return persist(tx, {
+          id: newId(), auth, system, location, draft, kind: 'cancellation', type: 'cancellation',
+          idempotencyKey: `cancel:${original.id}`, hash: `cancel:${original.id}`, requestPayload: { reason: reason ?? null },
+          sandboxMode: original.sandbox_mode ?? 'stub', original, originalRecord,
+        });
+      });
+      const settled = await settleInline(stored.row, stored.jobId, system, undefined);
+      return { transaction: toTransactionView(settled), created: true };
+    } catch (err) {
+      if (isUniqueViolation(err)) {
+        const winner = await transactionsRepo.findCancellation(db, original.id);
+        if (winner) return { transaction: toTransactionView(winner), created: false };
+      }
+      throw err;
+    }
+  }
+
+  return { create, get, list, fiscalRecord, cancel };
+}
+
+export type TransactionService = ReturnType<typeof createTransactionService>;

@@ -1,0 +1,70 @@
+import { newId } from '../../core/ids.ts';
+import type { Queryable } from '../db.ts';
+
+export interface FiscalRecordRow {
+  id: string;
+  transaction_id: string;
+  account_id: string;
+  system: string;
+  kind: 'record' | 'cancellation';
+  chain_key: string;
+  seq: number;
+  previous_fingerprint: string | null;
+  fingerprint: string | null;
+  fiscal_id: string | null;
+  qr_data: string | null;
+  content_type: string;
+  body: string;
+  placeholder: boolean;
+  created_at: Date;
+}
+
+export interface ChainHead {
+  chain_key: string;
+  seq: number;
+  last_fingerprint: string | null;
+  last_fiscal_id: string | null;
+  last_issued_at: Date | null;
+}
+
+export const fiscalRecordsRepo = {
+  /**
+   * Locks the head of a chain (creating it at seq 0 the first time) until the end of the
+   * database transaction: appends to one chain are serialized, so it never forks.
+   */
+  async lockChainHead(q: Queryable, chainKey: string, now: Date): Promise<ChainHead> {
+    const res = await q.query<ChainHead>(
+      `INSERT INTO chain_heads (chain_key, seq, updated_at) VALUES ($1, 0, $2)
+       ON CONFLICT (chain_key) DO UPDATE SET chain_key = EXCLUDED.chain_key
+       RETURNING chain_key, seq, last_fingerprint, last_fiscal_id, last_issued_at`,
+      [chainKey, now],
+    );
+    const head = res.rows[0]!;
+    return { ...head, seq: Number(head.seq) };
+  },
+
+  async append(q: Queryable, r: Omit<FiscalRecordRow, 'id'>): Promise<FiscalRecordRow> {
+    const row = { id: newId(), ...r };
+    await q.query(
+      `INSERT INTO fiscal_records (id, transaction_id, account_id, system, kind, chain_key, seq, previous_fingerprint, fingerprint,
+         fiscal_id, qr_data, content_type, body, placeholder, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+      [row.id, row.transaction_id, row.account_id, row.system, row.kind, row.chain_key, row.seq, row.previous_fingerprint,
+        row.fingerprint, row.fiscal_id, row.qr_data, row.content_type, row.body, row.placeholder, row.created_at],
+    );
+    await q.query(
+      `UPDATE chain_heads SET seq = $2, last_fingerprint = $3, last_fiscal_id = $4, last_issued_at = $5, updated_at = $5 WHERE chain_key = $1`,
+      [row.chain_key, row.seq, row.fingerprint, row.fiscal_id, row.created_at],
+    );
+    return row;
+  },
+
+  async getForTransaction(q: Queryable, transactionId: string): Promise<FiscalRecordRow | undefined> {
+    const r = (await q.query<FiscalRecordRow>('SELECT * FROM fiscal_records WHERE transaction_id = $1', [transactionId])).rows[0];
+    return r ? { ...r, seq: Number(r.seq) } : r;
+  },
+
+  async listChain(q: Queryable, chainKey: string): Promise<FiscalRecordRow[]> {
+    return (await q.query<FiscalRecordRow>('SELECT * FROM fiscal_records WHERE chain_key = $1 ORDER BY seq', [chainKey])).rows.map((r) => ({ ...r, seq: Number(r.seq) }));
+  },
+};

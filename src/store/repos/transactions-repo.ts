@@ -1,0 +1,133 @@
+import { isUuid } from '../../core/ids.ts';
+import type { RenderHint, TransactionDraft, TransactionStatus } from '../../countries/types.ts';
+import type { Queryable } from '../db.ts';
+
+export type TransactionKind = 'sale' | 'refund' | 'void' | 'cancellation';
+
+export interface TransactionRow {
+  id: string;
+  account_id: string;
+  location_id: string;
+  environment: 'test' | 'live';
+  type: TransactionKind;
+  status: TransactionStatus;
+  amount: number;
+  currency: string;
+  country: string;
+  system: string;
+  idempotency_key: string;
+  request_hash: string;
+  request_payload: unknown;
+  normalized: TransactionDraft;
+  response_payload: Record<string, unknown>;
+  fiscal_id: string | null;
+  fiscal_id_upstream: string | null;
+  error_message: string | null;
+  render_hints: RenderHint[];
+  sandbox_mode: 'stub' | 'authority' | null;
+  cancels_id: string | null;
+  cancelled_by_id: string | null;
+  deadline_at: Date | null;
+  offline_until: Date | null;
+  submitted_at: Date | null;
+  completed_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface TransactionFilter {
+  status?: string | undefined;
+  location_id?: string | undefined;
+}
+
+/** Columns written by `update` (never taken from input). */
+const UPDATABLE = new Set([
+  'status', 'response_payload', 'fiscal_id', 'fiscal_id_upstream', 'error_message', 'render_hints',
+  'cancelled_by_id', 'offline_until', 'submitted_at', 'completed_at',
+]);
+const JSON_COLUMNS = new Set(['response_payload', 'render_hints', 'request_payload', 'normalized']);
+
+/** pg returns bigint as text: amounts are read back as numbers (they are safe integers by validation). */
+const fix = (r: TransactionRow | undefined): TransactionRow | undefined => (r ? { ...r, amount: Number(r.amount) } : r);
+
+export const transactionsRepo = {
+  async insert(q: Queryable, t: TransactionRow): Promise<void> {
+    const cols = Object.keys(t) as (keyof TransactionRow)[];
+    const values = cols.map((c) => (JSON_COLUMNS.has(c) ? JSON.stringify(t[c]) : t[c]));
+    await q.query(
+      `INSERT INTO transactions (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')})`,
+      values,
+    );
+  },
+
+  async get(q: Queryable, accountId: string, id: string): Promise<TransactionRow | undefined> {
+    if (!isUuid(id)) return undefined;
+    return fix((await q.query<TransactionRow>('SELECT * FROM transactions WHERE account_id = $1 AND id = $2', [accountId, id])).rows[0]);
+  },
+
+  /** By id alone: for workers, which act for every account. */
+  async getById(q: Queryable, id: string, opts: { forUpdate?: boolean } = {}): Promise<TransactionRow | undefined> {
+    return fix((await q.query<TransactionRow>(`SELECT * FROM transactions WHERE id = $1${opts.forUpdate ? ' FOR UPDATE' : ''}`, [id])).rows[0]);
+  },
+
+  async findByIdempotencyKey(q: Queryable, accountId: string, environment: string, key: string): Promise<TransactionRow | undefined> {
+    return fix((await q.query<TransactionRow>(
+      'SELECT * FROM transactions WHERE account_id = $1 AND environment = $2 AND idempotency_key = $3',
+      [accountId, environment, key],
+    )).rows[0]);
+  },
+
+  async findCancellation(q: Queryable, originalId: string): Promise<TransactionRow | undefined> {
+    return fix((await q.query<TransactionRow>('SELECT * FROM transactions WHERE cancels_id = $1', [originalId])).rows[0]);
+  },
+
+  async list(q: Queryable, accountId: string, f: TransactionFilter, limit: number, offset: number): Promise<{ rows: TransactionRow[]; total: number }> {
+    const where = ['account_id = $1'];
+    const params: unknown[] = [accountId];
+    if (f.status) {
+      params.push(f.status);
+      where.push(`status = $${params.length}`);
+    }
+    if (f.location_id) {
+      if (!isUuid(f.location_id)) return { rows: [], total: 0 };
+      params.push(f.location_id);
+      where.push(`location_id = $${params.length}`);
+    }
+    const cond = where.join(' AND ');
+    const [rows, count] = await Promise.all([
+      q.query<TransactionRow>(
+        `SELECT * FROM transactions WHERE ${cond} ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+        [...params, limit, offset],
+      ),
+      q.query<{ n: number }>(`SELECT count(*)::int AS n FROM transactions WHERE ${cond}`, params),
+    ]);
+    return { rows: rows.rows.map((r) => fix(r)!), total: count.rows[0]?.n ?? 0 };
+  },
+
+  /**
+   * Updates the given columns; with `fromStatuses`, only while the row is in one of them
+   * (a compare-and-set on the status, so concurrent transitions cannot both win).
+   */
+  async update(
+    q: Queryable,
+    id: string,
+    patch: Partial<TransactionRow>,
+    now: Date,
+    fromStatuses?: readonly TransactionStatus[],
+  ): Promise<TransactionRow | undefined> {
+    const sets: string[] = [];
+    const params: unknown[] = [id, now];
+    for (const [col, value] of Object.entries(patch)) {
+      if (value === undefined || !UPDATABLE.has(col)) continue;
+      params.push(JSON_COLUMNS.has(col) ? JSON.stringify(value) : value);
+      sets.push(`${col} = $${params.length}`);
+    }
+    let cond = 'id = $1';
+    if (fromStatuses) {
+      params.push(fromStatuses);
+      cond += ` AND status = ANY($${params.length}::text[])`;
+    }
+    const res = await q.query<TransactionRow>(`UPDATE transactions SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE ${cond} RETURNING *`, params);
+    return fix(res.rows[0]);
+  },
+};

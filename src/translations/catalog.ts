@@ -1,0 +1,172 @@
+import type { Translated, TranslationCountry, TranslationSystem } from './types.ts';
+
+/**
+ * The static translation catalog: authority error codes we know, in English, with a
+ * short message a merchant can act on. Only codes whose meaning is certain are here
+ * (from the authorities' published code lists); anything else goes to the AI
+ * translator, or is passed through untranslated.
+ *
+ * Keyed by (country, system, code). One entry may serve several systems when the code
+ * means the same in each (AEAT's 1100 and 3000 in VERI*FACTU and SII); where a code
+ * means different things per system (AEAT 1104, 1117, 4109, 4111), there is one entry
+ * per system, and a lookup without a system finds neither (ambiguous).
+ *
+ * Severity: `error` = not accepted; `warning` = accepted with remarks, already
+ * registered, or retried automatically; `info` = nothing to do.
+ */
+export interface CatalogEntry extends Translated {
+  country: TranslationCountry;
+  systems: readonly TranslationSystem[];
+  code: string;
+}
+
+type Row = [code: string, translation: string, user_message: string, category: Translated['category'], severity: Translated['severity'], retriable: boolean];
+
+const rows = (country: TranslationCountry, systems: readonly TranslationSystem[], list: Row[]): CatalogEntry[] =>
+  list.map(([code, translation, user_message, category, severity, retriable]) => ({ country, systems, code, translation, user_message, category, severity, retriable }));
+
+const RESEND = 'Correct it and send the transaction again.';
+
+// AEAT: the same meaning in VERI*FACTU and SII.
+const AEAT_SHARED = rows('ES', ['verifactu', 'sii'], [
+  ['1100', 'Invalid value or type in a field.', `A field of the invoice has an invalid value (often a tax ID or a name). ${RESEND}`, 'validation', 'error', false],
+  ['3000', 'Duplicate record: this invoice is already registered with the AEAT.', 'The tax agency already has this invoice. Nothing more to do.', 'submission', 'warning', false],
+  ['4104', 'Header error: the tax ID (NIF) of the taxpayer sending the records is not identified by the AEAT.', 'Your business tax ID is not recognised by the tax agency. Check the tax ID of this location.', 'configuration', 'error', false],
+]);
+
+// AEAT VERI*FACTU (the published list of error codes of the VERI*FACTU service).
+const VERIFACTU = rows('ES', ['verifactu'], [
+  ['1102', 'Invalid IDType (type of identification document) value.', `The customer's identification document type is not valid. ${RESEND}`, 'validation', 'error', false],
+  ['1104', 'Invalid invoice series and number (NumSerieFactura).', `The invoice number is not valid. ${RESEND}`, 'validation', 'error', false],
+  ['1105', 'Invalid invoice issue date (FechaExpedicionFactura).', `The invoice date is not valid. ${RESEND}`, 'validation', 'error', false],
+  ['1106', 'The invoice type (TipoFactura) is not one of the allowed values.', `The invoice type is not valid. ${RESEND}`, 'validation', 'error', false],
+  ['1108', 'The issuer tax ID (IDEmisorFactura) must be the same as the tax ID of the taxpayer obliged to issue (ObligadoEmision).', 'The invoice issuer does not match the business sending it. Check the tax ID of this location.', 'configuration', 'error', false],
+  ['1109', 'The tax ID (NIF) is not identified in the AEAT census.', `A tax ID on the invoice is not registered with the tax agency. ${RESEND}`, 'validation', 'error', false],
+  ['1110', 'The tax ID (NIF) is not identified in the AEAT census.', `A tax ID on the invoice is not registered with the tax agency. ${RESEND}`, 'validation', 'error', false],
+  ['1112', 'The invoice issue date is later than today.', `The invoice is dated in the future. ${RESEND}`, 'validation', 'error', false],
+  ['1117', 'The corrected invoices block (FacturasRectificadas) is only allowed on a corrective invoice.', `A non-corrective invoice refers to corrected invoices. ${RESEND}`, 'validation', 'error', false],
+  ['1124', 'The VAT rate (TipoImpositivo) is not one of the allowed values.', `A VAT rate on the invoice is not valid. ${RESEND}`, 'validation', 'error', false],
+  ['1150', 'A simplified invoice (F2) cannot exceed 3,000 (sum of the taxable bases and VAT of all lines).', 'Simplified invoices (tickets) cannot exceed 3,000 EUR. Issue a full invoice with the customer\'s details instead.', 'validation', 'error', false],
+  ['1189', 'The recipients block (Destinatarios) is required for invoice types F1, F3, R1, R2, R3 and R4.', 'This kind of invoice needs the customer\'s name and tax ID. Add them and send the transaction again.', 'validation', 'error', false],
+  ['1190', 'The recipients block (Destinatarios) is not allowed for invoice types F2 and R5.', `A simplified invoice must not name a customer. ${RESEND}`, 'validation', 'error', false],
+  ['1210', 'The invoice total (ImporteTotal) does not match the taxable bases, VAT and equivalence surcharge given.', `The invoice total does not match its lines and taxes. ${RESEND}`, 'validation', 'error', false],
+  ['1216', 'The total tax (CuotaTotal) does not match the VAT and equivalence surcharge given.', `The tax total does not match the tax of the lines. ${RESEND}`, 'validation', 'error', false],
+  ['1246', 'Invalid VAT regime key (ClaveRegimen).', `The VAT regime of the invoice is not valid. ${RESEND}`, 'validation', 'error', false],
+  ['2000', 'Accepted with errors: the record hash (huella) does not match the AEAT\'s calculation.', 'The invoice was registered, but its fingerprint did not match. Contact support so the record chain can be checked.', 'validation', 'warning', false],
+  ['2001', 'Accepted with errors: the recipient\'s tax ID is not identified in the AEAT census.', 'The invoice was registered, but the customer\'s tax ID is not known to the tax agency. Check it with the customer.', 'validation', 'warning', false],
+  ['2004', 'Accepted with errors: the record generation time (FechaHoraHusoGenRegistro) must be the AEAT\'s current time, within a margin.', 'The invoice was registered, but the device clock seems wrong. Check the date and time of your till.', 'configuration', 'warning', false],
+  ['3001', 'The invoice record has already been cancelled.', 'This invoice was already cancelled with the tax agency.', 'submission', 'warning', false],
+  ['3002', 'The invoice record does not exist at the AEAT.', 'The tax agency has no record of the invoice being corrected or cancelled.', 'submission', 'error', false],
+  ['3003', 'The submitter does not have the permissions needed to update this invoice record.', 'The certificate used may not change this invoice. Use the certificate of the business that issued it.', 'auth', 'error', false],
+  ['3500', 'Technical database error at the AEAT (information integrity).', 'The tax agency had a technical problem. The transaction will be sent again automatically.', 'submission', 'warning', true],
+  ['3501', 'Technical database error at the AEAT.', 'The tax agency had a technical problem. The transaction will be sent again automatically.', 'submission', 'warning', true],
+  ['4102', 'The XML does not match the schema: a mandatory field is missing.', 'The record sent to the tax agency was incomplete. Contact support.', 'validation', 'error', false],
+  ['4103', 'Unexpected error while parsing the XML.', 'The tax agency could not read the record. Contact support.', 'validation', 'error', false],
+  ['4106', 'Incorrect date format.', 'A date in the record has a wrong format. Contact support.', 'validation', 'error', false],
+  ['4107', 'The tax ID (NIF) is not identified in the AEAT census.', 'Your business tax ID is not registered with the tax agency. Check the tax ID of this location.', 'configuration', 'error', false],
+  ['4109', 'Incorrect tax ID (NIF) format.', 'A tax ID has a wrong format. Check the tax ID of this location and of the customer.', 'validation', 'error', false],
+  ['4110', 'Technical error at the AEAT while checking the powers of representation.', 'The tax agency had a technical problem. The transaction will be sent again automatically.', 'submission', 'warning', true],
+  ['4111', 'Technical error at the AEAT while creating the filing.', 'The tax agency had a technical problem. The transaction will be sent again automatically.', 'submission', 'warning', true],
+  ['4112', 'The certificate holder must be the taxpayer obliged to issue, a social collaborator, an authorised representative or a successor.', 'The certificate does not belong to this business or to someone authorised to act for it. Upload the business\'s own certificate.', 'auth', 'error', false],
+  ['4115', 'Invalid tax ID (NIF) of the taxpayer obliged to issue (ObligadoEmision).', 'Your business tax ID is not valid. Check the tax ID of this location.', 'configuration', 'error', false],
+  ['4116', 'Header error: the tax ID (NIF) of the taxpayer obliged to issue has an incorrect format.', 'Your business tax ID has a wrong format. Check the tax ID of this location.', 'configuration', 'error', false],
+  ['4119', 'The record contains characters that are not UTF-8 encoded.', 'The record contains characters the tax agency does not accept. Remove special characters from names and descriptions.', 'validation', 'error', false],
+]);
+
+// AEAT SII (codes whose SII meaning differs from VERI*FACTU, or that only SII returns).
+const SII = rows('ES', ['sii'], [
+  ['1104', 'Invalid value in the ID field (identification of a party without a Spanish tax ID).', `The customer's foreign identification is not valid. ${RESEND}`, 'validation', 'error', false],
+  ['1116', 'The tax ID (NIF) is not identified in the AEAT census.', `A tax ID on the invoice is not registered with the tax agency. ${RESEND}`, 'validation', 'error', false],
+  ['1117', 'The tax ID (NIF) is not identified: tax ID and name do not match the AEAT census.', `The customer's tax ID and name do not match the tax agency's records. ${RESEND}`, 'validation', 'error', false],
+  ['1153', 'The tax ID (NIF) has an incorrect format.', `A tax ID on the invoice has a wrong format. ${RESEND}`, 'validation', 'error', false],
+  ['2011', 'Accepted with errors: the counterparty\'s tax ID is not registered in the AEAT census.', 'The invoice was registered, but the customer\'s tax ID is not known to the tax agency. Check it with the customer.', 'validation', 'warning', false],
+  ['4109', 'The tax ID (NIF) is not identified in the AEAT census.', 'A tax ID is not registered with the tax agency. Check the tax ID of this location and of the customer.', 'configuration', 'error', false],
+  ['4111', 'The tax ID (NIF) has an incorrect format.', 'A tax ID has a wrong format. Check the tax ID of this location.', 'configuration', 'error', false],
+]);
+
+// TicketBAI: the duplicate answers of the provincial tax offices.
+const TICKETBAI = rows('ES', ['ticketbai'], [
+  // Araba and Gipuzkoa (ResultadosValidacion/Codigo): the file was already received.
+  ['005', 'The TicketBAI invoice was already received by the provincial tax office (duplicate submission).', 'The tax office already has this invoice. Nothing more to do.', 'submission', 'warning', false],
+  ['019', 'An invoice with this series and number was already received by the provincial tax office (duplicate submission).', 'The tax office already has this invoice. Nothing more to do.', 'submission', 'warning', false],
+  // Bizkaia (LROE, CodigoErrorRegistro).
+  ['B4_2000003', 'The invoice record was already received in the LROE (duplicate).', 'The tax office already has this invoice. Nothing more to do.', 'submission', 'warning', false],
+]);
+
+// Italy SDI: rejection (scarto) codes of the Sistema di Interscambio.
+const SDI = rows('IT', ['sdi'], [
+  ['00001', 'Invalid file name.', 'The invoice file was named incorrectly. Contact support.', 'validation', 'error', false],
+  ['00002', 'Duplicate file name: a file with this name was already sent.', 'The invoice file name was already used. Contact support.', 'submission', 'error', false],
+  ['00100', 'The signing certificate has expired.', 'The certificate used to sign invoices has expired. Upload a valid certificate.', 'auth', 'error', false],
+  ['00101', 'The signing certificate has been revoked.', 'The certificate used to sign invoices was revoked. Upload a valid certificate.', 'auth', 'error', false],
+  ['00102', 'The file is not intact: invalid signature.', 'The invoice signature is not valid. Check the certificate, or contact support.', 'auth', 'error', false],
+  ['00104', 'The certification authority of the signing certificate is not trusted.', 'The certificate used to sign invoices is not accepted. Upload a certificate from a recognised authority.', 'auth', 'error', false],
+  ['00200', 'The file does not conform to the FatturaPA format.', 'The invoice is not in the required format. Contact support.', 'validation', 'error', false],
+  ['00300', 'Invalid tax code (IdCodice) of the transmitter (1.1.1.2).', 'The transmitter\'s tax code is not valid. Check the tax ID of this location.', 'configuration', 'error', false],
+  ['00301', 'Invalid VAT number (IdCodice) of the seller (1.2.1.1.2).', 'Your business VAT number (partita IVA) is not valid. Check the tax ID of this location.', 'configuration', 'error', false],
+  ['00302', 'Invalid fiscal code (CodiceFiscale) of the seller (1.2.1.2).', 'Your business fiscal code (codice fiscale) is not valid. Check the configuration of this location.', 'configuration', 'error', false],
+  ['00303', 'Invalid VAT number (IdCodice) of the tax representative (1.3.1.1.2 or 1.4.4.1.2).', `The tax representative's VAT number is not valid. ${RESEND}`, 'validation', 'error', false],
+  ['00304', 'Invalid fiscal code (CodiceFiscale) of the tax representative (1.3.1.2).', `The tax representative's fiscal code is not valid. ${RESEND}`, 'validation', 'error', false],
+  ['00305', 'Invalid VAT number (IdCodice) of the buyer (1.4.1.1.2).', `The customer's VAT number is not valid. ${RESEND}`, 'validation', 'error', false],
+  ['00306', 'Invalid fiscal code (CodiceFiscale) of the buyer (1.4.1.2).', `The customer's fiscal code is not valid. ${RESEND}`, 'validation', 'error', false],
+  ['00311', 'Invalid recipient code (CodiceDestinatario, 1.1.4).', 'The customer\'s recipient code (codice destinatario) is not valid. Check it with the customer and send the transaction again.', 'validation', 'error', false],
+  ['00312', 'The recipient code (CodiceDestinatario, 1.1.4) is not active.', 'The customer\'s recipient code (codice destinatario) is not active. Check it with the customer and send the transaction again.', 'validation', 'error', false],
+  ['00400', 'The VAT exemption nature (Natura, 2.2.1.14) is missing on a line with a 0% VAT rate.', 'A line with 0% VAT needs an exemption nature (N1…N7). Add it and send the transaction again.', 'validation', 'error', false],
+  ['00401', 'The VAT exemption nature (Natura, 2.2.1.14) is given on a line whose VAT rate is not zero.', `A line with VAT must not have an exemption nature. ${RESEND}`, 'validation', 'error', false],
+  ['00403', 'The invoice date (2.1.1.3) is later than the date it was received.', `The invoice is dated in the future. ${RESEND}`, 'validation', 'error', false],
+  ['00404', 'Duplicate invoice: an invoice with the same seller, number and date was already accepted.', 'The SDI already has this invoice. Nothing more to do.', 'submission', 'warning', false],
+  ['00409', 'Duplicate invoice within the same batch.', 'The same invoice appears twice in one batch. Contact support.', 'submission', 'error', false],
+  ['00417', 'Neither the VAT number (1.4.1.1) nor the fiscal code (1.4.1.2) of the buyer is given.', 'The customer needs a VAT number or a fiscal code. Add one and send the transaction again.', 'validation', 'error', false],
+  ['00419', 'The VAT summary (DatiRiepilogo, 2.2.2) is missing for at least one VAT rate used.', 'The invoice VAT summary is incomplete. Contact support.', 'validation', 'error', false],
+  ['00421', 'The VAT amount (Imposta, 2.2.2.6) is not calculated according to the technical rules.', `The VAT amounts do not add up. ${RESEND}`, 'validation', 'error', false],
+  ['00422', 'The taxable amount (ImponibileImporto, 2.2.2.5) is not calculated according to the technical rules.', `The taxable amounts do not add up. ${RESEND}`, 'validation', 'error', false],
+  ['00423', 'The line total (PrezzoTotale, 2.2.1.11) is not calculated according to the technical rules.', `A line total does not match quantity times unit price. ${RESEND}`, 'validation', 'error', false],
+  ['00424', 'The VAT rate (AliquotaIVA) is not given as a percentage.', `A VAT rate must be a percentage (e.g. 22.00). ${RESEND}`, 'validation', 'error', false],
+  ['00425', 'The invoice number (2.1.1.4) contains no digits.', `The invoice number must contain at least one digit. ${RESEND}`, 'validation', 'error', false],
+  ['00427', 'The recipient code (CodiceDestinatario) length does not match the transmission format (7 characters for FPR12, 6 for FPA12).', 'The customer\'s recipient code does not fit the invoice format (private or public administration). Check the configuration of this location.', 'configuration', 'error', false],
+  ['00428', 'The transmission format (FormatoTrasmissione, 1.1.3) is neither FPA12 nor FPR12.', 'The invoice format is not valid. Check the configuration of this location.', 'configuration', 'error', false],
+  ['00429', 'The VAT exemption nature (Natura, 2.2.2.2) is missing in the VAT summary for a 0% VAT rate.', 'A 0% VAT rate needs an exemption nature. Add it and send the transaction again.', 'validation', 'error', false],
+  ['00430', 'The VAT exemption nature (Natura, 2.2.2.2) is given in the VAT summary for a non-zero VAT rate.', `A VAT rate above zero must not have an exemption nature. ${RESEND}`, 'validation', 'error', false],
+]);
+
+// Italy Documento Commerciale: the spec's authority codes.
+const DC = rows('IT', ['dc'], [
+  ['0100', 'Non-compliant file.', 'The commercial document was not in the required format. Contact support.', 'validation', 'error', false],
+  ['0200', 'Validation error.', `The commercial document has invalid data. ${RESEND}`, 'validation', 'error', false],
+  ['0403', 'Not authorized: the certificate is not accepted.', 'The seal certificate of this device is not authorised. Check the certificate of this location.', 'auth', 'error', false],
+  ['0429', 'Too many requests: the authority\'s rate limit was reached.', 'The tax authority is busy. The document will be sent again automatically.', 'submission', 'warning', true],
+  ['0500', 'Authority server error.', 'The tax authority had a technical problem. The document will be sent again automatically.', 'submission', 'warning', true],
+]);
+
+export const CATALOG: readonly CatalogEntry[] = [...AEAT_SHARED, ...VERIFACTU, ...SII, ...TICKETBAI, ...SDI, ...DC];
+
+/**
+ * Codes this service itself reports for a failed submission (not an authority's), in
+ * any country and system: already in English, never sent to the AI.
+ */
+export const SERVICE_CODES: Readonly<Record<string, Translated>> = {
+  TIMEOUT: {
+    translation: 'The tax authority did not answer in time.',
+    category: 'network', severity: 'warning', retriable: true,
+    user_message: 'The tax authority did not respond in time. The transaction will be sent again automatically.',
+  },
+};
+
+/** Codes are matched trimmed and case-insensitively (TicketBAI's B4_… codes). */
+export const normalizeCode = (code: string): string => code.trim().toUpperCase();
+
+const index = new Map<string, CatalogEntry[]>();
+for (const e of CATALOG) {
+  const k = `${e.country}|${normalizeCode(e.code)}`;
+  index.set(k, [...(index.get(k) ?? []), e]);
+}
+
+/**
+ * The catalog entry for a code. With a system, the entry of that system; without one,
+ * the entry of the country if exactly one entry has that code (else none: ambiguous).
+ */
+export function lookupStatic(country: string, system: string | undefined, code: string): CatalogEntry | undefined {
+  const candidates = index.get(`${country.toUpperCase()}|${normalizeCode(code)}`) ?? [];
+  if (system) return candidates.find((e) => (e.systems as readonly string[]).includes(system));
+  return candidates.length === 1 ? candidates[0] : undefined;
+}

@@ -1,0 +1,226 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.ts';
+import { locationBodies, RANDOM_UUID, type SystemKey } from '../support/fixtures.ts';
+import { startTestApp, type TestApp } from '../support/harness.ts';
+import { createLocation, createTx, getTx, saleBody, saleMetadata } from '../support/transactions.ts';
+
+let t: TestApp;
+let clock: ManualClock;
+beforeAll(async () => {
+  clock = new ManualClock('2026-03-02T10:00:00.000Z');
+  t = await startTestApp({ clock, random: () => 0.5 });
+});
+afterAll(() => t.close());
+
+async function fresh(system: SystemKey) {
+  const { key, accountId } = await t.signup();
+  const loc = await createLocation(t, key, system);
+  return { key, accountId, loc };
+}
+
+const sale = (loc: string, system: SystemKey, over: Record<string, unknown> = {}) =>
+  saleBody(loc, { metadata: { ...(saleMetadata[system] ?? {}), ...((over.metadata as object) ?? {}) }, ...Object.fromEntries(Object.entries(over).filter(([k]) => k !== 'metadata')) });
+
+describe('POST /v1/transactions', () => {
+  it('France: signed locally, success at once (201), with the record and render hints', async () => {
+    const { key, accountId, loc } = await fresh('fr-nf525');
+    const res = await createTx(t, key, sale(loc, 'fr-nf525'));
+    expect(res.statusCode).toBe(201);
+    const tx = res.json();
+    expect(tx).toMatchObject({
+      account_id: accountId, location_id: loc, type: 'sale', status: 'success', amount: 2046, currency: 'EUR', country: 'FR',
+      system: 'fr-nf525', environment: 'test', error_message: null,
+    });
+    expect(tx.fiscal_id).toBeTruthy();
+    expect(tx.completed_at).toBe('2026-03-02T10:00:00.000Z');
+    expect(tx.request_payload).toEqual(sale(loc, 'fr-nf525'));
+    expect(tx.render_hints.map((h: { key: string }) => h.key)).toContain('signature_extract');
+    expect(tx.idempotency_key).toMatch(/^[0-9a-f-]{36}$/);
+
+    const record = await t.request({ method: 'GET', url: `/v1/transactions/${tx.id}/fiscal-record`, key });
+    expect(record.statusCode).toBe(200);
+    expect(record.headers['x-fiscal-record-placeholder']).toBe('true');
+    expect(record.headers['content-type']).toMatch(/^application\/json/);
+    expect(JSON.parse(record.body).placeholder).toBe(true);
+  });
+
+  it('Spain VERI*FACTU: 201 pending with a queued submission; the worker reaches success', async () => {
+    const { key, loc } = await fresh('es-verifactu');
+    const res = await createTx(t, key, sale(loc, 'es-verifactu'));
+    expect(res.statusCode).toBe(201);
+    expect(res.json().status).toBe('pending');
+    const id = res.json().id;
+
+    const queue = await t.request({ method: 'GET', url: '/v1/retry-queue', key });
+    expect(queue.json().data).toHaveLength(1);
+    expect(queue.json().data[0]).toMatchObject({ transaction_id: id, status: 'pending', attempt: 0, max_attempts: 50 });
+
+    await t.worker.drain();
+    const done = await getTx(t, key, id);
+    expect(done.status).toBe('success');
+    expect(done.fiscal_id).toMatch(/^[A-Z0-9]{16}$/); // the sandbox CSV
+    expect(done.submitted_at).toBeTruthy();
+    expect((await t.request({ method: 'GET', url: '/v1/retry-queue?status=completed', key })).json().total).toBe(1);
+    const stats = await t.request({ method: 'GET', url: '/v1/retry-queue/stats', key });
+    expect(stats.json()).toEqual({ pending: 0, processing: 0, completed: 1, failed: 0, dead: 0, total: 1 });
+  });
+
+  it('X-Fiscalization-Timeout waits inline for the authority', async () => {
+    const { key, loc } = await fresh('es-verifactu');
+    const res = await createTx(t, key, sale(loc, 'es-verifactu'), { 'x-fiscalization-timeout': '5' });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().status).toBe('success');
+  });
+
+  it.each([
+    ['es-ticketbai', 'pending', 'success'],
+    ['es-sii', 'pending', 'success'],
+    ['it-sdi', 'pending', 'delivered'],
+    ['it-dc', 'pending', 'success'],
+    ['pt-saft', 'success', 'success'],
+    ['gr-mydata', 'success', 'success'], // Greece answers within its 5 s inline window
+  ] as const)('%s reaches its expected status through the sandbox', async (system, atCreate, final) => {
+    const { key, loc } = await fresh(system);
+    const res = await createTx(t, key, sale(loc, system));
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().status).toBe(atCreate);
+    await t.worker.drain();
+    expect((await getTx(t, key, res.json().id)).status).toBe(final);
+  });
+
+  it('Bizkaia TicketBAI waits for the LROE batch (pending_batch, no submission job)', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-ticketbai', { country_config: { ...locationBodies['es-ticketbai'].country_config, territory: 'bizkaia' } });
+    const res = await createTx(t, key, sale(loc, 'es-ticketbai'));
+    expect(res.json().status).toBe('pending_batch');
+    expect((await t.request({ method: 'GET', url: '/v1/retry-queue', key })).json().total).toBe(0);
+  });
+
+  it('Greece: MARK and authority render hints once accepted', async () => {
+    const { key, loc } = await fresh('gr-mydata');
+    const tx = (await createTx(t, key, sale(loc, 'gr-mydata'))).json();
+    expect(tx.status).toBe('success');
+    expect(tx.fiscal_id_upstream).toMatch(/^\d{15}$/);
+    expect(tx.render_hints.map((h: { key: string }) => h.key)).toEqual(expect.arrayContaining(['mark', 'uid', 'auth_code', 'qr']));
+  });
+
+  it('the guide form is accepted and stored as sent', async () => {
+    const { key, loc } = await fresh('fr-nf525');
+    const body = { location_id: loc, type: 'sale', amount: 1210, line_items: [{ description: 'Pizza', quantity: 1, unit_price: 1000, vat_rate: 2100 }] };
+    const res = await createTx(t, key, body);
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({ amount: 1210, request_payload: body });
+  });
+});
+
+describe('validation', () => {
+  it('answers the spec\'s messages', async () => {
+    const { key, loc } = await fresh('fr-nf525');
+    const cases: [object, string][] = [
+      [{ ...sale(loc, 'fr-nf525'), location_id: undefined }, "Key: 'CreateRequest.LocationID' Error:Field validation for 'LocationID' failed on the 'required' tag"],
+      [sale(loc, 'fr-nf525', { items: [] }), 'items must be a non-empty array'],
+      [sale(loc, 'fr-nf525', { total_amount: 2000 }), 'pretax_amount + tax_amount must equal total_amount'],
+      [sale(RANDOM_UUID, 'fr-nf525'), 'location not found'],
+      [sale('not-a-uuid', 'fr-nf525'), 'location not found'],
+    ];
+    for (const [body, error] of cases) {
+      const res = await createTx(t, key, body);
+      expect(res.statusCode, error).toBe(400);
+      expect(res.json()).toEqual({ error });
+    }
+  });
+
+  it('another account\'s location is "location not found"; an inactive one "location is not active"', async () => {
+    const a = await fresh('fr-nf525');
+    const b = await t.signup();
+    expect((await createTx(t, b.key, sale(a.loc, 'fr-nf525'))).json()).toEqual({ error: 'location not found' });
+    await t.request({ method: 'PATCH', url: `/v1/locations/${a.loc}`, key: a.key, payload: { status: 'inactive' } });
+    expect((await createTx(t, a.key, sale(a.loc, 'fr-nf525'))).json()).toEqual({ error: 'location is not active' });
+  });
+
+  it('Italy SDI needs metadata.invoice_number', async () => {
+    const { key, loc } = await fresh('it-sdi');
+    const res = await createTx(t, key, saleBody(loc));
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'invoice_number is required in metadata for Italian transactions' });
+  });
+
+  it('headers: bad timeout, sandbox header rules', async () => {
+    const { key, loc } = await fresh('fr-nf525');
+    expect((await createTx(t, key, sale(loc, 'fr-nf525'), { 'x-fiscalization-timeout': '11' })).json())
+      .toEqual({ error: 'X-Fiscalization-Timeout must be a number of seconds from 0 to 10' });
+    expect((await createTx(t, key, sale(loc, 'fr-nf525'), { 'x-svc-sandbox': 'yes' })).json()).toEqual({ error: 'X-Svc-Sandbox must be "authority"' });
+    expect((await createTx(t, key, sale(loc, 'fr-nf525'), { 'idempotency-key': 'k'.repeat(256) })).json()).toEqual({ error: 'Idempotency-Key must be 1-255 characters' });
+  });
+
+  it('a key scoped to other countries gets 403', async () => {
+    const { key, loc } = await fresh('fr-nf525');
+    const scoped = (await t.request({ method: 'POST', url: '/v1/api-keys', key, payload: { permissions: ['transactions:write', 'country:ES'] } })).json().key;
+    const res = await createTx(t, scoped, sale(loc, 'fr-nf525'));
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toEqual({ error: 'API key is not allowed to act in country FR' });
+  });
+});
+
+describe('idempotency', () => {
+  it('same key + same body → the same transaction (200); different body → 409', async () => {
+    const { key, loc } = await fresh('fr-nf525');
+    const first = await createTx(t, key, sale(loc, 'fr-nf525'), { 'idempotency-key': 'order-1' });
+    expect(first.statusCode).toBe(201);
+    const again = await createTx(t, key, sale(loc, 'fr-nf525'), { 'idempotency-key': 'order-1' });
+    expect(again.statusCode).toBe(200);
+    expect(again.json().id).toBe(first.json().id);
+    const other = await createTx(t, key, sale(loc, 'fr-nf525', { payment_method: 'cash' }), { 'idempotency-key': 'order-1' });
+    expect(other.statusCode).toBe(409);
+    expect(other.json()).toEqual({ error: 'idempotency key already used with a different request' });
+    expect((await t.request({ method: 'GET', url: '/v1/transactions', key })).json().total).toBe(1);
+  });
+
+  it('50 concurrent identical requests → one row, every answer the same id', async () => {
+    const { key, loc } = await fresh('es-verifactu');
+    const answers = await Promise.all(Array.from({ length: 50 }, () => createTx(t, key, sale(loc, 'es-verifactu'), { 'idempotency-key': 'burst-1' })));
+    const ids = new Set(answers.map((r) => r.json().id));
+    expect(ids.size).toBe(1);
+    expect(answers.filter((r) => r.statusCode === 201)).toHaveLength(1);
+    expect(answers.filter((r) => r.statusCode === 200)).toHaveLength(49);
+    const rows = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions WHERE idempotency_key = $1', ['burst-1']);
+    expect(rows.rows[0]!.n).toBe(1);
+    const jobs = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs WHERE transaction_id = $1', [[...ids][0]]);
+    expect(jobs.rows[0]!.n).toBe(1);
+  });
+
+  it('keys are scoped per account', async () => {
+    const a = await fresh('fr-nf525');
+    const b = await fresh('fr-nf525');
+    const ra = await createTx(t, a.key, sale(a.loc, 'fr-nf525'), { 'idempotency-key': 'shared' });
+    const rb = await createTx(t, b.key, sale(b.loc, 'fr-nf525'), { 'idempotency-key': 'shared' });
+    expect(rb.statusCode).toBe(201);
+    expect(rb.json().id).not.toBe(ra.json().id);
+  });
+});
+
+describe('GET', () => {
+  it('lists newest first with filters; other accounts see 404', async () => {
+    const { key, loc } = await fresh('fr-nf525');
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      clock.advance(1000);
+      ids.push((await createTx(t, key, sale(loc, 'fr-nf525'))).json().id);
+    }
+    const list = (await t.request({ method: 'GET', url: '/v1/transactions?limit=2', key })).json();
+    expect(list).toMatchObject({ total: 3, limit: 2, offset: 0 });
+    expect(list.data.map((x: { id: string }) => x.id)).toEqual([ids[2], ids[1]]);
+    expect((await t.request({ method: 'GET', url: '/v1/transactions?status=pending', key })).json().total).toBe(0);
+    expect((await t.request({ method: 'GET', url: '/v1/transactions?status=nope', key })).statusCode).toBe(400);
+
+    const other = await t.signup();
+    for (const url of [`/v1/transactions/${ids[0]}`, `/v1/transactions/${ids[0]}/fiscal-record`]) {
+      const res = await t.request({ method: 'GET', url, key: other.key });
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ error: 'transaction not found' });
+    }
+    const cancel = await t.request({ method: 'POST', url: `/v1/transactions/${ids[0]}/cancel`, key: other.key });
+    expect(cancel.statusCode).toBe(404);
+    expect((await t.request({ method: 'GET', url: '/v1/transactions', key: other.key })).json().total).toBe(0);
+  });
+});

@@ -1,0 +1,53 @@
+import type { TestApp } from './harness.ts';
+import { configs, locationBodies, type SystemKey } from './fixtures.ts';
+
+/** A valid canonical transaction body for a location (two lines, 21 % and 10 %). */
+export function saleBody(locationId: string, over: Record<string, unknown> = {}) {
+  return {
+    location_id: locationId,
+    timestamp: '2026-03-02T09:30:00Z',
+    currency: 'EUR',
+    payment_method: 'card',
+    items: [
+      { description: 'Menú del día', quantity: 1, unit_price: 1200, tax_rate: 10, tax_amount: 120, total_amount: 1320 },
+      { description: 'Vino', quantity: 2, unit_price: 300, tax_rate: 21, tax_amount: 126, total_amount: 726 },
+    ],
+    pretax_amount: 1800,
+    tax_amount: 246,
+    total_amount: 2046,
+    ...over,
+  };
+}
+
+/** Metadata each system needs for a plain sale. */
+export const saleMetadata: Partial<Record<SystemKey, Record<string, unknown>>> = {
+  'it-sdi': { invoice_number: 'FT-2026-0001' },
+  'es-sii': { simplified: true },
+};
+
+/** Location bodies, Portugal with the simplified-invoice series too. */
+export function locationBody(system: SystemKey): Record<string, unknown> {
+  if (system === 'pt-saft') {
+    return {
+      ...locationBodies['pt-saft'],
+      country_config: { ...configs.saft, series: { ...configs.saft.series, FS: { prefix: 'B', atcud_code: 'BBJFJMVNTN' }, NC: { prefix: 'C', atcud_code: 'CCJFJMVNTN' } } },
+    };
+  }
+  return locationBodies[system];
+}
+
+export async function createLocation(t: TestApp, key: string, system: SystemKey, over: Record<string, unknown> = {}): Promise<string> {
+  const res = await t.request({ method: 'POST', url: '/v1/locations', key, payload: { ...locationBody(system), ...over } });
+  if (res.statusCode !== 201) throw new Error(`location ${system}: ${res.statusCode} ${res.body}`);
+  return res.json().id;
+}
+
+export async function createTx(t: TestApp, key: string, body: object, headers: Record<string, string> = {}) {
+  return t.request({ method: 'POST', url: '/v1/transactions', key, payload: body, headers });
+}
+
+export async function getTx(t: TestApp, key: string, id: string) {
+  const res = await t.request({ method: 'GET', url: `/v1/transactions/${id}`, key });
+  if (res.statusCode !== 200) throw new Error(`get ${id}: ${res.statusCode} ${res.body}`);
+  return res.json();
+}
