@@ -56,7 +56,9 @@ export const DEFAULT_SOFTWARE: SoftwareIdentity = { name: 'Fiscalization API', v
 
 export function createRuntime(o: RuntimeOptions): Runtime {
   const deps: Deps = { db: o.db, clock: o.clock, keys: o.keys, config: o.config, limiter: o.limiter, log: o.log };
-  const events = createEventPublisher(deps);
+  // Deliveries start as soon as they are committed, not after the worker's idle pause.
+  let worker: Worker | undefined;
+  const events = createEventPublisher(deps, { onEnqueued: () => worker?.notify() });
   const locations = createLocationService(deps);
   const translator = createTranslator(deps, o.config.translationAi);
   const handlers: Record<string, JobHandler> = {
@@ -67,10 +69,11 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     deliver_webhook: createDeliverWebhookHandler({ ...deps, events, ...(o.config.webhookTimeoutMs ? { timeoutMs: o.config.webhookTimeoutMs } : {}) }),
     translate_error: createTranslateErrorHandler({ ...deps, translator }),
   };
-  const worker = createWorker({ db: o.db, clock: o.clock, log: o.log, handlers, ...o.worker });
-  const submitter: Submitter = { runNow: (id) => worker.runJobNow(id), notify: () => worker.notify() };
+  worker = createWorker({ db: o.db, clock: o.clock, log: o.log, handlers, ...o.worker });
+  const w = worker;
+  const submitter: Submitter = { runNow: (id) => w.runJobNow(id), notify: () => w.notify() };
   return {
-    deps, events, locations, translator, handlers, worker, submitter,
+    deps, events, locations, translator, handlers, worker: w, submitter,
     software: o.software ?? DEFAULT_SOFTWARE,
     maxAttempts: o.config.submissionMaxAttempts ?? 50,
   };

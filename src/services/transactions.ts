@@ -91,7 +91,10 @@ export function createTransactionService(deps: TransactionDeps) {
     },
   ): Promise<{ row: TransactionRow; jobId: string | null }> {
     const now = clock.now();
-    const chainKey = p.system.chainKey({ location: p.location, tx: p.draft });
+    // An annulment that is not a link of the chain (TicketBAI, SII, SDI, myDATA, PT) is
+    // numbered in a side sequence of its own, so the chain and its numbering stay whole.
+    const mainChain = p.system.chainKey({ location: p.location, tx: p.draft });
+    const chainKey = p.kind === 'cancellation' && !p.system.capabilities.cancellationJoinsChain ? `${mainChain}#annulments` : mainChain;
     const head = await fiscalRecordsRepo.lockChainHead(tx, chainKey, now);
     const seq = head.seq + 1;
     const record = p.system.build({
@@ -99,7 +102,11 @@ export function createTransactionService(deps: TransactionDeps) {
       kind: p.kind,
       tx: p.draft,
       original: p.original
-        ? { transactionId: p.original.id, fiscalId: p.original.fiscal_id, tx: p.original.normalized, issuedAt: (p.originalRecord?.created_at ?? p.original.created_at).toISOString() }
+        ? {
+            transactionId: p.original.id, fiscalId: p.original.fiscal_id, tx: p.original.normalized,
+            issuedAt: (p.originalRecord?.created_at ?? p.original.created_at).toISOString(),
+            documentNumber: p.originalRecord?.document_number ?? null, upstreamId: p.original.fiscal_id_upstream,
+          }
         : undefined,
       location: p.location,
       environment: p.auth.environment,
@@ -145,7 +152,8 @@ export function createTransactionService(deps: TransactionDeps) {
     await transactionsRepo.insert(tx, row);
     await fiscalRecordsRepo.append(tx, {
       transaction_id: p.id, account_id: p.auth.accountId, system: p.system.key, kind: p.kind, chain_key: chainKey, seq,
-      previous_fingerprint: head.last_fingerprint, fingerprint: record.fingerprint, fiscal_id: record.fiscalId, qr_data: record.qrData,
+      previous_fingerprint: head.last_fingerprint, fingerprint: record.fingerprint, fiscal_id: record.fiscalId,
+      document_number: record.documentNumber ?? null, qr_data: record.qrData,
       content_type: record.contentType, body: record.body, placeholder: record.placeholder, created_at: now,
     });
     if (p.original) await transactionsRepo.update(tx, p.original.id, { cancelled_by_id: p.id }, now);

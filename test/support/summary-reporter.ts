@@ -10,13 +10,15 @@ export default class SummaryReporter implements Reporter {
     let failed = 0;
     let skipped = 0;
     for (const mod of testModules) {
+      let failedHere = 0;
       for (const test of mod.children.allTests()) {
         const state = test.result().state;
         if (state === 'passed') passed++;
-        else if (state === 'failed') failed++;
+        else if (state === 'failed') failedHere++;
         else skipped++;
       }
-      if (mod.state() === 'failed' && [...mod.children.allTests()].length === 0) failed++;
+      // A file that failed outside its tests (an import error, a failing beforeAll) counts once.
+      failed += failedHere === 0 && mod.state() === 'failed' ? 1 : failedHere;
     }
     // An error outside any test (a failing global setup, an unhandled rejection) fails the run too.
     failed += unhandledErrors.length;

@@ -49,6 +49,7 @@ CREATE TABLE fiscal_records (
   previous_fingerprint text,
   fingerprint     text,
   fiscal_id       text,
+  document_number text,                       -- the number the document was issued under (series + number)
   qr_data         text,
   content_type    text NOT NULL,
   body            text NOT NULL,

@@ -12,6 +12,7 @@ export interface FiscalRecordRow {
   previous_fingerprint: string | null;
   fingerprint: string | null;
   fiscal_id: string | null;
+  document_number: string | null;
   qr_data: string | null;
   content_type: string;
   body: string;
@@ -47,10 +48,10 @@ export const fiscalRecordsRepo = {
     const row = { id: newId(), ...r };
     await q.query(
       `INSERT INTO fiscal_records (id, transaction_id, account_id, system, kind, chain_key, seq, previous_fingerprint, fingerprint,
-         fiscal_id, qr_data, content_type, body, placeholder, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+         fiscal_id, document_number, qr_data, content_type, body, placeholder, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
       [row.id, row.transaction_id, row.account_id, row.system, row.kind, row.chain_key, row.seq, row.previous_fingerprint,
-        row.fingerprint, row.fiscal_id, row.qr_data, row.content_type, row.body, row.placeholder, row.created_at],
+        row.fingerprint, row.fiscal_id, row.document_number, row.qr_data, row.content_type, row.body, row.placeholder, row.created_at],
     );
     await q.query(
       `UPDATE chain_heads SET seq = $2, last_fingerprint = $3, last_fiscal_id = $4, last_issued_at = $5, updated_at = $5 WHERE chain_key = $1`,
