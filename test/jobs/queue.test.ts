@@ -1,0 +1,74 @@
+import type { FastifyBaseLogger } from 'fastify';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.ts';
+import { jobsRepo } from '../../src/jobs/queue.ts';
+import { createWorker } from '../../src/jobs/runner.ts';
+import type { Db } from '../../src/store/db.ts';
+import { openTestDb } from '../support/harness.ts';
+
+const log = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
+let db: Db;
+beforeAll(async () => {
+  db = await openTestDb();
+});
+afterAll(() => db.close());
+
+const enqueue = (kind: string, runAt: Date, now: Date) => jobsRepo.enqueue(db, { kind, maxAttempts: 3, runAt }, now);
+
+describe('job queue', () => {
+  it('claims only due jobs, as a lease; only the lease holder may finish', async () => {
+    const clock = new ManualClock('2026-05-01T00:00:00Z');
+    const now = clock.now();
+    const due = await enqueue('q1', now, now);
+    const later = await enqueue('q1', new Date(now.getTime() + 10_000), now);
+    const claimed = await jobsRepo.claim(db, { kinds: ['q1'], workerId: 'w1', now, leaseMs: 5000, limit: 10 });
+    expect(claimed.map((j) => j.id)).toEqual([due.id]);
+    expect(claimed[0]).toMatchObject({ status: 'processing', attempt: 1, locked_by: 'w1' });
+    // Another worker sees nothing while the lease holds.
+    expect(await jobsRepo.claim(db, { kinds: ['q1'], workerId: 'w2', now, leaseMs: 5000, limit: 10 })).toEqual([]);
+    // After the lease, w2 takes it over; w1's late finish is refused.
+    const after = new Date(now.getTime() + 6000);
+    const taken = await jobsRepo.claim(db, { kinds: ['q1'], workerId: 'w2', now: after, leaseMs: 5000, limit: 10 });
+    expect(taken.map((j) => j.id)).toEqual([due.id]);
+    expect(taken[0]!.attempt).toBe(2);
+    expect(await jobsRepo.finish(db, due.id, 'w1', { status: 'completed' }, after)).toBe(false);
+    expect(await jobsRepo.finish(db, due.id, 'w2', { status: 'completed' }, after)).toBe(true);
+    expect((await jobsRepo.get(db, later.id))!.status).toBe('pending');
+  });
+
+  it('a handler that throws is retried later, and its effects are rolled back with the attempt', async () => {
+    const clock = new ManualClock('2026-05-02T00:00:00Z');
+    const job = await enqueue('q2', clock.now(), clock.now());
+    let calls = 0;
+    const worker = createWorker({
+      db, clock, log,
+      handlers: { q2: async () => { calls++; throw new Error('boom'); } },
+    });
+    await worker.drain();
+    expect(calls).toBe(1);
+    const row = (await jobsRepo.get(db, job.id))!;
+    expect(row.status).toBe('failed');
+    expect(row.last_error).toContain('boom');
+    expect(row.run_at.getTime()).toBe(clock.now().getTime() + 60_000);
+  });
+
+  it('two workers draining together process every job exactly once', async () => {
+    const clock = new ManualClock('2026-05-03T00:00:00Z');
+    const ids = new Set<string>();
+    for (let i = 0; i < 100; i++) ids.add((await enqueue('q3', clock.now(), clock.now())).id);
+    const seen: string[] = [];
+    const handler = async (j: { id: string }) => {
+      seen.push(j.id);
+      await new Promise((r) => setTimeout(r, 1));
+      return { outcome: 'completed' as const };
+    };
+    const w1 = createWorker({ db, clock, log, handlers: { q3: handler }, batchSize: 7, workerId: 'a' });
+    const w2 = createWorker({ db, clock, log, handlers: { q3: handler }, batchSize: 7, workerId: 'b' });
+    await Promise.all([w1.drain(), w2.drain()]);
+    expect(seen).toHaveLength(100);
+    expect(new Set(seen)).toEqual(ids);
+    const rows = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs WHERE kind = 'q3' AND status = 'completed' AND attempt = 1`);
+    expect(rows.rows[0]!.n).toBe(100);
+  });
+});
