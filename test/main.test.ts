@@ -78,6 +78,45 @@ describe('main serve', () => {
     }
   }, 120_000);
 
+  it('serve (workers in-process) submits a transaction in the background; on PostgreSQL a separate `worker` process can do it instead', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'serve-tx-'));
+    const apart = STORE === 'postgres';
+    const { child, url } = await serve(dataDir, apart ? { WORKERS_IN_PROCESS: 'false' } : {});
+    const worker = apart ? spawn(process.execPath, ['--import', 'tsx', MAIN, 'worker'], { env: env(dataDir), stdio: ['ignore', 'pipe', 'pipe'] }) : null;
+    try {
+      const post = async (p: string, body: unknown, key?: string) => {
+        const res = await fetch(`${url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) }, body: JSON.stringify(body) });
+        return { status: res.status, body: (await res.json()) as Record<string, any> };
+      };
+      const key = (await post('/v1/accounts', { name: 'Worker SL', billing_email: `w-${Date.now()}-${Math.random()}@example.com` })).body.api_key.key;
+      const loc = await post('/v1/locations', { name: 'Madrid', country: 'ES', tax_id: 'B12345674', country_config: { system: 'verifactu', legal_name: 'Worker SL', software_nif: 'B12345674' } }, key);
+      expect(loc.status).toBe(201);
+      const tx = await post('/v1/transactions', {
+        location_id: loc.body.id, timestamp: '2026-03-02T09:30:00Z', currency: 'EUR', payment_method: 'card',
+        items: [{ description: 'Café', quantity: 1, unit_price: 200, tax_rate: 10 }], pretax_amount: 200, tax_amount: 20, total_amount: 220,
+      }, key);
+      expect(tx.status).toBe(201);
+      let status = tx.body.status;
+      for (let i = 0; i < 100 && status !== 'success'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        status = ((await (await fetch(`${url}/v1/transactions/${tx.body.id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { status: string }).status;
+      }
+      expect(status).toBe('success');
+    } finally {
+      worker?.kill('SIGTERM');
+      expect(await stop(child)).toBe(0);
+    }
+  }, 120_000);
+
+  it.runIf(STORE === 'pglite')('the worker command refuses the embedded store', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'worker-bad-'));
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'worker'], { env: env(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+    expect(await new Promise((r) => child.once('exit', r))).toBe(78);
+    expect(err).toContain('the worker command needs DATABASE_URL');
+  }, 60_000);
+
   it('refuses to start on a bad setting, naming it', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'serve-bad-'));
     const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve'], { env: { ...env(dataDir), PORT: 'abc' }, stdio: ['ignore', 'pipe', 'pipe'] });
