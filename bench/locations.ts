@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { call, expectStatus, packageVersion, signup } from './lib/api.ts';
 import { type LoadSettings, loadSettingsFromEnv, type Measurement, measure, type RequestSpec } from './lib/cannon.ts';
 import { forkServer, type ServerProcess } from './lib/fork-server.ts';
 import { createBenchDatabase, dropBenchDatabase, postgresSettings } from './lib/pg-admin.ts';
@@ -70,25 +70,6 @@ function scenarioName(kind: Kind, op: Operation): string {
   return op === 'GET' ? `A. GET /v1/locations (${LIST_SIZE})` : 'B. POST /v1/locations (FR)';
 }
 
-async function call(base: string, method: string, url: string, headers: Record<string, string>, body?: string) {
-  const res = await fetch(base + url, { method, headers, ...(body !== undefined ? { body } : {}) });
-  const text = await res.text();
-  return { status: res.status, json: () => JSON.parse(text) as Record<string, unknown>, text };
-}
-
-async function expectStatus(p: ReturnType<typeof call>, status: number, what: string) {
-  const res = await p;
-  if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status} ${res.text.slice(0, 500)}`);
-  return res.json();
-}
-
-/** Signs up (the sign-up route, as a client would) and returns a root test key. */
-async function signup(base: string): Promise<string> {
-  const body = JSON.stringify({ name: 'Bench Merchant SARL', billing_email: `bench-${randomUUID()}@example.com` });
-  const res = await expectStatus(call(base, 'POST', '/v1/accounts', { 'content-type': 'application/json' }, body), 201, 'sign-up');
-  return (res.api_key as { key: string }).key;
-}
-
 /** Creates the accounts/rows the scenarios need and returns the two requests to fire. */
 async function prepare(target: Target, server: ServerProcess): Promise<Record<Operation, RequestSpec>> {
   const base = server.baseUrl;
@@ -124,15 +105,6 @@ async function prepare(target: Target, server: ServerProcess): Promise<Record<Op
       body: (n) => franceLocation(`Shop ${n}`),
     },
   };
-}
-
-function packageVersion(name: string): string {
-  try {
-    const file = path.join(HERE, '..', 'node_modules', ...name.split('/'), 'package.json');
-    return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
-  } catch {
-    return 'unknown';
-  }
 }
 
 export async function runLocationsBench(load: LoadSettings = loadSettingsFromEnv()): Promise<LocationsReport> {

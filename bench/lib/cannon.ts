@@ -32,6 +32,18 @@ export interface RequestSpec {
   path: string;
   headers: Record<string, string>;
   body?: (n: number) => string;
+  /**
+   * Extra headers for each request sent, merged over `headers` (e.g. a unique
+   * Idempotency-Key), and a tag naming that request for `onAnswer`.
+   */
+  perRequest?: () => { headers: Record<string, string>; tag: string };
+  /**
+   * Called for every complete answer with the tag of the request it answers (pipelining 1:
+   * one request in flight per connection, so the connection's last tag is the right one).
+   * Requests still in flight when autocannon stops are never answered (their connection
+   * is destroyed): they get no call.
+   */
+  onAnswer?: (status: number, tag: string) => void;
 }
 
 export interface Measurement {
@@ -62,6 +74,8 @@ export interface Measurement {
   otherCpuPct: number;
   /** Rate-limiter takes during the measured run (service only). */
   limiterTakes?: number;
+  /** The warm-up run before it (not in the figures above): requests and 2xx answers. */
+  warmup?: { requests: number; ok2xx: number };
 }
 
 export class BenchFailure extends Error {
@@ -91,10 +105,20 @@ async function probe(baseUrl: string, spec: RequestSpec): Promise<string> {
 async function fire(baseUrl: string, spec: RequestSpec, connections: number, durationS: number): Promise<autocannon.Result> {
   let n = 0;
   const request: autocannon.Request = { method: spec.method, path: spec.path, headers: spec.headers };
-  if (spec.body) {
-    const body = spec.body;
-    request.setupRequest = (req) => ({ ...req, body: body(++n) });
+  const { body, perRequest, onAnswer } = spec;
+  if (body || perRequest) {
+    request.setupRequest = (req, context) => {
+      const out = { ...req };
+      if (body) out.body = body(++n);
+      if (perRequest) {
+        const extra = perRequest();
+        out.headers = { ...spec.headers, ...extra.headers };
+        (context as { tag?: string }).tag = extra.tag;
+      }
+      return out;
+    };
   }
+  if (onAnswer) request.onResponse = (status, _body, context) => onAnswer(status, (context as { tag?: string }).tag ?? '');
   return autocannon({
     url: baseUrl,
     connections,
@@ -116,14 +140,23 @@ function assertAll2xx(label: string, r: autocannon.Result, probeAnswer: () => Pr
   });
 }
 
+/** Called around the measured run only (not the warm-up), e.g. to sample the database meanwhile. */
+export interface MeasureHooks {
+  beforeMeasured?: () => Promise<void> | void;
+  afterMeasured?: () => Promise<void> | void;
+}
+
 /** Warm-up (discarded), then the measured run; throws BenchFailure if any answer is not 2xx. */
-export async function measure(label: string, server: ServerProcess, spec: RequestSpec, load: LoadSettings): Promise<Measurement> {
+export async function measure(label: string, server: ServerProcess, spec: RequestSpec, load: LoadSettings, hooks: MeasureHooks = {}): Promise<Measurement> {
   const probeAnswer = () => probe(server.baseUrl, spec);
+  let warmup: Measurement['warmup'];
   if (load.warmupS > 0) {
     const warm = await fire(server.baseUrl, spec, load.connections, load.warmupS);
     await assertAll2xx(`${label} (warm-up)`, warm, probeAnswer);
+    warmup = { requests: warm.requests.total, ok2xx: warm['2xx'] };
   }
 
+  await hooks.beforeMeasured?.();
   const before: ChildStats = await server.stats();
   const loadgenBefore = process.cpuUsage();
   const wallBefore = process.hrtime.bigint();
@@ -133,6 +166,7 @@ export async function measure(label: string, server: ServerProcess, spec: Reques
   const loadgen = process.cpuUsage(loadgenBefore);
   const machineAfter = cpuSnapshot();
   const after: ChildStats = await server.stats();
+  await hooks.afterMeasured?.();
   await assertAll2xx(label, r, probeAnswer);
 
   const serverCpuUs = after.cpuUserUs + after.cpuSystemUs - before.cpuUserUs - before.cpuSystemUs;
@@ -169,5 +203,6 @@ export async function measure(label: string, server: ServerProcess, spec: Reques
     postgresCpuPct: machine.postgresPct === undefined ? undefined : round(machine.postgresPct),
     otherCpuPct: round(Math.max(0, machine.machinePct - serverCpuPct - loadgenCpuPct - (machine.postgresPct ?? 0))),
     ...(limiterTakes !== undefined ? { limiterTakes } : {}),
+    ...(warmup ? { warmup } : {}),
   };
 }

@@ -17,9 +17,10 @@ const STOP_TIMEOUT_MS = 15_000;
  * Forks `file` (a bench/servers/*.ts entry) under tsx, in its own process, so the server
  * has an event loop (and a core) of its own instead of sharing autocannon's.
  */
-export async function forkServer(file: string, env: Record<string, string>): Promise<ServerProcess> {
+export async function forkServer(file: string, env: Record<string, string>, opts: { execArgv?: string[] } = {}): Promise<ServerProcess> {
   const child: ChildProcess = fork(file, [], {
-    execArgv: ['--import', 'tsx'],
+    // Extra flags (e.g. --cpu-prof) go before the entry, after the tsx loader.
+    execArgv: ['--import', 'tsx', ...(opts.execArgv ?? [])],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -1,0 +1,149 @@
+import { chainedFingerprint } from '../../src/countries/shared/placeholder.ts';
+import type { Db } from '../../src/store/db.ts';
+
+/**
+ * After a POST /v1/transactions run: SQL checks that every acknowledged write is stored
+ * and that the location's fiscal record chain is whole.
+ */
+export interface WriteCheck {
+  /** Requests autocannon sent (warm-up and measured), each with its own Idempotency-Key. */
+  sent: number;
+  /** 2xx answers received (all 201: a new transaction each). */
+  acknowledged: number;
+  /** Rows in `transactions` for the location. */
+  rows: number;
+  /** Acknowledged keys found in `transactions`: must equal `acknowledged` (no lost acknowledged write). */
+  acknowledgedStored: number;
+  /**
+   * Rows whose answer never reached autocannon: requests in flight when a run stopped
+   * (autocannon destroys its connections; the server still commits them). At most
+   * connections × runs.
+   */
+  storedUnacknowledged: number;
+  /** Rows with a key autocannon never sent: must be 0. */
+  phantom: number;
+  /** Rows not `success` (France is final at creation): must be 0. */
+  notSuccess: number;
+  chain: {
+    chainKey: string;
+    records: number;
+    minSeq: number;
+    maxSeq: number;
+    /** Records whose seq is not its rank (a gap or a duplicate): must be 0. */
+    seqGaps: number;
+    /** Records whose previous_fingerprint is not the prior record's fingerprint: must be 0. */
+    brokenLinks: number;
+    /** Records whose fingerprint is not sha256(previous + body) recomputed here: must be 0. */
+    badFingerprints: number;
+    /** Transactions of the location without a record, or records of other transactions: must be 0. */
+    unmatched: number;
+    /** chain_heads agrees with the last record (seq, fingerprint). */
+    headMatches: boolean;
+  };
+  ok: boolean;
+  problems: string[];
+}
+
+export async function checkWrites(db: Db, locationId: string, sent: Set<string>, acknowledged: Set<string>, maxInFlight: number): Promise<WriteCheck> {
+  const one = async <T>(sql: string, params: unknown[]): Promise<T> => (await db.query<T>(sql, params)).rows[0]!;
+  const n = (x: unknown) => Number(x);
+  const ackList = [...acknowledged];
+  const sentList = [...sent];
+
+  const rows = n((await one<{ n: number }>('SELECT count(*)::int AS n FROM transactions WHERE location_id = $1', [locationId])).n);
+  const acknowledgedStored = n((await one<{ n: number }>(
+    'SELECT count(*)::int AS n FROM transactions WHERE location_id = $1 AND idempotency_key = ANY($2::text[])', [locationId, ackList],
+  )).n);
+  const sentStored = n((await one<{ n: number }>(
+    'SELECT count(*)::int AS n FROM transactions WHERE location_id = $1 AND idempotency_key = ANY($2::text[])', [locationId, sentList],
+  )).n);
+  const notSuccess = n((await one<{ n: number }>(
+    `SELECT count(*)::int AS n FROM transactions WHERE location_id = $1 AND status <> 'success'`, [locationId],
+  )).n);
+
+  const keys = (await db.query<{ chain_key: string }>(
+    'SELECT DISTINCT f.chain_key FROM fiscal_records f JOIN transactions t ON t.id = f.transaction_id WHERE t.location_id = $1', [locationId],
+  )).rows.map((r) => r.chain_key);
+  const problems: string[] = [];
+  if (keys.length !== 1) problems.push(`expected one chain for the location, found ${keys.length}`);
+  const chainKey = keys[0] ?? '';
+
+  const stats = await one<{ records: number; min_seq: string; max_seq: string; gaps: number; broken: number }>(
+    `SELECT count(*)::int AS records, min(seq)::text AS min_seq, max(seq)::text AS max_seq,
+            (count(*) FILTER (WHERE seq <> rn))::int AS gaps,
+            (count(*) FILTER (WHERE previous_fingerprint IS DISTINCT FROM prev))::int AS broken
+     FROM (SELECT seq, previous_fingerprint,
+                  row_number() OVER (ORDER BY seq) AS rn,
+                  lag(fingerprint) OVER (ORDER BY seq) AS prev
+           FROM fiscal_records WHERE chain_key = $1) s`,
+    [chainKey],
+  );
+  const unmatched = n((await one<{ n: number }>(
+    `SELECT ((SELECT count(*) FROM transactions t WHERE t.location_id = $1
+                AND NOT EXISTS (SELECT 1 FROM fiscal_records f WHERE f.transaction_id = t.id AND f.chain_key = $2))
+           + (SELECT count(*) FROM fiscal_records f WHERE f.chain_key = $2
+                AND NOT EXISTS (SELECT 1 FROM transactions t WHERE t.id = f.transaction_id AND t.location_id = $1)))::int AS n`,
+    [locationId, chainKey],
+  )).n);
+
+  // Recompute every fingerprint from its body and the previous one, in pages of 2,000.
+  let badFingerprints = 0;
+  let previous: string | null = null;
+  let lastFingerprint: string | null = null;
+  for (let from = 0; ; from += 2000) {
+    const page = (await db.query<{ seq: string; previous_fingerprint: string | null; fingerprint: string | null; body: string }>(
+      'SELECT seq::text AS seq, previous_fingerprint, fingerprint, body FROM fiscal_records WHERE chain_key = $1 AND seq > $2 AND seq <= $3 ORDER BY seq',
+      [chainKey, from, from + 2000],
+    )).rows;
+    if (page.length === 0) break;
+    for (const r of page) {
+      if (r.fingerprint !== chainedFingerprint(r.previous_fingerprint, r.body) || r.previous_fingerprint !== previous) badFingerprints++;
+      previous = r.fingerprint;
+      lastFingerprint = r.fingerprint;
+    }
+  }
+  const head = (await db.query<{ seq: string; last_fingerprint: string | null }>(
+    'SELECT seq::text AS seq, last_fingerprint FROM chain_heads WHERE chain_key = $1', [chainKey],
+  )).rows[0];
+  const records = n(stats.records);
+  const headMatches = head !== undefined && n(head.seq) === records && head.last_fingerprint === lastFingerprint;
+
+  const check: WriteCheck = {
+    sent: sent.size,
+    acknowledged: acknowledged.size,
+    rows,
+    acknowledgedStored,
+    storedUnacknowledged: rows - acknowledgedStored,
+    phantom: rows - sentStored,
+    notSuccess,
+    chain: {
+      chainKey,
+      records,
+      minSeq: n(stats.min_seq),
+      maxSeq: n(stats.max_seq),
+      seqGaps: n(stats.gaps),
+      brokenLinks: n(stats.broken),
+      badFingerprints,
+      unmatched,
+      headMatches,
+    },
+    ok: false,
+    problems,
+  };
+  if (acknowledgedStored !== acknowledged.size) problems.push(`${acknowledged.size - acknowledgedStored} acknowledged transactions are missing`);
+  if (check.phantom !== 0) problems.push(`${check.phantom} rows with a key that was never sent`);
+  if (check.storedUnacknowledged < 0 || check.storedUnacknowledged > maxInFlight) {
+    problems.push(`${check.storedUnacknowledged} stored but unacknowledged rows (at most ${maxInFlight} requests can have been in flight)`);
+  }
+  if (rows > sent.size) problems.push(`${rows} rows for ${sent.size} requests sent`);
+  if (notSuccess) problems.push(`${notSuccess} transactions not in status success`);
+  if (records !== rows) problems.push(`${records} fiscal records for ${rows} transactions`);
+  if (check.chain.minSeq !== 1 || check.chain.maxSeq !== records) problems.push(`chain seq runs ${check.chain.minSeq}..${check.chain.maxSeq} over ${records} records`);
+  if (check.chain.seqGaps) problems.push(`${check.chain.seqGaps} seq gaps`);
+  if (check.chain.brokenLinks) problems.push(`${check.chain.brokenLinks} broken previous_fingerprint links`);
+  if (badFingerprints) problems.push(`${badFingerprints} fingerprints do not recompute`);
+  if (unmatched) problems.push(`${unmatched} transactions/records without their counterpart`);
+  if (!headMatches) problems.push(`chain_heads (${head?.seq}, ${head?.last_fingerprint}) does not match the last record`);
+  check.ok = problems.length === 0;
+  return check;
+}
