@@ -1,12 +1,14 @@
 /**
- * Runs the benchmarks: `npm run bench` (all), `npm run bench -- locations` (by name).
+ * Runs the benchmarks: `npm run bench` (all), `npm run bench -- locations` or `-- transactions` (by name).
  * Settings come from the environment (BENCH_DURATION, BENCH_CONNECTIONS, BENCH_WARMUP…):
  * see bench/README.md. Exits 1 if a benchmark fails (e.g. a non-2xx answer).
  */
 import { main as locations } from './locations.ts';
+import { main as transactions } from './transactions.ts';
 
 const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   locations,
+  transactions,
 };
 
 const wanted = process.argv.slice(2);

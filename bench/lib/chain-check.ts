@@ -91,8 +91,8 @@ export async function checkWrites(db: Db, locationId: string, sent: Set<string>,
   let previous: string | null = null;
   let lastFingerprint: string | null = null;
   for (let from = 0; ; from += 2000) {
-    const page = (await db.query<{ seq: string; previous_fingerprint: string | null; fingerprint: string | null; body: string }>(
-      'SELECT seq::text AS seq, previous_fingerprint, fingerprint, body FROM fiscal_records WHERE chain_key = $1 AND seq > $2 AND seq <= $3 ORDER BY seq',
+    const page = (await db.query<{ previous_fingerprint: string | null; fingerprint: string | null; body: string }>(
+      'SELECT previous_fingerprint, fingerprint, body FROM fiscal_records WHERE chain_key = $1 AND seq > $2 AND seq <= $3 ORDER BY seq',
       [chainKey, from, from + 2000],
     )).rows;
     if (page.length === 0) break;

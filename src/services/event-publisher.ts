@@ -63,11 +63,10 @@ export function createEventPublisher(deps: Pick<Deps, 'log'>, opts: { onEnqueued
   async function publishEvent(tx: Queryable, event: EventInput, now: Date, o: PublishOptions = {}): Promise<PublishResult> {
     if (!(EVENT_TYPES as readonly string[]).includes(event.type)) throw new Error(`unknown event type ${event.type}`);
     const eventId = newId();
-    await eventsRepo.insert(tx, { id: eventId, account_id: event.accountId, type: event.type, data: event.data, created_at: now });
-
     const names = namesOf(event.type);
     const excluded = new Set(o.excludeSubscriptionIds ?? []);
-    const subs = (await webhooksRepo.matching(tx, event.accountId, names)).filter((s) => !excluded.has(s.id));
+    const matched = await eventsRepo.insertAndMatch(tx, { id: eventId, account_id: event.accountId, type: event.type, data: event.data, created_at: now }, names);
+    const subs = matched.filter((s) => !excluded.has(s.id));
     const rest = Object.fromEntries(Object.entries(event.data).filter(([k]) => !RESERVED.has(k)));
     const deliveryIds: string[] = [];
     for (const sub of subs) {

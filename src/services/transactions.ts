@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { ApiError, badRequest, conflict, forbidden, notFound } from '../core/errors.ts';
-import { isUuid, newId } from '../core/ids.ts';
+import { newId } from '../core/ids.ts';
 import { allowsCountry } from '../core/permissions.ts';
 import { stableStringify } from '../core/stable-json.ts';
 import { normalizeTransactionRequest } from '../core/transaction-request.ts';
@@ -9,7 +9,7 @@ import type { FiscalSystem, LocationForFiscal, SoftwareIdentity, TransactionDraf
 import { jobsRepo } from '../jobs/queue.ts';
 import { isUniqueViolation, type Queryable } from '../store/db.ts';
 import { fiscalRecordsRepo, type FiscalRecordRow } from '../store/repos/fiscal-records-repo.ts';
-import { locationsRepo } from '../store/repos/locations-repo.ts';
+import { locationsRepo, type LocationRow } from '../store/repos/locations-repo.ts';
 import { transactionsRepo, type TransactionFilter, type TransactionRow } from '../store/repos/transactions-repo.ts';
 import type { AuthContext } from './auth-context.ts';
 import type { Deps } from './deps.ts';
@@ -48,8 +48,7 @@ export interface CreateHeaders {
 export function createTransactionService(deps: TransactionDeps) {
   const { db, clock } = deps;
 
-  async function loadLocation(auth: AuthContext, locationId: string): Promise<{ system: FiscalSystem; location: LocationForFiscal }> {
-    const row = isUuid(locationId) ? await locationsRepo.get(db, auth.accountId, locationId) : undefined;
+  function usableLocation(auth: AuthContext, row: LocationRow | undefined): { system: FiscalSystem; location: LocationForFiscal } {
     if (!row || !row.system) throw badRequest('location not found');
     if (row.status !== 'active') throw badRequest('location is not active');
     if (!allowsCountry(auth.permissions, row.country)) throw forbidden(`API key is not allowed to act in country ${row.country}`);
@@ -192,10 +191,12 @@ export function createTransactionService(deps: TransactionDeps) {
     const { draft } = normalizeTransactionRequest(body, clock.now());
     const hash = crypto.createHash('sha256').update(stableStringify({ body, sandbox: h.sandbox ?? null })).digest('hex');
 
-    const existing = await transactionsRepo.findByIdempotencyKey(db, auth.accountId, auth.environment, h.key);
-    if (existing) return { transaction: toTransactionView(replay(existing, hash)), created: false };
-
-    const { system, location } = await loadLocation(auth, draft.location_id);
+    const found = await transactionsRepo.lookupForCreate(db, auth.accountId, auth.environment, h.key, draft.location_id);
+    if (found.existingId) {
+      const existing = await transactionsRepo.getById(db, found.existingId);
+      if (existing) return { transaction: toTransactionView(replay(existing, hash)), created: false };
+    }
+    const { system, location } = usableLocation(auth, found.location);
     const sandboxMode = auth.environment === 'test' && h.sandbox === undefined ? 'stub' : 'authority';
     if (sandboxMode === 'authority' && !system.capabilities.authorityTransport) {
       throw new ApiError(400, `the ${system.key} authority client is not available yet: use a test key without X-Svc-Sandbox (the sandbox stub)`);

@@ -1,6 +1,7 @@
 import { isUuid } from '../../core/ids.ts';
 import type { RenderHint, TransactionDraft, TransactionStatus } from '../../countries/types.ts';
 import type { Queryable } from '../db.ts';
+import type { LocationRow } from './locations-repo.ts';
 
 export type TransactionKind = 'sale' | 'refund' | 'void' | 'cancellation';
 
@@ -75,6 +76,25 @@ export const transactionsRepo = {
       'SELECT * FROM transactions WHERE account_id = $1 AND environment = $2 AND idempotency_key = $3',
       [accountId, environment, key],
     )).rows[0]);
+  },
+
+  /**
+   * What a create needs to know before it writes, in one round trip: the location (this
+   * account's, not deleted) and the id of a transaction already holding the idempotency key.
+   */
+  async lookupForCreate(
+    q: Queryable, accountId: string, environment: string, key: string, locationId: string,
+  ): Promise<{ location: LocationRow | undefined; existingId: string | null }> {
+    const res = await q.query<LocationRow & { existing_id: string | null; loc_id: string | null }>(
+      `SELECT l.*, l.id AS loc_id, t.id AS existing_id
+       FROM (SELECT 1) AS one
+       LEFT JOIN locations l ON l.account_id = $1 AND l.id = $4::uuid AND l.deleted_at IS NULL
+       LEFT JOIN transactions t ON t.account_id = $1 AND t.environment = $2 AND t.idempotency_key = $3`,
+      [accountId, environment, key, isUuid(locationId) ? locationId : null],
+    );
+    const row = res.rows[0]!;
+    const { existing_id, loc_id, ...location } = row;
+    return { location: loc_id ? (location as LocationRow) : undefined, existingId: existing_id };
   },
 
   async findCancellation(q: Queryable, originalId: string): Promise<TransactionRow | undefined> {

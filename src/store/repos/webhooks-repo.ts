@@ -158,6 +158,22 @@ export const webhooksRepo = {
 };
 
 export const eventsRepo = {
+  /**
+   * Records an event and returns the subscriptions it goes to, in one round trip (this
+   * runs inside every transaction-creating request): enabled, not deleted subscriptions
+   * of the account that asked for any of `types`.
+   */
+  async insertAndMatch(q: Queryable, e: EventRow, types: readonly string[]): Promise<WebhookRow[]> {
+    const res = await q.query<WebhookRow>(
+      `WITH ins AS (INSERT INTO events (id, account_id, type, data, created_at) VALUES ($1, $2, $3, $4, $5))
+       SELECT * FROM webhook_subscriptions
+       WHERE account_id = $2 AND enabled AND deleted_at IS NULL AND events ?| $6::text[]
+       ORDER BY created_at, id`,
+      [e.id, e.account_id, e.type, JSON.stringify(e.data), e.created_at, [...types]],
+    );
+    return res.rows.map(webhookOf);
+  },
+
   async insert(q: Queryable, e: EventRow): Promise<void> {
     await q.query(
       'INSERT INTO events (id, account_id, type, data, created_at) VALUES ($1, $2, $3, $4, $5)',

@@ -1,0 +1,583 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Db } from '../src/store/db.ts';
+import { openDb } from '../src/store/open.ts';
+import { locationBodies } from '../test/support/fixtures.ts';
+import { saleBody } from '../test/support/transactions.ts';
+import { call, expectStatus, packageVersion, signup } from './lib/api.ts';
+import { type LoadSettings, loadSettingsFromEnv, type Measurement, measure, type RequestSpec } from './lib/cannon.ts';
+import { checkWrites, type WriteCheck } from './lib/chain-check.ts';
+import { forkServer, type ServerProcess } from './lib/fork-server.ts';
+import { type ActivityProfile, type ActivitySampler, sampleActivity } from './lib/pg-activity.ts';
+import { createBenchDatabase, dropBenchDatabase, postgresSettings } from './lib/pg-admin.ts';
+import { drainBare, drainService, type DrainResult, enqueueSubmitJobs, type EnqueueResult, openQueueContext, type ServiceDrainResult } from './lib/queue.ts';
+import { fileStamp, fmt, markdownTable } from './lib/report.ts';
+
+/**
+ * Transactions benchmark, side by side in one run (see bench/README.md):
+ *
+ *   A. POST /v1/transactions, France (fr-nf525: signed locally, final at creation), on
+ *      PostgreSQL, against the bare insert baseline (bare Fastify + pg, one INSERT);
+ *   B. the same POST on PGlite (durable file store);
+ *   C. queue drain: N es-verifactu transactions created through the transaction service
+ *      (each enqueues its submit job), then worker.drain() against the sandbox stub,
+ *      against a bare claim + complete loop with the worker's own SQL.
+ *
+ * Every POST carries its own Idempotency-Key, so every request is a new transaction; the
+ * keys answered 2xx are kept and checked against the database afterwards, with the
+ * location's fiscal record chain.
+ */
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const SERVICE = path.join(HERE, 'servers', 'service.ts');
+const BASELINE = path.join(HERE, 'servers', 'baseline.ts');
+const RESULTS_DIR = path.join(HERE, 'results');
+
+/** "Other" CPU above this, in % of one core, flags a disturbed run (as the locations benchmark). */
+const OTHER_CPU_WARN_PCT = 30;
+
+export const GOALS = {
+  /** A: throughput against the bare insert baseline, and tail latency. */
+  postRatio: 0.6,
+  postP99Ms: 50,
+  /** B: PGlite, absolute. */
+  pglitePostPerSecond: 500,
+  /** C: PostgreSQL queue drain, absolute. */
+  drainPerSecond: 1000,
+} as const;
+
+export interface QueueSettings {
+  /** Submit jobs drained on PostgreSQL. */
+  jobs: number;
+  /** Submit jobs drained on PGlite (0: skip). */
+  jobsPglite: number;
+  /** VERI*FACTU locations the transactions are spread over (one hash chain each). */
+  locations: number;
+  /** Creations in flight at once while filling the queue. */
+  concurrency: number;
+}
+
+export function queueSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): QueueSettings {
+  const num = (name: string, fallback: number, min: number) => {
+    const v = env[name];
+    if (v === undefined || v === '') return fallback;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min} (got "${v}")`);
+    return n;
+  };
+  return {
+    jobs: num('BENCH_QUEUE_JOBS', 20_000, 1),
+    jobsPglite: num('BENCH_QUEUE_JOBS_PGLITE', 5_000, 0),
+    locations: num('BENCH_QUEUE_LOCATIONS', 20, 1),
+    concurrency: num('BENCH_QUEUE_CONCURRENCY', 40, 1),
+  };
+}
+
+type Store = 'pglite' | 'postgres';
+type Kind = 'service' | 'baseline';
+
+export interface ResultRow {
+  scenario: string;
+  kind: Kind;
+  store: Store;
+  unit: 'req/s' | 'jobs/s';
+  rate: number;
+  latencyMs: { p50: number; p99: number; max: number };
+  /** HTTP rows: connection errors / non-2xx answers. Queue rows: jobs not completed exactly once (always 0 in a report). */
+  errors: number;
+  non2xx: number;
+  /** rate over the baseline's rate (POST rows: the bare POST; drain rows: the bare loop on the same store). */
+  ratioVsBaseline: number | null;
+  goal: string | null;
+  goalMet: boolean | null;
+}
+
+export interface HttpDetail {
+  scenario: string;
+  kind: Kind;
+  store: Store;
+  measurement: Measurement;
+  /** pg_stat_activity of the benchmark database during the measured run (PostgreSQL rows). */
+  activity?: ActivityProfile;
+  /** The SQL checks after the run (service rows). */
+  writes?: WriteCheck;
+}
+
+export interface QueueDetail {
+  store: Store;
+  enqueue: EnqueueResult;
+  service: ServiceDrainResult;
+  bare: DrainResult;
+}
+
+export interface TransactionsReport {
+  benchmark: 'transactions';
+  startedAt: string;
+  finishedAt: string;
+  load: LoadSettings & { pipelining: 1 };
+  queue: QueueSettings;
+  environment: Record<string, unknown>;
+  /** What one request with and without Idempotency-Key gives (checked at the start). */
+  idempotency: Record<string, string>;
+  results: ResultRow[];
+  http: HttpDetail[];
+  queues: QueueDetail[];
+}
+
+const json = { 'content-type': 'application/json' };
+const franceLocation = (name: string) =>
+  JSON.stringify({ name, country: 'FR', country_config: { legal_name: 'Acme SARL', register_id: '73282932000074' } });
+
+/** Tracks the Idempotency-Key of every request sent and of every 2xx answer. */
+interface KeyTracker {
+  sent: Set<string>;
+  acknowledged: Set<string>;
+  statuses: Record<string, number>;
+}
+
+/**
+ * Two quick checks of what a POST without a key and with a repeated key gives, on a
+ * location of their own (so the measured location's chain holds only measured requests).
+ */
+async function idempotencyCheck(base: string, auth: Record<string, string>, locationId: string): Promise<Record<string, string>> {
+  const body = JSON.stringify(saleBody(locationId));
+  const post = (headers: Record<string, string>) => call(base, 'POST', '/v1/transactions', { ...auth, ...json, ...headers }, body);
+  const a = await post({});
+  const b = await post({});
+  const ja = a.json();
+  const jb = b.json();
+  if (a.status !== 201 || b.status !== 201 || ja.id === jb.id || ja.idempotency_key === jb.idempotency_key) {
+    throw new Error(`the same body twice without Idempotency-Key: ${a.status} ${String(ja.id)}, ${b.status} ${String(jb.id)}; expected two new transactions`);
+  }
+  const key = `bench-check-${randomUUID()}`;
+  const c = await post({ 'idempotency-key': key });
+  const d = await post({ 'idempotency-key': key });
+  if (c.status !== 201 || d.status !== 200 || c.json().id !== d.json().id) {
+    throw new Error(`the same Idempotency-Key twice: ${c.status} ${String(c.json().id)}, ${d.status} ${String(d.json().id)}; expected 201 then 200, same id`);
+  }
+  return {
+    'no key, same body twice': '201 + 201, two transactions (the server generates a UUID key for each)',
+    'same key twice': '201 then 200 with the same transaction (a replay: not a new write)',
+    'measured requests': 'a unique Idempotency-Key per request (setupRequest), so each one is a new transaction',
+  };
+}
+
+async function prepareService(server: ServerProcess, runId: string): Promise<{ spec: RequestSpec; locationId: string; keys: KeyTracker; idempotency: Record<string, string> }> {
+  const base = server.baseUrl;
+  const key = await signup(base);
+  const auth = { authorization: `Bearer ${key}` };
+  const loc = await expectStatus(call(base, 'POST', '/v1/locations', { ...auth, ...json }, JSON.stringify(locationBodies['fr-nf525'])), 201, 'France location');
+  const checkLoc = await expectStatus(
+    call(base, 'POST', '/v1/locations', { ...auth, ...json }, JSON.stringify({ ...locationBodies['fr-nf525'], name: 'Café Lyon' })), 201, 'France location',
+  );
+  const idempotency = await idempotencyCheck(base, auth, String(checkLoc.id));
+
+  const locationId = String(loc.id);
+  const body = JSON.stringify(saleBody(locationId));
+  const keys: KeyTracker = { sent: new Set(), acknowledged: new Set(), statuses: {} };
+  let n = 0;
+  const spec: RequestSpec = {
+    method: 'POST',
+    path: '/v1/transactions',
+    headers: { ...auth, ...json },
+    body: () => body,
+    perRequest: () => {
+      const k = `bench-${runId}-${++n}`;
+      keys.sent.add(k);
+      return { headers: { 'idempotency-key': k }, tag: k };
+    },
+    onAnswer: (status, tag) => {
+      keys.statuses[status] = (keys.statuses[status] ?? 0) + 1;
+      if (status >= 200 && status < 300) keys.acknowledged.add(tag);
+    },
+  };
+  return { spec, locationId, keys, idempotency };
+}
+
+export async function runTransactionsBench(load: LoadSettings = loadSettingsFromEnv(), qs: QueueSettings = queueSettingsFromEnv()): Promise<TransactionsReport> {
+  const startedAt = new Date();
+  const runId = randomUUID().slice(0, 8);
+  const cleanups: Array<() => Promise<void>> = [];
+  const cleanup = async () => {
+    while (cleanups.length) {
+      try {
+        await cleanups.pop()!();
+      } catch (err) {
+        console.error(`cleanup: ${(err as Error).message}`);
+      }
+    }
+  };
+  const onSigint = () => {
+    console.error('\ninterrupted: stopping servers, dropping the benchmark databases');
+    void cleanup().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSigint);
+  const log = (s: string) => console.error(`[bench] ${s}`);
+  const profDir = process.env.BENCH_CPU_PROF_DIR;
+  const serviceArgv = profDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profDir)}`] : [];
+
+  try {
+    const loadAverageAtStart = os.loadavg().map((x) => Math.round(x * 100) / 100);
+    const pgSettings = await postgresSettings();
+    const database = await createBenchDatabase();
+    cleanups.push(() => dropBenchDatabase(database.name));
+    const dataRoot = process.env.BENCH_DATA_ROOT ?? os.tmpdir();
+    const dataDir = fs.mkdtempSync(path.join(dataRoot, 'bench-pglite-'));
+    cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+    log(`database ${database.name}, PGlite DATA_DIR ${dataDir}`);
+    log(`autocannon: ${load.connections} connections, ${load.warmupS} s warm-up + ${load.durationS} s per scenario`);
+
+    const http: HttpDetail[] = [];
+    let idempotency: Record<string, string> = {};
+    const logHttp = (m: Measurement) =>
+      log(`  ${fmt.int(m.reqPerSec)} req/s, p50 ${m.latencyMs.p50} ms, p99 ${m.latencyMs.p99} ms; CPU: server ${fmt.pct(m.serverCpuPct)}, ` +
+        `postgres ${m.postgresCpuPct === undefined ? '?' : fmt.pct(m.postgresCpuPct)}, other ${fmt.pct(m.otherCpuPct)}`);
+    const withActivity = () => {
+      let sampler: ActivitySampler | undefined;
+      let profile: ActivityProfile | undefined;
+      return {
+        hooks: {
+          beforeMeasured: async () => {
+            sampler = await sampleActivity(database.url, database.name);
+          },
+          afterMeasured: async () => {
+            profile = await sampler?.stop();
+          },
+        },
+        result: () => profile,
+      };
+    };
+
+    // ---- A: the bare insert baseline -------------------------------------------------
+    {
+      log('A. bare POST (1 row) on postgres…');
+      const server = await forkServer(BASELINE, { DATABASE_URL: database.url });
+      cleanups.push(() => server.stop());
+      const spec: RequestSpec = { method: 'POST', path: '/rows', headers: json, body: (n) => franceLocation(`Shop ${n}`) };
+      const act = withActivity();
+      const m = await measure('A. bare POST on baseline/postgres', server, spec, load, act.hooks);
+      logHttp(m);
+      http.push({ scenario: 'A. bare POST (1 row)', kind: 'baseline', store: 'postgres', measurement: m, ...(act.result() ? { activity: act.result()! } : {}) });
+      await server.stop();
+      cleanups.pop();
+    }
+
+    // ---- A and B: the service, PostgreSQL then PGlite ---------------------------------
+    for (const store of ['postgres', 'pglite'] as const) {
+      const scenario = store === 'postgres' ? 'A. POST /v1/transactions (FR)' : 'B. POST /v1/transactions (FR)';
+      log(`${scenario} on ${store}…`);
+      const env: Record<string, string> = store === 'postgres' ? { BENCH_STORE: 'postgres', DATABASE_URL: database.url } : { BENCH_STORE: 'pglite', DATA_DIR: dataDir };
+      const server = await forkServer(SERVICE, env, { execArgv: serviceArgv });
+      cleanups.push(() => server.stop());
+      const prep = await prepareService(server, `${runId}-${store}`);
+      if (store === 'postgres') idempotency = prep.idempotency;
+      const act = withActivity();
+      const m = await measure(`${scenario} on service/${store}`, server, prep.spec, load, store === 'postgres' ? act.hooks : {});
+      logHttp(m);
+      await server.stop();
+      cleanups.pop();
+
+      // The SQL checks, through the store itself (PGlite: reopened from its files here, after the server closed it).
+      const db: Db = store === 'postgres' ? await openDb({ databaseUrl: database.url }) : await openDb({ dataDir });
+      let writes: WriteCheck;
+      try {
+        const runs = load.warmupS > 0 ? 2 : 1;
+        writes = await checkWrites(db, prep.locationId, prep.keys.sent, prep.keys.acknowledged, runs * load.connections);
+      } finally {
+        await db.close();
+      }
+      const codes = Object.keys(prep.keys.statuses);
+      if (codes.some((c) => c !== '201')) writes.problems.push(`answers other than 201: ${JSON.stringify(prep.keys.statuses)}`);
+      const expectedOk = m.ok2xx + (m.warmup?.ok2xx ?? 0);
+      if (prep.keys.acknowledged.size !== expectedOk) {
+        writes.problems.push(`${prep.keys.acknowledged.size} distinct acknowledged keys for ${expectedOk} 2xx answers counted by autocannon`);
+      }
+      writes.ok = writes.problems.length === 0;
+      log(`  checks: ${writes.rows} rows, ${writes.acknowledged} acknowledged (all stored: ${writes.acknowledgedStored === writes.acknowledged}), ` +
+        `${writes.storedUnacknowledged} in flight at a stop; chain ${writes.chain.minSeq}..${writes.chain.maxSeq} ${writes.ok ? 'whole' : 'BROKEN'}`);
+      if (!writes.ok) throw new Error(`${scenario} on ${store}: write checks failed: ${writes.problems.join('; ')}`);
+      http.push({ scenario, kind: 'service', store, measurement: m, writes, ...(act.result() ? { activity: act.result()! } : {}) });
+    }
+
+    // ---- C: queue drain, in this process ---------------------------------------------
+    const queues: QueueDetail[] = [];
+    for (const store of ['postgres', 'pglite'] as const) {
+      const jobs = store === 'postgres' ? qs.jobs : qs.jobsPglite;
+      if (jobs === 0) continue;
+      let db: Db;
+      if (store === 'postgres') {
+        const qdb = await createBenchDatabase();
+        cleanups.push(() => dropBenchDatabase(qdb.name));
+        db = await openDb({ databaseUrl: qdb.url });
+      } else {
+        const qdir = fs.mkdtempSync(path.join(dataRoot, 'bench-pglite-queue-'));
+        cleanups.push(async () => fs.rmSync(qdir, { recursive: true, force: true }));
+        db = await openDb({ dataDir: qdir });
+      }
+      cleanups.push(() => db.close());
+      const ctx = await openQueueContext(db, qs.locations);
+      cleanups.push(() => ctx.close());
+      log(`C. bare claim + complete loop on ${store}: ${fmt.int(jobs)} jobs…`);
+      const bare = await drainBare(db, jobs);
+      log(`  ${fmt.int(bare.jobsPerSecond)} jobs/s`);
+      log(`C. enqueueing ${fmt.int(jobs)} es-verifactu transactions on ${store} (${qs.locations} locations, ${qs.concurrency} at a time)…`);
+      const enqueue = await enqueueSubmitJobs(ctx, jobs, qs.concurrency);
+      log(`  ${fmt.int(enqueue.perSecond)} creations/s; analyzing, then worker.drain()…`);
+      await db.exec('ANALYZE jobs; ANALYZE transactions; ANALYZE fiscal_records');
+      const service = await drainService(ctx, jobs);
+      log(`  ${fmt.int(service.jobsPerSecond)} jobs/s in ${service.seconds} s; CPU: worker ${fmt.pct(service.workerCpuPct)}, ` +
+        `postgres ${service.postgresCpuPct === undefined ? '?' : fmt.pct(service.postgresCpuPct)}, other ${fmt.pct(service.otherCpuPct)}`);
+      queues.push({ store, enqueue, service, bare });
+      await cleanups.pop()!(); // ctx
+      await cleanups.pop()!(); // db
+    }
+
+    // ---- the table ---------------------------------------------------------------------
+    const bareHttp = http.find((h) => h.kind === 'baseline')!.measurement.reqPerSec;
+    const results: ResultRow[] = [];
+    const round3 = (x: number) => Math.round(x * 1000) / 1000;
+    for (const h of http) {
+      const m = h.measurement;
+      const ratio = h.kind === 'baseline' ? 1 : round3(m.reqPerSec / bareHttp);
+      let goal: string | null = null;
+      let goalMet: boolean | null = null;
+      if (h.kind === 'service' && h.store === 'postgres') {
+        goal = `≥ ${GOALS.postRatio}× baseline and p99 ≤ ${GOALS.postP99Ms} ms`;
+        goalMet = ratio >= GOALS.postRatio && m.latencyMs.p99 <= GOALS.postP99Ms;
+      } else if (h.kind === 'service') {
+        goal = `≥ ${GOALS.pglitePostPerSecond} tx/s`;
+        goalMet = m.reqPerSec >= GOALS.pglitePostPerSecond;
+      }
+      results.push({
+        scenario: h.scenario, kind: h.kind, store: h.store, unit: 'req/s', rate: m.reqPerSec,
+        latencyMs: { p50: m.latencyMs.p50, p99: m.latencyMs.p99, max: m.latencyMs.max },
+        errors: m.errors + m.timeouts, non2xx: m.non2xx, ratioVsBaseline: ratio, goal, goalMet,
+      });
+    }
+    for (const q of queues) {
+      const ratio = round3(q.service.jobsPerSecond / q.bare.jobsPerSecond);
+      results.push({
+        scenario: 'C. queue drain: worker.drain() (es-verifactu submit)', kind: 'service', store: q.store, unit: 'jobs/s',
+        rate: q.service.jobsPerSecond, latencyMs: q.service.latencyMs, errors: 0, non2xx: 0, ratioVsBaseline: ratio,
+        goal: q.store === 'postgres' ? `≥ ${fmt.int(GOALS.drainPerSecond)} jobs/s` : null,
+        goalMet: q.store === 'postgres' ? q.service.jobsPerSecond >= GOALS.drainPerSecond : null,
+      });
+      results.push({
+        scenario: 'C. bare claim + complete loop', kind: 'baseline', store: q.store, unit: 'jobs/s',
+        rate: q.bare.jobsPerSecond, latencyMs: q.bare.latencyMs, errors: 0, non2xx: 0, ratioVsBaseline: 1, goal: null, goalMet: null,
+      });
+    }
+
+    return {
+      benchmark: 'transactions',
+      startedAt: startedAt.toISOString(),
+      finishedAt: new Date().toISOString(),
+      load: { ...load, pipelining: 1 },
+      queue: qs,
+      environment: {
+        node: process.version,
+        platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+        cpu: `${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}`,
+        memoryGb: Math.round(os.totalmem() / 1024 ** 3),
+        loadAverageAtStart,
+        postgres: pgSettings,
+        pglite: packageVersion('@electric-sql/pglite'),
+        pgliteDataDir: dataDir,
+        fastify: packageVersion('fastify'),
+        pg: packageVersion('pg'),
+        autocannon: packageVersion('autocannon'),
+        ...(profDir ? { cpuProfilesIn: path.resolve(profDir) } : {}),
+      },
+      idempotency,
+      results,
+      http,
+      queues,
+    };
+  } finally {
+    await cleanup();
+    process.off('SIGINT', onSigint);
+  }
+}
+
+const storeLabel = (kind: Kind, store: Store) =>
+  kind === 'baseline' ? `${store === 'postgres' ? 'postgres' : 'pglite'} (bare)` : store === 'pglite' ? 'pglite (durable file)' : 'postgres';
+
+export function transactionsMarkdown(report: TransactionsReport): string {
+  const env = report.environment as Record<string, unknown> & { postgres: Record<string, string> };
+  const pg = env.postgres;
+  const ms = (x: number) => fmt.ms(Math.round(x * 10) / 10);
+  const main = markdownTable(
+    ['scenario', 'store', 'req/s or jobs/s', 'p50 ms', 'p99 ms', 'max ms', 'errors/non-2xx', 'ratio vs baseline', 'goal', 'goal met?'],
+    report.results.map((r) => [
+      r.scenario,
+      storeLabel(r.kind, r.store),
+      `${fmt.int(r.rate)} ${r.unit}`,
+      ms(r.latencyMs.p50),
+      ms(r.latencyMs.p99),
+      ms(r.latencyMs.max),
+      `${r.errors}/${r.non2xx}`,
+      r.kind === 'baseline' ? '1.00× (baseline)' : r.ratioVsBaseline === null ? '–' : fmt.ratio(r.ratioVsBaseline),
+      r.goal ?? '–',
+      r.goalMet === null ? '–' : r.goalMet ? '**yes**' : '**NO**',
+    ]),
+    [false, false, true, true, true, true, true, true, false, false],
+  );
+
+  const resources = markdownTable(
+    ['scenario', 'store', 'requests (2xx)', 'server CPU', 'autocannon CPU', 'PostgreSQL CPU', 'other CPU', 'server RSS MB', 'limiter takes'],
+    report.http.map((h) => {
+      const m = h.measurement;
+      return [
+        h.scenario, storeLabel(h.kind, h.store), fmt.int(m.ok2xx), fmt.pct(m.serverCpuPct), fmt.pct(m.loadgenCpuPct),
+        m.postgresCpuPct === undefined ? '?' : fmt.pct(m.postgresCpuPct), fmt.pct(m.otherCpuPct), String(Math.round(m.serverRssMb)),
+        m.limiterTakes === undefined ? '–' : fmt.int(m.limiterTakes),
+      ];
+    }),
+    [false, false, true, true, true, true, true, true, true],
+  );
+
+  const withActivity = report.http.filter((h) => h.activity);
+  const activity = markdownTable(
+    ['scenario', 'store', 'running', 'waiting on a lock', 'waiting on IO', 'LWLock', 'idle in transaction', 'idle', 'top waits'],
+    withActivity.map((h) => {
+      const a = h.activity!;
+      return [
+        h.scenario, storeLabel(h.kind, h.store), String(a.avg.running), String(a.avg.lockWait), String(a.avg.ioWait), String(a.avg.lwlockWait),
+        String(a.avg.idleInTransaction), String(a.avg.idle),
+        Object.entries(a.topWaits).map(([k, v]) => `${k} ${v}`).join(', ') || '–',
+      ];
+    }),
+    [false, false, true, true, true, true, true, true, false],
+  );
+
+  const writes = markdownTable(
+    ['scenario', 'store', 'requests sent', '2xx (all 201)', 'rows', 'acknowledged & stored', 'stored, answer cut at a stop', 'chain seq', 'gaps', 'broken links', 'bad fingerprints', 'head', 'ok'],
+    report.http.filter((h) => h.writes).map((h) => {
+      const w = h.writes!;
+      return [
+        h.scenario, h.store, fmt.int(w.sent), fmt.int(w.acknowledged), fmt.int(w.rows), fmt.int(w.acknowledgedStored), String(w.storedUnacknowledged),
+        `${w.chain.minSeq}..${fmt.int(w.chain.maxSeq)}`, String(w.chain.seqGaps), String(w.chain.brokenLinks), String(w.chain.badFingerprints),
+        w.chain.headMatches ? 'matches' : 'MISMATCH', w.ok ? 'yes' : '**NO**',
+      ];
+    }),
+    [false, false, true, true, true, true, true, true, true, true, true, false, false],
+  );
+
+  const queues = markdownTable(
+    ['store', 'jobs', 'enqueue (creations/s)', 'drain s', 'drain jobs/s', 'worker CPU', 'PostgreSQL CPU', 'other CPU', 'bare jobs/s', 'bare worker CPU', 'bare PostgreSQL CPU', 'checks'],
+    report.queues.map((q) => [
+      q.store, fmt.int(q.service.jobs), fmt.int(q.enqueue.perSecond), String(q.service.seconds), fmt.int(q.service.jobsPerSecond),
+      fmt.pct(q.service.workerCpuPct), q.service.postgresCpuPct === undefined ? '?' : fmt.pct(q.service.postgresCpuPct), fmt.pct(q.service.otherCpuPct),
+      fmt.int(q.bare.jobsPerSecond), fmt.pct(q.bare.workerCpuPct), q.bare.postgresCpuPct === undefined ? '?' : fmt.pct(q.bare.postgresCpuPct),
+      `${fmt.int(q.service.check.completedJobs)} completed, attempt 1 each; ${fmt.int(q.service.check.successTransactions)} success`,
+    ]),
+    [false, true, true, true, true, true, true, true, true, true, true, false],
+  );
+
+  const cores = os.cpus().length;
+  const load = (env.loadAverageAtStart as number[])[0] ?? 0;
+  const warnings: string[] = [];
+  if (load > cores / 2) warnings.push(`the machine was busy when the run started (1-min load average ${load} on ${cores} cores)`);
+  const disturbed = [
+    ...report.http.filter((h) => h.measurement.otherCpuPct > OTHER_CPU_WARN_PCT).map((h) => `${h.scenario} on ${h.store} (${fmt.pct(h.measurement.otherCpuPct)})`),
+    ...report.queues.filter((q) => q.service.otherCpuPct > OTHER_CPU_WARN_PCT).map((q) => `queue drain on ${q.store} (${fmt.pct(q.service.otherCpuPct)})`),
+  ];
+  if (disturbed.length) warnings.push(`other processes used more than ${OTHER_CPU_WARN_PCT} % of a core during: ${disturbed.join('; ')}`);
+  const warningBlock = warnings.length
+    ? ['', `> **Warning: this run may have been disturbed** — ${warnings.join('; ')}. "Other" CPU also holds the kernel's own work ` +
+      '(fsync, networking), which is high on its own in write-heavy runs; with a load average this high, rerun on a quiet machine to be sure.']
+    : [];
+
+  return [
+    `# Transactions benchmark — ${report.startedAt}`,
+    '',
+    `autocannon ${String(env.autocannon)}: ${report.load.connections} connections, pipelining 1, ` +
+      `${report.load.warmupS} s warm-up (discarded) + ${report.load.durationS} s measured per HTTP scenario; every server in its own child process, ` +
+      `one at a time, on 127.0.0.1. Queue drain in the benchmark process: ${fmt.int(report.queue.jobs)} jobs on PostgreSQL` +
+      `${report.queue.jobsPglite ? `, ${fmt.int(report.queue.jobsPglite)} on PGlite` : ''}.`,
+    ...warningBlock,
+    '',
+    main,
+    '',
+    'HTTP rows: req/s is autocannon\'s average of per-second samples; latency of 2xx answers, 1 ms resolution; every request a new transaction ' +
+      '(its own Idempotency-Key). Ratio: over the bare POST (PGlite too). ' +
+      'Queue rows: jobs/s = jobs ÷ wall time of the whole drain; latency per job — service: handler start → commit ' +
+      '(transactions.submitted_at → completed_at), bare: claim answered → completion answered; ratio: over the bare loop on the same store.',
+    '',
+    '## Writes checked afterwards (SQL)',
+    '',
+    writes,
+    '',
+    'Every request had its own Idempotency-Key; the keys answered 2xx were kept. "acknowledged & stored" must equal the 2xx count ' +
+      '(no acknowledged write lost). "stored, answer cut at a stop": requests in flight when autocannon stopped a run (warm-up, measured) — ' +
+      'it destroys its connections, the server still commits them — so rows = 2xx + these (≤ connections per run), and no row has a key ' +
+      'that was never sent. The chain of the location: seq 1..N without gaps, each previous_fingerprint the prior record\'s fingerprint, ' +
+      'every fingerprint recomputed from its body, chain_heads on the last record. PGlite is checked after its server closed, reopened from its files.',
+    '',
+    '## Queue drain',
+    '',
+    queues,
+    '',
+    'Enqueue: TransactionService.create (what the POST route runs after authentication) for es-verifactu sales over ' +
+      `${report.queue.locations} locations, ${report.queue.concurrency} at a time; each commits its submit job with the transaction. ` +
+      'Drain: the runtime\'s own worker (createRuntime, batches of 20, lease 60 s), `worker.drain()` against the sandbox stub authority. ' +
+      'Bare: the worker\'s claim and finish statements on a copy of the `jobs` table, nothing else. Worker CPU: this process ' +
+      '(with PGlite, the database runs in it too).',
+    '',
+    '## Resources during the measured HTTP runs',
+    '',
+    resources,
+    '',
+    ...(withActivity.length
+      ? [
+          '## What the PostgreSQL backends were doing (pg_stat_activity, sampled every 50 ms)',
+          '',
+          activity,
+          '',
+          'Average number of the benchmark database\'s client backends in each state. "waiting on a lock": blocked on a row lock ' +
+            '(Lock:transactionid/tuple: the chain head row); "idle in transaction": inside BEGIN…COMMIT waiting for the next statement ' +
+            'from Node (a round trip; while it holds the chain head, every other append waits).',
+          '',
+        ]
+      : []),
+    '## Idempotency keys',
+    '',
+    ...Object.entries(report.idempotency).map(([k, v]) => `- ${k}: ${v}`),
+    '',
+    '## Environment',
+    '',
+    `- Node ${String(env.node)}, ${String(env.platform)}, ${String(env.cpu)}, ${String(env.memoryGb)} GB, load average at start ${(env.loadAverageAtStart as number[]).join(' / ')}`,
+    `- PostgreSQL ${pg.version} on 127.0.0.1: fsync=${pg.fsync}, synchronous_commit=${pg.synchronous_commit}, ` +
+      `wal_sync_method=${pg.wal_sync_method}, shared_buffers=${pg.shared_buffers}`,
+    `- PGlite ${String(env.pglite)}, file-backed and durable (fsync on every commit), DATA_DIR under ${path.dirname(String(env.pgliteDataDir))}`,
+    `- fastify ${String(env.fastify)}, pg ${String(env.pg)}`,
+    ...(env.cpuProfilesIn ? [`- service children ran with --cpu-prof: profiles in ${String(env.cpuProfilesIn)}`] : []),
+    '',
+  ].join('\n');
+}
+
+/** Runs the benchmark, prints the tables and the JSON, writes bench/results/transactions-<date>.{md,json}. */
+export async function main(): Promise<TransactionsReport> {
+  const report = await runTransactionsBench();
+  const md = transactionsMarkdown(report);
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  const stem = path.join(RESULTS_DIR, `transactions-${fileStamp(new Date(report.startedAt))}`);
+  fs.writeFileSync(`${stem}.md`, md);
+  fs.writeFileSync(`${stem}.json`, JSON.stringify(report, null, 2) + '\n');
+  console.log(md);
+  console.log('```json');
+  console.log(JSON.stringify(report, null, 2));
+  console.log('```');
+  console.error(`[bench] wrote ${path.relative(process.cwd(), stem)}.md and .json`);
+  return report;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((err) => {
+    console.error(err instanceof Error ? `${err.name}: ${err.message}` : err);
+    process.exitCode = 1;
+  });
+}
