@@ -90,6 +90,16 @@ export function createTransactionService(deps: TransactionDeps) {
     },
   ): Promise<{ row: TransactionRow; jobId: string | null }> {
     const now = clock.now();
+    const status = p.system.initialStatus(p.location);
+    // The submit job goes in first (its foreign key is checked at commit): the chain head
+    // lock below is then held for as few round trips as possible.
+    let jobId: string | null = null;
+    if (status === 'pending') {
+      const job = await jobsRepo.enqueue(tx, {
+        kind: SUBMIT_JOB, accountId: p.auth.accountId, transactionId: p.id, maxAttempts: submitJobMaxAttempts(p.system, deps.maxAttempts), runAt: now,
+      }, now);
+      jobId = job.id;
+    }
     // An annulment that is not a link of the chain (TicketBAI, SII, SDI, myDATA, PT) is
     // numbered in a side sequence of its own, so the chain and its numbering stay whole.
     const mainChain = p.system.chainKey({ location: p.location, tx: p.draft });
@@ -116,7 +126,6 @@ export function createTransactionService(deps: TransactionDeps) {
       },
       software: deps.software,
     });
-    const status = p.system.initialStatus(p.location);
     const windowDays = p.system.capabilities.submissionWindowDays;
     const row: TransactionRow = {
       id: p.id,
@@ -148,22 +157,15 @@ export function createTransactionService(deps: TransactionDeps) {
       created_at: now,
       updated_at: now,
     };
-    await transactionsRepo.insert(tx, row);
-    await fiscalRecordsRepo.append(tx, {
-      transaction_id: p.id, account_id: p.auth.accountId, system: p.system.key, kind: p.kind, chain_key: chainKey, seq,
+    await transactionsRepo.insertWithRecord(tx, row, {
+      id: newId(), transaction_id: p.id, account_id: p.auth.accountId, system: p.system.key, kind: p.kind, chain_key: chainKey, seq,
       previous_fingerprint: head.last_fingerprint, fingerprint: record.fingerprint, fiscal_id: record.fiscalId,
       document_number: record.documentNumber ?? null, qr_data: record.qrData,
       content_type: record.contentType, body: record.body, placeholder: record.placeholder, created_at: now,
     });
     if (p.original) await transactionsRepo.update(tx, p.original.id, { cancelled_by_id: p.id }, now);
 
-    let jobId: string | null = null;
-    if (status === 'pending') {
-      const job = await jobsRepo.enqueue(tx, {
-        kind: SUBMIT_JOB, accountId: p.auth.accountId, transactionId: p.id, maxAttempts: submitJobMaxAttempts(p.system, deps.maxAttempts), runAt: now,
-      }, now);
-      jobId = job.id;
-    } else if (status === 'success') {
+    if (status === 'success') {
       // Locally signed records (FR, PT) are final at creation: fiscalized now.
       if (p.original) await transactionsRepo.update(tx, p.original.id, { status: 'cancelled' }, now, CANCELLABLE);
       await deps.events.publish(tx, completionEvent(row, now), now);

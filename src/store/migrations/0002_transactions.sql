@@ -75,7 +75,8 @@ CREATE TABLE jobs (
   id             uuid PRIMARY KEY,
   kind           text NOT NULL,                 -- submit, deliver_webhook, translate, …
   account_id     uuid,
-  transaction_id uuid REFERENCES transactions (id),
+  -- Deferred: a create enqueues its job before it takes the chain lock (shorter lock hold).
+  transaction_id uuid REFERENCES transactions (id) DEFERRABLE INITIALLY DEFERRED,
   payload        jsonb NOT NULL DEFAULT '{}'::jsonb,
   status         text NOT NULL CHECK (status IN ('pending', 'processing', 'completed', 'failed', 'dead')),
   attempt        integer NOT NULL DEFAULT 0,

@@ -1,4 +1,3 @@
-import { newId } from '../../core/ids.ts';
 import type { Queryable } from '../db.ts';
 
 export interface FiscalRecordRow {
@@ -42,21 +41,6 @@ export const fiscalRecordsRepo = {
     );
     const head = res.rows[0]!;
     return { ...head, seq: Number(head.seq) };
-  },
-
-  async append(q: Queryable, r: Omit<FiscalRecordRow, 'id'>): Promise<FiscalRecordRow> {
-    const row = { id: newId(), ...r };
-    // One round trip: the record and the new chain head.
-    await q.query(
-      `WITH rec AS (
-         INSERT INTO fiscal_records (id, transaction_id, account_id, system, kind, chain_key, seq, previous_fingerprint, fingerprint,
-           fiscal_id, document_number, qr_data, content_type, body, placeholder, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16))
-       UPDATE chain_heads SET seq = $7, last_fingerprint = $9, last_fiscal_id = $10, last_issued_at = $16, updated_at = $16 WHERE chain_key = $6`,
-      [row.id, row.transaction_id, row.account_id, row.system, row.kind, row.chain_key, row.seq, row.previous_fingerprint,
-        row.fingerprint, row.fiscal_id, row.document_number, row.qr_data, row.content_type, row.body, row.placeholder, row.created_at],
-    );
-    return row;
   },
 
   async getForTransaction(q: Queryable, transactionId: string): Promise<FiscalRecordRow | undefined> {
