@@ -7,9 +7,8 @@ import type { LocationService } from '../../services/locations.ts';
 import { CANCELLABLE } from '../../services/transactions.ts';
 import { TRANSLATE_JOB, completionEvent, jobEvent } from '../../services/transaction-view.ts';
 import type { Db, Queryable } from '../../store/db.ts';
-import { fiscalRecordsRepo } from '../../store/repos/fiscal-records-repo.ts';
-import { locationsRepo } from '../../store/repos/locations-repo.ts';
-import { transactionsRepo, type TransactionRow } from '../../store/repos/transactions-repo.ts';
+import type { LocationRow } from '../../store/repos/locations-repo.ts';
+import { transactionsRepo, type SubmissionRecord, type TransactionRow } from '../../store/repos/transactions-repo.ts';
 import { retryDelayMs, type BackoffPolicy } from '../backoff.ts';
 import { jobsRepo, type JobRow } from '../queue.ts';
 import type { AttemptResult, JobHandler } from '../runner.ts';
@@ -58,10 +57,7 @@ interface Failure {
 export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
   const { db, clock } = deps;
 
-  async function callAuthority(system: FiscalSystem, t: TransactionRow, job: JobRow): Promise<AuthorityOutcome | Failure> {
-    const record = await fiscalRecordsRepo.getForTransaction(db, t.id);
-    const locRow = await locationsRepo.getById(db, t.location_id);
-    if (!record || !locRow) return { code: 'internal', message: 'fiscal record or location missing', retriable: false };
+  async function callAuthority(system: FiscalSystem, t: TransactionRow, record: SubmissionRecord, locRow: LocationRow, job: JobRow): Promise<AuthorityOutcome | Failure> {
     const inlineMs = (system.capabilities.inlineWindowSeconds ?? 0) * 1000;
     const timeoutMs = inlineMs || (deps.timeoutMs ?? 30_000);
     let timer: NodeJS.Timeout | undefined;
@@ -191,16 +187,12 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
   const delayMs = (job: JobRow, f: Failure) => (f.retryAfterSeconds !== undefined ? f.retryAfterSeconds * 1000 : retryDelayMs(job.attempt, deps.backoff, deps.random));
 
   return async (job) => {
-    const t = job.transaction_id ? await transactionsRepo.getById(db, job.transaction_id) : undefined;
-    if (!t) return { outcome: 'dead', error: 'transaction not found' };
-    if (!OPEN.includes(t.status)) return { outcome: 'completed' }; // already settled (a late duplicate job)
+    if (!job.transaction_id) return { outcome: 'dead', error: 'submit job without a transaction' };
+    const started = await transactionsRepo.beginSubmission(db, job.transaction_id, clock.now());
+    if (!started) return { outcome: 'completed' }; // already settled (a late duplicate job)
+    const { t, record, location } = started;
     const system = getSystem(t.system);
-
-    const now = clock.now();
-    if (t.status !== 'offline_pending') {
-      await transactionsRepo.update(db, t.id, { status: 'processing', submitted_at: t.submitted_at ?? now }, now, ['pending', 'failed', 'processing']);
-    }
-    const answer = await callAuthority(system, t, job);
+    const answer = await callAuthority(system, t, record, location, job);
     if (!('kind' in answer)) return fail(t, job, system, answer);
     switch (answer.kind) {
       case 'accepted':

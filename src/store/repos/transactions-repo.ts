@@ -37,6 +37,14 @@ export interface TransactionRow {
   updated_at: Date;
 }
 
+/** What a submission needs of the fiscal record. */
+export interface SubmissionRecord {
+  kind: 'record' | 'cancellation';
+  body: string;
+  content_type: string;
+  fiscal_id: string | null;
+}
+
 export interface TransactionFilter {
   status?: string | undefined;
   location_id?: string | undefined;
@@ -110,6 +118,33 @@ export const transactionsRepo = {
     const row = res.rows[0]!;
     const { existing_id, loc_id, ...location } = row;
     return { location: loc_id ? (location as LocationRow) : undefined, existingId: existing_id };
+  },
+
+  /**
+   * The start of a submission attempt, in one round trip: moves an open transaction to
+   * `processing` (one in `offline_pending` keeps its status: its receipt already says
+   * "transmitted later") and returns it with its fiscal record and its location.
+   * Nothing when the transaction is settled already.
+   */
+  async beginSubmission(q: Queryable, id: string, now: Date): Promise<{ t: TransactionRow; record: SubmissionRecord; location: LocationRow } | undefined> {
+    const res = await q.query<TransactionRow & { record: SubmissionRecord; location: LocationRow }>(
+      `WITH upd AS (
+         UPDATE transactions
+         SET status = CASE WHEN status = 'offline_pending' THEN status ELSE 'processing' END,
+             submitted_at = COALESCE(submitted_at, $2), updated_at = $2
+         WHERE id = $1 AND status IN ('pending', 'processing', 'failed', 'offline_pending')
+         RETURNING *)
+       SELECT upd.*,
+              jsonb_build_object('kind', r.kind, 'body', r.body, 'content_type', r.content_type, 'fiscal_id', r.fiscal_id) AS record,
+              to_jsonb(l) AS location
+       FROM upd JOIN fiscal_records r ON r.transaction_id = upd.id JOIN locations l ON l.id = upd.location_id`,
+      [id, now],
+    );
+    const row = res.rows[0];
+    if (!row) return undefined;
+    const { record, location, ...t } = row;
+    const parse = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
+    return { t: fix(t as TransactionRow)!, record: parse<SubmissionRecord>(record), location: parse<LocationRow>(location) };
   },
 
   async findCancellation(q: Queryable, originalId: string): Promise<TransactionRow | undefined> {
