@@ -1,15 +1,21 @@
 /**
- * Runs the benchmarks: `npm run bench` (all), `npm run bench -- locations` or `-- transactions` (by name).
+ * Runs the benchmarks: `npm run bench` (locations and transactions), `npm run bench -- transactions` (by name),
+ * `npm run bench -- transactions-profile` (the diagnostic, by name only).
  * Settings come from the environment (BENCH_DURATION, BENCH_CONNECTIONS, BENCH_WARMUP…):
  * see bench/README.md. Exits 1 if a benchmark fails (e.g. a non-2xx answer).
  */
 import { main as locations } from './locations.ts';
 import { main as transactions } from './transactions.ts';
+import { main as transactionsProfile } from './transactions-profile.ts';
 
 const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   locations,
   transactions,
+  // A diagnostic, not a benchmark: run by name only (instruments the service; see the file).
+  'transactions-profile': transactionsProfile,
 };
+/** Run by `npm run bench` with no name. */
+const DEFAULT = ['locations', 'transactions'];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((n) => !(n in BENCHMARKS));
@@ -18,7 +24,7 @@ if (unknown.length) {
   process.exit(2);
 }
 
-for (const name of wanted.length ? wanted : Object.keys(BENCHMARKS)) {
+for (const name of wanted.length ? wanted : DEFAULT) {
   const started = Date.now();
   console.error(`[bench] ${name}`);
   try {

@@ -10,6 +10,7 @@ import { saleBody } from '../test/support/transactions.ts';
 import { call, expectStatus, packageVersion, signup } from './lib/api.ts';
 import { type LoadSettings, loadSettingsFromEnv, type Measurement, measure, type RequestSpec } from './lib/cannon.ts';
 import { checkWrites, type WriteCheck } from './lib/chain-check.ts';
+import { type CodeVersion, codeVersion } from './lib/code-version.ts';
 import { forkServer, type ServerProcess } from './lib/fork-server.ts';
 import { type ActivityProfile, type ActivitySampler, sampleActivity } from './lib/pg-activity.ts';
 import { createBenchDatabase, dropBenchDatabase, postgresSettings } from './lib/pg-admin.ts';
@@ -120,6 +121,8 @@ export interface TransactionsReport {
   load: LoadSettings & { pipelining: 1 };
   queue: QueueSettings;
   environment: Record<string, unknown>;
+  /** The service code measured (src/ changes between runs: compare reports of the same code). */
+  code: CodeVersion;
   /** What one request with and without Idempotency-Key gives (checked at the start). */
   idempotency: Record<string, string>;
   results: ResultRow[];
@@ -127,12 +130,12 @@ export interface TransactionsReport {
   queues: QueueDetail[];
 }
 
-const json = { 'content-type': 'application/json' };
+export const json = { 'content-type': 'application/json' };
 const franceLocation = (name: string) =>
   JSON.stringify({ name, country: 'FR', country_config: { legal_name: 'Acme SARL', register_id: '73282932000074' } });
 
 /** Tracks the Idempotency-Key of every request sent and of every 2xx answer. */
-interface KeyTracker {
+export interface KeyTracker {
   sent: Set<string>;
   acknowledged: Set<string>;
   statuses: Record<string, number>;
@@ -165,25 +168,34 @@ async function idempotencyCheck(base: string, auth: Record<string, string>, loca
   };
 }
 
-async function prepareService(server: ServerProcess, runId: string): Promise<{ spec: RequestSpec; locationId: string; keys: KeyTracker; idempotency: Record<string, string> }> {
+/**
+ * Signs up, creates the France location(s) the POSTs go to (and one more for the
+ * idempotency checks), and returns the request to fire. With `locations` > 1 (profiling
+ * runs only) the requests go round-robin over that many locations, one hash chain each.
+ */
+export async function prepareService(server: ServerProcess, runId: string, locations = 1): Promise<{ spec: RequestSpec; locationId: string; locationIds: string[]; keys: KeyTracker; idempotency: Record<string, string> }> {
   const base = server.baseUrl;
   const key = await signup(base);
   const auth = { authorization: `Bearer ${key}` };
-  const loc = await expectStatus(call(base, 'POST', '/v1/locations', { ...auth, ...json }, JSON.stringify(locationBodies['fr-nf525'])), 201, 'France location');
+  const locationIds: string[] = [];
+  for (let i = 0; i < locations; i++) {
+    const body = JSON.stringify({ ...locationBodies['fr-nf525'], name: `Café Paris ${i + 1}` });
+    const loc = await expectStatus(call(base, 'POST', '/v1/locations', { ...auth, ...json }, body), 201, 'France location');
+    locationIds.push(String(loc.id));
+  }
   const checkLoc = await expectStatus(
     call(base, 'POST', '/v1/locations', { ...auth, ...json }, JSON.stringify({ ...locationBodies['fr-nf525'], name: 'Café Lyon' })), 201, 'France location',
   );
   const idempotency = await idempotencyCheck(base, auth, String(checkLoc.id));
 
-  const locationId = String(loc.id);
-  const body = JSON.stringify(saleBody(locationId));
+  const bodies = locationIds.map((id) => JSON.stringify(saleBody(id)));
   const keys: KeyTracker = { sent: new Set(), acknowledged: new Set(), statuses: {} };
   let n = 0;
   const spec: RequestSpec = {
     method: 'POST',
     path: '/v1/transactions',
     headers: { ...auth, ...json },
-    body: () => body,
+    body: (i) => bodies[i % bodies.length]!,
     perRequest: () => {
       const k = `bench-${runId}-${++n}`;
       keys.sent.add(k);
@@ -194,7 +206,7 @@ async function prepareService(server: ServerProcess, runId: string): Promise<{ s
       if (status >= 200 && status < 300) keys.acknowledged.add(tag);
     },
   };
-  return { spec, locationId, keys, idempotency };
+  return { spec, locationId: locationIds[0]!, locationIds, keys, idempotency };
 }
 
 export async function runTransactionsBench(load: LoadSettings = loadSettingsFromEnv(), qs: QueueSettings = queueSettingsFromEnv()): Promise<TransactionsReport> {
@@ -220,6 +232,7 @@ export async function runTransactionsBench(load: LoadSettings = loadSettingsFrom
   const serviceArgv = profDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profDir)}`] : [];
 
   try {
+    const code = codeVersion();
     const loadAverageAtStart = os.loadavg().map((x) => Math.round(x * 100) / 100);
     const pgSettings = await postgresSettings();
     const database = await createBenchDatabase();
@@ -337,6 +350,10 @@ export async function runTransactionsBench(load: LoadSettings = loadSettingsFrom
 
     // ---- the table ---------------------------------------------------------------------
     const bareHttp = http.find((h) => h.kind === 'baseline')!.measurement.reqPerSec;
+    const codeAfter = codeVersion();
+    if (codeAfter.srcSha256 !== code.srcSha256) {
+      log(`warning: src/ changed during the run (${code.srcSha256} → ${codeAfter.srcSha256}); servers started after the change measured the new code`);
+    }
     const results: ResultRow[] = [];
     const round3 = (x: number) => Math.round(x * 1000) / 1000;
     for (const h of http) {
@@ -391,6 +408,7 @@ export async function runTransactionsBench(load: LoadSettings = loadSettingsFrom
         autocannon: packageVersion('autocannon'),
         ...(profDir ? { cpuProfilesIn: path.resolve(profDir) } : {}),
       },
+      code: codeAfter.srcSha256 === code.srcSha256 ? code : { ...code, changedDuringRun: codeAfter },
       idempotency,
       results,
       http,
@@ -427,54 +445,62 @@ export function transactionsMarkdown(report: TransactionsReport): string {
   );
 
   const resources = markdownTable(
-    ['scenario', 'store', 'requests (2xx)', 'server CPU', 'autocannon CPU', 'PostgreSQL CPU', 'other CPU', 'server RSS MB', 'limiter takes'],
+    ['scenario', 'store', 'requests (2xx)', 'server CPU', 'server CPU ms/req', 'PostgreSQL CPU', 'PostgreSQL CPU ms/req', 'autocannon CPU', 'other CPU', 'server RSS MB', 'limiter takes'],
     report.http.map((h) => {
       const m = h.measurement;
+      const perReq = (pct: number) => (pct / 100 / Math.max(1e-9, m.okPerSec) * 1000).toFixed(2);
       return [
-        h.scenario, storeLabel(h.kind, h.store), fmt.int(m.ok2xx), fmt.pct(m.serverCpuPct), fmt.pct(m.loadgenCpuPct),
-        m.postgresCpuPct === undefined ? '?' : fmt.pct(m.postgresCpuPct), fmt.pct(m.otherCpuPct), String(Math.round(m.serverRssMb)),
+        h.scenario, storeLabel(h.kind, h.store), fmt.int(m.ok2xx), fmt.pct(m.serverCpuPct), perReq(m.serverCpuPct),
+        m.postgresCpuPct === undefined ? '?' : fmt.pct(m.postgresCpuPct), m.postgresCpuPct === undefined ? '?' : perReq(m.postgresCpuPct),
+        fmt.pct(m.loadgenCpuPct), fmt.pct(m.otherCpuPct), String(Math.round(m.serverRssMb)),
         m.limiterTakes === undefined ? '–' : fmt.int(m.limiterTakes),
       ];
     }),
-    [false, false, true, true, true, true, true, true, true],
+    [false, false, true, true, true, true, true, true, true, true, true],
   );
 
   const withActivity = report.http.filter((h) => h.activity);
   const activity = markdownTable(
-    ['scenario', 'store', 'running', 'waiting on a lock', 'waiting on IO', 'LWLock', 'idle in transaction', 'idle', 'top waits'],
+    ['scenario', 'store', 'running', 'waiting on a lock', 'waiting on IO', 'LWLock', 'idle in transaction', 'idle', 'WAL bytes/req', 'top waits'],
     withActivity.map((h) => {
       const a = h.activity!;
       return [
         h.scenario, storeLabel(h.kind, h.store), String(a.avg.running), String(a.avg.lockWait), String(a.avg.ioWait), String(a.avg.lwlockWait),
-        String(a.avg.idleInTransaction), String(a.avg.idle),
+        String(a.avg.idleInTransaction), String(a.avg.idle), fmt.int(a.walBytes / Math.max(1, h.measurement.ok2xx)),
         Object.entries(a.topWaits).map(([k, v]) => `${k} ${v}`).join(', ') || '–',
       ];
     }),
-    [false, false, true, true, true, true, true, true, false],
+    [false, false, true, true, true, true, true, true, true, false],
   );
 
   const writes = markdownTable(
-    ['scenario', 'store', 'requests sent', '2xx (all 201)', 'rows', 'acknowledged & stored', 'stored, answer cut at a stop', 'chain seq', 'gaps', 'broken links', 'bad fingerprints', 'head', 'ok'],
+    ['scenario', 'store', 'requests sent', '2xx (all 201)', 'rows', 'acknowledged & stored', 'stored, answer cut at a stop', 'chain seq', 'gaps', 'broken links', 'bad fingerprints', 'head', 'row bytes (tx / record)', 'ok'],
     report.http.filter((h) => h.writes).map((h) => {
       const w = h.writes!;
       return [
         h.scenario, h.store, fmt.int(w.sent), fmt.int(w.acknowledged), fmt.int(w.rows), fmt.int(w.acknowledgedStored), String(w.storedUnacknowledged),
         `${w.chain.minSeq}..${fmt.int(w.chain.maxSeq)}`, String(w.chain.seqGaps), String(w.chain.brokenLinks), String(w.chain.badFingerprints),
-        w.chain.headMatches ? 'matches' : 'MISMATCH', w.ok ? 'yes' : '**NO**',
+        w.chain.headMatches ? 'matches' : 'MISMATCH', `${fmt.int(w.avgRowBytes.transaction)} / ${fmt.int(w.avgRowBytes.fiscalRecord)}`, w.ok ? 'yes' : '**NO**',
       ];
     }),
-    [false, false, true, true, true, true, true, true, true, true, true, false, false],
+    [false, false, true, true, true, true, true, true, true, true, true, false, true, false],
   );
 
   const queues = markdownTable(
-    ['store', 'jobs', 'enqueue (creations/s)', 'drain s', 'drain jobs/s', 'worker CPU', 'PostgreSQL CPU', 'other CPU', 'bare jobs/s', 'bare worker CPU', 'bare PostgreSQL CPU', 'checks'],
-    report.queues.map((q) => [
-      q.store, fmt.int(q.service.jobs), fmt.int(q.enqueue.perSecond), String(q.service.seconds), fmt.int(q.service.jobsPerSecond),
-      fmt.pct(q.service.workerCpuPct), q.service.postgresCpuPct === undefined ? '?' : fmt.pct(q.service.postgresCpuPct), fmt.pct(q.service.otherCpuPct),
-      fmt.int(q.bare.jobsPerSecond), fmt.pct(q.bare.workerCpuPct), q.bare.postgresCpuPct === undefined ? '?' : fmt.pct(q.bare.postgresCpuPct),
-      `${fmt.int(q.service.check.completedJobs)} completed, attempt 1 each; ${fmt.int(q.service.check.successTransactions)} success`,
-    ]),
-    [false, true, true, true, true, true, true, true, true, true, true, false],
+    ['store', 'jobs', 'enqueue (creations/s)', 'drain s', 'drain jobs/s', 'worker CPU (ms/job)', 'PostgreSQL CPU (ms/job)', 'WAL bytes/job', 'other CPU', 'bare jobs/s', 'bare worker CPU (ms/job)', 'bare PostgreSQL CPU (ms/job)', 'bare WAL bytes/job', 'checks'],
+    report.queues.map((q) => {
+      const cpu = (pct: number | undefined, perSecond: number) =>
+        pct === undefined ? '?' : `${fmt.pct(pct)} (${(pct / 100 / Math.max(1e-9, perSecond) * 1000).toFixed(2)})`;
+      return [
+        q.store, fmt.int(q.service.jobs), fmt.int(q.enqueue.perSecond), String(q.service.seconds), fmt.int(q.service.jobsPerSecond),
+        cpu(q.service.workerCpuPct, q.service.jobsPerSecond), cpu(q.service.postgresCpuPct, q.service.jobsPerSecond),
+        q.service.walBytesPerJob === undefined ? '–' : fmt.int(q.service.walBytesPerJob), fmt.pct(q.service.otherCpuPct),
+        fmt.int(q.bare.jobsPerSecond), cpu(q.bare.workerCpuPct, q.bare.jobsPerSecond), cpu(q.bare.postgresCpuPct, q.bare.jobsPerSecond),
+        q.bare.walBytesPerJob === undefined ? '–' : fmt.int(q.bare.walBytesPerJob),
+        `${fmt.int(q.service.check.completedJobs)} completed, attempt 1 each; ${fmt.int(q.service.check.successTransactions)} success`,
+      ];
+    }),
+    [false, true, true, true, true, true, true, true, true, true, true, true, true, false],
   );
 
   const cores = os.cpus().length;
@@ -537,7 +563,8 @@ export function transactionsMarkdown(report: TransactionsReport): string {
           '',
           activity,
           '',
-          'Average number of the benchmark database\'s client backends in each state. "waiting on a lock": blocked on a row lock ' +
+          'Average number of the benchmark database\'s client backends in each state; WAL bytes/req: WAL the server wrote during the run ÷ 2xx answers. ' +
+            '"waiting on a lock": blocked on a row lock ' +
             '(Lock:transactionid/tuple: the chain head row); "idle in transaction": inside BEGIN…COMMIT waiting for the next statement ' +
             'from Node (a round trip; while it holds the chain head, every other append waits).',
           '',
@@ -554,6 +581,9 @@ export function transactionsMarkdown(report: TransactionsReport): string {
       `wal_sync_method=${pg.wal_sync_method}, shared_buffers=${pg.shared_buffers}`,
     `- PGlite ${String(env.pglite)}, file-backed and durable (fsync on every commit), DATA_DIR under ${path.dirname(String(env.pgliteDataDir))}`,
     `- fastify ${String(env.fastify)}, pg ${String(env.pg)}`,
+    `- service code: commit ${report.code.commit} (${report.code.subject}), src/ sha256 ${report.code.srcSha256}` +
+      (report.code.uncommittedSrc.length ? `, uncommitted changes in ${report.code.uncommittedSrc.join(', ')}` : ', no uncommitted src/ changes') +
+      (report.code.changedDuringRun ? ` — **src/ changed during the run** (now ${report.code.changedDuringRun.srcSha256}): rows measured after the change ran the new code` : ''),
     ...(env.cpuProfilesIn ? [`- service children ran with --cpu-prof: profiles in ${String(env.cpuProfilesIn)}`] : []),
     '',
   ].join('\n');

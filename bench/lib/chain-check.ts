@@ -40,6 +40,8 @@ export interface WriteCheck {
     /** chain_heads agrees with the last record (seq, fingerprint). */
     headMatches: boolean;
   };
+  /** Average stored size of one row (pg_column_size of the row), bytes. */
+  avgRowBytes: { transaction: number; fiscalRecord: number };
   ok: boolean;
   problems: string[];
 }
@@ -105,6 +107,11 @@ export async function checkWrites(db: Db, locationId: string, sent: Set<string>,
   const head = (await db.query<{ seq: string; last_fingerprint: string | null }>(
     'SELECT seq::text AS seq, last_fingerprint FROM chain_heads WHERE chain_key = $1', [chainKey],
   )).rows[0];
+  const sizes = await one<{ t: number | null; f: number | null }>(
+    `SELECT (SELECT avg(pg_column_size(t.*))::int FROM transactions t WHERE t.location_id = $1) AS t,
+            (SELECT avg(pg_column_size(f.*))::int FROM fiscal_records f WHERE f.chain_key = $2) AS f`,
+    [locationId, chainKey],
+  );
   const records = n(stats.records);
   const headMatches = head !== undefined && n(head.seq) === records && head.last_fingerprint === lastFingerprint;
 
@@ -127,6 +134,7 @@ export async function checkWrites(db: Db, locationId: string, sent: Set<string>,
       unmatched,
       headMatches,
     },
+    avgRowBytes: { transaction: n(sizes.t ?? 0), fiscalRecord: n(sizes.f ?? 0) },
     ok: false,
     problems,
   };

@@ -5,6 +5,8 @@ export interface StartedServer {
   info?: Record<string, unknown>;
   close(): Promise<void>;
   stats?(): Partial<ChildStats>;
+  /** Answers a `control` request from the parent (see ipc.ts); absent: every action fails. */
+  control?(action: string): Promise<unknown>;
 }
 
 function send(msg: ChildMessage): void {
@@ -53,6 +55,12 @@ export async function runChild(start: () => Promise<StartedServer>): Promise<voi
       });
     } else if (msg.type === 'stop') {
       void stop(0);
+    } else if (msg.type === 'control') {
+      const run = server.control ? server.control(msg.action) : Promise.reject(new Error(`no control actions (asked: ${msg.action})`));
+      run.then(
+        (value) => send({ type: 'control', id: msg.id, ok: true, value }),
+        (err: unknown) => send({ type: 'control', id: msg.id, ok: false, value: (err as Error).message ?? String(err) }),
+      );
     }
   });
   process.on('disconnect', () => void stop(0));

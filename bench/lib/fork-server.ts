@@ -7,6 +7,8 @@ export interface ServerProcess {
   readonly baseUrl: string;
   readonly info: Record<string, unknown>;
   stats(): Promise<ChildStats>;
+  /** A server-specific request (ipc.ts `control`); rejects with the child's error. */
+  control(action: string): Promise<unknown>;
   stop(): Promise<void>;
 }
 
@@ -55,6 +57,7 @@ export async function forkServer(file: string, env: Record<string, string>, opts
     });
   });
 
+  let controlIds = 0;
   return {
     pid: child.pid!,
     port: ready.port,
@@ -72,6 +75,20 @@ export async function forkServer(file: string, env: Record<string, string>, opts
         };
         child.on('message', onMessage);
         send({ type: 'stats' });
+      }),
+    control: (action: string) =>
+      new Promise<unknown>((resolve, reject) => {
+        if (exited) return reject(new Error(`${file}: server process has exited`));
+        const id = ++controlIds;
+        const onMessage = (raw: unknown) => {
+          const msg = raw as ChildMessage;
+          if (msg.type !== 'control' || msg.id !== id) return;
+          child.off('message', onMessage);
+          if (msg.ok) resolve(msg.value);
+          else reject(new Error(`${file}: ${action}: ${String(msg.value)}`));
+        };
+        child.on('message', onMessage);
+        send({ type: 'control', id, action });
       }),
     async stop() {
       if (exited) return;

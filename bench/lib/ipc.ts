@@ -1,6 +1,10 @@
 /** Messages between the benchmark (parent) and a server it forked (child). */
 
-export type ParentMessage = { type: 'stats' } | { type: 'stop' };
+export type ParentMessage =
+  | { type: 'stats' }
+  | { type: 'stop' }
+  /** A server-specific request (profiling servers: reset/read probes, start/stop the CPU profiler). */
+  | { type: 'control'; id: number; action: string };
 
 export interface ChildStats {
   /** process.cpuUsage() of the server process, microseconds. */
@@ -17,4 +21,5 @@ export interface ChildStats {
 export type ChildMessage =
   | { type: 'ready'; port: number; info: Record<string, unknown> }
   | ({ type: 'stats' } & ChildStats)
-  | { type: 'failed'; message: string };
+  | { type: 'failed'; message: string }
+  | { type: 'control'; id: number; ok: boolean; value: unknown };

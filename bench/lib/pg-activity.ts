@@ -28,6 +28,8 @@ export interface ActivityProfile {
   };
   /** The most frequent wait events seen (type:event → average backends). */
   topWaits: Record<string, number>;
+  /** WAL written by the whole server between start and stop (pg_current_wal_lsn), bytes. */
+  walBytes: number;
 }
 
 export interface ActivitySampler {
@@ -37,6 +39,8 @@ export interface ActivitySampler {
 export async function sampleActivity(connectionString: string, database: string, intervalMs = 50): Promise<ActivitySampler> {
   const client = new pg.Client({ connectionString });
   await client.connect();
+  const lsn = async () => (await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]!.lsn;
+  const lsnStart = await lsn();
   const sums = { running: 0, lockWait: 0, ioWait: 0, lwlockWait: 0, otherWait: 0, idleInTransaction: 0, idle: 0 };
   const waits = new Map<string, number>();
   let samples = 0;
@@ -76,6 +80,7 @@ export async function sampleActivity(connectionString: string, database: string,
     async stop() {
       running = false;
       await loop;
+      const walBytes = Number((await client.query<{ d: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::bigint::text AS d', [lsnStart])).rows[0]!.d);
       await client.end();
       const n = Math.max(1, samples);
       const round = (x: number) => Math.round((x / n) * 100) / 100;
@@ -90,6 +95,7 @@ export async function sampleActivity(connectionString: string, database: string,
           otherWait: round(sums.otherWait), idleInTransaction: round(sums.idleInTransaction), idle: round(sums.idle),
         },
         topWaits,
+        walBytes,
       };
     },
   };

@@ -126,6 +126,19 @@ export interface DrainResult {
   workerCpuPct: number;
   postgresCpuPct: number | undefined;
   otherCpuPct: number;
+  /** WAL the server wrote per job (PostgreSQL only: the whole cluster's, over the measured part). */
+  walBytesPerJob?: number;
+}
+
+/** The server's current WAL position (PostgreSQL), to measure WAL written over a span. */
+async function walLsn(db: Db): Promise<string | undefined> {
+  if (db.kind !== 'postgres') return undefined;
+  return (await db.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]!.lsn;
+}
+
+async function walSince(db: Db, lsn: string | undefined): Promise<number | undefined> {
+  if (lsn === undefined) return undefined;
+  return Number((await db.query<{ d: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::bigint::text AS d', [lsn])).rows[0]!.d);
 }
 
 /** Runs the measured part, with the CPU accounting of the HTTP scenarios. */
@@ -153,7 +166,9 @@ export interface ServiceDrainResult extends DrainResult {
 
 /** `worker.drain()` of the runtime's own worker (batch 20, as under `serve`), then SQL checks. */
 export async function drainService(ctx: QueueContext, expected: number): Promise<ServiceDrainResult> {
+  const lsn = await walLsn(ctx.db);
   const t = await timed(() => ctx.rt.worker.drain(1_000_000));
+  const wal = await walSince(ctx.db, lsn);
   const jobs = t.value;
   const q = async (sql: string) => Number((await ctx.db.query<{ n: number | string }>(sql)).rows[0]!.n);
   const check = {
@@ -178,6 +193,7 @@ export async function drainService(ctx: QueueContext, expected: number): Promise
     workerCpuPct: t.workerCpuPct,
     postgresCpuPct: t.postgresCpuPct,
     otherCpuPct: t.otherCpuPct,
+    ...(wal !== undefined ? { walBytesPerJob: Math.round(wal / Math.max(1, jobs)) } : {}),
     check,
   };
 }
@@ -216,6 +232,7 @@ export async function drainBare(db: Db, n: number, batch = 20): Promise<DrainRes
   await db.exec('ANALYZE bench_jobs');
   const workerId = `bench-bare:${process.pid}`;
   const durations: number[] = [];
+  const lsn = await walLsn(db);
   const t = await timed(async () => {
     let done = 0;
     for (;;) {
@@ -232,6 +249,7 @@ export async function drainBare(db: Db, n: number, batch = 20): Promise<DrainRes
     }
     return done;
   });
+  const wal = await walSince(db, lsn);
   const left = Number((await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM bench_jobs WHERE status <> 'completed' OR attempt <> 1`)).rows[0]!.n);
   if (t.value !== n || left !== 0) throw new Error(`bare queue: drained ${t.value} of ${n}, ${left} rows not completed exactly once`);
   durations.sort((a, b) => a - b);
@@ -244,6 +262,7 @@ export async function drainBare(db: Db, n: number, batch = 20): Promise<DrainRes
     workerCpuPct: t.workerCpuPct,
     postgresCpuPct: t.postgresCpuPct,
     otherCpuPct: t.otherCpuPct,
+    ...(wal !== undefined ? { walBytesPerJob: Math.round(wal / Math.max(1, t.value)) } : {}),
   };
 }
 

@@ -9,7 +9,11 @@ import pino from 'pino';
 import { checkMasterKey } from '../../src/services/server-secrets.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { openDb } from '../../src/store/open.ts';
+import fs from 'node:fs';
+import path from 'node:path';
 import { runChild } from '../lib/child-main.ts';
+import { type CpuProfile, startProfiler, summarizeProfile } from '../lib/cpu-profile.ts';
+import { probeDb } from '../lib/db-probe.ts';
 import { createBenchLimiter } from '../lib/unthrottled-limiter.ts';
 
 /**
@@ -20,6 +24,10 @@ import { createBenchLimiter } from '../lib/unthrottled-limiter.ts';
  * (bench/lib/unthrottled-limiter.ts).
  *
  * Env: BENCH_STORE=pglite + DATA_DIR (file-backed, durable), or BENCH_STORE=postgres + DATABASE_URL.
+ * BENCH_PROBE=1 (profiling runs only, never the measured benchmark): the store is wrapped in
+ * bench/lib/db-probe.ts (every statement timed) and the parent may send the control actions
+ * probe-reset, probe-read, profile-start, profile-stop (V8 CPU profile of the window, summarized;
+ * the raw .cpuprofile goes to BENCH_PROFILE_DIR when set).
  */
 await runChild(async () => {
   const store = process.env.BENCH_STORE;
@@ -36,6 +44,8 @@ await runChild(async () => {
   }
   if (db.kind !== store) throw new Error(`asked for ${store}, opened ${db.kind}`);
 
+  const probe = process.env.BENCH_PROBE === '1' ? probeDb(db) : undefined;
+  if (probe) db = probe.db;
   const applied = await migrate(db);
   const keys = deriveKeys(randomBytes(32));
   await checkMasterKey(db, keys);
@@ -54,6 +64,7 @@ await runChild(async () => {
     port,
     info: { store: db.kind, migrations: applied, dataDir: store === 'pglite' ? process.env.DATA_DIR : undefined },
     stats: () => ({ limiterTakes: limiter.takes, limiterRefused: limiter.refused }),
+    ...(probe ? { control: probeControl(probe) } : {}),
     async close() {
       await app.close();
       await rt.worker.stop();
@@ -62,3 +73,33 @@ await runChild(async () => {
     },
   };
 });
+
+/** The control actions of a profiling run. */
+function probeControl(probe: ReturnType<typeof probeDb>): (action: string) => Promise<unknown> {
+  let profiler: ReturnType<typeof startProfiler> | undefined;
+  return async (action) => {
+    switch (action) {
+      case 'probe-reset':
+        probe.reset();
+        return null;
+      case 'probe-read':
+        return probe.snapshot();
+      case 'profile-start':
+        profiler = startProfiler();
+        return null;
+      case 'profile-stop': {
+        if (!profiler) throw new Error('profile-stop before profile-start');
+        const profile: CpuProfile = await profiler.stop();
+        profiler = undefined;
+        const dir = process.env.BENCH_PROFILE_DIR;
+        if (dir) {
+          fs.mkdirSync(dir, { recursive: true });
+          fs.writeFileSync(path.join(dir, `service-${process.env.BENCH_STORE}-${process.pid}.cpuprofile`), JSON.stringify(profile));
+        }
+        return summarizeProfile(profile);
+      }
+      default:
+        throw new Error(`unknown action ${action}`);
+    }
+  };
+}
