@@ -47,6 +47,9 @@ export function createWorker(opts: WorkerOptions) {
 
   /** Runs one claimed job through its handler and records the outcome. */
   async function runJob(job: JobRow): Promise<void> {
+    // Let the event loop turn between jobs: with the embedded store (PGlite runs in this
+    // thread) a backlog would otherwise starve HTTP requests and timers for its whole drain.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     const handler = handlers[job.kind];
     let result: AttemptResult;
     try {
