@@ -3,6 +3,7 @@ import { ApiError, badRequest, conflict, forbidden, notFound } from '../core/err
 import { newId } from '../core/ids.ts';
 import { allowsCountry } from '../core/permissions.ts';
 import { stableStringify } from '../core/stable-json.ts';
+import { KeyedMutex } from '../core/keyed-mutex.ts';
 import { normalizeTransactionRequest } from '../core/transaction-request.ts';
 import { getSystem } from '../countries/registry.ts';
 import type { FiscalSystem, LocationForFiscal, SoftwareIdentity, TransactionDraft, TransactionStatus } from '../countries/types.ts';
@@ -47,6 +48,11 @@ export interface CreateHeaders {
 
 export function createTransactionService(deps: TransactionDeps) {
   const { db, clock } = deps;
+  const chains = new KeyedMutex();
+
+  /** One append per chain at a time in this process (see KeyedMutex), then the DB transaction. */
+  const appendTo = <T>(system: FiscalSystem, location: LocationForFiscal, draft: TransactionDraft, fn: (tx: Queryable) => Promise<T>) =>
+    chains.run(system.chainKey({ location, tx: draft }), () => db.transaction(fn));
 
   function usableLocation(auth: AuthContext, row: LocationRow | undefined): { system: FiscalSystem; location: LocationForFiscal } {
     if (!row || !row.system) throw badRequest('location not found');
@@ -208,7 +214,7 @@ export function createTransactionService(deps: TransactionDeps) {
 
     let stored: { row: TransactionRow; jobId: string | null };
     try {
-      stored = await db.transaction((tx) =>
+      stored = await appendTo(system, location, finalDraft, (tx) =>
         persist(tx, {
           id: newId(), auth, system, location, draft: finalDraft, kind: 'record', type: draft.type,
           idempotencyKey: h.key, hash, requestPayload: body, sandboxMode,
@@ -268,7 +274,7 @@ export function createTransactionService(deps: TransactionDeps) {
       metadata: { ...original.normalized.metadata, ...(reason ? { cancellation_reason: reason } : {}) },
     };
     try {
-      const stored = await db.transaction(async (tx) => {
+      const stored = await appendTo(system, location, draft, async (tx) => {
         const originalRecord = await fiscalRecordsRepo.getForTransaction(tx, original.id);
         return persist(tx, {
           id: newId(), auth, system, location, draft, kind: 'cancellation', type: 'cancellation',

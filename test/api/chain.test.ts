@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryLimiter } from '../../src/ratelimit/memory-limiter.ts';
+import type { RateLimiter } from '../../src/ratelimit/limiter.ts';
+import { startTestApp, type TestApp } from '../support/harness.ts';
+import { createLocation, createTx, saleBody } from '../support/transactions.ts';
+
+/**
+ * 1,000 concurrent creates on one location, through two API nodes on one store: one
+ * chain, numbered 1..1,000 without a gap, every record linked to the one before it.
+ */
+/** The sandbox bucket (200) would refuse most of the burst: this test is about the chain, not the limit. */
+const unlimited = (): RateLimiter => {
+  const inner = createMemoryLimiter();
+  return { take: (k, _spec, now) => inner.take(k, { requestsPerMinute: 1e9, burst: 1e9 }, now), close: () => inner.close() };
+};
+
+let a: TestApp;
+let b: TestApp;
+beforeAll(async () => {
+  a = await startTestApp({ limiter: unlimited() });
+  b = await startTestApp({ db: a.db, limiter: unlimited() }); // a second node: its own process-local queue, the same database
+});
+afterAll(async () => {
+  await b.close();
+  await a.close();
+});
+
+describe('chain under concurrency', () => {
+  it('never forks', async () => {
+    const { key } = await a.signup();
+    const loc = await createLocation(a, key, 'fr-nf525');
+    const answers = await Promise.all(Array.from({ length: 1000 }, (_, i) => createTx(i % 2 ? b : a, key, saleBody(loc))));
+    expect(answers.filter((r) => r.statusCode !== 201).map((r) => r.body).slice(0, 3)).toEqual([]);
+
+    const rows = (await a.db.query<{ seq: string | number; previous_fingerprint: string | null; fingerprint: string; transaction_id: string }>(
+      `SELECT r.seq, r.previous_fingerprint, r.fingerprint, r.transaction_id FROM fiscal_records r
+       JOIN transactions t ON t.id = r.transaction_id WHERE t.location_id = $1 ORDER BY r.seq`, [loc])).rows;
+    expect(rows).toHaveLength(1000);
+    rows.forEach((r, i) => {
+      expect(Number(r.seq)).toBe(i + 1);
+      expect(r.previous_fingerprint).toBe(i === 0 ? null : rows[i - 1]!.fingerprint);
+    });
+    expect(new Set(rows.map((r) => r.fingerprint)).size).toBe(1000);
+    expect(new Set(rows.map((r) => r.transaction_id))).toEqual(new Set(answers.map((r) => r.json().id)));
+  }, 120_000);
+});
