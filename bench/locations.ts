@@ -6,7 +6,7 @@ import { call, expectStatus, packageVersion, signup } from './lib/api.ts';
 import { type LoadSettings, loadSettingsFromEnv, type Measurement, measure, type RequestSpec } from './lib/cannon.ts';
 import { forkServer, type ServerProcess } from './lib/fork-server.ts';
 import { createBenchDatabase, dropBenchDatabase, postgresSettings } from './lib/pg-admin.ts';
-import { fileStamp, fmt, markdownTable } from './lib/report.ts';
+import { fmt, markdownTable, publishReport } from './lib/report.ts';
 
 /**
  * Locations benchmark: throughput and latency of the real HTTP server, side by side.
@@ -282,16 +282,7 @@ export function locationsMarkdown(report: LocationsReport): string {
 /** Runs the benchmark, prints the table and the JSON, writes bench/results/locations-<date>.{md,json}. */
 export async function main(): Promise<LocationsReport> {
   const report = await runLocationsBench();
-  const md = locationsMarkdown(report);
-  fs.mkdirSync(RESULTS_DIR, { recursive: true });
-  const stem = path.join(RESULTS_DIR, `locations-${fileStamp(new Date(report.startedAt))}`);
-  fs.writeFileSync(`${stem}.md`, md);
-  fs.writeFileSync(`${stem}.json`, JSON.stringify(report, null, 2) + '\n');
-  console.log(md);
-  console.log('```json');
-  console.log(JSON.stringify(report, null, 2));
-  console.log('```');
-  console.error(`[bench] wrote ${path.relative(process.cwd(), stem)}.md and .json`);
+  publishReport(RESULTS_DIR, 'locations', report.startedAt, report, locationsMarkdown(report));
   return report;
 }
 

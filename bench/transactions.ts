@@ -15,7 +15,7 @@ import { forkServer, type ServerProcess } from './lib/fork-server.ts';
 import { type ActivityProfile, type ActivitySampler, sampleActivity } from './lib/pg-activity.ts';
 import { createBenchDatabase, dropBenchDatabase, postgresSettings } from './lib/pg-admin.ts';
 import { drainBare, drainService, type DrainResult, enqueueSubmitJobs, type EnqueueResult, openQueueContext, type ServiceDrainResult } from './lib/queue.ts';
-import { fileStamp, fmt, markdownTable } from './lib/report.ts';
+import { fmt, markdownTable, publishReport } from './lib/report.ts';
 
 /**
  * Transactions benchmark, side by side in one run (see bench/README.md):
@@ -592,16 +592,7 @@ export function transactionsMarkdown(report: TransactionsReport): string {
 /** Runs the benchmark, prints the tables and the JSON, writes bench/results/transactions-<date>.{md,json}. */
 export async function main(): Promise<TransactionsReport> {
   const report = await runTransactionsBench();
-  const md = transactionsMarkdown(report);
-  fs.mkdirSync(RESULTS_DIR, { recursive: true });
-  const stem = path.join(RESULTS_DIR, `transactions-${fileStamp(new Date(report.startedAt))}`);
-  fs.writeFileSync(`${stem}.md`, md);
-  fs.writeFileSync(`${stem}.json`, JSON.stringify(report, null, 2) + '\n');
-  console.log(md);
-  console.log('```json');
-  console.log(JSON.stringify(report, null, 2));
-  console.log('```');
-  console.error(`[bench] wrote ${path.relative(process.cwd(), stem)}.md and .json`);
+  publishReport(RESULTS_DIR, 'transactions', report.startedAt, report, transactionsMarkdown(report));
   return report;
 }
 

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 /** Small helpers to print a markdown table. */
 
 export function markdownTable(header: string[], rows: string[][], alignRight: boolean[] = []): string {
@@ -18,4 +20,20 @@ export const fmt = {
 /** 2025-01-31T09-05-07Z: sortable and safe in a file name. */
 export function fileStamp(d: Date): string {
   return d.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+}
+
+/**
+ * Publishes a benchmark report: the markdown and JSON to stdout, the same two files to
+ * bench/results/<name>-<UTC timestamp>.{md,json}.
+ */
+export function publishReport(resultsDir: string, name: string, startedAt: string, report: unknown, md: string): void {
+  fs.mkdirSync(resultsDir, { recursive: true });
+  const stem = path.join(resultsDir, `${name}-${fileStamp(new Date(startedAt))}`);
+  fs.writeFileSync(`${stem}.md`, md);
+  fs.writeFileSync(`${stem}.json`, JSON.stringify(report, null, 2) + '\n');
+  console.log(md);
+  console.log('```json');
+  console.log(JSON.stringify(report, null, 2));
+  console.log('```');
+  console.error(`[bench] wrote ${path.relative(process.cwd(), stem)}.md and .json`);
 }

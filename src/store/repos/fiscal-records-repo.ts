@@ -47,8 +47,4 @@ export const fiscalRecordsRepo = {
     const r = (await q.query<FiscalRecordRow>('SELECT * FROM fiscal_records WHERE transaction_id = $1', [transactionId])).rows[0];
     return r ? { ...r, seq: Number(r.seq) } : r;
   },
-
-  async listChain(q: Queryable, chainKey: string): Promise<FiscalRecordRow[]> {
-    return (await q.query<FiscalRecordRow>('SELECT * FROM fiscal_records WHERE chain_key = $1 ORDER BY seq', [chainKey])).rows.map((r) => ({ ...r, seq: Number(r.seq) }));
-  },
 };
