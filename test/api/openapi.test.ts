@@ -19,12 +19,20 @@ describe('API reference', () => {
       ['/v1/account/consents/{id}', 'delete'], ['/v1/api-keys', 'get'], ['/v1/api-keys', 'post'], ['/v1/api-keys/{id}', 'delete'],
       ['/v1/api-keys/{id}/rotate', 'post'], ['/v1/locations', 'get'], ['/v1/locations', 'post'], ['/v1/locations/{id}', 'get'],
       ['/v1/locations/{id}', 'patch'], ['/v1/locations/{id}', 'delete'], ['/health', 'get'], ['/version', 'get'],
+      ['/v1/transactions', 'post'], ['/v1/transactions', 'get'], ['/v1/transactions/{id}', 'get'],
+      ['/v1/transactions/{id}/fiscal-record', 'get'], ['/v1/transactions/{id}/cancel', 'post'],
+      ['/v1/retry-queue', 'get'], ['/v1/retry-queue/stats', 'get'],
+      ['/v1/webhooks', 'post'], ['/v1/webhooks', 'get'], ['/v1/webhooks/{id}', 'get'], ['/v1/webhooks/{id}', 'patch'],
+      ['/v1/webhooks/{id}', 'delete'], ['/v1/webhooks/{id}/rotate-secret', 'post'], ['/v1/translations/errors', 'post'],
     ] as const) {
       expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
     }
     const create = doc.paths['/v1/locations'].post;
     expect(create.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['name', 'country']));
     expect(create.responses['201']).toBeDefined();
+    // The sandbox magic values and the placeholder marking are documented where integrators look.
+    expect(JSON.stringify(doc.paths['/v1/transactions'].post)).toContain('sandbox_outcome');
+    expect(JSON.stringify(doc.paths['/v1/transactions/{id}/fiscal-record'].get)).toContain('X-Fiscal-Record-Placeholder');
   });
 
   it('GET /docs renders the reference page without a key', async () => {
