@@ -20,6 +20,8 @@ import { locationRoutes } from './routes/v1/locations.ts';
 import { retryQueueRoutes } from './routes/v1/retry-queue.ts';
 import { transactionRoutes } from './routes/v1/transactions.ts';
 import { translationRoutes } from './routes/v1/translations.ts';
+import { certificateRoutes } from './routes/v1/certificates.ts';
+import { createCertificateService } from '../services/certificates.ts';
 import { registerWebhookRoutes } from './routes/v1/webhooks.ts';
 import { schemaErrorFormatter, validatorCompiler } from './validation.ts';
 
@@ -128,6 +130,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   });
   retryQueueRoutes(app, { retryQueue: createRetryQueueService(deps) });
   translationRoutes(app, { translations: rt.translator });
+  certificateRoutes(app, { certificates: createCertificateService(deps) });
   registerWebhookRoutes(app, deps);
 
   return app;

@@ -113,8 +113,7 @@ export function createLocationService(deps: Deps) {
       updated_at: now,
       deleted_at: null,
     };
-    await locationsRepo.insert(db, row);
-    return toView(row);
+    return toView(await locationsRepo.insert(db, row));
   }
 
   async function get(auth: AuthContext, id: string): Promise<LocationView> {

@@ -1,6 +1,8 @@
+import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { locationBodies, RANDOM_UUID } from '../support/fixtures.ts';
+import { exportP12, generateCert, uploadForm } from '../support/p12.ts';
 
 /*
  * Tenant isolation: account B must never see, change or learn about account A's
@@ -13,7 +15,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-type Kind = 'location' | 'apiKey' | 'consent' | 'transaction' | 'webhook';
+type Kind = 'location' | 'apiKey' | 'consent' | 'transaction' | 'webhook' | 'certificate';
+
+/** How a row of each kind is named in its routes: certificates by their user-assigned certificate_id. */
+const idOf = (kind: Kind, row: Record<string, unknown>) => (kind === 'certificate' ? row.certificate_id : row.id) as string;
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 interface IdRoute {
@@ -41,6 +46,7 @@ const ID_ROUTES: IdRoute[] = [
   { method: 'DELETE', path: '/v1/webhooks/:id', kind: 'webhook', notFound: 'webhook not found' },
   { method: 'POST', path: '/v1/webhooks/:id/rotate-secret', kind: 'webhook', notFound: 'webhook not found' },
   { method: 'GET', path: '/v1/webhooks/:id/deliveries', kind: 'webhook', notFound: 'webhook not found' },
+  { method: 'DELETE', path: '/v1/certificates/:id', kind: 'certificate', notFound: 'certificate not found' },
 ];
 
 interface ListRoute {
@@ -56,6 +62,7 @@ const LISTS: ListRoute[] = [
   { url: '/v1/account/consents', kind: 'consent' },
   { url: '/v1/transactions', kind: 'transaction' },
   { url: '/v1/webhooks', kind: 'webhook' },
+  { url: '/v1/certificates', kind: 'certificate' },
 ];
 
 /** Where the owner reads a resource of each kind back (to check it is unchanged). */
@@ -65,6 +72,7 @@ const LIST_URL: Record<Kind, string> = {
   consent: '/v1/account/consents?limit=100',
   transaction: '/v1/transactions?limit=100',
   webhook: '/v1/webhooks',
+  certificate: '/v1/certificates',
 };
 
 interface Tenant {
@@ -78,6 +86,10 @@ async function ok(res: { statusCode: number; body: string; json(): any }, status
   expect(res.statusCode, res.body).toBe(status);
   return res.json();
 }
+
+let p12: Buffer | undefined;
+/** One real PKCS#12 for every tenant (openssl, made once). */
+const tenantP12 = () => (p12 ??= exportP12(generateCert(), 'pw'));
 
 /** An account with one resource of every kind (two keys: the root key and a spare one). */
 async function tenant(): Promise<Tenant> {
@@ -95,6 +107,9 @@ async function tenant(): Promise<Tenant> {
   const txA = await ok(await t.request({ method: 'POST', url: '/v1/transactions', key, payload: sale }), 201);
   const txB = await ok(await t.request({ method: 'POST', url: '/v1/transactions', key, payload: { ...sale, payment_method: 'card' } }), 201);
   const hook = await ok(await t.request({ method: 'POST', url: '/v1/webhooks', key, payload: { url: 'https://93.184.216.34/hooks/fiscal', events: ['fiscalization.completed'] } }), 201);
+  const certificateId = `cert-${crypto.randomUUID()}`;
+  const { payload, headers } = uploadForm({ certificateId, password: 'pw', file: tenantP12() });
+  await ok(await t.request({ method: 'POST', url: '/v1/certificates', key, payload, headers }), 201);
   return {
     key,
     spareKey: spare.key,
@@ -104,6 +119,7 @@ async function tenant(): Promise<Tenant> {
       consent: [consent.id, ...signupConsents.data.map((c: { id: string }) => c.id).filter((id: string) => id !== consent.id)],
       transaction: [txA.id, txB.id],
       webhook: [hook.id],
+      certificate: [certificateId],
     },
   };
 }
@@ -111,7 +127,7 @@ async function tenant(): Promise<Tenant> {
 /** The owner's view of one of its resources. */
 async function snapshot(owner: Tenant, kind: Kind, id: string): Promise<unknown> {
   const res = await t.request({ method: 'GET', url: LIST_URL[kind], key: owner.key });
-  const found = (res.json().data as Array<{ id: string }>).find((r) => r.id === id);
+  const found = (res.json().data as Array<Record<string, unknown>>).find((r) => idOf(kind, r) === id);
   expect(found, `${kind} ${id} is listed for its owner`).toBeDefined();
   if (kind === 'location') {
     // GET by id too: the one the owner would use.
@@ -175,7 +191,7 @@ describe('lists never show another account\'s data', () => {
   it.each(LISTS.map((l) => [l.url, l] as const))('%s', async (_name, route) => {
     const sep = route.url.includes('?') ? '&' : '?';
     const bList = await ok(await t.request({ method: 'GET', url: `${route.url}${sep}limit=100`, key: B.key }), 200);
-    const bIds = bList.data.map((r: { id: string }) => r.id);
+    const bIds = bList.data.map((r: Record<string, unknown>) => idOf(route.kind, r));
     // B sees its own (the test is not vacuous) and none of A's.
     expect(bIds.length).toBeGreaterThan(0);
     expect(bIds.some((id: string) => B.ids[route.kind].includes(id))).toBe(true);
@@ -185,7 +201,7 @@ describe('lists never show another account\'s data', () => {
 
     // And the other way round.
     const aList = await ok(await t.request({ method: 'GET', url: `${route.url}${sep}limit=100`, key: A.key }), 200);
-    for (const id of B.ids[route.kind]) expect(aList.data.map((r: { id: string }) => r.id)).not.toContain(id);
+    for (const id of B.ids[route.kind]) expect(aList.data.map((r: Record<string, unknown>) => idOf(route.kind, r))).not.toContain(id);
   });
 
   it('the retry queue shows only the caller\'s submissions', async () => {

@@ -26,13 +26,15 @@ export interface LocationFilter {
 }
 
 export const locationsRepo = {
-  async insert(q: Queryable, l: Omit<LocationRow, 'deleted_at'>): Promise<void> {
-    await q.query(
+  /** Returns the stored row: a trigger fills `cert_expiry` from a matching certificate. */
+  async insert(q: Queryable, l: Omit<LocationRow, 'deleted_at'>): Promise<LocationRow> {
+    const res = await q.query<LocationRow>(
       `INSERT INTO locations (id, account_id, name, country, system, address, tax_id, country_config, status, cert_expiry, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
       [l.id, l.account_id, l.name, l.country, l.system, l.address, l.tax_id, JSON.stringify(l.country_config), l.status,
         l.cert_expiry, l.created_at, l.updated_at],
     );
+    return res.rows[0]!;
   },
 
   /** A location of this account that is not deleted; another account's id is simply not found. */

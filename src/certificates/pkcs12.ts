@@ -1,0 +1,136 @@
+import crypto from 'node:crypto';
+import forge from 'node-forge';
+
+/**
+ * PKCS#12 (.p12/.pfx) reading. node-forge opens the container: the modern files
+ * OpenSSL 3 writes by default (PBES2: PBKDF2 + AES-256-CBC, HMAC-SHA256 MAC) as well as
+ * legacy ones (pbeWithSHA1And40BitRC2-CBC, pbeWithSHA1And3-KeyTripleDES-CBC) that
+ * OpenSSL 3 itself no longer opens without its legacy provider. Keys and certificates
+ * are then handed to Node's crypto as DER, so RSA and EC keys both work (forge alone
+ * decodes only RSA).
+ */
+export interface SigningMaterial {
+  /** PKCS#8 PEM. */
+  privateKeyPem: string;
+  /** The certificate of the private key. */
+  certificatePem: string;
+  /** The other certificates in the file (intermediates, maybe the root), leaf excluded. */
+  chainPem: string[];
+}
+
+export interface CertificateInfo {
+  subjectCn: string | null;
+  issuer: string | null;
+  notBefore: Date;
+  notAfter: Date;
+  nif: string | null;
+}
+
+export type Pkcs12Failure = 'unreadable' | 'bad_password' | 'no_private_key' | 'no_certificate';
+
+export class Pkcs12Error extends Error {
+  readonly reason: Pkcs12Failure;
+  constructor(reason: Pkcs12Failure, message: string) {
+    super(message);
+    this.name = 'Pkcs12Error';
+    this.reason = reason;
+  }
+}
+
+/** The NIF in a subject serialNumber: `IDCES-12345678Z` / `VATES-B12345674` → the part after the prefix; else the value itself. */
+export function nifFromSerialNumber(serial: string | null | undefined): string | null {
+  if (!serial) return null;
+  const s = serial.trim();
+  const m = /^(?:IDC|VAT)[A-Z]{2}-(.+)$/i.exec(s);
+  const nif = (m ? m[1]! : s).trim().toUpperCase();
+  return nif === '' ? null : nif;
+}
+
+/** Node prints a name one `key=value` per line; the first value of `key`. */
+function nameField(name: string, key: string): string | null {
+  for (const line of name.split('\n')) {
+    const i = line.indexOf('=');
+    if (i > 0 && line.slice(0, i) === key) return line.slice(i + 1);
+  }
+  return null;
+}
+
+/** Metadata of a PEM certificate: CN, issuer (`CN=…,O=…,C=…`), validity and the NIF of the subject. */
+export function describeCertificate(certificatePem: string): CertificateInfo {
+  const x = new crypto.X509Certificate(certificatePem);
+  const issuer = x.issuer.split('\n').filter(Boolean).reverse().join(',');
+  return {
+    subjectCn: nameField(x.subject, 'CN'),
+    issuer: issuer || null,
+    notBefore: new Date(x.validFrom),
+    notAfter: new Date(x.validTo),
+    nif: nifFromSerialNumber(nameField(x.subject, 'serialNumber')),
+  };
+}
+
+const derOf = (asn1: forge.asn1.Asn1): Buffer => Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary');
+const pem = (label: string, der: Buffer) =>
+  `-----BEGIN ${label}-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END ${label}-----\n`;
+
+interface Bag {
+  key?: forge.pki.PrivateKey | null;
+  cert?: forge.pki.Certificate | null;
+  asn1?: forge.asn1.Asn1;
+}
+
+function keyObject(bag: Bag): crypto.KeyObject | undefined {
+  try {
+    // forge decoded an RSA key; any other type stays as its PKCS#8 ASN.1.
+    const info = bag.key ? forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(bag.key as forge.pki.rsa.PrivateKey)) : bag.asn1;
+    return info ? crypto.createPrivateKey({ key: derOf(info), format: 'der', type: 'pkcs8' }) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function x509(bag: Bag): crypto.X509Certificate | undefined {
+  try {
+    const asn1 = bag.cert ? forge.pki.certificateToAsn1(bag.cert) : bag.asn1;
+    return asn1 ? new crypto.X509Certificate(derOf(asn1)) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Opens a PKCS#12 file with its password; throws Pkcs12Error with the reason. */
+export function readPkcs12(file: Buffer, password: string): SigningMaterial {
+  let asn1: forge.asn1.Asn1;
+  try {
+    asn1 = forge.asn1.fromDer(forge.util.createBuffer(file.toString('binary')));
+  } catch {
+    throw new Pkcs12Error('unreadable', 'not DER');
+  }
+  let p12: forge.pkcs12.Pkcs12Pfx;
+  try {
+    p12 = forge.pkcs12.pkcs12FromAsn1(asn1, false, password);
+  } catch (err) {
+    const msg = String((err as Error)?.message ?? err);
+    // A DER file that is not a PFX at all fails on its structure; the rest is the password
+    // (a MAC mismatch, or garbage after decrypting a file without a MAC) or a cipher forge lacks.
+    if (/Cannot read PKCS#12 PFX|ASN\.1 object is not|PKCS#12 PFX/i.test(msg) && !/MAC/i.test(msg)) throw new Pkcs12Error('unreadable', msg);
+    throw new Pkcs12Error('bad_password', msg);
+  }
+
+  const bagsOf = (type: string): Bag[] => (p12.getBags({ bagType: type })[type] ?? []) as Bag[];
+  const keyBags = [...bagsOf(forge.pki.oids.pkcs8ShroudedKeyBag!), ...bagsOf(forge.pki.oids.keyBag!)];
+  const keys = keyBags.map(keyObject).filter((k): k is crypto.KeyObject => !!k);
+  if (keys.length === 0) throw new Pkcs12Error('no_private_key', 'no private key');
+  const certs = bagsOf(forge.pki.oids.certBag!).map(x509).filter((c): c is crypto.X509Certificate => !!c);
+  if (certs.length === 0) throw new Pkcs12Error('no_certificate', 'no certificate');
+
+  for (const key of keys) {
+    const leaf = certs.find((c) => c.checkPrivateKey(key));
+    if (!leaf) continue;
+    return {
+      privateKeyPem: key.export({ format: 'pem', type: 'pkcs8' }) as string,
+      certificatePem: pem('CERTIFICATE', leaf.raw),
+      chainPem: certs.filter((c) => c !== leaf).map((c) => pem('CERTIFICATE', c.raw)),
+    };
+  }
+  throw new Pkcs12Error('no_certificate', 'no certificate matches the private key');
+}

@@ -1,0 +1,97 @@
+import multipart from '@fastify/multipart';
+import { Type } from 'typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError, badRequest } from '../../../core/errors.ts';
+import {
+  CERT_ERRORS, certificateTooLarge, MAX_CERTIFICATE_BYTES, type CertificateService, type UploadInput,
+} from '../../../services/certificates.ts';
+import { authOf } from '../../hooks/auth.ts';
+import { authErrors, DateTime, ErrorBody, IdParams, Nullable } from '../../schemas.ts';
+
+export const CertificateSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  certificate_id: Type.String({ description: 'user-assigned: letters, digits, hyphen, underscore, dot' }),
+  subject_cn: Nullable(Type.String()),
+  issuer: Nullable(Type.String()),
+  not_before: DateTime,
+  not_after: DateTime,
+  nif: Nullable(Type.String({ description: 'from the subject serialNumber (IDCES-/VATES- prefix removed)' })),
+  created_at: DateTime,
+});
+
+const NOT_MULTIPART = 'unsupported content type: send multipart/form-data';
+/** Text fields (certificate_id, password) are short; a longer one is refused, never cut. */
+const FIELD_MAX_BYTES = 4096;
+
+/** Reads the upload form: the first `certificate` file, `certificate_id` and `password`. */
+async function readForm(req: FastifyRequest): Promise<UploadInput> {
+  if (!req.isMultipart()) throw new ApiError(415, NOT_MULTIPART);
+  const out: UploadInput = {};
+  try {
+    for await (const part of req.parts()) {
+      if (part.type === 'file') {
+        if (part.fieldname === 'certificate' && out.file === undefined) out.file = await part.toBuffer();
+        else part.file.resume(); // not ours: drained and ignored
+        continue;
+      }
+      if (part.valueTruncated) throw badRequest(`${part.fieldname} is too long`);
+      const value = typeof part.value === 'string' ? part.value : String(part.value);
+      if (part.fieldname === 'certificate_id' && out.certificateId === undefined) out.certificateId = value;
+      else if (part.fieldname === 'password' && out.password === undefined) out.password = value;
+    }
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'FST_REQ_FILE_TOO_LARGE') throw certificateTooLarge();
+    if (code === 'FST_PARTS_LIMIT' || code === 'FST_FILES_LIMIT' || code === 'FST_FIELDS_LIMIT') throw new ApiError(413, 'too many parts in the multipart form');
+    if (err instanceof ApiError) throw err;
+    // Only the form is read here (no database): whatever else fails is a broken multipart
+    // body (no boundary, cut short…), the client's, never a 500.
+    req.log.info({ err }, 'malformed multipart body');
+    throw badRequest('malformed multipart body');
+  }
+  return out;
+}
+
+/**
+ * Certificates. The upload is the one multipart route: the multipart parser is
+ * registered in this plugin's own scope, so every other route still takes JSON only.
+ */
+export function certificateRoutes(app: FastifyInstance, s: { certificates: CertificateService }) {
+  const security = [{ bearer: [] }];
+  const tags = ['certificates'];
+
+  app.register(async (scope) => {
+    await scope.register(multipart, {
+      limits: { fileSize: MAX_CERTIFICATE_BYTES, files: 5, fields: 10, parts: 20, fieldSize: FIELD_MAX_BYTES },
+    });
+    // Here JSON (and anything else) is the wrong content type.
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('*', (_req, _payload, done) => done(new ApiError(415, NOT_MULTIPART), undefined));
+
+    scope.post('/v1/certificates', {
+      config: { permission: 'certificates:write' },
+      schema: {
+        tags, security,
+        summary: 'Upload a PKCS#12 certificate (multipart: certificate, password, certificate_id)',
+        description:
+          'multipart/form-data with `certificate` (the .p12/.pfx file, max 10 MB), `password` and `certificate_id` ' +
+          '(letters, digits, hyphen, underscore, dot; unique per account). The private key and chain are stored sealed.',
+        consumes: ['multipart/form-data'],
+        response: { 201: CertificateSchema, 400: ErrorBody, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody, ...authErrors },
+      },
+    }, async (req, reply) => reply.code(201).send(await s.certificates.upload(authOf(req), await readForm(req))));
+  });
+
+  app.get('/v1/certificates', {
+    config: { permission: 'certificates:read' },
+    schema: { tags, security, summary: "List the account's certificates (metadata only), newest first", response: { 200: Type.Object({ data: Type.Array(CertificateSchema) }), ...authErrors } },
+  }, async (req) => s.certificates.list(authOf(req)));
+
+  app.delete('/v1/certificates/:id', {
+    config: { permission: 'certificates:write' },
+    schema: { tags, security, summary: 'Delete a certificate; `{id}` is its certificate_id', params: IdParams, response: { 204: Type.Null(), 404: ErrorBody, ...authErrors } },
+  }, async (req, reply) => {
+    await s.certificates.remove(authOf(req), (req.params as { id: string }).id);
+    return reply.code(204).send();
+  });
+}

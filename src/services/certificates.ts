@@ -1,0 +1,145 @@
+import { ApiError, badRequest, conflict, notFound } from '../core/errors.ts';
+import { newId } from '../core/ids.ts';
+import { describeCertificate, Pkcs12Error, readPkcs12, type SigningMaterial } from '../certificates/pkcs12.ts';
+import { seal, unseal } from '../crypto/sealed.ts';
+import { isUniqueViolation } from '../store/db.ts';
+import { CERTIFICATE_ID_UNIQUE, certificatesRepo, type CertificateRow } from '../store/repos/certificates-repo.ts';
+import type { AuthContext } from './auth-context.ts';
+import type { Deps } from './deps.ts';
+
+export interface CertificateView {
+  id: string;
+  certificate_id: string;
+  subject_cn: string | null;
+  issuer: string | null;
+  not_before: Date;
+  not_after: Date;
+  nif: string | null;
+  created_at: Date;
+}
+
+/** What the multipart form carried (undefined = the part was absent). */
+export interface UploadInput {
+  certificateId?: string | undefined;
+  password?: string | undefined;
+  file?: Buffer | undefined;
+}
+
+export const MAX_CERTIFICATE_BYTES = 10 * 1024 * 1024;
+export const CERTIFICATE_ID_MAX = 128;
+const CERTIFICATE_ID_RE = /^[A-Za-z0-9._-]+$/;
+
+export const CERT_ERRORS = {
+  idRequired: 'certificate_id is required',
+  idInvalid: `certificate_id must be 1-${CERTIFICATE_ID_MAX} characters: letters, digits, hyphen, underscore, dot`,
+  passwordRequired: 'password is required',
+  fileRequired: 'certificate file is required',
+  unreadable: 'certificate file is not a readable PKCS#12 (.p12/.pfx) file',
+  badPassword: 'invalid PKCS#12 file or wrong password',
+  noPrivateKey: 'PKCS#12 file contains no private key',
+  noCertificate: 'PKCS#12 file contains no certificate for its private key',
+  tooLarge: 'certificate file too large (max 10 MB)',
+  duplicate: 'certificate with this ID already exists',
+  notFound: 'certificate not found',
+} as const;
+
+const PKCS12_MESSAGES: Record<Pkcs12Error['reason'], string> = {
+  unreadable: CERT_ERRORS.unreadable,
+  bad_password: CERT_ERRORS.badPassword,
+  no_private_key: CERT_ERRORS.noPrivateKey,
+  no_certificate: CERT_ERRORS.noCertificate,
+};
+
+export const certificateTooLarge = () => new ApiError(413, CERT_ERRORS.tooLarge);
+
+/** The sealed key material is bound to its row: copied into another row, it does not open. */
+const materialAad = (rowId: string) => `certificate:${rowId}:key_material`;
+
+interface StoredMaterial {
+  private_key_pem: string;
+  certificate_pem: string;
+  chain_pem: string[];
+}
+
+export function createCertificateService(deps: Deps) {
+  const { db, clock, keys } = deps;
+
+  const toView = (r: CertificateRow): CertificateView => ({
+    id: r.id,
+    certificate_id: r.certificate_id,
+    subject_cn: r.subject_cn,
+    issuer: r.issuer,
+    not_before: r.not_before,
+    not_after: r.not_after,
+    nif: r.nif,
+    created_at: r.created_at,
+  });
+
+  /**
+   * Reads the PKCS#12 with its password and stores the key, certificate and chain
+   * sealed (the file and the password themselves are not kept).
+   */
+  async function upload(auth: AuthContext, input: UploadInput): Promise<CertificateView> {
+    const certificateId = input.certificateId?.trim();
+    if (!certificateId) throw badRequest(CERT_ERRORS.idRequired);
+    if (certificateId.length > CERTIFICATE_ID_MAX || !CERTIFICATE_ID_RE.test(certificateId)) throw badRequest(CERT_ERRORS.idInvalid);
+    if (input.password === undefined) throw badRequest(CERT_ERRORS.passwordRequired);
+    if (!input.file || input.file.length === 0) throw badRequest(CERT_ERRORS.fileRequired);
+    if (input.file.length > MAX_CERTIFICATE_BYTES) throw certificateTooLarge();
+
+    let material: SigningMaterial;
+    try {
+      material = readPkcs12(input.file, input.password);
+    } catch (err) {
+      if (err instanceof Pkcs12Error) throw badRequest(PKCS12_MESSAGES[err.reason]);
+      throw badRequest(CERT_ERRORS.unreadable);
+    }
+    const info = describeCertificate(material.certificatePem);
+
+    const id = newId();
+    const stored: StoredMaterial = { private_key_pem: material.privateKeyPem, certificate_pem: material.certificatePem, chain_pem: material.chainPem };
+    const row: CertificateRow = {
+      id,
+      account_id: auth.accountId,
+      certificate_id: certificateId,
+      subject_cn: info.subjectCn,
+      issuer: info.issuer,
+      not_before: info.notBefore,
+      not_after: info.notAfter,
+      nif: info.nif,
+      key_material: seal(keys.seal, JSON.stringify(stored), materialAad(id)),
+      created_at: clock.now(),
+    };
+    try {
+      await db.transaction((tx) => certificatesRepo.insert(tx, row));
+    } catch (err) {
+      if (isUniqueViolation(err, CERTIFICATE_ID_UNIQUE)) throw conflict(CERT_ERRORS.duplicate);
+      throw err;
+    }
+    return toView(row);
+  }
+
+  async function list(auth: AuthContext): Promise<{ data: CertificateView[] }> {
+    return { data: (await certificatesRepo.list(db, auth.accountId)).map(toView) };
+  }
+
+  async function remove(auth: AuthContext, certificateId: string): Promise<void> {
+    const gone = await db.transaction((tx) => certificatesRepo.remove(tx, auth.accountId, certificateId));
+    if (!gone) throw notFound(CERT_ERRORS.notFound);
+  }
+
+  /**
+   * The signing material of an account's certificate, unsealed, for the country
+   * adapters (never leaves the process). 404 `certificate not found` when there is none.
+   */
+  async function loadSigningMaterial(accountId: string, certificateId: string): Promise<SigningMaterial> {
+    const row = await certificatesRepo.get(db, accountId, certificateId);
+    if (!row) throw notFound(CERT_ERRORS.notFound);
+    const m = JSON.parse(unseal(keys.seal, row.key_material, materialAad(row.id))) as StoredMaterial;
+    return { privateKeyPem: m.private_key_pem, certificatePem: m.certificate_pem, chainPem: m.chain_pem };
+  }
+
+  return { upload, list, remove, loadSigningMaterial };
+}
+
+export type CertificateService = ReturnType<typeof createCertificateService>;
