@@ -24,6 +24,8 @@ export const CANCELLABLE: readonly TransactionStatus[] = ['success', 'pending_lr
 
 /** The inline budget a client may ask for with X-Fiscalization-Timeout (seconds). */
 const MAX_INLINE_SECONDS = 10;
+/** How often an inline wait looks at a submission another worker is running. */
+const INLINE_POLL_MS = 50;
 
 export interface Submitter {
   /** Claims and runs this job now, if it is runnable. */
@@ -187,11 +189,22 @@ export function createTransactionService(deps: TransactionDeps) {
       deps.submitter.notify();
       return row;
     }
-    const run = deps.submitter.runNow(jobId).catch((err) => deps.log.error({ err, jobId }, 'inline submission failed'));
+    const deadline = Date.now() + budget * 1000;
+    const run = deps.submitter.runNow(jobId).catch((err) => {
+      deps.log.error({ err, jobId }, 'inline submission failed');
+      return true;
+    });
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([run, new Promise((r) => (timer = setTimeout(r, budget * 1000)))]);
+    const ranHere = await Promise.race([run, new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), budget * 1000)))]);
     clearTimeout(timer);
-    return (await transactionsRepo.getById(db, row.id)) ?? row;
+    let current = (await transactionsRepo.getById(db, row.id)) ?? row;
+    // A worker of this or another process took the job first: wait for its outcome instead,
+    // within the same budget.
+    while (ranHere === false && (current.status === 'pending' || current.status === 'processing') && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, INLINE_POLL_MS));
+      current = (await transactionsRepo.getById(db, row.id)) ?? current;
+    }
+    return current;
   }
 
   async function create(auth: AuthContext, body: unknown, headers: CreateHeaders): Promise<{ transaction: TransactionView; created: boolean }> {

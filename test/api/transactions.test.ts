@@ -224,3 +224,21 @@ describe('GET', () => {
     expect((await t.request({ method: 'GET', url: '/v1/transactions', key: other.key })).json().total).toBe(0);
   });
 });
+
+describe('inline budget with a running worker', () => {
+  it('when the background worker claims the job first, the request still waits for its outcome', async () => {
+    const s = await startTestApp({ worker: { idleMs: 1 } });
+    try {
+      s.worker.start(); // races the inline path for every job
+      const { key } = await s.signup();
+      const loc = await createLocation(s, key, 'es-verifactu');
+      for (let i = 0; i < 20; i++) {
+        const res = await createTx(s, key, saleBody(loc), { 'x-fiscalization-timeout': '5' });
+        expect(res.statusCode).toBe(201);
+        expect(res.json().status).toBe('success');
+      }
+    } finally {
+      await s.close();
+    }
+  });
+});

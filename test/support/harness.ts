@@ -54,6 +54,7 @@ export interface TestAppOptions {
   config?: Partial<RuntimeOptions['config']>;
   log?: FastifyBaseLogger;
   random?: () => number;
+  worker?: RuntimeOptions['worker'];
 }
 
 export interface TestApp {
@@ -82,6 +83,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     log: opts.log ?? (pino({ level: 'silent' }) as unknown as FastifyBaseLogger),
     config: { liveEnabled: opts.liveEnabled ?? false, mode: 'cloud', webhookAllowInsecure: true, ...opts.config },
     ...(opts.random ? { random: opts.random } : {}),
+    ...(opts.worker ? { worker: opts.worker } : {}),
   });
   const app = await buildApp(rt, opts.app ?? {});
   await app.ready();
