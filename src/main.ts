@@ -6,7 +6,7 @@ import { deriveKeys } from './crypto/master-key.ts';
 import { buildApp } from './http/app.ts';
 import { CLOUD_BACKOFF, EMBEDDED_BACKOFF } from './jobs/backoff.ts';
 import { createRateLimiter } from './ratelimit/index.ts';
-import { createRuntime, DEFAULT_SOFTWARE } from './runtime.ts';
+import { createRuntime, DEFAULT_SOFTWARE, scheduleRecurringJobs } from './runtime.ts';
 import { checkMasterKey } from './services/server-secrets.ts';
 import { migrate } from './store/migrate.ts';
 import { openDb } from './store/open.ts';
@@ -80,6 +80,7 @@ async function main(argv: string[]): Promise<void> {
 
   if (command === 'worker') {
     log.info({ store: db.kind, workerId: rt.worker.workerId }, 'worker starting');
+    await scheduleRecurringJobs(rt);
     rt.worker.start();
     return;
   }
@@ -89,7 +90,10 @@ async function main(argv: string[]): Promise<void> {
   log.info({ store: db.kind, dataDir: db.kind === 'pglite' ? config.dataDir : undefined, rateLimiter: config.redisUrl ? 'redis' : 'memory', masterKey: config.masterKeySource, migrations: applied, workers: config.workersInProcess }, 'starting');
   if (config.masterKeySource === 'generated') log.warn(`MASTER_KEY not set: generated one in ${config.dataDir}/master.key; keep it with the data, and set MASTER_KEY when running several nodes`);
   await app.listen({ host: config.host, port: config.port });
-  if (config.workersInProcess) rt.worker.start();
+  if (config.workersInProcess) {
+    await scheduleRecurringJobs(rt);
+    rt.worker.start();
+  }
 }
 
 main(process.argv.slice(2)).catch((err) => {

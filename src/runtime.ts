@@ -7,6 +7,7 @@ import { createWorker, type JobHandler, type Worker } from './jobs/runner.ts';
 import { createSubmitHandler } from './jobs/tasks/submit.ts';
 import { createDeliverWebhookHandler } from './jobs/tasks/deliver-webhook.ts';
 import { createTranslateErrorHandler } from './jobs/tasks/translate-error.ts';
+import { CERTIFICATE_EXPIRY_JOB, createCertificateExpiryHandler, scheduleCertificateExpiry } from './jobs/tasks/certificate-expiry.ts';
 import type { RateLimiter } from './ratelimit/limiter.ts';
 import type { Deps } from './services/deps.ts';
 import { createEventPublisher } from './services/event-publisher.ts';
@@ -40,6 +41,11 @@ export interface RuntimeOptions {
   random?: () => number;
 }
 
+/** Schedules the recurring jobs (idempotent): called by every host that runs workers. */
+export async function scheduleRecurringJobs(rt: Runtime): Promise<void> {
+  await scheduleCertificateExpiry(rt.deps.db, rt.deps.clock);
+}
+
 export interface Runtime {
   deps: Deps;
   events: EventPublisher;
@@ -68,6 +74,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     }),
     deliver_webhook: createDeliverWebhookHandler({ ...deps, events, ...(o.config.webhookTimeoutMs ? { timeoutMs: o.config.webhookTimeoutMs } : {}) }),
     translate_error: createTranslateErrorHandler({ ...deps, translator }),
+    [CERTIFICATE_EXPIRY_JOB]: createCertificateExpiryHandler({ db: o.db, clock: o.clock, events }),
   };
   worker = createWorker({ db: o.db, clock: o.clock, log: o.log, handlers, ...o.worker });
   const w = worker;

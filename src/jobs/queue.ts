@@ -64,6 +64,20 @@ export const jobsRepo = {
   },
 
   /**
+   * Enqueues a scheduled job (kind `scheduled:…`) unless one is already waiting or running:
+   * any number of nodes may call this at start; one instance exists.
+   */
+  async enqueueScheduled(q: Queryable, input: EnqueueInput, now: Date): Promise<void> {
+    if (!input.kind.startsWith('scheduled:')) throw new Error(`not a scheduled job kind: ${input.kind}`);
+    await q.query(
+      `INSERT INTO jobs (id, kind, account_id, transaction_id, payload, status, attempt, max_attempts, run_at, created_at, updated_at)
+       VALUES ($1, $2, NULL, NULL, $3, 'pending', 0, $4, $5, $6, $6)
+       ON CONFLICT (kind) WHERE status IN ('pending', 'failed', 'processing') AND kind LIKE 'scheduled:%' DO NOTHING`,
+      [newId(), input.kind, JSON.stringify(input.payload ?? {}), input.maxAttempts, input.runAt, now],
+    );
+  },
+
+  /**
    * Claims up to `limit` runnable jobs: due pending/failed ones, and processing ones whose
    * lease expired (a dead worker's). Each claim counts as an attempt.
    */

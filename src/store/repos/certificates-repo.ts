@@ -19,7 +19,39 @@ export const CERTIFICATE_ID_UNIQUE = 'certificates_account_certificate_id_key';
 /** Locations reference a certificate by `certificate_id`, or `seal_certificate_id` (Italy DC). */
 const REFERENCING = `account_id = $1 AND COALESCE(country_config ->> 'certificate_id', country_config ->> 'seal_certificate_id') = $2`;
 
+/** A certificate that a notice is due for. */
+export interface ExpiryNotice {
+  account_id: string;
+  certificate_id: string;
+  subject_cn: string | null;
+  nif: string | null;
+  not_after: Date;
+}
+
 export const certificatesRepo = {
+  /**
+   * Marks, once each, the certificates that expire within the window (not yet expired)
+   * and returns them: the `certificate.expiring` notices due now.
+   */
+  async takeExpiring(q: Queryable, now: Date, until: Date): Promise<ExpiryNotice[]> {
+    return (await q.query<ExpiryNotice>(
+      `UPDATE certificates SET expiring_notified_at = $1
+       WHERE expiring_notified_at IS NULL AND not_after > $1 AND not_after <= $2
+       RETURNING account_id, certificate_id, subject_cn, nif, not_after`,
+      [now, until],
+    )).rows;
+  },
+
+  /** Marks, once each, the certificates that have expired and returns them. */
+  async takeExpired(q: Queryable, now: Date): Promise<ExpiryNotice[]> {
+    return (await q.query<ExpiryNotice>(
+      `UPDATE certificates SET expired_notified_at = $1
+       WHERE expired_notified_at IS NULL AND not_after <= $1
+       RETURNING account_id, certificate_id, subject_cn, nif, not_after`,
+      [now],
+    )).rows;
+  },
+
   /**
    * Stores the certificate and sets cert_expiry on the account's locations that
    * reference it, in the caller's transaction. A duplicate certificate_id fails on the
