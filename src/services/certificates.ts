@@ -1,3 +1,4 @@
+import { nifMismatchWarning } from '../certificates/nif-match.ts';
 import { ApiError, badRequest, conflict, notFound } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { describeCertificate, Pkcs12Error, readPkcs12, type SigningMaterial } from '../certificates/pkcs12.ts';
@@ -16,6 +17,8 @@ export interface CertificateView {
   not_after: Date;
   nif: string | null;
   created_at: Date;
+  /** On upload: locations using this certificate whose tax_id is not its NIF. */
+  warnings?: string[];
 }
 
 /** What the multipart form carried (undefined = the part was absent). */
@@ -116,7 +119,10 @@ export function createCertificateService(deps: Deps) {
       if (isUniqueViolation(err, CERTIFICATE_ID_UNIQUE)) throw conflict(CERT_ERRORS.duplicate);
       throw err;
     }
-    return toView(row);
+    const warnings = (await certificatesRepo.referencingLocations(db, auth.accountId, certificateId))
+      .map((l) => nifMismatchWarning(row.nif, l.tax_id, `location ${l.id} (${l.name})`))
+      .filter((w): w is string => w !== null);
+    return { ...toView(row), ...(warnings.length ? { warnings } : {}) };
   }
 
   async function list(auth: AuthContext): Promise<{ data: CertificateView[] }> {

@@ -4,6 +4,8 @@ import { allowsCountry } from '../core/permissions.ts';
 import { resolveLocationSystem, getSystem } from '../countries/registry.ts';
 import type { Country, LocationForFiscal, SystemKey } from '../countries/types.ts';
 import { isSealed, maskSecret, seal, unseal } from '../crypto/sealed.ts';
+import { nifMismatchWarning } from '../certificates/nif-match.ts';
+import { certificatesRepo } from '../store/repos/certificates-repo.ts';
 import { locationsRepo, type LocationFilter, type LocationRow } from '../store/repos/locations-repo.ts';
 import type { AuthContext } from './auth-context.ts';
 import type { Deps } from './deps.ts';
@@ -22,6 +24,8 @@ export interface LocationView {
   cert_expiry: Date | null;
   created_at: Date;
   updated_at: Date;
+  /** On create and PATCH: e.g. the referenced certificate's NIF is not the location's tax_id. */
+  warnings?: string[];
 }
 
 export interface CreateLocationInput {
@@ -87,6 +91,15 @@ export function createLocationService(deps: Deps) {
     };
   }
 
+  /** Adds a warning when the certificate the config names belongs to another tax id. */
+  async function withWarnings(view: LocationView): Promise<LocationView> {
+    const certId = view.country_config.certificate_id ?? view.country_config.seal_certificate_id;
+    if (typeof certId !== 'string') return view;
+    const cert = await certificatesRepo.get(db, view.account_id, certId);
+    const warning = cert ? nifMismatchWarning(cert.nif, view.tax_id, 'this location') : null;
+    return warning ? { ...view, warnings: [warning] } : view;
+  }
+
   function assertCountryAllowed(auth: AuthContext, country: string) {
     if (!allowsCountry(auth.permissions, country)) throw forbidden(`API key is not allowed to act in country ${country}`);
   }
@@ -113,7 +126,7 @@ export function createLocationService(deps: Deps) {
       updated_at: now,
       deleted_at: null,
     };
-    return toView(await locationsRepo.insert(db, row));
+    return withWarnings(toView(await locationsRepo.insert(db, row)));
   }
 
   async function get(auth: AuthContext, id: string): Promise<LocationView> {
@@ -151,7 +164,7 @@ export function createLocationService(deps: Deps) {
       country_config: config,
     }, clock.now());
     if (!updated) throw notFound('location not found');
-    return toView(updated);
+    return withWarnings(toView(updated));
   }
 
   /**

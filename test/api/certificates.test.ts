@@ -331,3 +331,27 @@ describe('locations show cert_expiry of the certificate they reference', () => {
     expect((await getLoc(key, dc.id)).cert_expiry).toBe(seal.not_after);
   });
 });
+
+describe('NIF of the certificate vs tax_id of the location', () => {
+  it('warns on upload and on location create/PATCH when they differ; no warning when they match', async () => {
+    const { key } = await t.signup();
+    // The location names certificate `cert_1` and has tax_id B12345674; the certificate is for 12345678Z.
+    const before = await t.request({ method: 'POST', url: '/v1/locations', key, payload: locationBodies['es-verifactu'] });
+    expect(before.statusCode).toBe(201);
+    expect(before.json().warnings).toBeUndefined(); // no such certificate yet
+
+    const up = await upload(key, { certificateId: 'cert_1', password: PASSWORD, file: p12.modern! });
+    expect(up.statusCode).toBe(201);
+    expect(up.json().warnings).toEqual([`certificate NIF 12345678Z differs from tax_id B12345674 of location ${before.json().id} (${locationBodies['es-verifactu'].name})`]);
+
+    const after = await t.request({ method: 'POST', url: '/v1/locations', key, payload: locationBodies['es-verifactu'] });
+    expect(after.json().warnings).toEqual(['certificate NIF 12345678Z differs from tax_id B12345674 of this location']);
+    const patched = await t.request({ method: 'PATCH', url: `/v1/locations/${after.json().id}`, key, payload: { name: 'renamed' } });
+    expect(patched.json().warnings).toEqual(['certificate NIF 12345678Z differs from tax_id B12345674 of this location']);
+
+    // A location whose tax_id is the certificate's NIF gets none.
+    const own = await t.request({ method: 'POST', url: '/v1/locations', key, payload: { ...locationBodies['es-verifactu'], tax_id: '12345678Z' } });
+    expect(own.statusCode, own.body).toBe(201);
+    expect(own.json().warnings).toBeUndefined();
+  });
+});

@@ -29,6 +29,14 @@ export interface ExpiryNotice {
 }
 
 export const certificatesRepo = {
+  /** The account's (not deleted) locations that reference a certificate. */
+  async referencingLocations(q: Queryable, accountId: string, certificateId: string): Promise<{ id: string; name: string; tax_id: string | null }[]> {
+    return (await q.query<{ id: string; name: string; tax_id: string | null }>(
+      `SELECT id, name, tax_id FROM locations WHERE ${REFERENCING} AND deleted_at IS NULL ORDER BY created_at`,
+      [accountId, certificateId],
+    )).rows;
+  },
+
   /**
    * Marks, once each, the certificates that expire within the window (not yet expired)
    * and returns them: the `certificate.expiring` notices due now.

@@ -17,6 +17,7 @@ export const CertificateSchema = Type.Object({
   not_after: DateTime,
   nif: Nullable(Type.String({ description: 'from the subject serialNumber (IDCES-/VATES- prefix removed)' })),
   created_at: DateTime,
+  warnings: Type.Optional(Type.Array(Type.String(), { description: 'on upload: locations using this certificate whose tax_id differs from its NIF' })),
 });
 
 const NOT_MULTIPART = 'unsupported content type: send multipart/form-data';

@@ -20,6 +20,7 @@ export const LocationSchema = Type.Object({
   cert_expiry: NullableDateTime,
   created_at: DateTime,
   updated_at: DateTime,
+  warnings: Type.Optional(Type.Array(Type.String(), { description: 'on create and PATCH, e.g. the certificate NIF differs from tax_id' })),
 });
 
 const CreateBody = Type.Object({
