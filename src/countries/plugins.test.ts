@@ -46,9 +46,11 @@ describe.each(SYSTEMS.map((s) => [s.key, s] as [SystemKey, FiscalSystem]))('%s',
     expect(system.initialStatus(loc)).toBe(e.initial);
   });
 
-  it('chainKey is <system>:<location id>:<series>', () => {
+  it('chainKey is <system>:<location id>:<series> (VERI*FACTU: <system>:<account>:<issuer NIF>)', () => {
     const tx = { ...validSale(key), metadata: system.validateTransaction(validSale(key), txCtx(loc)) };
-    expect(system.chainKey({ location: loc, tx })).toMatch(new RegExp(`^${key}:${LOCATION_ID}:.+$`));
+    // VERI*FACTU chains every record of the obligated issuer, across series and locations (FORMATS.md §2.4).
+    const expected = key === 'es-verifactu' ? `^${key}:${loc.account_id}:${loc.tax_id}$` : `^${key}:${LOCATION_ID}:.+$`;
+    expect(system.chainKey({ location: loc, tx })).toMatch(new RegExp(expected));
   });
 
   it('refuses a non-EUR currency', () => {
@@ -86,7 +88,7 @@ describe.each(SYSTEMS.map((s) => [s.key, s] as [SystemKey, FiscalSystem]))('%s',
       chain: { seq: 2, previous: { fingerprint: first.fingerprint, fiscalId: first.fiscalId, issuedAt: NOW.toISOString() } },
     }).record;
     if (system.capabilities.chained) {
-      expect(first.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+      expect(first.fingerprint).toMatch(/^[0-9a-fA-F]{64}$/); // VERI*FACTU's huella is upper case
       expect(second.fingerprint).not.toBe(first.fingerprint);
       expect(JSON.parse(second.body).chain).toEqual({ seq: 2, previous_fingerprint: first.fingerprint });
     } else {
@@ -111,7 +113,7 @@ describe.each(SYSTEMS.map((s) => [s.key, s] as [SystemKey, FiscalSystem]))('%s',
     expect(body).toMatchObject({ placeholder: true, kind: 'cancellation', original: { transaction_id: TX_ID } });
     expect(cancel.placeholder).toBe(true);
     if (!system.capabilities.cancellationJoinsChain) expect(cancel.fingerprint).toBeNull();
-    if (system.capabilities.cancellationJoinsChain && system.capabilities.chained) expect(cancel.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    if (system.capabilities.cancellationJoinsChain && system.capabilities.chained) expect(cancel.fingerprint).toMatch(/^[0-9a-fA-F]{64}$/);
   });
 
   it('sandbox: timeout throws TransportError, error:<code> is retry_later, authority mode is not implemented', async () => {

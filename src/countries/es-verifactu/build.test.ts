@@ -1,3 +1,4 @@
+import { huellaAlta, huellaAnulacion } from './huella.ts';
 import { describe, it, expect } from 'vitest';
 import { verifactu } from './index.ts';
 import { verifactuQrUrl } from './qr.ts';
@@ -44,6 +45,17 @@ describe('es-verifactu build', () => {
     });
   });
 
+  it('the alta\'s fingerprint is the official huella of the values it carries', () => {
+    const { record } = validatedBuild(verifactu, loc, draft());
+    const body = JSON.parse(record.body);
+    expect(record.fingerprint).toBe(huellaAlta({
+      IDEmisorFactura: 'B12345674', NumSerieFactura: body.num_serie_factura, FechaExpedicionFactura: body.issue_date,
+      TipoFactura: body.invoice_type, CuotaTotal: body.cuota_total, ImporteTotal: body.importe_total, Huella: '',
+      FechaHoraHusoGenRegistro: body.fecha_hora_huso_gen_registro,
+    }));
+    expect(body.huella).toBe(record.fingerprint);
+  });
+
   it('RegistroAnulacion joins the chain and names the cancelled invoice', () => {
     const { tx, record } = validatedBuild(verifactu, loc, draft());
     const cancel = verifactu.build({
@@ -53,7 +65,11 @@ describe('es-verifactu build', () => {
       software: { name: 'x', version: '1', vendorTaxId: 'A99800005' },
     });
     expect(verifactu.capabilities.cancellationJoinsChain).toBe(true);
-    expect(cancel.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    // The official huella of a RegistroAnulacion, chained to the alta's.
+    expect(cancel.fingerprint).toBe(huellaAnulacion({
+      IDEmisorFacturaAnulada: 'B12345674', NumSerieFacturaAnulada: 'A-1', FechaExpedicionFacturaAnulada: '15-01-2026',
+      Huella: record.fingerprint!, FechaHoraHusoGenRegistro: '2026-01-16T11:00:00+01:00',
+    }));
     expect(JSON.parse(cancel.body)).toMatchObject({
       format: 'VERI*FACTU RegistroAnulacion XML',
       cancelled_invoice: { issuer_nif: 'B12345674', num_serie_factura: 'A-1', issue_date: '15-01-2026' },

@@ -1,15 +1,15 @@
 /**
- * VERI*FACTU record (placeholder). The real ones are `RegistroAlta` and, for a
- * cancellation, `RegistroAnulacion` (SuministroLR.xsd), chained by their huella
- * (FORMATS.md §2.1-2.4), and come with the Spain issue. Real already: the QR URL.
+ * VERI*FACTU record (placeholder document). The real ones are `RegistroAlta` and, for a
+ * cancellation, `RegistroAnulacion` (SuministroLR.xsd), and come with the Spain issue.
+ * Real already: the QR URL and the chain, by the official huella (FORMATS.md §2.1-2.4).
  * The fiscal id is the CSV that AEAT returns, so it is null here.
  */
 import type { BuildInput, FiscalRecord } from '../types.ts';
 import { decimal } from '../shared/amounts.ts';
-import { dmyDate, localDate } from '../shared/dates.ts';
+import { dmyDate, localDate, localDateTimeWithOffset } from '../shared/dates.ts';
+import { huellaAlta, huellaAnulacion } from './huella.ts';
 import {
   MISSING_TAX_ID,
-  chainedFingerprint,
   commonFields,
   issuerTaxId,
   metaString,
@@ -34,6 +34,15 @@ function buildAlta(input: BuildInput): FiscalRecord {
   const number = metaString(tx, 'invoice_number') ?? String(input.chain.seq);
   const numSerie = numSerieOf(series, number);
   const fecha = dmyDate(localDate(input.now, 'ES'));
+  const nif = issuerTaxId(input) ?? MISSING_TAX_ID;
+  const invoiceType = metaString(tx, 'invoice_type') ?? 'F2';
+  const generatedAt = localDateTimeWithOffset(input.now, 'ES');
+  const previous = previousFingerprint(input);
+  // The real huella (FORMATS.md §2.1), over the values the XML will carry.
+  const huella = huellaAlta({
+    IDEmisorFactura: nif, NumSerieFactura: numSerie, FechaExpedicionFactura: fecha, TipoFactura: invoiceType,
+    CuotaTotal: decimal(tx.tax_amount), ImporteTotal: decimal(tx.total_amount), Huella: previous ?? '', FechaHoraHusoGenRegistro: generatedAt,
+  });
   const qr = verifactuQrUrl(input.environment, {
     nif: issuerTaxId(input) ?? MISSING_TAX_ID,
     numSerie,
@@ -46,9 +55,12 @@ function buildAlta(input: BuildInput): FiscalRecord {
     series,
     number,
     issue_date: fecha,
-    invoice_type: metaString(tx, 'invoice_type') ?? 'F2',
+    invoice_type: invoiceType,
     cuota_total: decimal(tx.tax_amount),
     importe_total: decimal(tx.total_amount),
+    fecha_hora_huso_gen_registro: generatedAt,
+    huella_anterior: previous,
+    huella,
     qr_url: qr,
   });
   return {
@@ -56,7 +68,7 @@ function buildAlta(input: BuildInput): FiscalRecord {
     contentType: 'application/json',
     fiscalId: null,
     documentNumber: numSerie,
-    fingerprint: chainedFingerprint(previousFingerprint(input), body),
+    fingerprint: huella,
     qrData: qr,
     placeholder: true,
     // Print rules (AEAT QR specification, as implementations cite it): "QR tributario:"
@@ -72,20 +84,31 @@ function buildAlta(input: BuildInput): FiscalRecord {
 /** RegistroAnulacion: names the cancelled invoice and is chained like an alta (FORMATS §2.4). */
 function buildAnulacion(input: BuildInput): FiscalRecord {
   const original = input.original;
+  const cancelled = {
+    issuer_nif: issuerTaxId(input),
+    num_serie_factura: original?.documentNumber ?? null,
+    issue_date: original === undefined ? null : dmyDate(localDate(new Date(original.issuedAt), 'ES')),
+  };
+  const generatedAt = localDateTimeWithOffset(input.now, 'ES');
+  const previous = previousFingerprint(input);
+  // The real huella of a RegistroAnulacion (FORMATS.md §2.2).
+  const huella = huellaAnulacion({
+    IDEmisorFacturaAnulada: cancelled.issuer_nif ?? MISSING_TAX_ID, NumSerieFacturaAnulada: cancelled.num_serie_factura ?? '',
+    FechaExpedicionFacturaAnulada: cancelled.issue_date ?? '', Huella: previous ?? '', FechaHoraHusoGenRegistro: generatedAt,
+  });
   const body = placeholderBody('VERI*FACTU RegistroAnulacion XML', placeholderNote('VERI*FACTU RegistroAnulacion', 'Spain'), {
     ...commonFields(input, { chained: true }),
-    cancelled_invoice: {
-      issuer_nif: issuerTaxId(input),
-      num_serie_factura: original?.documentNumber ?? null,
-      issue_date: original === undefined ? null : dmyDate(localDate(new Date(original.issuedAt), 'ES')),
-    },
+    cancelled_invoice: cancelled,
+    fecha_hora_huso_gen_registro: generatedAt,
+    huella_anterior: previous,
+    huella,
   });
   return {
     body,
     contentType: 'application/json',
     fiscalId: null,
     documentNumber: null,
-    fingerprint: chainedFingerprint(previousFingerprint(input), body),
+    fingerprint: huella,
     qrData: null,
     placeholder: true,
     renderHints: [],

@@ -3,7 +3,6 @@
  * chain (huella; no signature is needed in VERI*FACTU mode) and sent to AEAT at once.
  */
 import type { FiscalSystem } from '../types.ts';
-import { chainKeyOf } from '../shared/placeholder.ts';
 import { stubOnlySubmit } from '../shared/sandbox.ts';
 import { validateVerifactuConfig } from './config.ts';
 import { seriesOf, validateVerifactuTransaction } from './metadata.ts';
@@ -27,7 +26,9 @@ export const verifactu: FiscalSystem = {
   validateConfig: validateVerifactuConfig,
   secretConfigFields: [],
   validateTransaction: validateVerifactuTransaction,
-  chainKey: ({ location, tx }) => chainKeyOf('es-verifactu', location.id, seriesOf(tx)),
+  // The chain runs over every record of the obligated issuer, across series and
+  // locations, altas and anulaciones in generation order (FORMATS.md §2.4).
+  chainKey: ({ location }) => `es-verifactu:${location.account_id}:${location.tax_id ?? location.id}`,
   initialStatus: () => 'pending',
   build: buildVerifactu,
   submit: stubOnlySubmit(verifactuSandbox),

@@ -65,3 +65,28 @@ export function parseDmy(value: string): LocalDate {
   const [day = '', month = '', year = ''] = value.split('-');
   return { year, month, day };
 }
+
+const offsetFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * `at` as local wall time with its UTC offset, to the second: `2024-01-01T19:20:30+01:00`
+ * (VERI*FACTU `FechaHoraHusoGenRegistro`; TicketBAI and myDATA times likewise).
+ */
+export function localDateTimeWithOffset(at: Date, country: Country): string {
+  const timeZone = COUNTRY_TIME_ZONES[country];
+  let fmt = offsetFormatters.get(timeZone);
+  if (fmt === undefined) {
+    fmt = new Intl.DateTimeFormat('en-CA', {
+      timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+    });
+    offsetFormatters.set(timeZone, fmt);
+  }
+  const parts = fmt.formatToParts(at);
+  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  const wall = Date.UTC(Number(get('year')), Number(get('month')) - 1, Number(get('day')), Number(get('hour')), Number(get('minute')), Number(get('second')));
+  const offsetMin = Math.round((wall - Math.floor(at.getTime() / 1000) * 1000) / 60_000);
+  const sign = offsetMin < 0 ? '-' : '+';
+  const abs = Math.abs(offsetMin);
+  const hhmm = `${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+  return `${get('year')}-${get('month')}-${get('day')}T${get('hour')}:${get('minute')}:${get('second')}${sign}${hhmm}`;
+}
