@@ -57,6 +57,13 @@ export interface FiscalSystem {
   /** Which chain a record joins (records of one chain are numbered and linked in order). */
   chainKey(input: { location: LocationForFiscal; tx: TransactionDraft }): string;
 
+  /**
+   * Optional: the series a new document is numbered in, when that is not its chain
+   * (VERI*FACTU chains per issuer across series, numbers per series). The core then
+   * passes `chain.number` from a gapless counter of that key.
+   */
+  numberingKey?(input: { location: LocationForFiscal; tx: TransactionDraft }): string;
+
   /** Status right after the record is built and stored (before any submission). */
   initialStatus(location: LocationForFiscal): 'pending' | 'success' | 'pending_batch';
 
@@ -174,6 +181,11 @@ export interface SoftwareIdentity {
 export interface ChainLink {
   /** 1 for the first record of a chain. */
   seq: number;
+  /**
+   * The document number within its series, for systems whose numbering is not the chain
+   * sequence (`numberingKey`); for the others it equals `seq`. Altas only.
+   */
+  number?: number | undefined;
   previous: { fingerprint: string | null; fiscalId: string | null; issuedAt: string } | null;
 }
 

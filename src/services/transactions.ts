@@ -114,6 +114,8 @@ export function createTransactionService(deps: TransactionDeps) {
     const chainKey = p.kind === 'cancellation' && !p.system.capabilities.cancellationJoinsChain ? `${mainChain}#annulments` : mainChain;
     const head = await fiscalRecordsRepo.lockChainHead(tx, chainKey, now);
     const seq = head.seq + 1;
+    const numbering = p.kind === 'record' ? p.system.numberingKey?.({ location: p.location, tx: p.draft }) : undefined;
+    const number = numbering ? await fiscalRecordsRepo.nextNumber(tx, numbering, now) : undefined;
     const record = p.system.build({
       transactionId: p.id,
       kind: p.kind,
@@ -130,6 +132,7 @@ export function createTransactionService(deps: TransactionDeps) {
       now,
       chain: {
         seq,
+        number,
         previous: head.seq === 0 ? null : { fingerprint: head.last_fingerprint, fiscalId: head.last_fiscal_id, issuedAt: (head.last_issued_at ?? now).toISOString() },
       },
       software: deps.software,

@@ -44,3 +44,26 @@ describe('chain under concurrency', () => {
     expect(new Set(rows.map((r) => r.transaction_id))).toEqual(new Set(answers.map((r) => r.json().id)));
   }, 120_000);
 });
+
+describe('VERI*FACTU: one chain per issuer, gapless numbers per series', () => {
+  it('links every record of the issuer across locations, annulments included, while invoice numbers run 1, 2, 3', async () => {
+    const { key } = await a.signup();
+    const l1 = await createLocation(a, key, 'es-verifactu');
+    const l2 = await createLocation(a, key, 'es-verifactu', { name: 'Second shop' });
+    const first = (await createTx(a, key, saleBody(l1))).json();
+    await createTx(a, key, saleBody(l2));
+    await a.worker.drain();
+    const cancel = await a.request({ method: 'POST', url: `/v1/transactions/${first.id}/cancel`, key });
+    expect(cancel.statusCode).toBe(201);
+    await createTx(a, key, saleBody(l1));
+
+    const rows = (await a.db.query<{ seq: string | number; kind: string; document_number: string | null; previous_fingerprint: string | null; fingerprint: string }>(
+      `SELECT r.seq, r.kind, r.document_number, r.previous_fingerprint, r.fingerprint FROM fiscal_records r
+       JOIN transactions t ON t.id = r.transaction_id WHERE t.location_id = ANY($1::uuid[]) ORDER BY r.seq`, [[l1, l2]])).rows;
+    expect(rows.map((r) => [Number(r.seq), r.kind, r.document_number])).toEqual([
+      [1, 'record', 'A-1'], [2, 'record', 'A-2'], [3, 'cancellation', null], [4, 'record', 'A-3'],
+    ]);
+    rows.forEach((r, i) => expect(r.previous_fingerprint).toBe(i === 0 ? null : rows[i - 1]!.fingerprint));
+    expect(rows.every((r) => /^[0-9A-F]{64}$/.test(r.fingerprint))).toBe(true);
+  });
+});

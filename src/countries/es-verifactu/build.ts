@@ -31,7 +31,7 @@ export function buildVerifactu(input: BuildInput): FiscalRecord {
 function buildAlta(input: BuildInput): FiscalRecord {
   const { tx } = input;
   const series = seriesOf(tx);
-  const number = metaString(tx, 'invoice_number') ?? String(input.chain.seq);
+  const number = metaString(tx, 'invoice_number') ?? String(input.chain.number ?? input.chain.seq);
   const numSerie = numSerieOf(series, number);
   const fecha = dmyDate(localDate(input.now, 'ES'));
   const nif = issuerTaxId(input) ?? MISSING_TAX_ID;

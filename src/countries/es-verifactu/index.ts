@@ -29,6 +29,8 @@ export const verifactu: FiscalSystem = {
   // The chain runs over every record of the obligated issuer, across series and
   // locations, altas and anulaciones in generation order (FORMATS.md §2.4).
   chainKey: ({ location }) => `es-verifactu:${location.account_id}:${location.tax_id ?? location.id}`,
+  // …while invoice numbers run without gaps within each series of the issuer.
+  numberingKey: ({ location, tx }) => `es-verifactu:${location.account_id}:${location.tax_id ?? location.id}:${seriesOf(tx)}`,
   initialStatus: () => 'pending',
   build: buildVerifactu,
   submit: stubOnlySubmit(verifactuSandbox),

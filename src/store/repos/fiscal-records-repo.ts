@@ -43,6 +43,17 @@ export const fiscalRecordsRepo = {
     return { ...head, seq: Number(head.seq) };
   },
 
+  /** The next number of a series (1 for the first), locked until the end of the transaction. */
+  async nextNumber(q: Queryable, numberingKey: string, now: Date): Promise<number> {
+    const res = await q.query<{ last_number: string | number }>(
+      `INSERT INTO number_series (numbering_key, last_number, updated_at) VALUES ($1, 1, $2)
+       ON CONFLICT (numbering_key) DO UPDATE SET last_number = number_series.last_number + 1, updated_at = $2
+       RETURNING last_number`,
+      [numberingKey, now],
+    );
+    return Number(res.rows[0]!.last_number);
+  },
+
   async getForTransaction(q: Queryable, transactionId: string): Promise<FiscalRecordRow | undefined> {
     const r = (await q.query<FiscalRecordRow>('SELECT * FROM fiscal_records WHERE transaction_id = $1', [transactionId])).rows[0];
     return r ? { ...r, seq: Number(r.seq) } : r;
