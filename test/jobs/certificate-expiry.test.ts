@@ -28,10 +28,15 @@ describe('certificate expiry scan', () => {
     const { key, accountId } = await t.signup();
     const soon = exportP12(generateCert({ days: 20 }), 'pw');
     const later = exportP12(generateCert({ days: 200 }), 'pw');
+    const notAfter: Record<string, string> = {};
     for (const [id, file] of [['soon', soon], ['later', later]] as const) {
       const { payload, headers } = uploadForm({ certificateId: id, password: 'pw', file });
-      expect((await t.request({ method: 'POST', url: '/v1/certificates', key, payload, headers })).statusCode).toBe(201);
+      const res = await t.request({ method: 'POST', url: '/v1/certificates', key, payload, headers });
+      expect(res.statusCode).toBe(201);
+      notAfter[id] = res.json().not_after;
     }
+    // Certificate times are whole seconds: place the clock 20.5 days before `soon` expires.
+    clock.set(new Date(new Date(notAfter.soon!).getTime() - 20.5 * 86_400_000));
 
     await scheduleRecurringJobs(t.rt);
     await scheduleRecurringJobs(t.rt); // a second node starting
