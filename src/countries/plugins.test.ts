@@ -46,10 +46,11 @@ describe.each(SYSTEMS.map((s) => [s.key, s] as [SystemKey, FiscalSystem]))('%s',
     expect(system.initialStatus(loc)).toBe(e.initial);
   });
 
-  it('chainKey is <system>:<location id>:<series> (VERI*FACTU: <system>:<account>:<issuer NIF>)', () => {
+  it('chainKey is <system>:<location id>:<series> (VERI*FACTU, TicketBAI: <system>:<account>:<issuer NIF>)', () => {
     const tx = { ...validSale(key), metadata: system.validateTransaction(validSale(key), txCtx(loc)) };
     // VERI*FACTU chains every record of the obligated issuer, across series and locations (FORMATS.md §2.4).
-    const expected = key === 'es-verifactu' ? `^${key}:${loc.account_id}:${loc.tax_id}$` : `^${key}:${LOCATION_ID}:.+$`;
+    const perIssuer = key === 'es-verifactu' || key === 'es-ticketbai';
+    const expected = perIssuer ? `^${key}:${loc.account_id}:${loc.tax_id}$` : `^${key}:${LOCATION_ID}:.+$`;
     expect(system.chainKey({ location: loc, tx })).toMatch(new RegExp(expected));
   });
 

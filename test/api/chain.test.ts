@@ -67,3 +67,16 @@ describe('VERI*FACTU: one chain per issuer, gapless numbers per series', () => {
     expect(rows.every((r) => /^[0-9A-F]{64}$/.test(r.fingerprint))).toBe(true);
   });
 });
+
+describe('TicketBAI: one chain per issuer across series, numbers per series', () => {
+  it('chains A-1, B-1, A-2 in one chain', async () => {
+    const { key } = await a.signup();
+    const loc = await createLocation(a, key, 'es-ticketbai');
+    for (const series of ['A', 'B', 'A']) expect((await createTx(a, key, saleBody(loc, { metadata: { series } }))).statusCode).toBe(201);
+    const rows = (await a.db.query<{ seq: string | number; body: string; previous_fingerprint: string | null; fingerprint: string }>(
+      `SELECT r.seq, r.body, r.previous_fingerprint, r.fingerprint FROM fiscal_records r
+       JOIN transactions t ON t.id = r.transaction_id WHERE t.location_id = $1 ORDER BY r.seq`, [loc])).rows;
+    expect(rows.map((r) => { const b = JSON.parse(r.body); return [Number(r.seq), b.series, b.number]; })).toEqual([[1, 'A', '1'], [2, 'B', '1'], [3, 'A', '2']]);
+    rows.forEach((r, i) => expect(r.previous_fingerprint).toBe(i === 0 ? null : rows[i - 1]!.fingerprint));
+  });
+});

@@ -40,8 +40,8 @@ function buildInvoice(input: BuildInput): FiscalRecord {
   const { tx, location } = input;
   const territory = territoryOf(location);
   const series = seriesOf(tx, location);
-  // Numbering is ours: the record's place in its chain, unless the client numbered it.
-  const number = metaString(tx, 'invoice_number') ?? String(input.chain.seq);
+  // Numbering is ours: the next number of the series, unless the client numbered it.
+  const number = metaString(tx, 'invoice_number') ?? String(input.chain.number ?? input.chain.seq);
   const date = localDate(input.now, 'ES');
   const note = placeholderNote('TicketBAI invoice (XML signed with XAdES-EPES)', 'Spain');
   const fields = {

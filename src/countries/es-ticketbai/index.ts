@@ -4,7 +4,6 @@
  * real time, Bizkaia in daily LROE batches (Batuz), hence `pending_batch` there.
  */
 import type { FiscalSystem } from '../types.ts';
-import { chainKeyOf } from '../shared/placeholder.ts';
 import { stubOnlySubmit } from '../shared/sandbox.ts';
 import { validateTicketBaiConfig } from './config.ts';
 import { validateTicketBaiTransaction, seriesOf } from './metadata.ts';
@@ -29,7 +28,11 @@ export const ticketBai: FiscalSystem = {
   validateConfig: validateTicketBaiConfig,
   secretConfigFields: [],
   validateTransaction: validateTicketBaiTransaction,
-  chainKey: ({ location, tx }) => chainKeyOf('es-ticketbai', location.id, seriesOf(tx, location)),
+  // Each invoice names "the previous invoice issued by the same software" for the issuer,
+  // whatever its series (SerieFacturaAnterior is part of the link; FORMATS.md §1.5): one
+  // chain per issuer, while numbers run without gaps within each series.
+  chainKey: ({ location }) => `es-ticketbai:${location.account_id}:${location.tax_id ?? location.id}`,
+  numberingKey: ({ location, tx }) => `es-ticketbai:${location.account_id}:${location.tax_id ?? location.id}:${seriesOf(tx, location)}`,
   initialStatus: (location) => (location.config.territory === 'bizkaia' ? 'pending_batch' : 'pending'),
   build: buildTicketBai,
   submit: stubOnlySubmit(ticketBaiSandbox),
