@@ -6,6 +6,7 @@ import { call, expectStatus, packageVersion, signup } from './lib/api.ts';
 import { type LoadSettings, loadSettingsFromEnv, type Measurement, measure, type RequestSpec } from './lib/cannon.ts';
 import { forkServer, type ServerProcess } from './lib/fork-server.ts';
 import { createBenchDatabase, dropBenchDatabase, postgresSettings } from './lib/pg-admin.ts';
+import { cleanupStack } from './lib/cleanup.ts';
 import { fmt, markdownTable, publishReport } from './lib/report.ts';
 
 /**
@@ -109,21 +110,7 @@ async function prepare(target: Target, server: ServerProcess): Promise<Record<Op
 
 export async function runLocationsBench(load: LoadSettings = loadSettingsFromEnv()): Promise<LocationsReport> {
   const startedAt = new Date();
-  const cleanups: Array<() => Promise<void>> = [];
-  const cleanup = async () => {
-    while (cleanups.length) {
-      try {
-        await cleanups.pop()!();
-      } catch (err) {
-        console.error(`cleanup: ${(err as Error).message}`);
-      }
-    }
-  };
-  const onSigint = () => {
-    console.error('\ninterrupted: stopping servers, dropping the benchmark database');
-    void cleanup().finally(() => process.exit(130));
-  };
-  process.once('SIGINT', onSigint);
+  const cleanups = cleanupStack('stopping servers, dropping the benchmark database');
 
   try {
     const loadAverageAtStart = os.loadavg().map((x) => Math.round(x * 100) / 100);
@@ -190,8 +177,7 @@ export async function runLocationsBench(load: LoadSettings = loadSettingsFromEnv
       results,
     };
   } finally {
-    await cleanup();
-    process.off('SIGINT', onSigint);
+    await cleanups.done();
   }
 }
 

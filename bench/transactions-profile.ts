@@ -1,3 +1,4 @@
+import { cleanupStack } from './lib/cleanup.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -79,10 +80,7 @@ export async function runTransactionsProfile(): Promise<ProfileReport> {
   const jobs = Number(process.env.BENCH_PROFILE_JOBS ?? 5000);
   const rawDir = process.env.BENCH_PROFILE_DIR ? path.resolve(process.env.BENCH_PROFILE_DIR) : undefined;
   const log = (s: string) => console.error(`[profile] ${s}`);
-  const cleanups: Array<() => Promise<void>> = [];
-  const cleanup = async () => {
-    while (cleanups.length) await cleanups.pop()!().catch((err: Error) => console.error(`cleanup: ${err.message}`));
-  };
+  const cleanups = cleanupStack('stopping servers, dropping the profile databases');
   try {
     const http: HttpProfile[] = [];
     const runs: Array<{ store: 'postgres' | 'pglite'; locations: number }> = [
@@ -190,7 +188,7 @@ export async function runTransactionsProfile(): Promise<ProfileReport> {
     for (const f of chainFloor) log(`  ${f.label}: ${fmt.int(f.appendsPerSecond)} appends/s, p99 ${f.p99Ms} ms`);
     return { benchmark: 'transactions-profile', startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), code: codeVersion(), http, drains, chainFloor };
   } finally {
-    await cleanup();
+    await cleanups.done();
   }
 }
 

@@ -15,6 +15,7 @@ import { forkServer, type ServerProcess } from './lib/fork-server.ts';
 import { type ActivityProfile, type ActivitySampler, sampleActivity } from './lib/pg-activity.ts';
 import { createBenchDatabase, dropBenchDatabase, postgresSettings } from './lib/pg-admin.ts';
 import { drainBare, drainService, type DrainResult, enqueueSubmitJobs, type EnqueueResult, openQueueContext, type ServiceDrainResult } from './lib/queue.ts';
+import { cleanupStack } from './lib/cleanup.ts';
 import { fmt, markdownTable, publishReport } from './lib/report.ts';
 
 /**
@@ -212,21 +213,7 @@ export async function prepareService(server: ServerProcess, runId: string, locat
 export async function runTransactionsBench(load: LoadSettings = loadSettingsFromEnv(), qs: QueueSettings = queueSettingsFromEnv()): Promise<TransactionsReport> {
   const startedAt = new Date();
   const runId = randomUUID().slice(0, 8);
-  const cleanups: Array<() => Promise<void>> = [];
-  const cleanup = async () => {
-    while (cleanups.length) {
-      try {
-        await cleanups.pop()!();
-      } catch (err) {
-        console.error(`cleanup: ${(err as Error).message}`);
-      }
-    }
-  };
-  const onSigint = () => {
-    console.error('\ninterrupted: stopping servers, dropping the benchmark databases');
-    void cleanup().finally(() => process.exit(130));
-  };
-  process.once('SIGINT', onSigint);
+  const cleanups = cleanupStack('stopping servers, dropping the benchmark databases');
   const log = (s: string) => console.error(`[bench] ${s}`);
   const profDir = process.env.BENCH_CPU_PROF_DIR;
   const serviceArgv = profDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profDir)}`] : [];
@@ -415,8 +402,7 @@ export async function runTransactionsBench(load: LoadSettings = loadSettingsFrom
       queues,
     };
   } finally {
-    await cleanup();
-    process.off('SIGINT', onSigint);
+    await cleanups.done();
   }
 }
 

@@ -10,7 +10,8 @@ import { createTranslateErrorHandler } from './jobs/tasks/translate-error.ts';
 import { CERTIFICATE_EXPIRY_JOB, createCertificateExpiryHandler, scheduleCertificateExpiry } from './jobs/tasks/certificate-expiry.ts';
 import type { RateLimiter } from './ratelimit/limiter.ts';
 import type { Deps } from './services/deps.ts';
-import { createEventPublisher } from './services/event-publisher.ts';
+import { DELIVER_WEBHOOK, createEventPublisher } from './services/event-publisher.ts';
+import { SUBMIT_JOB, TRANSLATE_JOB } from './services/transaction-view.ts';
 import type { EventPublisher } from './services/events.ts';
 import { createLocationService, type LocationService } from './services/locations.ts';
 import type { Submitter } from './services/transactions.ts';
@@ -68,12 +69,12 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   const locations = createLocationService(deps);
   const translator = createTranslator(deps, o.config.translationAi);
   const handlers: Record<string, JobHandler> = {
-    submit: createSubmitHandler({
+    [SUBMIT_JOB]: createSubmitHandler({
       db: o.db, clock: o.clock, log: o.log, events, locations, backoff: o.config.backoff ?? CLOUD_BACKOFF,
       authorityBaseUrls: o.config.authorityBaseUrls, ...(o.random ? { random: o.random } : {}),
     }),
-    deliver_webhook: createDeliverWebhookHandler({ ...deps, events, ...(o.config.webhookTimeoutMs ? { timeoutMs: o.config.webhookTimeoutMs } : {}) }),
-    translate_error: createTranslateErrorHandler({ ...deps, translator }),
+    [DELIVER_WEBHOOK]: createDeliverWebhookHandler({ ...deps, events, ...(o.config.webhookTimeoutMs ? { timeoutMs: o.config.webhookTimeoutMs } : {}) }),
+    [TRANSLATE_JOB]: createTranslateErrorHandler({ ...deps, translator }),
     [CERTIFICATE_EXPIRY_JOB]: createCertificateExpiryHandler({ db: o.db, clock: o.clock, events }),
   };
   worker = createWorker({ db: o.db, clock: o.clock, log: o.log, handlers, ...o.worker });

@@ -1,3 +1,4 @@
+import { TRANSLATE_JOB } from '../../services/transaction-view.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../core/clock.ts';
 import type { Db, Queryable } from '../../store/db.ts';
@@ -8,7 +9,8 @@ import type { JobRow } from '../queue.ts';
 import type { AttemptResult, JobHandler } from '../runner.ts';
 
 /** The job kind this handler serves. */
-export const TRANSLATE_ERROR_KIND = 'translate_error';
+/** The job kind, named once (services/transaction-view.ts) for the enqueuer and the handler. */
+export const TRANSLATE_ERROR_KIND = TRANSLATE_JOB;
 
 /** AI failures are retried after 30 s, doubling, at most 15 min apart (±10 % jitter). */
 export const TRANSLATE_RETRY: BackoffPolicy = { baseMs: 30_000, capMs: 15 * 60_000 };
