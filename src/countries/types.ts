@@ -6,6 +6,8 @@
  * vars, the clock or the database: everything arrives in the context objects. Shared
  * code branches on `capabilities`, never on the country.
  */
+import type { KeyObject, X509Certificate } from 'node:crypto';
+
 export const COUNTRIES = ['ES', 'IT', 'FR', 'PT', 'GR'] as const;
 export type Country = (typeof COUNTRIES)[number];
 
@@ -71,6 +73,13 @@ export interface FiscalSystem {
   build(input: BuildInput): FiscalRecord;
 
   /**
+   * Optional: the legal submission deadline of a record issued at `issuedAt`, when it is
+   * not `submissionWindowDays` calendar days (SII: 4 working days, Sundays and national
+   * holidays excluded). Pure.
+   */
+  submissionDeadline?(issuedAt: Date): Date;
+
+  /**
    * Sends a stored record to the authority. Authority answers are values; only transport
    * faults (timeouts, connection errors, 5xx without a parsable answer) throw
    * `TransportError`. In `stub` mode the deterministic sandbox answers instead.
@@ -120,6 +129,31 @@ export interface Capabilities {
    * original).
    */
   cancellationJoinsChain: boolean;
+  /**
+   * The record is signed with the issuer's X.509 certificate (TicketBAI XAdES-EPES): the
+   * core hands `build` a `signingKey`: the location's uploaded certificate
+   * (`country_config.certificate_id`) or, on test keys without one, the account's
+   * sandbox certificate.
+   */
+  signsWithCertificate?: boolean | undefined;
+}
+
+/**
+ * An issuer's signing key and certificate, unsealed (never leaves the process). Also the
+ * TLS client certificate of the authority protocols (mutual TLS).
+ */
+export interface SigningKey {
+  /** RSA private key (TicketBAI requires more than 1024 bits). */
+  privateKey: KeyObject;
+  /** The signer's certificate. */
+  certificate: X509Certificate;
+  /** Intermediate certificates, leaf's issuer first (may be empty). */
+  chain: X509Certificate[];
+  /** PEM forms, for TLS client authentication. */
+  privateKeyPem: string;
+  certificatePem: string;
+  /** `uploaded`: a certificate of the account; `sandbox`: the account's generated test certificate. */
+  source: 'uploaded' | 'sandbox';
 }
 
 export type TransactionType = 'sale' | 'refund' | 'void';
@@ -214,6 +248,8 @@ export interface BuildInput {
   now: Date;
   chain: ChainLink;
   software: SoftwareIdentity;
+  /** Present when the system `signsWithCertificate`. */
+  signingKey?: SigningKey | undefined;
 }
 
 export type RenderPlacement = 'header' | 'body' | 'footer_top' | 'footer_bottom' | 'footer_right';
@@ -270,6 +306,13 @@ export interface SubmitContext {
   timeoutMs: number;
   /** Attempt number, 1-based. */
   attempt: number;
+  /** The TLS client certificate for the authority (mutual TLS), in `authority` mode. */
+  clientKey?: SigningKey | undefined;
+  /**
+   * Extra trusted CA certificates (PEM) for the authority's server certificate: tests
+   * point the clients at fake authorities on 127.0.0.1 with their own CA.
+   */
+  authorityCa?: string | undefined;
 }
 
 export type TransactionStatus =

@@ -2,8 +2,11 @@
  * Test fixtures (not a test file): transactions, locations and contexts for the fiscal
  * system tests. Fixed clock and ids, so builds are reproducible.
  */
+import { readFileSync } from 'node:fs';
+import { toSigningKey } from '../../certificates/signing-key.ts';
 import type {
   BuildInput,
+  SigningKey,
   Country,
   FiscalRecord,
   FiscalSystem,
@@ -169,3 +172,19 @@ export const stored = (record: FiscalRecord, tx: TransactionDraft, kind: 'record
   fiscalId: record.fiscalId,
   tx,
 });
+
+/**
+ * The fixed RSA key and self-signed certificate of `test/fixtures/signing/` (tests only):
+ * signatures over the same bytes are the same, so signed golden files are stable.
+ */
+export function fixedSigningKey(): SigningKey {
+  const dir = new URL('../../../test/fixtures/signing/', import.meta.url);
+  return toSigningKey(
+    {
+      privateKeyPem: readFileSync(new URL('signer-key.pem', dir), 'utf8'),
+      certificatePem: readFileSync(new URL('signer-cert.pem', dir), 'utf8'),
+      chainPem: [],
+    },
+    'uploaded',
+  );
+}
