@@ -220,7 +220,13 @@ export interface ChainLink {
    * sequence (`numberingKey`); for the others it equals `seq`. Altas only.
    */
   number?: number | undefined;
-  previous: { fingerprint: string | null; fiscalId: string | null; issuedAt: string } | null;
+  previous: {
+    fingerprint: string | null;
+    fiscalId: string | null;
+    issuedAt: string;
+    /** What the previous record left for its successor (`FiscalRecord.linkData`), e.g. TicketBAI series, number, date. */
+    linkData?: Record<string, string> | null | undefined;
+  } | null;
 }
 
 export interface BuildInput {
@@ -276,6 +282,12 @@ export interface FiscalRecord {
   documentNumber?: string | null | undefined;
   /** This record's link in its chain (what the next record points back to). */
   fingerprint: string | null;
+  /**
+   * Facts the next record of the chain must repeat about this one, beyond the
+   * fingerprint (TicketBAI `EncadenamientoFacturaAnterior`: series, number, issue date).
+   * The core keeps them with the chain head and hands them back as `chain.previous.linkData`.
+   */
+  linkData?: Record<string, string> | null | undefined;
   qrData: string | null;
   /**
    * True while the system's real format is not implemented: the record is a minimal
