@@ -13,6 +13,9 @@ import type { Deps } from './services/deps.ts';
 import { DELIVER_WEBHOOK, createEventPublisher } from './services/event-publisher.ts';
 import { SUBMIT_JOB, TRANSLATE_JOB } from './services/transaction-view.ts';
 import type { EventPublisher } from './services/events.ts';
+import { createCertificateService, type CertificateService } from './services/certificates.ts';
+import { createSigningKeyService, type SigningKeyService } from './services/signing-keys.ts';
+import { createTransactionService, type TransactionService } from './services/transactions.ts';
 import { createLocationService, type LocationService } from './services/locations.ts';
 import type { Submitter } from './services/transactions.ts';
 import type { Db } from './store/db.ts';
@@ -33,6 +36,8 @@ export interface RuntimeOptions {
     submissionMaxAttempts?: number;
     backoff?: BackoffPolicy;
     authorityBaseUrls?: Record<string, string>;
+    /** Extra CA certificates (PEM) trusted for authority servers (tests: the fake authorities). */
+    authorityCa?: string | undefined;
     translationAi?: { url: string; key?: string | undefined; model: string; timeoutMs?: number } | undefined;
     webhookTimeoutMs?: number;
   };
@@ -51,6 +56,9 @@ export interface Runtime {
   deps: Deps;
   events: EventPublisher;
   locations: LocationService;
+  certificates: CertificateService;
+  signingKeys: SigningKeyService;
+  transactions: TransactionService;
   translator: Translator;
   handlers: Record<string, JobHandler>;
   worker: Worker;
@@ -67,11 +75,14 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   let worker: Worker | undefined;
   const events = createEventPublisher(deps, { onEnqueued: () => worker?.notify() });
   const locations = createLocationService(deps);
+  let signingKeys: SigningKeyService | undefined;
+  const certificates = createCertificateService(deps, { onRemoved: (a, c) => signingKeys?.forget(a, c) });
+  signingKeys = createSigningKeyService(deps, certificates);
   const translator = createTranslator(deps, o.config.translationAi);
   const handlers: Record<string, JobHandler> = {
     [SUBMIT_JOB]: createSubmitHandler({
-      db: o.db, clock: o.clock, log: o.log, events, locations, backoff: o.config.backoff ?? CLOUD_BACKOFF,
-      authorityBaseUrls: o.config.authorityBaseUrls, ...(o.random ? { random: o.random } : {}),
+      db: o.db, clock: o.clock, log: o.log, events, locations, signingKeys, backoff: o.config.backoff ?? CLOUD_BACKOFF,
+      authorityBaseUrls: o.config.authorityBaseUrls, authorityCa: o.config.authorityCa, ...(o.random ? { random: o.random } : {}),
     }),
     [DELIVER_WEBHOOK]: createDeliverWebhookHandler({ ...deps, events, ...(o.config.webhookTimeoutMs ? { timeoutMs: o.config.webhookTimeoutMs } : {}) }),
     [TRANSLATE_JOB]: createTranslateErrorHandler({ ...deps, translator }),
@@ -80,9 +91,13 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   worker = createWorker({ db: o.db, clock: o.clock, log: o.log, handlers, ...o.worker });
   const w = worker;
   const submitter: Submitter = { runNow: (id) => w.runJobNow(id), notify: () => w.notify() };
+  const software = o.software ?? DEFAULT_SOFTWARE;
+  const maxAttempts = o.config.submissionMaxAttempts ?? 50;
+  const transactions = createTransactionService({ ...deps, events, locations, submitter, software, maxAttempts, signingKeys });
   return {
-    deps, events, locations, translator, handlers, worker: w, submitter,
-    software: o.software ?? DEFAULT_SOFTWARE,
-    maxAttempts: o.config.submissionMaxAttempts ?? 50,
+    transactions,
+    deps, events, locations, certificates, signingKeys, translator, handlers, worker: w, submitter,
+    software,
+    maxAttempts,
   };
 }

@@ -8,7 +8,7 @@ import { createRuntime, type Runtime } from '../../src/runtime.ts';
 import { createApiKeyService } from '../../src/services/api-keys.ts';
 import type { AuthContext } from '../../src/services/auth-context.ts';
 import { checkMasterKey } from '../../src/services/server-secrets.ts';
-import { createTransactionService, type TransactionService } from '../../src/services/transactions.ts';
+import type { TransactionService } from '../../src/services/transactions.ts';
 import type { Db } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { locationBodies } from '../../test/support/fixtures.ts';
@@ -70,9 +70,7 @@ export async function openQueueContext(db: Db, locations: number): Promise<Queue
   const auth = await createApiKeyService(rt.deps).authenticate(authorization);
   // The same service the POST route uses (src/http/app.ts), with the runtime's submitter:
   // its notify() is a no-op while the worker is not started.
-  const transactions = createTransactionService({
-    ...rt.deps, events: rt.events, locations: rt.locations, submitter: rt.submitter, software: rt.software, maxAttempts: rt.maxAttempts,
-  });
+  const transactions = rt.transactions;
   return {
     db, rt, app, auth, transactions, locationIds,
     async close() {

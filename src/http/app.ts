@@ -9,7 +9,6 @@ import { createApiKeyService } from '../services/api-keys.ts';
 import { createConsentService } from '../services/consents.ts';
 import { createRateLimitService } from '../services/rate-limits.ts';
 import { createRetryQueueService } from '../services/retry-queue.ts';
-import { createTransactionService } from '../services/transactions.ts';
 import type { Runtime } from '../runtime.ts';
 import { registerErrorHandling } from './errors.ts';
 import { registerAuth } from './hooks/auth.ts';
@@ -21,7 +20,6 @@ import { retryQueueRoutes } from './routes/v1/retry-queue.ts';
 import { transactionRoutes } from './routes/v1/transactions.ts';
 import { translationRoutes } from './routes/v1/translations.ts';
 import { certificateRoutes } from './routes/v1/certificates.ts';
-import { createCertificateService } from '../services/certificates.ts';
 import { registerWebhookRoutes } from './routes/v1/webhooks.ts';
 import { schemaErrorFormatter, validatorCompiler } from './validation.ts';
 
@@ -124,13 +122,11 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   apiKeyRoutes(app, { apiKeys });
   locationRoutes(app, { locations: rt.locations });
   transactionRoutes(app, {
-    transactions: createTransactionService({
-      ...deps, events: rt.events, locations: rt.locations, submitter: rt.submitter, software: rt.software, maxAttempts: rt.maxAttempts,
-    }),
+    transactions: rt.transactions,
   });
   retryQueueRoutes(app, { retryQueue: createRetryQueueService(deps) });
   translationRoutes(app, { translations: rt.translator });
-  certificateRoutes(app, { certificates: createCertificateService(deps) });
+  certificateRoutes(app, { certificates: rt.certificates });
   registerWebhookRoutes(app, deps);
 
   return app;

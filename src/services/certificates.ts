@@ -64,7 +64,7 @@ interface StoredMaterial {
   chain_pem: string[];
 }
 
-export function createCertificateService(deps: Deps) {
+export function createCertificateService(deps: Deps, hooks: { onRemoved?: (accountId: string, certificateId: string) => void } = {}) {
   const { db, clock, keys } = deps;
 
   const toView = (r: CertificateRow): CertificateView => ({
@@ -132,6 +132,7 @@ export function createCertificateService(deps: Deps) {
   async function remove(auth: AuthContext, certificateId: string): Promise<void> {
     const gone = await db.transaction((tx) => certificatesRepo.remove(tx, auth.accountId, certificateId));
     if (!gone) throw notFound(CERT_ERRORS.notFound);
+    hooks.onRemoved?.(auth.accountId, certificateId);
   }
 
   /**

@@ -6,7 +6,7 @@ import { stableStringify } from '../core/stable-json.ts';
 import { KeyedMutex } from '../core/keyed-mutex.ts';
 import { normalizeTransactionRequest } from '../core/transaction-request.ts';
 import { getSystem } from '../countries/registry.ts';
-import type { FiscalSystem, LocationForFiscal, SoftwareIdentity, TransactionDraft, TransactionStatus } from '../countries/types.ts';
+import type { FiscalSystem, LocationForFiscal, SigningKey, SoftwareIdentity, TransactionDraft, TransactionStatus } from '../countries/types.ts';
 import { jobsRepo } from '../jobs/queue.ts';
 import { isUniqueViolation, type Queryable } from '../store/db.ts';
 import { fiscalRecordsRepo, type FiscalRecordRow } from '../store/repos/fiscal-records-repo.ts';
@@ -16,11 +16,19 @@ import type { AuthContext } from './auth-context.ts';
 import type { Deps } from './deps.ts';
 import type { EventPublisher } from './events.ts';
 import type { LocationService } from './locations.ts';
+import type { SigningKeyService } from './signing-keys.ts';
 import type { ListResult, Page } from './pagination.ts';
 import { completionEvent, SUBMIT_JOB, submitJobMaxAttempts, toTransactionView, type TransactionView } from './transaction-view.ts';
 
 /** Statuses from which a cancellation may be issued (DECISIONS "Statuses"). */
 export const CANCELLABLE: readonly TransactionStatus[] = ['success', 'pending_lroe', 'pending_submission', 'pending_batch', 'delivered'];
+
+/** The legal submission deadline: the system's own rule, else its window in calendar days. */
+function deadlineOf(system: FiscalSystem, issuedAt: Date): Date | null {
+  if (system.submissionDeadline) return system.submissionDeadline(issuedAt);
+  const days = system.capabilities.submissionWindowDays;
+  return days ? new Date(issuedAt.getTime() + days * 86_400_000) : null;
+}
 
 /** The inline budget a client may ask for with X-Fiscalization-Timeout (seconds). */
 const MAX_INLINE_SECONDS = 10;
@@ -40,6 +48,7 @@ export interface TransactionDeps extends Deps {
   submitter: Submitter | null;
   software: SoftwareIdentity;
   maxAttempts: number;
+  signingKeys: SigningKeyService;
 }
 
 export interface CreateHeaders {
@@ -55,6 +64,16 @@ export function createTransactionService(deps: TransactionDeps) {
   /** One append per chain at a time in this process (see KeyedMutex), then the DB transaction. */
   const appendTo = <T>(system: FiscalSystem, location: LocationForFiscal, draft: TransactionDraft, fn: (tx: Queryable) => Promise<T>) =>
     chains.run(system.chainKey({ location, tx: draft }), () => db.transaction(fn));
+
+  /**
+   * The key the record is signed with (systems that sign with the issuer's certificate),
+   * resolved before the chain lock is taken. The real authority also needs the location's
+   * uploaded certificate for its TLS: checked here, so a create fails at once, not in the queue.
+   */
+  async function signingKeyFor(system: FiscalSystem, location: LocationForFiscal, environment: 'test' | 'live', mode: 'stub' | 'authority') {
+    if (mode === 'authority' && system.capabilities.submission !== 'none') await deps.signingKeys.forAuthority(location);
+    return system.capabilities.signsWithCertificate ? deps.signingKeys.forRecord(location, environment) : undefined;
+  }
 
   function usableLocation(auth: AuthContext, row: LocationRow | undefined): { system: FiscalSystem; location: LocationForFiscal } {
     if (!row || !row.system) throw badRequest('location not found');
@@ -95,6 +114,7 @@ export function createTransactionService(deps: TransactionDeps) {
       id: string; auth: AuthContext; system: FiscalSystem; location: LocationForFiscal; draft: TransactionDraft;
       kind: 'record' | 'cancellation'; type: TransactionRow['type']; idempotencyKey: string; hash: string; requestPayload: unknown;
       sandboxMode: 'stub' | 'authority'; original?: TransactionRow | undefined; originalRecord?: FiscalRecordRow | undefined;
+      signingKey?: SigningKey | undefined;
     },
   ): Promise<{ row: TransactionRow; jobId: string | null }> {
     const now = clock.now();
@@ -133,11 +153,13 @@ export function createTransactionService(deps: TransactionDeps) {
       chain: {
         seq,
         number,
-        previous: head.seq === 0 ? null : { fingerprint: head.last_fingerprint, fiscalId: head.last_fiscal_id, issuedAt: (head.last_issued_at ?? now).toISOString() },
+        previous: head.seq === 0 ? null : {
+          fingerprint: head.last_fingerprint, fiscalId: head.last_fiscal_id, issuedAt: (head.last_issued_at ?? now).toISOString(), linkData: head.last_link,
+        },
       },
       software: deps.software,
+      signingKey: p.signingKey,
     });
-    const windowDays = p.system.capabilities.submissionWindowDays;
     const row: TransactionRow = {
       id: p.id,
       account_id: p.auth.accountId,
@@ -161,7 +183,7 @@ export function createTransactionService(deps: TransactionDeps) {
       sandbox_mode: p.sandboxMode,
       cancels_id: p.original?.id ?? null,
       cancelled_by_id: null,
-      deadline_at: windowDays && status !== 'success' ? new Date(now.getTime() + windowDays * 86_400_000) : null,
+      deadline_at: status === 'success' ? null : deadlineOf(p.system, now),
       offline_until: null,
       submitted_at: null,
       completed_at: status === 'success' ? now : null,
@@ -173,7 +195,7 @@ export function createTransactionService(deps: TransactionDeps) {
       previous_fingerprint: head.last_fingerprint, fingerprint: record.fingerprint, fiscal_id: record.fiscalId,
       document_number: record.documentNumber ?? null, qr_data: record.qrData,
       content_type: record.contentType, body: record.body, placeholder: record.placeholder, created_at: now,
-    });
+    }, record.linkData ?? null);
     if (p.original) await transactionsRepo.update(tx, p.original.id, { cancelled_by_id: p.id }, now);
 
     if (status === 'success') {
@@ -227,13 +249,14 @@ export function createTransactionService(deps: TransactionDeps) {
     }
     const metadata = system.validateTransaction(draft, { location, environment: auth.environment, now: clock.now() });
     const finalDraft: TransactionDraft = { ...draft, metadata };
+    const signingKey = await signingKeyFor(system, location, auth.environment, sandboxMode);
 
     let stored: { row: TransactionRow; jobId: string | null };
     try {
       stored = await appendTo(system, location, finalDraft, (tx) =>
         persist(tx, {
           id: newId(), auth, system, location, draft: finalDraft, kind: 'record', type: draft.type,
-          idempotencyKey: h.key, hash, requestPayload: body, sandboxMode,
+          idempotencyKey: h.key, hash, requestPayload: body, sandboxMode, signingKey,
         }),
       );
     } catch (err) {
@@ -284,6 +307,7 @@ export function createTransactionService(deps: TransactionDeps) {
     if (!allowsCountry(auth.permissions, locRow.country)) throw forbidden(`API key is not allowed to act in country ${locRow.country}`);
     const system = getSystem(locRow.system);
     const location = deps.locations.toFiscal(locRow);
+    const signingKey = await signingKeyFor(system, location, original.environment, original.sandbox_mode ?? 'stub');
     const draft: TransactionDraft = {
       ...original.normalized,
       timestamp: clock.now().toISOString(),
@@ -295,7 +319,7 @@ export function createTransactionService(deps: TransactionDeps) {
         return persist(tx, {
           id: newId(), auth, system, location, draft, kind: 'cancellation', type: 'cancellation',
           idempotencyKey: `cancel:${original.id}`, hash: `cancel:${original.id}`, requestPayload: { reason: reason ?? null },
-          sandboxMode: original.sandbox_mode ?? 'stub', original, originalRecord,
+          sandboxMode: original.sandbox_mode ?? 'stub', original, originalRecord, signingKey,
         });
       });
       const settled = await settleInline(stored.row, stored.jobId, system, undefined);

@@ -1,7 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../core/clock.ts';
 import { getSystem } from '../../countries/registry.ts';
-import { TransportError, type AuthorityOutcome, type FiscalSystem, type RenderHint, type TransactionStatus } from '../../countries/types.ts';
+import { TransportError, type AuthorityOutcome, type FiscalSystem, type RenderHint, type SigningKey, type TransactionStatus } from '../../countries/types.ts';
+import { ApiError } from '../../core/errors.ts';
+import type { SigningKeyService } from '../../services/signing-keys.ts';
 import type { EventPublisher } from '../../services/events.ts';
 import type { LocationService } from '../../services/locations.ts';
 import { CANCELLABLE } from '../../services/transactions.ts';
@@ -39,6 +41,9 @@ export interface SubmitTaskDeps {
   /** Per-attempt authority timeout (Greece uses its 5 s inline window instead). */
   timeoutMs?: number;
   authorityBaseUrls?: Record<string, string>;
+  /** Extra CA certificates (PEM) trusted for authority servers (the tests' fake authorities). */
+  authorityCa?: string | undefined;
+  signingKeys: Pick<SigningKeyService, 'forAuthority'>;
   random?: () => number;
 }
 
@@ -60,14 +65,27 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
   async function callAuthority(system: FiscalSystem, t: TransactionRow, record: SubmissionRecord, locRow: LocationRow, job: JobRow): Promise<AuthorityOutcome | Failure> {
     const inlineMs = (system.capabilities.inlineWindowSeconds ?? 0) * 1000;
     const timeoutMs = inlineMs || (deps.timeoutMs ?? 30_000);
+    const location = deps.locations.toFiscal(locRow);
+    const mode = t.sandbox_mode ?? 'stub';
+    let clientKey: SigningKey | undefined;
+    if (mode === 'authority') {
+      try {
+        clientKey = await deps.signingKeys.forAuthority(location);
+      } catch (err) {
+        // The location lost its certificate after the record was stored: nothing to retry with.
+        if (err instanceof ApiError) return { code: 'certificate_missing', message: err.message, retriable: false };
+        throw err;
+      }
+    }
     let timer: NodeJS.Timeout | undefined;
     try {
       return await Promise.race([
         system.submit(
           { transactionId: t.id, kind: record.kind, body: record.body, contentType: record.content_type, fiscalId: record.fiscal_id, tx: t.normalized },
           {
-            environment: t.environment, mode: t.sandbox_mode ?? 'stub', location: deps.locations.toFiscal(locRow), now: clock.now(),
+            environment: t.environment, mode, location, now: clock.now(),
             authorityBaseUrl: deps.authorityBaseUrls?.[`${system.key}:${t.environment}`], timeoutMs, attempt: job.attempt,
+            clientKey, authorityCa: deps.authorityCa,
           },
         ),
         new Promise<never>((_, reject) => {

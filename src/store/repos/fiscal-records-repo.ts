@@ -25,6 +25,7 @@ export interface ChainHead {
   last_fingerprint: string | null;
   last_fiscal_id: string | null;
   last_issued_at: Date | null;
+  last_link: Record<string, string> | null;
 }
 
 export const fiscalRecordsRepo = {
@@ -36,7 +37,7 @@ export const fiscalRecordsRepo = {
     const res = await q.query<ChainHead>(
       `INSERT INTO chain_heads (chain_key, seq, updated_at) VALUES ($1, 0, $2)
        ON CONFLICT (chain_key) DO UPDATE SET chain_key = EXCLUDED.chain_key
-       RETURNING chain_key, seq, last_fingerprint, last_fiscal_id, last_issued_at`,
+       RETURNING chain_key, seq, last_fingerprint, last_fiscal_id, last_issued_at, last_link`,
       [chainKey, now],
     );
     const head = res.rows[0]!;

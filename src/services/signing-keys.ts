@@ -1,0 +1,115 @@
+/**
+ * Which key signs a record, and which certificate opens the authority's TLS door.
+ *
+ * - The location names an uploaded certificate (`country_config.certificate_id`): that one.
+ * - Otherwise, with a test key: the account's sandbox certificate, generated on first use
+ *   and kept sealed, so sandbox records carry a real, verifiable signature.
+ * - Otherwise (live key, no certificate): 400: a live record cannot be signed.
+ * The real authority sandbox (`X-Svc-Sandbox: authority`) and live submissions need an
+ * uploaded certificate: the authorities do not know our sandbox certificates.
+ *
+ * Keys are parsed once and cached in the process: uploaded ones for CACHE_MS (a
+ * certificate deleted on another node stops being used within that time; on this node at
+ * once), sandbox ones for the life of the process (they never change).
+ */
+import { toSigningKey } from '../certificates/signing-key.ts';
+import { generateSandboxCertificate } from '../certificates/sandbox-certificate.ts';
+import { ApiError, badRequest } from '../core/errors.ts';
+import type { LocationForFiscal, SigningKey } from '../countries/types.ts';
+import { seal, unseal } from '../crypto/sealed.ts';
+import { sandboxCertificatesRepo } from '../store/repos/sandbox-certificates-repo.ts';
+import type { CertificateService } from './certificates.ts';
+import type { Deps } from './deps.ts';
+
+const CACHE_MS = 60_000;
+const sandboxAad = (accountId: string) => `sandbox-certificate:${accountId}`;
+
+export const SIGNING_ERRORS = {
+  liveNeedsCertificate: 'country_config.certificate_id is required: live records are signed with an uploaded certificate (POST /v1/certificates)',
+  authorityNeedsCertificate:
+    'X-Svc-Sandbox: authority needs an uploaded certificate: upload one (POST /v1/certificates) and set country_config.certificate_id',
+  certificateMissing: 'certificate not found',
+} as const;
+
+export function createSigningKeyService(deps: Deps, certificates: Pick<CertificateService, 'loadSigningMaterial'>) {
+  const { db, clock, keys } = deps;
+  const uploaded = new Map<string, { key: SigningKey; until: number }>();
+  const sandbox = new Map<string, Promise<SigningKey>>();
+
+  const certificateIdOf = (location: LocationForFiscal): string | undefined => {
+    const id = location.config.certificate_id;
+    return typeof id === 'string' && id !== '' ? id : undefined;
+  };
+
+  async function uploadedKey(accountId: string, certificateId: string): Promise<SigningKey> {
+    const cacheKey = `${accountId}:${certificateId}`;
+    const hit = uploaded.get(cacheKey);
+    if (hit && hit.until > Date.now()) return hit.key;
+    let key: SigningKey;
+    try {
+      key = toSigningKey(await certificates.loadSigningMaterial(accountId, certificateId), 'uploaded');
+    } catch (err) {
+      // The location names a certificate that is gone: a configuration error of the request's location.
+      if (err instanceof ApiError && err.status === 404) throw badRequest(SIGNING_ERRORS.certificateMissing);
+      throw err;
+    }
+    uploaded.set(cacheKey, { key, until: Date.now() + CACHE_MS });
+    return key;
+  }
+
+  async function loadSandboxKey(accountId: string): Promise<SigningKey> {
+    let row = await sandboxCertificatesRepo.get(db, accountId);
+    if (!row) {
+      const now = clock.now();
+      const m = await generateSandboxCertificate(accountId, now);
+      row = await db.transaction((tx) =>
+        sandboxCertificatesRepo.insertOrGet(tx, {
+          account_id: accountId,
+          certificate_pem: m.certificatePem,
+          key_material: seal(keys.seal, m.privateKeyPem, sandboxAad(accountId)),
+          created_at: now,
+        }),
+      );
+    }
+    return toSigningKey({ privateKeyPem: unseal(keys.seal, row.key_material, sandboxAad(accountId)), certificatePem: row.certificate_pem, chainPem: [] }, 'sandbox');
+  }
+
+  function sandboxKey(accountId: string): Promise<SigningKey> {
+    let p = sandbox.get(accountId);
+    if (!p) {
+      p = loadSandboxKey(accountId);
+      sandbox.set(accountId, p);
+      p.catch(() => sandbox.delete(accountId));
+    }
+    return p;
+  }
+
+  return {
+    /** The key a record of this location is signed with. */
+    async forRecord(location: LocationForFiscal, environment: 'test' | 'live'): Promise<SigningKey> {
+      const certificateId = certificateIdOf(location);
+      if (certificateId) return uploadedKey(location.account_id, certificateId);
+      if (environment === 'test') return sandboxKey(location.account_id);
+      throw badRequest(SIGNING_ERRORS.liveNeedsCertificate);
+    },
+
+    /** The TLS client certificate for the real authority; 400 when the location has none. */
+    async forAuthority(location: LocationForFiscal): Promise<SigningKey> {
+      const certificateId = certificateIdOf(location);
+      if (!certificateId) throw badRequest(SIGNING_ERRORS.authorityNeedsCertificate);
+      return uploadedKey(location.account_id, certificateId);
+    },
+
+    /** A certificate was deleted or replaced in this process: stop using the cached key now. */
+    forget(accountId: string, certificateId: string): void {
+      uploaded.delete(`${accountId}:${certificateId}`);
+    },
+
+    /** The account's sandbox certificate (PEM), for integrators who verify sandbox signatures. */
+    async sandboxCertificatePem(accountId: string): Promise<string> {
+      return (await sandboxKey(accountId)).certificatePem;
+    },
+  };
+}
+
+export type SigningKeyService = ReturnType<typeof createSigningKeyService>;
