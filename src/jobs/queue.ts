@@ -63,6 +63,26 @@ export const jobsRepo = {
     return res.rows[0]!;
   },
 
+  /** Enqueues several jobs in one statement (a batch of creates); returns their ids in order. */
+  async enqueueMany(q: Queryable, inputs: readonly EnqueueInput[], now: Date): Promise<string[]> {
+    if (inputs.length === 0) return [];
+    const ids = inputs.map(() => newId());
+    const values: unknown[] = [];
+    const rows = inputs.map((input, i) => {
+      const b = values.length;
+      values.push(ids[i], input.kind, input.accountId ?? null, input.transactionId ?? null, JSON.stringify(input.payload ?? {}), input.maxAttempts, input.runAt);
+      return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, 'pending', 0, $${b + 6}, $${b + 7}, $NOW, $NOW)`;
+    });
+    values.push(now);
+    const nowParam = `$${values.length}`;
+    await q.query(
+      `INSERT INTO jobs (id, kind, account_id, transaction_id, payload, status, attempt, max_attempts, run_at, created_at, updated_at)
+       VALUES ${rows.join(', ').replaceAll('$NOW', nowParam)}`,
+      values,
+    );
+    return ids;
+  },
+
   /**
    * Enqueues a scheduled job (kind `scheduled:…`) unless one is already waiting or running:
    * any number of nodes may call this at start; one instance exists.

@@ -1,7 +1,7 @@
 import { newId } from '../core/ids.ts';
 import { jobsRepo } from '../jobs/queue.ts';
 import type { Queryable } from '../store/db.ts';
-import { eventsRepo, webhookDeliveriesRepo, webhooksRepo } from '../store/repos/webhooks-repo.ts';
+import { eventsRepo, webhookDeliveriesRepo, webhooksRepo, type WebhookRow } from '../store/repos/webhooks-repo.ts';
 import type { Deps } from './deps.ts';
 import { EVENT_TYPES, type EventInput, type EventPublisher, type EventType } from './events.ts';
 
@@ -60,13 +60,22 @@ const RESERVED = new Set(['id', 'event', 'timestamp']);
  * a process that runs a worker; it is a hint (the transaction may still roll back).
  */
 export function createEventPublisher(deps: Pick<Deps, 'log'>, opts: { onEnqueued?: () => void } = {}): WebhookEventPublisher {
-  async function publishEvent(tx: Queryable, event: EventInput, now: Date, o: PublishOptions = {}): Promise<PublishResult> {
+  const checkType = (event: EventInput) => {
     if (!(EVENT_TYPES as readonly string[]).includes(event.type)) throw new Error(`unknown event type ${event.type}`);
+  };
+
+  async function publishEvent(tx: Queryable, event: EventInput, now: Date, o: PublishOptions = {}): Promise<PublishResult> {
+    checkType(event);
     const eventId = newId();
     const names = namesOf(event.type);
     const excluded = new Set(o.excludeSubscriptionIds ?? []);
     const matched = await eventsRepo.insertAndMatch(tx, { id: eventId, account_id: event.accountId, type: event.type, data: event.data, created_at: now }, names);
-    const subs = matched.filter((s) => !excluded.has(s.id));
+    return deliverTo(tx, eventId, event, matched.filter((s) => !excluded.has(s.id)), now);
+  }
+
+  /** One delivery (log row + job) per subscription that asked for the event under either name. */
+  async function deliverTo(tx: Queryable, eventId: string, event: EventInput, subs: readonly WebhookRow[], now: Date): Promise<PublishResult> {
+    const names = namesOf(event.type);
     const rest = Object.fromEntries(Object.entries(event.data).filter(([k]) => !RESERVED.has(k)));
     const deliveryIds: string[] = [];
     for (const sub of subs) {
@@ -113,6 +122,21 @@ export function createEventPublisher(deps: Pick<Deps, 'log'>, opts: { onEnqueued
     publishEvent,
     async publish(tx, event, now) {
       await publishEvent(tx, event, now);
+    },
+    /** Several events of one batch: one insert and one subscription lookup for all of them. */
+    async publishMany(tx, events, now) {
+      if (events.length <= 1) {
+        for (const e of events) await publishEvent(tx, e, now);
+        return;
+      }
+      events.forEach(checkType);
+      const rows = events.map((e) => ({ id: newId(), account_id: e.accountId, type: e.type, data: e.data, created_at: now }));
+      const matched = await eventsRepo.insertManyAndMatch(tx, rows, [...new Set(events.flatMap((e) => namesOf(e.type)))]);
+      for (const [i, e] of events.entries()) {
+        const names = namesOf(e.type);
+        const subs = matched.filter((s) => s.account_id === e.accountId && names.some((n) => s.events.includes(n)));
+        if (subs.length) await deliverTo(tx, rows[i]!.id, e, subs, now);
+      }
     },
   };
 }

@@ -35,4 +35,6 @@ export interface EventInput {
  */
 export interface EventPublisher {
   publish(tx: Queryable, event: EventInput, now: Date): Promise<void>;
+  /** Several events in one go (a batch of creates), each delivered as `publish` would. */
+  publishMany(tx: Queryable, events: readonly EventInput[], now: Date): Promise<void>;
 }

@@ -3,11 +3,11 @@ import { ApiError, badRequest, conflict, forbidden, notFound } from '../core/err
 import { newId } from '../core/ids.ts';
 import { allowsCountry } from '../core/permissions.ts';
 import { stableStringify } from '../core/stable-json.ts';
-import { KeyedMutex } from '../core/keyed-mutex.ts';
+import { GroupCommitter } from '../core/group-commit.ts';
 import { normalizeTransactionRequest } from '../core/transaction-request.ts';
 import { getSystem } from '../countries/registry.ts';
 import type { FiscalSystem, LocationForFiscal, SigningKey, SoftwareIdentity, TransactionDraft, TransactionStatus } from '../countries/types.ts';
-import { jobsRepo } from '../jobs/queue.ts';
+import { jobsRepo, type EnqueueInput } from '../jobs/queue.ts';
 import { isUniqueViolation, type Queryable } from '../store/db.ts';
 import { fiscalRecordsRepo, type FiscalRecordRow } from '../store/repos/fiscal-records-repo.ts';
 import { locationsRepo, type LocationRow } from '../store/repos/locations-repo.ts';
@@ -51,6 +51,29 @@ export interface TransactionDeps extends Deps {
   signingKeys: SigningKeyService;
 }
 
+/** One append: everything a record needs before it takes its place in the chain. */
+interface AppendParams {
+  id: string;
+  auth: AuthContext;
+  system: FiscalSystem;
+  location: LocationForFiscal;
+  draft: TransactionDraft;
+  kind: 'record' | 'cancellation';
+  type: TransactionRow['type'];
+  idempotencyKey: string;
+  hash: string;
+  requestPayload: unknown;
+  sandboxMode: 'stub' | 'authority';
+  original?: TransactionRow | undefined;
+  originalRecord?: FiscalRecordRow | undefined;
+  signingKey?: SigningKey | undefined;
+}
+
+interface Stored {
+  row: TransactionRow;
+  jobId: string | null;
+}
+
 export interface CreateHeaders {
   idempotencyKey?: string | undefined;
   timeout?: string | undefined;
@@ -59,11 +82,18 @@ export interface CreateHeaders {
 
 export function createTransactionService(deps: TransactionDeps) {
   const { db, clock } = deps;
-  const chains = new KeyedMutex();
+  /** Appends queue per chain and commit in batches (see GroupCommitter). */
+  const appends = new GroupCommitter<AppendParams, Stored>((chainKey, items) => db.transaction((tx) => appendBatch(tx, chainKey, items)));
 
-  /** One append per chain at a time in this process (see KeyedMutex), then the DB transaction. */
-  const appendTo = <T>(system: FiscalSystem, location: LocationForFiscal, draft: TransactionDraft, fn: (tx: Queryable) => Promise<T>) =>
-    chains.run(system.chainKey({ location, tx: draft }), () => db.transaction(fn));
+  /** The chain a record joins: its system's chain, or the side sequence of annulments outside the chain. */
+  function chainKeyOf(p: Pick<AppendParams, 'system' | 'location' | 'draft' | 'kind'>): string {
+    const main = p.system.chainKey({ location: p.location, tx: p.draft });
+    // An annulment that is not a link of the chain (TicketBAI, SII, SDI, myDATA, PT) is
+    // numbered in a side sequence of its own, so the chain and its numbering stay whole.
+    return p.kind === 'cancellation' && !p.system.capabilities.cancellationJoinsChain ? `${main}#annulments` : main;
+  }
+
+  const append = (p: AppendParams): Promise<Stored> => appends.run(chainKeyOf(p), p);
 
   /**
    * The key the record is signed with (systems that sign with the issuer's certificate),
@@ -104,106 +134,104 @@ export function createTransactionService(deps: TransactionDeps) {
   }
 
   /**
-   * Stores a transaction with its fiscal record, chained, and its submit job: one
-   * database transaction (the transactional outbox). The chain head is locked first, so
-   * appends to one chain are serial and the chain never forks.
+   * Stores a batch of transactions of one chain with their fiscal records, chained, and
+   * their submit jobs: one database transaction (the transactional outbox). The chain
+   * head is locked first, so appends to one chain are serial and the chain never forks;
+   * each record is built on the one before it.
    */
-  async function persist(
-    tx: Queryable,
-    p: {
-      id: string; auth: AuthContext; system: FiscalSystem; location: LocationForFiscal; draft: TransactionDraft;
-      kind: 'record' | 'cancellation'; type: TransactionRow['type']; idempotencyKey: string; hash: string; requestPayload: unknown;
-      sandboxMode: 'stub' | 'authority'; original?: TransactionRow | undefined; originalRecord?: FiscalRecordRow | undefined;
-      signingKey?: SigningKey | undefined;
-    },
-  ): Promise<{ row: TransactionRow; jobId: string | null }> {
+  async function appendBatch(tx: Queryable, chainKey: string, items: readonly AppendParams[]): Promise<Stored[]> {
     const now = clock.now();
-    const status = p.system.initialStatus(p.location);
-    // The submit job goes in first (its foreign key is checked at commit): the chain head
-    // lock below is then held for as few round trips as possible.
-    let jobId: string | null = null;
-    if (status === 'pending') {
-      const job = await jobsRepo.enqueue(tx, {
-        kind: SUBMIT_JOB, accountId: p.auth.accountId, transactionId: p.id, maxAttempts: submitJobMaxAttempts(p.system, deps.maxAttempts), runAt: now,
-      }, now);
-      jobId = job.id;
-    }
-    // An annulment that is not a link of the chain (TicketBAI, SII, SDI, myDATA, PT) is
-    // numbered in a side sequence of its own, so the chain and its numbering stay whole.
-    const mainChain = p.system.chainKey({ location: p.location, tx: p.draft });
-    const chainKey = p.kind === 'cancellation' && !p.system.capabilities.cancellationJoinsChain ? `${mainChain}#annulments` : mainChain;
     const head = await fiscalRecordsRepo.lockChainHead(tx, chainKey, now);
-    const seq = head.seq + 1;
-    const numbering = p.kind === 'record' ? p.system.numberingKey?.({ location: p.location, tx: p.draft }) : undefined;
-    const number = numbering ? await fiscalRecordsRepo.nextNumber(tx, numbering, now) : undefined;
-    const record = p.system.build({
-      transactionId: p.id,
-      kind: p.kind,
-      tx: p.draft,
-      original: p.original
-        ? {
-            transactionId: p.original.id, fiscalId: p.original.fiscal_id, tx: p.original.normalized,
-            issuedAt: (p.originalRecord?.created_at ?? p.original.created_at).toISOString(),
-            documentNumber: p.originalRecord?.document_number ?? null, upstreamId: p.original.fiscal_id_upstream,
-          }
-        : undefined,
-      location: p.location,
-      environment: p.auth.environment,
-      now,
-      chain: {
-        seq,
-        number,
-        previous: head.seq === 0 ? null : {
-          fingerprint: head.last_fingerprint, fiscalId: head.last_fiscal_id, issuedAt: (head.last_issued_at ?? now).toISOString(), linkData: head.last_link,
-        },
-      },
-      software: deps.software,
-      signingKey: p.signingKey,
-    });
-    const row: TransactionRow = {
-      id: p.id,
-      account_id: p.auth.accountId,
-      location_id: p.location.id,
-      environment: p.auth.environment,
-      type: p.type,
-      status,
-      amount: p.draft.total_amount,
-      currency: p.draft.currency,
-      country: p.location.country,
-      system: p.system.key,
-      idempotency_key: p.idempotencyKey,
-      request_hash: p.hash,
-      request_payload: p.requestPayload,
-      normalized: p.draft,
-      response_payload: {},
-      fiscal_id: record.fiscalId,
-      fiscal_id_upstream: null,
-      error_message: null,
-      render_hints: record.renderHints,
-      sandbox_mode: p.sandboxMode,
-      cancels_id: p.original?.id ?? null,
-      cancelled_by_id: null,
-      deadline_at: status === 'success' ? null : deadlineOf(p.system, now),
-      offline_until: null,
-      submitted_at: null,
-      completed_at: status === 'success' ? now : null,
-      created_at: now,
-      updated_at: now,
+    let previous = head.seq === 0
+      ? null
+      : { fingerprint: head.last_fingerprint, fiscalId: head.last_fiscal_id, issuedAt: (head.last_issued_at ?? now).toISOString(), linkData: head.last_link };
+    let seq = head.seq;
+    let last: { fingerprint: string | null; fiscalId: string | null; link: Record<string, string> | null } = {
+      fingerprint: head.last_fingerprint, fiscalId: head.last_fiscal_id, link: head.last_link,
     };
-    await transactionsRepo.insertWithRecord(tx, row, {
-      id: newId(), transaction_id: p.id, account_id: p.auth.accountId, system: p.system.key, kind: p.kind, chain_key: chainKey, seq,
-      previous_fingerprint: head.last_fingerprint, fingerprint: record.fingerprint, fiscal_id: record.fiscalId,
-      document_number: record.documentNumber ?? null, qr_data: record.qrData,
-      content_type: record.contentType, body: record.body, placeholder: record.placeholder, created_at: now,
-    }, record.linkData ?? null);
-    if (p.original) await transactionsRepo.update(tx, p.original.id, { cancelled_by_id: p.id }, now);
-
-    if (status === 'success') {
-      // Locally signed records (FR, PT) are final at creation: fiscalized now.
-      if (p.original) await transactionsRepo.update(tx, p.original.id, { status: 'cancelled' }, now, CANCELLABLE);
-      await deps.events.publish(tx, completionEvent(row, now), now);
+    const rows: { t: TransactionRow; r: FiscalRecordRow }[] = [];
+    const jobs: { index: number; input: EnqueueInput }[] = [];
+    for (const [index, p] of items.entries()) {
+      seq += 1;
+      const status = p.system.initialStatus(p.location);
+      const numbering = p.kind === 'record' ? p.system.numberingKey?.({ location: p.location, tx: p.draft }) : undefined;
+      const number = numbering ? await fiscalRecordsRepo.nextNumber(tx, numbering, now) : undefined;
+      const record = p.system.build({
+        transactionId: p.id,
+        kind: p.kind,
+        tx: p.draft,
+        original: p.original
+          ? {
+              transactionId: p.original.id, fiscalId: p.original.fiscal_id, tx: p.original.normalized,
+              issuedAt: (p.originalRecord?.created_at ?? p.original.created_at).toISOString(),
+              documentNumber: p.originalRecord?.document_number ?? null, upstreamId: p.original.fiscal_id_upstream,
+            }
+          : undefined,
+        location: p.location,
+        environment: p.auth.environment,
+        now,
+        chain: { seq, number, previous },
+        software: deps.software,
+        signingKey: p.signingKey,
+      });
+      const t: TransactionRow = {
+        id: p.id,
+        account_id: p.auth.accountId,
+        location_id: p.location.id,
+        environment: p.auth.environment,
+        type: p.type,
+        status,
+        amount: p.draft.total_amount,
+        currency: p.draft.currency,
+        country: p.location.country,
+        system: p.system.key,
+        idempotency_key: p.idempotencyKey,
+        request_hash: p.hash,
+        request_payload: p.requestPayload,
+        normalized: p.draft,
+        response_payload: {},
+        fiscal_id: record.fiscalId,
+        fiscal_id_upstream: null,
+        error_message: null,
+        render_hints: record.renderHints,
+        sandbox_mode: p.sandboxMode,
+        cancels_id: p.original?.id ?? null,
+        cancelled_by_id: null,
+        deadline_at: status === 'success' ? null : deadlineOf(p.system, now),
+        offline_until: null,
+        submitted_at: null,
+        completed_at: status === 'success' ? now : null,
+        created_at: now,
+        updated_at: now,
+      };
+      rows.push({
+        t,
+        r: {
+          id: newId(), transaction_id: p.id, account_id: p.auth.accountId, system: p.system.key, kind: p.kind, chain_key: chainKey, seq,
+          previous_fingerprint: last.fingerprint, fingerprint: record.fingerprint, fiscal_id: record.fiscalId,
+          document_number: record.documentNumber ?? null, qr_data: record.qrData,
+          content_type: record.contentType, body: record.body, placeholder: record.placeholder, created_at: now,
+        },
+      });
+      if (status === 'pending') {
+        jobs.push({ index, input: { kind: SUBMIT_JOB, accountId: p.auth.accountId, transactionId: p.id, maxAttempts: submitJobMaxAttempts(p.system, deps.maxAttempts), runAt: now } });
+      }
+      last = { fingerprint: record.fingerprint, fiscalId: record.fiscalId, link: record.linkData ?? null };
+      previous = { fingerprint: record.fingerprint, fiscalId: record.fiscalId, issuedAt: now.toISOString(), linkData: record.linkData ?? null };
     }
-    return { row, jobId };
+    await transactionsRepo.insertManyWithRecords(tx, rows, { chainKey, seq, fingerprint: last.fingerprint, fiscalId: last.fiscalId, issuedAt: now, link: last.link });
+    const jobIds = await jobsRepo.enqueueMany(tx, jobs.map((j) => j.input), now);
+    const jobOf = new Map(jobs.map((j, i) => [j.index, jobIds[i]!]));
+
+    for (const [i, p] of items.entries()) {
+      if (!p.original) continue;
+      await transactionsRepo.update(tx, p.original.id, { cancelled_by_id: p.id }, now);
+      // Locally signed records (FR, PT) are final at creation, and so is their annulment.
+      if (rows[i]!.t.status === 'success') await transactionsRepo.update(tx, p.original.id, { status: 'cancelled' }, now, CANCELLABLE);
+    }
+    // Fiscalized at creation (FR, PT): the completion event commits with the record.
+    await deps.events.publishMany(tx, rows.filter((r) => r.t.status === 'success').map((r) => completionEvent(r.t, now)), now);
+    return rows.map((r, i) => ({ row: r.t, jobId: jobOf.get(i) ?? null }));
   }
 
   /** Waits up to the inline budget for the authority, then answers with whatever status was reached. */
@@ -251,14 +279,12 @@ export function createTransactionService(deps: TransactionDeps) {
     const finalDraft: TransactionDraft = { ...draft, metadata };
     const signingKey = await signingKeyFor(system, location, auth.environment, sandboxMode);
 
-    let stored: { row: TransactionRow; jobId: string | null };
+    let stored: Stored;
     try {
-      stored = await appendTo(system, location, finalDraft, (tx) =>
-        persist(tx, {
-          id: newId(), auth, system, location, draft: finalDraft, kind: 'record', type: draft.type,
-          idempotencyKey: h.key, hash, requestPayload: body, sandboxMode, signingKey,
-        }),
-      );
+      stored = await append({
+        id: newId(), auth, system, location, draft: finalDraft, kind: 'record', type: draft.type,
+        idempotencyKey: h.key, hash, requestPayload: body, sandboxMode, signingKey,
+      });
     } catch (err) {
       // A concurrent request with the same key committed first: the unique index waited for it.
       if (isUniqueViolation(err, 'transactions_idempotency_key')) {
@@ -314,13 +340,12 @@ export function createTransactionService(deps: TransactionDeps) {
       metadata: { ...original.normalized.metadata, ...(reason ? { cancellation_reason: reason } : {}) },
     };
     try {
-      const stored = await appendTo(system, location, draft, async (tx) => {
-        const originalRecord = await fiscalRecordsRepo.getForTransaction(tx, original.id);
-        return persist(tx, {
-          id: newId(), auth, system, location, draft, kind: 'cancellation', type: 'cancellation',
-          idempotencyKey: `cancel:${original.id}`, hash: `cancel:${original.id}`, requestPayload: { reason: reason ?? null },
-          sandboxMode: original.sandbox_mode ?? 'stub', original, originalRecord, signingKey,
-        });
+      // The original's record never changes once written: read outside the append.
+      const originalRecord = await fiscalRecordsRepo.getForTransaction(db, original.id);
+      const stored = await append({
+        id: newId(), auth, system, location, draft, kind: 'cancellation', type: 'cancellation',
+        idempotencyKey: `cancel:${original.id}`, hash: `cancel:${original.id}`, requestPayload: { reason: reason ?? null },
+        sandboxMode: original.sandbox_mode ?? 'stub', original, originalRecord, signingKey,
       });
       const settled = await settleInline(stored.row, stored.jobId, system, undefined);
       return { transaction: toTransactionView(settled), created: true };

@@ -85,6 +85,36 @@ export const transactionsRepo = {
     );
   },
 
+  /**
+   * A batch of appends to one chain (services/transactions.ts, group commit) in one
+   * statement: the transactions, their fiscal records, and the chain head moved to the
+   * last of them.
+   */
+  async insertManyWithRecords(
+    q: Queryable,
+    items: readonly { t: TransactionRow; r: FiscalRecordRow }[],
+    head: { chainKey: string; seq: number; fingerprint: string | null; fiscalId: string | null; issuedAt: Date; link: Record<string, string> | null },
+  ): Promise<void> {
+    const cols = Object.keys(items[0]!.t) as (keyof TransactionRow)[];
+    const values: unknown[] = [];
+    const param = (v: unknown) => `$${values.push(v)}`;
+    const txRows = items.map(({ t }) => `(${cols.map((c) => param(JSON_COLUMNS.has(c) ? JSON.stringify(t[c]) : t[c])).join(', ')})`);
+    const recRows = items.map(({ r }) =>
+      `(${[r.id, r.transaction_id, r.account_id, r.system, r.kind, r.chain_key, r.seq, r.previous_fingerprint, r.fingerprint,
+        r.fiscal_id, r.document_number, r.qr_data, r.content_type, r.body, r.placeholder, r.created_at].map(param).join(', ')})`);
+    await q.query(
+      `WITH tx AS (INSERT INTO transactions (${cols.join(', ')}) VALUES ${txRows.join(', ')}),
+       rec AS (
+         INSERT INTO fiscal_records (id, transaction_id, account_id, system, kind, chain_key, seq, previous_fingerprint, fingerprint,
+           fiscal_id, document_number, qr_data, content_type, body, placeholder, created_at)
+         VALUES ${recRows.join(', ')})
+       UPDATE chain_heads SET seq = ${param(head.seq)}, last_fingerprint = ${param(head.fingerprint)}, last_fiscal_id = ${param(head.fiscalId)},
+         last_issued_at = ${param(head.issuedAt)}, updated_at = ${param(head.issuedAt)}, last_link = ${param(head.link === null ? null : JSON.stringify(head.link))}::jsonb
+       WHERE chain_key = ${param(head.chainKey)}`,
+      values,
+    );
+  },
+
   async get(q: Queryable, accountId: string, id: string): Promise<TransactionRow | undefined> {
     if (!isUuid(id)) return undefined;
     return fix((await q.query<TransactionRow>('SELECT * FROM transactions WHERE account_id = $1 AND id = $2', [accountId, id])).rows[0]);

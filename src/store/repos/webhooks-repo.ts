@@ -174,6 +174,26 @@ export const eventsRepo = {
     return res.rows.map(webhookOf);
   },
 
+  /**
+   * Several events in one statement, and the subscriptions of their accounts that want
+   * any of `types` (a batch of creates: services/transactions.ts).
+   */
+  async insertManyAndMatch(q: Queryable, events: readonly EventRow[], types: readonly string[]): Promise<WebhookRow[]> {
+    const values: unknown[] = [];
+    const param = (v: unknown) => `$${values.push(v)}`;
+    const rows = events.map((e) => `(${[e.id, e.account_id, e.type, JSON.stringify(e.data), e.created_at].map(param).join(', ')})`);
+    const accounts = param([...new Set(events.map((e) => e.account_id))]);
+    const wanted = param([...types]);
+    const res = await q.query<WebhookRow>(
+      `WITH ins AS (INSERT INTO events (id, account_id, type, data, created_at) VALUES ${rows.join(', ')})
+       SELECT * FROM webhook_subscriptions
+       WHERE account_id = ANY(${accounts}::uuid[]) AND enabled AND deleted_at IS NULL AND events ?| ${wanted}::text[]
+       ORDER BY created_at, id`,
+      values,
+    );
+    return res.rows.map(webhookOf);
+  },
+
   async insert(q: Queryable, e: EventRow): Promise<void> {
     await q.query(
       'INSERT INTO events (id, account_id, type, data, created_at) VALUES ($1, $2, $3, $4, $5)',

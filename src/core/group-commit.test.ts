@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { GroupCommitter } from './group-commit.ts';
+
+const tick = () => new Promise((r) => setTimeout(r, 5));
+
+describe('GroupCommitter', () => {
+  it('batches what queues up while a batch runs, in arrival order', async () => {
+    const batches: number[][] = [];
+    const g = new GroupCommitter<number, string>(async (_key, items) => {
+      batches.push(items);
+      await tick();
+      return items.map((i) => `r${i}`);
+    });
+    const results = await Promise.all([1, 2, 3, 4, 5].map((i) => g.run('chain', i)));
+    expect(results).toEqual(['r1', 'r2', 'r3', 'r4', 'r5']);
+    // The first arrives alone; the four that queued meanwhile share the next transaction.
+    expect(batches).toEqual([[1], [2, 3, 4, 5]]);
+    expect(g.size).toBe(0);
+  });
+
+  it('never runs two batches of one key at once, but runs keys side by side', async () => {
+    let running = 0;
+    let maxSameKey = 0;
+    const perKey = new Map<string, number>();
+    let maxKeys = 0;
+    const g = new GroupCommitter<number, number>(async (key, items) => {
+      perKey.set(key, (perKey.get(key) ?? 0) + 1);
+      maxSameKey = Math.max(maxSameKey, perKey.get(key)!);
+      running++;
+      maxKeys = Math.max(maxKeys, running);
+      await tick();
+      running--;
+      perKey.set(key, perKey.get(key)! - 1);
+      return items;
+    }, 3);
+    await Promise.all(Array.from({ length: 20 }, (_, i) => g.run(i % 2 ? 'a' : 'b', i)));
+    expect(maxSameKey).toBe(1);
+    expect(maxKeys).toBe(2);
+  });
+
+  it('respects the batch bound', async () => {
+    const sizes: number[] = [];
+    const g = new GroupCommitter<number, number>(async (_k, items) => {
+      sizes.push(items.length);
+      await tick();
+      return items;
+    }, 4);
+    await Promise.all(Array.from({ length: 10 }, (_, i) => g.run('k', i)));
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(4);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(10);
+  });
+
+  it('isolates a failing item: the batch is retried item by item', async () => {
+    const calls: number[][] = [];
+    const g = new GroupCommitter<number, number>(async (_k, items) => {
+      calls.push(items);
+      await tick();
+      if (items.includes(3)) throw new Error('bad 3');
+      return items.map((i) => i * 10);
+    });
+    const settled = await Promise.allSettled([1, 2, 3, 4].map((i) => g.run('k', i)));
+    expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message))).toEqual([10, 20, 'bad 3', 40]);
+    expect(calls).toEqual([[1], [2, 3, 4], [2], [3], [4]]);
+  });
+});
