@@ -2,8 +2,9 @@
  * Which key signs a record, and which certificate opens the authority's TLS door.
  *
  * - The location names an uploaded certificate (`country_config.certificate_id`): that one.
- * - Otherwise, with a test key: the account's sandbox certificate, generated on first use
- *   and kept sealed, so sandbox records carry a real, verifiable signature.
+ * - Test keys with the stub authority, when the location names none or names one not
+ *   uploaded: the account's sandbox certificate, generated on first use and kept
+ *   sealed, so sandbox records carry a real, verifiable signature.
  * - Otherwise (live key, no certificate): 400: a live record cannot be signed.
  * The real authority sandbox (`X-Svc-Sandbox: authority`) and live submissions need an
  * uploaded certificate: the authorities do not know our sandbox certificates.
@@ -86,11 +87,22 @@ export function createSigningKeyService(deps: Deps, certificates: Pick<Certifica
 
   return {
     /** The key a record of this location is signed with. */
-    async forRecord(location: LocationForFiscal, environment: 'test' | 'live'): Promise<SigningKey> {
+    async forRecord(location: LocationForFiscal, environment: 'test' | 'live', mode: 'stub' | 'authority'): Promise<SigningKey> {
       const certificateId = certificateIdOf(location);
+      if (environment === 'test' && mode === 'stub') {
+        // Spec "Sandbox": on test keys the request works without a certificate. A named
+        // certificate not uploaded (yet) falls back to the sandbox one.
+        if (certificateId) {
+          try {
+            return await uploadedKey(location.account_id, certificateId);
+          } catch (err) {
+            if (!(err instanceof ApiError && err.message === SIGNING_ERRORS.certificateMissing)) throw err;
+          }
+        }
+        return sandboxKey(location.account_id);
+      }
       if (certificateId) return uploadedKey(location.account_id, certificateId);
-      if (environment === 'test') return sandboxKey(location.account_id);
-      throw badRequest(SIGNING_ERRORS.liveNeedsCertificate);
+      throw badRequest(environment === 'live' ? SIGNING_ERRORS.liveNeedsCertificate : SIGNING_ERRORS.authorityNeedsCertificate);
     },
 
     /** The TLS client certificate for the real authority; 400 when the location has none. */

@@ -102,7 +102,7 @@ export function createTransactionService(deps: TransactionDeps) {
    */
   async function signingKeyFor(system: FiscalSystem, location: LocationForFiscal, environment: 'test' | 'live', mode: 'stub' | 'authority') {
     if (mode === 'authority' && system.capabilities.submission !== 'none') await deps.signingKeys.forAuthority(location);
-    return system.capabilities.signsWithCertificate ? deps.signingKeys.forRecord(location, environment) : undefined;
+    return system.capabilities.signsWithCertificate ? deps.signingKeys.forRecord(location, environment, mode) : undefined;
   }
 
   function usableLocation(auth: AuthContext, row: LocationRow | undefined): { system: FiscalSystem; location: LocationForFiscal } {

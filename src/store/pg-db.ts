@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import pg from 'pg';
 import { DbUnavailableError } from '../core/errors.ts';
 import type { Db, Queryable, QueryResult } from './db.ts';
@@ -19,6 +20,25 @@ function classify(err: unknown): unknown {
   return err;
 }
 
+/**
+ * Named (server-side prepared) statements: PostgreSQL parses and plans a named statement
+ * once per connection instead of at every call, which is a good part of its CPU per
+ * request for the small statements of a create (authentication, location lookup, chain
+ * head). The names are a hash of the SQL text. Statements built with a varying shape (a
+ * batch insert of N rows) would each leave a prepared statement on every connection, so
+ * only the first MAX_PREPARED distinct texts are prepared; later ones run unnamed.
+ */
+const MAX_PREPARED = 500;
+const prepared = new Map<string, string>();
+function statementName(sql: string): string | undefined {
+  let name = prepared.get(sql);
+  if (name === undefined && prepared.size < MAX_PREPARED) {
+    name = `s_${crypto.createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+    prepared.set(sql, name);
+  }
+  return name;
+}
+
 export interface PgDbOptions {
   max?: number;
   connectionTimeoutMillis?: number;
@@ -37,7 +57,10 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
 
   const run = async <T>(q: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> => {
     try {
-      const res = await q.query(sql, params as unknown[] | undefined);
+      const name = params?.length ? statementName(sql) : undefined;
+      const res = name
+        ? await q.query({ name, text: sql, values: params as unknown[] })
+        : await q.query(sql, params as unknown[] | undefined);
       return { rows: res.rows as T[], rowCount: res.rowCount ?? res.rows.length };
     } catch (err) {
       throw classify(err);
