@@ -1,13 +1,14 @@
 /**
  * The plug-in contract, checked for every system at once: capabilities, chain keys,
- * deterministic placeholder builds, and the sandbox magic values.
+ * deterministic builds (placeholders until a country's real format lands), and the
+ * sandbox magic values.
  */
 import { describe, it, expect } from 'vitest';
 import { SYSTEMS } from './registry.ts';
 import { TransportError, type FiscalSystem, type SystemKey } from './types.ts';
 import { SANDBOX_OUTCOME_INVALID } from './shared/sandbox.ts';
 import { expect400 } from './shared/test-helpers.ts';
-import { CONFIGS, LOCATION_ID, NOW, TX_ID, draft, location, stored, submitCtx, txCtx, validatedBuild } from './shared/test-fixtures.ts';
+import { CONFIGS, LOCATION_ID, NOW, TX_ID, draft, fixedSigningKey, location, stored, submitCtx, txCtx, validatedBuild } from './shared/test-fixtures.ts';
 
 /** A sale each system accepts with the given extra metadata. */
 function validSale(key: SystemKey, metadata: Record<string, unknown> = {}) {
@@ -18,10 +19,10 @@ function validSale(key: SystemKey, metadata: Record<string, unknown> = {}) {
   return draft({ metadata: { ...base[key], ...metadata } });
 }
 
-const EXPECTED: Record<SystemKey, { chained: boolean; submission: string; initial: string; window?: number }> = {
-  'es-ticketbai': { chained: true, submission: 'realtime', initial: 'pending', window: 4 },
-  'es-verifactu': { chained: true, submission: 'realtime', initial: 'pending', window: 4 },
-  'es-sii': { chained: false, submission: 'realtime', initial: 'pending', window: 4 },
+const EXPECTED: Record<SystemKey, { chained: boolean; submission: string; initial: string; window?: number; authority?: boolean }> = {
+  'es-ticketbai': { chained: true, submission: 'realtime', initial: 'pending', window: 4, authority: true },
+  'es-verifactu': { chained: true, submission: 'realtime', initial: 'pending', window: 4, authority: true },
+  'es-sii': { chained: false, submission: 'realtime', initial: 'pending', window: 4, authority: true },
   'it-sdi': { chained: false, submission: 'notification', initial: 'pending', window: 12 },
   'it-dc': { chained: false, submission: 'realtime', initial: 'pending', window: 12 },
   'fr-nf525': { chained: true, submission: 'none', initial: 'success' },
@@ -39,7 +40,7 @@ describe.each(SYSTEMS.map((s) => [s.key, s] as [SystemKey, FiscalSystem]))('%s',
   it('capabilities', () => {
     const e = EXPECTED[key];
     expect(system.version).toMatch(/^\d+\.\d+\.\d+$/);
-    expect(system.capabilities.authorityTransport).toBe(false);
+    expect(system.capabilities.authorityTransport).toBe(e.authority ?? false);
     expect(system.capabilities.chained).toBe(e.chained);
     expect(system.capabilities.submission).toBe(e.submission);
     expect(system.capabilities.submissionWindowDays).toBe(e.window);
@@ -68,11 +69,16 @@ describe.each(SYSTEMS.map((s) => [s.key, s] as [SystemKey, FiscalSystem]))('%s',
     expect(system.validateTransaction(validSale(key, { order_ref: 'ORD-7' }), txCtx(loc)).order_ref).toBe('ORD-7');
   });
 
-  it('builds a deterministic placeholder, marked as such', () => {
+  it('builds deterministically; a placeholder says so, a real record is the system\'s XML', () => {
     const a = validatedBuild(system, loc, validSale(key)).record;
     const b = validatedBuild(system, loc, validSale(key)).record;
     expect(a).toEqual(b);
-    expect(a.placeholder).toBe(true);
+    if (!a.placeholder) {
+      // The real formats (Spain): XML, validated against the official XSDs in each system's own tests.
+      expect(a.contentType).toBe('application/xml');
+      expect(a.body.startsWith('<')).toBe(true);
+      return;
+    }
     expect(a.contentType).toBe('application/json');
     const body = JSON.parse(a.body) as Record<string, unknown>;
     expect(body).toMatchObject({ placeholder: true, transaction_id: TX_ID, kind: 'record', issued_at: NOW.toISOString() });
@@ -86,18 +92,25 @@ describe.each(SYSTEMS.map((s) => [s.key, s] as [SystemKey, FiscalSystem]))('%s',
   it('fingerprint: chained systems link to the previous record, others have none', () => {
     const first = validatedBuild(system, loc, validSale(key)).record;
     const second = validatedBuild(system, loc, validSale(key), {
-      chain: { seq: 2, previous: { fingerprint: first.fingerprint, fiscalId: first.fiscalId, issuedAt: NOW.toISOString() } },
+      chain: { seq: 2, number: 2, previous: { fingerprint: first.fingerprint, fiscalId: first.fiscalId, issuedAt: NOW.toISOString(), linkData: first.linkData ?? null } },
     }).record;
-    if (system.capabilities.chained) {
-      expect(first.fingerprint).toMatch(/^[0-9a-fA-F]{64}$/); // VERI*FACTU's huella is upper case
-      expect(second.fingerprint).not.toBe(first.fingerprint);
+    if (!system.capabilities.chained) {
+      expect(first.fingerprint).toBeNull();
+      return;
+    }
+    expect(second.fingerprint).not.toBe(first.fingerprint);
+    if (first.placeholder) {
+      expect(first.fingerprint).toMatch(/^[0-9a-fA-F]{64}$/);
       expect(JSON.parse(second.body).chain).toEqual({ seq: 2, previous_fingerprint: first.fingerprint });
     } else {
-      expect(first.fingerprint).toBeNull();
+      // The real link: VERI*FACTU repeats the previous huella; TicketBAI the first 100
+      // characters of the previous SignatureValue (FORMATS §1.5, §2.4).
+      expect(first.fingerprint).toEqual(expect.any(String));
+      expect(second.body).toContain(key === 'es-ticketbai' ? first.fingerprint!.slice(0, 100) : first.fingerprint!);
     }
   });
 
-  it('builds a cancellation placeholder naming the original', () => {
+  it('builds a cancellation naming the original', () => {
     const { tx, record } = validatedBuild(system, loc, validSale(key));
     const cancel = system.build({
       transactionId: '99999999-8888-4777-8666-555555555555',
@@ -107,22 +120,31 @@ describe.each(SYSTEMS.map((s) => [s.key, s] as [SystemKey, FiscalSystem]))('%s',
       location: loc,
       environment: 'test',
       now: NOW,
-      chain: { seq: 2, previous: { fingerprint: record.fingerprint, fiscalId: record.fiscalId, issuedAt: NOW.toISOString() } },
+      chain: { seq: 2, previous: { fingerprint: record.fingerprint, fiscalId: record.fiscalId, issuedAt: NOW.toISOString(), linkData: record.linkData ?? null } },
       software: { name: 'x', version: '1', vendorTaxId: 'A99800005' },
+      ...(system.capabilities.signsWithCertificate ? { signingKey: fixedSigningKey() } : {}),
     });
-    const body = JSON.parse(cancel.body) as Record<string, unknown>;
-    expect(body).toMatchObject({ placeholder: true, kind: 'cancellation', original: { transaction_id: TX_ID } });
-    expect(cancel.placeholder).toBe(true);
+    if (cancel.placeholder) {
+      const body = JSON.parse(cancel.body) as Record<string, unknown>;
+      expect(body).toMatchObject({ placeholder: true, kind: 'cancellation', original: { transaction_id: TX_ID } });
+    } else {
+      expect(cancel.contentType).toBe('application/xml');
+      expect(record.documentNumber).toEqual(expect.any(String));
+      expect(cancel.body).toContain(record.documentNumber!);
+    }
     if (!system.capabilities.cancellationJoinsChain) expect(cancel.fingerprint).toBeNull();
     if (system.capabilities.cancellationJoinsChain && system.capabilities.chained) expect(cancel.fingerprint).toMatch(/^[0-9a-fA-F]{64}$/);
   });
 
-  it('sandbox: timeout throws TransportError, error:<code> is retry_later, authority mode is not implemented', async () => {
+  it('sandbox: timeout throws TransportError, error:<code> is retry_later; without a client, authority mode is not implemented', async () => {
     const { tx, record } = validatedBuild(system, loc, validSale(key, { sandbox_outcome: 'timeout' }));
     await expect(system.submit(stored(record, tx), submitCtx(loc))).rejects.toBeInstanceOf(TransportError);
     const err = validatedBuild(system, loc, validSale(key, { sandbox_outcome: 'error:0500' }));
     await expect(system.submit(stored(err.record, err.tx), submitCtx(loc))).resolves.toMatchObject({ kind: 'retry_later', code: '0500' });
-    await expect(system.submit(stored(record, tx), submitCtx(loc, 'authority'))).rejects.toMatchObject({ code: 'not_implemented' });
+    // Systems with a real client are tested against their fake authorities (their own tests).
+    if (!system.capabilities.authorityTransport) {
+      await expect(system.submit(stored(record, tx), submitCtx(loc, 'authority'))).rejects.toMatchObject({ code: 'not_implemented' });
+    }
   });
 
   it('sandbox: accept by default; reject:<code> gives the code with a message', async () => {

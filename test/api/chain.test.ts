@@ -76,7 +76,19 @@ describe('TicketBAI: one chain per issuer across series, numbers per series', ()
     const rows = (await a.db.query<{ seq: string | number; body: string; previous_fingerprint: string | null; fingerprint: string }>(
       `SELECT r.seq, r.body, r.previous_fingerprint, r.fingerprint FROM fiscal_records r
        JOIN transactions t ON t.id = r.transaction_id WHERE t.location_id = $1 ORDER BY r.seq`, [loc])).rows;
-    expect(rows.map((r) => { const b = JSON.parse(r.body); return [Number(r.seq), b.series, b.number]; })).toEqual([[1, 'A', '1'], [2, 'B', '1'], [3, 'A', '2']]);
-    rows.forEach((r, i) => expect(r.previous_fingerprint).toBe(i === 0 ? null : rows[i - 1]!.fingerprint));
+    const tag = (xml: string, name: string) => new RegExp(`<${name}(?: [^>]*)?>([^<]*)</${name}>`).exec(xml)?.[1];
+    expect(rows.map((r) => [Number(r.seq), tag(r.body, 'SerieFactura'), tag(r.body, 'NumFactura')])).toEqual([[1, 'A', '1'], [2, 'B', '1'], [3, 'A', '2']]);
+    rows.forEach((r, i) => {
+      expect(r.previous_fingerprint).toBe(i === 0 ? null : rows[i - 1]!.fingerprint);
+      // The record's own fingerprint is its SignatureValue; the next names its first 100
+      // characters, with the previous invoice's series and number (FORMATS §1.5).
+      expect(tag(r.body, 'ds:SignatureValue')).toBe(r.fingerprint);
+      if (i === 0) expect(r.body).not.toContain('EncadenamientoFacturaAnterior');
+      else {
+        expect(tag(r.body, 'SignatureValueFirmaFacturaAnterior')).toBe(rows[i - 1]!.fingerprint.slice(0, 100));
+        expect(tag(r.body, 'SerieFacturaAnterior')).toBe(tag(rows[i - 1]!.body, 'SerieFactura'));
+        expect(tag(r.body, 'NumFacturaAnterior')).toBe(tag(rows[i - 1]!.body, 'NumFactura'));
+      }
+    });
   });
 });

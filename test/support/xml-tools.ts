@@ -47,22 +47,43 @@ export function xsdValidate(xml: string | Buffer, xsdRelative: string): ToolResu
   return { ok: r.status === 0, output: `${r.stdout}${r.stderr}`.trim() };
 }
 
+/** An attribute that carries IDs referenced by a signature (`Reference URI="#…"`). */
+export interface IdAttribute {
+  /** Attribute name (XAdES and XMLDSig use `Id`). */
+  attr: string;
+  /** Local name of the element carrying it. */
+  node: string;
+  /** Namespace URI of that element. */
+  ns: string;
+}
+
+/**
+ * The Id attributes of an enveloped XAdES signature: `xades:SignedProperties` and
+ * `ds:KeyInfo` are referenced by Id. xmlsec1 knows no schema for them, and its
+ * `--id-attr` needs the element named: `--id-attr:Id <namespace-uri>:<local-name>`.
+ */
+export const XADES_ID_ATTRIBUTES: readonly IdAttribute[] = [
+  { attr: 'Id', node: 'SignedProperties', ns: 'http://uri.etsi.org/01903/v1.3.2#' },
+  { attr: 'Id', node: 'KeyInfo', ns: 'http://www.w3.org/2000/09/xmldsig#' },
+];
+
 export interface VerifyOptions {
   /** PEM of the certificate to trust (self-signed test certificates). */
   trustedCertPem: string;
-  /** Attribute names that carry IDs referenced by the signature (`Id` on XAdES elements). */
-  idAttributes?: string[];
+  /** Attributes carrying IDs referenced by the signature (default: XADES_ID_ATTRIBUTES). */
+  idAttributes?: readonly IdAttribute[];
 }
 
 /**
  * Verifies every reference and the signature value of the document's `ds:Signature` with
- * xmlsec1, trusting the given certificate. The key comes from the document's KeyInfo.
+ * xmlsec1, trusting the given certificate. The key comes from the document's KeyInfo
+ * (X509Data only: the certificate must be the trusted one).
  */
 export function xmlsecVerify(xml: string | Buffer, opts: VerifyOptions): ToolResult {
   const doc = tempFile('signed.xml', xml);
   const cert = tempFile('trusted.pem', opts.trustedCertPem);
   const args = ['--verify', '--enabled-key-data', 'x509', '--trusted-pem', cert, '--verification-time', '2030-01-01 00:00:00'];
-  for (const attr of opts.idAttributes ?? ['Id']) args.push('--id-attr:' + attr);
+  for (const id of opts.idAttributes ?? XADES_ID_ATTRIBUTES) args.push(`--id-attr:${id.attr}`, `${id.ns}:${id.node}`);
   args.push(doc);
   const r = spawnSync('xmlsec1', args, { encoding: 'utf8' });
   if (r.error) throw r.error;

@@ -1,25 +1,137 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
 import { sii } from './index.ts';
-import { TX_ID, draft, location, stored, submitCtx, validatedBuild } from '../shared/test-fixtures.ts';
+import { bajaBody, suministroBody, titularOf } from './soap.ts';
+import { TX_ID, NOW, draft, line, location, stored, submitCtx, validatedBuild } from '../shared/test-fixtures.ts';
+import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../test/support/xml-tools.ts';
+import type { FiscalRecord, TransactionDraft } from '../types.ts';
 
-describe('es-sii build and sandbox', () => {
-  const loc = location('es-sii');
+const GOLDEN_DIR = new URL('./golden/', import.meta.url);
 
-  it('invoice number defaults to the transaction id, series prefixed', () => {
-    expect(validatedBuild(sii, loc, draft({ metadata: { simplified: true } })).record.documentNumber).toBe(TX_ID);
-    const { record } = validatedBuild(sii, loc, draft({ metadata: { simplified: true, series: '2026-', invoice_number: 7 } }));
-    expect(record.documentNumber).toBe('2026-7');
-    expect(record.fiscalId).toBeNull();
-    expect(record.fingerprint).toBeNull();
-    expect(record.renderHints).toEqual([{ key: 'invoice_number', placement: 'header', mandatory: true, kind: 'text', value: '2026-7' }]);
-    expect(JSON.parse(record.body)).toMatchObject({ invoice_type: 'F2', regime_key: '01', period: '01', exercise: '2026' });
+/** Byte-for-byte comparison with golden/<name>; `UPDATE_GOLDEN=1` rewrites the file. */
+function expectGolden(name: string, actual: string): void {
+  const file = new URL(name, GOLDEN_DIR);
+  if (process.env.UPDATE_GOLDEN === '1') {
+    mkdirSync(GOLDEN_DIR, { recursive: true });
+    writeFileSync(file, actual);
+  }
+  expect(existsSync(file), `golden file ${name} is missing: run with UPDATE_GOLDEN=1`).toBe(true);
+  expect(actual).toBe(readFileSync(file, 'utf8'));
+}
+
+const loc = location('es-sii');
+const party = { counterparty_nif: 'A13585625', counterparty_name: 'Cliente Ejemplo SA' };
+const twoRates = [line(), line({ description: 'Bread', unit_price: 250, quantity: 2, tax_rate: 4, tax_amount: 20, total_amount: 520 })];
+
+/** The SOAP body content a record travels in, validated against the official XSD. */
+function expectValid(record: FiscalRecord, kind: 'record' | 'cancellation'): void {
+  if (!HAVE_SCHEMAS) {
+    console.warn(SCHEMAS_MISSING_MESSAGE);
+    return;
+  }
+  const content = kind === 'record' ? suministroBody(titularOf(loc), [record.body]) : bajaBody(titularOf(loc), [record.body]);
+  const result = xsdValidate(content, 'es/sii/SuministroLR.xsd');
+  expect(result.ok, result.output).toBe(true);
+}
+
+function cancellationOf(tx: TransactionDraft, record: FiscalRecord): FiscalRecord {
+  return sii.build({
+    transactionId: '99999999-8888-4777-8666-555555555555',
+    kind: 'cancellation',
+    tx: { ...tx, metadata: { ...tx.metadata, cancellation_reason: 'wrong customer' } },
+    original: { transactionId: TX_ID, fiscalId: 'CSVDELALTA000001', tx, issuedAt: NOW.toISOString(), documentNumber: record.documentNumber ?? null },
+    location: loc,
+    environment: 'test',
+    // The cancellation happens days later: the baja still names the original's period and date.
+    now: new Date('2026-02-03T09:00:00.000Z'),
+    chain: { seq: 1, previous: null },
+    software: { name: 'fiscal-api', version: '0.1.0', vendorTaxId: 'A99800005' },
+  });
+}
+
+describe('es-sii records (SII 1.1 RegistroLRFacturasEmitidas / RegistroLRBajaExpedidas)', () => {
+  it('F2 simplified invoice: golden, valid, no counterparty', () => {
+    const { record } = validatedBuild(sii, loc, draft({ items: twoRates, metadata: { simplified: true, series: 'T2026-', invoice_number: 17 } }));
+    expect(record).toMatchObject({ contentType: 'application/xml', placeholder: false, fiscalId: null, fingerprint: null, qrData: null, documentNumber: 'T2026-17' });
+    expect(record.renderHints).toEqual([{ key: 'invoice_number', placement: 'header', mandatory: true, kind: 'text', value: 'T2026-17' }]);
+    expect(record.body).toContain('<sii:TipoFactura>F2</sii:TipoFactura>');
+    expect(record.body).not.toContain('Contraparte');
+    expectGolden('f2-simplified.xml', record.body);
+    expectValid(record, 'record');
   });
 
+  it('F1 invoice names the counterparty by NIF', () => {
+    const { record } = validatedBuild(sii, loc, draft({ metadata: { ...party, invoice_number: 'F-2026-1', regime_key: '01' } }));
+    expect(record.body).toContain('<sii:Contraparte>\n      <sii:NombreRazon>Cliente Ejemplo SA</sii:NombreRazon>\n      <sii:NIF>A13585625</sii:NIF>');
+    expectGolden('f1-counterparty.xml', record.body);
+    expectValid(record, 'record');
+  });
+
+  it('F1 with a foreign counterparty uses IDOtro', () => {
+    const foreign = { counterparty_name: 'Client SARL', counterparty_id_type: '02', counterparty_country: 'FR', counterparty_id: 'FR12345678901' };
+    const { record } = validatedBuild(sii, loc, draft({ metadata: foreign }));
+    expect(record.body).toContain('<sii:IDOtro>\n        <sii:CodigoPais>FR</sii:CodigoPais>\n        <sii:IDType>02</sii:IDType>\n        <sii:ID>FR12345678901</sii:ID>');
+    expectValid(record, 'record');
+  });
+
+  it('R1 refund: corrective by differences, negative amounts, names the corrected invoice', () => {
+    const { record } = validatedBuild(
+      sii,
+      loc,
+      draft({ type: 'refund', items: twoRates, metadata: { ...party, invoice_number: 'A-2026-3', original_invoice_number: 'F-2026-1', original_issue_date: '10-01-2026' } }),
+    );
+    expect(record.body).toMatch(/<sii:TipoFactura>R1<\/sii:TipoFactura>\s*<sii:TipoRectificativa>I<\/sii:TipoRectificativa>/);
+    expect(record.body).toContain('<sii:ImporteTotal>-17.30</sii:ImporteTotal>');
+    expect(record.body).toContain('<sii:BaseImponible>-5.00</sii:BaseImponible>');
+    expectGolden('r1-refund.xml', record.body);
+    expectValid(record, 'record');
+  });
+
+  it('R5 (refund of a simplified invoice) names no counterparty; escapes text', () => {
+    const { record } = validatedBuild(sii, loc, draft({ type: 'refund', metadata: { simplified: true, description: 'Devolución <café> & "té"' } }));
+    expect(record.body).toContain('<sii:TipoFactura>R5</sii:TipoFactura>');
+    expect(record.body).toContain('<sii:DescripcionOperacion>Devolución &lt;café&gt; &amp; &quot;té&quot;</sii:DescripcionOperacion>');
+    expect(record.body).not.toContain('Contraparte');
+    expect(record.body).not.toContain('FacturasRectificadas');
+    expectValid(record, 'record');
+  });
+
+  it('baja (cancellation) names the original invoice by number, date and period', () => {
+    const { tx, record } = validatedBuild(sii, loc, draft({ metadata: { ...party, invoice_number: 'F-2026-1' } }));
+    const baja = cancellationOf(tx, record);
+    expect(baja).toMatchObject({ contentType: 'application/xml', placeholder: false, fiscalId: null, documentNumber: null, fingerprint: null, renderHints: [] });
+    expect(baja.body).toContain('<sii:NumSerieFacturaEmisor>F-2026-1</sii:NumSerieFacturaEmisor>');
+    expect(baja.body).toContain('<sii:FechaExpedicionFacturaEmisor>15-01-2026</sii:FechaExpedicionFacturaEmisor>');
+    expect(baja.body).toContain('<sii:Periodo>01</sii:Periodo>');
+    expectGolden('baja-cancellation.xml', baja.body);
+    expectValid(baja, 'cancellation');
+  });
+
+  it('a location without tax_id still builds (sandbox), with the placeholder NIF', () => {
+    const bare = { ...loc, tax_id: null };
+    const { record } = validatedBuild(sii, bare, draft({ metadata: { simplified: true } }));
+    expect(record.body).toContain('<sii:NIF>000000000</sii:NIF>');
+  });
+
+  it('is deterministic', () => {
+    const tx = draft({ metadata: { simplified: true } });
+    expect(validatedBuild(sii, loc, tx).record).toEqual(validatedBuild(sii, loc, tx).record);
+  });
+});
+
+describe('es-sii sandbox (stub mode)', () => {
   it('accept returns the CSV as fiscal id (deterministic per transaction)', async () => {
     const { tx, record } = validatedBuild(sii, loc, draft({ metadata: { simplified: true } }));
     const a = await sii.submit(stored(record, tx), submitCtx(loc));
     const b = await sii.submit(stored(record, tx, 'record', 'another-id'), submitCtx(loc));
     expect(a).toMatchObject({ kind: 'accepted', fiscalId: expect.stringMatching(/^[A-Z0-9]{16}$/) });
     expect(a.kind === 'accepted' && b.kind === 'accepted' && a.fiscalId !== b.fiscalId).toBe(true);
+  });
+
+  it('reject:3000 is a duplicate, error:3501 is retried', async () => {
+    const dup = validatedBuild(sii, loc, draft({ metadata: { simplified: true, sandbox_outcome: 'reject:3000' } }));
+    expect(await sii.submit(stored(dup.record, dup.tx), submitCtx(loc))).toMatchObject({ kind: 'duplicate', fiscalId: expect.any(String) });
+    const busy = validatedBuild(sii, loc, draft({ metadata: { simplified: true, sandbox_outcome: 'error:3501' } }));
+    expect(await sii.submit(stored(busy.record, busy.tx), submitCtx(loc))).toMatchObject({ kind: 'retry_later', code: '3501' });
   });
 });

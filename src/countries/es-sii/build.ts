@@ -1,64 +1,98 @@
 /**
- * SII record (placeholder). The real ones are `SuministroLRFacturasEmitidas` (A0 alta)
- * and, for a cancellation, `AnulacionLRFacturasEmitidas` (baja), SII 1.1 schemas, and
- * come with the Spain issue. SII is neither signed nor chained; AEAT's CSV is the id.
+ * SII records (SII 1.1): the issued-invoice record `RegistroLRFacturasEmitidas` (sent
+ * with TipoComunicacion A0) and, for a cancellation, the baja `RegistroLRBajaExpedidas`
+ * (sent in `BajaLRFacturasEmitidas`). See xml.ts for the documents, soap.ts for the
+ * envelope.
+ *
+ * SII is neither signed nor chained: the record carries no fingerprint, and the id of an
+ * accepted submission is the CSV AEAT returns, so `fiscalId` is null until then.
  */
 import type { BuildInput, FiscalRecord, TransactionDraft } from '../types.ts';
-import { commonFields, issuerTaxId, metaString, placeholderBody, placeholderNote } from '../shared/placeholder.ts';
+import { MISSING_TAX_ID, issuerTaxId, metaString } from '../shared/placeholder.ts';
+import { dmyDate, localDate } from '../shared/dates.ts';
 import { textHint } from '../shared/render-hints.ts';
+import { bajaXml, isCorrective, issuedInvoiceXml, signedTotal, vatBreakdown, type SiiParty } from './xml.ts';
 
 /** `NumSerieFacturaEmisor`: the series (when given) prefixed to the number (spec table). */
 export const numSerieOf = (tx: TransactionDraft, transactionId: string): string =>
   `${metaString(tx, 'series') ?? ''}${metaString(tx, 'invoice_number') ?? transactionId}`;
 
-const pick = (tx: TransactionDraft, fields: readonly string[]) =>
-  Object.fromEntries(fields.map((f) => [f, tx.metadata[f] ?? null]));
+/**
+ * The issuer NIF as the record writes it. A location may exist without a tax_id to try
+ * the sandbox; its records name the placeholder NIF, which AEAT would refuse (only stub
+ * mode answers such a location in practice).
+ */
+const issuerNif = (input: BuildInput): string => issuerTaxId(input) ?? MISSING_TAX_ID;
 
 export function buildSii(input: BuildInput): FiscalRecord {
+  return input.kind === 'cancellation' ? buildBaja(input) : buildAlta(input);
+}
+
+function buildAlta(input: BuildInput): FiscalRecord {
   const { tx } = input;
-  if (input.kind === 'cancellation') {
-    const original = input.original;
-    const origTx = original?.tx ?? tx;
-    const body = placeholderBody('SII 1.1 AnulacionLRFacturasEmitidas XML (baja)', placeholderNote('SII baja (AnulacionLRFacturasEmitidas)', 'Spain'), {
-      ...commonFields(input, { chained: false }),
-      ...pick(origTx, ['exercise', 'period']),
-      cancelled_invoice: {
-        issuer_nif: issuerTaxId(input),
-        num_serie_factura_emisor: original?.documentNumber ?? numSerieOf(origTx, original?.transactionId ?? input.transactionId),
-        issue_date: origTx.metadata.issue_date ?? null,
-      },
-    });
-    return { body, contentType: 'application/json', fiscalId: null, documentNumber: null, fingerprint: null, qrData: null, placeholder: true, renderHints: [] };
-  }
   const number = numSerieOf(tx, input.transactionId);
-  const body = placeholderBody('SII 1.1 SuministroLRFacturasEmitidas XML (A0)', placeholderNote('SII SuministroLRFacturasEmitidas record', 'Spain'), {
-    ...commonFields(input, { chained: false }),
-    num_serie_factura_emisor: number,
-    ...pick(tx, [
-      'issue_date',
-      'invoice_type',
-      'regime_key',
-      'exercise',
-      'period',
-      'book_type',
-      'description',
-      'counterparty_nif',
-      'counterparty_name',
-      'counterparty_id_type',
-      'counterparty_country',
-      'counterparty_id',
-      'original_invoice_number',
-      'original_issue_date',
-    ]),
+  const invoiceType = metaString(tx, 'invoice_type') ?? 'F1';
+  const corrective = isCorrective(invoiceType);
+  // A refund or void is reported by differences (TipoRectificativa I): negative amounts.
+  const sign = corrective ? -1 : 1;
+  const originalNumber = metaString(tx, 'original_invoice_number');
+  const originalDate = metaString(tx, 'original_issue_date');
+  const body = issuedInvoiceXml({
+    exercise: metaString(tx, 'exercise') ?? localDate(input.now, 'ES').year,
+    period: metaString(tx, 'period') ?? localDate(input.now, 'ES').month,
+    id: { issuerNif: issuerNif(input), numSerie: number, issueDate: issueDateOf(tx, input.now) },
+    invoiceType,
+    corrects: originalNumber !== undefined && originalDate !== undefined ? { numSerie: originalNumber, issueDate: originalDate } : undefined,
+    regimeKey: metaString(tx, 'regime_key') ?? '01',
+    description: metaString(tx, 'description') ?? 'Sale',
+    total: signedTotal(tx, sign),
+    // F1 and R1 name the customer (RD 1619/2012 art. 6.1.d); F2 and R5 do not.
+    counterparty: invoiceType === 'F1' || invoiceType === 'R1' ? counterpartyOf(tx) : undefined,
+    vat: vatBreakdown(tx.items, sign),
   });
   return {
     body,
-    contentType: 'application/json',
+    contentType: 'application/xml',
     fiscalId: null,
     documentNumber: number,
     fingerprint: null,
     qrData: null,
-    placeholder: true,
+    placeholder: false,
     renderHints: [textHint('invoice_number', 'header', number)],
   };
+}
+
+/**
+ * The baja names the original invoice exactly as it was reported: issuer, the number it
+ * was stored under (`documentNumber`), its issue date and its period.
+ */
+function buildBaja(input: BuildInput): FiscalRecord {
+  const original = input.original;
+  const origTx = original?.tx ?? input.tx;
+  const issuedAt = original ? new Date(original.issuedAt) : input.now;
+  const body = bajaXml({
+    exercise: metaString(origTx, 'exercise') ?? localDate(issuedAt, 'ES').year,
+    period: metaString(origTx, 'period') ?? localDate(issuedAt, 'ES').month,
+    id: {
+      issuerNif: issuerNif(input),
+      numSerie: original?.documentNumber ?? numSerieOf(origTx, original?.transactionId ?? input.transactionId),
+      issueDate: issueDateOf(origTx, issuedAt),
+    },
+  });
+  return { body, contentType: 'application/xml', fiscalId: null, documentNumber: null, fingerprint: null, qrData: null, placeholder: false, renderHints: [] };
+}
+
+/** The validated `issue_date` (DD-MM-YYYY), else the Madrid date of `at`. */
+const issueDateOf = (tx: TransactionDraft, at: Date): string => metaString(tx, 'issue_date') ?? dmyDate(localDate(at, 'ES'));
+
+function counterpartyOf(tx: TransactionDraft): SiiParty | undefined {
+  const name = metaString(tx, 'counterparty_name');
+  if (name === undefined) return undefined;
+  const nif = metaString(tx, 'counterparty_nif');
+  if (nif !== undefined) return { name, nif };
+  const idType = metaString(tx, 'counterparty_id_type');
+  const country = metaString(tx, 'counterparty_country');
+  const id = metaString(tx, 'counterparty_id');
+  if (idType === undefined || country === undefined || id === undefined) return undefined;
+  return { name, other: { idType, country, id } };
 }

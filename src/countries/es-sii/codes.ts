@@ -1,14 +1,55 @@
 /**
- * SII codes (AEAT "Validaciones y errores" of the SII service), in English. Unknown
- * codes get a generic message. Note that some numbers differ from VERI*FACTU's list
- * (SII 4109 is "NIF not identified", VERI*FACTU 4109 "invalid NIF format").
+ * SII codes, in English. Unknown codes get a generic message.
+ *
+ * Sources:
+ * - ERR01-ERR05: `ErrorEnvioType` of RespuestaSuministro.xsd (SII 1.1) [verified];
+ * - record codes (`CodigoErrorRegistro`) and header codes (SOAP faults
+ *   "Codigo[4104]…"): AEAT "Validaciones y errores" of the SII service
+ *   (Validaciones_ErroresSII_es_es.pdf), the texts as AEAT returns them and as SII
+ *   clients report them (OCA/l10n-spain issues: 1117, 1157, 2011, 3000, 4102).
+ *   Some numbers differ from VERI*FACTU's list (SII 4109 is "NIF not identified",
+ *   VERI*FACTU 4109 "invalid NIF format"; SII 4111 is a NIF format error, VERI*FACTU
+ *   4111 a technical error).
+ * - Our own codes for answers that carry no AEAT code (HTTP refusals, server faults).
+ *
+ * Retriable: only AEAT's technical errors (35xx) and server faults; everything else needs
+ * the record or the configuration changed.
  */
 import type { AuthorityCode } from '../types.ts';
 import { AEAT_COMMON_CODES } from '../es/aeat-codes.ts';
 
 export const SII_CODES: Readonly<Record<string, AuthorityCode>> = {
   ...AEAT_COMMON_CODES,
+  // Submission-level states of RespuestaSuministro.xsd (ErrorEnvioType).
+  ERR01: { message: 'The submission does not match the SII schema.', category: 'validation', retriable: false },
+  ERR03: { message: 'Unknown declarant.', category: 'configuration', retriable: false },
+  ERR04: { message: 'The declarant must be identified by a Spanish NIF.', category: 'configuration', retriable: false },
+  ERR05: { message: 'The NIF of the representative is incorrect.', category: 'configuration', retriable: false },
+  // Record validations (1xxx: the record is refused).
+  '1104': { message: 'Invalid value in the ID field (a party identified without a Spanish NIF).', category: 'validation', retriable: false },
+  '1116': { message: 'The NIF is not identified in the AEAT census.', category: 'validation', retriable: false },
+  '1117': { message: 'The NIF is not identified: the NIF and name given do not match the AEAT census.', category: 'validation', retriable: false },
+  '1153': { message: 'The NIF has an incorrect format.', category: 'validation', retriable: false },
+  '1157': { message: 'The invoice breakdown (DesgloseFactura) must hold at least one block.', category: 'validation', retriable: false },
+  // Accepted with errors (2xxx: registered, to be corrected).
+  '2011': { message: "Accepted with errors: the counterparty's NIF is not registered in the AEAT census.", category: 'validation', retriable: false },
+  // Record state at AEAT (3xxx).
+  '3001': { message: 'The invoice record has already been cancelled (baja).', category: 'submission', retriable: false },
+  '3002': { message: 'The invoice record does not exist at AEAT.', category: 'submission', retriable: false },
+  '3500': { message: 'Technical database error at AEAT (information integrity); the record will be sent again.', category: 'submission', retriable: true },
+  '3501': { message: 'Technical database error at AEAT; the record will be sent again.', category: 'submission', retriable: true },
+  // Header errors, answered as SOAP faults (4xxx).
   '4105': { message: 'Header error: the NIF of the representative is not identified.', category: 'configuration', retriable: false },
   '4106': { message: 'Date format error (dates are DD-MM-YYYY).', category: 'validation', retriable: false },
   '4109': { message: 'The NIF is not identified.', category: 'validation', retriable: false },
+  '4111': { message: 'The NIF has an incorrect format.', category: 'configuration', retriable: false },
+  // Ours: answers without an AEAT code.
+  HTTP_403: {
+    message: "AEAT refused the connection: the holder's (or a representative's) certificate is required as the TLS client certificate.",
+    category: 'auth',
+    retriable: false,
+  },
+  SOAP_SERVER_FAULT: { message: 'AEAT answered with a server-side SOAP fault; the record will be sent again.', category: 'submission', retriable: true },
+  SOAP_CLIENT_FAULT: { message: 'AEAT refused the message (SOAP fault without an error code).', category: 'validation', retriable: false },
+  INCORRECTO: { message: 'AEAT refused the submission (EstadoEnvio Incorrecto) without a per-record answer.', category: 'submission', retriable: false },
 };

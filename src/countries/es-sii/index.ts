@@ -1,27 +1,30 @@
 /**
  * SII (Suministro Inmediato de Información, RD 596/2016): the VAT books are kept at AEAT;
- * each issued invoice is reported within 4 days (Sundays and holidays excluded). Not
- * signed, not chained.
+ * each issued invoice is reported within 4 days, Saturdays, Sundays and national
+ * holidays excluded (deadline.ts). Not signed, not chained; AEAT's CSV is the fiscal id.
  */
 import type { FiscalSystem } from '../types.ts';
 import { chainKeyOf, metaString } from '../shared/placeholder.ts';
-import { stubOnlySubmit } from '../shared/sandbox.ts';
+import { runSandbox } from '../shared/sandbox.ts';
 import { validateSiiConfig } from './config.ts';
 import { validateSiiTransaction } from './metadata.ts';
 import { buildSii } from './build.ts';
 import { siiSandbox } from './sandbox.ts';
 import { SII_CODES } from './codes.ts';
+import { submitToAeat } from './client.ts';
+import { siiSubmissionDeadline } from './deadline.ts';
 
 export const sii: FiscalSystem = {
   key: 'es-sii',
   country: 'ES',
-  version: '0.1.0',
+  version: '0.2.0',
   capabilities: {
     signsLocally: false,
     chained: false,
     submission: 'realtime',
+    // The alert window in calendar days; the exact deadline is submissionDeadline.
     submissionWindowDays: 4,
-    authorityTransport: false,
+    authorityTransport: true,
     cancellationJoinsChain: false,
   },
   validateConfig: validateSiiConfig,
@@ -30,6 +33,7 @@ export const sii: FiscalSystem = {
   chainKey: ({ location, tx }) => chainKeyOf('es-sii', location.id, metaString(tx, 'series') ?? 'default'),
   initialStatus: () => 'pending',
   build: buildSii,
-  submit: stubOnlySubmit(siiSandbox),
+  submissionDeadline: siiSubmissionDeadline,
+  submit: async (record, ctx) => (ctx.mode === 'stub' ? runSandbox(record, ctx, siiSandbox) : submitToAeat(record, ctx)),
   codes: SII_CODES,
 };

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { sii } from './index.ts';
 import { expect400 } from '../shared/test-helpers.ts';
-import { draft, location, txCtx } from '../shared/test-fixtures.ts';
+import { draft, line, location, txCtx } from '../shared/test-fixtures.ts';
 
 const loc = location('es-sii');
 const validate = (metadata: Record<string, unknown>, over: Parameters<typeof draft>[0] = {}) =>
@@ -74,5 +74,18 @@ describe('es-sii validateTransaction', () => {
 
   it('keeps the given invoice number and series', () => {
     expect(validate({ simplified: true, invoice_number: 'F-1', series: '2026/' })).toMatchObject({ invoice_number: 'F-1', series: '2026/' });
+  });
+
+  it('refuses what the SII record cannot hold: long numbers, odd rates, more than 6 rates', () => {
+    expect400(
+      () => validate({ simplified: true, series: 'S'.repeat(20), invoice_number: 'N'.repeat(41) }),
+      'metadata.series and metadata.invoice_number together must be at most 60 characters',
+    );
+    expect(validate({ simplified: true, series: 'S'.repeat(20), invoice_number: 'N'.repeat(40) }).invoice_number).toBe('N'.repeat(40));
+    expect400(() => validate({ simplified: true }, { items: [line(), line({ tax_rate: 5.125 })] }), 'items[1].tax_rate must have at most 2 decimals for SII');
+    expect(validate({ simplified: true }, { items: [line({ tax_rate: 5.5 })] }).invoice_type).toBe('F2');
+    const seven = [0, 4, 5, 7.5, 10, 12, 21].map((tax_rate) => line({ tax_rate }));
+    expect400(() => validate({ simplified: true }, { items: seven }), 'SII records take at most 6 different tax rates per invoice');
+    expect(validate({ simplified: true }, { items: seven.slice(1) }).invoice_type).toBe('F2');
   });
 });

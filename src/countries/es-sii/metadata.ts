@@ -51,6 +51,11 @@ export function validateSiiTransaction(tx: TransactionDraft, ctx: TransactionCon
 
   const invoice_number = optionalText(meta, 'invoice_number', 'metadata.invoice_number must be 1-60 printable characters', NUMBER, true);
   const series = optionalText(meta, 'series', 'metadata.series must be 1-20 printable characters without spaces', SERIES);
+  // Both are written together in `NumSerieFacturaEmisor` (sii:TextoIDFacturaType, max 60).
+  if (series !== undefined && invoice_number !== undefined && series.length + invoice_number.length > 60) {
+    throw badRequest('metadata.series and metadata.invoice_number together must be at most 60 characters');
+  }
+  checkRates(tx);
 
   const issue_date = readDmy(meta, 'issue_date') ?? dmyDate(localDate(ctx.now, 'ES'));
   if (!isDmyDate(issue_date)) throw badRequest(DMY_MESSAGE('issue_date'));
@@ -106,6 +111,22 @@ export function validateSiiTransaction(tx: TransactionDraft, ctx: TransactionCon
     original_invoice_number,
     original_issue_date,
   });
+}
+
+/**
+ * `DesgloseIVA` holds at most 6 `DetalleIVA` (one per rate) and `TipoImpositivo` has two
+ * decimals (sii:Tipo2.2Type); a rate that cannot be written so is refused here rather
+ * than rounded in the record.
+ */
+function checkRates(tx: TransactionDraft): void {
+  tx.items.forEach((l, i) => {
+    if (Math.abs(l.tax_rate * 100 - Math.round(l.tax_rate * 100)) > 1e-9) {
+      throw badRequest(`items[${i}].tax_rate must have at most 2 decimals for SII`);
+    }
+  });
+  if (new Set(tx.items.map((l) => Math.round(l.tax_rate * 100))).size > 6) {
+    throw badRequest('SII records take at most 6 different tax rates per invoice');
+  }
 }
 
 /** `DescripcionOperacion` is mandatory (max 500): the line descriptions, when not given. */

@@ -3,8 +3,10 @@
  * (each names the previous one's signature); Araba and Gipuzkoa receive each invoice in
  * real time, Bizkaia in daily LROE batches (Batuz), hence `pending_batch` there.
  */
-import type { FiscalSystem } from '../types.ts';
-import { stubOnlySubmit } from '../shared/sandbox.ts';
+import type { FiscalSystem, StoredRecord, SubmitContext } from '../types.ts';
+import { runSandbox } from '../shared/sandbox.ts';
+import { TransportError } from '../types.ts';
+import { submitTicketBaiRealtime } from './rest-client.ts';
 import { validateTicketBaiConfig } from './config.ts';
 import { validateTicketBaiTransaction, seriesOf } from './metadata.ts';
 import { buildTicketBai } from './build.ts';
@@ -14,16 +16,19 @@ import { TICKETBAI_CODES } from './codes.ts';
 export const ticketBai: FiscalSystem = {
   key: 'es-ticketbai',
   country: 'ES',
-  version: '0.1.0',
+  version: '0.2.0',
   capabilities: {
     signsLocally: true,
     chained: true,
     submission: 'realtime',
     // Spain: records within 4 calendar days (the spec's ES submission window).
     submissionWindowDays: 4,
-    authorityTransport: false,
+    // Araba and Gipuzkoa: the REST client (rest-client.ts); Bizkaia: the LROE batch (src/batch).
+    authorityTransport: true,
     // AnulaTicketBai is signed alone and takes no part in the chain (FORMATS §1.5).
     cancellationJoinsChain: false,
+    // Every record is signed XAdES-EPES with the issuer's certificate (FORMATS §1.4).
+    signsWithCertificate: true,
   },
   validateConfig: validateTicketBaiConfig,
   secretConfigFields: [],
@@ -35,6 +40,15 @@ export const ticketBai: FiscalSystem = {
   numberingKey: ({ location, tx }) => `es-ticketbai:${location.account_id}:${location.tax_id ?? location.id}:${seriesOf(tx, location)}`,
   initialStatus: (location) => (location.config.territory === 'bizkaia' ? 'pending_batch' : 'pending'),
   build: buildTicketBai,
-  submit: stubOnlySubmit(ticketBaiSandbox),
+  submit: submitTicketBai,
   codes: TICKETBAI_CODES,
 };
+
+/** Araba and Gipuzkoa take each record in real time; Bizkaia only in LROE batches. */
+async function submitTicketBai(record: StoredRecord, ctx: SubmitContext) {
+  if (ctx.mode === 'stub') return runSandbox(record, ctx, ticketBaiSandbox);
+  const territory = ctx.location.config.territory;
+  if (territory === 'gipuzkoa' || territory === 'araba') return submitTicketBaiRealtime(record, ctx, territory);
+  // Never reached through the core: Bizkaia records wait as pending_batch, with no submit job.
+  throw new TransportError('batch_only', 'Bizkaia TicketBAI records are sent in LROE batches (POST /v1/admin/process-pending)');
+}

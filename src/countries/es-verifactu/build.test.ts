@@ -1,8 +1,9 @@
-import { huellaAlta, huellaAnulacion } from './huella.ts';
 import { describe, it, expect } from 'vitest';
 import { verifactu } from './index.ts';
 import { verifactuQrUrl } from './qr.ts';
-import { draft, location, stored, submitCtx, txCtx, validatedBuild } from '../shared/test-fixtures.ts';
+import { ORIGINAL_DATE_INVALID, ORIGINAL_ON_SALE, ORIGINAL_PAIR, TOO_MANY_RATES } from './metadata.ts';
+import { expect400 } from '../shared/test-helpers.ts';
+import { NOW, draft, line, location, stored, submitCtx, txCtx, validatedBuild } from '../shared/test-fixtures.ts';
 
 describe('es-verifactu validateTransaction', () => {
   const loc = location('es-verifactu');
@@ -10,6 +11,17 @@ describe('es-verifactu validateTransaction', () => {
     expect(verifactu.validateTransaction(draft(), txCtx(loc))).toEqual({ series: 'A', invoice_type: 'F2' });
     expect(verifactu.validateTransaction(draft({ customer_context: { nif: 'B12345674' } }), txCtx(loc)).invoice_type).toBe('F1');
     expect(verifactu.validateTransaction(draft({ type: 'refund' }), txCtx(loc)).invoice_type).toBe('R5');
+  });
+
+  it('description and the corrected invoice (both or neither, refunds only)', () => {
+    const refund = (metadata: Record<string, unknown>) => draft({ type: 'refund', metadata });
+    expect(verifactu.validateTransaction(refund({ original_invoice_number: 'A-7', original_issue_date: '14-01-2026', description: ' Devolución ' }), txCtx(loc)))
+      .toMatchObject({ original_invoice_number: 'A-7', original_issue_date: '14-01-2026', description: 'Devolución' });
+    expect400(() => verifactu.validateTransaction(refund({ original_invoice_number: 'A-7' }), txCtx(loc)), ORIGINAL_PAIR);
+    expect400(() => verifactu.validateTransaction(refund({ original_invoice_number: 'A-7', original_issue_date: '2026-01-14' }), txCtx(loc)), ORIGINAL_DATE_INVALID);
+    expect400(() => verifactu.validateTransaction(draft({ metadata: { original_invoice_number: 'A-7', original_issue_date: '14-01-2026' } }), txCtx(loc)), ORIGINAL_ON_SALE);
+    const items = Array.from({ length: 13 }, (_, i) => line({ tax_rate: i, tax_amount: 0, total_amount: 1000 }));
+    expect400(() => verifactu.validateTransaction(draft({ items }), txCtx(loc)), TOO_MANY_RATES);
   });
 });
 
@@ -24,10 +36,14 @@ describe('es-verifactu QR', () => {
 describe('es-verifactu build', () => {
   const loc = location('es-verifactu');
 
-  it('no local fiscal id (AEAT returns the CSV); QR for the test environment; hints', () => {
+  it('a real RegistroAlta: no local fiscal id (AEAT returns the CSV); QR for the test environment; hints', () => {
     const { record } = validatedBuild(verifactu, loc, draft(), { chain: { seq: 7, previous: null } });
+    expect(record.placeholder).toBe(false);
+    expect(record.contentType).toBe('application/xml');
+    expect(record.body).toMatch(/^<sf:RegistroAlta xmlns:sf="https:\/\/www2\.agenciatributaria\.gob\.es\/.+\/SuministroInformacion\.xsd">/);
     expect(record.fiscalId).toBeNull();
     expect(record.documentNumber).toBe('A-7');
+    expect(record.linkData).toEqual({ IDEmisorFactura: 'B12345674', NumSerieFactura: 'A-7', FechaExpedicionFactura: '15-01-2026' });
     expect(record.qrData).toBe(
       'https://prewww2.aeat.es/wlpl/TIKE-CONT/ValidarQR?nif=B12345674&numserie=A-7&fecha=15-01-2026&importe=12.10',
     );
@@ -36,45 +52,80 @@ describe('es-verifactu build', () => {
       ['qr', 'qr_url', record.qrData],
       ['verifactu_legend', 'text', 'VERI*FACTU'],
     ]);
-    expect(JSON.parse(record.body)).toMatchObject({
-      format: 'VERI*FACTU RegistroAlta XML',
-      num_serie_factura: 'A-7',
-      cuota_total: '2.10',
-      importe_total: '12.10',
-      chain: { seq: 7, previous_fingerprint: null },
-    });
+    expect(record.body).toContain('<sf:Encadenamiento><sf:PrimerRegistro>S</sf:PrimerRegistro></sf:Encadenamiento>');
+    expect(record.body).toContain(`<sf:Huella>${record.fingerprint}</sf:Huella></sf:RegistroAlta>`);
   });
 
-  it('the alta\'s fingerprint is the official huella of the values it carries', () => {
-    const { record } = validatedBuild(verifactu, loc, draft());
-    const body = JSON.parse(record.body);
-    expect(record.fingerprint).toBe(huellaAlta({
-      IDEmisorFactura: 'B12345674', NumSerieFactura: body.num_serie_factura, FechaExpedicionFactura: body.issue_date,
-      TipoFactura: body.invoice_type, CuotaTotal: body.cuota_total, ImporteTotal: body.importe_total, Huella: '',
-      FechaHoraHusoGenRegistro: body.fecha_hora_huso_gen_registro,
-    }));
-    expect(body.huella).toBe(record.fingerprint);
+  it('the number comes from the series counter (chain.number) or metadata.invoice_number', () => {
+    expect(validatedBuild(verifactu, loc, draft(), { chain: { seq: 9, number: 3, previous: null } }).record.documentNumber).toBe('A-3');
+    expect(validatedBuild(verifactu, loc, draft({ metadata: { series: 'T', invoice_number: 42 } })).record.documentNumber).toBe('T-42');
   });
 
-  it('RegistroAnulacion joins the chain and names the cancelled invoice', () => {
+  it('the issue date is the Madrid date: 23:30 UTC on 31 Dec is 1 Jan', () => {
+    const { record } = validatedBuild(verifactu, loc, draft(), { now: new Date('2025-12-31T23:30:00Z') });
+    expect(record.linkData?.FechaExpedicionFactura).toBe('01-01-2026');
+    expect(record.body).toContain('<sf:FechaHoraHusoGenRegistro>2026-01-01T00:30:00+01:00</sf:FechaHoraHusoGenRegistro>');
+  });
+
+  it('RegistroAnterior repeats the previous record\'s linkData and huella', () => {
+    const first = validatedBuild(verifactu, loc, draft()).record;
+    const second = validatedBuild(verifactu, loc, draft(), {
+      chain: { seq: 2, previous: { fingerprint: first.fingerprint, fiscalId: null, issuedAt: NOW.toISOString(), linkData: first.linkData } },
+    }).record;
+    expect(second.body).toContain(
+      '<sf:RegistroAnterior><sf:IDEmisorFactura>B12345674</sf:IDEmisorFactura><sf:NumSerieFactura>A-1</sf:NumSerieFactura>' +
+        `<sf:FechaExpedicionFactura>15-01-2026</sf:FechaExpedicionFactura><sf:Huella>${first.fingerprint}</sf:Huella></sf:RegistroAnterior>`,
+    );
+  });
+
+  it('without linkData (a core that does not keep it) the previous number is left empty, never invented', () => {
+    const first = validatedBuild(verifactu, loc, draft()).record;
+    const second = validatedBuild(verifactu, loc, draft(), {
+      chain: { seq: 2, previous: { fingerprint: first.fingerprint, fiscalId: null, issuedAt: NOW.toISOString() } },
+    }).record;
+    expect(second.body).toContain('<sf:IDEmisorFactura>B12345674</sf:IDEmisorFactura><sf:NumSerieFactura></sf:NumSerieFactura><sf:FechaExpedicionFactura>15-01-2026</sf:FechaExpedicionFactura>');
+  });
+
+  it('escapes text and names a foreign customer by IDOtro (NIF-IVA)', () => {
+    const { record } = validatedBuild(verifactu, loc, draft({ customer_context: { tax_id: 'DE123456789', name: 'Müller & Söhne <GmbH>' } }));
+    expect(record.body).toContain('<sf:IDDestinatario><sf:NombreRazon>Müller &amp; Söhne &lt;GmbH&gt;</sf:NombreRazon><sf:IDOtro><sf:IDType>02</sf:IDType><sf:ID>DE123456789</sf:ID></sf:IDOtro></sf:IDDestinatario>');
+  });
+
+  it('installation_number from the config, else the location id', () => {
+    expect(validatedBuild(verifactu, loc, draft()).record.body).toContain(`<sf:NumeroInstalacion>${loc.id}</sf:NumeroInstalacion>`);
+    const own = location('es-verifactu', { installation_number: 'CAJA-2' });
+    expect(validatedBuild(verifactu, own, draft()).record.body).toContain('<sf:NumeroInstalacion>CAJA-2</sf:NumeroInstalacion>');
+  });
+
+  it('RegistroAnulacion joins the chain, names the cancelled invoice and leaves it as linkData', () => {
     const { tx, record } = validatedBuild(verifactu, loc, draft());
     const cancel = verifactu.build({
       ...{ transactionId: 'c1', kind: 'cancellation', tx, location: loc, environment: 'test', now: new Date('2026-01-16T10:00:00Z') },
       original: { transactionId: 't1', fiscalId: null, tx, issuedAt: '2026-01-15T10:00:00.000Z', documentNumber: record.documentNumber },
-      chain: { seq: 2, previous: { fingerprint: record.fingerprint, fiscalId: null, issuedAt: '2026-01-15T10:00:00.000Z' } },
+      chain: { seq: 2, previous: { fingerprint: record.fingerprint, fiscalId: null, issuedAt: '2026-01-15T10:00:00.000Z', linkData: record.linkData } },
       software: { name: 'x', version: '1', vendorTaxId: 'A99800005' },
     });
     expect(verifactu.capabilities.cancellationJoinsChain).toBe(true);
-    // The official huella of a RegistroAnulacion, chained to the alta's.
-    expect(cancel.fingerprint).toBe(huellaAnulacion({
-      IDEmisorFacturaAnulada: 'B12345674', NumSerieFacturaAnulada: 'A-1', FechaExpedicionFacturaAnulada: '15-01-2026',
-      Huella: record.fingerprint!, FechaHoraHusoGenRegistro: '2026-01-16T11:00:00+01:00',
-    }));
-    expect(JSON.parse(cancel.body)).toMatchObject({
-      format: 'VERI*FACTU RegistroAnulacion XML',
-      cancelled_invoice: { issuer_nif: 'B12345674', num_serie_factura: 'A-1', issue_date: '15-01-2026' },
-      chain: { seq: 2, previous_fingerprint: record.fingerprint },
-    });
+    expect(cancel.placeholder).toBe(false);
+    expect(cancel.body).toMatch(/^<sf:RegistroAnulacion /);
+    expect(cancel.body).toContain(
+      '<sf:IDFactura><sf:IDEmisorFacturaAnulada>B12345674</sf:IDEmisorFacturaAnulada><sf:NumSerieFacturaAnulada>A-1</sf:NumSerieFacturaAnulada>' +
+        '<sf:FechaExpedicionFacturaAnulada>15-01-2026</sf:FechaExpedicionFacturaAnulada></sf:IDFactura>',
+    );
+    expect(cancel.linkData).toEqual(record.linkData);
+    expect(cancel.documentNumber).toBeNull();
+    expect(cancel.qrData).toBeNull();
+  });
+
+  it('refuses to annul an invoice whose number is unknown (409)', () => {
+    const { tx } = validatedBuild(verifactu, loc, draft());
+    expect(() =>
+      verifactu.build({
+        transactionId: 'c1', kind: 'cancellation', tx, location: loc, environment: 'test', now: NOW,
+        original: { transactionId: 't1', fiscalId: null, tx, issuedAt: NOW.toISOString(), documentNumber: null },
+        chain: { seq: 2, previous: null }, software: { name: 'x', version: '1', vendorTaxId: 'A99800005' },
+      }),
+    ).toThrow(expect.objectContaining({ status: 409 }));
   });
 
   it('sandbox: accept returns a 16-character CSV as fiscal id; 3000 is a duplicate; 1104 rejected in English', async () => {
@@ -90,5 +141,10 @@ describe('es-verifactu build', () => {
       code: '1104',
       message: 'Invalid NumSerieFactura (invoice series and number) value.',
     });
+  });
+
+  it('plug-in: the authority transport exists', () => {
+    expect(verifactu.capabilities.authorityTransport).toBe(true);
+    expect(verifactu.version).toBe('0.2.0');
   });
 });

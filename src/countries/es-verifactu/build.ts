@@ -1,76 +1,222 @@
 /**
- * VERI*FACTU record (placeholder document). The real ones are `RegistroAlta` and, for a
- * cancellation, `RegistroAnulacion` (SuministroLR.xsd), and come with the Spain issue.
- * Real already: the QR URL and the chain, by the official huella (FORMATS.md §2.1-2.4).
- * The fiscal id is the CSV that AEAT returns, so it is null here.
+ * VERI*FACTU records (FORMATS.md §2; SuministroInformacion.xsd): a `RegistroAlta` per
+ * invoice and, for a cancellation, a `RegistroAnulacion`, both links of the issuer's
+ * hash chain (huella). The record XML is the stored fiscal record; `submit` wraps it in
+ * the SOAP request (soap.ts). The fiscal id is the CSV that AEAT returns, so it is null.
  */
-import type { BuildInput, FiscalRecord } from '../types.ts';
+import { conflict } from '../../core/errors.ts';
+import type { BuildInput, FiscalRecord, TransactionDraft, TxLine } from '../types.ts';
 import { decimal } from '../shared/amounts.ts';
 import { dmyDate, localDate, localDateTimeWithOffset } from '../shared/dates.ts';
-import { huellaAlta, huellaAnulacion } from './huella.ts';
-import {
-  MISSING_TAX_ID,
-  commonFields,
-  issuerTaxId,
-  metaString,
-  placeholderBody,
-  placeholderNote,
-  previousFingerprint,
-} from '../shared/placeholder.ts';
+import { customerTaxId } from '../shared/metadata-fields.ts';
+import { MISSING_TAX_ID, configString, issuerTaxId, metaString } from '../shared/placeholder.ts';
 import { qrUrlHint, textHint } from '../shared/render-hints.ts';
+import { isValidSpanishNif } from '../es/nif.ts';
 import { seriesOf } from './metadata.ts';
 import { verifactuQrUrl } from './qr.ts';
+import {
+  registroAltaXml,
+  registroAnulacionXml,
+  type DesgloseLine,
+  type Encadenamiento,
+  type InvoiceId,
+  type Party,
+  type SistemaInformatico,
+} from './xml.ts';
 
 /** `NumSerieFactura` is one field: our series and number joined by `-` (`A-42`). */
 export const numSerieOf = (series: string, number: string): string => `${series}-${number}`;
+
+/*
+ * IdSistemaInformatico: a two-character code the producer gives each of its billing
+ * systems (SistemaInformaticoType, TextMax2Type; AEAT error 1177 when malformed). This
+ * service is one system.
+ */
+export const ID_SISTEMA_INFORMATICO = '01';
 
 export function buildVerifactu(input: BuildInput): FiscalRecord {
   return input.kind === 'cancellation' ? buildAnulacion(input) : buildAlta(input);
 }
 
+/** Truncates to `max` characters (code points, as XSD maxLength counts them). */
+const clip = (text: string, max: number): string => {
+  const chars = Array.from(text);
+  return chars.length <= max ? text : chars.slice(0, max).join('');
+};
+
+/** Control characters XML cannot carry become spaces (free text from the request). */
+const printable = (text: string): string => text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, ' ');
+
+const issuerNif = (input: BuildInput): string => issuerTaxId(input) ?? MISSING_TAX_ID;
+
+/** NombreRazon of the obligated issuer (TextMax120Type): the configured legal name. */
+export const issuerName = (input: Pick<BuildInput, 'location'>): string =>
+  clip(printable(configString(input.location.config, 'legal_name') ?? input.location.name), 120);
+
+/**
+ * A party's identification: a Spanish NIF goes in `NIF` (NIFType, 9 characters);
+ * anything else (a foreign VAT number) in `IDOtro` with IDType 02, NIF-IVA (IDOtroType;
+ * AEAT 1111: CodigoPais may be left out only for 02, the country being the prefix).
+ */
+function partyId(taxId: string): Party['id'] {
+  const id = taxId.trim().toUpperCase();
+  if (isValidSpanishNif(id)) return { nif: id };
+  if (/^ES/.test(id) && isValidSpanishNif(id.slice(2))) return { nif: id.slice(2) };
+  return { idOtro: { idType: '02', id: clip(id, 20) } };
+}
+
+/**
+ * SistemaInformatico (FORMATS.md §2; Orden HAC/1177/2024 art. 12): the producer is named
+ * by `country_config.software_nif` (required for verifactu); the installation by
+ * `installation_number`, else the location id, which is unique per installation of this
+ * service. This service only works in VERI*FACTU mode and serves many taxpayers.
+ */
+export function sistemaInformatico(input: Pick<BuildInput, 'location' | 'software'>): SistemaInformatico {
+  const { config } = input.location;
+  const producerNif = configString(config, 'software_nif') ?? input.software.vendorTaxId;
+  return {
+    // SoftwareIdentity has no producer legal name: the software name stands in for it.
+    producer: { nombreRazon: clip(printable(input.software.name), 120), id: partyId(producerNif || MISSING_TAX_ID) },
+    NombreSistemaInformatico: clip(printable(input.software.name), 30),
+    IdSistemaInformatico: ID_SISTEMA_INFORMATICO,
+    Version: clip(input.software.version, 50),
+    NumeroInstalacion: clip(configString(config, 'installation_number') ?? input.location.id, 100),
+    TipoUsoPosibleSoloVerifactu: 'S',
+    TipoUsoPosibleMultiOT: 'S',
+    IndicadorMultiplesOT: 'S',
+  };
+}
+
+/**
+ * The previous link of the chain (FORMATS.md §2.4): its huella and its invoice id, which
+ * the previous record left as `linkData`. Without linkData (a core that does not keep it)
+ * the issuer NIF and the previous issue date are known (the chain is per issuer) but not
+ * its number; AEAT then refuses the record (1175) rather than us inventing a number.
+ */
+function previousLink(input: BuildInput, nif: string): Encadenamiento {
+  const prev = input.chain.previous;
+  if (prev === null || prev.fingerprint === null) return null;
+  const link = prev.linkData ?? {};
+  return {
+    IDEmisorFactura: link.IDEmisorFactura ?? nif,
+    NumSerieFactura: link.NumSerieFactura ?? '',
+    FechaExpedicionFactura: link.FechaExpedicionFactura ?? issueDateOf(prev.issuedAt),
+    Huella: prev.fingerprint,
+  };
+}
+
+/** DD-MM-YYYY of an ISO instant, in Madrid; '' when the instant is unreadable. */
+function issueDateOf(iso: string): string {
+  const at = new Date(iso);
+  return Number.isNaN(at.getTime()) ? '' : dmyDate(localDate(at, 'ES'));
+}
+
+const linkDataOf = (id: InvoiceId): Record<string, string> => ({
+  IDEmisorFactura: id.IDEmisorFactura,
+  NumSerieFactura: id.NumSerieFactura,
+  FechaExpedicionFactura: id.FechaExpedicionFactura,
+});
+
+/** Tipo2.2Type: the rate in percent with two decimals (`21.00`, `5.50`). */
+const rateText = (rate: number): string => decimal(Math.round(rate * 100));
+
+/**
+ * One DetalleDesglose per VAT rate, in the order rates first appear: IVA (01), general
+ * regime (01), subject and not exempt (S1). A corrective invoice "by differences"
+ * (TipoRectificativa I) carries the amounts it takes off, so they are negative.
+ */
+function desglose(items: TxLine[], sign: 1 | -1): { lines: DesgloseLine[]; cuota: number; total: number } {
+  const byRate = new Map<number, { base: number; tax: number }>();
+  for (const l of items) {
+    const g = byRate.get(l.tax_rate) ?? { base: 0, tax: 0 };
+    g.base += l.total_amount - l.tax_amount;
+    g.tax += l.tax_amount;
+    byRate.set(l.tax_rate, g);
+  }
+  let cuota = 0;
+  let total = 0;
+  const lines = [...byRate].map(([rate, g]) => {
+    cuota += sign * g.tax;
+    total += sign * (g.base + g.tax);
+    return {
+      Impuesto: '01',
+      ClaveRegimen: '01',
+      CalificacionOperacion: 'S1',
+      TipoImpositivo: rateText(rate),
+      BaseImponibleOimporteNoSujeto: decimal(sign * g.base),
+      CuotaRepercutida: decimal(sign * g.tax),
+    };
+  });
+  return { lines, cuota, total };
+}
+
+/** DescripcionOperacion (TextMax500Type, mandatory): metadata.description, else the lines. */
+function description(tx: TransactionDraft): string {
+  const given = metaString(tx, 'description');
+  const text = given ?? tx.items.map((l) => l.description.trim()).filter((d) => d !== '').join(', ');
+  const fallback = tx.type === 'sale' ? 'Venta' : 'Devolución';
+  return clip(printable(text).trim() || fallback, 500);
+}
+
+/** The customer (IDDestinatario), for the types that name one. */
+function destinatario(tx: TransactionDraft): Party | undefined {
+  const taxId = customerTaxId(tx);
+  if (taxId === undefined) return undefined;
+  const ctx = tx.customer_context ?? {};
+  const named = [ctx.name, ctx.legal_name].find((v): v is string => typeof v === 'string' && v.trim() !== '');
+  // NombreRazon is mandatory; without a name the tax id stands in (AEAT checks the NIF).
+  return { nombreRazon: clip(printable(named?.trim() ?? taxId), 120), id: partyId(taxId) };
+}
+
+const CORRECTIVE = new Set(['R1', 'R2', 'R3', 'R4', 'R5']);
+const NAMES_CUSTOMER = new Set(['F1', 'F3', 'R1', 'R2', 'R3', 'R4']);
+
 function buildAlta(input: BuildInput): FiscalRecord {
   const { tx } = input;
+  const nif = issuerNif(input);
   const series = seriesOf(tx);
   const number = metaString(tx, 'invoice_number') ?? String(input.chain.number ?? input.chain.seq);
-  const numSerie = numSerieOf(series, number);
-  const fecha = dmyDate(localDate(input.now, 'ES'));
-  const nif = issuerTaxId(input) ?? MISSING_TAX_ID;
-  const invoiceType = metaString(tx, 'invoice_type') ?? 'F2';
-  const generatedAt = localDateTimeWithOffset(input.now, 'ES');
-  const previous = previousFingerprint(input);
-  // The real huella (FORMATS.md §2.1), over the values the XML will carry.
-  const huella = huellaAlta({
-    IDEmisorFactura: nif, NumSerieFactura: numSerie, FechaExpedicionFactura: fecha, TipoFactura: invoiceType,
-    CuotaTotal: decimal(tx.tax_amount), ImporteTotal: decimal(tx.total_amount), Huella: previous ?? '', FechaHoraHusoGenRegistro: generatedAt,
+  const id: InvoiceId = {
+    IDEmisorFactura: nif,
+    NumSerieFactura: numSerieOf(series, number),
+    FechaExpedicionFactura: dmyDate(localDate(input.now, 'ES')),
+  };
+  const tipo = metaString(tx, 'invoice_type') ?? 'F2';
+  const corrective = CORRECTIVE.has(tipo);
+  const { lines, cuota, total } = desglose(tx.items, corrective ? -1 : 1);
+  const customer = NAMES_CUSTOMER.has(tipo) ? destinatario(tx) : undefined;
+  const rectified = corrective ? rectifiedInvoice(input, nif) : undefined;
+  const { xml, huella } = registroAltaXml({
+    id,
+    NombreRazonEmisor: issuerName(input),
+    TipoFactura: tipo,
+    TipoRectificativa: corrective ? 'I' : undefined,
+    FacturasRectificadas: rectified ? [rectified] : undefined,
+    DescripcionOperacion: description(tx),
+    Destinatarios: customer ? [customer] : undefined,
+    Desglose: lines,
+    CuotaTotal: decimal(cuota),
+    ImporteTotal: decimal(total),
+    previous: previousLink(input, nif),
+    sistema: sistemaInformatico(input),
+    FechaHoraHusoGenRegistro: localDateTimeWithOffset(input.now, 'ES'),
   });
+  // The QR names the invoice as the record does (FORMATS.md §2.6: importe = ImporteTotal).
   const qr = verifactuQrUrl(input.environment, {
-    nif: issuerTaxId(input) ?? MISSING_TAX_ID,
-    numSerie,
-    fecha,
-    importe: decimal(tx.total_amount),
-  });
-  const body = placeholderBody('VERI*FACTU RegistroAlta XML', placeholderNote('VERI*FACTU RegistroAlta', 'Spain'), {
-    ...commonFields(input, { chained: true }),
-    num_serie_factura: numSerie,
-    series,
-    number,
-    issue_date: fecha,
-    invoice_type: invoiceType,
-    cuota_total: decimal(tx.tax_amount),
-    importe_total: decimal(tx.total_amount),
-    fecha_hora_huso_gen_registro: generatedAt,
-    huella_anterior: previous,
-    huella,
-    qr_url: qr,
+    nif,
+    numSerie: id.NumSerieFactura,
+    fecha: id.FechaExpedicionFactura,
+    importe: decimal(total),
   });
   return {
-    body,
-    contentType: 'application/json',
+    body: xml,
+    contentType: 'application/xml',
     fiscalId: null,
-    documentNumber: numSerie,
+    documentNumber: id.NumSerieFactura,
     fingerprint: huella,
+    linkData: linkDataOf(id),
     qrData: qr,
-    placeholder: true,
+    placeholder: false,
     // Print rules (AEAT QR specification, as implementations cite it): "QR tributario:"
     // above the code, and the "VERI*FACTU" legend next to it.
     renderHints: [
@@ -81,36 +227,51 @@ function buildAlta(input: BuildInput): FiscalRecord {
   };
 }
 
-/** RegistroAnulacion: names the cancelled invoice and is chained like an alta (FORMATS §2.4). */
+/**
+ * The invoice a corrective one corrects (FacturasRectificadas): the original record when
+ * the core hands one, else metadata original_invoice_number / original_issue_date.
+ * Unknown → left out (the block is optional in the schema).
+ */
+function rectifiedInvoice(input: BuildInput, nif: string): InvoiceId | undefined {
+  const o = input.original;
+  if (o?.documentNumber) {
+    return { IDEmisorFactura: nif, NumSerieFactura: o.documentNumber, FechaExpedicionFactura: issueDateOf(o.issuedAt) };
+  }
+  const number = metaString(input.tx, 'original_invoice_number');
+  const date = metaString(input.tx, 'original_issue_date');
+  return number !== undefined && date !== undefined ? { IDEmisorFactura: nif, NumSerieFactura: number, FechaExpedicionFactura: date } : undefined;
+}
+
+/** RegistroAnulacion: names the cancelled invoice and is chained like an alta (FORMATS §2.2, §2.4). */
 function buildAnulacion(input: BuildInput): FiscalRecord {
+  const nif = issuerNif(input);
   const original = input.original;
-  const cancelled = {
-    issuer_nif: issuerTaxId(input),
-    num_serie_factura: original?.documentNumber ?? null,
-    issue_date: original === undefined ? null : dmyDate(localDate(new Date(original.issuedAt), 'ES')),
+  const documentNumber = original?.documentNumber;
+  if (original === undefined || documentNumber === null || documentNumber === undefined || documentNumber === '') {
+    // NumSerieFacturaAnulada is mandatory (TextoIDFacturaType, 1-60 characters).
+    throw conflict('the cancelled transaction has no VERI*FACTU invoice number to annul');
+  }
+  const id: InvoiceId = {
+    IDEmisorFactura: nif,
+    NumSerieFactura: documentNumber,
+    FechaExpedicionFactura: issueDateOf(original.issuedAt),
   };
-  const generatedAt = localDateTimeWithOffset(input.now, 'ES');
-  const previous = previousFingerprint(input);
-  // The real huella of a RegistroAnulacion (FORMATS.md §2.2).
-  const huella = huellaAnulacion({
-    IDEmisorFacturaAnulada: cancelled.issuer_nif ?? MISSING_TAX_ID, NumSerieFacturaAnulada: cancelled.num_serie_factura ?? '',
-    FechaExpedicionFacturaAnulada: cancelled.issue_date ?? '', Huella: previous ?? '', FechaHoraHusoGenRegistro: generatedAt,
-  });
-  const body = placeholderBody('VERI*FACTU RegistroAnulacion XML', placeholderNote('VERI*FACTU RegistroAnulacion', 'Spain'), {
-    ...commonFields(input, { chained: true }),
-    cancelled_invoice: cancelled,
-    fecha_hora_huso_gen_registro: generatedAt,
-    huella_anterior: previous,
-    huella,
+  const { xml, huella } = registroAnulacionXml({
+    id,
+    previous: previousLink(input, nif),
+    sistema: sistemaInformatico(input),
+    FechaHoraHusoGenRegistro: localDateTimeWithOffset(input.now, 'ES'),
   });
   return {
-    body,
-    contentType: 'application/json',
+    body: xml,
+    contentType: 'application/xml',
     fiscalId: null,
     documentNumber: null,
     fingerprint: huella,
+    // The next record's RegistroAnterior names this record by the invoice it annuls.
+    linkData: linkDataOf(id),
     qrData: null,
-    placeholder: true,
+    placeholder: false,
     renderHints: [],
   };
 }

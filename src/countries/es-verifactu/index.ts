@@ -3,23 +3,28 @@
  * chain (huella; no signature is needed in VERI*FACTU mode) and sent to AEAT at once.
  */
 import type { FiscalSystem } from '../types.ts';
-import { stubOnlySubmit } from '../shared/sandbox.ts';
+import { runSandbox } from '../shared/sandbox.ts';
+import { createVerifactuClient } from './client.ts';
 import { validateVerifactuConfig } from './config.ts';
 import { seriesOf, validateVerifactuTransaction } from './metadata.ts';
 import { buildVerifactu } from './build.ts';
 import { verifactuSandbox } from './sandbox.ts';
 import { VERIFACTU_CODES } from './codes.ts';
 
+/** The AEAT client of this process: its flow-control memory (TiempoEsperaEnvio) is shared. */
+const aeat = createVerifactuClient(VERIFACTU_CODES);
+
 export const verifactu: FiscalSystem = {
   key: 'es-verifactu',
   country: 'ES',
-  version: '0.1.0',
+  // 0.2.0: real RegistroAlta / RegistroAnulacion XML and the AEAT SOAP client.
+  version: '0.2.0',
   capabilities: {
     signsLocally: false,
     chained: true,
     submission: 'realtime',
     submissionWindowDays: 4,
-    authorityTransport: false,
+    authorityTransport: true,
     // RegistroAnulacion carries Encadenamiento like an alta (FORMATS §2.4).
     cancellationJoinsChain: true,
   },
@@ -33,6 +38,6 @@ export const verifactu: FiscalSystem = {
   numberingKey: ({ location, tx }) => `es-verifactu:${location.account_id}:${location.tax_id ?? location.id}:${seriesOf(tx)}`,
   initialStatus: () => 'pending',
   build: buildVerifactu,
-  submit: stubOnlySubmit(verifactuSandbox),
+  submit: async (record, ctx) => (ctx.mode === 'stub' ? runSandbox(record, ctx, verifactuSandbox) : aeat.submit(record, ctx)),
   codes: VERIFACTU_CODES,
 };

@@ -1,9 +1,16 @@
 /**
  * VERI*FACTU transaction rules: as TicketBAI (../es/invoice.ts), with series `A` by
- * default (the VERI*FACTU config has no series field).
+ * default (the VERI*FACTU config has no series field), plus the optional fields the
+ * `RegistroAlta` can carry (SuministroInformacion.xsd):
+ * - `description`: `DescripcionOperacion` (mandatory in the record, max 500 characters;
+ *   the line descriptions when not given);
+ * - `original_invoice_number` / `original_issue_date` (DD-MM-YYYY): the invoice a refund
+ *   corrects, written as `FacturasRectificadas` (both or neither).
  */
+import { badRequest } from '../../core/errors.ts';
 import type { TransactionContext, TransactionDraft } from '../types.ts';
-import { baseMetadata, withoutUndefined } from '../shared/metadata-fields.ts';
+import { isDmyDate } from '../shared/dates.ts';
+import { baseMetadata, optionalText, withoutUndefined } from '../shared/metadata-fields.ts';
 import { metaString } from '../shared/placeholder.ts';
 import { readInvoiceNumber, readSeries, readSpanishInvoiceType } from '../es/invoice.ts';
 
@@ -11,10 +18,31 @@ export const DEFAULT_SERIES = 'A';
 
 export const seriesOf = (tx: TransactionDraft): string => metaString(tx, 'series') ?? DEFAULT_SERIES;
 
+export const DESCRIPTION_INVALID = 'metadata.description must be a string of at most 500 characters';
+/*
+ * `NumSerieFactura` (TextoIDFacturaType) is 1-60 characters; AEAT refuses < > " ' = in it
+ * (error 1130 "caracteres no permitidos"), and control characters cannot be sent at all.
+ */
+const ORIGINAL_NUMBER = /^[^<>"'=\u0000-\u001F\u007F]{1,60}$/;
+export const ORIGINAL_NUMBER_INVALID = 'metadata.original_invoice_number must be 1-60 characters, without < > " \' =';
+export const ORIGINAL_DATE_INVALID = 'metadata.original_issue_date must be a date in the form DD-MM-YYYY';
+export const ORIGINAL_PAIR = 'metadata.original_invoice_number and metadata.original_issue_date go together: give both or neither';
+export const ORIGINAL_ON_SALE = 'metadata.original_invoice_number is only allowed on refund and void transactions';
+/** `Desglose` holds at most 12 `DetalleDesglose`: one per VAT rate (DesgloseType). */
+export const TOO_MANY_RATES = 'a VERI*FACTU invoice carries at most 12 different tax rates';
+
 export function validateVerifactuTransaction(tx: TransactionDraft, _ctx: TransactionContext): Record<string, unknown> {
   const meta = baseMetadata(tx, 'ES');
   const series = readSeries(meta, DEFAULT_SERIES);
   const invoice_number = readInvoiceNumber(meta);
   const invoice_type = readSpanishInvoiceType(tx, meta);
-  return withoutUndefined({ ...meta, series, invoice_number, invoice_type });
+  const description = optionalText(meta, 'description', DESCRIPTION_INVALID, /^[\s\S]{1,500}$/);
+  const original_invoice_number = optionalText(meta, 'original_invoice_number', ORIGINAL_NUMBER_INVALID, ORIGINAL_NUMBER, true);
+  const original_issue_date = optionalText(meta, 'original_issue_date', ORIGINAL_DATE_INVALID);
+  if (original_issue_date !== undefined && !isDmyDate(original_issue_date)) throw badRequest(ORIGINAL_DATE_INVALID);
+  if ((original_invoice_number === undefined) !== (original_issue_date === undefined)) throw badRequest(ORIGINAL_PAIR);
+  // AEAT error 1117: FacturasRectificadas only on a corrective invoice.
+  if (original_invoice_number !== undefined && tx.type === 'sale') throw badRequest(ORIGINAL_ON_SALE);
+  if (new Set(tx.items.map((l) => l.tax_rate)).size > 12) throw badRequest(TOO_MANY_RATES);
+  return withoutUndefined({ ...meta, series, invoice_number, invoice_type, description, original_invoice_number, original_issue_date });
 }

@@ -152,7 +152,8 @@ export function buildInput(loc: LocationForFiscal, tx: TransactionDraft, over: P
 export function validatedBuild(system: FiscalSystem, loc: LocationForFiscal, tx: TransactionDraft, over: Partial<BuildInput> = {}) {
   const metadata = system.validateTransaction(tx, txCtx(loc));
   const validTx = { ...tx, metadata };
-  return { tx: validTx, record: system.build(buildInput(loc, validTx, over)) };
+  const signing = system.capabilities.signsWithCertificate ? { signingKey: fixedSigningKey() } : {};
+  return { tx: validTx, record: system.build(buildInput(loc, validTx, { ...signing, ...over })) };
 }
 
 export const submitCtx = (loc: LocationForFiscal, mode: 'stub' | 'authority' = 'stub'): SubmitContext => ({
@@ -177,9 +178,11 @@ export const stored = (record: FiscalRecord, tx: TransactionDraft, kind: 'record
  * The fixed RSA key and self-signed certificate of `test/fixtures/signing/` (tests only):
  * signatures over the same bytes are the same, so signed golden files are stable.
  */
+let fixedKey: SigningKey | undefined;
 export function fixedSigningKey(): SigningKey {
+  if (fixedKey) return fixedKey;
   const dir = new URL('../../../test/fixtures/signing/', import.meta.url);
-  return toSigningKey(
+  fixedKey = toSigningKey(
     {
       privateKeyPem: readFileSync(new URL('signer-key.pem', dir), 'utf8'),
       certificatePem: readFileSync(new URL('signer-cert.pem', dir), 'utf8'),
@@ -187,4 +190,5 @@ export function fixedSigningKey(): SigningKey {
     },
     'uploaded',
   );
+  return fixedKey;
 }

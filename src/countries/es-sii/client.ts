@@ -1,0 +1,84 @@
+/**
+ * The SII protocol client (`submit` in `authority` mode): one stored record in a SOAP
+ * 1.1 message, POSTed with mutual TLS (the holder's certificate, ctx.clientKey) to the
+ * issued-invoice port `SiiFactFEV1SOAP` (FORMATS.md §3, SuministroFactEmitidas.wsdl):
+ *
+ * - test: https://prewww1.aeat.es/wlpl/SSII-FACT/ws/fe/SiiFactFEV1SOAP
+ * - live: https://www1.agenciatributaria.gob.es/wlpl/SSII-FACT/ws/fe/SiiFactFEV1SOAP
+ *
+ * (The `www10`/`prewww10` hosts are for seal certificates; an uploaded personal or
+ * representative certificate uses www1/prewww1.) `ctx.authorityBaseUrl` replaces scheme
+ * and host, keeping the path, so tests reach a fake AEAT on 127.0.0.1.
+ *
+ * HTTP: AEAT answers SOAP faults with HTTP 500, so the body is read whatever the status;
+ * a 5xx without a parsable SOAP answer is a TransportError (retried), a refusal of the
+ * connection (403, no or unknown client certificate) an `auth` rejection.
+ */
+import { TransportError, type AuthorityOutcome, type StoredRecord, type SubmitContext } from '../types.ts';
+import { authorityPost } from '../shared/authority-http.ts';
+import { SII_CODES } from './codes.ts';
+import { SiiResponseError, outcomeOf, parseSiiResponse } from './response.ts';
+import { bajaBody, operationOf, soapEnvelope, suministroBody, titularOf } from './soap.ts';
+
+export const SII_PATH = '/wlpl/SSII-FACT/ws/fe/SiiFactFEV1SOAP';
+export const SII_HOSTS = {
+  test: 'https://prewww1.aeat.es',
+  live: 'https://www1.agenciatributaria.gob.es',
+} as const;
+
+/** The endpoint for the context: the environment's host, or the configured base URL's origin. */
+export function siiEndpoint(ctx: Pick<SubmitContext, 'environment' | 'authorityBaseUrl'>): string {
+  const origin = ctx.authorityBaseUrl ? new URL(ctx.authorityBaseUrl).origin : SII_HOSTS[ctx.environment];
+  return `${origin}${SII_PATH}`;
+}
+
+/** The SOAP message that carries a stored record (alta or baja by its kind). */
+export function siiRequestOf(record: StoredRecord, ctx: Pick<SubmitContext, 'location'>): string {
+  const titular = titularOf(ctx.location);
+  return soapEnvelope(record.kind === 'cancellation' ? bajaBody(titular, [record.body]) : suministroBody(titular, [record.body]));
+}
+
+export async function submitToAeat(record: StoredRecord, ctx: SubmitContext): Promise<AuthorityOutcome> {
+  // Only a real SII record can go to AEAT (not a placeholder built by an older version).
+  const expected = record.kind === 'cancellation' ? 'baja' : 'alta';
+  if (record.contentType !== 'application/xml' || operationOf(record.body) !== expected) {
+    const message = `the stored record is not an SII ${expected === 'alta' ? 'RegistroLRFacturasEmitidas' : 'RegistroLRBajaExpedidas'} and cannot be sent to AEAT`;
+    return { kind: 'rejected', code: 'NOT_SII_RECORD', message, response: { contentType: record.contentType } };
+  }
+  const res = await authorityPost({
+    url: siiEndpoint(ctx),
+    headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: '""', accept: 'text/xml' },
+    body: siiRequestOf(record, ctx),
+    clientKey: ctx.clientKey,
+    ca: ctx.authorityCa,
+    timeoutMs: ctx.timeoutMs,
+  });
+
+  let answer;
+  try {
+    answer = parseSiiResponse(res.body);
+  } catch (err) {
+    if (!(err instanceof SiiResponseError)) throw err;
+    return unparsable(res.status, res.body, err);
+  }
+  return outcomeOf(answer, SII_CODES);
+}
+
+/** An HTTP answer that is not a SOAP answer of the service. */
+function unparsable(status: number, body: Buffer, err: SiiResponseError): AuthorityOutcome {
+  const snippet = body.toString('utf8').slice(0, 200);
+  const response = { http_status: status, body: snippet };
+  if (status === 401 || status === 403) {
+    return { kind: 'rejected', code: 'HTTP_403', message: SII_CODES.HTTP_403!.message, response };
+  }
+  if (status === 408 || status === 429) {
+    return { kind: 'retry_later', code: `HTTP_${status}`, message: `AEAT is busy (HTTP ${status})`, response };
+  }
+  // 5xx, or a 2xx/other 4xx whose body is not the service's answer: nothing tells whether
+  // the record was registered, so it is retried (a registered one comes back as 3000).
+  throw new TransportError(
+    status >= 500 ? 'http_5xx' : 'bad_response',
+    `AEAT answered HTTP ${status} without a readable SOAP answer (${err.message})`,
+    { cause: err },
+  );
+}

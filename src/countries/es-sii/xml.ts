@@ -1,0 +1,185 @@
+/**
+ * The SII 1.1 records of the issued-invoice book (libro registro de facturas expedidas),
+ * per AEAT's `SuministroLR.xsd` and `SuministroInformacion.xsd` (shared/schemas/es/sii,
+ * IDVersionSii 1.1):
+ *
+ * - `RegistroLRFacturasEmitidas` (type `siiLR:LRfacturasEmitidasType`): one invoice, sent
+ *   inside `SuministroLRFacturasEmitidas` with TipoComunicacion A0;
+ * - `RegistroLRBajaExpedidas` (type `siiLR:LRBajaExpedidasType`): the "baja" that removes
+ *   an invoice from the book, sent inside `BajaLRFacturasEmitidas`.
+ *
+ * Namespaces follow the schemas' `elementFormDefault="qualified"`: the elements declared
+ * in SuministroLR.xsd (`IDFactura`, `FacturaExpedida`) are in the `siiLR` namespace, the
+ * ones of the types they use (SuministroInformacion.xsd: `PeriodoLiquidacion` from
+ * `sii:RegistroSii`, everything inside IDFactura and FacturaExpedida) in `sii`.
+ *
+ * Each record element declares both namespaces itself, so the stored record is a
+ * well-formed document on its own and is copied byte for byte into the SOAP body.
+ * No XML declaration: the record is a fragment of the SOAP message.
+ */
+import { XMLBuilder } from 'fast-xml-parser';
+import { decimal } from '../shared/amounts.ts';
+import type { TransactionDraft, TxLine } from '../types.ts';
+
+const BASE = 'https://www2.agenciatributaria.gob.es/static_files/common/internet/dep/aplicaciones/es/aeat/ssii/fact/ws';
+export const NS = {
+  siiLR: `${BASE}/SuministroLR.xsd`,
+  sii: `${BASE}/SuministroInformacion.xsd`,
+  siiR: `${BASE}/RespuestaSuministro.xsd`,
+} as const;
+
+/** `IDVersionSii` (sii:VersionSiiType allows only 1.1). */
+export const SII_VERSION = '1.1';
+
+const NS_ATTRS = { '@_xmlns:siiLR': NS.siiLR, '@_xmlns:sii': NS.sii };
+
+/** The builder every SII document uses: two-space indentation, text escaped, stable bytes. */
+export const siiXmlBuilder = new XMLBuilder({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  format: true,
+  indentBy: '  ',
+  suppressEmptyNode: false,
+});
+
+export type XmlNode = Record<string, unknown>;
+
+/** Serializes one element (`{ 'prefix:Name': content }`) without a trailing newline. */
+export const renderXml = (node: XmlNode): string => siiXmlBuilder.build(node).replace(/\n+$/, '');
+
+/** The invoice as SII identifies it: issuer NIF, series+number, issue date (DD-MM-YYYY). */
+export interface SiiInvoiceId {
+  issuerNif: string;
+  numSerie: string;
+  issueDate: string;
+}
+
+export interface SiiParty {
+  name: string;
+  nif?: string | undefined;
+  /** IDOtro (foreign party): AEAT list L4 id type, ISO country, id. */
+  other?: { idType: string; country: string; id: string } | undefined;
+}
+
+export interface SiiIssuedInvoice {
+  exercise: string;
+  period: string;
+  id: SiiInvoiceId;
+  /** F1, F2, R1…R5 (sii:ClaveTipoFacturaType). */
+  invoiceType: string;
+  /** The invoices a corrective one corrects (FacturasRectificadas), when known. */
+  corrects?: { numSerie: string; issueDate: string } | undefined;
+  regimeKey: string;
+  description: string;
+  /** Minor units, signed (negative for a credit by differences). */
+  total: number;
+  counterparty?: SiiParty | undefined;
+  /** One entry per VAT rate, amounts signed in minor units. */
+  vat: { rateHundredths: number; base: number; tax: number }[];
+}
+
+const id = (invoice: SiiInvoiceId): XmlNode => ({
+  'sii:IDEmisorFactura': { 'sii:NIF': invoice.issuerNif },
+  'sii:NumSerieFacturaEmisor': invoice.numSerie,
+  'sii:FechaExpedicionFacturaEmisor': invoice.issueDate,
+});
+
+const period = (exercise: string, p: string): XmlNode => ({ 'sii:Ejercicio': exercise, 'sii:Periodo': p });
+
+/** Corrective types (RD 1619/2012 art. 15; sii:ClaveTipoFacturaType R1-R5). */
+export const isCorrective = (invoiceType: string): boolean => /^R[1-5]$/.test(invoiceType);
+
+/**
+ * `RegistroLRFacturasEmitidas`: element order is the XSD sequence of `sii:FacturaType`
+ * then `sii:FacturaExpedidaType` (TipoFactura, TipoRectificativa, FacturasRectificadas,
+ * ClaveRegimen…, ImporteTotal, DescripcionOperacion, Contraparte, TipoDesglose).
+ */
+export function issuedInvoiceXml(inv: SiiIssuedInvoice): string {
+  const corrective = isCorrective(inv.invoiceType);
+  const factura: XmlNode = { 'sii:TipoFactura': inv.invoiceType };
+  // "I" (por diferencias): the corrective carries the difference, here the refunded
+  // amounts with a negative sign; "S" (sustitutiva) would also need ImporteRectificacion.
+  if (corrective) factura['sii:TipoRectificativa'] = 'I';
+  if (corrective && inv.corrects) {
+    factura['sii:FacturasRectificadas'] = {
+      'sii:IDFacturaRectificada': {
+        'sii:NumSerieFacturaEmisor': inv.corrects.numSerie,
+        'sii:FechaExpedicionFacturaEmisor': inv.corrects.issueDate,
+      },
+    };
+  }
+  factura['sii:ClaveRegimenEspecialOTrascendencia'] = inv.regimeKey;
+  factura['sii:ImporteTotal'] = decimal(inv.total);
+  factura['sii:DescripcionOperacion'] = inv.description;
+  if (inv.counterparty) factura['sii:Contraparte'] = party(inv.counterparty);
+  // Every line is subject and not exempt (S1, no reverse charge): the transaction model
+  // has no exemption causes; DesgloseFactura (not DesgloseTipoOperacion) is the
+  // breakdown of a domestic operation.
+  factura['sii:TipoDesglose'] = {
+    'sii:DesgloseFactura': {
+      'sii:Sujeta': {
+        'sii:NoExenta': {
+          'sii:TipoNoExenta': 'S1',
+          'sii:DesgloseIVA': {
+            'sii:DetalleIVA': inv.vat.map((v) => ({
+              'sii:TipoImpositivo': decimal(v.rateHundredths),
+              'sii:BaseImponible': decimal(v.base),
+              'sii:CuotaRepercutida': decimal(v.tax),
+            })),
+          },
+        },
+      },
+    },
+  };
+  return renderXml({
+    'siiLR:RegistroLRFacturasEmitidas': {
+      ...NS_ATTRS,
+      'sii:PeriodoLiquidacion': period(inv.exercise, inv.period),
+      'siiLR:IDFactura': id(inv.id),
+      'siiLR:FacturaExpedida': factura,
+    },
+  });
+}
+
+/** `sii:PersonaFisicaJuridicaType`: NombreRazon, then NIF or IDOtro. */
+function party(p: SiiParty): XmlNode {
+  if (p.nif !== undefined) return { 'sii:NombreRazon': p.name, 'sii:NIF': p.nif };
+  const other = p.other!;
+  return { 'sii:NombreRazon': p.name, 'sii:IDOtro': { 'sii:CodigoPais': other.country, 'sii:IDType': other.idType, 'sii:ID': other.id } };
+}
+
+/** `RegistroLRBajaExpedidas`: the period and the id of the invoice taken off the book. */
+export function bajaXml(b: { exercise: string; period: string; id: SiiInvoiceId }): string {
+  return renderXml({
+    'siiLR:RegistroLRBajaExpedidas': {
+      ...NS_ATTRS,
+      'sii:PeriodoLiquidacion': period(b.exercise, b.period),
+      'siiLR:IDFactura': id(b.id),
+    },
+  });
+}
+
+/**
+ * The VAT breakdown per rate (DesgloseIVA, at most 6 DetalleIVA): the line bases
+ * (total minus tax) and taxes summed per rate. Integer minor units only. `sign` -1 for
+ * a corrective by differences (a refund lowers the base and the tax).
+ */
+export function vatBreakdown(lines: readonly TxLine[], sign: 1 | -1): SiiIssuedInvoice['vat'] {
+  const byRate = new Map<number, { base: number; tax: number }>();
+  for (const l of lines) {
+    const rate = rateHundredths(l.tax_rate);
+    const entry = byRate.get(rate) ?? { base: 0, tax: 0 };
+    entry.base += l.total_amount - l.tax_amount;
+    entry.tax += l.tax_amount;
+    byRate.set(rate, entry);
+  }
+  return [...byRate.entries()]
+    .sort(([a], [b]) => b - a)
+    .map(([r, { base, tax }]) => ({ rateHundredths: r, base: sign * base, tax: sign * tax }));
+}
+
+/** A percent rate (21, 5.5) in hundredths (2100, 550): `TipoImpositivo` has 2 decimals. */
+export const rateHundredths = (rate: number): number => Math.round(rate * 100);
+
+/** The draft's signed total: a corrective by differences subtracts. */
+export const signedTotal = (tx: TransactionDraft, sign: 1 | -1): number => sign * tx.total_amount;

@@ -1,0 +1,127 @@
+/**
+ * Golden TicketBAI records: fixed clock, ids and key (test/fixtures/signing), compared
+ * byte for byte with golden/*.xml (`UPDATE_GOLDEN=1` rewrites them). Each one is also
+ * checked by the reference tools: valid against the official XSD (xmllint) and its
+ * XAdES signature verified (xmlsec1).
+ */
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xmlsecVerify, xsdValidate } from '../../../test/support/xml-tools.ts';
+import type { FiscalRecord } from '../types.ts';
+import { NOW, SOFTWARE, draft, fixedSigningKey, line, location, validatedBuild } from '../shared/test-fixtures.ts';
+import { ticketBai } from './index.ts';
+
+const key = fixedSigningKey();
+const GOLDEN = new URL('./golden/', import.meta.url);
+const UPDATE = process.env.UPDATE_GOLDEN === '1';
+const ALTA = 'es/ticketbai/ticketbaiv1-2-2.xsd';
+const ANULA = 'es/ticketbai/anula_ticketbaiv1-2-2.xsd';
+
+function golden(name: string, actual: string): void {
+  const file = new URL(name, GOLDEN);
+  if (UPDATE) {
+    fs.mkdirSync(GOLDEN, { recursive: true });
+    fs.writeFileSync(file, actual);
+  }
+  expect(fs.existsSync(file), `golden/${name} is missing: run the tests with UPDATE_GOLDEN=1`).toBe(true);
+  expect(Buffer.from(actual, 'utf8').equals(fs.readFileSync(file)), `golden/${name} differs (UPDATE_GOLDEN=1 regenerates it)`).toBe(true);
+}
+
+function checkWithTools(xml: string, xsd: string): void {
+  const sig = xmlsecVerify(xml, { trustedCertPem: key.certificatePem });
+  expect(sig.output).toContain('SignedInfo References (ok/all): 3/3');
+  expect(sig.ok).toBe(true);
+  if (!HAVE_SCHEMAS) {
+    console.warn(`es-ticketbai golden: ${SCHEMAS_MISSING_MESSAGE}`);
+    return;
+  }
+  const v = xsdValidate(xml, xsd);
+  expect(v.output).toMatch(/validates$/);
+  expect(v.ok).toBe(true);
+}
+
+const gipuzkoa = location('es-ticketbai');
+const araba = location('es-ticketbai', { territory: 'araba', territory_code: '01', tbai_license: 'TBAIARbf8c0e3f7a8c', series: 'TK' });
+const bizkaia = location('es-ticketbai', { territory: 'bizkaia', territory_code: '48', tbai_license: 'TBAIBI00000000PRUEBA' });
+
+/** Two rates and a fractional quantity: 2 × 10.00 at 21 %, 0.5 × 3.00 at 10 %. */
+const twoRates = draft({
+  items: [
+    line({ description: 'Menú del día', quantity: 2, unit_price: 1000, tax_rate: 21, tax_amount: 420, total_amount: 2420 }),
+    line({ description: 'Café & bollo <2x1>', quantity: 0.5, unit_price: 300, tax_rate: 10, tax_amount: 15, total_amount: 165 }),
+  ],
+  payment_method: 'cash',
+});
+
+const first = validatedBuild(ticketBai, gipuzkoa, twoRates, { signingKey: key, transactionId: 'a1b2c3d4-0001-4000-8000-000000000001' });
+const chained = validatedBuild(ticketBai, gipuzkoa, draft(), {
+  signingKey: key,
+  transactionId: 'a1b2c3d4-0002-4000-8000-000000000002',
+  now: new Date(NOW.getTime() + 90_000),
+  chain: { seq: 2, number: 2, previous: { fingerprint: first.record.fingerprint, fiscalId: first.record.fiscalId, issuedAt: NOW.toISOString(), linkData: first.record.linkData } },
+});
+
+const SCENARIOS: Array<{ name: string; record: FiscalRecord; xsd: string }> = [
+  { name: 'gipuzkoa-first.xml', record: first.record, xsd: ALTA },
+  { name: 'gipuzkoa-chained.xml', record: chained.record, xsd: ALTA },
+  {
+    name: 'araba-simplified.xml',
+    record: validatedBuild(ticketBai, araba, draft({ metadata: { description: 'Venta en mostrador' } }), {
+      signingKey: key,
+      transactionId: 'a1b2c3d4-0003-4000-8000-000000000003',
+      chain: { seq: 1, number: 7, previous: null },
+    }).record,
+    xsd: ALTA,
+  },
+  {
+    name: 'bizkaia-customer-f1.xml',
+    record: validatedBuild(ticketBai, bizkaia, draft({ customer_context: { nif: 'B95123451', name: 'Cliente Ejemplo SA', postal_code: '48001', address: 'Gran Vía 1, Bilbao' } }), {
+      signingKey: key,
+      transactionId: 'a1b2c3d4-0004-4000-8000-000000000004',
+      // 23:30 UTC on 15 January is already the 16th in Bilbao.
+      now: new Date('2026-01-15T23:30:00Z'),
+    }).record,
+    xsd: ALTA,
+  },
+  {
+    name: 'refund.xml',
+    record: validatedBuild(ticketBai, gipuzkoa, draft({ type: 'refund', metadata: { original_invoice_number: '1', original_issue_date: '15-01-2026', original_series: 'A' } }), {
+      signingKey: key,
+      transactionId: 'a1b2c3d4-0005-4000-8000-000000000005',
+      now: new Date(NOW.getTime() + 3_600_000),
+      chain: { seq: 3, number: 3, previous: { fingerprint: chained.record.fingerprint, fiscalId: chained.record.fiscalId, issuedAt: NOW.toISOString(), linkData: chained.record.linkData } },
+    }).record,
+    xsd: ALTA,
+  },
+  {
+    name: 'cancellation.xml',
+    record: ticketBai.build({
+      transactionId: 'a1b2c3d4-0006-4000-8000-000000000006',
+      kind: 'cancellation',
+      tx: first.tx,
+      original: { transactionId: 'a1b2c3d4-0001-4000-8000-000000000001', fiscalId: first.record.fiscalId, tx: first.tx, issuedAt: NOW.toISOString(), documentNumber: first.record.documentNumber },
+      location: gipuzkoa,
+      environment: 'test',
+      now: new Date(NOW.getTime() + 7_200_000),
+      chain: { seq: 1, previous: null },
+      software: SOFTWARE,
+      signingKey: key,
+    }),
+    xsd: ANULA,
+  },
+];
+
+describe('es-ticketbai golden records', () => {
+  for (const s of SCENARIOS) {
+    it(`${s.name}: byte for byte, XSD-valid, signature verified`, () => {
+      golden(s.name, s.record.body);
+      checkWithTools(s.record.body, s.xsd);
+    });
+  }
+
+  it('the golden chain links: the second invoice repeats the first one’s series, number, date and signature', () => {
+    expect(chained.record.body).toContain(
+      `<SerieFacturaAnterior>A</SerieFacturaAnterior><NumFacturaAnterior>1</NumFacturaAnterior><FechaExpedicionFacturaAnterior>15-01-2026</FechaExpedicionFacturaAnterior><SignatureValueFirmaFacturaAnterior>${first.record.fingerprint!.slice(0, 100)}</SignatureValueFirmaFacturaAnterior>`,
+    );
+  });
+});

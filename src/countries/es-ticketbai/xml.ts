@@ -1,0 +1,357 @@
+/**
+ * The TicketBAI documents, unsigned: `TicketBai` (ticketbaiv1-2-2.xsd, an invoice) and
+ * `AnulaTicketBai` (anula_ticketbaiv1-2-2.xsd, its cancellation), in schema order.
+ *
+ * They are written already in canonical form (inclusive C14N 1.0) with ../../xml/escape.ts:
+ * no XML declaration, no whitespace between elements, no self-closing tags, and every
+ * namespace declared on the root, the signature's `ds` and `xades` included
+ * (../../signing/namespaces.ts). So the XAdES signer digests these very bytes.
+ *
+ * Only the root is namespaced (`T:`): the schemas leave `elementFormDefault` unset, so
+ * their local elements are unqualified, as in the official samples.
+ */
+import type { BuildInput, TransactionDraft } from '../types.ts';
+import { el, optEl } from '../../xml/escape.ts';
+import { signableRootStartTag } from '../../signing/namespaces.ts';
+import { decimal } from '../shared/amounts.ts';
+import { dmyDate, isDmyDate, localDate, localDateTimeWithOffset } from '../shared/dates.ts';
+import { customerTaxId } from '../shared/metadata-fields.ts';
+import { configString, metaString } from '../shared/placeholder.ts';
+import { readSpanishInvoiceType, type SpanishInvoiceType } from '../es/invoice.ts';
+import { seriesOf } from './metadata.ts';
+
+export const NS_EMISION = 'urn:ticketbai:emision';
+export const NS_ANULACION = 'urn:ticketbai:anulacion';
+/** `IDVersionTBAI`: the only value the 1.2.x schemas allow. */
+export const TBAI_VERSION = '1.2';
+
+// ---- the documents' facts --------------------------------------------------------
+
+/** An invoice as the chain and the cancellation name it (IDFacturaRectificadaSustituidaType and kin). */
+export interface InvoiceRef {
+  series: string | null;
+  number: string;
+  /** DD-MM-YYYY. */
+  date: string;
+}
+
+export type CustomerId = { nif: string } | { idOtro: { country: string | null; idType: string; id: string } };
+
+export interface Customer {
+  id: CustomerId;
+  name: string;
+  postalCode: string | null;
+  address: string | null;
+}
+
+export interface InvoiceLine {
+  description: string;
+  quantity: string;
+  unitPrice: string;
+  /** Line total, VAT included (the samples: (200 - 20) × 1.21 = 217.80). */
+  total: string;
+}
+
+/** One `DetalleIVA`: a rate with its base and quota. */
+export interface VatDetail {
+  base: string;
+  rate: string;
+  quota: string;
+}
+
+export interface SoftwareFields {
+  license: string;
+  developerNif: string;
+  name: string;
+  version: string;
+}
+
+export interface InvoiceFields {
+  issuer: { nif: string; name: string };
+  customer: Customer | null;
+  invoice: InvoiceRef;
+  /** HH:MM:SS, local. */
+  time: string;
+  simplified: boolean;
+  corrective: { code: SpanishInvoiceType; type: 'S' | 'I'; rectified: InvoiceRef[] } | null;
+  description: string;
+  lines: InvoiceLine[];
+  total: string;
+  regimeKey: string;
+  /** `DesgloseTipoOperacion/Entrega` instead of `DesgloseFactura` (foreign customer). */
+  byOperation: boolean;
+  vat: VatDetail[];
+  previous: (InvoiceRef & { signatureExcerpt: string }) | null;
+  software: SoftwareFields;
+}
+
+// ---- writing -------------------------------------------------------------------------
+
+const wrap = (name: string, inner: string): string => `<${name}>${inner}</${name}>`;
+
+const emisorXml = (issuer: { nif: string; name: string }): string =>
+  wrap('Emisor', el('NIF', issuer.nif) + el('ApellidosNombreRazonSocial', issuer.name));
+
+function destinatarioXml(c: Customer): string {
+  const id =
+    'nif' in c.id
+      ? el('NIF', c.id.nif)
+      : wrap('IDOtro', optEl('CodigoPais', c.id.idOtro.country) + el('IDType', c.id.idOtro.idType) + el('ID', c.id.idOtro.id));
+  return wrap(
+    'IDDestinatario',
+    id + el('ApellidosNombreRazonSocial', c.name) + optEl('CodigoPostal', c.postalCode) + optEl('Direccion', c.address),
+  );
+}
+
+const invoiceRefXml = (r: InvoiceRef): string =>
+  optEl('SerieFactura', r.series) + el('NumFactura', r.number) + el('FechaExpedicionFactura', r.date);
+
+const softwareXml = (s: SoftwareFields): string =>
+  wrap(
+    'Software',
+    el('LicenciaTBAI', s.license) + wrap('EntidadDesarrolladora', el('NIF', s.developerNif)) + el('Nombre', s.name) + el('Version', s.version),
+  );
+
+function desgloseXml(f: InvoiceFields): string {
+  const detalles = f.vat
+    .map((v) =>
+      wrap(
+        'DetalleIVA',
+        el('BaseImponible', v.base) +
+          el('TipoImpositivo', v.rate) +
+          el('CuotaImpuesto', v.quota) +
+          el('OperacionEnRecargoDeEquivalenciaORegimenSimplificado', 'N'),
+      ),
+    )
+    .join('');
+  // S1: subject and not exempt, no reverse charge (TipoOperacionSujetaNoExentaType).
+  const sujeta = wrap('Sujeta', wrap('NoExenta', wrap('DetalleNoExenta', el('TipoNoExenta', 'S1') + wrap('DesgloseIVA', detalles))));
+  return wrap('TipoDesglose', f.byOperation ? wrap('DesgloseTipoOperacion', wrap('Entrega', sujeta)) : wrap('DesgloseFactura', sujeta));
+}
+
+/** The unsigned `T:TicketBai` (ticketbaiv1-2-2.xsd), canonical. */
+export function ticketBaiXml(f: InvoiceFields): string {
+  const destinatarios = f.customer === null ? '' : wrap('Destinatarios', destinatarioXml(f.customer));
+  const rectificativa =
+    f.corrective === null
+      ? ''
+      : wrap('FacturaRectificativa', el('Codigo', f.corrective.code) + el('Tipo', f.corrective.type)) +
+        (f.corrective.rectified.length === 0
+          ? ''
+          : wrap(
+              'FacturasRectificadasSustituidas',
+              f.corrective.rectified.map((r) => wrap('IDFacturaRectificadaSustituida', invoiceRefXml(r))).join(''),
+            ));
+  const cabecera = wrap(
+    'CabeceraFactura',
+    invoiceRefXml(f.invoice) +
+      el('HoraExpedicionFactura', f.time) +
+      el('FacturaSimplificada', f.simplified ? 'S' : 'N') +
+      el('FacturaEmitidaSustitucionSimplificada', 'N') +
+      rectificativa,
+  );
+  const detalles = f.lines
+    .map((l) =>
+      wrap('IDDetalleFactura', el('DescripcionDetalle', l.description) + el('Cantidad', l.quantity) + el('ImporteUnitario', l.unitPrice) + el('ImporteTotal', l.total)),
+    )
+    .join('');
+  const datos = wrap(
+    'DatosFactura',
+    el('DescripcionFactura', f.description) +
+      wrap('DetallesFactura', detalles) +
+      el('ImporteTotalFactura', f.total) +
+      wrap('Claves', wrap('IDClave', el('ClaveRegimenIvaOpTrascendencia', f.regimeKey))),
+  );
+  const encadenamiento =
+    f.previous === null
+      ? ''
+      : wrap(
+          'EncadenamientoFacturaAnterior',
+          optEl('SerieFacturaAnterior', f.previous.series) +
+            el('NumFacturaAnterior', f.previous.number) +
+            el('FechaExpedicionFacturaAnterior', f.previous.date) +
+            el('SignatureValueFirmaFacturaAnterior', f.previous.signatureExcerpt),
+        );
+  return (
+    signableRootStartTag('T:TicketBai', { T: NS_EMISION }) +
+    wrap('Cabecera', el('IDVersionTBAI', TBAI_VERSION)) +
+    wrap('Sujetos', emisorXml(f.issuer) + destinatarios + el('VariosDestinatarios', 'N') + el('EmitidaPorTercerosODestinatario', 'N')) +
+    wrap('Factura', cabecera + datos + desgloseXml(f)) +
+    wrap('HuellaTBAI', encadenamiento + softwareXml(f.software)) +
+    '</T:TicketBai>'
+  );
+}
+
+export interface AnnulmentFields {
+  issuer: { nif: string; name: string };
+  invoice: InvoiceRef;
+  software: SoftwareFields;
+}
+
+/** The unsigned `T:AnulaTicketBai` (anula_ticketbaiv1-2-2.xsd), canonical. */
+export function anulaTicketBaiXml(f: AnnulmentFields): string {
+  return (
+    signableRootStartTag('T:AnulaTicketBai', { T: NS_ANULACION }) +
+    wrap('Cabecera', el('IDVersionTBAI', TBAI_VERSION)) +
+    wrap('IDFactura', emisorXml(f.issuer) + wrap('CabeceraFactura', invoiceRefXml(f.invoice))) +
+    wrap('HuellaTBAI', softwareXml(f.software)) +
+    '</T:AnulaTicketBai>'
+  );
+}
+
+// ---- from the build input -----------------------------------------------------------
+
+/**
+ * `SignatureValueFirmaFacturaAnterior`: the first 100 characters of the previous
+ * invoice's SignatureValue (TicketBAI spec v1.1; FORMATS.md §1.5, checked on the official
+ * samples 01 → 02).
+ */
+export const signatureExcerpt = (signatureValue: string): string => signatureValue.slice(0, 100);
+
+/** At most `max` characters (XSD maxLength counts characters, i.e. code points). */
+function clip(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length <= max ? text : chars.slice(0, max).join('');
+}
+
+/** Cantidad (ImporteSgn12.8Type): the request allows 6 decimals; at least 2 are written. */
+export function quantityText(q: number): string {
+  const fixed = q.toFixed(6).replace(/0+$/, '');
+  return fixed.endsWith('.') ? `${fixed}00` : fixed.split('.')[1]!.length < 2 ? `${fixed}0` : fixed;
+}
+
+/** TipoImpositivo (Tipo3.2Type: up to 3 digits, 2 decimals). */
+function rateText(rate: number): string {
+  const text = rate.toFixed(2);
+  if (Number(text) !== rate) throw new Error(`es-ticketbai: tax rate ${rate} has more than 2 decimals`);
+  return text;
+}
+
+export function issuerOf(input: BuildInput): { nif: string; name: string } {
+  const nif = input.location.tax_id?.trim();
+  // The TBAI identifier and every record name the issuer by NIF (FORMATS.md §1.1).
+  if (nif === undefined || nif === '') throw new Error(`es-ticketbai: location ${input.location.id} has no tax_id; TicketBAI names the issuer by NIF`);
+  return { nif, name: clip(configString(input.location.config, 'legal_name') ?? input.location.name, 120) };
+}
+
+export function softwareOf(input: BuildInput): SoftwareFields {
+  const license = configString(input.location.config, 'tbai_license');
+  if (license === undefined) throw new Error(`es-ticketbai: location ${input.location.id} has no tbai_license`);
+  return { license, developerNif: input.software.vendorTaxId, name: input.software.name, version: input.software.version };
+}
+
+const stringField = (ctx: Record<string, unknown>, ...keys: string[]): string | null => {
+  for (const k of keys) {
+    const v = ctx[k];
+    if (typeof v === 'string' && v.trim() !== '') return v.trim();
+  }
+  return null;
+};
+
+/** NIFType of ticketbaiv1-2-2.xsd: the shape of a Spanish NIF (the check letter is the authority's to verify). */
+const NIF_SHAPE = /^(?:[A-Z]\d{7}[A-Z]|\d{8}[A-Z]|[A-Z]\d{8})$/;
+
+/**
+ * The customer, when `customer_context` gives a tax id (`nif` or `tax_id`):
+ * - a Spanish NIF (an `ES` VAT prefix dropped), unless `country` names another country;
+ * - otherwise `IDOtro` with IDType 02 (NIF-IVA) and CodigoPais: the given `country`, or
+ *   the two letters an EU VAT number starts with.
+ * Optional `name`, `postal_code`, `address`.
+ */
+export function customerOf(tx: TransactionDraft): Customer | null {
+  const taxId = customerTaxId(tx);
+  if (taxId === undefined) return null;
+  const ctx = tx.customer_context ?? {};
+  const compact = taxId.toUpperCase().replace(/[\s.-]/g, '');
+  const given = stringField(ctx, 'country_code', 'country')?.toUpperCase() ?? null;
+  const country = given !== null && /^[A-Z]{2}$/.test(given) ? given : null;
+  const nif = compact.startsWith('ES') && NIF_SHAPE.test(compact.slice(2)) ? compact.slice(2) : compact;
+  let id: CustomerId;
+  if ((country === null || country === 'ES') && NIF_SHAPE.test(nif)) id = { nif };
+  else {
+    const prefix = /^[A-Z]{2}/.exec(compact)?.[0] ?? null;
+    id = { idOtro: { country: country ?? prefix, idType: '02', id: clip(taxId, 20) } };
+  }
+  // The name is mandatory on a full invoice (RD 1619/2012 art. 6.1.d). Until metadata
+  // validation requires it, the tax id stands in so the record stays well-formed.
+  const name = stringField(ctx, 'name', 'legal_name') ?? taxId;
+  const postal = stringField(ctx, 'postal_code', 'zip');
+  const address = stringField(ctx, 'address');
+  return { id, name: clip(name, 120), postalCode: postal === null ? null : clip(postal, 20), address: address === null ? null : clip(address, 250) };
+}
+
+/** The invoice type the validated metadata carries (es/invoice.ts), recomputed if absent. */
+export const invoiceTypeOf = (tx: TransactionDraft): SpanishInvoiceType =>
+  (metaString(tx, 'invoice_type') as SpanishInvoiceType | undefined) ?? readSpanishInvoiceType(tx, tx.metadata);
+
+/** The invoice a refund corrects, when metadata names it (`original_invoice_number`, `original_issue_date` DD-MM-YYYY, optional `original_series`). */
+function rectifiedOf(tx: TransactionDraft): InvoiceRef[] {
+  // Not validated by metadata.ts yet: only values the schema accepts are used
+  // (TextMax20Obligatorio, FechaType).
+  const number = metaString(tx, 'original_invoice_number')?.trim();
+  const date = metaString(tx, 'original_issue_date')?.trim();
+  if (!number || date === undefined || !isDmyDate(date) || Array.from(number).length > 20) return [];
+  const series = metaString(tx, 'original_series')?.trim();
+  return [{ series: series && Array.from(series).length <= 20 ? series : null, number, date }];
+}
+
+/** Per-rate VAT breakdown: bases and quotas summed per rate, highest rate first. */
+function vatOf(tx: TransactionDraft, sign: 1 | -1): VatDetail[] {
+  const byRate = new Map<number, { base: number; quota: number }>();
+  for (const l of tx.items) {
+    const acc = byRate.get(l.tax_rate) ?? { base: 0, quota: 0 };
+    acc.base += l.total_amount - l.tax_amount;
+    acc.quota += l.tax_amount;
+    byRate.set(l.tax_rate, acc);
+  }
+  // DesgloseIVAType: at most 12 DetalleIVA.
+  if (byRate.size > 12) throw new Error('es-ticketbai: an invoice carries at most 12 different tax rates');
+  return [...byRate.entries()]
+    .sort(([a], [b]) => b - a)
+    .map(([rate, v]) => ({ base: decimal(sign * v.base), rate: rateText(rate), quota: decimal(sign * v.quota) }));
+}
+
+/** What the build input says about the invoice, as the document writes it. */
+export function invoiceFields(input: BuildInput, number: string): InvoiceFields {
+  const { tx, location } = input;
+  const type = invoiceTypeOf(tx);
+  const corrective = type.startsWith('R');
+  // A refund or void is a corrective invoice "por diferencias" (Tipo I): it carries the
+  // difference, so its amounts are negative (ImporteSgn12.2Type allows the sign).
+  const sign: 1 | -1 = corrective ? -1 : 1;
+  const customer = customerOf(tx);
+  const previous = input.chain.previous;
+  let chained: InvoiceFields['previous'] = null;
+  if (previous !== null) {
+    const link = previous.linkData;
+    if (previous.fingerprint === null || link?.number === undefined || link.date === undefined) {
+      throw new Error('es-ticketbai: the previous record of the chain left no SignatureValue, number and date to chain to');
+    }
+    chained = { series: link.series === undefined || link.series === '' ? null : link.series, number: link.number, date: link.date, signatureExcerpt: signatureExcerpt(previous.fingerprint) };
+  }
+  const description =
+    metaString(tx, 'description')?.trim() || tx.items.map((l) => l.description.trim()).filter((d) => d !== '').join(', ');
+  return {
+    issuer: issuerOf(input),
+    customer,
+    invoice: { series: seriesOf(tx, location), number, date: dmyDate(localDate(input.now, 'ES')) },
+    time: localDateTimeWithOffset(input.now, 'ES').slice(11, 19),
+    simplified: type === 'F2' || type === 'R5',
+    corrective: corrective ? { code: type, type: 'I', rectified: rectifiedOf(tx) } : null,
+    // TextMax250: the lines' own text is the description when metadata gives none.
+    description: clip(description === '' ? 'Venta' : description, 250),
+    lines: tx.items.map((l) => ({
+      description: clip(l.description, 250),
+      quantity: quantityText(l.quantity),
+      unitPrice: decimal(sign * l.unit_price),
+      total: decimal(sign * l.total_amount),
+    })),
+    total: decimal(sign * tx.total_amount),
+    // 01: general regime (IdOperacionesTrascendenciaTributariaType).
+    regimeKey: '01',
+    byOperation: customer !== null && 'idOtro' in customer.id,
+    vat: vatOf(tx, sign),
+    previous: chained,
+    software: softwareOf(input),
+  };
+}

@@ -1,0 +1,194 @@
+/**
+ * The VERI*FACTU client against the fake AEAT (test/support/fake-aeat-verifactu.ts): a
+ * real HTTPS server with mutual TLS that validates requests against SuministroLR.xsd,
+ * keeps the chain and answers per RespuestaSuministro.xsd.
+ */
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeAeatVerifactu, soapBodyContent, VERIFACTU_PATH, type FakeAeatVerifactu } from '../../../test/support/fake-aeat-verifactu.ts';
+import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../test/support/xml-tools.ts';
+import { closeAuthorityConnections } from '../shared/authority-http.ts';
+import { NOW, draft, fixedSigningKey, location, stored, validatedBuild } from '../shared/test-fixtures.ts';
+import { TransportError, type LocationForFiscal, type StoredRecord, type SubmitContext } from '../types.ts';
+import { createVerifactuClient, verifactuEndpoint, type VerifactuClient } from './client.ts';
+import { goldenChain } from './golden-cases.ts';
+import { verifactu } from './index.ts';
+
+const key = fixedSigningKey();
+const loc = location('es-verifactu');
+let fake: FakeAeatVerifactu;
+let client: VerifactuClient;
+
+beforeEach(async () => {
+  fake = await startFakeAeatVerifactu();
+  client = createVerifactuClient();
+});
+afterEach(async () => {
+  await fake.close();
+});
+afterAll(async () => {
+  await closeAuthorityConnections();
+});
+
+const at = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);
+
+function ctx(over: Partial<SubmitContext> = {}, location: LocationForFiscal = loc): SubmitContext {
+  return {
+    environment: 'test', mode: 'authority', location, now: NOW, timeoutMs: 5000, attempt: 1,
+    clientKey: key, authorityCa: fake.caPem, authorityBaseUrl: fake.url, ...over,
+  };
+}
+
+/** The first alta of the chain, stored as the core stores it. */
+function firstRecord(): StoredRecord {
+  const { tx, record } = validatedBuild(verifactu, loc, draft());
+  return stored(record, tx);
+}
+
+describe('VERI*FACTU endpoint', () => {
+  it('the WSDL\'s VerifactuSOAP per environment; authorityBaseUrl replaces scheme and host', () => {
+    expect(verifactuEndpoint({ environment: 'test' })).toBe('https://prewww1.aeat.es/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP');
+    expect(verifactuEndpoint({ environment: 'live' })).toBe('https://www1.agenciatributaria.gob.es/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP');
+    expect(verifactuEndpoint({ environment: 'live', authorityBaseUrl: 'https://127.0.0.1:8443/' })).toBe(`https://127.0.0.1:8443${VERIFACTU_PATH}`);
+  });
+});
+
+describe('VERI*FACTU client against the fake AEAT', () => {
+  it('accepted: the CSV is the fiscal id; SOAP 1.1 over mutual TLS with the issuer certificate', async () => {
+    const out = await client.submit(firstRecord(), ctx());
+    expect(out).toMatchObject({ kind: 'accepted', fiscalId: 'FAKECSV000000001', response: { EstadoEnvio: 'Correcto', EstadoRegistro: 'Correcto', TiempoEsperaEnvio: 60 } });
+    const req = fake.requests[0]!;
+    expect(req.path).toBe(VERIFACTU_PATH);
+    expect(req.headers['content-type']).toBe('text/xml; charset=utf-8');
+    expect(req.headers.soapaction).toBe('""');
+    expect(req.clientCert.fingerprint256).toBe(key.certificate.fingerprint256);
+    expect(fake.held('B12345674')).toHaveLength(1);
+  });
+
+  it.skipIf(!HAVE_SCHEMAS)(HAVE_SCHEMAS ? 'the fake\'s answers are valid RespuestaSuministro.xsd' : SCHEMAS_MISSING_MESSAGE, async () => {
+    await client.submit(firstRecord(), ctx());
+    const result = xsdValidate(soapBodyContent(fake.responses[0]!)!, 'es/verifactu/RespuestaSuministro.xsd');
+    expect(result.ok, result.output).toBe(true);
+  });
+
+  it('a whole chain (F2, F2, F1, R5, R1, anulación) is accepted record after record', async () => {
+    fake.waitSeconds = 0;
+    const outcomes = [];
+    for (const c of goldenChain()) {
+      outcomes.push(await client.submit(stored(c.record, c.tx, c.kind, c.transactionId), ctx()));
+    }
+    expect(outcomes.map((o) => o.kind)).toEqual(['accepted', 'accepted', 'accepted', 'accepted', 'accepted', 'accepted']);
+    expect(outcomes.every((o) => o.kind === 'accepted' && o.warnings === undefined)).toBe(true); // every huella recomputed by the fake
+    const held = fake.held('B12345674');
+    expect(held.map((h) => `${h.type} ${h.id.NumSerieFactura}`)).toEqual(['Alta A-1', 'Alta A-2', 'Alta A-3', 'Alta A-4', 'Alta A-5', 'Anulacion A-1']);
+    expect(held[0]!.cancelled).toBe(true);
+  });
+
+  it('a broken chain is rejected (1180)', async () => {
+    fake.waitSeconds = 0;
+    await client.submit(firstRecord(), ctx());
+    // A second record that names no previous record (as if the chain head were lost).
+    const { tx, record } = validatedBuild(verifactu, loc, draft(), {
+      chain: { seq: 2, previous: { fingerprint: 'F'.repeat(64), fiscalId: null, issuedAt: NOW.toISOString(), linkData: { IDEmisorFactura: 'B12345674', NumSerieFactura: 'A-1', FechaExpedicionFactura: '15-01-2026' } } },
+    });
+    expect(await client.submit(stored(record, tx), ctx())).toMatchObject({ kind: 'rejected', code: '1180', message: 'Error in the Encadenamiento (chaining) block.' });
+  });
+
+  it('the same invoice twice: duplicate (3000), not a rejection', async () => {
+    fake.waitSeconds = 0;
+    const rec = firstRecord();
+    expect((await client.submit(rec, ctx())).kind).toBe('accepted');
+    expect(await client.submit(rec, ctx())).toMatchObject({
+      kind: 'duplicate',
+      response: { CodigoErrorRegistro: '3000', RegistroDuplicado: { EstadoRegistroDuplicado: 'Correcta' } },
+    });
+  });
+
+  it('a rejection with a code', async () => {
+    fake.behave({ kind: 'reject', code: '1104', description: 'El valor del campo NumSerieFactura es incorrecto.' });
+    expect(await client.submit(firstRecord(), ctx())).toMatchObject({
+      kind: 'rejected', code: '1104', message: 'Invalid NumSerieFactura (invoice series and number) value.',
+      response: { EstadoEnvio: 'Incorrecto', DescripcionErrorRegistro: 'El valor del campo NumSerieFactura es incorrecto.' },
+    });
+    expect(fake.held('B12345674')).toHaveLength(0);
+  });
+
+  it('a technical error code is retried later', async () => {
+    fake.behave({ kind: 'reject', code: '3501' });
+    expect(await client.submit(firstRecord(), ctx())).toMatchObject({ kind: 'retry_later', code: '3501', retryAfterSeconds: 60 });
+  });
+
+  it('AceptadoConErrores: accepted, with the warning', async () => {
+    fake.behave({ kind: 'acceptWithErrors', code: '2001' });
+    expect(await client.submit(firstRecord(), ctx())).toMatchObject({
+      kind: 'accepted', fiscalId: 'FAKECSV000000001',
+      warnings: ['2001: Accepted with errors: the NIF of the Destinatarios block is not identified in the AEAT census.'],
+    });
+  });
+
+  it('a wrong huella is accepted with error 2000, as AEAT does', async () => {
+    const rec = firstRecord();
+    const tampered = { ...rec, body: rec.body.replace(/<sf:Huella>[0-9A-F]{64}<\/sf:Huella><\/sf:RegistroAlta>$/, `<sf:Huella>${'0'.repeat(64)}</sf:Huella></sf:RegistroAlta>`) };
+    expect(tampered.body).not.toBe(rec.body);
+    expect(await client.submit(tampered, ctx())).toMatchObject({ kind: 'accepted', warnings: [expect.stringMatching(/^2000: /)] });
+  });
+
+  it.skipIf(!HAVE_SCHEMAS)(HAVE_SCHEMAS ? 'a request the schema refuses gets a SOAP fault (HTTP 500): rejected 4102, not a transport fault' : SCHEMAS_MISSING_MESSAGE, async () => {
+    const rec = firstRecord();
+    const invalid = { ...rec, body: rec.body.replace(/<sf:DescripcionOperacion>[^<]*<\/sf:DescripcionOperacion>/, '') };
+    const out = await client.submit(invalid, ctx());
+    expect(out).toMatchObject({ kind: 'rejected', code: '4102', response: { soap_fault: { faultcode: 'env:Client' } } });
+  });
+
+  it('HTTP 503 without a SOAP answer → TransportError', async () => {
+    fake.behave({ kind: 'unavailable' });
+    const err = await client.submit(firstRecord(), ctx()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TransportError);
+    expect((err as TransportError).code).toBe('http_5xx');
+  });
+
+  it('a server that hangs → TransportError timeout', async () => {
+    fake.behave({ kind: 'hang' });
+    const err = await client.submit(firstRecord(), ctx({ timeoutMs: 300 })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TransportError);
+    expect((err as TransportError).code).toBe('timeout');
+  });
+
+  it('TiempoEsperaEnvio is honoured per issuer: nothing is sent before it elapses', async () => {
+    fake.waitSeconds = 60;
+    const chain = goldenChain();
+    const rec = (i: number) => stored(chain[i]!.record, chain[i]!.tx, chain[i]!.kind, chain[i]!.transactionId);
+    expect((await client.submit(rec(0), ctx({ now: at(0) }))).kind).toBe('accepted');
+    expect(await client.submit(rec(1), ctx({ now: at(10) }))).toMatchObject({ kind: 'retry_later', code: 'WAIT_TIME', retryAfterSeconds: 50 });
+    expect(fake.requests).toHaveLength(1);
+    // Another issuer is not held back.
+    const other = location('es-verifactu');
+    other.tax_id = 'B64717838';
+    const otherRec = validatedBuild(verifactu, other, draft());
+    expect((await client.submit(stored(otherRec.record, otherRec.tx), ctx({ now: at(10) }, other))).kind).toBe('accepted');
+    // Once the wait has elapsed the record goes.
+    expect((await client.submit(rec(1), ctx({ now: at(60) }))).kind).toBe('accepted');
+    expect(fake.requests).toHaveLength(3);
+  });
+
+  it('without a client certificate AEAT refuses the connection (HTTP 403): rejected, auth', async () => {
+    const out = await client.submit(firstRecord(), ctx({ clientKey: undefined }));
+    expect(out).toMatchObject({ kind: 'rejected', code: 'HTTP_403' });
+    expect(verifactu.codes.HTTP_403?.category).toBe('auth');
+  });
+
+  it('a stored placeholder (JSON) is not sent', async () => {
+    const out = await client.submit({ ...firstRecord(), body: '{"placeholder":true}', contentType: 'application/json' }, ctx());
+    expect(out).toMatchObject({ kind: 'rejected', code: 'INVALID_RECORD' });
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('the plug-in: stub mode answers in-process, authority mode talks to AEAT', async () => {
+    expect((await verifactu.submit(firstRecord(), { ...ctx(), mode: 'stub' })).kind).toBe('accepted');
+    expect(fake.requests).toHaveLength(0);
+    const other = location('es-verifactu');
+    other.tax_id = 'J99216582'; // the plug-in's own client keeps its flow control per issuer
+    const rec = validatedBuild(verifactu, other, draft());
+    expect(await verifactu.submit(stored(rec.record, rec.tx), ctx({}, other))).toMatchObject({ kind: 'accepted', fiscalId: 'FAKECSV000000001' });
+    expect(fake.requests).toHaveLength(1);
+  });
+});

@@ -1,0 +1,106 @@
+/**
+ * Golden files: the VERI*FACTU records of goldenChain() on the fixed clock, compared
+ * byte for byte (regenerate with UPDATE_GOLDEN=1), each one valid against the official
+ * SuministroLR.xsd once wrapped in RegFactuSistemaFacturacion, and each huella
+ * recomputed from the values the XML itself carries (parsed back, FORMATS.md §2.1-2.2).
+ */
+import fs from 'node:fs';
+import { XMLParser } from 'fast-xml-parser';
+import { describe, expect, it } from 'vitest';
+import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../test/support/xml-tools.ts';
+import { goldenChain } from './golden-cases.ts';
+import { huellaAlta, huellaAnulacion } from './huella.ts';
+import { regFactuRequest, soapEnvelope } from './soap.ts';
+
+const GOLDEN_DIR = new URL('./golden/', import.meta.url);
+const UPDATE = process.env.UPDATE_GOLDEN === '1';
+
+function expectGolden(name: string, actual: string): void {
+  const file = new URL(name, GOLDEN_DIR);
+  if (UPDATE) {
+    fs.mkdirSync(GOLDEN_DIR, { recursive: true });
+    fs.writeFileSync(file, actual);
+    return;
+  }
+  expect(fs.existsSync(file), `golden/${name} is missing: run the tests with UPDATE_GOLDEN=1`).toBe(true);
+  expect(Buffer.from(actual, 'utf8').equals(fs.readFileSync(file)), `golden/${name} differs (UPDATE_GOLDEN=1 regenerates it)`).toBe(true);
+}
+
+const chain = goldenChain();
+const obligado = { nif: 'B12345674', nombreRazon: 'Ejemplo SL' };
+const parser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: true, parseTagValue: false });
+const xsdTitle = (title: string) => (HAVE_SCHEMAS ? title : `${title}: ${SCHEMAS_MISSING_MESSAGE}`);
+
+describe('VERI*FACTU golden records', () => {
+  it.each(chain.map((c) => [c.file, c] as const))('%s matches its golden file', (file, c) => {
+    expectGolden(file, c.record.body);
+  });
+
+  it('the SOAP request of the first record matches its golden file', () => {
+    expectGolden('soap-request.xml', soapEnvelope(regFactuRequest(obligado, [chain[0]!.record.body])));
+  });
+
+  it.skipIf(!HAVE_SCHEMAS).each(chain.map((c) => [c.file, c] as const))(xsdTitle('%s, in RegFactuSistemaFacturacion, validates against SuministroLR.xsd'), (_file, c) => {
+    const result = xsdValidate(regFactuRequest(obligado, [c.record.body]), 'es/verifactu/SuministroLR.xsd');
+    expect(result.ok, result.output).toBe(true);
+  });
+
+  it.skipIf(!HAVE_SCHEMAS)(xsdTitle('the whole chain in one request validates against SuministroLR.xsd'), () => {
+    const result = xsdValidate(regFactuRequest(obligado, chain.map((c) => c.record.body)), 'es/verifactu/SuministroLR.xsd');
+    expect(result.ok, result.output).toBe(true);
+  });
+
+  it.each(chain.map((c) => [c.file, c] as const))('%s: the huella recomputes from the XML\'s own values', (_file, c) => {
+    const doc = parser.parse(c.record.body) as Record<string, Record<string, unknown>>;
+    const alta = doc.RegistroAlta as Record<string, any> | undefined;
+    const r = (alta ?? doc.RegistroAnulacion) as Record<string, any>;
+    const enc = r.Encadenamiento as Record<string, any>;
+    const previous = enc.RegistroAnterior?.Huella ?? '';
+    const expected = alta
+      ? huellaAlta({
+          IDEmisorFactura: alta.IDFactura.IDEmisorFactura, NumSerieFactura: alta.IDFactura.NumSerieFactura,
+          FechaExpedicionFactura: alta.IDFactura.FechaExpedicionFactura, TipoFactura: alta.TipoFactura, CuotaTotal: alta.CuotaTotal,
+          ImporteTotal: alta.ImporteTotal, Huella: previous, FechaHoraHusoGenRegistro: alta.FechaHoraHusoGenRegistro,
+        })
+      : huellaAnulacion({
+          IDEmisorFacturaAnulada: r.IDFactura.IDEmisorFacturaAnulada, NumSerieFacturaAnulada: r.IDFactura.NumSerieFacturaAnulada,
+          FechaExpedicionFacturaAnulada: r.IDFactura.FechaExpedicionFacturaAnulada, Huella: previous, FechaHoraHusoGenRegistro: r.FechaHoraHusoGenRegistro,
+        });
+    expect(r.TipoHuella).toBe('01');
+    expect(r.Huella).toBe(expected);
+    expect(c.record.fingerprint).toBe(expected);
+  });
+
+  it('each record chains to the one before (RegistroAnterior = previous linkData + huella)', () => {
+    chain.forEach((c, i) => {
+      const doc = parser.parse(c.record.body) as Record<string, Record<string, any>>;
+      const enc = (doc.RegistroAlta ?? doc.RegistroAnulacion)!.Encadenamiento;
+      if (i === 0) return expect(enc).toEqual({ PrimerRegistro: 'S' });
+      const prev = chain[i - 1]!.record;
+      expect(enc.RegistroAnterior).toEqual({ ...prev.linkData, Huella: prev.fingerprint });
+    });
+  });
+
+  it('amounts: totals are the sum of the breakdown; corrective invoices by differences are negative', () => {
+    for (const c of chain.filter((x) => x.kind === 'record')) {
+      const alta = (parser.parse(c.record.body) as Record<string, Record<string, any>>).RegistroAlta!;
+      const detalles = [alta.Desglose.DetalleDesglose].flat() as Record<string, string>[];
+      const cents = (s: string) => Math.round(Number(s) * 100);
+      const cuota = detalles.reduce((sum, d) => sum + cents(d.CuotaRepercutida!), 0);
+      const base = detalles.reduce((sum, d) => sum + cents(d.BaseImponibleOimporteNoSujeto!), 0);
+      expect(cents(alta.CuotaTotal)).toBe(cuota);
+      expect(cents(alta.ImporteTotal)).toBe(cuota + base);
+      const corrective = /^R/.test(alta.TipoFactura);
+      expect(alta.TipoRectificativa).toBe(corrective ? 'I' : undefined);
+      expect(cents(alta.ImporteTotal) < 0).toBe(corrective);
+      expect(Math.abs(cents(alta.ImporteTotal))).toBe(c.tx.total_amount);
+    }
+  });
+
+  it('types: F2, F2, F1 with Destinatarios, R5 without, R1 with Destinatarios and FacturasRectificadas', () => {
+    const altas = chain.filter((c) => c.kind === 'record').map((c) => (parser.parse(c.record.body) as Record<string, Record<string, any>>).RegistroAlta!);
+    expect(altas.map((a) => a.TipoFactura)).toEqual(['F2', 'F2', 'F1', 'R5', 'R1']);
+    expect(altas.map((a) => a.Destinatarios !== undefined)).toEqual([false, false, true, false, true]);
+    expect(altas[4]!.FacturasRectificadas.IDFacturaRectificada).toEqual({ IDEmisorFactura: 'B12345674', NumSerieFactura: 'A-3', FechaExpedicionFactura: '15-01-2026' });
+  });
+});

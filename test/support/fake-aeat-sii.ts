@@ -1,0 +1,264 @@
+/**
+ * A fake AEAT SII issued-invoice service (port SiiFactFEV1SOAP of
+ * SuministroFactEmitidas.wsdl) on top of the fake authority (real HTTPS on 127.0.0.1,
+ * client certificate required):
+ *
+ * - takes the SOAP body's element out of the envelope (with its in-scope namespace
+ *   declarations) and validates it against the official SuministroLR.xsd with xmllint;
+ *   an invalid message gets a SOAP fault "Codigo[4102]…" with HTTP 500, as AEAT does;
+ * - remembers what it registered: an alta of an invoice it already holds is refused
+ *   with 3000 (and the CSV of the first one), a baja of an unknown invoice with 3002, a
+ *   second baja with 3001 (and the CSV of the first baja);
+ * - answers per RespuestaSuministro.xsd with a CSV;
+ * - can be told to refuse records with a code, accept them with errors, answer a SOAP
+ *   fault, answer 503 without SOAP, or never answer.
+ *
+ * Independent of the code under test: its own namespaces and parsing.
+ */
+import { createHash } from 'node:crypto';
+import { XMLBuilder, XMLParser } from 'fast-xml-parser';
+import { startFakeAuthority, type FakeAuthority, type FakeRequest, type FakeResponse } from './fake-authority.ts';
+import { HAVE_SCHEMAS, xsdValidate } from './xml-tools.ts';
+
+const BASE = 'https://www2.agenciatributaria.gob.es/static_files/common/internet/dep/aplicaciones/es/aeat/ssii/fact/ws';
+const NS_SII = `${BASE}/SuministroInformacion.xsd`;
+const NS_SIIR = `${BASE}/RespuestaSuministro.xsd`;
+const NS_ENV = 'http://schemas.xmlsoap.org/soap/envelope/';
+export const SII_FAKE_PATH = '/wlpl/SSII-FACT/ws/fe/SiiFactFEV1SOAP';
+
+export type FakeSiiMode =
+  | { kind: 'normal' }
+  /** Every record: EstadoRegistro Incorrecto with this code. */
+  | { kind: 'reject'; code: string; description?: string }
+  /** Every record: registered, EstadoRegistro AceptadoConErrores with this code. */
+  | { kind: 'accept_with_errors'; code: string; description?: string }
+  /** A SOAP fault "Codigo[code].description" (faultcode Client, or Server). */
+  | { kind: 'fault'; code: string; description: string; server?: boolean }
+  /** HTTP 503 with an HTML page (no SOAP). */
+  | { kind: 'unavailable' }
+  /** Never answers. */
+  | { kind: 'hang' };
+
+export interface FakeAeatSii {
+  /** `https://127.0.0.1:<port>`: use as `authorityBaseUrl`. */
+  url: string;
+  /** Trust as `authorityCa`. */
+  caPem: string;
+  requests: FakeRequest[];
+  /** The SOAP body content of the last request (what was validated). */
+  lastBody: string | undefined;
+  /** The last SOAP answer sent. */
+  lastAnswer: string | undefined;
+  /** Registered invoices: `NIF|NumSerie|Fecha` → CSV. */
+  registered: Map<string, string>;
+  /** Cancelled invoices: `NIF|NumSerie|Fecha` → CSV of the baja. */
+  cancelled: Map<string, string>;
+  setMode(mode: FakeSiiMode): void;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
+
+// Document order and attributes kept, to cut the body element out of the envelope.
+const ordered = new XMLParser({ preserveOrder: true, ignoreAttributes: false, attributeNamePrefix: '@_', parseTagValue: false, parseAttributeValue: false, trimValues: false });
+const orderedBuilder = new XMLBuilder({ preserveOrder: true, ignoreAttributes: false, attributeNamePrefix: '@_', suppressEmptyNode: false });
+// Values by local name, to read the records.
+const plain = new XMLParser({
+  removeNSPrefix: true,
+  ignoreAttributes: true,
+  parseTagValue: false,
+  isArray: (name) => name === 'RegistroLRFacturasEmitidas' || name === 'RegistroLRBajaExpedidas',
+});
+const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', format: true, indentBy: '  ', suppressEmptyNode: false });
+
+type OrderedNode = Obj & { ':@'?: Obj };
+const local = (name: string): string => name.slice(name.indexOf(':') + 1);
+const elementName = (n: OrderedNode): string | undefined => Object.keys(n).find((k) => k !== ':@' && k !== '#text');
+const nsAttrs = (n: OrderedNode): Obj => Object.fromEntries(Object.entries(n[':@'] ?? {}).filter(([k]) => k === '@_xmlns' || k.startsWith('@_xmlns:')));
+
+/** The first element inside soap:Body, serialized with the namespaces in scope. */
+export function soapBodyContent(xml: string): string | undefined {
+  const doc = ordered.parse(xml) as OrderedNode[];
+  const env = doc.find((n) => local(elementName(n) ?? '') === 'Envelope');
+  if (!env) return undefined;
+  const envName = elementName(env)!;
+  const body = (env[envName] as OrderedNode[]).find((n) => local(elementName(n) ?? '') === 'Body');
+  if (!body) return undefined;
+  const bodyName = elementName(body)!;
+  const child = (body[bodyName] as OrderedNode[]).find((n) => elementName(n) !== undefined);
+  if (!child) return undefined;
+  const childName = elementName(child)!;
+  const attrs = { ...nsAttrs(env), ...nsAttrs(body), ...(child[':@'] ?? {}) };
+  return orderedBuilder.build([{ [childName]: child[childName], ':@': attrs }]) as string;
+}
+
+function csvOf(seed: string): string {
+  const alnum = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+  return [...createHash('sha256').update(seed).digest().subarray(0, 16)].map((b) => alnum[b % alnum.length]).join('');
+}
+
+function madridTimestamp(at: Date): string {
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone: 'Europe/Madrid', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+  }).formatToParts(at);
+  const p = (t: string) => parts.find((x) => x.type === t)?.value ?? '';
+  return `${p('day')}-${p('month')}-${p('year')} ${p('hour')}:${p('minute')}:${p('second')}`;
+}
+
+const soap = (inner: Obj): string =>
+  `<?xml version="1.0" encoding="UTF-8"?>\n${builder.build({ 'env:Envelope': { '@_xmlns:env': NS_ENV, 'env:Header': '', 'env:Body': inner } })}`;
+
+export function soapFault(faultcode: 'Client' | 'Server', faultstring: string): FakeResponse {
+  return {
+    status: 500,
+    headers: { 'content-type': 'text/xml; charset=utf-8' },
+    body: soap({ 'env:Fault': { faultcode: `env:${faultcode}`, faultstring } }),
+  };
+}
+
+interface LineResult {
+  id: { nif: string; numSerie: string; fecha: string };
+  estado: 'Correcto' | 'AceptadoConErrores' | 'Incorrecto';
+  code?: string;
+  description?: string;
+  csv?: string;
+  duplicate?: string;
+}
+
+export async function startFakeAeatSii(): Promise<FakeAeatSii> {
+  let mode: FakeSiiMode = { kind: 'normal' };
+  let submissions = 0;
+  const registered = new Map<string, string>();
+  const cancelled = new Map<string, string>();
+
+  const state = {
+    lastBody: undefined as string | undefined,
+    lastAnswer: undefined as string | undefined,
+  };
+
+  const handler = async (req: FakeRequest): Promise<FakeResponse> => {
+    if (mode.kind === 'hang') return new Promise<FakeResponse>(() => undefined);
+    if (mode.kind === 'unavailable') return { status: 503, headers: { 'content-type': 'text/html' }, body: '<html><body>Servicio no disponible</body></html>' };
+    if (req.path !== SII_FAKE_PATH) return { status: 404, headers: { 'content-type': 'text/plain' }, body: 'not found' };
+
+    const content = soapBodyContent(req.body.toString('utf8'));
+    state.lastBody = content;
+    if (content === undefined) return answer(soapFault('Client', 'Codigo[4103].Se ha producido un error inesperado al parsear el XML.'));
+    if (HAVE_SCHEMAS) {
+      const v = xsdValidate(content, 'es/sii/SuministroLR.xsd');
+      if (!v.ok) {
+        const first = v.output.split('\n').find((l) => /error/i.test(l)) ?? v.output;
+        return answer(soapFault('Client', `Codigo[4102].El XML no cumple el esquema. ${first}`));
+      }
+    }
+    if (mode.kind === 'fault') return answer(soapFault(mode.server ? 'Server' : 'Client', `Codigo[${mode.code}].${mode.description}`));
+
+    const doc = plain.parse(content) as Obj;
+    const alta = doc.SuministroLRFacturasEmitidas;
+    const baja = doc.BajaLRFacturasEmitidas;
+    const root = isObj(alta) ? alta : isObj(baja) ? baja : undefined;
+    if (root === undefined) return answer(soapFault('Client', 'Codigo[4102].El XML no cumple el esquema. Operación no soportada por este servicio.'));
+    const isBaja = root === baja;
+    const cab = isObj(root.Cabecera) ? root.Cabecera : {};
+    const titular = isObj(cab.Titular) ? cab.Titular : {};
+    const n = ++submissions;
+    const records = ((isBaja ? root.RegistroLRBajaExpedidas : root.RegistroLRFacturasEmitidas) as Obj[]) ?? [];
+
+    const lines: LineResult[] = records.map((r, i) => {
+      const idf = isObj(r.IDFactura) ? r.IDFactura : {};
+      const emisor = isObj(idf.IDEmisorFactura) ? idf.IDEmisorFactura : {};
+      const id = { nif: str(emisor.NIF), numSerie: str(idf.NumSerieFacturaEmisor), fecha: str(idf.FechaExpedicionFacturaEmisor) };
+      const key = `${id.nif}|${id.numSerie}|${id.fecha}`;
+      if (mode.kind === 'reject') return { id, estado: 'Incorrecto', code: mode.code, description: mode.description ?? `Error ${mode.code}` };
+      if (isBaja) {
+        const done = cancelled.get(key);
+        if (done) return { id, estado: 'Incorrecto', code: '3001', description: 'El registro de facturación ya ha sido dado de baja.', csv: done };
+        if (!registered.has(key)) return { id, estado: 'Incorrecto', code: '3002', description: 'No existe el registro de facturación.' };
+        registered.delete(key);
+        cancelled.set(key, `pending:${i}`);
+        return { id, estado: 'Correcto' };
+      }
+      const before = registered.get(key);
+      if (before) return { id, estado: 'Incorrecto', code: '3000', description: 'Factura duplicada', csv: before, duplicate: 'Correcta' };
+      registered.set(key, `pending:${i}`);
+      if (mode.kind === 'accept_with_errors') return { id, estado: 'AceptadoConErrores', code: mode.code, description: mode.description ?? `Aceptado con errores ${mode.code}` };
+      return { id, estado: 'Correcto' };
+    });
+
+    // EstadoEnvio per RespuestaSuministro.xsd: all correct → Correcto; all refused →
+    // Incorrecto (no CSV: nothing was filed); otherwise ParcialmenteCorrecto.
+    const estadoEnvio = lines.every((l) => l.estado === 'Correcto')
+      ? 'Correcto'
+      : lines.every((l) => l.estado === 'Incorrecto')
+        ? 'Incorrecto'
+        : 'ParcialmenteCorrecto';
+    const csv = estadoEnvio === 'Incorrecto' ? undefined : csvOf(`sii-fake:${n}:${content}`);
+    // What this submission filed is known by its CSV from now on.
+    for (const map of [registered, cancelled]) {
+      for (const [k, v] of map) if (v.startsWith('pending:') && csv) map.set(k, csv);
+    }
+
+    const R = isBaja ? 'siiR:RespuestaLRBajaFacturasEmitidas' : 'siiR:RespuestaLRFacturasEmitidas';
+    const cabecera: Obj = {
+      'sii:IDVersionSii': str(cab.IDVersionSii),
+      'sii:Titular': { 'sii:NombreRazon': str(titular.NombreRazon), 'sii:NIF': str(titular.NIF) },
+      ...(isBaja ? {} : { 'sii:TipoComunicacion': str(cab.TipoComunicacion) }),
+    };
+    const body: Obj = {
+      '@_xmlns:siiR': NS_SIIR,
+      '@_xmlns:sii': NS_SII,
+      ...(csv ? { 'siiR:CSV': csv } : {}),
+      ...(csv ? { 'siiR:DatosPresentacion': { 'sii:NIFPresentador': str(titular.NIF), 'sii:TimestampPresentacion': madridTimestamp(new Date()) } } : {}),
+      'siiR:Cabecera': cabecera,
+      'siiR:EstadoEnvio': estadoEnvio,
+      'siiR:RespuestaLinea': lines.map((l) => ({
+        'siiR:IDFactura': {
+          'sii:IDEmisorFactura': { 'sii:NIF': l.id.nif },
+          'sii:NumSerieFacturaEmisor': l.id.numSerie,
+          'sii:FechaExpedicionFacturaEmisor': l.id.fecha,
+        },
+        'siiR:EstadoRegistro': l.estado,
+        ...(l.code ? { 'siiR:CodigoErrorRegistro': l.code } : {}),
+        ...(l.description ? { 'siiR:DescripcionErrorRegistro': l.description } : {}),
+        ...(l.csv ? { 'siiR:CSV': l.csv } : {}),
+        ...(l.duplicate ? { 'siiR:RegistroDuplicado': { 'sii:EstadoRegistro': l.duplicate } } : {}),
+      })),
+    };
+    return answer({ status: 200, headers: { 'content-type': 'text/xml; charset=utf-8' }, body: soap({ [R]: body }) });
+  };
+
+  const answer = (res: FakeResponse): FakeResponse => {
+    state.lastAnswer = typeof res.body === 'string' ? res.body : res.body.toString('utf8');
+    return res;
+  };
+
+  const fake: FakeAuthority = await startFakeAuthority(handler);
+  return {
+    url: fake.url,
+    caPem: fake.caPem,
+    requests: fake.requests,
+    get lastBody() {
+      return state.lastBody;
+    },
+    get lastAnswer() {
+      return state.lastAnswer;
+    },
+    registered,
+    cancelled,
+    setMode: (m) => {
+      mode = m;
+    },
+    reset: () => {
+      mode = { kind: 'normal' };
+      registered.clear();
+      cancelled.clear();
+      fake.requests.length = 0;
+      state.lastBody = undefined;
+      state.lastAnswer = undefined;
+    },
+    close: () => fake.close(),
+  };
+}

@@ -1,0 +1,302 @@
+/**
+ * A fake AEAT VERI*FACTU service for tests, on top of fake-authority.ts (a real HTTPS
+ * server on 127.0.0.1 that refuses callers without a TLS client certificate, HTTP 403).
+ *
+ * Like the real `VerifactuSOAP` endpoint (SistemaFacturacion.wsdl) it:
+ * - takes the SOAP 1.1 Body content and validates it against SuministroLR.xsd with
+ *   xmllint; an invalid or unreadable request gets a SOAP Fault, HTTP 500, with
+ *   `Codigo[4102]` / `Codigo[4103]` as AEAT writes them (errores.properties);
+ * - keeps the records it accepted, per issuer: an invoice it already holds (issuer,
+ *   NumSerieFactura, FechaExpedicionFactura; AEAT developer FAQ §6) is refused with 3000
+ *   and a `RegistroDuplicado` block; an annulment of an unknown invoice gets 3002, of a
+ *   cancelled one 3001;
+ * - checks the chain (FORMATS.md §2.4): a record's `RegistroAnterior` must name the last
+ *   record it accepted for that issuer and carry its huella, else 1180 (rejected);
+ *   `PrimerRegistro` while it holds records gets 2007 (accepted with errors, as AEAT);
+ * - recomputes each huella from the record's own fields (FORMATS.md §2.1-2.2): a wrong
+ *   one is accepted with error 2000, as AEAT does;
+ * - answers per RespuestaSuministro.xsd with a CSV (unless every record was refused) and
+ *   `TiempoEsperaEnvio`.
+ * It can be told to refuse with a code, to accept with errors, to answer 503, or to hang.
+ */
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { huellaAlta, huellaAnulacion } from '../../src/countries/es-verifactu/huella.ts';
+import { escapeText } from '../../src/xml/escape.ts';
+import { startFakeAuthority, type FakeAuthority, type FakeRequest, type FakeResponse } from './fake-authority.ts';
+import { HAVE_SCHEMAS, xsdValidate } from './xml-tools.ts';
+
+const NS_SOAP = 'http://schemas.xmlsoap.org/soap/envelope/';
+const NS_BASE = 'https://www2.agenciatributaria.gob.es/static_files/common/internet/dep/aplicaciones/es/aeat/tike/cont/ws/';
+const NS_SF = `${NS_BASE}SuministroInformacion.xsd`;
+const NS_SFR = `${NS_BASE}RespuestaSuministro.xsd`;
+export const VERIFACTU_PATH = '/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP';
+
+/** AEAT's Spanish texts (errores.properties) for the codes the fake produces itself. */
+const TEXTS: Record<string, string> = {
+  '1108': 'El NIF del IDEmisorFactura debe ser el mismo que el NIF del ObligadoEmision.',
+  '1180': 'Error en el bloque de Encadenamiento.',
+  '2000': 'El cálculo de la huella suministrada es incorrecta.',
+  '2007': 'No debe informarse como primer registro, existen facturas emitidas con el obligado emisión y el sistema informático actual.',
+  '3000': 'Registro de facturación duplicado.',
+  '3001': 'El registro de facturación ya ha sido dado de baja.',
+  '3002': 'No existe el registro de facturación.',
+  '4102': 'El XML no cumple el esquema. Falta informar campo obligatorio.',
+  '4103': 'Se ha producido un error inesperado al parsear el XML.',
+};
+const textOf = (code: string) => TEXTS[code] ?? `Error ${code}.`;
+
+export type FakeAeatBehaviour =
+  | { kind: 'normal' }
+  /** Every record is refused (EstadoRegistro Incorrecto) with this code. */
+  | { kind: 'reject'; code: string; description?: string }
+  /** Every valid record is accepted with errors (AceptadoConErrores) with this code. */
+  | { kind: 'acceptWithErrors'; code: string; description?: string }
+  /** HTTP 503 with an HTML page (no SOAP). */
+  | { kind: 'unavailable' }
+  /** Never answers. */
+  | { kind: 'hang' };
+
+interface InvoiceId {
+  IDEmisorFactura: string;
+  NumSerieFactura: string;
+  FechaExpedicionFactura: string;
+}
+
+export interface HeldRecord {
+  type: 'Alta' | 'Anulacion';
+  id: InvoiceId;
+  huella: string;
+  estado: 'Correcta' | 'AceptadaConErrores';
+  idPeticion: string;
+  /** Set on an alta once an annulment of it was accepted. */
+  cancelled: boolean;
+}
+
+export interface FakeAeatVerifactu {
+  url: string;
+  caPem: string;
+  /** Every HTTP request received (fake-authority's list). */
+  requests: FakeRequest[];
+  /** Raw answers sent, in order. */
+  responses: string[];
+  /** Seconds sent as TiempoEsperaEnvio (default 60, AEAT's usual value). */
+  waitSeconds: number;
+  behave(b: FakeAeatBehaviour): void;
+  /** Records held for an issuer, in acceptance order (altas and anulaciones). */
+  held(nif: string): HeldRecord[];
+  close(): Promise<void>;
+}
+
+const parser = new XMLParser({
+  removeNSPrefix: true,
+  ignoreAttributes: true,
+  parseTagValue: false,
+  isArray: (name) => name === 'RegistroFactura',
+});
+
+type Node = Record<string, unknown>;
+const node = (v: unknown): Node => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Node) : {});
+const text = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
+
+/**
+ * The element inside the SOAP 1.1 Body, as a document of its own: the namespace
+ * declarations it inherits from Envelope and Body are copied onto it. Null when the text
+ * is not a SOAP 1.1 envelope with one element in its Body.
+ */
+export function soapBodyContent(xml: string): string | null {
+  const env = /<(?:([\w.-]+):)?Envelope\b([^>]*)>/.exec(xml);
+  if (!env) return null;
+  const envPrefix = env[1] ?? '';
+  const body = new RegExp(`<${envPrefix ? `${envPrefix}:` : ''}Body\\b([^>]*)>([\\s\\S]*)</${envPrefix ? `${envPrefix}:` : ''}Body>`).exec(xml);
+  if (!body) return null;
+  const declarations = new Map<string, string>();
+  for (const attrs of [env[2] ?? '', body[1] ?? '']) {
+    for (const m of attrs.matchAll(/\s(xmlns(?::[\w.-]+)?)="([^"]*)"/g)) declarations.set(m[1]!, m[2]!);
+  }
+  const envNs = declarations.get(envPrefix ? `xmlns:${envPrefix}` : 'xmlns');
+  if (envNs !== NS_SOAP) return null;
+  const content = (body[2] ?? '').trim();
+  const first = /^<([\w.:-]+)([^>]*?)(\/?)>/.exec(content);
+  if (!first) return null;
+  const own = new Set([...(first[2] ?? '').matchAll(/\s(xmlns(?::[\w.-]+)?)=/g)].map((m) => m[1]));
+  const inherited = [...declarations].filter(([k]) => !own.has(k)).map(([k, val]) => ` ${k}="${val}"`).join('');
+  return `<${first[1]}${first[2]}${inherited}${first[3]}>${content.slice(first[0].length)}`;
+}
+
+const fault = (code: string, detail: string): FakeResponse => ({
+  status: 500,
+  headers: { 'content-type': 'text/xml; charset=utf-8' },
+  body:
+    `<?xml version="1.0" encoding="UTF-8"?><env:Envelope xmlns:env="${NS_SOAP}"><env:Body><env:Fault>` +
+    `<faultcode>env:Client</faultcode><faultstring>${escapeText(`Codigo[${code}].${textOf(code)}${detail ? `: ${detail}` : ''}`)}</faultstring>` +
+    '</env:Fault></env:Body></env:Envelope>',
+});
+
+interface Line {
+  id: InvoiceId;
+  tipoOperacion: 'Alta' | 'Anulacion';
+  estado: 'Correcto' | 'AceptadoConErrores' | 'Incorrecto';
+  code?: string | undefined;
+  description?: string | undefined;
+  duplicado?: HeldRecord | undefined;
+}
+
+export async function startFakeAeatVerifactu(): Promise<FakeAeatVerifactu> {
+  let behaviour: FakeAeatBehaviour = { kind: 'normal' };
+  const store = new Map<string, HeldRecord[]>();
+  const responses: string[] = [];
+  let counter = 0;
+  const heldOf = (nif: string): HeldRecord[] => {
+    let list = store.get(nif);
+    if (!list) store.set(nif, (list = []));
+    return list;
+  };
+
+  const fake: FakeAeatVerifactu = {
+    url: '',
+    caPem: '',
+    requests: [],
+    responses,
+    waitSeconds: 60,
+    behave: (b) => (behaviour = b),
+    held: (nif) => [...(store.get(nif) ?? [])],
+    close: async () => undefined,
+  };
+
+  function processRecord(obligadoNif: string, reg: Node, idPeticion: string): Line {
+    const isAlta = 'RegistroAlta' in reg;
+    const r = node(isAlta ? reg.RegistroAlta : reg.RegistroAnulacion);
+    const idf = node(r.IDFactura);
+    const id: InvoiceId = isAlta
+      ? { IDEmisorFactura: text(idf.IDEmisorFactura), NumSerieFactura: text(idf.NumSerieFactura), FechaExpedicionFactura: text(idf.FechaExpedicionFactura) }
+      : {
+          IDEmisorFactura: text(idf.IDEmisorFacturaAnulada),
+          NumSerieFactura: text(idf.NumSerieFacturaAnulada),
+          FechaExpedicionFactura: text(idf.FechaExpedicionFacturaAnulada),
+        };
+    const tipoOperacion = isAlta ? 'Alta' : 'Anulacion';
+    const refuse = (code: string, description = textOf(code), duplicado?: HeldRecord): Line => ({ id, tipoOperacion, estado: 'Incorrecto', code, description, duplicado });
+
+    if (behaviour.kind === 'reject') return refuse(behaviour.code, behaviour.description);
+    if (id.IDEmisorFactura !== obligadoNif) return refuse('1108');
+
+    const held = heldOf(id.IDEmisorFactura);
+    const sameInvoice = (h: HeldRecord) =>
+      h.type === 'Alta' && h.id.NumSerieFactura === id.NumSerieFactura && h.id.FechaExpedicionFactura === id.FechaExpedicionFactura;
+    const original = held.find(sameInvoice);
+    if (isAlta && original) return refuse('3000', undefined, original);
+    if (!isAlta && !original) return refuse('3002');
+    if (!isAlta && original?.cancelled) return refuse('3001');
+
+    // The chain: RegistroAnterior must be the last record held for this issuer.
+    const enc = node(r.Encadenamiento);
+    const last = held.at(-1);
+    let code: string | undefined;
+    let previousHuella = '';
+    if ('PrimerRegistro' in enc) {
+      if (last) code = '2007';
+    } else {
+      const prev = node(enc.RegistroAnterior);
+      previousHuella = text(prev.Huella);
+      const matches =
+        last !== undefined &&
+        previousHuella === last.huella &&
+        text(prev.IDEmisorFactura) === last.id.IDEmisorFactura &&
+        text(prev.NumSerieFactura) === last.id.NumSerieFactura &&
+        text(prev.FechaExpedicionFactura) === last.id.FechaExpedicionFactura;
+      if (!matches) return refuse('1180');
+    }
+
+    // The huella, recomputed from the record's own values.
+    const huella = text(r.Huella);
+    const expected = isAlta
+      ? huellaAlta({
+          ...id, TipoFactura: text(r.TipoFactura), CuotaTotal: text(r.CuotaTotal), ImporteTotal: text(r.ImporteTotal),
+          Huella: previousHuella, FechaHoraHusoGenRegistro: text(r.FechaHoraHusoGenRegistro),
+        })
+      : huellaAnulacion({
+          IDEmisorFacturaAnulada: id.IDEmisorFactura, NumSerieFacturaAnulada: id.NumSerieFactura,
+          FechaExpedicionFacturaAnulada: id.FechaExpedicionFactura, Huella: previousHuella,
+          FechaHoraHusoGenRegistro: text(r.FechaHoraHusoGenRegistro),
+        });
+    if (huella !== expected) code ??= '2000';
+    let description = code === undefined ? undefined : textOf(code);
+    if (code === undefined && behaviour.kind === 'acceptWithErrors') {
+      code = behaviour.code;
+      description = behaviour.description ?? textOf(code);
+    }
+
+    const estado = code === undefined ? 'Correcto' : 'AceptadoConErrores';
+    held.push({ type: tipoOperacion, id, huella, estado: code === undefined ? 'Correcta' : 'AceptadaConErrores', idPeticion, cancelled: false });
+    if (!isAlta && original) original.cancelled = true;
+    return { id, tipoOperacion, estado, code, description };
+  }
+
+  function answer(obligado: { NombreRazon: string; NIF: string }, lines: Line[]): FakeResponse {
+    const ok = lines.filter((l) => l.estado !== 'Incorrecto').length;
+    const estadoEnvio = ok === lines.length ? 'Correcto' : ok === 0 ? 'Incorrecto' : 'ParcialmenteCorrecto';
+    counter += 1;
+    // RespuestaBaseType: CSV and DatosPresentacion only when the submission is not rejected.
+    const csv = `FAKECSV${String(counter).padStart(9, '0')}`;
+    const sf = (name: string, value: string) => `<tik:${name}>${escapeText(value)}</tik:${name}>`;
+    const r = (name: string, value: string) => `<tikR:${name}>${escapeText(value)}</tikR:${name}>`;
+    const linea = (l: Line) =>
+      '<tikR:RespuestaLinea><tikR:IDFactura>' +
+      sf('IDEmisorFactura', l.id.IDEmisorFactura) + sf('NumSerieFactura', l.id.NumSerieFactura) + sf('FechaExpedicionFactura', l.id.FechaExpedicionFactura) +
+      `</tikR:IDFactura><tikR:Operacion>${sf('TipoOperacion', l.tipoOperacion)}</tikR:Operacion>` +
+      r('EstadoRegistro', l.estado) +
+      (l.code !== undefined ? r('CodigoErrorRegistro', l.code) : '') +
+      (l.description !== undefined ? r('DescripcionErrorRegistro', l.description) : '') +
+      (l.duplicado
+        ? `<tikR:RegistroDuplicado>${sf('IdPeticionRegistroDuplicado', l.duplicado.idPeticion)}${sf('EstadoRegistroDuplicado', l.duplicado.cancelled ? 'Anulada' : l.duplicado.estado)}</tikR:RegistroDuplicado>`
+        : '') +
+      '</tikR:RespuestaLinea>';
+    const body =
+      `<?xml version="1.0" encoding="UTF-8"?><env:Envelope xmlns:env="${NS_SOAP}"><env:Header></env:Header><env:Body>` +
+      `<tikR:RespuestaRegFactuSistemaFacturacion xmlns:tikR="${NS_SFR}" xmlns:tik="${NS_SF}">` +
+      (estadoEnvio !== 'Incorrecto'
+        ? r('CSV', csv) + `<tikR:DatosPresentacion>${sf('NIFPresentador', obligado.NIF)}${sf('TimestampPresentacion', new Date().toISOString())}</tikR:DatosPresentacion>`
+        : '') +
+      `<tikR:Cabecera><tik:ObligadoEmision>${sf('NombreRazon', obligado.NombreRazon)}${sf('NIF', obligado.NIF)}</tik:ObligadoEmision></tikR:Cabecera>` +
+      r('TiempoEsperaEnvio', String(fake.waitSeconds)) +
+      r('EstadoEnvio', estadoEnvio) +
+      lines.map(linea).join('') +
+      '</tikR:RespuestaRegFactuSistemaFacturacion></env:Body></env:Envelope>';
+    return { status: 200, headers: { 'content-type': 'text/xml; charset=utf-8' }, body };
+  }
+
+  async function handle(req: FakeRequest): Promise<FakeResponse> {
+    if (behaviour.kind === 'hang') return new Promise<FakeResponse>(() => undefined);
+    if (behaviour.kind === 'unavailable') {
+      return { status: 503, headers: { 'content-type': 'text/html' }, body: '<html><body><h1>Servicio no disponible</h1></body></html>' };
+    }
+    if (req.method !== 'POST' || req.path !== VERIFACTU_PATH) return { status: 404, headers: { 'content-type': 'text/html' }, body: '<html>Not found</html>' };
+    const xml = req.body.toString('utf8');
+    const valid = XMLValidator.validate(xml);
+    const content = valid === true ? soapBodyContent(xml) : null;
+    if (content === null) return fault('4103', valid === true ? 'no SOAP 1.1 Body' : valid.err.msg);
+    if (HAVE_SCHEMAS) {
+      const check = xsdValidate(content, 'es/verifactu/SuministroLR.xsd');
+      if (!check.ok) return fault('4102', check.output.split('\n').find((l) => /error/i.test(l)) ?? check.output);
+    }
+    const doc = node(parser.parse(content));
+    const root = node(doc.RegFactuSistemaFacturacion);
+    const obligado = node(node(root.Cabecera).ObligadoEmision);
+    const header = { NombreRazon: text(obligado.NombreRazon), NIF: text(obligado.NIF) };
+    const idPeticion = String(counter + 1);
+    const registros = Array.isArray(root.RegistroFactura) ? root.RegistroFactura : [];
+    const lines = registros.map((reg) => processRecord(header.NIF, node(reg), idPeticion));
+    return answer(header, lines);
+  }
+
+  const server: FakeAuthority = await startFakeAuthority(async (req) => {
+    const res = await handle(req);
+    responses.push(typeof res.body === 'string' ? res.body : res.body.toString('utf8'));
+    return res;
+  });
+  fake.url = server.url;
+  fake.caPem = server.caPem;
+  fake.requests = server.requests;
+  fake.close = () => server.close();
+  return fake;
+}
