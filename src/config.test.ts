@@ -42,4 +42,21 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATA_DIR: tmp(), ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: tmp(), ...env })).toThrow(message);
   });
+
+  it('reads authority base URLs per system and environment, and a CA file', () => {
+    const dir = tmp();
+    const ca = path.join(dir, 'ca.pem');
+    fs.writeFileSync(ca, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+    const c = loadConfig({
+      DATA_DIR: dir,
+      AUTHORITY_URL_ES_VERIFACTU_TEST: 'https://127.0.0.1:8443/',
+      AUTHORITY_URL_ES_TICKETBAI_LIVE: 'https://proxy.example',
+      AUTHORITY_CA_FILE: ca,
+    });
+    expect(c.authorityBaseUrls).toEqual({ 'es-verifactu:test': 'https://127.0.0.1:8443', 'es-ticketbai:live': 'https://proxy.example' });
+    expect(c.authorityCa).toContain('BEGIN CERTIFICATE');
+    expect(() => loadConfig({ DATA_DIR: tmp(), AUTHORITY_URL_ES_NOPE_TEST: 'https://x' })).toThrow(/AUTHORITY_URL_ES_NOPE_TEST: unknown system "es-nope"/);
+    expect(() => loadConfig({ DATA_DIR: tmp(), AUTHORITY_URL_ES_SII_TEST: 'ftp://x' })).toThrow(ConfigError);
+    expect(() => loadConfig({ DATA_DIR: tmp(), AUTHORITY_CA_FILE: path.join(dir, 'missing.pem') })).toThrow(/AUTHORITY_CA_FILE: cannot read/);
+  });
 });

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { SYSTEM_KEYS } from './countries/types.ts';
 import { generateMasterKey, parseMasterKey } from './crypto/master-key.ts';
 
 /**
@@ -30,6 +31,17 @@ export interface Config {
   workersInProcess: boolean;
   /** AI translation of unknown authority errors; undefined = not configured (errors pass through untranslated). */
   translationAi: TranslationAiConfig | undefined;
+  /**
+   * Authority base URLs replacing the built-in ones, keyed `<system>:<environment>`
+   * (AUTHORITY_URL_<SYSTEM>_<ENV>, e.g. AUTHORITY_URL_ES_VERIFACTU_TEST): scheme and host
+   * are replaced, each client keeps its service path.
+   */
+  authorityBaseUrls: Record<string, string>;
+  /** Extra CA certificates (PEM) trusted for authority servers (AUTHORITY_CA_FILE), e.g. a test proxy. */
+  authorityCa: string | undefined;
+  /** The software identity fiscal records carry (SOFTWARE_NAME, SOFTWARE_VENDOR_NIF). */
+  softwareName: string;
+  softwareVendorNif: string;
 }
 
 /** An OpenAI-compatible Chat Completions endpoint (TRANSLATION_AI_*). */
@@ -124,6 +136,35 @@ function translationAi(env: Env): TranslationAiConfig | undefined {
   return { url: aiUrl, key, model, timeoutMs };
 }
 
+const AUTHORITY_URL_RE = /^AUTHORITY_URL_([A-Z]{2}_[A-Z0-9_]+)_(TEST|LIVE)$/;
+
+/** AUTHORITY_URL_<SYSTEM>_<ENV>: `<system>` is the system key in upper case with `_` for `-`. */
+function authorityBaseUrls(env: Env, systems: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of Object.keys(env).sort()) {
+    const m = AUTHORITY_URL_RE.exec(name);
+    if (!m) continue;
+    const system = m[1]!.toLowerCase().replaceAll('_', '-');
+    if (!systems.includes(system)) throw new ConfigError(`${name}: unknown system "${system}" (known: ${systems.join(', ')})`);
+    const value = url(env, name, ['https:', 'http:']);
+    if (value) out[`${system}:${m[2]!.toLowerCase()}`] = value.replace(/\/+$/, '');
+  }
+  return out;
+}
+
+function authorityCa(env: Env): string | undefined {
+  const file = env.AUTHORITY_CA_FILE;
+  if (!file) return undefined;
+  let pem: string;
+  try {
+    pem = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`AUTHORITY_CA_FILE: cannot read ${file}: ${(e as Error).message}`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError('AUTHORITY_CA_FILE must hold PEM certificates');
+  return pem;
+}
+
 export function loadConfig(env: Env = process.env, mode: Mode = 'cloud'): Config {
   const dataDir = path.resolve(env.DATA_DIR || './data');
   const master = loadMasterKey(env, dataDir);
@@ -144,5 +185,10 @@ export function loadConfig(env: Env = process.env, mode: Mode = 'cloud'): Config
     submissionRetryBaseMs: int(env, 'FISCALIZATION_SUBMISSION_RETRY_DELAY', 2, 1, 86_400) * 1000,
     workersInProcess: bool(env, 'WORKERS_IN_PROCESS', true),
     translationAi: translationAi(env),
+    authorityBaseUrls: authorityBaseUrls(env, SYSTEM_KEYS),
+    authorityCa: authorityCa(env),
+    softwareName: env.SOFTWARE_NAME?.trim() || 'Fiscalization API',
+    // The producer's NIF, written in TicketBAI EntidadDesarrolladora and VERI*FACTU SistemaInformatico.
+    softwareVendorNif: env.SOFTWARE_VENDOR_NIF?.trim() ?? '',
   };
 }
