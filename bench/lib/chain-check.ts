@@ -46,7 +46,25 @@ export interface WriteCheck {
   problems: string[];
 }
 
-export async function checkWrites(db: Db, locationId: string, sent: Set<string>, acknowledged: Set<string>, maxInFlight: number): Promise<WriteCheck> {
+/**
+ * How a record's fingerprint is checked against its body and the previous fingerprint:
+ * the placeholder chains (FR) hash previous + body; TicketBAI's fingerprint is the
+ * record's own SignatureValue, and the record names the first 100 characters of the
+ * previous one (FORMATS §1.5).
+ */
+export type FingerprintCheck = (previous: string | null, fingerprint: string | null, body: string) => boolean;
+
+export const placeholderFingerprint: FingerprintCheck = (previous, fingerprint, body) => fingerprint === chainedFingerprint(previous, body);
+
+export const ticketBaiFingerprint: FingerprintCheck = (previous, fingerprint, body) => {
+  const own = /<ds:SignatureValue[^>]*>([^<]+)<\/ds:SignatureValue>/.exec(body)?.[1];
+  const named = /<SignatureValueFirmaFacturaAnterior>([^<]+)<\/SignatureValueFirmaFacturaAnterior>/.exec(body)?.[1];
+  return own === fingerprint && (previous === null ? named === undefined : named === previous.slice(0, 100));
+};
+
+export async function checkWrites(
+  db: Db, locationId: string, sent: Set<string>, acknowledged: Set<string>, maxInFlight: number, verify: FingerprintCheck = placeholderFingerprint,
+): Promise<WriteCheck> {
   const one = async <T>(sql: string, params: unknown[]): Promise<T> => (await db.query<T>(sql, params)).rows[0]!;
   const n = (x: unknown) => Number(x);
   const ackList = [...acknowledged];
@@ -99,7 +117,7 @@ export async function checkWrites(db: Db, locationId: string, sent: Set<string>,
     )).rows;
     if (page.length === 0) break;
     for (const r of page) {
-      if (r.fingerprint !== chainedFingerprint(r.previous_fingerprint, r.body) || r.previous_fingerprint !== previous) badFingerprints++;
+      if (!verify(r.previous_fingerprint, r.fingerprint, r.body) || r.previous_fingerprint !== previous) badFingerprints++;
       previous = r.fingerprint;
       lastFingerprint = r.fingerprint;
     }
