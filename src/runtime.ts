@@ -19,6 +19,7 @@ import { createTransactionService, type TransactionService } from './services/tr
 import { createLocationService, type LocationService } from './services/locations.ts';
 import type { Submitter } from './services/transactions.ts';
 import type { Db } from './store/db.ts';
+import { createBatch, createBatchJobHandlers, scheduleBatchJobs, type BatchOptions, type BatchService } from './batch/index.ts';
 import { createTranslator, type Translator } from './translations/service.ts';
 
 /**
@@ -40,6 +41,8 @@ export interface RuntimeOptions {
     authorityCa?: string | undefined;
     translationAi?: { url: string; key?: string | undefined; model: string; timeoutMs?: number } | undefined;
     webhookTimeoutMs?: number;
+    /** Batch processors (src/batch): alert threshold (default 0.2), LROE timeout, claim lease. */
+    batch?: BatchOptions;
   };
   software?: SoftwareIdentity;
   /** Worker tuning (tests shorten the lease). */
@@ -50,6 +53,7 @@ export interface RuntimeOptions {
 /** Schedules the recurring jobs (idempotent): called by every host that runs workers. */
 export async function scheduleRecurringJobs(rt: Runtime): Promise<void> {
   await scheduleCertificateExpiry(rt.deps.db, rt.deps.clock);
+  await scheduleBatchJobs(rt.deps.db, rt.deps.clock, rt.batch.processors);
 }
 
 export interface Runtime {
@@ -60,6 +64,7 @@ export interface Runtime {
   signingKeys: SigningKeyService;
   transactions: TransactionService;
   translator: Translator;
+  batch: BatchService;
   handlers: Record<string, JobHandler>;
   worker: Worker;
   submitter: Submitter;
@@ -79,6 +84,10 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   const certificates = createCertificateService(deps, { onRemoved: (a, c) => signingKeys?.forget(a, c) });
   signingKeys = createSigningKeyService(deps, certificates);
   const translator = createTranslator(deps, o.config.translationAi);
+  const batch = createBatch({
+    db: o.db, clock: o.clock, log: o.log, events, locations, signingKeys,
+    authorityBaseUrls: o.config.authorityBaseUrls, authorityCa: o.config.authorityCa,
+  }, o.config.batch);
   const handlers: Record<string, JobHandler> = {
     [SUBMIT_JOB]: createSubmitHandler({
       db: o.db, clock: o.clock, log: o.log, events, locations, signingKeys, backoff: o.config.backoff ?? CLOUD_BACKOFF,
@@ -87,6 +96,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     [DELIVER_WEBHOOK]: createDeliverWebhookHandler({ ...deps, events, ...(o.config.webhookTimeoutMs ? { timeoutMs: o.config.webhookTimeoutMs } : {}) }),
     [TRANSLATE_JOB]: createTranslateErrorHandler({ ...deps, translator }),
     [CERTIFICATE_EXPIRY_JOB]: createCertificateExpiryHandler({ db: o.db, clock: o.clock, events }),
+    ...createBatchJobHandlers({ clock: o.clock, batch }),
   };
   worker = createWorker({ db: o.db, clock: o.clock, log: o.log, handlers, ...o.worker });
   const w = worker;
@@ -96,7 +106,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   const transactions = createTransactionService({ ...deps, events, locations, submitter, software, maxAttempts, signingKeys });
   return {
     transactions,
-    deps, events, locations, certificates, signingKeys, translator, handlers, worker: w, submitter,
+    deps, events, locations, certificates, signingKeys, translator, batch, handlers, worker: w, submitter,
     software,
     maxAttempts,
   };

@@ -20,6 +20,7 @@ import { retryQueueRoutes } from './routes/v1/retry-queue.ts';
 import { transactionRoutes } from './routes/v1/transactions.ts';
 import { translationRoutes } from './routes/v1/translations.ts';
 import { certificateRoutes } from './routes/v1/certificates.ts';
+import { adminRoutes } from './routes/v1/admin.ts';
 import { registerWebhookRoutes } from './routes/v1/webhooks.ts';
 import { schemaErrorFormatter, validatorCompiler } from './validation.ts';
 
@@ -128,6 +129,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   translationRoutes(app, { translations: rt.translator });
   certificateRoutes(app, { certificates: rt.certificates });
   registerWebhookRoutes(app, deps);
+  adminRoutes(app, { batch: rt.batch });
 
   return app;
 }

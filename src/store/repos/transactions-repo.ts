@@ -232,3 +232,96 @@ export const transactionsRepo = {
     return fix(res.rows[0]);
   },
 };
+
+// ---- batch submission (src/batch) -------------------------------------------------------
+
+/** A transaction a batch processor claimed, with what sending it needs. */
+export interface BatchClaim {
+  t: TransactionRow;
+  record: SubmissionRecord;
+  location: LocationRow;
+}
+
+export interface BatchClaimOptions {
+  accountId: string;
+  environment: 'test' | 'live';
+  system: string;
+  now: Date;
+  /** A `pending_lroe` claim older than this was left by a run that died: it is taken again. */
+  staleBefore: Date;
+  /** Ids already handled in this run (records sent back to wait are not taken twice). */
+  exclude: readonly string[];
+  limit: number;
+}
+
+/**
+ * Batch processors (DECISIONS "Statuses": `pending_batch` waits for the next batch,
+ * `pending_lroe` is inside one that was sent). Claiming is a status move in one
+ * statement: rows are locked FOR UPDATE SKIP LOCKED and moved to `pending_lroe`, so
+ * concurrent runs (several nodes, a manual call during the daily run) never take the same
+ * record; once committed, the others no longer see it waiting.
+ */
+export const batchTransactionsRepo = {
+  /** Accounts and environments with records of `system` waiting (or stranded by a dead run). */
+  async scopesWaiting(q: Queryable, system: string, staleBefore: Date): Promise<{ account_id: string; environment: 'test' | 'live' }[]> {
+    return (await q.query<{ account_id: string; environment: 'test' | 'live' }>(
+      `SELECT DISTINCT account_id, environment FROM transactions
+       WHERE system = $1 AND (status = 'pending_batch' OR (status = 'pending_lroe' AND updated_at < $2))
+       ORDER BY account_id, environment`,
+      [system, staleBefore],
+    )).rows;
+  },
+
+  /**
+   * Claims waiting records, oldest first, moving them to `pending_lroe`. A cancellation
+   * waits while its original is inside a batch in flight: an annulment must reach the
+   * authority after the invoice it annuls.
+   */
+  async claim(q: Queryable, o: BatchClaimOptions): Promise<BatchClaim[]> {
+    const res = await q.query<TransactionRow & { record: SubmissionRecord; location: LocationRow }>(
+      `WITH picked AS (
+         SELECT t.id FROM transactions t
+         LEFT JOIN transactions o ON o.id = t.cancels_id
+         WHERE t.account_id = $1 AND t.environment = $2 AND t.system = $3
+           AND (t.status = 'pending_batch' OR (t.status = 'pending_lroe' AND t.updated_at < $5))
+           AND NOT (t.id = ANY($6::uuid[]))
+           AND (o.id IS NULL OR o.status <> 'pending_lroe')
+         ORDER BY t.created_at, t.id
+         LIMIT $7
+         FOR UPDATE OF t SKIP LOCKED),
+       upd AS (
+         UPDATE transactions t SET status = 'pending_lroe', submitted_at = COALESCE(t.submitted_at, $4), updated_at = $4
+         FROM picked WHERE t.id = picked.id
+         RETURNING t.*)
+       SELECT upd.*,
+              jsonb_build_object('kind', r.kind, 'body', r.body, 'content_type', r.content_type, 'fiscal_id', r.fiscal_id) AS record,
+              to_jsonb(l) AS location
+       FROM upd JOIN fiscal_records r ON r.transaction_id = upd.id JOIN locations l ON l.id = upd.location_id
+       ORDER BY upd.created_at, upd.id`,
+      [o.accountId, o.environment, o.system, o.now, o.staleBefore, o.exclude, o.limit],
+    );
+    const parse = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
+    return res.rows.map(({ record, location, ...t }) => ({
+      t: fix(t as TransactionRow)!,
+      record: parse<SubmissionRecord>(record),
+      location: parse<LocationRow>(location),
+    }));
+  },
+
+  /** Current statuses of some transactions (a batch checks the originals of its annulments). */
+  async statuses(q: Queryable, ids: readonly string[]): Promise<Map<string, TransactionStatus>> {
+    if (ids.length === 0) return new Map();
+    const res = await q.query<{ id: string; status: TransactionStatus }>('SELECT id, status FROM transactions WHERE id = ANY($1::uuid[])', [ids]);
+    return new Map(res.rows.map((r) => [r.id, r.status]));
+  },
+
+  /** Sends claimed records back to wait for the next run; returns how many were still claimed. */
+  async release(q: Queryable, ids: readonly string[], now: Date): Promise<number> {
+    if (ids.length === 0) return 0;
+    const res = await q.query(
+      `UPDATE transactions SET status = 'pending_batch', updated_at = $2 WHERE id = ANY($1::uuid[]) AND status = 'pending_lroe'`,
+      [ids, now],
+    );
+    return res.rowCount;
+  },
+};

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import type { BatchClaim } from '../store/repos/transactions-repo.ts';
+import { groupLroeClaims } from './spain-lroe-groups.ts';
+
+function claim(id: string, o: { taxId?: string | null; kind?: 'record' | 'cancellation'; mode?: 'stub' | 'authority' | null; loc?: string } = {}): BatchClaim {
+  return {
+    t: { id, sandbox_mode: o.mode === undefined ? 'stub' : o.mode } as BatchClaim['t'],
+    record: { kind: o.kind ?? 'record', body: '<TicketBai/>', content_type: 'application/xml', fiscal_id: null },
+    location: { id: o.loc ?? 'loc-1', tax_id: o.taxId === undefined ? 'B12345674' : o.taxId } as BatchClaim['location'],
+  };
+}
+
+describe('LROE groups', () => {
+  it('one group per issuer, kind and mode; altas first; claim order kept inside a group', () => {
+    const groups = groupLroeClaims([
+      claim('c1', { kind: 'cancellation' }),
+      claim('a1'),
+      claim('b1', { taxId: 'A58818501' }),
+      claim('a2', { loc: 'loc-2' }), // another location of the same issuer
+      claim('x1', { mode: 'authority' }),
+      claim('a3', { mode: null }), // rows from before sandbox_mode: the stub
+      claim('a4', { taxId: ' b12345674 ' }),
+    ]);
+    expect(groups.map((g) => [g.kind, g.issuerTaxId, g.mode, g.claims.map((c) => c.t.id)])).toEqual([
+      ['alta', 'A58818501', 'stub', ['b1']],
+      ['alta', 'B12345674', 'authority', ['x1']],
+      ['alta', 'B12345674', 'stub', ['a1', 'a2', 'a3', 'a4']],
+      ['anulacion', 'B12345674', 'stub', ['c1']],
+    ]);
+  });
+
+  it('a location without tax_id is a group of its own', () => {
+    const groups = groupLroeClaims([claim('a1', { taxId: null }), claim('a2')]);
+    expect(groups.map((g) => g.issuerTaxId)).toEqual(['B12345674', 'location:loc-1']);
+  });
+});

@@ -1,0 +1,132 @@
+/**
+ * Sends one LROE group and turns the answers into per-record verdicts.
+ *
+ * - `stub` mode (test keys without `X-Svc-Sandbox`): the TicketBAI sandbox stub answers
+ *   each record, so `metadata.sandbox_outcome` rehearses Bizkaia failures as it does for
+ *   the other territories (DECISIONS "Sandbox"; countries/shared/sandbox.ts).
+ * - `authority` mode (test keys with `X-Svc-Sandbox: authority`, and every live key): the
+ *   Batuz LROE client (countries/es-ticketbai/lroe/client.ts), with the location's uploaded
+ *   certificate as the TLS client certificate. Issuer NIF = the location's tax_id, name =
+ *   `country_config.legal_name` (Batuz checks both against the files, B4_1000022/30).
+ *
+ * A fault that concerns the whole group (no answer, no certificate, an input Batuz could
+ * not accept) sends every record back to wait and is reported as the group's error.
+ */
+import { ApiError } from '../core/errors.ts';
+import { sendLroeBatch } from '../countries/es-ticketbai/lroe/client.ts';
+import { LroeInputError } from '../countries/es-ticketbai/lroe/request.ts';
+import { ticketBaiSandbox } from '../countries/es-ticketbai/sandbox.ts';
+import { runSandbox } from '../countries/shared/sandbox.ts';
+import { TransportError, type AuthorityCode, type LocationForFiscal, type SigningKey } from '../countries/types.ts';
+import type { LocationService } from '../services/locations.ts';
+import type { SigningKeyService } from '../services/signing-keys.ts';
+import type { BatchClaim } from '../store/repos/transactions-repo.ts';
+import type { LroeGroup } from './spain-lroe-groups.ts';
+import type { BatchRequestSummary } from './types.ts';
+import { verdictOf, type RecordVerdict } from './verdict.ts';
+
+export const LROE_SYSTEM = 'es-ticketbai';
+
+export interface LroeSendDeps {
+  locations: Pick<LocationService, 'toFiscal'>;
+  signingKeys: Pick<SigningKeyService, 'forAuthority'>;
+  /** Keyed `${system}:${environment}` (runtime option `authorityBaseUrls`). */
+  authorityBaseUrls?: Record<string, string> | undefined;
+  authorityCa?: string | undefined;
+  /** Per LROE request. */
+  timeoutMs: number;
+  codes: Readonly<Record<string, AuthorityCode>>;
+}
+
+export interface GroupAnswer {
+  /** By transaction id; every record of the group has one. */
+  verdicts: Map<string, RecordVerdict>;
+  /** By transaction id: the registration number of the request that carried it. */
+  registrationNumbers: Map<string, string | null>;
+  requests: BatchRequestSummary[];
+  /** Set when the whole group waits for the next run. */
+  error?: { code: string; message: string } | undefined;
+}
+
+function allRetry(group: LroeGroup, code: string, message: string): GroupAnswer {
+  return {
+    verdicts: new Map(group.claims.map((c) => [c.t.id, { kind: 'retry', code, message }])),
+    registrationNumbers: new Map(),
+    requests: [],
+    error: { code, message },
+  };
+}
+
+function stubAnswer(group: LroeGroup, environment: 'test' | 'live', location: LocationForFiscal, now: Date, deps: LroeSendDeps): GroupAnswer {
+  const verdicts = new Map<string, RecordVerdict>();
+  for (const c of group.claims) {
+    try {
+      const outcome = runSandbox(
+        { transactionId: c.t.id, kind: c.record.kind, body: c.record.body, contentType: c.record.content_type, fiscalId: c.record.fiscal_id, tx: c.t.normalized },
+        { environment, mode: 'stub', location, now, timeoutMs: deps.timeoutMs, attempt: 1 },
+        ticketBaiSandbox,
+      );
+      verdicts.set(c.t.id, verdictOf(outcome, deps.codes));
+    } catch (err) {
+      if (!(err instanceof TransportError)) throw err;
+      verdicts.set(c.t.id, { kind: 'retry', code: err.code, message: err.message });
+    }
+  }
+  return { verdicts, registrationNumbers: new Map(), requests: [] };
+}
+
+const issuerNameOf = (location: LocationForFiscal): string => {
+  const name = location.config.legal_name;
+  return typeof name === 'string' && name.trim() !== '' ? name : location.name;
+};
+
+export async function sendLroeGroup(group: LroeGroup, environment: 'test' | 'live', now: Date, deps: LroeSendDeps): Promise<GroupAnswer> {
+  const first: BatchClaim = group.claims[0]!;
+  const location = deps.locations.toFiscal(first.location);
+  if (group.mode === 'stub') return stubAnswer(group, environment, location, now, deps);
+
+  let clientKey: SigningKey;
+  try {
+    clientKey = await deps.signingKeys.forAuthority(location);
+  } catch (err) {
+    // No (or no longer an) uploaded certificate: Batuz would refuse the TLS handshake. The
+    // records wait until the location has one again.
+    if (err instanceof ApiError) return allRetry(group, 'certificate_missing', err.message);
+    throw err;
+  }
+  try {
+    const result = await sendLroeBatch(
+      {
+        issuerNif: location.tax_id?.trim() ?? '',
+        issuerName: issuerNameOf(location),
+        kind: group.kind,
+        records: group.claims.map((c) => ({ transactionId: c.t.id, xml: c.record.body })),
+      },
+      {
+        environment,
+        clientKey,
+        authorityCa: deps.authorityCa,
+        authorityBaseUrl: deps.authorityBaseUrls?.[`${LROE_SYSTEM}:${environment}`],
+        timeoutMs: deps.timeoutMs,
+      },
+    );
+    return {
+      verdicts: new Map(result.records.map((r) => [r.transactionId, verdictOf(r.outcome, deps.codes)])),
+      registrationNumbers: new Map(result.records.map((r) => [r.transactionId, r.registrationNumber])),
+      requests: result.requests.map((r) => ({
+        issuer_tax_id: group.issuerTaxId,
+        kind: group.kind,
+        year: r.year,
+        records: r.records,
+        registration_number: r.numeroRegistro,
+        answer: r.tipoRespuesta ?? (r.httpStatus === null ? null : `HTTP ${r.httpStatus}`),
+      })),
+    };
+  } catch (err) {
+    if (err instanceof TransportError) return allRetry(group, err.code, err.message);
+    // Bad issuer data (NIF, name, a Modelo 140 without its epigrafe): a configuration error
+    // nothing is sent for; the records wait until the location is fixed.
+    if (err instanceof LroeInputError) return allRetry(group, 'lroe_input_error', err.message);
+    throw err;
+  }
+}
