@@ -59,4 +59,9 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATA_DIR: tmp(), AUTHORITY_URL_ES_SII_TEST: 'ftp://x' })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: tmp(), AUTHORITY_CA_FILE: path.join(dir, 'missing.pem') })).toThrow(/AUTHORITY_CA_FILE: cannot read/);
   });
+
+  it('live mode needs the software producer NIF', () => {
+    expect(() => loadConfig({ DATA_DIR: tmp(), FISCALIZATION_LIVE_ENABLED: 'true' })).toThrow('SOFTWARE_VENDOR_NIF is required when FISCALIZATION_LIVE_ENABLED is true');
+    expect(loadConfig({ DATA_DIR: tmp(), FISCALIZATION_LIVE_ENABLED: 'true', SOFTWARE_VENDOR_NIF: 'B12345674' }).softwareVendorNif).toBe('B12345674');
+  });
 });

@@ -168,6 +168,11 @@ function authorityCa(env: Env): string | undefined {
 export function loadConfig(env: Env = process.env, mode: Mode = 'cloud'): Config {
   const dataDir = path.resolve(env.DATA_DIR || './data');
   const master = loadMasterKey(env, dataDir);
+  // Live records name the real software producer (TicketBAI EntidadDesarrolladora, VERI*FACTU
+  // SistemaInformatico); the sandbox default is a test identity that must never reach them.
+  if (bool(env, 'FISCALIZATION_LIVE_ENABLED', false) && !env.SOFTWARE_VENDOR_NIF?.trim()) {
+    throw new ConfigError('SOFTWARE_VENDOR_NIF is required when FISCALIZATION_LIVE_ENABLED is true');
+  }
   return {
     mode,
     host: env.HOST || '127.0.0.1',

@@ -72,7 +72,12 @@ export interface Runtime {
   maxAttempts: number;
 }
 
-export const DEFAULT_SOFTWARE: SoftwareIdentity = { name: 'Fiscalization API', version: '0.1.0', vendorTaxId: '' };
+/**
+ * The software identity records carry when none is configured. The producer NIF defaults to
+ * Batuz's published test software identity (`A99800005`, FORMATS §1.6), which the TicketBAI
+ * test environments expect; live mode refuses to start without SOFTWARE_VENDOR_NIF (config.ts).
+ */
+export const DEFAULT_SOFTWARE: SoftwareIdentity = { name: 'Fiscalization API', version: '0.1.0', vendorTaxId: 'A99800005' };
 
 export function createRuntime(o: RuntimeOptions): Runtime {
   const deps: Deps = { db: o.db, clock: o.clock, keys: o.keys, config: o.config, limiter: o.limiter, log: o.log };

@@ -117,10 +117,9 @@ async function startApp(o: { clock: ManualClock; db?: TestApp['db']; processors?
     clock: o.clock, random: () => 0.5, log: captureLog(), ...(o.db ? { db: o.db } : {}),
     config: { ...appConfig(), batch: { timeoutMs: 5000, ...(o.processors ? { processors: o.processors } : {}) } },
   });
-  // The harness takes no software identity and the default names no developer NIF, which
-  // the TicketBAI schema requires (HuellaTBAI/Software/EntidadDesarrolladora/NIF): give the
-  // files the Batuz test software's, so the fake's XSD check sees what production sends.
-  Object.assign(app.rt.software, { vendorTaxId: TEST_VENDOR_NIF });
+  // The default software identity is Batuz's test producer (runtime.ts DEFAULT_SOFTWARE):
+  // the files carry the developer NIF the TicketBAI schema requires.
+  expect(app.rt.software.vendorTaxId).toBe(TEST_VENDOR_NIF);
   return app;
 }
 

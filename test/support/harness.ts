@@ -44,6 +44,8 @@ export async function openTestDb(): Promise<Db> {
 }
 
 export interface TestAppOptions {
+  /** The software identity records carry (default: the runtime's DEFAULT_SOFTWARE). */
+  software?: SoftwareIdentity;
   db?: Db;
   clock?: Clock;
   limiter?: RateLimiter;
@@ -84,6 +86,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     config: { liveEnabled: opts.liveEnabled ?? false, mode: 'cloud', webhookAllowInsecure: true, ...opts.config },
     ...(opts.random ? { random: opts.random } : {}),
     ...(opts.worker ? { worker: opts.worker } : {}),
+    ...(opts.software ? { software: opts.software } : {}),
   });
   const app = await buildApp(rt, opts.app ?? {});
   await app.ready();
