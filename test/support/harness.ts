@@ -5,6 +5,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { ManualClock, systemClock, type Clock } from '../../src/core/clock.ts';
 import { deriveKeys } from '../../src/crypto/master-key.ts';
+import type { SoftwareIdentity } from '../../src/countries/types.ts';
 import { buildApp, type AppOptions } from '../../src/http/app.ts';
 import { createMemoryLimiter } from '../../src/ratelimit/memory-limiter.ts';
 import type { RateLimiter } from '../../src/ratelimit/limiter.ts';
