@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -220,6 +220,8 @@ export async function prepareService(
 export async function runTransactionsBench(load: LoadSettings = loadSettingsFromEnv(), qs: QueueSettings = queueSettingsFromEnv()): Promise<TransactionsReport> {
   const startedAt = new Date();
   const runId = randomUUID().slice(0, 8);
+  // One MASTER_KEY for every service child of the run: A and D share the PostgreSQL database.
+  const masterKeyHex = randomBytes(32).toString('hex');
   const cleanups = cleanupStack('stopping servers, dropping the benchmark databases');
   const log = (s: string) => console.error(`[bench] ${s}`);
   const profDir = process.env.BENCH_CPU_PROF_DIR;
@@ -280,7 +282,10 @@ export async function runTransactionsBench(load: LoadSettings = loadSettingsFrom
     ] as const;
     for (const { store, system, scenario } of serviceRuns) {
       log(`${scenario} on ${store}…`);
-      const env: Record<string, string> = store === 'postgres' ? { BENCH_STORE: 'postgres', DATABASE_URL: database.url } : { BENCH_STORE: 'pglite', DATA_DIR: dataDir };
+      const env: Record<string, string> = {
+        ...(store === 'postgres' ? { BENCH_STORE: 'postgres', DATABASE_URL: database.url } : { BENCH_STORE: 'pglite', DATA_DIR: dataDir }),
+        BENCH_MASTER_KEY: masterKeyHex,
+      };
       const server = await forkServer(SERVICE, env, { execArgv: serviceArgv });
       cleanups.push(() => server.stop());
       const prep = await prepareService(server, `${runId}-${store}-${system}`, 1, system);

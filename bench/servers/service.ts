@@ -47,7 +47,8 @@ await runChild(async () => {
   const probe = process.env.BENCH_PROBE === '1' ? probeDb(db) : undefined;
   if (probe) db = probe.db;
   const applied = await migrate(db);
-  const keys = deriveKeys(randomBytes(32));
+  // BENCH_MASTER_KEY (hex): several servers of one run on one database share the key it was set up with.
+  const keys = deriveKeys(process.env.BENCH_MASTER_KEY ? Buffer.from(process.env.BENCH_MASTER_KEY, 'hex') : randomBytes(32));
   await checkMasterKey(db, keys);
   const limiter = createBenchLimiter();
   const rt = createRuntime({
