@@ -73,11 +73,12 @@ export interface FiscalSystem {
   build(input: BuildInput): FiscalRecord;
 
   /**
-   * Optional: the legal submission deadline of a record issued at `issuedAt`, when it is
-   * not `submissionWindowDays` calendar days (SII: 4 working days, Sundays and national
-   * holidays excluded). Pure.
+   * Optional: the legal submission deadline of a record created at `createdAt`, when it is
+   * not `submissionWindowDays` calendar days (SII: 4 days without Saturdays, Sundays and
+   * national holidays, counted from the invoice's issue date, which metadata may set
+   * earlier than the creation). Pure.
    */
-  submissionDeadline?(issuedAt: Date): Date;
+  submissionDeadline?(input: { createdAt: Date; tx: TransactionDraft }): Date;
 
   /**
    * Sends a stored record to the authority. Authority answers are values; only transport

@@ -24,10 +24,10 @@ import { completionEvent, SUBMIT_JOB, submitJobMaxAttempts, toTransactionView, t
 export const CANCELLABLE: readonly TransactionStatus[] = ['success', 'pending_lroe', 'pending_submission', 'pending_batch', 'delivered'];
 
 /** The legal submission deadline: the system's own rule, else its window in calendar days. */
-function deadlineOf(system: FiscalSystem, issuedAt: Date): Date | null {
-  if (system.submissionDeadline) return system.submissionDeadline(issuedAt);
+function deadlineOf(system: FiscalSystem, createdAt: Date, tx: TransactionDraft): Date | null {
+  if (system.submissionDeadline) return system.submissionDeadline({ createdAt, tx });
   const days = system.capabilities.submissionWindowDays;
-  return days ? new Date(issuedAt.getTime() + days * 86_400_000) : null;
+  return days ? new Date(createdAt.getTime() + days * 86_400_000) : null;
 }
 
 /** The inline budget a client may ask for with X-Fiscalization-Timeout (seconds). */
@@ -197,7 +197,7 @@ export function createTransactionService(deps: TransactionDeps) {
         sandbox_mode: p.sandboxMode,
         cancels_id: p.original?.id ?? null,
         cancelled_by_id: null,
-        deadline_at: status === 'success' ? null : deadlineOf(p.system, now),
+        deadline_at: status === 'success' ? null : deadlineOf(p.system, now, p.draft),
         offline_until: null,
         submitted_at: null,
         completed_at: status === 'success' ? now : null,

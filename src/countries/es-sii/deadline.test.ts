@@ -1,16 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { isExcludedDay, nationalHolidays, siiSubmissionDeadline } from './deadline.ts';
 import { sii } from './index.ts';
-import { NOW } from '../shared/test-fixtures.ts';
+import { NOW, draft } from '../shared/test-fixtures.ts';
 
 /** Issue instant → deadline instant (end of the 4th countable day, Madrid). */
-const deadline = (issuedAt: string): string => siiSubmissionDeadline(new Date(issuedAt)).toISOString();
+const at = (createdAt: Date, metadata: Record<string, unknown> = {}) => siiSubmissionDeadline({ createdAt, tx: draft({ metadata }) });
+const deadline = (issuedAt: string): string => at(new Date(issuedAt)).toISOString();
 
 describe('SII submission deadline (RIVA art. 69.Dos: 4 days, Saturdays, Sundays and national holidays excluded)', () => {
   it('is the plug-in submissionDeadline', () => {
     expect(sii.submissionDeadline).toBe(siiSubmissionDeadline);
     // Fixture clock: Thursday 15 January 2026 → Fri 16, Mon 19, Tue 20, Wed 21.
-    expect(sii.submissionDeadline!(NOW).toISOString()).toBe('2026-01-21T22:59:59.999Z');
+    expect(sii.submissionDeadline!({ createdAt: NOW, tx: draft() }).toISOString()).toBe('2026-01-21T22:59:59.999Z');
   });
 
   it('skips the weekend: Wednesday → Tuesday, end of day in Madrid (CET)', () => {
@@ -68,9 +69,15 @@ describe('SII submission deadline (RIVA art. 69.Dos: 4 days, Saturdays, Sundays 
   it('always lies 4 to 13 days after the issue', () => {
     for (let day = 0; day < 400; day++) {
       const issued = new Date(Date.UTC(2026, 0, 1, 10) + day * 86_400_000);
-      const days = (siiSubmissionDeadline(issued).getTime() - issued.getTime()) / 86_400_000;
+      const days = (at(issued).getTime() - issued.getTime()) / 86_400_000;
       expect(days).toBeGreaterThan(4);
       expect(days).toBeLessThan(13);
     }
+  });
+
+  it('counts from metadata.issue_date when the invoice was issued before it is reported', () => {
+    // Issued Friday 9 Oct 2026 (Madrid), reported Wednesday 14: due Friday 16 (Mon 12 Oct is a national holiday).
+    expect(at(new Date('2026-10-14T10:00:00Z'), { issue_date: '09-10-2026' }).toISOString()).toBe('2026-10-16T21:59:59.999Z');
+    expect(at(new Date('2026-10-09T10:00:00Z')).toISOString()).toBe('2026-10-16T21:59:59.999Z');
   });
 });

@@ -34,7 +34,8 @@
  * invoice issued long after the operation.
  */
 import Holidays from 'date-holidays';
-import { localDate, localDateTimeWithOffset } from '../shared/dates.ts';
+import { isDmyDate, localDate, localDateTimeWithOffset, parseDmy } from '../shared/dates.ts';
+import type { TransactionDraft } from '../types.ts';
 
 /** Countable days of art. 69.Dos RIVA. */
 export const SII_WORKING_DAYS = 4;
@@ -60,9 +61,15 @@ export function isExcludedDay(year: number, month: number, day: number): boolean
   return nationalHolidays(d.getUTCFullYear()).has(d.toISOString().slice(0, 10));
 }
 
-/** End of the fourth countable day after the invoice's Madrid date, as an instant. */
-export function siiSubmissionDeadline(issuedAt: Date): Date {
-  const issued = localDate(issuedAt, 'ES');
+/**
+ * End of the fourth countable day after the invoice's issue date, as an instant. The
+ * issue date is the record's `metadata.issue_date` (DD-MM-YYYY, validated), which an
+ * integrator may set to an earlier day than the transaction's creation (an invoice
+ * reported late); without it, the Madrid date of the creation.
+ */
+export function siiSubmissionDeadline({ createdAt, tx }: { createdAt: Date; tx: TransactionDraft }): Date {
+  const given = tx.metadata.issue_date;
+  const issued = typeof given === 'string' && isDmyDate(given) ? parseDmy(given) : localDate(createdAt, 'ES');
   // Calendar arithmetic on UTC midnights: no time zone or DST in the day count.
   const cursor = new Date(Date.UTC(Number(issued.year), Number(issued.month) - 1, Number(issued.day)));
   let counted = 0;
