@@ -7,14 +7,15 @@
  * - `authority` mode (test keys with `X-Svc-Sandbox: authority`, and every live key): the
  *   Batuz LROE client (countries/es-ticketbai/lroe/client.ts), with the location's uploaded
  *   certificate as the TLS client certificate. Issuer NIF = the location's tax_id, name =
- *   `country_config.legal_name` (Batuz checks both against the files, B4_1000022/30).
+ *   `country_config.legal_name` (Batuz checks both against the files, B4_1000022/30);
+ *   a natural person's Modelo 140 also sends `country_config.lroe_epigrafe`.
  *
  * A fault that concerns the whole group (no answer, no certificate, an input Batuz could
  * not accept) sends every record back to wait and is reported as the group's error.
  */
 import { ApiError } from '../core/errors.ts';
 import { sendLroeBatch } from '../countries/es-ticketbai/lroe/client.ts';
-import { LroeInputError } from '../countries/es-ticketbai/lroe/request.ts';
+import { LroeInputError, type LroeRenta } from '../countries/es-ticketbai/lroe/request.ts';
 import { ticketBaiSandbox } from '../countries/es-ticketbai/sandbox.ts';
 import { runSandbox } from '../countries/shared/sandbox.ts';
 import { TransportError, type AuthorityCode, type LocationForFiscal, type SigningKey } from '../countries/types.ts';
@@ -80,6 +81,18 @@ const issuerNameOf = (location: LocationForFiscal): string => {
   return typeof name === 'string' && name.trim() !== '' ? name : location.name;
 };
 
+/**
+ * Modelo 140 (natural persons) altas carry the activity's IAE heading, `Renta/DetalleRenta/
+ * Epigrafe` (lroe/request.ts): `country_config.lroe_epigrafe`, which es-ticketbai/config.ts
+ * requires for such locations. A location stored before that rule may lack it: the client
+ * then refuses the request (LroeInputError) and the records wait, as below. Modelo 240
+ * ignores it. The group's first location speaks for the issuer (one NIF, one activity).
+ */
+const rentaOf = (location: LocationForFiscal): LroeRenta | undefined => {
+  const epigrafe = location.config.lroe_epigrafe;
+  return typeof epigrafe === 'string' && epigrafe.trim() !== '' ? { epigrafe: epigrafe.trim() } : undefined;
+};
+
 export async function sendLroeGroup(group: LroeGroup, environment: 'test' | 'live', now: Date, deps: LroeSendDeps): Promise<GroupAnswer> {
   const first: BatchClaim = group.claims[0]!;
   const location = deps.locations.toFiscal(first.location);
@@ -101,6 +114,7 @@ export async function sendLroeGroup(group: LroeGroup, environment: 'test' | 'liv
         issuerName: issuerNameOf(location),
         kind: group.kind,
         records: group.claims.map((c) => ({ transactionId: c.t.id, xml: c.record.body })),
+        renta: rentaOf(location),
       },
       {
         environment,
@@ -124,8 +138,9 @@ export async function sendLroeGroup(group: LroeGroup, environment: 'test' | 'liv
     };
   } catch (err) {
     if (err instanceof TransportError) return allRetry(group, err.code, err.message);
-    // Bad issuer data (NIF, name, a Modelo 140 without its epigrafe): a configuration error
-    // nothing is sent for; the records wait until the location is fixed.
+    // Bad issuer data (NIF, name, a Modelo 140 without its epigrafe: a location stored
+    // before config.ts asked for it): a configuration error nothing is sent for; the
+    // records wait until the location is fixed.
     if (err instanceof LroeInputError) return allRetry(group, 'lroe_input_error', err.message);
     throw err;
   }

@@ -97,6 +97,29 @@ function x509(bag: Bag): crypto.X509Certificate | undefined {
   }
 }
 
+const MAC_FAILED = /MAC could not be verified/i;
+
+/**
+ * forge derives the integrity MAC key from the password as a BMPString (UTF-16, RFC 7292
+ * Appendix B: right), but hands the same JS string to PBKDF2 for PBES2-encrypted bags as
+ * a "binary string", one byte per UTF-16 unit, where OpenSSL (RFC 8018) uses the UTF-8
+ * bytes: with a non-ASCII password (`contraseña`) the MAC verifies and the decryption of
+ * an OpenSSL 3 default file (PBES2, AES-256) fails. So, when the MAC passed but the bags
+ * did not open, the bags are opened again with the UTF-8 bytes, the already verified
+ * macData left out of that second pass.
+ */
+function openPfx(asn1: forge.asn1.Asn1, password: string): forge.pkcs12.Pkcs12Pfx {
+  try {
+    return forge.pkcs12.pkcs12FromAsn1(asn1, false, password);
+  } catch (err) {
+    const utf8 = forge.util.encodeUtf8(password);
+    if (utf8 === password || MAC_FAILED.test(String((err as Error)?.message ?? err))) throw err;
+    const parts = asn1.value as forge.asn1.Asn1[];
+    const withoutMac = { ...asn1, value: parts.slice(0, 2) } as forge.asn1.Asn1;
+    return forge.pkcs12.pkcs12FromAsn1(withoutMac, false, utf8);
+  }
+}
+
 /** Opens a PKCS#12 file with its password; throws Pkcs12Error with the reason. */
 export function readPkcs12(file: Buffer, password: string): SigningMaterial {
   let asn1: forge.asn1.Asn1;
@@ -107,7 +130,7 @@ export function readPkcs12(file: Buffer, password: string): SigningMaterial {
   }
   let p12: forge.pkcs12.Pkcs12Pfx;
   try {
-    p12 = forge.pkcs12.pkcs12FromAsn1(asn1, false, password);
+    p12 = openPfx(asn1, password);
   } catch (err) {
     const msg = String((err as Error)?.message ?? err);
     // A DER file that is not a PFX at all fails on its structure; the rest is the password

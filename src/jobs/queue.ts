@@ -41,7 +41,18 @@ export interface EnqueueInput {
   payload?: Record<string, unknown>;
   maxAttempts: number;
   runAt: Date;
+  /**
+   * An ordered queue (migration 0011): the job runs only after every job of the same key
+   * with a lower `queueSeq` has finished (completed or dead). Submit jobs of a chain.
+   */
+  queueKey?: string | null;
+  queueSeq?: number | null;
 }
+
+/** A job of an ordered queue waits while an earlier job of its queue is unfinished. */
+const IN_ORDER = `(j.queue_key IS NULL OR NOT EXISTS (
+           SELECT 1 FROM jobs e WHERE e.queue_key = j.queue_key AND e.queue_seq < j.queue_seq
+             AND e.status IN ('pending', 'failed', 'processing')))`;
 
 export interface ClaimOptions {
   kinds: readonly string[];
@@ -56,9 +67,10 @@ const RETURNING = 'id, kind, account_id, transaction_id, payload, status, attemp
 export const jobsRepo = {
   async enqueue(q: Queryable, input: EnqueueInput, now: Date): Promise<JobRow> {
     const res = await q.query<JobRow>(
-      `INSERT INTO jobs (id, kind, account_id, transaction_id, payload, status, attempt, max_attempts, run_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $7, $8, $8) RETURNING ${RETURNING}`,
-      [newId(), input.kind, input.accountId ?? null, input.transactionId ?? null, JSON.stringify(input.payload ?? {}), input.maxAttempts, input.runAt, now],
+      `INSERT INTO jobs (id, kind, account_id, transaction_id, payload, status, attempt, max_attempts, run_at, created_at, updated_at, queue_key, queue_seq)
+       VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $7, $8, $8, $9, $10) RETURNING ${RETURNING}`,
+      [newId(), input.kind, input.accountId ?? null, input.transactionId ?? null, JSON.stringify(input.payload ?? {}), input.maxAttempts, input.runAt, now,
+        input.queueKey ?? null, input.queueSeq ?? null],
     );
     return res.rows[0]!;
   },
@@ -70,13 +82,14 @@ export const jobsRepo = {
     const values: unknown[] = [];
     const rows = inputs.map((input, i) => {
       const b = values.length;
-      values.push(ids[i], input.kind, input.accountId ?? null, input.transactionId ?? null, JSON.stringify(input.payload ?? {}), input.maxAttempts, input.runAt);
-      return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, 'pending', 0, $${b + 6}, $${b + 7}, $NOW, $NOW)`;
+      values.push(ids[i], input.kind, input.accountId ?? null, input.transactionId ?? null, JSON.stringify(input.payload ?? {}), input.maxAttempts, input.runAt,
+        input.queueKey ?? null, input.queueSeq ?? null);
+      return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, 'pending', 0, $${b + 6}, $${b + 7}, $NOW, $NOW, $${b + 8}, $${b + 9})`;
     });
     values.push(now);
     const nowParam = `$${values.length}`;
     await q.query(
-      `INSERT INTO jobs (id, kind, account_id, transaction_id, payload, status, attempt, max_attempts, run_at, created_at, updated_at)
+      `INSERT INTO jobs (id, kind, account_id, transaction_id, payload, status, attempt, max_attempts, run_at, created_at, updated_at, queue_key, queue_seq)
        VALUES ${rows.join(', ').replaceAll('$NOW', nowParam)}`,
       values,
     );
@@ -105,9 +118,10 @@ export const jobsRepo = {
     const res = await q.query<JobRow>(
       `UPDATE jobs SET status = 'processing', attempt = attempt + 1, locked_by = $2, locked_until = $3::timestamptz, updated_at = $4
        WHERE id IN (
-         SELECT id FROM jobs
+         SELECT id FROM jobs j
          WHERE kind = ANY($1::text[])
            AND ((status IN ('pending', 'failed') AND run_at <= $4) OR (status = 'processing' AND locked_until < $4))
+           AND ${IN_ORDER}
          ORDER BY run_at, id
          LIMIT $5
          FOR UPDATE SKIP LOCKED)
@@ -122,8 +136,9 @@ export const jobsRepo = {
     const res = await q.query<JobRow>(
       `UPDATE jobs SET status = 'processing', attempt = attempt + 1, locked_by = $2, locked_until = $3::timestamptz, updated_at = $4
        WHERE id = (
-         SELECT id FROM jobs WHERE id = $1
+         SELECT id FROM jobs j WHERE id = $1
            AND ((status IN ('pending', 'failed') AND run_at <= $4) OR (status = 'processing' AND locked_until < $4))
+           AND ${IN_ORDER}
          FOR UPDATE SKIP LOCKED)
        RETURNING ${RETURNING}`,
       [id, workerId, new Date(now.getTime() + leaseMs), now],

@@ -214,7 +214,15 @@ export function createTransactionService(deps: TransactionDeps) {
         },
       });
       if (status === 'pending') {
-        jobs.push({ index, input: { kind: SUBMIT_JOB, accountId: p.auth.accountId, transactionId: p.id, maxAttempts: submitJobMaxAttempts(p.system, deps.maxAttempts), runAt: now } });
+        // A chain's records reach the authority in chain order (jobs/queue.ts ordered queues).
+        const ordered = p.system.capabilities.chained && p.system.capabilities.submission === 'realtime';
+        jobs.push({
+          index,
+          input: {
+            kind: SUBMIT_JOB, accountId: p.auth.accountId, transactionId: p.id, maxAttempts: submitJobMaxAttempts(p.system, deps.maxAttempts), runAt: now,
+            ...(ordered ? { queueKey: chainKey, queueSeq: seq } : {}),
+          },
+        });
       }
       last = { fingerprint: record.fingerprint, fiscalId: record.fiscalId, link: record.linkData ?? null };
       previous = { fingerprint: record.fingerprint, fiscalId: record.fiscalId, issuedAt: now.toISOString(), linkData: record.linkData ?? null };

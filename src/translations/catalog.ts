@@ -176,13 +176,64 @@ const SII = rows('ES', ['sii'], [
   ['ERR05', 'The tax ID (NIF) of the representative is incorrect.', 'The representative\'s tax ID is not valid. Check the certificate used for this location.', 'configuration', 'error', false],
 ]);
 
-// TicketBAI: the duplicate answers of the provincial tax offices.
+// TicketBAI: the codes of src/countries/es-ticketbai/codes.ts (sources listed there), with the
+// same category and retry rule (es-ticketbai/codes.test.ts checks both lists match).
+const TBAI_RETRY = 'The tax office had a technical problem. The transaction will be sent again automatically.';
+const TBAI_HELD = 'The tax office already has this invoice. Nothing more to do.';
 const TICKETBAI = rows('ES', ['ticketbai'], [
-  // Araba and Gipuzkoa (ResultadosValidacion/Codigo): the file was already received.
-  ['005', 'The TicketBAI invoice was already received by the provincial tax office (duplicate submission).', 'The tax office already has this invoice. Nothing more to do.', 'submission', 'warning', false],
-  ['019', 'An invoice with this series and number was already received by the provincial tax office (duplicate submission).', 'The tax office already has this invoice. Nothing more to do.', 'submission', 'warning', false],
-  // Bizkaia (LROE, CodigoErrorRegistro).
-  ['B4_2000003', 'The invoice record was already received in the LROE (duplicate).', 'The tax office already has this invoice. Nothing more to do.', 'submission', 'warning', false],
+  // Araba and Gipuzkoa (ResultadosValidacion/Codigo).
+  ['001', 'The certificate used to connect (sender) is not accepted: not recognised, revoked or expired.', 'The tax office did not accept the certificate of this location. Upload a valid certificate.', 'auth', 'error', false],
+  ['002', 'The TicketBAI file does not comply with the XSD schema.', 'The invoice file was not in the required format. Contact support.', 'validation', 'error', false],
+  ['003', 'The TicketBAI invoice has no detail lines.', `The invoice has no lines. ${RESEND}`, 'validation', 'error', false],
+  ['004', 'A mandatory field is missing or invalid (invoice number, chaining data, TicketBAI licence format, issuer tax ID).', `The invoice is missing required data or has an invalid value. ${RESEND}`, 'validation', 'error', false],
+  ['005', 'The TicketBAI invoice was already received by the provincial tax office (duplicate submission).', TBAI_HELD, 'submission', 'warning', false],
+  ['006', 'The provincial tax office reception service is not available.', TBAI_RETRY, 'submission', 'warning', true],
+  ['007', 'The certificate used to connect (sender) is not valid for the invoice issuer.', 'The certificate of this location does not belong to the invoice issuer. Upload the issuer\'s certificate.', 'auth', 'error', false],
+  ['008', 'The file signature is not valid, or the signing certificate has expired.', 'The invoice signature was not accepted. Check the certificate of this location.', 'auth', 'error', false],
+  ['010', 'The invoice chaining is incorrect (EncadenamientoFacturaAnterior).', 'The invoice does not link correctly to the previous one. Contact support.', 'validation', 'error', false],
+  ['011', 'The invoice data fail a business validation of the provincial tax office (e.g. a corrective invoice that does not name the corrected invoice).', `The tax office rejected the invoice data. ${RESEND}`, 'validation', 'error', false],
+  ['012', 'The TicketBAI licence (LicenciaTBAI) is not valid.', 'The TicketBAI licence of this location is not valid. Check country_config.tbai_license.', 'configuration', 'error', false],
+  ['013', 'The device (certificate) sending the file is not registered for the issuer.', 'The device certificate is not registered for this business. Register it with the tax office.', 'configuration', 'error', false],
+  ['015', 'The certificate used to connect (sender) has expired.', 'The certificate of this location has expired. Upload a valid certificate.', 'auth', 'error', false],
+  ['016', 'The signing certificate has expired.', 'The certificate used to sign invoices has expired. Upload a valid certificate.', 'auth', 'error', false],
+  ['017', 'The message exceeds the size the reception service allows.', 'The invoice file is too large for the tax office. Contact support.', 'submission', 'error', false],
+  ['018', 'The invoice to cancel is not registered with the provincial tax office.', 'The tax office has no record of the invoice being cancelled.', 'submission', 'error', false],
+  ['019', 'The provincial tax office already holds this record: the invoice was already received, or its cancellation already registered.', 'The tax office already has this record. Nothing more to do.', 'submission', 'warning', false],
+  // Bizkaia (Batuz LROE): request-level codes (eus-bizkaia-n3-codigo-respuesta).
+  ['B4_1000001', 'The LROE request does not comply with its schema (a header field is missing or invalid).', 'The batch sent to the tax office was not in the required format. Contact support.', 'validation', 'error', false],
+  ['B4_1000002', 'Every record in the LROE request is incorrect.', 'The tax office rejected every invoice of the batch. See each invoice\'s error.', 'submission', 'error', false],
+  ['B4_1000003', 'The LROE request could not be decompressed.', 'The batch sent to the tax office could not be read. Contact support.', 'submission', 'error', false],
+  ['B4_1000004', 'Technical error at Batuz.', TBAI_RETRY, 'submission', 'warning', true],
+  ['B4_1000005', 'The LROE request contains the same invoice more than once.', 'The same invoice appears twice in one batch. Contact support.', 'validation', 'error', false],
+  ['B4_1000006', 'The LROE model does not match the kind of taxpayer (Modelo 140 natural persons, 240 entities).', 'The tax ID of this location does not match the kind of taxpayer. Check the tax ID of this location.', 'configuration', 'error', false],
+  ['B4_1000021', 'The fiscal year of the LROE request does not match the issue year of its invoices, or is later than the current year.', 'The batch year does not match the invoice dates. Contact support.', 'validation', 'error', false],
+  ['B4_1000022', 'The NIF in the request header does not match the taxpayer (ObligadoTributario).', 'The tax ID sent does not match the business. Check the tax ID of this location.', 'configuration', 'error', false],
+  ['B4_1000026', 'Wrong LROE section (apartado) in the request header.', 'The batch was sent to the wrong LROE section. Contact support.', 'validation', 'error', false],
+  ['B4_1000030', 'The name in the request header does not match the taxpayer (ObligadoTributario).', 'The business name sent does not match the taxpayer. Check country_config.legal_name of this location.', 'configuration', 'error', false],
+  ['N3_0000011', 'Batuz could not process the request ("other" error; see the message it returned).', TBAI_RETRY, 'submission', 'warning', true],
+  // Bizkaia (Batuz LROE): record-level codes (CodigoErrorRegistro).
+  ['B4_2000000', 'A mandatory field of the record is missing.', `The invoice is missing required data. ${RESEND}`, 'validation', 'error', false],
+  ['B4_2000001', 'The TicketBAI file in the record does not comply with its schema.', 'The invoice file was not in the required format. Contact support.', 'validation', 'error', false],
+  ['B4_2000002', 'The issuer tax ID of the TicketBAI file is not the taxpayer of the request.', 'The invoice issuer does not match the business sending it. Check the tax ID of this location.', 'configuration', 'error', false],
+  ['B4_2000003', 'The invoice record was already received in the LROE (duplicate).', TBAI_HELD, 'submission', 'warning', false],
+  ['B4_2000004', 'The record being cancelled does not exist at Batuz.', 'The tax office has no record of the invoice being cancelled.', 'submission', 'error', false],
+  ['B4_2000005', 'The invoice issue date is not a valid DD-MM-YYYY date or is later than today.', `The invoice date is not valid. ${RESEND}`, 'validation', 'error', false],
+  ['B4_2000006', 'The record is already cancelled at Batuz.', 'This invoice was already cancelled with the tax office. Nothing more to do.', 'submission', 'warning', false],
+  ['B4_2000008', 'The invoice issue date is later than the current date.', `The invoice is dated in the future. ${RESEND}`, 'validation', 'error', false],
+  ['B4_2000011', 'A tax ID (NIF) has an invalid format or is not a valid document.', `A tax ID on the invoice is not valid. ${RESEND}`, 'validation', 'error', false],
+  ['B4_2000012', 'The country code is required when the identification is not an EU VAT number.', `The customer's country is missing. Add it (customer_context.country) and send the transaction again.`, 'validation', 'error', false],
+  ['B4_2000013', 'The country code does not match the first two characters of the EU VAT number.', `The customer's country does not match their VAT number. ${RESEND}`, 'validation', 'error', false],
+  ['B4_2000016', 'Corrected invoices are given on an invoice that is not corrective.', `A non-corrective invoice refers to corrected invoices. ${RESEND}`, 'validation', 'error', false],
+  ['B4_2000030', 'The VAT breakdown needs an exempt or a non-exempt part (or both).', 'The invoice VAT breakdown is incomplete. Contact support.', 'validation', 'error', false],
+  ['B4_2000038', 'The breakdown by operation type needs services, deliveries or both.', 'The invoice VAT breakdown is incomplete. Contact support.', 'validation', 'error', false],
+  ['B4_2000045', 'The corrective invoice does not name the invoice it corrects.', 'The refund must name the invoice it corrects (metadata.original_invoice_number and original_issue_date). Add them and send again.', 'validation', 'error', false],
+  ['B4_2000060', 'The invoice chaining is missing or invalid.', 'The invoice does not link correctly to the previous one. Contact support.', 'validation', 'error', false],
+  ['B4_2000061', 'The invoice chaining is missing or invalid.', 'The invoice does not link correctly to the previous one. Contact support.', 'validation', 'error', false],
+  ['B4_2000063', 'The TicketBAI licence is not registered.', 'The TicketBAI licence of this location is not registered. Check country_config.tbai_license.', 'configuration', 'error', false],
+  ['B4_2000064', 'The developer tax ID does not match the TicketBAI licence.', 'The software details do not match the TicketBAI licence. Contact support.', 'configuration', 'error', false],
+  ['B4_2000065', 'The developer identifier does not match the TicketBAI licence.', 'The software details do not match the TicketBAI licence. Contact support.', 'configuration', 'error', false],
+  ['B4_2000066', 'The software name does not match the TicketBAI licence.', 'The software details do not match the TicketBAI licence. Contact support.', 'configuration', 'error', false],
+  ['B4_2000070', 'The signature does not meet the TicketBAI signature policy, or the signing certificate is not valid.', 'The invoice signature was not accepted. Check the certificate of this location.', 'auth', 'error', false],
 ]);
 
 // Italy SDI: rejection (scarto) codes of the Sistema di Interscambio.

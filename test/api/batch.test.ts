@@ -143,9 +143,13 @@ afterAll(async () => {
 
 const { certificate_id: _unused, ...bizkaiaStubConfig } = { ...configs.ticketbai, territory: 'bizkaia' };
 
-/** A Bizkaia location: without a certificate (the sandbox certificate signs), or with the uploaded one. */
-async function bizkaia(app: TestApp, key: string, o: { withCert?: boolean | string; taxId?: string } = {}): Promise<string> {
-  const country_config = o.withCert ? { ...bizkaiaStubConfig, certificate_id: o.withCert === true ? CERT_ID : o.withCert } : bizkaiaStubConfig;
+/**
+ * A Bizkaia location: without a certificate (the sandbox certificate signs), or with the
+ * uploaded one. A natural person's NIF (Modelo 140) needs `lroe_epigrafe` (config.ts).
+ */
+async function bizkaia(app: TestApp, key: string, o: { withCert?: boolean | string; taxId?: string; epigrafe?: string } = {}): Promise<string> {
+  const base = o.epigrafe === undefined ? bizkaiaStubConfig : { ...bizkaiaStubConfig, lroe_epigrafe: o.epigrafe };
+  const country_config = o.withCert ? { ...base, certificate_id: o.withCert === true ? CERT_ID : o.withCert } : base;
   const res = await app.request({
     method: 'POST', url: '/v1/locations', key,
     payload: { name: 'Taberna Bilbao', country: 'ES', address: 'Kale Nagusia 1, Bilbao', tax_id: o.taxId ?? ES_NIF, country_config },
@@ -215,7 +219,7 @@ describe('spain/lroe in the sandbox stub', () => {
   it('Bizkaia records wait in pending_batch (no submission job); process-pending sends them: success, completion events, one batch per issuer', async () => {
     const { key } = await t.signup();
     const company = await bizkaia(t, key);
-    const person = await bizkaia(t, key, { taxId: '12345678Z' });
+    const person = await bizkaia(t, key, { taxId: '12345678Z', epigrafe: '6520' });
     const a = await created(t, key, company);
     const b = await created(t, key, company);
     const c = await created(t, key, person);
@@ -470,7 +474,7 @@ describe('spain/lroe against Batuz (X-Svc-Sandbox: authority, the fake LROE serv
     }
   });
 
-  it('without its certificate, or as a Modelo 140 issuer without epigrafe, the batch is held with the error and nothing is sent', async () => {
+  it('without its certificate the batch is held with the error and nothing is sent; a natural person without lroe_epigrafe is refused at location creation', async () => {
     const { key, loc } = await authorityAccount();
     const tx = await created(t, key, loc, { authority: true });
     expect((await t.request({ method: 'DELETE', url: `/v1/certificates/${CERT_ID}`, key })).statusCode).toBe(204);
@@ -478,19 +482,42 @@ describe('spain/lroe against Batuz (X-Svc-Sandbox: authority, the fake LROE serv
     expect(noCert).toMatchObject({ batches_created: 1, batches_retried: 1, failed: 1, errors_count: 1 });
     expect(noCert.errors[0]).toMatchObject({ code: 'certificate_missing', records: 1 });
     expect((await getTx(t, key, tx.id)).status).toBe('pending_batch');
+    expect(fake.requests).toEqual([]);
 
-    // A natural person's NIF means Modelo 140, whose altas need the activity's epigrafe.
+    // A natural person's NIF means Modelo 140, whose altas need the activity's epigrafe:
+    // asked for when the location is created, not found missing at batch time.
+    const res = await t.request({
+      method: 'POST', url: '/v1/locations', key,
+      payload: { name: 'Autónomo Bilbao', country: 'ES', address: 'Kale Nagusia 2, Bilbao', tax_id: '12345678Z', country_config: bizkaiaStubConfig },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({
+      error: "country_config.lroe_epigrafe is required for a Bizkaia ticketbai location whose tax_id is a natural person's NIF (LROE Modelo 140)",
+    });
+  });
+
+  withSchemas('a natural person (Modelo 140) with lroe_epigrafe: the batch goes as LROE 140 Ingresos with the epigrafe, and Batuz accepts it', async () => {
+    const { key } = await t.signup();
     await uploadCert(t, key, 'person_cert');
-    const person = await bizkaia(t, key, { withCert: 'person_cert', taxId: '12345678Z' });
-    const personTx = await created(t, key, person, { authority: true });
-    const res = await processed(t, key);
-    // Groups go by kind, then issuer.
-    expect(res.errors).toEqual([
-      expect.objectContaining({ code: 'lroe_input_error', message: expect.stringContaining('epigrafe'), issuer_tax_id: '12345678Z', records: 1 }),
-      expect.objectContaining({ code: 'certificate_missing', issuer_tax_id: ES_NIF, records: 1 }),
-    ]);
-    expect((await getTx(t, key, personTx.id)).status).toBe('pending_batch');
-    expect(fake.requests.filter((r) => r.body.toString('utf8').includes('12345678Z'))).toEqual([]);
+    const person = await bizkaia(t, key, { withCert: 'person_cert', taxId: '12345678Z', epigrafe: '6520' });
+    const txs = [await created(t, key, person, { authority: true }), await created(t, key, person, { authority: true })];
+
+    const result = await processed(t, key);
+    expect(result).toMatchObject({ batches_created: 1, batches_retried: 0, accepted: 2, rejected: 0, failed: 0, errors_count: 0, errors: [] });
+    for (const tx of txs) {
+      const done = await getTx(t, key, tx.id);
+      expect(done).toMatchObject({ status: 'success', fiscal_id: tx.fiscal_id });
+      expect(done.response_payload.authority).toMatchObject({ estado_registro: 'Correcto' });
+    }
+
+    const requests = lroeRequests();
+    expect(requests.map((r) => r.root)).toEqual([LROE_DOCUMENTS['140'].alta.root]);
+    expect(xsdValidate(requests[0]!.xml, `es/ticketbai/bizkaia-lroe/${LROE_DOCUMENTS['140'].alta.xsd}`).ok).toBe(true);
+    expect(fake.xsdFailures).toEqual([]);
+    // One Ingreso per file, each with the location's activity heading.
+    expect(requests[0]!.xml.match(/<Renta><DetalleRenta><Epigrafe>6520<\/Epigrafe><\/DetalleRenta><\/Renta>/g)).toHaveLength(2);
+    expect(requests[0]!.files.map((f) => ticketBaiIdentity(f)!.nif)).toEqual(['12345678Z', '12345678Z']);
+    expect(JSON.parse(String(fake.requests[0]!.headers['eus-bizkaia-n3-data']))).toMatchObject({ inte: { nif: '12345678Z' }, drs: { mode: '140' } });
   });
 });
 

@@ -488,21 +488,14 @@ describe('VERI*FACTU specifics', () => {
   });
 
   /*
-   * KNOWN BUG (not fixed here: it needs the job queue, src/jobs/queue.ts + runner.ts,
-   * outside this change). VERI*FACTU records form one chain per issuer, and AEAT takes them
-   * in generation order only: each RegistroAnterior must name the last record it holds
-   * (FORMATS.md §2.4; the fake answers 1180 otherwise, a non-retriable rejection). The
-   * submit jobs of one chain are independent queue entries: nothing keeps record N+1 from
-   * going while record N waits for its retry, and a worker round (runOnce) runs the jobs it
-   * claims concurrently, so records created together race each other to AEAT (seen here:
-   * four records in one drain, two refused with 1180). Either way a record that AEAT would
-   * have accepted ends failed_permanent. A fix: claim submit jobs serially per chain key
-   * (a job is runnable only when no earlier job of its chain is open), as graphile-worker's
-   * named queues do (ARCHITECTURE.md "Models worth reading").
-   * This test is deterministic (no race): record 1 meets an AEAT technical error (3501,
-   * retried in 2 s); record 2, created meanwhile, is sent first and refused for good.
+   * VERI*FACTU records form one chain per issuer, and AEAT takes them in generation order
+   * only: each RegistroAnterior must name the last record it holds (FORMATS.md §2.4; the
+   * fake answers 1180 otherwise, a non-retriable rejection). The submit jobs of a chain are
+   * an ordered queue (jobs/queue.ts): record 2 waits while record 1 waits for its retry.
+   * Deterministic: record 1 meets an AEAT technical error (3501, retried in 2 s); record 2,
+   * created meanwhile, must not overtake it.
    */
-  it.fails('KNOWN BUG: a record is sent before the record it chains to (an AEAT technical error on one record dooms the next)', async () => {
+  it('a record is never sent before the record it chains to (an AEAT technical error on one record holds the next)', async () => {
     const s = await scenario(verifactuCase);
     verifactuCase.reject(verifactuCase.retriable.code, verifactuCase.retriable.message);
     let first: Record<string, any>;
@@ -525,18 +518,9 @@ describe('VERI*FACTU specifics', () => {
 
 describe('certificates for Spain', () => {
   /*
-   * KNOWN BUG (not fixed here: src/certificates/pkcs12.ts, outside this change). readPkcs12
-   * calls forge.pkcs12.pkcs12FromAsn1(asn1, false, password) with the JS string. forge
-   * derives the PKCS#12 MAC key from it as a BMPString (UTF-16: correct), but feeds the
-   * same string to PBKDF2 for PBES2-encrypted bags as a "binary string" (one byte per
-   * UTF-16 code unit), where OpenSSL (RFC 8018) uses its UTF-8 bytes: `ñ` becomes 0xF1
-   * instead of 0xC3 0xB1. The MAC verifies, the decryption fails, and the upload answers
-   * 400 "invalid PKCS#12 file or wrong password" for the right password. It hits the
-   * default format of OpenSSL 3 (PBES2/PBKDF2/AES-256-CBC) with any non-ASCII password
-   * (a Spanish one with ñ or an accent); legacy files (PKCS#12 PBE, which uses the
-   * BMPString) open. A fix: pass forge a password whose PBES2 use is UTF-8 (e.g. decrypt
-   * PBES2 bags with node:crypto pbkdf2 over Buffer.from(password, 'utf8')), keeping the
-   * BMPString for the MAC and the legacy PBEs.
+   * Non-ASCII passwords (a Spanish one with ñ or an accent): forge derives the MAC key from
+   * the BMPString but PBES2 keys from one byte per character, where OpenSSL uses UTF-8;
+   * readPkcs12 opens the bags again with the UTF-8 bytes (src/certificates/pkcs12.ts).
    */
   const PASSWORD = 'contraseña-año';
   const upload = async (kind: 'modern' | '3des') => {
@@ -551,8 +535,17 @@ describe('certificates for Spain', () => {
     expect(res.statusCode, res.body).toBe(201);
   });
 
-  it.fails('KNOWN BUG: a modern (OpenSSL 3 default, PBES2/AES) PKCS#12 with a non-ASCII password is refused as a wrong password', async () => {
+  it('a modern (OpenSSL 3 default, PBES2/AES) PKCS#12 with a non-ASCII password uploads', async () => {
     const res = await upload('modern');
     expect(res.statusCode, res.body).toBe(201);
+  });
+
+  it('a wrong non-ASCII password is still refused (the MAC decides)', async () => {
+    const { key } = await t.signup();
+    const file = exportP12(generateCert({ subject: `/C=ES/serialNumber=IDCES-${freshNif()}/CN=Ñandú` }), PASSWORD, 'modern');
+    const { payload, headers } = uploadForm({ certificateId: 'c-wrong', password: 'contraseña-añp', file });
+    const res = await t.request({ method: 'POST', url: '/v1/certificates', key, payload, headers });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'invalid PKCS#12 file or wrong password' });
   });
 });

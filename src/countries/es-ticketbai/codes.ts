@@ -1,26 +1,103 @@
 /**
- * TicketBAI authority codes (Haciendas Forales: `ResultadosValidacion/Codigo` in the
- * Araba and Gipuzkoa answer). Only codes whose meaning we are sure of are listed; the
- * full per-territory lists (and Bizkaia's LROE codes) come with the Spain issue, and an
- * unknown code gets a generic message meanwhile.
+ * TicketBAI authority codes, with our own English texts (the authorities answer in
+ * Spanish and Basque). Mirrored, code for code, in the TICKETBAI section of
+ * ../../translations/catalog.ts (codes.test.ts keeps the two in step).
  *
- * 005 and 019: the file was already received (same issuer, series and number); the
- * Hacienda holds the invoice, so it is a duplicate, not a failure (as Odoo's
- * l10n_es_edi_tbai treats them).
+ * Araba and Gipuzkoa: `ResultadosValidacion/Codigo` of a refused file (Estado 01).
+ * Sources, read and compared:
+ * - OCA l10n-spain `l10n_es_ticketbai_api/models/ticketbai_response.py`:
+ *   `TicketBaiInvoiceResponseCode` (alta: 001-008, 010-013, 015-017) and
+ *   `TicketBaiCancellationResponseCode` (anulación: 001, 002, 004, 006-008, 012, 013,
+ *   015-019);
+ * - MewsSystems/fiscalizations `src/Basque/Mews.Fiscalizations.Basque/Model/ErrorCode.cs`,
+ *   which quotes the Gipuzkoa alta document ("cas 01 TICKETBAI ALTA 2.1"): 001-008, 011, 017;
+ * - the Zuzendu service notes (Araba/Gipuzkoa 1.3.2) on 002, 003, 004 and 017;
+ * - Odoo `l10n_es_edi_tbai` (`_process_post_response_xml_ar_gi`): 005 and 019 mean the
+ *   file was already received.
+ * Where they differ we keep the wording both allow: 011 is "business validation error"
+ * for OCA and "corrected invoice not indicated" for Mews (an instance of it). The
+ * four-digit consolidation codes (1104, 1125…) come with Estado 00, as warnings on a
+ * received invoice, so they are not listed: they never fail a transaction.
+ *
+ * The numbering is per service (alta / anulación): 005 and 019 are read as duplicates
+ * only where response.ts `DUPLICATE_CODES` says so; the `duplicate` flag here serves the
+ * sandbox stub (`reject:005`). Retriable: 006, as response.ts `RETRIABLE_CODES`.
+ *
+ * Bizkaia (Batuz LROE): the request-level `eus-bizkaia-n3-codigo-respuesta` (B4_1…, N3_…)
+ * and the record-level `CodigoErrorRegistro` (B4_2…). Sources: the DFB document
+ * "Validaciones y errores BATUZ - LROE" v1.0.13 as quoted by public LROE validators
+ * (request checks 1000001-1000030, record checks 2000000-2000070); MewsSystems/fiscalizations
+ * `DtoToModelConverter.ConvertBizkaiaErrorCodes` (2000008-2000061); gobl.ticketbai
+ * `internal/gateways/ebizkaia.go` (B4_1000004, N3_0000011 retriable; B4_2000003); OCA
+ * `l10n_es_ticketbai_api_batuz` `LROEOperationResponseLineCode` (B4_2000003, B4_2000006);
+ * Barnetik/tbai-php-lib's Bizkaia tests (B4_2000003 "Registro duplicado"). Duplicates and
+ * retriable codes match lroe/response.ts `LROE_DUPLICATE_CODES` / `LROE_RETRIABLE_CODES`.
  */
 import type { AuthorityCode } from '../types.ts';
 
+const validation = (message: string): AuthorityCode => ({ message, category: 'validation', retriable: false });
+const configuration = (message: string): AuthorityCode => ({ message, category: 'configuration', retriable: false });
+const auth = (message: string): AuthorityCode => ({ message, category: 'auth', retriable: false });
+const submission = (message: string): AuthorityCode => ({ message, category: 'submission', retriable: false });
+/** The authority holds the record already: a `duplicate` outcome, not a failure. */
+const duplicate = (message: string): AuthorityCode => ({ message, category: 'submission', retriable: false, duplicate: true });
+/** The authority's own failure: the same record may pass later. */
+const serverSide = (message: string): AuthorityCode => ({ message, category: 'submission', retriable: true });
+
 export const TICKETBAI_CODES: Readonly<Record<string, AuthorityCode>> = {
-  '005': {
-    message: 'This TicketBAI invoice has already been received by the Hacienda Foral (duplicate submission).',
-    category: 'submission',
-    retriable: false,
-    duplicate: true,
-  },
-  '019': {
-    message: 'An invoice with this series and number has already been received by the Hacienda Foral (duplicate submission).',
-    category: 'submission',
-    retriable: false,
-    duplicate: true,
-  },
+  // ---- Araba and Gipuzkoa: ResultadosValidacion/Codigo ----------------------------------
+  '001': auth('The certificate of the connection (sender) is not accepted: it is not recognised, revoked or expired.'),
+  '002': validation('The TicketBAI file does not comply with the XSD schema.'),
+  '003': validation('The TicketBAI invoice has no detail lines.'),
+  '004': validation('A mandatory field is missing or has an invalid value (invoice number, chaining data, TicketBAI licence format, issuer NIF…).'),
+  '005': duplicate('This TicketBAI invoice has already been received by the Hacienda Foral (duplicate submission).'),
+  '006': serverSide('The Hacienda Foral reception service is not available; the file must be sent again later.'),
+  '007': auth('The certificate of the connection (sender) is not valid for the invoice issuer.'),
+  '008': auth('The file signature is not valid, or the signing certificate has expired.'),
+  '010': validation('The invoice chaining is incorrect (the previous invoice named in EncadenamientoFacturaAnterior).'),
+  '011': validation('The invoice data fail a business validation of the Hacienda Foral (for example, a corrective invoice that does not name the invoice it corrects).'),
+  '012': configuration('The TicketBAI licence (LicenciaTBAI) is not valid.'),
+  '013': configuration('The device (certificate) sending the file is not registered for the issuer.'),
+  '015': auth('The certificate of the connection (sender) has expired.'),
+  '016': auth('The signing certificate has expired.'),
+  '017': submission('The message exceeds the size the reception service allows.'),
+  '018': submission('The invoice to cancel is not registered with the Hacienda Foral.'),
+  '019': duplicate('The Hacienda Foral already holds this record: the invoice was already received, or its cancellation already registered.'),
+
+  // ---- Bizkaia (Batuz LROE): request-level codes ----------------------------------------
+  B4_1000001: validation('The LROE request does not comply with its schema (a header field is missing or invalid).'),
+  B4_1000002: submission('Every record in the LROE request is incorrect (see each record\'s error).'),
+  B4_1000003: submission('The LROE request could not be decompressed.'),
+  B4_1000004: serverSide('Technical error at Batuz; the request must be sent again later.'),
+  B4_1000005: validation('The LROE request contains the same invoice more than once.'),
+  B4_1000006: configuration('The LROE model does not match the kind of taxpayer (Modelo 140 for natural persons, 240 for entities).'),
+  B4_1000021: validation('The fiscal year (Ejercicio) of the LROE request does not match the issue year of its invoices, or is later than the current year.'),
+  B4_1000022: configuration('The NIF of the party in the request header does not match the taxpayer (ObligadoTributario).'),
+  B4_1000026: validation('Wrong LROE section (apartado) in the request header.'),
+  B4_1000030: configuration('The name of the party in the request header does not match the taxpayer (ObligadoTributario).'),
+  N3_0000011: serverSide('Batuz could not process the request ("other" error: see the message it returned); it must be sent again later.'),
+
+  // ---- Bizkaia (Batuz LROE): record-level codes (CodigoErrorRegistro) -------------------
+  B4_2000000: validation('A mandatory field of the record is missing.'),
+  B4_2000001: validation('The TicketBAI file in the record does not comply with its schema.'),
+  B4_2000002: configuration('The issuer NIF of the TicketBAI file is not the taxpayer (ObligadoTributario) of the request.'),
+  B4_2000003: duplicate('The invoice record was already received in the LROE (duplicate).'),
+  B4_2000004: submission('The record being cancelled does not exist at Batuz.'),
+  B4_2000005: validation('The invoice issue date is not a valid DD-MM-YYYY date or is later than today.'),
+  B4_2000006: duplicate('The record is already cancelled at Batuz.'),
+  B4_2000008: validation('The invoice issue date is later than the current date.'),
+  B4_2000011: validation('A tax ID (NIF) has an invalid format or is not a valid document.'),
+  B4_2000012: validation('The country code is required when the identification is not an EU VAT number (NIF-IVA).'),
+  B4_2000013: validation('The country code does not match the first two characters of the EU VAT number (NIF-IVA).'),
+  B4_2000016: validation('Corrected invoices are given on an invoice that is not corrective.'),
+  B4_2000030: validation('The VAT breakdown needs an exempt or a non-exempt part (or both).'),
+  B4_2000038: validation('The breakdown by operation type needs services, deliveries or both.'),
+  B4_2000045: validation('The corrective invoice does not name the invoice it corrects.'),
+  B4_2000060: validation('The invoice chaining is missing or invalid.'),
+  B4_2000061: validation('The invoice chaining is missing or invalid.'),
+  B4_2000063: configuration('The TicketBAI licence is not registered.'),
+  B4_2000064: configuration('The developer NIF does not match the TicketBAI licence.'),
+  B4_2000065: configuration('The developer identifier does not match the TicketBAI licence.'),
+  B4_2000066: configuration('The software name does not match the TicketBAI licence.'),
+  B4_2000070: auth('The signature does not meet the TicketBAI signature policy, or the signing certificate is not valid.'),
 };

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { validateTicketBaiConfig } from './config.ts';
+import { EPIGRAFE_INVALID, EPIGRAFE_REQUIRED, validateTicketBaiConfig } from './config.ts';
 import { ticketBai } from './index.ts';
 import { expect400 } from '../shared/test-helpers.ts';
 
@@ -105,6 +105,9 @@ describe('es-ticketbai config', () => {
     [{ ...base, tbai_license: undefined }, 'country_config.tbai_license is required for ticketbai'],
     [{ ...base, tbai_license: ' ' }, 'country_config.tbai_license is required for ticketbai'],
     [{ ...base, series: 1 }, 'country_config.series must be a string'],
+    [{ ...base, lroe_epigrafe: '659.4' }, EPIGRAFE_INVALID],
+    [{ ...base, lroe_epigrafe: '12345678' }, EPIGRAFE_INVALID],
+    [{ ...base, lroe_epigrafe: 6520 }, EPIGRAFE_INVALID],
   ])('refuses %j', (config, message) => {
     expect400(() => validate(config), message);
   });
@@ -113,5 +116,23 @@ describe('es-ticketbai config', () => {
     expect(() => validate(base, '12345678Z')).not.toThrow();
     expect(() => validate(base, null)).not.toThrow();
     expect400(() => validate(base, '12345678A'), 'tax_id must be a valid Spanish NIF');
+  });
+
+  describe('lroe_epigrafe (Bizkaia natural persons: LROE Modelo 140)', () => {
+    const bizkaia = { ...base, territory: 'bizkaia' };
+    it('required in Bizkaia when the tax_id is a natural person\'s NIF (DNI, or K/L/M/X/Y/Z)', () => {
+      for (const nif of ['12345678Z', 'X1234567L', 'K1234567L']) expect400(() => validate(bizkaia, nif), EPIGRAFE_REQUIRED);
+      expect400(() => validate({ ...bizkaia, lroe_epigrafe: '  ' }, '12345678Z'), EPIGRAFE_REQUIRED);
+    });
+    it('stored trimmed when given: 1 to 7 digits', () => {
+      expect(validate({ ...bizkaia, lroe_epigrafe: ' 6520 ' }, '12345678Z')).toMatchObject({ territory: 'bizkaia', lroe_epigrafe: '6520' });
+      expect(validate({ ...bizkaia, lroe_epigrafe: '1234567' }, '12345678Z').lroe_epigrafe).toBe('1234567');
+    });
+    it('not required for a company NIF, without tax_id, or outside Bizkaia (accepted there, unused)', () => {
+      expect(validate(bizkaia, 'B12345674')).not.toHaveProperty('lroe_epigrafe');
+      expect(validate(bizkaia, null)).not.toHaveProperty('lroe_epigrafe');
+      expect(validate(base, '12345678Z')).not.toHaveProperty('lroe_epigrafe');
+      expect(validate({ ...base, lroe_epigrafe: '6520' }, '12345678Z').lroe_epigrafe).toBe('6520');
+    });
   });
 });

@@ -1,16 +1,21 @@
 /**
  * TicketBAI (Basque Country: Araba, Bizkaia, Gipuzkoa) location config.
- * Fields: spec "Spain country_config" table.
+ * Fields: spec "Spain country_config" table, plus `lroe_epigrafe` (ours: Bizkaia natural
+ * persons, see below; docs/decisions.md "Bizkaia LROE batch").
  */
+import { badRequest } from '../../core/errors.ts';
 import type { LocationConfigInput } from '../types.ts';
 import {
   compact,
+  givenTaxId,
   optionalHttpsUrl,
+  optionalPatternString,
   optionalString,
   rejectUnknownFields,
   requiredString,
 } from '../shared/config-fields.ts';
 import { SPAIN_COMMON_FIELDS, checkSpainTaxId, readSpainCommon, readSpainConfig } from '../es/common.ts';
+import { lroeModelFor } from './lroe/request.ts';
 import { readTerritory } from './territory.ts';
 
 const KNOWN_FIELDS = [
@@ -23,7 +28,21 @@ const KNOWN_FIELDS = [
   // The spec marks `series` "embedded config only"; the cloud accepts it too, so one
   // config works in both hosts.
   'series',
+  // Bizkaia, natural persons: the IAE activity heading of every LROE Modelo 140 alta.
+  'lroe_epigrafe',
 ] as const;
+
+/*
+ * `Renta/DetalleRenta/Epigrafe` of an LROE Modelo 140 alta (batuz_TiposComplejos.xsd
+ * `DetalleRentaIngresosType`, mandatory there) is `stringMax7Digits` in
+ * batuz_TiposBasicos.xsd: digits only, at most 7; lroe/request.ts also refuses it empty.
+ * IAE headings are often printed with a dot (659.4); that does not fit the pattern, so it
+ * is refused here rather than by Batuz.
+ */
+const EPIGRAFE = /^\d{1,7}$/;
+export const EPIGRAFE_INVALID = 'country_config.lroe_epigrafe must be 1 to 7 digits (the IAE activity heading, without dots)';
+export const EPIGRAFE_REQUIRED =
+  "country_config.lroe_epigrafe is required for a Bizkaia ticketbai location whose tax_id is a natural person's NIF (LROE Modelo 140)";
 
 export function validateTicketBaiConfig({ config, taxId }: LocationConfigInput): Record<string, unknown> {
   const cfg = readSpainConfig(config, 'ticketbai');
@@ -37,6 +56,14 @@ export function validateTicketBaiConfig({ config, taxId }: LocationConfigInput):
   const tbai_license = requiredString(cfg, 'tbai_license', 'country_config.tbai_license is required for ticketbai');
   const series = optionalString(cfg, 'series');
   checkSpainTaxId(taxId);
+  const lroe_epigrafe = optionalPatternString(cfg, 'lroe_epigrafe', EPIGRAFE, EPIGRAFE_INVALID);
+  // Batuz takes a natural person's invoices only in Modelo 140, whose every alta names the
+  // activity (lroe/request.ts `lroeModelFor`: a NIF starting with a digit or K, L, M, X, Y,
+  // Z). Asked for here, so the daily batch never holds the records for it.
+  const nif = givenTaxId(taxId);
+  if (territory === 'bizkaia' && nif !== undefined && lroeModelFor(nif) === '140' && lroe_epigrafe === undefined) {
+    throw badRequest(EPIGRAFE_REQUIRED);
+  }
 
-  return compact({ ...common, tsa_url, territory, territory_code, tbai_license, series });
+  return compact({ ...common, tsa_url, territory, territory_code, tbai_license, series, lroe_epigrafe });
 }

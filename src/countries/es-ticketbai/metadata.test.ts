@@ -1,9 +1,24 @@
 import { describe, it, expect } from 'vitest';
 import { ticketBai } from './index.ts';
 import { expect400 } from '../shared/test-helpers.ts';
-import { draft, location, txCtx } from '../shared/test-fixtures.ts';
+import { draft, line, location, txCtx, validatedBuild } from '../shared/test-fixtures.ts';
+import {
+  DESCRIPTION_INVALID,
+  ORIGINAL_DATE_INVALID,
+  ORIGINAL_NUMBER_INVALID,
+  ORIGINAL_ON_SALE,
+  ORIGINAL_PAIR,
+  ORIGINAL_SERIES_ALONE,
+  ORIGINAL_SERIES_INVALID,
+  TOO_MANY_RATES,
+  customerNameInvalid,
+  customerNameRequired,
+  rateDecimalsInvalid,
+} from './metadata.ts';
 
 const validate = (tx = draft(), loc = location('es-ticketbai')) => ticketBai.validateTransaction(tx, txCtx(loc));
+const refund = (metadata: Record<string, unknown>) => draft({ type: 'refund', metadata });
+const withCustomer = (customer_context: Record<string, unknown>, over: Parameters<typeof draft>[0] = {}) => draft({ customer_context, ...over });
 
 describe('es-ticketbai validateTransaction', () => {
   it('defaults: series A, simplified invoice F2, no invoice number (ours)', () => {
@@ -14,9 +29,9 @@ describe('es-ticketbai validateTransaction', () => {
     expect(validate(draft({ metadata: { series: 'B' } }), location('es-ticketbai', { series: 'TPV1' })).series).toBe('B');
   });
   it('customer with nif → F1; refund → R5 (simplified) or R1', () => {
-    expect(validate(draft({ customer_context: { nif: 'B12345674' } })).invoice_type).toBe('F1');
+    expect(validate(withCustomer({ nif: 'B12345674', name: 'Cliente SA' })).invoice_type).toBe('F1');
     expect(validate(draft({ type: 'refund' })).invoice_type).toBe('R5');
-    expect(validate(draft({ type: 'void', customer_context: { tax_id: 'B12345674' } })).invoice_type).toBe('R1');
+    expect(validate(draft({ type: 'void', customer_context: { tax_id: 'B12345674', name: 'Cliente SA' } })).invoice_type).toBe('R1');
   });
   it('keeps a client invoice number', () => {
     expect(validate(draft({ metadata: { invoice_number: '000123' } })).invoice_number).toBe('000123');
@@ -28,5 +43,106 @@ describe('es-ticketbai validateTransaction', () => {
     expect(ticketBai.initialStatus(location('es-ticketbai', { territory: 'bizkaia', territory_code: '48' }))).toBe('pending_batch');
     expect(ticketBai.initialStatus(location('es-ticketbai', { territory: 'araba', territory_code: '01' }))).toBe('pending');
     expect(ticketBai.initialStatus(location('es-ticketbai'))).toBe('pending');
+  });
+});
+
+describe('es-ticketbai description (DescripcionFactura, TextMax250ObligatorioType)', () => {
+  it('kept trimmed up to 250 characters (code points, as the XSD counts); blank is "not given"', () => {
+    expect(validate(draft({ metadata: { description: '  Cena de empresa ' } })).description).toBe('Cena de empresa');
+    const max = '€'.repeat(250);
+    expect(validate(draft({ metadata: { description: max } })).description).toBe(max);
+    expect(validate(draft({ metadata: { description: 'Línea 1\nLínea 2' } })).description).toBe('Línea 1\nLínea 2');
+    expect(validate(draft({ metadata: { description: '   ' } }))).not.toHaveProperty('description');
+  });
+  it('the record writes it whole, not cut', () => {
+    const text = 'Ñ'.repeat(250);
+    const { record } = validatedBuild(ticketBai, location('es-ticketbai'), draft({ metadata: { description: text } }));
+    expect(record.body).toContain(`<DescripcionFactura>${text}</DescripcionFactura>`);
+  });
+  it.each([
+    ['€'.repeat(251)],
+    [42],
+    [{ text: 'x' }],
+    ['Cena\u0001'],
+  ])('refuses %j', (description) => {
+    expect400(() => validate(draft({ metadata: { description } })), DESCRIPTION_INVALID);
+  });
+});
+
+describe('es-ticketbai corrected invoice (FacturasRectificadasSustituidas)', () => {
+  it('number + DD-MM-YYYY date (+ optional series) on a refund or void: kept, and written in the record', () => {
+    expect(validate(refund({ original_invoice_number: ' 7 ', original_issue_date: '14-01-2026', original_series: ' TPV1 ' }))).toMatchObject({
+      invoice_type: 'R5', original_invoice_number: '7', original_issue_date: '14-01-2026', original_series: 'TPV1',
+    });
+    expect(validate(draft({ type: 'void', metadata: { original_invoice_number: 7, original_issue_date: '14-01-2026' } })).original_invoice_number).toBe('7');
+    const { record } = validatedBuild(ticketBai, location('es-ticketbai'), refund({ original_invoice_number: 'F-2026/000007', original_issue_date: '14-01-2026', original_series: 'B' }));
+    expect(record.body).toContain(
+      '<IDFacturaRectificadaSustituida><SerieFactura>B</SerieFactura><NumFactura>F-2026/000007</NumFactura><FechaExpedicionFactura>14-01-2026</FechaExpedicionFactura></IDFacturaRectificadaSustituida>',
+    );
+  });
+  it('a refund that names nothing stays valid (the block is optional in the XSD)', () => {
+    expect(validate(refund({}))).toEqual({ series: 'A', invoice_type: 'R5' });
+  });
+  it.each([
+    [{ original_invoice_number: 'X'.repeat(21), original_issue_date: '14-01-2026' }, ORIGINAL_NUMBER_INVALID],
+    [{ original_invoice_number: 'A\u0009B', original_issue_date: '14-01-2026' }, ORIGINAL_NUMBER_INVALID],
+    [{ original_invoice_number: -1, original_issue_date: '14-01-2026' }, ORIGINAL_NUMBER_INVALID],
+    [{ original_invoice_number: '7', original_issue_date: '2026-01-14' }, ORIGINAL_DATE_INVALID],
+    [{ original_invoice_number: '7', original_issue_date: '31-02-2026' }, ORIGINAL_DATE_INVALID],
+    [{ original_invoice_number: '7', original_issue_date: 14012026 }, ORIGINAL_DATE_INVALID],
+    [{ original_invoice_number: '7', original_issue_date: '14-01-2026', original_series: 'S'.repeat(21) }, ORIGINAL_SERIES_INVALID],
+    [{ original_invoice_number: '7', original_issue_date: '14-01-2026', original_series: true }, ORIGINAL_SERIES_INVALID],
+    [{ original_invoice_number: '7' }, ORIGINAL_PAIR],
+    [{ original_issue_date: '14-01-2026' }, ORIGINAL_PAIR],
+    [{ original_series: 'A' }, ORIGINAL_SERIES_ALONE],
+  ])('refund with %j → 400', (metadata, message) => {
+    expect400(() => validate(refund(metadata)), message);
+  });
+  it('refused on a sale (it would be lost: only a corrective invoice carries it)', () => {
+    expect400(() => validate(draft({ metadata: { original_invoice_number: '7', original_issue_date: '14-01-2026' } })), ORIGINAL_ON_SALE);
+  });
+});
+
+describe('es-ticketbai tax rates (TipoImpositivo Tipo3.2Type, at most 12 DetalleIVA)', () => {
+  it('2 decimals and 12 distinct rates are fine', () => {
+    const twelve = Array.from({ length: 12 }, (_, i) => line({ tax_rate: i + 0.25, tax_amount: 0, total_amount: 1000 }));
+    expect(() => validate(draft({ items: twelve }))).not.toThrow();
+    expect(() => validate(draft({ items: [line({ tax_rate: 5.5 }), line({ tax_rate: 10.01 })] }))).not.toThrow();
+  });
+  it('a rate with more than 2 decimals → 400 naming the line', () => {
+    expect400(() => validate(draft({ items: [line({ tax_rate: 21 }), line({ tax_rate: 21.125 })] })), rateDecimalsInvalid(1));
+  });
+  it('13 distinct rates → 400', () => {
+    const many = Array.from({ length: 13 }, (_, i) => line({ tax_rate: i, tax_amount: 0, total_amount: 1000 }));
+    expect400(() => validate(draft({ items: many })), TOO_MANY_RATES);
+  });
+});
+
+describe('es-ticketbai customer name (IDDestinatario/ApellidosNombreRazonSocial)', () => {
+  it('required whenever the customer gives a tax id: F1, R1-R4, and an F2/R5 given one', () => {
+    expect400(() => validate(withCustomer({ nif: 'B12345674' })), customerNameRequired('F1'));
+    expect400(() => validate(withCustomer({ tax_id: 'B12345674', name: '  ' }, { type: 'refund' })), customerNameRequired('R1'));
+    expect400(
+      () => validate(withCustomer({ nif: 'B12345674' }, { type: 'refund', metadata: { invoice_type: 'R3' } })),
+      customerNameRequired('R3'),
+    );
+    expect400(() => validate(withCustomer({ nif: 'B12345674' }, { metadata: { invoice_type: 'F2' } })), customerNameRequired('F2'));
+  });
+  it('not needed without a tax id (nothing of the customer is written)', () => {
+    expect(validate(withCustomer({ email: 'ana@example.com' })).invoice_type).toBe('F2');
+  });
+  it('name or legal_name, at most 120 characters; the record writes that name, never the tax id', () => {
+    expect(() => validate(withCustomer({ nif: 'B12345674', legal_name: 'Cliente SA' }))).not.toThrow();
+    expect(() => validate(withCustomer({ nif: 'B12345674', name: 'Ñ'.repeat(120) }))).not.toThrow();
+    const { record } = validatedBuild(ticketBai, location('es-ticketbai'), withCustomer({ nif: 'B95123451', name: 'Cliente Ejemplo SA' }));
+    expect(record.body).toContain('<IDDestinatario><NIF>B95123451</NIF><ApellidosNombreRazonSocial>Cliente Ejemplo SA</ApellidosNombreRazonSocial>');
+  });
+  it.each([
+    [{ nif: 'B12345674', name: 'N'.repeat(121) }, 'name'],
+    [{ nif: 'B12345674', name: 42 }, 'name'],
+    [{ nif: 'B12345674', name: 'Cliente\u0007' }, 'name'],
+    [{ nif: 'B12345674', legal_name: ['Cliente'] }, 'legal_name'],
+  ])('refuses %j', (customer, field) => {
+    expect400(() => validate(withCustomer(customer)), customerNameInvalid(field));
   });
 });

@@ -1,11 +1,27 @@
 /**
  * TicketBAI transaction rules: series, optional invoice number and the invoice type
- * (F1/F2, R1-R5; see ../es/invoice.ts).
+ * (F1/F2, R1-R5; see ../es/invoice.ts), plus what the `TicketBai` record (xml.ts) writes
+ * from the request, checked here against ticketbaiv1-2-2.xsd so the record never has to
+ * cut or drop it:
+ * - `description`: `DescripcionFactura` (TextMax250ObligatorioType: at most 250
+ *   characters; the line descriptions when not given);
+ * - `original_invoice_number` / `original_issue_date` (DD-MM-YYYY), optional
+ *   `original_series`: the invoice a refund corrects, written as
+ *   `FacturasRectificadasSustituidas/IDFacturaRectificadaSustituida`
+ *   (NumFactura TextMax20ObligatorioType, FechaExpedicionFactura FechaType,
+ *   SerieFactura TextMax20Type);
+ * - the lines' tax rates: `TipoImpositivo` is Tipo3.2Type (at most 2 decimals) and
+ *   `DesgloseIVA` holds at most 12 `DetalleIVA`, one per rate (DesgloseIVAType);
+ * - the customer's name: `IDDestinatario` requires `ApellidosNombreRazonSocial`
+ *   (TextMax120Type) next to the tax id, and a full invoice names its customer
+ *   (RD 1619/2012 art. 6.1.d).
  */
+import { badRequest } from '../../core/errors.ts';
 import type { LocationForFiscal, TransactionContext, TransactionDraft } from '../types.ts';
-import { baseMetadata, withoutUndefined } from '../shared/metadata-fields.ts';
+import { isDmyDate } from '../shared/dates.ts';
+import { baseMetadata, customerTaxId, optionalText, withoutUndefined } from '../shared/metadata-fields.ts';
 import { configString, metaString } from '../shared/placeholder.ts';
-import { readInvoiceNumber, readSeries, readSpanishInvoiceType } from '../es/invoice.ts';
+import { readInvoiceNumber, readSeries, readSpanishInvoiceType, type SpanishInvoiceType } from '../es/invoice.ts';
 
 /** The series when metadata gives none: the location's configured one, else `A`. */
 export const defaultSeries = (location: LocationForFiscal): string => configString(location.config, 'series') ?? 'A';
@@ -14,10 +30,83 @@ export const defaultSeries = (location: LocationForFiscal): string => configStri
 export const seriesOf = (tx: TransactionDraft, location: LocationForFiscal): string =>
   metaString(tx, 'series') ?? defaultSeries(location);
 
+/*
+ * Characters XML 1.0 cannot carry (../../xml/escape.ts refuses them when the record is
+ * written): refused here with a 400 instead of failing the build. Patterns use the `u`
+ * flag so lengths count characters (code points), as XSD maxLength does.
+ */
+const NO_CONTROL = '[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\uFFFE\\uFFFF]';
+const DESCRIPTION = new RegExp(`^${NO_CONTROL}{1,250}$`, 'u');
+/** IDDestinatario/ApellidosNombreRazonSocial (TextMax120Type). */
+const CUSTOMER_NAME = new RegExp(`^${NO_CONTROL}{1,120}$`, 'u');
+/** NumFactura / SerieFactura of the corrected invoice: 1-20 characters on one line. */
+const REF_TEXT = /^[^\u0000-\u001F\u007F\uFFFE\uFFFF]{1,20}$/u;
+
+export const DESCRIPTION_INVALID = 'metadata.description must be a string of at most 250 characters, without control characters';
+export const ORIGINAL_NUMBER_INVALID = 'metadata.original_invoice_number must be 1-20 characters, without control characters';
+export const ORIGINAL_SERIES_INVALID = 'metadata.original_series must be 1-20 characters, without control characters';
+export const ORIGINAL_DATE_INVALID = 'metadata.original_issue_date must be a date in the form DD-MM-YYYY';
+export const ORIGINAL_PAIR = 'metadata.original_invoice_number and metadata.original_issue_date go together: give both or neither';
+export const ORIGINAL_SERIES_ALONE = 'metadata.original_series needs metadata.original_invoice_number and metadata.original_issue_date';
+export const ORIGINAL_ON_SALE = 'metadata.original_invoice_number is only allowed on refund and void transactions';
+export const TOO_MANY_RATES = 'a TicketBAI invoice carries at most 12 different tax rates';
+export const rateDecimalsInvalid = (i: number): string => `items[${i}].tax_rate must have at most 2 decimals for TicketBAI`;
+export const customerNameRequired = (type: SpanishInvoiceType): string =>
+  `customer_context.name is required for TicketBAI invoice type ${type}: the invoice names its customer by tax id and name`;
+export const customerNameInvalid = (field: string): string => `customer_context.${field} must be a string of at most 120 characters`;
+
 export function validateTicketBaiTransaction(tx: TransactionDraft, ctx: TransactionContext): Record<string, unknown> {
   const meta = baseMetadata(tx, 'ES');
   const series = readSeries(meta, defaultSeries(ctx.location));
   const invoice_number = readInvoiceNumber(meta);
   const invoice_type = readSpanishInvoiceType(tx, meta);
-  return withoutUndefined({ ...meta, series, invoice_number, invoice_type });
+  const description = optionalText(meta, 'description', DESCRIPTION_INVALID, DESCRIPTION);
+  const original = readOriginal(tx, meta);
+  checkRates(tx);
+  checkCustomerName(tx, invoice_type);
+  return withoutUndefined({ ...meta, series, invoice_number, invoice_type, description, ...original });
+}
+
+/**
+ * The corrected invoice. Number and date are both needed to name it (xml.ts writes the
+ * block only with both); the series is optional. ISO dates are refused rather than
+ * converted: xml.ts and every Spanish system here take DD-MM-YYYY, as the spec's
+ * credit-note fields say.
+ */
+function readOriginal(tx: TransactionDraft, meta: Record<string, unknown>) {
+  const original_invoice_number = optionalText(meta, 'original_invoice_number', ORIGINAL_NUMBER_INVALID, REF_TEXT, true);
+  const original_issue_date = optionalText(meta, 'original_issue_date', ORIGINAL_DATE_INVALID);
+  if (original_issue_date !== undefined && !isDmyDate(original_issue_date)) throw badRequest(ORIGINAL_DATE_INVALID);
+  const original_series = optionalText(meta, 'original_series', ORIGINAL_SERIES_INVALID, REF_TEXT, true);
+  if ((original_invoice_number === undefined) !== (original_issue_date === undefined)) throw badRequest(ORIGINAL_PAIR);
+  if (original_series !== undefined && original_invoice_number === undefined) throw badRequest(ORIGINAL_SERIES_ALONE);
+  // FacturasRectificadasSustituidas belongs to a corrective invoice (xml.ts writes it only
+  // under FacturaRectificativa); on a sale it would be silently lost.
+  if (original_invoice_number !== undefined && tx.type === 'sale') throw badRequest(ORIGINAL_ON_SALE);
+  return { original_invoice_number, original_issue_date, original_series };
+}
+
+/** Tipo3.2Type and DesgloseIVAType's 12 DetalleIVA: refused here, not rounded or failed in the build. */
+function checkRates(tx: TransactionDraft): void {
+  tx.items.forEach((l, i) => {
+    if (Math.abs(l.tax_rate * 100 - Math.round(l.tax_rate * 100)) > 1e-9) throw badRequest(rateDecimalsInvalid(i));
+  });
+  if (new Set(tx.items.map((l) => Math.round(l.tax_rate * 100))).size > 12) throw badRequest(TOO_MANY_RATES);
+}
+
+/**
+ * Whenever the customer gives a tax id the record carries `IDDestinatario`, whose
+ * `ApellidosNombreRazonSocial` is required: always for F1 and R1-R4 (they need the tax
+ * id, ../es/invoice.ts), and for an F2/R5 that was given one anyway. The name is
+ * `customer_context.name` (`legal_name` is read too, as xml.ts does), at most 120
+ * characters (TextMax120Type). Without a tax id nothing of the customer is written.
+ */
+function checkCustomerName(tx: TransactionDraft, type: SpanishInvoiceType): void {
+  if (customerTaxId(tx) === undefined) return;
+  const ctx = tx.customer_context ?? {};
+  const given = (v: unknown): boolean => v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === '');
+  const field = ['name', 'legal_name'].find((k) => given(ctx[k]));
+  if (field === undefined) throw badRequest(customerNameRequired(type));
+  const value = ctx[field];
+  if (typeof value !== 'string' || !CUSTOMER_NAME.test(value.trim())) throw badRequest(customerNameInvalid(field));
 }

@@ -100,16 +100,17 @@ describe('customer (Destinatarios)', () => {
 
   it('a Spanish NIF, with or without the ES VAT prefix', () => {
     expect(customer({ nif: 'B95123451', name: 'Cliente SA' })).toEqual({ id: { nif: 'B95123451' }, name: 'Cliente SA', postalCode: null, address: null });
-    expect(customer({ tax_id: 'es-b95123451' })?.id).toEqual({ nif: 'B95123451' });
+    expect(customer({ tax_id: 'es-b95123451', name: 'Cliente SA' })?.id).toEqual({ nif: 'B95123451' });
   });
 
   it('a foreign id: IDOtro, NIF-IVA, country given or read from the VAT prefix', () => {
     expect(customer({ tax_id: 'FR12345678901', name: 'Client SARL' })?.id).toEqual({ idOtro: { country: 'FR', idType: '02', id: 'FR12345678901' } });
-    expect(customer({ tax_id: '123456789', country: 'pt' })?.id).toEqual({ idOtro: { country: 'PT', idType: '02', id: '123456789' } });
+    expect(customer({ tax_id: '123456789', country: 'pt', name: 'Cliente Lda' })?.id).toEqual({ idOtro: { country: 'PT', idType: '02', id: '123456789' } });
   });
 
-  it('without a name, the tax id stands in', () => {
-    expect(customer({ nif: 'B95123451' })?.name).toBe('B95123451');
+  it('the name is required with the tax id (metadata validation refuses its absence first); legal_name is read too', () => {
+    expect(() => customer({ nif: 'B95123451' })).toThrow(/no name/);
+    expect(customer({ nif: 'B95123451', legal_name: 'Cliente SA' })?.name).toBe('Cliente SA');
   });
 
   withSchemas('a foreign customer takes the breakdown by operation type (DesgloseTipoOperacion/Entrega); XSD-valid, signed', () => {

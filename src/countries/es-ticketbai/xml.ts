@@ -256,7 +256,7 @@ const NIF_SHAPE = /^(?:[A-Z]\d{7}[A-Z]|\d{8}[A-Z]|[A-Z]\d{8})$/;
  * - a Spanish NIF (an `ES` VAT prefix dropped), unless `country` names another country;
  * - otherwise `IDOtro` with IDType 02 (NIF-IVA) and CodigoPais: the given `country`, or
  *   the two letters an EU VAT number starts with.
- * Optional `name`, `postal_code`, `address`.
+ * `name` (or `legal_name`) is required with the tax id; optional `postal_code`, `address`.
  */
 export function customerOf(tx: TransactionDraft): Customer | null {
   const taxId = customerTaxId(tx);
@@ -272,9 +272,11 @@ export function customerOf(tx: TransactionDraft): Customer | null {
     const prefix = /^[A-Z]{2}/.exec(compact)?.[0] ?? null;
     id = { idOtro: { country: country ?? prefix, idType: '02', id: clip(taxId, 20) } };
   }
-  // The name is mandatory on a full invoice (RD 1619/2012 art. 6.1.d). Until metadata
-  // validation requires it, the tax id stands in so the record stays well-formed.
-  const name = stringField(ctx, 'name', 'legal_name') ?? taxId;
+  // IDDestinatario requires ApellidosNombreRazonSocial, and a full invoice names its
+  // customer (RD 1619/2012 art. 6.1.d): metadata.ts refuses a tax id without a name (400),
+  // so only a transaction that skipped validation gets here without one.
+  const name = stringField(ctx, 'name', 'legal_name');
+  if (name === null) throw new Error('es-ticketbai: customer_context gives a tax id but no name; IDDestinatario needs ApellidosNombreRazonSocial');
   const postal = stringField(ctx, 'postal_code', 'zip');
   const address = stringField(ctx, 'address');
   return { id, name: clip(name, 120), postalCode: postal === null ? null : clip(postal, 20), address: address === null ? null : clip(address, 250) };
