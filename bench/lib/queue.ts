@@ -11,6 +11,7 @@ import { checkMasterKey } from '../../src/services/server-secrets.ts';
 import type { TransactionService } from '../../src/services/transactions.ts';
 import type { Db } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
+import { dniNif } from '../../test/support/spain.ts';
 import { locationBodies } from '../../test/support/fixtures.ts';
 import { saleBody } from '../../test/support/transactions.ts';
 import { cpuBetween, cpuSnapshot } from './proc-cpu.ts';
@@ -62,7 +63,9 @@ export async function openQueueContext(db: Db, locations: number): Promise<Queue
   for (let i = 0; i < locations; i++) {
     const res = await app.inject({
       method: 'POST', url: '/v1/locations', headers: { authorization },
-      payload: { ...locationBodies['es-verifactu'], name: `Bar Pepe ${i + 1}` },
+      // Each location its own issuer NIF: VERI*FACTU chains per issuer, and a chain's submit
+      // jobs run one after another (ordered queue), so N locations are N parallel chains.
+      payload: { ...locationBodies['es-verifactu'], name: `Bar Pepe ${i + 1}`, tax_id: dniNif(10_000_000 + i) },
     });
     if (res.statusCode !== 201) throw new Error(`queue location: ${res.statusCode} ${res.body}`);
     locationIds.push((res.json() as { id: string }).id);
