@@ -15,7 +15,8 @@ import type { Queryable } from '../store/db.ts';
  * an attempt that fails → failed (waits for its retry) → processing …; after the last
  * attempt, or a permanent error → dead.
  */
-export type JobStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'dead';
+/** `waiting`: a job of an ordered queue behind an unfinished earlier one (not claimable). */
+export type JobStatus = 'waiting' | 'pending' | 'processing' | 'completed' | 'failed' | 'dead';
 
 export interface JobRow {
   id: string;
@@ -32,6 +33,8 @@ export interface JobRow {
   last_error: string | null;
   created_at: Date;
   updated_at: Date;
+  /** The ordered queue the job belongs to, if any. */
+  queue_key: string | null;
 }
 
 export interface EnqueueInput {
@@ -43,16 +46,15 @@ export interface EnqueueInput {
   runAt: Date;
   /**
    * An ordered queue (migration 0011): the job runs only after every job of the same key
-   * with a lower `queueSeq` has finished (completed or dead). Submit jobs of a chain.
+   * with a lower `queueSeq` has finished (completed or dead). Submit jobs of a chain: the
+   * key is the chain key, and the caller holds the chain head's lock while enqueueing.
    */
   queueKey?: string | null;
   queueSeq?: number | null;
+  /** `waiting` behind an unfinished job of its queue (see `hasUnfinished`); default `pending`. */
+  waiting?: boolean;
 }
 
-/** A job of an ordered queue waits while an earlier job of its queue is unfinished. */
-const IN_ORDER = `(j.queue_key IS NULL OR NOT EXISTS (
-           SELECT 1 FROM jobs e WHERE e.queue_key = j.queue_key AND e.queue_seq < j.queue_seq
-             AND e.status IN ('pending', 'failed', 'processing')))`;
 
 export interface ClaimOptions {
   kinds: readonly string[];
@@ -62,7 +64,7 @@ export interface ClaimOptions {
   limit: number;
 }
 
-const RETURNING = 'id, kind, account_id, transaction_id, payload, status, attempt, max_attempts, run_at, locked_by, locked_until, last_error, created_at, updated_at';
+const RETURNING = 'id, kind, account_id, transaction_id, payload, status, attempt, max_attempts, run_at, locked_by, locked_until, last_error, created_at, updated_at, queue_key';
 
 export const jobsRepo = {
   async enqueue(q: Queryable, input: EnqueueInput, now: Date): Promise<JobRow> {
@@ -83,8 +85,8 @@ export const jobsRepo = {
     const rows = inputs.map((input, i) => {
       const b = values.length;
       values.push(ids[i], input.kind, input.accountId ?? null, input.transactionId ?? null, JSON.stringify(input.payload ?? {}), input.maxAttempts, input.runAt,
-        input.queueKey ?? null, input.queueSeq ?? null);
-      return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, 'pending', 0, $${b + 6}, $${b + 7}, $NOW, $NOW, $${b + 8}, $${b + 9})`;
+        input.queueKey ?? null, input.queueSeq ?? null, input.waiting ? 'waiting' : 'pending');
+      return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 10}, 0, $${b + 6}, $${b + 7}, $NOW, $NOW, $${b + 8}, $${b + 9})`;
     });
     values.push(now);
     const nowParam = `$${values.length}`;
@@ -118,10 +120,9 @@ export const jobsRepo = {
     const res = await q.query<JobRow>(
       `UPDATE jobs SET status = 'processing', attempt = attempt + 1, locked_by = $2, locked_until = $3::timestamptz, updated_at = $4
        WHERE id IN (
-         SELECT id FROM jobs j
+         SELECT id FROM jobs
          WHERE kind = ANY($1::text[])
            AND ((status IN ('pending', 'failed') AND run_at <= $4) OR (status = 'processing' AND locked_until < $4))
-           AND ${IN_ORDER}
          ORDER BY run_at, id
          LIMIT $5
          FOR UPDATE SKIP LOCKED)
@@ -136,14 +137,37 @@ export const jobsRepo = {
     const res = await q.query<JobRow>(
       `UPDATE jobs SET status = 'processing', attempt = attempt + 1, locked_by = $2, locked_until = $3::timestamptz, updated_at = $4
        WHERE id = (
-         SELECT id FROM jobs j WHERE id = $1
+         SELECT id FROM jobs WHERE id = $1
            AND ((status IN ('pending', 'failed') AND run_at <= $4) OR (status = 'processing' AND locked_until < $4))
-           AND ${IN_ORDER}
          FOR UPDATE SKIP LOCKED)
        RETURNING ${RETURNING}`,
       [id, workerId, new Date(now.getTime() + leaseMs), now],
     );
     return res.rows[0];
+  },
+
+  /** Whether an ordered queue holds an unfinished job (a new job of it must wait). */
+  async hasUnfinished(q: Queryable, queueKey: string): Promise<boolean> {
+    const res = await q.query(
+      `SELECT 1 FROM jobs WHERE queue_key = $1 AND status IN ('waiting', 'pending', 'failed', 'processing') LIMIT 1`,
+      [queueKey],
+    );
+    return res.rows.length > 0;
+  },
+
+  /**
+   * A job of an ordered queue finished (completed or dead): its successor becomes runnable.
+   * The queue's chain head row is locked first, the lock appends hold while they decide
+   * whether their jobs wait: a job enqueued concurrently is either seen here or sees this
+   * job finished, never neither (it would wait forever).
+   */
+  async promoteNext(q: Queryable, queueKey: string, now: Date): Promise<void> {
+    await q.query('SELECT 1 FROM chain_heads WHERE chain_key = $1 FOR UPDATE', [queueKey]);
+    await q.query(
+      `UPDATE jobs SET status = 'pending', run_at = $2, updated_at = $2
+       WHERE id = (SELECT id FROM jobs WHERE queue_key = $1 AND status = 'waiting' ORDER BY queue_seq LIMIT 1)`,
+      [queueKey, now],
+    );
   },
 
   /**
@@ -175,8 +199,9 @@ export const jobsRepo = {
     const params: unknown[] = [accountId, kind];
     let where = 'account_id = $1 AND kind = $2';
     if (status) {
-      params.push(status);
-      where += ` AND status = $${params.length}`;
+      // The API's `pending` includes jobs waiting behind an earlier one of their chain.
+      params.push(status === 'pending' ? ['pending', 'waiting'] : [status]);
+      where += ` AND status = ANY($${params.length}::text[])`;
     }
     const [rows, count] = await Promise.all([
       q.query<JobRow>(`SELECT ${RETURNING} FROM jobs WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [...params, limit, offset]),
@@ -186,13 +211,13 @@ export const jobsRepo = {
   },
 
   /** Counts per status of an account's jobs of one kind updated since `since`. */
-  async stats(q: Queryable, accountId: string, kind: string, since: Date): Promise<Record<JobStatus, number>> {
+  async stats(q: Queryable, accountId: string, kind: string, since: Date): Promise<Record<Exclude<JobStatus, 'waiting'>, number>> {
     const res = await q.query<{ status: JobStatus; n: number }>(
       `SELECT status, count(*)::int AS n FROM jobs WHERE account_id = $1 AND kind = $2 AND updated_at >= $3 GROUP BY status`,
       [accountId, kind, since],
     );
-    const out: Record<JobStatus, number> = { pending: 0, processing: 0, completed: 0, failed: 0, dead: 0 };
-    for (const r of res.rows) out[r.status] = r.n;
+    const out: Record<Exclude<JobStatus, 'waiting'>, number> = { pending: 0, processing: 0, completed: 0, failed: 0, dead: 0 };
+    for (const r of res.rows) out[r.status === 'waiting' ? 'pending' : r.status] += r.n;
     return out;
   },
 };

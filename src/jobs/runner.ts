@@ -69,6 +69,8 @@ export function createWorker(opts: WorkerOptions) {
           : { status: 'failed' as const, error: result.error, runAt: result.runAt };
         if (!(await jobsRepo.finish(tx, job.id, workerId, next, now))) throw new LeaseLost();
         await result.commit?.(tx);
+        // The next job of an ordered queue (a chain's next record) may go now.
+        if (job.queue_key && next.status !== 'failed') await jobsRepo.promoteNext(tx, job.queue_key, now);
       });
     } catch (err) {
       if (err instanceof LeaseLost) {

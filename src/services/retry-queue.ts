@@ -27,7 +27,8 @@ export function createRetryQueueService(deps: Deps) {
     id: j.id,
     transaction_id: j.transaction_id,
     account_id: j.account_id,
-    status: j.status,
+    // `waiting` (behind an earlier job of its chain) is `pending` to the API: not yet sent.
+    status: j.status === 'waiting' ? 'pending' : j.status,
     attempt: j.attempt,
     max_attempts: j.max_attempts,
     // Only waiting entries have a next attempt.

@@ -228,6 +228,13 @@ export function createTransactionService(deps: TransactionDeps) {
       previous = { fingerprint: record.fingerprint, fiscalId: record.fiscalId, issuedAt: now.toISOString(), linkData: record.linkData ?? null };
     }
     await transactionsRepo.insertManyWithRecords(tx, rows, { chainKey, seq, fingerprint: last.fingerprint, fiscalId: last.fiscalId, issuedAt: now, link: last.link });
+    // Ordered queues: the batch's first job waits if an earlier job of the chain is still
+    // unfinished; the others wait for the batch's first (we hold the chain head lock).
+    const ordered = jobs.filter((j) => j.input.queueKey);
+    if (ordered.length > 0) {
+      const blocked = await jobsRepo.hasUnfinished(tx, chainKey);
+      ordered.forEach((j, i) => (j.input.waiting = blocked || i > 0));
+    }
     const jobIds = await jobsRepo.enqueueMany(tx, jobs.map((j) => j.input), now);
     const jobOf = new Map(jobs.map((j, i) => [j.index, jobIds[i]!]));
 

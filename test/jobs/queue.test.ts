@@ -71,4 +71,41 @@ describe('job queue', () => {
     const rows = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs WHERE kind = 'q3' AND status = 'completed' AND attempt = 1`);
     expect(rows.rows[0]!.n).toBe(100);
   });
+
+  it('ordered queues: one job of a queue at a time, in order; a retry holds the queue, completion or death releases the next', async () => {
+    const clock = new ManualClock('2026-05-09T00:00:00Z');
+    const now = clock.now();
+    const queueKey = 'es-verifactu:test-queue';
+    await db.query('INSERT INTO chain_heads (chain_key, seq, updated_at) VALUES ($1, 0, $2)', [queueKey, now]);
+    const ids = await jobsRepo.enqueueMany(db, [1, 2, 3].map((seq) => ({
+      kind: 'oq', maxAttempts: 5, runAt: now, queueKey, queueSeq: seq, waiting: seq > 1,
+    })), now);
+    expect(await jobsRepo.hasUnfinished(db, queueKey)).toBe(true);
+    const order: number[] = [];
+    let failFirst = true;
+    const worker = createWorker({
+      db, clock, log,
+      handlers: {
+        oq: async (job) => {
+          const seq = ids.indexOf(job.id) + 1;
+          order.push(seq);
+          if (seq === 1 && failFirst) {
+            failFirst = false;
+            return { outcome: 'retry', error: 'technical error', runAt: new Date(clock.now().getTime() + 2000) };
+          }
+          return seq === 2 ? { outcome: 'dead', error: 'rejected' } : { outcome: 'completed' };
+        },
+      },
+    });
+    // Job 1 fails and waits for its retry: jobs 2 and 3 must not overtake it.
+    await worker.drain();
+    expect(order).toEqual([1]);
+    expect((await Promise.all(ids.map((id) => jobsRepo.get(db, id)))).map((j) => j!.status)).toEqual(['failed', 'waiting', 'waiting']);
+    clock.advance(2000);
+    await worker.drain();
+    // 1 completes → 2 runs and dies → 3 runs: a dead job does not block its queue.
+    expect(order).toEqual([1, 1, 2, 3]);
+    expect((await Promise.all(ids.map((id) => jobsRepo.get(db, id)))).map((j) => j!.status)).toEqual(['completed', 'dead', 'completed']);
+    expect(await jobsRepo.hasUnfinished(db, queueKey)).toBe(false);
+  });
 });
