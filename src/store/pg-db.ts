@@ -21,10 +21,9 @@ function classify(err: unknown): unknown {
 }
 
 /**
- * Named (server-side prepared) statements: PostgreSQL parses and plans a named statement
- * once per connection instead of at every call, which is a good part of its CPU per
- * request for the small statements of a create (authentication, location lookup, chain
- * head). The names are a hash of the SQL text. Statements built with a varying shape (a
+ * Named (server-side prepared) statements: PostgreSQL parses a named statement once per
+ * connection instead of at every call (plans are still made per call: see the pool's
+ * plan_cache_mode). The names are a hash of the SQL text. Statements built with a varying shape (a
  * batch insert of N rows) would each leave a prepared statement on every connection, so
  * only the first MAX_PREPARED distinct texts are prepared; later ones run unnamed.
  */
@@ -48,6 +47,11 @@ export interface PgDbOptions {
 export async function openPostgresDb(connectionString: string, opts: PgDbOptions = {}): Promise<Db> {
   const pool = new pg.Pool({
     connectionString,
+    // Named statements are parsed once per connection, but planned at every execution
+    // with the actual values: a generic plan made while a table was small (a new
+    // database) can stick to a poor index. Seen: the create's idempotency lookup used the
+    // account index (scanning the account's transactions) instead of the unique key.
+    options: '-c plan_cache_mode=force_custom_plan',
     max: opts.max ?? 20,
     connectionTimeoutMillis: opts.connectionTimeoutMillis ?? 5_000,
     idleTimeoutMillis: 30_000,
