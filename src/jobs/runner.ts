@@ -1,7 +1,6 @@
 import os from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../core/clock.ts';
-import { GroupCommitter } from '../core/group-commit.ts';
 import { newId } from '../core/ids.ts';
 import type { Db, Queryable } from '../store/db.ts';
 import { jobsRepo, type JobRow } from './queue.ts';
@@ -42,31 +41,6 @@ export function createWorker(opts: WorkerOptions) {
   const batchSize = opts.batchSize ?? 20;
   const idleMs = opts.idleMs ?? 250;
   const kinds = Object.keys(handlers);
-  /**
-   * Attempts end in batches (group commit, core/group-commit.ts): the outcomes of the jobs
-   * of a round that finish together are recorded in one database transaction, with their
-   * effects (status changes, events). A batch that fails is re-run job by job, so a lost
-   * lease or a failing effect only discards its own attempt.
-   */
-  const finishes = new GroupCommitter<{ job: JobRow; result: AttemptResult }, void>((_key, items) =>
-    db.transaction(async (tx) => {
-      const now = clock.now();
-      const released: string[] = [];
-      for (const { job, result } of items) {
-        const next =
-          result.outcome === 'completed' ? { status: 'completed' as const }
-          : result.outcome === 'dead' ? { status: 'dead' as const, error: result.error }
-          : { status: 'failed' as const, error: result.error, runAt: result.runAt };
-        if (!(await jobsRepo.finish(tx, job.id, workerId, next, now))) throw new LeaseLost();
-        await result.commit?.(tx);
-        if (job.queue_key && next.status !== 'failed') released.push(job.queue_key);
-      }
-      // The next job of each ordered queue (a chain's next record) may go now. Chain heads
-      // are locked in key order, so two workers' batches cannot deadlock on them.
-      for (const key of [...new Set(released)].sort()) await jobsRepo.promoteNext(tx, key, now);
-      return items.map(() => undefined);
-    }),
-  );
   let running = false;
   let wake: (() => void) | null = null;
   let loop: Promise<void> | null = null;
@@ -86,8 +60,18 @@ export function createWorker(opts: WorkerOptions) {
       log.error({ err, jobId: job.id, kind: job.kind }, 'job handler failed');
       result = { outcome: 'retry', error: `internal error: ${(err as Error).message}`, runAt: new Date(clock.now().getTime() + 60_000) };
     }
+    const now = clock.now();
     try {
-      await finishes.run('finish', { job, result });
+      await db.transaction(async (tx) => {
+        const next =
+          result.outcome === 'completed' ? { status: 'completed' as const }
+          : result.outcome === 'dead' ? { status: 'dead' as const, error: result.error }
+          : { status: 'failed' as const, error: result.error, runAt: result.runAt };
+        if (!(await jobsRepo.finish(tx, job.id, workerId, next, now))) throw new LeaseLost();
+        await result.commit?.(tx);
+        // The next job of an ordered queue (a chain's next record) may go now.
+        if (job.queue_key && next.status !== 'failed') await jobsRepo.promoteNext(tx, job.queue_key, now);
+      });
     } catch (err) {
       if (err instanceof LeaseLost) {
         log.warn({ jobId: job.id }, 'job lease lost: another worker took it over; this attempt is discarded');
