@@ -5,18 +5,14 @@
  * authority plus those that could not be delivered in the run; the total adds the
  * accepted ones. A run with nothing to send has a rate of 0.
  */
+import type { BatchCounters } from '../store/repos/batch-runs-repo.ts';
 import type { BatchError, BatchRequestSummary, BatchTally } from './types.ts';
 
 /** Default alert threshold: more than one record in five not settled as accepted. */
 export const DEFAULT_ALERT_THRESHOLD = 0.2;
 
-export interface BatchResult {
+export interface BatchResult extends BatchCounters {
   processor: string;
-  batches_created: number;
-  batches_retried: number;
-  accepted: number;
-  rejected: number;
-  failed: number;
   errors_count: number;
   duration_ms: number;
   failure_rate: number;

@@ -16,7 +16,7 @@ import { newId } from '../core/ids.ts';
 import { allowsCountry } from '../core/permissions.ts';
 import type { AuthContext } from '../services/auth-context.ts';
 import type { Db } from '../store/db.ts';
-import { batchRunsRepo } from '../store/repos/batch-runs-repo.ts';
+import { batchRunsRepo, type BatchCounters } from '../store/repos/batch-runs-repo.ts';
 import { DEFAULT_ALERT_THRESHOLD, failureRate, toBatchResult, type BatchResult } from './result.ts';
 import { BATCH_TIMEZONE, nextRunAt } from './schedule.ts';
 import { emptyTally, type BatchProcessor, type BatchScope } from './types.ts';
@@ -33,13 +33,8 @@ export interface BatchServiceDeps {
   alertThreshold?: number | undefined;
 }
 
-export interface BatchStatsEntry {
+export interface BatchStatsEntry extends BatchCounters {
   processor: string;
-  batches_created: number;
-  batches_retried: number;
-  accepted: number;
-  rejected: number;
-  failed: number;
   failure_rate: number;
   since: Date;
 }

@@ -12,10 +12,10 @@
  * (its claim had gone stale) is left to that run.
  */
 import type { TransactionStatus } from '../countries/types.ts';
-import { jobsRepo } from '../jobs/queue.ts';
 import type { EventPublisher } from '../services/events.ts';
 import { CANCELLABLE } from '../services/transactions.ts';
-import { TRANSLATE_JOB, completionEvent } from '../services/transaction-view.ts';
+import { completionEvent } from '../services/transaction-view.ts';
+import { acceptedFields, recordFailure } from '../services/authority-outcome.ts';
 import type { Queryable } from '../store/db.ts';
 import { transactionsRepo, type TransactionRow } from '../store/repos/transactions-repo.ts';
 import type { RecordVerdict } from './verdict.ts';
@@ -33,38 +33,14 @@ export async function settleRecord(tx: Queryable, item: SettleItem, events: Even
   const { t, verdict, batch } = item;
   switch (verdict.kind) {
     case 'success': {
-      const o = verdict.outcome;
-      const updated = await transactionsRepo.update(tx, t.id, {
-        status: (o.kind === 'accepted' && o.status) || 'success',
-        fiscal_id: o.fiscalId ?? t.fiscal_id,
-        fiscal_id_upstream: o.upstreamId ?? t.fiscal_id_upstream,
-        response_payload: {
-          authority: o.response,
-          ...(o.kind === 'duplicate' ? { duplicate: true } : {}),
-          ...(o.kind === 'accepted' && o.warnings?.length ? { warnings: o.warnings } : {}),
-          batch,
-        },
-        completed_at: now,
-      }, now, IN_FLIGHT);
+      const updated = await transactionsRepo.update(tx, t.id, acceptedFields(t, verdict.outcome, now, { batch }), now, IN_FLIGHT);
       if (!updated) return;
       if (t.cancels_id) await transactionsRepo.update(tx, t.cancels_id, { status: 'cancelled' }, now, CANCELLABLE);
       await events.publish(tx, completionEvent(updated, now), now);
       return;
     }
     case 'rejected': {
-      const previousCode = (t.response_payload.submit_error as { error_code?: string } | undefined)?.error_code;
-      const sameError = previousCode === verdict.code && t.error_message !== null;
-      const updated = await transactionsRepo.update(tx, t.id, {
-        status: 'failed',
-        response_payload: { authority: verdict.response, submit_error: { error_code: verdict.code, raw_message: verdict.message }, batch },
-        error_message: sameError ? t.error_message : null,
-      }, now, IN_FLIGHT);
-      if (updated && !sameError) {
-        await jobsRepo.enqueue(tx, {
-          kind: TRANSLATE_JOB, accountId: t.account_id, transactionId: t.id, maxAttempts: 5, runAt: now,
-          payload: { transaction_id: t.id, country: t.country, system: t.system, error_code: verdict.code, raw_message: verdict.message },
-        }, now);
-      }
+      await recordFailure(tx, t, { code: verdict.code, message: verdict.message, response: verdict.response }, 'failed', now, IN_FLIGHT, { payload: { batch } });
       return;
     }
     case 'retry':

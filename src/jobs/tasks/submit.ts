@@ -7,12 +7,13 @@ import type { SigningKeyService } from '../../services/signing-keys.ts';
 import type { EventPublisher } from '../../services/events.ts';
 import type { LocationService } from '../../services/locations.ts';
 import { CANCELLABLE } from '../../services/transactions.ts';
-import { TRANSLATE_JOB, completionEvent, jobEvent } from '../../services/transaction-view.ts';
+import { acceptedFields, recordFailure as recordAuthorityFailure } from '../../services/authority-outcome.ts';
+import { completionEvent, jobEvent } from '../../services/transaction-view.ts';
 import type { Db, Queryable } from '../../store/db.ts';
 import type { LocationRow } from '../../store/repos/locations-repo.ts';
 import { transactionsRepo, type SubmissionRecord, type TransactionRow } from '../../store/repos/transactions-repo.ts';
 import { retryDelayMs, type BackoffPolicy } from '../backoff.ts';
-import { jobsRepo, type JobRow } from '../queue.ts';
+import type { JobRow } from '../queue.ts';
 import type { AttemptResult, JobHandler } from '../runner.ts';
 
 /**
@@ -107,16 +108,8 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
         const now = clock.now();
         const extraHints = outcome.kind === 'accepted' ? outcome.renderHints ?? [] : [];
         const updated = await transactionsRepo.update(tx, t.id, {
-          status: (outcome.kind === 'accepted' && outcome.status) || 'success',
-          fiscal_id: outcome.fiscalId ?? t.fiscal_id,
-          fiscal_id_upstream: outcome.upstreamId ?? t.fiscal_id_upstream,
-          response_payload: {
-            authority: outcome.response,
-            ...(outcome.kind === 'duplicate' ? { duplicate: true } : {}),
-            ...(outcome.kind === 'accepted' && outcome.warnings?.length ? { warnings: outcome.warnings } : {}),
-          },
+          ...acceptedFields(t, outcome, now),
           render_hints: mergeHints(t.render_hints, extraHints),
-          completed_at: now,
         }, now, OPEN);
         if (!updated) return;
         if (t.cancels_id) await transactionsRepo.update(tx, t.cancels_id, { status: 'cancelled' }, now, CANCELLABLE);
@@ -138,24 +131,9 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
     };
   }
 
-  /** Records the error on the transaction and asks for its translation (error_message stays null until then). */
-  async function recordFailure(tx: Queryable, t: TransactionRow, f: Failure, status: TransactionStatus, now: Date, extra: Partial<TransactionRow> = {}) {
-    const previousCode = (t.response_payload.submit_error as { error_code?: string } | undefined)?.error_code;
-    const sameError = previousCode === f.code && t.error_message !== null;
-    const updated = await transactionsRepo.update(tx, t.id, {
-      status,
-      response_payload: { ...(f.response ? { authority: f.response } : {}), submit_error: { error_code: f.code, raw_message: f.message } },
-      error_message: sameError ? t.error_message : null,
-      ...extra,
-    }, now, OPEN);
-    if (updated && !sameError) {
-      await jobsRepo.enqueue(tx, {
-        kind: TRANSLATE_JOB, accountId: t.account_id, transactionId: t.id, maxAttempts: 5, runAt: now,
-        payload: { transaction_id: t.id, country: t.country, system: t.system, error_code: f.code, raw_message: f.message },
-      }, now);
-    }
-    return updated;
-  }
+  /** Records the error and asks for its translation (services/authority-outcome.ts), from the open statuses. */
+  const recordFailure = (tx: Queryable, t: TransactionRow, f: Failure, status: TransactionStatus, now: Date, fields: Partial<TransactionRow> = {}) =>
+    recordAuthorityFailure(tx, t, f, status, now, OPEN, { fields });
 
   function fail(t: TransactionRow, job: JobRow, system: FiscalSystem, f: Failure): AttemptResult {
     const now = clock.now();

@@ -1,18 +1,22 @@
 import type { Queryable } from '../db.ts';
 
+/** The spec's Batch result counters (service-interface.md "Batch result"). */
+export interface BatchCounters {
+  batches_created: number;
+  batches_retried: number;
+  accepted: number;
+  rejected: number;
+  failed: number;
+}
+
 /** One processor run for one account and environment (migration 0010). */
-export interface BatchRunRow {
+export interface BatchRunRow extends BatchCounters {
   id: string;
   processor: string;
   account_id: string;
   environment: 'test' | 'live';
   trigger: 'manual' | 'scheduled';
   status: 'completed' | 'failed';
-  batches_created: number;
-  batches_retried: number;
-  accepted: number;
-  rejected: number;
-  failed: number;
   errors_count: number;
   duration_ms: number;
   failure_rate: number;
@@ -24,13 +28,8 @@ export interface BatchRunRow {
 }
 
 /** Summed counters of a processor's runs in a window. */
-export interface BatchRunTotals {
+export interface BatchRunTotals extends BatchCounters {
   processor: string;
-  batches_created: number;
-  batches_retried: number;
-  accepted: number;
-  rejected: number;
-  failed: number;
 }
 
 const COLUMNS = [

@@ -1,0 +1,68 @@
+/**
+ * How an authority's answer lands on a transaction, whoever sent the record: the per-record
+ * submit task (jobs/tasks/submit.ts) and the batch processors (src/batch) record accepted
+ * answers and failures the same way.
+ */
+import type { AuthorityOutcome, TransactionStatus } from '../countries/types.ts';
+import { jobsRepo } from '../jobs/queue.ts';
+import type { Queryable } from '../store/db.ts';
+import { transactionsRepo, type TransactionRow } from '../store/repos/transactions-repo.ts';
+import { TRANSLATE_JOB } from './transaction-view.ts';
+
+/** The fields an accepted (or already registered) answer sets; `extra` joins response_payload. */
+export function acceptedFields(
+  t: TransactionRow,
+  outcome: Extract<AuthorityOutcome, { kind: 'accepted' | 'duplicate' }>,
+  now: Date,
+  extra: Record<string, unknown> = {},
+): Partial<TransactionRow> {
+  return {
+    status: (outcome.kind === 'accepted' && outcome.status) || 'success',
+    fiscal_id: outcome.fiscalId ?? t.fiscal_id,
+    fiscal_id_upstream: outcome.upstreamId ?? t.fiscal_id_upstream,
+    response_payload: {
+      authority: outcome.response,
+      ...(outcome.kind === 'duplicate' ? { duplicate: true } : {}),
+      ...(outcome.kind === 'accepted' && outcome.warnings?.length ? { warnings: outcome.warnings } : {}),
+      ...extra,
+    },
+    completed_at: now,
+  };
+}
+
+export interface RecordedFailure {
+  code: string;
+  message: string;
+  response?: Record<string, unknown> | undefined;
+}
+
+/**
+ * Records a failed submission: the status, `response_payload.submit_error` at once, and a
+ * background translation of the error (error_message stays null until it lands; the same
+ * error again keeps the translation it has). Only from the statuses in `from`.
+ */
+export async function recordFailure(
+  tx: Queryable,
+  t: TransactionRow,
+  f: RecordedFailure,
+  status: TransactionStatus,
+  now: Date,
+  from: readonly TransactionStatus[],
+  opts: { fields?: Partial<TransactionRow>; payload?: Record<string, unknown> } = {},
+): Promise<TransactionRow | undefined> {
+  const previousCode = (t.response_payload.submit_error as { error_code?: string } | undefined)?.error_code;
+  const sameError = previousCode === f.code && t.error_message !== null;
+  const updated = await transactionsRepo.update(tx, t.id, {
+    status,
+    response_payload: { ...(f.response ? { authority: f.response } : {}), submit_error: { error_code: f.code, raw_message: f.message }, ...opts.payload },
+    error_message: sameError ? t.error_message : null,
+    ...opts.fields,
+  }, now, from);
+  if (updated && !sameError) {
+    await jobsRepo.enqueue(tx, {
+      kind: TRANSLATE_JOB, accountId: t.account_id, transactionId: t.id, maxAttempts: 5, runAt: now,
+      payload: { transaction_id: t.id, country: t.country, system: t.system, error_code: f.code, raw_message: f.message },
+    }, now);
+  }
+  return updated;
+}
