@@ -149,13 +149,23 @@ export function createTransactionService(deps: TransactionDeps) {
     let last: { fingerprint: string | null; fiscalId: string | null; link: Record<string, string> | null } = {
       fingerprint: head.last_fingerprint, fiscalId: head.last_fiscal_id, link: head.last_link,
     };
+    // Invoice numbers for the whole batch: one statement per series, in the batch's order.
+    const numberingKeys = items.map((p) => (p.kind === 'record' ? p.system.numberingKey?.({ location: p.location, tx: p.draft }) : undefined));
+    const nextOf = new Map<string, number>();
+    for (const key of new Set(numberingKeys)) {
+      if (key) nextOf.set(key, await fiscalRecordsRepo.takeNumbers(tx, key, numberingKeys.filter((k) => k === key).length, now));
+    }
     const rows: { t: TransactionRow; r: FiscalRecordRow }[] = [];
     const jobs: { index: number; input: EnqueueInput }[] = [];
     for (const [index, p] of items.entries()) {
       seq += 1;
       const status = p.system.initialStatus(p.location);
-      const numbering = p.kind === 'record' ? p.system.numberingKey?.({ location: p.location, tx: p.draft }) : undefined;
-      const number = numbering ? await fiscalRecordsRepo.nextNumber(tx, numbering, now) : undefined;
+      const numbering = numberingKeys[index];
+      let number: number | undefined;
+      if (numbering) {
+        number = nextOf.get(numbering)!;
+        nextOf.set(numbering, number + 1);
+      }
       const record = p.system.build({
         transactionId: p.id,
         kind: p.kind,

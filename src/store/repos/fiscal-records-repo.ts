@@ -44,15 +44,18 @@ export const fiscalRecordsRepo = {
     return { ...head, seq: Number(head.seq) };
   },
 
-  /** The next number of a series (1 for the first), locked until the end of the transaction. */
-  async nextNumber(q: Queryable, numberingKey: string, now: Date): Promise<number> {
+  /**
+   * Takes `count` consecutive numbers of a series in one statement and returns the first
+   * (a batch of appends numbers first, first + 1, …). Locked until the end of the transaction.
+   */
+  async takeNumbers(q: Queryable, numberingKey: string, count: number, now: Date): Promise<number> {
     const res = await q.query<{ last_number: string | number }>(
-      `INSERT INTO number_series (numbering_key, last_number, updated_at) VALUES ($1, 1, $2)
-       ON CONFLICT (numbering_key) DO UPDATE SET last_number = number_series.last_number + 1, updated_at = $2
+      `INSERT INTO number_series (numbering_key, last_number, updated_at) VALUES ($1, $3, $2)
+       ON CONFLICT (numbering_key) DO UPDATE SET last_number = number_series.last_number + $3, updated_at = $2
        RETURNING last_number`,
-      [numberingKey, now],
+      [numberingKey, now, count],
     );
-    return Number(res.rows[0]!.last_number);
+    return Number(res.rows[0]!.last_number) - count + 1;
   },
 
   async getForTransaction(q: Queryable, transactionId: string): Promise<FiscalRecordRow | undefined> {
