@@ -348,7 +348,15 @@ export type AuthorityOutcome =
       warnings?: string[] | undefined;
     }
   | { kind: 'rejected'; code: string; message: string; status?: TransactionStatus | undefined; response: Record<string, unknown> }
-  | { kind: 'retry_later'; code: string; message: string; response: Record<string, unknown>; retryAfterSeconds?: number | undefined }
+  | {
+      kind: 'retry_later'; code: string; message: string; response: Record<string, unknown>; retryAfterSeconds?: number | undefined;
+      /**
+       * Not a failure: the authority asked us to wait before sending (VERI*FACTU
+       * TiempoEsperaEnvio) and nothing was sent. The record stays `pending`, the attempt
+       * does not count, no error is recorded.
+       */
+      flowControl?: boolean | undefined;
+    }
   | { kind: 'duplicate'; fiscalId?: string | undefined; upstreamId?: string | undefined; response: Record<string, unknown> }
   /** Sent; the outcome arrives later as a notification (Italy SDI). */
   | { kind: 'sent'; reference: string; response: Record<string, unknown> };

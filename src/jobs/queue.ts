@@ -178,14 +178,15 @@ export const jobsRepo = {
     q: Queryable,
     id: string,
     workerId: string,
-    next: { status: 'completed' | 'failed' | 'dead'; runAt?: Date; error?: string | null },
+    next: { status: 'completed' | 'failed' | 'dead' | 'pending'; runAt?: Date; error?: string | null; uncount?: boolean },
     now: Date,
   ): Promise<boolean> {
+    // `uncount`: the attempt did not happen (flow control), so it does not use up one of the job's attempts.
     const res = await q.query(
       `UPDATE jobs SET status = $3, run_at = COALESCE($4, run_at), last_error = COALESCE($5, last_error),
-              locked_by = NULL, locked_until = NULL, updated_at = $6
+              locked_by = NULL, locked_until = NULL, updated_at = $6, attempt = attempt - $7
        WHERE id = $1 AND locked_by = $2 AND status = 'processing'`,
-      [id, workerId, next.status, next.runAt ?? null, next.error ?? null, now],
+      [id, workerId, next.status, next.runAt ?? null, next.error ?? null, now, next.uncount ? 1 : 0],
     );
     return res.rowCount === 1;
   },

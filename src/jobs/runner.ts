@@ -13,6 +13,8 @@ import { jobsRepo, type JobRow } from './queue.ts';
 export type AttemptResult =
   | { outcome: 'completed'; commit?: (tx: Queryable) => Promise<void> }
   | { outcome: 'retry'; error: string; runAt: Date; commit?: (tx: Queryable) => Promise<void> }
+  /** Not attempted after all (flow control): back to pending at `runAt`, the attempt not counted. */
+  | { outcome: 'defer'; runAt: Date; commit?: (tx: Queryable) => Promise<void> }
   | { outcome: 'dead'; error: string; commit?: (tx: Queryable) => Promise<void> };
 
 export type JobHandler = (job: JobRow) => Promise<AttemptResult>;
@@ -66,11 +68,12 @@ export function createWorker(opts: WorkerOptions) {
         const next =
           result.outcome === 'completed' ? { status: 'completed' as const }
           : result.outcome === 'dead' ? { status: 'dead' as const, error: result.error }
+          : result.outcome === 'defer' ? { status: 'pending' as const, runAt: result.runAt, uncount: true }
           : { status: 'failed' as const, error: result.error, runAt: result.runAt };
         if (!(await jobsRepo.finish(tx, job.id, workerId, next, now))) throw new LeaseLost();
         await result.commit?.(tx);
         // The next job of an ordered queue (a chain's next record) may go now.
-        if (job.queue_key && next.status !== 'failed') await jobsRepo.promoteNext(tx, job.queue_key, now);
+        if (job.queue_key && (next.status === 'completed' || next.status === 'dead')) await jobsRepo.promoteNext(tx, job.queue_key, now);
       });
     } catch (err) {
       if (err instanceof LeaseLost) {

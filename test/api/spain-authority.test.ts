@@ -472,10 +472,15 @@ describe('VERI*FACTU specifics', () => {
 
       const second = await createAuthorityTx(verifactuCase, s);
       expect(await drainAndCollect(verifactuCase)).toEqual([]); // not sent: AEAT asked for 60 s
+      // Flow control is not a failure: the record stays pending, no error, no translation,
+      // and the deferred attempt does not count against the job's maximum.
       const held = await getTx(t, s.key, second.id);
-      expect(held.status).toBe('failed');
-      expect(held.response_payload.submit_error.error_code).toBe('WAIT_TIME');
+      expect(held.status).toBe('pending');
+      expect(held.response_payload.submit_error).toBeUndefined();
+      expect(held.error_message).toBeNull();
       const job = await submitJob(second.id);
+      expect(job.status).toBe('pending');
+      expect(job.attempt).toBe(0);
       expect(job.run_at.getTime() - clock.now().getTime()).toBe(60_000);
 
       clock.set(job.run_at);

@@ -52,6 +52,7 @@ export function createVerifactuClient(codes: Readonly<Record<string, AuthorityCo
           code: 'WAIT_TIME',
           message: `AEAT asked to wait before the next submission for this issuer (TiempoEsperaEnvio): ${seconds} s left`,
           retryAfterSeconds: seconds,
+          flowControl: true,
           response: { flow_control: true, send_not_before: new Date(notBefore).toISOString() },
         };
       }

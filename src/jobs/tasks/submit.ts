@@ -121,6 +121,21 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
     };
   }
 
+  /**
+   * The authority asked us to wait before sending (flow control): nothing was sent, so the
+   * transaction goes back to `pending`, the job runs again after the wait, and the attempt
+   * does not count against the job's maximum.
+   */
+  function defer(t: TransactionRow, seconds: number): AttemptResult {
+    return {
+      outcome: 'defer',
+      runAt: new Date(clock.now().getTime() + seconds * 1000),
+      commit: async (tx) => {
+        await transactionsRepo.update(tx, t.id, { status: 'pending' }, clock.now(), ['processing']);
+      },
+    };
+  }
+
   function sent(t: TransactionRow, outcome: Extract<AuthorityOutcome, { kind: 'sent' }>): AttemptResult {
     return {
       outcome: 'completed',
@@ -202,6 +217,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
           retriable: system.codes[answer.code]?.retriable ?? false,
         });
       case 'retry_later':
+        if (answer.flowControl) return defer(t, answer.retryAfterSeconds ?? 1);
         return fail(t, job, system, { code: answer.code, message: answer.message, response: answer.response, retriable: true, retryAfterSeconds: answer.retryAfterSeconds });
     }
   };
