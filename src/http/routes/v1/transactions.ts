@@ -98,7 +98,7 @@ export function transactionRoutes(app: FastifyInstance, s: { transactions: Trans
     config: { permission: 'transactions:read' },
     schema: {
       tags, security, params: IdParams,
-      summary: 'The fiscal document exactly as signed or sent (XML or JSON). X-Fiscal-Record-Placeholder: true marks a minimal placeholder document, not yet the real format.',
+      summary: 'The fiscal document exactly as signed or sent (XML or JSON). Spain (TicketBAI, VERI*FACTU, SII) returns the real XML; X-Fiscal-Record-Placeholder: true marks a minimal placeholder document of a system whose real format is not built yet.',
       response: { 404: ErrorBody, ...authErrors },
     },
   }, async (req, reply) => {
