@@ -288,8 +288,8 @@ export const invoiceTypeOf = (tx: TransactionDraft): SpanishInvoiceType =>
 
 /** The invoice a refund corrects, when metadata names it (`original_invoice_number`, `original_issue_date` DD-MM-YYYY, optional `original_series`). */
 function rectifiedOf(tx: TransactionDraft): InvoiceRef[] {
-  // Not validated by metadata.ts yet: only values the schema accepts are used
-  // (TextMax20Obligatorio, FechaType).
+  // metadata.ts validates these at the API edge (TextMax20Obligatorio, FechaType); the
+  // checks below only keep a record built from older stored metadata inside the schema.
   const number = metaString(tx, 'original_invoice_number')?.trim();
   const date = metaString(tx, 'original_issue_date')?.trim();
   if (!number || date === undefined || !isDmyDate(date) || Array.from(number).length > 20) return [];
