@@ -8,18 +8,11 @@ import { CERTIFICATE_ID_UNIQUE, certificatesRepo, type CertificateRow } from '..
 import type { AuthContext } from './auth-context.ts';
 import type { Deps } from './deps.ts';
 
-export interface CertificateView {
-  id: string;
-  certificate_id: string;
-  subject_cn: string | null;
-  issuer: string | null;
-  not_before: Date;
-  not_after: Date;
-  nif: string | null;
-  created_at: Date;
+/** A certificate as the API shows it: the stored row without its owner and its sealed key material. */
+export type CertificateView = Omit<CertificateRow, 'account_id' | 'key_material'> & {
   /** On upload: locations using this certificate whose tax_id is not its NIF. */
   warnings?: string[];
-}
+};
 
 /** What the multipart form carried (undefined = the part was absent). */
 export interface UploadInput {

@@ -116,11 +116,6 @@ export function createSigningKeyService(deps: Deps, certificates: Pick<Certifica
     forget(accountId: string, certificateId: string): void {
       uploaded.delete(`${accountId}:${certificateId}`);
     },
-
-    /** The account's sandbox certificate (PEM), for integrators who verify sandbox signatures. */
-    async sandboxCertificatePem(accountId: string): Promise<string> {
-      return (await sandboxKey(accountId)).certificatePem;
-    },
   };
 }
 

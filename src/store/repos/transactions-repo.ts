@@ -62,30 +62,6 @@ const fix = (r: TransactionRow | undefined): TransactionRow | undefined => (r ? 
 
 export const transactionsRepo = {
   /**
-   * The transaction, its fiscal record and the chain's new head in one statement: the
-   * create's only round trip while it holds the chain head lock.
-   */
-  async insertWithRecord(q: Queryable, t: TransactionRow, r: Omit<FiscalRecordRow, 'id'> & { id: string }, link: Record<string, string> | null = null): Promise<void> {
-    const cols = Object.keys(t) as (keyof TransactionRow)[];
-    const values: unknown[] = cols.map((c) => (JSON_COLUMNS.has(c) ? JSON.stringify(t[c]) : t[c]));
-    const n = values.length;
-    values.push(r.id, r.transaction_id, r.account_id, r.system, r.kind, r.chain_key, r.seq, r.previous_fingerprint, r.fingerprint,
-      r.fiscal_id, r.document_number, r.qr_data, r.content_type, r.body, r.placeholder, r.created_at, link === null ? null : JSON.stringify(link));
-    const p = (i: number) => `$${n + i}`;
-    await q.query(
-      `WITH tx AS (INSERT INTO transactions (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')})),
-       rec AS (
-         INSERT INTO fiscal_records (id, transaction_id, account_id, system, kind, chain_key, seq, previous_fingerprint, fingerprint,
-           fiscal_id, document_number, qr_data, content_type, body, placeholder, created_at)
-         VALUES (${Array.from({ length: 16 }, (_, i) => p(i + 1)).join(', ')}))
-       UPDATE chain_heads SET seq = ${p(7)}, last_fingerprint = ${p(9)}, last_fiscal_id = ${p(10)}, last_issued_at = ${p(16)}, updated_at = ${p(16)},
-         last_link = ${p(17)}::jsonb
-       WHERE chain_key = ${p(6)}`,
-      values,
-    );
-  },
-
-  /**
    * A batch of appends to one chain (services/transactions.ts, group commit) in one
    * statement: the transactions, their fiscal records, and the chain head moved to the
    * last of them.
