@@ -40,6 +40,12 @@ const RESULTS_DIR = path.join(HERE, 'results');
 
 /** "Other" CPU above this, in % of one core, flags a disturbed run (as the locations benchmark). */
 const OTHER_CPU_WARN_PCT = 30;
+/**
+ * BENCH_SCENARIOS=A,D: only these scenarios (letters; the bare POST baseline always runs,
+ * the ratios need it). Unset: all of them.
+ */
+const SCENARIOS = process.env.BENCH_SCENARIOS?.split(',').map((x) => x.trim().toUpperCase()).filter(Boolean);
+const wanted = (scenario: string) => !SCENARIOS || SCENARIOS.includes(scenario.charAt(0));
 
 export const GOALS = {
   /** A: throughput against the bare insert baseline, and tail latency. */
@@ -281,6 +287,7 @@ export async function runTransactionsBench(load: LoadSettings = loadSettingsFrom
       { store: 'postgres', system: 'es-ticketbai', scenario: 'D. POST /v1/transactions (TicketBAI, XAdES-signed)' },
     ] as const;
     for (const { store, system, scenario } of serviceRuns) {
+      if (!wanted(scenario)) continue;
       log(`${scenario} on ${store}…`);
       const env: Record<string, string> = {
         ...(store === 'postgres' ? { BENCH_STORE: 'postgres', DATABASE_URL: database.url } : { BENCH_STORE: 'pglite', DATA_DIR: dataDir }),
@@ -325,7 +332,7 @@ export async function runTransactionsBench(load: LoadSettings = loadSettingsFrom
     const queues: QueueDetail[] = [];
     for (const store of ['postgres', 'pglite'] as const) {
       const jobs = store === 'postgres' ? qs.jobs : qs.jobsPglite;
-      if (jobs === 0) continue;
+      if (jobs === 0 || !wanted('C.')) continue;
       let db: Db;
       if (store === 'postgres') {
         const qdb = await createBenchDatabase();

@@ -19,6 +19,7 @@ import { createTransactionService, type TransactionService } from './services/tr
 import { createLocationService, type LocationService } from './services/locations.ts';
 import type { Submitter } from './services/transactions.ts';
 import type { Db } from './store/db.ts';
+import { createChangeFeed, type ChangeFeed } from './store/change-feed.ts';
 import { createBatch, createBatchJobHandlers, scheduleBatchJobs, type BatchOptions, type BatchService } from './batch/index.ts';
 import { createTranslator, type Translator } from './translations/service.ts';
 
@@ -58,6 +59,7 @@ export async function scheduleRecurringJobs(rt: Runtime): Promise<void> {
 
 export interface Runtime {
   deps: Deps;
+  changes: ChangeFeed;
   events: EventPublisher;
   locations: LocationService;
   certificates: CertificateService;
@@ -84,7 +86,9 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   // Deliveries start as soon as they are committed, not after the worker's idle pause.
   let worker: Worker | undefined;
   const events = createEventPublisher(deps, { onEnqueued: () => worker?.notify() });
-  const locations = createLocationService(deps);
+  // Row changes the request path's caches listen to (API keys, locations): store/change-feed.ts.
+  const changes = createChangeFeed(o.db, o.log);
+  const locations = createLocationService(deps, changes);
   let signingKeys: SigningKeyService | undefined;
   const certificates = createCertificateService(deps, { onRemoved: (a, c) => signingKeys?.forget(a, c) });
   signingKeys = createSigningKeyService(deps, certificates);
@@ -111,7 +115,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   const transactions = createTransactionService({ ...deps, events, locations, submitter, software, maxAttempts, signingKeys });
   return {
     transactions,
-    deps, events, locations, certificates, signingKeys, translator, batch, handlers, worker: w, submitter,
+    deps, changes, events, locations, certificates, signingKeys, translator, batch, handlers, worker: w, submitter,
     software,
     maxAttempts,
   };

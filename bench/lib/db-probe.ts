@@ -89,6 +89,7 @@ export function probeDb(inner: Db, lockStatement = /^INSERT INTO chain_heads/): 
     kind: inner.kind,
     query: timedQuery(inner, false),
     exec: (sql) => inner.exec(sql),
+    subscribe: (channel, listener) => inner.subscribe(channel, listener),
     close: () => inner.close(),
     async transaction(fn) {
       const t0 = performance.now();

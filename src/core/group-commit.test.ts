@@ -6,7 +6,8 @@ const tick = () => new Promise((r) => setTimeout(r, 5));
 describe('GroupCommitter', () => {
   it('batches what queues up while a batch runs, in arrival order', async () => {
     const batches: number[][] = [];
-    const g = new GroupCommitter<number, string>(async (_key, items) => {
+    const g = new GroupCommitter<number, string>(async (_key, take) => {
+      const items = take();
       batches.push(items);
       await tick();
       return items.map((i) => `r${i}`);
@@ -23,7 +24,8 @@ describe('GroupCommitter', () => {
     let maxSameKey = 0;
     const perKey = new Map<string, number>();
     let maxKeys = 0;
-    const g = new GroupCommitter<number, number>(async (key, items) => {
+    const g = new GroupCommitter<number, number>(async (key, take) => {
+      const items = take();
       perKey.set(key, (perKey.get(key) ?? 0) + 1);
       maxSameKey = Math.max(maxSameKey, perKey.get(key)!);
       running++;
@@ -40,7 +42,8 @@ describe('GroupCommitter', () => {
 
   it('respects the batch bound', async () => {
     const sizes: number[] = [];
-    const g = new GroupCommitter<number, number>(async (_k, items) => {
+    const g = new GroupCommitter<number, number>(async (_k, take) => {
+      const items = take();
       sizes.push(items.length);
       await tick();
       return items;
@@ -52,7 +55,8 @@ describe('GroupCommitter', () => {
 
   it('isolates a failing item: the batch is retried item by item', async () => {
     const calls: number[][] = [];
-    const g = new GroupCommitter<number, number>(async (_k, items) => {
+    const g = new GroupCommitter<number, number>(async (_k, take) => {
+      const items = take();
       calls.push(items);
       await tick();
       if (items.includes(3)) throw new Error('bad 3');
@@ -61,5 +65,33 @@ describe('GroupCommitter', () => {
     const settled = await Promise.allSettled([1, 2, 3, 4].map((i) => g.run('k', i)));
     expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message))).toEqual([10, 20, 'bad 3', 40]);
     expect(calls).toEqual([[1], [2, 3, 4], [2], [3], [4]]);
+  });
+
+  it('takes its batch only once the transaction has begun: arrivals meanwhile join it', async () => {
+    const batches: number[][] = [];
+    const g = new GroupCommitter<number, number>(async (_k, take) => {
+      await tick(); // waiting for a connection, or for the embedded store's lock
+      const items = take();
+      batches.push(items);
+      return items;
+    });
+    const first = g.run('k', 1);
+    await new Promise((r) => setTimeout(r, 1));
+    const rest = [2, 3].map((i) => g.run('k', i));
+    expect(await Promise.all([first, ...rest])).toEqual([1, 2, 3]);
+    expect(batches).toEqual([[1, 2, 3]]);
+  });
+
+  it('a batch that fails before taking its items fails them, and the queue goes on', async () => {
+    let calls = 0;
+    const g = new GroupCommitter<number, number>(async (_k, take) => {
+      calls++;
+      if (calls === 1) throw new Error('no connection');
+      return take();
+    });
+    const settled = await Promise.allSettled([g.run('k', 1)]);
+    expect(settled[0]).toMatchObject({ status: 'rejected', reason: { message: 'no connection' } });
+    expect(await g.run('k', 2)).toBe(2);
+    expect(g.size).toBe(0);
   });
 });

@@ -10,6 +10,10 @@
  * are written with multi-row statements, and one fsync covers the batch. Across
  * processes the chain head's row lock still serializes batches.
  *
+ * The batch is taken from the queue only once its transaction has begun (`take`): the
+ * time spent waiting for a pooled connection, or for the embedded store (PGlite runs one
+ * transaction at a time), lets more appends join it instead of each waiting its turn alone.
+ *
  * If a batch fails, each of its items is run again alone, so one bad item (a duplicate
  * idempotency key, a record that cannot be built) fails by itself and the others commit.
  */
@@ -17,12 +21,13 @@ export class GroupCommitter<I, R> {
   private readonly queues = new Map<string, { item: I; resolve: (r: R) => void; reject: (e: unknown) => void }[]>();
 
   /**
-   * @param runBatch runs the items of one key in one transaction and returns one result
-   *   per item, in order (all committed) or throws (nothing committed).
+   * @param runBatch runs a batch of one key in one transaction: it calls `take()` once,
+   *   when its transaction has begun, for the items, and returns one result per item, in
+   *   order (all committed), or throws (nothing committed).
    * @param maxBatch upper bound of items per transaction (statement size, lock time).
    */
   constructor(
-    private readonly runBatch: (key: string, items: I[]) => Promise<R[]>,
+    private readonly runBatch: (key: string, take: () => I[]) => Promise<R[]>,
     private readonly maxBatch = 64,
   ) {}
 
@@ -44,14 +49,21 @@ export class GroupCommitter<I, R> {
   }
 
   private async drain(key: string): Promise<void> {
+    type Entry = { item: I; resolve: (r: R) => void; reject: (e: unknown) => void };
     const queue = this.queues.get(key)!;
     // The queue stays registered while a batch runs, so arrivals join it for the next batch.
     while (queue.length > 0) {
-      const batch = queue.splice(0, this.maxBatch);
+      let batch: Entry[] | undefined;
+      const take = () => {
+        batch ??= queue.splice(0, this.maxBatch);
+        return batch.map((e) => e.item);
+      };
       try {
-        const results = await this.runBatch(key, batch.map((e) => e.item));
-        batch.forEach((e, i) => e.resolve(results[i]!));
+        const results = await this.runBatch(key, take);
+        (batch ?? []).forEach((e, i) => e.resolve(results[i]!));
       } catch (err) {
+        // Failed before taking anything (no connection): the items it would have taken fail.
+        batch ??= queue.splice(0, this.maxBatch);
         if (batch.length === 1) {
           batch[0]!.reject(err);
           continue;
@@ -59,7 +71,7 @@ export class GroupCommitter<I, R> {
         // Find the culprit(s): every item alone, in order.
         for (const e of batch) {
           try {
-            e.resolve((await this.runBatch(key, [e.item]))[0]!);
+            e.resolve((await this.runBatch(key, () => [e.item]))[0]!);
           } catch (one) {
             e.reject(one);
           }

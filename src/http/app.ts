@@ -113,7 +113,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 
-  const apiKeys = createApiKeyService(deps);
+  const apiKeys = createApiKeyService(deps, rt.changes);
   const rateLimits = createRateLimitService(deps);
   registerAuth(app, apiKeys, rateLimits);
 

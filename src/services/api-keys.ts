@@ -2,8 +2,10 @@ import { badRequest, forbidden, notFound, unauthorized } from '../core/errors.ts
 import { newId } from '../core/ids.ts';
 import { covers, unknownPermissions, type Grant } from '../core/permissions.ts';
 import { generateApiKey, hashApiKey, hashesEqual, parseApiKey, type Environment } from '../crypto/api-key.ts';
+import { InvalidatingCache } from '../core/invalidating-cache.ts';
+import type { ChangeFeed } from '../store/change-feed.ts';
 import type { Queryable } from '../store/db.ts';
-import { apiKeysRepo, type ApiKeyRow } from '../store/repos/api-keys-repo.ts';
+import { apiKeysRepo, type ApiKeyAuthRow, type ApiKeyRow } from '../store/repos/api-keys-repo.ts';
 import type { AuthContext } from './auth-context.ts';
 import type { Deps } from './deps.ts';
 import type { ListResult, Page } from './pagination.ts';
@@ -47,9 +49,24 @@ export interface CreateKeyInput {
 /** last_used_at is bookkeeping, not security: write it at most once a minute per key and process. */
 const TOUCH_INTERVAL_MS = 60_000;
 
-export function createApiKeyService(deps: Deps) {
+/**
+ * Authentication runs on every request: its rows (the key with its account's status) are
+ * cached per lookup handle and dropped when the database reports a change of the key (revoked,
+ * rotated) or of its account's status (store/change-feed.ts), on any node. Without a change
+ * feed (or while it is down) every request reads the database.
+ */
+const AUTH_CACHE = { ttlMs: 300_000, maxEntries: 10_000 };
+
+export function createApiKeyService(deps: Deps, changes?: ChangeFeed) {
   const { db, clock, keys } = deps;
   const lastTouch = new Map<string, number>();
+  const cache = new InvalidatingCache<string, ApiKeyAuthRow[]>({ ...AUTH_CACHE, live: () => changes?.live() ?? false });
+  changes?.on('api_keys', (lookup) => cache.invalidate(lookup));
+  changes?.on('accounts', (accountId) => cache.invalidateWhere((rows) => rows.some((r) => r.account_id === accountId)));
+  changes?.onReset(() => cache.clear());
+
+  /** Rows for a lookup handle; an unknown handle is not cached (a new key may take it). */
+  const candidatesOf = (lookup: string) => cache.get(lookup, () => apiKeysRepo.findByLookup(db, lookup), (rows) => rows.length > 0);
 
   /** Inserts a new key (inside the caller's transaction when given one). */
   async function issue(q: Queryable, accountId: string, name: string, environment: Environment, permissions: Grant): Promise<ApiKeyWithSecret> {
@@ -82,7 +99,7 @@ export function createApiKeyService(deps: Deps) {
     const parsed = parseApiKey(presented);
     if (!parsed) throw unauthorized('invalid API key format');
     const hash = hashApiKey(keys.apiKeyHash, presented);
-    const candidates = await apiKeysRepo.findByLookup(db, parsed.lookup);
+    const candidates = await candidatesOf(parsed.lookup);
     const row = candidates.find((c) => hashesEqual(Buffer.from(c.key_hash), hash));
     if (!row) throw unauthorized('invalid API key');
     if (row.revoked_at) throw unauthorized('API key has been revoked');
@@ -129,19 +146,23 @@ export function createApiKeyService(deps: Deps) {
   }
 
   async function revoke(auth: AuthContext, id: string): Promise<void> {
-    await manageable(auth, id, 'revoke');
+    const row = await manageable(auth, id, 'revoke');
     if (!(await apiKeysRepo.revoke(db, auth.accountId, id, clock.now()))) throw notFound('API key not found');
+    // This node stops accepting the key before answering; the others when the trigger's notification reaches them.
+    cache.invalidate(row.lookup);
   }
 
   /** New key, same name, environment and permissions; the old one stops working in the same commit. */
   async function rotate(auth: AuthContext, id: string): Promise<ApiKeyWithSecret> {
     const old = await manageable(auth, id, 'rotate');
-    return db.transaction(async (tx) => {
-      const fresh = await issue(tx, auth.accountId, old.name, old.environment, old.permissions);
+    const fresh = await db.transaction(async (tx) => {
+      const issued = await issue(tx, auth.accountId, old.name, old.environment, old.permissions);
       // Revoking inside the transaction settles a concurrent rotate: only one revokes.
-      if (!(await apiKeysRepo.revoke(tx, auth.accountId, id, clock.now(), fresh.id))) throw notFound('API key not found');
-      return fresh;
+      if (!(await apiKeysRepo.revoke(tx, auth.accountId, id, clock.now(), issued.id))) throw notFound('API key not found');
+      return issued;
     });
+    cache.invalidate(old.lookup);
+    return fresh;
   }
 
   return { issue, authenticate, list, create, revoke, rotate };

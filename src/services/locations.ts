@@ -7,6 +7,8 @@ import { isSealed, maskSecret, seal, unseal } from '../crypto/sealed.ts';
 import { nifMismatchWarning } from '../certificates/nif-match.ts';
 import { certificatesRepo } from '../store/repos/certificates-repo.ts';
 import { locationsRepo, type LocationFilter, type LocationRow } from '../store/repos/locations-repo.ts';
+import { InvalidatingCache } from '../core/invalidating-cache.ts';
+import type { ChangeFeed } from '../store/change-feed.ts';
 import type { AuthContext } from './auth-context.ts';
 import type { Deps } from './deps.ts';
 import type { ListResult, Page } from './pagination.ts';
@@ -47,8 +49,24 @@ export interface PatchLocationInput {
 
 const secretAad = (locationId: string, field: string) => `location:${locationId}:${field}`;
 
-export function createLocationService(deps: Deps) {
+/** A location as a create needs it: the row, and its fiscal view with secrets unsealed. */
+export interface CachedLocation {
+  row: LocationRow;
+  fiscal: LocationForFiscal;
+}
+
+/**
+ * Every create reads its location: cached per id, dropped when the database reports a change
+ * (a PATCH, a deactivation, a deletion; store/change-feed.ts) on any node. Without a live
+ * change feed every create reads the database.
+ */
+const LOCATION_CACHE = { ttlMs: 300_000, maxEntries: 50_000 };
+
+export function createLocationService(deps: Deps, changes?: ChangeFeed) {
   const { db, clock, keys } = deps;
+  const cache = new InvalidatingCache<string, CachedLocation | undefined>({ ...LOCATION_CACHE, live: () => changes?.live() ?? false });
+  changes?.on('locations', (id) => cache.invalidate(id));
+  changes?.onReset(() => cache.clear());
 
   function secretFields(system: string | null): readonly string[] {
     return system ? getSystem(system as SystemKey)?.secretConfigFields ?? [] : [];
@@ -164,6 +182,7 @@ export function createLocationService(deps: Deps) {
       country_config: config,
     }, clock.now());
     if (!updated) throw notFound('location not found');
+    cache.invalidate(id); // this node at once; the others through the trigger's notification
     return withWarnings(toView(updated));
   }
 
@@ -196,9 +215,27 @@ export function createLocationService(deps: Deps) {
     if (!row) throw notFound('location not found');
     assertCountryAllowed(auth, row.country);
     if (!(await locationsRepo.softDelete(db, auth.accountId, id, clock.now()))) throw notFound('location not found');
+    cache.invalidate(id);
   }
 
-  return { create, get, list, patch, remove, toFiscal };
+  /**
+   * The account's location a transaction is created at (not deleted; another account's id
+   * is not found), from the cache when it can be trusted. Unknown ids are not cached.
+   */
+  async function forTransaction(accountId: string, id: string): Promise<CachedLocation | undefined> {
+    const found = await cache.get(
+      id,
+      async () => {
+        const row = await locationsRepo.get(db, accountId, id);
+        return row ? { row, fiscal: toFiscal(row) } : undefined;
+      },
+      (v) => v !== undefined,
+    );
+    // The cache is keyed by id alone: the account check applies to every hit.
+    return found && found.row.account_id === accountId ? found : undefined;
+  }
+
+  return { create, get, list, patch, remove, toFiscal, forTransaction };
 }
 
 export type LocationService = ReturnType<typeof createLocationService>;

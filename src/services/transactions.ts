@@ -15,7 +15,7 @@ import { transactionsRepo, type TransactionFilter, type TransactionRow } from '.
 import type { AuthContext } from './auth-context.ts';
 import type { Deps } from './deps.ts';
 import type { EventPublisher } from './events.ts';
-import type { LocationService } from './locations.ts';
+import type { CachedLocation, LocationService } from './locations.ts';
 import type { SigningKeyService } from './signing-keys.ts';
 import type { ListResult, Page } from './pagination.ts';
 import { completionEvent, SUBMIT_JOB, submitJobMaxAttempts, toTransactionView, type TransactionView } from './transaction-view.ts';
@@ -72,7 +72,12 @@ interface AppendParams {
 interface Stored {
   row: TransactionRow;
   jobId: string | null;
+  /** False: the idempotency key was taken already and `row` is that earlier transaction. */
+  created: boolean;
 }
+
+/** What a batch answers for one of its items: stored (or replayed), or this item's own error. */
+type Outcome = Stored | { error: ApiError };
 
 export interface CreateHeaders {
   idempotencyKey?: string | undefined;
@@ -83,7 +88,7 @@ export interface CreateHeaders {
 export function createTransactionService(deps: TransactionDeps) {
   const { db, clock } = deps;
   /** Appends queue per chain and commit in batches (see GroupCommitter). */
-  const appends = new GroupCommitter<AppendParams, Stored>((chainKey, items) => db.transaction((tx) => appendBatch(tx, chainKey, items)));
+  const appends = new GroupCommitter<AppendParams, Outcome>((chainKey, take) => db.transaction((tx) => appendBatch(tx, chainKey, take())));
 
   /** The chain a record joins: its system's chain, or the side sequence of annulments outside the chain. */
   function chainKeyOf(p: Pick<AppendParams, 'system' | 'location' | 'draft' | 'kind'>): string {
@@ -93,7 +98,57 @@ export function createTransactionService(deps: TransactionDeps) {
     return p.kind === 'cancellation' && !p.system.capabilities.cancellationJoinsChain ? `${main}#annulments` : main;
   }
 
-  const append = (p: AppendParams): Promise<Stored> => appends.run(chainKeyOf(p), p);
+  const append = async (p: AppendParams): Promise<Stored> => {
+    const outcome = await appends.run(chainKeyOf(p), p);
+    if ('error' in outcome) throw outcome.error;
+    return outcome;
+  };
+
+  /**
+   * Idempotency for a whole batch in one statement: items whose key a stored transaction
+   * holds already are replays (the same request) or conflicts (another request), and a key
+   * twice in one batch is stored once. The unique index still settles races with other
+   * nodes: the batch fails and its items run again one by one (GroupCommitter).
+   */
+  async function sortOutReplays(tx: Queryable, all: readonly AppendParams[]): Promise<{ fresh: number[]; settle: (stored: Map<number, TransactionRow>) => (Outcome | undefined)[] }> {
+    const keyOf = (p: AppendParams) => `${p.auth.accountId}\u0000${p.auth.environment}\u0000${p.idempotencyKey}`;
+    const scopes = new Map<string, { accountId: string; environment: string; keys: string[] }>();
+    for (const p of all) {
+      const scope = `${p.auth.accountId}\u0000${p.auth.environment}`;
+      const entry = scopes.get(scope) ?? { accountId: p.auth.accountId, environment: p.auth.environment, keys: [] };
+      entry.keys.push(p.idempotencyKey);
+      scopes.set(scope, entry);
+    }
+    const existing = new Map<string, TransactionRow>();
+    for (const { accountId, environment, keys } of scopes.values()) {
+      for (const row of await transactionsRepo.findByIdempotencyKeys(tx, accountId, environment, keys)) {
+        existing.set(`${row.account_id}\u0000${row.environment}\u0000${row.idempotency_key}`, row);
+      }
+    }
+    const fresh: number[] = [];
+    const firstWith = new Map<string, number>();
+    const replays: { index: number; of: number | TransactionRow }[] = [];
+    for (const [index, p] of all.entries()) {
+      const key = keyOf(p);
+      const prior = existing.get(key) ?? firstWith.get(key);
+      if (prior !== undefined) {
+        replays.push({ index, of: prior });
+        continue;
+      }
+      firstWith.set(key, index);
+      fresh.push(index);
+    }
+    const answer = (p: AppendParams, row: TransactionRow): Outcome =>
+      row.request_hash === p.hash ? { row, jobId: null, created: false } : { error: conflict('idempotency key already used with a different request') };
+    return {
+      fresh,
+      settle: (stored) => {
+        const out: (Outcome | undefined)[] = new Array(all.length);
+        for (const r of replays) out[r.index] = answer(all[r.index]!, typeof r.of === 'number' ? stored.get(r.of)! : r.of);
+        return out;
+      },
+    };
+  }
 
   /**
    * The key the record is signed with (systems that sign with the issuer's certificate),
@@ -105,11 +160,12 @@ export function createTransactionService(deps: TransactionDeps) {
     return system.capabilities.signsWithCertificate ? deps.signingKeys.forRecord(location, environment, mode) : undefined;
   }
 
-  function usableLocation(auth: AuthContext, row: LocationRow | undefined): { system: FiscalSystem; location: LocationForFiscal } {
+  function usableLocation(auth: AuthContext, found: CachedLocation | undefined): { system: FiscalSystem; location: LocationForFiscal } {
+    const row = found?.row;
     if (!row || !row.system) throw badRequest('location not found');
     if (row.status !== 'active') throw badRequest('location is not active');
     if (!allowsCountry(auth.permissions, row.country)) throw forbidden(`API key is not allowed to act in country ${row.country}`);
-    return { system: getSystem(row.system), location: deps.locations.toFiscal(row) };
+    return { system: getSystem(row.system), location: found.fiscal };
   }
 
   function parseHeaders(auth: AuthContext, h: CreateHeaders) {
@@ -139,7 +195,10 @@ export function createTransactionService(deps: TransactionDeps) {
    * head is locked first, so appends to one chain are serial and the chain never forks;
    * each record is built on the one before it.
    */
-  async function appendBatch(tx: Queryable, chainKey: string, items: readonly AppendParams[]): Promise<Stored[]> {
+  async function appendBatch(tx: Queryable, chainKey: string, all: readonly AppendParams[]): Promise<Outcome[]> {
+    const replays = await sortOutReplays(tx, all);
+    const items = replays.fresh.map((i) => all[i]!);
+    if (items.length === 0) return replays.settle(new Map()) as Outcome[];
     const now = clock.now();
     const head = await fiscalRecordsRepo.lockChainHead(tx, chainKey, now);
     let previous = head.seq === 0
@@ -256,7 +315,11 @@ export function createTransactionService(deps: TransactionDeps) {
     }
     // Fiscalized at creation (FR, PT): the completion event commits with the record.
     await deps.events.publishMany(tx, rows.filter((r) => r.t.status === 'success').map((r) => completionEvent(r.t, now)), now);
-    return rows.map((r, i) => ({ row: r.t, jobId: jobOf.get(i) ?? null }));
+    // Stored items, then the replays of keys an item of this very batch took.
+    const stored = new Map(replays.fresh.map((original, i) => [original, rows[i]!.t]));
+    const settled = replays.settle(stored);
+    replays.fresh.forEach((original, i) => (settled[original] = { row: rows[i]!.t, jobId: jobOf.get(i) ?? null, created: true }));
+    return settled as Outcome[];
   }
 
   /** Waits up to the inline budget for the authority, then answers with whatever status was reached. */
@@ -290,34 +353,40 @@ export function createTransactionService(deps: TransactionDeps) {
     const { draft } = normalizeTransactionRequest(body, clock.now());
     const hash = crypto.createHash('sha256').update(stableStringify({ body, sandbox: h.sandbox ?? null })).digest('hex');
 
-    const found = await transactionsRepo.lookupForCreate(db, auth.accountId, auth.environment, h.key, draft.location_id);
-    if (found.existingId) {
-      const existing = await transactionsRepo.getById(db, found.existingId);
-      if (existing) return { transaction: toTransactionView(replay(existing, hash)), created: false };
+    let prepared: Pick<AppendParams, 'system' | 'location' | 'sandboxMode' | 'draft' | 'signingKey'>;
+    try {
+      const { system, location } = usableLocation(auth, (await deps.locations.forTransaction(auth.accountId, draft.location_id)));
+      const sandboxMode = auth.environment === 'test' && h.sandbox === undefined ? 'stub' : 'authority';
+      if (sandboxMode === 'authority' && !system.capabilities.authorityTransport) {
+        throw new ApiError(400, `the ${system.key} authority client is not available yet: use a test key without X-Svc-Sandbox (the sandbox stub)`);
+      }
+      const metadata = system.validateTransaction(draft, { location, environment: auth.environment, now: clock.now() });
+      prepared = { system, location, sandboxMode, draft: { ...draft, metadata }, signingKey: await signingKeyFor(system, location, auth.environment, sandboxMode) };
+    } catch (err) {
+      // A replay answers what the first request got, even if the location changed since
+      // (deactivated, rules tightened): look the key up before reporting the error.
+      if (err instanceof ApiError && headers.idempotencyKey !== undefined) {
+        const existing = await transactionsRepo.findByIdempotencyKey(db, auth.accountId, auth.environment, h.key);
+        if (existing) return { transaction: toTransactionView(replay(existing, hash)), created: false };
+      }
+      throw err;
     }
-    const { system, location } = usableLocation(auth, found.location);
-    const sandboxMode = auth.environment === 'test' && h.sandbox === undefined ? 'stub' : 'authority';
-    if (sandboxMode === 'authority' && !system.capabilities.authorityTransport) {
-      throw new ApiError(400, `the ${system.key} authority client is not available yet: use a test key without X-Svc-Sandbox (the sandbox stub)`);
-    }
-    const metadata = system.validateTransaction(draft, { location, environment: auth.environment, now: clock.now() });
-    const finalDraft: TransactionDraft = { ...draft, metadata };
-    const signingKey = await signingKeyFor(system, location, auth.environment, sandboxMode);
 
     let stored: Stored;
     try {
       stored = await append({
-        id: newId(), auth, system, location, draft: finalDraft, kind: 'record', type: draft.type,
-        idempotencyKey: h.key, hash, requestPayload: body, sandboxMode, signingKey,
+        id: newId(), auth, ...prepared, kind: 'record', type: draft.type, idempotencyKey: h.key, hash, requestPayload: body,
       });
     } catch (err) {
-      // A concurrent request with the same key committed first: the unique index waited for it.
+      // Another node committed the same key first: the unique index waited for it.
       if (isUniqueViolation(err, 'transactions_idempotency_key')) {
         const winner = await transactionsRepo.findByIdempotencyKey(db, auth.accountId, auth.environment, h.key);
         if (winner) return { transaction: toTransactionView(replay(winner, hash)), created: false };
       }
       throw err;
     }
+    if (!stored.created) return { transaction: toTransactionView(stored.row), created: false };
+    const system = prepared.system;
     const settled = await settleInline(stored.row, stored.jobId, system, h.inline);
     return { transaction: toTransactionView(settled), created: true };
   }
@@ -372,6 +441,7 @@ export function createTransactionService(deps: TransactionDeps) {
         idempotencyKey: `cancel:${original.id}`, hash: `cancel:${original.id}`, requestPayload: { reason: reason ?? null },
         sandboxMode: original.sandbox_mode ?? 'stub', original, originalRecord, signingKey,
       });
+      if (!stored.created) return { transaction: toTransactionView(stored.row), created: false };
       const settled = await settleInline(stored.row, stored.jobId, system, undefined);
       return { transaction: toTransactionView(settled), created: true };
     } catch (err) {

@@ -15,8 +15,31 @@ export interface Queryable {
   exec(sql: string): Promise<void>;
 }
 
+/** A LISTEN on one channel (see `Db.subscribe`). */
+export interface Subscription {
+  /**
+   * True while notifications are being received. False before the LISTEN is in place and
+   * after its connection was lost (until it is back): a cache must not trust itself then.
+   */
+  readonly live: boolean;
+  close(): void;
+}
+
+export interface NotificationListener {
+  /** One NOTIFY payload, delivered after the notifying transaction committed. */
+  message(payload: string): void;
+  /** Notifications may have been missed (the listening connection dropped): forget everything. */
+  reset(): void;
+}
+
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
+  /**
+   * Listens to NOTIFY on `channel` (PostgreSQL LISTEN/NOTIFY; with PGlite, the notifications
+   * of this process's own backend). Used to invalidate in-process caches when another
+   * node, or a trigger, changes a row.
+   */
+  subscribe(channel: string, listener: NotificationListener): Subscription;
   /** Runs `fn` in one database transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;

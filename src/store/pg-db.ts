@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import pg from 'pg';
 import { DbUnavailableError } from '../core/errors.ts';
 import type { Db, Queryable, QueryResult } from './db.ts';
+import { createPgListener } from './pg-listener.ts';
 
 /** Error codes meaning "the server is not reachable or not accepting work now". */
 const UNAVAILABLE_CODES = new Set([
@@ -58,6 +59,7 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
   });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
+  const listener = createPgListener(connectionString);
 
   const run = async <T>(q: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> => {
     try {
@@ -106,6 +108,10 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
         throw err;
       }
     },
-    close: () => pool.end(),
+    subscribe: (channel, l) => listener.subscribe(channel, l),
+    close: async () => {
+      await listener.close();
+      await pool.end();
+    },
   };
 }

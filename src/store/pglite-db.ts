@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
-import type { Db, Queryable, QueryResult } from './db.ts';
+import type { Db, Queryable, QueryResult, Subscription } from './db.ts';
 import { DurableNodeFS, durableStartParams } from './durable-nodefs.ts';
 
 /**
@@ -36,6 +36,31 @@ export async function openPgliteDb(dataDir?: string): Promise<Db> {
         };
         return fn(q);
       }),
+    subscribe(channel, listener): Subscription {
+      // PGlite delivers the NOTIFYs of its (only) backend once the notifying transaction
+      // committed; nothing can drop in between, so `reset` is never needed.
+      let live = false;
+      let closed = false;
+      let unlisten: (() => Promise<void>) | undefined;
+      pg.listen(channel, (payload) => listener.message(payload)).then(
+        (u) => {
+          if (closed) return void u().catch(() => {});
+          unlisten = u;
+          live = true;
+        },
+        () => {},
+      );
+      return {
+        get live() {
+          return live;
+        },
+        close() {
+          closed = true;
+          live = false;
+          unlisten?.().catch(() => {});
+        },
+      };
+    },
     close: () => pg.close(),
   };
 }

@@ -46,7 +46,9 @@ describe('authentication', () => {
 
   it('403 for a suspended or cancelled account, except on its status page', async () => {
     const { key, accountId } = await t.signup();
+    // Written behind the service's back: its caches hear of it through the change feed.
     await accountsRepo.setStatus(t.db, accountId, 'suspended', 'payment failed', new Date());
+    await t.rt.changes.sync();
     const blocked = await t.request({ method: 'GET', url: '/v1/locations', key });
     expect(blocked.statusCode).toBe(403);
     expect(blocked.json()).toEqual({ error: 'account is suspended' });
@@ -55,8 +57,10 @@ describe('authentication', () => {
     expect(st.json()).toMatchObject({ status: 'suspended', enforcement: { state: 'suspended', reason: 'payment failed' } });
 
     await accountsRepo.setStatus(t.db, accountId, 'cancelled', null, new Date());
+    await t.rt.changes.sync();
     expect((await t.request({ method: 'GET', url: '/v1/api-keys', key })).json()).toEqual({ error: 'account is cancelled' });
     await accountsRepo.setStatus(t.db, accountId, 'active', null, new Date());
+    await t.rt.changes.sync();
     expect((await t.request({ method: 'GET', url: '/v1/api-keys', key })).statusCode).toBe(200);
   });
 

@@ -116,6 +116,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     async close() {
       await app.close();
       await rt.worker.stop();
+      rt.changes.close();
       await limiter.close(); // the harness owns the limiter, passed in or not
       if (ownDb) await db.close();
     },

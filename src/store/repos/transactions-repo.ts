@@ -109,22 +109,15 @@ export const transactionsRepo = {
   },
 
   /**
-   * What a create needs to know before it writes, in one round trip: the location (this
-   * account's, not deleted) and the id of a transaction already holding the idempotency key.
+   * The transactions already holding some of these idempotency keys (one account and
+   * environment): a batch of creates checks all its keys in one statement. Usually empty.
    */
-  async lookupForCreate(
-    q: Queryable, accountId: string, environment: string, key: string, locationId: string,
-  ): Promise<{ location: LocationRow | undefined; existingId: string | null }> {
-    const res = await q.query<LocationRow & { existing_id: string | null; loc_id: string | null }>(
-      `SELECT l.*, l.id AS loc_id, t.id AS existing_id
-       FROM (SELECT 1) AS one
-       LEFT JOIN locations l ON l.account_id = $1 AND l.id = $4::uuid AND l.deleted_at IS NULL
-       LEFT JOIN transactions t ON t.account_id = $1 AND t.environment = $2 AND t.idempotency_key = $3`,
-      [accountId, environment, key, isUuid(locationId) ? locationId : null],
+  async findByIdempotencyKeys(q: Queryable, accountId: string, environment: string, keys: readonly string[]): Promise<TransactionRow[]> {
+    const res = await q.query<TransactionRow>(
+      'SELECT * FROM transactions WHERE account_id = $1 AND environment = $2 AND idempotency_key = ANY($3::text[])',
+      [accountId, environment, keys],
     );
-    const row = res.rows[0]!;
-    const { existing_id, loc_id, ...location } = row;
-    return { location: loc_id ? (location as LocationRow) : undefined, existingId: existing_id };
+    return res.rows.map((r) => fix(r)!);
   },
 
   /**

@@ -1,0 +1,107 @@
+import pg from 'pg';
+import type { NotificationListener, Subscription } from './db.ts';
+
+/** Pause before the listening connection is opened again after it dropped. */
+const RECONNECT_MS = 1_000;
+
+/**
+ * LISTEN/NOTIFY for the PostgreSQL adapter: one dedicated connection per Db (not a pool
+ * client: a pooled connection is shared, and LISTEN belongs to a session), listening on
+ * every channel somebody subscribed to.
+ *
+ * When the connection drops, notifications sent meanwhile are lost for good: every
+ * listener is told to `reset` (forget what it cached) and subscriptions report
+ * `live = false` until the connection is back and listening again, so caches bypass
+ * themselves rather than serve rows they can no longer hear about.
+ */
+export function createPgListener(connectionString: string) {
+  const channels = new Map<string, Set<NotificationListener>>();
+  let client: pg.Client | null = null;
+  let connecting: Promise<void> | null = null;
+  let live = false;
+  let closed = false;
+  let retry: NodeJS.Timeout | undefined;
+
+  const quote = (channel: string) => `"${channel.replaceAll('"', '""')}"`;
+
+  function lost(): void {
+    const wasLive = live;
+    live = false;
+    client = null;
+    if (wasLive) for (const set of channels.values()) for (const l of set) l.reset();
+    if (!closed && channels.size > 0 && !retry) {
+      retry = setTimeout(() => {
+        retry = undefined;
+        void connect();
+      }, RECONNECT_MS);
+      retry.unref();
+    }
+  }
+
+  async function connect(): Promise<void> {
+    if (closed || client || connecting) return connecting ?? undefined;
+    connecting = (async () => {
+      const c = new pg.Client({ connectionString });
+      c.on('error', () => {
+        if (client === c) lost();
+      });
+      c.on('end', () => {
+        if (client === c) lost();
+      });
+      c.on('notification', (n) => {
+        const set = channels.get(n.channel);
+        if (set && n.payload !== undefined) for (const l of set) l.message(n.payload);
+      });
+      try {
+        await c.connect();
+        for (const channel of channels.keys()) await c.query(`LISTEN ${quote(channel)}`);
+        if (closed) {
+          await c.end();
+          return;
+        }
+        client = c;
+        live = true;
+      } catch {
+        c.end().catch(() => {});
+        lost();
+      }
+    })().finally(() => {
+      connecting = null;
+    });
+    return connecting;
+  }
+
+  return {
+    subscribe(channel: string, listener: NotificationListener): Subscription {
+      let set = channels.get(channel);
+      const fresh = !set;
+      if (!set) channels.set(channel, (set = new Set()));
+      set.add(listener);
+      // A channel added while connected: LISTEN on it too (not live for it until then).
+      let ready = !fresh;
+      if (client && fresh) {
+        client.query(`LISTEN ${quote(channel)}`).then(() => (ready = true), () => {});
+      } else {
+        ready = true;
+        void connect();
+      }
+      return {
+        get live() {
+          return live && ready;
+        },
+        close() {
+          set.delete(listener);
+        },
+      };
+    },
+    async close(): Promise<void> {
+      closed = true;
+      clearTimeout(retry);
+      await connecting;
+      const c = client;
+      client = null;
+      live = false;
+      await c?.end().catch(() => {});
+    },
+  };
+}
