@@ -53,6 +53,10 @@ export class GroupCommitter<I, R> {
     const queue = this.queues.get(key)!;
     // The queue stays registered while a batch runs, so arrivals join it for the next batch.
     while (queue.length > 0) {
+      // One turn of the event loop first: requests whose bytes already arrived get parsed
+      // and join this batch. The embedded store runs a whole transaction without reading
+      // the network (its queries are microtasks), so without this every batch held one item.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       let batch: Entry[] | undefined;
       const take = () => {
         batch ??= queue.splice(0, this.maxBatch);
