@@ -12,10 +12,12 @@ describe('GroupCommitter', () => {
       await tick();
       return items.map((i) => `r${i}`);
     });
-    const results = await Promise.all([1, 2, 3, 4, 5].map((i) => g.run('chain', i)));
-    expect(results).toEqual(['r1', 'r2', 'r3', 'r4', 'r5']);
-    // The first arrives alone; the four that queued meanwhile share the next transaction.
-    expect(batches).toEqual([[1], [2, 3, 4, 5]]);
+    const first = [1, 2].map((i) => g.run('chain', i));
+    await new Promise((r) => setTimeout(r, 1)); // the first batch is running
+    const later = [3, 4, 5].map((i) => g.run('chain', i));
+    expect(await Promise.all([...first, ...later])).toEqual(['r1', 'r2', 'r3', 'r4', 'r5']);
+    // Arrivals of one turn share a batch; those that queued while it ran share the next.
+    expect(batches).toEqual([[1, 2], [3, 4, 5]]);
     expect(g.size).toBe(0);
   });
 
@@ -64,7 +66,7 @@ describe('GroupCommitter', () => {
     });
     const settled = await Promise.allSettled([1, 2, 3, 4].map((i) => g.run('k', i)));
     expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message))).toEqual([10, 20, 'bad 3', 40]);
-    expect(calls).toEqual([[1], [2, 3, 4], [2], [3], [4]]);
+    expect(calls).toEqual([[1, 2, 3, 4], [1], [2], [3], [4]]);
   });
 
   it('takes its batch only once the transaction has begun: arrivals meanwhile join it', async () => {

@@ -87,6 +87,25 @@ export interface FiscalSystem {
    */
   submit(record: StoredRecord, ctx: SubmitContext): Promise<AuthorityOutcome>;
 
+  /**
+   * Optional: sends several stored records of ONE chain in one request, in the order given
+   * (chain order), when the authority takes them together (VERI*FACTU: up to 1,000
+   * `RegistroFactura` per `RegFactuSistemaFacturacion`, SuministroLR.xsd maxOccurs 1000,
+   * FORMATS.md §2.5). Without it a busy issuer sends one record per flow-control wait
+   * (`TiempoEsperaEnvio`, 60 s as AEAT usually answers). The core calls it only with
+   * records of one ordered queue (one chain, so one issuer: one request header fits all),
+   * of one environment and sandbox mode, never more than `maxRecordsPerRequest`; `ctx` is
+   * the first record's (its location's certificate authenticates the request).
+   *
+   * The answer is either one outcome per record, in the order given (each matched to its
+   * record by the authority's own identifier, never by position), or one outcome for the
+   * request as a whole when the authority decided nothing per record (flow control, a
+   * rate limit, a SOAP Fault): see `BatchOutcome`. A transport fault of the request (no
+   * answer at all) throws `TransportError`, as `submit` does. In `stub` mode the
+   * deterministic sandbox answers each record as `submit` would.
+   */
+  submitMany?(records: StoredRecord[], ctx: SubmitContext): Promise<BatchOutcome>;
+
   /** Authority error codes: English text, category, retriable. */
   codes: Readonly<Record<string, AuthorityCode>>;
 }
@@ -137,6 +156,11 @@ export interface Capabilities {
    * sandbox certificate.
    */
   signsWithCertificate?: boolean | undefined;
+  /**
+   * The most records one `submitMany` request may carry (VERI*FACTU: 1,000, the
+   * `RegistroFactura maxOccurs` of SuministroLR.xsd). Unset or 1: one record per request.
+   */
+  maxRecordsPerRequest?: number | undefined;
 }
 
 /**
@@ -360,6 +384,23 @@ export type AuthorityOutcome =
   | { kind: 'duplicate'; fiscalId?: string | undefined; upstreamId?: string | undefined; response: Record<string, unknown> }
   /** Sent; the outcome arrives later as a notification (Italy SDI). */
   | { kind: 'sent'; reference: string; response: Record<string, unknown> };
+
+/**
+ * The answer to a `submitMany` request.
+ * - `records`: the authority answered for every record: `outcomes[i]` is the outcome of
+ *   `records[i]`, exactly what `submit` would have returned for it alone (a record the
+ *   answer says nothing about is a failure of its own, never another record's answer).
+ * - `request`: the authority answered for the request as a whole and decided nothing for
+ *   any record: flow control (`retry_later` with `flowControl`: nothing was sent), a rate
+ *   limit (HTTP 429), a SOAP Fault (the whole message refused, e.g. AEAT 4102), a refused
+ *   client certificate. `outcome` is what the FIRST record gets, as if sent alone; the
+ *   others were not judged and go back to wait their turn. A single shape for "whole
+ *   request" rather than the same outcome copied per record: the core must not count an
+ *   attempt, or a rejection, against records the authority never looked at.
+ */
+export type BatchOutcome =
+  | { kind: 'records'; outcomes: AuthorityOutcome[] }
+  | { kind: 'request'; outcome: Extract<AuthorityOutcome, { kind: 'retry_later' | 'rejected' }> };
 
 export interface AuthorityCode {
   message: string;
