@@ -35,6 +35,8 @@ export interface JobRow {
   updated_at: Date;
   /** The ordered queue the job belongs to, if any. */
   queue_key: string | null;
+  /** Its place in that queue (the record's chain sequence). */
+  queue_seq: number | null;
 }
 
 export interface EnqueueInput {
@@ -64,7 +66,24 @@ export interface ClaimOptions {
   limit: number;
 }
 
-const RETURNING = 'id, kind, account_id, transaction_id, payload, status, attempt, max_attempts, run_at, locked_by, locked_until, last_error, created_at, updated_at, queue_key';
+const RETURNING = 'id, kind, account_id, transaction_id, payload, status, attempt, max_attempts, run_at, locked_by, locked_until, last_error, created_at, updated_at, queue_key, queue_seq::float8 AS queue_seq';
+
+/**
+ * The claimable clause of a job `j`: due pending/failed, or processing with an expired
+ * lease (its worker died). For a job of an ordered queue an expired lease is claimable only
+ * when no earlier job of its queue is still active: the jobs a dead worker had adopted into
+ * a batch (`adoptFollowers`) expire together with their head, and must be taken over by
+ * whoever takes the head (it adopts them again), never run on their own beside it or
+ * before it.
+ */
+const CLAIMABLE = `((j.status IN ('pending', 'failed') AND j.run_at <= $NOW)
+   OR (j.status = 'processing' AND j.locked_until < $NOW
+       AND (j.queue_key IS NULL OR NOT EXISTS (
+         SELECT 1 FROM jobs e WHERE e.queue_key = j.queue_key AND e.queue_seq < j.queue_seq
+           AND e.status IN ('pending', 'failed', 'processing')))))`;
+
+/** Statuses of an ordered queue's jobs that hold the queue (a job that will run, or runs). */
+const ACTIVE = `('pending', 'failed', 'processing')`;
 
 export const jobsRepo = {
   async enqueue(q: Queryable, input: EnqueueInput, now: Date): Promise<JobRow> {
@@ -120,10 +139,10 @@ export const jobsRepo = {
     const res = await q.query<JobRow>(
       `UPDATE jobs SET status = 'processing', attempt = attempt + 1, locked_by = $2, locked_until = $3::timestamptz, updated_at = $4
        WHERE id IN (
-         SELECT id FROM jobs
-         WHERE kind = ANY($1::text[])
-           AND ((status IN ('pending', 'failed') AND run_at <= $4) OR (status = 'processing' AND locked_until < $4))
-         ORDER BY run_at, id
+         SELECT j.id FROM jobs j
+         WHERE j.kind = ANY($1::text[])
+           AND ${CLAIMABLE.replaceAll('$NOW', '$4')}
+         ORDER BY j.run_at, j.id
          LIMIT $5
          FOR UPDATE SKIP LOCKED)
        RETURNING ${RETURNING}`,
@@ -137,8 +156,8 @@ export const jobsRepo = {
     const res = await q.query<JobRow>(
       `UPDATE jobs SET status = 'processing', attempt = attempt + 1, locked_by = $2, locked_until = $3::timestamptz, updated_at = $4
        WHERE id = (
-         SELECT id FROM jobs WHERE id = $1
-           AND ((status IN ('pending', 'failed') AND run_at <= $4) OR (status = 'processing' AND locked_until < $4))
+         SELECT j.id FROM jobs j WHERE j.id = $1
+           AND ${CLAIMABLE.replaceAll('$NOW', '$4')}
          FOR UPDATE SKIP LOCKED)
        RETURNING ${RETURNING}`,
       [id, workerId, new Date(now.getTime() + leaseMs), now],
@@ -156,7 +175,12 @@ export const jobsRepo = {
   },
 
   /**
-   * A job of an ordered queue finished (completed or dead): its successor becomes runnable.
+   * A job of an ordered queue finished (completed or dead): its successor becomes runnable,
+   * unless another job of the queue is still active (pending, failed or processing). After
+   * a batch (`adoptFollowers`) a record that failed retriably is `failed` while later ones
+   * of its batch went back to `waiting`: it must be retried before any of them starts, and
+   * its own completion (or death) promotes them then. So a queue has at most one active
+   * job outside a batch, and every path that ends an active job calls this.
    * The queue's chain head row is locked first, the lock appends hold while they decide
    * whether their jobs wait: a job enqueued concurrently is either seen here or sees this
    * job finished, never neither (it would wait forever).
@@ -165,9 +189,56 @@ export const jobsRepo = {
     await q.query('SELECT 1 FROM chain_heads WHERE chain_key = $1 FOR UPDATE', [queueKey]);
     await q.query(
       `UPDATE jobs SET status = 'pending', run_at = $2, updated_at = $2
-       WHERE id = (SELECT id FROM jobs WHERE queue_key = $1 AND status = 'waiting' ORDER BY queue_seq LIMIT 1)`,
+       WHERE id = (SELECT id FROM jobs WHERE queue_key = $1 AND status = 'waiting' ORDER BY queue_seq LIMIT 1)
+         AND NOT EXISTS (SELECT 1 FROM jobs WHERE queue_key = $1 AND status IN ${ACTIVE})`,
       [queueKey, now],
     );
+  },
+
+  /**
+   * A batch: the job `head` (claimed, of an ordered queue) takes along the jobs that follow
+   * it in its queue, so one request carries their records (`FiscalSystem.submitMany`). In
+   * one statement it takes, in `queue_seq` order, the consecutive unfinished jobs after the
+   * head that are `waiting`, or `processing` with an expired lease (a dead worker's batch,
+   * see `CLAIMABLE`), whose transactions have the head's environment and sandbox mode, at
+   * most `limit`; it stops at the first that does not qualify or is locked by someone else
+   * (FOR UPDATE SKIP LOCKED), so the batch never has a gap in the chain. The adopted jobs
+   * become `processing` under the head's lease (same worker, same `locked_until`), and the
+   * adoption counts as an attempt, as a claim does; `finish` with `uncount` gives it back
+   * when their records were not judged. Nothing is adopted once the head's lease is lost.
+   * Jobs already finished (a record AEAT accepted in an earlier batch while an earlier one
+   * waits for its retry) are not in the way: they are not in the queue any more.
+   */
+  async adoptFollowers(
+    q: Queryable,
+    head: Pick<JobRow, 'id' | 'kind' | 'queue_key' | 'queue_seq' | 'locked_by' | 'locked_until'>,
+    o: { environment: string; sandboxMode: string; limit: number; now: Date },
+  ): Promise<JobRow[]> {
+    if (!head.queue_key || head.queue_seq === null || !head.locked_by || !head.locked_until || o.limit < 1) return [];
+    const res = await q.query<JobRow>(
+      `WITH cand AS (
+         SELECT j.id, j.queue_seq,
+                (j.kind = $3 AND (j.status = 'waiting' OR (j.status = 'processing' AND j.locked_until < $7))
+                 AND t.environment = $4 AND COALESCE(t.sandbox_mode, 'stub') = $5) AS adoptable
+         FROM jobs j LEFT JOIN transactions t ON t.id = j.transaction_id
+         WHERE j.queue_key = $1 AND j.queue_seq > $2 AND j.status IN ('waiting', ${ACTIVE.slice(1, -1)})
+           AND EXISTS (SELECT 1 FROM jobs h WHERE h.id = $8 AND h.status = 'processing' AND h.locked_by = $9)
+         ORDER BY j.queue_seq
+         LIMIT $6),
+       locked AS (
+         SELECT l.id FROM jobs l
+         WHERE l.id IN (SELECT id FROM cand WHERE adoptable)
+           AND (l.status = 'waiting' OR (l.status = 'processing' AND l.locked_until < $7))
+         FOR UPDATE SKIP LOCKED),
+       stop AS (
+         SELECT min(queue_seq) AS seq FROM cand WHERE NOT adoptable OR id NOT IN (SELECT id FROM locked))
+       UPDATE jobs SET status = 'processing', attempt = attempt + 1, locked_by = $9, locked_until = $10, updated_at = $7
+       WHERE id IN (SELECT id FROM locked)
+         AND ((SELECT seq FROM stop) IS NULL OR queue_seq < (SELECT seq FROM stop))
+       RETURNING ${RETURNING}`,
+      [head.queue_key, head.queue_seq, head.kind, o.environment, o.sandboxMode, o.limit, o.now, head.id, head.locked_by, head.locked_until],
+    );
+    return res.rows.sort((a, b) => (a.queue_seq ?? 0) - (b.queue_seq ?? 0));
   },
 
   /**
@@ -178,10 +249,12 @@ export const jobsRepo = {
     q: Queryable,
     id: string,
     workerId: string,
-    next: { status: 'completed' | 'failed' | 'dead' | 'pending'; runAt?: Date; error?: string | null; uncount?: boolean },
+    next: { status: 'completed' | 'failed' | 'dead' | 'pending' | 'waiting'; runAt?: Date; error?: string | null; uncount?: boolean },
     now: Date,
   ): Promise<boolean> {
-    // `uncount`: the attempt did not happen (flow control), so it does not use up one of the job's attempts.
+    // `uncount`: the attempt did not happen (flow control; a batch that was not judged), so
+    // it does not use up one of the job's attempts. `waiting`: an adopted job handed back to
+    // its queue, promoted in order again.
     const res = await q.query(
       `UPDATE jobs SET status = $3, run_at = COALESCE($4, run_at), last_error = COALESCE($5, last_error),
               locked_by = NULL, locked_until = NULL, updated_at = $6, attempt = attempt - $7

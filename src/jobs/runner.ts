@@ -10,12 +10,29 @@ import { jobsRepo, type JobRow } from './queue.ts';
  * transaction that records the job's new state, so the effect of an attempt (a status
  * change, an event) and the job's bookkeeping land together or not at all.
  */
-export type AttemptResult =
+export type AttemptOutcome =
   | { outcome: 'completed'; commit?: (tx: Queryable) => Promise<void> }
   | { outcome: 'retry'; error: string; runAt: Date; commit?: (tx: Queryable) => Promise<void> }
   /** Not attempted after all (flow control): back to pending at `runAt`, the attempt not counted. */
   | { outcome: 'defer'; runAt: Date; commit?: (tx: Queryable) => Promise<void> }
   | { outcome: 'dead'; error: string; commit?: (tx: Queryable) => Promise<void> };
+
+/**
+ * What became of a job the handler adopted (jobs/queue.ts `adoptFollowers`): an outcome
+ * of its own, or `release`: not judged (the request failed as a whole, or an earlier
+ * record of the batch waits for its retry), back to `waiting` in its queue with the
+ * attempt not counted.
+ */
+export type FollowerOutcome =
+  | Exclude<AttemptOutcome, { outcome: 'defer' }>
+  | { outcome: 'release'; commit?: (tx: Queryable) => Promise<void> };
+
+/**
+ * `followers`: the jobs the handler took along with `job` (a batch); each is finished with
+ * its own outcome in the same database transaction as the head's, each under the lease
+ * check: if any of them was taken over, the whole attempt rolls back.
+ */
+export type AttemptResult = AttemptOutcome & { followers?: { job: JobRow; result: FollowerOutcome }[] };
 
 export type JobHandler = (job: JobRow) => Promise<AttemptResult>;
 
@@ -31,6 +48,17 @@ export interface WorkerOptions {
   /** Pause between rounds when there was nothing to do (real time, not the app clock). */
   idleMs?: number;
   workerId?: string;
+}
+
+/** The job row's next state for an outcome. */
+function nextState(r: AttemptOutcome | FollowerOutcome): Parameters<typeof jobsRepo.finish>[3] {
+  switch (r.outcome) {
+    case 'completed': return { status: 'completed' };
+    case 'dead': return { status: 'dead', error: r.error };
+    case 'defer': return { status: 'pending', runAt: r.runAt, uncount: true };
+    case 'release': return { status: 'waiting', uncount: true };
+    case 'retry': return { status: 'failed', error: r.error, runAt: r.runAt };
+  }
 }
 
 /** Thrown inside the commit transaction when the lease was lost: roll back the attempt's effects. */
@@ -63,21 +91,26 @@ export function createWorker(opts: WorkerOptions) {
       result = { outcome: 'retry', error: `internal error: ${(err as Error).message}`, runAt: new Date(clock.now().getTime() + 60_000) };
     }
     const now = clock.now();
+    const followers = result.followers ?? [];
     try {
       await db.transaction(async (tx) => {
-        const next =
-          result.outcome === 'completed' ? { status: 'completed' as const }
-          : result.outcome === 'dead' ? { status: 'dead' as const, error: result.error }
-          : result.outcome === 'defer' ? { status: 'pending' as const, runAt: result.runAt, uncount: true }
-          : { status: 'failed' as const, error: result.error, runAt: result.runAt };
+        const next = nextState(result);
         if (!(await jobsRepo.finish(tx, job.id, workerId, next, now))) throw new LeaseLost();
+        let finished = next.status === 'completed' || next.status === 'dead';
+        for (const f of followers) {
+          const n = nextState(f.result);
+          if (!(await jobsRepo.finish(tx, f.job.id, workerId, n, now))) throw new LeaseLost();
+          finished ||= n.status === 'completed' || n.status === 'dead';
+        }
         await result.commit?.(tx);
-        // The next job of an ordered queue (a chain's next record) may go now.
-        if (job.queue_key && (next.status === 'completed' || next.status === 'dead')) await jobsRepo.promoteNext(tx, job.queue_key, now);
+        for (const f of followers) await f.result.commit?.(tx);
+        // The next job of an ordered queue (a chain's next record) may go now, unless one
+        // of the batch holds the queue (promoteNext checks).
+        if (job.queue_key && finished) await jobsRepo.promoteNext(tx, job.queue_key, now);
       });
     } catch (err) {
       if (err instanceof LeaseLost) {
-        log.warn({ jobId: job.id }, 'job lease lost: another worker took it over; this attempt is discarded');
+        log.warn({ jobId: job.id, followers: followers.length }, 'job lease lost: another worker took it over; this attempt is discarded');
         return;
       }
       throw err;

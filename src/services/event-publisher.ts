@@ -118,6 +118,21 @@ export function createEventPublisher(deps: Pick<Deps, 'log'>, opts: { onEnqueued
     return { eventId, deliveryIds };
   }
 
+  function prepareMany(events: readonly EventInput[], now: Date) {
+    events.forEach(checkType);
+    const rows = events.map((e) => ({ id: newId(), account_id: e.accountId, type: e.type, data: e.data, created_at: now }));
+    return {
+      batch: { rows, types: [...new Set(events.flatMap((e) => namesOf(e.type)))] },
+      async deliver(tx: Queryable, matched: readonly WebhookRow[]) {
+        for (const [i, e] of events.entries()) {
+          const names = namesOf(e.type);
+          const subs = matched.filter((s) => s.account_id === e.accountId && names.some((n) => s.events.includes(n)));
+          if (subs.length) await deliverTo(tx, rows[i]!.id, e, subs, now);
+        }
+      },
+    };
+  }
+
   return {
     publishEvent,
     async publish(tx, event, now) {
@@ -125,18 +140,10 @@ export function createEventPublisher(deps: Pick<Deps, 'log'>, opts: { onEnqueued
     },
     /** Several events of one batch: one insert and one subscription lookup for all of them. */
     async publishMany(tx, events, now) {
-      if (events.length <= 1) {
-        for (const e of events) await publishEvent(tx, e, now);
-        return;
-      }
-      events.forEach(checkType);
-      const rows = events.map((e) => ({ id: newId(), account_id: e.accountId, type: e.type, data: e.data, created_at: now }));
-      const matched = await eventsRepo.insertManyAndMatch(tx, rows, [...new Set(events.flatMap((e) => namesOf(e.type)))]);
-      for (const [i, e] of events.entries()) {
-        const names = namesOf(e.type);
-        const subs = matched.filter((s) => s.account_id === e.accountId && names.some((n) => s.events.includes(n)));
-        if (subs.length) await deliverTo(tx, rows[i]!.id, e, subs, now);
-      }
+      if (events.length === 0) return;
+      const { batch, deliver } = prepareMany(events, now);
+      await deliver(tx, await eventsRepo.insertManyAndMatch(tx, batch.rows, batch.types));
     },
+    prepareMany,
   };
 }

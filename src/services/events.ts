@@ -1,4 +1,5 @@
 import type { Queryable } from '../store/db.ts';
+import type { EventBatch, WebhookRow } from '../store/repos/webhooks-repo.ts';
 
 /**
  * Events: facts the service announces to an account's webhook subscriptions.
@@ -37,4 +38,11 @@ export interface EventPublisher {
   publish(tx: Queryable, event: EventInput, now: Date): Promise<void>;
   /** Several events in one go (a batch of creates), each delivered as `publish` would. */
   publishMany(tx: Queryable, events: readonly EventInput[], now: Date): Promise<void>;
+  /**
+   * `publishMany` in two steps, for a caller that writes the events within a statement of
+   * its own (the create's batch statement saves a round trip): `batch` is what to insert
+   * and match (store/repos/webhooks-repo.ts `eventsInsertAndMatch`), `deliver` then writes
+   * the deliveries for the subscriptions that statement matched. Same transaction.
+   */
+  prepareMany(events: readonly EventInput[], now: Date): { batch: EventBatch; deliver(tx: Queryable, matched: readonly WebhookRow[]): Promise<void> };
 }

@@ -105,31 +105,20 @@ export function createTransactionService(deps: TransactionDeps) {
   };
 
   /**
-   * Idempotency for a whole batch in one statement: items whose key a stored transaction
-   * holds already are replays (the same request) or conflicts (another request), and a key
-   * twice in one batch is stored once. The unique index still settles races with other
-   * nodes: the batch fails and its items run again one by one (GroupCommitter).
+   * Idempotency for a whole batch: items whose key a stored transaction holds already
+   * (`existing`, found with the chain head lock) are replays (the same request) or
+   * conflicts (another request), and a key twice in one batch is stored once. The unique
+   * index still settles races with other nodes: the batch fails and its items run again
+   * one by one (GroupCommitter).
    */
-  async function sortOutReplays(tx: Queryable, all: readonly AppendParams[]): Promise<{ fresh: number[]; settle: (stored: Map<number, TransactionRow>) => (Outcome | undefined)[] }> {
-    const keyOf = (p: AppendParams) => `${p.auth.accountId}\u0000${p.auth.environment}\u0000${p.idempotencyKey}`;
-    const scopes = new Map<string, { accountId: string; environment: string; keys: string[] }>();
-    for (const p of all) {
-      const scope = `${p.auth.accountId}\u0000${p.auth.environment}`;
-      const entry = scopes.get(scope) ?? { accountId: p.auth.accountId, environment: p.auth.environment, keys: [] };
-      entry.keys.push(p.idempotencyKey);
-      scopes.set(scope, entry);
-    }
-    const existing = new Map<string, TransactionRow>();
-    for (const { accountId, environment, keys } of scopes.values()) {
-      for (const row of await transactionsRepo.findByIdempotencyKeys(tx, accountId, environment, keys)) {
-        existing.set(`${row.account_id}\u0000${row.environment}\u0000${row.idempotency_key}`, row);
-      }
-    }
+  function sortOutReplays(all: readonly AppendParams[], existingRows: readonly TransactionRow[]): { fresh: number[]; settle: (stored: Map<number, TransactionRow>) => (Outcome | undefined)[] } {
+    const keyOf = (p: { accountId: string; environment: string; key: string }) => `${p.accountId}\u0000${p.environment}\u0000${p.key}`;
+    const existing = new Map(existingRows.map((row) => [keyOf({ accountId: row.account_id, environment: row.environment, key: row.idempotency_key }), row]));
     const fresh: number[] = [];
     const firstWith = new Map<string, number>();
     const replays: { index: number; of: number | TransactionRow }[] = [];
     for (const [index, p] of all.entries()) {
-      const key = keyOf(p);
+      const key = keyOf({ accountId: p.auth.accountId, environment: p.auth.environment, key: p.idempotencyKey });
       const prior = existing.get(key) ?? firstWith.get(key);
       if (prior !== undefined) {
         replays.push({ index, of: prior });
@@ -196,11 +185,11 @@ export function createTransactionService(deps: TransactionDeps) {
    * each record is built on the one before it.
    */
   async function appendBatch(tx: Queryable, chainKey: string, all: readonly AppendParams[]): Promise<Outcome[]> {
-    const replays = await sortOutReplays(tx, all);
+    const now = clock.now();
+    const head = await fiscalRecordsRepo.lockChainHead(tx, chainKey, now, all.map((p) => ({ accountId: p.auth.accountId, environment: p.auth.environment, key: p.idempotencyKey })));
+    const replays = sortOutReplays(all, head.existing.length > 0 ? await transactionsRepo.getByIds(tx, head.existing) : []);
     const items = replays.fresh.map((i) => all[i]!);
     if (items.length === 0) return replays.settle(new Map()) as Outcome[];
-    const now = clock.now();
-    const head = await fiscalRecordsRepo.lockChainHead(tx, chainKey, now);
     let previous = head.seq === 0
       ? null
       : { fingerprint: head.last_fingerprint, fiscalId: head.last_fiscal_id, issuedAt: (head.last_issued_at ?? now).toISOString(), linkData: head.last_link };
@@ -296,7 +285,13 @@ export function createTransactionService(deps: TransactionDeps) {
       last = { fingerprint: record.fingerprint, fiscalId: record.fiscalId, link: record.linkData ?? null };
       previous = { fingerprint: record.fingerprint, fiscalId: record.fiscalId, issuedAt: now.toISOString(), linkData: record.linkData ?? null };
     }
-    await transactionsRepo.insertManyWithRecords(tx, rows, { chainKey, seq, fingerprint: last.fingerprint, fiscalId: last.fiscalId, issuedAt: now, link: last.link });
+    // Fiscalized at creation (FR, PT): the completion event commits with the record, written
+    // by the same statement.
+    const events = deps.events.prepareMany(rows.filter((r) => r.t.status === 'success').map((r) => completionEvent(r.t, now)), now);
+    const matched = await transactionsRepo.insertManyWithRecords(
+      tx, rows, { chainKey, seq, fingerprint: last.fingerprint, fiscalId: last.fiscalId, issuedAt: now, link: last.link }, events.batch,
+    );
+    await events.deliver(tx, matched);
     // Ordered queues: the batch's first job waits if an earlier job of the chain is still
     // unfinished; the others wait for the batch's first (we hold the chain head lock).
     const ordered = jobs.filter((j) => j.input.queueKey);
@@ -313,8 +308,6 @@ export function createTransactionService(deps: TransactionDeps) {
       // Locally signed records (FR, PT) are final at creation, and so is their annulment.
       if (rows[i]!.t.status === 'success') await transactionsRepo.update(tx, p.original.id, { status: 'cancelled' }, now, CANCELLABLE);
     }
-    // Fiscalized at creation (FR, PT): the completion event commits with the record.
-    await deps.events.publishMany(tx, rows.filter((r) => r.t.status === 'success').map((r) => completionEvent(r.t, now)), now);
     // Stored items, then the replays of keys an item of this very batch took.
     const stored = new Map(replays.fresh.map((original, i) => [original, rows[i]!.t]));
     const settled = replays.settle(stored);

@@ -1,21 +1,22 @@
 /**
- * The VERI*FACTU protocol client (`submit` in `authority` mode): one stored record, in a
- * RegFactuSistemaFacturacion request (soap.ts), POSTed over mutual TLS to AEAT's
- * `VerifactuSOAP` endpoint (SistemaFacturacion.wsdl; FORMATS.md §2.7), the answer read
- * by response.ts.
+ * The VERI*FACTU protocol client (`submit` / `submitMany` in `authority` mode): stored
+ * records of one issuer (1 to 1,000) in one RegFactuSistemaFacturacion request (soap.ts),
+ * POSTed over mutual TLS to AEAT's `VerifactuSOAP` endpoint (SistemaFacturacion.wsdl;
+ * FORMATS.md §2.7), the answer read by response.ts, each record's line matched by its
+ * invoice id.
  *
  * Flow control (FORMATS.md §2.5, RespuestaSuministro.xsd `TiempoEsperaEnvio`): after each
  * answer AEAT says how many seconds to wait before the next submission. The client keeps
  * that per issuer NIF (and environment) in this process and, until it has elapsed, does
  * not send: it answers `retry_later` with the time left, so the queue comes back then.
  */
-import { TransportError, type AuthorityCode, type AuthorityOutcome, type StoredRecord, type SubmitContext } from '../types.ts';
+import { TransportError, type AuthorityCode, type AuthorityOutcome, type BatchOutcome, type StoredRecord, type SubmitContext } from '../types.ts';
 import { authorityPost } from '../shared/authority-http.ts';
 import { MISSING_TAX_ID } from '../shared/placeholder.ts';
 import { issuerName } from './build.ts';
 import { VERIFACTU_CODES } from './codes.ts';
-import { answerToOutcome, parseVerifactuAnswer } from './response.ts';
-import { submissionEnvelope } from './soap.ts';
+import { answerOutcomes, faultToOutcome, parseVerifactuAnswer, recordKeyOf } from './response.ts';
+import { MAX_RECORDS_PER_REQUEST, submissionEnvelope } from './soap.ts';
 
 /** SistemaFacturacion.wsdl, service sfVerifactu: ports SistemaVerifactu / SistemaVerifactuPruebas. */
 export const VERIFACTU_ENDPOINTS = {
@@ -32,6 +33,13 @@ export function verifactuEndpoint(ctx: Pick<SubmitContext, 'environment' | 'auth
 
 export interface VerifactuClient {
   submit(record: StoredRecord, ctx: SubmitContext): Promise<AuthorityOutcome>;
+  /**
+   * Several records of one issuer's chain in one `RegFactuSistemaFacturacion` (one
+   * `Cabecera`, up to 1,000 `RegistroFactura`, in the order given). Flow control, an HTTP
+   * refusal and a SOAP Fault concern the request as a whole (`kind: 'request'`); otherwise
+   * each record gets the answer line that names it (response.ts `answerOutcomes`).
+   */
+  submitMany(records: readonly StoredRecord[], ctx: SubmitContext): Promise<BatchOutcome>;
 }
 
 /** A client with its own flow-control memory (one per process in index.ts; one per test). */
@@ -39,70 +47,97 @@ export function createVerifactuClient(codes: Readonly<Record<string, AuthorityCo
   /** Issuer key → epoch ms before which AEAT asked us not to send. */
   const sendNotBefore = new Map<string, number>();
 
-  return {
-    async submit(record, ctx) {
-      const nif = ctx.location.tax_id?.trim() || MISSING_TAX_ID;
-      const issuerKey = `${ctx.environment}:${nif}`;
-      const now = ctx.now.getTime();
-      const notBefore = sendNotBefore.get(issuerKey);
-      if (notBefore !== undefined && now < notBefore) {
-        const seconds = Math.ceil((notBefore - now) / 1000);
-        return {
+  async function submitMany(records: readonly StoredRecord[], ctx: SubmitContext): Promise<BatchOutcome> {
+    if (records.length === 0 || records.length > MAX_RECORDS_PER_REQUEST) {
+      throw new RangeError(`a VERI*FACTU request carries 1 to ${MAX_RECORDS_PER_REQUEST} records, not ${records.length}`);
+    }
+    const nif = ctx.location.tax_id?.trim() || MISSING_TAX_ID;
+    const issuerKey = `${ctx.environment}:${nif}`;
+    const now = ctx.now.getTime();
+    const notBefore = sendNotBefore.get(issuerKey);
+    if (notBefore !== undefined && now < notBefore) {
+      const seconds = Math.ceil((notBefore - now) / 1000);
+      return {
+        kind: 'request',
+        outcome: {
           kind: 'retry_later',
           code: 'WAIT_TIME',
           message: `AEAT asked to wait before the next submission for this issuer (TiempoEsperaEnvio): ${seconds} s left`,
           retryAfterSeconds: seconds,
           flowControl: true,
           response: { flow_control: true, send_not_before: new Date(notBefore).toISOString() },
-        };
+        },
+      };
+    }
+
+    // A stored placeholder (JSON) cannot be sent: no retry will change that. It is refused
+    // on its own; the other records still go.
+    const outcomes: (AuthorityOutcome | undefined)[] = records.map(() => undefined);
+    const keys = records.map((r) => recordKeyOf(r.body));
+    const sendable: number[] = [];
+    keys.forEach((k, i) => {
+      if (k) sendable.push(i);
+      else outcomes[i] = { kind: 'rejected', code: 'INVALID_RECORD', message: 'the stored record is not a VERI*FACTU record: not a RegistroAlta or RegistroAnulacion', response: {} };
+    });
+    if (sendable.length === 0) return { kind: 'records', outcomes: outcomes as AuthorityOutcome[] };
+
+    let envelope: string;
+    try {
+      envelope = submissionEnvelope({ nif, nombreRazon: issuerName(ctx) }, sendable.map((i) => records[i]!.body));
+    } catch (err) {
+      // recordKeyOf accepted every body: a failure here is a character XML cannot carry in the header.
+      return { kind: 'request', outcome: { kind: 'rejected', code: 'INVALID_RECORD', message: `the request cannot be built: ${(err as Error).message}`, response: {} } };
+    }
+
+    const res = await authorityPost({
+      url: verifactuEndpoint(ctx),
+      // SOAP 1.1 over HTTP: text/xml and a SOAPAction header (the WSDL's soapAction="").
+      headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: '""' },
+      body: envelope,
+      clientKey: ctx.clientKey,
+      ca: ctx.authorityCa,
+      timeoutMs: ctx.timeoutMs,
+    });
+    const answer = parseVerifactuAnswer(res.body.toString('utf8'));
+
+    if (answer === null) {
+      const snippet = res.body.toString('utf8').slice(0, 200);
+      if (res.status >= 500) throw new TransportError('http_5xx', `AEAT answered HTTP ${res.status} without a SOAP answer`);
+      if (res.status === 401 || res.status === 403) {
+        // AEAT refuses the TLS client before any SOAP (no certificate, or not accepted).
+        const code = `HTTP_${res.status}`;
+        return { kind: 'request', outcome: { kind: 'rejected', code, message: codes[code]?.message ?? 'AEAT refused the client certificate', response: { http_status: res.status, body: snippet } } };
       }
-
-      let envelope: string;
-      try {
-        envelope = submissionEnvelope({ nif, nombreRazon: issuerName(ctx) }, [record.body]);
-      } catch (err) {
-        // A stored placeholder (JSON) cannot be sent: no retry will change that.
-        return { kind: 'rejected', code: 'INVALID_RECORD', message: `the stored record is not a VERI*FACTU record: ${(err as Error).message}`, response: {} };
-      }
-
-      const res = await authorityPost({
-        url: verifactuEndpoint(ctx),
-        // SOAP 1.1 over HTTP: text/xml and a SOAPAction header (the WSDL's soapAction="").
-        headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: '""' },
-        body: envelope,
-        clientKey: ctx.clientKey,
-        ca: ctx.authorityCa,
-        timeoutMs: ctx.timeoutMs,
-      });
-      const answer = parseVerifactuAnswer(res.body.toString('utf8'));
-
-      if (answer === null) {
-        const snippet = res.body.toString('utf8').slice(0, 200);
-        if (res.status >= 500) throw new TransportError('http_5xx', `AEAT answered HTTP ${res.status} without a SOAP answer`);
-        if (res.status === 401 || res.status === 403) {
-          // AEAT refuses the TLS client before any SOAP (no certificate, or not accepted).
-          const code = `HTTP_${res.status}`;
-          return { kind: 'rejected', code, message: codes[code]?.message ?? 'AEAT refused the client certificate', response: { http_status: res.status, body: snippet } };
-        }
-        if (res.status === 429) {
-          const after = Number(res.headers['retry-after']);
-          return {
+      if (res.status === 429) {
+        const after = Number(res.headers['retry-after']);
+        return {
+          kind: 'request',
+          outcome: {
             kind: 'retry_later', code: 'HTTP_429', message: 'AEAT is limiting the request rate',
             retryAfterSeconds: Number.isFinite(after) && after > 0 ? after : undefined, response: { http_status: res.status },
-          };
-        }
-        throw new TransportError('bad_response', `AEAT answered HTTP ${res.status} with a body that is not a SOAP answer`);
+          },
+        };
       }
+      throw new TransportError('bad_response', `AEAT answered HTTP ${res.status} with a body that is not a SOAP answer`);
+    }
 
-      if (answer.kind === 'respuesta') {
-        if (answer.TiempoEsperaEnvio !== undefined && answer.TiempoEsperaEnvio > 0) {
-          sendNotBefore.set(issuerKey, now + answer.TiempoEsperaEnvio * 1000);
-        } else {
-          sendNotBefore.delete(issuerKey);
-        }
-      }
-      const numSerie = /<sf:(?:NumSerieFactura|NumSerieFacturaAnulada)>([^<]*)</.exec(record.body)?.[1];
-      return answerToOutcome(answer, codes, { NumSerieFactura: numSerie });
+    if (answer.kind === 'fault') return { kind: 'request', outcome: faultToOutcome(answer, codes) };
+    if (answer.TiempoEsperaEnvio !== undefined && answer.TiempoEsperaEnvio > 0) {
+      sendNotBefore.set(issuerKey, now + answer.TiempoEsperaEnvio * 1000);
+    } else {
+      sendNotBefore.delete(issuerKey);
+    }
+    const answered = answerOutcomes(answer, codes, sendable.map((i) => keys[i]!));
+    sendable.forEach((i, n) => (outcomes[i] = answered[n]));
+    return { kind: 'records', outcomes: outcomes as AuthorityOutcome[] };
+  }
+
+  return {
+    submitMany,
+    async submit(record, ctx) {
+      // One record is a request of one: the same client, so single and batched sends agree.
+      const out = await submitMany([record], ctx);
+      return out.kind === 'request' ? out.outcome : out.outcomes[0]!;
     },
   };
 }

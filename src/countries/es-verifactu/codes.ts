@@ -154,5 +154,8 @@ export const VERIFACTU_CODES: Readonly<Record<string, AuthorityCode>> = {
   HTTP_429: { message: 'AEAT is limiting the request rate.', category: 'network', retriable: true },
   WAIT_TIME: { message: 'AEAT asked to wait before the next submission for this issuer (TiempoEsperaEnvio).', category: 'submission', retriable: true },
   SOAP_FAULT: { message: 'AEAT answered with a SOAP fault without an error code.', category: 'unknown', retriable: false },
+  // A record of a multi-record request that AEAT's answer names in no RespuestaLinea: we
+  // do not know its fate, so it is sent again (AEAT answers 3000 if it holds it already).
+  NO_RECORD_LINE: { message: 'AEAT\'s answer has no line for this record: it will be sent again.', category: 'submission', retriable: true },
   INVALID_RECORD: { message: 'The stored record is not a VERI*FACTU record and cannot be sent.', category: 'validation', retriable: false },
 };

@@ -3,13 +3,14 @@
  * chain (huella; no signature is needed in VERI*FACTU mode) and sent to AEAT at once.
  */
 import type { FiscalSystem } from '../types.ts';
-import { runSandbox } from '../shared/sandbox.ts';
+import { runSandbox, runSandboxMany } from '../shared/sandbox.ts';
 import { createVerifactuClient } from './client.ts';
 import { validateVerifactuConfig } from './config.ts';
 import { seriesOf, validateVerifactuTransaction } from './metadata.ts';
 import { buildVerifactu } from './build.ts';
 import { verifactuSandbox } from './sandbox.ts';
 import { VERIFACTU_CODES } from './codes.ts';
+import { MAX_RECORDS_PER_REQUEST } from './soap.ts';
 
 /** The AEAT client of this process: its flow-control memory (TiempoEsperaEnvio) is shared. */
 const aeat = createVerifactuClient(VERIFACTU_CODES);
@@ -27,6 +28,9 @@ export const verifactu: FiscalSystem = {
     authorityTransport: true,
     // RegistroAnulacion carries Encadenamiento like an alta (FORMATS §2.4).
     cancellationJoinsChain: true,
+    // SuministroLR.xsd: RegistroFactura maxOccurs 1000 per RegFactuSistemaFacturacion
+    // (FORMATS.md §2.5). A chain's queued records travel together (jobs/tasks/submit.ts).
+    maxRecordsPerRequest: MAX_RECORDS_PER_REQUEST,
   },
   validateConfig: validateVerifactuConfig,
   secretConfigFields: [],
@@ -39,5 +43,6 @@ export const verifactu: FiscalSystem = {
   initialStatus: () => 'pending',
   build: buildVerifactu,
   submit: async (record, ctx) => (ctx.mode === 'stub' ? runSandbox(record, ctx, verifactuSandbox) : aeat.submit(record, ctx)),
+  submitMany: async (records, ctx) => (ctx.mode === 'stub' ? runSandboxMany(records, ctx, verifactuSandbox) : aeat.submitMany(records, ctx)),
   codes: VERIFACTU_CODES,
 };

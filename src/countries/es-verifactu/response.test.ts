@@ -29,10 +29,11 @@ function linea(num: string, estado: string, extra = ''): string {
 const error = (code: string, text: string) =>
   `<tikR:CodigoErrorRegistro>${code}</tikR:CodigoErrorRegistro><tikR:DescripcionErrorRegistro>${text}</tikR:DescripcionErrorRegistro>`;
 
-const outcome = (xml: string, num?: string) => {
+/** The outcome of the record numbered `num` (an alta of B12345674 issued 15-01-2026). */
+const outcome = (xml: string, num = 'A-1') => {
   const answer = parseVerifactuAnswer(xml);
   expect(answer).not.toBeNull();
-  return answerToOutcome(answer!, VERIFACTU_CODES, { NumSerieFactura: num });
+  return answerToOutcome(answer!, VERIFACTU_CODES, { IDEmisorFactura: 'B12345674', NumSerieFactura: num, FechaExpedicionFactura: '15-01-2026', TipoOperacion: 'Alta' });
 };
 
 describe('VERI*FACTU answers', () => {

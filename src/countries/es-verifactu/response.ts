@@ -136,40 +136,111 @@ const explain = (codes: Readonly<Record<string, AuthorityCode>>, code: string, a
   codes[code]?.message ?? (aeatText ? `AEAT error ${code}: ${aeatText}` : `AEAT rejected the record with code ${code} (no description is known for this code)`);
 
 /**
- * The outcome of one record's submission. `record` picks its RespuestaLinea by invoice
- * number when AEAT answers for several; with one record sent, the only line is its own.
+ * What identifies a record in AEAT's answer: `RespuestaLinea` repeats the invoice id
+ * (`IDFactura`: issuer, number, issue date; for an annulment, the annulled invoice's) and
+ * the operation (`Operacion/TipoOperacion`: Alta or Anulacion), RespuestaSuministro.xsd
+ * `RespuestaExpedidaType`. The operation tells an alta from its annulment when both travel
+ * in one request. Fields left undefined are not compared.
  */
-export function answerToOutcome(
-  answer: VerifactuAnswer,
-  codes: Readonly<Record<string, AuthorityCode>>,
-  record?: { NumSerieFactura?: string | undefined },
-): AuthorityOutcome {
-  if (answer.kind === 'fault') {
-    const code = answer.code ?? 'SOAP_FAULT';
-    const response = compact({ soap_fault: { faultcode: answer.faultcode, faultstring: answer.faultstring }, code: answer.code });
-    const message = explain(codes, code, answer.faultstring);
-    // SOAP 1.1 §4.4.1: a Server fault is the service's own failure, worth retrying;
-    // a Client fault is the message's, unless AEAT lists the code as technical.
-    const server = /(^|:)Server(\.|$)/.test(answer.faultcode);
-    if (server || codes[code]?.retriable === true) return { kind: 'retry_later', code, message, response };
-    return { kind: 'rejected', code, message, response };
-  }
+export interface RecordKey {
+  IDEmisorFactura?: string | undefined;
+  NumSerieFactura?: string | undefined;
+  FechaExpedicionFactura?: string | undefined;
+  TipoOperacion?: 'Alta' | 'Anulacion' | undefined;
+}
 
-  const linea = answer.lineas.find((l) => record?.NumSerieFactura !== undefined && l.NumSerieFactura === record.NumSerieFactura) ?? answer.lineas[0];
+const unescapeXml = (v: string): string =>
+  v.replace(/&(?:#x([0-9a-fA-F]+)|#(\d+)|(amp|lt|gt|quot|apos));/g, (_m, hex: string | undefined, dec: string | undefined, name: string | undefined) =>
+    hex ? String.fromCodePoint(parseInt(hex, 16)) : dec ? String.fromCodePoint(Number(dec)) : ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" } as Record<string, string>)[name!]!);
+
+/**
+ * The key of a stored record (a `sf:RegistroAlta` or `sf:RegistroAnulacion` as xml.ts
+ * writes it: its first `sf:IDFactura` is the record's own), values unescaped and trimmed
+ * as AEAT's answer carries them. Undefined for anything else (a placeholder).
+ */
+export function recordKeyOf(body: string): RecordKey | undefined {
+  const op = /^<sf:Registro(Alta|Anulacion)[ >]/.exec(body)?.[1] as 'Alta' | 'Anulacion' | undefined;
+  if (!op) return undefined;
+  const idFactura = /<sf:IDFactura>([\s\S]*?)<\/sf:IDFactura>/.exec(body)?.[1] ?? '';
+  const suffix = op === 'Anulacion' ? 'Anulada' : '';
+  const field = (name: string) => {
+    const m = new RegExp(`<sf:${name}${suffix}>([^<]*)</sf:${name}${suffix}>`).exec(idFactura);
+    return m ? unescapeXml(m[1]!).trim() : undefined;
+  };
+  return { IDEmisorFactura: field('IDEmisorFactura'), NumSerieFactura: field('NumSerieFactura'), FechaExpedicionFactura: field('FechaExpedicionFactura'), TipoOperacion: op };
+}
+
+const describeKey = (k: RecordKey): string =>
+  [k.TipoOperacion, k.IDEmisorFactura, k.NumSerieFactura, k.FechaExpedicionFactura].filter((v) => v !== undefined).join(' ');
+
+function matches(l: RespuestaLinea, k: RecordKey): boolean {
+  return (k.IDEmisorFactura === undefined || l.IDEmisorFactura === k.IDEmisorFactura)
+    && (k.NumSerieFactura === undefined || l.NumSerieFactura === k.NumSerieFactura)
+    && (k.FechaExpedicionFactura === undefined || l.FechaExpedicionFactura === k.FechaExpedicionFactura)
+    && (k.TipoOperacion === undefined || l.TipoOperacion === k.TipoOperacion);
+}
+
+/** A SOAP Fault: AEAT refused the message as a whole (no record was judged). */
+export function faultToOutcome(
+  answer: Extract<VerifactuAnswer, { kind: 'fault' }>,
+  codes: Readonly<Record<string, AuthorityCode>>,
+): Extract<AuthorityOutcome, { kind: 'retry_later' | 'rejected' }> {
+  const code = answer.code ?? 'SOAP_FAULT';
+  const response = compact({ soap_fault: { faultcode: answer.faultcode, faultstring: answer.faultstring }, code: answer.code });
+  const message = explain(codes, code, answer.faultstring);
+  // SOAP 1.1 §4.4.1: a Server fault is the service's own failure, worth retrying;
+  // a Client fault is the message's, unless AEAT lists the code as technical.
+  const server = /(^|:)Server(\.|$)/.test(answer.faultcode);
+  if (server || codes[code]?.retriable === true) return { kind: 'retry_later', code, message, response };
+  return { kind: 'rejected', code, message, response };
+}
+
+/**
+ * The outcome of each record of a request that AEAT answered with a
+ * `RespuestaRegFactuSistemaFacturacion`, in the order of `keys`. Each record takes the
+ * answer line that names it (`IDFactura` + `TipoOperacion`), wherever it stands in the
+ * answer; a line serves one record only. A record no line names was not answered for:
+ * `NO_RECORD_LINE`, a retriable failure (sending it again is safe: if AEAT holds it, it
+ * answers 3000 and the record counts as registered).
+ */
+export function answerOutcomes(
+  answer: Extract<VerifactuAnswer, { kind: 'respuesta' }>,
+  codes: Readonly<Record<string, AuthorityCode>>,
+  keys: readonly RecordKey[],
+): AuthorityOutcome[] {
+  const used = new Set<number>();
+  return keys.map((key) => {
+    const index = answer.lineas.findIndex((l, i) => !used.has(i) && matches(l, key));
+    if (index < 0) {
+      const response = compact({ EstadoEnvio: answer.EstadoEnvio, CSV: answer.CSV, TiempoEsperaEnvio: answer.TiempoEsperaEnvio });
+      const message = `${codes.NO_RECORD_LINE?.message ?? 'AEAT\'s answer has no line for this record.'} (${describeKey(key)})`;
+      return { kind: 'retry_later', code: 'NO_RECORD_LINE', message, response };
+    }
+    used.add(index);
+    return lineOutcome(answer, answer.lineas[index]!, codes);
+  });
+}
+
+/**
+ * The outcome of one record's submission: a Fault, or the answer line that names the
+ * record (see `answerOutcomes`).
+ */
+export function answerToOutcome(answer: VerifactuAnswer, codes: Readonly<Record<string, AuthorityCode>>, key: RecordKey): AuthorityOutcome {
+  if (answer.kind === 'fault') return faultToOutcome(answer, codes);
+  return answerOutcomes(answer, codes, [key])[0]!;
+}
+
+/** One record's answer line as an outcome. */
+function lineOutcome(answer: Extract<VerifactuAnswer, { kind: 'respuesta' }>, linea: RespuestaLinea, codes: Readonly<Record<string, AuthorityCode>>): AuthorityOutcome {
   const response = compact({
     EstadoEnvio: answer.EstadoEnvio,
     CSV: answer.CSV,
     TiempoEsperaEnvio: answer.TiempoEsperaEnvio,
-    EstadoRegistro: linea?.EstadoRegistro,
-    CodigoErrorRegistro: linea?.CodigoErrorRegistro,
-    DescripcionErrorRegistro: linea?.DescripcionErrorRegistro,
-    RegistroDuplicado: linea?.RegistroDuplicado,
+    EstadoRegistro: linea.EstadoRegistro,
+    CodigoErrorRegistro: linea.CodigoErrorRegistro,
+    DescripcionErrorRegistro: linea.DescripcionErrorRegistro,
+    RegistroDuplicado: linea.RegistroDuplicado,
   });
-  if (linea === undefined) {
-    // No line for the record: AEAT accepted or refused the submission as a whole.
-    if (answer.EstadoEnvio === 'Correcto' && answer.CSV) return { kind: 'accepted', fiscalId: answer.CSV, response };
-    return { kind: 'rejected', code: 'NO_RECORD_STATUS', message: 'AEAT answered without a status for the record', response };
-  }
   switch (linea.EstadoRegistro) {
     case 'Correcto':
       return { kind: 'accepted', fiscalId: answer.CSV, response };

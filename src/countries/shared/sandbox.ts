@@ -14,6 +14,7 @@ import {
   TransportError,
   type AuthorityCode,
   type AuthorityOutcome,
+  type BatchOutcome,
   type RenderHint,
   type StoredRecord,
   type SubmitContext,
@@ -158,6 +159,31 @@ export function runSandbox(record: StoredRecord, ctx: SubmitContext, spec: Sandb
       };
     }
   }
+}
+
+/**
+ * Answers a multi-record request (`submitMany`) as the stub authority: each record as
+ * `runSandbox` answers it alone, so a record's ids and outcome do not depend on the
+ * company it travels in. A record that asks for `timeout` is a retriable failure of its
+ * own (code `timeout`, the same code and message a lone transport fault records) rather
+ * than a fault of the whole request: one rehearsed timeout must not hold back the records
+ * sent beside it, and the records after it wait for it anyway (the core's ordering rule).
+ */
+export function runSandboxMany(records: readonly StoredRecord[], ctx: SubmitContext, spec: SandboxSpec): BatchOutcome {
+  return {
+    kind: 'records',
+    outcomes: records.map((record): AuthorityOutcome => {
+      try {
+        return runSandbox(record, ctx, spec);
+      } catch (err) {
+        if (!(err instanceof TransportError)) throw err;
+        return {
+          kind: 'retry_later', code: err.code, message: err.message,
+          response: { sandbox: true, system: spec.system, environment: ctx.environment, kind: record.kind, outcome: 'timeout' },
+        };
+      }
+    }),
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../core/clock.ts';
 import { getSystem } from '../../countries/registry.ts';
-import { TransportError, type AuthorityOutcome, type FiscalSystem, type RenderHint, type SigningKey, type TransactionStatus } from '../../countries/types.ts';
+import { TransportError, type AuthorityOutcome, type BatchOutcome, type FiscalSystem, type RenderHint, type SigningKey, type StoredRecord, type SubmitContext, type TransactionStatus } from '../../countries/types.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { SigningKeyService } from '../../services/signing-keys.ts';
 import type { EventPublisher } from '../../services/events.ts';
@@ -13,8 +13,8 @@ import type { Db, Queryable } from '../../store/db.ts';
 import type { LocationRow } from '../../store/repos/locations-repo.ts';
 import { transactionsRepo, type SubmissionRecord, type TransactionRow } from '../../store/repos/transactions-repo.ts';
 import { retryDelayMs, type BackoffPolicy } from '../backoff.ts';
-import type { JobRow } from '../queue.ts';
-import type { AttemptResult, JobHandler } from '../runner.ts';
+import { jobsRepo, type JobRow } from '../queue.ts';
+import type { AttemptOutcome, AttemptResult, FollowerOutcome, JobHandler } from '../runner.ts';
 
 /**
  * The submit task: sends a stored fiscal record to its authority and turns the answer
@@ -31,6 +31,23 @@ import type { AttemptResult, JobHandler } from '../runner.ts';
  *   with the late-transmission label, retried until the window closes, then
  *   `failed_offline_grace_expired`; a late success → `transaction.late_authority_confirmed`.
  * Every failure enqueues a background translation of the error into English.
+ *
+ * Batches: when the job belongs to an ordered queue (a chain) and its system has
+ * `submitMany`, the job adopts the chain's next waiting jobs (jobs/queue.ts
+ * `adoptFollowers`, up to `maxRecordsPerRequest - 1`) and one request carries all their
+ * records. Each adopted job and its transaction then get their own outcome, exactly as a
+ * lone submission would, in the one commit the runner makes for the head; except:
+ * - the authority answered for the request as a whole (flow control, HTTP 429, a SOAP
+ *   Fault, a transport fault): the head is handled as a lone record would be, the adopted
+ *   jobs go back to `waiting` with their attempt not counted and their transactions to
+ *   `pending` (nothing of theirs was decided). A whole-request rejection of a batch says
+ *   nothing about the head in particular (any record may have broken the message), so the
+ *   head is sent again alone within the same attempt and takes that answer;
+ * - the chain order: once a record of the batch will be sent again (a retriable failure,
+ *   flow control), every later record of the batch that was not registered goes back to
+ *   `waiting` unjudged: sent alone, it would not have left before its predecessor, and a
+ *   refusal may only mean that AEAT misses the predecessor (1180); it is judged again
+ *   after it. Records the authority registered stay registered.
  */
 export interface SubmitTaskDeps {
   db: Db;
@@ -63,7 +80,8 @@ interface Failure {
 export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
   const { db, clock } = deps;
 
-  async function callAuthority(system: FiscalSystem, t: TransactionRow, record: SubmissionRecord, locRow: LocationRow, job: JobRow): Promise<AuthorityOutcome | Failure> {
+  /** The submit context of an attempt, or the failure that prevents one (no certificate any more). */
+  async function submitContext(system: FiscalSystem, t: TransactionRow, locRow: LocationRow, job: JobRow): Promise<SubmitContext | Failure> {
     const inlineMs = (system.capabilities.inlineWindowSeconds ?? 0) * 1000;
     const timeoutMs = inlineMs || (deps.timeoutMs ?? 30_000);
     const location = deps.locations.toFiscal(locRow);
@@ -78,19 +96,21 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
         throw err;
       }
     }
+    return {
+      environment: t.environment, mode, location, now: clock.now(),
+      authorityBaseUrl: deps.authorityBaseUrls?.[`${system.key}:${t.environment}`], timeoutMs, attempt: job.attempt,
+      clientKey, authorityCa: deps.authorityCa,
+    };
+  }
+
+  /** Runs an authority call within the context's timeout; a transport fault becomes a retriable failure. */
+  async function bounded<T>(ctx: SubmitContext, call: () => Promise<T>): Promise<T | Failure> {
     let timer: NodeJS.Timeout | undefined;
     try {
       return await Promise.race([
-        system.submit(
-          { transactionId: t.id, kind: record.kind, body: record.body, contentType: record.content_type, fiscalId: record.fiscal_id, tx: t.normalized },
-          {
-            environment: t.environment, mode, location, now: clock.now(),
-            authorityBaseUrl: deps.authorityBaseUrls?.[`${system.key}:${t.environment}`], timeoutMs, attempt: job.attempt,
-            clientKey, authorityCa: deps.authorityCa,
-          },
-        ),
+        call(),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new TransportError('timeout', `no answer from the authority within ${timeoutMs / 1000} s`)), timeoutMs);
+          timer = setTimeout(() => reject(new TransportError('timeout', `no answer from the authority within ${ctx.timeoutMs / 1000} s`)), ctx.timeoutMs);
         }),
       ]);
     } catch (err) {
@@ -99,6 +119,15 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  const storedRecord = (t: TransactionRow, record: SubmissionRecord): StoredRecord =>
+    ({ transactionId: t.id, kind: record.kind, body: record.body, contentType: record.content_type, fiscalId: record.fiscal_id, tx: t.normalized });
+
+  async function callAuthority(system: FiscalSystem, t: TransactionRow, record: SubmissionRecord, locRow: LocationRow, job: JobRow): Promise<AuthorityOutcome | Failure> {
+    const ctx = await submitContext(system, t, locRow, job);
+    if (!('mode' in ctx)) return ctx;
+    return bounded(ctx, () => system.submit(storedRecord(t, record), ctx));
   }
 
   function succeed(t: TransactionRow, job: JobRow, outcome: Extract<AuthorityOutcome, { kind: 'accepted' | 'duplicate' }>): AttemptResult {
@@ -126,10 +155,20 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
    * transaction goes back to `pending`, the job runs again after the wait, and the attempt
    * does not count against the job's maximum.
    */
-  function defer(t: TransactionRow, seconds: number): AttemptResult {
+  function defer(t: TransactionRow, seconds: number): AttemptOutcome {
     return {
       outcome: 'defer',
       runAt: new Date(clock.now().getTime() + seconds * 1000),
+      commit: async (tx) => {
+        await transactionsRepo.update(tx, t.id, { status: 'pending' }, clock.now(), ['processing']);
+      },
+    };
+  }
+
+  /** An adopted job whose record was not judged: back to `waiting` (runner), its transaction to `pending`. */
+  function release(t: TransactionRow): FollowerOutcome {
+    return {
+      outcome: 'release',
       commit: async (tx) => {
         await transactionsRepo.update(tx, t.id, { status: 'pending' }, clock.now(), ['processing']);
       },
@@ -150,7 +189,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
   const recordFailure = (tx: Queryable, t: TransactionRow, f: Failure, status: TransactionStatus, now: Date, fields: Partial<TransactionRow> = {}) =>
     recordAuthorityFailure(tx, t, f, status, now, OPEN, { fields });
 
-  function fail(t: TransactionRow, job: JobRow, system: FiscalSystem, f: Failure): AttemptResult {
+  function fail(t: TransactionRow, job: JobRow, system: FiscalSystem, f: Failure): Exclude<AttemptOutcome, { outcome: 'defer' }> {
     const now = clock.now();
     const lastError = `${f.code}: ${f.message}`;
     const grace = system.capabilities.offlineGraceSeconds;
@@ -197,13 +236,8 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
 
   const delayMs = (job: JobRow, f: Failure) => (f.retryAfterSeconds !== undefined ? f.retryAfterSeconds * 1000 : retryDelayMs(job.attempt, deps.backoff, deps.random));
 
-  return async (job) => {
-    if (!job.transaction_id) return { outcome: 'dead', error: 'submit job without a transaction' };
-    const started = await transactionsRepo.beginSubmission(db, job.transaction_id, clock.now());
-    if (!started) return { outcome: 'completed' }; // already settled (a late duplicate job)
-    const { t, record, location } = started;
-    const system = getSystem(t.system);
-    const answer = await callAuthority(system, t, record, location, job);
+  /** What one record's answer (or failure) does to its job and transaction, as for a lone submission. */
+  function resultOf(t: TransactionRow, job: JobRow, system: FiscalSystem, answer: AuthorityOutcome | Failure): AttemptOutcome {
     if (!('kind' in answer)) return fail(t, job, system, answer);
     switch (answer.kind) {
       case 'accepted':
@@ -220,7 +254,132 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
         if (answer.flowControl) return defer(t, answer.retryAfterSeconds ?? 1);
         return fail(t, job, system, { code: answer.code, message: answer.message, response: answer.response, retriable: true, retryAfterSeconds: answer.retryAfterSeconds });
     }
+  }
+
+  /** A batch member: its job, transaction and record. */
+  interface Member {
+    job: JobRow;
+    t: TransactionRow;
+    record: SubmissionRecord;
+  }
+
+  /**
+   * One request for the head and its adopted jobs (see the file comment), and every job's
+   * outcome. `followers` are in queue order; those whose transaction is settled already (a
+   * late duplicate job) complete without being sent.
+   */
+  async function submitBatch(head: Member, location: LocationRow, system: FiscalSystem, followers: JobRow[]): Promise<AttemptResult> {
+    const begun = await beginSubmissions(db, followers.map((f) => f.transaction_id!).filter(Boolean), clock.now());
+    const members: Member[] = [head];
+    const settled: { job: JobRow; result: FollowerOutcome }[] = [];
+    for (const job of followers) {
+      const b = job.transaction_id ? begun.get(job.transaction_id) : undefined;
+      if (b) members.push({ job, t: b.t, record: b.record });
+      else settled.push({ job, result: { outcome: 'completed' } });
+    }
+    const adopted = members.slice(1);
+    const releaseAll = () => [...adopted.map((m) => ({ job: m.job, result: release(m.t) })), ...settled];
+
+    if (adopted.length === 0) {
+      return { ...resultOf(head.t, head.job, system, await callAuthority(system, head.t, head.record, location, head.job)), followers: settled };
+    }
+    const ctx = await submitContext(system, head.t, location, head.job);
+    const answer: BatchOutcome | Failure = !('mode' in ctx)
+      ? ctx
+      : await bounded(ctx, () => system.submitMany!(members.map((m) => storedRecord(m.t, m.record)), ctx));
+
+    if (!('kind' in answer)) return { ...fail(head.t, head.job, system, answer), followers: releaseAll() };
+    if (answer.kind === 'request') {
+      let own: AuthorityOutcome | Failure = answer.outcome;
+      // A whole-request refusal may be any record's fault: the head learns its own alone.
+      if (own.kind === 'rejected') own = await callAuthority(system, head.t, head.record, location, head.job);
+      return { ...resultOf(head.t, head.job, system, own), followers: releaseAll() };
+    }
+    if (answer.outcomes.length !== members.length) {
+      throw new Error(`${system.key}.submitMany answered ${answer.outcomes.length} outcomes for ${members.length} records`);
+    }
+
+    const headResult = resultOf(head.t, head.job, system, answer.outcomes[0]!);
+    // Chain order: once a record will be sent again, the later unregistered ones wait for it.
+    let held = headResult.outcome === 'retry' || headResult.outcome === 'defer';
+    const out: { job: JobRow; result: FollowerOutcome }[] = [];
+    adopted.forEach((m, i) => {
+      const o = answer.outcomes[i + 1]!;
+      let r: FollowerOutcome;
+      if (o.kind === 'retry_later' && o.flowControl) r = release(m.t);
+      else r = resultOf(m.t, m.job, system, o) as FollowerOutcome; // never `defer`: flow control is handled above
+      if (held && r.outcome !== 'completed') r = release(m.t);
+      if (r.outcome === 'retry' || r.outcome === 'release') held = true;
+      out.push({ job: m.job, result: r });
+    });
+    return { ...headResult, followers: [...out, ...settled] };
+  }
+
+  return async (job) => {
+    if (!job.transaction_id) return { outcome: 'dead', error: 'submit job without a transaction' };
+    const started = await transactionsRepo.beginSubmission(db, job.transaction_id, clock.now());
+    if (!started) return { outcome: 'completed' }; // already settled (a late duplicate job)
+    const { t, record, location } = started;
+    const system = getSystem(t.system);
+    const max = system.capabilities.maxRecordsPerRequest ?? 1;
+    if (!job.queue_key || !system.submitMany || max <= 1) {
+      return resultOf(t, job, system, await callAuthority(system, t, record, location, job));
+    }
+    const followers = await jobsRepo.adoptFollowers(db, job, {
+      environment: t.environment, sandboxMode: t.sandbox_mode ?? 'stub', limit: max - 1, now: clock.now(),
+    });
+    try {
+      return await submitBatch({ job, t, record }, location, system, followers);
+    } catch (err) {
+      if (followers.length === 0) throw err;
+      // A bug, not an authority answer: retry the head later (as the runner would) and hand
+      // the adopted jobs back to their queue rather than leave them to their lease.
+      deps.log.error({ err, jobId: job.id, followers: followers.length }, 'batch submission failed');
+      return {
+        outcome: 'retry', error: `internal error: ${(err as Error).message}`, runAt: new Date(clock.now().getTime() + 60_000),
+        followers: followers.map((f) => ({
+          job: f,
+          result: {
+            outcome: 'release' as const,
+            commit: async (tx: Queryable) => {
+              if (f.transaction_id) await transactionsRepo.update(tx, f.transaction_id, { status: 'pending' }, clock.now(), ['processing']);
+            },
+          },
+        })),
+      };
+    }
   };
+}
+
+/**
+ * `transactionsRepo.beginSubmission` for the adopted jobs of a batch, in one statement:
+ * the open transactions move to `processing` (an `offline_pending` one keeps its status)
+ * and come back with their fiscal records and locations, by transaction id. Settled ones
+ * are not returned. (Here rather than in the repo: the batch is the submit task's.)
+ */
+async function beginSubmissions(q: Queryable, ids: readonly string[], now: Date): Promise<Map<string, { t: TransactionRow; record: SubmissionRecord; location: LocationRow }>> {
+  const out = new Map<string, { t: TransactionRow; record: SubmissionRecord; location: LocationRow }>();
+  if (ids.length === 0) return out;
+  const res = await q.query<TransactionRow & { record: SubmissionRecord; location: LocationRow }>(
+    `WITH upd AS (
+       UPDATE transactions
+       SET status = CASE WHEN status = 'offline_pending' THEN status ELSE 'processing' END,
+           submitted_at = COALESCE(submitted_at, $2), updated_at = $2
+       WHERE id = ANY($1::uuid[]) AND status IN ('pending', 'processing', 'failed', 'offline_pending')
+       RETURNING *)
+     SELECT upd.*,
+            jsonb_build_object('kind', r.kind, 'body', r.body, 'content_type', r.content_type, 'fiscal_id', r.fiscal_id) AS record,
+            to_jsonb(l) AS location
+     FROM upd JOIN fiscal_records r ON r.transaction_id = upd.id JOIN locations l ON l.id = upd.location_id`,
+    [ids, now],
+  );
+  const parse = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
+  for (const row of res.rows) {
+    const { record, location, ...t } = row;
+    // pg returns bigint as text: the amount is a safe integer by validation.
+    out.set(t.id, { t: { ...(t as TransactionRow), amount: Number(t.amount) }, record: parse<SubmissionRecord>(record), location: parse<LocationRow>(location) });
+  }
+  return out;
 }
 
 /** The receipt label Greece requires for a receipt issued while the authority was unreachable. */

@@ -32,16 +32,30 @@ export const fiscalRecordsRepo = {
   /**
    * Locks the head of a chain (creating it at seq 0 the first time) until the end of the
    * database transaction: appends to one chain are serialized, so it never forks.
+   *
+   * In the same round trip it finds which of the batch's idempotency keys a stored
+   * transaction holds already (ids in `existing`). That lookup reads the statement's
+   * snapshot, taken before the lock was granted: a key committed by another node while we
+   * waited is not seen here, and the unique index refuses our insert instead (the batch is
+   * then re-run item by item, and the key found).
    */
-  async lockChainHead(q: Queryable, chainKey: string, now: Date): Promise<ChainHead> {
-    const res = await q.query<ChainHead>(
-      `INSERT INTO chain_heads (chain_key, seq, updated_at) VALUES ($1, 0, $2)
-       ON CONFLICT (chain_key) DO UPDATE SET chain_key = EXCLUDED.chain_key
-       RETURNING chain_key, seq, last_fingerprint, last_fiscal_id, last_issued_at, last_link`,
-      [chainKey, now],
+  async lockChainHead(
+    q: Queryable, chainKey: string, now: Date, keys: readonly { accountId: string; environment: string; key: string }[] = [],
+  ): Promise<ChainHead & { existing: string[] }> {
+    const res = await q.query<ChainHead & { existing: string[] }>(
+      `WITH head AS (
+         INSERT INTO chain_heads (chain_key, seq, updated_at) VALUES ($1, 0, $2)
+         ON CONFLICT (chain_key) DO UPDATE SET chain_key = EXCLUDED.chain_key
+         RETURNING chain_key, seq, last_fingerprint, last_fiscal_id, last_issued_at, last_link)
+       SELECT head.*, ARRAY(
+         SELECT t.id FROM unnest($3::uuid[], $4::text[], $5::text[]) AS k(account_id, environment, key)
+         JOIN transactions t ON t.account_id = k.account_id AND t.environment = k.environment AND t.idempotency_key = k.key
+       )::text[] AS existing
+       FROM head`,
+      [chainKey, now, keys.map((k) => k.accountId), keys.map((k) => k.environment), keys.map((k) => k.key)],
     );
     const head = res.rows[0]!;
-    return { ...head, seq: Number(head.seq) };
+    return { ...head, seq: Number(head.seq), existing: head.existing ?? [] };
   },
 
   /**

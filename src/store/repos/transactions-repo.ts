@@ -1,6 +1,7 @@
 import { isUuid } from '../../core/ids.ts';
 import type { RenderHint, TransactionDraft, TransactionStatus } from '../../countries/types.ts';
 import type { Queryable } from '../db.ts';
+import { eventsInsertAndMatch, webhookOf, type EventBatch, type WebhookRow } from './webhooks-repo.ts';
 import type { FiscalRecordRow } from './fiscal-records-repo.ts';
 import type { LocationRow } from './locations-repo.ts';
 
@@ -70,7 +71,8 @@ export const transactionsRepo = {
     q: Queryable,
     items: readonly { t: TransactionRow; r: FiscalRecordRow }[],
     head: { chainKey: string; seq: number; fingerprint: string | null; fiscalId: string | null; issuedAt: Date; link: Record<string, string> | null },
-  ): Promise<void> {
+    events?: EventBatch,
+  ): Promise<WebhookRow[]> {
     const cols = Object.keys(items[0]!.t) as (keyof TransactionRow)[];
     const values: unknown[] = [];
     const param = (v: unknown) => `$${values.push(v)}`;
@@ -78,17 +80,25 @@ export const transactionsRepo = {
     const recRows = items.map(({ r }) =>
       `(${[r.id, r.transaction_id, r.account_id, r.system, r.kind, r.chain_key, r.seq, r.previous_fingerprint, r.fingerprint,
         r.fiscal_id, r.document_number, r.qr_data, r.content_type, r.body, r.placeholder, r.created_at].map(param).join(', ')})`);
-    await q.query(
+    const heads = `UPDATE chain_heads SET seq = ${param(head.seq)}, last_fingerprint = ${param(head.fingerprint)}, last_fiscal_id = ${param(head.fiscalId)},
+         last_issued_at = ${param(head.issuedAt)}, updated_at = ${param(head.issuedAt)}, last_link = ${param(head.link === null ? null : JSON.stringify(head.link))}::jsonb
+       WHERE chain_key = ${param(head.chainKey)}`;
+    // The batch's events (records final at creation) go in the same statement, and it
+    // answers with the subscriptions that want them (the publisher writes their deliveries).
+    const ev = events && events.rows.length > 0 ? eventsInsertAndMatch(events, param) : null;
+    const res = await q.query<WebhookRow>(
       `WITH tx AS (INSERT INTO transactions (${cols.join(', ')}) VALUES ${txRows.join(', ')}),
        rec AS (
          INSERT INTO fiscal_records (id, transaction_id, account_id, system, kind, chain_key, seq, previous_fingerprint, fingerprint,
            fiscal_id, document_number, qr_data, content_type, body, placeholder, created_at)
-         VALUES ${recRows.join(', ')})
-       UPDATE chain_heads SET seq = ${param(head.seq)}, last_fingerprint = ${param(head.fingerprint)}, last_fiscal_id = ${param(head.fiscalId)},
-         last_issued_at = ${param(head.issuedAt)}, updated_at = ${param(head.issuedAt)}, last_link = ${param(head.link === null ? null : JSON.stringify(head.link))}::jsonb
-       WHERE chain_key = ${param(head.chainKey)}`,
+         VALUES ${recRows.join(', ')}),
+       head AS (${heads})${ev ? `,
+       ev AS (${ev.insert})
+       ${ev.match}` : `
+       SELECT NULL LIMIT 0`}`,
       values,
     );
+    return res.rows.map(webhookOf);
   },
 
   async get(q: Queryable, accountId: string, id: string): Promise<TransactionRow | undefined> {
@@ -108,15 +118,10 @@ export const transactionsRepo = {
     )).rows[0]);
   },
 
-  /**
-   * The transactions already holding some of these idempotency keys (one account and
-   * environment): a batch of creates checks all its keys in one statement. Usually empty.
-   */
-  async findByIdempotencyKeys(q: Queryable, accountId: string, environment: string, keys: readonly string[]): Promise<TransactionRow[]> {
-    const res = await q.query<TransactionRow>(
-      'SELECT * FROM transactions WHERE account_id = $1 AND environment = $2 AND idempotency_key = ANY($3::text[])',
-      [accountId, environment, keys],
-    );
+  /** Several by id (the earlier holders of a batch's idempotency keys). */
+  async getByIds(q: Queryable, ids: readonly string[]): Promise<TransactionRow[]> {
+    if (ids.length === 0) return [];
+    const res = await q.query<TransactionRow>('SELECT * FROM transactions WHERE id = ANY($1::uuid[])', [ids]);
     return res.rows.map((r) => fix(r)!);
   },
 

@@ -59,7 +59,7 @@ export interface EventRow {
 
 /** jsonb arrives parsed from both drivers; tolerate text anyway. */
 const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
-const webhookOf = (r: WebhookRow): WebhookRow => ({ ...r, events: json<string[]>(r.events) });
+export const webhookOf = (r: WebhookRow): WebhookRow => ({ ...r, events: json<string[]>(r.events) });
 const deliveryOf = (r: DeliveryRow): DeliveryRow => ({ ...r, payload: json<Record<string, unknown>>(r.payload) });
 
 /** Columns a PATCH may change (column names are never taken from input). */
@@ -157,6 +157,30 @@ export const webhooksRepo = {
   },
 };
 
+/** Events to record in one statement, and the type names (both vocabularies) subscriptions are matched on. */
+export interface EventBatch {
+  rows: readonly EventRow[];
+  types: readonly string[];
+}
+
+/**
+ * The SQL of a batch of events: `insert` (a statement for a WITH clause) and `match` (the
+ * query of the enabled subscriptions of their accounts that want any of the types), with
+ * parameters added through `param`. Shared by insertManyAndMatch and the create's batch
+ * statement (transactions-repo), which records its events in its own round trip.
+ */
+export function eventsInsertAndMatch(batch: EventBatch, param: (v: unknown) => string): { insert: string; match: string } {
+  const rows = batch.rows.map((e) => `(${[e.id, e.account_id, e.type, JSON.stringify(e.data), e.created_at].map(param).join(', ')})`);
+  const accounts = param([...new Set(batch.rows.map((e) => e.account_id))]);
+  const wanted = param([...batch.types]);
+  return {
+    insert: `INSERT INTO events (id, account_id, type, data, created_at) VALUES ${rows.join(', ')}`,
+    match: `SELECT * FROM webhook_subscriptions
+       WHERE account_id = ANY(${accounts}::uuid[]) AND enabled AND deleted_at IS NULL AND events ?| ${wanted}::text[]
+       ORDER BY created_at, id`,
+  };
+}
+
 export const eventsRepo = {
   /**
    * Records an event and returns the subscriptions it goes to, in one round trip (this
@@ -180,17 +204,8 @@ export const eventsRepo = {
    */
   async insertManyAndMatch(q: Queryable, events: readonly EventRow[], types: readonly string[]): Promise<WebhookRow[]> {
     const values: unknown[] = [];
-    const param = (v: unknown) => `$${values.push(v)}`;
-    const rows = events.map((e) => `(${[e.id, e.account_id, e.type, JSON.stringify(e.data), e.created_at].map(param).join(', ')})`);
-    const accounts = param([...new Set(events.map((e) => e.account_id))]);
-    const wanted = param([...types]);
-    const res = await q.query<WebhookRow>(
-      `WITH ins AS (INSERT INTO events (id, account_id, type, data, created_at) VALUES ${rows.join(', ')})
-       SELECT * FROM webhook_subscriptions
-       WHERE account_id = ANY(${accounts}::uuid[]) AND enabled AND deleted_at IS NULL AND events ?| ${wanted}::text[]
-       ORDER BY created_at, id`,
-      values,
-    );
+    const sql = eventsInsertAndMatch({ rows: events, types }, (v) => `$${values.push(v)}`);
+    const res = await q.query<WebhookRow>(`WITH ins AS (${sql.insert}) ${sql.match}`, values);
     return res.rows.map(webhookOf);
   },
 
