@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import pg from 'pg';
+import pgUtils from 'pg/lib/utils.js';
 import { DbUnavailableError } from '../core/errors.ts';
 import type { Db, Queryable, QueryResult } from './db.ts';
 import { createPgListener } from './pg-listener.ts';
@@ -37,6 +38,20 @@ function statementName(sql: string): string | undefined {
     prepared.set(sql, name);
   }
   return name;
+}
+
+/**
+ * A parameterized statement as plain SQL, its values written in as literals (the text
+ * form the driver would send, quoted by the driver's own escapeLiteral). Only for the
+ * statement that opens a transaction: see `transaction`.
+ */
+export function inlineParams(sql: string, params: readonly unknown[]): string {
+  return sql.replace(/\$(\d+)/g, (_m, n: string) => {
+    const value = pgUtils.prepareValue(params[Number(n) - 1]) as unknown;
+    if (value === null || value === undefined) return 'NULL';
+    if (Buffer.isBuffer(value)) return `'\\x${value.toString('hex')}'`;
+    return pgUtils.escapeLiteral(String(value));
+  });
 }
 
 export interface PgDbOptions {
@@ -86,21 +101,36 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
       } catch (err) {
         throw classify(err);
       }
+      // BEGIN travels with the transaction's first statement, in one simple-protocol
+      // message ("BEGIN; <statement>", its values inlined): one round trip less for every
+      // transaction. The create's batch holds its chain's lock from that statement to
+      // COMMIT, and each round trip on that path waits for a busy event loop.
+      let begun = false;
+      const first = async <T>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> => {
+        begun = true;
+        try {
+          const results = (await client.query(`BEGIN; ${params?.length ? inlineParams(sql, params) : sql}`)) as unknown as pg.QueryResult[];
+          const res = results[results.length - 1]!;
+          return { rows: res.rows as T[], rowCount: res.rowCount ?? res.rows.length };
+        } catch (err) {
+          throw classify(err);
+        }
+      };
       const q: Queryable = {
-        query: (sql, params) => run(client, sql, params),
+        query: (sql, params) => (begun ? run(client, sql, params) : first(sql, params)),
         exec: async (sql) => {
+          if (!begun) return void (await first(sql));
           await client.query(sql).catch((err) => Promise.reject(classify(err)));
         },
       };
       try {
-        await q.query('BEGIN');
         const result = await fn(q);
-        await q.query('COMMIT');
+        if (begun) await q.query('COMMIT');
         client.release();
         return result;
       } catch (err) {
         try {
-          await client.query('ROLLBACK');
+          if (begun) await client.query('ROLLBACK');
           client.release();
         } catch {
           client.release(true); // the connection is broken: drop it from the pool
