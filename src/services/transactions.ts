@@ -15,10 +15,14 @@ import { transactionsRepo, type TransactionFilter, type TransactionRow } from '.
 import type { AuthContext } from './auth-context.ts';
 import type { Deps } from './deps.ts';
 import type { EventPublisher } from './events.ts';
+import { namesOf } from './event-publisher.ts';
 import type { CachedLocation, LocationService } from './locations.ts';
 import type { SigningKeyService } from './signing-keys.ts';
 import type { ListResult, Page } from './pagination.ts';
 import { completionEvent, SUBMIT_JOB, submitJobMaxAttempts, toTransactionView, type TransactionView } from './transaction-view.ts';
+
+/** The completion event under both of its names (a subscription may want either). */
+const COMPLETION_TYPES = namesOf('fiscalization.completed');
 
 /** Statuses from which a cancellation may be issued (DECISIONS "Statuses"). */
 export const CANCELLABLE: readonly TransactionStatus[] = ['success', 'pending_lroe', 'pending_submission', 'pending_batch', 'delivered'];
@@ -186,7 +190,13 @@ export function createTransactionService(deps: TransactionDeps) {
    */
   async function appendBatch(tx: Queryable, chainKey: string, all: readonly AppendParams[]): Promise<Outcome[]> {
     const now = clock.now();
-    const head = await fiscalRecordsRepo.lockChainHead(tx, chainKey, now, all.map((p) => ({ accountId: p.auth.accountId, environment: p.auth.environment, key: p.idempotencyKey })));
+    // Records final at creation (FR, PT) announce it: their completion events.
+    const announcing = all.filter((p) => p.system.initialStatus(p.location) === 'success');
+    const head = await fiscalRecordsRepo.lockChainHead(
+      tx, chainKey, now,
+      all.map((p) => ({ accountId: p.auth.accountId, environment: p.auth.environment, key: p.idempotencyKey })),
+      { accounts: [...new Set(announcing.map((p) => p.auth.accountId))], types: announcing.length ? COMPLETION_TYPES : [] },
+    );
     const replays = sortOutReplays(all, head.existing.length > 0 ? await transactionsRepo.getByIds(tx, head.existing) : []);
     const items = replays.fresh.map((i) => all[i]!);
     if (items.length === 0) return replays.settle(new Map()) as Outcome[];
@@ -285,13 +295,6 @@ export function createTransactionService(deps: TransactionDeps) {
       last = { fingerprint: record.fingerprint, fiscalId: record.fiscalId, link: record.linkData ?? null };
       previous = { fingerprint: record.fingerprint, fiscalId: record.fiscalId, issuedAt: now.toISOString(), linkData: record.linkData ?? null };
     }
-    // Fiscalized at creation (FR, PT): the completion event commits with the record, written
-    // by the same statement.
-    const events = deps.events.prepareMany(rows.filter((r) => r.t.status === 'success').map((r) => completionEvent(r.t, now)), now);
-    const matched = await transactionsRepo.insertManyWithRecords(
-      tx, rows, { chainKey, seq, fingerprint: last.fingerprint, fiscalId: last.fiscalId, issuedAt: now, link: last.link }, events.batch,
-    );
-    await events.deliver(tx, matched);
     // Ordered queues: the batch's first job waits if an earlier job of the chain is still
     // unfinished; the others wait for the batch's first (we hold the chain head lock).
     const ordered = jobs.filter((j) => j.input.queueKey);
@@ -299,8 +302,17 @@ export function createTransactionService(deps: TransactionDeps) {
       const blocked = await jobsRepo.hasUnfinished(tx, chainKey);
       ordered.forEach((j, i) => (j.input.waiting = blocked || i > 0));
     }
-    const jobIds = await jobsRepo.enqueueMany(tx, jobs.map((j) => j.input), now);
-    const jobOf = new Map(jobs.map((j, i) => [j.index, jobIds[i]!]));
+    // Fiscalized at creation (FR, PT): the completion events commit with the records. One
+    // statement writes the batch; when nothing follows it (no webhook deliveries to write,
+    // no cancelled original to mark) it carries the COMMIT as well.
+    const events = deps.events.prepareMany(rows.filter((r) => r.t.status === 'success').map((r) => completionEvent(r.t, now)), now);
+    const cancels = items.some((p) => p.original);
+    const written = await transactionsRepo.insertManyWithRecords(
+      tx, rows, { chainKey, seq, fingerprint: last.fingerprint, fiscalId: last.fiscalId, issuedAt: now, link: last.link },
+      { events: events.batch, jobs: jobs.map((j) => j.input), now, last: !head.subscribed && !cancels },
+    );
+    if (head.subscribed) await events.deliver(tx, written.matched);
+    const jobOf = new Map(jobs.map((j, i) => [j.index, written.jobIds[i]!]));
 
     for (const [i, p] of items.entries()) {
       if (!p.original) continue;

@@ -1,6 +1,8 @@
 import { isUuid } from '../../core/ids.ts';
 import type { RenderHint, TransactionDraft, TransactionStatus } from '../../countries/types.ts';
 import type { Queryable } from '../db.ts';
+import type { EnqueueInput } from '../../jobs/queue.ts';
+import { jobsInsertSql } from '../../jobs/job-rows.ts';
 import { eventsInsertAndMatch, webhookOf, type EventBatch, type WebhookRow } from './webhooks-repo.ts';
 import type { FiscalRecordRow } from './fiscal-records-repo.ts';
 import type { LocationRow } from './locations-repo.ts';
@@ -71,8 +73,8 @@ export const transactionsRepo = {
     q: Queryable,
     items: readonly { t: TransactionRow; r: FiscalRecordRow }[],
     head: { chainKey: string; seq: number; fingerprint: string | null; fiscalId: string | null; issuedAt: Date; link: Record<string, string> | null },
-    events?: EventBatch,
-  ): Promise<WebhookRow[]> {
+    extra: { events?: EventBatch | undefined; jobs?: readonly EnqueueInput[] | undefined; now: Date; last?: boolean } = { now: head.issuedAt },
+  ): Promise<{ matched: WebhookRow[]; jobIds: string[] }> {
     const cols = Object.keys(items[0]!.t) as (keyof TransactionRow)[];
     const values: unknown[] = [];
     const param = (v: unknown) => `$${values.push(v)}`;
@@ -85,20 +87,24 @@ export const transactionsRepo = {
        WHERE chain_key = ${param(head.chainKey)}`;
     // The batch's events (records final at creation) go in the same statement, and it
     // answers with the subscriptions that want them (the publisher writes their deliveries).
-    const ev = events && events.rows.length > 0 ? eventsInsertAndMatch(events, param) : null;
-    const res = await q.query<WebhookRow>(
+    const ev = extra.events && extra.events.rows.length > 0 ? eventsInsertAndMatch(extra.events, param) : null;
+    const jobs = extra.jobs && extra.jobs.length > 0 ? jobsInsertSql(extra.jobs, extra.now, param) : null;
+    // The batch's last statement when the caller says so: sent with COMMIT (one round trip).
+    const run = extra.last && q.queryThenCommit ? q.queryThenCommit.bind(q) : q.query.bind(q);
+    const res = await run<WebhookRow>(
       `WITH tx AS (INSERT INTO transactions (${cols.join(', ')}) VALUES ${txRows.join(', ')}),
        rec AS (
          INSERT INTO fiscal_records (id, transaction_id, account_id, system, kind, chain_key, seq, previous_fingerprint, fingerprint,
            fiscal_id, document_number, qr_data, content_type, body, placeholder, created_at)
          VALUES ${recRows.join(', ')}),
-       head AS (${heads})${ev ? `,
+       head AS (${heads}),${jobs ? `
+       jobs AS (${jobs.sql}),` : ''}${ev ? `
        ev AS (${ev.insert})
        ${ev.match}` : `
-       SELECT NULL LIMIT 0`}`,
+       none AS (SELECT 1) SELECT NULL LIMIT 0`}`,
       values,
     );
-    return res.rows.map(webhookOf);
+    return { matched: res.rows.map(webhookOf), jobIds: jobs?.ids ?? [] };
   },
 
   async get(q: Queryable, accountId: string, id: string): Promise<TransactionRow | undefined> {
