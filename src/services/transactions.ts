@@ -15,14 +15,11 @@ import { transactionsRepo, type TransactionFilter, type TransactionRow } from '.
 import type { AuthContext } from './auth-context.ts';
 import type { Deps } from './deps.ts';
 import type { EventPublisher } from './events.ts';
-import { namesOf } from './event-publisher.ts';
 import type { CachedLocation, LocationService } from './locations.ts';
 import type { SigningKeyService } from './signing-keys.ts';
 import type { ListResult, Page } from './pagination.ts';
 import { completionEvent, SUBMIT_JOB, submitJobMaxAttempts, toTransactionView, type TransactionView } from './transaction-view.ts';
 
-/** The completion event under both of its names (a subscription may want either). */
-const COMPLETION_TYPES = namesOf('fiscalization.completed');
 
 /** Statuses from which a cancellation may be issued (DECISIONS "Statuses"). */
 export const CANCELLABLE: readonly TransactionStatus[] = ['success', 'pending_lroe', 'pending_submission', 'pending_batch', 'delivered'];
@@ -190,13 +187,7 @@ export function createTransactionService(deps: TransactionDeps) {
    */
   async function appendBatch(tx: Queryable, chainKey: string, all: readonly AppendParams[]): Promise<Outcome[]> {
     const now = clock.now();
-    // Records final at creation (FR, PT) announce it: their completion events.
-    const announcing = all.filter((p) => p.system.initialStatus(p.location) === 'success');
-    const head = await fiscalRecordsRepo.lockChainHead(
-      tx, chainKey, now,
-      all.map((p) => ({ accountId: p.auth.accountId, environment: p.auth.environment, key: p.idempotencyKey })),
-      { accounts: [...new Set(announcing.map((p) => p.auth.accountId))], types: announcing.length ? COMPLETION_TYPES : [] },
-    );
+    const head = await fiscalRecordsRepo.lockChainHead(tx, chainKey, now, all.map((p) => ({ accountId: p.auth.accountId, environment: p.auth.environment, key: p.idempotencyKey })));
     const replays = sortOutReplays(all, head.existing.length > 0 ? await transactionsRepo.getByIds(tx, head.existing) : []);
     const items = replays.fresh.map((i) => all[i]!);
     if (items.length === 0) return replays.settle(new Map()) as Outcome[];
@@ -303,15 +294,13 @@ export function createTransactionService(deps: TransactionDeps) {
       ordered.forEach((j, i) => (j.input.waiting = blocked || i > 0));
     }
     // Fiscalized at creation (FR, PT): the completion events commit with the records. One
-    // statement writes the batch; when nothing follows it (no webhook deliveries to write,
-    // no cancelled original to mark) it carries the COMMIT as well.
+    // statement writes the batch: transactions, records, jobs, chain head, events.
     const events = deps.events.prepareMany(rows.filter((r) => r.t.status === 'success').map((r) => completionEvent(r.t, now)), now);
-    const cancels = items.some((p) => p.original);
     const written = await transactionsRepo.insertManyWithRecords(
       tx, rows, { chainKey, seq, fingerprint: last.fingerprint, fiscalId: last.fiscalId, issuedAt: now, link: last.link },
-      { events: events.batch, jobs: jobs.map((j) => j.input), now, last: !head.subscribed && !cancels },
+      { events: events.batch, jobs: jobs.map((j) => j.input), now },
     );
-    if (head.subscribed) await events.deliver(tx, written.matched);
+    await events.deliver(tx, written.matched);
     const jobOf = new Map(jobs.map((j, i) => [j.index, written.jobIds[i]!]));
 
     for (const [i, p] of items.entries()) {

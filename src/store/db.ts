@@ -13,13 +13,6 @@ export interface Queryable {
   query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
-  /**
-   * Inside a transaction, on stores that can: runs the transaction's LAST statement and
-   * commits in the same round trip (nothing may follow). The result is the statement's;
-   * a failure rolls the transaction back. Where absent, use `query` and let the
-   * transaction commit as usual.
-   */
-  queryThenCommit?<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>>;
 }
 
 /** A LISTEN on one channel (see `Db.subscribe`). */

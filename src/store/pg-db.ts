@@ -105,37 +105,29 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
       // message ("BEGIN; <statement>", its values inlined): one round trip less for every
       // transaction. The create's batch holds its chain's lock from that statement to
       // COMMIT, and each round trip on that path waits for a busy event loop.
-      // Likewise COMMIT with the last statement, when the caller knows which it is
-      // (`queryThenCommit`).
+      // (Not COMMIT with the last statement: inlining a batch's large insert cost more
+      // Node CPU than the round trip it saved, measured.)
       let begun = false;
-      let committed = false;
-      const simple = async <T>(sql: string, params: readonly unknown[] | undefined, begin: boolean, commit: boolean): Promise<QueryResult<T>> => {
-        const text = `${begin ? 'BEGIN; ' : ''}${params?.length ? inlineParams(sql, params) : sql}${commit ? '; COMMIT' : ''}`;
+      const first = async <T>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> => {
         begun = true;
         try {
-          const results = (await client.query(text)) as unknown as pg.QueryResult | pg.QueryResult[];
-          const all = Array.isArray(results) ? results : [results];
-          const res = all[all.length - (commit ? 2 : 1)]!;
-          if (commit) committed = true;
+          const results = (await client.query(`BEGIN; ${params?.length ? inlineParams(sql, params) : sql}`)) as unknown as pg.QueryResult[];
+          const res = results[results.length - 1]!;
           return { rows: res.rows as T[], rowCount: res.rowCount ?? res.rows.length };
         } catch (err) {
           throw classify(err);
         }
       };
       const q: Queryable = {
-        query: (sql, params) => {
-          if (committed) return Promise.reject(new Error('the transaction was committed by queryThenCommit: nothing may follow it'));
-          return begun ? run(client, sql, params) : simple(sql, params, true, false);
-        },
+        query: (sql, params) => (begun ? run(client, sql, params) : first(sql, params)),
         exec: async (sql) => {
-          if (!begun) return void (await simple(sql, undefined, true, false));
+          if (!begun) return void (await first(sql));
           await client.query(sql).catch((err) => Promise.reject(classify(err)));
         },
-        queryThenCommit: (sql, params) => simple(sql, params, !begun, true),
       };
       try {
         const result = await fn(q);
-        if (begun && !committed) await q.query('COMMIT');
+        if (begun) await q.query('COMMIT');
         client.release();
         return result;
       } catch (err) {

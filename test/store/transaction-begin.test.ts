@@ -40,25 +40,4 @@ describe('a transaction opened with its first statement', () => {
     // The connection is fine afterwards.
     expect(await db.transaction(async (tx) => (await tx.query<{ n: number }>('SELECT $1::int AS n', [7])).rows[0]!.n)).toBe(7);
   });
-
-  it('queryThenCommit ends the transaction with its statement; nothing may follow; a failure rolls back', async () => {
-    const viaLast = (tx: { queryThenCommit?: unknown; query: unknown }) => (tx.queryThenCommit ?? tx.query) as (sql: string, p?: unknown[]) => Promise<{ rows: unknown[] }>;
-    const res = await db.transaction(async (tx) => {
-      await tx.query('INSERT INTO begin_probe (id, t) VALUES ($1, $2)', [10, 'ten']);
-      return viaLast(tx).call(tx, 'INSERT INTO begin_probe (id, t) VALUES ($1, $2) RETURNING t', [11, "el'even"]);
-    });
-    expect(res.rows).toEqual([{ t: "el'even" }]);
-    expect((await db.query('SELECT id FROM begin_probe WHERE id >= 10 ORDER BY id')).rows).toEqual([{ id: 10 }, { id: 11 }]);
-    if (db.kind === 'postgres') {
-      await expect(db.transaction(async (tx) => {
-        await tx.queryThenCommit!('INSERT INTO begin_probe (id) VALUES ($1)', [12]);
-        await tx.query('SELECT 1');
-      })).rejects.toThrow(/nothing may follow/);
-    }
-    await expect(db.transaction(async (tx) => {
-      await tx.query('INSERT INTO begin_probe (id) VALUES ($1)', [13]);
-      await viaLast(tx).call(tx, 'INSERT INTO begin_probe (id) VALUES ($1)', [1]); // duplicate key
-    })).rejects.toThrow();
-    expect((await db.query('SELECT id FROM begin_probe WHERE id = 13')).rows).toEqual([]);
-  });
 });

@@ -38,16 +38,11 @@ export const fiscalRecordsRepo = {
    * snapshot, taken before the lock was granted: a key committed by another node while we
    * waited is not seen here, and the unique index refuses our insert instead (the batch is
    * then re-run item by item, and the key found).
-   *
-   * `subscribed`: whether any enabled webhook subscription of `events.accounts` wants one of
-   * `events.types` (the batch's completion events). When none does, the batch writes no
-   * deliveries, and its insert can be the transaction's last statement.
    */
   async lockChainHead(
     q: Queryable, chainKey: string, now: Date, keys: readonly { accountId: string; environment: string; key: string }[] = [],
-    events: { accounts: readonly string[]; types: readonly string[] } = { accounts: [], types: [] },
-  ): Promise<ChainHead & { existing: string[]; subscribed: boolean }> {
-    const res = await q.query<ChainHead & { existing: string[]; subscribed: boolean }>(
+  ): Promise<ChainHead & { existing: string[] }> {
+    const res = await q.query<ChainHead & { existing: string[] }>(
       `WITH head AS (
          INSERT INTO chain_heads (chain_key, seq, updated_at) VALUES ($1, 0, $2)
          ON CONFLICT (chain_key) DO UPDATE SET chain_key = EXCLUDED.chain_key
@@ -55,13 +50,9 @@ export const fiscalRecordsRepo = {
        SELECT head.*, ARRAY(
          SELECT t.id FROM unnest($3::uuid[], $4::text[], $5::text[]) AS k(account_id, environment, key)
          JOIN transactions t ON t.account_id = k.account_id AND t.environment = k.environment AND t.idempotency_key = k.key
-       )::text[] AS existing,
-       EXISTS (
-         SELECT 1 FROM webhook_subscriptions
-         WHERE account_id = ANY($6::uuid[]) AND enabled AND deleted_at IS NULL AND events ?| $7::text[]
-       ) AS subscribed
+       )::text[] AS existing
        FROM head`,
-      [chainKey, now, keys.map((k) => k.accountId), keys.map((k) => k.environment), keys.map((k) => k.key), [...events.accounts], [...events.types]],
+      [chainKey, now, keys.map((k) => k.accountId), keys.map((k) => k.environment), keys.map((k) => k.key)],
     );
     const head = res.rows[0]!;
     return { ...head, seq: Number(head.seq), existing: head.existing ?? [] };

@@ -73,7 +73,7 @@ export const transactionsRepo = {
     q: Queryable,
     items: readonly { t: TransactionRow; r: FiscalRecordRow }[],
     head: { chainKey: string; seq: number; fingerprint: string | null; fiscalId: string | null; issuedAt: Date; link: Record<string, string> | null },
-    extra: { events?: EventBatch | undefined; jobs?: readonly EnqueueInput[] | undefined; now: Date; last?: boolean } = { now: head.issuedAt },
+    extra: { events?: EventBatch | undefined; jobs?: readonly EnqueueInput[] | undefined; now: Date } = { now: head.issuedAt },
   ): Promise<{ matched: WebhookRow[]; jobIds: string[] }> {
     const cols = Object.keys(items[0]!.t) as (keyof TransactionRow)[];
     const values: unknown[] = [];
@@ -89,9 +89,7 @@ export const transactionsRepo = {
     // answers with the subscriptions that want them (the publisher writes their deliveries).
     const ev = extra.events && extra.events.rows.length > 0 ? eventsInsertAndMatch(extra.events, param) : null;
     const jobs = extra.jobs && extra.jobs.length > 0 ? jobsInsertSql(extra.jobs, extra.now, param) : null;
-    // The batch's last statement when the caller says so: sent with COMMIT (one round trip).
-    const run = extra.last && q.queryThenCommit ? q.queryThenCommit.bind(q) : q.query.bind(q);
-    const res = await run<WebhookRow>(
+    const res = await q.query<WebhookRow>(
       `WITH tx AS (INSERT INTO transactions (${cols.join(', ')}) VALUES ${txRows.join(', ')}),
        rec AS (
          INSERT INTO fiscal_records (id, transaction_id, account_id, system, kind, chain_key, seq, previous_fingerprint, fingerprint,
