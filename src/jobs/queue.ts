@@ -133,7 +133,8 @@ export const jobsRepo = {
 
   /**
    * Claims up to `limit` runnable jobs: due pending/failed ones, and processing ones whose
-   * lease expired (a dead worker's). Each claim counts as an attempt.
+   * lease expired (a dead worker's; of an ordered queue only the first active one, see
+   * `CLAIMABLE`). Each claim counts as an attempt.
    */
   async claim(q: Queryable, o: ClaimOptions): Promise<JobRow[]> {
     const res = await q.query<JobRow>(

@@ -17,7 +17,11 @@
  *   one is accepted with error 2000, as AEAT does;
  * - answers per RespuestaSuministro.xsd with a CSV (unless every record was refused) and
  *   `TiempoEsperaEnvio`.
- * It can be told to refuse with a code, to accept with errors, to answer 503, or to hang.
+ * It can be told to refuse with a code, to accept with errors, to answer 503 or 429, or to
+ * hang (and later let go of the hung requests); to refuse single records of a request
+ * (`refuseRecord`), or a whole request with a SOAP Fault (`faultRequest`). It answers every
+ * record of a request (up to 1,000) with its own `RespuestaLinea`, and logs the requests it
+ * processed (`submissions`).
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { huellaAlta, huellaAnulacion } from '../../src/countries/es-verifactu/huella.ts';
@@ -53,8 +57,19 @@ export type FakeAeatBehaviour =
   | { kind: 'acceptWithErrors'; code: string; description?: string }
   /** HTTP 503 with an HTML page (no SOAP). */
   | { kind: 'unavailable' }
-  /** Never answers. */
+  /** HTTP 429 (AEAT limiting the request rate), with Retry-After when given. */
+  | { kind: 'rateLimited'; retryAfterSeconds?: number }
+  /** Never answers (until `releaseHung`). */
   | { kind: 'hang' };
+
+/** One request the fake processed (schema-valid): whose, and its records in order. */
+export interface Submission {
+  nif: string;
+  /** `Alta A-1`, `Anulacion A-1`…, in request order. */
+  records: string[];
+  /** The answer's CSV (absent when every record was refused). */
+  csv: string | undefined;
+}
 
 interface InvoiceId {
   IDEmisorFactura: string;
@@ -82,6 +97,14 @@ export interface FakeAeatVerifactu {
   /** Seconds sent as TiempoEsperaEnvio (default 60, AEAT's usual value). */
   waitSeconds: number;
   behave(b: FakeAeatBehaviour): void;
+  /** Per record: a code to refuse it with (EstadoRegistro Incorrecto), or undefined to judge it normally. */
+  refuseRecord: ((r: { type: 'Alta' | 'Anulacion'; NumSerieFactura: string }) => { code: string; description?: string } | undefined) | undefined;
+  /** Per request: an AEAT code to refuse the whole message with (a SOAP Fault, nothing judged), or undefined. */
+  faultRequest: ((records: string[]) => string | undefined) | undefined;
+  /** The requests processed (schema-valid, judged), in order. */
+  submissions: Submission[];
+  /** Answers every request hung so far with HTTP 503 (unprocessed: nothing is registered). */
+  releaseHung(): void;
   /** Records held for an issuer, in acceptance order (altas and anulaciones). */
   held(nif: string): HeldRecord[];
   close(): Promise<void>;
@@ -146,6 +169,7 @@ export async function startFakeAeatVerifactu(): Promise<FakeAeatVerifactu> {
   const store = new Map<string, HeldRecord[]>();
   const responses: string[] = [];
   let counter = 0;
+  const hung: ((r: FakeResponse) => void)[] = [];
   const heldOf = (nif: string): HeldRecord[] => {
     let list = store.get(nif);
     if (!list) store.set(nif, (list = []));
@@ -159,6 +183,12 @@ export async function startFakeAeatVerifactu(): Promise<FakeAeatVerifactu> {
     responses,
     waitSeconds: 60,
     behave: (b) => (behaviour = b),
+    refuseRecord: undefined,
+    faultRequest: undefined,
+    submissions: [],
+    releaseHung: () => {
+      for (const answer of hung.splice(0)) answer({ status: 503, headers: { 'content-type': 'text/html' }, body: '<html><body>Servicio no disponible</body></html>' });
+    },
     held: (nif) => [...(store.get(nif) ?? [])],
     close: async () => undefined,
   };
@@ -178,6 +208,8 @@ export async function startFakeAeatVerifactu(): Promise<FakeAeatVerifactu> {
     const refuse = (code: string, description = textOf(code), duplicado?: HeldRecord): Line => ({ id, tipoOperacion, estado: 'Incorrecto', code, description, duplicado });
 
     if (behaviour.kind === 'reject') return refuse(behaviour.code, behaviour.description);
+    const own = fake.refuseRecord?.({ type: tipoOperacion, NumSerieFactura: id.NumSerieFactura });
+    if (own) return refuse(own.code, own.description);
     if (id.IDEmisorFactura !== obligadoNif) return refuse('1108');
 
     const held = heldOf(id.IDEmisorFactura);
@@ -232,7 +264,7 @@ export async function startFakeAeatVerifactu(): Promise<FakeAeatVerifactu> {
     return { id, tipoOperacion, estado, code, description };
   }
 
-  function answer(obligado: { NombreRazon: string; NIF: string }, lines: Line[]): FakeResponse {
+  function answer(obligado: { NombreRazon: string; NIF: string }, lines: Line[]): FakeResponse & { csv: string | undefined } {
     const ok = lines.filter((l) => l.estado !== 'Incorrecto').length;
     const estadoEnvio = ok === lines.length ? 'Correcto' : ok === 0 ? 'Incorrecto' : 'ParcialmenteCorrecto';
     counter += 1;
@@ -262,11 +294,15 @@ export async function startFakeAeatVerifactu(): Promise<FakeAeatVerifactu> {
       r('EstadoEnvio', estadoEnvio) +
       lines.map(linea).join('') +
       '</tikR:RespuestaRegFactuSistemaFacturacion></env:Body></env:Envelope>';
-    return { status: 200, headers: { 'content-type': 'text/xml; charset=utf-8' }, body };
+    return { status: 200, headers: { 'content-type': 'text/xml; charset=utf-8' }, body, csv: estadoEnvio !== 'Incorrecto' ? csv : undefined };
   }
 
   async function handle(req: FakeRequest): Promise<FakeResponse> {
-    if (behaviour.kind === 'hang') return new Promise<FakeResponse>(() => undefined);
+    if (behaviour.kind === 'hang') return new Promise<FakeResponse>((resolve) => hung.push(resolve));
+    if (behaviour.kind === 'rateLimited') {
+      const after = behaviour.retryAfterSeconds;
+      return { status: 429, headers: { 'content-type': 'text/html', ...(after !== undefined ? { 'retry-after': String(after) } : {}) }, body: '<html>Too Many Requests</html>' };
+    }
     if (behaviour.kind === 'unavailable') {
       return { status: 503, headers: { 'content-type': 'text/html' }, body: '<html><body><h1>Servicio no disponible</h1></body></html>' };
     }
@@ -285,8 +321,18 @@ export async function startFakeAeatVerifactu(): Promise<FakeAeatVerifactu> {
     const header = { NombreRazon: text(obligado.NombreRazon), NIF: text(obligado.NIF) };
     const idPeticion = String(counter + 1);
     const registros = Array.isArray(root.RegistroFactura) ? root.RegistroFactura : [];
+    const names = registros.map((reg) => {
+      const r = node(reg);
+      const alta = 'RegistroAlta' in r;
+      const idf = node(node(alta ? r.RegistroAlta : r.RegistroAnulacion).IDFactura);
+      return `${alta ? 'Alta' : 'Anulacion'} ${text(alta ? idf.NumSerieFactura : idf.NumSerieFacturaAnulada)}`;
+    });
+    const faultCode = fake.faultRequest?.(names);
+    if (faultCode !== undefined) return fault(faultCode, '');
     const lines = registros.map((reg) => processRecord(header.NIF, node(reg), idPeticion));
-    return answer(header, lines);
+    const res = answer(header, lines);
+    fake.submissions.push({ nif: header.NIF, records: names, csv: res.csv });
+    return res;
   }
 
   const server: FakeAuthority = await startFakeAuthority(async (req) => {
@@ -297,6 +343,9 @@ export async function startFakeAeatVerifactu(): Promise<FakeAeatVerifactu> {
   fake.url = server.url;
   fake.caPem = server.caPem;
   fake.requests = server.requests;
-  fake.close = () => server.close();
+  fake.close = () => {
+    fake.releaseHung();
+    return server.close();
+  };
   return fake;
 }

@@ -192,3 +192,86 @@ describe('VERI*FACTU client against the fake AEAT', () => {
     expect(fake.requests).toHaveLength(1);
   });
 });
+
+describe('VERI*FACTU submitMany: several records of one issuer in one request', () => {
+  const chainRecords = () => goldenChain().map((c) => stored(c.record, c.tx, c.kind, c.transactionId));
+  const names = ['Alta A-1', 'Alta A-2', 'Alta A-3', 'Alta A-4', 'Alta A-5', 'Anulacion A-1'];
+
+  it('the whole chain in ONE request, in order: one Cabecera, each record answered by its own line, one CSV', async () => {
+    const out = await client.submitMany(chainRecords(), ctx());
+    expect(fake.requests).toHaveLength(1);
+    expect(fake.submissions).toEqual([{ nif: 'B12345674', records: names, csv: 'FAKECSV000000001' }]);
+    const body = soapBodyContent(fake.requests[0]!.body.toString('utf8'))!;
+    expect(body.match(/<sfLR:Cabecera>/g)).toHaveLength(1);
+    if (HAVE_SCHEMAS) expect(xsdValidate(body, 'es/verifactu/SuministroLR.xsd').ok).toBe(true);
+    expect(out.kind).toBe('records');
+    if (out.kind !== 'records') return;
+    expect(out.outcomes).toHaveLength(6);
+    expect(out.outcomes.every((o) => o.kind === 'accepted' && o.fiscalId === 'FAKECSV000000001' && o.warnings === undefined)).toBe(true);
+    expect(fake.held('B12345674').map((h) => `${h.type} ${h.id.NumSerieFactura}`)).toEqual(names);
+  });
+
+  it('one record refused: that record gets its code; the records chained after it are refused by AEAT\'s chain check (1180)', async () => {
+    fake.refuseRecord = (r) => (r.type === 'Alta' && r.NumSerieFactura === 'A-3' ? { code: '1104' } : undefined);
+    const out = await client.submitMany(chainRecords(), ctx());
+    expect(out.kind).toBe('records');
+    if (out.kind !== 'records') return;
+    expect(out.outcomes.map((o) => (o.kind === 'rejected' ? o.code : o.kind))).toEqual(['accepted', 'accepted', '1104', '1180', '1180', '1180']);
+    expect(fake.held('B12345674').map((h) => h.id.NumSerieFactura)).toEqual(['A-1', 'A-2']);
+  });
+
+  it('the last record refused, the others registered', async () => {
+    fake.refuseRecord = (r) => (r.type === 'Anulacion' ? { code: '1104' } : undefined);
+    const out = await client.submitMany(chainRecords(), ctx());
+    if (out.kind !== 'records') throw new Error(out.kind);
+    expect(out.outcomes.map((o) => (o.kind === 'rejected' ? o.code : o.kind))).toEqual(['accepted', 'accepted', 'accepted', 'accepted', 'accepted', '1104']);
+  });
+
+  it('flow control concerns the whole request: nothing is sent, one outcome for the request', async () => {
+    const [first, ...rest] = chainRecords();
+    expect((await client.submit(first!, ctx({ now: at(0) }))).kind).toBe('accepted');
+    expect(await client.submitMany(rest, ctx({ now: at(15) }))).toEqual({
+      kind: 'request',
+      outcome: expect.objectContaining({ kind: 'retry_later', code: 'WAIT_TIME', flowControl: true, retryAfterSeconds: 45 }),
+    });
+    expect(fake.requests).toHaveLength(1);
+    const after = await client.submitMany(rest, ctx({ now: at(60) }));
+    expect(after.kind === 'records' && after.outcomes.every((o) => o.kind === 'accepted')).toBe(true);
+    expect(fake.submissions.map((s) => s.records.length)).toEqual([1, 5]);
+  });
+
+  it('a SOAP Fault or HTTP 429 answers for the request as a whole; HTTP 503 is a TransportError', async () => {
+    fake.faultRequest = (records) => (records.length > 1 ? '4102' : undefined);
+    expect(await client.submitMany(chainRecords(), ctx())).toMatchObject({ kind: 'request', outcome: { kind: 'rejected', code: '4102' } });
+    fake.faultRequest = undefined;
+    fake.behave({ kind: 'rateLimited', retryAfterSeconds: 30 });
+    expect(await client.submitMany(chainRecords(), ctx())).toMatchObject({ kind: 'request', outcome: { kind: 'retry_later', code: 'HTTP_429', retryAfterSeconds: 30 } });
+    fake.behave({ kind: 'unavailable' });
+    await expect(client.submitMany(chainRecords(), ctx())).rejects.toMatchObject({ name: 'TransportError', code: 'http_5xx' });
+    expect(fake.held('B12345674')).toHaveLength(0);
+  });
+
+  it('a stored placeholder among the records is refused on its own; the others go', async () => {
+    const [a, b] = chainRecords();
+    const out = await client.submitMany([a!, { ...a!, transactionId: 'x', body: '{"placeholder":true}' }, b!], ctx());
+    if (out.kind !== 'records') throw new Error(out.kind);
+    expect(out.outcomes.map((o) => (o.kind === 'rejected' ? o.code : o.kind))).toEqual(['accepted', 'INVALID_RECORD', 'accepted']);
+    expect(fake.submissions[0]!.records).toEqual(['Alta A-1', 'Alta A-2']);
+  });
+
+  it('1 to 1,000 records per request (SuministroLR.xsd)', async () => {
+    const [a] = chainRecords();
+    await expect(client.submitMany([], ctx())).rejects.toThrow(RangeError);
+    await expect(client.submitMany(Array.from({ length: 1001 }, () => a!), ctx())).rejects.toThrow(RangeError);
+    expect(verifactu.capabilities.maxRecordsPerRequest).toBe(1000);
+  });
+
+  it('the plug-in in stub mode answers each record as submit would, nothing sent', async () => {
+    const records = chainRecords();
+    const out = await verifactu.submitMany!(records, { ...ctx(), mode: 'stub' });
+    const single = await Promise.all(records.map((r) => verifactu.submit(r, { ...ctx(), mode: 'stub' })));
+    expect(out).toEqual({ kind: 'records', outcomes: single });
+    expect(new Set(single.map((o) => (o.kind === 'accepted' ? o.fiscalId : null))).size).toBe(6);
+    expect(fake.requests).toHaveLength(0);
+  });
+});

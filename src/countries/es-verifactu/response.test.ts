@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { VERIFACTU_CODES } from './codes.ts';
-import { answerToOutcome, parseVerifactuAnswer } from './response.ts';
+import { answerOutcomes, answerToOutcome, parseVerifactuAnswer, recordKeyOf, type RecordKey } from './response.ts';
 
 // Answers shaped as AEAT writes them: `env:` SOAP envelope, `tikR:` (RespuestaSuministro.xsd)
 // and `tik:` (SuministroInformacion.xsd) prefixes.
@@ -18,11 +18,11 @@ function respuesta(estadoEnvio: string, lineas: string, opts: { csv?: string; wa
   );
 }
 
-function linea(num: string, estado: string, extra = ''): string {
+function linea(num: string, estado: string, extra = '', tipo: 'Alta' | 'Anulacion' = 'Alta'): string {
   return (
     '<tikR:RespuestaLinea><tikR:IDFactura><tik:IDEmisorFactura>B12345674</tik:IDEmisorFactura>' +
     `<tik:NumSerieFactura>${num}</tik:NumSerieFactura><tik:FechaExpedicionFactura>15-01-2026</tik:FechaExpedicionFactura></tikR:IDFactura>` +
-    `<tikR:Operacion><tik:TipoOperacion>Alta</tik:TipoOperacion></tikR:Operacion><tikR:EstadoRegistro>${estado}</tikR:EstadoRegistro>${extra}</tikR:RespuestaLinea>`
+    `<tikR:Operacion><tik:TipoOperacion>${tipo}</tik:TipoOperacion></tikR:Operacion><tikR:EstadoRegistro>${estado}</tikR:EstadoRegistro>${extra}</tikR:RespuestaLinea>`
   );
 }
 
@@ -129,5 +129,54 @@ describe('VERI*FACTU answers', () => {
     ['an envelope without an answer', envelope('<x/>')],
   ])('is not an answer: %s', (_name, xml) => {
     expect(parseVerifactuAnswer(xml)).toBeNull();
+  });
+});
+
+describe('VERI*FACTU answers to a request of several records', () => {
+  const key = (num: string, tipo: 'Alta' | 'Anulacion' = 'Alta'): RecordKey =>
+    ({ IDEmisorFactura: 'B12345674', NumSerieFactura: num, FechaExpedicionFactura: '15-01-2026', TipoOperacion: tipo });
+  const respuestaOf = (xml: string) => {
+    const a = parseVerifactuAnswer(xml);
+    if (a?.kind !== 'respuesta') throw new Error('not a respuesta');
+    return a;
+  };
+
+  it('each record takes the line that names it, whatever the order of the lines', () => {
+    const xml = respuesta('ParcialmenteCorrecto',
+      linea('A-3', 'Correcto') + linea('A-1', 'Incorrecto', error('1104', 'Mal.')) + linea('A-2', 'AceptadoConErrores', error('2001', 'NIF.')), { csv: 'CSV9' });
+    const out = answerOutcomes(respuestaOf(xml), VERIFACTU_CODES, [key('A-1'), key('A-2'), key('A-3')]);
+    expect(out.map((o) => o.kind)).toEqual(['rejected', 'accepted', 'accepted']);
+    expect(out[0]).toMatchObject({ code: '1104' });
+    expect(out[1]).toMatchObject({ warnings: [expect.stringMatching(/^2001: /)] });
+    expect(out[2]).toMatchObject({ fiscalId: 'CSV9', response: { EstadoRegistro: 'Correcto' } });
+  });
+
+  it('an alta and its annulment in one request are told apart by TipoOperacion', () => {
+    const xml = respuesta('ParcialmenteCorrecto', linea('A-1', 'Incorrecto', error('3002', 'No existe.'), 'Anulacion') + linea('A-1', 'Correcto'), { csv: 'CSV8' });
+    const out = answerOutcomes(respuestaOf(xml), VERIFACTU_CODES, [key('A-1'), key('A-1', 'Anulacion')]);
+    expect(out.map((o) => o.kind)).toEqual(['accepted', 'rejected']);
+    expect(out[1]).toMatchObject({ code: '3002' });
+  });
+
+  it('a record no line names is its own retriable failure (NO_RECORD_LINE), never another record\'s answer', () => {
+    const xml = respuesta('Correcto', linea('A-1', 'Correcto'), { csv: 'CSV7' });
+    const out = answerOutcomes(respuestaOf(xml), VERIFACTU_CODES, [key('A-1'), key('A-2')]);
+    expect(out[0]).toMatchObject({ kind: 'accepted', fiscalId: 'CSV7' });
+    expect(out[1]).toMatchObject({ kind: 'retry_later', code: 'NO_RECORD_LINE', message: expect.stringContaining('Alta B12345674 A-2 15-01-2026') });
+    expect(VERIFACTU_CODES.NO_RECORD_LINE?.retriable).toBe(true);
+    // Alone too: a line for another invoice is not this record's answer.
+    expect(outcome(respuesta('Correcto', linea('A-9', 'Correcto'), { csv: 'CSV6' }), 'A-1')).toMatchObject({ kind: 'retry_later', code: 'NO_RECORD_LINE' });
+    expect(outcome(respuesta('Correcto', '', { csv: 'CSV6' }), 'A-1')).toMatchObject({ kind: 'retry_later', code: 'NO_RECORD_LINE' });
+  });
+
+  it('recordKeyOf reads a stored record\'s own IDFactura (unescaped), alta or annulment', () => {
+    const alta = '<sf:RegistroAlta xmlns:sf="x"><sf:IDVersion>1.0</sf:IDVersion><sf:IDFactura><sf:IDEmisorFactura>B12345674</sf:IDEmisorFactura>' +
+      '<sf:NumSerieFactura>12345678&amp;G33</sf:NumSerieFactura><sf:FechaExpedicionFactura>01-01-2024</sf:FechaExpedicionFactura></sf:IDFactura>' +
+      '<sf:Encadenamiento><sf:RegistroAnterior><sf:IDEmisorFactura>B12345674</sf:IDEmisorFactura><sf:NumSerieFactura>OTHER</sf:NumSerieFactura></sf:RegistroAnterior></sf:Encadenamiento></sf:RegistroAlta>';
+    expect(recordKeyOf(alta)).toEqual({ IDEmisorFactura: 'B12345674', NumSerieFactura: '12345678&G33', FechaExpedicionFactura: '01-01-2024', TipoOperacion: 'Alta' });
+    const anulacion = '<sf:RegistroAnulacion xmlns:sf="x"><sf:IDFactura><sf:IDEmisorFacturaAnulada>B12345674</sf:IDEmisorFacturaAnulada>' +
+      '<sf:NumSerieFacturaAnulada>A-1</sf:NumSerieFacturaAnulada><sf:FechaExpedicionFacturaAnulada>15-01-2026</sf:FechaExpedicionFacturaAnulada></sf:IDFactura></sf:RegistroAnulacion>';
+    expect(recordKeyOf(anulacion)).toEqual(key('A-1', 'Anulacion'));
+    expect(recordKeyOf('{"placeholder":true}')).toBeUndefined();
   });
 });

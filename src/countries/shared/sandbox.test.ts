@@ -8,6 +8,7 @@ import {
   parseSandboxOutcome,
   readSandboxOutcome,
   runSandbox,
+  runSandboxMany,
   stubOnlySubmit,
   type SandboxSpec,
 } from './sandbox.ts';
@@ -93,6 +94,16 @@ describe('runSandbox', () => {
     } catch (e) {
       expect((e as TransportError).code).toBe('timeout');
     }
+  });
+  it('runSandboxMany: each record answered as alone, in order; a rehearsed timeout is that record\'s own retriable failure', () => {
+    const outcomes = ['accept', 'reject:1100', 'timeout', 'error:0500', undefined];
+    const single = outcomes.filter((o) => o !== 'timeout').map((o) => run(o));
+    const many = runSandboxMany(outcomes.map((o) => rec(o)), submitCtx(loc), spec);
+    expect(many.kind).toBe('records');
+    if (many.kind !== 'records') return;
+    expect(many.outcomes.map((o) => o.kind)).toEqual(['accepted', 'rejected', 'retry_later', 'retry_later', 'accepted']);
+    expect(many.outcomes.filter((_, i) => i !== 2)).toEqual(single);
+    expect(many.outcomes[2]).toMatchObject({ kind: 'retry_later', code: 'timeout', message: expect.stringContaining('did not answer in time') });
   });
   it('stubOnlySubmit: stub answers; authority mode is not implemented yet', async () => {
     const submit = stubOnlySubmit(spec);
