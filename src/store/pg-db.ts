@@ -67,7 +67,11 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
     // with the actual values: a generic plan made while a table was small (a new
     // database) can stick to a poor index. Seen: the create's idempotency lookup used the
     // account index (scanning the account's transactions) instead of the unique key.
-    options: '-c plan_cache_mode=force_custom_plan',
+    //
+    // No JIT: its compilation (10 ms, seen on the claim) is made for long analytical
+    // queries; every statement here is short, and a high cost estimate on a growing queue
+    // made each claim pay it.
+    options: '-c plan_cache_mode=force_custom_plan -c jit=off',
     max: opts.max ?? 20,
     connectionTimeoutMillis: opts.connectionTimeoutMillis ?? 5_000,
     idleTimeoutMillis: 30_000,
