@@ -58,6 +58,14 @@ export interface EnqueueInput {
 }
 
 
+/** How an attempt ends for a job (`finish`). */
+export interface FinishState {
+  status: 'completed' | 'failed' | 'dead' | 'pending' | 'waiting';
+  runAt?: Date;
+  error?: string | null;
+  uncount?: boolean;
+}
+
 export interface ClaimOptions {
   kinds: readonly string[];
   workerId: string;
@@ -262,7 +270,7 @@ export const jobsRepo = {
     q: Queryable,
     id: string,
     workerId: string,
-    next: { status: 'completed' | 'failed' | 'dead' | 'pending' | 'waiting'; runAt?: Date; error?: string | null; uncount?: boolean },
+    next: FinishState,
     now: Date,
   ): Promise<boolean> {
     // `uncount`: the attempt did not happen (flow control; a batch that was not judged), so
@@ -275,6 +283,33 @@ export const jobsRepo = {
       [id, workerId, next.status, next.runAt ?? null, next.error ?? null, now, next.uncount ? 1 : 0],
     );
     return res.rowCount === 1;
+  },
+
+  /**
+   * `finish` for many jobs of one worker in one statement (the jobs a batch adopted).
+   * Returns how many were still held by this worker: fewer than given means a lease was lost.
+   * One statement rather than one per job: besides the round trips, a per-job UPDATE could
+   * be planned on the partial index of processing jobs (statistics taken while none was)
+   * and scan every adopted job each time (10 ms a job with 20,000 adopted, measured).
+   */
+  async finishMany(
+    q: Queryable,
+    workerId: string,
+    items: readonly { id: string; next: FinishState }[],
+    now: Date,
+  ): Promise<number> {
+    if (items.length === 0) return 0;
+    const rows = items.map(({ id, next }) => ({
+      id, status: next.status, run_at: next.runAt?.toISOString() ?? null, error: next.error ?? null, uncount: next.uncount ? 1 : 0,
+    }));
+    const res = await q.query(
+      `UPDATE jobs j SET status = v.status, run_at = COALESCE(v.run_at, j.run_at), last_error = COALESCE(v.error, j.last_error),
+              locked_by = NULL, locked_until = NULL, updated_at = $3, attempt = j.attempt - v.uncount
+       FROM json_to_recordset($1::json) AS v(id uuid, status text, run_at timestamptz, error text, uncount int)
+       WHERE j.id = v.id AND j.locked_by = $2 AND j.status = 'processing'`,
+      [JSON.stringify(rows), workerId, now],
+    );
+    return res.rowCount;
   },
 
   /** One job by id (any account: callers scope it). */

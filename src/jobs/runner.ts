@@ -97,11 +97,9 @@ export function createWorker(opts: WorkerOptions) {
         const next = nextState(result);
         if (!(await jobsRepo.finish(tx, job.id, workerId, next, now))) throw new LeaseLost();
         let finished = next.status === 'completed' || next.status === 'dead';
-        for (const f of followers) {
-          const n = nextState(f.result);
-          if (!(await jobsRepo.finish(tx, f.job.id, workerId, n, now))) throw new LeaseLost();
-          finished ||= n.status === 'completed' || n.status === 'dead';
-        }
+        const adopted = followers.map((f) => ({ id: f.job.id, next: nextState(f.result) }));
+        if ((await jobsRepo.finishMany(tx, workerId, adopted, now)) !== adopted.length) throw new LeaseLost();
+        finished ||= adopted.some((a) => a.next.status === 'completed' || a.next.status === 'dead');
         await result.commit?.(tx);
         for (const f of followers) await f.result.commit?.(tx);
         // The next job of an ordered queue (a chain's next record) may go now, unless one

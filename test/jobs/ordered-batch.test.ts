@@ -116,3 +116,26 @@ describe('ordered queues: batches', () => {
     expect(await statusOf(jobs)).toEqual(['processing', 'processing', 'waiting', 'waiting']);
   });
 });
+
+describe('finishMany (the adopted jobs of a batch, in one statement)', () => {
+  it('ends each job as told, and counts only the jobs this worker still holds', async () => {
+    const jobs = await queue(4);
+    const head = await claimHead(jobs[0]!);
+    const adopted = await jobsRepo.adoptFollowers(t.db, head, opts(10));
+    expect(adopted.map((j) => j.id)).toEqual(jobs.slice(1).map((j) => j.id));
+    const later = new Date(clock.now().getTime() + 5_000);
+    const items = [
+      { id: jobs[1]!.id, next: { status: 'completed' as const } },
+      { id: jobs[2]!.id, next: { status: 'failed' as const, error: 'E: boom', runAt: later } },
+      { id: jobs[3]!.id, next: { status: 'waiting' as const, uncount: true } },
+    ];
+    expect(await jobsRepo.finishMany(t.db, 'someone-else', items, clock.now())).toBe(0); // not its jobs
+    expect(await jobsRepo.finishMany(t.db, 'w1', items, clock.now())).toBe(3);
+    const [one, two, three] = await Promise.all(jobs.slice(1).map(async (j) => (await jobsRepo.get(t.db, j.id))!));
+    expect(one).toMatchObject({ status: 'completed', locked_by: null, attempt: 1 });
+    expect(two).toMatchObject({ status: 'failed', last_error: 'E: boom', attempt: 1 });
+    expect(two!.run_at.toISOString()).toBe(later.toISOString());
+    expect(three).toMatchObject({ status: 'waiting', attempt: 0 });
+    expect(await jobsRepo.finishMany(t.db, 'w1', items, clock.now())).toBe(0); // already ended
+  });
+});
