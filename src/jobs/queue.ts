@@ -53,7 +53,7 @@ export interface EnqueueInput {
    */
   queueKey?: string | null;
   queueSeq?: number | null;
-  /** `waiting` behind an unfinished job of its queue (see `hasUnfinished`); default `pending`. */
+  /** `waiting` (not runnable until `promoteNext` makes it so); default `pending`. New jobs of an ordered queue always wait. */
   waiting?: boolean;
 }
 
@@ -186,34 +186,48 @@ export const jobsRepo = {
     return res.rows[0];
   },
 
-  /** Whether an ordered queue holds an unfinished job (a new job of it must wait). */
-  async hasUnfinished(q: Queryable, queueKey: string): Promise<boolean> {
-    const res = await q.query(
-      `SELECT 1 FROM jobs WHERE queue_key = $1 AND status IN ('waiting', 'pending', 'failed', 'processing') LIMIT 1`,
-      [queueKey],
-    );
-    return res.rows.length > 0;
-  },
-
   /**
-   * A job of an ordered queue finished (completed or dead): its successor becomes runnable,
-   * unless another job of the queue is still active (pending, failed or processing). After
-   * a batch (`adoptFollowers`) a record that failed retriably is `failed` while later ones
-   * of its batch went back to `waiting`: it must be retried before any of them starts, and
-   * its own completion (or death) promotes them then. So a queue has at most one active
-   * job outside a batch, and every path that ends an active job calls this.
-   * The queue's chain head row is locked first, the lock appends hold while they decide
-   * whether their jobs wait: a job enqueued concurrently is either seen here or sees this
-   * job finished, never neither (it would wait forever).
+   * Makes the first `waiting` job of an ordered queue `pending`, unless a job of the queue
+   * is active (pending, failed or processing). Called after every change that may leave a
+   * queue idle: a job of it ended (the worker, in the transaction that ends it), new jobs
+   * were enqueued (the create, after its commit: new jobs of an ordered queue always enter
+   * `waiting`), and by the worker's periodic sweep (`promoteStalled`).
+   *
+   * After a batch (`adoptFollowers`) a record that failed retriably is `failed` while later
+   * ones of its batch went back to `waiting`: it must be retried before any of them starts,
+   * and its own completion (or death) promotes them then. So a queue has at most one active
+   * job outside a batch.
+   *
+   * Promotions of one queue are serialized by an advisory lock on its key, taken in a
+   * statement of its own so that the check runs on a snapshot taken after the lock was
+   * granted: whatever committed before sees or is seen, and no job waits forever. Appends
+   * never take it (they decide nothing), so the worker and the create path no longer
+   * queue behind each other on the chain head row.
    */
   async promoteNext(q: Queryable, queueKey: string, now: Date): Promise<void> {
-    await q.query('SELECT 1 FROM chain_heads WHERE chain_key = $1 FOR UPDATE', [queueKey]);
+    await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7340215002))', [queueKey]);
     await q.query(
       `UPDATE jobs SET status = 'pending', run_at = $2, updated_at = $2
        WHERE id = (SELECT id FROM jobs WHERE queue_key = $1 AND status = 'waiting' ORDER BY queue_seq LIMIT 1)
          AND NOT EXISTS (SELECT 1 FROM jobs WHERE queue_key = $1 AND status IN ${ACTIVE})`,
       [queueKey, now],
     );
+  },
+
+  /**
+   * The queues holding `waiting` jobs and nothing active: a create that committed its jobs
+   * but died before promoting them, or any other missed wake-up. The worker sweeps them now
+   * and then; returns the queue keys it found.
+   */
+  async stalledQueues(q: Queryable, limit = 100): Promise<string[]> {
+    const res = await q.query<{ queue_key: string }>(
+      `SELECT DISTINCT w.queue_key FROM jobs w
+       WHERE w.status = 'waiting' AND w.queue_key IS NOT NULL
+         AND NOT EXISTS (SELECT 1 FROM jobs a WHERE a.queue_key = w.queue_key AND a.status IN ${ACTIVE})
+       LIMIT $1`,
+      [limit],
+    );
+    return res.rows.map((r) => r.queue_key);
   },
 
   /**

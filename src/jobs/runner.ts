@@ -47,6 +47,8 @@ export interface WorkerOptions {
   batchSize?: number;
   /** Pause between rounds when there was nothing to do (real time, not the app clock). */
   idleMs?: number;
+  /** How often a running worker sweeps for stalled ordered queues (real time). */
+  sweepMs?: number;
   workerId?: string;
 }
 
@@ -70,6 +72,7 @@ export function createWorker(opts: WorkerOptions) {
   const leaseMs = opts.leaseMs ?? 60_000;
   const batchSize = opts.batchSize ?? 20;
   const idleMs = opts.idleMs ?? 250;
+  const sweepMs = opts.sweepMs ?? 30_000;
   const kinds = Object.keys(handlers);
   let running = false;
   let wake: (() => void) | null = null;
@@ -141,13 +144,33 @@ export function createWorker(opts: WorkerOptions) {
     return true;
   }
 
+  /** Promotes the next job of an ordered queue if nothing of it is active (jobs/queue.ts). */
+  async function promote(queueKey: string): Promise<void> {
+    await db.transaction((tx) => jobsRepo.promoteNext(tx, queueKey, clock.now()));
+  }
+
+  /**
+   * Wakes ordered queues left with waiting jobs and nothing active (a create that died
+   * between its commit and its promotion). Returns how many queues it promoted.
+   */
+  async function sweep(): Promise<number> {
+    const stalled = await jobsRepo.stalledQueues(db);
+    for (const key of stalled) await promote(key);
+    return stalled.length;
+  }
+
   function start(): void {
     if (running) return;
     running = true;
+    let lastSweep = 0;
     loop = (async () => {
       while (running) {
         let n = 0;
         try {
+          if (Date.now() - lastSweep >= sweepMs) {
+            lastSweep = Date.now();
+            await sweep();
+          }
           n = await runOnce();
         } catch (err) {
           log.error({ err }, 'worker round failed');
@@ -177,7 +200,7 @@ export function createWorker(opts: WorkerOptions) {
     await loop;
   }
 
-  return { workerId, runOnce, drain, runJobNow, start, stop, notify };
+  return { workerId, runOnce, drain, runJobNow, start, stop, notify, promote, sweep };
 }
 
 export type Worker = ReturnType<typeof createWorker>;

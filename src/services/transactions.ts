@@ -24,6 +24,9 @@ import { completionEvent, SUBMIT_JOB, submitJobMaxAttempts, toTransactionView, t
 /** Statuses from which a cancellation may be issued (DECISIONS "Statuses"). */
 export const CANCELLABLE: readonly TransactionStatus[] = ['success', 'pending_lroe', 'pending_submission', 'pending_batch', 'delivered'];
 
+/** A chain's records reach the authority in chain order: its submit jobs form an ordered queue (jobs/queue.ts). */
+const isOrdered = (system: FiscalSystem) => system.capabilities.chained && system.capabilities.submission === 'realtime';
+
 /** The legal submission deadline: the system's own rule, else its window in calendar days. */
 function deadlineOf(system: FiscalSystem, createdAt: Date, tx: TransactionDraft): Date | null {
   if (system.submissionDeadline) return system.submissionDeadline({ createdAt, tx });
@@ -75,6 +78,8 @@ interface Stored {
   jobId: string | null;
   /** False: the idempotency key was taken already and `row` is that earlier transaction. */
   created: boolean;
+  /** Settles once the submit job is runnable (an ordered queue's promotion after the commit). */
+  ready?: Promise<void> | undefined;
 }
 
 /** What a batch answers for one of its items: stored (or replayed), or this item's own error. */
@@ -89,7 +94,21 @@ export interface CreateHeaders {
 export function createTransactionService(deps: TransactionDeps) {
   const { db, clock } = deps;
   /** Appends queue per chain and commit in batches (see GroupCommitter). */
-  const appends = new GroupCommitter<AppendParams, Outcome>((chainKey, take) => db.transaction((tx) => appendBatch(tx, chainKey, take())));
+  const appends = new GroupCommitter<AppendParams, Outcome>(async (chainKey, take) => {
+    let items: AppendParams[] = [];
+    const outcomes = await db.transaction((tx) => appendBatch(tx, chainKey, (items = take())));
+    // The batch's submit jobs of an ordered queue entered `waiting`: now that they are
+    // committed, the queue's first waiting job goes if nothing of the queue is active
+    // (jobs/queue.ts promoteNext). Off the chain's path: the next batch does not wait for
+    // it, the answers do. Should this process die first, the worker's sweep promotes it.
+    if (outcomes.some((o, i) => 'row' in o && o.created && o.jobId && isOrdered(items[i]!.system))) {
+      const ready = db.transaction((tx) => jobsRepo.promoteNext(tx, chainKey, clock.now())).catch((err) => {
+        deps.log.warn({ err, chainKey }, 'could not promote the queue after a create: the worker sweep will');
+      });
+      for (const o of outcomes) if ('row' in o) o.ready = ready;
+    }
+    return outcomes;
+  });
 
   /** The chain a record joins: its system's chain, or the side sequence of annulments outside the chain. */
   function chainKeyOf(p: Pick<AppendParams, 'system' | 'location' | 'draft' | 'kind'>): string {
@@ -274,24 +293,18 @@ export function createTransactionService(deps: TransactionDeps) {
       });
       if (status === 'pending') {
         // A chain's records reach the authority in chain order (jobs/queue.ts ordered queues).
-        const ordered = p.system.capabilities.chained && p.system.capabilities.submission === 'realtime';
+        const ordered = isOrdered(p.system);
         jobs.push({
           index,
           input: {
             kind: SUBMIT_JOB, accountId: p.auth.accountId, transactionId: p.id, maxAttempts: submitJobMaxAttempts(p.system, deps.maxAttempts), runAt: now,
-            ...(ordered ? { queueKey: chainKey, queueSeq: seq } : {}),
+            // Ordered: enters `waiting`; promoted after the commit (see `append`).
+            ...(ordered ? { queueKey: chainKey, queueSeq: seq, waiting: true } : {}),
           },
         });
       }
       last = { fingerprint: record.fingerprint, fiscalId: record.fiscalId, link: record.linkData ?? null };
       previous = { fingerprint: record.fingerprint, fiscalId: record.fiscalId, issuedAt: now.toISOString(), linkData: record.linkData ?? null };
-    }
-    // Ordered queues: the batch's first job waits if an earlier job of the chain is still
-    // unfinished; the others wait for the batch's first (we hold the chain head lock).
-    const ordered = jobs.filter((j) => j.input.queueKey);
-    if (ordered.length > 0) {
-      const blocked = await jobsRepo.hasUnfinished(tx, chainKey);
-      ordered.forEach((j, i) => (j.input.waiting = blocked || i > 0));
     }
     // Fiscalized at creation (FR, PT): the completion events commit with the records. One
     // statement writes the batch: transactions, records, jobs, chain head, events.
@@ -380,6 +393,7 @@ export function createTransactionService(deps: TransactionDeps) {
       throw err;
     }
     if (!stored.created) return { transaction: toTransactionView(stored.row), created: false };
+    await stored.ready;
     const system = prepared.system;
     const settled = await settleInline(stored.row, stored.jobId, system, h.inline);
     return { transaction: toTransactionView(settled), created: true };
@@ -436,6 +450,7 @@ export function createTransactionService(deps: TransactionDeps) {
         sandboxMode: original.sandbox_mode ?? 'stub', original, originalRecord, signingKey,
       });
       if (!stored.created) return { transaction: toTransactionView(stored.row), created: false };
+      await stored.ready;
       const settled = await settleInline(stored.row, stored.jobId, system, undefined);
       return { transaction: toTransactionView(settled), created: true };
     } catch (err) {

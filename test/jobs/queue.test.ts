@@ -80,7 +80,7 @@ describe('job queue', () => {
     const ids = await jobsRepo.enqueueMany(db, [1, 2, 3].map((seq) => ({
       kind: 'oq', maxAttempts: 5, runAt: now, queueKey, queueSeq: seq, waiting: seq > 1,
     })), now);
-    expect(await jobsRepo.hasUnfinished(db, queueKey)).toBe(true);
+    expect(await jobsRepo.stalledQueues(db)).not.toContain(queueKey); // job 1 is active
     const order: number[] = [];
     let failFirst = true;
     const worker = createWorker({
@@ -106,6 +106,23 @@ describe('job queue', () => {
     // 1 completes → 2 runs and dies → 3 runs: a dead job does not block its queue.
     expect(order).toEqual([1, 1, 2, 3]);
     expect((await Promise.all(ids.map((id) => jobsRepo.get(db, id)))).map((j) => j!.status)).toEqual(['completed', 'dead', 'completed']);
-    expect(await jobsRepo.hasUnfinished(db, queueKey)).toBe(false);
+    expect(await jobsRepo.stalledQueues(db)).not.toContain(queueKey);
+  });
+
+  it('a queue left with waiting jobs and nothing active (its creator died before promoting) is woken by the sweep', async () => {
+    const clock = new ManualClock('2026-05-10T00:00:00Z');
+    const now = clock.now();
+    const queueKey = 'es-ticketbai:stalled-queue';
+    const ids = await jobsRepo.enqueueMany(db, [1, 2].map((seq) => ({
+      kind: 'sq', maxAttempts: 5, runAt: now, queueKey, queueSeq: seq, waiting: true,
+    })), now);
+    const order: string[] = [];
+    const worker = createWorker({ db, clock, log, handlers: { sq: async (job) => (order.push(job.id), { outcome: 'completed' as const }) } });
+    expect(await worker.drain()).toBe(0); // nothing runnable: both wait
+    expect(await jobsRepo.stalledQueues(db)).toContain(queueKey);
+    expect(await worker.sweep()).toBeGreaterThanOrEqual(1);
+    await worker.drain();
+    expect(order).toEqual(ids); // the first, then (promoted by its completion) the second
+    expect(await jobsRepo.stalledQueues(db)).not.toContain(queueKey);
   });
 });
