@@ -2,10 +2,9 @@ import { newId } from '../core/ids.ts';
 import type { EnqueueInput } from './queue.ts';
 
 /**
- * Jobs as rows of a multi-row INSERT, for a statement that writes other rows too (the
- * create's batch writes its submit jobs with its transactions and records: the statement
- * that ends the transaction). Parameters are added through `param`; returns the new ids in
- * input order. Same columns and defaults as jobsRepo.enqueueMany.
+ * Jobs as rows of a multi-row INSERT: jobsRepo.enqueueMany runs it alone, the create's
+ * batch as a part of the statement that writes its transactions and records. Parameters
+ * are added through `param`; returns the new ids in input order.
  */
 export function jobsInsertSql(inputs: readonly EnqueueInput[], now: Date, param: (v: unknown) => string): { ids: string[]; sql: string } {
   const ids = inputs.map(() => newId());

@@ -1,4 +1,5 @@
 import { newId } from '../core/ids.ts';
+import { jobsInsertSql } from './job-rows.ts';
 import type { Queryable } from '../store/db.ts';
 
 /**
@@ -105,24 +106,12 @@ export const jobsRepo = {
     return res.rows[0]!;
   },
 
-  /** Enqueues several jobs in one statement (a batch of creates); returns their ids in order. */
+  /** Enqueues several jobs in one statement; returns their ids in order. */
   async enqueueMany(q: Queryable, inputs: readonly EnqueueInput[], now: Date): Promise<string[]> {
     if (inputs.length === 0) return [];
-    const ids = inputs.map(() => newId());
     const values: unknown[] = [];
-    const rows = inputs.map((input, i) => {
-      const b = values.length;
-      values.push(ids[i], input.kind, input.accountId ?? null, input.transactionId ?? null, JSON.stringify(input.payload ?? {}), input.maxAttempts, input.runAt,
-        input.queueKey ?? null, input.queueSeq ?? null, input.waiting ? 'waiting' : 'pending');
-      return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 10}, 0, $${b + 6}, $${b + 7}, $NOW, $NOW, $${b + 8}, $${b + 9})`;
-    });
-    values.push(now);
-    const nowParam = `$${values.length}`;
-    await q.query(
-      `INSERT INTO jobs (id, kind, account_id, transaction_id, payload, status, attempt, max_attempts, run_at, created_at, updated_at, queue_key, queue_seq)
-       VALUES ${rows.join(', ').replaceAll('$NOW', nowParam)}`,
-      values,
-    );
+    const { ids, sql } = jobsInsertSql(inputs, now, (v) => `$${values.push(v)}`);
+    await q.query(sql, values);
     return ids;
   },
 

@@ -269,7 +269,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
    * late duplicate job) complete without being sent.
    */
   async function submitBatch(head: Member, location: LocationRow, system: FiscalSystem, followers: JobRow[]): Promise<AttemptResult> {
-    const begun = await beginSubmissions(db, followers.map((f) => f.transaction_id!).filter(Boolean), clock.now());
+    const begun = await transactionsRepo.beginSubmissions(db, followers.map((f) => f.transaction_id!).filter(Boolean), clock.now());
     const members: Member[] = [head];
     const settled: { job: JobRow; result: FollowerOutcome }[] = [];
     for (const job of followers) {
@@ -349,37 +349,6 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
       };
     }
   };
-}
-
-/**
- * `transactionsRepo.beginSubmission` for the adopted jobs of a batch, in one statement:
- * the open transactions move to `processing` (an `offline_pending` one keeps its status)
- * and come back with their fiscal records and locations, by transaction id. Settled ones
- * are not returned. (Here rather than in the repo: the batch is the submit task's.)
- */
-async function beginSubmissions(q: Queryable, ids: readonly string[], now: Date): Promise<Map<string, { t: TransactionRow; record: SubmissionRecord; location: LocationRow }>> {
-  const out = new Map<string, { t: TransactionRow; record: SubmissionRecord; location: LocationRow }>();
-  if (ids.length === 0) return out;
-  const res = await q.query<TransactionRow & { record: SubmissionRecord; location: LocationRow }>(
-    `WITH upd AS (
-       UPDATE transactions
-       SET status = CASE WHEN status = 'offline_pending' THEN status ELSE 'processing' END,
-           submitted_at = COALESCE(submitted_at, $2), updated_at = $2
-       WHERE id = ANY($1::uuid[]) AND status IN ('pending', 'processing', 'failed', 'offline_pending')
-       RETURNING *)
-     SELECT upd.*,
-            jsonb_build_object('kind', r.kind, 'body', r.body, 'content_type', r.content_type, 'fiscal_id', r.fiscal_id) AS record,
-            to_jsonb(l) AS location
-     FROM upd JOIN fiscal_records r ON r.transaction_id = upd.id JOIN locations l ON l.id = upd.location_id`,
-    [ids, now],
-  );
-  const parse = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
-  for (const row of res.rows) {
-    const { record, location, ...t } = row;
-    // pg returns bigint as text: the amount is a safe integer by validation.
-    out.set(t.id, { t: { ...(t as TransactionRow), amount: Number(t.amount) }, record: parse<SubmissionRecord>(record), location: parse<LocationRow>(location) });
-  }
-  return out;
 }
 
 /** The receipt label Greece requires for a receipt issued while the authority was unreachable. */

@@ -63,6 +63,13 @@ const JSON_COLUMNS = new Set(['response_payload', 'render_hints', 'request_paylo
 /** pg returns bigint as text: amounts are read back as numbers (they are safe integers by validation). */
 const fix = (r: TransactionRow | undefined): TransactionRow | undefined => (r ? { ...r, amount: Number(r.amount) } : r);
 
+/** A submission attempt begun: the transaction (now `processing`), its record and its location. */
+export interface StartedSubmission {
+  t: TransactionRow;
+  record: SubmissionRecord;
+  location: LocationRow;
+}
+
 export const transactionsRepo = {
   /**
    * A batch of appends to one chain (services/transactions.ts, group commit) in one
@@ -135,25 +142,32 @@ export const transactionsRepo = {
    * "transmitted later") and returns it with its fiscal record and its location.
    * Nothing when the transaction is settled already.
    */
-  async beginSubmission(q: Queryable, id: string, now: Date): Promise<{ t: TransactionRow; record: SubmissionRecord; location: LocationRow } | undefined> {
+  async beginSubmission(q: Queryable, id: string, now: Date): Promise<StartedSubmission | undefined> {
+    return (await transactionsRepo.beginSubmissions(q, [id], now)).get(id);
+  },
+
+  /** `beginSubmission` for several transactions in one statement (a batch's adopted jobs), by transaction id. */
+  async beginSubmissions(q: Queryable, ids: readonly string[], now: Date): Promise<Map<string, StartedSubmission>> {
+    const out = new Map<string, StartedSubmission>();
+    if (ids.length === 0) return out;
     const res = await q.query<TransactionRow & { record: SubmissionRecord; location: LocationRow }>(
       `WITH upd AS (
          UPDATE transactions
          SET status = CASE WHEN status = 'offline_pending' THEN status ELSE 'processing' END,
              submitted_at = COALESCE(submitted_at, $2), updated_at = $2
-         WHERE id = $1 AND status IN ('pending', 'processing', 'failed', 'offline_pending')
+         WHERE id = ANY($1::uuid[]) AND status IN ('pending', 'processing', 'failed', 'offline_pending')
          RETURNING *)
        SELECT upd.*,
               jsonb_build_object('kind', r.kind, 'body', r.body, 'content_type', r.content_type, 'fiscal_id', r.fiscal_id) AS record,
               to_jsonb(l) AS location
        FROM upd JOIN fiscal_records r ON r.transaction_id = upd.id JOIN locations l ON l.id = upd.location_id`,
-      [id, now],
+      [ids, now],
     );
-    const row = res.rows[0];
-    if (!row) return undefined;
-    const { record, location, ...t } = row;
     const parse = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
-    return { t: fix(t as TransactionRow)!, record: parse<SubmissionRecord>(record), location: parse<LocationRow>(location) };
+    for (const { record, location, ...t } of res.rows) {
+      out.set(t.id, { t: fix(t as TransactionRow)!, record: parse<SubmissionRecord>(record), location: parse<LocationRow>(location) });
+    }
+    return out;
   },
 
   async findCancellation(q: Queryable, originalId: string): Promise<TransactionRow | undefined> {
