@@ -90,7 +90,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   const changes = createChangeFeed(o.db, o.log);
   const locations = createLocationService(deps, changes);
   let signingKeys: SigningKeyService | undefined;
-  const certificates = createCertificateService(deps, { onRemoved: (a, c) => signingKeys?.forget(a, c) });
+  const certificates = createCertificateService(deps, { onRemoved: (a, c) => signingKeys?.forget(a, c), onAdded: (a, c) => signingKeys?.forget(a, c) });
   signingKeys = createSigningKeyService(deps, certificates);
   const translator = createTranslator(deps, o.config.translationAi);
   const batch = createBatch({

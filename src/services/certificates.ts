@@ -57,7 +57,10 @@ interface StoredMaterial {
   chain_pem: string[];
 }
 
-export function createCertificateService(deps: Deps, hooks: { onRemoved?: (accountId: string, certificateId: string) => void } = {}) {
+export function createCertificateService(
+  deps: Deps,
+  hooks: { onRemoved?: (accountId: string, certificateId: string) => void; onAdded?: (accountId: string, certificateId: string) => void } = {},
+) {
   const { db, clock, keys } = deps;
 
   const toView = (r: CertificateRow): CertificateView => ({
@@ -112,6 +115,7 @@ export function createCertificateService(deps: Deps, hooks: { onRemoved?: (accou
       if (isUniqueViolation(err, CERTIFICATE_ID_UNIQUE)) throw conflict(CERT_ERRORS.duplicate);
       throw err;
     }
+    hooks.onAdded?.(auth.accountId, certificateId);
     const warnings = (await certificatesRepo.referencingLocations(db, auth.accountId, certificateId))
       .map((l) => nifMismatchWarning(row.nif, l.tax_id, `location ${l.id} (${l.name})`))
       .filter((w): w is string => w !== null);

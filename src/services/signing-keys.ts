@@ -36,6 +36,13 @@ export function createSigningKeyService(deps: Deps, certificates: Pick<Certifica
   const { db, clock, keys } = deps;
   const uploaded = new Map<string, { key: SigningKey; until: number }>();
   const sandbox = new Map<string, Promise<SigningKey>>();
+  /**
+   * Test keys only: certificates a location names but the account has not uploaded (yet),
+   * until when. Those records are signed with the sandbox certificate; without this each of
+   * them read the database and built two errors first. An upload here forgets the entry at
+   * once (`forget`); on another node the sandbox key may sign for up to CACHE_MS more.
+   */
+  const missing = new Map<string, number>();
 
   const certificateIdOf = (location: LocationForFiscal): string | undefined => {
     const id = location.config.certificate_id;
@@ -92,11 +99,13 @@ export function createSigningKeyService(deps: Deps, certificates: Pick<Certifica
       if (environment === 'test' && mode === 'stub') {
         // Spec "Sandbox": on test keys the request works without a certificate. A named
         // certificate not uploaded (yet) falls back to the sandbox one.
-        if (certificateId) {
+        const cacheKey = `${location.account_id}:${certificateId}`;
+        if (certificateId && (missing.get(cacheKey) ?? 0) <= Date.now()) {
           try {
             return await uploadedKey(location.account_id, certificateId);
           } catch (err) {
             if (!(err instanceof ApiError && err.message === SIGNING_ERRORS.certificateMissing)) throw err;
+            missing.set(cacheKey, Date.now() + CACHE_MS);
           }
         }
         return sandboxKey(location.account_id);
@@ -112,9 +121,10 @@ export function createSigningKeyService(deps: Deps, certificates: Pick<Certifica
       return uploadedKey(location.account_id, certificateId);
     },
 
-    /** A certificate was deleted or replaced in this process: stop using the cached key now. */
+    /** A certificate was uploaded or deleted in this process: forget what was cached of it. */
     forget(accountId: string, certificateId: string): void {
       uploaded.delete(`${accountId}:${certificateId}`);
+      missing.delete(`${accountId}:${certificateId}`);
     },
   };
 }

@@ -136,6 +136,19 @@ describe('TicketBAI records in stub mode are really signed', () => {
     expect(tagText(r2.xml, 'SignatureValueFirmaFacturaAnterior')).toBe(tagText(r1.xml, 'ds:SignatureValue')!.slice(0, 100));
   });
 
+  it('a location naming a certificate not uploaded yet signs with the sandbox one until it is uploaded, then with it at once', async () => {
+    const { key } = await a.signup();
+    const nif = freshNif();
+    const loc = await ticketBaiLocation(key, { tax_id: nif, country_config: { ...locationBodies['es-ticketbai'].country_config, certificate_id: 'later' } });
+    const before = await ticketBaiRecord(key, loc);
+    const again = await ticketBaiRecord(key, loc); // the missing certificate is remembered, still the sandbox one
+    expect(fingerprintOf(embeddedCertificatePem(again.xml))).toBe(fingerprintOf(embeddedCertificatePem(before.xml)));
+    const cert = await uploadSpainCertificate(a, key, nif, 'later');
+    const after = await ticketBaiRecord(key, loc);
+    expect(fingerprintOf(embeddedCertificatePem(after.xml))).toBe(cert.fingerprint256);
+    expect(fingerprintOf(embeddedCertificatePem(before.xml))).not.toBe(cert.fingerprint256);
+  });
+
   it('with an uploaded certificate named by the location: the record carries that one, and it verifies the signature', async () => {
     const { key, accountId } = await a.signup();
     const nif = freshNif();
