@@ -521,6 +521,38 @@ describe('VERI*FACTU specifics', () => {
   });
 });
 
+describe('SII specifics', () => {
+  it('a void transaction submits the baja of the invoice it names (spec: "SII voiding submits a cancellation record")', async () => {
+    const s = await scenario(siiCase);
+    // The invoice first (AEAT refuses the baja of an invoice it does not hold: 3002).
+    const invoice = await createAuthorityTx(siiCase, s, { invoice_number: 'F-2026-41', issue_date: '02-03-2026' });
+    expect(await drainAndCollect(siiCase)).toHaveLength(1);
+    expect((await t.request({ method: 'GET', url: `/v1/transactions/${invoice.id}`, key: s.key })).json().status).toBe('success');
+    const res = await createTx(t, s.key, saleBody(s.loc, {
+      type: 'void', timestamp: clock.now().toISOString(),
+      metadata: { original_invoice_number: 'F-2026-41', original_issue_date: '02-03-2026' },
+    }), AUTHORITY);
+    expect(res.statusCode, res.body).toBe(201);
+    const sent = await drainAndCollect(siiCase);
+    expect(sent).toHaveLength(1);
+    const doc = siiCase.document(sent[0]!);
+    expect(doc).toMatch(siiCase.annulmentRoot);
+    expect(doc).toContain('<sii:NumSerieFacturaEmisor>F-2026-41</sii:NumSerieFacturaEmisor>');
+    expect(doc).toContain('<sii:FechaExpedicionFacturaEmisor>02-03-2026</sii:FechaExpedicionFacturaEmisor>');
+    expectSchemaValid(doc, siiCase.xsd.annulment);
+    const tx = (await t.request({ method: 'GET', url: `/v1/transactions/${res.json().id}`, key: s.key })).json();
+    expect(tx.status).toBe('success');
+    expect(await fiscalRecord(s.key, tx.id)).toMatch(/^<siiLR:RegistroLRBajaExpedidas /);
+  });
+
+  it('a void without the invoice it withdraws is a 400', async () => {
+    const s = await scenario(siiCase);
+    const res = await createTx(t, s.key, saleBody(s.loc, { type: 'void', metadata: { original_invoice_number: 'F-2026-41' } }), AUTHORITY);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'original_invoice_number and original_issue_date are required in metadata for an SII void (the baja names the invoice it withdraws)' });
+  });
+});
+
 describe('certificates for Spain', () => {
   /*
    * Non-ASCII passwords (a Spanish one with ñ or an accent): forge derives the MAC key from

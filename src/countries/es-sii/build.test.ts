@@ -107,6 +107,17 @@ describe('es-sii records (SII 1.1 RegistroLRFacturasEmitidas / RegistroLRBajaExp
     expectValid(baja, 'cancellation');
   });
 
+  it('void: the baja of the invoice its metadata names, in that invoice\'s period (spec: "SII voiding submits a cancellation record")', () => {
+    const { record } = validatedBuild(sii, loc, draft({ type: 'void', metadata: { original_invoice_number: 'F-2025-77', original_issue_date: '30-12-2025' } }));
+    expect(record.body).toMatch(/^<siiLR:RegistroLRBajaExpedidas /);
+    expect(record.body).toContain('<sii:NumSerieFacturaEmisor>F-2025-77</sii:NumSerieFacturaEmisor>');
+    expect(record.body).toContain('<sii:FechaExpedicionFacturaEmisor>30-12-2025</sii:FechaExpedicionFacturaEmisor>');
+    expect(record.body).toContain('<sii:Ejercicio>2025</sii:Ejercicio>');
+    expect(record.body).toContain('<sii:Periodo>12</sii:Periodo>');
+    expectGolden('baja-void.xml', record.body);
+    expectValid(record, 'cancellation');
+  });
+
   it('a location without tax_id still builds (sandbox), with the placeholder NIF', () => {
     const bare = { ...loc, tax_id: null };
     const { record } = validatedBuild(sii, bare, draft({ metadata: { simplified: true } }));

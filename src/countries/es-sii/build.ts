@@ -25,7 +25,9 @@ export const numSerieOf = (tx: TransactionDraft, transactionId: string): string 
 const issuerNif = (input: BuildInput): string => issuerTaxId(input) ?? MISSING_TAX_ID;
 
 export function buildSii(input: BuildInput): FiscalRecord {
-  return input.kind === 'cancellation' ? buildBaja(input) : buildAlta(input);
+  if (input.kind === 'cancellation') return buildBaja(input);
+  // A void withdraws an invoice already reported: its record is the baja (metadata.ts).
+  return input.tx.type === 'void' ? buildVoid(input) : buildAlta(input);
 }
 
 function buildAlta(input: BuildInput): FiscalRecord {
@@ -80,6 +82,23 @@ function buildBaja(input: BuildInput): FiscalRecord {
     },
   });
   return { body, contentType: 'application/xml', fiscalId: null, documentNumber: null, fingerprint: null, qrData: null, placeholder: false, renderHints: [] };
+}
+
+/** A `void` transaction: the baja of the invoice its metadata names, in that invoice's period. */
+function buildVoid(input: BuildInput): FiscalRecord {
+  const { tx } = input;
+  const numSerie = metaString(tx, 'original_invoice_number');
+  const issueDate = metaString(tx, 'original_issue_date');
+  if (numSerie === undefined || issueDate === undefined) throw new Error('es-sii: a void needs original_invoice_number and original_issue_date (validated)');
+  const body = bajaXml({
+    exercise: metaString(tx, 'exercise') ?? issueDate.slice(6, 10),
+    period: metaString(tx, 'period') ?? issueDate.slice(3, 5),
+    id: { issuerNif: issuerNif(input), numSerie, issueDate },
+  });
+  return {
+    body, contentType: 'application/xml', fiscalId: null, documentNumber: null, fingerprint: null, qrData: null, placeholder: false,
+    renderHints: [textHint('voided_invoice_number', 'header', numSerie)],
+  };
 }
 
 /** The validated `issue_date` (DD-MM-YYYY), else the Madrid date of `at`. */

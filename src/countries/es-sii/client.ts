@@ -32,15 +32,21 @@ export function siiEndpoint(ctx: Pick<SubmitContext, 'environment' | 'authorityB
   return `${origin}${SII_PATH}`;
 }
 
-/** The SOAP message that carries a stored record (alta or baja by its kind). */
+/**
+ * A record goes to the operation its document is for: a baja (a cancellation, or a void:
+ * build.ts) to AnulacionLRFacturasEmitidas, an alta to SuministroLRFacturasEmitidas.
+ */
+const expectedOperation = (record: StoredRecord): 'alta' | 'baja' => (record.kind === 'cancellation' || record.tx.type === 'void' ? 'baja' : 'alta');
+
+/** The SOAP message that carries a stored record. */
 export function siiRequestOf(record: StoredRecord, ctx: Pick<SubmitContext, 'location'>): string {
   const titular = titularOf(ctx.location);
-  return soapEnvelope(record.kind === 'cancellation' ? bajaBody(titular, [record.body]) : suministroBody(titular, [record.body]));
+  return soapEnvelope(expectedOperation(record) === 'baja' ? bajaBody(titular, [record.body]) : suministroBody(titular, [record.body]));
 }
 
 export async function submitToAeat(record: StoredRecord, ctx: SubmitContext): Promise<AuthorityOutcome> {
   // Only a real SII record can go to AEAT (not a placeholder built by an older version).
-  const expected = record.kind === 'cancellation' ? 'baja' : 'alta';
+  const expected = expectedOperation(record);
   if (record.contentType !== 'application/xml' || operationOf(record.body) !== expected) {
     const message = `the stored record is not an SII ${expected === 'alta' ? 'RegistroLRFacturasEmitidas' : 'RegistroLRBajaExpedidas'} and cannot be sent to AEAT`;
     return { kind: 'rejected', code: 'NOT_SII_RECORD', message, response: { contentType: record.contentType } };

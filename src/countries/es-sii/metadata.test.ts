@@ -40,11 +40,11 @@ describe('es-sii validateTransaction', () => {
     expect400(() => validate({ ...party, counterparty_nif: '12345678A' }), 'metadata.counterparty_nif must be a valid Spanish NIF');
   });
 
-  it('refund/void → R1 with the original invoice (R5 when simplified)', () => {
+  it('refund → R1 with the original invoice (R5 when simplified)', () => {
     const original = { original_invoice_number: 'F-2026-1', original_issue_date: '10-01-2026' };
     expect(validate({ ...party, ...original }, { type: 'refund' }).invoice_type).toBe('R1');
     expect400(
-      () => validate({ ...party }, { type: 'void' }),
+      () => validate({ ...party }, { type: 'refund' }),
       'original_invoice_number and original_issue_date are required in metadata for SII credit notes (R1)',
     );
     expect400(
@@ -52,6 +52,16 @@ describe('es-sii validateTransaction', () => {
       'metadata.original_issue_date must be a date in the form DD-MM-YYYY',
     );
     expect(validate({ simplified: true }, { type: 'refund' }).invoice_type).toBe('R5');
+  });
+
+  it('void → the baja of the invoice it names (no invoice type, no customer), in that invoice\'s period', () => {
+    const voided = validate({ original_invoice_number: 'F-2025-77', original_issue_date: '30-12-2025' }, { type: 'void' });
+    expect(voided).toMatchObject({ exercise: '2025', period: '12', original_invoice_number: 'F-2025-77' });
+    expect(voided.invoice_type).toBeUndefined();
+    expect400(
+      () => validate({ original_invoice_number: 'F-2025-77' }, { type: 'void' }),
+      'original_invoice_number and original_issue_date are required in metadata for an SII void (the baja names the invoice it withdraws)',
+    );
   });
 
   it('exercise and period follow a given issue date', () => {

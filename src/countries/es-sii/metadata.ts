@@ -4,8 +4,13 @@
  * SII reports invoices that the merchant issues (it numbers nothing itself), so the
  * invoice number defaults to the transaction id (applied by the core) and the invoice
  * type follows the transaction: F1 standard (names the customer), F2 simplified, R1 for
- * a refund or void, R5 for one that corrects a simplified invoice (RD 1619/2012 art. 15;
+ * a refund, R5 for one that corrects a simplified invoice (RD 1619/2012 art. 15;
  * `TipoFactura` of SuministroInformacion.xsd).
+ *
+ * A `void` is not an invoice: it withdraws one already reported. The spec: "Spain SII
+ * voiding submits a cancellation record to the authority" — the baja
+ * (`RegistroLRBajaExpedidas`), naming the voided invoice by `original_invoice_number` and
+ * `original_issue_date` (both required), in the period of that invoice.
  */
 import { badRequest } from '../../core/errors.ts';
 import type { TransactionContext, TransactionDraft } from '../types.ts';
@@ -37,6 +42,7 @@ const F1_MESSAGE =
 const R1_PARTY_MESSAGE =
   'counterparty_nif and counterparty_name are required in metadata for SII credit notes (R1); set simplified: true for an R5';
 const R1_ORIGINAL_MESSAGE = 'original_invoice_number and original_issue_date are required in metadata for SII credit notes (R1)';
+const VOID_ORIGINAL_MESSAGE = 'original_invoice_number and original_issue_date are required in metadata for an SII void (the baja names the invoice it withdraws)';
 
 /** `NumSerieFacturaEmisor` is at most 60 characters. */
 const NUMBER = /^[\x20-\x7E]{1,60}$/;
@@ -59,8 +65,22 @@ export function validateSiiTransaction(tx: TransactionDraft, ctx: TransactionCon
 
   const issue_date = readDmy(meta, 'issue_date') ?? dmyDate(localDate(ctx.now, 'ES'));
   if (!isDmyDate(issue_date)) throw badRequest(DMY_MESSAGE('issue_date'));
-  // Exercise and period are those of the invoice: today's unless an issue date was given.
-  const issued = parseDmy(issue_date);
+
+  const original_invoice_number = optionalText(
+    meta,
+    'original_invoice_number',
+    'metadata.original_invoice_number must be 1-60 printable characters',
+    NUMBER,
+    true,
+  );
+  const original_issue_date = readDmy(meta, 'original_issue_date');
+  if (original_issue_date !== undefined && !isDmyDate(original_issue_date)) throw badRequest(DMY_MESSAGE('original_issue_date'));
+  const voiding = tx.type === 'void';
+  if (voiding && (original_invoice_number === undefined || original_issue_date === undefined)) throw badRequest(VOID_ORIGINAL_MESSAGE);
+
+  // Exercise and period are those of the invoice: today's unless an issue date was given
+  // (a void's: those of the invoice it withdraws).
+  const issued = parseDmy(voiding ? original_issue_date! : issue_date);
 
   const description =
     optionalText(meta, 'description', 'metadata.description must be a string of at most 500 characters', /^[\s\S]{1,500}$/) ??
@@ -72,7 +92,7 @@ export function validateSiiTransaction(tx: TransactionDraft, ctx: TransactionCon
   const simplified = optionalBoolean(meta, 'simplified') ?? false;
   const book_type = optionalChoice(meta, 'book_type', ['issued', 'received'] as const, 'metadata.book_type must be issued or received') ?? 'issued';
 
-  const invoice_type = tx.type === 'sale' ? (simplified ? 'F2' : 'F1') : simplified ? 'R5' : 'R1';
+  const invoice_type = voiding ? undefined : tx.type === 'sale' ? (simplified ? 'F2' : 'F1') : simplified ? 'R5' : 'R1';
 
   const party = readCounterparty(meta);
   if (invoice_type === 'F1' || invoice_type === 'R1') {
@@ -82,15 +102,6 @@ export function validateSiiTransaction(tx: TransactionDraft, ctx: TransactionCon
     }
   }
 
-  const original_invoice_number = optionalText(
-    meta,
-    'original_invoice_number',
-    'metadata.original_invoice_number must be 1-60 printable characters',
-    NUMBER,
-    true,
-  );
-  const original_issue_date = readDmy(meta, 'original_issue_date');
-  if (original_issue_date !== undefined && !isDmyDate(original_issue_date)) throw badRequest(DMY_MESSAGE('original_issue_date'));
   if (invoice_type === 'R1' && (original_invoice_number === undefined || original_issue_date === undefined)) {
     throw badRequest(R1_ORIGINAL_MESSAGE);
   }
