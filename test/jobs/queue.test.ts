@@ -37,6 +37,23 @@ describe('job queue', () => {
     expect((await jobsRepo.get(db, later.id))!.status).toBe('pending');
   });
 
+  it('a dead worker\'s job is taken over before a backlog of due jobs, and a claim never exceeds its limit', async () => {
+    const clock = new ManualClock('2026-05-02T00:00:00Z');
+    const now = clock.now();
+    const stuck = await enqueue('q5', now, now);
+    expect((await jobsRepo.claim(db, { kinds: ['q5'], workerId: 'dead', now, leaseMs: 1000, limit: 1 })).map((j) => j.id)).toEqual([stuck.id]);
+    const backlog = [];
+    for (let i = 0; i < 5; i++) backlog.push(await enqueue('q5', now, now));
+    const later = new Date(now.getTime() + 2000); // the dead worker's lease ran out
+    const first = await jobsRepo.claim(db, { kinds: ['q5'], workerId: 'alive', now: later, leaseMs: 1000, limit: 2 });
+    expect(first).toHaveLength(2);
+    expect(first.map((j) => j.id)).toContain(stuck.id);
+    expect(first.find((j) => j.id === stuck.id)).toMatchObject({ attempt: 2, locked_by: 'alive' });
+    // The due jobs go in (run_at, id) order.
+    const rest = await jobsRepo.claim(db, { kinds: ['q5'], workerId: 'alive', now: later, leaseMs: 1000, limit: 10 });
+    expect([...first, ...rest].map((j) => j.id).filter((id) => id !== stuck.id)).toEqual(backlog.map((j) => j.id));
+  });
+
   it('a handler that throws is retried later, and its effects are rolled back with the attempt', async () => {
     const clock = new ManualClock('2026-05-02T00:00:00Z');
     const job = await enqueue('q2', clock.now(), clock.now());
