@@ -54,7 +54,14 @@ export function createPgListener(connectionString: string) {
       });
       try {
         await c.connect();
-        for (const channel of channels.keys()) await c.query(`LISTEN ${quote(channel)}`);
+        // Every channel subscribed so far, including any added while this ran.
+        const listened = new Set<string>();
+        for (let pending = [...channels.keys()]; pending.length > 0; pending = [...channels.keys()].filter((ch) => !listened.has(ch))) {
+          for (const channel of pending) {
+            await c.query(`LISTEN ${quote(channel)}`);
+            listened.add(channel);
+          }
+        }
         if (closed) {
           await c.end();
           return;
