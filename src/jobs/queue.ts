@@ -1,6 +1,6 @@
 import { newId } from '../core/ids.ts';
 import { jobsInsertSql } from './job-rows.ts';
-import type { Queryable } from '../store/db.ts';
+import type { Db, Queryable } from '../store/db.ts';
 
 /**
  * The PostgreSQL-backed job queue (the only SQL for jobs).
@@ -50,14 +50,13 @@ export interface EnqueueInput {
   /**
    * An ordered queue (migration 0011): the job runs only after every job of the same key
    * with a lower `queueSeq` has finished (completed or dead). Submit jobs of a chain: the
-   * key is the chain key, and the caller holds the chain head's lock while enqueueing.
+   * key is the chain key. Such jobs enter `waiting`, and `promoteNext` wakes them in order.
    */
   queueKey?: string | null;
   queueSeq?: number | null;
   /** `waiting` (not runnable until `promoteNext` makes it so); default `pending`. New jobs of an ordered queue always wait. */
   waiting?: boolean;
 }
-
 
 /** How an attempt ends for a job (`finish`). */
 export interface FinishState {
@@ -97,13 +96,9 @@ const ACTIVE = `('pending', 'failed', 'processing')`;
 
 export const jobsRepo = {
   async enqueue(q: Queryable, input: EnqueueInput, now: Date): Promise<JobRow> {
-    const res = await q.query<JobRow>(
-      `INSERT INTO jobs (id, kind, account_id, transaction_id, payload, status, attempt, max_attempts, run_at, created_at, updated_at, queue_key, queue_seq)
-       VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $7, $8, $8, $9, $10) RETURNING ${RETURNING}`,
-      [newId(), input.kind, input.accountId ?? null, input.transactionId ?? null, JSON.stringify(input.payload ?? {}), input.maxAttempts, input.runAt, now,
-        input.queueKey ?? null, input.queueSeq ?? null],
-    );
-    return res.rows[0]!;
+    const values: unknown[] = [];
+    const { sql } = jobsInsertSql([input], now, (v) => `$${values.push(v)}`);
+    return (await q.query<JobRow>(`${sql} RETURNING ${RETURNING}`, values)).rows[0]!;
   },
 
   /** Enqueues several jobs in one statement; returns their ids in order. */
@@ -180,7 +175,7 @@ export const jobsRepo = {
    * is active (pending, failed or processing). Called after every change that may leave a
    * queue idle: a job of it ended (the worker, in the transaction that ends it), new jobs
    * were enqueued (the create, after its commit: new jobs of an ordered queue always enter
-   * `waiting`), and by the worker's periodic sweep (`promoteStalled`).
+   * `waiting`), and by the worker's periodic sweep (`stalledQueues`).
    *
    * After a batch (`adoptFollowers`) a record that failed retriably is `failed` while later
    * ones of its batch went back to `waiting`: it must be retried before any of them starts,
@@ -346,3 +341,7 @@ export const jobsRepo = {
     return out;
   },
 };
+
+/** `promoteNext` in a transaction of its own (after a create's commit, and the worker's sweep). */
+export const promoteQueue = (db: Db, queueKey: string, now: Date): Promise<void> =>
+  db.transaction((tx) => jobsRepo.promoteNext(tx, queueKey, now));

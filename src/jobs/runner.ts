@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../core/clock.ts';
 import { newId } from '../core/ids.ts';
 import type { Db, Queryable } from '../store/db.ts';
-import { jobsRepo, type JobRow } from './queue.ts';
+import { jobsRepo, promoteQueue, type FinishState, type JobRow } from './queue.ts';
 
 /**
  * What a handler decides about one attempt. `commit` runs in the same database
@@ -53,7 +53,7 @@ export interface WorkerOptions {
 }
 
 /** The job row's next state for an outcome. */
-function nextState(r: AttemptOutcome | FollowerOutcome): Parameters<typeof jobsRepo.finish>[3] {
+function nextState(r: AttemptOutcome | FollowerOutcome): FinishState {
   switch (r.outcome) {
     case 'completed': return { status: 'completed' };
     case 'dead': return { status: 'dead', error: r.error };
@@ -144,18 +144,13 @@ export function createWorker(opts: WorkerOptions) {
     return true;
   }
 
-  /** Promotes the next job of an ordered queue if nothing of it is active (jobs/queue.ts). */
-  async function promote(queueKey: string): Promise<void> {
-    await db.transaction((tx) => jobsRepo.promoteNext(tx, queueKey, clock.now()));
-  }
-
   /**
    * Wakes ordered queues left with waiting jobs and nothing active (a create that died
-   * between its commit and its promotion). Returns how many queues it promoted.
+   * between its commit and its promotion). Returns how many such queues it found.
    */
   async function sweep(): Promise<number> {
     const stalled = await jobsRepo.stalledQueues(db);
-    for (const key of stalled) await promote(key);
+    for (const key of stalled) await promoteQueue(db, key, clock.now());
     return stalled.length;
   }
 
@@ -200,7 +195,7 @@ export function createWorker(opts: WorkerOptions) {
     await loop;
   }
 
-  return { workerId, runOnce, drain, runJobNow, start, stop, notify, promote, sweep };
+  return { workerId, runOnce, drain, runJobNow, start, stop, notify, sweep };
 }
 
 export type Worker = ReturnType<typeof createWorker>;

@@ -7,7 +7,7 @@ import { GroupCommitter } from '../core/group-commit.ts';
 import { normalizeTransactionRequest } from '../core/transaction-request.ts';
 import { getSystem } from '../countries/registry.ts';
 import type { FiscalSystem, LocationForFiscal, SigningKey, SoftwareIdentity, TransactionDraft, TransactionStatus } from '../countries/types.ts';
-import { jobsRepo, type EnqueueInput } from '../jobs/queue.ts';
+import { promoteQueue, type EnqueueInput } from '../jobs/queue.ts';
 import { isUniqueViolation, type Queryable } from '../store/db.ts';
 import { fiscalRecordsRepo, type FiscalRecordRow } from '../store/repos/fiscal-records-repo.ts';
 import { locationsRepo, type LocationRow } from '../store/repos/locations-repo.ts';
@@ -19,7 +19,6 @@ import type { CachedLocation, LocationService } from './locations.ts';
 import type { SigningKeyService } from './signing-keys.ts';
 import type { ListResult, Page } from './pagination.ts';
 import { completionEvent, SUBMIT_JOB, submitJobMaxAttempts, toTransactionView, type TransactionView } from './transaction-view.ts';
-
 
 /** Statuses from which a cancellation may be issued (DECISIONS "Statuses"). */
 export const CANCELLABLE: readonly TransactionStatus[] = ['success', 'pending_lroe', 'pending_submission', 'pending_batch', 'delivered'];
@@ -102,7 +101,7 @@ export function createTransactionService(deps: TransactionDeps) {
     // (jobs/queue.ts promoteNext). Off the chain's path: the next batch does not wait for
     // it, the answers do. Should this process die first, the worker's sweep promotes it.
     if (outcomes.some((o, i) => 'row' in o && o.created && o.jobId && isOrdered(items[i]!.system))) {
-      const ready = db.transaction((tx) => jobsRepo.promoteNext(tx, chainKey, clock.now())).catch((err) => {
+      const ready = promoteQueue(db, chainKey, clock.now()).catch((err) => {
         deps.log.warn({ err, chainKey }, 'could not promote the queue after a create: the worker sweep will');
       });
       for (const o of outcomes) if ('row' in o) o.ready = ready;
@@ -311,7 +310,7 @@ export function createTransactionService(deps: TransactionDeps) {
     const events = deps.events.prepareMany(rows.filter((r) => r.t.status === 'success').map((r) => completionEvent(r.t, now)), now);
     const written = await transactionsRepo.insertManyWithRecords(
       tx, rows, { chainKey, seq, fingerprint: last.fingerprint, fiscalId: last.fiscalId, issuedAt: now, link: last.link },
-      { events: events.batch, jobs: jobs.map((j) => j.input), now },
+      { events: events.batch, jobs: jobs.map((j) => j.input) },
     );
     await events.deliver(tx, written.matched);
     const jobOf = new Map(jobs.map((j, i) => [j.index, written.jobIds[i]!]));
@@ -362,7 +361,7 @@ export function createTransactionService(deps: TransactionDeps) {
 
     let prepared: Pick<AppendParams, 'system' | 'location' | 'sandboxMode' | 'draft' | 'signingKey'>;
     try {
-      const { system, location } = usableLocation(auth, (await deps.locations.forTransaction(auth.accountId, draft.location_id)));
+      const { system, location } = usableLocation(auth, await deps.locations.forTransaction(auth.accountId, draft.location_id));
       const sandboxMode = auth.environment === 'test' && h.sandbox === undefined ? 'stub' : 'authority';
       if (sandboxMode === 'authority' && !system.capabilities.authorityTransport) {
         throw new ApiError(400, `the ${system.key} authority client is not available yet: use a test key without X-Svc-Sandbox (the sandbox stub)`);
@@ -394,8 +393,7 @@ export function createTransactionService(deps: TransactionDeps) {
     }
     if (!stored.created) return { transaction: toTransactionView(stored.row), created: false };
     await stored.ready;
-    const system = prepared.system;
-    const settled = await settleInline(stored.row, stored.jobId, system, h.inline);
+    const settled = await settleInline(stored.row, stored.jobId, prepared.system, h.inline);
     return { transaction: toTransactionView(settled), created: true };
   }
 

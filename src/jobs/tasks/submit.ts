@@ -156,24 +156,18 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
    * does not count against the job's maximum.
    */
   function defer(t: TransactionRow, seconds: number): AttemptOutcome {
-    return {
-      outcome: 'defer',
-      runAt: new Date(clock.now().getTime() + seconds * 1000),
-      commit: async (tx) => {
-        await transactionsRepo.update(tx, t.id, { status: 'pending' }, clock.now(), ['processing']);
-      },
-    };
+    return { outcome: 'defer', runAt: new Date(clock.now().getTime() + seconds * 1000), commit: backToPending(t.id) };
   }
 
   /** An adopted job whose record was not judged: back to `waiting` (runner), its transaction to `pending`. */
-  function release(t: TransactionRow): FollowerOutcome {
-    return {
-      outcome: 'release',
-      commit: async (tx) => {
-        await transactionsRepo.update(tx, t.id, { status: 'pending' }, clock.now(), ['processing']);
-      },
-    };
+  function release(transactionId: string | null): FollowerOutcome {
+    return { outcome: 'release', ...(transactionId ? { commit: backToPending(transactionId) } : {}) };
   }
+
+  /** Nothing of this attempt was decided for the transaction: from `processing` back to `pending`. */
+  const backToPending = (transactionId: string) => async (tx: Queryable) => {
+    await transactionsRepo.update(tx, transactionId, { status: 'pending' }, clock.now(), ['processing']);
+  };
 
   function sent(t: TransactionRow, outcome: Extract<AuthorityOutcome, { kind: 'sent' }>): AttemptResult {
     return {
@@ -278,7 +272,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
       else settled.push({ job, result: { outcome: 'completed' } });
     }
     const adopted = members.slice(1);
-    const releaseAll = () => [...adopted.map((m) => ({ job: m.job, result: release(m.t) })), ...settled];
+    const releaseAll = () => [...adopted.map((m) => ({ job: m.job, result: release(m.t.id) })), ...settled];
 
     if (adopted.length === 0) {
       return { ...resultOf(head.t, head.job, system, await callAuthority(system, head.t, head.record, location, head.job)), followers: settled };
@@ -306,9 +300,9 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
     adopted.forEach((m, i) => {
       const o = answer.outcomes[i + 1]!;
       let r: FollowerOutcome;
-      if (o.kind === 'retry_later' && o.flowControl) r = release(m.t);
+      if (o.kind === 'retry_later' && o.flowControl) r = release(m.t.id);
       else r = resultOf(m.t, m.job, system, o) as FollowerOutcome; // never `defer`: flow control is handled above
-      if (held && r.outcome !== 'completed') r = release(m.t);
+      if (held && r.outcome !== 'completed') r = release(m.t.id);
       if (r.outcome === 'retry' || r.outcome === 'release') held = true;
       out.push({ job: m.job, result: r });
     });
@@ -337,15 +331,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
       deps.log.error({ err, jobId: job.id, followers: followers.length }, 'batch submission failed');
       return {
         outcome: 'retry', error: `internal error: ${(err as Error).message}`, runAt: new Date(clock.now().getTime() + 60_000),
-        followers: followers.map((f) => ({
-          job: f,
-          result: {
-            outcome: 'release' as const,
-            commit: async (tx: Queryable) => {
-              if (f.transaction_id) await transactionsRepo.update(tx, f.transaction_id, { status: 'pending' }, clock.now(), ['processing']);
-            },
-          },
-        })),
+        followers: followers.map((f) => ({ job: f, result: release(f.transaction_id) })),
       };
     }
   };

@@ -80,7 +80,7 @@ export const transactionsRepo = {
     q: Queryable,
     items: readonly { t: TransactionRow; r: FiscalRecordRow }[],
     head: { chainKey: string; seq: number; fingerprint: string | null; fiscalId: string | null; issuedAt: Date; link: Record<string, string> | null },
-    extra: { events?: EventBatch | undefined; jobs?: readonly EnqueueInput[] | undefined; now: Date } = { now: head.issuedAt },
+    extra: { events?: EventBatch | undefined; jobs?: readonly EnqueueInput[] | undefined } = {},
   ): Promise<{ matched: WebhookRow[]; jobIds: string[] }> {
     const cols = Object.keys(items[0]!.t) as (keyof TransactionRow)[];
     const values: unknown[] = [];
@@ -95,20 +95,19 @@ export const transactionsRepo = {
     // The batch's events (records final at creation) go in the same statement, and it
     // answers with the subscriptions that want them (the publisher writes their deliveries).
     const ev = extra.events && extra.events.rows.length > 0 ? eventsInsertAndMatch(extra.events, param) : null;
-    const jobs = extra.jobs && extra.jobs.length > 0 ? jobsInsertSql(extra.jobs, extra.now, param) : null;
-    const res = await q.query<WebhookRow>(
-      `WITH tx AS (INSERT INTO transactions (${cols.join(', ')}) VALUES ${txRows.join(', ')}),
-       rec AS (
+    const jobs = extra.jobs && extra.jobs.length > 0 ? jobsInsertSql(extra.jobs, head.issuedAt, param) : null;
+    const writes = [
+      `tx AS (INSERT INTO transactions (${cols.join(', ')}) VALUES ${txRows.join(', ')})`,
+      `rec AS (
          INSERT INTO fiscal_records (id, transaction_id, account_id, system, kind, chain_key, seq, previous_fingerprint, fingerprint,
            fiscal_id, document_number, qr_data, content_type, body, placeholder, created_at)
-         VALUES ${recRows.join(', ')}),
-       head AS (${heads}),${jobs ? `
-       jobs AS (${jobs.sql}),` : ''}${ev ? `
-       ev AS (${ev.insert})
-       ${ev.match}` : `
-       none AS (SELECT 1) SELECT NULL LIMIT 0`}`,
-      values,
-    );
+         VALUES ${recRows.join(', ')})`,
+      `head AS (${heads})`,
+      ...(jobs ? [`jobs AS (${jobs.sql})`] : []),
+      ...(ev ? [`ev AS (${ev.insert})`] : []),
+    ];
+    // Data-modifying WITH parts run whether or not the final query reads them.
+    const res = await q.query<WebhookRow>(`WITH ${writes.join(',\n       ')}\n       ${ev ? ev.match : 'SELECT NULL LIMIT 0'}`, values);
     return { matched: res.rows.map(webhookOf), jobIds: jobs?.ids ?? [] };
   },
 
