@@ -1,21 +1,24 @@
 import { newId } from '../core/ids.ts';
 import type { EnqueueInput } from './queue.ts';
 
+const JOB_COLUMNS = 'id, kind, account_id, transaction_id, payload, status, attempt, max_attempts, run_at, created_at, updated_at, queue_key, queue_seq';
+
 /**
- * Jobs as rows of a multi-row INSERT: jobsRepo.enqueueMany runs it alone, the create's
- * batch as a part of the statement that writes its transactions and records. Parameters
- * are added through `param`; returns the new ids in input order.
+ * Jobs as one INSERT: jobsRepo.enqueue/enqueueMany run it alone, the create's batch as a
+ * part of the statement that writes its transactions and records. The rows travel as one
+ * JSON parameter (json_populate_recordset against the table's own row type), so the
+ * statement's text is the same whatever the number of jobs: prepared once per connection,
+ * and no per-value encoding in the driver. Returns the new ids in input order.
  */
 export function jobsInsertSql(inputs: readonly EnqueueInput[], now: Date, param: (v: unknown) => string): { ids: string[]; sql: string } {
   const ids = inputs.map(() => newId());
-  const at = param(now);
-  const rows = inputs.map((input, i) =>
-    `(${[ids[i], input.kind, input.accountId ?? null, input.transactionId ?? null, JSON.stringify(input.payload ?? {})].map(param).join(', ')}, ` +
-    `${param(input.waiting ? 'waiting' : 'pending')}, 0, ${param(input.maxAttempts)}, ${param(input.runAt)}, ${at}, ${at}, ` +
-    `${param(input.queueKey ?? null)}, ${param(input.queueSeq ?? null)})`);
+  const rows = inputs.map((input, i) => ({
+    id: ids[i], kind: input.kind, account_id: input.accountId ?? null, transaction_id: input.transactionId ?? null,
+    payload: input.payload ?? {}, status: input.waiting ? 'waiting' : 'pending', attempt: 0, max_attempts: input.maxAttempts,
+    run_at: input.runAt, created_at: now, updated_at: now, queue_key: input.queueKey ?? null, queue_seq: input.queueSeq ?? null,
+  }));
   return {
     ids,
-    sql: `INSERT INTO jobs (id, kind, account_id, transaction_id, payload, status, attempt, max_attempts, run_at, created_at, updated_at, queue_key, queue_seq)
-       VALUES ${rows.join(', ')}`,
+    sql: `INSERT INTO jobs (${JOB_COLUMNS}) SELECT ${JOB_COLUMNS} FROM json_populate_recordset(NULL::jobs, ${param(JSON.stringify(rows))}::json)`,
   };
 }

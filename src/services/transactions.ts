@@ -11,7 +11,7 @@ import { promoteQueue, type EnqueueInput } from '../jobs/queue.ts';
 import { isUniqueViolation, type Queryable } from '../store/db.ts';
 import { fiscalRecordsRepo, type FiscalRecordRow } from '../store/repos/fiscal-records-repo.ts';
 import { locationsRepo, type LocationRow } from '../store/repos/locations-repo.ts';
-import { transactionsRepo, type TransactionFilter, type TransactionRow } from '../store/repos/transactions-repo.ts';
+import { CHAIN_HEAD_MOVED, HAS_SUBSCRIBERS, transactionsRepo, type TransactionFilter, type TransactionRow } from '../store/repos/transactions-repo.ts';
 import type { AuthContext } from './auth-context.ts';
 import type { Deps } from './deps.ts';
 import type { EventPublisher } from './events.ts';
@@ -32,6 +32,9 @@ function deadlineOf(system: FiscalSystem, createdAt: Date, tx: TransactionDraft)
   const days = system.capabilities.submissionWindowDays;
   return days ? new Date(createdAt.getTime() + days * 86_400_000) : null;
 }
+
+/** SQLSTATE deadlock_detected. */
+const DEADLOCK = '40P01';
 
 /** The inline budget a client may ask for with X-Fiscalization-Timeout (seconds). */
 const MAX_INLINE_SECONDS = 10;
@@ -92,15 +95,70 @@ export interface CreateHeaders {
 
 export function createTransactionService(deps: TransactionDeps) {
   const { db, clock } = deps;
+  /**
+   * The head each chain had after this node's last commit to it: the next batch is built
+   * on it and written by one guarded statement (`appendAlone`). Forgotten when that guard
+   * finds the head elsewhere (another node appended) or a batch fails; bounded (oldest
+   * chains forgotten first: a forgotten chain takes the locking path once).
+   */
+  const knownHeads = new Map<string, BuiltOn>();
+  const MAX_KNOWN_HEADS = 10_000;
+  const remember = (chainKey: string, head: BuiltOn) => {
+    knownHeads.delete(chainKey);
+    knownHeads.set(chainKey, head);
+    if (knownHeads.size > MAX_KNOWN_HEADS) knownHeads.delete(knownHeads.keys().next().value!);
+  };
+  /**
+   * Accounts seen with webhook subscriptions that want completion events, until when: their
+   * deliveries commit with the event, so their batches take the transactional path. A hint
+   * only (the guarded statement checks for itself); after it lapses one batch tries again.
+   */
+  const subscribed = new Map<string, number>();
+  const SUBSCRIBED_HINT_MS = 60_000;
+
+  /** Can this batch be written by one statement on the known head? */
+  function aloneEligible(items: readonly AppendParams[]): boolean {
+    const t = clock.now().getTime();
+    return items.every((p) => {
+      if (p.kind !== 'record' || p.original || p.system.numberingKey) return false;
+      const until = subscribed.get(p.auth.accountId);
+      if (until === undefined) return true;
+      if (until > t) return false;
+      subscribed.delete(p.auth.accountId);
+      return true;
+    });
+  }
+
   /** Appends queue per chain and commit in batches (see GroupCommitter). */
   const appends = new GroupCommitter<AppendParams, Outcome>(async (chainKey, take) => {
-    let items: AppendParams[] = [];
-    const outcomes = await db.transaction((tx) => appendBatch(tx, chainKey, (items = take())));
+    let items: AppendParams[] | undefined;
+    let outcomes: Outcome[] | undefined;
+    const known = knownHeads.get(chainKey);
+    if (known) {
+      items = take();
+      if (aloneEligible(items)) {
+        try {
+          outcomes = await appendAlone(chainKey, items, known);
+        } catch (err) {
+          if (!takesTheLockingPath(err, items)) {
+            knownHeads.delete(chainKey);
+            throw err;
+          }
+        }
+      }
+    }
+    if (!outcomes) {
+      knownHeads.delete(chainKey);
+      const done = await db.transaction((tx) => appendBatch(tx, chainKey, (items ??= take())));
+      if (done.head) remember(chainKey, done.head);
+      outcomes = done.outcomes;
+    }
+    const batch = items!;
     // The batch's submit jobs of an ordered queue entered `waiting`: now that they are
     // committed, the queue's first waiting job goes if nothing of the queue is active
     // (jobs/queue.ts promoteNext). Off the chain's path: the next batch does not wait for
     // it, the answers do. Should this process die first, the worker's sweep promotes it.
-    if (outcomes.some((o, i) => 'row' in o && o.created && o.jobId && isOrdered(items[i]!.system))) {
+    if (outcomes.some((o, i) => 'row' in o && o.created && o.jobId && isOrdered(batch[i]!.system))) {
       const ready = promoteQueue(db, chainKey, clock.now()).catch((err) => {
         deps.log.warn({ err, chainKey }, 'could not promote the queue after a create: the worker sweep will');
       });
@@ -108,6 +166,23 @@ export function createTransactionService(deps: TransactionDeps) {
     }
     return outcomes;
   });
+
+  /**
+   * Whether a one-statement append that failed should be run again through the
+   * transactional path: its guard found the chain moved or subscribers to deliver to, or
+   * the unique index refused a key or a seq (a replay, or a race with another node: the
+   * locking path sorts both out), or it lost a deadlock. Anything else is a real failure.
+   */
+  function takesTheLockingPath(err: unknown, items: readonly AppendParams[]): boolean {
+    const code = (err as { code?: string } | null)?.code;
+    if (code === HAS_SUBSCRIBERS) {
+      const now = clock.now().getTime();
+      if (subscribed.size > 10_000) for (const [account, until] of subscribed) if (until <= now) subscribed.delete(account);
+      for (const p of items) subscribed.set(p.auth.accountId, now + SUBSCRIBED_HINT_MS);
+      return true;
+    }
+    return code === CHAIN_HEAD_MOVED || code === DEADLOCK || isUniqueViolation(err);
+  }
 
   /** The chain a record joins: its system's chain, or the side sequence of annulments outside the chain. */
   function chainKeyOf(p: Pick<AppendParams, 'system' | 'location' | 'draft' | 'kind'>): string {
@@ -197,42 +272,31 @@ export function createTransactionService(deps: TransactionDeps) {
     return existing;
   }
 
+  /** A chain head as a batch is built on it: the last record's facts, or none for a new chain. */
+  interface BuiltOn {
+    seq: number;
+    fingerprint: string | null;
+    fiscalId: string | null;
+    issuedAt: Date | null;
+    link: Record<string, string> | null;
+  }
+
   /**
-   * Stores a batch of transactions of one chain with their fiscal records, chained, and
-   * their submit jobs: one database transaction (the transactional outbox). The chain
-   * head is locked first, so appends to one chain are serial and the chain never forks;
-   * each record is built on the one before it.
+   * Builds a batch's records on `head`, in order, each on the one before it: the rows to
+   * write, the submit jobs, the completion events, and the head after the last record.
+   * `numbers` gives each item's invoice number (systems with a numbering series).
    */
-  async function appendBatch(tx: Queryable, chainKey: string, all: readonly AppendParams[]): Promise<Outcome[]> {
-    const now = clock.now();
-    const head = await fiscalRecordsRepo.lockChainHead(tx, chainKey, now, all.map((p) => ({ accountId: p.auth.accountId, environment: p.auth.environment, key: p.idempotencyKey })));
-    const replays = sortOutReplays(all, head.existing.length > 0 ? await transactionsRepo.getByIds(tx, head.existing) : []);
-    const items = replays.fresh.map((i) => all[i]!);
-    if (items.length === 0) return replays.settle(new Map()) as Outcome[];
+  function buildBatch(chainKey: string, items: readonly AppendParams[], head: BuiltOn, numbers: readonly (number | undefined)[], now: Date) {
     let previous = head.seq === 0
       ? null
-      : { fingerprint: head.last_fingerprint, fiscalId: head.last_fiscal_id, issuedAt: (head.last_issued_at ?? now).toISOString(), linkData: head.last_link };
+      : { fingerprint: head.fingerprint, fiscalId: head.fiscalId, issuedAt: (head.issuedAt ?? now).toISOString(), linkData: head.link };
     let seq = head.seq;
-    let last: { fingerprint: string | null; fiscalId: string | null; link: Record<string, string> | null } = {
-      fingerprint: head.last_fingerprint, fiscalId: head.last_fiscal_id, link: head.last_link,
-    };
-    // Invoice numbers for the whole batch: one statement per series, in the batch's order.
-    const numberingKeys = items.map((p) => (p.kind === 'record' ? p.system.numberingKey?.({ location: p.location, tx: p.draft }) : undefined));
-    const nextOf = new Map<string, number>();
-    for (const key of new Set(numberingKeys)) {
-      if (key) nextOf.set(key, await fiscalRecordsRepo.takeNumbers(tx, key, numberingKeys.filter((k) => k === key).length, now));
-    }
+    let last: BuiltOn = head;
     const rows: { t: TransactionRow; r: FiscalRecordRow }[] = [];
     const jobs: { index: number; input: EnqueueInput }[] = [];
     for (const [index, p] of items.entries()) {
       seq += 1;
       const status = p.system.initialStatus(p.location);
-      const numbering = numberingKeys[index];
-      let number: number | undefined;
-      if (numbering) {
-        number = nextOf.get(numbering)!;
-        nextOf.set(numbering, number + 1);
-      }
       const record = p.system.build({
         transactionId: p.id,
         kind: p.kind,
@@ -247,7 +311,7 @@ export function createTransactionService(deps: TransactionDeps) {
         location: p.location,
         environment: p.auth.environment,
         now,
-        chain: { seq, number, previous },
+        chain: { seq, number: numbers[index], previous },
         software: deps.software,
         signingKey: p.signingKey,
       });
@@ -297,23 +361,61 @@ export function createTransactionService(deps: TransactionDeps) {
           index,
           input: {
             kind: SUBMIT_JOB, accountId: p.auth.accountId, transactionId: p.id, maxAttempts: submitJobMaxAttempts(p.system, deps.maxAttempts), runAt: now,
-            // Ordered: enters `waiting`; promoted after the commit (see `append`).
+            // Ordered: enters `waiting`; promoted after the commit (see `appends`).
             ...(ordered ? { queueKey: chainKey, queueSeq: seq, waiting: true } : {}),
           },
         });
       }
-      last = { fingerprint: record.fingerprint, fiscalId: record.fiscalId, link: record.linkData ?? null };
+      last = { seq, fingerprint: record.fingerprint, fiscalId: record.fiscalId, issuedAt: now, link: record.linkData ?? null };
       previous = { fingerprint: record.fingerprint, fiscalId: record.fiscalId, issuedAt: now.toISOString(), linkData: record.linkData ?? null };
     }
-    // Fiscalized at creation (FR, PT): the completion events commit with the records. One
-    // statement writes the batch: transactions, records, jobs, chain head, events.
+    // Fiscalized at creation (FR, PT): the completion events commit with the records.
     const events = deps.events.prepareMany(rows.filter((r) => r.t.status === 'success').map((r) => completionEvent(r.t, now)), now);
+    return { rows, jobs, events, last };
+  }
+
+  /** The stored items' outcomes, then the replays of keys an item of this very batch took. */
+  function settleBatch(replays: ReturnType<typeof sortOutReplays>, rows: readonly { t: TransactionRow }[], jobs: readonly { index: number }[], jobIds: readonly string[]): Outcome[] {
+    const jobOf = new Map(jobs.map((j, i) => [j.index, jobIds[i]!]));
+    const stored = new Map(replays.fresh.map((original, i) => [original, rows[i]!.t]));
+    const settled = replays.settle(stored);
+    replays.fresh.forEach((original, i) => (settled[original] = { row: rows[i]!.t, jobId: jobOf.get(i) ?? null, created: true }));
+    return settled as Outcome[];
+  }
+
+  /**
+   * Stores a batch of transactions of one chain with their fiscal records, chained, and
+   * their submit jobs: one database transaction (the transactional outbox). The chain
+   * head is locked first, so appends to one chain are serial and the chain never forks;
+   * each record is built on the one before it. Answers the outcomes and the head after
+   * the batch (what the next batch of this node may be built on: see `appendAlone`).
+   */
+  async function appendBatch(tx: Queryable, chainKey: string, all: readonly AppendParams[]): Promise<{ outcomes: Outcome[]; head: BuiltOn | null }> {
+    const now = clock.now();
+    const locked = await fiscalRecordsRepo.lockChainHead(tx, chainKey, now, all.map((p) => ({ accountId: p.auth.accountId, environment: p.auth.environment, key: p.idempotencyKey })));
+    const head: BuiltOn = { seq: locked.seq, fingerprint: locked.last_fingerprint, fiscalId: locked.last_fiscal_id, issuedAt: locked.last_issued_at, link: locked.last_link };
+    const replays = sortOutReplays(all, locked.existing.length > 0 ? await transactionsRepo.getByIds(tx, locked.existing) : []);
+    const items = replays.fresh.map((i) => all[i]!);
+    if (items.length === 0) return { outcomes: replays.settle(new Map()) as Outcome[], head };
+    // Invoice numbers for the whole batch: one statement per series, in the batch's order.
+    const numberingKeys = items.map((p) => (p.kind === 'record' ? p.system.numberingKey?.({ location: p.location, tx: p.draft }) : undefined));
+    const nextOf = new Map<string, number>();
+    for (const key of new Set(numberingKeys)) {
+      if (key) nextOf.set(key, await fiscalRecordsRepo.takeNumbers(tx, key, numberingKeys.filter((k) => k === key).length, now));
+    }
+    const numbers = numberingKeys.map((key) => {
+      if (!key) return undefined;
+      const n = nextOf.get(key)!;
+      nextOf.set(key, n + 1);
+      return n;
+    });
+    const { rows, jobs, events, last } = buildBatch(chainKey, items, head, numbers, now);
+    // One statement writes the batch: transactions, records, jobs, chain head, events.
     const written = await transactionsRepo.insertManyWithRecords(
-      tx, rows, { chainKey, seq, fingerprint: last.fingerprint, fiscalId: last.fiscalId, issuedAt: now, link: last.link },
+      tx, rows, { chainKey, seq: last.seq, fingerprint: last.fingerprint, fiscalId: last.fiscalId, issuedAt: now, link: last.link },
       { events: events.batch, jobs: jobs.map((j) => j.input) },
     );
     await events.deliver(tx, written.matched);
-    const jobOf = new Map(jobs.map((j, i) => [j.index, written.jobIds[i]!]));
 
     for (const [i, p] of items.entries()) {
       if (!p.original) continue;
@@ -321,11 +423,31 @@ export function createTransactionService(deps: TransactionDeps) {
       // Locally signed records (FR, PT) are final at creation, and so is their annulment.
       if (rows[i]!.t.status === 'success') await transactionsRepo.update(tx, p.original.id, { status: 'cancelled' }, now, CANCELLABLE);
     }
-    // Stored items, then the replays of keys an item of this very batch took.
-    const stored = new Map(replays.fresh.map((original, i) => [original, rows[i]!.t]));
-    const settled = replays.settle(stored);
-    replays.fresh.forEach((original, i) => (settled[original] = { row: rows[i]!.t, jobId: jobOf.get(i) ?? null, created: true }));
-    return settled as Outcome[];
+    return { outcomes: settleBatch(replays, rows, jobs, written.jobIds), head: last };
+  }
+
+  /**
+   * The same batch in one autocommitted statement, built on the head this node's last
+   * commit to the chain left (`known`): no lock taken first, no BEGIN, no COMMIT, one
+   * round trip instead of three. The statement checks what the build assumed and fails
+   * as a whole when it does not hold (transactions-repo `insertManyWithRecords` guard):
+   * the caller then runs the batch through `appendBatch`. Only for batches that need
+   * nothing else in their transaction: no invoice numbers to take, no original to mark
+   * cancelled, no webhook deliveries (the statement refuses those).
+   */
+  async function appendAlone(chainKey: string, all: readonly AppendParams[], known: BuiltOn): Promise<Outcome[]> {
+    const now = clock.now();
+    // Keys already stored are not looked up here: the unique index refuses such a batch,
+    // and the transactional path sorts out its replays. A key twice in the batch is stored once.
+    const replays = sortOutReplays(all, []);
+    const items = replays.fresh.map((i) => all[i]!);
+    const { rows, jobs, events, last } = buildBatch(chainKey, items, known, [], now);
+    const written = await transactionsRepo.insertManyWithRecords(
+      db, rows, { chainKey, seq: last.seq, fingerprint: last.fingerprint, fiscalId: last.fiscalId, issuedAt: now, link: last.link },
+      { events: events.batch, jobs: jobs.map((j) => j.input), guard: known },
+    );
+    remember(chainKey, last);
+    return settleBatch(replays, rows, jobs, written.jobIds);
   }
 
   /** Waits up to the inline budget for the authority, then answers with whatever status was reached. */

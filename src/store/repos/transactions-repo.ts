@@ -60,8 +60,46 @@ const UPDATABLE = new Set([
 ]);
 const JSON_COLUMNS = new Set(['response_payload', 'render_hints', 'request_payload', 'normalized']);
 
+/** Every column of a TransactionRow, as the batch insert writes them. */
+const TRANSACTION_COLUMN_LIST = [
+  'id', 'account_id', 'location_id', 'environment', 'type', 'status', 'amount', 'currency', 'country', 'system', 'idempotency_key',
+  'request_hash', 'request_payload', 'normalized', 'response_payload', 'fiscal_id', 'fiscal_id_upstream', 'error_message',
+  'render_hints', 'sandbox_mode', 'cancels_id', 'cancelled_by_id', 'deadline_at', 'offline_until', 'submitted_at', 'completed_at',
+  'created_at', 'updated_at',
+] as const satisfies readonly (keyof TransactionRow)[];
+const RECORD_COLUMN_LIST = [
+  'id', 'transaction_id', 'account_id', 'system', 'kind', 'chain_key', 'seq', 'previous_fingerprint', 'fingerprint', 'fiscal_id',
+  'document_number', 'qr_data', 'content_type', 'body', 'placeholder', 'created_at',
+] as const satisfies readonly (keyof FiscalRecordRow)[];
+// A column added to the row types must be added to the lists (else it would not be written).
+type Missing<Row, List extends readonly unknown[]> = Exclude<keyof Row, List[number]>;
+const allTransactionColumns: Missing<TransactionRow, typeof TRANSACTION_COLUMN_LIST> extends never ? true : never = true;
+const allRecordColumns: Missing<FiscalRecordRow, typeof RECORD_COLUMN_LIST> extends never ? true : never = true;
+void allTransactionColumns;
+void allRecordColumns;
+const TRANSACTION_COLUMNS = TRANSACTION_COLUMN_LIST.join(', ');
+const RECORD_COLUMNS = RECORD_COLUMN_LIST.join(', ');
+
 /** pg returns bigint as text: amounts are read back as numbers (they are safe integers by validation). */
 const fix = (r: TransactionRow | undefined): TransactionRow | undefined => (r ? { ...r, amount: Number(r.amount) } : r);
+
+/**
+ * What a one-statement append was built on: the chain head it expects to move from, every
+ * fact of it a record's build reads (seq alone would do for heads read from the database,
+ * which only move forward; a head predicted from a batch that then failed may share its
+ * seq with what another batch wrote instead).
+ */
+export interface AppendGuard {
+  seq: number;
+  fingerprint: string | null;
+  fiscalId: string | null;
+  issuedAt: Date | null;
+  link: Record<string, string> | null;
+}
+
+/** SQLSTATEs a guarded append raises (migration 0015 `svc_assert`). */
+export const CHAIN_HEAD_MOVED = 'SV001';
+export const HAS_SUBSCRIBERS = 'SV002';
 
 /** A submission attempt begun: the transaction (now `processing`), its record and its location. */
 export interface StartedSubmission {
@@ -73,42 +111,63 @@ export interface StartedSubmission {
 export const transactionsRepo = {
   /**
    * A batch of appends to one chain (services/transactions.ts, group commit) in one
-   * statement: the transactions, their fiscal records, and the chain head moved to the
-   * last of them.
+   * statement: the transactions, their fiscal records, their submit jobs and completion
+   * events, and the chain head moved to the last of them. Answers the subscriptions that
+   * want the events (the publisher writes their deliveries in the same transaction).
+   *
+   * With `guard` the statement stands alone (autocommitted, no transaction around it):
+   * the batch was built on a chain head remembered from an earlier commit, not read
+   * under a lock. It moves the head only from `guard`, and fails as
+   * a whole, nothing written, with `CHAIN_HEAD_MOVED` when the head is elsewhere (another
+   * node appended) or `HAS_SUBSCRIBERS` when a subscription wants one of the events (its
+   * delivery must commit with the event: the caller takes the transactional path). The
+   * head is updated, and so locked, before anything is inserted (the statement's main
+   * query reads it; the other WITH parts run after it), so two writers of one chain
+   * queue on the head row instead of deadlocking on the records' unique index.
    */
   async insertManyWithRecords(
     q: Queryable,
     items: readonly { t: TransactionRow; r: FiscalRecordRow }[],
     head: { chainKey: string; seq: number; fingerprint: string | null; fiscalId: string | null; issuedAt: Date; link: Record<string, string> | null },
-    extra: { events?: EventBatch | undefined; jobs?: readonly EnqueueInput[] | undefined } = {},
+    extra: { events?: EventBatch | undefined; jobs?: readonly EnqueueInput[] | undefined; guard?: AppendGuard | undefined } = {},
   ): Promise<{ matched: WebhookRow[]; jobIds: string[] }> {
-    const cols = Object.keys(items[0]!.t) as (keyof TransactionRow)[];
     const values: unknown[] = [];
     const param = (v: unknown) => `$${values.push(v)}`;
-    const txRows = items.map(({ t }) => `(${cols.map((c) => param(JSON_COLUMNS.has(c) ? JSON.stringify(t[c]) : t[c])).join(', ')})`);
-    const recRows = items.map(({ r }) =>
-      `(${[r.id, r.transaction_id, r.account_id, r.system, r.kind, r.chain_key, r.seq, r.previous_fingerprint, r.fingerprint,
-        r.fiscal_id, r.document_number, r.qr_data, r.content_type, r.body, r.placeholder, r.created_at].map(param).join(', ')})`);
+    // Rows travel as JSON, one parameter per table, read back against the table's own row
+    // type (json_populate_recordset): the statement's text does not vary with the batch
+    // size (prepared once per connection), and the driver encodes two strings instead of
+    // some forty values per item. json columns keep the text JSON.stringify wrote.
+    const txRows = param(JSON.stringify(items.map(({ t }) => t)));
+    const recRows = param(JSON.stringify(items.map(({ r }) => r)));
+    const guard = extra.guard;
     const heads = `UPDATE chain_heads SET seq = ${param(head.seq)}, last_fingerprint = ${param(head.fingerprint)}, last_fiscal_id = ${param(head.fiscalId)},
          last_issued_at = ${param(head.issuedAt)}, updated_at = ${param(head.issuedAt)}, last_link = ${param(head.link === null ? null : JSON.stringify(head.link))}::jsonb
-       WHERE chain_key = ${param(head.chainKey)}`;
+       WHERE chain_key = ${param(head.chainKey)}${guard
+         ? ` AND seq = ${param(guard.seq)} AND last_fingerprint IS NOT DISTINCT FROM ${param(guard.fingerprint)}::text
+           AND last_fiscal_id IS NOT DISTINCT FROM ${param(guard.fiscalId)}::text
+           AND last_issued_at IS NOT DISTINCT FROM ${param(guard.issuedAt)}::timestamptz
+           AND last_link IS NOT DISTINCT FROM ${param(guard.link === null ? null : JSON.stringify(guard.link))}::jsonb
+         RETURNING 1`
+         : ''}`;
     // The batch's events (records final at creation) go in the same statement, and it
     // answers with the subscriptions that want them (the publisher writes their deliveries).
     const ev = extra.events && extra.events.rows.length > 0 ? eventsInsertAndMatch(extra.events, param) : null;
     const jobs = extra.jobs && extra.jobs.length > 0 ? jobsInsertSql(extra.jobs, head.issuedAt, param) : null;
     const writes = [
-      `tx AS (INSERT INTO transactions (${cols.join(', ')}) VALUES ${txRows.join(', ')})`,
-      `rec AS (
-         INSERT INTO fiscal_records (id, transaction_id, account_id, system, kind, chain_key, seq, previous_fingerprint, fingerprint,
-           fiscal_id, document_number, qr_data, content_type, body, placeholder, created_at)
-         VALUES ${recRows.join(', ')})`,
       `head AS (${heads})`,
+      `tx AS (INSERT INTO transactions (${TRANSACTION_COLUMNS}) SELECT ${TRANSACTION_COLUMNS} FROM json_populate_recordset(NULL::transactions, ${txRows}::json))`,
+      `rec AS (INSERT INTO fiscal_records (${RECORD_COLUMNS}) SELECT ${RECORD_COLUMNS} FROM json_populate_recordset(NULL::fiscal_records, ${recRows}::json))`,
       ...(jobs ? [`jobs AS (${jobs.sql})`] : []),
       ...(ev ? [`ev AS (${ev.insert})`] : []),
     ];
+    const main = guard
+      ? `SELECT svc_assert(EXISTS (SELECT 1 FROM head), '${CHAIN_HEAD_MOVED}', 'chain head moved')${ev
+        ? ` AND svc_assert(NOT EXISTS (${ev.match}), '${HAS_SUBSCRIBERS}', 'webhook subscriptions want these events')`
+        : ''} AS ok`
+      : ev ? ev.match : 'SELECT NULL LIMIT 0';
     // Data-modifying WITH parts run whether or not the final query reads them.
-    const res = await q.query<WebhookRow>(`WITH ${writes.join(',\n       ')}\n       ${ev ? ev.match : 'SELECT NULL LIMIT 0'}`, values);
-    return { matched: res.rows.map(webhookOf), jobIds: jobs?.ids ?? [] };
+    const res = await q.query<WebhookRow>(`WITH ${writes.join(',\n       ')}\n       ${main}`, values);
+    return { matched: guard ? [] : res.rows.map(webhookOf), jobIds: jobs?.ids ?? [] };
   },
 
   async get(q: Queryable, accountId: string, id: string): Promise<TransactionRow | undefined> {

@@ -170,11 +170,13 @@ export interface EventBatch {
  * statement (transactions-repo), which records its events in its own round trip.
  */
 export function eventsInsertAndMatch(batch: EventBatch, param: (v: unknown) => string): { insert: string; match: string } {
-  const rows = batch.rows.map((e) => `(${[e.id, e.account_id, e.type, JSON.stringify(e.data), e.created_at].map(param).join(', ')})`);
+  // One JSON parameter for every row (see jobs/job-rows.ts): the text does not vary with the count.
+  const rows = param(JSON.stringify(batch.rows.map((e) => ({ id: e.id, account_id: e.account_id, type: e.type, data: e.data, created_at: e.created_at }))));
   const accounts = param([...new Set(batch.rows.map((e) => e.account_id))]);
   const wanted = param([...batch.types]);
   return {
-    insert: `INSERT INTO events (id, account_id, type, data, created_at) VALUES ${rows.join(', ')}`,
+    insert: `INSERT INTO events (id, account_id, type, data, created_at)
+       SELECT id, account_id, type, data, created_at FROM json_populate_recordset(NULL::events, ${rows}::json)`,
     match: `SELECT * FROM webhook_subscriptions
        WHERE account_id = ANY(${accounts}::uuid[]) AND enabled AND deleted_at IS NULL AND events ?| ${wanted}::text[]
        ORDER BY created_at, id`,

@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestDb, startTestApp, type TestApp } from '../support/harness.ts';
+import type { Db, Queryable } from '../../src/store/db.ts';
+import { CHAIN_HEAD_MOVED, transactionsRepo } from '../../src/store/repos/transactions-repo.ts';
+import { createLocation, createTx, saleBody } from '../support/transactions.ts';
+
+/*
+ * The create's one-statement append (services/transactions.ts `appendAlone`): a node builds
+ * the next batch of a chain on the head its own last commit left, and writes it with one
+ * autocommitted statement guarded by that head. Whatever the guard refuses goes through
+ * the locking path, and the chain stays whole.
+ */
+
+/** A Db that counts what goes through it: database transactions opened, statements run outside one. */
+function counted(inner: Db) {
+  const n = { transactions: 0, alone: 0, refused: [] as string[] };
+  const db: Db = {
+    kind: inner.kind,
+    query: async (sql, params) => {
+      n.alone += 1;
+      try {
+        return await inner.query(sql, params);
+      } catch (err) {
+        n.refused.push(String((err as { code?: string }).code));
+        throw err;
+      }
+    },
+    exec: (sql) => inner.exec(sql),
+    subscribe: (channel, l) => inner.subscribe(channel, l),
+    transaction: (fn) => {
+      n.transactions += 1;
+      return inner.transaction(fn);
+    },
+    close: () => inner.close(),
+  };
+  return { db, n };
+}
+
+let shared: Db;
+let a: TestApp;
+let b: TestApp;
+let onA: ReturnType<typeof counted>;
+beforeAll(async () => {
+  shared = await openTestDb();
+  onA = counted(shared);
+  a = await startTestApp({ db: onA.db });
+  b = await startTestApp({ db: shared }); // a second node on the same database
+});
+afterAll(async () => {
+  await a.close();
+  await b.close();
+  await shared.close();
+});
+
+/** The location's chain as stored: seq and links. */
+async function chainOf(location: string) {
+  const rows = (await shared.query<{ seq: string | number; previous_fingerprint: string | null; fingerprint: string; transaction_id: string }>(
+    `SELECT r.seq, r.previous_fingerprint, r.fingerprint, r.transaction_id FROM fiscal_records r
+     JOIN transactions t ON t.id = r.transaction_id WHERE t.location_id = $1 ORDER BY r.seq`, [location])).rows;
+  const head = (await shared.query<{ seq: string | number; last_fingerprint: string }>(
+    `SELECT h.seq, h.last_fingerprint FROM chain_heads h JOIN fiscal_records r ON r.chain_key = h.chain_key
+     JOIN transactions t ON t.id = r.transaction_id WHERE t.location_id = $1 LIMIT 1`, [location])).rows[0];
+  return { rows, head };
+}
+
+function expectWhole(chain: Awaited<ReturnType<typeof chainOf>>, length: number) {
+  expect(chain.rows.map((r) => Number(r.seq))).toEqual(Array.from({ length }, (_, i) => i + 1));
+  chain.rows.forEach((r, i) => expect(r.previous_fingerprint).toBe(i === 0 ? null : chain.rows[i - 1]!.fingerprint));
+  expect(Number(chain.head!.seq)).toBe(length);
+  expect(chain.head!.last_fingerprint).toBe(chain.rows[length - 1]!.fingerprint);
+}
+
+describe('one-statement append', () => {
+  it("a node's next create on a chain opens no database transaction", async () => {
+    const { key } = await a.signup();
+    const loc = await createLocation(a, key, 'fr-nf525');
+    expect((await createTx(a, key, saleBody(loc))).statusCode).toBe(201); // first: the locking path learns the head
+    const before = { ...onA.n };
+    const second = await createTx(a, key, saleBody(loc));
+    expect(second.statusCode).toBe(201);
+    expect(second.json().status).toBe('success');
+    expect(onA.n.transactions).toBe(before.transactions);
+    expect(onA.n.refused).toEqual(before.refused);
+    expectWhole(await chainOf(loc), 2);
+  });
+
+  it('a head moved by another node: the guard refuses the batch whole, the locking path appends it', async () => {
+    const { key } = await a.signup();
+    const loc = await createLocation(a, key, 'fr-nf525');
+    expect((await createTx(a, key, saleBody(loc))).statusCode).toBe(201);
+    expect((await createTx(b, key, saleBody(loc))).statusCode).toBe(201);
+    expect((await createTx(b, key, saleBody(loc))).statusCode).toBe(201);
+    const before = { transactions: onA.n.transactions, refused: onA.n.refused.length };
+    const res = await createTx(a, key, saleBody(loc));
+    expect(res.statusCode).toBe(201);
+    expect(onA.n.refused.slice(before.refused)).toEqual([CHAIN_HEAD_MOVED]);
+    expect(onA.n.transactions).toBe(before.transactions + 1);
+    const chain = await chainOf(loc);
+    expectWhole(chain, 4);
+    expect(chain.rows[3]!.transaction_id).toBe(res.json().id);
+    // Learnt again: the next one goes alone.
+    const again = onA.n.transactions;
+    expect((await createTx(a, key, saleBody(loc))).statusCode).toBe(201);
+    expect(onA.n.transactions).toBe(again);
+  });
+
+  it('a replay, and a key reused with another body, answer as on the locking path', async () => {
+    const { key } = await a.signup();
+    const loc = await createLocation(a, key, 'fr-nf525');
+    expect((await createTx(a, key, saleBody(loc))).statusCode).toBe(201);
+    const first = await createTx(a, key, saleBody(loc), { 'idempotency-key': 'till-1-0042' });
+    expect(first.statusCode).toBe(201);
+    const replay = await createTx(a, key, saleBody(loc), { 'idempotency-key': 'till-1-0042' });
+    expect(replay.statusCode).toBe(200);
+    expect(replay.json().id).toBe(first.json().id);
+    const other = await createTx(a, key, saleBody(loc, { payment_method: 'cash' }), { 'idempotency-key': 'till-1-0042' });
+    expect(other.statusCode).toBe(409);
+    expect(other.json()).toEqual({ error: 'idempotency key already used with a different request' });
+    expectWhole(await chainOf(loc), 2);
+  });
+
+  it('the guard locks and checks the head before anything is inserted', async () => {
+    // A batch built on seq 1 while the chain is at 2: its record would also collide with
+    // seq 2 on the unique index. The guard's error, not the index's, shows the head was
+    // checked first (two writers of one chain queue on the head row, never deadlock).
+    const { key } = await a.signup();
+    const loc = await createLocation(a, key, 'fr-nf525');
+    const t1 = (await createTx(b, key, saleBody(loc))).json();
+    await createTx(b, key, saleBody(loc));
+    const chain = await chainOf(loc);
+    const t = (await transactionsRepo.getById(shared, t1.id))!;
+    const record = (await shared.query<Record<string, unknown>>('SELECT * FROM fiscal_records WHERE transaction_id = $1', [t1.id])).rows[0]!;
+    const chainKey = String(record.chain_key);
+    const copy = { ...t, id: crypto.randomUUID(), idempotency_key: `copy-${crypto.randomUUID()}` };
+    const rec = {
+      ...(record as never as import('../../src/store/repos/fiscal-records-repo.ts').FiscalRecordRow),
+      id: crypto.randomUUID(), transaction_id: copy.id, seq: 2, previous_fingerprint: chain.rows[0]!.fingerprint, fingerprint: 'x'.repeat(64),
+    };
+    const now = new Date();
+    const attempt = (q: Queryable) => transactionsRepo.insertManyWithRecords(
+      q, [{ t: copy, r: rec }], { chainKey, seq: 2, fingerprint: rec.fingerprint, fiscalId: rec.fiscal_id, issuedAt: now, link: null },
+      { guard: { seq: 1, fingerprint: chain.rows[0]!.fingerprint, fiscalId: t.fiscal_id, issuedAt: t.created_at, link: null } },
+    );
+    await expect(attempt(shared)).rejects.toMatchObject({ code: CHAIN_HEAD_MOVED });
+    expectWhole(await chainOf(loc), 2);
+    expect((await transactionsRepo.getById(shared, copy.id))).toBeUndefined();
+  });
+
+  it('an account whose webhooks want completion events gets every delivery (the transactional path)', async () => {
+    const { key, accountId } = await a.signup();
+    const loc = await createLocation(a, key, 'fr-nf525');
+    expect((await createTx(a, key, saleBody(loc))).statusCode).toBe(201); // head learnt, no subscription yet
+    const sub = await a.request({ method: 'POST', url: '/v1/webhooks', key, payload: { url: 'http://127.0.0.1:9/hook', events: ['fiscalization.completed'] } });
+    expect(sub.statusCode).toBe(201);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await createTx(a, key, saleBody(loc))).json().id);
+    const deliveries = (await shared.query<{ transaction_id: string }>(
+      `SELECT e.data->>'transaction_id' AS transaction_id FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+       WHERE d.account_id = $1 ORDER BY d.created_at`, [accountId])).rows;
+    expect(deliveries.map((d) => d.transaction_id).sort()).toEqual([...ids].sort());
+    expectWhole(await chainOf(loc), 4);
+  });
+});
