@@ -11,7 +11,7 @@ import { promoteQueue, type EnqueueInput } from '../jobs/queue.ts';
 import { isUniqueViolation, type Queryable } from '../store/db.ts';
 import { fiscalRecordsRepo, type FiscalRecordRow } from '../store/repos/fiscal-records-repo.ts';
 import { locationsRepo, type LocationRow } from '../store/repos/locations-repo.ts';
-import { CHAIN_HEAD_MOVED, HAS_SUBSCRIBERS, transactionsRepo, type TransactionFilter, type TransactionRow } from '../store/repos/transactions-repo.ts';
+import { CHAIN_HEAD_MOVED, HAS_SUBSCRIBERS, NUMBERS_MOVED, transactionsRepo, type TransactionFilter, type TransactionRow } from '../store/repos/transactions-repo.ts';
 import type { AuthContext } from './auth-context.ts';
 import type { Deps } from './deps.ts';
 import type { EventPublisher } from './events.ts';
@@ -109,6 +109,17 @@ export function createTransactionService(deps: TransactionDeps) {
     if (knownHeads.size > MAX_KNOWN_HEADS) knownHeads.delete(knownHeads.keys().next().value!);
   };
   /**
+   * The last invoice number each numbering series had after this node's last commit that
+   * took from it: a batch on a known head numbers its invoices from here, and its statement
+   * moves the series only from these values (else it is refused like a moved head).
+   */
+  const knownNumbers = new Map<string, number>();
+  const rememberNumber = (numberingKey: string, last: number) => {
+    knownNumbers.delete(numberingKey);
+    knownNumbers.set(numberingKey, last);
+    if (knownNumbers.size > MAX_KNOWN_HEADS) knownNumbers.delete(knownNumbers.keys().next().value!);
+  };
+  /**
    * Accounts seen with webhook subscriptions that want completion events, until when: their
    * deliveries commit with the event, so their batches take the transactional path. A hint
    * only (the guarded statement checks for itself); after it lapses one batch tries again.
@@ -120,7 +131,9 @@ export function createTransactionService(deps: TransactionDeps) {
   function aloneEligible(items: readonly AppendParams[]): boolean {
     const t = clock.now().getTime();
     return items.every((p) => {
-      if (p.kind !== 'record' || p.original || p.system.numberingKey) return false;
+      if (p.kind !== 'record' || p.original) return false;
+      const numbering = p.system.numberingKey?.({ location: p.location, tx: p.draft });
+      if (numbering !== undefined && !knownNumbers.has(numbering)) return false;
       const until = subscribed.get(p.auth.accountId);
       if (until === undefined) return true;
       if (until > t) return false;
@@ -140,6 +153,10 @@ export function createTransactionService(deps: TransactionDeps) {
         try {
           outcomes = await appendAlone(chainKey, items, known);
         } catch (err) {
+          for (const p of items) {
+            const numbering = p.system.numberingKey?.({ location: p.location, tx: p.draft });
+            if (numbering !== undefined) knownNumbers.delete(numbering);
+          }
           if (!takesTheLockingPath(err, items)) {
             knownHeads.delete(chainKey);
             throw err;
@@ -150,7 +167,8 @@ export function createTransactionService(deps: TransactionDeps) {
     if (!outcomes) {
       knownHeads.delete(chainKey);
       const done = await db.transaction((tx) => appendBatch(tx, chainKey, (items ??= take())));
-      if (done.head) remember(chainKey, done.head);
+      remember(chainKey, done.head);
+      for (const [key, last] of done.numbers) rememberNumber(key, last);
       outcomes = done.outcomes;
     }
     const batch = items!;
@@ -181,7 +199,7 @@ export function createTransactionService(deps: TransactionDeps) {
       for (const p of items) subscribed.set(p.auth.accountId, now + SUBSCRIBED_HINT_MS);
       return true;
     }
-    return code === CHAIN_HEAD_MOVED || code === DEADLOCK || isUniqueViolation(err);
+    return code === CHAIN_HEAD_MOVED || code === NUMBERS_MOVED || code === DEADLOCK || isUniqueViolation(err);
   }
 
   /** The chain a record joins: its system's chain, or the side sequence of annulments outside the chain. */
@@ -390,13 +408,15 @@ export function createTransactionService(deps: TransactionDeps) {
    * each record is built on the one before it. Answers the outcomes and the head after
    * the batch (what the next batch of this node may be built on: see `appendAlone`).
    */
-  async function appendBatch(tx: Queryable, chainKey: string, all: readonly AppendParams[]): Promise<{ outcomes: Outcome[]; head: BuiltOn | null }> {
+  async function appendBatch(
+    tx: Queryable, chainKey: string, all: readonly AppendParams[],
+  ): Promise<{ outcomes: Outcome[]; head: BuiltOn; numbers: Map<string, number> }> {
     const now = clock.now();
     const locked = await fiscalRecordsRepo.lockChainHead(tx, chainKey, now, all.map((p) => ({ accountId: p.auth.accountId, environment: p.auth.environment, key: p.idempotencyKey })));
     const head: BuiltOn = { seq: locked.seq, fingerprint: locked.last_fingerprint, fiscalId: locked.last_fiscal_id, issuedAt: locked.last_issued_at, link: locked.last_link };
     const replays = sortOutReplays(all, locked.existing.length > 0 ? await transactionsRepo.getByIds(tx, locked.existing) : []);
     const items = replays.fresh.map((i) => all[i]!);
-    if (items.length === 0) return { outcomes: replays.settle(new Map()) as Outcome[], head };
+    if (items.length === 0) return { outcomes: replays.settle(new Map()) as Outcome[], head, numbers: new Map() };
     // Invoice numbers for the whole batch: one statement per series, in the batch's order.
     const numberingKeys = items.map((p) => (p.kind === 'record' ? p.system.numberingKey?.({ location: p.location, tx: p.draft }) : undefined));
     const nextOf = new Map<string, number>();
@@ -409,6 +429,8 @@ export function createTransactionService(deps: TransactionDeps) {
       nextOf.set(key, n + 1);
       return n;
     });
+    // Learnt once this transaction commits (see `appends`).
+    const numbersAfter = new Map([...nextOf].map(([key, next]) => [key, next - 1]));
     const { rows, jobs, events, last } = buildBatch(chainKey, items, head, numbers, now);
     // One statement writes the batch: transactions, records, jobs, chain head, events.
     const written = await transactionsRepo.insertManyWithRecords(
@@ -423,7 +445,7 @@ export function createTransactionService(deps: TransactionDeps) {
       // Locally signed records (FR, PT) are final at creation, and so is their annulment.
       if (rows[i]!.t.status === 'success') await transactionsRepo.update(tx, p.original.id, { status: 'cancelled' }, now, CANCELLABLE);
     }
-    return { outcomes: settleBatch(replays, rows, jobs, written.jobIds), head: last };
+    return { outcomes: settleBatch(replays, rows, jobs, written.jobIds), head: last, numbers: numbersAfter };
   }
 
   /**
@@ -432,8 +454,9 @@ export function createTransactionService(deps: TransactionDeps) {
    * round trip instead of three. The statement checks what the build assumed and fails
    * as a whole when it does not hold (transactions-repo `insertManyWithRecords` guard):
    * the caller then runs the batch through `appendBatch`. Only for batches that need
-   * nothing else in their transaction: no invoice numbers to take, no original to mark
-   * cancelled, no webhook deliveries (the statement refuses those).
+   * nothing else in their transaction: invoice numbers only from series this node knows
+   * (moved by the same statement, from what it knew), no original to mark cancelled, no
+   * webhook deliveries (the statement refuses those).
    */
   async function appendAlone(chainKey: string, all: readonly AppendParams[], known: BuiltOn): Promise<Outcome[]> {
     const now = clock.now();
@@ -441,12 +464,26 @@ export function createTransactionService(deps: TransactionDeps) {
     // and the transactional path sorts out its replays. A key twice in the batch is stored once.
     const replays = sortOutReplays(all, []);
     const items = replays.fresh.map((i) => all[i]!);
-    const { rows, jobs, events, last } = buildBatch(chainKey, items, known, [], now);
+    // Invoice numbers from the series as this node left them (aloneEligible: all known).
+    const series = new Map<string, { from: number; to: number }>();
+    const numbers = items.map((p) => {
+      const key = p.system.numberingKey?.({ location: p.location, tx: p.draft });
+      if (key === undefined) return undefined;
+      const s = series.get(key) ?? { from: knownNumbers.get(key)!, to: knownNumbers.get(key)! };
+      s.to += 1;
+      series.set(key, s);
+      return s.to;
+    });
+    const { rows, jobs, events, last } = buildBatch(chainKey, items, known, numbers, now);
     const written = await transactionsRepo.insertManyWithRecords(
       db, rows, { chainKey, seq: last.seq, fingerprint: last.fingerprint, fiscalId: last.fiscalId, issuedAt: now, link: last.link },
-      { events: events.batch, jobs: jobs.map((j) => j.input), guard: known },
+      {
+        events: events.batch, jobs: jobs.map((j) => j.input), guard: known,
+        numbers: [...series].map(([key, s]) => ({ key, from: s.from, to: s.to })),
+      },
     );
     remember(chainKey, last);
+    for (const [key, s] of series) rememberNumber(key, s.to);
     return settleBatch(replays, rows, jobs, written.jobIds);
   }
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDb, startTestApp, type TestApp } from '../support/harness.ts';
 import type { Db, Queryable } from '../../src/store/db.ts';
-import { CHAIN_HEAD_MOVED, transactionsRepo } from '../../src/store/repos/transactions-repo.ts';
+import { CHAIN_HEAD_MOVED, NUMBERS_MOVED, transactionsRepo } from '../../src/store/repos/transactions-repo.ts';
 import { createLocation, createTx, saleBody } from '../support/transactions.ts';
 
 /*
@@ -11,7 +11,11 @@ import { createLocation, createTx, saleBody } from '../support/transactions.ts';
  * the locking path, and the chain stays whole.
  */
 
-/** A Db that counts what goes through it: database transactions opened, statements run outside one. */
+/**
+ * A Db that counts what goes through it: appends through the locking path (database
+ * transactions that lock a chain head; the worker's own transactions are not counted),
+ * statements run outside a transaction, and the codes of those refused.
+ */
 function counted(inner: Db) {
   const n = { transactions: 0, alone: 0, refused: [] as string[] };
   const db: Db = {
@@ -27,10 +31,13 @@ function counted(inner: Db) {
     },
     exec: (sql) => inner.exec(sql),
     subscribe: (channel, l) => inner.subscribe(channel, l),
-    transaction: (fn) => {
-      n.transactions += 1;
-      return inner.transaction(fn);
-    },
+    transaction: (fn) => inner.transaction((tx) => fn({
+      query: (sql, params) => {
+        if (sql.includes('INSERT INTO chain_heads')) n.transactions += 1;
+        return tx.query(sql, params);
+      },
+      exec: (sql) => tx.exec(sql),
+    })),
     close: () => inner.close(),
   };
   return { db, n };
@@ -159,5 +166,52 @@ describe('one-statement append', () => {
        WHERE d.account_id = $1 ORDER BY d.created_at`, [accountId])).rows;
     expect(deliveries.map((d) => d.transaction_id).sort()).toEqual([...ids].sort());
     expectWhole(await chainOf(loc), 4);
+  });
+
+  it('numbered invoices (TicketBAI): numbers come from the series as the node left it, gapless across nodes', async () => {
+    const { key } = await a.signup();
+    const loc = await createLocation(a, key, 'es-ticketbai');
+    expect((await createTx(a, key, saleBody(loc))).statusCode).toBe(201); // learns the head and series A
+    const before = onA.n.transactions;
+    expect((await createTx(a, key, saleBody(loc))).statusCode).toBe(201);
+    expect(onA.n.transactions).toBe(before); // alone: number 2 taken from what it knew
+    expect((await createTx(b, key, saleBody(loc))).statusCode).toBe(201); // the other node takes 3
+    expect((await createTx(a, key, saleBody(loc))).statusCode).toBe(201); // refused, then the locking path: 4
+    expect(onA.n.transactions).toBe(before + 1);
+    const bodies = (await shared.query<{ body: string; seq: string | number }>(
+      `SELECT r.body, r.seq FROM fiscal_records r JOIN transactions t ON t.id = r.transaction_id WHERE t.location_id = $1 ORDER BY r.seq`, [loc])).rows;
+    expect(bodies.map((r) => /<NumFactura>([^<]*)<\/NumFactura>/.exec(r.body)?.[1])).toEqual(['1', '2', '3', '4']);
+    expectWhole(await chainOf(loc), 4);
+  });
+
+  it('a series moved behind the head\'s back refuses the batch whole', async () => {
+    const { key } = await a.signup();
+    const loc = await createLocation(a, key, 'es-ticketbai');
+    const t1 = (await createTx(b, key, saleBody(loc))).json();
+    const chain = await chainOf(loc);
+    const t = (await transactionsRepo.getById(shared, t1.id))!;
+    const record = (await shared.query<Record<string, unknown>>('SELECT * FROM fiscal_records WHERE transaction_id = $1', [t1.id])).rows[0]!;
+    const head = (await shared.query<{ last_link: Record<string, string> | null; last_issued_at: Date }>('SELECT last_link, last_issued_at FROM chain_heads WHERE chain_key = $1', [record.chain_key])).rows[0]!;
+    const series = (await shared.query<{ numbering_key: string; last_number: string | number }>(
+      "SELECT numbering_key, last_number FROM number_series WHERE numbering_key LIKE 'es-ticketbai:%' AND numbering_key LIKE $1", [`%${t.account_id}%`])).rows;
+    expect(series.map((r) => Number(r.last_number))).toEqual([1]);
+    const copy = { ...t, id: crypto.randomUUID(), idempotency_key: `copy-${crypto.randomUUID()}` };
+    const rec = {
+      ...(record as never as import('../../src/store/repos/fiscal-records-repo.ts').FiscalRecordRow),
+      id: crypto.randomUUID(), transaction_id: copy.id, seq: 2, previous_fingerprint: chain.rows[0]!.fingerprint, fingerprint: 'y'.repeat(64),
+    };
+    const attempt = (from: number) => transactionsRepo.insertManyWithRecords(
+      shared, [{ t: copy, r: rec }], { chainKey: String(record.chain_key), seq: 2, fingerprint: rec.fingerprint, fiscalId: rec.fiscal_id, issuedAt: new Date(), link: null },
+      {
+        guard: { seq: 1, fingerprint: chain.rows[0]!.fingerprint, fiscalId: t.fiscal_id, issuedAt: head.last_issued_at, link: head.last_link },
+        numbers: [{ key: series[0]!.numbering_key, from, to: from + 1 }],
+      },
+    );
+    await expect(attempt(0)).rejects.toMatchObject({ code: NUMBERS_MOVED }); // the head holds, the series does not
+    expect(await transactionsRepo.getById(shared, copy.id)).toBeUndefined();
+    expectWhole(await chainOf(loc), 1);
+    await attempt(1); // both hold: written, head and series moved together
+    expectWhole(await chainOf(loc), 2);
+    expect(Number((await shared.query<{ n: string }>('SELECT last_number AS n FROM number_series WHERE numbering_key = $1', [series[0]!.numbering_key])).rows[0]!.n)).toBe(2);
   });
 });

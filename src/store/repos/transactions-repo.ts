@@ -100,6 +100,7 @@ export interface AppendGuard {
 /** SQLSTATEs a guarded append raises (migration 0015 `svc_assert`). */
 export const CHAIN_HEAD_MOVED = 'SV001';
 export const HAS_SUBSCRIBERS = 'SV002';
+export const NUMBERS_MOVED = 'SV003';
 
 /** A submission attempt begun: the transaction (now `processing`), its record and its location. */
 export interface StartedSubmission {
@@ -129,7 +130,13 @@ export const transactionsRepo = {
     q: Queryable,
     items: readonly { t: TransactionRow; r: FiscalRecordRow }[],
     head: { chainKey: string; seq: number; fingerprint: string | null; fiscalId: string | null; issuedAt: Date; link: Record<string, string> | null },
-    extra: { events?: EventBatch | undefined; jobs?: readonly EnqueueInput[] | undefined; guard?: AppendGuard | undefined } = {},
+    extra: {
+      events?: EventBatch | undefined;
+      jobs?: readonly EnqueueInput[] | undefined;
+      guard?: AppendGuard | undefined;
+      /** With `guard`: numbering series the batch numbered its invoices from, each moved from `from` to `to`. */
+      numbers?: readonly { key: string; from: number; to: number }[] | undefined;
+    } = {},
   ): Promise<{ matched: WebhookRow[]; jobIds: string[] }> {
     const values: unknown[] = [];
     const param = (v: unknown) => `$${values.push(v)}`;
@@ -160,8 +167,19 @@ export const transactionsRepo = {
       ...(jobs ? [`jobs AS (${jobs.sql})`] : []),
       ...(ev ? [`ev AS (${ev.insert})`] : []),
     ];
+    const numbers = guard && extra.numbers && extra.numbers.length > 0 ? extra.numbers : null;
+    if (numbers) {
+      writes.push(`num AS (
+         UPDATE number_series s SET last_number = v.next, updated_at = ${param(head.issuedAt)}
+         FROM unnest(${param(numbers.map((n) => n.key))}::text[], ${param(numbers.map((n) => n.from))}::bigint[], ${param(numbers.map((n) => n.to))}::bigint[]) AS v(key, expected, next)
+         WHERE s.numbering_key = v.key AND s.last_number = v.expected
+         RETURNING 1)`);
+    }
+    // The head first, then the series: the order the locking path takes them in.
     const main = guard
-      ? `SELECT svc_assert(EXISTS (SELECT 1 FROM head), '${CHAIN_HEAD_MOVED}', 'chain head moved')${ev
+      ? `SELECT svc_assert(EXISTS (SELECT 1 FROM head), '${CHAIN_HEAD_MOVED}', 'chain head moved')${numbers
+        ? ` AND svc_assert((SELECT count(*) FROM num) = ${numbers.length}, '${NUMBERS_MOVED}', 'number series moved')`
+        : ''}${ev
         ? ` AND svc_assert(NOT EXISTS (${ev.match}), '${HAS_SUBSCRIBERS}', 'webhook subscriptions want these events')`
         : ''} AS ok`
       : ev ? ev.match : 'SELECT NULL LIMIT 0';
