@@ -43,6 +43,7 @@ export function createSigningKeyService(deps: Deps, certificates: Pick<Certifica
    * once (`forget`); on another node the sandbox key may sign for up to CACHE_MS more.
    */
   const missing = new Map<string, number>();
+  const MAX_MISSING = 10_000;
 
   const certificateIdOf = (location: LocationForFiscal): string | undefined => {
     const id = location.config.certificate_id;
@@ -105,7 +106,10 @@ export function createSigningKeyService(deps: Deps, certificates: Pick<Certifica
             return await uploadedKey(location.account_id, certificateId);
           } catch (err) {
             if (!(err instanceof ApiError && err.message === SIGNING_ERRORS.certificateMissing)) throw err;
-            missing.set(cacheKey, Date.now() + CACHE_MS);
+            const now = Date.now();
+            // Bounded: lapsed entries go once the map holds many (one per account and named certificate).
+            if (missing.size >= MAX_MISSING) for (const [k, until] of missing) if (until <= now) missing.delete(k);
+            if (missing.size < MAX_MISSING) missing.set(cacheKey, now + CACHE_MS);
           }
         }
         return sandboxKey(location.account_id);
