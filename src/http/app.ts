@@ -24,6 +24,10 @@ import { adminRoutes } from './routes/v1/admin.ts';
 import { registerWebhookRoutes } from './routes/v1/webhooks.ts';
 import { schemaErrorFormatter, validatorCompiler } from './validation.ts';
 
+/** A JSON `\u0000` escape whose backslash is not itself escaped. */
+const UNESCAPED_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/;
+export const NUL_IN_BODY = 'strings in the body may not contain the NUL character (\\u0000)';
+
 export interface AppOptions {
   bodyLimitBytes?: number;
   serviceVersion?: string;
@@ -78,6 +82,9 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = (body as string).trim();
     if (text === '') return done(null, undefined);
+    // PostgreSQL's text and json cannot hold U+0000: refused here, with a 400, rather
+    // than by the store with a 500 (a literal NUL, or an unescaped \u0000 escape).
+    if (text.includes('\0') || UNESCAPED_NUL.test(text)) return done(new ValidationError(NUL_IN_BODY), undefined);
     try {
       done(null, sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
     } catch {

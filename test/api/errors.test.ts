@@ -2,7 +2,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.ts';
 import { deriveKeys } from '../../src/crypto/master-key.ts';
-import { buildApp } from '../../src/http/app.ts';
+import { NUL_IN_BODY, buildApp } from '../../src/http/app.ts';
 import { createMemoryLimiter } from '../../src/ratelimit/memory-limiter.ts';
 import { openPostgresDb } from '../../src/store/pg-db.ts';
 import type { Db } from '../../src/store/db.ts';
@@ -10,6 +10,7 @@ import { createRuntime } from '../../src/runtime.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { TEST_MASTER_KEY, startTestApp, type TestApp } from '../support/harness.ts';
+import { createLocation, saleBody } from '../support/transactions.ts';
 
 /** A runtime over a given store, for apps the test builds itself. */
 function runtime(db: Db, log = pino({ level: 'silent' })) {
@@ -34,6 +35,24 @@ describe('error responses are {error: string} with the right status, never a 500
     const res = await t.request({ method: 'POST', url: '/v1/locations', headers: { ...auth(), 'content-type': 'application/json' }, payload: '{"name": "x",' });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error: 'malformed JSON body' });
+  });
+
+  it('400 for a NUL character in a string (the store cannot hold one), escaped or raw; an escaped backslash before u0000 is plain text', async () => {
+    const loc = await createLocation(t, key, 'fr-nf525');
+    const body = (description: string) => JSON.stringify(saleBody(loc, { items: [
+      { description, quantity: 1, unit_price: 1200, tax_rate: 10, tax_amount: 120, total_amount: 1320 },
+      { description: 'Vino', quantity: 2, unit_price: 300, tax_rate: 21, tax_amount: 126, total_amount: 726 },
+    ] }));
+    const post = (payload: string) => t.request({ method: 'POST', url: '/v1/transactions', headers: { ...auth(), 'content-type': 'application/json' }, payload });
+    for (const payload of [body('Men\u0000u'), body('Men\u0000u').replace('\\u0000', '\u0000'), JSON.stringify({ name: 'Shop\u0000' })]) {
+      const res = await post(payload);
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ error: NUL_IN_BODY });
+    }
+    const plain = await post(body('a backslash then u0000: \\u0000'));
+    expect(plain.statusCode).toBe(201);
+    const stored = await t.db.query<{ d: string }>(`SELECT normalized->'items'->0->>'description' AS d FROM transactions WHERE id = $1`, [plain.json().id]);
+    expect(stored.rows[0]!.d).toBe('a backslash then u0000: \\u0000');
   });
 
   it('400 when the body is JSON but not an object, or missing where required', async () => {
