@@ -11,7 +11,7 @@ const JOB_COLUMNS = 'id, kind, account_id, transaction_id, payload, status, atte
  * and no per-value encoding in the driver. Returns the new ids in input order.
  */
 export function jobsInsertSql(inputs: readonly EnqueueInput[], now: Date, param: (v: unknown) => string): { ids: string[]; sql: string } {
-  const ids = inputs.map(() => newId());
+  const ids = inputs.map((input) => input.id ?? newId());
   const rows = inputs.map((input, i) => ({
     id: ids[i], kind: input.kind, account_id: input.accountId ?? null, transaction_id: input.transactionId ?? null,
     payload: input.payload ?? {}, status: input.waiting ? 'waiting' : 'pending', attempt: 0, max_attempts: input.maxAttempts,

@@ -41,6 +41,8 @@ export interface JobRow {
 }
 
 export interface EnqueueInput {
+  /** The job's id when the caller needs it before the insert (a delivery row names its job); else a new one. */
+  id?: string;
   kind: string;
   accountId?: string | null;
   transactionId?: string | null;

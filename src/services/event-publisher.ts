@@ -1,7 +1,7 @@
 import { newId } from '../core/ids.ts';
-import { jobsRepo } from '../jobs/queue.ts';
+import { jobsRepo, type EnqueueInput } from '../jobs/queue.ts';
 import type { Queryable } from '../store/db.ts';
-import { eventsRepo, webhookDeliveriesRepo, webhooksRepo, type WebhookRow } from '../store/repos/webhooks-repo.ts';
+import { eventsRepo, webhookDeliveriesRepo, webhooksRepo, type DeliveryRow, type WebhookRow } from '../store/repos/webhooks-repo.ts';
 import type { Deps } from './deps.ts';
 import { EVENT_TYPES, type EventInput, type EventPublisher, type EventType } from './events.ts';
 
@@ -73,49 +73,56 @@ export function createEventPublisher(deps: Pick<Deps, 'log'>, opts: { onEnqueued
     return deliverTo(tx, eventId, event, matched.filter((s) => !excluded.has(s.id)), now);
   }
 
-  /** One delivery (log row + job) per subscription that asked for the event under either name. */
-  async function deliverTo(tx: Queryable, eventId: string, event: EventInput, subs: readonly WebhookRow[], now: Date): Promise<PublishResult> {
+  /**
+   * What delivering an event to these subscriptions writes, without writing it: per
+   * subscription that asked for the event under either name, a delivery (the log row) and
+   * its `deliver_webhook` job, runnable at once, 5 attempts.
+   */
+  function deliveriesOf(eventId: string, event: EventInput, subs: readonly WebhookRow[], now: Date): { delivery: DeliveryRow; job: EnqueueInput }[] {
     const names = namesOf(event.type);
     const rest = Object.fromEntries(Object.entries(event.data).filter(([k]) => !RESERVED.has(k)));
-    const deliveryIds: string[] = [];
-    for (const sub of subs) {
+    return subs.filter((sub) => names.some((n) => sub.events.includes(n))).map((sub) => {
       const name = sub.events.includes(event.type) ? event.type : names.find((n) => sub.events.includes(n))!;
-      const payload = { id: eventId, event: name, account_id: event.accountId, ...rest, timestamp: now.toISOString() };
       const deliveryId = newId();
-      const job = await jobsRepo.enqueue(tx, {
-        kind: DELIVER_WEBHOOK,
-        accountId: event.accountId,
-        payload: { delivery_id: deliveryId },
-        maxAttempts: WEBHOOK_MAX_ATTEMPTS,
-        runAt: now,
-      }, now);
-      await webhookDeliveriesRepo.insert(tx, {
-        id: deliveryId,
-        subscription_id: sub.id,
-        account_id: event.accountId,
-        event_id: eventId,
-        event_type: name,
-        payload,
-        job_id: job.id,
-        status: 'pending',
-        attempt: 0,
-        max_attempts: WEBHOOK_MAX_ATTEMPTS,
-        response_status: null,
-        response_body: null,
-        error: null,
-        duration_ms: null,
-        next_attempt_at: now,
-        created_at: now,
-        updated_at: now,
-        delivered_at: null,
-      });
-      deliveryIds.push(deliveryId);
+      const jobId = newId();
+      return {
+        job: { id: jobId, kind: DELIVER_WEBHOOK, accountId: event.accountId, payload: { delivery_id: deliveryId }, maxAttempts: WEBHOOK_MAX_ATTEMPTS, runAt: now },
+        delivery: {
+          id: deliveryId,
+          subscription_id: sub.id,
+          account_id: event.accountId,
+          event_id: eventId,
+          event_type: name,
+          payload: { id: eventId, event: name, account_id: event.accountId, ...rest, timestamp: now.toISOString() },
+          job_id: jobId,
+          status: 'pending',
+          attempt: 0,
+          max_attempts: WEBHOOK_MAX_ATTEMPTS,
+          response_status: null,
+          response_body: null,
+          error: null,
+          duration_ms: null,
+          next_attempt_at: now,
+          created_at: now,
+          updated_at: now,
+          delivered_at: null,
+        },
+      };
+    });
+  }
+
+  /** One delivery (log row + job) per subscription that asked for the event under either name. */
+  async function deliverTo(tx: Queryable, eventId: string, event: EventInput, subs: readonly WebhookRow[], now: Date): Promise<PublishResult> {
+    const planned = deliveriesOf(eventId, event, subs, now);
+    for (const { delivery, job } of planned) {
+      await jobsRepo.enqueue(tx, job, now);
+      await webhookDeliveriesRepo.insert(tx, delivery);
     }
-    if (deliveryIds.length) {
-      deps.log.debug({ eventId, type: event.type, deliveries: deliveryIds.length }, 'event published');
+    if (planned.length) {
+      deps.log.debug({ eventId, type: event.type, deliveries: planned.length }, 'event published');
       opts.onEnqueued?.();
     }
-    return { eventId, deliveryIds };
+    return { eventId, deliveryIds: planned.map((p) => p.delivery.id) };
   }
 
   function prepareMany(events: readonly EventInput[], now: Date) {
@@ -130,6 +137,11 @@ export function createEventPublisher(deps: Pick<Deps, 'log'>, opts: { onEnqueued
           if (subs.length) await deliverTo(tx, rows[i]!.id, e, subs, now);
         }
       },
+      deliveries(subscriptionsOf: (accountId: string) => readonly WebhookRow[]) {
+        const planned = events.flatMap((e, i) => deliveriesOf(rows[i]!.id, e, subscriptionsOf(e.accountId), now));
+        return { deliveries: planned.map((p) => p.delivery), jobs: planned.map((p) => p.job) };
+      },
+      enqueued: () => opts.onEnqueued?.(),
     };
   }
 

@@ -1,5 +1,6 @@
 import type { Queryable } from '../store/db.ts';
-import type { EventBatch, WebhookRow } from '../store/repos/webhooks-repo.ts';
+import type { EnqueueInput } from '../jobs/queue.ts';
+import type { DeliveryRow, EventBatch, WebhookRow } from '../store/repos/webhooks-repo.ts';
 
 /**
  * Events: facts the service announces to an account's webhook subscriptions.
@@ -44,5 +45,15 @@ export interface EventPublisher {
    * and match (store/repos/webhooks-repo.ts `eventsInsertAndMatch`), `deliver` then writes
    * the deliveries for the subscriptions that statement matched. Same transaction.
    */
-  prepareMany(events: readonly EventInput[], now: Date): { batch: EventBatch; deliver(tx: Queryable, matched: readonly WebhookRow[]): Promise<void> };
+  prepareMany(events: readonly EventInput[], now: Date): {
+    batch: EventBatch;
+    deliver(tx: Queryable, matched: readonly WebhookRow[]): Promise<void>;
+    /**
+     * The deliveries `deliver` would write for these subscriptions (`subscriptionsOf`: an
+     * account's), as rows and jobs, for a caller that writes them in its own statement.
+     */
+    deliveries(subscriptionsOf: (accountId: string) => readonly WebhookRow[]): { deliveries: DeliveryRow[]; jobs: EnqueueInput[] };
+    /** Deliveries written by the caller were committed: wake a worker of this process. */
+    enqueued(): void;
+  };
 }

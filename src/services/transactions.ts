@@ -15,6 +15,7 @@ import { CHAIN_HEAD_MOVED, HAS_SUBSCRIBERS, NUMBERS_MOVED, transactionsRepo, typ
 import type { AuthContext } from './auth-context.ts';
 import type { Deps } from './deps.ts';
 import type { EventPublisher } from './events.ts';
+import type { WebhookRow } from '../store/repos/webhooks-repo.ts';
 import type { CachedLocation, LocationService } from './locations.ts';
 import type { SigningKeyService } from './signing-keys.ts';
 import type { ListResult, Page } from './pagination.ts';
@@ -120,25 +121,24 @@ export function createTransactionService(deps: TransactionDeps) {
     if (knownNumbers.size > MAX_KNOWN_HEADS) knownNumbers.delete(knownNumbers.keys().next().value!);
   };
   /**
-   * Accounts seen with webhook subscriptions that want completion events, until when: their
-   * deliveries commit with the event, so their batches take the transactional path. A hint
-   * only (the guarded statement checks for itself); after it lapses one batch tries again.
+   * Per account, the webhook subscriptions that wanted its completion events at this node's
+   * last locking-path batch with such events: a one-statement batch writes their deliveries
+   * itself, and refuses itself if the subscriptions are no longer exactly these (then the
+   * locking path finds the current ones). Unknown: none expected.
    */
-  const subscribed = new Map<string, number>();
-  const SUBSCRIBED_HINT_MS = 60_000;
+  const knownSubscribers = new Map<string, WebhookRow[]>();
+  const rememberSubscribers = (accountId: string, subs: WebhookRow[]) => {
+    knownSubscribers.delete(accountId);
+    knownSubscribers.set(accountId, subs);
+    if (knownSubscribers.size > MAX_KNOWN_HEADS) knownSubscribers.delete(knownSubscribers.keys().next().value!);
+  };
 
   /** Can this batch be written by one statement on the known head? */
   function aloneEligible(items: readonly AppendParams[]): boolean {
-    const t = clock.now().getTime();
     return items.every((p) => {
       if (p.kind !== 'record' || p.original) return false;
       const numbering = p.system.numberingKey?.({ location: p.location, tx: p.draft });
-      if (numbering !== undefined && !knownNumbers.has(numbering)) return false;
-      const until = subscribed.get(p.auth.accountId);
-      if (until === undefined) return true;
-      if (until > t) return false;
-      subscribed.delete(p.auth.accountId);
-      return true;
+      return numbering === undefined || knownNumbers.has(numbering);
     });
   }
 
@@ -157,7 +157,7 @@ export function createTransactionService(deps: TransactionDeps) {
             const numbering = p.system.numberingKey?.({ location: p.location, tx: p.draft });
             if (numbering !== undefined) knownNumbers.delete(numbering);
           }
-          if (!takesTheLockingPath(err, items)) {
+          if (!takesTheLockingPath(err)) {
             knownHeads.delete(chainKey);
             throw err;
           }
@@ -169,6 +169,7 @@ export function createTransactionService(deps: TransactionDeps) {
       const done = await db.transaction((tx) => appendBatch(tx, chainKey, (items ??= take())));
       remember(chainKey, done.head);
       for (const [key, last] of done.numbers) rememberNumber(key, last);
+      for (const [accountId, subs] of done.subscribers) rememberSubscribers(accountId, subs);
       outcomes = done.outcomes;
     }
     const batch = items!;
@@ -187,19 +188,14 @@ export function createTransactionService(deps: TransactionDeps) {
 
   /**
    * Whether a one-statement append that failed should be run again through the
-   * transactional path: its guard found the chain moved or subscribers to deliver to, or
+   * transactional path: its guard found the chain or a series moved, or webhook
+   * subscriptions other than those it planned deliveries for, or
    * the unique index refused a key or a seq (a replay, or a race with another node: the
    * locking path sorts both out), or it lost a deadlock. Anything else is a real failure.
    */
-  function takesTheLockingPath(err: unknown, items: readonly AppendParams[]): boolean {
+  function takesTheLockingPath(err: unknown): boolean {
     const code = (err as { code?: string } | null)?.code;
-    if (code === HAS_SUBSCRIBERS) {
-      const now = clock.now().getTime();
-      if (subscribed.size > 10_000) for (const [account, until] of subscribed) if (until <= now) subscribed.delete(account);
-      for (const p of items) subscribed.set(p.auth.accountId, now + SUBSCRIBED_HINT_MS);
-      return true;
-    }
-    return code === CHAIN_HEAD_MOVED || code === NUMBERS_MOVED || code === DEADLOCK || isUniqueViolation(err);
+    return code === CHAIN_HEAD_MOVED || code === NUMBERS_MOVED || code === HAS_SUBSCRIBERS || code === DEADLOCK || isUniqueViolation(err);
   }
 
   /** The chain a record joins: its system's chain, or the side sequence of annulments outside the chain. */
@@ -410,13 +406,13 @@ export function createTransactionService(deps: TransactionDeps) {
    */
   async function appendBatch(
     tx: Queryable, chainKey: string, all: readonly AppendParams[],
-  ): Promise<{ outcomes: Outcome[]; head: BuiltOn; numbers: Map<string, number> }> {
+  ): Promise<{ outcomes: Outcome[]; head: BuiltOn; numbers: Map<string, number>; subscribers: Map<string, WebhookRow[]> }> {
     const now = clock.now();
     const locked = await fiscalRecordsRepo.lockChainHead(tx, chainKey, now, all.map((p) => ({ accountId: p.auth.accountId, environment: p.auth.environment, key: p.idempotencyKey })));
     const head: BuiltOn = { seq: locked.seq, fingerprint: locked.last_fingerprint, fiscalId: locked.last_fiscal_id, issuedAt: locked.last_issued_at, link: locked.last_link };
     const replays = sortOutReplays(all, locked.existing.length > 0 ? await transactionsRepo.getByIds(tx, locked.existing) : []);
     const items = replays.fresh.map((i) => all[i]!);
-    if (items.length === 0) return { outcomes: replays.settle(new Map()) as Outcome[], head, numbers: new Map() };
+    if (items.length === 0) return { outcomes: replays.settle(new Map()) as Outcome[], head, numbers: new Map(), subscribers: new Map() };
     // Invoice numbers for the whole batch: one statement per series, in the batch's order.
     const numberingKeys = items.map((p) => (p.kind === 'record' ? p.system.numberingKey?.({ location: p.location, tx: p.draft }) : undefined));
     const nextOf = new Map<string, number>();
@@ -438,6 +434,11 @@ export function createTransactionService(deps: TransactionDeps) {
       { events: events.batch, jobs: jobs.map((j) => j.input) },
     );
     await events.deliver(tx, written.matched);
+    // Who wants these events now, per account of the batch (learnt once this commits).
+    const subscribers = new Map<string, WebhookRow[]>();
+    if (events.batch.rows.length > 0) {
+      for (const e of events.batch.rows) subscribers.set(e.account_id, written.matched.filter((w) => w.account_id === e.account_id));
+    }
 
     for (const [i, p] of items.entries()) {
       if (!p.original) continue;
@@ -445,7 +446,7 @@ export function createTransactionService(deps: TransactionDeps) {
       // Locally signed records (FR, PT) are final at creation, and so is their annulment.
       if (rows[i]!.t.status === 'success') await transactionsRepo.update(tx, p.original.id, { status: 'cancelled' }, now, CANCELLABLE);
     }
-    return { outcomes: settleBatch(replays, rows, jobs, written.jobIds), head: last, numbers: numbersAfter };
+    return { outcomes: settleBatch(replays, rows, jobs, written.jobIds), head: last, numbers: numbersAfter, subscribers };
   }
 
   /**
@@ -455,8 +456,9 @@ export function createTransactionService(deps: TransactionDeps) {
    * as a whole when it does not hold (transactions-repo `insertManyWithRecords` guard):
    * the caller then runs the batch through `appendBatch`. Only for batches that need
    * nothing else in their transaction: invoice numbers only from series this node knows
-   * (moved by the same statement, from what it knew), no original to mark cancelled, no
-   * webhook deliveries (the statement refuses those).
+   * (moved by the same statement, from what it knew), no original to mark cancelled;
+   * webhook deliveries only for the subscriptions this node knows (the statement refuses
+   * itself if those changed).
    */
   async function appendAlone(chainKey: string, all: readonly AppendParams[], known: BuiltOn): Promise<Outcome[]> {
     const now = clock.now();
@@ -475,15 +477,23 @@ export function createTransactionService(deps: TransactionDeps) {
       return s.to;
     });
     const { rows, jobs, events, last } = buildBatch(chainKey, items, known, numbers, now);
+    // Webhook deliveries of the completion events, for the subscriptions this node knows
+    // want them (the statement checks that they still are exactly those).
+    const subscribersOf = (accountId: string) => knownSubscribers.get(accountId) ?? [];
+    const planned = events.deliveries(subscribersOf);
+    const accounts = [...new Set(events.batch.rows.map((e) => e.account_id))];
     const written = await transactionsRepo.insertManyWithRecords(
       db, rows, { chainKey, seq: last.seq, fingerprint: last.fingerprint, fiscalId: last.fiscalId, issuedAt: now, link: last.link },
       {
-        events: events.batch, jobs: jobs.map((j) => j.input), guard: known,
+        // The submit jobs first: settleBatch finds theirs by position.
+        events: events.batch, jobs: [...jobs.map((j) => j.input), ...planned.jobs], guard: known,
         numbers: [...series].map(([key, s]) => ({ key, from: s.from, to: s.to })),
+        subscribers: accounts.flatMap(subscribersOf), deliveries: planned.deliveries,
       },
     );
     remember(chainKey, last);
     for (const [key, s] of series) rememberNumber(key, s.to);
+    if (planned.deliveries.length > 0) events.enqueued();
     return settleBatch(replays, rows, jobs, written.jobIds);
   }
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDb, startTestApp, type TestApp } from '../support/harness.ts';
 import type { Db, Queryable } from '../../src/store/db.ts';
-import { CHAIN_HEAD_MOVED, NUMBERS_MOVED, transactionsRepo } from '../../src/store/repos/transactions-repo.ts';
+import { CHAIN_HEAD_MOVED, HAS_SUBSCRIBERS, NUMBERS_MOVED, transactionsRepo } from '../../src/store/repos/transactions-repo.ts';
 import { createLocation, createTx, saleBody } from '../support/transactions.ts';
 
 /*
@@ -153,19 +153,52 @@ describe('one-statement append', () => {
     expect((await transactionsRepo.getById(shared, copy.id))).toBeUndefined();
   });
 
-  it('an account whose webhooks want completion events gets every delivery (the transactional path)', async () => {
+  it('webhook subscribers: learnt through the locking path once, then their deliveries are written by the one statement', async () => {
     const { key, accountId } = await a.signup();
     const loc = await createLocation(a, key, 'fr-nf525');
     expect((await createTx(a, key, saleBody(loc))).statusCode).toBe(201); // head learnt, no subscription yet
     const sub = await a.request({ method: 'POST', url: '/v1/webhooks', key, payload: { url: 'http://127.0.0.1:9/hook', events: ['fiscalization.completed'] } });
     expect(sub.statusCode).toBe(201);
+    const before = { transactions: onA.n.transactions, refused: onA.n.refused.length };
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await createTx(a, key, saleBody(loc))).json().id);
-    const deliveries = (await shared.query<{ transaction_id: string }>(
-      `SELECT e.data->>'transaction_id' AS transaction_id FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
-       WHERE d.account_id = $1 ORDER BY d.created_at`, [accountId])).rows;
-    expect(deliveries.map((d) => d.transaction_id).sort()).toEqual([...ids].sort());
+    // The first found a subscription it did not plan for: refused whole, then the locking path.
+    expect(onA.n.refused.slice(before.refused)).toEqual([HAS_SUBSCRIBERS]);
+    expect(onA.n.transactions).toBe(before.transactions + 1);
+    const deliveries = (await shared.query<{ transaction_id: string; event_type: string; payload: Record<string, unknown>; job_status: string; event_id: string }>(
+      `SELECT e.data->>'transaction_id' AS transaction_id, d.event_type, d.payload, j.status AS job_status, d.event_id
+       FROM webhook_deliveries d JOIN events e ON e.id = d.event_id JOIN jobs j ON j.id = d.job_id
+       WHERE d.account_id = $1 ORDER BY d.created_at, d.id`, [accountId])).rows;
+    expect(deliveries.map((d) => d.transaction_id)).toEqual(ids);
+    for (const d of deliveries) {
+      expect(d.event_type).toBe('fiscalization.completed');
+      const payload = typeof d.payload === 'string' ? JSON.parse(d.payload) : d.payload;
+      expect(payload).toMatchObject({ id: d.event_id, event: 'fiscalization.completed', account_id: accountId, transaction_id: expect.any(String) });
+      expect(Object.keys(payload).sort()).toEqual(Object.keys(typeof deliveries[0]!.payload === 'string' ? JSON.parse(deliveries[0]!.payload) : deliveries[0]!.payload).sort());
+    }
     expectWhole(await chainOf(loc), 4);
+  });
+
+  it('a subscription changed since (other names, disabled): the statement refuses its stale plan, deliveries follow the change', async () => {
+    const { key, accountId } = await a.signup();
+    const loc = await createLocation(a, key, 'fr-nf525');
+    const sub = (await a.request({ method: 'POST', url: '/v1/webhooks', key, payload: { url: 'http://127.0.0.1:9/hook', events: ['fiscalization.completed'] } })).json();
+    await createTx(a, key, saleBody(loc));
+    await createTx(a, key, saleBody(loc)); // learnt: planned by the statement
+    // Renamed through the other node: the same subscription now asks for the other vocabulary.
+    expect((await b.request({ method: 'PATCH', url: `/v1/webhooks/${sub.id}`, key, payload: { events: ['transaction.fiscalized'] } })).statusCode).toBe(200);
+    const before = onA.n.refused.length;
+    const renamed = (await createTx(a, key, saleBody(loc))).json();
+    expect(onA.n.refused.slice(before)).toEqual([HAS_SUBSCRIBERS]);
+    // Disabled: none wanted any more.
+    expect((await b.request({ method: 'PATCH', url: `/v1/webhooks/${sub.id}`, key, payload: { enabled: false } })).statusCode).toBe(200);
+    const quiet = (await createTx(a, key, saleBody(loc))).json();
+    const rows = (await shared.query<{ transaction_id: string; event_type: string }>(
+      `SELECT e.data->>'transaction_id' AS transaction_id, d.event_type FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+       WHERE d.account_id = $1 ORDER BY d.created_at, d.id`, [accountId])).rows;
+    expect(rows.find((r) => r.transaction_id === renamed.id)?.event_type).toBe('transaction.fiscalized');
+    expect(rows.filter((r) => r.transaction_id === quiet.id)).toEqual([]);
+    expect(rows).toHaveLength(3);
   });
 
   it('numbered invoices (TicketBAI): numbers come from the series as the node left it, gapless across nodes', async () => {

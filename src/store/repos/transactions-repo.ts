@@ -3,7 +3,7 @@ import type { RenderHint, TransactionDraft, TransactionStatus } from '../../coun
 import type { Queryable } from '../db.ts';
 import type { EnqueueInput } from '../../jobs/queue.ts';
 import { jobsInsertSql } from '../../jobs/job-rows.ts';
-import { eventsInsertAndMatch, webhookOf, type EventBatch, type WebhookRow } from './webhooks-repo.ts';
+import { eventsInsertAndMatch, webhookOf, type DeliveryRow, type EventBatch, type WebhookRow } from './webhooks-repo.ts';
 import type { FiscalRecordRow } from './fiscal-records-repo.ts';
 import type { LocationRow } from './locations-repo.ts';
 
@@ -78,6 +78,7 @@ const allRecordColumns: Missing<FiscalRecordRow, typeof RECORD_COLUMN_LIST> exte
 void allTransactionColumns;
 void allRecordColumns;
 const TRANSACTION_COLUMNS = TRANSACTION_COLUMN_LIST.join(', ');
+const DELIVERY_COLUMNS = 'id, subscription_id, account_id, event_id, event_type, payload, job_id, status, attempt, max_attempts, next_attempt_at, created_at, updated_at';
 const RECORD_COLUMNS = RECORD_COLUMN_LIST.join(', ');
 
 /** pg returns bigint as text: amounts are read back as numbers (they are safe integers by validation). */
@@ -120,8 +121,9 @@ export const transactionsRepo = {
    * the batch was built on a chain head remembered from an earlier commit, not read
    * under a lock. It moves the head only from `guard`, and fails as
    * a whole, nothing written, with `CHAIN_HEAD_MOVED` when the head is elsewhere (another
-   * node appended) or `HAS_SUBSCRIBERS` when a subscription wants one of the events (its
-   * delivery must commit with the event: the caller takes the transactional path). The
+   * node appended), `NUMBERS_MOVED` when a numbering series is, or `HAS_SUBSCRIBERS` when
+   * the subscriptions that want the events are not those its deliveries were planned for
+   * (`subscribers`: the caller then takes the transactional path, which finds them). The
    * head is updated, and so locked, before anything is inserted (the statement's main
    * query reads it; the other WITH parts run after it), so two writers of one chain
    * queue on the head row instead of deadlocking on the records' unique index.
@@ -136,6 +138,14 @@ export const transactionsRepo = {
       guard?: AppendGuard | undefined;
       /** With `guard`: numbering series the batch numbered its invoices from, each moved from `from` to `to`. */
       numbers?: readonly { key: string; from: number; to: number }[] | undefined;
+      /**
+       * With `guard` and events: the subscriptions the batch's deliveries were planned for
+       * (id and the event names each asked for); the statement checks they are exactly the
+       * ones that want the events now.
+       */
+      subscribers?: readonly Pick<WebhookRow, 'id' | 'events'>[] | undefined;
+      /** The webhook deliveries of the events (their jobs are among `jobs`). */
+      deliveries?: readonly DeliveryRow[] | undefined;
     } = {},
   ): Promise<{ matched: WebhookRow[]; jobIds: string[] }> {
     const values: unknown[] = [];
@@ -167,6 +177,10 @@ export const transactionsRepo = {
       ...(jobs ? [`jobs AS (${jobs.sql})`] : []),
       ...(ev ? [`ev AS (${ev.insert})`] : []),
     ];
+    if (extra.deliveries && extra.deliveries.length > 0) {
+      writes.push(`dl AS (INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS})
+         SELECT ${DELIVERY_COLUMNS} FROM json_populate_recordset(NULL::webhook_deliveries, ${param(JSON.stringify(extra.deliveries))}::json))`);
+    }
     const numbers = guard && extra.numbers && extra.numbers.length > 0 ? extra.numbers : null;
     if (numbers) {
       writes.push(`num AS (
@@ -180,7 +194,13 @@ export const transactionsRepo = {
       ? `SELECT svc_assert(EXISTS (SELECT 1 FROM head), '${CHAIN_HEAD_MOVED}', 'chain head moved')${numbers
         ? ` AND svc_assert((SELECT count(*) FROM num) = ${numbers.length}, '${NUMBERS_MOVED}', 'number series moved')`
         : ''}${ev
-        ? ` AND svc_assert(NOT EXISTS (${ev.match}), '${HAS_SUBSCRIBERS}', 'webhook subscriptions want these events')`
+        // The subscriptions that want the events are exactly those the deliveries were planned
+        // for (none, mostly): same ids, each asking for the same names.
+        ? ` AND svc_assert(NOT EXISTS (
+             SELECT 1 FROM (${ev.match}) m
+             FULL JOIN jsonb_to_recordset(${param(JSON.stringify((extra.subscribers ?? []).map((w) => ({ id: w.id, events: w.events }))))}::jsonb) AS k(id uuid, events jsonb)
+               ON k.id = m.id AND k.events = m.events
+             WHERE m.id IS NULL OR k.id IS NULL), '${HAS_SUBSCRIBERS}', 'webhook subscriptions changed')`
         : ''} AS ok`
       : ev ? ev.match : 'SELECT NULL LIMIT 0';
     // Data-modifying WITH parts run whether or not the final query reads them.
