@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { canonicalJson, sha256Hex } from './canonical.ts';
+import { canonicalJson, canonicalText, sha256Hex } from './canonical.ts';
 import { decimal } from './amounts.ts';
 import { dmyDate, isDmyDate, isIsoDate, isoDate, localDate } from './dates.ts';
 import { requireEur } from './currency.ts';
@@ -13,6 +13,20 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ b: 1, a: { d: [3, 1], c: 'x' }, u: undefined })).toBe('{"a":{"c":"x","d":[3,1]},"b":1}');
     expect(canonicalJson({ a: 1, b: 2 })).toBe(canonicalJson({ b: 2, a: 1 }));
     expect(canonicalJson([undefined, null])).toBe('[null,null]');
+  });
+
+  it('is the reference text whatever the keys: integer-like keys sort as text, not first', () => {
+    const values: unknown[] = [
+      { b: 1, 10: 'ten', 2: 'two', a: [{ 1: true, z: null }] },
+      { nested: { '01': 1, '1': 2, '4294967295': 3, x: [1.5, -0, 'é\u2028'] } },
+      [{ c: 1, b: { a: 'x' } }, 'y', 3, false],
+      'just a string', 42, true, null,
+    ];
+    for (const v of values) expect(canonicalJson(v)).toBe(canonicalText(v));
+    expect(canonicalJson({ 10: 'a', 9: 'b' })).toBe('{"10":"a","9":"b"}');
+    expect(() => canonicalJson({ a: Number.NaN })).toThrow('non-finite');
+    expect(() => canonicalJson({ a: () => 1 })).toThrow('cannot encode a function');
+    expect(() => canonicalJson({ a: 1n })).toThrow('cannot encode a bigint');
   });
   it('refuses what JSON cannot carry', () => {
     expect(() => canonicalJson({ n: Number.NaN })).toThrow();
