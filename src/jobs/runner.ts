@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../core/clock.ts';
 import { newId } from '../core/ids.ts';
 import type { Db, Queryable } from '../store/db.ts';
+import { GroupCommitter } from '../core/group-commit.ts';
 import { jobsRepo, promoteQueue, type FinishState, type JobRow } from './queue.ts';
 
 /**
@@ -43,13 +44,32 @@ export interface WorkerOptions {
   handlers: Record<string, JobHandler>;
   /** How long a claim lasts before another worker may take the job over. */
   leaseMs?: number;
-  /** Jobs claimed per round. */
+  /**
+   * Jobs claimed per round (default 50), sent side by side. With a real authority a round
+   * lasts as long as its slowest answer, so this bounds a worker's throughput:
+   * lanes × batchSize ÷ the authority's latency (2 × 50 ÷ 0.2 s = 500 jobs/s).
+   */
   batchSize?: number;
   /** Pause between rounds when there was nothing to do (real time, not the app clock). */
   idleMs?: number;
   /** How often a running worker sweeps for stalled ordered queues (real time). */
   sweepMs?: number;
   workerId?: string;
+  /**
+   * Lanes: rounds in flight at once (default 2): while one round's outcomes commit, the next
+   * round's jobs are claimed and sent. One round at a time left both the database and
+   * the worker idle half of the time (a round is a claim, a begin, the authority calls
+   * and a commit, one after the other).
+   */
+  lanes?: number;
+  /** The most attempts recorded by one database transaction (see `finisher`). */
+  commitGroup?: number;
+}
+
+/** An attempt whose outcome is to be recorded. */
+interface Finished {
+  job: JobRow;
+  result: AttemptResult;
 }
 
 /** The job row's next state for an outcome. */
@@ -70,16 +90,60 @@ export function createWorker(opts: WorkerOptions) {
   const { db, clock, log, handlers } = opts;
   const workerId = opts.workerId ?? `${os.hostname()}:${process.pid}:${newId().slice(0, 8)}`;
   const leaseMs = opts.leaseMs ?? 60_000;
-  const batchSize = opts.batchSize ?? 20;
+  const batchSize = opts.batchSize ?? 50;
+  const lanes = Math.max(1, opts.lanes ?? 2);
   const idleMs = opts.idleMs ?? 250;
   const sweepMs = opts.sweepMs ?? 30_000;
   const kinds = Object.keys(handlers);
   let running = false;
-  let wake: (() => void) | null = null;
+  /** The idle loops' wake-ups. */
+  const waiters = new Set<() => void>();
   let loop: Promise<void> | null = null;
 
+  /**
+   * Attempts end together: the outcomes that arrive while one group commits are recorded
+   * by the next group's single database transaction (one commit, one WAL flush, for many
+   * jobs). A worker's round runs its jobs side by side, so with a one-record-per-request
+   * system each job used to pay a transaction of its own: the drain was bound by commits
+   * (665 jobs/s for es-sii, 1.6 ms of PostgreSQL CPU a job, measured). If a group fails
+   * (a lost lease, a deadlock between two workers' groups, a bug in one commit), each of
+   * its attempts is recorded again alone, so only the culprit fails (core/group-commit.ts).
+   */
+  const finisher = new GroupCommitter<Finished, void>(
+    (_key, take) => db.transaction(async (tx) => {
+      await finishGroup(tx, take());
+      return [];
+    }),
+    opts.commitGroup ?? 64,
+  );
+
+  /** Records the outcomes of a group of attempts in the caller's database transaction. */
+  async function finishGroup(tx: Queryable, group: Finished[]): Promise<void> {
+    const now = clock.now();
+    const items = group.flatMap(({ job, result }) => [
+      { id: job.id, next: nextState(result) },
+      ...(result.followers ?? []).map((f) => ({ id: f.job.id, next: nextState(f.result) })),
+    ]);
+    // Only the worker holding the lease may end an attempt: a job taken over by another
+    // worker (this one was too slow) fails the group, and alone it rolls back its own effects.
+    if ((await jobsRepo.finishMany(tx, workerId, items, now)) !== items.length) throw new LeaseLost();
+    for (const { result } of group) {
+      await result.commit?.(tx);
+      for (const f of result.followers ?? []) await f.result.commit?.(tx);
+    }
+    // The next job of an ordered queue (a chain's next record) may go now, unless one of
+    // the batch holds the queue (promoteNext checks). Queue keys in one order: two workers'
+    // groups take their advisory locks alike and do not deadlock.
+    const queues = new Set<string>();
+    for (const { job, result } of group) {
+      const ended = [result, ...(result.followers ?? []).map((f) => f.result)].some((r) => r.outcome === 'completed' || r.outcome === 'dead');
+      if (job.queue_key && ended) queues.add(job.queue_key);
+    }
+    for (const key of [...queues].sort()) await jobsRepo.promoteNext(tx, key, now);
+  }
+
   /** Runs one claimed job through its handler and records the outcome. */
-  async function runJob(job: JobRow): Promise<void> {
+  async function runJob(job: JobRow, group = 'round'): Promise<void> {
     // Let the event loop turn between jobs: with the embedded store (PGlite runs in this
     // thread) a backlog would otherwise starve HTTP requests and timers for its whole drain.
     await new Promise<void>((resolve) => setImmediate(resolve));
@@ -93,25 +157,13 @@ export function createWorker(opts: WorkerOptions) {
       log.error({ err, jobId: job.id, kind: job.kind }, 'job handler failed');
       result = { outcome: 'retry', error: `internal error: ${(err as Error).message}`, runAt: new Date(clock.now().getTime() + 60_000) };
     }
-    const now = clock.now();
-    const followers = result.followers ?? [];
     try {
-      await db.transaction(async (tx) => {
-        const next = nextState(result);
-        if (!(await jobsRepo.finish(tx, job.id, workerId, next, now))) throw new LeaseLost();
-        let finished = next.status === 'completed' || next.status === 'dead';
-        const adopted = followers.map((f) => ({ id: f.job.id, next: nextState(f.result) }));
-        if ((await jobsRepo.finishMany(tx, workerId, adopted, now)) !== adopted.length) throw new LeaseLost();
-        finished ||= adopted.some((a) => a.next.status === 'completed' || a.next.status === 'dead');
-        await result.commit?.(tx);
-        for (const f of followers) await f.result.commit?.(tx);
-        // The next job of an ordered queue (a chain's next record) may go now, unless one
-        // of the batch holds the queue (promoteNext checks).
-        if (job.queue_key && finished) await jobsRepo.promoteNext(tx, job.queue_key, now);
-      });
+      // A batch (a head with adopted jobs) is recorded alone: it amortizes its commit
+      // already, and batches of different chains then commit side by side.
+      await finisher.run(result.followers?.length ? job.id : group, { job, result });
     } catch (err) {
       if (err instanceof LeaseLost) {
-        log.warn({ jobId: job.id, followers: followers.length }, 'job lease lost: another worker took it over; this attempt is discarded');
+        log.warn({ jobId: job.id, followers: result.followers?.length ?? 0 }, 'job lease lost: another worker took it over; this attempt is discarded');
         return;
       }
       throw err;
@@ -119,20 +171,28 @@ export function createWorker(opts: WorkerOptions) {
   }
 
   /** One round: claim a batch and run it. Returns how many jobs ran. */
-  async function runOnce(limit = batchSize): Promise<number> {
+  async function runOnce(limit = batchSize, lane = 0): Promise<number> {
     const jobs = await jobsRepo.claim(db, { kinds, workerId, now: clock.now(), leaseMs, limit });
-    await Promise.all(jobs.map((j) => runJob(j)));
+    // Each lane's outcomes commit in groups of their own, so two rounds commit side by side.
+    await Promise.all(jobs.map((j) => runJob(j, `lane:${lane}`)));
     return jobs.length;
   }
 
-  /** Runs rounds until no job is runnable now (tests: drain the queue at the current clock). */
+  /**
+   * Runs rounds until no job is runnable now (tests: drain the queue at the current clock).
+   * One per lane at once, as the running worker does.
+   */
   async function drain(maxRounds = 10_000): Promise<number> {
     let total = 0;
-    for (let i = 0; i < maxRounds; i++) {
-      const n = await runOnce();
-      if (n === 0) break;
-      total += n;
-    }
+    let left = maxRounds;
+    const one = async (_: unknown, lane: number) => {
+      while (left-- > 0) {
+        const n = await runOnce(batchSize, lane);
+        if (n === 0) break;
+        total += n;
+      }
+    };
+    await Promise.all(Array.from({ length: lanes }, one));
     return total;
   }
 
@@ -158,40 +218,42 @@ export function createWorker(opts: WorkerOptions) {
     if (running) return;
     running = true;
     let lastSweep = 0;
-    loop = (async () => {
+    const loopOnce = async (lane: number) => {
       while (running) {
         let n = 0;
         try {
-          if (Date.now() - lastSweep >= sweepMs) {
+          if (lane === 0 && Date.now() - lastSweep >= sweepMs) {
             lastSweep = Date.now();
             await sweep();
           }
-          n = await runOnce();
+          n = await runOnce(batchSize, lane);
         } catch (err) {
           log.error({ err }, 'worker round failed');
         }
         if (n === 0 && running) {
           await new Promise<void>((resolve) => {
-            const t = setTimeout(resolve, idleMs);
-            wake = () => {
+            const waiter = () => {
               clearTimeout(t);
+              waiters.delete(waiter);
               resolve();
             };
+            const t = setTimeout(waiter, idleMs);
+            waiters.add(waiter);
           });
-          wake = null;
         }
       }
-    })();
+    };
+    loop = Promise.all(Array.from({ length: lanes }, (_, lane) => loopOnce(lane))).then(() => undefined);
   }
 
   /** A job was just enqueued in this process: look now rather than after the idle pause. */
   function notify(): void {
-    wake?.();
+    for (const w of [...waiters]) w();
   }
 
   async function stop(): Promise<void> {
     running = false;
-    wake?.();
+    notify();
     await loop;
   }
 

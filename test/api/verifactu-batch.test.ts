@@ -270,6 +270,23 @@ describe('VERI*FACTU: a chain\'s queued records travel in one request', () => {
     expect(aeat.submissions.filter((x) => x.nif === s.nif).map((x) => x.records.length)).toEqual([2, 2]);
   });
 
+  it('inline creates arriving together on one chain: the first one\'s run takes the others along, and each create still answers its own final status', async () => {
+    const s = await scenario();
+    const before = aeat.submissions.length;
+    const answers = await Promise.all(Array.from({ length: 12 }, () =>
+      createTx(t, s.key, saleBody(s.loc, { timestamp: clock.now().toISOString() }), { ...AUTHORITY, 'x-fiscalization-timeout': '10' })));
+    for (const res of answers) expect(res.statusCode, res.body).toBe(201);
+    // Every create waited for its record's outcome, whoever's request carried it.
+    expect(answers.map((res) => res.json().status)).toEqual(Array.from({ length: 12 }, () => 'success'));
+    const sent = aeat.submissions.slice(before).filter((x) => x.nif === s.nif);
+    expect(sent.flatMap((x) => x.records)).toEqual(altas(1, 12)); // chain order, each once
+    expect(sent.length).toBeLessThan(12); // at least one request carried several records
+    // Each answer carries the CSV of the request that carried its record.
+    const perCsv = new Map<string, number>();
+    for (const res of answers) perCsv.set(res.json().fiscal_id, (perCsv.get(res.json().fiscal_id) ?? 0) + 1);
+    expect([...perCsv.entries()].sort()).toEqual(sent.map((x) => [x.csv!, x.records.length] as [string, number]).sort());
+  });
+
   it('a worker that dies mid-batch: after its lease the next worker takes the head and the adopted jobs over, one request, nothing registered twice', async () => {
     const s = await scenario();
     const ids = await createSales(s, 5);

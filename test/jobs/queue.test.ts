@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { jobsRepo } from '../../src/jobs/queue.ts';
 import { createWorker } from '../../src/jobs/runner.ts';
-import type { Db } from '../../src/store/db.ts';
+import type { Db, Queryable } from '../../src/store/db.ts';
 import { openTestDb } from '../support/harness.ts';
 
 const log = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
@@ -141,5 +141,67 @@ describe('job queue', () => {
     await worker.drain();
     expect(order).toEqual(ids); // the first, then (promoted by its completion) the second
     expect(await jobsRepo.stalledQueues(db)).not.toContain(queueKey);
+  });
+  it('the outcomes of a round are recorded by one database transaction, each with its own effects', async () => {
+    const clock = new ManualClock('2026-05-11T00:00:00Z');
+    await db.query('CREATE TABLE IF NOT EXISTS test_marks (job_id uuid PRIMARY KEY, outcome text NOT NULL)');
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) ids.push((await enqueue('g1', clock.now(), clock.now())).id);
+    let transactions = 0;
+    const counting: Db = {
+      kind: db.kind, query: (sql, params) => db.query(sql, params), subscribe: (c, l) => db.subscribe(c, l), close: () => db.close(),
+      transaction: (fn) => (transactions++, db.transaction(fn)),
+    } as Db;
+    const worker = createWorker({
+      db: counting, clock, log, batchSize: 10,
+      handlers: {
+        g1: async (job) => {
+          const n = ids.indexOf(job.id);
+          const mark = (outcome: string) => async (tx: Queryable) => {
+            await tx.query('INSERT INTO test_marks (job_id, outcome) VALUES ($1, $2)', [job.id, outcome]);
+          };
+          if (n % 3 === 1) return { outcome: 'retry', error: 'later', runAt: new Date(clock.now().getTime() + 5000), commit: mark('retry') };
+          if (n % 3 === 2) return { outcome: 'dead', error: 'refused', commit: mark('dead') };
+          return { outcome: 'completed', commit: mark('completed') };
+        },
+      },
+    });
+    expect(await worker.runOnce()).toBe(10);
+    expect(transactions).toBe(1);
+    const rows = await db.query<{ id: string; status: string; last_error: string | null; outcome: string }>(
+      'SELECT j.id, j.status, j.last_error, m.outcome FROM jobs j JOIN test_marks m ON m.job_id = j.id WHERE j.id = ANY($1::uuid[])', [ids],
+    );
+    const byId = new Map(rows.rows.map((r) => [r.id, r]));
+    ids.forEach((id, n) => {
+      const want = n % 3 === 1 ? ['failed', 'retry', 'later'] : n % 3 === 2 ? ['dead', 'dead', 'refused'] : ['completed', 'completed', null];
+      expect([byId.get(id)?.status, byId.get(id)?.outcome, byId.get(id)?.last_error]).toEqual(want);
+    });
+  });
+
+  it('a lost lease in a group discards that attempt alone: the others of the group are recorded', async () => {
+    const clock = new ManualClock('2026-05-12T00:00:00Z');
+    await db.query('CREATE TABLE IF NOT EXISTS test_marks (job_id uuid PRIMARY KEY, outcome text NOT NULL)');
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await enqueue('g2', clock.now(), clock.now())).id);
+    const stolen = ids[2]!;
+    const worker = createWorker({
+      db, clock, log, batchSize: 4, workerId: 'slow',
+      handlers: {
+        g2: async (job) => {
+          // Another worker took this one over while it ran (its lease ran out).
+          if (job.id === stolen) await db.query(`UPDATE jobs SET locked_by = 'fast' WHERE id = $1`, [job.id]);
+          return { outcome: 'completed', commit: async (tx) => void (await tx.query('INSERT INTO test_marks (job_id, outcome) VALUES ($1, $2)', [job.id, 'completed'])) };
+        },
+      },
+    });
+    expect(await worker.runOnce()).toBe(4);
+    const rows = await db.query<{ id: string; status: string; locked_by: string | null; outcome: string | null }>(
+      'SELECT j.id, j.status, j.locked_by, m.outcome FROM jobs j LEFT JOIN test_marks m ON m.job_id = j.id WHERE j.id = ANY($1::uuid[])', [ids],
+    );
+    const byId = new Map(rows.rows.map((r) => [r.id, r]));
+    for (const id of ids) {
+      if (id === stolen) expect(byId.get(id)).toMatchObject({ status: 'processing', locked_by: 'fast', outcome: null });
+      else expect(byId.get(id)).toMatchObject({ status: 'completed', locked_by: null, outcome: 'completed' });
+    }
   });
 });
