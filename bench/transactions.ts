@@ -630,7 +630,7 @@ export function transactionsMarkdown(report: TransactionsReport): string {
     '',
     'Enqueue: TransactionService.create (what the POST route runs after authentication) for es-verifactu sales over ' +
       `${report.queue.locations} locations, ${report.queue.concurrency} at a time; each commits its submit job with the transaction. ` +
-      'Drain: the runtime\'s own worker (createRuntime, two lanes of rounds of 50 jobs, outcomes committed in groups, lease 60 s), `worker.drain()` against the sandbox stub authority. ' +
+      'Drain: the runtime\'s own worker (createRuntime, up to 100 jobs in flight, claims of up to 50, outcomes committed in groups, lease 60 s), `worker.drain()` against the sandbox stub authority. ' +
       'Bare: the worker\'s claim and finish statements on a copy of the `jobs` table, nothing else. Worker CPU: this process ' +
       '(with PGlite, the database runs in it too).',
     '',

@@ -47,7 +47,7 @@ export interface RuntimeOptions {
   };
   software?: SoftwareIdentity;
   /** Worker tuning (tests shorten the lease). */
-  worker?: { leaseMs?: number; idleMs?: number; batchSize?: number; lanes?: number; workerId?: string };
+  worker?: { leaseMs?: number; idleMs?: number; batchSize?: number; concurrency?: number; workerId?: string };
   random?: () => number;
 }
 

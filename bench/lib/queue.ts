@@ -176,7 +176,7 @@ export interface ServiceDrainResult extends DrainResult {
   check: { completedJobs: number; otherJobs: number; successTransactions: number; attemptsAboveOne: number; events: number };
 }
 
-/** `worker.drain()` of the runtime's own worker (two lanes of rounds of 50, as under `serve`), then SQL checks. */
+/** `worker.drain()` of the runtime's own worker (up to 100 jobs in flight, as under `serve`), then SQL checks. */
 export async function drainService(ctx: QueueContext, expected: number): Promise<ServiceDrainResult> {
   const lsn = await walLsn(ctx.db);
   const t = await timed(() => ctx.rt.worker.drain(1_000_000));

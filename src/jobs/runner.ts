@@ -44,24 +44,21 @@ export interface WorkerOptions {
   handlers: Record<string, JobHandler>;
   /** How long a claim lasts before another worker may take the job over. */
   leaseMs?: number;
-  /**
-   * Jobs claimed per round (default 50), sent side by side. With a real authority a round
-   * lasts as long as its slowest answer, so this bounds a worker's throughput:
-   * lanes × batchSize ÷ the authority's latency (2 × 50 ÷ 0.2 s = 500 jobs/s).
-   */
+  /** The most jobs one claim takes (default 50). */
   batchSize?: number;
-  /** Pause between rounds when there was nothing to do (real time, not the app clock). */
+  /**
+   * The most jobs a running worker has in flight (default 100). It claims again as soon as
+   * half a claim's worth of room is free, not when a whole round is done: one slow
+   * authority answer (a 30 s timeout) holds its own slot, never the jobs claimed with it.
+   * With a real authority this bounds a worker's throughput: concurrency ÷ the authority's
+   * latency (100 ÷ 0.2 s = 500 jobs/s).
+   */
+  concurrency?: number;
+  /** Pause between claims when there was nothing to do (real time, not the app clock). */
   idleMs?: number;
   /** How often a running worker sweeps for stalled ordered queues (real time). */
   sweepMs?: number;
   workerId?: string;
-  /**
-   * Lanes: rounds in flight at once (default 2): while one round's outcomes commit, the next
-   * round's jobs are claimed and sent. One round at a time left both the database and
-   * the worker idle half of the time (a round is a claim, a begin, the authority calls
-   * and a commit, one after the other).
-   */
-  lanes?: number;
   /** The most attempts recorded by one database transaction (see `finisher`). */
   commitGroup?: number;
 }
@@ -91,7 +88,7 @@ export function createWorker(opts: WorkerOptions) {
   const workerId = opts.workerId ?? `${os.hostname()}:${process.pid}:${newId().slice(0, 8)}`;
   const leaseMs = opts.leaseMs ?? 60_000;
   const batchSize = opts.batchSize ?? 50;
-  const lanes = Math.max(1, opts.lanes ?? 2);
+  const concurrency = Math.max(1, opts.concurrency ?? 100);
   const idleMs = opts.idleMs ?? 250;
   const sweepMs = opts.sweepMs ?? 30_000;
   const kinds = Object.keys(handlers);
@@ -143,7 +140,7 @@ export function createWorker(opts: WorkerOptions) {
   }
 
   /** Runs one claimed job through its handler and records the outcome. */
-  async function runJob(job: JobRow, group = 'round'): Promise<void> {
+  async function runJob(job: JobRow, group = 'inline'): Promise<void> {
     // Let the event loop turn between jobs: with the embedded store (PGlite runs in this
     // thread) a backlog would otherwise starve HTTP requests and timers for its whole drain.
     await new Promise<void>((resolve) => setImmediate(resolve));
@@ -171,28 +168,62 @@ export function createWorker(opts: WorkerOptions) {
   }
 
   /** One round: claim a batch and run it. Returns how many jobs ran. */
-  async function runOnce(limit = batchSize, lane = 0): Promise<number> {
+  async function runOnce(limit = batchSize): Promise<number> {
     const jobs = await jobsRepo.claim(db, { kinds, workerId, now: clock.now(), leaseMs, limit });
-    // Each lane's outcomes commit in groups of their own, so two rounds commit side by side.
-    await Promise.all(jobs.map((j) => runJob(j, `lane:${lane}`)));
+    await Promise.all(jobs.map((j) => runJob(j)));
     return jobs.length;
   }
 
   /**
-   * Runs rounds until no job is runnable now (tests: drain the queue at the current clock).
-   * One per lane at once, as the running worker does.
+   * The jobs in flight (the pump's). Claims alternate between two commit groups, so the
+   * outcomes of one claim commit while the next claim's jobs run (one group at a time left
+   * the database idle while the worker waited for its commit, and the reverse).
    */
-  async function drain(maxRounds = 10_000): Promise<number> {
+  const inFlight = new Set<Promise<void>>();
+  let claims = 0;
+  /** Room for a claim: half a claim's worth free, or nothing in flight. */
+  const room = () => {
+    const free = concurrency - inFlight.size;
+    return inFlight.size === 0 || free >= Math.min(batchSize, concurrency) / 2 ? Math.min(free, batchSize) : 0;
+  };
+
+  /** Claims what there is room for and starts it; returns how many jobs it claimed. */
+  async function claimMore(onError: (err: unknown) => void): Promise<number> {
+    const limit = room();
+    if (limit === 0) return 0;
+    const jobs = await jobsRepo.claim(db, { kinds, workerId, now: clock.now(), leaseMs, limit });
+    const group = `claim:${claims++ % 2}`;
+    for (const job of jobs) {
+      const running: Promise<void> = runJob(job, group).catch(onError).finally(() => {
+        inFlight.delete(running);
+        notify(); // room again: the pump may claim
+      });
+      inFlight.add(running);
+    }
+    return jobs.length;
+  }
+
+  /**
+   * Runs jobs until none is runnable now and none is in flight (tests: drain the queue at
+   * the current clock), the way the running worker does. Rethrows the first error of a job
+   * once everything settled.
+   */
+  async function drain(maxClaims = 10_000): Promise<number> {
     let total = 0;
-    let left = maxRounds;
-    const one = async (_: unknown, lane: number) => {
-      while (left-- > 0) {
-        const n = await runOnce(batchSize, lane);
-        if (n === 0) break;
-        total += n;
-      }
-    };
-    await Promise.all(Array.from({ length: lanes }, one));
+    let failure: { err: unknown } | undefined;
+    const onError = (err: unknown) => void (failure ??= { err });
+    for (let i = 0; i < maxClaims; i++) {
+      const n = room() > 0 ? await claimMore(onError) : 0;
+      total += n;
+      if (n > 0 && room() > 0) continue;
+      if (inFlight.size === 0) break;
+      await new Promise<void>((resolve) => waiters.add(function ended() {
+        waiters.delete(ended);
+        resolve();
+      }));
+    }
+    await Promise.all(inFlight);
+    if (failure) throw failure.err;
     return total;
   }
 
@@ -218,32 +249,35 @@ export function createWorker(opts: WorkerOptions) {
     if (running) return;
     running = true;
     let lastSweep = 0;
-    const loopOnce = async (lane: number) => {
+    const onError = (err: unknown) => log.error({ err }, 'worker job failed');
+    loop = (async () => {
       while (running) {
         let n = 0;
         try {
-          if (lane === 0 && Date.now() - lastSweep >= sweepMs) {
+          if (Date.now() - lastSweep >= sweepMs) {
             lastSweep = Date.now();
             await sweep();
           }
-          n = await runOnce(batchSize, lane);
+          n = await claimMore(onError);
         } catch (err) {
-          log.error({ err }, 'worker round failed');
+          log.error({ err }, 'worker claim failed');
         }
-        if (n === 0 && running) {
-          await new Promise<void>((resolve) => {
-            const waiter = () => {
-              clearTimeout(t);
-              waiters.delete(waiter);
-              resolve();
-            };
-            const t = setTimeout(waiter, idleMs);
-            waiters.add(waiter);
-          });
-        }
+        if (n > 0 && room() > 0) continue;
+        if (!running) break;
+        // Full, or nothing runnable: wait for a job to end, a notify(), or the idle pause
+        // (retries fall due by the clock, not by an event).
+        await new Promise<void>((resolve) => {
+          const waiter = () => {
+            clearTimeout(t);
+            waiters.delete(waiter);
+            resolve();
+          };
+          const t = setTimeout(waiter, idleMs);
+          waiters.add(waiter);
+        });
       }
-    };
-    loop = Promise.all(Array.from({ length: lanes }, (_, lane) => loopOnce(lane))).then(() => undefined);
+      await Promise.all(inFlight);
+    })();
   }
 
   /** A job was just enqueued in this process: look now rather than after the idle pause. */

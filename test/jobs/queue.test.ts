@@ -204,4 +204,46 @@ describe('job queue', () => {
       else expect(byId.get(id)).toMatchObject({ status: 'completed', locked_by: null, outcome: 'completed' });
     }
   });
+  it('a running worker claims again as slots free: jobs that hang hold only their own slots', async () => {
+    const clock = new ManualClock('2026-05-13T00:00:00Z');
+    let release!: () => void;
+    const hung = new Promise<void>((r) => (release = r));
+    const slow: string[] = [];
+    const done = new Set<string>();
+    const worker = createWorker({
+      db, clock, log, batchSize: 4, concurrency: 6, idleMs: 20,
+      handlers: {
+        g3: async (job) => {
+          if (slow.includes(job.id)) await hung;
+          done.add(job.id);
+          return { outcome: 'completed' };
+        },
+      },
+    });
+    worker.start();
+    try {
+      // Two jobs that hang, arriving one after the other (each in a claim of its own).
+      for (let n = 0; n < 2; n++) {
+        const id = (await enqueue('g3', clock.now(), clock.now())).id;
+        slow.push(id);
+        worker.notify();
+        for (let i = 0; i < 200 && !(await db.query(`SELECT 1 FROM jobs WHERE id = $1 AND status = 'processing'`, [id])).rows.length; i++) {
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      }
+      // Both slow jobs hang in their slots; 30 more jobs arrive and all go through beside them.
+      const fast: string[] = [];
+      for (let i = 0; i < 30; i++) fast.push((await enqueue('g3', clock.now(), clock.now())).id);
+      worker.notify();
+      for (let i = 0; i < 300 && fast.some((id) => !done.has(id)); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(fast.filter((id) => !done.has(id))).toEqual([]);
+      const rows = await db.query<{ status: string; n: number }>(
+        'SELECT status, count(*)::int AS n FROM jobs WHERE id = ANY($1::uuid[]) GROUP BY status ORDER BY status', [[...slow, ...fast]]);
+      expect(rows.rows).toEqual([{ status: 'completed', n: 30 }, { status: 'processing', n: 2 }]);
+    } finally {
+      release();
+      await worker.stop();
+    }
+    expect(slow.every((id) => done.has(id))).toBe(true);
+  });
 });
