@@ -3,6 +3,7 @@ import { ApiError, badRequest, conflict, forbidden, notFound } from '../core/err
 import { newId } from '../core/ids.ts';
 import { allowsCountry } from '../core/permissions.ts';
 import { stableStringify } from '../core/stable-json.ts';
+import { Combiner } from '../core/combiner.ts';
 import { GroupCommitter } from '../core/group-commit.ts';
 import { normalizeTransactionRequest } from '../core/transaction-request.ts';
 import { getSystem } from '../countries/registry.ts';
@@ -11,7 +12,7 @@ import { promoteQueue, type EnqueueInput } from '../jobs/queue.ts';
 import { isUniqueViolation, type Queryable } from '../store/db.ts';
 import { fiscalRecordsRepo, type FiscalRecordRow } from '../store/repos/fiscal-records-repo.ts';
 import { locationsRepo, type LocationRow } from '../store/repos/locations-repo.ts';
-import { CHAIN_HEAD_MOVED, HAS_SUBSCRIBERS, NUMBERS_MOVED, transactionsRepo, type TransactionFilter, type TransactionRow } from '../store/repos/transactions-repo.ts';
+import { CHAIN_HEAD_MOVED, HAS_SUBSCRIBERS, NUMBERS_MOVED, transactionsRepo, type GuardedAppend, type TransactionFilter, type TransactionRow } from '../store/repos/transactions-repo.ts';
 import type { AuthContext } from './auth-context.ts';
 import type { Deps } from './deps.ts';
 import type { EventPublisher } from './events.ts';
@@ -39,6 +40,12 @@ const DEADLOCK = '40P01';
 
 /** The inline budget a client may ask for with X-Fiscalization-Timeout (seconds). */
 const MAX_INLINE_SECONDS = 10;
+/** The most chains' batches one append statement carries (statement size, lock time). */
+const MAX_CHAINS_PER_STATEMENT = 32;
+/** One-statement appends of a node in flight at once; more wait and go together. */
+const APPEND_STATEMENTS_IN_FLIGHT = 2;
+/** The combiner fails an item whose result is an Error: a thrown non-Error is wrapped. */
+const toError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
 /** How often an inline wait looks at a submission another worker is running. */
 const INLINE_POLL_MS = 50;
 
@@ -132,6 +139,24 @@ export function createTransactionService(deps: TransactionDeps) {
     knownSubscribers.set(accountId, subs);
     if (knownSubscribers.size > MAX_KNOWN_HEADS) knownSubscribers.delete(knownSubscribers.keys().next().value!);
   };
+
+  /**
+   * The one-statement appends of different chains that queue while this node's append
+   * statements are busy go to PostgreSQL as ONE statement (transactionsRepo.appendGuarded,
+   * core/combiner.ts; an idle node's goes at once): with
+   * appends spread over many locations each chain's batch holds a record or two, and a
+   * statement per chain paid its planning and commit for each. If the combined statement
+   * fails, nothing of it was written and each batch runs again alone, so each meets its
+   * own verdict (a moved head, a replay) and takes the locking path alone.
+   */
+  const guardedAppends = new Combiner<GuardedAppend, { jobIds: string[] }>(async (parts) => {
+    if (parts.length === 1) return transactionsRepo.appendGuarded(db, parts);
+    try {
+      return await transactionsRepo.appendGuarded(db, parts);
+    } catch {
+      return Promise.all(parts.map((p) => transactionsRepo.appendGuarded(db, [p]).then(([one]) => one!, (err: unknown) => toError(err))));
+    }
+  }, APPEND_STATEMENTS_IN_FLIGHT, MAX_CHAINS_PER_STATEMENT);
 
   /** Can this batch be written by one statement on the known head? */
   function aloneEligible(items: readonly AppendParams[]): boolean {
@@ -482,15 +507,13 @@ export function createTransactionService(deps: TransactionDeps) {
     const subscribersOf = (accountId: string) => knownSubscribers.get(accountId) ?? [];
     const planned = events.deliveries(subscribersOf);
     const accounts = [...new Set(events.batch.rows.map((e) => e.account_id))];
-    const written = await transactionsRepo.insertManyWithRecords(
-      db, rows, { chainKey, seq: last.seq, fingerprint: last.fingerprint, fiscalId: last.fiscalId, issuedAt: now, link: last.link },
-      {
-        // The submit jobs first: settleBatch finds theirs by position.
-        events: events.batch, jobs: [...jobs.map((j) => j.input), ...planned.jobs], guard: known,
-        numbers: [...series].map(([key, s]) => ({ key, from: s.from, to: s.to })),
-        subscribers: accounts.flatMap(subscribersOf), deliveries: planned.deliveries,
-      },
-    );
+    const written = await guardedAppends.submit({
+      items: rows, head: { chainKey, seq: last.seq, fingerprint: last.fingerprint, fiscalId: last.fiscalId, issuedAt: now, link: last.link },
+      // The submit jobs first: settleBatch finds theirs by position.
+      events: events.batch, jobs: [...jobs.map((j) => j.input), ...planned.jobs], guard: known,
+      numbers: [...series].map(([key, s]) => ({ key, from: s.from, to: s.to })),
+      subscribers: accounts.flatMap(subscribersOf), deliveries: planned.deliveries,
+    });
     remember(chainKey, last);
     for (const [key, s] of series) rememberNumber(key, s.to);
     if (planned.deliveries.length > 0) events.enqueued();
