@@ -24,12 +24,14 @@ import { fmt, markdownTable, publishReport } from './lib/report.ts';
  *   A. POST /v1/transactions, France (fr-nf525: signed locally, final at creation), on
  *      PostgreSQL, against the bare insert baseline (bare Fastify + pg, one INSERT);
  *   B. the same POST on PGlite (durable file store);
+ *   D. POST /v1/transactions, TicketBAI (XAdES-signed), on PostgreSQL;
+ *   E. A's POST spread over 50 locations (50 chains), on PostgreSQL;
  *   C. queue drain: N es-verifactu transactions created through the transaction service
  *      (each enqueues its submit job), then worker.drain() against the sandbox stub,
  *      against a bare claim + complete loop with the worker's own SQL.
  *
  * Every POST carries its own Idempotency-Key, so every request is a new transaction; the
- * keys answered 2xx are kept and checked against the database afterwards, with the
+ * keys answered 2xx are kept and checked against the database afterwards, with each
  * location's fiscal record chain.
  */
 
@@ -52,6 +54,17 @@ const wanted = (scenario: string) => !SCENARIOS || SCENARIOS.includes(scenario.c
  * the bare insert alone varies by ±15 % from one run to the next (its fsync-bound
  * commits): one pair can land on either side of a goal by chance. Default 1.
  */
+/**
+ * E: the same France POST as A spread over this many locations (BENCH_SPREAD_LOCATIONS,
+ * default 50), each its own chain: a fleet of tills rather than one busy shop. Judged by
+ * A's goal against the median bare POST.
+ */
+const SPREAD_LOCATIONS = (() => {
+  const v = process.env.BENCH_SPREAD_LOCATIONS;
+  const n = v === undefined || v === '' ? 50 : Number(v);
+  if (!Number.isInteger(n) || n < 2) throw new Error(`BENCH_SPREAD_LOCATIONS must be an integer >= 2 (got "${v}")`);
+  return n;
+})();
 const ROUNDS = (() => {
   const v = process.env.BENCH_ROUNDS;
   const n = v === undefined || v === '' ? 1 : Number(v);
@@ -312,8 +325,10 @@ export async function runTransactionsBench(load: LoadSettings = loadSettingsFrom
       { store: 'postgres', system: 'fr-nf525', scenario: 'A. POST /v1/transactions (FR)' },
       { store: 'pglite', system: 'fr-nf525', scenario: 'B. POST /v1/transactions (FR)' },
       { store: 'postgres', system: 'es-ticketbai', scenario: 'D. POST /v1/transactions (TicketBAI, XAdES-signed)' },
+      { store: 'postgres', system: 'fr-nf525', scenario: `E. POST /v1/transactions (FR), ${SPREAD_LOCATIONS} locations`, locations: SPREAD_LOCATIONS },
     ] as const;
-    const runService = async ({ store, system, scenario: named }: (typeof serviceRuns)[number], round?: number) => {
+    const runService = async ({ store, system, scenario: named, ...more }: (typeof serviceRuns)[number], round?: number) => {
+      const locations = 'locations' in more ? more.locations : 1;
       const scenario = `${named}${round ? ` — round ${round}` : ''}`;
       log(`${scenario} on ${store}…`);
       const env: Record<string, string> = {
@@ -322,8 +337,8 @@ export async function runTransactionsBench(load: LoadSettings = loadSettingsFrom
       };
       const server = await forkServer(SERVICE, env, { execArgv: serviceArgv });
       cleanups.push(() => server.stop());
-      const prep = await prepareService(server, `${runId}-${store}-${system}`, 1, system);
-      if (store === 'postgres' && system === 'fr-nf525') idempotency = prep.idempotency;
+      const prep = await prepareService(server, `${runId}-${store}-${system}-${locations}`, locations, system);
+      if (store === 'postgres' && system === 'fr-nf525' && locations === 1) idempotency = prep.idempotency;
       const act = withActivity();
       const m = await measure(`${scenario} on service/${store}`, server, prep.spec, load, store === 'postgres' ? act.hooks : {});
       logHttp(m);
@@ -335,7 +350,7 @@ export async function runTransactionsBench(load: LoadSettings = loadSettingsFrom
       let writes: WriteCheck;
       try {
         const runs = load.warmupS > 0 ? 2 : 1;
-        writes = await checkWrites(db, prep.locationId, prep.keys.sent, prep.keys.acknowledged, runs * load.connections,
+        writes = await checkWrites(db, prep.locationIds, prep.keys.sent, prep.keys.acknowledged, runs * load.connections,
           system === 'es-ticketbai' ? ticketBaiFingerprint : placeholderFingerprint,
           // TicketBAI records go to the (stub) authority after the 201: some are still queued when the server stops.
           system === 'es-ticketbai' ? ['success', 'pending', 'processing'] : ['success']);

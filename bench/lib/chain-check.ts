@@ -67,32 +67,105 @@ export const ticketBaiFingerprint: FingerprintCheck = (previous, fingerprint, bo
 };
 
 export async function checkWrites(
-  db: Db, locationId: string, sent: Set<string>, acknowledged: Set<string>, maxInFlight: number, verify: FingerprintCheck = placeholderFingerprint,
-  allowedStatuses: readonly string[] = ['success'],
+  db: Db, locations: string | readonly string[], sent: Set<string>, acknowledged: Set<string>, maxInFlight: number,
+  verify: FingerprintCheck = placeholderFingerprint, allowedStatuses: readonly string[] = ['success'],
 ): Promise<WriteCheck> {
+  const locationIds = typeof locations === 'string' ? [locations] : [...locations];
   const one = async <T>(sql: string, params: unknown[]): Promise<T> => (await db.query<T>(sql, params)).rows[0]!;
   const n = (x: unknown) => Number(x);
   const ackList = [...acknowledged];
   const sentList = [...sent];
 
-  const rows = n((await one<{ n: number }>('SELECT count(*)::int AS n FROM transactions WHERE location_id = $1', [locationId])).n);
+  const rows = n((await one<{ n: number }>('SELECT count(*)::int AS n FROM transactions WHERE location_id = ANY($1::uuid[])', [locationIds])).n);
   const acknowledgedStored = n((await one<{ n: number }>(
-    'SELECT count(*)::int AS n FROM transactions WHERE location_id = $1 AND idempotency_key = ANY($2::text[])', [locationId, ackList],
+    'SELECT count(*)::int AS n FROM transactions WHERE location_id = ANY($1::uuid[]) AND idempotency_key = ANY($2::text[])', [locationIds, ackList],
   )).n);
   const sentStored = n((await one<{ n: number }>(
-    'SELECT count(*)::int AS n FROM transactions WHERE location_id = $1 AND idempotency_key = ANY($2::text[])', [locationId, sentList],
+    'SELECT count(*)::int AS n FROM transactions WHERE location_id = ANY($1::uuid[]) AND idempotency_key = ANY($2::text[])', [locationIds, sentList],
   )).n);
   const notSuccess = n((await one<{ n: number }>(
-    `SELECT count(*)::int AS n FROM transactions WHERE location_id = $1 AND status <> ALL($2::text[])`, [locationId, [...allowedStatuses]],
+    `SELECT count(*)::int AS n FROM transactions WHERE location_id = ANY($1::uuid[]) AND status <> ALL($2::text[])`, [locationIds, [...allowedStatuses]],
   )).n);
 
-  const keys = (await db.query<{ chain_key: string }>(
-    'SELECT DISTINCT f.chain_key FROM fiscal_records f JOIN transactions t ON t.id = f.transaction_id WHERE t.location_id = $1', [locationId],
-  )).rows.map((r) => r.chain_key);
   const problems: string[] = [];
-  if (keys.length !== 1) problems.push(`expected one chain for the location, found ${keys.length}`);
-  const chainKey = keys[0] ?? '';
+  // Each location is one chain of its own: every chain checked whole.
+  const chains: ChainCheck[] = [];
+  for (const locationId of locationIds) {
+    const keys = (await db.query<{ chain_key: string }>(
+      'SELECT DISTINCT f.chain_key FROM fiscal_records f JOIN transactions t ON t.id = f.transaction_id WHERE t.location_id = $1', [locationId],
+    )).rows.map((r) => r.chain_key);
+    if (keys.length === 0 && locationIds.length > 1) continue; // a location no request reached
+    if (keys.length !== 1) problems.push(`expected one chain for location ${locationId}, found ${keys.length}`);
+    const c = await checkChain(db, locationId, keys[0] ?? '', verify);
+    chains.push(c);
+    const at = locationIds.length > 1 ? ` (location ${locationId})` : '';
+    if (c.minSeq !== 1 || c.maxSeq !== c.records) problems.push(`chain seq runs ${c.minSeq}..${c.maxSeq} over ${c.records} records${at}`);
+    if (c.seqGaps) problems.push(`${c.seqGaps} seq gaps${at}`);
+    if (c.brokenLinks) problems.push(`${c.brokenLinks} broken previous_fingerprint links${at}`);
+    if (c.badFingerprints) problems.push(`${c.badFingerprints} fingerprints do not recompute${at}`);
+    if (c.unmatched) problems.push(`${c.unmatched} transactions/records without their counterpart${at}`);
+    if (!c.headMatches) problems.push(`chain_heads (${c.head?.seq}, ${c.head?.last_fingerprint}) does not match the last record${at}`);
+  }
+  const sizes = await one<{ t: number | null; f: number | null }>(
+    `SELECT (SELECT avg(pg_column_size(t.*))::int FROM transactions t WHERE t.location_id = ANY($1::uuid[])) AS t,
+            (SELECT avg(pg_column_size(f.*))::int FROM fiscal_records f WHERE f.chain_key = ANY($2::text[])) AS f`,
+    [locationIds, chains.map((c) => c.chainKey)],
+  );
+  const records = chains.reduce((x, c) => x + c.records, 0);
+  const sum = (f: (c: ChainCheck) => number) => chains.reduce((x, c) => x + f(c), 0);
 
+  const check: WriteCheck = {
+    sent: sent.size,
+    acknowledged: acknowledged.size,
+    rows,
+    acknowledgedStored,
+    storedUnacknowledged: rows - acknowledgedStored,
+    phantom: rows - sentStored,
+    notSuccess,
+    chain: {
+      chainKey: chains.length === 1 ? chains[0]!.chainKey : `${chains.length} chains`,
+      records,
+      minSeq: chains.length ? Math.min(...chains.map((c) => c.minSeq)) : 0,
+      maxSeq: chains.length ? Math.max(...chains.map((c) => c.maxSeq)) : 0,
+      seqGaps: sum((c) => c.seqGaps),
+      brokenLinks: sum((c) => c.brokenLinks),
+      badFingerprints: sum((c) => c.badFingerprints),
+      unmatched: sum((c) => c.unmatched),
+      headMatches: chains.every((c) => c.headMatches),
+    },
+    avgRowBytes: { transaction: n(sizes.t ?? 0), fiscalRecord: n(sizes.f ?? 0) },
+    ok: false,
+    problems,
+  };
+  if (acknowledgedStored !== acknowledged.size) problems.push(`${acknowledged.size - acknowledgedStored} acknowledged transactions are missing`);
+  if (check.phantom !== 0) problems.push(`${check.phantom} rows with a key that was never sent`);
+  if (check.storedUnacknowledged < 0 || check.storedUnacknowledged > maxInFlight) {
+    problems.push(`${check.storedUnacknowledged} stored but unacknowledged rows (at most ${maxInFlight} requests can have been in flight)`);
+  }
+  if (rows > sent.size) problems.push(`${rows} rows for ${sent.size} requests sent`);
+  if (notSuccess) problems.push(`${notSuccess} transactions not in status ${allowedStatuses.join(' / ')}`);
+  if (records !== rows) problems.push(`${records} fiscal records for ${rows} transactions`);
+  check.ok = problems.length === 0;
+  return check;
+}
+
+interface ChainCheck {
+  chainKey: string;
+  records: number;
+  minSeq: number;
+  maxSeq: number;
+  seqGaps: number;
+  brokenLinks: number;
+  badFingerprints: number;
+  unmatched: number;
+  headMatches: boolean;
+  head: { seq: string; last_fingerprint: string | null } | undefined;
+}
+
+/** One location's chain: seq without gaps, every link, every fingerprint recomputed, the head on the last record. */
+async function checkChain(db: Db, locationId: string, chainKey: string, verify: FingerprintCheck): Promise<ChainCheck> {
+  const one = async <T>(sql: string, params: unknown[]): Promise<T> => (await db.query<T>(sql, params)).rows[0]!;
+  const n = (x: unknown) => Number(x);
   const stats = await one<{ records: number; min_seq: string; max_seq: string; gaps: number; broken: number }>(
     `SELECT count(*)::int AS records, min(seq)::text AS min_seq, max(seq)::text AS max_seq,
             (count(*) FILTER (WHERE seq <> rn))::int AS gaps,
@@ -130,51 +203,10 @@ export async function checkWrites(
   const head = (await db.query<{ seq: string; last_fingerprint: string | null }>(
     'SELECT seq::text AS seq, last_fingerprint FROM chain_heads WHERE chain_key = $1', [chainKey],
   )).rows[0];
-  const sizes = await one<{ t: number | null; f: number | null }>(
-    `SELECT (SELECT avg(pg_column_size(t.*))::int FROM transactions t WHERE t.location_id = $1) AS t,
-            (SELECT avg(pg_column_size(f.*))::int FROM fiscal_records f WHERE f.chain_key = $2) AS f`,
-    [locationId, chainKey],
-  );
   const records = n(stats.records);
-  const headMatches = head !== undefined && n(head.seq) === records && head.last_fingerprint === lastFingerprint;
-
-  const check: WriteCheck = {
-    sent: sent.size,
-    acknowledged: acknowledged.size,
-    rows,
-    acknowledgedStored,
-    storedUnacknowledged: rows - acknowledgedStored,
-    phantom: rows - sentStored,
-    notSuccess,
-    chain: {
-      chainKey,
-      records,
-      minSeq: n(stats.min_seq),
-      maxSeq: n(stats.max_seq),
-      seqGaps: n(stats.gaps),
-      brokenLinks: n(stats.broken),
-      badFingerprints,
-      unmatched,
-      headMatches,
-    },
-    avgRowBytes: { transaction: n(sizes.t ?? 0), fiscalRecord: n(sizes.f ?? 0) },
-    ok: false,
-    problems,
+  return {
+    chainKey, records, minSeq: n(stats.min_seq), maxSeq: n(stats.max_seq), seqGaps: n(stats.gaps), brokenLinks: n(stats.broken),
+    badFingerprints, unmatched, head,
+    headMatches: head !== undefined && n(head.seq) === records && head.last_fingerprint === lastFingerprint,
   };
-  if (acknowledgedStored !== acknowledged.size) problems.push(`${acknowledged.size - acknowledgedStored} acknowledged transactions are missing`);
-  if (check.phantom !== 0) problems.push(`${check.phantom} rows with a key that was never sent`);
-  if (check.storedUnacknowledged < 0 || check.storedUnacknowledged > maxInFlight) {
-    problems.push(`${check.storedUnacknowledged} stored but unacknowledged rows (at most ${maxInFlight} requests can have been in flight)`);
-  }
-  if (rows > sent.size) problems.push(`${rows} rows for ${sent.size} requests sent`);
-  if (notSuccess) problems.push(`${notSuccess} transactions not in status ${allowedStatuses.join(' / ')}`);
-  if (records !== rows) problems.push(`${records} fiscal records for ${rows} transactions`);
-  if (check.chain.minSeq !== 1 || check.chain.maxSeq !== records) problems.push(`chain seq runs ${check.chain.minSeq}..${check.chain.maxSeq} over ${records} records`);
-  if (check.chain.seqGaps) problems.push(`${check.chain.seqGaps} seq gaps`);
-  if (check.chain.brokenLinks) problems.push(`${check.chain.brokenLinks} broken previous_fingerprint links`);
-  if (badFingerprints) problems.push(`${badFingerprints} fingerprints do not recompute`);
-  if (unmatched) problems.push(`${unmatched} transactions/records without their counterpart`);
-  if (!headMatches) problems.push(`chain_heads (${head?.seq}, ${head?.last_fingerprint}) does not match the last record`);
-  check.ok = problems.length === 0;
-  return check;
 }
