@@ -149,18 +149,8 @@ export async function checkWrites(
   return check;
 }
 
-interface ChainCheck {
-  chainKey: string;
-  records: number;
-  minSeq: number;
-  maxSeq: number;
-  seqGaps: number;
-  brokenLinks: number;
-  badFingerprints: number;
-  unmatched: number;
-  headMatches: boolean;
-  head: { seq: string; last_fingerprint: string | null } | undefined;
-}
+/** One chain's check (the report sums them), with its head row for the problem message. */
+type ChainCheck = WriteCheck['chain'] & { head: { seq: string; last_fingerprint: string | null } | undefined };
 
 /** One location's chain: seq without gaps, every link, every fingerprint recomputed, the head on the last record. */
 async function checkChain(db: Db, locationId: string, chainKey: string, verify: FingerprintCheck): Promise<ChainCheck> {

@@ -93,7 +93,7 @@ export function createWorker(opts: WorkerOptions) {
   const sweepMs = opts.sweepMs ?? 30_000;
   const kinds = Object.keys(handlers);
   let running = false;
-  /** The idle loops' wake-ups. */
+  /** Who waits for the next notify(): the pump, or a drain (see `wake`). */
   const waiters = new Set<() => void>();
   let loop: Promise<void> | null = null;
 
@@ -213,14 +213,11 @@ export function createWorker(opts: WorkerOptions) {
     let failure: { err: unknown } | undefined;
     const onError = (err: unknown) => void (failure ??= { err });
     for (let i = 0; i < maxClaims; i++) {
-      const n = room() > 0 ? await claimMore(onError) : 0;
+      const n = await claimMore(onError);
       total += n;
       if (n > 0 && room() > 0) continue;
       if (inFlight.size === 0) break;
-      await new Promise<void>((resolve) => waiters.add(function ended() {
-        waiters.delete(ended);
-        resolve();
-      }));
+      await wake();
     }
     await Promise.all(inFlight);
     if (failure) throw failure.err;
@@ -266,18 +263,23 @@ export function createWorker(opts: WorkerOptions) {
         if (!running) break;
         // Full, or nothing runnable: wait for a job to end, a notify(), or the idle pause
         // (retries fall due by the clock, not by an event).
-        await new Promise<void>((resolve) => {
-          const waiter = () => {
-            clearTimeout(t);
-            waiters.delete(waiter);
-            resolve();
-          };
-          const t = setTimeout(waiter, idleMs);
-          waiters.add(waiter);
-        });
+        await wake(idleMs);
       }
       await Promise.all(inFlight);
     })();
+  }
+
+  /** Resolves at the next notify() (a job ended, one was enqueued, stop), or after `timeoutMs`. */
+  function wake(timeoutMs?: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const waiter = () => {
+        clearTimeout(timer);
+        waiters.delete(waiter);
+        resolve();
+      };
+      const timer = timeoutMs === undefined ? undefined : setTimeout(waiter, timeoutMs);
+      waiters.add(waiter);
+    });
   }
 
   /** A job was just enqueued in this process: look now rather than after the idle pause. */

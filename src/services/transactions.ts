@@ -150,10 +150,10 @@ export function createTransactionService(deps: TransactionDeps) {
    * own verdict (a moved head, a replay) and takes the locking path alone.
    */
   const guardedAppends = new Combiner<GuardedAppend, { jobIds: string[] }>(async (parts) => {
-    if (parts.length === 1) return transactionsRepo.appendGuarded(db, parts);
     try {
       return await transactionsRepo.appendGuarded(db, parts);
-    } catch {
+    } catch (err) {
+      if (parts.length === 1) throw err;
       return Promise.all(parts.map((p) => transactionsRepo.appendGuarded(db, [p]).then(([one]) => one!, (err: unknown) => toError(err))));
     }
   }, APPEND_STATEMENTS_IN_FLIGHT, MAX_CHAINS_PER_STATEMENT);
@@ -478,7 +478,7 @@ export function createTransactionService(deps: TransactionDeps) {
    * The same batch in one autocommitted statement, built on the head this node's last
    * commit to the chain left (`known`): no lock taken first, no BEGIN, no COMMIT, one
    * round trip instead of three. The statement checks what the build assumed and fails
-   * as a whole when it does not hold (transactions-repo `insertManyWithRecords` guard):
+   * as a whole when it does not hold (transactions-repo `appendGuarded`):
    * the caller then runs the batch through `appendBatch`. Only for batches that need
    * nothing else in their transaction: invoice numbers only from series this node knows
    * (moved by the same statement, from what it knew), no original to mark cancelled;

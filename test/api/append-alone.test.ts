@@ -146,10 +146,10 @@ describe('one-statement append', () => {
       id: crypto.randomUUID(), transaction_id: copy.id, seq: 2, previous_fingerprint: chain.rows[0]!.fingerprint, fingerprint: 'x'.repeat(64),
     };
     const now = new Date();
-    const attempt = (q: Queryable) => transactionsRepo.insertManyWithRecords(
-      q, [{ t: copy, r: rec }], { chainKey, seq: 2, fingerprint: rec.fingerprint, fiscalId: rec.fiscal_id, issuedAt: now, link: null },
-      { guard: { seq: 1, fingerprint: chain.rows[0]!.fingerprint, fiscalId: t.fiscal_id, issuedAt: t.created_at, link: null } },
-    );
+    const attempt = (q: Queryable) => transactionsRepo.appendGuarded(q, [{
+      items: [{ t: copy, r: rec }], head: { chainKey, seq: 2, fingerprint: rec.fingerprint, fiscalId: rec.fiscal_id, issuedAt: now, link: null },
+      guard: { seq: 1, fingerprint: chain.rows[0]!.fingerprint, fiscalId: t.fiscal_id, issuedAt: t.created_at, link: null },
+    }]);
     await expect(attempt(shared)).rejects.toMatchObject({ code: CHAIN_HEAD_MOVED });
     expectWhole(await chainOf(loc), 2);
     expect((await transactionsRepo.getById(shared, copy.id))).toBeUndefined();
@@ -235,13 +235,12 @@ describe('one-statement append', () => {
       ...(record as never as import('../../src/store/repos/fiscal-records-repo.ts').FiscalRecordRow),
       id: crypto.randomUUID(), transaction_id: copy.id, seq: 2, previous_fingerprint: chain.rows[0]!.fingerprint, fingerprint: 'y'.repeat(64),
     };
-    const attempt = (from: number) => transactionsRepo.insertManyWithRecords(
-      shared, [{ t: copy, r: rec }], { chainKey: String(record.chain_key), seq: 2, fingerprint: rec.fingerprint, fiscalId: rec.fiscal_id, issuedAt: new Date(), link: null },
-      {
-        guard: { seq: 1, fingerprint: chain.rows[0]!.fingerprint, fiscalId: t.fiscal_id, issuedAt: head.last_issued_at, link: head.last_link },
-        numbers: [{ key: series[0]!.numbering_key, from, to: from + 1 }],
-      },
-    );
+    const attempt = (from: number) => transactionsRepo.appendGuarded(shared, [{
+      items: [{ t: copy, r: rec }],
+      head: { chainKey: String(record.chain_key), seq: 2, fingerprint: rec.fingerprint, fiscalId: rec.fiscal_id, issuedAt: new Date(), link: null },
+      guard: { seq: 1, fingerprint: chain.rows[0]!.fingerprint, fiscalId: t.fiscal_id, issuedAt: head.last_issued_at, link: head.last_link },
+      numbers: [{ key: series[0]!.numbering_key, from, to: from + 1 }],
+    }]);
     await expect(attempt(0)).rejects.toMatchObject({ code: NUMBERS_MOVED }); // the head holds, the series does not
     expect(await transactionsRepo.getById(shared, copy.id)).toBeUndefined();
     expectWhole(await chainOf(loc), 1);

@@ -82,9 +82,11 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
   const { db, clock } = deps;
 
   /**
-   * A worker runs a round of jobs side by side: the transactions they start in the same
-   * turn of the event loop become `processing` in one statement (and one commit) instead
-   * of one each. No cache: every call reads the row as it is now.
+   * A worker starts the jobs of a claim side by side: the transactions they start in the
+   * same turn of the event loop become `processing` in one statement (and one commit)
+   * instead of one each. A window rather than core/combiner.ts: these calls arrive
+   * together, so the window costs nothing and takes them all. No cache: every call reads
+   * the row as it is now.
    */
   const begin = new DataLoader<string, StartedSubmission | null>(
     async (ids) => {

@@ -183,32 +183,18 @@ function batchWrites(
 
 export const transactionsRepo = {
   /**
-   * A batch of appends to one chain (services/transactions.ts, group commit) in one
-   * statement: the transactions, their fiscal records, their submit jobs and completion
-   * events, and the chain head moved to the last of them. Answers the subscriptions that
-   * want the events (the publisher writes their deliveries in the same transaction).
-   *
-   * With `guard` the statement stands alone (autocommitted, no transaction around it):
-   * the batch was built on a chain head remembered from an earlier commit, not read
-   * under a lock. It moves the head only from `guard`, and fails as
-   * a whole, nothing written, with `CHAIN_HEAD_MOVED` when the head is elsewhere (another
-   * node appended), `NUMBERS_MOVED` when a numbering series is, or `HAS_SUBSCRIBERS` when
-   * the subscriptions that want the events are not those its deliveries were planned for
-   * (`subscribers`: the caller then takes the transactional path, which finds them). The
-   * head is updated, and so locked, before anything is inserted (the statement's main
-   * query reads it; the other WITH parts run after it), so two writers of one chain
-   * queue on the head row instead of deadlocking on the records' unique index.
+   * A batch of appends to one chain (services/transactions.ts, group commit, the locking
+   * path: inside the transaction that locked the chain head) in one statement: the
+   * transactions, their fiscal records, their submit jobs and completion events, and the
+   * chain head moved to the last of them. Answers the subscriptions that want the events
+   * (the publisher writes their deliveries in the same transaction).
    */
   async insertManyWithRecords(
     q: Queryable,
     items: readonly { t: TransactionRow; r: FiscalRecordRow }[],
     head: ChainHeadMove,
-    extra: Omit<GuardedAppend, 'items' | 'head' | 'guard'> & { guard?: AppendGuard | undefined } = {},
+    extra: Pick<GuardedAppend, 'events' | 'jobs'> = {},
   ): Promise<{ matched: WebhookRow[]; jobIds: string[] }> {
-    if (extra.guard) {
-      const [one] = await transactionsRepo.appendGuarded(q, [{ ...extra, items, head, guard: extra.guard }]);
-      return { matched: [], jobIds: one!.jobIds };
-    }
     const values: unknown[] = [];
     const param = (v: unknown) => `$${values.push(v)}`;
     const heads = `UPDATE chain_heads SET seq = ${param(head.seq)}, last_fingerprint = ${param(head.fingerprint)}, last_fiscal_id = ${param(head.fiscalId)},
@@ -222,12 +208,18 @@ export const transactionsRepo = {
   },
 
   /**
-   * Guarded appends (see `insertManyWithRecords`) of one or more chains in ONE
-   * autocommitted statement: every head moves only from its guard, every series from its
-   * `from`, and the subscriptions that want the events are exactly the union of those
-   * planned for; else the statement fails as a whole, nothing written (`CHAIN_HEAD_MOVED`,
-   * `NUMBERS_MOVED`, `HAS_SUBSCRIBERS`), and the caller tells the parts apart by running
-   * them again one by one. Why several chains at once: with appends spread over many
+   * `insertManyWithRecords` for batches built on a chain head remembered from an earlier
+   * commit, not read under a lock (the one-statement append): the statement stands alone
+   * (autocommitted, no transaction around it), for one or more chains. Every head moves
+   * only from its `guard`, every series from its `from`, and the subscriptions that want
+   * the events are exactly the union of those the deliveries were planned for
+   * (`subscribers`); else the statement fails as a whole, nothing written, with
+   * `CHAIN_HEAD_MOVED` (another node appended), `NUMBERS_MOVED` or `HAS_SUBSCRIBERS`, and
+   * the caller tells the parts apart by running them again one by one, then takes the
+   * transactional path, which finds what moved. The heads are updated, and so locked,
+   * before anything is inserted (the main query reads them; the other WITH parts run after
+   * it), so two writers of one chain queue on the head row instead of deadlocking on the
+   * records' unique index. Why several chains at once: with appends spread over many
    * locations, each chain's batch held about one record, and a statement of one record
    * paid its planning, its foreign-key trigger set-up and its commit alone (0.93 ms of
    * PostgreSQL CPU a record at 50 locations, against 0.19 for one busy chain, measured).
@@ -305,16 +297,11 @@ export const transactionsRepo = {
   },
 
   /**
-   * The start of a submission attempt, in one round trip: moves an open transaction to
-   * `processing` (one in `offline_pending` keeps its status: its receipt already says
-   * "transmitted later") and returns it with its fiscal record and its location.
-   * Nothing when the transaction is settled already.
+   * The start of submission attempts, in one statement (by transaction id): moves each
+   * open transaction to `processing` (one in `offline_pending` keeps its status: its
+   * receipt already says "transmitted later") and returns it with its fiscal record and
+   * its location. Settled transactions are left out.
    */
-  async beginSubmission(q: Queryable, id: string, now: Date): Promise<StartedSubmission | undefined> {
-    return (await transactionsRepo.beginSubmissions(q, [id], now)).get(id);
-  },
-
-  /** `beginSubmission` for several transactions in one statement (a batch's adopted jobs), by transaction id. */
   async beginSubmissions(q: Queryable, ids: readonly string[], now: Date): Promise<Map<string, StartedSubmission>> {
     const out = new Map<string, StartedSubmission>();
     if (ids.length === 0) return out;
