@@ -96,4 +96,69 @@ describe('GroupCommitter', () => {
     expect(await g.run('k', 2)).toBe(2);
     expect(g.size).toBe(0);
   });
+
+  describe('pipelining (maxInFlight 2)', () => {
+    it('a batch that releases lets the next one take and build while it still writes; answers stay in order', async () => {
+      const log: string[] = [];
+      const turns: { pipelined: boolean }[] = [];
+      const g = new GroupCommitter<number, number>(async (_k, take, turn) => {
+        const items = take();
+        turns.push({ pipelined: turn.pipelined });
+        log.push(`built ${items.join(',')}`);
+        turn.release();
+        await turn.previous;
+        log.push(`write ${items.join(',')}`);
+        await tick();
+        log.push(`written ${items.join(',')}`);
+        return items;
+      }, 64, 2);
+      const first = g.run('k', 1);
+      await new Promise((r) => setTimeout(r, 1)); // the first batch is writing
+      const second = [2, 3].map((i) => g.run('k', i));
+      await new Promise((r) => setTimeout(r, 1));
+      const third = g.run('k', 4); // two batches begun: this one waits for the first to end
+      expect(await Promise.all([first, ...second, third])).toEqual([1, 2, 3, 4]);
+      expect(log).toEqual(['built 1', 'write 1', 'built 2,3', 'written 1', 'write 2,3', 'built 4', 'written 2,3', 'write 4', 'written 4']);
+      expect(turns.map((t) => t.pipelined)).toEqual([false, true, true]);
+      expect(g.size).toBe(0);
+    });
+
+    it('without release, batches of a key still run one after the other', async () => {
+      let running = 0;
+      let most = 0;
+      const g = new GroupCommitter<number, number>(async (_k, take) => {
+        const items = take();
+        most = Math.max(most, ++running);
+        await tick();
+        running--;
+        return items;
+      }, 2, 2);
+      await Promise.all(Array.from({ length: 9 }, (_, i) => g.run('k', i)));
+      expect(most).toBe(1);
+    });
+
+    it('a failed batch finds its culprit after the batch before ends, and the batch after waits for that', async () => {
+      const log: string[] = [];
+      const g = new GroupCommitter<number, number>(async (_k, take, turn) => {
+        const items = take();
+        turn.release();
+        await turn.previous;
+        log.push(`write ${items.join(',')}`);
+        await tick();
+        if (items.length > 1 && items.includes(3)) throw new Error('bad 3');
+        if (items.length === 1 && items[0] === 3) throw new Error('bad 3 alone');
+        return items.map((i) => i * 10);
+      }, 64, 2);
+      const a = g.run('k', 1);
+      await new Promise((r) => setTimeout(r, 1));
+      const b = [2, 3].map((i) => g.run('k', i));
+      await new Promise((r) => setTimeout(r, 1));
+      const c = g.run('k', 4);
+      const settled = await Promise.allSettled([a, ...b, c]);
+      expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message))).toEqual([10, 20, 'bad 3 alone', 40]);
+      // 2,3 failed: each alone, in order, before 4 (begun behind it) wrote.
+      expect(log).toEqual(['write 1', 'write 2,3', 'write 2', 'write 3', 'write 4']);
+    });
+  });
 });
+

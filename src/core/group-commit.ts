@@ -16,30 +16,68 @@
  *
  * If a batch fails, each of its items is run again alone, so one bad item (a duplicate
  * idempotency key, a record that cannot be built) fails by itself and the others commit.
+ *
+ * Pipelining (`maxInFlight` > 1): a batch may `release()` its key once it has taken and
+ * built its items; the next batch then takes and builds its own while the first is still
+ * writing, and waits for `previous` before it writes. Only the caller knows whether its
+ * batch can be built on what the one before it will leave (a chain head predicted in
+ * Node): without `release()` batches of a key run one after the other.
  */
+/** What a batch is told about its place in its key's order (see `maxInFlight`). */
+export interface Turn {
+  /** The key's previous batch was still running when this one began (it released early). */
+  readonly pipelined: boolean;
+  /** Settles (never rejects) once the key's previous batch is over, its retries included. */
+  readonly previous: Promise<void>;
+  /** Lets the key's next batch begin now (take and build), while this one goes on. */
+  release(): void;
+}
+
+/** The turn of a batch that runs alone: nothing before it, nothing let in beside it. */
+const ALONE: Turn = { pipelined: false, previous: Promise.resolve(), release: () => {} };
+
+interface Entry<I, R> {
+  item: I;
+  resolve: (r: R) => void;
+  reject: (e: unknown) => void;
+}
+
+interface KeyState<I, R> {
+  entries: Entry<I, R>[];
+  /** Batches begun and not over. */
+  running: number;
+  /** A batch is about to begin or has begun and not released. */
+  starting: boolean;
+  /** The last batch begun: over when this settles. */
+  tail: Promise<void>;
+}
+
 export class GroupCommitter<I, R> {
-  private readonly queues = new Map<string, { item: I; resolve: (r: R) => void; reject: (e: unknown) => void }[]>();
+  private readonly queues = new Map<string, KeyState<I, R>>();
 
   /**
    * @param runBatch runs a batch of one key in one transaction: it calls `take()` once,
    *   when its transaction has begun, for the items, and returns one result per item, in
    *   order (all committed), or throws (nothing committed).
    * @param maxBatch upper bound of items per transaction (statement size, lock time).
+   * @param maxInFlight batches of one key begun and not over at once (1: one after the
+   *   other; more only through `Turn.release`).
    */
   constructor(
-    private readonly runBatch: (key: string, take: () => I[]) => Promise<R[]>,
+    private readonly runBatch: (key: string, take: () => I[], turn: Turn) => Promise<R[]>,
     private readonly maxBatch = 64,
+    private readonly maxInFlight = 1,
   ) {}
 
   run(key: string, item: I): Promise<R> {
     return new Promise<R>((resolve, reject) => {
-      const queue = this.queues.get(key);
-      if (queue) {
-        queue.push({ item, resolve, reject });
-        return;
+      let state = this.queues.get(key);
+      if (!state) {
+        state = { entries: [], running: 0, starting: false, tail: Promise.resolve() };
+        this.queues.set(key, state);
       }
-      this.queues.set(key, [{ item, resolve, reject }]);
-      void this.drain(key);
+      state.entries.push({ item, resolve, reject });
+      this.pump(key, state);
     });
   }
 
@@ -48,40 +86,66 @@ export class GroupCommitter<I, R> {
     return this.queues.size;
   }
 
-  private async drain(key: string): Promise<void> {
-    type Entry = { item: I; resolve: (r: R) => void; reject: (e: unknown) => void };
-    const queue = this.queues.get(key)!;
-    // The queue stays registered while a batch runs, so arrivals join it for the next batch.
-    while (queue.length > 0) {
-      // One turn of the event loop first: requests whose bytes already arrived get parsed
-      // and join this batch. The embedded store runs a whole transaction without reading
-      // the network (its queries are microtasks), so without this every batch held one item.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      let batch: Entry[] | undefined;
-      const take = () => {
-        batch ??= queue.splice(0, this.maxBatch);
-        return batch.map((e) => e.item);
-      };
+  private pump(key: string, state: KeyState<I, R>): void {
+    if (state.starting || state.running >= this.maxInFlight) return;
+    if (state.entries.length === 0) {
+      // The key stays registered while a batch runs, so arrivals join it for the next batch.
+      if (state.running === 0 && this.queues.get(key) === state) this.queues.delete(key);
+      return;
+    }
+    state.starting = true;
+    // One turn of the event loop first: requests whose bytes already arrived get parsed
+    // and join this batch. The embedded store runs a whole transaction without reading
+    // the network (its queries are microtasks), so without this every batch held one item.
+    setImmediate(() => this.begin(key, state));
+  }
+
+  private begin(key: string, state: KeyState<I, R>): void {
+    const previous = state.tail;
+    const pipelined = state.running > 0;
+    state.running += 1;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      state.starting = false;
+      this.pump(key, state);
+    };
+    let batch: Entry<I, R>[] | undefined;
+    const take = () => {
+      batch ??= state.entries.splice(0, this.maxBatch);
+      return batch.map((e) => e.item);
+    };
+    const over = (async () => {
+      // Settled after the bookkeeping below: whoever awaits a result finds the key's state
+      // already moved on (the next batch pumped, an idle key gone).
+      let settle = () => {};
       try {
-        const results = await this.runBatch(key, take);
-        (batch ?? []).forEach((e, i) => e.resolve(results[i]!));
+        const results = await this.runBatch(key, take, { pipelined, previous, release });
+        const done = batch ?? [];
+        settle = () => done.forEach((e, i) => e.resolve(results[i]!));
       } catch (err) {
         // Failed before taking anything (no connection): the items it would have taken fail.
-        batch ??= queue.splice(0, this.maxBatch);
-        if (batch.length === 1) {
-          batch[0]!.reject(err);
-          continue;
-        }
-        // Find the culprit(s): every item alone, in order.
-        for (const e of batch) {
-          try {
-            e.resolve((await this.runBatch(key, () => [e.item]))[0]!);
-          } catch (one) {
-            e.reject(one);
+        const failed = (batch ??= state.entries.splice(0, this.maxBatch));
+        if (failed.length === 1) {
+          settle = () => failed[0]!.reject(err);
+        } else {
+          // Find the culprit(s): every item alone, in order, once the batch before is over.
+          await previous;
+          for (const e of failed) {
+            try {
+              e.resolve((await this.runBatch(key, () => [e.item], ALONE))[0]!);
+            } catch (one) {
+              e.reject(one);
+            }
           }
         }
       }
-    }
-    this.queues.delete(key);
+      state.running -= 1;
+      release();
+      this.pump(key, state);
+      settle();
+    })();
+    state.tail = over;
   }
 }

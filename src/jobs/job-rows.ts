@@ -12,10 +12,19 @@ const JOB_COLUMNS = 'id, kind, account_id, transaction_id, payload, status, atte
  */
 export function jobsInsertSql(
   inputs: readonly EnqueueInput[],
-  /** When the jobs were made: one time, or one per input (a statement writing several batches). */
-  now: Date | readonly Date[],
+  now: Date,
   param: (v: unknown) => string,
 ): { ids: string[]; sql: string } {
+  const { ids, json } = jobRowsJson(inputs, now);
+  return { ids, sql: jobsInsertFromJson(param(json)) };
+}
+
+/** The jobs' rows as the JSON `jobsInsertFromJson` reads, with their new ids in input order. */
+export function jobRowsJson(
+  inputs: readonly EnqueueInput[],
+  /** When the jobs were made: one time, or one per input (a statement writing several batches). */
+  now: Date | readonly Date[],
+): { ids: string[]; json: string } {
   const at = (i: number): Date => (Array.isArray(now) ? (now as readonly Date[])[i]! : (now as Date));
   const ids = inputs.map((input) => input.id ?? newId());
   const rows = inputs.map((input, i) => ({
@@ -23,8 +32,10 @@ export function jobsInsertSql(
     payload: input.payload ?? {}, status: input.waiting ? 'waiting' : 'pending', attempt: 0, max_attempts: input.maxAttempts,
     run_at: input.runAt, created_at: at(i), updated_at: at(i), queue_key: input.queueKey ?? null, queue_seq: input.queueSeq ?? null,
   }));
-  return {
-    ids,
-    sql: `INSERT INTO jobs (${JOB_COLUMNS}) SELECT ${JOB_COLUMNS} FROM json_populate_recordset(NULL::jobs, ${param(JSON.stringify(rows))}::json)`,
-  };
+  return { ids, json: JSON.stringify(rows) };
+}
+
+/** The INSERT of the jobs whose JSON array (`jobRowsJson`) is the parameter `json`. */
+export function jobsInsertFromJson(json: string): string {
+  return `INSERT INTO jobs (${JOB_COLUMNS}) SELECT ${JOB_COLUMNS} FROM json_populate_recordset(NULL::jobs, ${json}::json)`;
 }

@@ -40,6 +40,15 @@ export interface Db extends Queryable {
    * node, or a trigger, changes a row.
    */
   subscribe(channel: string, listener: NotificationListener): Subscription;
+  /**
+   * An ordered pipe, where the store has one (PostgreSQL): statements run one after the
+   * other in the order they were sent, each on its own (autocommitted), and the next is
+   * sent without waiting for the answer to the one before: the server finds it waiting
+   * the moment it is done with the previous. A failed statement does not stop the ones
+   * behind it. For statements that must not overtake each other and should not wait for
+   * a round trip between them (a busy chain's one-statement appends: services/transactions.ts).
+   */
+  readonly pipe?: Pick<Queryable, 'query'> | undefined;
   /** Runs `fn` in one database transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;

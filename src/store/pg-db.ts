@@ -61,26 +61,54 @@ export interface PgDbOptions {
 
 /** PostgreSQL through a `pg` connection pool (DATABASE_URL). */
 export async function openPostgresDb(connectionString: string, opts: PgDbOptions = {}): Promise<Db> {
-  const pool = new pg.Pool({
-    connectionString,
-    // Named statements are parsed once per connection, but planned at every execution
-    // with the actual values: a generic plan made while a table was small (a new
-    // database) can stick to a poor index. Seen: the create's idempotency lookup used the
-    // account index (scanning the account's transactions) instead of the unique key.
-    //
-    // No JIT: its compilation (10 ms, seen on the claim) is made for long analytical
-    // queries; every statement here is short, and a high cost estimate on a growing queue
-    // made each claim pay it.
-    options: '-c plan_cache_mode=force_custom_plan -c jit=off',
-    max: opts.max ?? 20,
-    connectionTimeoutMillis: opts.connectionTimeoutMillis ?? 5_000,
-    idleTimeoutMillis: 30_000,
-  });
+  // Named statements are parsed once per connection, but planned at every execution
+  // with the actual values: a generic plan made while a table was small (a new
+  // database) can stick to a poor index. Seen: the create's idempotency lookup used the
+  // account index (scanning the account's transactions) instead of the unique key.
+  //
+  // No JIT: its compilation (10 ms, seen on the claim) is made for long analytical
+  // queries; every statement here is short, and a high cost estimate on a growing queue
+  // made each claim pay it.
+  const options = '-c plan_cache_mode=force_custom_plan -c jit=off';
+  const connectionTimeoutMillis = opts.connectionTimeoutMillis ?? 5_000;
+  const pool = new pg.Pool({ connectionString, options, max: opts.max ?? 20, connectionTimeoutMillis, idleTimeoutMillis: 30_000 });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const listener = createPgListener(connectionString);
 
-  const run = async <T>(q: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> => {
+  // The ordered pipe (Db.pipe): one connection of its own in the driver's pipeline mode
+  // (each statement its own Parse/Bind/Execute/Sync, written at once; answers come back in
+  // order). Opened at first use; a lost connection fails what was on it, and the next
+  // statement opens another.
+  let pipeClient: pg.Client | undefined;
+  const dropPipe = (client: pg.Client) => {
+    if (pipeClient !== client) return;
+    pipeClient = undefined;
+    client.end().catch(() => {});
+  };
+  const pipeNow = (): pg.Client => {
+    if (pipeClient) return pipeClient;
+    const client = new pg.Client({ connectionString, options, connectionTimeoutMillis, pipeline: true } as pg.ClientConfig);
+    client.on('error', () => dropPipe(client));
+    client.on('end', () => dropPipe(client));
+    // A failed connect fails the statements queued on it (their own errors).
+    client.connect().catch(() => dropPipe(client));
+    pipeClient = client;
+    return client;
+  };
+  const pipeQuery = async <T>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> => {
+    const client = pipeNow();
+    try {
+      return await run<T>(client, sql, params);
+    } catch (err) {
+      // The connection is gone (terminated, reset): the statements behind fail with it,
+      // the next ones go on a new one. (Its 'end' comes a little later than this answer.)
+      if (err instanceof DbUnavailableError) dropPipe(client);
+      throw err;
+    }
+  };
+
+  const run = async <T>(q: pg.Pool | pg.PoolClient | pg.Client, sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> => {
     try {
       const name = params?.length ? statementName(sql) : undefined;
       const res = name
@@ -98,6 +126,7 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
     exec: async (sql) => {
       await pool.query(sql).catch((err) => Promise.reject(classify(err)));
     },
+    pipe: { query: pipeQuery },
     async transaction(fn) {
       let client: pg.PoolClient;
       try {
@@ -147,6 +176,9 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
     subscribe: (channel, l) => listener.subscribe(channel, l),
     close: async () => {
       await listener.close();
+      const pipe = pipeClient;
+      pipeClient = undefined;
+      await pipe?.end().catch(() => {});
       await pool.end();
     },
   };

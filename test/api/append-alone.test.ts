@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDb, startTestApp, type TestApp } from '../support/harness.ts';
 import type { Db, Queryable } from '../../src/store/db.ts';
-import { CHAIN_HEAD_MOVED, HAS_SUBSCRIBERS, NUMBERS_MOVED, transactionsRepo } from '../../src/store/repos/transactions-repo.ts';
+import { CHAIN_HEAD_MOVED, HAS_SUBSCRIBERS, NUMBERS_MOVED, renderAppend, transactionsRepo } from '../../src/store/repos/transactions-repo.ts';
 import { createLocation, createTx, saleBody } from '../support/transactions.ts';
 
 /*
@@ -14,23 +14,40 @@ import { createLocation, createTx, saleBody } from '../support/transactions.ts';
 /**
  * A Db that counts what goes through it: appends through the locking path (database
  * transactions that lock a chain head; the worker's own transactions are not counted),
- * statements run outside a transaction, and the codes of those refused.
+ * statements run outside a transaction (on the store or its ordered pipe), and the codes
+ * of those refused. `gate` holds the one-statement appends (in order) until opened.
  */
 function counted(inner: Db) {
   const n = { transactions: 0, alone: 0, refused: [] as string[], guarded: [] as number[] };
+  const held: (() => void)[] = [];
+  const gate = {
+    closed: false,
+    get held() {
+      return held.length;
+    },
+    open() {
+      gate.closed = false;
+      for (const go of held.splice(0)) go();
+    },
+  };
+  const countedQuery = (q: Pick<Queryable, 'query'>): Queryable['query'] => async (sql, params) => {
+    n.alone += 1;
+    // A guarded append: its first parameter lists the chain heads it moves.
+    const guarded = sql.includes('UPDATE chain_heads h SET');
+    if (guarded) n.guarded.push((JSON.parse(String(params![0])) as unknown[]).length);
+    // Held statements go on in the order they came (the pipe's order is the order sent).
+    if (guarded && (gate.closed || held.length > 0)) await new Promise<void>((go) => held.push(go));
+    try {
+      return await q.query(sql, params);
+    } catch (err) {
+      n.refused.push(String((err as { code?: string }).code));
+      throw err;
+    }
+  };
   const db: Db = {
     kind: inner.kind,
-    query: async (sql, params) => {
-      n.alone += 1;
-      // A guarded append: its first parameter lists the chain heads it moves.
-      if (sql.includes('UPDATE chain_heads h SET')) n.guarded.push((JSON.parse(String(params![0])) as unknown[]).length);
-      try {
-        return await inner.query(sql, params);
-      } catch (err) {
-        n.refused.push(String((err as { code?: string }).code));
-        throw err;
-      }
-    },
+    query: countedQuery(inner),
+    pipe: inner.pipe ? { query: countedQuery(inner.pipe) } : undefined,
     exec: (sql) => inner.exec(sql),
     subscribe: (channel, l) => inner.subscribe(channel, l),
     transaction: (fn) => inner.transaction((tx) => fn({
@@ -42,7 +59,16 @@ function counted(inner: Db) {
     })),
     close: () => inner.close(),
   };
-  return { db, n };
+  return { db, n, gate };
+}
+
+/** Resolves once `check` holds (polled). */
+async function until(check: () => boolean, what: string) {
+  for (let i = 0; i < 500; i++) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  throw new Error(`timed out waiting: ${what}`);
 }
 
 let shared: Db;
@@ -146,10 +172,10 @@ describe('one-statement append', () => {
       id: crypto.randomUUID(), transaction_id: copy.id, seq: 2, previous_fingerprint: chain.rows[0]!.fingerprint, fingerprint: 'x'.repeat(64),
     };
     const now = new Date();
-    const attempt = (q: Queryable) => transactionsRepo.appendGuarded(q, [{
+    const attempt = (q: Queryable) => transactionsRepo.appendGuarded(q, [renderAppend({
       items: [{ t: copy, r: rec }], head: { chainKey, seq: 2, fingerprint: rec.fingerprint, fiscalId: rec.fiscal_id, issuedAt: now, link: null },
       guard: { seq: 1, fingerprint: chain.rows[0]!.fingerprint, fiscalId: t.fiscal_id, issuedAt: t.created_at, link: null },
-    }]);
+    })]);
     await expect(attempt(shared)).rejects.toMatchObject({ code: CHAIN_HEAD_MOVED });
     expectWhole(await chainOf(loc), 2);
     expect((await transactionsRepo.getById(shared, copy.id))).toBeUndefined();
@@ -235,12 +261,12 @@ describe('one-statement append', () => {
       ...(record as never as import('../../src/store/repos/fiscal-records-repo.ts').FiscalRecordRow),
       id: crypto.randomUUID(), transaction_id: copy.id, seq: 2, previous_fingerprint: chain.rows[0]!.fingerprint, fingerprint: 'y'.repeat(64),
     };
-    const attempt = (from: number) => transactionsRepo.appendGuarded(shared, [{
+    const attempt = (from: number) => transactionsRepo.appendGuarded(shared, [renderAppend({
       items: [{ t: copy, r: rec }],
       head: { chainKey: String(record.chain_key), seq: 2, fingerprint: rec.fingerprint, fiscalId: rec.fiscal_id, issuedAt: new Date(), link: null },
       guard: { seq: 1, fingerprint: chain.rows[0]!.fingerprint, fiscalId: t.fiscal_id, issuedAt: head.last_issued_at, link: head.last_link },
       numbers: [{ key: series[0]!.numbering_key, from, to: from + 1 }],
-    }]);
+    })]);
     await expect(attempt(0)).rejects.toMatchObject({ code: NUMBERS_MOVED }); // the head holds, the series does not
     expect(await transactionsRepo.getById(shared, copy.id)).toBeUndefined();
     expectWhole(await chainOf(loc), 1);
@@ -290,4 +316,77 @@ describe('one-statement append', () => {
       expect(chain.rows.at(-1)!.transaction_id).toBe(res[i]!.json().id);
     }
   });
+
+  describe('a busy chain: the next batch is built while the one before is written', () => {
+    it('two batches in flight at once (PostgreSQL: both on the pipe), answers and chain in arrival order', async () => {
+      const { key } = await a.signup();
+      const loc = await createLocation(a, key, 'fr-nf525');
+      expect((await createTx(a, key, saleBody(loc))).statusCode).toBe(201); // the head learnt
+      const before = { transactions: onA.n.transactions, refused: onA.n.refused.length };
+      onA.gate.closed = true;
+      let first: Promise<Awaited<ReturnType<typeof createTx>>>;
+      let rest: Promise<Awaited<ReturnType<typeof createTx>>>[];
+      try {
+        first = createTx(a, key, saleBody(loc, { payment_method: 'cash' }));
+        await until(() => onA.gate.held === 1, 'the first batch written');
+        rest = [createTx(a, key, saleBody(loc)), createTx(a, key, saleBody(loc))];
+        if (shared.pipe) {
+          // Built on what the first will leave, and sent behind it before its answer.
+          await until(() => onA.gate.held === 2, 'the second batch sent behind the first');
+        } else {
+          // The embedded store: built, then waiting for the first's answer to be sent.
+          await new Promise((r) => setTimeout(r, 30));
+          expect(onA.gate.held).toBe(1);
+        }
+      } finally {
+        onA.gate.open();
+      }
+      const answers = await Promise.all([first, ...rest]);
+      expect(answers.map((r) => r.statusCode)).toEqual([201, 201, 201]);
+      expect(onA.n.transactions).toBe(before.transactions);
+      expect(onA.n.refused.length).toBe(before.refused);
+      const chain = await chainOf(loc);
+      expectWhole(chain, 4);
+      expect(chain.rows[1]!.transaction_id).toBe(answers[0]!.json().id);
+      expect(new Set(chain.rows.slice(2).map((r) => r.transaction_id))).toEqual(new Set(answers.slice(1).map((r) => r.json().id)));
+    });
+
+    it('the batch before refused (another node moved the head): the one built on it is refused too, and both go through the locking path in order', async () => {
+      const { key } = await a.signup();
+      const loc = await createLocation(a, key, 'fr-nf525');
+      expect((await createTx(a, key, saleBody(loc))).statusCode).toBe(201);
+      const before = { transactions: onA.n.transactions, refused: onA.n.refused.length };
+      onA.gate.closed = true;
+      let first: Promise<Awaited<ReturnType<typeof createTx>>>;
+      let rest: Promise<Awaited<ReturnType<typeof createTx>>>[];
+      let other: Awaited<ReturnType<typeof createTx>>;
+      try {
+        first = createTx(a, key, saleBody(loc, { payment_method: 'cash' }));
+        await until(() => onA.gate.held === 1, 'the first batch written');
+        rest = [createTx(a, key, saleBody(loc)), createTx(a, key, saleBody(loc))];
+        if (shared.pipe) await until(() => onA.gate.held === 2, 'the second batch sent behind the first');
+        else await new Promise((r) => setTimeout(r, 30));
+        other = await createTx(b, key, saleBody(loc)); // the other node appends meanwhile
+        expect(other.statusCode).toBe(201);
+      } finally {
+        onA.gate.open();
+      }
+      const answers = await Promise.all([first, ...rest]);
+      expect(answers.map((r) => r.statusCode)).toEqual([201, 201, 201]);
+      // The first refused by its guard, the second by its own (on the pipe) or before it
+      // was sent (the embedded store): each then through the locking path, in order.
+      expect(onA.n.refused.slice(before.refused)).toEqual(shared.pipe ? [CHAIN_HEAD_MOVED, CHAIN_HEAD_MOVED] : [CHAIN_HEAD_MOVED]);
+      expect(onA.n.transactions).toBe(before.transactions + 2);
+      const chain = await chainOf(loc);
+      expectWhole(chain, 5);
+      expect(chain.rows[1]!.transaction_id).toBe(other!.json().id);
+      expect(chain.rows[2]!.transaction_id).toBe(answers[0]!.json().id);
+      expect(new Set(chain.rows.slice(3).map((r) => r.transaction_id))).toEqual(new Set(answers.slice(1).map((r) => r.json().id)));
+      // Learnt again: the next one goes alone.
+      const again = onA.n.transactions;
+      expect((await createTx(a, key, saleBody(loc))).statusCode).toBe(201);
+      expect(onA.n.transactions).toBe(again);
+    });
+  });
 });
+

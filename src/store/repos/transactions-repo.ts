@@ -2,8 +2,8 @@ import { isUuid } from '../../core/ids.ts';
 import type { RenderHint, TransactionDraft, TransactionStatus } from '../../countries/types.ts';
 import type { Queryable } from '../db.ts';
 import type { EnqueueInput } from '../../jobs/queue.ts';
-import { jobsInsertSql } from '../../jobs/job-rows.ts';
-import { eventsInsertAndMatch, webhookOf, type DeliveryRow, type EventBatch, type WebhookRow } from './webhooks-repo.ts';
+import { jobRowsJson, jobsInsertFromJson } from '../../jobs/job-rows.ts';
+import { eventRowsJson, eventsSqlFromJson, webhookOf, type DeliveryRow, type EventBatch, type RenderedEvents, type WebhookRow } from './webhooks-repo.ts';
 import type { FiscalRecordRow } from './fiscal-records-repo.ts';
 import type { LocationRow } from './locations-repo.ts';
 
@@ -140,45 +140,89 @@ export interface GuardedAppend {
 }
 
 /**
- * The inserts of one or more batches, as WITH parts of one statement. Rows travel as JSON,
- * one parameter per table, read back against the table's own row type
- * (json_populate_recordset): the statement's text does not vary with the batch size
- * (prepared once per connection), and the driver encodes a few strings instead of some
- * forty values per item. json columns keep the text JSON.stringify wrote.
+ * A batch's rows as its statement carries them: JSON text, one array per table, rendered
+ * as soon as the batch is built (`renderAppend`: for the one-statement path, while the
+ * statement before it on the chain still runs) and joined as they are when several batches
+ * share a statement. Rows travel as JSON, one parameter per table, read back against the
+ * table's own row type (json_populate_recordset): the statement's text does not vary with
+ * the batch size (prepared once per connection), and the driver encodes a few strings
+ * instead of some forty values per item. json columns keep the text JSON.stringify wrote.
  */
+interface RenderedRows {
+  tx: string;
+  rec: string;
+  jobs: { json: string; ids: string[] } | null;
+  events: RenderedEvents | null;
+  deliveries: string | null;
+}
+
+/** A `GuardedAppend` rendered (`renderAppend`), what `appendGuarded` takes. */
+export interface RenderedAppend extends RenderedRows {
+  chainKey: string;
+  /** Its row of the heads' jsonb_to_recordset: where the head moves, and from where (the guard). */
+  head: Record<string, unknown>;
+  numbers: readonly { key: string; from: number; to: number; at: Date }[];
+  subscribers: readonly Pick<WebhookRow, 'id' | 'events'>[];
+}
+
+function renderRows(part: Pick<GuardedAppend, 'items' | 'head' | 'events' | 'jobs' | 'deliveries'>): RenderedRows {
+  const jobs = part.jobs && part.jobs.length > 0 ? jobRowsJson(part.jobs, part.head.issuedAt) : null;
+  return {
+    tx: JSON.stringify(part.items.map(({ t }) => t)),
+    rec: JSON.stringify(part.items.map(({ r }) => r)),
+    jobs,
+    events: part.events && part.events.rows.length > 0 ? eventRowsJson(part.events) : null,
+    deliveries: part.deliveries && part.deliveries.length > 0 ? JSON.stringify(part.deliveries) : null,
+  };
+}
+
+/** Batches of one chain each, in one statement (see `appendGuarded`). */
+export function renderAppend(part: GuardedAppend): RenderedAppend {
+  const { head, guard } = part;
+  const iso = (d: Date | null) => (d === null ? null : d.toISOString());
+  return {
+    ...renderRows(part),
+    chainKey: head.chainKey,
+    head: {
+      chain_key: head.chainKey, seq: head.seq, fingerprint: head.fingerprint, fiscal_id: head.fiscalId, issued_at: iso(head.issuedAt), link: head.link,
+      g_seq: guard.seq, g_fingerprint: guard.fingerprint, g_fiscal_id: guard.fiscalId, g_issued_at: iso(guard.issuedAt), g_link: guard.link,
+    },
+    numbers: (part.numbers ?? []).map((n) => ({ ...n, at: head.issuedAt })),
+    subscribers: part.subscribers ?? [],
+  };
+}
+
+/** JSON arrays (each `[…]`, none empty) as one. */
+function joinArrays(arrays: readonly string[]): string {
+  return arrays.length === 1 ? arrays[0]! : `[${arrays.map((a) => a.slice(1, -1)).join(',')}]`;
+}
+
+/** The inserts of one or more rendered batches, as WITH parts of one statement. */
 function batchWrites(
   param: (v: unknown) => string,
-  parts: readonly Pick<GuardedAppend, 'items' | 'head' | 'events' | 'jobs' | 'deliveries'>[],
+  parts: readonly RenderedRows[],
 ): { writes: string[]; ev: { insert: string; match: string } | null; jobIds: string[][] } {
-  const txRows = param(JSON.stringify(parts.flatMap((p) => p.items.map(({ t }) => t))));
-  const recRows = param(JSON.stringify(parts.flatMap((p) => p.items.map(({ r }) => r))));
   const writes = [
-    `tx AS (INSERT INTO transactions (${TRANSACTION_COLUMNS}) SELECT ${TRANSACTION_COLUMNS} FROM json_populate_recordset(NULL::transactions, ${txRows}::json))`,
-    `rec AS (INSERT INTO fiscal_records (${RECORD_COLUMNS}) SELECT ${RECORD_COLUMNS} FROM json_populate_recordset(NULL::fiscal_records, ${recRows}::json))`,
+    `tx AS (INSERT INTO transactions (${TRANSACTION_COLUMNS}) SELECT ${TRANSACTION_COLUMNS} FROM json_populate_recordset(NULL::transactions, ${param(joinArrays(parts.map((p) => p.tx)))}::json))`,
+    `rec AS (INSERT INTO fiscal_records (${RECORD_COLUMNS}) SELECT ${RECORD_COLUMNS} FROM json_populate_recordset(NULL::fiscal_records, ${param(joinArrays(parts.map((p) => p.rec)))}::json))`,
   ];
-  const jobInputs = parts.flatMap((p) => p.jobs ?? []);
-  const jobIds: string[][] = parts.map(() => []);
-  if (jobInputs.length > 0) {
-    const jobs = jobsInsertSql(jobInputs, parts.flatMap((p) => (p.jobs ?? []).map(() => p.head.issuedAt)), param);
-    let at = 0;
-    parts.forEach((p, i) => {
-      const n = p.jobs?.length ?? 0;
-      jobIds[i] = jobs.ids.slice(at, at + n);
-      at += n;
-    });
-    writes.push(`jobs AS (${jobs.sql})`);
-  }
-  const eventRows = parts.flatMap((p) => p.events?.rows ?? []);
-  const ev = eventRows.length > 0
-    ? eventsInsertAndMatch({ rows: eventRows, types: [...new Set(parts.flatMap((p) => p.events?.types ?? []))] }, param)
+  const jobs = parts.flatMap((p) => (p.jobs ? [p.jobs.json] : []));
+  if (jobs.length > 0) writes.push(`jobs AS (${jobsInsertFromJson(param(joinArrays(jobs)))})`);
+  const events = parts.flatMap((p) => (p.events ? [p.events] : []));
+  const ev = events.length > 0
+    ? eventsSqlFromJson({
+        json: joinArrays(events.map((e) => e.json)),
+        accounts: [...new Set(events.flatMap((e) => e.accounts))],
+        types: [...new Set(events.flatMap((e) => e.types))],
+      }, param)
     : null;
   if (ev) writes.push(`ev AS (${ev.insert})`);
-  const deliveries = parts.flatMap((p) => p.deliveries ?? []);
+  const deliveries = parts.flatMap((p) => (p.deliveries ? [p.deliveries] : []));
   if (deliveries.length > 0) {
     writes.push(`dl AS (INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS})
-         SELECT ${DELIVERY_COLUMNS} FROM json_populate_recordset(NULL::webhook_deliveries, ${param(JSON.stringify(deliveries))}::json))`);
+         SELECT ${DELIVERY_COLUMNS} FROM json_populate_recordset(NULL::webhook_deliveries, ${param(joinArrays(deliveries))}::json))`);
   }
-  return { writes, ev, jobIds };
+  return { writes, ev, jobIds: parts.map((p) => p.jobs?.ids ?? []) };
 }
 
 export const transactionsRepo = {
@@ -200,7 +244,7 @@ export const transactionsRepo = {
     const heads = `UPDATE chain_heads SET seq = ${param(head.seq)}, last_fingerprint = ${param(head.fingerprint)}, last_fiscal_id = ${param(head.fiscalId)},
          last_issued_at = ${param(head.issuedAt)}, updated_at = ${param(head.issuedAt)}, last_link = ${param(head.link === null ? null : JSON.stringify(head.link))}::jsonb
        WHERE chain_key = ${param(head.chainKey)}`;
-    const { writes, ev, jobIds } = batchWrites(param, [{ ...extra, items, head }]);
+    const { writes, ev, jobIds } = batchWrites(param, [renderRows({ ...extra, items, head })]);
     // The batch's events (records final at creation) go in the same statement, and it
     // answers with the subscriptions that want them (the publisher writes their deliveries).
     const res = await q.query<WebhookRow>(`WITH head AS (${heads}),\n       ${writes.join(',\n       ')}\n       ${ev ? ev.match : 'SELECT NULL LIMIT 0'}`, values);
@@ -225,24 +269,19 @@ export const transactionsRepo = {
    * PostgreSQL CPU a record at 50 locations, against 0.19 for one busy chain, measured).
    * Heads first, then series (the locking path's order). Returns each part's job ids.
    */
-  async appendGuarded(q: Queryable, parts: readonly GuardedAppend[]): Promise<{ jobIds: string[] }[]> {
+  async appendGuarded(q: Pick<Queryable, 'query'>, parts: readonly RenderedAppend[]): Promise<{ jobIds: string[] }[]> {
     const values: unknown[] = [];
     const param = (v: unknown) => `$${values.push(v)}`;
-    const iso = (d: Date | null) => (d === null ? null : d.toISOString());
-    const headRows = parts.map(({ head, guard }) => ({
-      chain_key: head.chainKey, seq: head.seq, fingerprint: head.fingerprint, fiscal_id: head.fiscalId, issued_at: iso(head.issuedAt), link: head.link,
-      g_seq: guard.seq, g_fingerprint: guard.fingerprint, g_fiscal_id: guard.fiscalId, g_issued_at: iso(guard.issuedAt), g_link: guard.link,
-    }));
     const heads = `UPDATE chain_heads h SET seq = v.seq, last_fingerprint = v.fingerprint, last_fiscal_id = v.fiscal_id,
          last_issued_at = v.issued_at, updated_at = v.issued_at, last_link = v.link
-       FROM jsonb_to_recordset(${param(JSON.stringify(headRows))}::jsonb) AS v(chain_key text, seq bigint, fingerprint text, fiscal_id text,
+       FROM jsonb_to_recordset(${param(JSON.stringify(parts.map((p) => p.head)))}::jsonb) AS v(chain_key text, seq bigint, fingerprint text, fiscal_id text,
          issued_at timestamptz, link jsonb, g_seq bigint, g_fingerprint text, g_fiscal_id text, g_issued_at timestamptz, g_link jsonb)
        WHERE h.chain_key = v.chain_key AND h.seq = v.g_seq AND h.last_fingerprint IS NOT DISTINCT FROM v.g_fingerprint
          AND h.last_fiscal_id IS NOT DISTINCT FROM v.g_fiscal_id AND h.last_issued_at IS NOT DISTINCT FROM v.g_issued_at
          AND h.last_link IS NOT DISTINCT FROM v.g_link
        RETURNING 1`;
     const { writes, ev, jobIds } = batchWrites(param, parts);
-    const numbers = parts.flatMap((p) => (p.numbers ?? []).map((n) => ({ ...n, at: p.head.issuedAt })));
+    const numbers = parts.flatMap((p) => p.numbers);
     if (numbers.length > 0) {
       writes.push(`num AS (
          UPDATE number_series s SET last_number = v.next, updated_at = v.at
@@ -253,7 +292,7 @@ export const transactionsRepo = {
     }
     // The planned subscribers, each once (two chains of one account plan the same ones).
     const subscribers = new Map<string, Pick<WebhookRow, 'id' | 'events'>>();
-    for (const p of parts) for (const w of p.subscribers ?? []) subscribers.set(w.id, { id: w.id, events: w.events });
+    for (const p of parts) for (const w of p.subscribers) subscribers.set(w.id, { id: w.id, events: w.events });
     // The heads first (the main query reads them before the other WITH parts run), then
     // the series: the order the locking path takes them in.
     const main = `SELECT svc_assert((SELECT count(*) FROM head) = ${parts.length}, '${CHAIN_HEAD_MOVED}', 'chain head moved')${numbers.length > 0

@@ -170,10 +170,30 @@ export interface EventBatch {
  * statement (transactions-repo), which records its events in its own round trip.
  */
 export function eventsInsertAndMatch(batch: EventBatch, param: (v: unknown) => string): { insert: string; match: string } {
+  return eventsSqlFromJson(eventRowsJson(batch), param);
+}
+
+/** A batch of events as `eventsSqlFromJson` takes it: the rows' JSON, their accounts, the types matched on. */
+export interface RenderedEvents {
+  json: string;
+  accounts: readonly string[];
+  types: readonly string[];
+}
+
+export function eventRowsJson(batch: EventBatch): RenderedEvents {
   // One JSON parameter for every row (see jobs/job-rows.ts): the text does not vary with the count.
-  const rows = param(JSON.stringify(batch.rows.map((e) => ({ id: e.id, account_id: e.account_id, type: e.type, data: e.data, created_at: e.created_at }))));
-  const accounts = param([...new Set(batch.rows.map((e) => e.account_id))]);
-  const wanted = param([...batch.types]);
+  return {
+    json: JSON.stringify(batch.rows.map((e) => ({ id: e.id, account_id: e.account_id, type: e.type, data: e.data, created_at: e.created_at }))),
+    accounts: [...new Set(batch.rows.map((e) => e.account_id))],
+    types: [...batch.types],
+  };
+}
+
+/** `eventsInsertAndMatch` of events already rendered (several batches' joined: transactions-repo). */
+export function eventsSqlFromJson(events: RenderedEvents, param: (v: unknown) => string): { insert: string; match: string } {
+  const rows = param(events.json);
+  const accounts = param([...events.accounts]);
+  const wanted = param([...events.types]);
   return {
     insert: `INSERT INTO events (id, account_id, type, data, created_at)
        SELECT id, account_id, type, data, created_at FROM json_populate_recordset(NULL::events, ${rows}::json)`,
