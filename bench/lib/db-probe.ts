@@ -88,6 +88,8 @@ export function probeDb(inner: Db, lockStatement = /^INSERT INTO chain_heads/): 
   const db: Db = {
     kind: inner.kind,
     query: timedQuery(inner, false),
+    // The ordered pipe too (its statements stand alone, like `query`'s).
+    pipe: inner.pipe ? { query: timedQuery({ query: inner.pipe.query, exec: () => Promise.reject(new Error('no exec on the pipe')) }, false) } : undefined,
     exec: (sql) => inner.exec(sql),
     subscribe: (channel, listener) => inner.subscribe(channel, listener),
     close: () => inner.close(),

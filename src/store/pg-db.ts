@@ -98,8 +98,14 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
   };
   const pipeQuery = async <T>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> => {
     const client = pipeNow();
+    // The driver writes a statement as four or five messages, each its own socket write:
+    // corked, they leave in one (the query is written synchronously, within `run`'s call).
+    const stream = (client as unknown as { connection?: { stream?: { cork(): void; uncork(): void } } }).connection?.stream;
+    stream?.cork();
+    const answer = run<T>(client, sql, params);
+    stream?.uncork();
     try {
-      return await run<T>(client, sql, params);
+      return await answer;
     } catch (err) {
       // The connection is gone (terminated, reset): the statements behind fail with it,
       // the next ones go on a new one. (Its 'end' comes a little later than this answer.)
