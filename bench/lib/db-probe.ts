@@ -70,7 +70,7 @@ export function probeDb(inner: Db, lockStatement = /^INSERT INTO chain_heads/): 
     if (ms > s.max) s.max = ms;
   };
 
-  const timedQuery = (q: Queryable, inTx: boolean, onLock?: (end: number) => void): Queryable['query'] =>
+  const timedQuery = (q: Pick<Queryable, 'query'>, inTx: boolean, onLock?: (end: number) => void): Queryable['query'] =>
     async (sql, params) => {
       const t0 = performance.now();
       try {
@@ -89,7 +89,7 @@ export function probeDb(inner: Db, lockStatement = /^INSERT INTO chain_heads/): 
     kind: inner.kind,
     query: timedQuery(inner, false),
     // The ordered pipe too (its statements stand alone, like `query`'s).
-    pipe: inner.pipe ? { query: timedQuery({ query: inner.pipe.query, exec: () => Promise.reject(new Error('no exec on the pipe')) }, false) } : undefined,
+    pipe: inner.pipe ? { query: timedQuery(inner.pipe, false) } : undefined,
     exec: (sql) => inner.exec(sql),
     subscribe: (channel, listener) => inner.subscribe(channel, listener),
     close: () => inner.close(),

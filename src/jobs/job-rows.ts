@@ -10,27 +10,18 @@ const JOB_COLUMNS = 'id, kind, account_id, transaction_id, payload, status, atte
  * statement's text is the same whatever the number of jobs: prepared once per connection,
  * and no per-value encoding in the driver. Returns the new ids in input order.
  */
-export function jobsInsertSql(
-  inputs: readonly EnqueueInput[],
-  now: Date,
-  param: (v: unknown) => string,
-): { ids: string[]; sql: string } {
+export function jobsInsertSql(inputs: readonly EnqueueInput[], now: Date, param: (v: unknown) => string): { ids: string[]; sql: string } {
   const { ids, json } = jobRowsJson(inputs, now);
   return { ids, sql: jobsInsertFromJson(param(json)) };
 }
 
 /** The jobs' rows as the JSON `jobsInsertFromJson` reads, with their new ids in input order. */
-export function jobRowsJson(
-  inputs: readonly EnqueueInput[],
-  /** When the jobs were made: one time, or one per input (a statement writing several batches). */
-  now: Date | readonly Date[],
-): { ids: string[]; json: string } {
-  const at = (i: number): Date => (Array.isArray(now) ? (now as readonly Date[])[i]! : (now as Date));
+export function jobRowsJson(inputs: readonly EnqueueInput[], now: Date): { ids: string[]; json: string } {
   const ids = inputs.map((input) => input.id ?? newId());
   const rows = inputs.map((input, i) => ({
     id: ids[i], kind: input.kind, account_id: input.accountId ?? null, transaction_id: input.transactionId ?? null,
     payload: input.payload ?? {}, status: input.waiting ? 'waiting' : 'pending', attempt: 0, max_attempts: input.maxAttempts,
-    run_at: input.runAt, created_at: at(i), updated_at: at(i), queue_key: input.queueKey ?? null, queue_seq: input.queueSeq ?? null,
+    run_at: input.runAt, created_at: now, updated_at: now, queue_key: input.queueKey ?? null, queue_seq: input.queueSeq ?? null,
   }));
   return { ids, json: JSON.stringify(rows) };
 }

@@ -114,10 +114,9 @@ export function createEventPublisher(deps: Pick<Deps, 'log'>, opts: { onEnqueued
   /** One delivery (log row + job) per subscription that asked for the event under either name. */
   async function deliverTo(tx: Queryable, eventId: string, event: EventInput, subs: readonly WebhookRow[], now: Date): Promise<PublishResult> {
     const planned = deliveriesOf(eventId, event, subs, now);
-    for (const { delivery, job } of planned) {
-      await jobsRepo.enqueue(tx, job, now);
-      await webhookDeliveriesRepo.insert(tx, delivery);
-    }
+    // The jobs first: a delivery names its job.
+    await jobsRepo.enqueueMany(tx, planned.map((p) => p.job), now);
+    await webhookDeliveriesRepo.insertMany(tx, planned.map((p) => p.delivery));
     if (planned.length) {
       deps.log.debug({ eventId, type: event.type, deliveries: planned.length }, 'event published');
       opts.onEnqueued?.();

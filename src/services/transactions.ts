@@ -113,22 +113,20 @@ export function createTransactionService(deps: TransactionDeps) {
    */
   const knownHeads = new Map<string, BuiltOn>();
   const MAX_KNOWN_HEADS = 10_000;
-  const remember = (chainKey: string, head: BuiltOn) => {
-    knownHeads.delete(chainKey);
-    knownHeads.set(chainKey, head);
-    if (knownHeads.size > MAX_KNOWN_HEADS) knownHeads.delete(knownHeads.keys().next().value!);
+  /** Sets `key` as the most recent entry of a map bounded like `knownHeads` (oldest out). */
+  const rememberIn = <V>(map: Map<string, V>, key: string, value: V) => {
+    map.delete(key);
+    map.set(key, value);
+    if (map.size > MAX_KNOWN_HEADS) map.delete(map.keys().next().value!);
   };
+  const remember = (chainKey: string, head: BuiltOn) => rememberIn(knownHeads, chainKey, head);
   /**
    * The last invoice number each numbering series had after this node's last commit that
    * took from it: a batch on a known head numbers its invoices from here, and its statement
    * moves the series only from these values (else it is refused like a moved head).
    */
   const knownNumbers = new Map<string, number>();
-  const rememberNumber = (numberingKey: string, last: number) => {
-    knownNumbers.delete(numberingKey);
-    knownNumbers.set(numberingKey, last);
-    if (knownNumbers.size > MAX_KNOWN_HEADS) knownNumbers.delete(knownNumbers.keys().next().value!);
-  };
+  const rememberNumber = (numberingKey: string, last: number) => rememberIn(knownNumbers, numberingKey, last);
   /**
    * Per account, the webhook subscriptions that wanted its completion events at this node's
    * last locking-path batch with such events: a one-statement batch writes their deliveries
@@ -136,11 +134,7 @@ export function createTransactionService(deps: TransactionDeps) {
    * locking path finds the current ones). Unknown: none expected.
    */
   const knownSubscribers = new Map<string, WebhookRow[]>();
-  const rememberSubscribers = (accountId: string, subs: WebhookRow[]) => {
-    knownSubscribers.delete(accountId);
-    knownSubscribers.set(accountId, subs);
-    if (knownSubscribers.size > MAX_KNOWN_HEADS) knownSubscribers.delete(knownSubscribers.keys().next().value!);
-  };
+  const rememberSubscribers = (accountId: string, subs: WebhookRow[]) => rememberIn(knownSubscribers, accountId, subs);
 
   /**
    * Where one-statement appends go: the store's ordered pipe (PostgreSQL: a connection of
@@ -197,9 +191,11 @@ export function createTransactionService(deps: TransactionDeps) {
   /**
    * A chain's batch on the one-statement path whose statement is not answered yet: built on
    * `base`, it leaves `head` and the series at `numbers`. The chain's next batch is built
-   * on these meanwhile (GroupCommitter pipelining), and sent once this one is answered:
-   * only if this one committed (`knownHeads` then holds `head` itself), else that next
-   * batch takes the locking path. Why: one busy chain is serial, and building a batch
+   * on these meanwhile (GroupCommitter pipelining) if `base` is what this node knows, and
+   * sent: on the pipe at once, behind this one (its guard refuses it if this one did not
+   * commit); without a pipe once this one is answered, and only if it committed
+   * (`knownHeads` then holds `head` itself). Either way a refused batch takes the locking
+   * path after the one before. Why: one busy chain is serial, and building a batch
    * (records, hashes, the statement's JSON) took a sixth of each turn of the chain while
    * PostgreSQL idled; now it happens while the statement before runs.
    */

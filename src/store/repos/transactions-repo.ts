@@ -3,7 +3,7 @@ import type { RenderHint, TransactionDraft, TransactionStatus } from '../../coun
 import type { Queryable } from '../db.ts';
 import type { EnqueueInput } from '../../jobs/queue.ts';
 import { jobRowsJson, jobsInsertFromJson } from '../../jobs/job-rows.ts';
-import { eventRowsJson, eventsSqlFromJson, webhookOf, type DeliveryRow, type EventBatch, type RenderedEvents, type WebhookRow } from './webhooks-repo.ts';
+import { deliveriesInsertFromJson, eventRowsJson, eventsSqlFromJson, webhookOf, type DeliveryRow, type EventBatch, type RenderedEvents, type WebhookRow } from './webhooks-repo.ts';
 import type { FiscalRecordRow } from './fiscal-records-repo.ts';
 import type { LocationRow } from './locations-repo.ts';
 
@@ -78,7 +78,6 @@ const allRecordColumns: Missing<FiscalRecordRow, typeof RECORD_COLUMN_LIST> exte
 void allTransactionColumns;
 void allRecordColumns;
 const TRANSACTION_COLUMNS = TRANSACTION_COLUMN_LIST.join(', ');
-const DELIVERY_COLUMNS = 'id, subscription_id, account_id, event_id, event_type, payload, job_id, status, attempt, max_attempts, next_attempt_at, created_at, updated_at';
 const RECORD_COLUMNS = RECORD_COLUMN_LIST.join(', ');
 
 /** pg returns bigint as text: amounts are read back as numbers (they are safe integers by validation). */
@@ -176,7 +175,7 @@ function renderRows(part: Pick<GuardedAppend, 'items' | 'head' | 'events' | 'job
   };
 }
 
-/** Batches of one chain each, in one statement (see `appendGuarded`). */
+/** One chain's batch as `appendGuarded` takes it (several such go in one statement). */
 export function renderAppend(part: GuardedAppend): RenderedAppend {
   const { head, guard } = part;
   const iso = (d: Date | null) => (d === null ? null : d.toISOString());
@@ -219,8 +218,7 @@ function batchWrites(
   if (ev) writes.push(`ev AS (${ev.insert})`);
   const deliveries = parts.flatMap((p) => (p.deliveries ? [p.deliveries] : []));
   if (deliveries.length > 0) {
-    writes.push(`dl AS (INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS})
-         SELECT ${DELIVERY_COLUMNS} FROM json_populate_recordset(NULL::webhook_deliveries, ${param(joinArrays(deliveries))}::json))`);
+    writes.push(`dl AS (${deliveriesInsertFromJson(param(joinArrays(deliveries)))})`);
   }
   return { writes, ev, jobIds: parts.map((p) => p.jobs?.ids ?? []) };
 }

@@ -250,15 +250,22 @@ export interface DeliveryFilter {
   status?: DeliveryStatus | undefined;
 }
 
+const DELIVERY_COLUMNS = 'id, subscription_id, account_id, event_id, event_type, payload, job_id, status, attempt, max_attempts, next_attempt_at, created_at, updated_at';
+
+/**
+ * The INSERT of the deliveries whose JSON array (`JSON.stringify` of DeliveryRows) is the
+ * parameter `json`: `insertMany`, and the create's batch statement (transactions-repo).
+ */
+export function deliveriesInsertFromJson(json: string): string {
+  return `INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS})
+         SELECT ${DELIVERY_COLUMNS} FROM json_populate_recordset(NULL::webhook_deliveries, ${json}::json)`;
+}
+
 export const webhookDeliveriesRepo = {
-  async insert(q: Queryable, d: DeliveryRow): Promise<void> {
-    await q.query(
-      `INSERT INTO webhook_deliveries (id, subscription_id, account_id, event_id, event_type, payload, job_id, status, attempt,
-         max_attempts, next_attempt_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-      [d.id, d.subscription_id, d.account_id, d.event_id, d.event_type, JSON.stringify(d.payload), d.job_id, d.status, d.attempt,
-        d.max_attempts, d.next_attempt_at, d.created_at, d.updated_at],
-    );
+  /** Several deliveries in one statement (their jobs are written first: `job_id`). */
+  async insertMany(q: Queryable, rows: readonly DeliveryRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await q.query(deliveriesInsertFromJson('$1'), [JSON.stringify(rows)]);
   },
 
   /** By id alone (the delivery task; callers facing a client scope by subscription). */
