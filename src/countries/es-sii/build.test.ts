@@ -1,23 +1,13 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
 import { sii } from './index.ts';
 import { bajaBody, suministroBody, titularOf } from './soap.ts';
+import { goldenFiles } from '../shared/golden.ts';
 import { TX_ID, NOW, draft, line, location, stored, submitCtx, validatedBuild } from '../shared/test-fixtures.ts';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../test/support/xml-tools.ts';
 import type { FiscalRecord, TransactionDraft } from '../types.ts';
 
-const GOLDEN_DIR = new URL('./golden/', import.meta.url);
-
-/** Byte-for-byte comparison with golden/<name>; `UPDATE_GOLDEN=1` rewrites the file. */
-function expectGolden(name: string, actual: string): void {
-  const file = new URL(name, GOLDEN_DIR);
-  if (process.env.UPDATE_GOLDEN === '1') {
-    mkdirSync(GOLDEN_DIR, { recursive: true });
-    writeFileSync(file, actual);
-  }
-  expect(existsSync(file), `golden file ${name} is missing: run with UPDATE_GOLDEN=1`).toBe(true);
-  expect(actual).toBe(readFileSync(file, 'utf8'));
-}
+/** Byte-for-byte comparison with golden/<name> (shared/golden.ts; `UPDATE_GOLDEN=1` rewrites it). */
+const expectGolden = goldenFiles(new URL('./golden/', import.meta.url));
 
 const loc = location('es-sii');
 const party = { counterparty_nif: 'A13585625', counterparty_name: 'Cliente Ejemplo SA' };

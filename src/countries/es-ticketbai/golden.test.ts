@@ -1,31 +1,21 @@
 /**
  * Golden TicketBAI records: fixed clock, ids and key (test/fixtures/signing), compared
- * byte for byte with golden/*.xml (`UPDATE_GOLDEN=1` rewrites them). Each one is also
+ * byte for byte with golden/*.xml (shared/golden.ts: `UPDATE_GOLDEN=1` rewrites them and
+ * their .pretty.xml copies). Each one is also
  * checked by the reference tools: valid against the official XSD (xmllint) and its
  * XAdES signature verified (xmlsec1).
  */
-import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xmlsecVerify, xsdValidate } from '../../../test/support/xml-tools.ts';
 import type { FiscalRecord } from '../types.ts';
+import { goldenFiles } from '../shared/golden.ts';
 import { NOW, SOFTWARE, draft, fixedSigningKey, line, location, validatedBuild } from '../shared/test-fixtures.ts';
 import { ticketBai } from './index.ts';
 
 const key = fixedSigningKey();
-const GOLDEN = new URL('./golden/', import.meta.url);
-const UPDATE = process.env.UPDATE_GOLDEN === '1';
+const expectGolden = goldenFiles(new URL('./golden/', import.meta.url));
 const ALTA = 'es/ticketbai/ticketbaiv1-2-2.xsd';
 const ANULA = 'es/ticketbai/anula_ticketbaiv1-2-2.xsd';
-
-function golden(name: string, actual: string): void {
-  const file = new URL(name, GOLDEN);
-  if (UPDATE) {
-    fs.mkdirSync(GOLDEN, { recursive: true });
-    fs.writeFileSync(file, actual);
-  }
-  expect(fs.existsSync(file), `golden/${name} is missing: run the tests with UPDATE_GOLDEN=1`).toBe(true);
-  expect(Buffer.from(actual, 'utf8').equals(fs.readFileSync(file)), `golden/${name} differs (UPDATE_GOLDEN=1 regenerates it)`).toBe(true);
-}
 
 function checkWithTools(xml: string, xsd: string): void {
   const sig = xmlsecVerify(xml, { trustedCertPem: key.certificatePem });
@@ -114,7 +104,7 @@ const SCENARIOS: Array<{ name: string; record: FiscalRecord; xsd: string }> = [
 describe('es-ticketbai golden records', () => {
   for (const s of SCENARIOS) {
     it(`${s.name}: byte for byte, XSD-valid, signature verified`, () => {
-      golden(s.name, s.record.body);
+      expectGolden(s.name, s.record.body);
       checkWithTools(s.record.body, s.xsd);
     });
   }

@@ -1,30 +1,19 @@
 /**
  * Golden files: the VERI*FACTU records of goldenChain() on the fixed clock, compared
- * byte for byte (regenerate with UPDATE_GOLDEN=1), each one valid against the official
+ * byte for byte with golden/*.xml (shared/golden.ts: UPDATE_GOLDEN=1 rewrites them and
+ * their .pretty.xml copies), each one valid against the official
  * SuministroLR.xsd once wrapped in RegFactuSistemaFacturacion, and each huella
  * recomputed from the values the XML itself carries (parsed back, FORMATS.md §2.1-2.2).
  */
-import fs from 'node:fs';
 import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../test/support/xml-tools.ts';
+import { goldenFiles } from '../shared/golden.ts';
 import { goldenChain } from './golden-cases.ts';
 import { huellaAlta, huellaAnulacion } from './huella.ts';
 import { regFactuRequest, soapEnvelope } from './soap.ts';
 
-const GOLDEN_DIR = new URL('./golden/', import.meta.url);
-const UPDATE = process.env.UPDATE_GOLDEN === '1';
-
-function expectGolden(name: string, actual: string): void {
-  const file = new URL(name, GOLDEN_DIR);
-  if (UPDATE) {
-    fs.mkdirSync(GOLDEN_DIR, { recursive: true });
-    fs.writeFileSync(file, actual);
-    return;
-  }
-  expect(fs.existsSync(file), `golden/${name} is missing: run the tests with UPDATE_GOLDEN=1`).toBe(true);
-  expect(Buffer.from(actual, 'utf8').equals(fs.readFileSync(file)), `golden/${name} differs (UPDATE_GOLDEN=1 regenerates it)`).toBe(true);
-}
+const expectGolden = goldenFiles(new URL('./golden/', import.meta.url));
 
 const chain = goldenChain();
 const obligado = { nif: 'B12345674', nombreRazon: 'Ejemplo SL' };

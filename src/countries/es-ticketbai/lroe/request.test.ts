@@ -1,8 +1,8 @@
-import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { SAMPLE_NIF, officialSample, sampleVariant } from '../../../../test/support/fake-ticketbai.ts';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../../test/support/xml-tools.ts';
+import { goldenFiles } from '../../shared/golden.ts';
 import { ticketBaiIdentity } from './identity.ts';
 import {
   LROE_DOCUMENTS,
@@ -40,17 +40,8 @@ function input(model: LroeModel, kind: LroeKind): LroeRequestInput {
   };
 }
 
-const GOLDEN_DIR = new URL('./golden/', import.meta.url);
-
-function golden(name: string, actual: string): void {
-  const file = new URL(name, GOLDEN_DIR);
-  if (process.env.UPDATE_GOLDEN === '1' || !fs.existsSync(file)) {
-    fs.mkdirSync(GOLDEN_DIR, { recursive: true });
-    fs.writeFileSync(file, actual);
-    if (process.env.UPDATE_GOLDEN !== '1') throw new Error(`golden file ${name} was missing and has been written: check it and run again`);
-  }
-  expect(actual).toBe(fs.readFileSync(file, 'utf8'));
-}
+/** golden/<name>, byte for byte (shared/golden.ts; `UPDATE_GOLDEN=1` rewrites it). */
+const expectGolden = goldenFiles(new URL('./golden/', import.meta.url));
 
 describe('LROE model choice', () => {
   it('companies file Modelo 240, individuals Modelo 140', () => {
@@ -125,11 +116,11 @@ describe('LROE request XML', () => {
   });
 
   withSchemas('golden: Modelo 240 alta of the two official samples (UPDATE_GOLDEN=1 rewrites)', () => {
-    golden('pj240-alta.xml', buildLroeRequestXml(input('240', 'alta')));
+    expectGolden('pj240-alta.xml', buildLroeRequestXml(input('240', 'alta')));
   });
 
   withSchemas('golden: Modelo 140 anulación of the official cancellation sample', () => {
-    golden('pf140-anulacion.xml', buildLroeRequestXml(input('140', 'anulacion')));
+    expectGolden('pf140-anulacion.xml', buildLroeRequestXml(input('140', 'anulacion')));
   });
 });
 
