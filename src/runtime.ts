@@ -10,7 +10,9 @@ import { createTranslateErrorHandler } from './jobs/tasks/translate-error.ts';
 import { CERTIFICATE_EXPIRY_JOB, createCertificateExpiryHandler, scheduleCertificateExpiry } from './jobs/tasks/certificate-expiry.ts';
 import type { RateLimiter } from './ratelimit/limiter.ts';
 import type { Deps } from './services/deps.ts';
-import { DELIVER_WEBHOOK, createEventPublisher } from './services/event-publisher.ts';
+import { DELIVER_WEBHOOK, FAN_OUT_EVENTS, createEventPublisher } from './services/event-publisher.ts';
+import { createFanOutEventsHandler } from './jobs/tasks/fan-out-events.ts';
+import { createLedger } from './ledger/ledger.ts';
 import { SUBMIT_JOB, TRANSLATE_JOB } from './services/transaction-view.ts';
 import type { EventPublisher } from './services/events.ts';
 import { createCertificateService, type CertificateService } from './services/certificates.ts';
@@ -102,6 +104,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
       db: o.db, clock: o.clock, log: o.log, events, locations, signingKeys, backoff: o.config.backoff ?? CLOUD_BACKOFF,
       authorityBaseUrls: o.config.authorityBaseUrls, authorityCa: o.config.authorityCa, ...(o.random ? { random: o.random } : {}),
     }),
+    [FAN_OUT_EVENTS]: createFanOutEventsHandler({ clock: o.clock, events }),
     [DELIVER_WEBHOOK]: createDeliverWebhookHandler({ ...deps, events, ...(o.config.webhookTimeoutMs ? { timeoutMs: o.config.webhookTimeoutMs } : {}) }),
     [TRANSLATE_JOB]: createTranslateErrorHandler({ ...deps, translator }),
     [CERTIFICATE_EXPIRY_JOB]: createCertificateExpiryHandler({ db: o.db, clock: o.clock, events }),
@@ -112,7 +115,8 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   const submitter: Submitter = { runNow: (id) => w.runJobNow(id), notify: () => w.notify() };
   const software = o.software ?? DEFAULT_SOFTWARE;
   const maxAttempts = o.config.submissionMaxAttempts ?? 50;
-  const transactions = createTransactionService({ ...deps, events, locations, submitter, software, maxAttempts, signingKeys });
+  const ledger = createLedger({ db: o.db, clock: o.clock, log: o.log, events });
+  const transactions = createTransactionService({ ...deps, ledger, locations, submitter, software, maxAttempts, signingKeys });
   return {
     transactions,
     deps, changes, events, locations, certificates, signingKeys, translator, batch, handlers, worker: w, submitter,

@@ -8,19 +8,20 @@
  *   once and `error_message` null until the background translation fills it (spec
  *   "Errors", failed submissions);
  * - retry: back to `pending_batch` for the next run.
- * Every change is a compare-and-set from `pending_lroe`: a record another run took over
+ * Every change is a compare-and-set from the in-batch status: a record another run took over
  * (its claim had gone stale) is left to that run.
  */
-import type { TransactionStatus } from '../countries/types.ts';
+import { statuses } from '../countries/registry.ts';
 import type { EventPublisher } from '../services/events.ts';
-import { CANCELLABLE } from '../services/transactions.ts';
+import { cancelOriginalIfAccepted } from '../services/cancellation.ts';
 import { completionEvent } from '../services/transaction-view.ts';
 import { acceptedFields, recordFailure } from '../services/authority-outcome.ts';
 import type { Queryable } from '../store/db.ts';
 import { transactionsRepo, type TransactionRow } from '../store/repos/transactions-repo.ts';
 import type { RecordVerdict } from './verdict.ts';
 
-const IN_FLIGHT: readonly TransactionStatus[] = ['pending_lroe'];
+/** Records inside a batch that was sent (TicketBAI declares `pending_lroe`: core/status.ts). */
+const IN_FLIGHT = statuses.inBatch;
 
 export interface SettleItem {
   t: TransactionRow;
@@ -35,7 +36,7 @@ export async function settleRecord(tx: Queryable, item: SettleItem, events: Even
     case 'success': {
       const updated = await transactionsRepo.update(tx, t.id, acceptedFields(t, verdict.outcome, now, { batch }), now, IN_FLIGHT);
       if (!updated) return;
-      if (t.cancels_id) await transactionsRepo.update(tx, t.cancels_id, { status: 'cancelled' }, now, CANCELLABLE);
+      await cancelOriginalIfAccepted(tx, updated, now);
       await events.publish(tx, completionEvent(updated, now), now);
       return;
     }

@@ -15,6 +15,7 @@
  * 4. claims again until nothing is left (records sent back in this run are not retaken).
  * Whatever stops the run, records still claimed go back to `pending_batch`.
  */
+import { PENDING_LROE } from '../countries/es-ticketbai/statuses.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../core/clock.ts';
 import { TICKETBAI_CODES } from '../countries/es-ticketbai/codes.ts';
@@ -74,7 +75,7 @@ export function createSpainLroeProcessor(deps: SpainLroeDeps): BatchProcessor {
     const statuses = await batchTransactionsRepo.statuses(deps.db, originals);
     const waiting = (c: BatchClaim) => {
       const s = c.t.cancels_id ? statuses.get(c.t.cancels_id) : undefined;
-      return s === 'pending_batch' || s === 'pending_lroe';
+      return s === 'pending_batch' || s === PENDING_LROE;
     };
     return { send: group.claims.filter((c) => !waiting(c)), held: group.claims.filter(waiting) };
   }
@@ -131,7 +132,7 @@ export function createSpainLroeProcessor(deps: SpainLroeDeps): BatchProcessor {
     cron: SPAIN_LROE_CRON,
 
     async scopesWithWork(q, now) {
-      const rows = await batchTransactionsRepo.scopesWaiting(q, LROE_SYSTEM, staleBefore(now));
+      const rows = await batchTransactionsRepo.scopesWaiting(q, LROE_SYSTEM, PENDING_LROE, staleBefore(now));
       return rows.map((r) => ({ accountId: r.account_id, environment: r.environment }));
     },
 
@@ -143,7 +144,7 @@ export function createSpainLroeProcessor(deps: SpainLroeDeps): BatchProcessor {
           const now = deps.clock.now();
           const claims = await batchTransactionsRepo.claim(deps.db, {
             accountId: scope.accountId, environment: scope.environment, system: LROE_SYSTEM, now,
-            staleBefore: staleBefore(now), exclude: handled, limit,
+            staleBefore: staleBefore(now), exclude: handled, limit, inBatch: PENDING_LROE,
           });
           if (claims.length === 0) break;
           for (const c of claims) {
@@ -157,7 +158,7 @@ export function createSpainLroeProcessor(deps: SpainLroeDeps): BatchProcessor {
           // Stopped on an error: what is still claimed waits for the next run (if this fails
           // too, the claim lease returns them).
           ctx.tally.failed += inFlight.size;
-          await batchTransactionsRepo.release(deps.db, [...inFlight], deps.clock.now()).catch((err: unknown) => {
+          await batchTransactionsRepo.release(deps.db, [...inFlight], PENDING_LROE, deps.clock.now()).catch((err: unknown) => {
             deps.log.error({ err, processor: SPAIN_LROE, accountId: scope.accountId }, 'could not release claimed LROE records');
           });
         }

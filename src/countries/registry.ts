@@ -5,6 +5,7 @@
  * system means adding it here, and this file is the one place to see them all.
  */
 import { badRequest } from '../core/errors.ts';
+import { CORE_STATUS_TABLE, StatusMachine } from '../core/status.ts';
 import { readSpainSystem } from './es/common.ts';
 import { routeItaly } from './it/common.ts';
 import { readConfigObject } from './shared/config-fields.ts';
@@ -19,6 +20,9 @@ import { saft } from './pt-saft/index.ts';
 import { myData } from './gr-mydata/index.ts';
 
 export const SYSTEMS: readonly FiscalSystem[] = [ticketBai, verifactu, sii, sdi, documentoCommerciale, nf525, saft, myData];
+
+/** The one status machine: the core's statuses and transitions, and every system's own (core/status.ts). */
+export const statuses = new StatusMachine([CORE_STATUS_TABLE, ...SYSTEMS.flatMap((s) => (s.statuses ? [s.statuses] : []))]);
 
 const BY_KEY = new Map<string, FiscalSystem>(SYSTEMS.map((s) => [s.key, s]));
 

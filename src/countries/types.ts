@@ -7,6 +7,11 @@
  * code branches on `capabilities`, never on the country.
  */
 import type { KeyObject, X509Certificate } from 'node:crypto';
+import type { ChainLink } from '../core/chain-link.ts';
+import type { EventType } from '../core/events.ts';
+import type { StatusContribution, TransactionStatus } from '../core/status.ts';
+
+export type { ChainLink, PreviousLink } from '../core/chain-link.ts';
 
 export const COUNTRIES = ['ES', 'IT', 'FR', 'PT', 'GR'] as const;
 export type Country = (typeof COUNTRIES)[number];
@@ -108,6 +113,25 @@ export interface FiscalSystem {
 
   /** Authority error codes: English text, category, retriable. */
   codes: Readonly<Record<string, AuthorityCode>>;
+
+  /** Optional: the statuses this system adds to the core's, with their transitions (core/status.ts). */
+  statuses?: StatusContribution | undefined;
+
+  /**
+   * Optional: what becomes of a record whose submission cannot reach the authority within
+   * `capabilities.offlineGraceSeconds` of its creation (Greece): instead of `failed`, it
+   * takes `status` with `label` on its receipt and is retried until the window closes,
+   * then takes `expiredStatus`; a late success fires `lateEvent`.
+   */
+  offline?: OfflineFallback | undefined;
+}
+
+export interface OfflineFallback {
+  status: string;
+  expiredStatus: string;
+  label: RenderHint;
+  lateEvent: EventType;
+  expiredEvent: EventType;
 }
 
 export interface Capabilities {
@@ -237,23 +261,6 @@ export interface SoftwareIdentity {
   vendorTaxId: string;
 }
 
-export interface ChainLink {
-  /** 1 for the first record of a chain. */
-  seq: number;
-  /**
-   * The document number within its series, for systems whose numbering is not the chain
-   * sequence (`numberingKey`); for the others it equals `seq`. Altas only.
-   */
-  number?: number | undefined;
-  previous: {
-    fingerprint: string | null;
-    fiscalId: string | null;
-    issuedAt: string;
-    /** What the previous record left for its successor (`FiscalRecord.linkData`), e.g. TicketBAI series, number, date. */
-    linkData?: Record<string, string> | null | undefined;
-  } | null;
-}
-
 export interface BuildInput {
   transactionId: string;
   kind: 'record' | 'cancellation';
@@ -352,11 +359,7 @@ export interface SubmitContext {
   authorityCa?: string | undefined;
 }
 
-export type TransactionStatus =
-  | 'pending' | 'processing' | 'success' | 'failed' | 'failed_permanent'
-  | 'pending_lroe' | 'pending_submission' | 'pending_batch' | 'cancelled'
-  | 'delivered' | 'rejected' | 'delivery_error'
-  | 'offline_pending' | 'failed_offline_grace_expired';
+export type { TransactionStatus } from '../core/status.ts';
 
 export type AuthorityOutcome =
   | {

@@ -26,7 +26,10 @@ export function jobRowsJson(inputs: readonly EnqueueInput[], now: Date): { ids: 
   return { ids, json: JSON.stringify(rows) };
 }
 
-/** The INSERT of the jobs whose JSON array (`jobRowsJson`) is the parameter `json`. */
-export function jobsInsertFromJson(json: string): string {
-  return `INSERT INTO jobs (${JOB_COLUMNS}) SELECT ${JOB_COLUMNS} FROM json_populate_recordset(NULL::jobs, ${json}::json)`;
+/**
+ * The INSERT of the jobs whose JSON array (`jobRowsJson`) is the parameter `json`; with
+ * `where`, only the rows (alias `j`) it holds for.
+ */
+export function jobsInsertFromJson(json: string, where?: string): string {
+  return `INSERT INTO jobs (${JOB_COLUMNS}) SELECT ${JOB_COLUMNS} FROM json_populate_recordset(NULL::jobs, ${json}::json)${where ? ` j WHERE ${where}` : ''}`;
 }

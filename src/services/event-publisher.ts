@@ -3,12 +3,17 @@ import { jobsRepo, type EnqueueInput } from '../jobs/queue.ts';
 import type { Queryable } from '../store/db.ts';
 import { eventsRepo, webhookDeliveriesRepo, webhooksRepo, type DeliveryRow, type WebhookRow } from '../store/repos/webhooks-repo.ts';
 import type { Deps } from './deps.ts';
+import type { LedgerEvents } from '../ledger/types.ts';
 import { EVENT_TYPES, type EventInput, type EventPublisher, type EventType } from './events.ts';
 
 /** The job kind of one webhook delivery (register its handler: jobs/tasks/deliver-webhook.ts). */
 export const DELIVER_WEBHOOK = 'deliver_webhook';
 /** At once, then +10 s, +60 s, +300 s, +600 s. */
 export const WEBHOOK_MAX_ATTEMPTS = 5;
+/** The job kind that writes the deliveries of events recorded by the ledger (jobs/tasks/fan-out-events.ts). */
+export const FAN_OUT_EVENTS = 'fan_out_events';
+/** Writing deliveries only fails with the database: retried like any job, then dead (and visible). */
+const FAN_OUT_MAX_ATTEMPTS = 10;
 
 /** The two names of one fact (DECISIONS "Events and webhooks"). */
 const ALIAS: Partial<Record<EventType, EventType>> = {
@@ -37,9 +42,11 @@ export interface PublishResult {
   deliveryIds: string[];
 }
 
-export interface WebhookEventPublisher extends EventPublisher {
+export interface WebhookEventPublisher extends EventPublisher, LedgerEvents {
   /** `publish` with options and the ids it created. */
   publishEvent(tx: Queryable, event: EventInput, now: Date, opts?: PublishOptions): Promise<PublishResult>;
+  /** Writes the deliveries of recorded events (the `fan_out_events` job); answers how many. */
+  fanOut(tx: Queryable, eventIds: readonly string[], now: Date): Promise<number>;
 }
 
 /** Fields the service sets in every body; the caller's `data` cannot override them. */
@@ -78,7 +85,7 @@ export function createEventPublisher(deps: Pick<Deps, 'log'>, opts: { onEnqueued
    * subscription that asked for the event under either name, a delivery (the log row) and
    * its `deliver_webhook` job, runnable at once, 5 attempts.
    */
-  function deliveriesOf(eventId: string, event: EventInput, subs: readonly WebhookRow[], now: Date): { delivery: DeliveryRow; job: EnqueueInput }[] {
+  function deliveriesOf(eventId: string, event: EventInput, subs: readonly WebhookRow[], now: Date, eventAt: Date): { delivery: DeliveryRow; job: EnqueueInput }[] {
     const names = namesOf(event.type);
     const rest = Object.fromEntries(Object.entries(event.data).filter(([k]) => !RESERVED.has(k)));
     return subs.filter((sub) => names.some((n) => sub.events.includes(n))).map((sub) => {
@@ -93,7 +100,7 @@ export function createEventPublisher(deps: Pick<Deps, 'log'>, opts: { onEnqueued
           account_id: event.accountId,
           event_id: eventId,
           event_type: name,
-          payload: { id: eventId, event: name, account_id: event.accountId, ...rest, timestamp: now.toISOString() },
+          payload: { id: eventId, event: name, account_id: event.accountId, ...rest, timestamp: eventAt.toISOString() },
           job_id: jobId,
           status: 'pending',
           attempt: 0,
@@ -112,8 +119,8 @@ export function createEventPublisher(deps: Pick<Deps, 'log'>, opts: { onEnqueued
   }
 
   /** One delivery (log row + job) per subscription that asked for the event under either name. */
-  async function deliverTo(tx: Queryable, eventId: string, event: EventInput, subs: readonly WebhookRow[], now: Date): Promise<PublishResult> {
-    const planned = deliveriesOf(eventId, event, subs, now);
+  async function deliverTo(tx: Queryable, eventId: string, event: EventInput, subs: readonly WebhookRow[], now: Date, eventAt = now): Promise<PublishResult> {
+    const planned = deliveriesOf(eventId, event, subs, now, eventAt);
     // The jobs first: a delivery names its job.
     await jobsRepo.enqueueMany(tx, planned.map((p) => p.job), now);
     await webhookDeliveriesRepo.insertMany(tx, planned.map((p) => p.delivery));
@@ -124,24 +131,30 @@ export function createEventPublisher(deps: Pick<Deps, 'log'>, opts: { onEnqueued
     return { eventId, deliveryIds: planned.map((p) => p.delivery.id) };
   }
 
-  function prepareMany(events: readonly EventInput[], now: Date) {
+  /** The rows of events the caller writes itself (the ledger's batch statement). */
+  function rows(events: readonly EventInput[], now: Date) {
     events.forEach(checkType);
-    const rows = events.map((e) => ({ id: newId(), account_id: e.accountId, type: e.type, data: e.data, created_at: now }));
     return {
-      batch: { rows, types: [...new Set(events.flatMap((e) => namesOf(e.type)))] },
-      async deliver(tx: Queryable, matched: readonly WebhookRow[]) {
-        for (const [i, e] of events.entries()) {
-          const names = namesOf(e.type);
-          const subs = matched.filter((s) => s.account_id === e.accountId && names.some((n) => s.events.includes(n)));
-          if (subs.length) await deliverTo(tx, rows[i]!.id, e, subs, now);
-        }
-      },
-      deliveries(subscriptionsOf: (accountId: string) => readonly WebhookRow[]) {
-        const planned = events.flatMap((e, i) => deliveriesOf(rows[i]!.id, e, subscriptionsOf(e.accountId), now));
-        return { deliveries: planned.map((p) => p.delivery), jobs: planned.map((p) => p.job) };
-      },
-      enqueued: () => opts.onEnqueued?.(),
+      rows: events.map((e) => ({ id: newId(), account_id: e.accountId, type: e.type, data: e.data, created_at: now })),
+      types: [...new Set(events.flatMap((e) => namesOf(e.type)))],
     };
+  }
+
+  /**
+   * Ordinary fan-out of events already recorded (the ledger writes its entries' events and
+   * a `fan_out_events` job, and this job writes their deliveries): each event goes to the
+   * enabled subscriptions of its account that asked for it under either name and existed
+   * when it happened, exactly as `publish` would have delivered it then (same body, same
+   * event time).
+   */
+  async function fanOut(tx: Queryable, eventIds: readonly string[], now: Date): Promise<number> {
+    let n = 0;
+    for (const e of await eventsRepo.getByIds(tx, eventIds)) {
+      const event: EventInput = { accountId: e.account_id, type: e.type as EventType, data: e.data };
+      const subs = (await webhooksRepo.matching(tx, e.account_id, namesOf(event.type))).filter((s) => s.created_at.getTime() <= e.created_at.getTime());
+      n += (await deliverTo(tx, e.id, event, subs, now, e.created_at)).deliveryIds.length;
+    }
+    return n;
   }
 
   return {
@@ -152,9 +165,19 @@ export function createEventPublisher(deps: Pick<Deps, 'log'>, opts: { onEnqueued
     /** Several events of one batch: one insert and one subscription lookup for all of them. */
     async publishMany(tx, events, now) {
       if (events.length === 0) return;
-      const { batch, deliver } = prepareMany(events, now);
-      await deliver(tx, await eventsRepo.insertManyAndMatch(tx, batch.rows, batch.types));
+      const batch = rows(events, now);
+      const matched = await eventsRepo.insertManyAndMatch(tx, batch.rows, batch.types);
+      for (const [i, e] of events.entries()) {
+        const names = namesOf(e.type);
+        const subs = matched.filter((s) => s.account_id === e.accountId && names.some((n) => s.events.includes(n)));
+        if (subs.length) await deliverTo(tx, batch.rows[i]!.id, e, subs, now);
+      }
     },
-    prepareMany,
+    rows,
+    fanOutJob: (accountId, eventIds, now) => ({
+      kind: FAN_OUT_EVENTS, accountId, payload: { event_ids: [...eventIds] }, maxAttempts: FAN_OUT_MAX_ATTEMPTS, runAt: now,
+    }),
+    enqueued: () => opts.onEnqueued?.(),
+    fanOut,
   };
 }

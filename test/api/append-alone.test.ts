@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDb, startTestApp, type TestApp } from '../support/harness.ts';
 import type { Db, Queryable } from '../../src/store/db.ts';
-import { CHAIN_HEAD_MOVED, HAS_SUBSCRIBERS, NUMBERS_MOVED, renderAppend, transactionsRepo } from '../../src/store/repos/transactions-repo.ts';
+import { transactionsRepo } from '../../src/store/repos/transactions-repo.ts';
+import { CHAIN_HEAD_MOVED, NUMBERS_MOVED, ledgerRepo, renderBatch } from '../../src/ledger/ledger-repo.ts';
+import { FAN_OUT_EVENTS } from '../../src/services/event-publisher.ts';
 import { createLocation, createTx, saleBody } from '../support/transactions.ts';
 
 /*
@@ -172,8 +174,8 @@ describe('one-statement append', () => {
       id: crypto.randomUUID(), transaction_id: copy.id, seq: 2, previous_fingerprint: chain.rows[0]!.fingerprint, fingerprint: 'x'.repeat(64),
     };
     const now = new Date();
-    const attempt = (q: Queryable) => transactionsRepo.appendGuarded(q, [renderAppend({
-      items: [{ t: copy, r: rec }], head: { chainKey, seq: 2, fingerprint: rec.fingerprint, fiscalId: rec.fiscal_id, issuedAt: now, link: null },
+    const attempt = (q: Queryable) => ledgerRepo.appendGuarded(q, [renderBatch({
+      transactions: [copy], records: [rec], head: { chainKey, seq: 2, fingerprint: rec.fingerprint, fiscalId: rec.fiscal_id, issuedAt: now, link: null },
       guard: { seq: 1, fingerprint: chain.rows[0]!.fingerprint, fiscalId: t.fiscal_id, issuedAt: t.created_at, link: null },
     })]);
     await expect(attempt(shared)).rejects.toMatchObject({ code: CHAIN_HEAD_MOVED });
@@ -181,7 +183,7 @@ describe('one-statement append', () => {
     expect((await transactionsRepo.getById(shared, copy.id))).toBeUndefined();
   });
 
-  it('webhook subscribers: learnt through the locking path once, then their deliveries are written by the one statement', async () => {
+  it('webhook subscribers: the one statement writes the events and a fan-out job, whose run writes their deliveries', async () => {
     const { key, accountId } = await a.signup();
     const loc = await createLocation(a, key, 'fr-nf525');
     expect((await createTx(a, key, saleBody(loc))).statusCode).toBe(201); // head learnt, no subscription yet
@@ -190,14 +192,17 @@ describe('one-statement append', () => {
     const before = { transactions: onA.n.transactions, refused: onA.n.refused.length };
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await createTx(a, key, saleBody(loc))).json().id);
-    // The first found a subscription it did not plan for: refused whole, then the locking path.
-    expect(onA.n.refused.slice(before.refused)).toEqual([HAS_SUBSCRIBERS]);
-    expect(onA.n.transactions).toBe(before.transactions + 1);
+    // Nothing to plan in the append: no statement refused, no locking path.
+    expect(onA.n.refused.slice(before.refused)).toEqual([]);
+    expect(onA.n.transactions).toBe(before.transactions);
+    const fanOuts = (await shared.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs WHERE kind = $1 AND account_id = $2', [FAN_OUT_EVENTS, accountId])).rows[0]!.n;
+    expect(fanOuts).toBe(3); // the first create, before the subscription, wrote none
+    await a.worker.drain();
     const deliveries = (await shared.query<{ transaction_id: string; event_type: string; payload: Record<string, unknown>; job_status: string; event_id: string }>(
       `SELECT e.data->>'transaction_id' AS transaction_id, d.event_type, d.payload, j.status AS job_status, d.event_id
        FROM webhook_deliveries d JOIN events e ON e.id = d.event_id JOIN jobs j ON j.id = d.job_id
-       WHERE d.account_id = $1 ORDER BY d.created_at, d.id`, [accountId])).rows;
-    expect(deliveries.map((d) => d.transaction_id)).toEqual(ids);
+       WHERE d.account_id = $1 ORDER BY d.created_at, e.created_at, d.id`, [accountId])).rows;
+    expect(deliveries.map((d) => d.transaction_id).sort()).toEqual([...ids].sort());
     for (const d of deliveries) {
       expect(d.event_type).toBe('fiscalization.completed');
       const payload = typeof d.payload === 'string' ? JSON.parse(d.payload) : d.payload;
@@ -207,20 +212,23 @@ describe('one-statement append', () => {
     expectWhole(await chainOf(loc), 4);
   });
 
-  it('a subscription changed since (other names, disabled): the statement refuses its stale plan, deliveries follow the change', async () => {
+  it('a subscription changed since (other names, disabled): the fan-out follows the change', async () => {
     const { key, accountId } = await a.signup();
     const loc = await createLocation(a, key, 'fr-nf525');
     const sub = (await a.request({ method: 'POST', url: '/v1/webhooks', key, payload: { url: 'http://127.0.0.1:9/hook', events: ['fiscalization.completed'] } })).json();
     await createTx(a, key, saleBody(loc));
-    await createTx(a, key, saleBody(loc)); // learnt: planned by the statement
+    await createTx(a, key, saleBody(loc));
+    await a.worker.drain();
     // Renamed through the other node: the same subscription now asks for the other vocabulary.
     expect((await b.request({ method: 'PATCH', url: `/v1/webhooks/${sub.id}`, key, payload: { events: ['transaction.fiscalized'] } })).statusCode).toBe(200);
     const before = onA.n.refused.length;
     const renamed = (await createTx(a, key, saleBody(loc))).json();
-    expect(onA.n.refused.slice(before)).toEqual([HAS_SUBSCRIBERS]);
+    expect(onA.n.refused.slice(before)).toEqual([]);
+    await a.worker.drain();
     // Disabled: none wanted any more.
     expect((await b.request({ method: 'PATCH', url: `/v1/webhooks/${sub.id}`, key, payload: { enabled: false } })).statusCode).toBe(200);
     const quiet = (await createTx(a, key, saleBody(loc))).json();
+    await a.worker.drain();
     const rows = (await shared.query<{ transaction_id: string; event_type: string }>(
       `SELECT e.data->>'transaction_id' AS transaction_id, d.event_type FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
        WHERE d.account_id = $1 ORDER BY d.created_at, d.id`, [accountId])).rows;
@@ -261,8 +269,8 @@ describe('one-statement append', () => {
       ...(record as never as import('../../src/store/repos/fiscal-records-repo.ts').FiscalRecordRow),
       id: crypto.randomUUID(), transaction_id: copy.id, seq: 2, previous_fingerprint: chain.rows[0]!.fingerprint, fingerprint: 'y'.repeat(64),
     };
-    const attempt = (from: number) => transactionsRepo.appendGuarded(shared, [renderAppend({
-      items: [{ t: copy, r: rec }],
+    const attempt = (from: number) => ledgerRepo.appendGuarded(shared, [renderBatch({
+      transactions: [copy], records: [rec],
       head: { chainKey: String(record.chain_key), seq: 2, fingerprint: rec.fingerprint, fiscalId: rec.fiscal_id, issuedAt: new Date(), link: null },
       guard: { seq: 1, fingerprint: chain.rows[0]!.fingerprint, fiscalId: t.fiscal_id, issuedAt: head.last_issued_at, link: head.last_link },
       numbers: [{ key: series[0]!.numbering_key, from, to: from + 1 }],

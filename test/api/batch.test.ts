@@ -1,3 +1,4 @@
+import { PENDING_LROE } from '../../src/countries/es-ticketbai/statuses.ts';
 import https from 'node:https';
 import zlib from 'node:zlib';
 import type { FastifyBaseLogger } from 'fastify';
@@ -315,12 +316,12 @@ describe('spain/lroe in the sandbox stub', () => {
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) ids.push((await created(t, key, loc)).id);
     const claim = () => batchTransactionsRepo.claim(t.db, {
-      accountId, environment: 'test', system: 'es-ticketbai', now: clock.now(), staleBefore: new Date(Date.parse(START) - 3600_000), exclude: [], limit: 3,
+      accountId, environment: 'test', system: 'es-ticketbai', now: clock.now(), staleBefore: new Date(Date.parse(START) - 3600_000), exclude: [], limit: 3, inBatch: PENDING_LROE,
     });
     const claimed = (await Promise.all(Array.from({ length: 12 }, claim))).flat().map((c) => c.t.id);
     expect(claimed.sort()).toEqual([...new Set(claimed)].sort());
     expect(claimed.sort()).toEqual([...ids].sort());
-    expect(await batchTransactionsRepo.release(t.db, claimed, clock.now())).toBe(20);
+    expect(await batchTransactionsRepo.release(t.db, claimed, PENDING_LROE, clock.now())).toBe(20);
   });
 
   it('permissions: batch:write runs and reads stats; any key reads the schedule; a key of other countries cannot run spain/lroe', async () => {

@@ -12,6 +12,7 @@ import { validateTicketBaiTransaction, seriesOf } from './metadata.ts';
 import { buildTicketBai } from './build.ts';
 import { ticketBaiSandbox } from './sandbox.ts';
 import { TICKETBAI_CODES } from './codes.ts';
+import { TICKETBAI_STATUSES } from './statuses.ts';
 
 export const ticketBai: FiscalSystem = {
   key: 'es-ticketbai',
@@ -42,6 +43,7 @@ export const ticketBai: FiscalSystem = {
   build: buildTicketBai,
   submit: submitTicketBai,
   codes: TICKETBAI_CODES,
+  statuses: TICKETBAI_STATUSES,
 };
 
 /** Araba and Gipuzkoa take each record in real time; Bizkaia only in LROE batches. */

@@ -11,6 +11,7 @@ import { seriesOf, validateMyDataTransaction } from './metadata.ts';
 import { buildMyData } from './build.ts';
 import { myDataSandbox } from './sandbox.ts';
 import { MYDATA_CODES } from './codes.ts';
+import { MYDATA_OFFLINE, MYDATA_STATUSES } from './offline.ts';
 
 export const myData: FiscalSystem = {
   key: 'gr-mydata',
@@ -34,4 +35,6 @@ export const myData: FiscalSystem = {
   build: buildMyData,
   submit: stubOnlySubmit(myDataSandbox),
   codes: MYDATA_CODES,
+  statuses: MYDATA_STATUSES,
+  offline: MYDATA_OFFLINE,
 };

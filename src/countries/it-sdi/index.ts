@@ -12,6 +12,7 @@ import { validateSdiTransaction } from './metadata.ts';
 import { buildSdi } from './build.ts';
 import { sdiSandbox } from './sandbox.ts';
 import { SDI_CODES } from './codes.ts';
+import { SDI_STATUSES } from './statuses.ts';
 
 export const sdi: FiscalSystem = {
   key: 'it-sdi',
@@ -34,4 +35,5 @@ export const sdi: FiscalSystem = {
   build: buildSdi,
   submit: stubOnlySubmit(sdiSandbox),
   codes: SDI_CODES,
+  statuses: SDI_STATUSES,
 };

@@ -1,13 +1,13 @@
 import DataLoader from 'dataloader';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../core/clock.ts';
-import { getSystem } from '../../countries/registry.ts';
+import { getSystem, statuses } from '../../countries/registry.ts';
 import { TransportError, type AuthorityOutcome, type BatchOutcome, type FiscalSystem, type RenderHint, type SigningKey, type StoredRecord, type SubmitContext, type TransactionStatus } from '../../countries/types.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { SigningKeyService } from '../../services/signing-keys.ts';
 import type { EventPublisher } from '../../services/events.ts';
 import type { LocationService } from '../../services/locations.ts';
-import { CANCELLABLE } from '../../services/transactions.ts';
+import { cancelOriginalIfAccepted } from '../../services/cancellation.ts';
 import { acceptedFields, recordFailure as recordAuthorityFailure } from '../../services/authority-outcome.ts';
 import { completionEvent, jobEvent } from '../../services/transaction-view.ts';
 import type { Db, Queryable } from '../../store/db.ts';
@@ -28,9 +28,9 @@ import type { AttemptOutcome, AttemptResult, FollowerOutcome, JobHandler } from 
  *   `response_payload.submit_error`, retried with backoff; after the last attempt →
  *   `failed_permanent`, entry `dead`, `fiscalization.dead_letter`;
  * - a non-retriable rejection → `failed_permanent` at once (no retry can succeed);
- * - systems with an offline grace window (Greece): a timeout or outage → `offline_pending`
- *   with the late-transmission label, retried until the window closes, then
- *   `failed_offline_grace_expired`; a late success → `transaction.late_authority_confirmed`.
+ * - systems with an offline fallback (Greece): a timeout or outage → its offline status
+ *   with its receipt label, retried until the window closes, then its expired status;
+ *   a late success fires its late event (the plug-in's `offline`: Greece).
  * Every failure enqueues a background translation of the error into English.
  *
  * Batches: when the job belongs to an ordered queue (a chain) and its system has
@@ -66,8 +66,8 @@ export interface SubmitTaskDeps {
   random?: () => number;
 }
 
-/** Statuses a submission may still change. */
-const OPEN: readonly TransactionStatus[] = ['pending', 'processing', 'failed', 'offline_pending'];
+/** The statuses from which a submission may move a transaction to `to` (the status machine). */
+const from = (to: TransactionStatus) => statuses.sources(to, 'submission');
 
 interface Failure {
   code: string;
@@ -90,7 +90,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
    */
   const begin = new DataLoader<string, StartedSubmission | null>(
     async (ids) => {
-      const started = await transactionsRepo.beginSubmissions(db, ids, clock.now());
+      const started = await transactionsRepo.beginSubmissions(db, ids, clock.now(), statuses.open, statuses.keptWhileSubmitting);
       return ids.map((id) => started.get(id) ?? null);
     },
     { cache: false, batchScheduleFn: (run) => setImmediate(run), maxBatchSize: 200 },
@@ -152,15 +152,17 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
       commit: async (tx) => {
         const now = clock.now();
         const extraHints = outcome.kind === 'accepted' ? outcome.renderHints ?? [] : [];
+        const fields = acceptedFields(t, outcome, now);
         const updated = await transactionsRepo.update(tx, t.id, {
-          ...acceptedFields(t, outcome, now),
+          ...fields,
           render_hints: mergeHints(t.render_hints, extraHints),
-        }, now, OPEN);
+        }, now, from(fields.status!));
         if (!updated) return;
-        if (t.cancels_id) await transactionsRepo.update(tx, t.cancels_id, { status: 'cancelled' }, now, CANCELLABLE);
+        await cancelOriginalIfAccepted(tx, updated, now);
         await deps.events.publish(tx, completionEvent(updated, now, job), now);
-        if (t.status === 'offline_pending') {
-          await deps.events.publish(tx, jobEvent('transaction.late_authority_confirmed', updated, job, 'completed', null, now), now);
+        const offline = getSystem(t.system).offline;
+        if (offline && t.status === offline.status) {
+          await deps.events.publish(tx, jobEvent(offline.lateEvent, updated, job, 'completed', null, now), now);
         }
       },
     };
@@ -190,29 +192,30 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
       outcome: 'completed',
       commit: async (tx) => {
         const now = clock.now();
-        await transactionsRepo.update(tx, t.id, { status: 'pending', fiscal_id: t.fiscal_id ?? outcome.reference, response_payload: { authority: outcome.response, awaiting_notification: true } }, now, OPEN);
+        await transactionsRepo.update(tx, t.id, { status: 'pending', fiscal_id: t.fiscal_id ?? outcome.reference, response_payload: { authority: outcome.response, awaiting_notification: true } }, now, from('pending'));
       },
     };
   }
 
-  /** Records the error and asks for its translation (services/authority-outcome.ts), from the open statuses. */
+  /** Records the error and asks for its translation (services/authority-outcome.ts), from where a submission may move it. */
   const recordFailure = (tx: Queryable, t: TransactionRow, f: Failure, status: TransactionStatus, now: Date, fields: Partial<TransactionRow> = {}) =>
-    recordAuthorityFailure(tx, t, f, status, now, OPEN, { fields });
+    recordAuthorityFailure(tx, t, f, status, now, from(status), { fields });
 
   function fail(t: TransactionRow, job: JobRow, system: FiscalSystem, f: Failure): Exclude<AttemptOutcome, { outcome: 'defer' }> {
     const now = clock.now();
     const lastError = `${f.code}: ${f.message}`;
     const grace = system.capabilities.offlineGraceSeconds;
+    const offline = system.offline;
 
-    if (grace !== undefined && f.retriable) {
+    if (offline && grace !== undefined && f.retriable) {
       const until = new Date(t.created_at.getTime() + grace * 1000);
       if (now.getTime() >= until.getTime()) {
         return {
           outcome: 'dead', error: lastError,
           commit: async (tx) => {
-            const updated = await recordFailure(tx, t, f, 'failed_offline_grace_expired', now);
+            const updated = await recordFailure(tx, t, f, offline.expiredStatus, now);
             if (updated) {
-              await deps.events.publish(tx, jobEvent('transaction.failed_offline_grace_expired', updated, job, 'dead', lastError, now), now);
+              await deps.events.publish(tx, jobEvent(offline.expiredEvent, updated, job, 'dead', lastError, now), now);
               await deps.events.publish(tx, jobEvent('fiscalization.dead_letter', updated, job, 'dead', lastError, now), now);
             }
           },
@@ -222,7 +225,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
       return {
         outcome: 'retry', error: lastError, runAt: new Date(next),
         commit: async (tx) => {
-          await recordFailure(tx, t, f, 'offline_pending', now, { offline_until: until, render_hints: mergeHints(t.render_hints, [LATE_LABEL]) });
+          await recordFailure(tx, t, f, offline.status, now, { offline_until: until, render_hints: mergeHints(t.render_hints, [offline.label]) });
         },
       };
     }
@@ -279,7 +282,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
    * late duplicate job) complete without being sent.
    */
   async function submitBatch(head: Member, location: LocationRow, system: FiscalSystem, followers: JobRow[]): Promise<AttemptResult> {
-    const begun = await transactionsRepo.beginSubmissions(db, followers.map((f) => f.transaction_id!).filter(Boolean), clock.now());
+    const begun = await transactionsRepo.beginSubmissions(db, followers.map((f) => f.transaction_id!).filter(Boolean), clock.now(), statuses.open, statuses.keptWhileSubmitting);
     const members: Member[] = [head];
     const settled: { job: JobRow; result: FollowerOutcome }[] = [];
     for (const job of followers) {
@@ -352,13 +355,6 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
     }
   };
 }
-
-/** The receipt label Greece requires for a receipt issued while the authority was unreachable. */
-const LATE_LABEL: RenderHint = {
-  key: 'late_transmission_label', placement: 'footer_top', mandatory: true, kind: 'text',
-  // Our wording: the legally mandated text is to be confirmed in the Greece issue (not in FORMATS.md).
-  value: 'Εκδόθηκε χωρίς σύνδεση με την ΑΑΔΕ / Issued while the tax authority was unreachable: transmitted later',
-};
 
 /** Adds hints, replacing any with the same key (no duplicates on repeated attempts). */
 function mergeHints(existing: RenderHint[], extra: RenderHint[]): RenderHint[] {

@@ -189,14 +189,19 @@ export function eventRowsJson(batch: EventBatch): RenderedEvents {
   };
 }
 
-/** `eventsInsertAndMatch` of events already rendered (several batches' joined: transactions-repo). */
+/** The INSERT of the events whose JSON array (`eventRowsJson`) is the parameter `json` (also the ledger's batch statement). */
+export function eventsInsertFromJson(json: string): string {
+  return `INSERT INTO events (id, account_id, type, data, created_at)
+       SELECT id, account_id, type, data, created_at FROM json_populate_recordset(NULL::events, ${json}::json)`;
+}
+
+/** `eventsInsertAndMatch` of events already rendered. */
 export function eventsSqlFromJson(events: RenderedEvents, param: (v: unknown) => string): { insert: string; match: string } {
   const rows = param(events.json);
   const accounts = param([...events.accounts]);
   const wanted = param([...events.types]);
   return {
-    insert: `INSERT INTO events (id, account_id, type, data, created_at)
-       SELECT id, account_id, type, data, created_at FROM json_populate_recordset(NULL::events, ${rows}::json)`,
+    insert: eventsInsertFromJson(rows),
     match: `SELECT * FROM webhook_subscriptions
        WHERE account_id = ANY(${accounts}::uuid[]) AND enabled AND deleted_at IS NULL AND events ?| ${wanted}::text[]
        ORDER BY created_at, id`,
@@ -236,6 +241,13 @@ export const eventsRepo = {
       'INSERT INTO events (id, account_id, type, data, created_at) VALUES ($1, $2, $3, $4, $5)',
       [e.id, e.account_id, e.type, JSON.stringify(e.data), e.created_at],
     );
+  },
+
+  /** Several by id, in time order (the fan-out job). */
+  async getByIds(q: Queryable, ids: readonly string[]): Promise<EventRow[]> {
+    if (ids.length === 0) return [];
+    const res = await q.query<EventRow>('SELECT * FROM events WHERE id = ANY($1::uuid[]) ORDER BY created_at, id', [[...ids]]);
+    return res.rows.map((r) => ({ ...r, data: json<Record<string, unknown>>(r.data) }));
   },
 
   async listForAccount(q: Queryable, accountId: string, type?: string): Promise<EventRow[]> {

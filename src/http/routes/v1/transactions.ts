@@ -2,12 +2,11 @@ import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TransactionService } from '../../../services/transactions.ts';
 import { authOf } from '../../hooks/auth.ts';
+import { statuses } from '../../../countries/registry.ts';
 import { StringEnum, authErrors, DateTime, ErrorBody, IdParams, ListOf, NullableDateTime, PageQuery } from '../../schemas.ts';
 
-const STATUSES = [
-  'pending', 'processing', 'success', 'failed', 'failed_permanent', 'pending_lroe', 'pending_submission', 'pending_batch',
-  'cancelled', 'delivered', 'rejected', 'delivery_error', 'offline_pending', 'failed_offline_grace_expired',
-] as const;
+/** Every status of the status machine (core/status.ts, with each system's own), in the spec's order. */
+const STATUSES = statuses.names;
 
 const RenderHintSchema = Type.Object({
   key: Type.String(), placement: Type.String(), mandatory: Type.Boolean(), kind: Type.String(), value: Type.String(),

@@ -1,0 +1,369 @@
+/**
+ * The chain ledger: the one way anything joins a chain (sales, cancellations, closures,
+ * journals). An entry is built on the link the previous one left, and committed with its
+ * rows, jobs and events before `append` returns.
+ *
+ * Two ways to write, chosen per batch:
+ * - the locking path: one database transaction that locks the chain head, takes invoice
+ *   numbers, writes the batch and runs the entries' own writes (`afterWrite`). Always
+ *   right; a chain's first batch on this node, and whatever the other path refuses, go here;
+ * - the one-statement path: a node builds the chain's next batch on the head its own last
+ *   commit left (`knownHeads`) and writes it with one autocommitted statement guarded by
+ *   that head (ledger-repo `appendGuarded`): no lock, no BEGIN/COMMIT, one round trip.
+ *   If another node moved the head (or a series, or a key was taken), the statement
+ *   writes nothing and the batch takes the locking path.
+ *
+ * Batching: appends queue per chain (core/group-commit.ts), two batches of a chain at
+ * once: while one's statement runs, the next is built on what it will leave. Chains'
+ * batches that queue while this node's statements are busy share the next statement
+ * (combiner.ts). Why: a chain is serial by law; its throughput is one statement's time.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../core/clock.ts';
+import type { ChainLink } from '../core/chain-link.ts';
+import { GroupCommitter, type Turn } from '../core/group-commit.ts';
+import { promoteQueue, type EnqueueInput } from '../jobs/queue.ts';
+import { isUniqueViolation, type Db, type Queryable } from '../store/db.ts';
+import type { FiscalRecordRow } from '../store/repos/fiscal-records-repo.ts';
+import type { TransactionRow } from '../store/repos/transactions-repo.ts';
+import { Combiner } from './combiner.ts';
+import { CHAIN_HEAD_MOVED, NUMBERS_MOVED, ledgerRepo, renderBatch, type ChainBatch, type RenderedBatch, type Written } from './ledger-repo.ts';
+import { sortOutReplays, type Replays } from './replays.ts';
+import type { Appended, BuiltEntry, Ledger, LedgerEntry, LedgerEvents } from './types.ts';
+
+/** SQLSTATE deadlock_detected. */
+const DEADLOCK = '40P01';
+/** The most chains' batches one append statement carries (statement size, lock time). */
+const MAX_CHAINS_PER_STATEMENT = 32;
+/** One-statement appends of a node in flight at once; more wait and go together. */
+const APPEND_STATEMENTS_IN_FLIGHT = 2;
+/** Batches of one chain begun at once: one writing, the next built on what it will leave. */
+const APPEND_BATCHES_PER_CHAIN = 2;
+/** The most chains (and series) a node remembers the head of; the oldest is forgotten first. */
+const MAX_KNOWN = 10_000;
+/** The combiner fails an item whose result is an Error: a thrown non-Error is wrapped. */
+const toError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
+
+export interface LedgerDeps {
+  db: Db;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  events: LedgerEvents;
+}
+
+/** A chain head as a batch is built on it: the last record's facts, or none for a new chain. */
+interface BuiltOn {
+  seq: number;
+  fingerprint: string | null;
+  fiscalId: string | null;
+  issuedAt: Date | null;
+  link: Record<string, string> | null;
+}
+
+/** What a batch answers for one of its entries: appended (or replayed), or this entry's own error. */
+type Outcome = Appended | { error: unknown };
+
+/**
+ * A chain's batch on the one-statement path whose statement is not answered yet: built on
+ * `base`, it leaves `head` and the series at `numbers`. The chain's next batch is built
+ * on these meanwhile if `base` is what this node knows, and sent: on the pipe at once,
+ * behind this one (its guard refuses it if this one did not commit); without a pipe once
+ * this one is answered, and only if it committed.
+ */
+interface Ahead { base: BuiltOn; head: BuiltOn; numbers: Map<string, number> }
+
+export function createLedger(deps: LedgerDeps): Ledger {
+  const { db, clock } = deps;
+  /** Sets `key` as the most recent entry of a bounded map (oldest out). */
+  const rememberIn = <V>(map: Map<string, V>, key: string, value: V) => {
+    map.delete(key);
+    map.set(key, value);
+    if (map.size > MAX_KNOWN) map.delete(map.keys().next().value!);
+  };
+  /**
+   * The head each chain had after this node's last commit to it: the next batch is built
+   * on it and written by one guarded statement (`appendAlone`). Forgotten when that guard
+   * finds the head elsewhere (another node appended) or a batch fails; a forgotten chain
+   * takes the locking path once.
+   */
+  const knownHeads = new Map<string, BuiltOn>();
+  const remember = (chainKey: string, head: BuiltOn) => rememberIn(knownHeads, chainKey, head);
+  /**
+   * The last number each numbering series had after this node's last commit that took
+   * from it: a batch on a known head numbers its entries from here, and its statement
+   * moves the series only from these values (else it is refused like a moved head).
+   */
+  const knownNumbers = new Map<string, number>();
+  const rememberNumber = (numberingKey: string, last: number) => rememberIn(knownNumbers, numberingKey, last);
+  const aheadOf = new Map<string, Ahead>();
+
+  /**
+   * Where one-statement appends go: the store's ordered pipe (PostgreSQL: a connection of
+   * its own in pipeline mode), where a chain's next statement is written while the one
+   * before still runs and is executed the moment it is done; else the store itself
+   * (PGlite: one backend, nothing to overlap), where a chain's next statement waits for
+   * the answer to the one before.
+   */
+  const appendQ = db.pipe ?? db;
+
+  /**
+   * The one-statement appends of different chains that queue while this node's append
+   * statements are busy go to PostgreSQL as ONE statement (an idle node's goes at once).
+   * If the combined statement fails, nothing of it was written and each batch runs again
+   * alone, so each meets its own verdict (a moved head, a replay) and takes the locking
+   * path alone.
+   */
+  const guardedAppends = new Combiner<RenderedBatch, Written>(writeGuarded, APPEND_STATEMENTS_IN_FLIGHT, MAX_CHAINS_PER_STATEMENT);
+
+  /** Runs calls in order: on the pipe all at once (they run in the order sent), else each after the one before. */
+  function inOrder(calls: readonly (() => Promise<void>)[]): Promise<unknown> {
+    return db.pipe ? Promise.all(calls.map((c) => c())) : calls.reduce<Promise<void>>((p, c) => p.then(c), Promise.resolve());
+  }
+
+  async function writeGuarded(parts: RenderedBatch[]): Promise<(Written | Error)[]> {
+    const out: (Written | Error)[] = new Array(parts.length);
+    // A statement moves each head once: with the pipe, a chain's next batch can queue
+    // beside the one before, and goes in the next statement.
+    const layers: number[][] = [];
+    const depth = new Map<string, number>();
+    parts.forEach((p, i) => {
+      const d = depth.get(p.chainKey) ?? 0;
+      depth.set(p.chainKey, d + 1);
+      (layers[d] ??= []).push(i);
+    });
+    const mine = (w: Written, k: number): Written => ({ jobIds: [w.jobIds[k]!], fannedOut: w.fannedOut });
+    const alone = (i: number) => () => ledgerRepo.appendGuarded(appendQ, [parts[i]!]).then((w) => void (out[i] = mine(w, 0)), (err: unknown) => void (out[i] = toError(err)));
+    await inOrder(layers.map((layer) => async () => {
+      try {
+        const written = await ledgerRepo.appendGuarded(appendQ, layer.map((i) => parts[i]!));
+        layer.forEach((i, k) => (out[i] = mine(written, k)));
+      } catch (err) {
+        if (layer.length === 1) out[layer[0]!] = toError(err);
+        else await inOrder(layer.map(alone));
+      }
+    }));
+    return out;
+  }
+
+  /** Can this batch be written by one statement on a head this node knows? */
+  function aloneEligible(items: readonly LedgerEntry[], numbersAhead: Map<string, number> | undefined): boolean {
+    return items.every((p) => !p.afterWrite
+      && (p.numberingKey === undefined || knownNumbers.has(p.numberingKey) || numbersAhead?.has(p.numberingKey) === true));
+  }
+
+  const appends = new GroupCommitter<LedgerEntry, Outcome>(async (chainKey, take, turn) => {
+    let items: LedgerEntry[] | undefined;
+    let outcomes: Outcome[] | undefined;
+    let base = knownHeads.get(chainKey);
+    let numbersAhead: Map<string, number> | undefined;
+    if (turn.pipelined) {
+      // The batch before is still running: build on what it will leave, if it was built on
+      // what this node knows; else wait for it (it will take the locking path, or did).
+      const ahead = aheadOf.get(chainKey);
+      if (ahead && base !== undefined && ahead.base === base) {
+        base = ahead.head;
+        numbersAhead = ahead.numbers;
+      } else {
+        await turn.previous;
+        base = knownHeads.get(chainKey);
+      }
+    }
+    if (base) {
+      items = take();
+      if (aloneEligible(items, numbersAhead)) {
+        try {
+          outcomes = await appendAlone(chainKey, items, base, numbersAhead, turn);
+        } catch (err) {
+          for (const p of items) if (p.numberingKey !== undefined) knownNumbers.delete(p.numberingKey);
+          if (!takesTheLockingPath(err)) {
+            knownHeads.delete(chainKey);
+            throw err;
+          }
+        }
+      }
+    }
+    if (!outcomes) {
+      await turn.previous;
+      knownHeads.delete(chainKey);
+      const batch = (items ??= take());
+      const done = await db.transaction((tx) => appendLocked(tx, chainKey, batch));
+      remember(chainKey, done.head);
+      for (const [key, last] of done.numbers) rememberNumber(key, last);
+      if (done.fannedOut) deps.events.enqueued();
+      outcomes = done.outcomes;
+    }
+    // The batch's in-chain-order jobs entered `waiting`: now that they are committed, the
+    // queue's first waiting job goes if nothing of the queue is active (jobs/queue.ts
+    // promoteNext). Off the chain's path: the next batch does not wait for it, the answers
+    // do. Should this process die first, the worker's sweep promotes it.
+    if (outcomes.some((o) => 'created' in o && o.created && o.built.jobs?.some((j) => j.inChainOrder))) {
+      const ready = promoteQueue(db, chainKey, clock.now()).catch((err) => {
+        deps.log.warn({ err, chainKey }, 'could not promote the queue after an append: the worker sweep will');
+      });
+      for (const o of outcomes) if ('created' in o && o.created) o.ready = ready;
+    }
+    return outcomes;
+  }, undefined, APPEND_BATCHES_PER_CHAIN);
+
+  /**
+   * Whether a one-statement append that failed should be run again through the locking
+   * path: its guard found the chain or a series moved, or the unique index refused a key
+   * or a seq (a replay, or a race with another node: the locking path sorts both out), or
+   * it lost a deadlock. Anything else is a real failure.
+   */
+  function takesTheLockingPath(err: unknown): boolean {
+    const code = (err as { code?: string } | null)?.code;
+    return code === CHAIN_HEAD_MOVED || code === NUMBERS_MOVED || code === DEADLOCK || isUniqueViolation(err);
+  }
+
+  /**
+   * Builds a batch's entries on `head`, in order, each on the one before it: the rows to
+   * write, the jobs, the events, and the head after the last entry. `numbers` gives each
+   * entry's document number (entries with a numbering series).
+   */
+  function buildBatch(chainKey: string, items: readonly LedgerEntry[], head: BuiltOn, numbers: readonly (number | undefined)[], now: Date) {
+    let previous: ChainLink['previous'] = head.seq === 0
+      ? null
+      : { fingerprint: head.fingerprint, fiscalId: head.fiscalId, issuedAt: (head.issuedAt ?? now).toISOString(), linkData: head.link };
+    let seq = head.seq;
+    let last: BuiltOn = head;
+    const built: BuiltEntry[] = [];
+    const records: FiscalRecordRow[] = [];
+    const transactions: TransactionRow[] = [];
+    const jobs: EnqueueInput[] = [];
+    /** Each entry's jobs: [first, end) in `jobs`. */
+    const jobSpan: [number, number][] = [];
+    for (const [index, p] of items.entries()) {
+      seq += 1;
+      const b = p.build({ seq, number: numbers[index], previous }, now);
+      built.push(b);
+      records.push({ ...b.record, chain_key: chainKey, seq, previous_fingerprint: last.fingerprint, created_at: now });
+      if (b.transaction) transactions.push(b.transaction);
+      const first = jobs.length;
+      for (const j of b.jobs ?? []) {
+        // A chain's in-order jobs (submissions) form an ordered queue: they enter `waiting`
+        // and are promoted after the commit, in chain order (jobs/queue.ts).
+        jobs.push(j.inChainOrder ? { ...j.input, queueKey: chainKey, queueSeq: seq, waiting: true } : j.input);
+      }
+      jobSpan.push([first, jobs.length]);
+      const linkData = b.linkData ?? null;
+      last = { seq, fingerprint: b.record.fingerprint, fiscalId: b.record.fiscal_id, issuedAt: now, link: linkData };
+      previous = { fingerprint: b.record.fingerprint, fiscalId: b.record.fiscal_id, issuedAt: now.toISOString(), linkData };
+    }
+    const eventInputs = built.flatMap((b) => b.events ?? []);
+    const events = eventInputs.length > 0 ? deps.events.rows(eventInputs, now) : undefined;
+    // One fan-out job per account (the statement keeps it only if a subscription of that account wants the events).
+    const fanOut: EnqueueInput[] = [];
+    if (events) {
+      const byAccount = new Map<string, string[]>();
+      for (const e of events.rows) byAccount.set(e.account_id, [...(byAccount.get(e.account_id) ?? []), e.id]);
+      for (const [accountId, ids] of byAccount) fanOut.push(deps.events.fanOutJob(accountId, ids, now));
+    }
+    const batch: ChainBatch = {
+      records, transactions, events, jobs, fanOut,
+      head: { chainKey, seq: last.seq, fingerprint: last.fingerprint, fiscalId: last.fiscalId, issuedAt: now, link: last.link },
+    };
+    return { built, batch, jobSpan, last };
+  }
+
+  /** The appended entries' outcomes, then the replays of keys an entry of this very batch took. */
+  function settle(replays: Replays, built: readonly BuiltEntry[], jobSpan: readonly [number, number][], jobIds: readonly string[], seqs: (i: number) => number): Outcome[] {
+    const stored = new Map(replays.fresh.map((original, i) => [original, built[i]!.transaction]));
+    const settled: (Outcome | undefined)[] = replays.settle(stored);
+    replays.fresh.forEach((original, i) => {
+      const [from, to] = jobSpan[i]!;
+      settled[original] = { created: true, built: built[i]!, seq: seqs(i), jobIds: jobIds.slice(from, to), ready: Promise.resolve() };
+    });
+    return settled as Outcome[];
+  }
+
+  /**
+   * A batch of one chain in the caller's database transaction: the chain head is locked
+   * first, so appends to one chain are serial and the chain never forks; each entry is
+   * built on the one before it. Answers the outcomes and the head and series after the
+   * batch (what the next batch of this node may be built on).
+   */
+  async function appendLocked(tx: Queryable, chainKey: string, all: readonly LedgerEntry[]) {
+    const now = clock.now();
+    const locked = await ledgerRepo.lockChainHead(tx, chainKey, now, all.flatMap((p) => (p.idempotency ? [p.idempotency] : [])));
+    const head: BuiltOn = { seq: locked.seq, fingerprint: locked.last_fingerprint, fiscalId: locked.last_fiscal_id, issuedAt: locked.last_issued_at, link: locked.last_link };
+    const replays = await sortOutReplays(tx, all, locked.existing);
+    const items = replays.fresh.map((i) => all[i]!);
+    if (items.length === 0) return { outcomes: replays.settle(new Map()) as Outcome[], head, numbers: new Map<string, number>(), fannedOut: false };
+    // Document numbers for the whole batch: one statement per series, in the batch's order.
+    const nextOf = new Map<string, number>();
+    for (const key of new Set(items.map((p) => p.numberingKey))) {
+      if (key !== undefined) nextOf.set(key, await ledgerRepo.takeNumbers(tx, key, items.filter((p) => p.numberingKey === key).length, now));
+    }
+    const numbers = items.map((p) => {
+      if (p.numberingKey === undefined) return undefined;
+      const n = nextOf.get(p.numberingKey)!;
+      nextOf.set(p.numberingKey, n + 1);
+      return n;
+    });
+    const numbersAfter = new Map([...nextOf].map(([key, next]) => [key, next - 1]));
+    const { built, batch, jobSpan, last } = buildBatch(chainKey, items, head, numbers, now);
+    const written = await ledgerRepo.insertBatch(tx, batch);
+    for (const [i, p] of items.entries()) if (p.afterWrite) await p.afterWrite(tx, built[i]!, now);
+    return { outcomes: settle(replays, built, jobSpan, written.jobIds, (i) => head.seq + i + 1), head: last, numbers: numbersAfter, fannedOut: written.fannedOut };
+  }
+
+  /**
+   * The same batch in one autocommitted statement, built on the head this node's last
+   * commit to the chain left (`known`): no lock taken first, no BEGIN, no COMMIT, one
+   * round trip instead of three. The statement checks what the build assumed and fails as
+   * a whole when it does not hold; the caller then takes the locking path. Only for
+   * batches that need nothing else in their transaction (no `afterWrite`) and whose
+   * series this node knows (moved by the same statement, from what it knew).
+   */
+  async function appendAlone(chainKey: string, all: readonly LedgerEntry[], known: BuiltOn, numbersAhead: Map<string, number> | undefined, turn: Turn): Promise<Outcome[]> {
+    const now = clock.now();
+    // Keys already stored are not looked up here: the unique index refuses such a batch,
+    // and the locking path sorts out its replays. A key twice in the batch is stored once.
+    const replays = await sortOutReplays(db, all, []);
+    const items = replays.fresh.map((i) => all[i]!);
+    // Numbers from the series as the batch before leaves them (aloneEligible: all known).
+    const series = new Map<string, { from: number; to: number }>();
+    const numbers = items.map((p) => {
+      const key = p.numberingKey;
+      if (key === undefined) return undefined;
+      const from = numbersAhead?.get(key) ?? knownNumbers.get(key)!;
+      const s = series.get(key) ?? { from, to: from };
+      s.to += 1;
+      series.set(key, s);
+      return s.to;
+    });
+    const { built, batch, jobSpan, last } = buildBatch(chainKey, items, known, numbers, now);
+    const part = renderBatch({ ...batch, guard: known, numbers: [...series].map(([key, s]) => ({ key, from: s.from, to: s.to })) });
+    const ahead: Ahead = { base: known, head: last, numbers: new Map([...series].map(([key, s]) => [key, s.to])) };
+    aheadOf.set(chainKey, ahead);
+    turn.release();
+    let written: Written;
+    try {
+      if (!db.pipe) {
+        // Built on the batch before: send only if it committed what this was built on. (On
+        // the pipe this statement runs after that one anyway, and its guard tells.)
+        await turn.previous;
+        if (knownHeads.get(chainKey) !== known || [...series].some(([key, s]) => knownNumbers.get(key) !== s.from)) {
+          throw Object.assign(new Error('the batch this one was built on did not commit'), { code: CHAIN_HEAD_MOVED });
+        }
+      }
+      written = await guardedAppends.submit(part);
+    } finally {
+      if (aheadOf.get(chainKey) === ahead) aheadOf.delete(chainKey);
+    }
+    // Only forward: the answers of a chain's pipelined batches may be taken in any order.
+    if ((knownHeads.get(chainKey)?.seq ?? -1) < last.seq) remember(chainKey, last);
+    for (const [key, s] of series) if ((knownNumbers.get(key) ?? -1) < s.to) rememberNumber(key, s.to);
+    if (written.fannedOut) deps.events.enqueued();
+    return settle(replays, built, jobSpan, written.jobIds[0]!, (i) => known.seq + i + 1);
+  }
+
+  return {
+    async append(entry) {
+      const outcome = await appends.run(entry.chainKey, entry);
+      if ('error' in outcome) throw outcome.error;
+      return outcome;
+    },
+  };
+}

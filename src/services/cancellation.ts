@@ -1,0 +1,22 @@
+/**
+ * "The original becomes `cancelled` when its cancellation transaction reaches `success`
+ * (FR/PT: at once)" (DECISIONS "Statuses"), in one place: the ledger's write of a
+ * cancellation final at creation, the submit task and the batch processors call this
+ * with the cancellation as it now is.
+ */
+import { statuses } from '../countries/registry.ts';
+import type { Queryable } from '../store/db.ts';
+import { transactionsRepo, type TransactionRow } from '../store/repos/transactions-repo.ts';
+
+export async function cancelOriginalIfAccepted(
+  tx: Queryable,
+  cancellation: Pick<TransactionRow, 'id' | 'status' | 'cancels_id'>,
+  now: Date,
+  opts: { linkFirst?: boolean } = {},
+): Promise<void> {
+  if (!cancellation.cancels_id) return;
+  // When the cancellation is written: the original names it (a second cancel answers it).
+  if (opts.linkFirst) await transactionsRepo.update(tx, cancellation.cancels_id, { cancelled_by_id: cancellation.id }, now);
+  if (!statuses.isAccepted(cancellation.status)) return;
+  await transactionsRepo.update(tx, cancellation.cancels_id, { status: 'cancelled' }, now, statuses.sources('cancelled', 'cancellation'));
+}

@@ -1,0 +1,147 @@
+/**
+ * A transaction as a ledger entry: what its fiscal system builds on the chain's previous
+ * link, the transaction row that goes with the record, its submission job and, for
+ * records final at creation, its completion event. The ledger (src/ledger) decides how
+ * and when it takes its place; this file only says what it is.
+ */
+import type { FiscalSystem, LocationForFiscal, SigningKey, SoftwareIdentity, TransactionDraft } from '../countries/types.ts';
+import { newId } from '../core/ids.ts';
+import type { BuiltEntry, LedgerEntry } from '../ledger/types.ts';
+import type { Queryable } from '../store/db.ts';
+import type { FiscalRecordRow } from '../store/repos/fiscal-records-repo.ts';
+import type { TransactionRow } from '../store/repos/transactions-repo.ts';
+import { statuses } from '../countries/registry.ts';
+import type { AuthContext } from './auth-context.ts';
+import { cancelOriginalIfAccepted } from './cancellation.ts';
+import { completionEvent, SUBMIT_JOB, submitJobMaxAttempts } from './transaction-view.ts';
+
+/** Everything a transaction needs before it takes its place in its chain. */
+export interface TransactionAppend {
+  id: string;
+  auth: Pick<AuthContext, 'accountId' | 'environment'>;
+  system: FiscalSystem;
+  location: LocationForFiscal;
+  draft: TransactionDraft;
+  kind: 'record' | 'cancellation';
+  type: TransactionRow['type'];
+  idempotencyKey: string;
+  hash: string;
+  requestPayload: unknown;
+  sandboxMode: 'stub' | 'authority';
+  original?: TransactionRow | undefined;
+  originalRecord?: FiscalRecordRow | undefined;
+  signingKey?: SigningKey | undefined;
+}
+
+export interface EntryDeps {
+  software: SoftwareIdentity;
+  maxAttempts: number;
+}
+
+/** The legal submission deadline: the system's own rule, else its window in calendar days. */
+function deadlineOf(system: FiscalSystem, createdAt: Date, tx: TransactionDraft): Date | null {
+  if (system.submissionDeadline) return system.submissionDeadline({ createdAt, tx });
+  const days = system.capabilities.submissionWindowDays;
+  return days ? new Date(createdAt.getTime() + days * 86_400_000) : null;
+}
+
+/** A chain's records reach the authority in chain order: its submit jobs form an ordered queue. */
+const isOrdered = (system: FiscalSystem) => system.capabilities.chained && system.capabilities.submission === 'realtime';
+
+/** The chain a record joins: its system's chain, or the side sequence of annulments outside the chain. */
+export function chainKeyOf(p: Pick<TransactionAppend, 'system' | 'location' | 'draft' | 'kind'>): string {
+  const main = p.system.chainKey({ location: p.location, tx: p.draft });
+  // An annulment that is not a link of the chain (TicketBAI, SII, SDI, myDATA, PT) is
+  // numbered in a side sequence of its own, so the chain and its numbering stay whole.
+  return p.kind === 'cancellation' && !p.system.capabilities.cancellationJoinsChain ? `${main}#annulments` : main;
+}
+
+export function transactionEntry(p: TransactionAppend, deps: EntryDeps): LedgerEntry {
+  return {
+    chainKey: chainKeyOf(p),
+    // Only new documents take a number: an annulment names the number of its original.
+    numberingKey: p.kind === 'record' ? p.system.numberingKey?.({ location: p.location, tx: p.draft }) : undefined,
+    idempotency: { accountId: p.auth.accountId, environment: p.auth.environment, key: p.idempotencyKey },
+    build: (link, now) => build(p, deps, link, now),
+    // A cancellation marks its original, and cancels it at once when it is final at creation.
+    afterWrite: p.original ? (tx, built, now) => markOriginal(tx, built, now) : undefined,
+  };
+}
+
+async function markOriginal(tx: Queryable, built: BuiltEntry, now: Date): Promise<void> {
+  const t = built.transaction!;
+  await cancelOriginalIfAccepted(tx, t, now, { linkFirst: true });
+}
+
+function build(p: TransactionAppend, deps: EntryDeps, link: Parameters<LedgerEntry['build']>[0], now: Date): BuiltEntry {
+  const status = p.system.initialStatus(p.location);
+  const final = statuses.isAccepted(status);
+  const record = p.system.build({
+    transactionId: p.id,
+    kind: p.kind,
+    tx: p.draft,
+    original: p.original
+      ? {
+          transactionId: p.original.id, fiscalId: p.original.fiscal_id, tx: p.original.normalized,
+          issuedAt: (p.originalRecord?.created_at ?? p.original.created_at).toISOString(),
+          documentNumber: p.originalRecord?.document_number ?? null, upstreamId: p.original.fiscal_id_upstream,
+        }
+      : undefined,
+    location: p.location,
+    environment: p.auth.environment,
+    now,
+    chain: link,
+    software: deps.software,
+    signingKey: p.signingKey,
+  });
+  const t: TransactionRow = {
+    id: p.id,
+    account_id: p.auth.accountId,
+    location_id: p.location.id,
+    environment: p.auth.environment,
+    type: p.type,
+    status,
+    amount: p.draft.total_amount,
+    currency: p.draft.currency,
+    country: p.location.country,
+    system: p.system.key,
+    idempotency_key: p.idempotencyKey,
+    request_hash: p.hash,
+    request_payload: p.requestPayload,
+    normalized: p.draft,
+    response_payload: {},
+    fiscal_id: record.fiscalId,
+    fiscal_id_upstream: null,
+    error_message: null,
+    render_hints: record.renderHints,
+    sandbox_mode: p.sandboxMode,
+    cancels_id: p.original?.id ?? null,
+    cancelled_by_id: null,
+    deadline_at: final ? null : deadlineOf(p.system, now, p.draft),
+    offline_until: null,
+    submitted_at: null,
+    completed_at: final ? now : null,
+    created_at: now,
+    updated_at: now,
+  };
+  return {
+    transaction: t,
+    record: {
+      id: newId(), transaction_id: p.id, account_id: p.auth.accountId, system: p.system.key, kind: p.kind,
+      fingerprint: record.fingerprint, fiscal_id: record.fiscalId, document_number: record.documentNumber ?? null, qr_data: record.qrData,
+      content_type: record.contentType, body: record.body, placeholder: record.placeholder,
+    },
+    linkData: record.linkData ?? null,
+    jobs: status === 'pending'
+      ? [{
+          input: { kind: SUBMIT_JOB, accountId: p.auth.accountId, transactionId: p.id, maxAttempts: submitJobMaxAttempts(p.system, deps.maxAttempts), runAt: now },
+          inChainOrder: isOrdered(p.system),
+        }]
+      : [],
+    // Fiscalized at creation (FR, PT): the completion event commits with the record.
+    events: final ? [completionEvent(t, now)] : [],
+  };
+}
+
+/** A new transaction id. */
+export const newTransactionId = newId;

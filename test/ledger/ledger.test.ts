@@ -1,0 +1,130 @@
+import crypto from 'node:crypto';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/core/clock.ts';
+import { newId } from '../../src/core/ids.ts';
+import { createLedger } from '../../src/ledger/ledger.ts';
+import type { BuiltEntry, Ledger, LedgerEntry } from '../../src/ledger/types.ts';
+import { FAN_OUT_EVENTS, createEventPublisher } from '../../src/services/event-publisher.ts';
+import { startTestApp, type TestApp } from '../support/harness.ts';
+
+/*
+ * The ledger on its own, with no HTTP request behind it: what a scheduled closure or a
+ * technical-event journal will do (France). Entries without a transaction, built on the
+ * previous link, numbered, with events, failing alone.
+ */
+
+let t: TestApp;
+let ledger: Ledger;
+let accountId: string;
+beforeAll(async () => {
+  t = await startTestApp();
+  accountId = (await t.signup()).accountId;
+  ledger = createLedger({ db: t.db, clock: systemClock, log: pino({ level: 'silent' }), events: createEventPublisher({ log: pino({ level: 'silent' }) }) });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const sha = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
+
+/** A journal entry: its fingerprint chains the previous one's, as a signed journal would. */
+function journal(chainKey: string, text: string, more: Partial<LedgerEntry> & { event?: boolean } = {}): LedgerEntry {
+  return {
+    chainKey,
+    ...more,
+    build: (link, now): BuiltEntry => {
+      if (text === 'boom') throw new Error('this entry cannot be built');
+      const fingerprint = sha(`${link.previous?.fingerprint ?? ''}|${link.seq}|${link.number ?? ''}|${text}`);
+      return {
+        record: {
+          id: newId(), transaction_id: null, account_id: accountId, system: 'test', kind: 'journal', fingerprint,
+          fiscal_id: `J-${link.number ?? link.seq}`, document_number: link.number === undefined ? null : String(link.number), qr_data: null,
+          content_type: 'application/json', body: JSON.stringify({ text, seq: link.seq, previous: link.previous?.fingerprint ?? null, at: now.toISOString() }), placeholder: false,
+        },
+        linkData: { text },
+        events: more.event ? [{ accountId, type: 'fiscalization.completed', data: { journal: text } }] : [],
+      };
+    },
+  };
+}
+
+async function chain(chainKey: string) {
+  const rows = (await t.db.query<{ seq: string | number; previous_fingerprint: string | null; fingerprint: string; body: string; document_number: string | null; transaction_id: string | null }>(
+    'SELECT seq, previous_fingerprint, fingerprint, body, document_number, transaction_id FROM fiscal_records WHERE chain_key = $1 ORDER BY seq', [chainKey])).rows;
+  const head = (await t.db.query<{ seq: string | number; last_fingerprint: string; last_link: Record<string, string> }>('SELECT seq, last_fingerprint, last_link FROM chain_heads WHERE chain_key = $1', [chainKey])).rows[0];
+  return { rows, head };
+}
+
+describe('ledger', () => {
+  it('appends entries of no transaction from a scheduled caller: one chain, each built on the link before', async () => {
+    const key = `journal:${newId()}`;
+    const results = await Promise.all(Array.from({ length: 25 }, (_, i) => ledger.append(journal(key, `event ${i}`))));
+    expect(results.every((r) => r.created)).toBe(true);
+    const { rows, head } = await chain(key);
+    expect(rows.map((r) => Number(r.seq))).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    rows.forEach((r, i) => {
+      expect(r.transaction_id).toBeNull();
+      expect(r.previous_fingerprint).toBe(i === 0 ? null : rows[i - 1]!.fingerprint);
+      const body = JSON.parse(r.body) as { text: string; previous: string | null };
+      // The builder was handed the previous link it is chained to.
+      expect(body.previous).toBe(r.previous_fingerprint);
+      expect(r.fingerprint).toBe(sha(`${r.previous_fingerprint ?? ''}|${i + 1}||${body.text}`));
+    });
+    expect(Number(head!.seq)).toBe(25);
+    expect(head!.last_fingerprint).toBe(rows[24]!.fingerprint);
+    expect(head!.last_link).toEqual({ text: JSON.parse(rows[24]!.body).text });
+    // Sequential appends after that take the one-statement path on the known head: still whole.
+    for (let i = 0; i < 3; i++) await ledger.append(journal(key, `late ${i}`));
+    expect((await chain(key)).rows.map((r) => Number(r.seq))).toEqual(Array.from({ length: 28 }, (_, i) => i + 1));
+  });
+
+  it('numbers entries of a series without gaps, apart from the chain sequence', async () => {
+    const key = `closures:${newId()}`;
+    const series = `closures-series:${newId()}`;
+    await ledger.append(journal(key, 'unnumbered'));
+    await Promise.all(Array.from({ length: 10 }, (_, i) => ledger.append(journal(key, `closure ${i}`, { numberingKey: series }))));
+    const { rows } = await chain(key);
+    expect(rows.map((r) => r.document_number)).toEqual([null, ...Array.from({ length: 10 }, (_, i) => String(i + 1))]);
+  });
+
+  it('an entry that cannot be built fails alone; the others commit and the chain stays whole', async () => {
+    const key = `journal:${newId()}`;
+    const settled = await Promise.allSettled(['a', 'b', 'boom', 'c', 'd'].map((text) => ledger.append(journal(key, text))));
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    const { rows } = await chain(key);
+    expect(rows.map((r) => JSON.parse(r.body).text)).toEqual(['a', 'b', 'c', 'd']);
+    rows.forEach((r, i) => expect(r.previous_fingerprint).toBe(i === 0 ? null : rows[i - 1]!.fingerprint));
+  });
+
+  it('an entry with writes of its own (afterWrite) commits them with itself, or nothing', async () => {
+    const key = `journal:${newId()}`;
+    await ledger.append(journal(key, 'first'));
+    await expect(ledger.append(journal(key, 'refused', { afterWrite: async () => { throw new Error('refused by its own write'); } }))).rejects.toThrow('refused by its own write');
+    let seen: string | undefined;
+    await ledger.append(journal(key, 'kept', { afterWrite: async (tx, built) => { seen = (await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM fiscal_records WHERE id = $1', [built.record.id])).rows[0]!.n === 1 ? 'in the same transaction' : 'not'; } }));
+    expect(seen).toBe('in the same transaction');
+    expect((await chain(key)).rows.map((r) => JSON.parse(r.body).text)).toEqual(['first', 'kept']);
+  });
+
+  it("an entry's events commit with it; their fan-out job only when a subscription wants them", async () => {
+    const fanOuts = async () => (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs WHERE kind = $1 AND account_id = $2', [FAN_OUT_EVENTS, accountId])).rows[0]!.n;
+    const key = `journal:${newId()}`;
+    const before = await fanOuts();
+    await ledger.append(journal(key, 'nobody listens', { event: true }));
+    await ledger.append(journal(key, 'still nobody', { event: true }));
+    expect(await fanOuts()).toBe(before);
+    const events = (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE account_id = $1 AND data->>'journal' IN ('nobody listens', 'still nobody')`, [accountId])).rows[0]!.n;
+    expect(events).toBe(2);
+    await t.db.query(
+      `INSERT INTO webhook_subscriptions (id, account_id, url, secret, events, description, enabled, created_at, updated_at)
+       VALUES ($1, $2, 'http://127.0.0.1:9/hook', 'x', '["transaction.fiscalized"]', NULL, true, now() - interval '1 minute', now())`, [newId(), accountId]);
+    await ledger.append(journal(key, 'heard', { event: true }));
+    expect(await fanOuts()).toBe(before + 1);
+    await t.worker.drain();
+    const delivered = (await t.db.query<{ event_type: string; payload: Record<string, unknown> | string }>(
+      `SELECT d.event_type, d.payload FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE e.data->>'journal' = 'heard'`)).rows;
+    // Delivered under the name the subscription asked for (the alias of the published one).
+    expect(delivered.map((d) => d.event_type)).toEqual(['transaction.fiscalized']);
+  });
+});
