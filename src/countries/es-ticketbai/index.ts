@@ -42,6 +42,7 @@ export const ticketBai: FiscalSystem = {
   build: buildTicketBai,
   submit: submitTicketBai,
   codes: TICKETBAI_CODES,
+  errorTranslations: true,
 };
 
 /** Araba and Gipuzkoa take each record in real time; Bizkaia only in LROE batches. */

@@ -34,4 +34,5 @@ export const sdi: FiscalSystem = {
   build: buildSdi,
   submit: stubOnlySubmit(sdiSandbox),
   codes: SDI_CODES,
+  errorTranslations: true,
 };
