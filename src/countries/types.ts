@@ -28,6 +28,13 @@ export const SYSTEM_KEYS = [
 ] as const;
 export type SystemKey = (typeof SYSTEM_KEYS)[number];
 
+/**
+ * A system's short name: its key without the country (`es-verifactu` → `verifactu`), the
+ * name clients give on POST /v1/translations/errors.
+ */
+export type SystemName = SystemKey extends infer K ? (K extends `${string}-${infer Name}` ? Name : never) : never;
+export const systemName = (key: SystemKey): SystemName => key.slice(key.indexOf('-') + 1) as SystemName;
+
 /** What the location service hands a plug-in to validate. */
 export interface LocationConfigInput {
   /** The raw `country_config` from the request (may be undefined or any JSON value). */
@@ -111,7 +118,11 @@ export interface FiscalSystem {
    */
   submitMany?(records: StoredRecord[], ctx: SubmitContext): Promise<BatchOutcome>;
 
-  /** Authority error codes: English text, category, retriable. */
+  /**
+   * Authority error codes: English text, category, retriable; those with a `translation`
+   * are the static catalog of POST /v1/translations/errors when the system has
+   * `errorTranslations`.
+   */
   codes: Readonly<Record<string, AuthorityCode>>;
 
   /** Optional: the statuses this system adds to the core's, with their transitions (core/status.ts). */
@@ -124,6 +135,13 @@ export interface FiscalSystem {
    * then takes `expiredStatus`; a late success fires `lateEvent`.
    */
   offline?: OfflineFallback | undefined;
+
+  /**
+   * POST /v1/translations/errors serves this system: clients name it by `systemName`
+   * (`verifactu`), its country is accepted, and its codes' translations are the static
+   * catalog (src/translations/catalog.ts). The spec serves Spain, Italy and France only.
+   */
+  errorTranslations?: boolean | undefined;
 }
 
 export interface OfflineFallback {
@@ -406,6 +424,7 @@ export type BatchOutcome =
   | { kind: 'request'; outcome: Extract<AuthorityOutcome, { kind: 'retry_later' | 'rejected' }> };
 
 export interface AuthorityCode {
+  /** English text: the outcome's `message` when the authority answers with this code. */
   message: string;
   category: 'validation' | 'auth' | 'submission' | 'network' | 'configuration' | 'unknown';
   retriable: boolean;
@@ -415,6 +434,28 @@ export interface AuthorityCode {
    * rejection (spec, Greece `duplicate_as_success`).
    */
   duplicate?: boolean | undefined;
+  /**
+   * How the translation endpoint explains the code to a merchant (its static catalog, with
+   * `category` and `retriable` above). Absent: the code is not in the catalog, and the AI
+   * translator (when configured) or the raw message answers.
+   */
+  translation?: CodeTranslation | undefined;
+}
+
+/** A code's entry in the translation catalog: what `AuthorityCode` does not already say. */
+export interface CodeTranslation {
+  /** The answer's `user_message`: a short sentence the merchant can act on. */
+  userMessage: string;
+  /**
+   * `error`: not accepted; `warning`: accepted with remarks, already registered, or
+   * retried automatically; `info`: nothing to do.
+   */
+  severity: 'error' | 'warning' | 'info';
+  /**
+   * The answer's `translation` where it is worded otherwise than `message` (which keeps
+   * the authority's field names, for support); absent: `message`.
+   */
+  english?: string | undefined;
 }
 
 /** A transport fault: no authority answer (timeout, refused connection, unparsable 5xx). Retried. */

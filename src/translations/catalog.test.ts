@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CATALOG, SERVICE_CODES, lookupStatic } from './catalog.ts';
+import { SYSTEMS } from '../countries/registry.ts';
+import { systemName, type AuthorityCode, type FiscalSystem } from '../countries/types.ts';
+import { CATALOG, SERVICE_CODES, buildCatalog, lookupStatic } from './catalog.ts';
 import { CATEGORIES, SEVERITIES, SYSTEMS_BY_COUNTRY } from './types.ts';
 
 describe('static translation catalog', () => {
@@ -52,5 +54,46 @@ describe('static translation catalog', () => {
     expect(lookupStatic('ES', 'ticketbai', '3000')).toBeUndefined();
     expect(lookupStatic('FR', undefined, '3000')).toBeUndefined();
     expect(lookupStatic('ES', 'verifactu', '9999')).toBeUndefined();
+  });
+});
+
+describe('the catalog is built from the plug-ins', () => {
+  const base = { key: 'es-verifactu', country: 'ES', errorTranslations: true } as const;
+  const plugin = (over: Partial<FiscalSystem>): FiscalSystem => ({ ...base, ...over }) as FiscalSystem;
+  const shared: AuthorityCode = { message: 'Duplicate.', category: 'submission', retriable: false, translation: { userMessage: 'Already there.', severity: 'warning' } };
+
+  it('takes the codes with a translation, under the short name, the English text defaulting to the message', () => {
+    const catalog = buildCatalog([plugin({
+      codes: {
+        A1: { message: 'Bad field.', category: 'validation', retriable: false, translation: { userMessage: 'Fix the field.', severity: 'error', english: 'Invalid field.' } },
+        A2: { message: 'Busy.', category: 'submission', retriable: true, translation: { userMessage: 'Sent again later.', severity: 'warning' } },
+        A3: { message: 'Not in the catalog.', category: 'validation', retriable: false },
+      },
+    })]);
+    expect(catalog).toEqual([
+      { country: 'ES', systems: ['verifactu'], code: 'A1', translation: 'Invalid field.', user_message: 'Fix the field.', category: 'validation', severity: 'error', retriable: false },
+      { country: 'ES', systems: ['verifactu'], code: 'A2', translation: 'Busy.', user_message: 'Sent again later.', category: 'submission', severity: 'warning', retriable: true },
+    ]);
+  });
+
+  it('gives one entry to a code object two systems share, separate entries to equal copies', () => {
+    const catalog = buildCatalog([
+      plugin({ codes: { S: shared, C: { ...shared } } }),
+      plugin({ key: 'es-sii', codes: { S: shared, C: { ...shared } } }),
+    ]);
+    expect(catalog.map((e) => [e.code, e.systems])).toEqual([['S', ['verifactu', 'sii']], ['C', ['verifactu']], ['C', ['sii']]]);
+  });
+
+  it('leaves out the systems the endpoint does not serve', () => {
+    expect(buildCatalog([plugin({ key: 'gr-mydata', country: 'GR', errorTranslations: undefined, codes: { S: shared } })])).toEqual([]);
+  });
+
+  it('holds every translated code of the served plug-ins, with the plug-in\'s category and retry rule', () => {
+    for (const system of SYSTEMS) {
+      for (const [code, c] of Object.entries(system.codes)) {
+        if (!system.errorTranslations || !c.translation) continue;
+        expect(lookupStatic(system.country, systemName(system.key), code), `${system.key} ${code}`).toMatchObject({ category: c.category, retriable: c.retriable, severity: c.translation.severity });
+      }
+    }
   });
 });

@@ -6,7 +6,7 @@ import { translationsRepo, type TranslationKey } from '../store/repos/translatio
 import { AiTranslationError, createAiClient, type AiClient } from './ai-client.ts';
 import { SERVICE_CODES, lookupStatic, normalizeCode } from './catalog.ts';
 import {
-  SYSTEMS_BY_COUNTRY, TRANSLATION_COUNTRIES, type Translated, type TranslationCountry, type TranslationResult,
+  SYSTEMS_BY_COUNTRY, TRANSLATION_COUNTRIES, listCountries, type Translated, type TranslationCountry, type TranslationResult,
 } from './types.ts';
 
 /**
@@ -133,10 +133,10 @@ export function createTranslator(deps: TranslatorDeps, ai?: TranslationAiSetting
     if (!code) throw badRequest('error_code is required');
     const country = typeof input.country === 'string' ? input.country.trim().toUpperCase() : '';
     if (!country) throw badRequest('country is required');
-    if (!(TRANSLATION_COUNTRIES as readonly string[]).includes(country)) throw badRequest('country must be ES, IT or FR');
+    if (!(TRANSLATION_COUNTRIES as readonly string[]).includes(country)) throw badRequest(`country must be ${listCountries()}`);
     const system = normalizeSystem(input.system);
     if (system !== undefined) {
-      const allowed: readonly string[] = SYSTEMS_BY_COUNTRY[country as TranslationCountry];
+      const allowed: readonly string[] = SYSTEMS_BY_COUNTRY[country as TranslationCountry] ?? [];
       if (!allowed.includes(system)) throw badRequest(`system must be one of ${allowed.join(', ')} for country ${country}`);
     }
     return (await resolve({ country, system, code, message: input.error_message })).result;

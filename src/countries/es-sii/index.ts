@@ -36,4 +36,5 @@ export const sii: FiscalSystem = {
   submissionDeadline: siiSubmissionDeadline,
   submit: async (record, ctx) => (ctx.mode === 'stub' ? runSandbox(record, ctx, siiSandbox) : submitToAeat(record, ctx)),
   codes: SII_CODES,
+  errorTranslations: true,
 };

@@ -44,6 +44,7 @@ export const ticketBai: FiscalSystem = {
   submit: submitTicketBai,
   codes: TICKETBAI_CODES,
   statuses: TICKETBAI_STATUSES,
+  errorTranslations: true,
 };
 
 /** Araba and Gipuzkoa take each record in real time; Bizkaia only in LROE batches. */

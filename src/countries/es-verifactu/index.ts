@@ -45,4 +45,5 @@ export const verifactu: FiscalSystem = {
   submit: async (record, ctx) => (ctx.mode === 'stub' ? runSandbox(record, ctx, verifactuSandbox) : aeat.submit(record, ctx)),
   submitMany: async (records, ctx) => (ctx.mode === 'stub' ? runSandboxMany(records, ctx, verifactuSandbox) : aeat.submitMany(records, ctx)),
   codes: VERIFACTU_CODES,
+  errorTranslations: true,
 };

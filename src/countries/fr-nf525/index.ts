@@ -32,4 +32,5 @@ export const nf525: FiscalSystem = {
   build: buildNf525,
   submit: stubOnlySubmit(nf525Sandbox),
   codes: NF525_CODES,
+  errorTranslations: true,
 };

@@ -34,4 +34,5 @@ export const documentoCommerciale: FiscalSystem = {
   build: buildDc,
   submit: stubOnlySubmit(dcSandbox),
   codes: DC_CODES,
+  errorTranslations: true,
 };

@@ -36,4 +36,5 @@ export const sdi: FiscalSystem = {
   submit: stubOnlySubmit(sdiSandbox),
   codes: SDI_CODES,
   statuses: SDI_STATUSES,
+  errorTranslations: true,
 };

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { MAX_CODE_LENGTH, MAX_MESSAGE_LENGTH, type TranslateErrorInput, type Translator } from '../../../translations/service.ts';
-import { TRANSLATION_SYSTEMS } from '../../../translations/types.ts';
+import { TRANSLATION_SYSTEMS, listCountries } from '../../../translations/types.ts';
 import { StringEnum, authErrors, ErrorBody, Nullable } from '../../schemas.ts';
 
 const Category = StringEnum(['validation', 'auth', 'submission', 'network', 'configuration', 'unknown']);
@@ -27,8 +27,8 @@ const Body = Type.Object({
     'x-error-required': 'error_code is required', 'x-error': `error_code must be a string of at most ${MAX_CODE_LENGTH} characters`,
   }),
   country: Type.String({
-    maxLength: 8, description: '`ES`, `IT` or `FR` (any case)',
-    'x-error-required': 'country is required', 'x-error': 'country must be ES, IT or FR',
+    maxLength: 8, description: `${listCountries((c) => `\`${c}\``)} (any case)`,
+    'x-error-required': 'country is required', 'x-error': `country must be ${listCountries()}`,
   }),
   error_message: Type.Optional(Type.Unsafe<string | null>({
     type: ['string', 'null'], maxLength: MAX_MESSAGE_LENGTH, description: 'the authority message, in its language',
