@@ -17,6 +17,7 @@ import { SUBMIT_JOB, TRANSLATE_JOB } from './services/transaction-view.ts';
 import type { EventPublisher } from './services/events.ts';
 import { createCertificateService, type CertificateService } from './services/certificates.ts';
 import { createSigningKeyService, type SigningKeyService } from './services/signing-keys.ts';
+import { createAuthorityPacing } from './services/authority-pacing.ts';
 import { createTransactionService, type TransactionService } from './services/transactions.ts';
 import { createLocationService, type LocationService } from './services/locations.ts';
 import type { Submitter } from './services/transactions.ts';
@@ -95,13 +96,15 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   const certificates = createCertificateService(deps, { onRemoved: (a, c) => signingKeys?.forget(a, c), onAdded: (a, c) => signingKeys?.forget(a, c) });
   signingKeys = createSigningKeyService(deps, certificates);
   const translator = createTranslator(deps, o.config.translationAi);
+  // The authorities' waits (VERI*FACTU TiempoEsperaEnvio) live in the store: every worker sees them.
+  const pacing = createAuthorityPacing(o.db, o.log);
   const batch = createBatch({
-    db: o.db, clock: o.clock, log: o.log, events, locations, signingKeys,
+    db: o.db, clock: o.clock, log: o.log, events, locations, signingKeys, pacing,
     authorityBaseUrls: o.config.authorityBaseUrls, authorityCa: o.config.authorityCa,
   }, o.config.batch);
   const handlers: Record<string, JobHandler> = {
     [SUBMIT_JOB]: createSubmitHandler({
-      db: o.db, clock: o.clock, log: o.log, events, locations, signingKeys, backoff: o.config.backoff ?? CLOUD_BACKOFF,
+      db: o.db, clock: o.clock, log: o.log, events, locations, signingKeys, pacing, backoff: o.config.backoff ?? CLOUD_BACKOFF,
       authorityBaseUrls: o.config.authorityBaseUrls, authorityCa: o.config.authorityCa, ...(o.random ? { random: o.random } : {}),
     }),
     [FAN_OUT_EVENTS]: createFanOutEventsHandler({ clock: o.clock, events }),

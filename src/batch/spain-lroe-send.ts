@@ -18,7 +18,7 @@ import { sendLroeBatch } from '../countries/es-ticketbai/lroe/client.ts';
 import { LroeInputError, type LroeRenta } from '../countries/es-ticketbai/lroe/request.ts';
 import { ticketBaiSandbox } from '../countries/es-ticketbai/sandbox.ts';
 import { runSandbox } from '../countries/shared/sandbox.ts';
-import { TransportError, type AuthorityCode, type LocationForFiscal, type SigningKey } from '../countries/types.ts';
+import { TransportError, type AuthorityCode, type AuthorityPacing, type LocationForFiscal, type SigningKey } from '../countries/types.ts';
 import type { LocationService } from '../services/locations.ts';
 import type { SigningKeyService } from '../services/signing-keys.ts';
 import type { BatchClaim } from '../store/repos/transactions-repo.ts';
@@ -37,6 +37,8 @@ export interface LroeSendDeps {
   /** Per LROE request. */
   timeoutMs: number;
   codes: Readonly<Record<string, AuthorityCode>>;
+  /** Part of every SubmitContext (the stub's here); the LROE client does not pace itself. */
+  pacing: AuthorityPacing;
 }
 
 export interface GroupAnswer {
@@ -64,7 +66,7 @@ function stubAnswer(group: LroeGroup, environment: 'test' | 'live', location: Lo
     try {
       const outcome = runSandbox(
         { transactionId: c.t.id, kind: c.record.kind, body: c.record.body, contentType: c.record.content_type, fiscalId: c.record.fiscal_id, tx: c.t.normalized },
-        { environment, mode: 'stub', location, now, timeoutMs: deps.timeoutMs, attempt: 1 },
+        { environment, mode: 'stub', location, now, timeoutMs: deps.timeoutMs, attempt: 1, pacing: deps.pacing },
         ticketBaiSandbox,
       );
       verdicts.set(c.t.id, verdictOf(outcome, deps.codes));

@@ -65,6 +65,7 @@ export function createSpainLroeProcessor(deps: SpainLroeDeps): BatchProcessor {
     authorityCa: deps.authorityCa,
     timeoutMs: deps.timeoutMs ?? DEFAULT_LROE_TIMEOUT_MS,
     codes: TICKETBAI_CODES,
+    pacing: deps.pacing,
   };
   const staleBefore = (now: Date) => new Date(now.getTime() - leaseMs);
 

@@ -357,6 +357,26 @@ export interface StoredRecord {
   tx: TransactionDraft;
 }
 
+/**
+ * The authority's "do not send before T" memory, shared by every worker of the service
+ * (the core keeps it in the database: services/authority-pacing.ts), so that a wait one
+ * worker was told about holds back every other worker too. Any plug-in whose authority
+ * paces its clients may use it (VERI*FACTU: `TiempoEsperaEnvio`, FORMATS.md §2.5).
+ *
+ * Keys are the plug-in's own and must name their system and scope, e.g.
+ * `es-verifactu:<issuer NIF>:<environment>`: the memory is one namespace for all systems.
+ * Times are compared by the plug-in with `SubmitContext.now`, never with a clock of its own.
+ */
+export interface AuthorityPacing {
+  /** The time before which nothing may be sent for `key`, or null when none was ever set (it may be past). */
+  notBefore(key: string): Promise<Date | null>;
+  /**
+   * The authority asked to wait until `until` for `key`. Only ever moves the time forward:
+   * a later wait already recorded (told to another worker meanwhile) is kept.
+   */
+  hold(key: string, until: Date): Promise<void>;
+}
+
 export interface SubmitContext {
   environment: 'test' | 'live';
   /** stub: the deterministic in-process sandbox; authority: the real protocol client. */
@@ -375,6 +395,8 @@ export interface SubmitContext {
    * point the clients at fake authorities on 127.0.0.1 with their own CA.
    */
   authorityCa?: string | undefined;
+  /** The authority's wait-before-sending memory, shared by every worker (see `AuthorityPacing`). */
+  pacing: AuthorityPacing;
 }
 
 export type { TransactionStatus } from '../core/status.ts';

@@ -19,8 +19,9 @@ export const numSerieOf = (tx: TransactionDraft, transactionId: string): string 
 
 /**
  * The issuer NIF as the record writes it. A location may exist without a tax_id to try
- * the sandbox; its records name the placeholder NIF, which AEAT would refuse (only stub
- * mode answers such a location in practice).
+ * the sandbox; its test records name the placeholder NIF, which AEAT would refuse (only
+ * stub mode answers such a location in practice). Live transactions of such a location
+ * are refused at creation (metadata.ts), and the client never sends the placeholder live.
  */
 const issuerNif = (input: BuildInput): string => issuerTaxId(input) ?? MISSING_TAX_ID;
 

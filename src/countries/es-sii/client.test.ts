@@ -161,6 +161,15 @@ describe('SII client against a fake AEAT (mutual TLS, schema-checked)', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
+  it('live: a location without tax_id is refused for good (MISSING_ISSUER_NIF), never sent as holder 000000000', async () => {
+    const bare = { ...loc, tax_id: null };
+    const { tx, record } = validatedBuild(sii, bare, draft({ metadata: { simplified: true } }));
+    expect(record.body).toContain('<sii:NIF>000000000</sii:NIF>'); // the test-key placeholder
+    expect(await submit(record, tx, 'record', { ...ctx, environment: 'live', location: bare })).toMatchObject({ kind: 'rejected', code: 'MISSING_ISSUER_NIF' });
+    expect(sii.codes.MISSING_ISSUER_NIF).toMatchObject({ category: 'configuration', retriable: false });
+    expect(fake.requests).toHaveLength(0);
+  });
+
   it('stub mode still answers in-process', async () => {
     const { tx, record } = sale({ simplified: true });
     expect(await submit(record, tx, 'record', submitCtx(loc))).toMatchObject({ kind: 'accepted', response: { sandbox: true } });

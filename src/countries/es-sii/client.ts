@@ -16,6 +16,7 @@
  */
 import { TransportError, type AuthorityOutcome, type StoredRecord, type SubmitContext } from '../types.ts';
 import { authorityPost } from '../shared/authority-http.ts';
+import { MISSING_TAX_ID } from '../shared/placeholder.ts';
 import { SII_CODES } from './codes.ts';
 import { SiiResponseError, outcomeOf, parseSiiResponse } from './response.ts';
 import { bajaBody, operationOf, soapEnvelope, suministroBody, titularOf } from './soap.ts';
@@ -50,6 +51,11 @@ export async function submitToAeat(record: StoredRecord, ctx: SubmitContext): Pr
   if (record.contentType !== 'application/xml' || operationOf(record.body) !== expected) {
     const message = `the stored record is not an SII ${expected === 'alta' ? 'RegistroLRFacturasEmitidas' : 'RegistroLRBajaExpedidas'} and cannot be sent to AEAT`;
     return { kind: 'rejected', code: 'NOT_SII_RECORD', message, response: { contentType: record.contentType } };
+  }
+  // Live: never the placeholder holder 000000000 (soap.ts titularOf, build.ts), a false
+  // declaration. Creation refuses such transactions (metadata.ts); this covers older ones.
+  if (ctx.environment === 'live' && titularOf(ctx.location).nif === MISSING_TAX_ID) {
+    return { kind: 'rejected', code: 'MISSING_ISSUER_NIF', message: SII_CODES.MISSING_ISSUER_NIF!.message, response: {} };
   }
   const res = await authorityPost({
     url: siiEndpoint(ctx),

@@ -99,4 +99,6 @@ export const SII_CODES: Readonly<Record<string, AuthorityCode>> = {
   SOAP_SERVER_FAULT: { message: 'AEAT answered with a server-side SOAP fault; the record will be sent again.', category: 'submission', retriable: true },
   SOAP_CLIENT_FAULT: { message: 'AEAT refused the message (SOAP fault without an error code).', category: 'validation', retriable: false },
   INCORRECTO: { message: 'AEAT refused the submission (EstadoEnvio Incorrecto) without a per-record answer.', category: 'submission', retriable: false },
+  // Live only: the record would name the placeholder holder 000000000 (client.ts); not sent.
+  MISSING_ISSUER_NIF: { message: 'The location has no tax_id: a live SII record must name the holder of the books by NIF, so it is not sent.', category: 'configuration', retriable: false },
 };

@@ -2,6 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { sii } from './index.ts';
 import { expect400 } from '../shared/test-helpers.ts';
 import { draft, line, location, txCtx } from '../shared/test-fixtures.ts';
+import { liveTaxIdRequired } from '../es/common.ts';
 
 const loc = location('es-sii');
 const validate = (metadata: Record<string, unknown>, over: Parameters<typeof draft>[0] = {}) =>
@@ -10,6 +11,16 @@ const F1 = 'counterparty_nif and counterparty_name are required in metadata for 
 const party = { counterparty_nif: 'B12345674', counterparty_name: 'Cliente SA' };
 
 describe('es-sii validateTransaction', () => {
+  it('a live transaction needs the location tax_id (the holder is named by NIF, never 000000000); test keys may go without', () => {
+    const bare = { ...loc, tax_id: null };
+    const tx = draft({ metadata: { simplified: true } });
+    expect400(() => sii.validateTransaction(tx, { ...txCtx(bare), environment: 'live' }), liveTaxIdRequired('sii'));
+    expect400(() => sii.validateTransaction(tx, { ...txCtx({ ...loc, tax_id: '  ' }), environment: 'live' }), liveTaxIdRequired('sii'));
+    expect(liveTaxIdRequired('sii')).toBe('location tax_id is required for live sii transactions: AEAT identifies the issuer by its NIF');
+    expect(sii.validateTransaction(tx, txCtx(bare))).toMatchObject({ invoice_type: 'F2' });
+    expect(sii.validateTransaction(tx, { ...txCtx(loc), environment: 'live' })).toMatchObject({ invoice_type: 'F2' });
+  });
+
   it('defaults for a simplified sale (invoice_number left to the core)', () => {
     expect(validate({ simplified: true })).toEqual({
       simplified: true,

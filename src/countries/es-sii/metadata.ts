@@ -24,6 +24,7 @@ import {
   type Metadata,
 } from '../shared/metadata-fields.ts';
 import { isValidSpanishNif } from '../es/nif.ts';
+import { requireLiveTaxId } from '../es/common.ts';
 
 /** Issued-invoice keys offered by the spec (ClaveRegimenEspecialOTrascendencia, FORMATS §3). */
 export const REGIME_KEYS = ['01', '02', '03', '05', '07', '09'] as const;
@@ -53,6 +54,8 @@ function readDmy(meta: Metadata, field: string): string | undefined {
 }
 
 export function validateSiiTransaction(tx: TransactionDraft, ctx: TransactionContext): Record<string, unknown> {
+  // A live record names the holder of the books by the location's NIF, never the placeholder.
+  requireLiveTaxId(ctx, 'sii');
   const meta = baseMetadata(tx, 'ES');
 
   const invoice_number = optionalText(meta, 'invoice_number', 'metadata.invoice_number must be 1-60 printable characters', NUMBER, true);

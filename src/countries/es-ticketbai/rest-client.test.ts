@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { officialSample, sampleVariant, startFakeTicketBai, type FakeTicketBai } from '../../../test/support/fake-ticketbai.ts';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE } from '../../../test/support/xml-tools.ts';
 import { closeAuthorityConnections } from '../shared/authority-http.ts';
-import { NOW, draft, fixedSigningKey, location } from '../shared/test-fixtures.ts';
+import { NOW, draft, fixedSigningKey, location, memoryPacing } from '../shared/test-fixtures.ts';
 import { TransportError, type StoredRecord, type SubmitContext } from '../types.ts';
 import { submitTicketBaiRealtime, ticketBaiEndpoint } from './rest-client.ts';
 
@@ -39,6 +39,7 @@ describe('Gipuzkoa / Araba real-time client against the fake authority', () => {
     clientKey: key,
     timeoutMs: 5000,
     attempt: 1,
+    pacing: memoryPacing(),
     ...over,
   });
   const record = (body: string, kind: StoredRecord['kind'] = 'record', fiscalId: string | null = null): StoredRecord => ({

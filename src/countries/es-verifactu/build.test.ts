@@ -3,6 +3,7 @@ import { verifactu } from './index.ts';
 import { verifactuQrUrl } from './qr.ts';
 import { ORIGINAL_DATE_INVALID, ORIGINAL_ON_SALE, ORIGINAL_PAIR, TOO_MANY_RATES } from './metadata.ts';
 import { expect400 } from '../shared/test-helpers.ts';
+import { liveTaxIdRequired } from '../es/common.ts';
 import { NOW, draft, line, location, stored, submitCtx, txCtx, validatedBuild } from '../shared/test-fixtures.ts';
 
 describe('es-verifactu validateTransaction', () => {
@@ -11,6 +12,15 @@ describe('es-verifactu validateTransaction', () => {
     expect(verifactu.validateTransaction(draft(), txCtx(loc))).toEqual({ series: 'A', invoice_type: 'F2' });
     expect(verifactu.validateTransaction(draft({ customer_context: { nif: 'B12345674' } }), txCtx(loc)).invoice_type).toBe('F1');
     expect(verifactu.validateTransaction(draft({ type: 'refund' }), txCtx(loc)).invoice_type).toBe('R5');
+  });
+
+  it('a live transaction needs the location tax_id (the issuer is named by NIF, never 000000000); test keys may go without', () => {
+    const bare = { ...loc, tax_id: null };
+    expect400(() => verifactu.validateTransaction(draft(), { ...txCtx(bare), environment: 'live' }), liveTaxIdRequired('verifactu'));
+    expect400(() => verifactu.validateTransaction(draft(), { ...txCtx({ ...loc, tax_id: ' ' }), environment: 'live' }), liveTaxIdRequired('verifactu'));
+    expect(liveTaxIdRequired('verifactu')).toBe('location tax_id is required for live verifactu transactions: AEAT identifies the issuer by its NIF');
+    expect(verifactu.validateTransaction(draft(), txCtx(bare))).toEqual({ series: 'A', invoice_type: 'F2' });
+    expect(verifactu.validateTransaction(draft(), { ...txCtx(loc), environment: 'live' })).toEqual({ series: 'A', invoice_type: 'F2' });
   });
 
   it('description and the corrected invoice (both or neither, refunds only)', () => {

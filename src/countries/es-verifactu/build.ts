@@ -47,6 +47,11 @@ const clip = (text: string, max: number): string => {
 /** Control characters XML cannot carry become spaces (free text from the request). */
 const printable = (text: string): string => text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, ' ');
 
+/**
+ * The issuer NIF as the record writes it. A location may exist without a tax_id to try the
+ * sandbox; its test records name the placeholder NIF. Live transactions of such a location
+ * are refused at creation (metadata.ts), and the client never sends the placeholder live.
+ */
 const issuerNif = (input: BuildInput): string => issuerTaxId(input) ?? MISSING_TAX_ID;
 
 /** NombreRazon of the obligated issuer (TextMax120Type): the configured legal name. */

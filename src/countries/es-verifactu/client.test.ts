@@ -7,9 +7,9 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeAeatVerifactu, soapBodyContent, VERIFACTU_PATH, type FakeAeatVerifactu } from '../../../test/support/fake-aeat-verifactu.ts';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../test/support/xml-tools.ts';
 import { closeAuthorityConnections } from '../shared/authority-http.ts';
-import { NOW, draft, fixedSigningKey, location, stored, validatedBuild } from '../shared/test-fixtures.ts';
+import { NOW, draft, fixedSigningKey, location, memoryPacing, stored, validatedBuild } from '../shared/test-fixtures.ts';
 import { TransportError, type LocationForFiscal, type StoredRecord, type SubmitContext } from '../types.ts';
-import { createVerifactuClient, verifactuEndpoint, type VerifactuClient } from './client.ts';
+import { createVerifactuClient, pacingKey, verifactuEndpoint, type VerifactuClient } from './client.ts';
 import { goldenChain } from './golden-cases.ts';
 import { verifactu } from './index.ts';
 
@@ -17,10 +17,13 @@ const key = fixedSigningKey();
 const loc = location('es-verifactu');
 let fake: FakeAeatVerifactu;
 let client: VerifactuClient;
+/** The core's wait memory as the contexts carry it (in memory here; the database in the service). */
+let pacing: ReturnType<typeof memoryPacing>;
 
 beforeEach(async () => {
   fake = await startFakeAeatVerifactu();
   client = createVerifactuClient();
+  pacing = memoryPacing();
 });
 afterEach(async () => {
   await fake.close();
@@ -34,7 +37,7 @@ const at = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);
 function ctx(over: Partial<SubmitContext> = {}, location: LocationForFiscal = loc): SubmitContext {
   return {
     environment: 'test', mode: 'authority', location, now: NOW, timeoutMs: 5000, attempt: 1,
-    clientKey: key, authorityCa: fake.caPem, authorityBaseUrl: fake.url, ...over,
+    clientKey: key, authorityCa: fake.caPem, authorityBaseUrl: fake.url, pacing, ...over,
   };
 }
 
@@ -158,6 +161,8 @@ describe('VERI*FACTU client against the fake AEAT', () => {
     const chain = goldenChain();
     const rec = (i: number) => stored(chain[i]!.record, chain[i]!.tx, chain[i]!.kind, chain[i]!.transactionId);
     expect((await client.submit(rec(0), ctx({ now: at(0) }))).kind).toBe('accepted');
+    // Remembered in the context's pacing, under the issuer's key (es-verifactu:<NIF>:<environment>).
+    expect([...pacing.held]).toEqual([['es-verifactu:B12345674:test', at(60)]]);
     expect(await client.submit(rec(1), ctx({ now: at(10) }))).toMatchObject({ kind: 'retry_later', code: 'WAIT_TIME', retryAfterSeconds: 50 });
     expect(fake.requests).toHaveLength(1);
     // Another issuer is not held back.
@@ -168,6 +173,27 @@ describe('VERI*FACTU client against the fake AEAT', () => {
     // Once the wait has elapsed the record goes.
     expect((await client.submit(rec(1), ctx({ now: at(60) }))).kind).toBe('accepted');
     expect(fake.requests).toHaveLength(3);
+  });
+
+  it('the wait lives in the context\'s pacing, not in the client: another client (another worker) sharing it waits too', async () => {
+    fake.waitSeconds = 60;
+    const chain = goldenChain();
+    const rec = (i: number) => stored(chain[i]!.record, chain[i]!.tx, chain[i]!.kind, chain[i]!.transactionId);
+    expect((await client.submit(rec(0), ctx({ now: at(0) }))).kind).toBe('accepted');
+    const otherWorker = createVerifactuClient();
+    expect(await otherWorker.submit(rec(1), ctx({ now: at(30) }))).toMatchObject({ kind: 'retry_later', code: 'WAIT_TIME', flowControl: true, retryAfterSeconds: 30 });
+    expect(fake.requests).toHaveLength(1);
+    // A wait another worker was given meanwhile is honoured by this one as well.
+    await pacing.hold(pacingKey('B12345674', 'test'), at(90));
+    expect(await client.submit(rec(1), ctx({ now: at(60) }))).toMatchObject({ kind: 'retry_later', code: 'WAIT_TIME', retryAfterSeconds: 30 });
+    expect((await otherWorker.submit(rec(1), ctx({ now: at(90) }))).kind).toBe('accepted');
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it('an answer without a wait records nothing', async () => {
+    fake.waitSeconds = 0;
+    expect((await client.submit(firstRecord(), ctx())).kind).toBe('accepted');
+    expect(pacing.held.size).toBe(0);
   });
 
   it('without a client certificate AEAT refuses the connection (HTTP 403): rejected, auth', async () => {
@@ -185,10 +211,38 @@ describe('VERI*FACTU client against the fake AEAT', () => {
   it('the plug-in: stub mode answers in-process, authority mode talks to AEAT', async () => {
     expect((await verifactu.submit(firstRecord(), { ...ctx(), mode: 'stub' })).kind).toBe('accepted');
     expect(fake.requests).toHaveLength(0);
-    const other = location('es-verifactu');
-    other.tax_id = 'J99216582'; // the plug-in's own client keeps its flow control per issuer
-    const rec = validatedBuild(verifactu, other, draft());
-    expect(await verifactu.submit(stored(rec.record, rec.tx), ctx({}, other))).toMatchObject({ kind: 'accepted', fiscalId: 'FAKECSV000000001' });
+    expect(await verifactu.submit(firstRecord(), ctx())).toMatchObject({ kind: 'accepted', fiscalId: 'FAKECSV000000001' });
+    expect(fake.requests).toHaveLength(1);
+  });
+});
+
+describe('VERI*FACTU client: a live request never names the placeholder issuer 000000000', () => {
+  const bare: LocationForFiscal = { ...loc, tax_id: null };
+  /** A record of a location without tax_id (a test key may build one: the sandbox placeholder). */
+  const bareRecord = () => {
+    const { tx, record } = validatedBuild(verifactu, bare, draft());
+    expect(record.body).toContain('<sf:IDEmisorFactura>000000000</sf:IDEmisorFactura>');
+    return stored(record, tx, 'record', 'bare-1');
+  };
+
+  it('live, location without tax_id: every record refused for good (MISSING_ISSUER_NIF), nothing sent', async () => {
+    const out = await client.submitMany([bareRecord()], ctx({ environment: 'live' }, bare));
+    expect(out).toEqual({ kind: 'records', outcomes: [expect.objectContaining({ kind: 'rejected', code: 'MISSING_ISSUER_NIF' })] });
+    expect(await verifactu.submit(bareRecord(), ctx({ environment: 'live' }, bare))).toMatchObject({ kind: 'rejected', code: 'MISSING_ISSUER_NIF' });
+    expect(verifactu.codes.MISSING_ISSUER_NIF).toMatchObject({ category: 'configuration', retriable: false });
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('live: a record that names the placeholder is refused on its own, the others of the request go', async () => {
+    const out = await client.submitMany([bareRecord(), firstRecord()], ctx({ environment: 'live' }));
+    if (out.kind !== 'records') throw new Error(out.kind);
+    expect(out.outcomes.map((o) => (o.kind === 'rejected' ? o.code : o.kind))).toEqual(['MISSING_ISSUER_NIF', 'accepted']);
+    expect(fake.submissions.map((x) => x.records)).toEqual([['Alta A-1']]);
+    expect(fake.requests[0]!.body.toString('utf8')).not.toContain('000000000');
+  });
+
+  it('test keys keep the placeholder (sandbox rehearsal): the request goes as before', async () => {
+    await client.submitMany([bareRecord()], ctx({}, bare));
     expect(fake.requests).toHaveLength(1);
   });
 });

@@ -6,9 +6,14 @@
  * invoice id.
  *
  * Flow control (FORMATS.md §2.5, RespuestaSuministro.xsd `TiempoEsperaEnvio`): after each
- * answer AEAT says how many seconds to wait before the next submission. The client keeps
- * that per issuer NIF (and environment) in this process and, until it has elapsed, does
- * not send: it answers `retry_later` with the time left, so the queue comes back then.
+ * answer AEAT says how many seconds to wait before the next submission. The client records
+ * that per issuer NIF and environment in `ctx.pacing` (the core's memory, shared by every
+ * worker) and, until it has elapsed, does not send: it answers `retry_later` with the time
+ * left, so the queue comes back then.
+ *
+ * Live requests never name the placeholder issuer `000000000` (shared/placeholder.ts): a
+ * live location without a tax_id is refused when the transaction is created (metadata.ts);
+ * a record stored before that rule is refused here, for good, without being sent.
  */
 import { TransportError, type AuthorityCode, type AuthorityOutcome, type BatchOutcome, type StoredRecord, type SubmitContext } from '../types.ts';
 import { authorityPost } from '../shared/authority-http.ts';
@@ -42,19 +47,29 @@ export interface VerifactuClient {
   submitMany(records: readonly StoredRecord[], ctx: SubmitContext): Promise<BatchOutcome>;
 }
 
-/** A client with its own flow-control memory (one per process in index.ts; one per test). */
+/** The `AuthorityPacing` key of an issuer's waits: AEAT paces each obligated issuer per environment. */
+export const pacingKey = (nif: string, environment: 'test' | 'live'): string => `es-verifactu:${nif}:${environment}`;
+
+/** A client; its flow-control memory is the context's `pacing` (the core's, shared by every worker). */
 export function createVerifactuClient(codes: Readonly<Record<string, AuthorityCode>> = VERIFACTU_CODES): VerifactuClient {
-  /** Issuer key → epoch ms before which AEAT asked us not to send. */
-  const sendNotBefore = new Map<string, number>();
+  /** The refusal of a live record that would name the placeholder issuer: non-retriable (codes.ts). */
+  const missingIssuerNif = (): AuthorityOutcome => ({
+    kind: 'rejected', code: 'MISSING_ISSUER_NIF', message: codes.MISSING_ISSUER_NIF?.message ?? 'the location has no tax_id: a live record cannot name its issuer', response: {},
+  });
 
   async function submitMany(records: readonly StoredRecord[], ctx: SubmitContext): Promise<BatchOutcome> {
     if (records.length === 0 || records.length > MAX_RECORDS_PER_REQUEST) {
       throw new RangeError(`a VERI*FACTU request carries 1 to ${MAX_RECORDS_PER_REQUEST} records, not ${records.length}`);
     }
     const nif = ctx.location.tax_id?.trim() || MISSING_TAX_ID;
-    const issuerKey = `${ctx.environment}:${nif}`;
+    const live = ctx.environment === 'live';
+    // Live: nothing goes out naming the placeholder issuer (a false declaration). Every
+    // record of the request is this issuer's (one chain), so each is refused on its own.
+    if (live && nif === MISSING_TAX_ID) return { kind: 'records', outcomes: records.map(missingIssuerNif) };
+
+    const issuerKey = pacingKey(nif, ctx.environment);
     const now = ctx.now.getTime();
-    const notBefore = sendNotBefore.get(issuerKey);
+    const notBefore = (await ctx.pacing.notBefore(issuerKey))?.getTime();
     if (notBefore !== undefined && now < notBefore) {
       const seconds = Math.ceil((notBefore - now) / 1000);
       return {
@@ -76,8 +91,10 @@ export function createVerifactuClient(codes: Readonly<Record<string, AuthorityCo
     const keys = records.map((r) => recordKeyOf(r.body));
     const sendable: number[] = [];
     keys.forEach((k, i) => {
-      if (k) sendable.push(i);
-      else outcomes[i] = { kind: 'rejected', code: 'INVALID_RECORD', message: 'the stored record is not a VERI*FACTU record: not a RegistroAlta or RegistroAnulacion', response: {} };
+      if (!k) outcomes[i] = { kind: 'rejected', code: 'INVALID_RECORD', message: 'the stored record is not a VERI*FACTU record: not a RegistroAlta or RegistroAnulacion', response: {} };
+      // A record built without the issuer's NIF (the header's is right): never sent live.
+      else if (live && k.IDEmisorFactura === MISSING_TAX_ID) outcomes[i] = missingIssuerNif();
+      else sendable.push(i);
     });
     if (sendable.length === 0) return { kind: 'records', outcomes: outcomes as AuthorityOutcome[] };
 
@@ -122,10 +139,10 @@ export function createVerifactuClient(codes: Readonly<Record<string, AuthorityCo
     }
 
     if (answer.kind === 'fault') return { kind: 'request', outcome: faultToOutcome(answer, codes) };
+    // No wait (or 0) needs no write: the recorded time, if any, has passed (checked above),
+    // or is a later wait another worker was given meanwhile, which still holds.
     if (answer.TiempoEsperaEnvio !== undefined && answer.TiempoEsperaEnvio > 0) {
-      sendNotBefore.set(issuerKey, now + answer.TiempoEsperaEnvio * 1000);
-    } else {
-      sendNotBefore.delete(issuerKey);
+      await ctx.pacing.hold(issuerKey, new Date(now + answer.TiempoEsperaEnvio * 1000));
     }
     const answered = answerOutcomes(answer, codes, sendable.map((i) => keys[i]!));
     sendable.forEach((i, n) => (outcomes[i] = answered[n]));

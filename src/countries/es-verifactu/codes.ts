@@ -304,4 +304,6 @@ export const VERIFACTU_CODES: Readonly<Record<string, AuthorityCode>> = {
   // do not know its fate, so it is sent again (AEAT answers 3000 if it holds it already).
   NO_RECORD_LINE: { message: 'AEAT\'s answer has no line for this record: it will be sent again.', category: 'submission', retriable: true },
   INVALID_RECORD: { message: 'The stored record is not a VERI*FACTU record and cannot be sent.', category: 'validation', retriable: false },
+  // Live only: the record would name the placeholder issuer 000000000 (client.ts); not sent.
+  MISSING_ISSUER_NIF: cfg('The location has no tax_id: a live VERI*FACTU record must name its issuer by NIF, so it is not sent.'),
 };

@@ -12,7 +12,7 @@ import { verifactuSandbox } from './sandbox.ts';
 import { VERIFACTU_CODES } from './codes.ts';
 import { MAX_RECORDS_PER_REQUEST } from './soap.ts';
 
-/** The AEAT client of this process: its flow-control memory (TiempoEsperaEnvio) is shared. */
+/** The AEAT client. It keeps no state: AEAT's waits (TiempoEsperaEnvio) go to `ctx.pacing`, the core's, shared by every worker. */
 const aeat = createVerifactuClient(VERIFACTU_CODES);
 
 export const verifactu: FiscalSystem = {

@@ -6,6 +6,7 @@
  *   the line descriptions when not given);
  * - `original_invoice_number` / `original_issue_date` (DD-MM-YYYY): the invoice a refund
  *   corrects, written as `FacturasRectificadas` (both or neither).
+ * With a live key the location must have a tax_id (es/common.ts `requireLiveTaxId`).
  */
 import { badRequest } from '../../core/errors.ts';
 import type { TransactionContext, TransactionDraft } from '../types.ts';
@@ -13,6 +14,7 @@ import { isDmyDate } from '../shared/dates.ts';
 import { baseMetadata, optionalText, withoutUndefined } from '../shared/metadata-fields.ts';
 import { metaString } from '../shared/placeholder.ts';
 import { readInvoiceNumber, readSeries, readSpanishInvoiceType } from '../es/invoice.ts';
+import { requireLiveTaxId } from '../es/common.ts';
 
 export const DEFAULT_SERIES = 'A';
 
@@ -31,7 +33,9 @@ export const ORIGINAL_ON_SALE = 'metadata.original_invoice_number is only allowe
 /** `Desglose` holds at most 12 `DetalleDesglose`: one per VAT rate (DesgloseType). */
 export const TOO_MANY_RATES = 'a VERI*FACTU invoice carries at most 12 different tax rates';
 
-export function validateVerifactuTransaction(tx: TransactionDraft, _ctx: TransactionContext): Record<string, unknown> {
+export function validateVerifactuTransaction(tx: TransactionDraft, ctx: TransactionContext): Record<string, unknown> {
+  // A live record names its issuer by the location's NIF, never the sandbox placeholder.
+  requireLiveTaxId(ctx, 'verifactu');
   const meta = baseMetadata(tx, 'ES');
   const series = readSeries(meta, DEFAULT_SERIES);
   const invoice_number = readInvoiceNumber(meta);

@@ -3,6 +3,7 @@
  * selector, the common fields and the tax_id check.
  */
 import { badRequest } from '../../core/errors.ts';
+import type { TransactionContext } from '../types.ts';
 import { givenTaxId, optionalString, readConfigObject, requiredString, type ConfigObject } from '../shared/config-fields.ts';
 import { isValidSpanishNif } from './nif.ts';
 
@@ -62,4 +63,18 @@ export function readSpainCommon(config: ConfigObject, system: SpainSystem) {
 export function checkSpainTaxId(taxId: string | null): void {
   const nif = givenTaxId(taxId);
   if (nif !== undefined && !isValidSpanishNif(nif)) throw badRequest('tax_id must be a valid Spanish NIF');
+}
+
+/** The 400 of a live AEAT transaction (VERI*FACTU, SII) at a location without a tax_id. */
+export const liveTaxIdRequired = (system: 'verifactu' | 'sii'): string =>
+  `location tax_id is required for live ${system} transactions: AEAT identifies the issuer by its NIF`;
+
+/**
+ * AEAT's records name the issuer by NIF (VERI*FACTU `IDEmisorFactura`, SII `Titular` and
+ * `IDEmisorFactura`). A location may exist without a tax_id to try the sandbox, whose
+ * records carry the placeholder `000000000` (shared/placeholder.ts); on a live key that
+ * would be a false declaration, so the transaction is refused before anything is stored.
+ */
+export function requireLiveTaxId(ctx: TransactionContext, system: 'verifactu' | 'sii'): void {
+  if (ctx.environment === 'live' && givenTaxId(ctx.location.tax_id) === undefined) throw badRequest(liveTaxIdRequired(system));
 }

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { toSigningKey } from '../../certificates/signing-key.ts';
 import type {
+  AuthorityPacing,
   BuildInput,
   SigningKey,
   Country,
@@ -156,6 +157,23 @@ export function validatedBuild(system: FiscalSystem, loc: LocationForFiscal, tx:
   return { tx: validTx, record: system.build(buildInput(loc, validTx, { ...signing, ...over })) };
 }
 
+/**
+ * An `AuthorityPacing` in memory, with the core's rule (services/authority-pacing.ts: a
+ * hold only moves the time forward). Share one between contexts to stand for workers
+ * sharing the store.
+ */
+export function memoryPacing(): AuthorityPacing & { readonly held: ReadonlyMap<string, Date> } {
+  const held = new Map<string, Date>();
+  return {
+    held,
+    notBefore: async (key) => held.get(key) ?? null,
+    async hold(key, until) {
+      const before = held.get(key);
+      if (before === undefined || before.getTime() < until.getTime()) held.set(key, until);
+    },
+  };
+}
+
 export const submitCtx = (loc: LocationForFiscal, mode: 'stub' | 'authority' = 'stub'): SubmitContext => ({
   environment: 'test',
   mode,
@@ -163,6 +181,7 @@ export const submitCtx = (loc: LocationForFiscal, mode: 'stub' | 'authority' = '
   now: NOW,
   timeoutMs: 5000,
   attempt: 1,
+  pacing: memoryPacing(),
 });
 
 export const stored = (record: FiscalRecord, tx: TransactionDraft, kind: 'record' | 'cancellation' = 'record', id = TX_ID): StoredRecord => ({

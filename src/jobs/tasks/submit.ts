@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../core/clock.ts';
 import { getSystem, statuses } from '../../countries/registry.ts';
 import { TransportError, type AuthorityOutcome, type BatchOutcome, type FiscalSystem, type RenderHint, type SigningKey, type StoredRecord, type SubmitContext, type TransactionStatus } from '../../countries/types.ts';
+import type { AuthorityPacing } from '../../countries/types.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { SigningKeyService } from '../../services/signing-keys.ts';
 import type { EventPublisher } from '../../services/events.ts';
@@ -63,6 +64,8 @@ export interface SubmitTaskDeps {
   /** Extra CA certificates (PEM) trusted for authority servers (the tests' fake authorities). */
   authorityCa?: string | undefined;
   signingKeys: Pick<SigningKeyService, 'forAuthority'>;
+  /** The authorities' wait-before-sending memory, shared by every worker (services/authority-pacing.ts). */
+  pacing: AuthorityPacing;
   random?: () => number;
 }
 
@@ -115,7 +118,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
     return {
       environment: t.environment, mode, location, now: clock.now(),
       authorityBaseUrl: deps.authorityBaseUrls?.[`${system.key}:${t.environment}`], timeoutMs, attempt: job.attempt,
-      clientKey, authorityCa: deps.authorityCa,
+      clientKey, authorityCa: deps.authorityCa, pacing: deps.pacing,
     };
   }
 
