@@ -4,7 +4,7 @@
  * answers and failures the same way.
  */
 import type { AuthorityOutcome, TransactionStatus } from '../countries/types.ts';
-import { jobsRepo } from '../jobs/queue.ts';
+import { jobsRepo } from '../store/repos/jobs-repo.ts';
 import type { Queryable } from '../store/db.ts';
 import { transactionsRepo, type TransactionRow } from '../store/repos/transactions-repo.ts';
 import { TRANSLATE_JOB } from './transaction-view.ts';

@@ -1,5 +1,5 @@
 import type { Queryable } from '../store/db.ts';
-import type { EnqueueInput } from '../jobs/queue.ts';
+import type { EnqueueInput } from '../store/repos/jobs-repo.ts';
 import type { DeliveryRow, EventBatch, WebhookRow } from '../store/repos/webhooks-repo.ts';
 
 /**

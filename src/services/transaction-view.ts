@@ -1,5 +1,5 @@
 import type { FiscalSystem, RenderHint } from '../countries/types.ts';
-import type { JobRow } from '../jobs/queue.ts';
+import type { JobRow } from '../store/repos/jobs-repo.ts';
 import type { TransactionRow } from '../store/repos/transactions-repo.ts';
 import type { EventInput } from './events.ts';
 

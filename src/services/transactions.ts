@@ -8,7 +8,7 @@ import { GroupCommitter, type Turn } from '../core/group-commit.ts';
 import { normalizeTransactionRequest } from '../core/transaction-request.ts';
 import { getSystem } from '../countries/registry.ts';
 import type { FiscalSystem, LocationForFiscal, SigningKey, SoftwareIdentity, TransactionDraft, TransactionStatus } from '../countries/types.ts';
-import { promoteQueue, type EnqueueInput } from '../jobs/queue.ts';
+import { promoteQueue, type EnqueueInput } from '../store/repos/jobs-repo.ts';
 import { isUniqueViolation, type Queryable } from '../store/db.ts';
 import { fiscalRecordsRepo, type FiscalRecordRow } from '../store/repos/fiscal-records-repo.ts';
 import { locationsRepo, type LocationRow } from '../store/repos/locations-repo.ts';

@@ -14,7 +14,7 @@ import type { Db, Queryable } from '../../store/db.ts';
 import type { LocationRow } from '../../store/repos/locations-repo.ts';
 import { transactionsRepo, type StartedSubmission, type SubmissionRecord, type TransactionRow } from '../../store/repos/transactions-repo.ts';
 import { retryDelayMs, type BackoffPolicy } from '../backoff.ts';
-import { jobsRepo, type JobRow } from '../queue.ts';
+import { jobsRepo, type JobRow } from '../../store/repos/jobs-repo.ts';
 import type { AttemptOutcome, AttemptResult, FollowerOutcome, JobHandler } from '../runner.ts';
 
 /**

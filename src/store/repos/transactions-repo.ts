@@ -1,8 +1,8 @@
 import { isUuid } from '../../core/ids.ts';
 import type { RenderHint, TransactionDraft, TransactionStatus } from '../../countries/types.ts';
 import type { Queryable } from '../db.ts';
-import type { EnqueueInput } from '../../jobs/queue.ts';
-import { jobRowsJson, jobsInsertFromJson } from '../../jobs/job-rows.ts';
+import type { EnqueueInput } from './jobs-repo.ts';
+import { jobRowsJson, jobsInsertFromJson } from './job-rows.ts';
 import { deliveriesInsertFromJson, eventRowsJson, eventsSqlFromJson, webhookOf, type DeliveryRow, type EventBatch, type RenderedEvents, type WebhookRow } from './webhooks-repo.ts';
 import type { FiscalRecordRow } from './fiscal-records-repo.ts';
 import type { LocationRow } from './locations-repo.ts';
