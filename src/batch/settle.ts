@@ -11,7 +11,7 @@
  * Every change is a compare-and-set from `pending_lroe`: a record another run took over
  * (its claim had gone stale) is left to that run.
  */
-import type { TransactionStatus } from '../countries/types.ts';
+import type { TransactionStatus } from '../core/status.ts';
 import type { EventPublisher } from '../services/events.ts';
 import { CANCELLABLE } from '../services/transactions.ts';
 import { completionEvent } from '../services/transaction-view.ts';

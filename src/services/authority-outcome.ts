@@ -3,7 +3,8 @@
  * submit task (jobs/tasks/submit.ts) and the batch processors (src/batch) record accepted
  * answers and failures the same way.
  */
-import type { AuthorityOutcome, TransactionStatus } from '../countries/types.ts';
+import type { AuthorityOutcome } from '../countries/types.ts';
+import type { TransactionStatus } from '../core/status.ts';
 import { jobsRepo } from '../store/repos/jobs-repo.ts';
 import type { Queryable } from '../store/db.ts';
 import { transactionsRepo, type TransactionRow } from '../store/repos/transactions-repo.ts';
