@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.ts';
+import { SYSTEM_KEYS } from './countries/types.ts';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'cfg-'));
 
@@ -55,7 +56,9 @@ describe('loadConfig', () => {
     });
     expect(c.authorityBaseUrls).toEqual({ 'es-verifactu:test': 'https://127.0.0.1:8443', 'es-ticketbai:live': 'https://proxy.example' });
     expect(c.authorityCa).toContain('BEGIN CERTIFICATE');
-    expect(() => loadConfig({ DATA_DIR: tmp(), AUTHORITY_URL_ES_NOPE_TEST: 'https://x' })).toThrow(/AUTHORITY_URL_ES_NOPE_TEST: unknown system "es-nope"/);
+    // The host passes the system keys (config.ts knows no plug-in); a name outside them stops start-up.
+    expect(() => loadConfig({ DATA_DIR: tmp(), AUTHORITY_URL_ES_NOPE_TEST: 'https://x' }, 'cloud', SYSTEM_KEYS)).toThrow(/AUTHORITY_URL_ES_NOPE_TEST: unknown system "es-nope"/);
+    expect(loadConfig({ DATA_DIR: tmp(), AUTHORITY_URL_ES_NOPE_TEST: 'https://x' }).authorityBaseUrls).toEqual({ 'es-nope:test': 'https://x' }); // no list: read as named
     expect(() => loadConfig({ DATA_DIR: tmp(), AUTHORITY_URL_ES_SII_TEST: 'ftp://x' })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: tmp(), AUTHORITY_CA_FILE: path.join(dir, 'missing.pem') })).toThrow(/AUTHORITY_CA_FILE: cannot read/);
   });

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { SYSTEM_KEYS } from './countries/types.ts';
 import { generateMasterKey, parseMasterKey } from './crypto/master-key.ts';
 
 /**
@@ -138,14 +137,17 @@ function translationAi(env: Env): TranslationAiConfig | undefined {
 
 const AUTHORITY_URL_RE = /^AUTHORITY_URL_([A-Z]{2}_[A-Z0-9_]+)_(TEST|LIVE)$/;
 
-/** AUTHORITY_URL_<SYSTEM>_<ENV>: `<system>` is the system key in upper case with `_` for `-`. */
-function authorityBaseUrls(env: Env, systems: readonly string[]): Record<string, string> {
+/**
+ * AUTHORITY_URL_<SYSTEM>_<ENV>: `<system>` is the system key in upper case with `_` for `-`.
+ * `systems`: the keys a name may use (another stops start-up); undefined takes any.
+ */
+function authorityBaseUrls(env: Env, systems: readonly string[] | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of Object.keys(env).sort()) {
     const m = AUTHORITY_URL_RE.exec(name);
     if (!m) continue;
     const system = m[1]!.toLowerCase().replaceAll('_', '-');
-    if (!systems.includes(system)) throw new ConfigError(`${name}: unknown system "${system}" (known: ${systems.join(', ')})`);
+    if (systems && !systems.includes(system)) throw new ConfigError(`${name}: unknown system "${system}" (known: ${systems.join(', ')})`);
     const value = url(env, name, ['https:', 'http:']);
     if (value) out[`${system}:${m[2]!.toLowerCase()}`] = value.replace(/\/+$/, '');
   }
@@ -165,7 +167,11 @@ function authorityCa(env: Env): string | undefined {
   return pem;
 }
 
-export function loadConfig(env: Env = process.env, mode: Mode = 'cloud'): Config {
+/**
+ * `systems`: the fiscal system keys an AUTHORITY_URL_* may name; the host passes them
+ * (main.ts: countries/types.ts SYSTEM_KEYS), as this module knows no plug-in.
+ */
+export function loadConfig(env: Env = process.env, mode: Mode = 'cloud', systems?: readonly string[]): Config {
   const dataDir = path.resolve(env.DATA_DIR || './data');
   const master = loadMasterKey(env, dataDir);
   // Live records name the real software producer (TicketBAI EntidadDesarrolladora, VERI*FACTU
@@ -190,7 +196,7 @@ export function loadConfig(env: Env = process.env, mode: Mode = 'cloud'): Config
     submissionRetryBaseMs: int(env, 'FISCALIZATION_SUBMISSION_RETRY_DELAY', 2, 1, 86_400) * 1000,
     workersInProcess: bool(env, 'WORKERS_IN_PROCESS', true),
     translationAi: translationAi(env),
-    authorityBaseUrls: authorityBaseUrls(env, SYSTEM_KEYS),
+    authorityBaseUrls: authorityBaseUrls(env, systems),
     authorityCa: authorityCa(env),
     softwareName: env.SOFTWARE_NAME?.trim() || 'Fiscalization API',
     // The producer's NIF, written in TicketBAI EntidadDesarrolladora and VERI*FACTU SistemaInformatico.

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import pino from 'pino';
 import { ConfigError, loadConfig, type Config, type Mode } from './config.ts';
 import { systemClock } from './core/clock.ts';
+import { SYSTEM_KEYS } from './countries/types.ts';
 import { deriveKeys } from './crypto/master-key.ts';
 import { buildApp } from './http/app.ts';
 import { CLOUD_BACKOFF, EMBEDDED_BACKOFF } from './jobs/backoff.ts';
@@ -47,7 +48,7 @@ async function main(argv: string[]): Promise<void> {
     process.exit(2);
   }
   const mode: Mode = 'cloud';
-  const config = loadConfig(process.env, mode);
+  const config = loadConfig(process.env, mode, SYSTEM_KEYS);
   const log = pino({ level: config.logLevel });
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const applied = await migrate(db);

@@ -213,7 +213,7 @@ export async function drainService(ctx: QueueContext, expected: number): Promise
   };
 }
 
-/** The claim and finish statements of src/jobs/queue.ts, on the bare table. */
+/** The claim and finish statements of src/store/repos/jobs-repo.ts, on the bare table. */
 const CLAIM_SQL = `WITH due AS (
     SELECT id FROM bench_jobs
     WHERE status IN ('pending', 'failed') AND run_at <= $4 AND kind = ANY($1::text[])

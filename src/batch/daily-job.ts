@@ -10,7 +10,7 @@
  * (spec "Deployment modes", Embedded-Local).
  */
 import type { Clock } from '../core/clock.ts';
-import { jobsRepo } from '../jobs/queue.ts';
+import { jobsRepo } from '../store/repos/jobs-repo.ts';
 import type { JobHandler } from '../jobs/runner.ts';
 import type { Queryable } from '../store/db.ts';
 import { nextRunAt } from './schedule.ts';

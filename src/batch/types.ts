@@ -3,7 +3,7 @@
  * processor sends the records that wait for a periodic submission (Bizkaia TicketBAI:
  * LROE, daily at 02:00 UTC) and reports what happened as the spec's Batch result.
  */
-import type { Country } from '../countries/types.ts';
+import type { Country } from '../core/country.ts';
 import type { Queryable } from '../store/db.ts';
 
 /** Whose records a run handles: one account, one environment (the key prefix decides routing). */

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { SigningKey } from '../countries/types.ts';
+import type { SigningKey } from '../core/signing-key.ts';
 import type { SigningMaterial } from './pkcs12.ts';
 
 /** Parses unsealed signing material once into the key objects the plug-ins sign with. */

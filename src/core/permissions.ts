@@ -4,7 +4,7 @@
  * list of action permissions and, optionally, country scopes `country:XX`: with none
  * it may act in every country, with some only in those.
  */
-import { COUNTRIES, type Country } from '../countries/types.ts';
+import { COUNTRIES, type Country } from './country.ts';
 
 export const ACTION_PERMISSIONS = [
   'transactions:read', 'transactions:write',

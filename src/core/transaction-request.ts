@@ -1,4 +1,4 @@
-import type { PaymentMethod, TransactionDraft, TransactionType, TxLine } from '../countries/types.ts';
+import type { PaymentMethod, TransactionDraft, TransactionType, TxLine } from './transaction.ts';
 import { badRequest } from './errors.ts';
 import { isMinorUnits, lineNet, lineTax, toDecimal, type Decimal } from './money.ts';
 

@@ -6,15 +6,24 @@
  * vars, the clock or the database: everything arrives in the context objects. Shared
  * code branches on `capabilities`, never on the country.
  */
-import type { KeyObject, X509Certificate } from 'node:crypto';
 import type { ChainLink } from '../core/chain-link.ts';
 import type { EventType } from '../core/events.ts';
-import type { StatusContribution, TransactionStatus } from '../core/status.ts';
+import type { StatusContribution } from '../core/status.ts';
+import type { Country } from '../core/country.ts';
+import type { RenderHint } from '../core/render-hint.ts';
+import type { SigningKey } from '../core/signing-key.ts';
+import type { TransactionStatus } from '../core/status.ts';
+import type { TransactionDraft } from '../core/transaction.ts';
 
 export type { ChainLink, PreviousLink } from '../core/chain-link.ts';
 
-export const COUNTRIES = ['ES', 'IT', 'FR', 'PT', 'GR'] as const;
-export type Country = (typeof COUNTRIES)[number];
+// Domain types the contract uses, defined in core/ (shared code imports them from there);
+// re-exported so the plug-ins keep taking their whole vocabulary from this file.
+export { COUNTRIES, type Country } from '../core/country.ts';
+export type { RenderHint, RenderPlacement } from '../core/render-hint.ts';
+export type { SigningKey } from '../core/signing-key.ts';
+export type { TransactionStatus } from '../core/status.ts';
+export type { PaymentMethod, TransactionDraft, TransactionType, TxLine } from '../core/transaction.ts';
 
 export const SYSTEM_KEYS = [
   'es-ticketbai',
@@ -205,56 +214,6 @@ export interface Capabilities {
   maxRecordsPerRequest?: number | undefined;
 }
 
-/**
- * An issuer's signing key and certificate, unsealed (never leaves the process). Also the
- * TLS client certificate of the authority protocols (mutual TLS).
- */
-export interface SigningKey {
-  /** RSA private key (TicketBAI requires more than 1024 bits). */
-  privateKey: KeyObject;
-  /** The signer's certificate. */
-  certificate: X509Certificate;
-  /** Intermediate certificates, leaf's issuer first (may be empty). */
-  chain: X509Certificate[];
-  /** PEM forms, for TLS client authentication. */
-  privateKeyPem: string;
-  certificatePem: string;
-  /** `uploaded`: a certificate of the account; `sandbox`: the account's generated test certificate. */
-  source: 'uploaded' | 'sandbox';
-}
-
-export type TransactionType = 'sale' | 'refund' | 'void';
-export type PaymentMethod = 'cash' | 'card' | 'transfer' | 'other';
-
-/** One line of the canonical request: amounts in integer minor units, tax_rate in percent. */
-export interface TxLine {
-  description: string;
-  quantity: number;
-  /** Pretax unit price, minor units. */
-  unit_price: number;
-  /** Percent, may be fractional (21, 5.5). */
-  tax_rate: number;
-  tax_amount: number;
-  total_amount: number;
-  /** Italian exemption nature (N1…N6 and subcodes), required when an Italian line's tax_rate is 0. */
-  natura?: string;
-}
-
-/** The canonical (quickstart) request after normalization at the edge. */
-export interface TransactionDraft {
-  type: TransactionType;
-  location_id: string;
-  timestamp: string;
-  currency: string;
-  payment_method: PaymentMethod;
-  items: TxLine[];
-  pretax_amount: number;
-  tax_amount: number;
-  total_amount: number;
-  customer_context: Record<string, unknown> | null;
-  metadata: Record<string, unknown>;
-}
-
 /** What a plug-in may know of a location: secrets unsealed, for building and submitting. */
 export interface LocationForFiscal {
   id: string;
@@ -306,17 +265,6 @@ export interface BuildInput {
   software: SoftwareIdentity;
   /** Present when the system `signsWithCertificate`. */
   signingKey?: SigningKey | undefined;
-}
-
-export type RenderPlacement = 'header' | 'body' | 'footer_top' | 'footer_bottom' | 'footer_right';
-
-/** What a POS prints, whatever the country (DECISIONS "Fiscal record and receipt data"). */
-export interface RenderHint {
-  key: string;
-  placement: RenderPlacement;
-  mandatory: boolean;
-  kind: 'text' | 'qr_url' | 'qr_data';
-  value: string;
 }
 
 export interface FiscalRecord {
@@ -398,8 +346,6 @@ export interface SubmitContext {
   /** The authority's wait-before-sending memory, shared by every worker (see `AuthorityPacing`). */
   pacing: AuthorityPacing;
 }
-
-export type { TransactionStatus } from '../core/status.ts';
 
 export type AuthorityOutcome =
   | {

@@ -4,7 +4,7 @@ import type { Clock } from '../core/clock.ts';
 import { newId } from '../core/ids.ts';
 import type { Db, Queryable } from '../store/db.ts';
 import { GroupCommitter } from '../core/group-commit.ts';
-import { jobsRepo, promoteQueue, type FinishState, type JobRow } from './queue.ts';
+import { jobsRepo, promoteQueue, type FinishState, type JobRow } from '../store/repos/jobs-repo.ts';
 
 /**
  * What a handler decides about one attempt. `commit` runs in the same database
@@ -19,7 +19,7 @@ export type AttemptOutcome =
   | { outcome: 'dead'; error: string; commit?: (tx: Queryable) => Promise<void> };
 
 /**
- * What became of a job the handler adopted (jobs/queue.ts `adoptFollowers`): an outcome
+ * What became of a job the handler adopted (store/repos/jobs-repo.ts `adoptFollowers`): an outcome
  * of its own, or `release`: not judged (the request failed as a whole, or an earlier
  * record of the batch waits for its retry), back to `waiting` in its queue with the
  * attempt not counted.

@@ -8,8 +8,8 @@
  * forty values per entry. json columns keep the text JSON.stringify wrote.
  */
 import type { Queryable } from '../store/db.ts';
-import type { EnqueueInput } from '../jobs/queue.ts';
-import { jobRowsJson, jobsInsertFromJson } from '../jobs/job-rows.ts';
+import type { EnqueueInput } from '../store/repos/jobs-repo.ts';
+import { jobRowsJson, jobsInsertFromJson } from '../store/repos/job-rows.ts';
 import { eventRowsJson, eventsInsertFromJson, type EventBatch, type RenderedEvents } from '../store/repos/webhooks-repo.ts';
 import type { FiscalRecordRow } from '../store/repos/fiscal-records-repo.ts';
 import type { TransactionRow } from '../store/repos/transactions-repo.ts';

@@ -22,7 +22,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../core/clock.ts';
 import type { ChainLink } from '../core/chain-link.ts';
 import { GroupCommitter, type Turn } from '../core/group-commit.ts';
-import { promoteQueue, type EnqueueInput } from '../jobs/queue.ts';
+import { promoteQueue, type EnqueueInput } from '../store/repos/jobs-repo.ts';
 import { isUniqueViolation, type Db, type Queryable } from '../store/db.ts';
 import type { FiscalRecordRow } from '../store/repos/fiscal-records-repo.ts';
 import type { TransactionRow } from '../store/repos/transactions-repo.ts';

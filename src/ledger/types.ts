@@ -11,7 +11,7 @@
 import type { ChainLink } from '../core/chain-link.ts';
 import type { EventInput } from '../core/events.ts';
 import type { Queryable } from '../store/db.ts';
-import type { EnqueueInput } from '../jobs/queue.ts';
+import type { EnqueueInput } from '../store/repos/jobs-repo.ts';
 import type { FiscalRecordRow } from '../store/repos/fiscal-records-repo.ts';
 import type { TransactionRow } from '../store/repos/transactions-repo.ts';
 

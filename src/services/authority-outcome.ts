@@ -3,8 +3,9 @@
  * submit task (jobs/tasks/submit.ts) and the batch processors (src/batch) record accepted
  * answers and failures the same way.
  */
-import type { AuthorityOutcome, TransactionStatus } from '../countries/types.ts';
-import { jobsRepo } from '../jobs/queue.ts';
+import type { AuthorityOutcome } from '../countries/types.ts';
+import type { TransactionStatus } from '../core/status.ts';
+import { jobsRepo } from '../store/repos/jobs-repo.ts';
 import type { Queryable } from '../store/db.ts';
 import { transactionsRepo, type TransactionRow } from '../store/repos/transactions-repo.ts';
 import { TRANSLATE_JOB } from './transaction-view.ts';

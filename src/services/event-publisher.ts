@@ -1,5 +1,5 @@
 import { newId } from '../core/ids.ts';
-import { jobsRepo, type EnqueueInput } from '../jobs/queue.ts';
+import { jobsRepo, type EnqueueInput } from '../store/repos/jobs-repo.ts';
 import type { Queryable } from '../store/db.ts';
 import { eventsRepo, webhookDeliveriesRepo, webhooksRepo, type DeliveryRow, type WebhookRow } from '../store/repos/webhooks-repo.ts';
 import type { Deps } from './deps.ts';

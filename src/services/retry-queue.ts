@@ -1,5 +1,5 @@
-import type { JobRow, JobStatus } from '../jobs/queue.ts';
-import { jobsRepo } from '../jobs/queue.ts';
+import type { JobRow, JobStatus } from '../store/repos/jobs-repo.ts';
+import { jobsRepo } from '../store/repos/jobs-repo.ts';
 import type { AuthContext } from './auth-context.ts';
 import type { Deps } from './deps.ts';
 import type { ListResult, Page } from './pagination.ts';

@@ -16,7 +16,8 @@
 import { toSigningKey } from '../certificates/signing-key.ts';
 import { generateSandboxCertificate } from '../certificates/sandbox-certificate.ts';
 import { ApiError, badRequest } from '../core/errors.ts';
-import type { LocationForFiscal, SigningKey } from '../countries/types.ts';
+import type { LocationForFiscal } from '../countries/types.ts';
+import type { SigningKey } from '../core/signing-key.ts';
 import { seal, unseal } from '../crypto/sealed.ts';
 import { sandboxCertificatesRepo } from '../store/repos/sandbox-certificates-repo.ts';
 import type { CertificateService } from './certificates.ts';

@@ -1,5 +1,6 @@
-import type { FiscalSystem, RenderHint } from '../countries/types.ts';
-import type { JobRow } from '../jobs/queue.ts';
+import type { FiscalSystem } from '../countries/types.ts';
+import type { RenderHint } from '../core/render-hint.ts';
+import type { JobRow } from '../store/repos/jobs-repo.ts';
 import type { TransactionRow } from '../store/repos/transactions-repo.ts';
 import type { EventInput } from './events.ts';
 

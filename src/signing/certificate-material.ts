@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import forge from 'node-forge';
-import type { SigningKey } from '../countries/types.ts';
+import type { SigningKey } from '../core/signing-key.ts';
 import { el } from '../xml/escape.ts';
 
 export interface CertificateMaterial {

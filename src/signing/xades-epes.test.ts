@@ -4,7 +4,7 @@ import forge from 'node-forge';
 import { describe, expect, it } from 'vitest';
 import { xmlsecVerify } from '../../test/support/xml-tools.ts';
 import { fixedSigningKey } from '../countries/shared/test-fixtures.ts';
-import type { SigningKey } from '../countries/types.ts';
+import type { SigningKey } from '../core/signing-key.ts';
 import { issuerSerialDer } from './certificate-material.ts';
 import { NS_DS, NS_XADES, signableRootStartTag } from './namespaces.ts';
 import { C14N_INCLUSIVE, signXadesEpes, type XadesEpesInput } from './xades-epes.ts';

@@ -39,7 +39,7 @@
  * - SHA-256 digests where the samples use SHA-512: the policy asks "SHA-256 or stronger".
  */
 import { createHash, sign } from 'node:crypto';
-import type { SigningKey } from '../countries/types.ts';
+import type { SigningKey } from '../core/signing-key.ts';
 import { el } from '../xml/escape.ts';
 import { certificateMaterial } from './certificate-material.ts';
 import { readRoot } from './namespaces.ts';

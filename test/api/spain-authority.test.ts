@@ -496,7 +496,7 @@ describe('VERI*FACTU specifics', () => {
    * VERI*FACTU records form one chain per issuer, and AEAT takes them in generation order
    * only: each RegistroAnterior must name the last record it holds (FORMATS.md §2.4; the
    * fake answers 1180 otherwise, a non-retriable rejection). The submit jobs of a chain are
-   * an ordered queue (jobs/queue.ts): record 2 waits while record 1 waits for its retry.
+   * an ordered queue (store/repos/jobs-repo.ts): record 2 waits while record 1 waits for its retry.
    * Deterministic: record 1 meets an AEAT technical error (3501, retried in 2 s); record 2,
    * created meanwhile, must not overtake it.
    */

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { jobsRepo } from '../../src/jobs/queue.ts';
+import { jobsRepo } from '../../src/store/repos/jobs-repo.ts';
 import { createWorker } from '../../src/jobs/runner.ts';
 import { createTranslateErrorHandler } from '../../src/jobs/tasks/translate-error.ts';
 import type { Db } from '../../src/store/db.ts';

@@ -13,7 +13,7 @@ import { HAVE_SCHEMAS, xsdValidate } from '../support/xml-tools.ts';
 
 /*
  * VERI*FACTU sends a chain's queued records in one request (jobs/tasks/submit.ts,
- * jobs/queue.ts adoptFollowers): the first runnable submit job of an issuer's chain takes
+ * store/repos/jobs-repo.ts adoptFollowers): the first runnable submit job of an issuer's chain takes
  * the waiting ones after it along, up to 1,000 records per RegFactuSistemaFacturacion.
  * Against the fake AEAT (mutual TLS, every request validated against SuministroLR.xsd, the
  * issuer's chain checked record by record, one RespuestaLinea per record).

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
-import { jobsRepo, type JobRow } from '../../src/jobs/queue.ts';
+import { jobsRepo, type JobRow } from '../../src/store/repos/jobs-repo.ts';
 import { STORE, startTestApp, type TestApp } from '../support/harness.ts';
 import { createLocation, createTx, saleBody } from '../support/transactions.ts';
 
 /*
- * The queue side of batches (jobs/queue.ts): adopting the jobs after a claimed head of an
+ * The queue side of batches (store/repos/jobs-repo.ts): adopting the jobs after a claimed head of an
  * ordered queue, reclaiming a dead worker's batch only through its head, and promoting the
  * next job only when nothing of the queue is active. The submit task's use of it is in
  * test/api/verifactu-batch.test.ts.

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
-import { jobsRepo } from '../../src/jobs/queue.ts';
+import { jobsRepo } from '../../src/store/repos/jobs-repo.ts';
 import { createWorker } from '../../src/jobs/runner.ts';
 import type { Db, Queryable } from '../../src/store/db.ts';
 import { openTestDb } from '../support/harness.ts';

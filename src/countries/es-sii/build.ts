@@ -8,7 +8,8 @@
  * accepted submission is the CSV AEAT returns, so `fiscalId` is null until then.
  */
 import type { BuildInput, FiscalRecord, TransactionDraft } from '../types.ts';
-import { MISSING_TAX_ID, issuerTaxId, metaString } from '../shared/placeholder.ts';
+import { MISSING_TAX_ID, issuerTaxId } from '../shared/issuer-tax-id.ts';
+import { metaString } from '../shared/metadata-fields.ts';
 import { dmyDate, localDate } from '../shared/dates.ts';
 import { textHint } from '../shared/render-hints.ts';
 import { bajaXml, isCorrective, issuedInvoiceXml, signedTotal, vatBreakdown, type SiiParty } from './xml.ts';

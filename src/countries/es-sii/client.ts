@@ -16,7 +16,7 @@
  */
 import { TransportError, type AuthorityOutcome, type StoredRecord, type SubmitContext } from '../types.ts';
 import { authorityPost } from '../shared/authority-http.ts';
-import { MISSING_TAX_ID } from '../shared/placeholder.ts';
+import { MISSING_TAX_ID } from '../shared/issuer-tax-id.ts';
 import { SII_CODES } from './codes.ts';
 import { SiiResponseError, outcomeOf, parseSiiResponse } from './response.ts';
 import { bajaBody, operationOf, soapEnvelope, suministroBody, titularOf } from './soap.ts';

@@ -4,7 +4,8 @@
  * holidays excluded (deadline.ts). Not signed, not chained; AEAT's CSV is the fiscal id.
  */
 import type { FiscalSystem } from '../types.ts';
-import { chainKeyOf, metaString } from '../shared/placeholder.ts';
+import { chainKeyOf } from '../shared/chain-key.ts';
+import { metaString } from '../shared/metadata-fields.ts';
 import { runSandbox } from '../shared/sandbox.ts';
 import { validateSiiConfig } from './config.ts';
 import { validateSiiTransaction } from './metadata.ts';

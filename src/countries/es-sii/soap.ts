@@ -13,7 +13,7 @@
  * description may hold line breaks, and the bytes sent are the bytes stored).
  */
 import type { LocationForFiscal } from '../types.ts';
-import { MISSING_TAX_ID } from '../shared/placeholder.ts';
+import { MISSING_TAX_ID } from '../shared/issuer-tax-id.ts';
 import { NS, SII_VERSION, renderXml } from './xml.ts';
 
 export const SOAP_ENV_NS = 'http://schemas.xmlsoap.org/soap/envelope/';

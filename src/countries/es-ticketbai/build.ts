@@ -9,7 +9,7 @@
  */
 import type { BuildInput, FiscalRecord, LocationForFiscal, SigningKey } from '../types.ts';
 import { dmyDate, localDate, localDateTimeWithOffset } from '../shared/dates.ts';
-import { metaString } from '../shared/placeholder.ts';
+import { metaString } from '../shared/metadata-fields.ts';
 import { qrUrlHint, textHint } from '../shared/render-hints.ts';
 import { signXadesEpes, type SignaturePolicy, type SignedXml } from '../../signing/xades-epes.ts';
 import { TERRITORIES, type Territory } from './territory.ts';

@@ -19,8 +19,8 @@
 import { badRequest } from '../../core/errors.ts';
 import type { LocationForFiscal, TransactionContext, TransactionDraft } from '../types.ts';
 import { isDmyDate } from '../shared/dates.ts';
-import { baseMetadata, customerTaxId, optionalText, withoutUndefined } from '../shared/metadata-fields.ts';
-import { configString, metaString } from '../shared/placeholder.ts';
+import { baseMetadata, customerTaxId, optionalText, withoutUndefined, metaString } from '../shared/metadata-fields.ts';
+import { configString } from '../shared/config-fields.ts';
 import { readInvoiceNumber, readSeries, readSpanishInvoiceType, type SpanishInvoiceType } from '../es/invoice.ts';
 
 /** The series when metadata gives none: the location's configured one, else `A`. */

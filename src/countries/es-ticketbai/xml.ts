@@ -15,8 +15,8 @@ import { el, optEl } from '../../xml/escape.ts';
 import { signableRootStartTag } from '../../signing/namespaces.ts';
 import { decimal } from '../shared/amounts.ts';
 import { dmyDate, isDmyDate, localDate, localDateTimeWithOffset } from '../shared/dates.ts';
-import { customerTaxId } from '../shared/metadata-fields.ts';
-import { configString, metaString } from '../shared/placeholder.ts';
+import { customerTaxId, metaString } from '../shared/metadata-fields.ts';
+import { configString } from '../shared/config-fields.ts';
 import { readSpanishInvoiceType, type SpanishInvoiceType } from '../es/invoice.ts';
 import { seriesOf } from './metadata.ts';
 

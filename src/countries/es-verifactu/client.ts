@@ -17,7 +17,7 @@
  */
 import { TransportError, type AuthorityCode, type AuthorityOutcome, type BatchOutcome, type StoredRecord, type SubmitContext } from '../types.ts';
 import { authorityPost } from '../shared/authority-http.ts';
-import { MISSING_TAX_ID } from '../shared/placeholder.ts';
+import { MISSING_TAX_ID } from '../shared/issuer-tax-id.ts';
 import { issuerName } from './build.ts';
 import { VERIFACTU_CODES } from './codes.ts';
 import { answerOutcomes, faultToOutcome, parseVerifactuAnswer, recordKeyOf } from './response.ts';

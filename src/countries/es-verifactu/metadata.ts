@@ -11,8 +11,7 @@
 import { badRequest } from '../../core/errors.ts';
 import type { TransactionContext, TransactionDraft } from '../types.ts';
 import { isDmyDate } from '../shared/dates.ts';
-import { baseMetadata, optionalText, withoutUndefined } from '../shared/metadata-fields.ts';
-import { metaString } from '../shared/placeholder.ts';
+import { baseMetadata, optionalText, withoutUndefined, metaString } from '../shared/metadata-fields.ts';
 import { readInvoiceNumber, readSeries, readSpanishInvoiceType } from '../es/invoice.ts';
 import { requireLiveTaxId } from '../es/common.ts';
 

@@ -11,11 +11,11 @@ import type { BuildInput, FiscalRecord } from '../types.ts';
 import {
   chainedFingerprint,
   commonFields,
-  configString,
   placeholderBody,
   placeholderNote,
   previousFingerprint,
 } from '../shared/placeholder.ts';
+import { configString } from '../shared/config-fields.ts';
 import { textHint } from '../shared/render-hints.ts';
 
 export const nf525Number = (registerId: string, seq: number): string => `${registerId}-${String(seq).padStart(8, '0')}`;

@@ -4,7 +4,7 @@
  * transaction.
  */
 import type { FiscalSystem } from '../types.ts';
-import { chainKeyOf } from '../shared/placeholder.ts';
+import { chainKeyOf } from '../shared/chain-key.ts';
 import { stubOnlySubmit } from '../shared/sandbox.ts';
 import { validateNf525Config } from './config.ts';
 import { validateNf525Transaction } from './metadata.ts';

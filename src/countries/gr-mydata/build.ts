@@ -10,7 +10,8 @@
  */
 import type { BuildInput, FiscalRecord } from '../types.ts';
 import { isoDate, localDate } from '../shared/dates.ts';
-import { commonFields, configString, placeholderBody, placeholderNote } from '../shared/placeholder.ts';
+import { commonFields, placeholderBody, placeholderNote } from '../shared/placeholder.ts';
+import { configString } from '../shared/config-fields.ts';
 import { defaultInvoiceType, seriesOf } from './metadata.ts';
 
 export function buildMyData(input: BuildInput): FiscalRecord {

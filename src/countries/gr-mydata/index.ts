@@ -4,7 +4,7 @@
  * `offline_pending` and retried for up to 7 days (the spec's default offline grace).
  */
 import type { FiscalSystem } from '../types.ts';
-import { chainKeyOf } from '../shared/placeholder.ts';
+import { chainKeyOf } from '../shared/chain-key.ts';
 import { stubOnlySubmit } from '../shared/sandbox.ts';
 import { GREECE_SECRET_FIELDS, validateMyDataConfig } from './config.ts';
 import { seriesOf, validateMyDataTransaction } from './metadata.ts';

@@ -5,8 +5,8 @@
  */
 import { badRequest } from '../../core/errors.ts';
 import type { LocationForFiscal, TransactionContext, TransactionDraft } from '../types.ts';
-import { baseMetadata, optionalChoice, optionalText } from '../shared/metadata-fields.ts';
-import { configString, metaString } from '../shared/placeholder.ts';
+import { baseMetadata, optionalChoice, optionalText, metaString } from '../shared/metadata-fields.ts';
+import { configString } from '../shared/config-fields.ts';
 
 const SALE_TYPES = ['11.1', '11.2', '11.3'] as const;
 const CREDIT_TYPES = ['11.4'] as const;

@@ -4,7 +4,8 @@
  * transmission window. Numbered per register; not hash-chained.
  */
 import type { FiscalSystem } from '../types.ts';
-import { chainKeyOf, configString } from '../shared/placeholder.ts';
+import { chainKeyOf } from '../shared/chain-key.ts';
+import { configString } from '../shared/config-fields.ts';
 import { stubOnlySubmit } from '../shared/sandbox.ts';
 import { validateDcConfig } from './config.ts';
 import { validateDcTransaction } from './metadata.ts';

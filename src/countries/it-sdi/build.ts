@@ -5,7 +5,9 @@
  */
 import type { BuildInput, FiscalRecord } from '../types.ts';
 import { isoDate, localDate } from '../shared/dates.ts';
-import { commonFields, configString, metaString, placeholderBody, placeholderNote } from '../shared/placeholder.ts';
+import { commonFields, placeholderBody, placeholderNote } from '../shared/placeholder.ts';
+import { configString } from '../shared/config-fields.ts';
+import { metaString } from '../shared/metadata-fields.ts';
 import { textHint } from '../shared/render-hints.ts';
 
 const FORMAT = 'FatturaPA 1.2.2 XML';

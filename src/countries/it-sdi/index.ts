@@ -5,7 +5,7 @@
  * (FPA12) must be signed; that signing arrives with the real format in the Italy issue.
  */
 import type { FiscalSystem } from '../types.ts';
-import { chainKeyOf } from '../shared/placeholder.ts';
+import { chainKeyOf } from '../shared/chain-key.ts';
 import { stubOnlySubmit } from '../shared/sandbox.ts';
 import { validateSdiConfig } from './config.ts';
 import { validateSdiTransaction } from './metadata.ts';

@@ -13,15 +13,14 @@ import { decimal } from '../shared/amounts.ts';
 import { isoDate, localDate } from '../shared/dates.ts';
 import { customerTaxId } from '../shared/metadata-fields.ts';
 import {
-  MISSING_TAX_ID,
   chainedFingerprint,
   commonFields,
-  configString,
-  issuerTaxId,
   placeholderBody,
   placeholderNote,
   previousFingerprint,
 } from '../shared/placeholder.ts';
+import { MISSING_TAX_ID, issuerTaxId } from '../shared/issuer-tax-id.ts';
+import { configString } from '../shared/config-fields.ts';
 import { qrDataHint, textHint } from '../shared/render-hints.ts';
 import { documentTypeOf, seriesEntryOf } from './metadata.ts';
 import { hashExtract, saftQrData } from './qr.ts';

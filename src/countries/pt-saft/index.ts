@@ -4,7 +4,7 @@
  * they reach the AT in the monthly SAF-T file, not one by one.
  */
 import type { FiscalSystem } from '../types.ts';
-import { chainKeyOf } from '../shared/placeholder.ts';
+import { chainKeyOf } from '../shared/chain-key.ts';
 import { stubOnlySubmit } from '../shared/sandbox.ts';
 import { validateSaftConfig } from './config.ts';
 import { documentTypeOf, seriesEntryOf, validateSaftTransaction } from './metadata.ts';

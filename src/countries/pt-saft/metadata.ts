@@ -6,9 +6,8 @@
  */
 import { badRequest } from '../../core/errors.ts';
 import type { LocationForFiscal, TransactionContext, TransactionDraft } from '../types.ts';
-import { baseMetadata, optionalChoice } from '../shared/metadata-fields.ts';
+import { baseMetadata, optionalChoice, metaString } from '../shared/metadata-fields.ts';
 import { isPlainObject } from '../shared/config-fields.ts';
-import { metaString } from '../shared/placeholder.ts';
 import { DOCUMENT_TYPES, type DocumentType, type SeriesEntry } from './series.ts';
 
 export const defaultDocumentType = (tx: TransactionDraft): DocumentType => (tx.type === 'sale' ? 'FS' : 'NC');

@@ -127,3 +127,9 @@ export function compact(entries: Record<string, unknown>): ConfigObject {
 /** A location `tax_id` that counts as given: null, undefined and blank do not. */
 export const givenTaxId = (taxId: string | null | undefined): string | undefined =>
   taxId === null || taxId === undefined || taxId.trim() === '' ? undefined : taxId;
+
+/** A string config field, or undefined. */
+export function configString(config: Record<string, unknown>, field: string): string | undefined {
+  const v = config[field];
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}

@@ -102,3 +102,9 @@ export function customerTaxId(tx: TransactionDraft): string | undefined {
   }
   return undefined;
 }
+
+/** A metadata string (already validated and defaulted by validateTransaction). */
+export function metaString(tx: TransactionDraft, field: string): string | undefined {
+  const v = tx.metadata[field];
+  return typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined;
+}

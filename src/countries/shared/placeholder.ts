@@ -8,6 +8,7 @@
  */
 import type { BuildInput, TransactionDraft } from '../types.ts';
 import { canonicalJson, sha256Hex } from './canonical.ts';
+import { issuerTaxId } from './issuer-tax-id.ts';
 
 export const placeholderNote = (record: string, issue: string): string =>
   `minimal placeholder: the real ${record} is built in the ${issue} issue`;
@@ -31,12 +32,6 @@ export const totalsOf = (tx: TransactionDraft) => ({
   tax_amount: tx.tax_amount,
   total_amount: tx.total_amount,
 });
-
-/** The location's tax id as the records write it (null when the location has none). */
-export function issuerTaxId(input: BuildInput): string | null {
-  const id = input.location.tax_id?.trim();
-  return id === undefined || id === '' ? null : id;
-}
 
 /** The issuer block: tax id and legal name (the config's, else the location name). */
 export function issuerOf(input: BuildInput) {
@@ -89,29 +84,3 @@ export const chainedFingerprint = (previous: string | null, body: string): strin
 
 /** The previous link's fingerprint, or null for the first record of a chain. */
 export const previousFingerprint = (input: BuildInput): string | null => input.chain.previous?.fingerprint ?? null;
-
-/**
- * The chain a record joins: `<system>:<location id>:<series>` (the brief's key).
- * `series` is the system's numbering unit (TicketBAI/VERI*FACTU series, SAF-T
- * "<type> <series>", the DC register…), `default` where the system has none.
- */
-export const chainKeyOf = (system: string, locationId: string, series: string): string => `${system}:${locationId}:${series}`;
-
-/** A string config field, or undefined. */
-export function configString(config: Record<string, unknown>, field: string): string | undefined {
-  const v = config[field];
-  return typeof v === 'string' && v !== '' ? v : undefined;
-}
-
-/** A metadata string (already validated and defaulted by validateTransaction). */
-export function metaString(tx: TransactionDraft, field: string): string | undefined {
-  const v = tx.metadata[field];
-  return typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined;
-}
-
-/**
- * Stands in for the issuer tax id inside identifiers and QR codes (TBAI id, VERI*FACTU
- * QR `nif`, SAF-T PT QR field A) when the location has no `tax_id`: a location may be
- * created without one to try the sandbox. The real builders refuse to sign without it.
- */
-export const MISSING_TAX_ID = '000000000';

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../store/db.ts';
+import { healthRepo } from '../../store/repos/health-repo.ts';
 import { ErrorBody } from '../schemas.ts';
 
 export const API_VERSION = '1.0.0';
@@ -13,7 +14,7 @@ export function publicRoutes(app: FastifyInstance, opts: { db: Db; serviceVersio
       response: { 200: Type.Object({ status: Type.Literal('ok'), store: Type.String(), database: Type.Literal('ok') }), 503: ErrorBody },
     },
   }, async () => {
-    await opts.db.query('SELECT 1'); // unreachable → DbUnavailableError → 503 with Retry-After
+    await healthRepo.ping(opts.db); // unreachable → DbUnavailableError → 503 with Retry-After
     return { status: 'ok' as const, store: opts.db.kind, database: 'ok' as const };
   });
 

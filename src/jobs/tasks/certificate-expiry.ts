@@ -2,7 +2,7 @@ import type { Clock } from '../../core/clock.ts';
 import type { EventPublisher } from '../../services/events.ts';
 import type { Db } from '../../store/db.ts';
 import { certificatesRepo, type ExpiryNotice } from '../../store/repos/certificates-repo.ts';
-import { jobsRepo } from '../queue.ts';
+import { jobsRepo } from '../../store/repos/jobs-repo.ts';
 import type { JobHandler } from '../runner.ts';
 
 /**

@@ -10,7 +10,7 @@ import { webhookDeliveriesRepo, webhooksRepo, type AttemptRow, type DeliveryRow,
 import { signatureHeaders } from '../../webhooks/signing.ts';
 import { guardedLookup, parseWebhookUrl, type LookupAll, type ParsedWebhookUrl, type UrlPolicy } from '../../webhooks/url-guard.ts';
 import type { AttemptResult, JobHandler } from '../runner.ts';
-import type { JobRow } from '../queue.ts';
+import type { JobRow } from '../../store/repos/jobs-repo.ts';
 
 /** Retry delays after attempts 1..4 (spec "Delivery"): 5 attempts in all. */
 export const WEBHOOK_RETRY_DELAYS_MS = [10_000, 60_000, 300_000, 600_000] as const;

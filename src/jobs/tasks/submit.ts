@@ -2,8 +2,10 @@ import DataLoader from 'dataloader';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../core/clock.ts';
 import { getSystem, statuses } from '../../countries/registry.ts';
-import { TransportError, type AuthorityOutcome, type BatchOutcome, type FiscalSystem, type RenderHint, type SigningKey, type StoredRecord, type SubmitContext, type TransactionStatus } from '../../countries/types.ts';
-import type { AuthorityPacing } from '../../countries/types.ts';
+import { TransportError, type AuthorityOutcome, type AuthorityPacing, type BatchOutcome, type FiscalSystem, type StoredRecord, type SubmitContext } from '../../countries/types.ts';
+import type { RenderHint } from '../../core/render-hint.ts';
+import type { SigningKey } from '../../core/signing-key.ts';
+import type { TransactionStatus } from '../../core/status.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { SigningKeyService } from '../../services/signing-keys.ts';
 import type { EventPublisher } from '../../services/events.ts';
@@ -15,7 +17,7 @@ import type { Db, Queryable } from '../../store/db.ts';
 import type { LocationRow } from '../../store/repos/locations-repo.ts';
 import { transactionsRepo, type StartedSubmission, type SubmissionRecord, type TransactionRow } from '../../store/repos/transactions-repo.ts';
 import { retryDelayMs, type BackoffPolicy } from '../backoff.ts';
-import { jobsRepo, type JobRow } from '../queue.ts';
+import { jobsRepo, type JobRow } from '../../store/repos/jobs-repo.ts';
 import type { AttemptOutcome, AttemptResult, FollowerOutcome, JobHandler } from '../runner.ts';
 
 /**

@@ -5,7 +5,7 @@ import type { Db, Queryable } from '../../store/db.ts';
 import { translationsRepo } from '../../store/repos/translations-repo.ts';
 import type { Translator } from '../../translations/service.ts';
 import { retryDelayMs, type BackoffPolicy } from '../backoff.ts';
-import type { JobRow } from '../queue.ts';
+import type { JobRow } from '../../store/repos/jobs-repo.ts';
 import type { AttemptResult, JobHandler } from '../runner.ts';
 
 /** The job kind this handler serves. */

@@ -1,5 +1,7 @@
 import { isUuid } from '../../core/ids.ts';
-import type { RenderHint, TransactionDraft, TransactionStatus } from '../../countries/types.ts';
+import type { RenderHint } from '../../core/render-hint.ts';
+import type { TransactionStatus } from '../../core/status.ts';
+import type { TransactionDraft } from '../../core/transaction.ts';
 import type { Queryable } from '../db.ts';
 import type { LocationRow } from './locations-repo.ts';
 

@@ -181,7 +181,7 @@ export interface RenderedEvents {
 }
 
 export function eventRowsJson(batch: EventBatch): RenderedEvents {
-  // One JSON parameter for every row (see jobs/job-rows.ts): the text does not vary with the count.
+  // One JSON parameter for every row (see store/repos/job-rows.ts): the text does not vary with the count.
   return {
     json: JSON.stringify(batch.rows.map((e) => ({ id: e.id, account_id: e.account_id, type: e.type, data: e.data, created_at: e.created_at }))),
     accounts: [...new Set(batch.rows.map((e) => e.account_id))],

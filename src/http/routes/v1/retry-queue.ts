@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
-import type { JobStatus } from '../../../jobs/queue.ts';
+import type { JobStatus } from '../../../store/repos/jobs-repo.ts';
 import type { createRetryQueueService } from '../../../services/retry-queue.ts';
 import { authOf } from '../../hooks/auth.ts';
 import { StringEnum, authErrors, DateTime, ErrorBody, ListOf, NullableDateTime, PageQuery } from '../../schemas.ts';

@@ -1,5 +1,5 @@
-import { newId } from '../core/ids.ts';
-import type { EnqueueInput } from './queue.ts';
+import { newId } from '../../core/ids.ts';
+import type { EnqueueInput } from './jobs-repo.ts';
 
 const JOB_COLUMNS = 'id, kind, account_id, transaction_id, payload, status, attempt, max_attempts, run_at, created_at, updated_at, queue_key, queue_seq';
 

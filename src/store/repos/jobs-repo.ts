@@ -1,6 +1,6 @@
-import { newId } from '../core/ids.ts';
+import { newId } from '../../core/ids.ts';
 import { jobsInsertSql } from './job-rows.ts';
-import type { Db, Queryable } from '../store/db.ts';
+import type { Db, Queryable } from '../db.ts';
 
 /**
  * The PostgreSQL-backed job queue (the only SQL for jobs).
