@@ -38,6 +38,11 @@ export interface Config {
   authorityBaseUrls: Record<string, string>;
   /** Extra CA certificates (PEM) trusted for authority servers (AUTHORITY_CA_FILE), e.g. a test proxy. */
   authorityCa: string | undefined;
+  /**
+   * The shared secret of each inbound authority channel, by channel name:
+   * `<NAME>_INBOUND_SECRET` (DECISIONS: `SDI_INBOUND_SECRET` for `POST /v1/inbound/sdi`).
+   */
+  inboundSecrets: Record<string, string>;
   /** The software identity fiscal records carry (SOFTWARE_NAME, SOFTWARE_VENDOR_NIF). */
   softwareName: string;
   softwareVendorNif: string;
@@ -154,6 +159,18 @@ function authorityBaseUrls(env: Env, systems: readonly string[] | undefined): Re
   return out;
 }
 
+/** Every `<NAME>_INBOUND_SECRET`, by lower-case channel name (this module knows no plug-in). */
+function inboundSecrets(env: Env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    const m = /^([A-Z][A-Z0-9]*)_INBOUND_SECRET$/.exec(name);
+    if (!m || value === undefined || value === '') continue;
+    if (value.length < 16) throw new ConfigError(`${name} must be at least 16 characters`);
+    out[m[1]!.toLowerCase()] = value;
+  }
+  return out;
+}
+
 function authorityCa(env: Env): string | undefined {
   const file = env.AUTHORITY_CA_FILE;
   if (!file) return undefined;
@@ -197,6 +214,7 @@ export function loadConfig(env: Env = process.env, mode: Mode = 'cloud', systems
     workersInProcess: bool(env, 'WORKERS_IN_PROCESS', true),
     translationAi: translationAi(env),
     authorityBaseUrls: authorityBaseUrls(env, systems),
+    inboundSecrets: inboundSecrets(env),
     authorityCa: authorityCa(env),
     softwareName: env.SOFTWARE_NAME?.trim() || 'Fiscalization API',
     // The producer's NIF, written in TicketBAI EntidadDesarrolladora and VERI*FACTU SistemaInformatico.

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from './core/clock.ts';
-import type { SoftwareIdentity } from './countries/types.ts';
+import type { FiscalSystem, SoftwareIdentity } from './countries/types.ts';
 import type { DerivedKeys } from './crypto/master-key.ts';
 import { CLOUD_BACKOFF, type BackoffPolicy } from './jobs/backoff.ts';
 import { createWorker, type JobHandler, type Worker } from './jobs/runner.ts';
@@ -13,7 +13,9 @@ import type { Deps } from './services/deps.ts';
 import { DELIVER_WEBHOOK, FAN_OUT_EVENTS, createEventPublisher } from './services/event-publisher.ts';
 import { createFanOutEventsHandler } from './jobs/tasks/fan-out-events.ts';
 import { createLedger } from './ledger/ledger.ts';
-import { SUBMIT_JOB, TRANSLATE_JOB } from './services/transaction-view.ts';
+import { createInboundService, type InboundService } from './services/inbound.ts';
+import { SYSTEMS } from './countries/registry.ts';
+import { POLL_JOB, SUBMIT_JOB, TRANSLATE_JOB } from './services/transaction-view.ts';
 import type { EventPublisher } from './services/events.ts';
 import { createCertificateService, type CertificateService } from './services/certificates.ts';
 import { createSigningKeyService, type SigningKeyService } from './services/signing-keys.ts';
@@ -45,6 +47,8 @@ export interface RuntimeOptions {
     authorityCa?: string | undefined;
     translationAi?: { url: string; key?: string | undefined; model: string; timeoutMs?: number } | undefined;
     webhookTimeoutMs?: number;
+    /** Shared secrets of the inbound authority channels, by channel name (config.ts `inboundSecrets`). */
+    inboundSecrets?: Record<string, string>;
     /** Batch processors (src/batch): alert threshold (default 0.2), LROE timeout, claim lease. */
     batch?: BatchOptions;
   };
@@ -52,6 +56,8 @@ export interface RuntimeOptions {
   /** Worker tuning (tests shorten the lease). */
   worker?: { leaseMs?: number; idleMs?: number; batchSize?: number; concurrency?: number; workerId?: string };
   random?: () => number;
+  /** The plug-in of a system key (default: the registry's). Tests wrap a system to give it hooks it lacks yet. */
+  systems?: (key: string) => FiscalSystem;
 }
 
 /** Schedules the recurring jobs (idempotent): called by every host that runs workers. */
@@ -68,6 +74,7 @@ export interface Runtime {
   certificates: CertificateService;
   signingKeys: SigningKeyService;
   transactions: TransactionService;
+  inbound: InboundService;
   translator: Translator;
   batch: BatchService;
   handlers: Record<string, JobHandler>;
@@ -102,11 +109,15 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     db: o.db, clock: o.clock, log: o.log, events, locations, signingKeys, pacing,
     authorityBaseUrls: o.config.authorityBaseUrls, authorityCa: o.config.authorityCa,
   }, o.config.batch);
+  const submit = createSubmitHandler({
+    db: o.db, clock: o.clock, log: o.log, events, locations, signingKeys, pacing, backoff: o.config.backoff ?? CLOUD_BACKOFF,
+    authorityBaseUrls: o.config.authorityBaseUrls, authorityCa: o.config.authorityCa, ...(o.random ? { random: o.random } : {}),
+    ...(o.systems ? { systems: o.systems } : {}),
+  });
   const handlers: Record<string, JobHandler> = {
-    [SUBMIT_JOB]: createSubmitHandler({
-      db: o.db, clock: o.clock, log: o.log, events, locations, signingKeys, pacing, backoff: o.config.backoff ?? CLOUD_BACKOFF,
-      authorityBaseUrls: o.config.authorityBaseUrls, authorityCa: o.config.authorityCa, ...(o.random ? { random: o.random } : {}),
-    }),
+    // One handler sends a record and, for a system with `poll`, fetches its result later.
+    [SUBMIT_JOB]: submit,
+    [POLL_JOB]: submit,
     [FAN_OUT_EVENTS]: createFanOutEventsHandler({ clock: o.clock, events }),
     [DELIVER_WEBHOOK]: createDeliverWebhookHandler({ ...deps, events, ...(o.config.webhookTimeoutMs ? { timeoutMs: o.config.webhookTimeoutMs } : {}) }),
     [TRANSLATE_JOB]: createTranslateErrorHandler({ ...deps, translator }),
@@ -118,10 +129,15 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   const submitter: Submitter = { runNow: (id) => w.runJobNow(id), notify: () => w.notify() };
   const software = o.software ?? DEFAULT_SOFTWARE;
   const maxAttempts = o.config.submissionMaxAttempts ?? 50;
+  const inbound = createInboundService({
+    db: o.db, clock: o.clock, log: o.log, events, secrets: o.config.inboundSecrets ?? {},
+    ...(o.systems ? { systems: SYSTEMS.map((s) => o.systems!(s.key)) } : {}),
+  });
   const ledger = createLedger({ db: o.db, clock: o.clock, log: o.log, events });
   const transactions = createTransactionService({ ...deps, ledger, locations, submitter, software, maxAttempts, signingKeys });
   return {
     transactions,
+    inbound,
     deps, changes, events, locations, certificates, signingKeys, translator, batch, handlers, worker: w, submitter,
     software,
     maxAttempts,

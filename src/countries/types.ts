@@ -134,6 +134,20 @@ export interface FiscalSystem {
    */
   codes: Readonly<Record<string, AuthorityCode>>;
 
+  /**
+   * Optional: fetches the result of a record the authority took without judging it yet
+   * (`submit` answered `sent` with `pollAfterSeconds`; Italy Documento Commerciale). The
+   * core runs it from a `poll_result` job of its own, again after `pollAfterSeconds` while
+   * it answers `sent` (not ready), until the job's attempts run out. Answers as `submit`.
+   */
+  poll?(record: StoredRecord, ctx: SubmitContext): Promise<AuthorityOutcome>;
+
+  /**
+   * Optional: messages the authority sends us later about records it holds (Italy SDI
+   * notifications), received at `POST /v1/inbound/<channel name>` (services/inbound.ts).
+   */
+  inbound?: InboundChannel | undefined;
+
   /** Optional: the statuses this system adds to the core's, with their transitions (core/status.ts). */
   statuses?: StatusContribution | undefined;
 
@@ -151,6 +165,38 @@ export interface FiscalSystem {
    * catalog (src/translations/catalog.ts). The spec serves Spain, Italy and France only.
    */
   errorTranslations?: boolean | undefined;
+}
+
+/** An inbound channel: where an authority's later messages arrive, and how to read them. */
+export interface InboundChannel {
+  /** The path segment of `POST /v1/inbound/<name>` (DECISIONS "Italy SDI inbound receiver": `sdi`). */
+  name: string;
+  /**
+   * The header that carries the channel's shared secret (DECISIONS: `X-SDI-Secret`); the
+   * secret itself is the setting `<NAME>_INBOUND_SECRET` (config.ts).
+   */
+  secretHeader: string;
+  /**
+   * Reads one message: which record it is about, and what happened. Pure. Throws
+   * `ValidationError` (a 400 with its message) on a message it cannot read.
+   */
+  read(message: { body: string; contentType: string | undefined }): InboundMessage;
+}
+
+export interface InboundMessage {
+  /** How to find the record: the id the authority gave it (`fiscal_id_upstream`), or its fiscal id. */
+  match: { upstreamId?: string | undefined; fiscalId?: string | undefined };
+  /**
+   * The transaction's next status: one the status machine lets the `authority` reach from
+   * its current one. Undefined: the message changes no status (it is still recorded).
+   */
+  status?: TransactionStatus | undefined;
+  /** The authority's id of the record, when the message is the first to give it. */
+  upstreamId?: string | undefined;
+  /** What the authority said, kept in `response_payload.notifications`. */
+  response: Record<string, unknown>;
+  /** The event announcing the change (DECISIONS: `transaction.sdi_status_changed`). */
+  event?: EventType | undefined;
 }
 
 export interface OfflineFallback {
@@ -371,8 +417,11 @@ export type AuthorityOutcome =
       flowControl?: boolean | undefined;
     }
   | { kind: 'duplicate'; fiscalId?: string | undefined; upstreamId?: string | undefined; response: Record<string, unknown> }
-  /** Sent; the outcome arrives later as a notification (Italy SDI). */
-  | { kind: 'sent'; reference: string; response: Record<string, unknown> };
+  /**
+   * Sent; the outcome arrives later: as a notification (Italy SDI), or, with
+   * `pollAfterSeconds`, by the system's `poll` after that many seconds (Italy DC).
+   */
+  | { kind: 'sent'; reference: string; response: Record<string, unknown>; pollAfterSeconds?: number | undefined };
 
 /**
  * The answer to a `submitMany` request.

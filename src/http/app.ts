@@ -22,6 +22,7 @@ import { translationRoutes } from './routes/v1/translations.ts';
 import { certificateRoutes } from './routes/v1/certificates.ts';
 import { adminRoutes } from './routes/v1/admin.ts';
 import { registerWebhookRoutes } from './routes/v1/webhooks.ts';
+import { inboundRoutes } from './routes/v1/inbound.ts';
 import { schemaErrorFormatter, validatorCompiler } from './validation.ts';
 
 /** A JSON `\u0000` escape whose backslash is not itself escaped. */
@@ -137,6 +138,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   certificateRoutes(app, { certificates: rt.certificates });
   registerWebhookRoutes(app, deps);
   adminRoutes(app, { batch: rt.batch });
+  inboundRoutes(app, { inbound: rt.inbound });
 
   return app;
 }

@@ -5,6 +5,8 @@ import type { TransactionRow } from '../store/repos/transactions-repo.ts';
 import type { EventInput } from './events.ts';
 
 export const SUBMIT_JOB = 'submit';
+/** Fetches the result of a record sent earlier (a system with `poll`): jobs/tasks/submit.ts. */
+export const POLL_JOB = 'poll_result';
 export const TRANSLATE_JOB = 'translate_error';
 
 /** The Transaction object as the API shows it (the spec's fields, plus a few marked extras). */
@@ -108,6 +110,25 @@ export function jobEvent(type: EventInput['type'], t: TransactionRow, job: JobRo
       attempt: job.attempt,
       max_attempts: job.max_attempts,
       last_error: lastError,
+      timestamp: now.toISOString(),
+      transaction: summary(t),
+    },
+  };
+}
+
+/** An event about a transaction's change that no job caused (an authority's later message), same shape. */
+export function transactionEvent(type: EventInput['type'], t: TransactionRow, now: Date): EventInput {
+  return {
+    accountId: t.account_id,
+    type,
+    data: {
+      entry_id: null,
+      transaction_id: t.id,
+      account_id: t.account_id,
+      status: t.status,
+      attempt: 0,
+      max_attempts: 0,
+      last_error: null,
       timestamp: now.toISOString(),
       transaction: summary(t),
     },

@@ -58,6 +58,8 @@ export interface TestAppOptions {
   log?: FastifyBaseLogger;
   random?: () => number;
   worker?: RuntimeOptions['worker'];
+  /** The plug-in of a system key (default: the registry's): a test wraps a system to give it a hook it lacks yet. */
+  systems?: RuntimeOptions['systems'];
 }
 
 export interface TestApp {
@@ -88,6 +90,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     ...(opts.random ? { random: opts.random } : {}),
     ...(opts.worker ? { worker: opts.worker } : {}),
     ...(opts.software ? { software: opts.software } : {}),
+    ...(opts.systems ? { systems: opts.systems } : {}),
   });
   const app = await buildApp(rt, opts.app ?? {});
   await app.ready();

@@ -12,7 +12,7 @@ import type { EventPublisher } from '../../services/events.ts';
 import type { LocationService } from '../../services/locations.ts';
 import { cancelOriginalIfAccepted } from '../../services/cancellation.ts';
 import { acceptedFields, recordFailure as recordAuthorityFailure } from '../../services/authority-outcome.ts';
-import { completionEvent, jobEvent } from '../../services/transaction-view.ts';
+import { completionEvent, jobEvent, POLL_JOB } from '../../services/transaction-view.ts';
 import type { Db, Queryable } from '../../store/db.ts';
 import type { LocationRow } from '../../store/repos/locations-repo.ts';
 import { transactionsRepo, type StartedSubmission, type SubmissionRecord, type TransactionRow } from '../../store/repos/transactions-repo.ts';
@@ -69,7 +69,12 @@ export interface SubmitTaskDeps {
   /** The authorities' wait-before-sending memory, shared by every worker (services/authority-pacing.ts). */
   pacing: AuthorityPacing;
   random?: () => number;
+  /** The plug-in of a system key (default: the registry's; a test may wrap one). */
+  systems?: (key: string) => FiscalSystem;
 }
+
+/** Seconds between polls when the system does not say (`sent` without `pollAfterSeconds` from `poll`). */
+const DEFAULT_POLL_SECONDS = 30;
 
 /** The statuses from which a submission may move a transaction to `to` (the status machine). */
 const from = (to: TransactionStatus) => statuses.sources(to, 'submission');
@@ -85,6 +90,7 @@ interface Failure {
 
 export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
   const { db, clock } = deps;
+  const systemOf = deps.systems ?? getSystem;
 
   /**
    * A worker starts the jobs of a claim side by side: the transactions they start in the
@@ -148,6 +154,11 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
   async function callAuthority(system: FiscalSystem, t: TransactionRow, record: SubmissionRecord, locRow: LocationRow, job: JobRow): Promise<AuthorityOutcome | Failure> {
     const ctx = await submitContext(system, t, locRow, job);
     if (!('mode' in ctx)) return ctx;
+    // A poll job asks for the result of a record sent earlier; any other job sends it.
+    if (job.kind === POLL_JOB) {
+      if (!system.poll) return { code: 'poll_unsupported', message: `${system.key} has no result to poll`, retriable: false };
+      return bounded(ctx, () => system.poll!(storedRecord(t, record), ctx));
+    }
     return bounded(ctx, () => system.submit(storedRecord(t, record), ctx));
   }
 
@@ -165,7 +176,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
         if (!updated) return;
         await cancelOriginalIfAccepted(tx, updated, now);
         await deps.events.publish(tx, completionEvent(updated, now, job), now);
-        const offline = getSystem(t.system).offline;
+        const offline = systemOf(t.system).offline;
         if (offline && t.status === offline.status) {
           await deps.events.publish(tx, jobEvent(offline.lateEvent, updated, job, 'completed', null, now), now);
         }
@@ -192,12 +203,35 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
     await transactionsRepo.update(tx, transactionId, { status: 'pending' }, clock.now(), ['processing']);
   };
 
-  function sent(t: TransactionRow, outcome: Extract<AuthorityOutcome, { kind: 'sent' }>): AttemptResult {
+  /**
+   * The authority took the record without judging it yet. Its result arrives as a
+   * notification (SDI: `services/inbound.ts`), or, for a system with `poll` that says when
+   * to ask, is fetched by a `poll_result` job: the transaction stays `pending` meanwhile.
+   * A poll that answers `sent` again (not ready) asks again later, without recording a
+   * failure, until the job's attempts run out; then the result never came: a failure.
+   */
+  function sent(t: TransactionRow, job: JobRow, system: FiscalSystem, outcome: Extract<AuthorityOutcome, { kind: 'sent' }>): AttemptOutcome {
+    const now = clock.now();
+    const after = (outcome.pollAfterSeconds ?? DEFAULT_POLL_SECONDS) * 1000;
+    if (job.kind === POLL_JOB) {
+      if (job.attempt >= job.max_attempts) {
+        return fail(t, job, system, { code: 'result_not_available', message: `no result from the authority after ${job.attempt} polls`, retriable: false, response: outcome.response });
+      }
+      return { outcome: 'retry', error: 'result not ready', runAt: new Date(now.getTime() + after), commit: backToPending(t.id) };
+    }
+    const polled = system.poll !== undefined && outcome.pollAfterSeconds !== undefined;
     return {
       outcome: 'completed',
       commit: async (tx) => {
-        const now = clock.now();
-        await transactionsRepo.update(tx, t.id, { status: 'pending', fiscal_id: t.fiscal_id ?? outcome.reference, response_payload: { authority: outcome.response, awaiting_notification: true } }, now, from('pending'));
+        await transactionsRepo.update(tx, t.id, {
+          status: 'pending', fiscal_id: t.fiscal_id ?? outcome.reference,
+          response_payload: { authority: outcome.response, ...(polled ? { awaiting_result: true } : { awaiting_notification: true }) },
+        }, now, from('pending'));
+        if (polled) {
+          await jobsRepo.enqueue(tx, {
+            kind: POLL_JOB, accountId: t.account_id, transactionId: t.id, maxAttempts: job.max_attempts, runAt: new Date(now.getTime() + after),
+          }, now);
+        }
       },
     };
   }
@@ -262,7 +296,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
       case 'duplicate':
         return succeed(t, job, answer);
       case 'sent':
-        return sent(t, answer);
+        return sent(t, job, system, answer);
       case 'rejected':
         return fail(t, job, system, {
           code: answer.code, message: answer.message, response: answer.response, status: answer.status,
@@ -338,9 +372,9 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
     const started = await begin.load(job.transaction_id);
     if (!started) return { outcome: 'completed' }; // already settled (a late duplicate job)
     const { t, record, location } = started;
-    const system = getSystem(t.system);
+    const system = systemOf(t.system);
     const max = system.capabilities.maxRecordsPerRequest ?? 1;
-    if (!job.queue_key || !system.submitMany || max <= 1) {
+    if (job.kind === POLL_JOB || !job.queue_key || !system.submitMany || max <= 1) {
       return resultOf(t, job, system, await callAuthority(system, t, record, location, job));
     }
     const followers = await jobsRepo.adoptFollowers(db, job, {
