@@ -49,7 +49,7 @@ export interface RuntimeOptions {
     webhookTimeoutMs?: number;
     /** Shared secrets of the inbound authority channels, by channel name (config.ts `inboundSecrets`). */
     inboundSecrets?: Record<string, string>;
-    /** Batch processors (src/batch): alert threshold (default 0.2), LROE timeout, claim lease. */
+    /** Batch processors (src/batch): alert threshold (default 0.2), authority request timeout, claim lease. */
     batch?: BatchOptions;
   };
   software?: SoftwareIdentity;
@@ -105,8 +105,11 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   const translator = createTranslator(deps, o.config.translationAi);
   // The authorities' waits (VERI*FACTU TiempoEsperaEnvio) live in the store: every worker sees them.
   const pacing = createAuthorityPacing(o.db, o.log);
+  const software = o.software ?? DEFAULT_SOFTWARE;
+  const ledger = createLedger({ db: o.db, clock: o.clock, log: o.log, events });
+  // The processors the fiscal systems contribute, all built from these deps (batch/types.ts ProcessorDeps).
   const batch = createBatch({
-    db: o.db, clock: o.clock, log: o.log, events, locations, signingKeys, pacing,
+    db: o.db, clock: o.clock, log: o.log, events, ledger, locations, signingKeys, pacing, software,
     authorityBaseUrls: o.config.authorityBaseUrls, authorityCa: o.config.authorityCa,
   }, o.config.batch);
   const submit = createSubmitHandler({
@@ -127,13 +130,11 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   worker = createWorker({ db: o.db, clock: o.clock, log: o.log, handlers, ...o.worker });
   const w = worker;
   const submitter: Submitter = { runNow: (id) => w.runJobNow(id), notify: () => w.notify() };
-  const software = o.software ?? DEFAULT_SOFTWARE;
   const maxAttempts = o.config.submissionMaxAttempts ?? 50;
   const inbound = createInboundService({
     db: o.db, clock: o.clock, log: o.log, events, secrets: o.config.inboundSecrets ?? {},
     ...(o.systems ? { systems: SYSTEMS.map((s) => o.systems!(s.key)) } : {}),
   });
-  const ledger = createLedger({ db: o.db, clock: o.clock, log: o.log, events });
   const transactions = createTransactionService({ ...deps, ledger, locations, submitter, software, maxAttempts, signingKeys });
   return {
     transactions,

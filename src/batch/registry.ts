@@ -1,16 +1,17 @@
 /**
- * The batch processors this service runs, one explicit list (spec "Batch": "Runs all
- * registered processors in sequence. Registered: `spain/lroe`"; DECISIONS "Batch": more
- * may register, e.g. `portugal/saft` monthly). Adding one means adding it here.
+ * The batch processors this service runs (spec "Batch": "Runs all registered processors in
+ * sequence. Registered: `spain/lroe`"; DECISIONS "Batch": more may register, e.g.
+ * `portugal/saft` monthly, `france/closures`): those the fiscal systems of
+ * countries/registry.ts contribute (`FiscalSystem.processors`), built from the one set of
+ * generic deps. A system adds a processor in its own folder; nothing here names one.
  */
+import { SYSTEMS } from '../countries/registry.ts';
 import { parseCron } from './schedule.ts';
-import { createSpainLroeProcessor, type SpainLroeDeps } from './spain-lroe.ts';
-import type { BatchProcessor } from './types.ts';
+import type { BatchProcessor, ProcessorDeps } from './types.ts';
 
-export type BatchProcessorDeps = SpainLroeDeps;
-
-export function createBatchProcessors(deps: BatchProcessorDeps): BatchProcessor[] {
-  return [createSpainLroeProcessor(deps)];
+/** Every processor of every registered system, in the registry's order. */
+export function createBatchProcessors(deps: ProcessorDeps): BatchProcessor[] {
+  return SYSTEMS.flatMap((s) => s.processors?.(deps) ?? []);
 }
 
 /** Refuses a list the scheduler could not run: a bad cron, or two processors of one name. */

@@ -1,5 +1,6 @@
 /**
- * Applies a batch's verdicts to its transactions, in the caller's database transaction,
+ * Applies a batch's verdicts to its transactions, in the caller's database transaction
+ * (handed to the processors as `ProcessorDeps.settle`, batch/registry.ts),
  * the way jobs/tasks/submit.ts settles a single submission:
  * - success: `fiscal_id`, the authority's answer, `completed_at`, the completion event
  *   (`fiscalization.completed`); a cancellation's success makes its original `cancelled`
@@ -17,21 +18,21 @@ import { cancelOriginalIfAccepted } from '../services/cancellation.ts';
 import { completionEvent } from '../services/transaction-view.ts';
 import { acceptedFields, recordFailure } from '../services/authority-outcome.ts';
 import type { Queryable } from '../store/db.ts';
-import { transactionsRepo, type TransactionRow } from '../store/repos/transactions-repo.ts';
-import type { RecordVerdict } from './verdict.ts';
+import { transactionsRepo } from '../store/repos/transactions-repo.ts';
+import type { SettleItem } from './types.ts';
 
-/** Records inside a batch that was sent (TicketBAI declares `pending_lroe`: core/status.ts). */
-const IN_FLIGHT = statuses.inBatch;
+export type { SettleItem } from './types.ts';
 
-export interface SettleItem {
-  t: TransactionRow;
-  verdict: RecordVerdict;
-  /** Which run and authority request carried the record (kept in `response_payload.batch`). */
-  batch: { processor: string; run_id: string; registration_number: string | null };
-}
+/**
+ * Records inside a batch that was sent (TicketBAI declares `pending_lroe`: core/status.ts).
+ * Read when a record is settled, not at module load: the machine is built from the
+ * plug-ins, and this module must not depend on the order they load in.
+ */
+const inFlight = (): string[] => statuses.inBatch;
 
 export async function settleRecord(tx: Queryable, item: SettleItem, events: EventPublisher, now: Date): Promise<void> {
   const { t, verdict, batch } = item;
+  const IN_FLIGHT = inFlight();
   switch (verdict.kind) {
     case 'success': {
       const updated = await transactionsRepo.update(tx, t.id, acceptedFields(t, verdict.outcome, now, { batch }), now, IN_FLIGHT);

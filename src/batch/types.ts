@@ -1,10 +1,24 @@
 /**
- * Batch processors (spec "Batch" endpoints, "Batch result"; DECISIONS "Batch"): a
- * processor sends the records that wait for a periodic submission (Bizkaia TicketBAI:
- * LROE, daily at 02:00 UTC) and reports what happened as the spec's Batch result.
+ * Batch processors (spec "Batch" endpoints, "Batch result"; DECISIONS "Batch"): the
+ * periodic work a fiscal system contributes (`FiscalSystem.processors`): send the records
+ * that wait for a periodic submission (Bizkaia TicketBAI: LROE, daily at 02:00 UTC),
+ * close a period (France), export a file (Portugal). Each run reports what happened as
+ * the spec's Batch result.
+ *
+ * Shared code: the plug-ins import these types (through countries/types.ts) and nothing
+ * at run time from the rest of src/batch but the pure helpers (verdict.ts, `emptyTally`).
  */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../core/clock.ts';
 import type { Country } from '../core/country.ts';
-import type { Queryable } from '../store/db.ts';
+import type { AuthorityPacing, SoftwareIdentity } from '../countries/types.ts';
+import type { Ledger } from '../ledger/types.ts';
+import type { EventPublisher } from '../services/events.ts';
+import type { LocationService } from '../services/locations.ts';
+import type { SigningKeyService } from '../services/signing-keys.ts';
+import type { Db, Queryable } from '../store/db.ts';
+import type { TransactionRow } from '../store/repos/transactions-repo.ts';
+import type { RecordVerdict } from './verdict.ts';
 
 /** Whose records a run handles: one account, one environment (the key prefix decides routing). */
 export interface BatchScope {
@@ -33,7 +47,10 @@ export interface BatchRequestSummary {
 }
 
 /**
- * What a run did, counted as it goes (kept when the processor stops on an error).
+ * What a run did, counted as it goes (kept when the processor stops on an error). In the
+ * words of a processor that sends records (the spec's); one that produces records of its
+ * own counts them the same way (a closure or an export written: a batch created, its
+ * records accepted; one that could not be produced: failed, with its error).
  * - a batch: the records of one issuer and kind sent together in this run;
  * - batches_retried: batches with records sent back to wait for the next run (transport
  *   fault, the authority asking to retry later, a configuration error);
@@ -56,16 +73,70 @@ export interface BatchRunContext {
   tally: BatchTally;
 }
 
+/**
+ * What the core hands every plug-in to build its processors (`FiscalSystem.processors`),
+ * the same for all: the store, time, logs, the core's services and the authority settings.
+ * A processor keeps what it needs; nothing here is specific to one system.
+ */
+export interface ProcessorDeps {
+  db: Db;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  /** Events (and their webhook deliveries) committed with the caller's database transaction. */
+  events: EventPublisher;
+  /** The chain ledger: how a processor appends a chained record of its own (France's closures). */
+  ledger: Ledger;
+  /**
+   * Applies one record's verdict to its transaction, in the caller's database transaction
+   * (batch/settle.ts: status, fiscal id, completion event, the original of an accepted
+   * cancellation, the failure and its translation). A processor that sends records settles
+   * them with this; the record must be in an in-batch status (core/status.ts `inBatch`).
+   */
+  settle(tx: Queryable, item: SettleItem, now: Date): Promise<void>;
+  /** Unseals a stored location for the authority (`LocationForFiscal`). */
+  locations: Pick<LocationService, 'toFiscal'>;
+  /** The location's TLS client certificate for the authority. */
+  signingKeys: Pick<SigningKeyService, 'forAuthority'>;
+  /** The authorities' wait-before-sending memory (countries/types.ts `AuthorityPacing`). */
+  pacing: AuthorityPacing;
+  /** This software's identity, as records name it (a closure is a record too). */
+  software: SoftwareIdentity;
+  /** Keyed `${system}:${environment}` (runtime option `authorityBaseUrls`; tests: fake authorities). */
+  authorityBaseUrls?: Record<string, string> | undefined;
+  /** Extra trusted CA certificates (PEM) for the authorities' servers. */
+  authorityCa?: string | undefined;
+  /** Per authority request; unset: the processor's own default (LROE: 60 s). */
+  timeoutMs?: number | undefined;
+  /** Age after which records claimed by a run that died are taken again; unset: the processor's default (1 h). */
+  claimLeaseMs?: number | undefined;
+  /** Records per claim round; unset: the processor's default. */
+  claimLimit?: number | undefined;
+}
+
+/** One record and what becomes of it (`ProcessorDeps.settle`). */
+export interface SettleItem {
+  t: TransactionRow;
+  verdict: RecordVerdict;
+  /** Which run and authority request carried the record (kept in `response_payload.batch`). */
+  batch: { processor: string; run_id: string; registration_number: string | null };
+}
+
 export interface BatchProcessor {
-  /** `<country>/<name>`, e.g. `spain/lroe`. */
+  /** `<country>/<name>`, e.g. `spain/lroe`, `france/closures`, `portugal/saft`: unique across systems. */
   readonly name: string;
   /** Keys with country scopes run only the processors of their countries. */
   readonly country: Country;
-  /** Five-field cron, UTC (schedule.ts). */
+  /**
+   * Five-field cron, UTC (schedule.ts): at most daily. A processor with several periods
+   * (France: daily, monthly, annual closures) runs daily and decides which are due.
+   */
   readonly cron: string;
-  /** The scopes with records waiting: the daily run visits only these. */
+  /** The scopes with work (records waiting, a period to close): the scheduled run visits only these. */
   scopesWithWork(q: Queryable, now: Date): Promise<BatchScope[]>;
-  /** Processes the scope's waiting records, adding to `ctx.tally` as it goes. */
+  /**
+   * Does the scope's work, adding to `ctx.tally` as it goes. POST /v1/admin/process-pending
+   * calls it for the caller's scope whether or not `scopesWithWork` names that scope.
+   */
   run(scope: BatchScope, ctx: BatchRunContext): Promise<void>;
 }
 

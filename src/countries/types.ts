@@ -2,10 +2,12 @@
  * The plug-in contract shared by every fiscal system (see docs/architecture.md).
  *
  * A fiscal system is a plain object. Its functions are pure except `submit`, which
- * talks to the authority (or the deterministic sandbox stub). Plug-ins never read env
- * vars, the clock or the database: everything arrives in the context objects. Shared
+ * talks to the authority (or the deterministic sandbox stub), and the batch `processors`
+ * it may contribute. Plug-ins never read env vars or the clock, nor the database outside
+ * their processors: everything arrives in the context objects. Shared
  * code branches on `capabilities`, never on the country.
  */
+import type { BatchProcessor, ProcessorDeps } from '../batch/types.ts';
 import type { ChainLink } from '../core/chain-link.ts';
 import type { EventType } from '../core/events.ts';
 import type { StatusContribution } from '../core/status.ts';
@@ -24,6 +26,8 @@ export type { RenderHint, RenderPlacement } from '../core/render-hint.ts';
 export type { SigningKey } from '../core/signing-key.ts';
 export type { TransactionStatus } from '../core/status.ts';
 export type { PaymentMethod, TransactionDraft, TransactionType, TxLine } from '../core/transaction.ts';
+// The batch side of the contract (`processors`), defined with the batch code that runs it.
+export type { BatchError, BatchProcessor, BatchRunContext, BatchScope, BatchTally, ProcessorDeps, SettleItem } from '../batch/types.ts';
 
 export const SYSTEM_KEYS = [
   'es-ticketbai',
@@ -147,6 +151,19 @@ export interface FiscalSystem {
    * notifications), received at `POST /v1/inbound/<channel name>` (services/inbound.ts).
    */
   inbound?: InboundChannel | undefined;
+
+  /**
+   * Optional: the periodic work this system contributes (spec "Batch": the registered
+   * processors): sending the records that wait for a batch (TicketBAI `spain/lroe`, Bizkaia's
+   * `pending_batch` records through the Batuz LROE), closing a period through the ledger
+   * (France), exporting a file (Portugal). Called once per runtime with the deps the core
+   * hands every plug-in (src/batch/types.ts `ProcessorDeps`); src/batch runs the processors
+   * on their cron and on POST /v1/admin/process-pending, and keeps their results. Unlike
+   * the rest of the contract a processor does I/O: it reads and writes the store (through
+   * store/repos and the deps), never env vars or its own clock. Names are unique across
+   * systems.
+   */
+  processors?: ((deps: ProcessorDeps) => BatchProcessor[]) | undefined;
 
   /** Optional: the statuses this system adds to the core's, with their transitions (core/status.ts). */
   statuses?: StatusContribution | undefined;

@@ -13,6 +13,7 @@ import { buildTicketBai } from './build.ts';
 import { ticketBaiSandbox } from './sandbox.ts';
 import { TICKETBAI_CODES } from './codes.ts';
 import { TICKETBAI_STATUSES } from './statuses.ts';
+import { createLroeProcessor } from './lroe/processor.ts';
 
 export const ticketBai: FiscalSystem = {
   key: 'es-ticketbai',
@@ -24,7 +25,7 @@ export const ticketBai: FiscalSystem = {
     submission: 'realtime',
     // Spain: records within 4 calendar days (the spec's ES submission window).
     submissionWindowDays: 4,
-    // Araba and Gipuzkoa: the REST client (rest-client.ts); Bizkaia: the LROE batch (src/batch).
+    // Araba and Gipuzkoa: the REST client (rest-client.ts); Bizkaia: the LROE batch (lroe/processor.ts).
     authorityTransport: true,
     // AnulaTicketBai is signed alone and takes no part in the chain (FORMATS §1.5).
     cancellationJoinsChain: false,
@@ -44,6 +45,8 @@ export const ticketBai: FiscalSystem = {
   submit: submitTicketBai,
   codes: TICKETBAI_CODES,
   statuses: TICKETBAI_STATUSES,
+  // Bizkaia's `pending_batch` records go to Batuz in the daily LROE batch (`spain/lroe`).
+  processors: (deps) => [createLroeProcessor(deps)],
   errorTranslations: true,
 };
 

@@ -14,8 +14,8 @@ import { DateTime, ErrorBody, Nullable, StringEnum, authErrors } from '../../sch
  * account (when the service runs its processors), so any key may read it.
  */
 const Counters = {
-  processor: Type.String({ description: 'e.g. `spain/lroe`' }),
-  batches_created: Type.Integer({ description: 'batches (one issuer, one kind) sent' }),
+  processor: Type.String({ description: '`<country>/<name>`, e.g. `spain/lroe`' }),
+  batches_created: Type.Integer({ description: 'batches sent or produced (`spain/lroe`: one issuer and kind each)' }),
   batches_retried: Type.Integer({ description: 'of those, batches with records held back for the next run' }),
   accepted: Type.Integer({ description: 'records the authority holds (accepted or already registered): `success`' }),
   rejected: Type.Integer({ description: 'records the authority refused: `failed`, with `response_payload.submit_error`' }),
@@ -27,7 +27,7 @@ const BatchError = Type.Object({
   code: Type.String(),
   message: Type.String(),
   issuer_tax_id: Nullable(Type.String()),
-  kind: Nullable(Type.String({ description: '`alta` or `anulacion` for spain/lroe' })),
+  kind: Nullable(Type.String({ description: 'the processor\'s own kind of batch (e.g. `alta` or `anulacion` for `spain/lroe`)' })),
   records: Type.Integer({ description: 'records the error held back' }),
 });
 
@@ -38,7 +38,7 @@ const BatchResult = Type.Object({
   alert_triggered: Type.Boolean({ description: 'failure_rate exceeded the alert threshold (default 0.2)' }),
   run_id: Type.String({ format: 'uuid' }),
   status: StringEnum(['completed', 'failed'] as const, { description: '`failed`: the processor stopped on an internal error' }),
-  registration_numbers: Type.Array(Type.String(), { description: 'what the authority filed each request under (Batuz `eus-bizkaia-n3-numero-registro`)' }),
+  registration_numbers: Type.Array(Type.String(), { description: 'what the authority filed each request under (e.g. Batuz `eus-bizkaia-n3-numero-registro`)' }),
   errors: Type.Array(BatchError),
 }, { description: 'Batch result' });
 
@@ -63,9 +63,9 @@ export function adminRoutes(app: FastifyInstance, s: { batch: BatchService }) {
       tags, security,
       summary: 'Run every registered batch processor now, in sequence, for this account',
       description:
-        'Processes the records waiting for a batch (Bizkaia TicketBAI: `pending_batch`, sent through the Batuz LROE as ' +
-        '`spain/lroe`) for the key\'s account and environment. 207 when some processors finished and others failed; ' +
-        '500 when none finished. Records move to `pending_lroe` while their batch is in flight.',
+        'Runs every processor the key\'s countries allow (`<country>/<name>`, e.g. `spain/lroe`: Bizkaia TicketBAI records ' +
+        'waiting in `pending_batch`) for the key\'s account and environment. 207 when some processors finished and others ' +
+        'failed; 500 when none finished. Records a processor has sent carry their system\'s in-batch status until settled.',
       response: { 200: Results, 207: Results, 500: ErrorBody, ...authErrors },
     },
   }, async (req, reply) => {

@@ -3,7 +3,7 @@
  *
  * An LROE request belongs to one obligado tributario (the issuer's NIF, FORMATS.md §1.6
  * `inte`/`ObligadoTributario`) and is either an alta or an anulación document
- * (lroe/request.ts), so a batch is one (issuer, kind). The submission mode splits too:
+ * (request.ts), so a batch is one (issuer, kind). The submission mode splits too:
  * test records made in the sandbox stub are answered by the stub, those made with
  * `X-Svc-Sandbox: authority` go to the Batuz test environment (DECISIONS "Sandbox").
  * The scope (account, environment) is already one per run.
@@ -12,8 +12,8 @@
  * "El registro que se anula no existe"), and a cancellation may wait in the same run as
  * its original.
  */
-import type { LroeKind } from '../countries/es-ticketbai/lroe/identity.ts';
-import type { BatchClaim } from '../store/repos/transactions-repo.ts';
+import type { BatchClaim } from '../../../store/repos/transactions-repo.ts';
+import type { LroeKind } from './identity.ts';
 
 export interface LroeGroup {
   mode: 'stub' | 'authority';

@@ -5,7 +5,7 @@
  *   each record, so `metadata.sandbox_outcome` rehearses Bizkaia failures as it does for
  *   the other territories (DECISIONS "Sandbox"; countries/shared/sandbox.ts).
  * - `authority` mode (test keys with `X-Svc-Sandbox: authority`, and every live key): the
- *   Batuz LROE client (countries/es-ticketbai/lroe/client.ts), with the location's uploaded
+ *   Batuz LROE client (client.ts), with the location's uploaded
  *   certificate as the TLS client certificate. Issuer NIF = the location's tax_id, name =
  *   `country_config.legal_name` (Batuz checks both against the files, B4_1000022/30);
  *   a natural person's Modelo 140 also sends `country_config.lroe_epigrafe`.
@@ -13,19 +13,19 @@
  * A fault that concerns the whole group (no answer, no certificate, an input Batuz could
  * not accept) sends every record back to wait and is reported as the group's error.
  */
-import { ApiError } from '../core/errors.ts';
-import { sendLroeBatch } from '../countries/es-ticketbai/lroe/client.ts';
-import { LroeInputError, type LroeRenta } from '../countries/es-ticketbai/lroe/request.ts';
-import { ticketBaiSandbox } from '../countries/es-ticketbai/sandbox.ts';
-import { runSandbox } from '../countries/shared/sandbox.ts';
-import { TransportError, type AuthorityCode, type AuthorityPacing, type LocationForFiscal } from '../countries/types.ts';
-import type { SigningKey } from '../core/signing-key.ts';
-import type { LocationService } from '../services/locations.ts';
-import type { SigningKeyService } from '../services/signing-keys.ts';
-import type { BatchClaim } from '../store/repos/transactions-repo.ts';
-import type { LroeGroup } from './spain-lroe-groups.ts';
-import type { BatchRequestSummary } from './types.ts';
-import { verdictOf, type RecordVerdict } from './verdict.ts';
+import type { BatchRequestSummary } from '../../../batch/types.ts';
+import { verdictOf, type RecordVerdict } from '../../../batch/verdict.ts';
+import { ApiError } from '../../../core/errors.ts';
+import type { SigningKey } from '../../../core/signing-key.ts';
+import type { LocationService } from '../../../services/locations.ts';
+import type { SigningKeyService } from '../../../services/signing-keys.ts';
+import type { BatchClaim } from '../../../store/repos/transactions-repo.ts';
+import { runSandbox } from '../../shared/sandbox.ts';
+import { TransportError, type AuthorityCode, type AuthorityPacing, type LocationForFiscal } from '../../types.ts';
+import { ticketBaiSandbox } from '../sandbox.ts';
+import { sendLroeBatch } from './client.ts';
+import type { LroeGroup } from './groups.ts';
+import { LroeInputError, type LroeRenta } from './request.ts';
 
 export const LROE_SYSTEM = 'es-ticketbai';
 
@@ -86,7 +86,7 @@ const issuerNameOf = (location: LocationForFiscal): string => {
 
 /**
  * Modelo 140 (natural persons) altas carry the activity's IAE heading, `Renta/DetalleRenta/
- * Epigrafe` (lroe/request.ts): `country_config.lroe_epigrafe`, which es-ticketbai/config.ts
+ * Epigrafe` (request.ts): `country_config.lroe_epigrafe`, which es-ticketbai/config.ts
  * requires for such locations. A location stored before that rule may lack it: the client
  * then refuses the request (LroeInputError) and the records wait, as below. Modelo 240
  * ignores it. The group's first location speaks for the issuer (one NIF, one activity).

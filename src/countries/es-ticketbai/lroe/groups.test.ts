@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { BatchClaim } from '../store/repos/transactions-repo.ts';
-import { groupLroeClaims } from './spain-lroe-groups.ts';
+import type { BatchClaim } from '../../../store/repos/transactions-repo.ts';
+import { groupLroeClaims } from './groups.ts';
 
 function claim(id: string, o: { taxId?: string | null; kind?: 'record' | 'cancellation'; mode?: 'stub' | 'authority' | null; loc?: string } = {}): BatchClaim {
   return {

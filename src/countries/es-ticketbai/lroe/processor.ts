@@ -9,24 +9,24 @@
  *    (FOR UPDATE SKIP LOCKED), so concurrent runs never send a record twice. A claim left
  *    by a run that died is taken again once older than `claimLeaseMs`; resending a record
  *    Batuz already holds is answered as a duplicate (B4_2000003), i.e. success;
- * 2. groups them per issuer and kind (spain-lroe-groups.ts), altas first;
- * 3. sends each group (spain-lroe-send.ts) and settles its records in one database
- *    transaction (settle.ts);
+ * 2. groups them per issuer and kind (groups.ts), altas first;
+ * 3. sends each group (send.ts) and settles its records in one database transaction
+ *    (`ProcessorDeps.settle`, src/batch/settle.ts);
  * 4. claims again until nothing is left (records sent back in this run are not retaken).
  * Whatever stops the run, records still claimed go back to `pending_batch`.
+ *
+ * Contributed by the TicketBAI plug-in (`ticketBai.processors`, ../index.ts). Like the rest
+ * of the plug-in it imports nothing at run time from src/services or the registry: the
+ * core's services arrive in `ProcessorDeps` (see docs/decisions.md, "Processors come from
+ * the plug-ins").
  */
-import { PENDING_LROE } from '../countries/es-ticketbai/statuses.ts';
-import type { FastifyBaseLogger } from 'fastify';
-import type { Clock } from '../core/clock.ts';
-import { TICKETBAI_CODES } from '../countries/es-ticketbai/codes.ts';
-import type { EventPublisher } from '../services/events.ts';
-import type { Db } from '../store/db.ts';
-import { batchTransactionsRepo, type BatchClaim } from '../store/repos/transactions-repo.ts';
-import { settleRecord } from './settle.ts';
-import { groupLroeClaims, type LroeGroup } from './spain-lroe-groups.ts';
-import { LROE_SYSTEM, sendLroeGroup, type GroupAnswer, type LroeSendDeps } from './spain-lroe-send.ts';
-import type { BatchError, BatchProcessor, BatchRunContext, BatchScope, BatchTally } from './types.ts';
-import type { RecordVerdict } from './verdict.ts';
+import type { BatchError, BatchProcessor, BatchRunContext, BatchScope, BatchTally, ProcessorDeps } from '../../../batch/types.ts';
+import type { RecordVerdict } from '../../../batch/verdict.ts';
+import { batchTransactionsRepo, type BatchClaim } from '../../../store/repos/transactions-repo.ts';
+import { TICKETBAI_CODES } from '../codes.ts';
+import { PENDING_LROE } from '../statuses.ts';
+import { groupLroeClaims, type LroeGroup } from './groups.ts';
+import { LROE_SYSTEM, sendLroeGroup, type GroupAnswer, type LroeSendDeps } from './send.ts';
 
 export const SPAIN_LROE = 'spain/lroe';
 /** Spec Limits: daily at 02:00 UTC. */
@@ -34,20 +34,10 @@ export const SPAIN_LROE_CRON = '0 2 * * *';
 
 /** A claim older than this belongs to a run that died (a live run settles well within it). */
 export const DEFAULT_CLAIM_LEASE_MS = 3_600_000;
-/** Records per claim round: five full LROE requests (1000 files each, lroe/request.ts). */
+/** Records per claim round: five full LROE requests (1000 files each, request.ts). */
 export const DEFAULT_CLAIM_LIMIT = 5000;
 /** Per LROE request: up to 1000 files travel in one body. */
 export const DEFAULT_LROE_TIMEOUT_MS = 60_000;
-
-export interface SpainLroeDeps extends Omit<LroeSendDeps, 'codes' | 'timeoutMs'> {
-  db: Db;
-  clock: Clock;
-  log: FastifyBaseLogger;
-  events: EventPublisher;
-  timeoutMs?: number | undefined;
-  claimLeaseMs?: number | undefined;
-  claimLimit?: number | undefined;
-}
 
 const ORIGINAL_PENDING: RecordVerdict = {
   kind: 'retry',
@@ -55,7 +45,7 @@ const ORIGINAL_PENDING: RecordVerdict = {
   message: 'the invoice this cancellation annuls has not reached Batuz yet; the annulment goes in a later batch',
 };
 
-export function createSpainLroeProcessor(deps: SpainLroeDeps): BatchProcessor {
+export function createLroeProcessor(deps: ProcessorDeps): BatchProcessor {
   const leaseMs = deps.claimLeaseMs ?? DEFAULT_CLAIM_LEASE_MS;
   const limit = deps.claimLimit ?? DEFAULT_CLAIM_LIMIT;
   const sendDeps: LroeSendDeps = {
@@ -120,7 +110,7 @@ export function createSpainLroeProcessor(deps: SpainLroeDeps): BatchProcessor {
       for (const c of group.claims) {
         const verdict = answer.verdicts.get(c.t.id) ?? { kind: 'retry', code: 'lroe_not_answered', message: 'the LROE answer has no result for this record' };
         const batch = { processor: SPAIN_LROE, run_id: ctx.runId, registration_number: answer.registrationNumbers.get(c.t.id) ?? null };
-        await settleRecord(tx, { t: c.t, verdict, batch }, deps.events, now);
+        await deps.settle(tx, { t: c.t, verdict, batch }, now);
       }
     });
     for (const c of group.claims) inFlight.delete(c.t.id);
