@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.ts';
-import { SYSTEM_KEYS } from './countries/types.ts';
+import { SYSTEM_KEYS } from './countries/registry.ts';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'cfg-'));
 

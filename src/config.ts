@@ -186,7 +186,7 @@ function authorityCa(env: Env): string | undefined {
 
 /**
  * `systems`: the fiscal system keys an AUTHORITY_URL_* may name; the host passes them
- * (main.ts: countries/types.ts SYSTEM_KEYS), as this module knows no plug-in.
+ * (main.ts: countries/registry.ts SYSTEM_KEYS), as this module knows no plug-in.
  */
 export function loadConfig(env: Env = process.env, mode: Mode = 'cloud', systems?: readonly string[]): Config {
   const dataDir = path.resolve(env.DATA_DIR || './data');

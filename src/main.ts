@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import pino from 'pino';
 import { ConfigError, loadConfig, type Config, type Mode } from './config.ts';
 import { systemClock } from './core/clock.ts';
-import { SYSTEM_KEYS } from './countries/types.ts';
+import { SYSTEM_KEYS } from './countries/registry.ts';
 import { deriveKeys } from './crypto/master-key.ts';
 import { buildApp } from './http/app.ts';
 import { CLOUD_BACKOFF, EMBEDDED_BACKOFF } from './jobs/backoff.ts';

@@ -24,7 +24,7 @@ import type { SettleItem } from './types.ts';
 export type { SettleItem } from './types.ts';
 
 /**
- * Records inside a batch that was sent (TicketBAI declares `pending_lroe`: core/status.ts).
+ * Records inside a batch that was sent (the in-batch status a system declares: core/status.ts).
  * Read when a record is settled, not at module load: the machine is built from the
  * plug-ins, and this module must not depend on the order they load in.
  */

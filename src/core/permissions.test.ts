@@ -30,6 +30,7 @@ describe('permissions', () => {
   });
 
   it('names unknown permissions', () => {
-    expect(unknownPermissions(['locations:read', 'admin', 'country:DE'])).toEqual(['admin', 'country:DE']);
+    expect(unknownPermissions(['locations:read', 'admin', 'country:DE'], ['ES', 'IT'])).toEqual(['admin', 'country:DE']);
+    expect(unknownPermissions(['country:IT', 'country:FR'], ['ES', 'IT'])).toEqual(['country:FR']);
   });
 });

@@ -2,9 +2,10 @@
  * API key permissions (DECISIONS.md "Keys, permissions, sessions").
  * A root key holds everything (stored as NULL permissions). A restricted key holds a
  * list of action permissions and, optionally, country scopes `country:XX`: with none
- * it may act in every country, with some only in those.
+ * it may act in every country, with some only in those. The countries are the registered
+ * systems' (countries/registry.ts `COUNTRIES`): callers pass them, as core loads no plug-in.
  */
-import { COUNTRIES, type Country } from './country.ts';
+import type { Country } from './country.ts';
 
 export const ACTION_PERMISSIONS = [
   'transactions:read', 'transactions:write',
@@ -20,14 +21,19 @@ export const ACTION_PERMISSIONS = [
 ] as const;
 export type ActionPermission = (typeof ACTION_PERMISSIONS)[number];
 
-export const COUNTRY_SCOPES = COUNTRIES.map((c) => `country:${c}` as const);
-export const ALL_PERMISSIONS: readonly string[] = [...ACTION_PERMISSIONS, ...COUNTRY_SCOPES];
+/** Every permission name: the actions, then a `country:XX` scope per country served. */
+export const allPermissions = (countries: readonly string[]): readonly string[] => [
+  ...ACTION_PERMISSIONS,
+  ...countries.map((c) => `country:${c}`),
+];
 
 /** What a key holds: null = root. */
 export type Grant = readonly string[] | null;
 
-export function unknownPermissions(perms: readonly string[]): string[] {
-  return perms.filter((p) => !ALL_PERMISSIONS.includes(p));
+/** The names in `perms` that are no permission, given the countries served. */
+export function unknownPermissions(perms: readonly string[], countries: readonly string[]): string[] {
+  const all = allPermissions(countries);
+  return perms.filter((p) => !all.includes(p));
 }
 
 export function countryScopes(grant: Grant): Country[] {

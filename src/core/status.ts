@@ -2,9 +2,9 @@
  * The transaction status machine: one table of statuses and of the transitions between
  * them, with who may cause each (spec "States and transitions", DECISIONS "Statuses").
  *
- * The core owns the statuses every system shares; a fiscal system adds its own
- * (TicketBAI's `pending_lroe`, SDI's `delivered`, myDATA's `offline_pending`…) through
- * its plug-in (`FiscalSystem.statuses`), and the registry builds the one machine from
+ * The core owns the statuses every system shares; a fiscal system adds its own (a
+ * batch's in-flight status, the outcomes of a later notification, an offline fallback…)
+ * through its plug-in (`FiscalSystem.statuses`), and the registry builds the one machine from
  * both (countries/registry.ts `statuses`). Routes validate filters with it, services
  * and jobs take their compare-and-set `from` lists from it, the batch and SQL read the
  * groups (open, in a batch) from it: no list of statuses is written anywhere else.
@@ -74,7 +74,7 @@ export const CORE_STATUS_TABLE: StatusContribution = {
     { name: 'failed_permanent' },
     // Signed locally by an embedded engine, waiting in its local queue.
     { name: 'pending_submission', cancellable: true },
-    // Signed, waiting for the next batch (Bizkaia LROE).
+    // Signed, waiting for the next batch (a system that sends in batches, per location).
     { name: 'pending_batch', cancellable: true },
     { name: 'cancelled' },
   ],

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeTransactionRequest } from './transaction-request.ts';
+import type { LineField } from './transaction.ts';
 
 const NOW = new Date('2026-03-01T10:00:00Z');
 const LOC = '2f1c7a52-4b8e-4c1a-9d5e-0a1b2c3d4e5f';
@@ -21,7 +22,7 @@ const canonical = (over: Record<string, unknown> = {}) => ({
 
 const err = (body: unknown) => {
   try {
-    normalizeTransactionRequest(body, NOW);
+    normalizeTransactionRequest(body, NOW, []);
   } catch (e) {
     return (e as Error).message;
   }
@@ -30,7 +31,7 @@ const err = (body: unknown) => {
 
 describe('canonical form', () => {
   it('normalizes a valid request', () => {
-    const { draft, form } = normalizeTransactionRequest(canonical(), NOW);
+    const { draft, form } = normalizeTransactionRequest(canonical(), NOW, []);
     expect(form).toBe('canonical');
     expect(draft).toMatchObject({ type: 'sale', currency: 'EUR', total_amount: 605, metadata: {}, customer_context: null, timestamp: '2026-03-01T09:59:00.000Z' });
     expect(draft.items[0]).toEqual({ description: 'Café', quantity: 2, unit_price: 150, tax_rate: 10, tax_amount: 30, total_amount: 330 });
@@ -38,7 +39,7 @@ describe('canonical form', () => {
 
   it('computes line amounts when the client omits them', () => {
     const body = canonical({ items: [{ description: 'x', quantity: 3, unit_price: 1050, tax_rate: 21 }], pretax_amount: 3150, tax_amount: 662, total_amount: 3812 });
-    expect(normalizeTransactionRequest(body, NOW).draft.items[0]).toMatchObject({ tax_amount: 662, total_amount: 3812 });
+    expect(normalizeTransactionRequest(body, NOW, []).draft.items[0]).toMatchObject({ tax_amount: 662, total_amount: 3812 });
   });
 
   it('answers each rule with its own message', () => {
@@ -74,7 +75,7 @@ describe('guide form', () => {
     const { draft, form } = normalizeTransactionRequest({
       location_id: LOC, type: 'sale', amount: 1210, metadata: { invoice_number: 'F-1' },
       line_items: [{ description: 'Pizza', quantity: 1, unit_price: 1000, vat_rate: 2100 }],
-    }, NOW);
+    }, NOW, []);
     expect(form).toBe('guide');
     expect(draft).toMatchObject({ pretax_amount: 1000, tax_amount: 210, total_amount: 1210, currency: 'EUR', payment_method: 'other', timestamp: NOW.toISOString(), metadata: { invoice_number: 'F-1' } });
     expect(draft.items[0]).toMatchObject({ tax_rate: 21, tax_amount: 210, total_amount: 1210 });
@@ -85,5 +86,29 @@ describe('guide form', () => {
       .toBe("amount must equal the sum of the line items' totals (1210)");
     expect(err({ location_id: LOC, amount: 1210, line_items: [{ description: 'Pizza', quantity: 1, unit_price: 1000, vat_rate: 21.5 }] }))
       .toMatch(/^line_items\[0\]\.vat_rate must be an integer in hundredths/);
+  });
+});
+
+describe('line fields declared by fiscal systems', () => {
+  const FIELDS: readonly LineField[] = [{ name: 'exemption', type: 'string', upperCase: true }, { name: 'note', type: 'string' }];
+  const withLine = (extra: Record<string, unknown>) =>
+    canonical({ items: [{ description: 'Pizza', quantity: 1, unit_price: 1000, tax_rate: 0, ...extra }], pretax_amount: 1000, tax_amount: 0, total_amount: 1000 });
+
+  it('are read on every line, trimmed (upper-cased when declared so), after the core fields, in declaration order', () => {
+    const { draft } = normalizeTransactionRequest(withLine({ note: ' a b ', exemption: ' n2.1 ', other: 'x' }), NOW, FIELDS);
+    expect(JSON.stringify(draft.items[0])).toBe(
+      '{"description":"Pizza","quantity":1,"unit_price":1000,"tax_rate":0,"tax_amount":0,"total_amount":1000,"exemption":"N2.1","note":"a b"}',
+    );
+  });
+
+  it('are absent when missing, null or blank, and an undeclared field is not read', () => {
+    for (const extra of [{}, { exemption: null }, { exemption: '  ' }, { exemption: '' }]) {
+      expect(Object.keys(normalizeTransactionRequest(withLine(extra), NOW, FIELDS).draft.items[0]!)).not.toContain('exemption');
+    }
+    expect(Object.keys(normalizeTransactionRequest(withLine({ exemption: 'N1' }), NOW, []).draft.items[0]!)).not.toContain('exemption');
+  });
+
+  it('must be strings, with a message naming the line and the field', () => {
+    expect(() => normalizeTransactionRequest(withLine({ exemption: 1 }), NOW, FIELDS)).toThrow('items[0].exemption must be a string');
   });
 });

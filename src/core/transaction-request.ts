@@ -1,4 +1,4 @@
-import type { PaymentMethod, TransactionDraft, TransactionType, TxLine } from './transaction.ts';
+import type { LineField, PaymentMethod, TransactionDraft, TransactionType, TxLine } from './transaction.ts';
 import { badRequest } from './errors.ts';
 import { isMinorUnits, lineNet, lineTax, toDecimal, type Decimal } from './money.ts';
 
@@ -12,7 +12,9 @@ import { isMinorUnits, lineNet, lineTax, toDecimal, type Decimal } from './money
  *   (2100 = 21 %), normalized here into the canonical form.
  * Line tax = round-half-up(quantity × unit_price × tax_rate / 100); line total = net + tax;
  * request totals = sums of the lines; pretax + tax = total. Every rule has its own
- * message naming the field. Country rules come after, in each fiscal system.
+ * message naming the field. Country rules come after, in each fiscal system; the fields
+ * fiscal systems add to lines (`lineFields`, the registry's union) are read here as their
+ * declaration says, without knowing what they mean.
  */
 export const MAX_ITEMS = 1000;
 const TYPES: readonly TransactionType[] = ['sale', 'refund', 'void'];
@@ -30,10 +32,10 @@ export interface NormalizedRequest {
   form: 'canonical' | 'guide';
 }
 
-export function normalizeTransactionRequest(body: unknown, now: Date): NormalizedRequest {
+export function normalizeTransactionRequest(body: unknown, now: Date, lineFields: readonly LineField[]): NormalizedRequest {
   if (!isObj(body)) throw badRequest('request body must be a JSON object');
   const guide = body.items === undefined && (body.line_items !== undefined || body.amount !== undefined);
-  return guide ? { draft: fromGuide(body, now), form: 'guide' } : { draft: fromCanonical(body), form: 'canonical' };
+  return guide ? { draft: fromGuide(body, now, lineFields), form: 'guide' } : { draft: fromCanonical(body, lineFields), form: 'canonical' };
 }
 
 function commonFields(body: Obj, defaults: { timestamp?: string; payment_method?: PaymentMethod; currency?: string }) {
@@ -92,14 +94,26 @@ function descriptionOf(raw: unknown, path: string): string {
   return raw.trim();
 }
 
-function naturaOf(raw: unknown, path: string): string | undefined {
+/** A system's line field, read as declared; undefined when absent (see `LineField`). */
+function lineFieldOf(raw: unknown, path: string, field: LineField): string | undefined {
   if (raw === undefined || raw === null) return undefined;
-  if (typeof raw !== 'string') throw badRequest(`${path}.natura must be a string`);
-  return raw.trim().toUpperCase();
+  if (typeof raw !== 'string') throw badRequest(`${path}.${field.name} must be a string`);
+  const value = field.upperCase === true ? raw.trim().toUpperCase() : raw.trim();
+  return value === '' ? undefined : value;
+}
+
+/** The systems' fields present on a line, in declaration order. */
+function lineFieldsOf(raw: Obj, path: string, fields: readonly LineField[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const field of fields) {
+    const value = lineFieldOf(raw[field.name], path, field);
+    if (value !== undefined) out[field.name] = value;
+  }
+  return out;
 }
 
 /** Builds one line from quantity, unit price and rate; checks the client's line totals when given. */
-function line(raw: Obj, path: string, rate: Decimal, taxRateValue: number): TxLine {
+function line(raw: Obj, path: string, rate: Decimal, taxRateValue: number, fields: readonly LineField[]): TxLine {
   const quantity = quantityOf(raw.quantity, path);
   if (!isMinorUnits(raw.unit_price) || raw.unit_price < 0) throw badRequest(minorUnitsMessage(`${path}.unit_price`));
   const net = lineNet(quantity, raw.unit_price);
@@ -112,7 +126,7 @@ function line(raw: Obj, path: string, rate: Decimal, taxRateValue: number): TxLi
     if (!isMinorUnits(raw.total_amount)) throw badRequest(minorUnitsMessage(`${path}.total_amount`));
     if (raw.total_amount !== net + tax) throw badRequest(`${path}.total_amount must be ${net + tax} (quantity × unit_price + tax_amount)`);
   }
-  const natura = naturaOf(raw.natura, path);
+  const systemFields = lineFieldsOf(raw, path, fields);
   return {
     description: descriptionOf(raw.description, path),
     quantity: Number(raw.quantity),
@@ -120,7 +134,7 @@ function line(raw: Obj, path: string, rate: Decimal, taxRateValue: number): TxLi
     tax_rate: taxRateValue,
     tax_amount: tax,
     total_amount: net + tax,
-    ...(natura ? { natura } : {}),
+    ...systemFields,
   };
 }
 
@@ -133,12 +147,12 @@ function itemsOf(raw: unknown, field: string): Obj[] {
   return raw as Obj[];
 }
 
-function fromCanonical(body: Obj): TransactionDraft {
+function fromCanonical(body: Obj, fields: readonly LineField[]): TransactionDraft {
   const common = commonFields(body, {});
   const items = itemsOf(body.items, 'items').map((raw, i) => {
     const path = `items[${i}]`;
     const rate = rateOf(raw.tax_rate, path, 'tax_rate');
-    return line(raw, path, rate, Number(raw.tax_rate));
+    return line(raw, path, rate, Number(raw.tax_rate), fields);
   });
   for (const f of ['pretax_amount', 'tax_amount', 'total_amount'] as const) {
     if (body[f] === undefined || body[f] === null) throw badRequest(`${f} is required`);
@@ -157,13 +171,13 @@ function fromCanonical(body: Obj): TransactionDraft {
 }
 
 /** The guide form: `amount` (gross total), `line_items[]` with `vat_rate` in hundredths of a percent. */
-function fromGuide(body: Obj, now: Date): TransactionDraft {
+function fromGuide(body: Obj, now: Date, fields: readonly LineField[]): TransactionDraft {
   const common = commonFields(body, { timestamp: now.toISOString(), currency: 'EUR', payment_method: 'other' });
   const items = itemsOf(body.line_items, 'line_items').map((raw, i) => {
     const path = `line_items[${i}]`;
     if (!Number.isInteger(raw.vat_rate)) throw badRequest(`${path}.vat_rate must be an integer in hundredths of a percent (2100 = 21 %), from 0 to 10000`);
     const rate = rateOf(raw.vat_rate, path, 'vat_rate', 100);
-    return line(raw, path, rate, (raw.vat_rate as number) / 100);
+    return line(raw, path, rate, (raw.vat_rate as number) / 100, fields);
   });
   const total = items.reduce((s, l) => s + l.total_amount, 0);
   const tax = items.reduce((s, l) => s + l.tax_amount, 0);

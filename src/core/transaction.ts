@@ -11,8 +11,28 @@ export interface TxLine {
   tax_rate: number;
   tax_amount: number;
   total_amount: number;
-  /** Italian exemption nature (N1…N6 and subcodes), required when an Italian line's tax_rate is 0. */
-  natura?: string;
+  /**
+   * The fields fiscal systems add to a line (`FiscalSystem.lineFields`, read at the edge as
+   * their `LineField` says), under their own names after the core's; each system narrows
+   * and validates its own.
+   */
+  readonly [systemField: string]: unknown;
+}
+
+/**
+ * A field a fiscal system adds to the request's lines (`FiscalSystem.lineFields`). The
+ * request's normalization (core/transaction-request.ts) reads the fields of every
+ * registered system on every line, before the location is known, as `type` says:
+ * - `string`: optional (missing, null or blank after trimming: absent); anything but a
+ *   string is refused with `<line>.<name> must be a string`; stored trimmed, upper-cased
+ *   when `upperCase`.
+ * A present field is stored on the line under `name`, after the core's fields, in the
+ * order the registry lists them.
+ */
+export interface LineField {
+  name: string;
+  type: 'string';
+  upperCase?: boolean | undefined;
 }
 
 /** The canonical (quickstart) request after normalization at the edge. */

@@ -1,6 +1,9 @@
 import { describe, it, expect } from 'vitest';
-import { SYSTEMS, getSystem, isSupportedCountry, isSystemKey, resolveLocationSystem } from './registry.ts';
-import { COUNTRIES, SYSTEM_KEYS } from './types.ts';
+import {
+  CERTIFICATE_FIELDS, COUNTRIES, LINE_FIELDS, SYSTEMS, SYSTEM_KEYS, getSystem, isSupportedCountry, isSystemKey, resolveLocationSystem,
+  routingTable, unionOfLineFields,
+} from './registry.ts';
+import type { CountryRouting, FiscalSystem } from './types.ts';
 import { expect400 } from './shared/test-helpers.ts';
 
 const SPAIN_REQUIRED = 'Spain locations require country_config with system field (ticketbai, verifactu or sii)';
@@ -49,6 +52,34 @@ describe('registry', () => {
   it('isSystemKey', () => {
     expect(isSystemKey('it-dc')).toBe(true);
     expect(isSystemKey('it-rt')).toBe(false);
+  });
+
+  it('derives the keys and the countries from the plug-ins, in registry order', () => {
+    expect(SYSTEM_KEYS).toEqual(['es-ticketbai', 'es-verifactu', 'es-sii', 'it-sdi', 'it-dc', 'fr-nf525', 'pt-saft', 'gr-mydata']);
+    expect(COUNTRIES).toEqual(['ES', 'IT', 'FR', 'PT', 'GR']);
+  });
+
+  it('collects the config fields naming a certificate and the line fields the plug-ins declare', () => {
+    expect(CERTIFICATE_FIELDS).toEqual(['certificate_id', 'seal_certificate_id']);
+    expect(LINE_FIELDS).toEqual([{ name: 'natura', type: 'string', upperCase: true }]);
+  });
+
+  it('refuses two systems declaring one line field differently', () => {
+    const sys = (key: string, upperCase: boolean) => ({ key, lineFields: [{ name: 'code', type: 'string', upperCase }] }) as unknown as FiscalSystem;
+    expect(unionOfLineFields([sys('xx-a', true), sys('xx-b', true)])).toEqual([{ name: 'code', type: 'string', upperCase: true }]);
+    expect(() => unionOfLineFields([sys('xx-a', true), sys('xx-b', false)])).toThrow('line field code is declared differently by xx-b');
+  });
+
+  it('routes a country with one system to it, and needs a rule for a country with several', () => {
+    const sys = (key: string, country: string) => ({ key, country }) as unknown as FiscalSystem;
+    const rule = (country: string): CountryRouting => ({ country, route: () => 'xx' }) as unknown as CountryRouting;
+    const table = routingTable([sys('aa-one', 'AA'), sys('bb-one', 'BB'), sys('bb-two', 'BB')], [rule('BB')]);
+    expect([...table.keys()]).toEqual(['AA', 'BB']);
+    expect(table.get('AA')).toEqual({ system: sys('aa-one', 'AA') });
+    expect('rule' in table.get('BB')!).toBe(true);
+    expect(() => routingTable([sys('bb-one', 'BB'), sys('bb-two', 'BB')], [])).toThrow('country BB has several systems and no routing rule');
+    expect(() => routingTable([sys('aa-one', 'AA')], [rule('CC')])).toThrow('routing rule for CC, which no registered system serves');
+    expect(() => routingTable([sys('aa-one', 'AA')], [rule('AA'), rule('AA')])).toThrow('country AA has 2 routing rules');
   });
 
   it('isSupportedCountry accepts the five countries only, in ISO uppercase', () => {

@@ -15,31 +15,28 @@ import type { Country } from '../core/country.ts';
 import type { RenderHint } from '../core/render-hint.ts';
 import type { SigningKey } from '../core/signing-key.ts';
 import type { TransactionStatus } from '../core/status.ts';
-import type { TransactionDraft } from '../core/transaction.ts';
+import type { LineField, TransactionDraft } from '../core/transaction.ts';
+import type { SYSTEMS } from './registry.ts';
 
 export type { ChainLink, PreviousLink } from '../core/chain-link.ts';
 
 // Domain types the contract uses, defined in core/ (shared code imports them from there);
 // re-exported so the plug-ins keep taking their whole vocabulary from this file.
-export { COUNTRIES, type Country } from '../core/country.ts';
+export type { Country } from '../core/country.ts';
 export type { RenderHint, RenderPlacement } from '../core/render-hint.ts';
 export type { SigningKey } from '../core/signing-key.ts';
 export type { TransactionStatus } from '../core/status.ts';
-export type { PaymentMethod, TransactionDraft, TransactionType, TxLine } from '../core/transaction.ts';
+export type { LineField, PaymentMethod, TransactionDraft, TransactionType, TxLine } from '../core/transaction.ts';
 // The batch side of the contract (`processors`), defined with the batch code that runs it.
 export type { BatchError, BatchProcessor, BatchRunContext, BatchScope, BatchTally, ProcessorDeps, SettleItem } from '../batch/types.ts';
 
-export const SYSTEM_KEYS = [
-  'es-ticketbai',
-  'es-verifactu',
-  'es-sii',
-  'it-sdi',
-  'it-dc',
-  'fr-nf525',
-  'pt-saft',
-  'gr-mydata',
-] as const;
-export type SystemKey = (typeof SYSTEM_KEYS)[number];
+/**
+ * A registered system's key: the keys of the plug-ins listed in countries/registry.ts
+ * `SYSTEMS` (at run time `SYSTEM_KEYS` there). Each plug-in declares its own key as the
+ * first type argument of `FiscalSystem`, so this type is the registry's list and nothing
+ * else names the systems.
+ */
+export type SystemKey = (typeof SYSTEMS)[number]['key'];
 
 /**
  * A system's short name: its key without the country (`es-verifactu` → `verifactu`), the
@@ -47,6 +44,19 @@ export type SystemKey = (typeof SYSTEM_KEYS)[number];
  */
 export type SystemName = SystemKey extends infer K ? (K extends `${string}-${infer Name}` ? Name : never) : never;
 export const systemName = (key: SystemKey): SystemName => key.slice(key.indexOf('-') + 1) as SystemName;
+
+/**
+ * How a location in a country served by several systems picks one (Spain: `system`;
+ * Italy: `system` or `formato_trasmissione`). The rule lives in the country's shared
+ * folder (countries/es, countries/it) and the registry lists it; a country with one
+ * system needs none. `route` reads the raw config (an object, or undefined when none was
+ * given) and answers the key of one of that country's systems, or throws the country's
+ * 400 (ValidationError) when the config selects none. It validates nothing else.
+ */
+export interface CountryRouting {
+  country: Country;
+  route(config: Readonly<Record<string, unknown>> | undefined): string;
+}
 
 /** What the location service hands a plug-in to validate. */
 export interface LocationConfigInput {
@@ -56,9 +66,14 @@ export interface LocationConfigInput {
   taxId: string | null;
 }
 
-export interface FiscalSystem {
-  key: SystemKey;
-  country: Country;
+/**
+ * A fiscal system's plug-in. `Key` and `C` are its own key and country, as literal types
+ * (`FiscalSystem<'es-verifactu', 'ES'>`), from which the registry derives `SystemKey` and
+ * `Country`; shared code uses the plain `FiscalSystem` (any registered system).
+ */
+export interface FiscalSystem<Key extends string = SystemKey, C extends string = Country> {
+  key: Key;
+  country: C;
   /** Semantic version of this adapter's record format (reported in telemetry and records). */
   version: string;
   capabilities: Capabilities;
@@ -73,6 +88,21 @@ export interface FiscalSystem {
    * MASTER_KEY and masks them when a location is read (e.g. Greek `subscription_key`).
    */
   secretConfigFields: readonly string[];
+  /**
+   * Config fields that name one of the account's uploaded certificates (POST
+   * /v1/certificates) by its `certificate_id`, in order of preference: the location's
+   * `cert_expiry` follows the first one set, a certificate's upload and deletion update the
+   * locations that name it, and a location whose certificate belongs to another tax id is
+   * warned (e.g. Spain `certificate_id`). Empty when the system uses none.
+   */
+  certificateFields: readonly string[];
+  /**
+   * Optional: fields this system adds to each line of the transaction request, read at the
+   * edge as declared (`LineField`) and stored on the line under their names; the system
+   * validates their values in `validateTransaction`. The request accepts the fields of
+   * every registered system, whatever the location's.
+   */
+  lineFields?: readonly LineField[] | undefined;
 
   /**
    * Validates the transaction against this system's rules and returns the metadata to

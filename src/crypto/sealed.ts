@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 
 /**
  * Sealed secrets: AES-256-GCM with a random 96-bit IV. The associated data binds a
- * ciphertext to where it belongs (e.g. `location:<id>:subscription_key`), so a sealed
+ * ciphertext to where it belongs (e.g. `location:<id>:<config field>`), so a sealed
  * value copied into another row or field does not open.
  * Format: `sealed:v1:<base64url(iv | tag | ciphertext)>`.
  */

@@ -102,7 +102,7 @@ export function createWorker(opts: WorkerOptions) {
    * by the next group's single database transaction (one commit, one WAL flush, for many
    * jobs). A worker's round runs its jobs side by side, so with a one-record-per-request
    * system each job used to pay a transaction of its own: the drain was bound by commits
-   * (665 jobs/s for es-sii, 1.6 ms of PostgreSQL CPU a job, measured). If a group fails
+   * (665 jobs/s for a one-record-per-request system, 1.6 ms of PostgreSQL CPU a job, measured). If a group fails
    * (a lost lease, a deadlock between two workers' groups, a bug in one commit), each of
    * its attempts is recorded again alone, so only the culprit fails (core/group-commit.ts).
    */

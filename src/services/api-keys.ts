@@ -1,6 +1,7 @@
 import { badRequest, forbidden, notFound, unauthorized } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
-import { covers, unknownPermissions, type Grant } from '../core/permissions.ts';
+import { allPermissions, covers, unknownPermissions, type Grant } from '../core/permissions.ts';
+import { COUNTRIES } from '../countries/registry.ts';
 import { generateApiKey, hashApiKey, hashesEqual, parseApiKey, type Environment } from '../crypto/api-key.ts';
 import { InvalidatingCache } from '../core/invalidating-cache.ts';
 import type { ChangeFeed } from '../store/change-feed.ts';
@@ -9,6 +10,9 @@ import { apiKeysRepo, type ApiKeyAuthRow, type ApiKeyRow } from '../store/repos/
 import type { AuthContext } from './auth-context.ts';
 import type { Deps } from './deps.ts';
 import type { ListResult, Page } from './pagination.ts';
+
+/** Every permission a key may hold: the actions and a scope per country served (the registry's). */
+export const PERMISSION_NAMES: readonly string[] = allPermissions(COUNTRIES);
 
 /** Key metadata as listed; hashes never leave the store. */
 export interface ApiKeyView {
@@ -127,7 +131,7 @@ export function createApiKeyService(deps: Deps, changes?: ChangeFeed) {
   async function create(auth: AuthContext, input: CreateKeyInput): Promise<ApiKeyWithSecret> {
     const permissions: Grant = input.permissions === undefined ? null : [...new Set(input.permissions)];
     if (permissions !== null) {
-      const unknown = unknownPermissions(permissions);
+      const unknown = unknownPermissions(permissions, COUNTRIES);
       if (unknown.length) throw badRequest(`unknown permission: ${unknown.join(', ')}`);
       if (permissions.length === 0) throw badRequest('permissions must not be empty (omit it for a root key)');
     }

@@ -1,11 +1,13 @@
+import { SYSTEM_KEYS } from '../countries/registry.ts';
 import type { RateLimitTier } from '../ratelimit/tiers.ts';
 
 /**
  * Features an account's tier includes, as reported by GET /v1/account/status.
- * Every tier may fiscalize in every supported system; larger tiers add operations
- * features. The spec names the list but not its contents: this is our choice.
+ * Every tier may fiscalize in every registered system (its key, in registry order);
+ * larger tiers add operations features. The spec names the list but not its contents:
+ * this is our choice.
  */
-const BASE = ['es-ticketbai', 'es-verifactu', 'es-sii', 'it-sdi', 'it-dc', 'fr-nf525', 'pt-saft', 'gr-mydata', 'webhooks', 'retry_queue', 'sandbox'] as const;
+const BASE: readonly string[] = [...SYSTEM_KEYS, 'webhooks', 'retry_queue', 'sandbox'];
 
 export const FEATURES_BY_TIER: Record<Exclude<RateLimitTier, 'sandbox'>, readonly string[]> = {
   starter: BASE,

@@ -2,7 +2,7 @@ import { badRequest, forbidden, notFound } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { allowsCountry } from '../core/permissions.ts';
 import { resolveLocationSystem, getSystem } from '../countries/registry.ts';
-import type { LocationForFiscal, SystemKey } from '../countries/types.ts';
+import type { LocationForFiscal } from '../countries/types.ts';
 import type { Country } from '../core/country.ts';
 import { isSealed, maskSecret, seal, unseal } from '../crypto/sealed.ts';
 import { nifMismatchWarning } from '../certificates/nif-match.ts';
@@ -70,7 +70,7 @@ export function createLocationService(deps: Deps, changes?: ChangeFeed) {
   changes?.onReset(() => cache.clear());
 
   function secretFields(system: string | null): readonly string[] {
-    return system ? getSystem(system as SystemKey)?.secretConfigFields ?? [] : [];
+    return system ? getSystem(system).secretConfigFields : [];
   }
 
   /** Secrets are sealed at rest with MASTER_KEY and bound to this location and field. */
@@ -110,9 +110,13 @@ export function createLocationService(deps: Deps, changes?: ChangeFeed) {
     };
   }
 
-  /** Adds a warning when the certificate the config names belongs to another tax id. */
+  /**
+   * Adds a warning when the certificate the config names (the first of its system's
+   * `certificateFields` that is set) belongs to another tax id.
+   */
   async function withWarnings(view: LocationView): Promise<LocationView> {
-    const certId = view.country_config.certificate_id ?? view.country_config.seal_certificate_id;
+    const fields = view.system ? getSystem(view.system).certificateFields : [];
+    const certId = fields.map((f) => view.country_config[f]).find((v) => v !== undefined && v !== null);
     if (typeof certId !== 'string') return view;
     const cert = await certificatesRepo.get(db, view.account_id, certId);
     const warning = cert ? nifMismatchWarning(cert.nif, view.tax_id, 'this location') : null;

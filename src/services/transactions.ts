@@ -4,7 +4,7 @@ import { newId } from '../core/ids.ts';
 import { allowsCountry } from '../core/permissions.ts';
 import { stableStringify } from '../core/stable-json.ts';
 import { normalizeTransactionRequest } from '../core/transaction-request.ts';
-import { getSystem, statuses } from '../countries/registry.ts';
+import { LINE_FIELDS, getSystem, statuses } from '../countries/registry.ts';
 import type { FiscalSystem, LocationForFiscal, SoftwareIdentity } from '../countries/types.ts';
 import type { TransactionDraft } from '../core/transaction.ts';
 import type { Ledger } from '../ledger/types.ts';
@@ -145,7 +145,7 @@ export function createTransactionService(deps: TransactionDeps) {
 
   async function create(auth: AuthContext, body: unknown, headers: CreateHeaders): Promise<{ transaction: TransactionView; created: boolean }> {
     const h = parseHeaders(auth, headers);
-    const { draft } = normalizeTransactionRequest(body, clock.now());
+    const { draft } = normalizeTransactionRequest(body, clock.now(), LINE_FIELDS);
     const hash = crypto.createHash('sha256').update(stableStringify({ body, sandbox: h.sandbox ?? null })).digest('hex');
 
     let prepared: Pick<TransactionAppend, 'system' | 'location' | 'sandboxMode' | 'draft' | 'signingKey'>;

@@ -10,7 +10,7 @@ import type { Translated, TranslationCountry, TranslationSystem } from './types.
  *
  * Built from the plug-ins (src/countries/registry.ts): every code with a `translation`
  * in the `codes` of a system with `errorTranslations`, under the system's short name
- * (`es-verifactu` → `verifactu`). Adding a system or a code changes nothing here.
+ * (its key without the country: `xx-name` → `name`). Adding a system or a code changes nothing here.
  *
  * Keyed by (country, system, code). One entry serves several systems when they share
  * the code's definition (the same object: AEAT's 1100, 3000 and 4104 in VERI*FACTU and

@@ -48,7 +48,7 @@ export const GENERIC_USER_MESSAGE =
 export const MAX_CODE_LENGTH = 100;
 export const MAX_MESSAGE_LENGTH = 4000;
 
-/** `es-verifactu` (a location's system key) and `verifactu` are the same system here. */
+/** `xx-name` (a location's system key) and `name` (its short name) are the same system here. */
 export function normalizeSystem(system: string | null | undefined): string | undefined {
   const s = system?.trim().toLowerCase();
   if (!s) return undefined;

@@ -145,6 +145,25 @@ describe('validation', () => {
     expect(res.json()).toEqual({ error: 'invoice_number is required in metadata for Italian transactions' });
   });
 
+  it('Italy: a line\'s natura is read as the Italian plug-ins declare it (trimmed, upper case), stored on the line, validated by the system', async () => {
+    const { key, loc } = await fresh('it-sdi');
+    const body = (natura: unknown) => sale(loc, 'it-sdi', {
+      items: [{ description: 'Libro', quantity: 1, unit_price: 1000, tax_rate: 0, tax_amount: 0, total_amount: 1000, natura }],
+      pretax_amount: 1000, tax_amount: 0, total_amount: 1000,
+    });
+    expect((await createTx(t, key, body(5))).json()).toEqual({ error: 'items[0].natura must be a string' });
+    expect((await createTx(t, key, body('  '))).json()).toEqual({ error: 'items[0].natura is required when tax_rate is 0 (N1-N6)' });
+    expect((await createTx(t, key, body('N9'))).json()).toEqual({ error: 'items[0].natura must be a valid Natura code (N1-N6 and subcodes)' });
+    const res = await createTx(t, key, body(' n2.1 '));
+    expect(res.statusCode).toBe(201);
+    const stored = await t.db.query<{ normalized: string | { items: unknown[] } }>('SELECT normalized FROM transactions WHERE id = $1', [res.json().id]);
+    const normalized = stored.rows[0]!.normalized;
+    const items = (typeof normalized === 'string' ? JSON.parse(normalized) : normalized).items;
+    expect(JSON.stringify(items[0])).toBe(
+      '{"description":"Libro","quantity":1,"unit_price":1000,"tax_rate":0,"tax_amount":0,"total_amount":1000,"natura":"N2.1"}',
+    );
+  });
+
   it('headers: bad timeout, sandbox header rules', async () => {
     const { key, loc } = await fresh('fr-nf525');
     expect((await createTx(t, key, sale(loc, 'fr-nf525'), { 'x-fiscalization-timeout': '11' })).json())

@@ -4,6 +4,7 @@
  * holidays excluded (deadline.ts). Not signed, not chained; AEAT's CSV is the fiscal id.
  */
 import type { FiscalSystem } from '../types.ts';
+import { SPAIN_CERTIFICATE_FIELDS } from '../es/common.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
 import { metaString } from '../shared/metadata-fields.ts';
 import { runSandbox } from '../shared/sandbox.ts';
@@ -15,7 +16,7 @@ import { SII_CODES } from './codes.ts';
 import { submitToAeat } from './client.ts';
 import { siiSubmissionDeadline } from './deadline.ts';
 
-export const sii: FiscalSystem = {
+export const sii: FiscalSystem<'es-sii', 'ES'> = {
   key: 'es-sii',
   country: 'ES',
   version: '0.2.0',
@@ -30,6 +31,7 @@ export const sii: FiscalSystem = {
   },
   validateConfig: validateSiiConfig,
   secretConfigFields: [],
+  certificateFields: SPAIN_CERTIFICATE_FIELDS,
   validateTransaction: validateSiiTransaction,
   chainKey: ({ location, tx }) => chainKeyOf('es-sii', location.id, metaString(tx, 'series') ?? 'default'),
   initialStatus: () => 'pending',

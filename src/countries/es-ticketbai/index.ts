@@ -4,6 +4,7 @@
  * real time, Bizkaia in daily LROE batches (Batuz), hence `pending_batch` there.
  */
 import type { FiscalSystem, StoredRecord, SubmitContext } from '../types.ts';
+import { SPAIN_CERTIFICATE_FIELDS } from '../es/common.ts';
 import { runSandbox } from '../shared/sandbox.ts';
 import { TransportError } from '../types.ts';
 import { submitTicketBaiRealtime } from './rest-client.ts';
@@ -15,7 +16,7 @@ import { TICKETBAI_CODES } from './codes.ts';
 import { TICKETBAI_STATUSES } from './statuses.ts';
 import { createLroeProcessor } from './lroe/processor.ts';
 
-export const ticketBai: FiscalSystem = {
+export const ticketBai: FiscalSystem<'es-ticketbai', 'ES'> = {
   key: 'es-ticketbai',
   country: 'ES',
   version: '0.2.0',
@@ -34,6 +35,7 @@ export const ticketBai: FiscalSystem = {
   },
   validateConfig: validateTicketBaiConfig,
   secretConfigFields: [],
+  certificateFields: SPAIN_CERTIFICATE_FIELDS,
   validateTransaction: validateTicketBaiTransaction,
   // Each invoice names "the previous invoice issued by the same software" for the issuer,
   // whatever its series (SerieFacturaAnterior is part of the link; FORMATS.md §1.5): one

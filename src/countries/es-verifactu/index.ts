@@ -3,6 +3,7 @@
  * chain (huella; no signature is needed in VERI*FACTU mode) and sent to AEAT at once.
  */
 import type { FiscalSystem } from '../types.ts';
+import { SPAIN_CERTIFICATE_FIELDS } from '../es/common.ts';
 import { runSandbox, runSandboxMany } from '../shared/sandbox.ts';
 import { createVerifactuClient } from './client.ts';
 import { validateVerifactuConfig } from './config.ts';
@@ -15,7 +16,7 @@ import { MAX_RECORDS_PER_REQUEST } from './soap.ts';
 /** The AEAT client. It keeps no state: AEAT's waits (TiempoEsperaEnvio) go to `ctx.pacing`, the core's, shared by every worker. */
 const aeat = createVerifactuClient(VERIFACTU_CODES);
 
-export const verifactu: FiscalSystem = {
+export const verifactu: FiscalSystem<'es-verifactu', 'ES'> = {
   key: 'es-verifactu',
   country: 'ES',
   // 0.2.0: real RegistroAlta / RegistroAnulacion XML and the AEAT SOAP client.
@@ -34,6 +35,7 @@ export const verifactu: FiscalSystem = {
   },
   validateConfig: validateVerifactuConfig,
   secretConfigFields: [],
+  certificateFields: SPAIN_CERTIFICATE_FIELDS,
   validateTransaction: validateVerifactuTransaction,
   // The chain runs over every record of the obligated issuer, across series and
   // locations, altas and anulaciones in generation order (FORMATS.md §2.4).

@@ -3,7 +3,7 @@
  * selector, the common fields and the tax_id check.
  */
 import { badRequest } from '../../core/errors.ts';
-import type { TransactionContext } from '../types.ts';
+import type { CountryRouting, TransactionContext } from '../types.ts';
 import { givenTaxId, optionalString, readConfigObject, requiredString, type ConfigObject } from '../shared/config-fields.ts';
 import { isValidSpanishNif } from './nif.ts';
 
@@ -29,8 +29,17 @@ export function readSpainSystem(config: ConfigObject | undefined): SpainSystem {
   return system;
 }
 
+/** Spain's routing (registry.ts): `system` names the location's system, `es-<system>`. */
+export const SPAIN_ROUTING: CountryRouting = {
+  country: 'ES',
+  route: (config) => `es-${readSpainSystem(config)}`,
+};
+
 /** Fields every Spanish system takes. */
 export const SPAIN_COMMON_FIELDS = ['system', 'legal_name', 'certificate_id'] as const;
+
+/** The config field naming the uploaded certificate every Spanish system signs with (`certificateFields`). */
+export const SPAIN_CERTIFICATE_FIELDS = ['certificate_id'] as const;
 
 /**
  * The raw config as an object whose `system` is `expected`. A missing or invalid system

@@ -12,7 +12,7 @@ import { buildNf525 } from './build.ts';
 import { nf525Sandbox } from './sandbox.ts';
 import { NF525_CODES } from './codes.ts';
 
-export const nf525: FiscalSystem = {
+export const nf525: FiscalSystem<'fr-nf525', 'FR'> = {
   key: 'fr-nf525',
   country: 'FR',
   version: '0.1.0',
@@ -25,6 +25,7 @@ export const nf525: FiscalSystem = {
   },
   validateConfig: validateNf525Config,
   secretConfigFields: [],
+  certificateFields: [],
   validateTransaction: validateNf525Transaction,
   // One chain per register; a location is one register.
   chainKey: ({ location }) => chainKeyOf('fr-nf525', location.id, 'default'),

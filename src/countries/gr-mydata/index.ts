@@ -13,7 +13,7 @@ import { myDataSandbox } from './sandbox.ts';
 import { MYDATA_CODES } from './codes.ts';
 import { MYDATA_OFFLINE, MYDATA_STATUSES } from './offline.ts';
 
-export const myData: FiscalSystem = {
+export const myData: FiscalSystem<'gr-mydata', 'GR'> = {
   key: 'gr-mydata',
   country: 'GR',
   version: '0.1.0',
@@ -28,6 +28,7 @@ export const myData: FiscalSystem = {
   },
   validateConfig: validateMyDataConfig,
   secretConfigFields: GREECE_SECRET_FIELDS,
+  certificateFields: [],
   validateTransaction: validateMyDataTransaction,
   // Documents are numbered (aa) per series.
   chainKey: ({ location, tx }) => chainKeyOf('gr-mydata', location.id, seriesOf(tx, location)),

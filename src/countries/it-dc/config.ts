@@ -18,6 +18,9 @@ const KNOWN_FIELDS = [
   'partita_iva',
 ] as const;
 
+/** The config field naming the uploaded electronic seal certificate (`certificateFields`). */
+export const DC_CERTIFICATE_FIELDS = ['seal_certificate_id'] as const;
+
 /** The register (PEM) serial, "matricola": a 4-character and a 6-character group. */
 const PEM_MATRICOLA = /^[A-Za-z0-9]{4}-[A-Za-z0-9]{6}$/;
 const CAU_CODE = /^[A-Za-z0-9]{4}$/;

@@ -4,16 +4,17 @@
  * transmission window. Numbered per register; not hash-chained.
  */
 import type { FiscalSystem } from '../types.ts';
+import { NATURA_LINE_FIELD } from '../it/natura.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
 import { configString } from '../shared/config-fields.ts';
 import { stubOnlySubmit } from '../shared/sandbox.ts';
-import { validateDcConfig } from './config.ts';
+import { DC_CERTIFICATE_FIELDS, validateDcConfig } from './config.ts';
 import { validateDcTransaction } from './metadata.ts';
 import { buildDc } from './build.ts';
 import { dcSandbox } from './sandbox.ts';
 import { DC_CODES } from './codes.ts';
 
-export const documentoCommerciale: FiscalSystem = {
+export const documentoCommerciale: FiscalSystem<'it-dc', 'IT'> = {
   key: 'it-dc',
   country: 'IT',
   version: '0.1.0',
@@ -28,6 +29,8 @@ export const documentoCommerciale: FiscalSystem = {
   },
   validateConfig: validateDcConfig,
   secretConfigFields: [],
+  certificateFields: DC_CERTIFICATE_FIELDS,
+  lineFields: [NATURA_LINE_FIELD],
   validateTransaction: validateDcTransaction,
   // The register (PEM matricola) numbers its documents.
   chainKey: ({ location }) => chainKeyOf('it-dc', location.id, configString(location.config, 'pem_matricola') ?? 'default'),

@@ -5,6 +5,7 @@
  * (FPA12) must be signed; that signing arrives with the real format in the Italy issue.
  */
 import type { FiscalSystem } from '../types.ts';
+import { NATURA_LINE_FIELD } from '../it/natura.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
 import { stubOnlySubmit } from '../shared/sandbox.ts';
 import { validateSdiConfig } from './config.ts';
@@ -14,7 +15,7 @@ import { sdiSandbox } from './sandbox.ts';
 import { SDI_CODES } from './codes.ts';
 import { SDI_STATUSES } from './statuses.ts';
 
-export const sdi: FiscalSystem = {
+export const sdi: FiscalSystem<'it-sdi', 'IT'> = {
   key: 'it-sdi',
   country: 'IT',
   version: '0.1.0',
@@ -28,6 +29,8 @@ export const sdi: FiscalSystem = {
   },
   validateConfig: validateSdiConfig,
   secretConfigFields: [],
+  certificateFields: [],
+  lineFields: [NATURA_LINE_FIELD],
   validateTransaction: validateSdiTransaction,
   // The merchant numbers its invoices; the key only groups a location's records.
   chainKey: ({ location }) => chainKeyOf('it-sdi', location.id, 'default'),

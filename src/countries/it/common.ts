@@ -3,6 +3,7 @@
  * the codice fiscale, the partita IVA resolution and the routing between them.
  */
 import { badRequest } from '../../core/errors.ts';
+import type { CountryRouting } from '../types.ts';
 import { givenTaxId, patternString, type ConfigObject } from '../shared/config-fields.ts';
 import { isPartitaIvaShape, partitaIvaCheckDigitValid } from './partita-iva.ts';
 
@@ -14,7 +15,7 @@ export const ITALY_CONFIG_REQUIRED =
  * Documento Commerciale; a config with `formato_trasmissione` uses SDI. `system` = `sdi`
  * is accepted as the explicit form of the latter. Anything else selects no system.
  */
-export function routeItaly(config: ConfigObject | undefined): 'it-sdi' | 'it-dc' {
+export function routeItaly(config: Readonly<ConfigObject> | undefined): 'it-sdi' | 'it-dc' {
   const system = typeof config?.system === 'string' ? config.system.trim() : config?.system;
   if (system === 'dc') return 'it-dc';
   if (system === 'sdi') return 'it-sdi';
@@ -60,3 +61,6 @@ export function resolvePartitaIva(config: ConfigObject | undefined, taxId: strin
   if (!partitaIvaCheckDigitValid(value)) throw badRequest('partita_iva check digit is invalid');
   return value;
 }
+
+/** Italy's routing (registry.ts): `routeItaly`. */
+export const ITALY_ROUTING: CountryRouting = { country: 'IT', route: routeItaly };

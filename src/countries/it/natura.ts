@@ -9,7 +9,13 @@
  * (00445 / 00448); N7 (VAT paid in another EU state) is outside N1-N6 and not offered.
  */
 import { badRequest } from '../../core/errors.ts';
-import type { TransactionDraft } from '../types.ts';
+import type { LineField, TransactionDraft } from '../types.ts';
+
+/**
+ * `items[i].natura` on the request (both Italian systems declare it in `lineFields`):
+ * an optional string, stored trimmed and upper-cased; `checkNatura` validates it.
+ */
+export const NATURA_LINE_FIELD: LineField = { name: 'natura', type: 'string', upperCase: true };
 
 export const NATURA_CODES: readonly string[] = [
   'N1',

@@ -12,7 +12,7 @@ import { buildSaft } from './build.ts';
 import { saftSandbox } from './sandbox.ts';
 import { SAFT_CODES } from './codes.ts';
 
-export const saft: FiscalSystem = {
+export const saft: FiscalSystem<'pt-saft', 'PT'> = {
   key: 'pt-saft',
   country: 'PT',
   version: '0.1.0',
@@ -26,6 +26,7 @@ export const saft: FiscalSystem = {
   },
   validateConfig: validateSaftConfig,
   secretConfigFields: [],
+  certificateFields: [],
   validateTransaction: validateSaftTransaction,
   // The hash chain and the numbering run per series and document type (Portaria 363/2010
   // art. 6: the previous document "of the same series and type"): key "<type> <series>".

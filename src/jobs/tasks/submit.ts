@@ -24,7 +24,7 @@ import type { AttemptOutcome, AttemptResult, FollowerOutcome, JobHandler } from 
  * The submit task: sends a stored fiscal record to its authority and turns the answer
  * into the transaction's next status (spec "States and transitions").
  *
- * - accepted / duplicate → success (or the system's own status, e.g. SDI `delivered`),
+ * - accepted / duplicate → success (or the system's own accepted status, as its outcome says),
  *   `fiscalization.completed`; a cancellation that succeeds makes its original `cancelled`;
  * - sent (SDI) → stays `pending` until the notification arrives;
  * - a retriable failure (transport fault, retry_later, a retriable code) → `failed` with

@@ -206,7 +206,7 @@ export interface BatchClaimOptions {
   environment: 'test' | 'live';
   system: string;
   now: Date;
-  /** The status of a record inside a batch that was sent (the system's: TicketBAI `pending_lroe`). */
+  /** The status of a record inside a batch that was sent (the system's own: `statuses.inBatch`). */
   inBatch: string;
   /** A claim older than this was left by a run that died: it is taken again. */
   staleBefore: Date;
@@ -217,7 +217,7 @@ export interface BatchClaimOptions {
 
 /**
  * Batch processors (DECISIONS "Statuses": `pending_batch` waits for the next batch; the
- * system's in-batch status, TicketBAI `pending_lroe`, is inside one that was sent).
+ * system's in-batch status, which its plug-in declares, is inside one that was sent).
  * Claiming is a status move in one statement: rows are locked FOR UPDATE SKIP LOCKED and
  * moved to the in-batch status, so
  * concurrent runs (several nodes, a manual call during the daily run) never take the same

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../../core/errors.ts';
 import type { BatchService } from '../../../batch/service.ts';
+import { statuses } from '../../../countries/registry.ts';
 import { authOf } from '../../hooks/auth.ts';
 import { DateTime, ErrorBody, Nullable, StringEnum, authErrors } from '../../schemas.ts';
 
@@ -14,8 +15,8 @@ import { DateTime, ErrorBody, Nullable, StringEnum, authErrors } from '../../sch
  * account (when the service runs its processors), so any key may read it.
  */
 const Counters = {
-  processor: Type.String({ description: '`<country>/<name>`, e.g. `spain/lroe`' }),
-  batches_created: Type.Integer({ description: 'batches sent or produced (`spain/lroe`: one issuer and kind each)' }),
+  processor: Type.String({ description: 'the processor\'s name, as GET /v1/batch/schedule lists it' }),
+  batches_created: Type.Integer({ description: 'batches (one issuer, one kind) sent' }),
   batches_retried: Type.Integer({ description: 'of those, batches with records held back for the next run' }),
   accepted: Type.Integer({ description: 'records the authority holds (accepted or already registered): `success`' }),
   rejected: Type.Integer({ description: 'records the authority refused: `failed`, with `response_payload.submit_error`' }),
@@ -27,7 +28,7 @@ const BatchError = Type.Object({
   code: Type.String(),
   message: Type.String(),
   issuer_tax_id: Nullable(Type.String()),
-  kind: Nullable(Type.String({ description: 'the processor\'s own kind of batch (e.g. `alta` or `anulacion` for `spain/lroe`)' })),
+  kind: Nullable(Type.String({ description: 'the kind of record the batch carried, for a processor that sends kinds apart' })),
   records: Type.Integer({ description: 'records the error held back' }),
 });
 
@@ -38,7 +39,7 @@ const BatchResult = Type.Object({
   alert_triggered: Type.Boolean({ description: 'failure_rate exceeded the alert threshold (default 0.2)' }),
   run_id: Type.String({ format: 'uuid' }),
   status: StringEnum(['completed', 'failed'] as const, { description: '`failed`: the processor stopped on an internal error' }),
-  registration_numbers: Type.Array(Type.String(), { description: 'what the authority filed each request under (e.g. Batuz `eus-bizkaia-n3-numero-registro`)' }),
+  registration_numbers: Type.Array(Type.String(), { description: 'what the authority filed each request under (its registration number), when it answers with one' }),
   errors: Type.Array(BatchError),
 }, { description: 'Batch result' });
 
@@ -63,9 +64,9 @@ export function adminRoutes(app: FastifyInstance, s: { batch: BatchService }) {
       tags, security,
       summary: 'Run every registered batch processor now, in sequence, for this account',
       description:
-        'Runs every processor the key\'s countries allow (`<country>/<name>`, e.g. `spain/lroe`: Bizkaia TicketBAI records ' +
-        'waiting in `pending_batch`) for the key\'s account and environment. 207 when some processors finished and others ' +
-        'failed; 500 when none finished. Records a processor has sent carry their system\'s in-batch status until settled.',
+        'Processes the records waiting for a batch (`pending_batch`), each system\'s through its processor, for the key\'s ' +
+        'account and environment. 207 when some processors finished and others failed; 500 when none finished. Records ' +
+        `take their system's in-batch status (${statuses.inBatch.map((s) => `\`${s}\``).join(', ')}) while their batch is in flight.`,
       response: { 200: Results, 207: Results, 500: ErrorBody, ...authErrors },
     },
   }, async (req, reply) => {

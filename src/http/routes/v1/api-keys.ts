@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
-import { ALL_PERMISSIONS } from '../../../core/permissions.ts';
-import type { ApiKeyService, CreateKeyInput } from '../../../services/api-keys.ts';
+import { PERMISSION_NAMES, type ApiKeyService, type CreateKeyInput } from '../../../services/api-keys.ts';
 import { authOf } from '../../hooks/auth.ts';
 import { StringEnum, authErrors, DateTime, ErrorBody, IdParams, ListOf, NullableDateTime, PageQuery } from '../../schemas.ts';
 
@@ -24,7 +23,7 @@ const CreateKeyBody = Type.Object({
   environment: Type.Optional(StringEnum(['test', 'live'], { 'x-error': 'environment must be "test" or "live"' })),
   permissions: Type.Optional(Type.Array(Type.String(), {
     maxItems: 64, 'x-error': 'permissions must be an array of permission names',
-    description: `Omit for a root key. Names: ${ALL_PERMISSIONS.join(', ')}`,
+    description: `Omit for a root key. Names: ${PERMISSION_NAMES.join(', ')}`,
   })),
 });
 

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
+import { SYSTEM_KEYS } from '../../../countries/registry.ts';
 import type { CreateLocationInput, LocationService, PatchLocationInput } from '../../../services/locations.ts';
 import { authOf } from '../../hooks/auth.ts';
 import { StringEnum, authErrors, DateTime, ErrorBody, IdParams, ListOf, NullableDateTime, PageQuery } from '../../schemas.ts';
@@ -12,7 +13,7 @@ export const LocationSchema = Type.Object({
   account_id: Type.String({ format: 'uuid' }),
   name: Type.String(),
   country: Type.String(),
-  system: Type.Union([Type.String(), Type.Null()], { description: 'fiscal system chosen from country and country_config, e.g. es-ticketbai' }),
+  system: Type.Union([Type.String(), Type.Null()], { description: `fiscal system chosen from country and country_config: ${SYSTEM_KEYS.join(', ')}` }),
   address: Type.Union([Type.String(), Type.Null()]),
   tax_id: Type.Union([Type.String(), Type.Null()]),
   country_config: Type.Record(Type.String(), Type.Unknown()),

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TransactionService } from '../../../services/transactions.ts';
 import { authOf } from '../../hooks/auth.ts';
-import { statuses } from '../../../countries/registry.ts';
+import { SYSTEM_KEYS, statuses } from '../../../countries/registry.ts';
 import { StringEnum, authErrors, DateTime, ErrorBody, IdParams, ListOf, NullableDateTime, PageQuery } from '../../schemas.ts';
 
 /** Every status of the status machine (core/status.ts, with each system's own), in the spec's order. */
@@ -22,7 +22,7 @@ export const TransactionSchema = Type.Object({
   amount: Type.Integer({ description: 'total in minor units' }),
   currency: Type.String(),
   country: Type.String(),
-  system: Type.String({ description: 'fiscal system, e.g. es-verifactu' }),
+  system: Type.String({ description: `fiscal system: ${SYSTEM_KEYS.join(', ')}` }),
   environment: Type.String({ description: 'test or live, from the key prefix' }),
   request_payload: Type.Unknown({ description: 'the request as sent' }),
   response_payload: Type.Record(Type.String(), Type.Unknown(), { description: 'authority answer; submit_error {error_code, raw_message} after a failed submission' }),
@@ -97,7 +97,7 @@ export function transactionRoutes(app: FastifyInstance, s: { transactions: Trans
     config: { permission: 'transactions:read' },
     schema: {
       tags, security, params: IdParams,
-      summary: 'The fiscal document exactly as signed or sent (XML or JSON). Spain (TicketBAI, VERI*FACTU, SII) returns the real XML; X-Fiscal-Record-Placeholder: true marks a minimal placeholder document of a system whose real format is not built yet.',
+      summary: 'The fiscal document exactly as signed or sent (XML or JSON), in the system\'s real format where it is built; X-Fiscal-Record-Placeholder: true marks a minimal placeholder document of a system whose real format is not built yet.',
       response: { 404: ErrorBody, ...authErrors },
     },
   }, async (req, reply) => {

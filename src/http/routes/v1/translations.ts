@@ -43,7 +43,7 @@ export function translationRoutes(app: FastifyInstance, s: { translations: Trans
     schema: {
       tags: ['translations'],
       summary: 'Translate an authority error code into English',
-      description: 'Known codes are answered from a static catalog (Spain: TicketBAI, VERI*FACTU, SII; Italy: SDI, Documento Commerciale). '
+      description: `Known codes of the systems served (${TRANSLATION_SYSTEMS.join(', ')}) are answered from a static catalog. `
         + 'Unknown codes are translated by an AI model when one is configured and cached permanently per (country, system, code, message); '
         + 'without one, `translation` is the original message and `category` is `unknown`.',
       security: [{ bearer: [] }],
