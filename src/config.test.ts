@@ -63,6 +63,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATA_DIR: tmp(), AUTHORITY_CA_FILE: path.join(dir, 'missing.pem') })).toThrow(/AUTHORITY_CA_FILE: cannot read/);
   });
 
+  it('reads each inbound channel secret (<CHANNEL>_INBOUND_SECRET), refusing a short one', () => {
+    expect(loadConfig({ DATA_DIR: tmp() }).inboundSecrets).toEqual({});
+    expect(loadConfig({ DATA_DIR: tmp(), SDI_INBOUND_SECRET: 'a-long-enough-secret' }).inboundSecrets).toEqual({ sdi: 'a-long-enough-secret' });
+    expect(() => loadConfig({ DATA_DIR: tmp(), SDI_INBOUND_SECRET: 'short' })).toThrow(new ConfigError('SDI_INBOUND_SECRET must be at least 16 characters'));
+  });
+
   it('live mode needs the software producer NIF', () => {
     expect(() => loadConfig({ DATA_DIR: tmp(), FISCALIZATION_LIVE_ENABLED: 'true' })).toThrow('SOFTWARE_VENDOR_NIF is required when FISCALIZATION_LIVE_ENABLED is true');
     expect(loadConfig({ DATA_DIR: tmp(), FISCALIZATION_LIVE_ENABLED: 'true', SOFTWARE_VENDOR_NIF: 'B12345674' }).softwareVendorNif).toBe('B12345674');
