@@ -28,7 +28,7 @@ export type { SettleItem } from './types.ts';
  * Read when a record is settled, not at module load: the machine is built from the
  * plug-ins, and this module must not depend on the order they load in.
  */
-const inFlight = (): string[] => statuses.inBatch;
+const inFlight = (): readonly string[] => statuses.inBatch;
 
 export async function settleRecord(tx: Queryable, item: SettleItem, events: EventPublisher, now: Date): Promise<void> {
   const { t, verdict, batch } = item;

@@ -6,18 +6,21 @@
  * `transaction.failed`. A publisher delivers an event to every subscription that asked
  * for either name of it.
  */
-export const EVENT_TYPES = [
+export const CORE_EVENT_TYPES = [
   'fiscalization.completed',
   'fiscalization.dead_letter',
   'transaction.fiscalized',
   'transaction.failed',
-  'transaction.late_authority_confirmed',
-  'transaction.failed_offline_grace_expired',
-  'transaction.sdi_status_changed',
   'certificate.expiring',
   'certificate.expired',
 ] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export type CoreEventType = (typeof CORE_EVENT_TYPES)[number];
+/**
+ * A core event, or one a fiscal system announces (its plug-in's `events`: Greece's late
+ * confirmation and grace expiry, SDI's status change). The full list, core and systems',
+ * is the registry's `EVENT_TYPES` (countries/registry.ts).
+ */
+export type EventType = CoreEventType | (string & {});
 
 export interface EventInput {
   accountId: string;

@@ -12,8 +12,8 @@ describe('the status machine (core table + every system)', () => {
   });
 
   it('groups: cancellable (DECISIONS "Statuses"), open to a submission, kept while submitting, in a batch', () => {
-    expect(statuses.cancellable.sort()).toEqual(['delivered', 'pending_batch', 'pending_lroe', 'pending_submission', 'success']);
-    expect(statuses.open.sort()).toEqual(['failed', 'offline_pending', 'pending', 'processing']);
+    expect([...statuses.cancellable].sort()).toEqual(['delivered', 'pending_batch', 'pending_lroe', 'pending_submission', 'success']);
+    expect([...statuses.open].sort()).toEqual(['failed', 'offline_pending', 'pending', 'processing']);
     expect(statuses.keptWhileSubmitting).toEqual(['offline_pending']);
     expect(statuses.inBatch).toEqual(['pending_lroe']);
     expect(statuses.isAccepted('success')).toBe(true);
@@ -22,8 +22,8 @@ describe('the status machine (core table + every system)', () => {
   });
 
   it('says who may cause each transition, and from where', () => {
-    expect(statuses.sources('success', 'submission').sort()).toEqual(['failed', 'offline_pending', 'pending', 'processing']);
-    expect(statuses.sources('cancelled', 'cancellation').sort()).toEqual(['delivered', 'pending_batch', 'pending_lroe', 'pending_submission', 'success']);
+    expect([...statuses.sources('success', 'submission')].sort()).toEqual(['failed', 'offline_pending', 'pending', 'processing']);
+    expect([...statuses.sources('cancelled', 'cancellation')].sort()).toEqual(['delivered', 'pending_batch', 'pending_lroe', 'pending_submission', 'success']);
     expect(statuses.sources('pending_lroe', 'batch')).toEqual(['pending_batch']);
     expect(statuses.sources('delivered', 'authority')).toEqual(['pending']);
     expect(statuses.allows('create', 'new', 'pending_batch')).toBe(true);

@@ -89,6 +89,8 @@ export const CORE_STATUS_TABLE: StatusContribution = {
 export class StatusMachine {
   private readonly specs = new Map<string, StatusSpec>();
   private readonly moves: { by: StatusActor; from: readonly string[] | 'new'; to: readonly string[] }[] = [];
+  private readonly sourcesOf = new Map<string, readonly string[]>();
+  private readonly groups = new Map<string, readonly string[]>();
 
   constructor(parts: readonly StatusContribution[]) {
     for (const part of parts) {
@@ -130,23 +132,23 @@ export class StatusMachine {
   }
 
   /** Statuses a submission may still change. */
-  get open(): string[] {
-    return this.where((s) => s.open);
+  get open(): readonly string[] {
+    return this.group('open', (s) => s.open);
   }
 
   /** Open statuses that stay as they are while a submission runs. */
-  get keptWhileSubmitting(): string[] {
-    return this.where((s) => s.keptWhileSubmitting);
+  get keptWhileSubmitting(): readonly string[] {
+    return this.group('keptWhileSubmitting', (s) => s.keptWhileSubmitting);
   }
 
   /** Statuses a cancellation may be issued from (DECISIONS "Statuses"). */
-  get cancellable(): string[] {
-    return this.where((s) => s.cancellable);
+  get cancellable(): readonly string[] {
+    return this.group('cancellable', (s) => s.cancellable);
   }
 
   /** Statuses of records inside a batch that was sent. */
-  get inBatch(): string[] {
-    return this.where((s) => s.inBatch);
+  get inBatch(): readonly string[] {
+    return this.group('inBatch', (s) => s.inBatch);
   }
 
   /** Accepted by the authority, or final at creation. */
@@ -164,10 +166,22 @@ export class StatusMachine {
    * of the update that does it (a concurrent change to anything else wins). Throws on a
    * transition the table does not allow: a bug, never a client error.
    */
-  sources(to: string, by: StatusActor): string[] {
+  sources(to: string, by: StatusActor): readonly string[] {
+    // Asked on every update a job or a batch makes: answered once per pair.
+    const key = `${by}\u0000${to}`;
+    const known = this.sourcesOf.get(key);
+    if (known) return known;
     const from = [...new Set(this.moves.filter((m) => m.by === by && m.to.includes(to) && m.from !== 'new').flatMap((m) => (m.from === 'new' ? [] : m.from)))];
     if (from.length === 0) throw new Error(`no transition to ${to} by ${by}`);
+    this.sourcesOf.set(key, Object.freeze(from));
     return from;
+  }
+
+  /** A group of statuses, computed once (the table does not change after construction). */
+  private group(name: string, test: (s: StatusSpec) => boolean | undefined): readonly string[] {
+    let g = this.groups.get(name);
+    if (!g) this.groups.set(name, (g = Object.freeze(this.where(test))));
+    return g;
   }
 
   private where(test: (s: StatusSpec) => boolean | undefined): string[] {

@@ -8,6 +8,7 @@
  */
 import { badRequest } from '../core/errors.ts';
 import { CORE_STATUS_TABLE, StatusMachine } from '../core/status.ts';
+import { CORE_EVENT_TYPES } from '../core/events.ts';
 import { SPAIN_ROUTING } from './es/common.ts';
 import { ITALY_ROUTING } from './it/common.ts';
 import { readConfigObject } from './shared/config-fields.ts';
@@ -35,6 +36,16 @@ export const SYSTEM_KEYS: readonly SystemKey[] = SYSTEMS.map((s) => s.key);
 
 /** The countries the service fiscalizes in: the systems' countries, in registry order. */
 export const COUNTRIES: readonly Country[] = [...new Set(SYSTEMS.map((s) => s.country))];
+
+/**
+ * Every event a webhook may subscribe to: the core's facts (both vocabularies), then the
+ * events each system announces (spec "Events"; DECISIONS "Events and webhooks").
+ */
+export const EVENT_TYPES: readonly string[] = [
+  ...CORE_EVENT_TYPES.filter((e) => !e.startsWith('certificate.')),
+  ...new Set(SYSTEMS.flatMap((s) => s.events ?? [])),
+  ...CORE_EVENT_TYPES.filter((e) => e.startsWith('certificate.')),
+];
 
 /** The one status machine: the core's statuses and transitions, and every system's own (core/status.ts). */
 export const statuses = new StatusMachine([CORE_STATUS_TABLE, ...SYSTEMS.flatMap((s) => (s.statuses ? [s.statuses] : []))]);

@@ -195,6 +195,12 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
    */
   processors?: ((deps: ProcessorDeps) => BatchProcessor[]) | undefined;
 
+  /**
+   * Optional: the event names this system announces beyond the core's (core/events.ts), in
+   * the spec's vocabulary: webhooks may subscribe to them (countries/registry.ts `EVENT_TYPES`).
+   */
+  events?: readonly string[] | undefined;
+
   /** Optional: the statuses this system adds to the core's, with their transitions (core/status.ts). */
   statuses?: StatusContribution | undefined;
 

@@ -1,6 +1,7 @@
 import type { Queryable } from '../store/db.ts';
 
-export { EVENT_TYPES, type EventInput, type EventType } from '../core/events.ts';
+export type { EventInput, EventType } from '../core/events.ts';
+export { EVENT_TYPES } from '../countries/registry.ts';
 import type { EventInput } from '../core/events.ts';
 
 /**

@@ -38,4 +38,5 @@ export const myData: FiscalSystem<'gr-mydata', 'GR'> = {
   codes: MYDATA_CODES,
   statuses: MYDATA_STATUSES,
   offline: MYDATA_OFFLINE,
+  events: [MYDATA_OFFLINE.lateEvent, MYDATA_OFFLINE.expiredEvent],
 };

@@ -39,5 +39,7 @@ export const sdi: FiscalSystem<'it-sdi', 'IT'> = {
   submit: stubOnlySubmit(sdiSandbox),
   codes: SDI_CODES,
   statuses: SDI_STATUSES,
+  // DECISIONS "Running it": "SDI status change event: `transaction.sdi_status_changed`".
+  events: ['transaction.sdi_status_changed'],
   errorTranslations: true,
 };
