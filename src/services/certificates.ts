@@ -3,7 +3,6 @@ import { ApiError, badRequest, conflict, notFound } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { describeCertificate, Pkcs12Error, readPkcs12, type SigningMaterial } from '../certificates/pkcs12.ts';
 import { seal, unseal } from '../crypto/sealed.ts';
-import { CERTIFICATE_FIELDS } from '../countries/registry.ts';
 import { isUniqueViolation } from '../store/db.ts';
 import { CERTIFICATE_ID_UNIQUE, certificatesRepo, type CertificateRow } from '../store/repos/certificates-repo.ts';
 import type { AuthContext } from './auth-context.ts';
@@ -111,13 +110,13 @@ export function createCertificateService(
       created_at: clock.now(),
     };
     try {
-      await db.transaction((tx) => certificatesRepo.insert(tx, row, CERTIFICATE_FIELDS));
+      await db.transaction((tx) => certificatesRepo.insert(tx, row));
     } catch (err) {
       if (isUniqueViolation(err, CERTIFICATE_ID_UNIQUE)) throw conflict(CERT_ERRORS.duplicate);
       throw err;
     }
     hooks.onAdded?.(auth.accountId, certificateId);
-    const warnings = (await certificatesRepo.referencingLocations(db, auth.accountId, certificateId, CERTIFICATE_FIELDS))
+    const warnings = (await certificatesRepo.referencingLocations(db, auth.accountId, certificateId))
       .map((l) => nifMismatchWarning(row.nif, l.tax_id, `location ${l.id} (${l.name})`))
       .filter((w): w is string => w !== null);
     return { ...toView(row), ...(warnings.length ? { warnings } : {}) };
@@ -128,7 +127,7 @@ export function createCertificateService(
   }
 
   async function remove(auth: AuthContext, certificateId: string): Promise<void> {
-    const gone = await db.transaction((tx) => certificatesRepo.remove(tx, auth.accountId, certificateId, CERTIFICATE_FIELDS));
+    const gone = await db.transaction((tx) => certificatesRepo.remove(tx, auth.accountId, certificateId));
     if (!gone) throw notFound(CERT_ERRORS.notFound);
     hooks.onRemoved?.(auth.accountId, certificateId);
   }

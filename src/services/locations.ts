@@ -2,7 +2,7 @@ import { badRequest, forbidden, notFound } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { allowsCountry } from '../core/permissions.ts';
 import { resolveLocationSystem, getSystem } from '../countries/registry.ts';
-import type { LocationForFiscal } from '../countries/types.ts';
+import type { FiscalSystem, LocationForFiscal } from '../countries/types.ts';
 import type { Country } from '../core/country.ts';
 import { isSealed, maskSecret, seal, unseal } from '../crypto/sealed.ts';
 import { nifMismatchWarning } from '../certificates/nif-match.ts';
@@ -63,6 +63,16 @@ export interface CachedLocation {
  */
 const LOCATION_CACHE = { ttlMs: 300_000, maxEntries: 50_000 };
 
+/**
+ * The certificate a location's config names: the first of its system's `certificateFields`
+ * that is set (Spain `certificate_id`, Italy DC `seal_certificate_id`); stored as the
+ * location's `certificate_ref`, which the cert_expiry trigger and the certificates repo read.
+ */
+export function certificateRefOf(system: Pick<FiscalSystem, 'certificateFields'>, config: Record<string, unknown>): string | null {
+  const value = system.certificateFields.map((f) => config[f]).find((v) => v !== undefined && v !== null);
+  return typeof value === 'string' ? value : null;
+}
+
 export function createLocationService(deps: Deps, changes?: ChangeFeed) {
   const { db, clock, keys } = deps;
   const cache = new InvalidatingCache<string, CachedLocation | undefined>({ ...LOCATION_CACHE, live: () => changes?.live() ?? false });
@@ -115,9 +125,8 @@ export function createLocationService(deps: Deps, changes?: ChangeFeed) {
    * `certificateFields` that is set) belongs to another tax id.
    */
   async function withWarnings(view: LocationView): Promise<LocationView> {
-    const fields = view.system ? getSystem(view.system).certificateFields : [];
-    const certId = fields.map((f) => view.country_config[f]).find((v) => v !== undefined && v !== null);
-    if (typeof certId !== 'string') return view;
+    const certId = view.system ? certificateRefOf(getSystem(view.system), view.country_config) : null;
+    if (certId === null) return view;
     const cert = await certificatesRepo.get(db, view.account_id, certId);
     const warning = cert ? nifMismatchWarning(cert.nif, view.tax_id, 'this location') : null;
     return warning ? { ...view, warnings: [warning] } : view;
@@ -143,6 +152,7 @@ export function createLocationService(deps: Deps, changes?: ChangeFeed) {
       address: input.address?.trim() || null,
       tax_id: taxId,
       country_config: sealSecrets(id, system.key, config),
+      certificate_ref: certificateRefOf(system, config),
       status: 'active',
       cert_expiry: null,
       created_at: now,
@@ -173,11 +183,13 @@ export function createLocationService(deps: Deps, changes?: ChangeFeed) {
 
     let system: string | undefined;
     let config: Record<string, unknown> | undefined;
+    let certificateRef: string | null | undefined;
     if (input.country_config !== undefined) {
       const incoming = keepUnchangedSecrets(row, input.country_config);
       const resolved = resolveLocationSystem(row.country, incoming, row.tax_id);
       system = resolved.system.key;
       config = sealSecrets(row.id, system, resolved.config);
+      certificateRef = certificateRefOf(resolved.system, resolved.config);
     }
     const updated = await locationsRepo.update(db, auth.accountId, id, {
       name: input.name?.trim(),
@@ -185,6 +197,7 @@ export function createLocationService(deps: Deps, changes?: ChangeFeed) {
       status: input.status,
       system,
       country_config: config,
+      certificate_ref: certificateRef,
     }, clock.now());
     if (!updated) throw notFound('location not found');
     cache.invalidate(id); // this node at once; the others through the trigger's notification

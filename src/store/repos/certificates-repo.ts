@@ -17,14 +17,10 @@ export interface CertificateRow {
 export const CERTIFICATE_ID_UNIQUE = 'certificates_account_certificate_id_key';
 
 /**
- * The locations of account `$1` whose config names certificate `$2`. `$<fields>` is the
- * list of config fields that name a certificate, in order of preference (the plug-ins'
- * `certificateFields`, countries/registry.ts CERTIFICATE_FIELDS): a location names the
- * certificate of the first of them it sets, as a COALESCE over them would.
+ * The locations of account `$1` that name certificate `$2` (`certificate_ref`: the location
+ * service resolves it through the location's system's `certificateFields`, migration 0018).
  */
-const referencing = (fields: number) =>
-  `account_id = $1 AND (SELECT country_config ->> f.name FROM unnest($${fields}::text[]) WITH ORDINALITY AS f(name, n)
-                         WHERE country_config ->> f.name IS NOT NULL ORDER BY f.n LIMIT 1) = $2`;
+const REFERENCING = 'account_id = $1 AND certificate_ref = $2';
 
 /** A certificate that a notice is due for. */
 export interface ExpiryNotice {
@@ -36,13 +32,11 @@ export interface ExpiryNotice {
 }
 
 export const certificatesRepo = {
-  /** The account's (not deleted) locations that reference a certificate through one of `fields`. */
-  async referencingLocations(
-    q: Queryable, accountId: string, certificateId: string, fields: readonly string[],
-  ): Promise<{ id: string; name: string; tax_id: string | null }[]> {
+  /** The account's (not deleted) locations that reference a certificate. */
+  async referencingLocations(q: Queryable, accountId: string, certificateId: string): Promise<{ id: string; name: string; tax_id: string | null }[]> {
     return (await q.query<{ id: string; name: string; tax_id: string | null }>(
-      `SELECT id, name, tax_id FROM locations WHERE ${referencing(3)} AND deleted_at IS NULL ORDER BY created_at`,
-      [accountId, certificateId, fields],
+      `SELECT id, name, tax_id FROM locations WHERE ${REFERENCING} AND deleted_at IS NULL ORDER BY created_at`,
+      [accountId, certificateId],
     )).rows;
   },
 
@@ -71,16 +65,16 @@ export const certificatesRepo = {
 
   /**
    * Stores the certificate and sets cert_expiry on the account's locations that
-   * reference it (through one of `fields`), in the caller's transaction. A duplicate
-   * certificate_id fails on the unique index (CERTIFICATE_ID_UNIQUE).
+   * reference it, in the caller's transaction. A duplicate certificate_id fails on the
+   * unique index (CERTIFICATE_ID_UNIQUE).
    */
-  async insert(q: Queryable, c: CertificateRow, fields: readonly string[]): Promise<void> {
+  async insert(q: Queryable, c: CertificateRow): Promise<void> {
     await q.query(
       `INSERT INTO certificates (id, account_id, certificate_id, subject_cn, issuer, not_before, not_after, nif, key_material, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
       [c.id, c.account_id, c.certificate_id, c.subject_cn, c.issuer, c.not_before, c.not_after, c.nif, c.key_material, c.created_at],
     );
-    await q.query(`UPDATE locations SET cert_expiry = $3 WHERE ${referencing(4)}`, [c.account_id, c.certificate_id, c.not_after, fields]);
+    await q.query(`UPDATE locations SET cert_expiry = $3 WHERE ${REFERENCING}`, [c.account_id, c.certificate_id, c.not_after]);
   },
 
   async get(q: Queryable, accountId: string, certificateId: string): Promise<CertificateRow | undefined> {
@@ -96,11 +90,11 @@ export const certificatesRepo = {
     ).rows;
   },
 
-  /** Deletes it and clears cert_expiry on the locations that referenced it (through one of `fields`). */
-  async remove(q: Queryable, accountId: string, certificateId: string, fields: readonly string[]): Promise<boolean> {
+  /** Deletes it and clears cert_expiry on the locations that referenced it. */
+  async remove(q: Queryable, accountId: string, certificateId: string): Promise<boolean> {
     const res = await q.query('DELETE FROM certificates WHERE account_id = $1 AND certificate_id = $2', [accountId, certificateId]);
     if (res.rowCount !== 1) return false;
-    await q.query(`UPDATE locations SET cert_expiry = NULL WHERE ${referencing(3)}`, [accountId, certificateId, fields]);
+    await q.query(`UPDATE locations SET cert_expiry = NULL WHERE ${REFERENCING}`, [accountId, certificateId]);
     return true;
   },
 };

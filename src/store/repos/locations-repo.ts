@@ -12,13 +12,15 @@ export interface LocationRow {
   country_config: Record<string, unknown>;
   status: 'active' | 'inactive';
   cert_expiry: Date | null;
+  /** The certificate its config names, through its system's `certificateFields` (migration 0018). */
+  certificate_ref: string | null;
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
 }
 
 /** Columns a PATCH may change (column names are never taken from input). */
-const UPDATABLE = new Set(['name', 'address', 'country_config', 'system', 'status']);
+const UPDATABLE = new Set(['name', 'address', 'country_config', 'certificate_ref', 'system', 'status']);
 
 export interface LocationFilter {
   country?: string | undefined;
@@ -29,10 +31,10 @@ export const locationsRepo = {
   /** Returns the stored row: a trigger fills `cert_expiry` from a matching certificate. */
   async insert(q: Queryable, l: Omit<LocationRow, 'deleted_at'>): Promise<LocationRow> {
     const res = await q.query<LocationRow>(
-      `INSERT INTO locations (id, account_id, name, country, system, address, tax_id, country_config, status, cert_expiry, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
+      `INSERT INTO locations (id, account_id, name, country, system, address, tax_id, country_config, status, cert_expiry, created_at, updated_at, certificate_ref)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING *`,
       [l.id, l.account_id, l.name, l.country, l.system, l.address, l.tax_id, JSON.stringify(l.country_config), l.status,
-        l.cert_expiry, l.created_at, l.updated_at],
+        l.cert_expiry, l.created_at, l.updated_at, l.certificate_ref],
     );
     return res.rows[0]!;
   },
@@ -76,7 +78,7 @@ export const locationsRepo = {
     q: Queryable,
     accountId: string,
     id: string,
-    patch: Partial<Pick<LocationRow, 'name' | 'address' | 'country_config' | 'system' | 'status'>>,
+    patch: Partial<Pick<LocationRow, 'name' | 'address' | 'country_config' | 'certificate_ref' | 'system' | 'status'>>,
     at: Date,
   ): Promise<LocationRow | undefined> {
     if (!isUuid(id)) return undefined;
