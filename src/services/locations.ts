@@ -65,7 +65,7 @@ const LOCATION_CACHE = { ttlMs: 300_000, maxEntries: 50_000 };
 
 /**
  * The certificate a location's config names: the first of its system's `certificateFields`
- * that is set (Spain `certificate_id`, Italy DC `seal_certificate_id`); stored as the
+ * that is set (e.g. a Spanish system's `certificate_id`); stored as the
  * location's `certificate_ref`, which the cert_expiry trigger and the certificates repo read.
  */
 export function certificateRefOf(system: Pick<FiscalSystem, 'certificateFields'>, config: Record<string, unknown>): string | null {

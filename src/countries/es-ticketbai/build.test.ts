@@ -4,7 +4,7 @@ import type { BuildInput, FiscalRecord } from '../types.ts';
 import { ticketBai } from './index.ts';
 import { crc8Text } from './crc8.ts';
 import { SIGNATURE_POLICIES } from './build.ts';
-import { NOW, SOFTWARE, TX_ID, draft, fixedSigningKey, location, stored, submitCtx, validatedBuild } from '../shared/test-fixtures.ts';
+import { NOW, SOFTWARE, TX_ID, draft, fixedSigningKey, location, stored, submitCtx, validatedBuild, buildInput } from '../shared/test-fixtures.ts';
 
 const TBAI_ID = /^TBAI-[0-9A-Z]{9}-\d{6}-[A-Za-z0-9+/]{13}-\d{3}$/;
 const key = fixedSigningKey();
@@ -147,7 +147,9 @@ describe('es-ticketbai build', () => {
 
   it('refuses to build without a signing key, or without the issuer NIF', () => {
     expect(() => validatedBuild(ticketBai, loc, draft(), { signingKey: undefined })).toThrow(/no signing key/);
-    expect(() => validatedBuild(ticketBai, { ...loc, tax_id: null }, draft(), signed)).toThrow(/no tax_id/);
+    // Validation refuses such a location first (a 400); the build refuses too, should it be reached.
+    const valid = validatedBuild(ticketBai, loc, draft(), signed).tx;
+    expect(() => ticketBai.build(buildInput({ ...loc, tax_id: null }, valid, signed))).toThrow(/no tax_id/);
   });
 
   it('a refund is a corrective invoice (R1 with a customer) carrying negative amounts', () => {

@@ -10,6 +10,7 @@ import {
   ORIGINAL_PAIR,
   ORIGINAL_SERIES_ALONE,
   ORIGINAL_SERIES_INVALID,
+  TAX_ID_REQUIRED,
   TOO_MANY_RATES,
   customerNameInvalid,
   customerNameRequired,
@@ -21,6 +22,10 @@ const refund = (metadata: Record<string, unknown>) => draft({ type: 'refund', me
 const withCustomer = (customer_context: Record<string, unknown>, over: Parameters<typeof draft>[0] = {}) => draft({ customer_context, ...over });
 
 describe('es-ticketbai validateTransaction', () => {
+  it('a location without a tax_id cannot issue (a 400, not a record without an issuer)', () => {
+    expect400(() => validate(draft(), { ...location('es-ticketbai'), tax_id: null }), TAX_ID_REQUIRED);
+    expect400(() => validate(draft(), { ...location('es-ticketbai'), tax_id: '  ' }), TAX_ID_REQUIRED);
+  });
   it('defaults: series A, simplified invoice F2, no invoice number (ours)', () => {
     expect(validate()).toEqual({ series: 'A', invoice_type: 'F2' });
   });

@@ -55,7 +55,13 @@ export const customerNameRequired = (type: SpanishInvoiceType): string =>
   `customer_context.name is required for TicketBAI invoice type ${type}: the invoice names its customer by tax id and name`;
 export const customerNameInvalid = (field: string): string => `customer_context.${field} must be a string of at most 120 characters`;
 
+/** TicketBAI names the issuer by its NIF in every record (Sujetos/Emisor/NIF), test keys included. */
+export const TAX_ID_REQUIRED = 'location tax_id is required for ticketbai transactions: TicketBAI names the issuer by its NIF';
+
 export function validateTicketBaiTransaction(tx: TransactionDraft, ctx: TransactionContext): Record<string, unknown> {
+  // A location may be registered before its NIF is known; it cannot issue a record then
+  // (the build would have no issuer: a 500 before this check).
+  if (!ctx.location.tax_id?.trim()) throw badRequest(TAX_ID_REQUIRED);
   const meta = baseMetadata(tx, 'ES');
   const series = readSeries(meta, defaultSeries(ctx.location));
   const invoice_number = readInvoiceNumber(meta);
