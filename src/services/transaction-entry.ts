@@ -7,7 +7,6 @@
 import type { FiscalSystem, LocationForFiscal, SigningKey, SoftwareIdentity, TransactionDraft } from '../countries/types.ts';
 import { newId } from '../core/ids.ts';
 import type { BuiltEntry, LedgerEntry } from '../ledger/types.ts';
-import type { Queryable } from '../store/db.ts';
 import type { FiscalRecordRow } from '../store/repos/fiscal-records-repo.ts';
 import type { TransactionRow } from '../store/repos/transactions-repo.ts';
 import { statuses } from '../countries/registry.ts';
@@ -64,13 +63,8 @@ export function transactionEntry(p: TransactionAppend, deps: EntryDeps): LedgerE
     idempotency: { accountId: p.auth.accountId, environment: p.auth.environment, key: p.idempotencyKey },
     build: (link, now) => build(p, deps, link, now),
     // A cancellation marks its original, and cancels it at once when it is final at creation.
-    afterWrite: p.original ? (tx, built, now) => markOriginal(tx, built, now) : undefined,
+    afterWrite: p.original ? (tx, built, now) => cancelOriginalIfAccepted(tx, built.transaction!, now, { linkFirst: true }) : undefined,
   };
-}
-
-async function markOriginal(tx: Queryable, built: BuiltEntry, now: Date): Promise<void> {
-  const t = built.transaction!;
-  await cancelOriginalIfAccepted(tx, t, now, { linkFirst: true });
 }
 
 function build(p: TransactionAppend, deps: EntryDeps, link: Parameters<LedgerEntry['build']>[0], now: Date): BuiltEntry {
@@ -142,6 +136,3 @@ function build(p: TransactionAppend, deps: EntryDeps, link: Parameters<LedgerEnt
     events: final ? [completionEvent(t, now)] : [],
   };
 }
-
-/** A new transaction id. */
-export const newTransactionId = newId;
