@@ -30,8 +30,9 @@ import type { InboundChannel, InboundMessage, TransactionStatus } from '../types
 import { SDI_CODES } from './codes.ts';
 
 /**
- * The messages' namespace: the one of the XSD we hold (fatturapa.gov.it), and the one SdI
- * writes since the site moved to the Agenzia delle Entrate (ivaservizi): same types.
+ * The messages' namespace: the one of the XSD we hold (fatturapa.gov.it), and the Agenzia
+ * delle Entrate's (ivaservizi, where the FatturaPA namespace moved), read as the same types
+ * in case SdI writes it (unverified: no real message at hand).
  */
 export const MESSAGGI_NAMESPACES: readonly string[] = [
   'http://www.fatturapa.gov.it/sdi/messaggi/v1.0',
