@@ -157,4 +157,22 @@ describe('the it-sdi inbound channel', () => {
     expect(body).not.toBe(fixture(name));
     expect(refused(body)).toBe(message);
   });
+
+  it('never fails otherwise: every truncation and element-stripped variant of every fixture reads or is a 400', () => {
+    for (const name of FIXTURES) {
+      const body = fixture(name);
+      const variants = [
+        ...Array.from({ length: Math.ceil(body.length / 7) }, (_, i) => body.slice(0, i * 7)),
+        ...[...body.matchAll(/<(\w+)>[^<]*<\/\1>/g)].map((m) => body.replace(m[0], '')),
+        ...[...body.matchAll(/<(\w+)>[^<]*<\/\1>/g)].map((m) => body.replace(m[0], `<${m[1]}><x>1</x></${m[1]}>`)),
+      ];
+      for (const v of variants) {
+        try {
+          read(v);
+        } catch (e) {
+          expect(e, v).toBeInstanceOf(ValidationError);
+        }
+      }
+    }
+  });
 });
