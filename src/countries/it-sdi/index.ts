@@ -14,6 +14,7 @@ import { buildSdi } from './build.ts';
 import { sdiSandbox } from './sandbox.ts';
 import { SDI_CODES } from './codes.ts';
 import { SDI_STATUSES } from './statuses.ts';
+import { SDI_STATUS_EVENT, sdiNotifications } from './notifications.ts';
 
 export const sdi: FiscalSystem<'it-sdi', 'IT'> = {
   key: 'it-sdi',
@@ -38,8 +39,10 @@ export const sdi: FiscalSystem<'it-sdi', 'IT'> = {
   build: buildSdi,
   submit: stubOnlySubmit(sdiSandbox),
   codes: SDI_CODES,
+  // SdI's notifications (RC, NS, MC, NE, DT, AT) at POST /v1/inbound/sdi (notifications.ts).
+  inbound: sdiNotifications,
   statuses: SDI_STATUSES,
   // DECISIONS "Running it": "SDI status change event: `transaction.sdi_status_changed`".
-  events: ['transaction.sdi_status_changed'],
+  events: [SDI_STATUS_EVENT],
   errorTranslations: true,
 };

@@ -1,0 +1,178 @@
+/**
+ * The SdI notification reader: one fixture per notification type (fixtures/notifications,
+ * each valid against the official MessaggiTypes_v1.1.xsd, checked here with xmllint), read
+ * into the record to match, the status, what SdI said and the event; malformed documents
+ * are 400s with a clear message.
+ */
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../../core/errors.ts';
+import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../test/support/xml-tools.ts';
+import { sdi } from './index.ts';
+import { MESSAGGI_NAMESPACES, sdiNotifications } from './notifications.ts';
+
+const XSD = 'it/fatturapa/sdi/MessaggiTypes_v1.1.xsd';
+const FIXTURES = ['RC', 'NS', 'MC', 'NE-EC01', 'NE-EC02', 'DT', 'AT'] as const;
+const fixture = (name: (typeof FIXTURES)[number]): string =>
+  fs.readFileSync(new URL(`./fixtures/notifications/${name}.xml`, import.meta.url), 'utf8');
+const read = (body: string) => sdiNotifications.read({ body, contentType: 'application/xml' });
+
+function refused(body: string): string {
+  try {
+    read(body);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ValidationError);
+    return (e as Error).message;
+  }
+  throw new Error('expected a 400');
+}
+
+describe('SdI notification fixtures', () => {
+  it.each(FIXTURES)('%s is valid against MessaggiTypes_v1.1.xsd (xmllint)', (name) => {
+    if (!HAVE_SCHEMAS) {
+      console.warn(`it-sdi notifications: ${SCHEMAS_MISSING_MESSAGE}`);
+      return;
+    }
+    const v = xsdValidate(fixture(name), XSD);
+    expect(v.output).toMatch(/validates$/);
+    expect(v.ok).toBe(true);
+  });
+});
+
+describe('the it-sdi inbound channel', () => {
+  it('is the plug-in\'s: POST /v1/inbound/sdi with X-SDI-Secret, announcing transaction.sdi_status_changed', () => {
+    expect(sdi.inbound).toBe(sdiNotifications);
+    expect([sdiNotifications.name, sdiNotifications.secretHeader]).toEqual(['sdi', 'X-SDI-Secret']);
+    expect(sdi.events).toEqual(['transaction.sdi_status_changed']);
+  });
+
+  it('RC delivers, matched by IdentificativoSdI or the file name', () => {
+    expect(read(fixture('RC'))).toEqual({
+      match: { upstreamId: '4242000101', fiscalId: 'IT01234567890_00001.xml' },
+      upstreamId: '4242000101',
+      status: 'delivered',
+      event: 'transaction.sdi_status_changed',
+      response: {
+        notification: 'RC', type: 'RicevutaConsegna', IdentificativoSdI: '4242000101', NomeFile: 'IT01234567890_00001.xml',
+        MessageId: '7000101', DataOraRicezione: '2026-11-20T10:00:05.000+01:00', DataOraConsegna: '2026-11-20T10:02:31.000+01:00',
+        Destinatario: { Codice: 'ABC1234', Descrizione: 'Cliente di prova S.r.l.' },
+      },
+    });
+  });
+
+  it('NS rejects, with every error of ListaErrori (and our text of the codes we know)', () => {
+    const m = read(fixture('NS'));
+    expect(m).toMatchObject({ status: 'rejected', upstreamId: '4242000102', event: 'transaction.sdi_status_changed' });
+    expect(m.response.ListaErrori).toEqual([
+      { Codice: '00305', Descrizione: '1.4.1.1.2 <IdCodice> non valido : 00000000000', message: expect.stringContaining('buyer') },
+      { Codice: '00423', Descrizione: expect.stringContaining('2.2.1.11 <PrezzoTotale>'), message: expect.stringContaining('PrezzoTotale') },
+    ]);
+  });
+
+  it('NS keeps a Suggerimento (later schema revisions) and an error with a code we do not know', () => {
+    const body = fixture('NS')
+      .replace('<Codice>00423</Codice>', '<Codice>09999</Codice>')
+      .replace('</Descrizione>\n    </Errore>\n  </ListaErrori>', '</Descrizione>\n      <Suggerimento>Verificare i totali</Suggerimento>\n    </Errore>\n  </ListaErrori>');
+    const errors = read(body).response.ListaErrori as unknown[];
+    expect(errors).toHaveLength(2);
+    expect(errors[1]).toEqual({ Codice: '09999', Descrizione: expect.any(String), Suggerimento: 'Verificare i totali' });
+  });
+
+  it('MC marks the missed delivery (the invoice stays valid)', () => {
+    expect(read(fixture('MC'))).toMatchObject({
+      status: 'delivery_error', match: { upstreamId: '4242000103', fiscalId: 'IT01234567890_00003.xml' },
+      response: { notification: 'MC', Descrizione: expect.stringContaining('area riservata') },
+    });
+  });
+
+  it('AT (transmitted, not deliverable) is the state MC announces: delivery_error', () => {
+    expect(read(fixture('AT'))).toMatchObject({
+      status: 'delivery_error', event: 'transaction.sdi_status_changed',
+      response: { notification: 'AT', HashFileOriginale: expect.stringMatching(/^[0-9a-f]{64}$/), Destinatario: { Codice: 'UFABCD' } },
+    });
+  });
+
+  it('NE (EC01 accepted, EC02 refused) and DT are recorded without a status or an event', () => {
+    const ec01 = read(fixture('NE-EC01'));
+    expect(ec01).toMatchObject({ status: undefined, event: undefined, upstreamId: '4242000104' });
+    expect(ec01.response).toMatchObject({
+      notification: 'NE', esito: 'EC01',
+      EsitoCommittente: { Esito: 'EC01', RiferimentoFattura: { NumeroFattura: 'FT-2026-0004', AnnoFattura: '2026' }, MessageIdCommittente: '8000104' },
+    });
+    const ec02 = read(fixture('NE-EC02'));
+    expect(ec02).toMatchObject({ status: undefined, event: undefined });
+    expect(ec02.response).toMatchObject({ esito: 'EC02', EsitoCommittente: { Esito: 'EC02', Descrizione: 'Importo non corrispondente all\'ordine' } });
+    expect(read(fixture('DT'))).toMatchObject({
+      status: undefined, event: undefined, match: { upstreamId: '4242000106', fiscalId: 'IT01234567890_00006.xml' },
+      response: { notification: 'DT', Descrizione: expect.stringContaining('Decorsi') },
+    });
+  });
+
+  it('reads either messages namespace, any prefix or none, a BOM, and ignores the signature', () => {
+    const other = fixture('RC').replace(MESSAGGI_NAMESPACES[0]!, MESSAGGI_NAMESPACES[1]!);
+    expect(read(other).status).toBe('delivered');
+    const ns3 = fixture('RC').replaceAll('types:', 'ns3:').replace('xmlns:types=', 'xmlns:ns3=');
+    expect(read(ns3).status).toBe('delivered');
+    const unprefixed = fixture('MC').replaceAll('types:', '').replace('xmlns:types=', 'xmlns=');
+    expect(read(unprefixed).status).toBe('delivery_error');
+    expect(read(`\uFEFF${fixture('DT')}`).response.notification).toBe('DT');
+    const unsigned = fixture('RC').replace(/<ds:Signature[\s\S]*<\/ds:Signature>\n/, '');
+    expect(read(unsigned).status).toBe('delivered');
+  });
+
+  it('refuses what it cannot read with a clear 400', () => {
+    expect(refused('')).toBe('the SDI notification is empty');
+    expect(refused('<types:RicevutaConsegna><unclosed></types:RicevutaConsegna>')).toBe('the SDI notification is not well-formed XML');
+    expect(refused('not xml at all')).toBe('the SDI notification is not well-formed XML');
+    expect(refused('<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "b">]><x>&a;</x>')).toBe('an SDI notification must not carry a DOCTYPE');
+    expect(refused('<Fattura/>')).toMatch(/^not an SDI notification \(root element Fattura without the messages namespace\): expected RicevutaConsegna \(RC\)/);
+    // A known root in another namespace.
+    expect(refused(fixture('RC').replace(MESSAGGI_NAMESPACES[0]!, 'urn:elsewhere'))).toMatch(/^not an SDI notification \(root element RicevutaConsegna in urn:elsewhere\)/);
+    // Recipient-side messages.
+    expect(refused(`<types:MetadatiInvioFile xmlns:types="${MESSAGGI_NAMESPACES[0]}" versione="1.0"/>`))
+      .toMatch(/^MetadatiInvioFile is a message for invoice recipients/);
+  });
+
+  it.each([
+    ['RC', '<IdentificativoSdI>4242000101</IdentificativoSdI>', '', 'RicevutaConsegna (RC) is missing its IdentificativoSdI'],
+    ['RC', '<NomeFile>IT01234567890_00001.xml</NomeFile>', '', 'RicevutaConsegna (RC) is missing its NomeFile'],
+    ['RC', '<MessageId>7000101</MessageId>', '', 'RicevutaConsegna (RC) is missing its MessageId'],
+    ['RC', /<DataOraConsegna>.*<\/DataOraConsegna>/, '', 'RicevutaConsegna (RC) is missing its DataOraConsegna'],
+    ['RC', '<Codice>ABC1234</Codice>', '', 'RicevutaConsegna (RC) Destinatario is missing its Codice'],
+    ['RC', '<IdentificativoSdI>4242000101</IdentificativoSdI>', '<IdentificativoSdI>42-42</IdentificativoSdI>',
+      'RicevutaConsegna (RC): IdentificativoSdI must be an integer of up to 12 digits'],
+    ['RC', '<IdentificativoSdI>4242000101</IdentificativoSdI>', '<IdentificativoSdI></IdentificativoSdI>', 'RicevutaConsegna (RC) is missing its IdentificativoSdI'],
+    ['NS', /<ListaErrori>[\s\S]*<\/ListaErrori>/, '', 'NotificaScarto (NS) is missing its ListaErrori'],
+    ['NS', /<ListaErrori>[\s\S]*<\/ListaErrori>/, '<ListaErrori></ListaErrori>', 'NotificaScarto (NS) is missing its ListaErrori'],
+    ['NS', /<ListaErrori>[\s\S]*<\/ListaErrori>/, '<ListaErrori><Nota>x</Nota></ListaErrori>', 'NotificaScarto (NS): ListaErrori has no Errore'],
+    ['NS', '<Codice>00423</Codice>', '', 'NotificaScarto (NS): Errore 2 is missing its Codice'],
+    ['MC', /<DataOraRicezione>.*<\/DataOraRicezione>/, '', 'NotificaMancataConsegna (MC) is missing its DataOraRicezione'],
+    ['NE-EC01', /<EsitoCommittente [\s\S]*<\/EsitoCommittente>/, '', 'NotificaEsito (NE) is missing its EsitoCommittente'],
+    ['NE-EC01', '<Esito>EC01</Esito>', '<Esito>EC03</Esito>', 'NotificaEsito (NE): EsitoCommittente/Esito must be EC01 or EC02, not EC03'],
+    ['NE-EC01', '<Esito>EC01</Esito>', '', 'NotificaEsito (NE) EsitoCommittente is missing its Esito'],
+    ['DT', '<NomeFile>IT01234567890_00006.xml</NomeFile>', '', 'NotificaDecorrenzaTermini (DT) is missing its NomeFile'],
+    ['AT', /<HashFileOriginale>.*<\/HashFileOriginale>/, '', 'AttestazioneTrasmissioneFattura (AT) is missing its HashFileOriginale'],
+  ] as const)('%s without what the XSD requires (%s) is a 400', (name, find, replacement, message) => {
+    const body = fixture(name).replace(find, replacement);
+    expect(body).not.toBe(fixture(name));
+    expect(refused(body)).toBe(message);
+  });
+
+  it('never fails otherwise: every truncation and element-stripped variant of every fixture reads or is a 400', () => {
+    for (const name of FIXTURES) {
+      const body = fixture(name);
+      const variants = [
+        ...Array.from({ length: Math.ceil(body.length / 7) }, (_, i) => body.slice(0, i * 7)),
+        ...[...body.matchAll(/<(\w+)>[^<]*<\/\1>/g)].map((m) => body.replace(m[0], '')),
+        ...[...body.matchAll(/<(\w+)>[^<]*<\/\1>/g)].map((m) => body.replace(m[0], `<${m[1]}><x>1</x></${m[1]}>`)),
+      ];
+      for (const v of variants) {
+        try {
+          read(v);
+        } catch (e) {
+          expect(e, v).toBeInstanceOf(ValidationError);
+        }
+      }
+    }
+  });
+});

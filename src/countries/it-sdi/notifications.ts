@@ -1,0 +1,246 @@
+/**
+ * The SdI notifications channel (`POST /v1/inbound/sdi`, DECISIONS "Italy SDI inbound
+ * receiver"): the messages SdI sends the transmitter of an invoice file, per
+ * MessaggiTypes 1.1 (shared/schemas/it/fatturapa/sdi/MessaggiTypes_v1.1.xsd; FORMATS
+ * §4.4), read into what the core needs (services/inbound.ts): which record (the
+ * IdentificativoSdI SdI gave the file, or the file name, NomeFile, which is the
+ * transaction's fiscal id), the status it moves to, and what SdI said.
+ *
+ * | Root | Code | Status | Why |
+ * |---|---|---|---|
+ * | RicevutaConsegna | RC | `delivered` | spec "Transaction statuses" |
+ * | NotificaScarto | NS | `rejected` | every ListaErrori/Errore kept |
+ * | NotificaMancataConsegna | MC | `delivery_error` | the invoice is still valid |
+ * | AttestazioneTrasmissioneFattura | AT | `delivery_error` | SdI attests the file was transmitted but could not be delivered (PA): the state MC announces; after an MC it changes nothing |
+ * | NotificaEsito | NE | none | the PA's EC01 acceptance / EC02 refusal: a commercial answer on an invoice already delivered (fiscally issued); recorded, with `esito` |
+ * | NotificaDecorrenzaTermini | DT | none | the PA did not answer within 15 days: recorded |
+ *
+ * Recipient-side messages (MetadatiInvioFile, NotificaEsitoCommittente,
+ * ScartoEsitoCommittente) are not sent to a transmitter: refused like any other root.
+ *
+ * Checked in code (the receiver is pure: no xmllint here): well-formed XML without a
+ * DOCTYPE, a known root in the messages namespace, and the elements the XSD requires of
+ * that root (but `ds:Signature`: SdI signs every message, we do not verify it; mutual TLS
+ * at the edge authenticates SdI and the shared secret authenticates the edge). The
+ * fixtures beside this file are valid against the XSD (notifications.test.ts, xmllint).
+ */
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { badRequest } from '../../core/errors.ts';
+import type { InboundChannel, InboundMessage, TransactionStatus } from '../types.ts';
+import { SDI_CODES } from './codes.ts';
+
+/**
+ * The messages' namespace: the one of the XSD we hold (fatturapa.gov.it), and the Agenzia
+ * delle Entrate's (ivaservizi, where the FatturaPA namespace moved), read as the same types
+ * in case SdI writes it (unverified: no real message at hand).
+ */
+export const MESSAGGI_NAMESPACES: readonly string[] = [
+  'http://www.fatturapa.gov.it/sdi/messaggi/v1.0',
+  'http://ivaservizi.agenziaentrate.gov.it/docs/xsd/messaggi/v1.0',
+];
+
+export const SDI_STATUS_EVENT = 'transaction.sdi_status_changed';
+
+interface Kind {
+  code: 'RC' | 'NS' | 'MC' | 'NE' | 'DT' | 'AT';
+  status: TransactionStatus | undefined;
+  /** The data elements the XSD requires, in its order (ds:Signature aside). */
+  required: readonly string[];
+  /** Optional data elements kept in the response when present. */
+  optional: readonly string[];
+}
+
+const KINDS: Readonly<Record<string, Kind>> = {
+  RicevutaConsegna: {
+    code: 'RC', status: 'delivered',
+    required: ['IdentificativoSdI', 'NomeFile', 'DataOraRicezione', 'DataOraConsegna', 'Destinatario', 'MessageId'],
+    optional: ['PecMessageId', 'Note'],
+  },
+  NotificaScarto: {
+    code: 'NS', status: 'rejected',
+    required: ['IdentificativoSdI', 'NomeFile', 'DataOraRicezione', 'ListaErrori', 'MessageId'],
+    optional: ['PecMessageId', 'Note'],
+  },
+  NotificaMancataConsegna: {
+    code: 'MC', status: 'delivery_error',
+    required: ['IdentificativoSdI', 'NomeFile', 'DataOraRicezione', 'MessageId'],
+    optional: ['Descrizione', 'PecMessageId', 'Note'],
+  },
+  NotificaEsito: {
+    code: 'NE', status: undefined,
+    required: ['IdentificativoSdI', 'NomeFile', 'EsitoCommittente', 'MessageId'],
+    optional: ['PecMessageId', 'Note'],
+  },
+  NotificaDecorrenzaTermini: {
+    code: 'DT', status: undefined,
+    required: ['IdentificativoSdI', 'NomeFile', 'MessageId'],
+    optional: ['Descrizione', 'PecMessageId', 'Note'],
+  },
+  AttestazioneTrasmissioneFattura: {
+    code: 'AT', status: 'delivery_error',
+    required: ['IdentificativoSdI', 'NomeFile', 'DataOraRicezione', 'Destinatario', 'MessageId', 'HashFileOriginale'],
+    optional: ['PecMessageId', 'Note'],
+  },
+};
+
+const RECIPIENT_ROOTS = new Set(['MetadatiInvioFile', 'NotificaEsitoCommittente', 'ScartoEsitoCommittente']);
+const KNOWN = 'RicevutaConsegna (RC), NotificaScarto (NS), NotificaMancataConsegna (MC), NotificaEsito (NE), ' +
+  'NotificaDecorrenzaTermini (DT) or AttestazioneTrasmissioneFattura (AT)';
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  removeNSPrefix: false,
+  // Ids and codes stay text: "00404" must not become 404.
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: true,
+  processEntities: true,
+  htmlEntities: false,
+});
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const localName = (name: string): string => name.slice(name.indexOf(':') + 1);
+
+/** The children of an element by local name (elements of MessaggiTypes are unqualified). */
+function children(el: Obj, name: string): unknown[] {
+  const out: unknown[] = [];
+  for (const [k, v] of Object.entries(el)) {
+    if (k.startsWith('@_') || k === '#text' || localName(k) !== name) continue;
+    if (Array.isArray(v)) out.push(...v);
+    else out.push(v);
+  }
+  return out;
+}
+
+/** The text of a child, or undefined when absent or empty. */
+function childText(el: Obj, name: string): string | undefined {
+  const v = children(el, name)[0];
+  if (typeof v === 'string') return v === '' ? undefined : v;
+  if (isObj(v) && typeof v['#text'] === 'string' && v['#text'] !== '') return v['#text'];
+  return undefined;
+}
+
+function requireText(el: Obj, name: string, where: string): string {
+  const v = childText(el, name);
+  if (v === undefined) throw badRequest(`${where} is missing its ${name}`);
+  return v;
+}
+
+function requireElement(el: Obj, name: string, where: string): Obj {
+  const v = children(el, name)[0];
+  if (!isObj(v)) throw badRequest(`${where} is missing its ${name}`);
+  return v;
+}
+
+/** What SdI said, element by element (ListaErrori / Destinatario / EsitoCommittente read apart). */
+export interface SdiNotification {
+  /** RC, NS, MC, NE, DT or AT. */
+  notification: Kind['code'];
+  /** The root element's name. */
+  type: string;
+  IdentificativoSdI: string;
+  NomeFile: string;
+  MessageId: string;
+  DataOraRicezione?: string;
+  DataOraConsegna?: string;
+  Destinatario?: { Codice: string; Descrizione: string };
+  /** NS: every error, with our English text of its code when we know it. */
+  ListaErrori?: { Codice: string; Descrizione: string; Suggerimento?: string; message?: string }[];
+  /** NE: the PA's answer, EC01 accepted or EC02 refused. */
+  esito?: 'EC01' | 'EC02';
+  EsitoCommittente?: Record<string, unknown>;
+  HashFileOriginale?: string;
+  Descrizione?: string;
+  PecMessageId?: string;
+  Note?: string;
+}
+
+/** Parses a notification document; throws a ValidationError (400) when it is not one this channel reads. */
+export function parseSdiNotification(body: string): SdiNotification {
+  const xml = body.replace(/^\uFEFF/, '');
+  if (xml.trim() === '') throw badRequest('the SDI notification is empty');
+  if (/<!DOCTYPE/i.test(xml)) throw badRequest('an SDI notification must not carry a DOCTYPE');
+  if (XMLValidator.validate(xml) !== true) throw badRequest('the SDI notification is not well-formed XML');
+  const doc = parser.parse(xml) as Obj;
+  const roots = Object.keys(doc).filter((k) => !k.startsWith('?'));
+  if (roots.length !== 1) throw badRequest(`not an SDI notification: expected ${KNOWN}`);
+  const rootName = roots[0]!;
+  const value = doc[rootName];
+  const root: Obj = isObj(value) ? value : {};
+  const name = localName(rootName);
+  const prefix = rootName.includes(':') ? rootName.slice(0, rootName.indexOf(':')) : undefined;
+  const ns = root[prefix ? `@_xmlns:${prefix}` : '@_xmlns'];
+  const kind = KINDS[name];
+  if (!kind || typeof ns !== 'string' || !MESSAGGI_NAMESPACES.includes(ns)) {
+    if (RECIPIENT_ROOTS.has(name)) throw badRequest(`${name} is a message for invoice recipients; this channel reads ${KNOWN}`);
+    throw badRequest(`not an SDI notification (root element ${name}${typeof ns === 'string' ? ` in ${ns}` : ' without the messages namespace'}): expected ${KNOWN}`);
+  }
+  const where = `${name} (${kind.code})`;
+  for (const el of kind.required) {
+    if (children(root, el).length === 0) throw badRequest(`${where} is missing its ${el}`);
+  }
+  const id = requireText(root, 'IdentificativoSdI', where);
+  if (!/^\d{1,12}$/.test(id)) throw badRequest(`${where}: IdentificativoSdI must be an integer of up to 12 digits`);
+  const out: SdiNotification = {
+    notification: kind.code,
+    type: name,
+    IdentificativoSdI: id,
+    NomeFile: requireText(root, 'NomeFile', where),
+    MessageId: requireText(root, 'MessageId', where),
+  };
+  for (const el of ['DataOraRicezione', 'DataOraConsegna', 'HashFileOriginale', 'Descrizione', 'PecMessageId', 'Note'] as const) {
+    const v = kind.required.includes(el) ? requireText(root, el, where) : kind.optional.includes(el) ? childText(root, el) : undefined;
+    if (v !== undefined) out[el] = v;
+  }
+  if (kind.required.includes('Destinatario')) {
+    const d = requireElement(root, 'Destinatario', where);
+    out.Destinatario = { Codice: requireText(d, 'Codice', `${where} Destinatario`), Descrizione: requireText(d, 'Descrizione', `${where} Destinatario`) };
+  }
+  if (kind.code === 'NS') {
+    const lista = requireElement(root, 'ListaErrori', where);
+    const errori = children(lista, 'Errore');
+    if (errori.length === 0) throw badRequest(`${where}: ListaErrori has no Errore`);
+    out.ListaErrori = errori.map((e, i) => {
+      if (!isObj(e)) throw badRequest(`${where}: Errore ${i + 1} is missing its Codice`);
+      const Codice = requireText(e, 'Codice', `${where}: Errore ${i + 1}`);
+      const Descrizione = requireText(e, 'Descrizione', `${where}: Errore ${i + 1}`);
+      const Suggerimento = childText(e, 'Suggerimento');
+      const message = SDI_CODES[Codice]?.message;
+      return { Codice, Descrizione, ...(Suggerimento !== undefined ? { Suggerimento } : {}), ...(message !== undefined ? { message } : {}) };
+    });
+  }
+  if (kind.code === 'NE') {
+    const ec = requireElement(root, 'EsitoCommittente', where);
+    requireText(ec, 'IdentificativoSdI', `${where} EsitoCommittente`);
+    const esito = requireText(ec, 'Esito', `${where} EsitoCommittente`);
+    if (esito !== 'EC01' && esito !== 'EC02') throw badRequest(`${where}: EsitoCommittente/Esito must be EC01 or EC02, not ${esito}`);
+    out.esito = esito;
+    const rif = children(ec, 'RiferimentoFattura')[0];
+    out.EsitoCommittente = {
+      Esito: esito,
+      ...(isObj(rif) ? { RiferimentoFattura: { NumeroFattura: childText(rif, 'NumeroFattura'), AnnoFattura: childText(rif, 'AnnoFattura') } } : {}),
+      ...(childText(ec, 'Descrizione') !== undefined ? { Descrizione: childText(ec, 'Descrizione') } : {}),
+      ...(childText(ec, 'MessageIdCommittente') !== undefined ? { MessageIdCommittente: childText(ec, 'MessageIdCommittente') } : {}),
+    };
+  }
+  return out;
+}
+
+/** The it-sdi plug-in's inbound channel. */
+export const sdiNotifications: InboundChannel = {
+  name: 'sdi',
+  secretHeader: 'X-SDI-Secret',
+  read({ body }): InboundMessage {
+    const n = parseSdiNotification(body);
+    const kind = KINDS[n.type]!;
+    return {
+      match: { upstreamId: n.IdentificativoSdI, fiscalId: n.NomeFile },
+      upstreamId: n.IdentificativoSdI,
+      status: kind.status,
+      response: { ...n },
+      event: kind.status !== undefined ? SDI_STATUS_EVENT : undefined,
+    };
+  },
+};
