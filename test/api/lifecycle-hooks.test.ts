@@ -9,8 +9,8 @@ import { createLocation, createTx, getTx, saleBody, saleMetadata } from '../supp
 
 /*
  * The plug-in lifecycle hooks the next countries need, driven through the core with
- * wrapped systems (the Italian plug-ins are still placeholders; the Italy issue gives
- * them the real SDI channel and the real DC polling):
+ * wrapped systems (SDI builds its real FatturaPA but has no SdI channel yet, DC is a
+ * placeholder; the Italy issue gives them the real SDI channel and the real DC polling):
  * - `inbound`: an authority's later message, POST /v1/inbound/<channel>, matched to its
  *   record, moving the transaction as the status machine lets the authority;
  * - `poll`: a record sent without a verdict is asked about by a job of its own.
