@@ -42,6 +42,12 @@ describe('it-sdi build and sandbox', () => {
     expect(sdi.numberingKey?.({ location: loc, tx: sale() })).toBe('it-sdi:11111111-2222-4333-8444-555555555555:01234567897');
   });
 
+  it('country_config.progressivo_invio prefixes ProgressivoInvio; the file name keeps the 5-character progressivo', () => {
+    const { record } = validatedBuild(sdi, location('it-sdi', { progressivo_invio: 'A7' }), sale());
+    expect(doc(record.body).FatturaElettronicaHeader.DatiTrasmissione.ProgressivoInvio).toBe('A700001');
+    expect(record.fiscalId).toBe('IT01234567897_00001.xml');
+  });
+
   it('formats: quantities 2-8 decimals, rates 2 decimals, payment method codes', () => {
     expect(quantityText(1)).toBe('1.00');
     expect(quantityText(0.125)).toBe('0.125');

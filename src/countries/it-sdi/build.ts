@@ -83,6 +83,14 @@ export function progressivoOf(input: BuildInput): string {
   return (cancellation ? 'N' : '') + digits.padStart(width, '0');
 }
 
+/**
+ * ProgressivoInvio (String10): `country_config.progressivo_invio` (the spec's "sequence
+ * prefix", 1-5 alphanumerics) followed by the file's 5-character progressivo; without a
+ * prefix, the progressivo alone. The file name keeps the 5-character progressivo.
+ */
+export const progressivoInvio = (config: Record<string, unknown>, progressivo: string): string =>
+  `${configString(config, 'progressivo_invio') ?? ''}${progressivo}`;
+
 /** A config object's text field, trimmed, or undefined. */
 const text = (obj: Record<string, unknown> | null | undefined, ...keys: string[]): string | undefined => {
   for (const k of keys) {
@@ -221,7 +229,7 @@ export function buildSdi(input: BuildInput): FiscalRecord {
     versione,
     trasmissione: {
       IdTrasmittente: { IdPaese: 'IT', IdCodice: piva },
-      ProgressivoInvio: progressivo,
+      ProgressivoInvio: progressivoInvio(location.config, progressivo),
       CodiceDestinatario: metaString(tx, 'codice_destinatario') ?? (versione === 'FPA12' ? '999999' : '0000000'),
       PECDestinatario: pec,
     },

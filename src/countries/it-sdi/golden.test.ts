@@ -8,7 +8,9 @@ import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../test/support/xml-tools.ts';
 import { goldenFiles } from '../shared/golden.ts';
-import { goldenCases } from './golden-cases.ts';
+import { goldenCases, goldenLocation } from './golden-cases.ts';
+import { validatedBuild } from '../shared/test-fixtures.ts';
+import { sdi } from './index.ts';
 
 const expectGolden = goldenFiles(new URL('./golden/', import.meta.url));
 const XSD = 'it/fatturapa/Schema_del_file_xml_FatturaPA_v1.2.2.xsd';
@@ -28,6 +30,17 @@ describe('FatturaPA golden documents', () => {
 
   it.skipIf(!HAVE_SCHEMAS).each(cases.map((c) => [c.file, c] as const))(xsdTitle('%s validates against the FatturaPA 1.2.2 XSD'), (_file, c) => {
     const result = xsdValidate(c.record.body, XSD);
+    expect(result.ok, result.output).toBe(true);
+  });
+
+  it.skipIf(!HAVE_SCHEMAS)(xsdTitle('an FPA12 location: the same document with versione FPA12 and the 6-character office code validates (unsigned)'), () => {
+    const pa = goldenLocation();
+    pa.config = { ...pa.config, formato_trasmissione: 'FPA12' };
+    const { record } = validatedBuild(sdi, pa, { ...cases[0]!.tx, metadata: { invoice_number: 'FT-2026/9', codice_destinatario: 'UFXYZ1' } });
+    const f = doc(record.body);
+    expect(f['@_versione']).toBe('FPA12');
+    expect(f.FatturaElettronicaHeader.DatiTrasmissione).toMatchObject({ FormatoTrasmissione: 'FPA12', CodiceDestinatario: 'UFXYZ1' });
+    const result = xsdValidate(record.body, XSD);
     expect(result.ok, result.output).toBe(true);
   });
 
