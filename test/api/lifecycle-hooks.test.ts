@@ -10,7 +10,7 @@ import { createLocation, createTx, getTx, saleBody, saleMetadata } from '../supp
 /*
  * The plug-in lifecycle hooks the next countries need, driven through the core with
  * wrapped systems (a toy SDI channel here; the real one is tested in
- * sdi-notifications.test.ts; the Italy issue gives DC its real polling):
+ * sdi-notifications.test.ts; DC is still a placeholder: the Italy issue gives it real polling):
  * - `inbound`: an authority's later message, POST /v1/inbound/<channel>, matched to its
  *   record, moving the transaction as the status machine lets the authority;
  * - `poll`: a record sent without a verdict is asked about by a job of its own.

@@ -1,24 +1,61 @@
+import { XMLParser } from 'fast-xml-parser';
 import { describe, it, expect } from 'vitest';
 import { sdi } from './index.ts';
+import { MODALITA_PAGAMENTO, latin, quantityText, rateText } from './build.ts';
 import { NOW, TX_ID, draft, location, stored, submitCtx, validatedBuild } from '../shared/test-fixtures.ts';
 
 describe('it-sdi build and sandbox', () => {
   const loc = location('it-sdi');
   const sale = () => draft({ metadata: { invoice_number: '2026/15' } });
 
-  it('FatturaPA placeholder: no local fiscal id, the invoice number as hint', () => {
+  const parser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: false, parseTagValue: false });
+  const doc = (body: string) => (parser.parse(body) as Record<string, any>).FatturaElettronica;
+
+  it('FatturaPA 1.2.2 XML: the SdI file name as fiscal id, the invoice number as hint', () => {
     const { record } = validatedBuild(sdi, loc, sale());
-    expect(record.fiscalId).toBeNull();
+    expect(record).toMatchObject({ contentType: 'application/xml', placeholder: false, fiscalId: 'IT01234567897_00001.xml' });
     expect(record.documentNumber).toBe('2026/15');
     expect(record.renderHints).toEqual([{ key: 'invoice_number', placement: 'header', mandatory: true, kind: 'text', value: '2026/15' }]);
-    expect(JSON.parse(record.body)).toMatchObject({
-      format: 'FatturaPA 1.2.2 XML',
-      tipo_documento: 'TD01',
-      numero: '2026/15',
-      data: '2026-01-15',
-      formato_trasmissione: 'FPR12',
-      codice_destinatario: '0000000',
+    const f = doc(record.body);
+    expect(f['@_versione']).toBe('FPR12');
+    expect(f.FatturaElettronicaHeader.DatiTrasmissione).toMatchObject({
+      ProgressivoInvio: '00001',
+      FormatoTrasmissione: 'FPR12',
+      CodiceDestinatario: '0000000',
     });
+    expect(f.FatturaElettronicaBody.DatiGenerali.DatiGeneraliDocumento).toEqual({
+      TipoDocumento: 'TD01',
+      Divisa: 'EUR',
+      Data: '2026-01-15',
+      Numero: '2026/15',
+      ImportoTotaleDocumento: '12.10',
+    });
+    // Without a configured Sede: the location address or name, CAP 00000 (docs/decisions.md "Italy").
+    expect(f.FatturaElettronicaHeader.CedentePrestatore.Sede).toEqual({ Indirizzo: 'Shop', CAP: '00000', Comune: 'Shop', Nazione: 'IT' });
+  });
+
+  it('the progressivo: chain.number in base 36 (5 characters); credit notes N + seq; exhausted is a 409', () => {
+    const at = (number: number) => validatedBuild(sdi, loc, sale(), { chain: { seq: 1, number, previous: null } }).record.fiscalId;
+    expect(at(36)).toBe('IT01234567897_00010.xml');
+    expect(at(23 * 36 ** 4 - 1)).toBe('IT01234567897_MZZZZ.xml');
+    expect(() => at(23 * 36 ** 4)).toThrow('the SdI file progressivo of this transmitter is exhausted');
+    expect(sdi.numberingKey?.({ location: loc, tx: sale() })).toBe('it-sdi:11111111-2222-4333-8444-555555555555:01234567897');
+  });
+
+  it('country_config.progressivo_invio prefixes ProgressivoInvio; the file name keeps the 5-character progressivo', () => {
+    const { record } = validatedBuild(sdi, location('it-sdi', { progressivo_invio: 'A7' }), sale());
+    expect(doc(record.body).FatturaElettronicaHeader.DatiTrasmissione.ProgressivoInvio).toBe('A700001');
+    expect(record.fiscalId).toBe('IT01234567897_00001.xml');
+  });
+
+  it('formats: quantities 2-8 decimals, rates 2 decimals, payment method codes', () => {
+    expect(quantityText(1)).toBe('1.00');
+    expect(quantityText(0.125)).toBe('0.125');
+    expect(quantityText(2.5)).toBe('2.50');
+    expect(rateText(22)).toBe('22.00');
+    expect(rateText(5.5)).toBe('5.50');
+    expect(MODALITA_PAGAMENTO).toEqual({ cash: 'MP01', card: 'MP08', transfer: 'MP05', other: 'MP01' });
+    expect(latin('Caffè  “speciale”\n', 80)).toBe('Caffè ?speciale?');
   });
 
   it('cancellation is a TD04 credit note numbered from the original', () => {
@@ -35,11 +72,10 @@ describe('it-sdi build and sandbox', () => {
       software: { name: 'x', version: '1', vendorTaxId: 'x' },
     });
     expect(note.documentNumber).toBe('NC-2026/15');
-    expect(JSON.parse(note.body)).toMatchObject({
-      tipo_documento: 'TD04',
-      numero: 'NC-2026/15',
-      fattura_collegata: { numero: '2026/15', data: '2026-01-15' },
-    });
+    expect(note.fiscalId).toBe('IT01234567897_N0001.xml');
+    const g = doc(note.body).FatturaElettronicaBody.DatiGenerali;
+    expect(g.DatiGeneraliDocumento).toMatchObject({ TipoDocumento: 'TD04', Numero: 'NC-2026/15' });
+    expect(g.DatiFattureCollegate).toEqual({ IdDocumento: '2026/15', Data: '2026-01-15' });
   });
 
   it('accept: delivered, IdentificativoSdI; reject: rejected (NS) with the code text; 00404 duplicate', async () => {

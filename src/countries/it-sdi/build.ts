@@ -1,61 +1,271 @@
 /**
- * FatturaPA record (placeholder). The real one is the FatturaPA 1.2.2 XML (FPR12 or
- * FPA12), sent to SdI, and comes with the Italy issue. SDI has no annulment: cancelling
- * issues a credit note (TD04) for the whole invoice (DECISIONS "Cancelling").
+ * The FatturaPA 1.2.2 document (FORMATS.md §4; Schema_del_file_xml_FatturaPA_v1.2.2.xsd)
+ * of a transaction: one FatturaElettronicaBody, unsigned (an FPA12 file must be signed
+ * XAdES-BES before it is sent; signing is a later step). SDI has no annulment:
+ * cancelling issues a credit note (TD04) for the whole invoice (DECISIONS "Cancelling").
+ * The stored record is the XML; the fiscal id is the SdI file name the document is sent
+ * under (`IT<IdCodice>_<progressivo>.xml`, FORMATS.md §4.3); SdI's own
+ * IdentificativoSdI comes with its answer. Amounts are integer cents (decimal()).
  */
-import type { BuildInput, FiscalRecord } from '../types.ts';
+import { conflict } from '../../core/errors.ts';
+import type { BuildInput, FiscalRecord, TransactionDraft, TxLine } from '../types.ts';
+import { decimal } from '../shared/amounts.ts';
 import { isoDate, localDate } from '../shared/dates.ts';
-import { commonFields, placeholderBody, placeholderNote } from '../shared/placeholder.ts';
 import { configString } from '../shared/config-fields.ts';
-import { metaString } from '../shared/metadata-fields.ts';
+import { customerTaxId, metaString } from '../shared/metadata-fields.ts';
 import { textHint } from '../shared/render-hints.ts';
-
-const FORMAT = 'FatturaPA 1.2.2 XML';
+import { MISSING_TAX_ID } from '../shared/issuer-tax-id.ts';
+import { fatturaXml, type Anagrafica, type IdFiscale, type Linea, type Riepilogo, type Sede } from './xml.ts';
 
 /**
  * The credit note's number. Italian invoices are numbered by the merchant, and a credit
- * note needs a number of its own; until the Italy issue gives credit notes their own
- * numbering, it is the original's number in a separate `NC-` sequence (one credit note
- * per cancelled invoice, so it is unique).
+ * note needs a number of its own: the original's number in a separate `NC-` sequence
+ * (one credit note per cancelled invoice, so it is unique).
  */
 export const creditNoteNumber = (originalNumber: string): string => `NC-${originalNumber}`;
 
-export function buildSdi(input: BuildInput): FiscalRecord {
-  const { tx, location } = input;
+/** Truncates to `max` characters (code points, as XSD maxLength counts them). */
+const clip = (text: string, max: number): string => {
+  const chars = Array.from(text);
+  return chars.length <= max ? text : chars.slice(0, max).join('');
+};
+
+/**
+ * FatturaPA free text is Latin (Basic Latin + Latin-1 Supplement, String…LatinType):
+ * other characters become `?`, control characters spaces, and runs of spaces one space
+ * (normalizedString). Empty text becomes `fallback`.
+ */
+export function latin(text: string, max: number, fallback = '.'): string {
+  const cleaned = Array.from(text.normalize('NFC'))
+    .map((c) => (/[\u0000-\u001F\u007F]/.test(c) ? ' ' : c.codePointAt(0)! <= 0xff ? c : '?'))
+    .join('')
+    .replace(/ +/g, ' ')
+    .trim();
+  return clip(cleaned === '' ? fallback : cleaned, max);
+}
+
+/** RateType: the percent with exactly two decimals (`22.00`, `5.50`); rates have at most 2 decimals. */
+export const rateText = (rate: number): string => decimal(Math.round(rate * 100));
+
+/** QuantitaType: 2 to 8 decimals (`1.00`, `0.125`). */
+export function quantityText(q: number): string {
+  const fixed = Math.abs(q).toFixed(8).replace(/0+$/, '');
+  const [units, decimals = ''] = fixed.split('.');
+  return `${units}.${decimals.padEnd(2, '0')}`;
+}
+
+/**
+ * ModalitaPagamento: cash MP01 (contanti), card MP08 (carta di pagamento), transfer MP05
+ * (bonifico); `other` is not knowable, so MP01 as the neutral default.
+ */
+export const MODALITA_PAGAMENTO: Readonly<Record<string, string>> = { cash: 'MP01', card: 'MP08', transfer: 'MP05', other: 'MP01' };
+
+/** The seller's partita IVA: resolved into the config at location creation (it/common.ts). */
+const partitaIva = (input: BuildInput): string =>
+  configString(input.location.config, 'partita_iva') ?? input.location.tax_id ?? MISSING_TAX_ID.padStart(11, '0');
+
+/**
+ * The file's progressivo (FORMATS.md §4.3: up to 5 alphanumerics, unique per
+ * transmitter), also written as ProgressivoInvio. Invoices: the gapless per-transmitter
+ * counter (`chain.number`, numberingKey in index.ts) in base 36, 5 characters
+ * (`00001` … `MZZZZ`). Credit notes are built from the location's annulment chain
+ * (`chain.seq`): `N` + 4 base-36 characters, a space invoices reach only after 38
+ * million files.
+ */
+export function progressivoOf(input: BuildInput): string {
   const cancellation = input.kind === 'cancellation';
-  const origTx = input.original?.tx ?? tx;
-  const originalNumber = metaString(origTx, 'invoice_number') ?? '';
-  const number = cancellation ? creditNoteNumber(originalNumber) : (metaString(tx, 'invoice_number') ?? '');
-  const fields = {
-    ...commonFields(input, { chained: false }),
-    formato_trasmissione: configString(location.config, 'formato_trasmissione') ?? null,
-    regime_fiscale: configString(location.config, 'regime_fiscale') ?? null,
-    codice_fiscale: configString(location.config, 'codice_fiscale') ?? null,
-    tipo_documento: cancellation ? 'TD04' : (metaString(tx, 'tipo_documento') ?? 'TD01'),
-    numero: number,
-    data: cancellation ? isoDate(localDate(input.now, 'IT')) : (metaString(tx, 'invoice_date') ?? isoDate(localDate(input.now, 'IT'))),
-    codice_destinatario: metaString(origTx, 'codice_destinatario') ?? null,
-    buyer_denomination: metaString(origTx, 'buyer_denomination') ?? null,
-    buyer_country: metaString(origTx, 'buyer_country') ?? null,
-    // A credit note names the invoice it corrects (DatiFattureCollegate).
-    fattura_collegata: cancellation
-      ? { numero: originalNumber, data: metaString(origTx, 'invoice_date') ?? null }
-      : undefined,
-  };
-  const body = placeholderBody(
-    cancellation ? `${FORMAT} (TD04 credit note)` : FORMAT,
-    placeholderNote(cancellation ? 'FatturaPA credit note (TD04)' : 'FatturaPA invoice', 'Italy'),
-    fields,
-  );
+  const n = cancellation ? input.chain.seq : (input.chain.number ?? input.chain.seq);
+  const digits = n.toString(36).toUpperCase();
+  const width = cancellation ? 4 : 5;
+  if (digits.length > width || (!cancellation && digits.length === 5 && digits >= 'N')) {
+    throw conflict('the SdI file progressivo of this transmitter is exhausted');
+  }
+  return (cancellation ? 'N' : '') + digits.padStart(width, '0');
+}
+
+/**
+ * ProgressivoInvio (String10): `country_config.progressivo_invio` (the spec's "sequence
+ * prefix", 1-5 alphanumerics) followed by the file's 5-character progressivo; without a
+ * prefix, the progressivo alone. The file name keeps the 5-character progressivo.
+ */
+export const progressivoInvio = (config: Record<string, unknown>, progressivo: string): string =>
+  `${configString(config, 'progressivo_invio') ?? ''}${progressivo}`;
+
+/** A config object's text field, trimmed, or undefined. */
+const text = (obj: Record<string, unknown> | null | undefined, ...keys: string[]): string | undefined => {
+  for (const k of keys) {
+    const v = obj?.[k];
+    if (typeof v === 'string' && v.trim() !== '') return v.trim();
+  }
+  return undefined;
+};
+
+/**
+ * The seller's Sede: country_config `indirizzo`, `cap`, `comune`, `provincia` (the
+ * location address stands in for a missing `indirizzo`). CAP and Comune are mandatory
+ * in the schema; a location without them gets `00000` and the location name, which SdI
+ * accepts in form but the merchant should fix (docs/decisions.md, Italy).
+ */
+function sedeCedente(input: BuildInput): Sede {
+  const c = input.location.config;
   return {
-    body,
-    contentType: 'application/json',
-    // SdI assigns the IdentificativoSdI when it receives the file.
-    fiscalId: null,
-    documentNumber: number,
+    Indirizzo: latin(text(c, 'indirizzo') ?? input.location.address ?? input.location.name, 60),
+    CAP: text(c, 'cap') ?? '00000',
+    Comune: latin(text(c, 'comune') ?? input.location.name, 60),
+    Provincia: text(c, 'provincia'),
+    Nazione: 'IT',
+  };
+}
+
+/**
+ * The buyer's Sede from `customer_context.address` (an object: `street`/`indirizzo`,
+ * `postal_code`/`cap`, `city`/`comune`, `province`/`provincia`, `country`/`nazione`).
+ * A foreign buyer's CAP is `00000` (SdI's convention); missing parts are filled the
+ * same way as the seller's.
+ */
+function sedeCessionario(tx: TransactionDraft, country: string): Sede {
+  const raw = tx.customer_context?.address;
+  const a = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>) : typeof raw === 'string' ? { street: raw } : {};
+  const nazione = (text(a, 'country', 'nazione') ?? country).toUpperCase();
+  const cap = text(a, 'postal_code', 'cap');
+  const provincia = text(a, 'province', 'provincia');
+  return {
+    Indirizzo: latin(text(a, 'street', 'indirizzo') ?? '.', 60),
+    CAP: nazione === 'IT' && cap !== undefined && /^[0-9]{5}$/.test(cap) ? cap : '00000',
+    Comune: latin(text(a, 'city', 'comune') ?? '.', 60),
+    Provincia: nazione === 'IT' && provincia !== undefined && /^[A-Z]{2}$/.test(provincia) ? provincia : undefined,
+    Nazione: nazione,
+  };
+}
+
+/**
+ * CessionarioCommittente's identity. A company: `customer_context.tax_id` (or `nif`,
+ * `partita_iva`), a VAT number with or without its country prefix (without one it is
+ * taken as of `buyer_country`); a 16-character codice fiscale there is a person's. A
+ * consumer: `customer_context.codice_fiscale`. The name: metadata `buyer_denomination`,
+ * else `customer_context.legal_name` or `name`, else `first_name` + `last_name` (Nome,
+ * Cognome).
+ */
+function cessionario(tx: TransactionDraft, country: string) {
+  const ctx = tx.customer_context ?? {};
+  const taxId = (customerTaxId(tx) ?? text(ctx, 'partita_iva'))?.replace(/\s/g, '').toUpperCase();
+  let IdFiscaleIVA: IdFiscale | undefined;
+  let CodiceFiscale = text(ctx, 'codice_fiscale')?.toUpperCase();
+  if (taxId !== undefined) {
+    if (/^[A-Z0-9]{16}$/.test(taxId) && /[A-Z]/.test(taxId.slice(0, 6))) CodiceFiscale ??= taxId;
+    else if (/^[A-Z]{2}/.test(taxId) && !/^[0-9]/.test(taxId)) IdFiscaleIVA = { IdPaese: taxId.slice(0, 2), IdCodice: clip(taxId.slice(2), 28) };
+    else IdFiscaleIVA = { IdPaese: country, IdCodice: clip(taxId, 28) };
+  }
+  const denominazione = metaString(tx, 'buyer_denomination') ?? text(ctx, 'legal_name', 'name');
+  const nome = text(ctx, 'first_name');
+  const cognome = text(ctx, 'last_name');
+  const Anagrafica: Anagrafica =
+    denominazione === undefined && nome !== undefined && cognome !== undefined
+      ? { Nome: latin(nome, 60), Cognome: latin(cognome, 60) }
+      : { Denominazione: latin(denominazione ?? CodiceFiscale ?? IdFiscaleIVA?.IdCodice ?? 'Cliente', 80) };
+  return {
+    IdFiscaleIVA,
+    CodiceFiscale: CodiceFiscale !== undefined && /^[A-Z0-9]{11,16}$/.test(CodiceFiscale) ? CodiceFiscale : undefined,
+    Anagrafica,
+    Sede: sedeCessionario(tx, country),
+  };
+}
+
+/** DettaglioLinee: net prices (PrezzoTotale = total - tax of the line), Natura on 0 % lines. */
+function linee(items: readonly TxLine[]): Linea[] {
+  return items.map((l, i) => ({
+    NumeroLinea: i + 1,
+    Descrizione: latin(l.description, 1000),
+    Quantita: quantityText(l.quantity),
+    PrezzoUnitario: decimal(l.unit_price),
+    PrezzoTotale: decimal(l.total_amount - l.tax_amount),
+    AliquotaIVA: rateText(l.tax_rate),
+    Natura: l.tax_rate === 0 && typeof l.natura === 'string' ? l.natura : undefined,
+  }));
+}
+
+/** DatiRiepilogo: one per rate and, at 0 %, per Natura, in order of first appearance. */
+function riepilogo(items: readonly TxLine[]): { rows: Riepilogo[]; total: number } {
+  const groups = new Map<string, { rate: number; natura: string | undefined; base: number; tax: number }>();
+  for (const l of items) {
+    const natura = l.tax_rate === 0 && typeof l.natura === 'string' ? l.natura : undefined;
+    const key = `${rateText(l.tax_rate)}|${natura ?? ''}`;
+    const g = groups.get(key) ?? { rate: l.tax_rate, natura, base: 0, tax: 0 };
+    g.base += l.total_amount - l.tax_amount;
+    g.tax += l.tax_amount;
+    groups.set(key, g);
+  }
+  let total = 0;
+  const rows = [...groups.values()].map((g) => {
+    total += g.base + g.tax;
+    return {
+      AliquotaIVA: rateText(g.rate),
+      Natura: g.natura,
+      ImponibileImporto: decimal(g.base),
+      Imposta: decimal(g.tax),
+      EsigibilitaIVA: 'I',
+    };
+  });
+  return { rows, total };
+}
+
+export function buildSdi(input: BuildInput): FiscalRecord {
+  const { location } = input;
+  const cancellation = input.kind === 'cancellation';
+  // A credit note repeats the cancelled invoice's lines and buyer.
+  const tx = cancellation ? (input.original?.tx ?? input.tx) : input.tx;
+  const originalNumber = metaString(tx, 'invoice_number') ?? '';
+  const numero = cancellation ? creditNoteNumber(originalNumber) : (metaString(tx, 'invoice_number') ?? '');
+  const today = isoDate(localDate(input.now, 'IT'));
+  const data = cancellation ? today : (metaString(tx, 'invoice_date') ?? today);
+  const versione = configString(location.config, 'formato_trasmissione') === 'FPA12' ? 'FPA12' : 'FPR12';
+  const piva = partitaIva(input);
+  const progressivo = progressivoOf(input);
+  const { rows, total } = riepilogo(tx.items);
+  const buyerCountry = metaString(tx, 'buyer_country') ?? 'IT';
+  const pec = metaString(tx, 'pec_destinatario');
+
+  const xml = fatturaXml({
+    versione,
+    trasmissione: {
+      IdTrasmittente: { IdPaese: 'IT', IdCodice: piva },
+      ProgressivoInvio: progressivoInvio(location.config, progressivo),
+      CodiceDestinatario: metaString(tx, 'codice_destinatario') ?? (versione === 'FPA12' ? '999999' : '0000000'),
+      PECDestinatario: pec,
+    },
+    cedente: {
+      IdFiscaleIVA: { IdPaese: 'IT', IdCodice: piva },
+      CodiceFiscale: configString(location.config, 'codice_fiscale'),
+      Anagrafica: { Denominazione: latin(configString(location.config, 'legal_name') ?? location.name, 80) },
+      RegimeFiscale: configString(location.config, 'regime_fiscale') ?? 'RF01',
+      Sede: sedeCedente(input),
+    },
+    cessionario: cessionario(tx, buyerCountry),
+    documento: {
+      TipoDocumento: cancellation ? 'TD04' : (metaString(tx, 'tipo_documento') ?? 'TD01'),
+      Divisa: tx.currency,
+      Data: data,
+      Numero: numero,
+      ImportoTotaleDocumento: decimal(total),
+    },
+    collegata: cancellation ? { IdDocumento: originalNumber, Data: metaString(tx, 'invoice_date') } : undefined,
+    linee: linee(tx.items),
+    riepilogo: rows,
+    pagamento: {
+      CondizioniPagamento: 'TP02',
+      ModalitaPagamento: MODALITA_PAGAMENTO[tx.payment_method] ?? 'MP01',
+      ImportoPagamento: decimal(total),
+    },
+  });
+  const fileName = `IT${piva}_${progressivo}.xml`;
+  return {
+    body: xml,
+    contentType: 'application/xml',
+    fiscalId: fileName,
+    documentNumber: numero,
     fingerprint: null,
     qrData: null,
-    placeholder: true,
-    renderHints: [textHint('invoice_number', 'header', number)],
+    placeholder: false,
+    renderHints: [textHint('invoice_number', 'header', numero)],
   };
 }

@@ -36,6 +36,14 @@ describe('it-sdi config', () => {
     });
   });
 
+  it('the seller\'s name and Sede (optional): legal_name, indirizzo, cap, comune, provincia', () => {
+    const sede = { legal_name: 'Trattoria Roma Srl', indirizzo: 'Via Roma 1', cap: '00184', comune: 'Roma', provincia: 'RM' };
+    expect(validate({ ...base, ...sede })).toEqual({ ...base, ...sede, partita_iva: PIVA });
+    expect400(() => validate({ ...base, cap: '184' }), 'country_config.cap must be 5 digits');
+    expect400(() => validate({ ...base, provincia: 'Roma' }), 'country_config.provincia must be 2 capital letters (e.g. RM)');
+    expect400(() => validate({ ...base, legal_name: 'x'.repeat(81) }), 'country_config.legal_name must be 1-80 Latin characters');
+  });
+
   it('accepts the minimal config', () => {
     expect(validate(base)).toEqual({ ...base, partita_iva: PIVA });
   });
@@ -48,7 +56,7 @@ describe('it-sdi config', () => {
     [undefined, ROUTING],
     [{ ...base, system: 'rt' }, ROUTING],
     [5, 'country_config must be an object'],
-    [{ ...base, legal_name: 'x' }, 'country_config.legal_name is not a known field for SDI'],
+    [{ ...base, cau_code: 'AB12' }, 'country_config.cau_code is not a known field for SDI'],
     [{ ...base, codice_fiscale: undefined }, 'country_config.codice_fiscale must be 11-16 alphanumeric characters'],
     [{ ...base, codice_fiscale: 'abc' }, 'country_config.codice_fiscale must be 11-16 alphanumeric characters'],
     [{ ...base, formato_trasmissione: 'FPR13' }, 'formato_trasmissione must be FPA12 or FPR12'],

@@ -23,6 +23,12 @@ const KNOWN_FIELDS = [
   'api_credential_id',
   'progressivo_invio',
   'partita_iva',
+  // The seller's name and Sede in the FatturaPA (CedentePrestatore, docs/decisions.md "Italy").
+  'legal_name',
+  'indirizzo',
+  'cap',
+  'comune',
+  'provincia',
 ] as const;
 
 /** FatturaPA <FormatoTrasmissione>: FPA12 to public administrations, FPR12 between private parties. */
@@ -58,6 +64,26 @@ export function validateSdiConfig({ config, taxId }: LocationConfigInput): Recor
     'country_config.progressivo_invio must be 1-5 alphanumeric characters',
   );
   const partita_iva = resolvePartitaIva(cfg, taxId);
+  // Anagrafica/Denominazione (String80Latin) and Sede (IndirizzoType): Indirizzo and
+  // Comune String60Latin, CAP 5 digits, Provincia 2 capital letters.
+  const latin = (n: number) => new RegExp(`^[\\x20-\\x7E\\u00A0-\\u00FF]{1,${n}}$`);
+  const legal_name = optionalPatternString(cfg, 'legal_name', latin(80), 'country_config.legal_name must be 1-80 Latin characters');
+  const indirizzo = optionalPatternString(cfg, 'indirizzo', latin(60), 'country_config.indirizzo must be 1-60 Latin characters');
+  const cap = optionalPatternString(cfg, 'cap', /^[0-9]{5}$/, 'country_config.cap must be 5 digits');
+  const comune = optionalPatternString(cfg, 'comune', latin(60), 'country_config.comune must be 1-60 Latin characters');
+  const provincia = optionalPatternString(cfg, 'provincia', /^[A-Z]{2}$/, 'country_config.provincia must be 2 capital letters (e.g. RM)');
 
-  return compact({ codice_fiscale, formato_trasmissione, regime_fiscale, api_credential_id, progressivo_invio, partita_iva });
+  return compact({
+    codice_fiscale,
+    formato_trasmissione,
+    regime_fiscale,
+    api_credential_id,
+    progressivo_invio,
+    partita_iva,
+    legal_name,
+    indirizzo,
+    cap,
+    comune,
+    provincia,
+  });
 }

@@ -1,8 +1,9 @@
 /**
  * Italy SDI (Sistema di Interscambio, FatturaPA e-invoicing): invoices are sent to SdI,
  * whose outcome arrives later as a notification; 12 days to transmit (DPR 633/1972
- * art. 21, as amended by DL 119/2018). Not chained. Files to a public administration
- * (FPA12) must be signed; that signing arrives with the real format in the Italy issue.
+ * art. 21, as amended by DL 119/2018). Not chained. The record is the FatturaPA 1.2.2
+ * XML (build.ts). Files to a public administration (FPA12) must be signed (XAdES-BES):
+ * a later step of issue #13.
  */
 import type { FiscalSystem } from '../types.ts';
 import { NATURA_LINE_FIELD } from '../it/natura.ts';
@@ -35,6 +36,10 @@ export const sdi: FiscalSystem<'it-sdi', 'IT'> = {
   validateTransaction: validateSdiTransaction,
   // The merchant numbers its invoices; the key only groups a location's records.
   chainKey: ({ location }) => chainKeyOf('it-sdi', location.id, 'default'),
+  // The SdI file progressivo is unique per transmitter (the partita IVA): a gapless
+  // counter per account and partita IVA gives it (build.ts progressivoOf).
+  numberingKey: ({ location }) =>
+    `it-sdi:${location.account_id}:${String(location.config.partita_iva ?? location.tax_id ?? location.id)}`,
   initialStatus: () => 'pending',
   build: buildSdi,
   submit: stubOnlySubmit(sdiSandbox),

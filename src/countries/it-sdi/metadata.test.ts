@@ -72,4 +72,20 @@ describe('it-sdi validateTransaction', () => {
     );
     expect400(() => validate({ invoice_number: '1' }, { currency: 'CHF' }), 'currency must be EUR for Italy locations');
   });
+
+  it.each([
+    ['N2', 'N2.1 or N2.2'],
+    ['N3', 'N3.1 to N3.6'],
+    ['N6', 'N6.1 to N6.9'],
+  ])('refuses the generic Natura %s that SdI no longer accepts, asking for its sub-code', (natura, sub) => {
+    const items = [line({ tax_rate: 0, tax_amount: 0, total_amount: 1000, natura })];
+    expect400(() => validate({ invoice_number: '1' }, { items }), `items[0].natura ${natura} is no longer accepted by SdI: give its sub-code (${sub})`);
+    const ok = [line({ tax_rate: 0, tax_amount: 0, total_amount: 1000, natura: `${natura}.1` })];
+    expect(validate({ invoice_number: '1' }, { items: ok }).invoice_number).toBe('1');
+  });
+
+  it('pec_destinatario: an email address', () => {
+    expect(validate({ invoice_number: '1', pec_destinatario: 'fatture@pec.example.it' }).pec_destinatario).toBe('fatture@pec.example.it');
+    expect400(() => validate({ invoice_number: '1', pec_destinatario: 'not-an-email' }), 'metadata.pec_destinatario must be an email address of at most 256 characters');
+  });
 });

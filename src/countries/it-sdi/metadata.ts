@@ -23,6 +23,7 @@ export const defaultTipoDocumento = (tx: TransactionDraft): string => (tx.type =
 export function validateSdiTransaction(tx: TransactionDraft, ctx: TransactionContext): Record<string, unknown> {
   const meta = baseMetadata(tx, 'IT');
   checkNatura(tx);
+  checkNaturaSubcode(tx);
 
   const invoice_number = optionalText(
     meta,
@@ -53,8 +54,17 @@ export function validateSdiTransaction(tx: TransactionDraft, ctx: TransactionCon
     optionalChoice(meta, 'tipo_documento', TIPI_DOCUMENTO, 'metadata.tipo_documento must be one of TD01, TD02, TD04, TD06, TD07, TD24') ??
     defaultTipoDocumento(tx);
 
+  // PECDestinatario (EmailType, at most 256): the buyer's certified mail when it has no channel code.
+  const pec_destinatario = optionalText(
+    meta,
+    'pec_destinatario',
+    'metadata.pec_destinatario must be an email address of at most 256 characters',
+    /^(?=.{1,256}$)[^\s@"]+@[^\s@"]+\.[^\s@"]+$/,
+  );
+
   return withoutUndefined({
     ...meta,
+    pec_destinatario,
     invoice_number,
     invoice_date,
     codice_destinatario,
@@ -85,4 +95,21 @@ function readCodiceDestinatario(meta: Record<string, unknown>, formato: unknown)
     optionalText(meta, 'codice_destinatario', 'metadata.codice_destinatario must be 7 uppercase letters or digits', /^[A-Z0-9]{7}$/) ??
     '0000000'
   );
+}
+
+/** The generic codes SdI has refused since 1 January 2021 (00445/00448): only their sub-codes. */
+const GENERIC_NATURA: Readonly<Record<string, string>> = { N2: 'N2.1 or N2.2', N3: 'N3.1 to N3.6', N6: 'N6.1 to N6.9' };
+
+/**
+ * SdI refuses an invoice that uses N2, N3 or N6 without a sub-code, and which sub-code
+ * applies is a tax decision we cannot make for the merchant: a 400 asks for it
+ * (docs/decisions.md "Italy").
+ */
+function checkNaturaSubcode(tx: TransactionDraft): void {
+  tx.items.forEach((line, i) => {
+    const sub = typeof line.natura === 'string' ? GENERIC_NATURA[line.natura] : undefined;
+    if (sub !== undefined) {
+      throw badRequest(`items[${i}].natura ${String(line.natura)} is no longer accepted by SdI: give its sub-code (${sub})`);
+    }
+  });
 }

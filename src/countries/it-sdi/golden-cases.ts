@@ -1,0 +1,89 @@
+/**
+ * Test fixtures (not a test file): the FatturaPA documents the golden files hold, on the
+ * fixed clock: a B2B invoice, a consumer invoice, a multi-rate invoice with two exempt
+ * natures, and the TD04 credit note cancelling the B2B invoice.
+ */
+import type { FiscalRecord, TransactionDraft } from '../types.ts';
+import { NOW, SOFTWARE, draft, line, location } from '../shared/test-fixtures.ts';
+import { validatedBuild } from '../shared/test-fixtures.ts';
+import { sdi } from './index.ts';
+
+export interface GoldenCase {
+  file: string;
+  tx: TransactionDraft;
+  record: FiscalRecord;
+}
+
+export const goldenLocation = () =>
+  location('it-sdi', { legal_name: 'Trattoria Roma Srl', indirizzo: 'Via Roma 1', cap: '00184', comune: 'Roma', provincia: 'RM' });
+
+const iva22 = (over: Parameters<typeof line>[0] = {}) =>
+  line({ description: 'Pranzo di lavoro', quantity: 2, unit_price: 1500, tax_rate: 22, tax_amount: 660, total_amount: 3660, ...over });
+
+export function goldenCases(loc = goldenLocation()): GoldenCase[] {
+  const out: GoldenCase[] = [];
+  const invoice = (file: string, tx: TransactionDraft) => {
+    const n = out.length + 1;
+    const built = validatedBuild(sdi, loc, tx, { transactionId: `00000000-0000-4000-8000-00000000000${n}`, chain: { seq: n, number: n, previous: null } });
+    out.push({ file, tx: built.tx, record: built.record });
+  };
+
+  invoice(
+    'b2b-invoice.xml',
+    draft({
+      payment_method: 'transfer',
+      items: [iva22()],
+      customer_context: {
+        tax_id: '12345678903',
+        legal_name: 'Cliente Esempio S.p.A.',
+        address: { street: 'Corso Buenos Aires 10', postal_code: '20124', city: 'Milano', province: 'MI', country: 'IT' },
+      },
+      metadata: { invoice_number: 'FT-2026/1', codice_destinatario: 'ABC1234' },
+    }),
+  );
+  invoice(
+    'consumer-invoice.xml',
+    draft({
+      payment_method: 'cash',
+      items: [iva22({ description: 'Cena', quantity: 1, unit_price: 4000, tax_amount: 880, total_amount: 4880 })],
+      customer_context: {
+        codice_fiscale: 'RSSMRA85T10A562S',
+        first_name: 'Mario',
+        last_name: 'Rossi',
+        address: { street: 'Via Garibaldi 5', postal_code: '00153', city: 'Roma', province: 'RM' },
+      },
+      metadata: { invoice_number: 'FT-2026/2' },
+    }),
+  );
+  invoice(
+    'multi-rate-exempt.xml',
+    draft({
+      payment_method: 'card',
+      items: [
+        iva22({ description: 'Consulenza', quantity: 1, unit_price: 10000, tax_amount: 2200, total_amount: 12200 }),
+        line({ description: 'Catering', quantity: 3, unit_price: 1250, tax_rate: 10, tax_amount: 375, total_amount: 4125 }),
+        line({ description: 'Corso di formazione', quantity: 1, unit_price: 5000, tax_rate: 0, tax_amount: 0, total_amount: 5000, natura: 'N4' }),
+        line({ description: 'Servizio a cliente estero', quantity: 1, unit_price: 2000, tax_rate: 0, tax_amount: 0, total_amount: 2000, natura: 'N2.1' }),
+        line({ description: 'Libri', quantity: 2, unit_price: 1000, tax_rate: 0, tax_amount: 0, total_amount: 2000, natura: 'N4' }),
+      ],
+      customer_context: { tax_id: 'DE123456789', legal_name: 'Kunde GmbH', address: { street: 'Hauptstrasse 1', postal_code: '10115', city: 'Berlin', country: 'DE' } },
+      metadata: { invoice_number: 'FT-2026/3', buyer_country: 'DE', codice_destinatario: 'XXXXXXX', pec_destinatario: 'fatture@example.it' },
+    }),
+  );
+
+  // The TD04 credit note cancelling the B2B invoice: the first record of the location's annulment chain.
+  const first = out[0]!;
+  const record = sdi.build({
+    transactionId: '00000000-0000-4000-8000-000000000004',
+    kind: 'cancellation',
+    tx: first.tx,
+    original: { transactionId: '00000000-0000-4000-8000-000000000001', fiscalId: first.record.fiscalId, tx: first.tx, issuedAt: NOW.toISOString(), documentNumber: first.record.documentNumber },
+    location: loc,
+    environment: 'test',
+    now: NOW,
+    chain: { seq: 1, previous: null },
+    software: SOFTWARE,
+  });
+  out.push({ file: 'credit-note-td04.xml', tx: first.tx, record });
+  return out;
+}

@@ -1,0 +1,92 @@
+/**
+ * Golden files: the FatturaPA documents of goldenCases() on the fixed clock, compared
+ * byte for byte with golden/*.xml (shared/golden.ts: UPDATE_GOLDEN=1 rewrites them and
+ * their .pretty.xml copies), each valid against the official FatturaPA 1.2.2 XSD
+ * (xmllint, offline through the schemas' catalog), with amounts that add up.
+ */
+import { XMLParser } from 'fast-xml-parser';
+import { describe, expect, it } from 'vitest';
+import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../test/support/xml-tools.ts';
+import { goldenFiles } from '../shared/golden.ts';
+import { goldenCases, goldenLocation } from './golden-cases.ts';
+import { validatedBuild } from '../shared/test-fixtures.ts';
+import { sdi } from './index.ts';
+
+const expectGolden = goldenFiles(new URL('./golden/', import.meta.url));
+const XSD = 'it/fatturapa/Schema_del_file_xml_FatturaPA_v1.2.2.xsd';
+const cases = goldenCases();
+const parser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: false, parseTagValue: false });
+const xsdTitle = (title: string) => (HAVE_SCHEMAS ? title : `${title}: ${SCHEMAS_MISSING_MESSAGE}`);
+const cents = (s: string) => {
+  const [u, d = ''] = s.replace('-', '').split('.');
+  return (s.startsWith('-') ? -1 : 1) * (Number(u) * 100 + Number(d.padEnd(2, '0').slice(0, 2)));
+};
+const doc = (body: string) => (parser.parse(body) as Record<string, any>).FatturaElettronica;
+
+describe('FatturaPA golden documents', () => {
+  it.each(cases.map((c) => [c.file, c] as const))('%s matches its golden file', (file, c) => {
+    expectGolden(file, c.record.body);
+  });
+
+  it.skipIf(!HAVE_SCHEMAS).each(cases.map((c) => [c.file, c] as const))(xsdTitle('%s validates against the FatturaPA 1.2.2 XSD'), (_file, c) => {
+    const result = xsdValidate(c.record.body, XSD);
+    expect(result.ok, result.output).toBe(true);
+  });
+
+  it.skipIf(!HAVE_SCHEMAS)(xsdTitle('an FPA12 location: the same document with versione FPA12 and the 6-character office code validates (unsigned)'), () => {
+    const pa = goldenLocation();
+    pa.config = { ...pa.config, formato_trasmissione: 'FPA12' };
+    const { record } = validatedBuild(sdi, pa, { ...cases[0]!.tx, metadata: { invoice_number: 'FT-2026/9', codice_destinatario: 'UFXYZ1' } });
+    const f = doc(record.body);
+    expect(f['@_versione']).toBe('FPA12');
+    expect(f.FatturaElettronicaHeader.DatiTrasmissione).toMatchObject({ FormatoTrasmissione: 'FPA12', CodiceDestinatario: 'UFXYZ1' });
+    const result = xsdValidate(record.body, XSD);
+    expect(result.ok, result.output).toBe(true);
+  });
+
+  it('records: XML, not placeholders, named by their SdI file name; the version attribute is FPR12', () => {
+    expect(cases.map((c) => c.record.fiscalId)).toEqual([
+      'IT01234567897_00001.xml',
+      'IT01234567897_00002.xml',
+      'IT01234567897_00003.xml',
+      'IT01234567897_N0001.xml',
+    ]);
+    for (const c of cases) {
+      expect(c.record).toMatchObject({ contentType: 'application/xml', placeholder: false });
+      const f = doc(c.record.body);
+      expect(f['@_versione']).toBe('FPR12');
+      const t = f.FatturaElettronicaHeader.DatiTrasmissione;
+      expect(`IT${t.IdTrasmittente.IdCodice}_${t.ProgressivoInvio}.xml`).toBe(c.record.fiscalId);
+    }
+  });
+
+  it('amounts: the summary adds up to the lines, the total to the summary, the payment to the total', () => {
+    for (const c of cases) {
+      const body = doc(c.record.body).FatturaElettronicaBody;
+      const lines = [body.DatiBeniServizi.DettaglioLinee].flat() as Record<string, string>[];
+      const rows = [body.DatiBeniServizi.DatiRiepilogo].flat() as Record<string, string>[];
+      const base = rows.reduce((s, r) => s + cents(r.ImponibileImporto!), 0);
+      const tax = rows.reduce((s, r) => s + cents(r.Imposta!), 0);
+      expect(lines.reduce((s, l) => s + cents(l.PrezzoTotale!), 0)).toBe(base);
+      expect(cents(body.DatiGenerali.DatiGeneraliDocumento.ImportoTotaleDocumento)).toBe(base + tax);
+      expect(base + tax).toBe(c.tx.total_amount);
+      expect(cents(body.DatiPagamento.DettaglioPagamento.ImportoPagamento)).toBe(base + tax);
+    }
+  });
+
+  it('types and parties: TD01 company, TD01 consumer (Nome/Cognome, CodiceFiscale), TD04 naming the invoice it corrects', () => {
+    const [b2b, consumer, multi, note] = cases.map((c) => doc(c.record.body));
+    const generali = (f: any) => f.FatturaElettronicaBody.DatiGenerali;
+    expect([b2b, consumer, multi, note].map((f) => generali(f).DatiGeneraliDocumento.TipoDocumento)).toEqual(['TD01', 'TD01', 'TD01', 'TD04']);
+    expect(b2b.FatturaElettronicaHeader.CessionarioCommittente.DatiAnagrafici.IdFiscaleIVA).toEqual({ IdPaese: 'IT', IdCodice: '12345678903' });
+    expect(consumer.FatturaElettronicaHeader.CessionarioCommittente.DatiAnagrafici).toEqual({
+      CodiceFiscale: 'RSSMRA85T10A562S',
+      Anagrafica: { Nome: 'Mario', Cognome: 'Rossi' },
+    });
+    expect(multi.FatturaElettronicaHeader.DatiTrasmissione.PECDestinatario).toBe('fatture@example.it');
+    const natures = [multi.FatturaElettronicaBody.DatiBeniServizi.DatiRiepilogo].flat().map((r: any) => `${r.AliquotaIVA}/${r.Natura ?? ''}`);
+    expect(natures).toEqual(['22.00/', '10.00/', '0.00/N4', '0.00/N2.1']);
+    expect(generali(note).DatiGeneraliDocumento.Numero).toBe('NC-FT-2026/1');
+    expect(generali(note).DatiFattureCollegate).toEqual({ IdDocumento: 'FT-2026/1', Data: '2026-01-15' });
+  });
+});

@@ -1,0 +1,183 @@
+/**
+ * The FatturaPA 1.2.2 document (Schema_del_file_xml_FatturaPA_v1.2.2.xsd), written as a
+ * string with the C14N-safe helpers of ../../xml/escape.ts: no XML declaration, no
+ * whitespace between elements, elements in schema order. Only the root is in the
+ * FatturaPA namespace (prefix `p`, as the official examples write it); the schema has no
+ * elementFormDefault, so every child is unqualified. No signature: an FPA12 file must
+ * be signed (XAdES-BES), which is a later step.
+ */
+import { el, optEl } from '../../xml/escape.ts';
+
+export const NS_FATTURA = 'http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2';
+
+/** `<name>…</name>` around already-built children. */
+const w = (name: string, inner: string): string => `<${name}>${inner}</${name}>`;
+
+export interface IdFiscale {
+  IdPaese: string;
+  IdCodice: string;
+}
+
+/** AnagraficaType: Denominazione, or Nome and Cognome. */
+export type Anagrafica = { Denominazione: string } | { Nome: string; Cognome: string };
+
+/** IndirizzoType (Sede). */
+export interface Sede {
+  Indirizzo: string;
+  CAP: string;
+  Comune: string;
+  Provincia?: string | undefined;
+  Nazione: string;
+}
+
+export interface Linea {
+  NumeroLinea: number;
+  Descrizione: string;
+  Quantita: string;
+  PrezzoUnitario: string;
+  PrezzoTotale: string;
+  AliquotaIVA: string;
+  Natura?: string | undefined;
+}
+
+export interface Riepilogo {
+  AliquotaIVA: string;
+  Natura?: string | undefined;
+  ImponibileImporto: string;
+  Imposta: string;
+  /** I (immediate) here; D and S (split payment, PA) are not offered yet. */
+  EsigibilitaIVA?: string | undefined;
+}
+
+export interface FatturaFields {
+  versione: 'FPR12' | 'FPA12';
+  trasmissione: {
+    IdTrasmittente: IdFiscale;
+    ProgressivoInvio: string;
+    CodiceDestinatario: string;
+    PECDestinatario?: string | undefined;
+  };
+  cedente: {
+    IdFiscaleIVA: IdFiscale;
+    CodiceFiscale?: string | undefined;
+    Anagrafica: Anagrafica;
+    RegimeFiscale: string;
+    Sede: Sede;
+  };
+  cessionario: {
+    IdFiscaleIVA?: IdFiscale | undefined;
+    CodiceFiscale?: string | undefined;
+    Anagrafica: Anagrafica;
+    Sede: Sede;
+  };
+  documento: {
+    TipoDocumento: string;
+    Divisa: string;
+    Data: string;
+    Numero: string;
+    ImportoTotaleDocumento: string;
+  };
+  /** DatiFattureCollegate of a credit note: the invoice it corrects. */
+  collegata?: { IdDocumento: string; Data?: string | undefined } | undefined;
+  linee: Linea[];
+  riepilogo: Riepilogo[];
+  pagamento?: { CondizioniPagamento: string; ModalitaPagamento: string; ImportoPagamento: string } | undefined;
+}
+
+const idFiscaleXml = (id: IdFiscale): string => el('IdPaese', id.IdPaese) + el('IdCodice', id.IdCodice);
+
+const anagraficaXml = (a: Anagrafica): string =>
+  w('Anagrafica', 'Denominazione' in a ? el('Denominazione', a.Denominazione) : el('Nome', a.Nome) + el('Cognome', a.Cognome));
+
+const sedeXml = (s: Sede): string =>
+  w('Sede', el('Indirizzo', s.Indirizzo) + el('CAP', s.CAP) + el('Comune', s.Comune) + optEl('Provincia', s.Provincia) + el('Nazione', s.Nazione));
+
+/** FatturaElettronicaType with one body, in schema order. */
+export function fatturaXml(f: FatturaFields): string {
+  const t = f.trasmissione;
+  const header = w(
+    'FatturaElettronicaHeader',
+    w(
+      'DatiTrasmissione',
+      w('IdTrasmittente', idFiscaleXml(t.IdTrasmittente)) +
+        el('ProgressivoInvio', t.ProgressivoInvio) +
+        el('FormatoTrasmissione', f.versione) +
+        el('CodiceDestinatario', t.CodiceDestinatario) +
+        optEl('PECDestinatario', t.PECDestinatario),
+    ) +
+      w(
+        'CedentePrestatore',
+        w(
+          'DatiAnagrafici',
+          w('IdFiscaleIVA', idFiscaleXml(f.cedente.IdFiscaleIVA)) +
+            optEl('CodiceFiscale', f.cedente.CodiceFiscale) +
+            anagraficaXml(f.cedente.Anagrafica) +
+            el('RegimeFiscale', f.cedente.RegimeFiscale),
+        ) + sedeXml(f.cedente.Sede),
+      ) +
+      w(
+        'CessionarioCommittente',
+        w(
+          'DatiAnagrafici',
+          (f.cessionario.IdFiscaleIVA ? w('IdFiscaleIVA', idFiscaleXml(f.cessionario.IdFiscaleIVA)) : '') +
+            optEl('CodiceFiscale', f.cessionario.CodiceFiscale) +
+            anagraficaXml(f.cessionario.Anagrafica),
+        ) + sedeXml(f.cessionario.Sede),
+      ),
+  );
+  const d = f.documento;
+  const generali = w(
+    'DatiGenerali',
+    w(
+      'DatiGeneraliDocumento',
+      el('TipoDocumento', d.TipoDocumento) +
+        el('Divisa', d.Divisa) +
+        el('Data', d.Data) +
+        el('Numero', d.Numero) +
+        el('ImportoTotaleDocumento', d.ImportoTotaleDocumento),
+    ) + (f.collegata ? w('DatiFattureCollegate', el('IdDocumento', f.collegata.IdDocumento) + optEl('Data', f.collegata.Data)) : ''),
+  );
+  const beni = w(
+    'DatiBeniServizi',
+    f.linee
+      .map((l) =>
+        w(
+          'DettaglioLinee',
+          el('NumeroLinea', String(l.NumeroLinea)) +
+            el('Descrizione', l.Descrizione) +
+            el('Quantita', l.Quantita) +
+            el('PrezzoUnitario', l.PrezzoUnitario) +
+            el('PrezzoTotale', l.PrezzoTotale) +
+            el('AliquotaIVA', l.AliquotaIVA) +
+            optEl('Natura', l.Natura),
+        ),
+      )
+      .join('') +
+      f.riepilogo
+        .map((r) =>
+          w(
+            'DatiRiepilogo',
+            el('AliquotaIVA', r.AliquotaIVA) +
+              optEl('Natura', r.Natura) +
+              el('ImponibileImporto', r.ImponibileImporto) +
+              el('Imposta', r.Imposta) +
+              optEl('EsigibilitaIVA', r.EsigibilitaIVA),
+          ),
+        )
+        .join(''),
+  );
+  const p = f.pagamento;
+  const pagamento = p
+    ? w(
+        'DatiPagamento',
+        el('CondizioniPagamento', p.CondizioniPagamento) +
+          w('DettaglioPagamento', el('ModalitaPagamento', p.ModalitaPagamento) + el('ImportoPagamento', p.ImportoPagamento)),
+      )
+    : '';
+  return (
+    `<p:FatturaElettronica xmlns:p="${NS_FATTURA}" versione="${f.versione}">` +
+    header +
+    w('FatturaElettronicaBody', generali + beni + pagamento) +
+    '</p:FatturaElettronica>'
+  );
+}
