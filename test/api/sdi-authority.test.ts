@@ -140,7 +140,7 @@ describe('it-sdi through the API with X-Svc-Sandbox: authority (SdICoop SdIRicev
     const upd = await t.db.query(
       `UPDATE fiscal_records SET body = replace(body, '<TipoDocumento>TD01</TipoDocumento>', '<TipoDocumento>TD99</TipoDocumento>') WHERE transaction_id = $1`,
       [created.id]);
-    expect(upd.affectedRows ?? (upd as { rowCount?: number }).rowCount).toBe(1);
+    expect(upd.rowCount).toBe(1);
     const got = await drainAndCollect();
     expect(got.requests).toHaveLength(1);
     expect(got.received[0]!.identificativoSdI).toBeUndefined();
