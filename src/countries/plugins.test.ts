@@ -23,7 +23,7 @@ const EXPECTED: Record<SystemKey, { chained: boolean; submission: string; initia
   'es-ticketbai': { chained: true, submission: 'realtime', initial: 'pending', window: 4, authority: true },
   'es-verifactu': { chained: true, submission: 'realtime', initial: 'pending', window: 4, authority: true },
   'es-sii': { chained: false, submission: 'realtime', initial: 'pending', window: 4, authority: true },
-  'it-sdi': { chained: false, submission: 'notification', initial: 'pending', window: 12 },
+  'it-sdi': { chained: false, submission: 'notification', initial: 'pending', window: 12, authority: true },
   'it-dc': { chained: false, submission: 'realtime', initial: 'pending', window: 12 },
   'fr-nf525': { chained: true, submission: 'none', initial: 'success' },
   'pt-saft': { chained: true, submission: 'none', initial: 'success' },

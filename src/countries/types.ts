@@ -473,8 +473,9 @@ export type AuthorityOutcome =
   /**
    * Sent; the outcome arrives later: as a notification (Italy SDI), or, with
    * `pollAfterSeconds`, by the system's `poll` after that many seconds (Italy DC).
+   * `upstreamId`: the authority's own id of the record (SdI IdentificativoSdI), kept as `fiscal_id_upstream`.
    */
-  | { kind: 'sent'; reference: string; response: Record<string, unknown>; pollAfterSeconds?: number | undefined };
+  | { kind: 'sent'; reference: string; response: Record<string, unknown>; pollAfterSeconds?: number | undefined; upstreamId?: string | undefined };
 
 /**
  * The answer to a `submitMany` request.

@@ -88,6 +88,11 @@ export async function startFakeAuthority(handler: FakeHandler): Promise<FakeAuth
           }
           res.writeHead(out.status, headers).end(payload);
         } catch (err) {
+          // A handler may ask for the connection to be cut without an answer (an outage).
+          if ((err as { resetConnection?: boolean }).resetConnection) {
+            req.socket.destroy();
+            return;
+          }
           res.writeHead(500, { 'content-type': 'text/plain' }).end(`fake authority handler failed: ${(err as Error).message}`);
         }
       })();

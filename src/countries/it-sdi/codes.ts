@@ -89,4 +89,15 @@ export const SDI_CODES: Readonly<Record<string, AuthorityCode>> = {
     error('A 0% VAT rate needs an exemption nature. Add it and send the transaction again.')),
   '00430': v('The VAT exemption nature (Natura, 2.2.2.2) is given in the VAT summary for a non-zero VAT rate.',
     error(`A VAT rate above zero must not have an exemption nature. ${RESEND}`)),
+  // SdICoop SdIRiceviFile `Errore` (erroreInvio_Type, TrasmissioneTypes_v1.0.xsd) and
+  // the client's own answers (sdicoop.ts).
+  EI01: sub('SdI refused the file: it is empty (EI01).', error('The invoice file sent to the SDI was empty. Contact support.')),
+  EI02: { message: 'The SdI service is not available (EI02); the file will be sent again.', category: 'submission', retriable: true },
+  EI03: auth('SdI refused the file: the sender is not enabled for the SdICoop service (EI03).',
+    error('This certificate is not enabled to send invoices to the SDI. Check the SDI accreditation of the certificate uploaded for this location.')),
+  SOAP_FAULT: sub('SdI refused the request with a SOAP fault.', error('The SDI refused the invoice file. Contact support.')),
+  HTTP_403: auth('SdI refused the connection (HTTP 401/403): the client certificate is missing, unknown or not enabled.',
+    error('The SDI refused the certificate of this location. Upload a certificate enabled for the SDI.')),
+  NOT_FATTURAPA_FILE: sub('The stored record is not a FatturaPA file with an SdI file name and cannot be sent to SdI.',
+    error('This invoice cannot be sent to the SDI. Contact support.')),
 };

@@ -21,6 +21,8 @@ const KNOWN_FIELDS = [
   'formato_trasmissione',
   'regime_fiscale',
   'api_credential_id',
+  // The uploaded certificate of the SdICoop channel (mutual TLS, sdicoop.ts).
+  'certificate_id',
   'progressivo_invio',
   'partita_iva',
   // The seller's name and Sede in the FatturaPA (CedentePrestatore, docs/decisions.md "Italy").
@@ -57,6 +59,7 @@ export function validateSdiConfig({ config, taxId }: LocationConfigInput): Recor
   const formato_trasmissione = oneOf(cfg, 'formato_trasmissione', FORMATI, 'formato_trasmissione must be FPA12 or FPR12');
   const regime_fiscale = patternString(cfg, 'regime_fiscale', REGIME_FISCALE, 'country_config.regime_fiscale must be RF01 to RF19');
   const api_credential_id = optionalString(cfg, 'api_credential_id');
+  const certificate_id = optionalString(cfg, 'certificate_id');
   const progressivo_invio = optionalPatternString(
     cfg,
     'progressivo_invio',
@@ -78,6 +81,7 @@ export function validateSdiConfig({ config, taxId }: LocationConfigInput): Recor
     formato_trasmissione,
     regime_fiscale,
     api_credential_id,
+    certificate_id,
     progressivo_invio,
     partita_iva,
     legal_name,

@@ -8,12 +8,13 @@
 import type { FiscalSystem } from '../types.ts';
 import { NATURA_LINE_FIELD } from '../it/natura.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
-import { stubOnlySubmit } from '../shared/sandbox.ts';
+import { runSandbox } from '../shared/sandbox.ts';
 import { validateSdiConfig } from './config.ts';
 import { validateSdiTransaction } from './metadata.ts';
 import { buildSdi } from './build.ts';
 import { sdiSandbox } from './sandbox.ts';
 import { SDI_CODES } from './codes.ts';
+import { submitToSdi } from './sdicoop.ts';
 import { SDI_STATUSES } from './statuses.ts';
 import { SDI_STATUS_EVENT, sdiNotifications } from './notifications.ts';
 
@@ -26,12 +27,13 @@ export const sdi: FiscalSystem<'it-sdi', 'IT'> = {
     chained: false,
     submission: 'notification',
     submissionWindowDays: 12,
-    authorityTransport: false,
+    authorityTransport: true,
     cancellationJoinsChain: false,
   },
   validateConfig: validateSdiConfig,
   secretConfigFields: [],
-  certificateFields: [],
+  // The certificate of the SdICoop mutual TLS channel (sdicoop.ts).
+  certificateFields: ['certificate_id'],
   lineFields: [NATURA_LINE_FIELD],
   validateTransaction: validateSdiTransaction,
   // The merchant numbers its invoices; the key only groups a location's records.
@@ -42,7 +44,8 @@ export const sdi: FiscalSystem<'it-sdi', 'IT'> = {
     `it-sdi:${location.account_id}:${String(location.config.partita_iva ?? location.tax_id ?? location.id)}`,
   initialStatus: () => 'pending',
   build: buildSdi,
-  submit: stubOnlySubmit(sdiSandbox),
+  // SdICoop SdIRiceviFile in `authority` mode (sdicoop.ts); the outcome arrives later as a notification.
+  submit: async (record, ctx) => (ctx.mode === 'stub' ? runSandbox(record, ctx, sdiSandbox) : submitToSdi(record, ctx)),
   codes: SDI_CODES,
   // SdI's notifications (RC, NS, MC, NE, DT, AT) at POST /v1/inbound/sdi (notifications.ts).
   inbound: sdiNotifications,

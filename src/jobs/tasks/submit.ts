@@ -224,7 +224,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
       outcome: 'completed',
       commit: async (tx) => {
         await transactionsRepo.update(tx, t.id, {
-          status: 'pending', fiscal_id: t.fiscal_id ?? outcome.reference,
+          status: 'pending', fiscal_id: t.fiscal_id ?? outcome.reference, fiscal_id_upstream: outcome.upstreamId ?? t.fiscal_id_upstream,
           response_payload: { authority: outcome.response, ...(polled ? { awaiting_result: true } : { awaiting_notification: true }) },
         }, now, from('pending'));
         if (polled) {
