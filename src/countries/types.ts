@@ -474,7 +474,16 @@ export type AuthorityOutcome =
    * Sent; the outcome arrives later: as a notification (Italy SDI), or, with
    * `pollAfterSeconds`, by the system's `poll` after that many seconds (Italy DC).
    */
-  | { kind: 'sent'; reference: string; response: Record<string, unknown>; pollAfterSeconds?: number | undefined };
+  | {
+    kind: 'sent'; reference: string; response: Record<string, unknown>; pollAfterSeconds?: number | undefined;
+    /**
+     * Messages the authority will send about this record later: the sandbox stub produces
+     * them (Italy SDI: the RC or NS a real SdI would send), and the core delivers them
+     * through the system's inbound channel (services/inbound.ts `receiveTrusted`, an
+     * `inbound_message` job each) after this outcome commits.
+     */
+    notifications?: { body: string; contentType: string }[] | undefined;
+  };
 
 /**
  * The answer to a `submitMany` request.

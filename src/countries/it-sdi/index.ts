@@ -8,11 +8,10 @@
 import type { FiscalSystem } from '../types.ts';
 import { NATURA_LINE_FIELD } from '../it/natura.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
-import { stubOnlySubmit } from '../shared/sandbox.ts';
 import { validateSdiConfig } from './config.ts';
 import { validateSdiTransaction } from './metadata.ts';
 import { buildSdi } from './build.ts';
-import { sdiSandbox } from './sandbox.ts';
+import { sdiSubmit } from './sandbox.ts';
 import { SDI_CODES } from './codes.ts';
 import { SDI_STATUSES } from './statuses.ts';
 import { SDI_STATUS_EVENT, sdiNotifications } from './notifications.ts';
@@ -42,7 +41,8 @@ export const sdi: FiscalSystem<'it-sdi', 'IT'> = {
     `it-sdi:${location.account_id}:${String(location.config.partita_iva ?? location.tax_id ?? location.id)}`,
   initialStatus: () => 'pending',
   build: buildSdi,
-  submit: stubOnlySubmit(sdiSandbox),
+  // Stub mode: `sent`, and the RC or NS a real SdI would send, through the channel (sandbox.ts).
+  submit: sdiSubmit,
   codes: SDI_CODES,
   // SdI's notifications (RC, NS, MC, NE, DT, AT) at POST /v1/inbound/sdi (notifications.ts).
   inbound: sdiNotifications,
