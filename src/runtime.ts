@@ -5,6 +5,7 @@ import type { DerivedKeys } from './crypto/master-key.ts';
 import { CLOUD_BACKOFF, type BackoffPolicy } from './jobs/backoff.ts';
 import { createWorker, type JobHandler, type Worker } from './jobs/runner.ts';
 import { createSubmitHandler } from './jobs/tasks/submit.ts';
+import { createInboundMessageHandler } from './jobs/tasks/inbound-message.ts';
 import { createDeliverWebhookHandler } from './jobs/tasks/deliver-webhook.ts';
 import { createTranslateErrorHandler } from './jobs/tasks/translate-error.ts';
 import { CERTIFICATE_EXPIRY_JOB, createCertificateExpiryHandler, scheduleCertificateExpiry } from './jobs/tasks/certificate-expiry.ts';
@@ -15,7 +16,7 @@ import { createFanOutEventsHandler } from './jobs/tasks/fan-out-events.ts';
 import { createLedger } from './ledger/ledger.ts';
 import { createInboundService, type InboundService } from './services/inbound.ts';
 import { SYSTEMS } from './countries/registry.ts';
-import { POLL_JOB, SUBMIT_JOB, TRANSLATE_JOB } from './services/transaction-view.ts';
+import { INBOUND_MESSAGE_JOB, POLL_JOB, SUBMIT_JOB, TRANSLATE_JOB } from './services/transaction-view.ts';
 import type { EventPublisher } from './services/events.ts';
 import { createCertificateService, type CertificateService } from './services/certificates.ts';
 import { createSigningKeyService, type SigningKeyService } from './services/signing-keys.ts';
@@ -112,6 +113,11 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     db: o.db, clock: o.clock, log: o.log, events, ledger, locations, signingKeys, pacing, software,
     authorityBaseUrls: o.config.authorityBaseUrls, authorityCa: o.config.authorityCa,
   }, o.config.batch);
+  // Before the handlers: the inbound_message jobs deliver the stub's notifications through it.
+  const inbound = createInboundService({
+    db: o.db, clock: o.clock, log: o.log, events, secrets: o.config.inboundSecrets ?? {},
+    ...(o.systems ? { systems: SYSTEMS.map((s) => o.systems!(s.key)) } : {}),
+  });
   const submit = createSubmitHandler({
     db: o.db, clock: o.clock, log: o.log, events, locations, signingKeys, pacing, backoff: o.config.backoff ?? CLOUD_BACKOFF,
     authorityBaseUrls: o.config.authorityBaseUrls, authorityCa: o.config.authorityCa, ...(o.random ? { random: o.random } : {}),
@@ -121,6 +127,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     // One handler sends a record and, for a system with `poll`, fetches its result later.
     [SUBMIT_JOB]: submit,
     [POLL_JOB]: submit,
+    [INBOUND_MESSAGE_JOB]: createInboundMessageHandler({ inbound, log: o.log }),
     [FAN_OUT_EVENTS]: createFanOutEventsHandler({ clock: o.clock, events }),
     [DELIVER_WEBHOOK]: createDeliverWebhookHandler({ ...deps, events, ...(o.config.webhookTimeoutMs ? { timeoutMs: o.config.webhookTimeoutMs } : {}) }),
     [TRANSLATE_JOB]: createTranslateErrorHandler({ ...deps, translator }),
@@ -131,10 +138,6 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   const w = worker;
   const submitter: Submitter = { runNow: (id) => w.runJobNow(id), notify: () => w.notify() };
   const maxAttempts = o.config.submissionMaxAttempts ?? 50;
-  const inbound = createInboundService({
-    db: o.db, clock: o.clock, log: o.log, events, secrets: o.config.inboundSecrets ?? {},
-    ...(o.systems ? { systems: SYSTEMS.map((s) => o.systems!(s.key)) } : {}),
-  });
   const transactions = createTransactionService({ ...deps, ledger, locations, submitter, software, maxAttempts, signingKeys });
   return {
     transactions,

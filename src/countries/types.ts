@@ -475,7 +475,18 @@ export type AuthorityOutcome =
    * `pollAfterSeconds`, by the system's `poll` after that many seconds (Italy DC).
    * `upstreamId`: the authority's own id of the record (SdI IdentificativoSdI), kept as `fiscal_id_upstream`.
    */
-  | { kind: 'sent'; reference: string; response: Record<string, unknown>; pollAfterSeconds?: number | undefined; upstreamId?: string | undefined };
+  | {
+    kind: 'sent'; reference: string; response: Record<string, unknown>; pollAfterSeconds?: number | undefined;
+    /** The authority's id of the record, when its answer gives one (SdI: IdentificativoSdI): kept as `fiscal_id_upstream`. */
+    upstreamId?: string | undefined;
+    /**
+     * Messages the authority will send about this record later: the sandbox stub produces
+     * them (Italy SDI: the RC or NS a real SdI would send), and the core delivers them
+     * through the system's inbound channel (services/inbound.ts `receiveTrusted`, an
+     * `inbound_message` job each) after this outcome commits.
+     */
+    notifications?: { body: string; contentType: string }[] | undefined;
+  };
 
 /**
  * The answer to a `submitMany` request.

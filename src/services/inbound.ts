@@ -60,15 +60,28 @@ export function createInboundService(deps: InboundDeps) {
     if (system.inbound) channels.set(system.inbound.name, { system, channel: system.inbound });
   }
 
+  /** A message posted to `POST /v1/inbound/<name>`: the channel's secret checked, then read as any other. */
   async function receive(name: string, input: InboundMessageInput): Promise<InboundResult> {
     const found = channels.get(name);
     if (!found) throw notFound('inbound channel not found');
-    const { system, channel } = found;
+    const { channel } = found;
     const header = input.headers[channel.secretHeader.toLowerCase()];
     const expected = deps.secrets[name];
     if (expected === undefined || typeof header !== 'string' || !sameSecret(header, expected)) {
       throw unauthorized(`missing or invalid ${channel.secretHeader}`);
     }
+    return receiveTrusted(name, { body: input.body, contentType: input.contentType });
+  }
+
+  /**
+   * A message from inside the service (the sandbox stub's notifications, delivered by an
+   * `inbound_message` job: jobs/tasks/inbound-message.ts): no secret to check; read,
+   * matched and applied exactly as a posted one (the one path for both).
+   */
+  async function receiveTrusted(name: string, input: { body: string; contentType: string | undefined }): Promise<InboundResult> {
+    const found = channels.get(name);
+    if (!found) throw notFound('inbound channel not found');
+    const { system, channel } = found;
     const message = channel.read({ body: input.body, contentType: input.contentType });
     const match = await transactionsRepo.findByAuthorityId(deps.db, system.key, message.match);
     if (!match) throw notFound('transaction not found');
@@ -101,7 +114,7 @@ export function createInboundService(deps: InboundDeps) {
     });
   }
 
-  return { receive, channels: () => [...channels.keys()] };
+  return { receive, receiveTrusted, channels: () => [...channels.keys()] };
 }
 
 export type InboundService = ReturnType<typeof createInboundService>;

@@ -8,6 +8,8 @@ export const SUBMIT_JOB = 'submit';
 /** Fetches the result of a record sent earlier (a system with `poll`): jobs/tasks/submit.ts. */
 export const POLL_JOB = 'poll_result';
 export const TRANSLATE_JOB = 'translate_error';
+/** Delivers a message the sandbox stub produced through the system's inbound channel: jobs/tasks/inbound-message.ts. */
+export const INBOUND_MESSAGE_JOB = 'inbound_message';
 
 /** The Transaction object as the API shows it (the spec's fields, plus a few marked extras). */
 export interface TransactionView {

@@ -78,21 +78,21 @@ describe('it-sdi build and sandbox', () => {
     expect(g.DatiFattureCollegate).toEqual({ IdDocumento: '2026/15', Data: '2026-01-15' });
   });
 
-  it('accept: delivered, IdentificativoSdI; reject: rejected (NS) with the code text; 00404 duplicate', async () => {
+  it('stub: sent with the file name and IdentificativoSdI; the RC or NS (any code, 00404 too) follows as a notification (sandbox.test.ts)', async () => {
     const ok = validatedBuild(sdi, loc, sale());
     expect(await sdi.submit(stored(ok.record, ok.tx), submitCtx(loc))).toMatchObject({
-      kind: 'accepted',
-      status: 'delivered',
-      fiscalId: expect.stringMatching(/^[1-9]\d{9}$/),
+      kind: 'sent',
+      reference: ok.record.fiscalId,
+      response: { notification: 'RC', IdentificativoSdI: expect.stringMatching(/^[1-9]\d{9}$/) },
+      notifications: [{ contentType: 'application/xml', body: expect.stringContaining('<types:RicevutaConsegna') }],
     });
-    const rej = validatedBuild(sdi, loc, draft({ metadata: { invoice_number: '1', sandbox_outcome: 'reject:00311' } }));
-    expect(await sdi.submit(stored(rej.record, rej.tx), submitCtx(loc))).toMatchObject({
-      kind: 'rejected',
-      status: 'rejected',
-      code: '00311',
-      message: '1.1.4 <CodiceDestinatario> is not valid.',
-    });
-    const dup = validatedBuild(sdi, loc, draft({ metadata: { invoice_number: '1', sandbox_outcome: 'reject:00404' } }));
-    expect((await sdi.submit(stored(dup.record, dup.tx), submitCtx(loc))).kind).toBe('duplicate');
+    for (const code of ['00311', '00404']) {
+      const rej = validatedBuild(sdi, loc, draft({ metadata: { invoice_number: '1', sandbox_outcome: `reject:${code}` } }));
+      expect(await sdi.submit(stored(rej.record, rej.tx), submitCtx(loc))).toMatchObject({
+        kind: 'sent',
+        response: { notification: 'NS', code },
+        notifications: [{ body: expect.stringContaining(`<Codice>${code}</Codice>`) }],
+      });
+    }
   });
 });

@@ -8,11 +8,10 @@
 import type { FiscalSystem } from '../types.ts';
 import { NATURA_LINE_FIELD } from '../it/natura.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
-import { runSandbox } from '../shared/sandbox.ts';
 import { validateSdiConfig } from './config.ts';
 import { validateSdiTransaction } from './metadata.ts';
 import { buildSdi } from './build.ts';
-import { sdiSandbox } from './sandbox.ts';
+import { sdiSubmit } from './sandbox.ts';
 import { SDI_CODES } from './codes.ts';
 import { submitToSdi } from './sdicoop.ts';
 import { SDI_STATUSES } from './statuses.ts';
@@ -44,8 +43,9 @@ export const sdi: FiscalSystem<'it-sdi', 'IT'> = {
     `it-sdi:${location.account_id}:${String(location.config.partita_iva ?? location.tax_id ?? location.id)}`,
   initialStatus: () => 'pending',
   build: buildSdi,
-  // SdICoop SdIRiceviFile in `authority` mode (sdicoop.ts); the outcome arrives later as a notification.
-  submit: async (record, ctx) => (ctx.mode === 'stub' ? runSandbox(record, ctx, sdiSandbox) : submitToSdi(record, ctx)),
+  // Stub mode: `sent`, and the RC or NS a real SdI would send, through the channel (sandbox.ts);
+  // authority mode: SdICoop SdIRiceviFile (sdicoop.ts); the outcome arrives later as a notification.
+  submit: async (record, ctx) => (ctx.mode === 'stub' ? sdiSubmit(record, ctx) : submitToSdi(record, ctx)),
   codes: SDI_CODES,
   // SdI's notifications (RC, NS, MC, NE, DT, AT) at POST /v1/inbound/sdi (notifications.ts).
   inbound: sdiNotifications,

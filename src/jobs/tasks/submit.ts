@@ -12,7 +12,7 @@ import type { EventPublisher } from '../../services/events.ts';
 import type { LocationService } from '../../services/locations.ts';
 import { cancelOriginalIfAccepted } from '../../services/cancellation.ts';
 import { acceptedFields, recordFailure as recordAuthorityFailure } from '../../services/authority-outcome.ts';
-import { completionEvent, jobEvent, POLL_JOB } from '../../services/transaction-view.ts';
+import { completionEvent, INBOUND_MESSAGE_JOB, jobEvent, POLL_JOB } from '../../services/transaction-view.ts';
 import type { Db, Queryable } from '../../store/db.ts';
 import type { LocationRow } from '../../store/repos/locations-repo.ts';
 import { transactionsRepo, type StartedSubmission, type SubmissionRecord, type TransactionRow } from '../../store/repos/transactions-repo.ts';
@@ -72,6 +72,9 @@ export interface SubmitTaskDeps {
   /** The plug-in of a system key (default: the registry's; a test may wrap one). */
   systems?: (key: string) => FiscalSystem;
 }
+
+/** Attempts of an `inbound_message` job: only a database failure is retried (jobs/tasks/inbound-message.ts). */
+const INBOUND_MESSAGE_ATTEMPTS = 5;
 
 /** Seconds between polls when the system does not say (`sent` without `pollAfterSeconds` from `poll`). */
 const DEFAULT_POLL_SECONDS = 30;
@@ -220,6 +223,8 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
       return { outcome: 'retry', error: 'result not ready', runAt: new Date(now.getTime() + after), commit: backToPending(t.id) };
     }
     const polled = system.poll !== undefined && outcome.pollAfterSeconds !== undefined;
+    const channel = system.inbound?.name;
+    if (outcome.notifications?.length && channel === undefined) throw new Error(`${system.key} produced notifications but has no inbound channel`);
     return {
       outcome: 'completed',
       commit: async (tx) => {
@@ -232,6 +237,11 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
             kind: POLL_JOB, accountId: t.account_id, transactionId: t.id, maxAttempts: job.max_attempts, runAt: new Date(now.getTime() + after),
           }, now);
         }
+        // The stub's notifications, delivered through the inbound channel once this commits.
+        await jobsRepo.enqueueMany(tx, (outcome.notifications ?? []).map((n) => ({
+          kind: INBOUND_MESSAGE_JOB, accountId: t.account_id, transactionId: t.id, maxAttempts: INBOUND_MESSAGE_ATTEMPTS, runAt: now,
+          payload: { channel, body: n.body, content_type: n.contentType },
+        })), now);
       },
     };
   }

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.ts';
+import { jobsRepo } from '../../src/store/repos/jobs-repo.ts';
+import { startTestApp, type TestApp } from '../support/harness.ts';
+import { createLocation, createTx, getTx, saleBody, saleMetadata } from '../support/transactions.ts';
+
+/*
+ * Test keys with the stub SdI (src/countries/it-sdi/sandbox.ts), on each store: the stub
+ * answers `sent` and produces the RC or NS a real SdI would send, and an `inbound_message`
+ * job delivers it through the SdI channel's receiver (services/inbound.ts), the same code
+ * POST /v1/inbound/sdi runs. Nothing is wrapped here: the real plug-in and channel.
+ */
+
+const clock = new ManualClock('2026-11-20T10:00:00.000Z');
+
+let t: TestApp;
+let key: string;
+let accountId: string;
+let location: string;
+beforeAll(async () => {
+  t = await startTestApp({ clock });
+  ({ key, accountId } = await t.signup());
+  location = await createLocation(t, key, 'it-sdi');
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const eventsOf = async (transactionId: string) => (await t.db.query<{ type: string; data: { status: string } }>(
+  `SELECT type, data FROM events WHERE account_id = $1 AND data->>'transaction_id' = $2 AND type LIKE 'transaction.sdi%' ORDER BY created_at`,
+  [accountId, transactionId])).rows.map((e) => [e.type, e.data.status]);
+
+const jobsOf = async (transactionId: string) => (await t.db.query<{ id: string; kind: string; status: string; payload: Record<string, unknown>; last_error: string | null }>(
+  `SELECT id, kind, status, payload, last_error FROM jobs WHERE transaction_id = $1 ORDER BY created_at, kind`, [transactionId])).rows;
+
+/** Creates an invoice, runs its submit job alone, and checks it then awaits its notification. */
+async function submitted(metadata: Record<string, unknown> = {}) {
+  const res = await createTx(t, key, saleBody(location, { metadata: { ...saleMetadata['it-sdi'], ...metadata } }));
+  expect(res.statusCode, res.body).toBe(201);
+  expect(res.json().status).toBe('pending');
+  const id: string = res.json().id;
+  const submit = (await jobsOf(id)).find((j) => j.kind === 'submit')!;
+  expect(await t.worker.runJobNow(submit.id)).toBe(true);
+  const sent = await getTx(t, key, id);
+  expect(sent).toMatchObject({ status: 'pending', fiscal_id: expect.stringMatching(/^IT\d{11}_[0-9A-Z]{5}\.xml$/) });
+  expect(sent.response_payload).toMatchObject({ awaiting_notification: true, authority: { sandbox: true, IdentificativoSdI: expect.stringMatching(/^[1-9]\d{9}$/) } });
+  const inbound = (await jobsOf(id)).filter((j) => j.kind === 'inbound_message');
+  expect(inbound.map((j) => [j.status, j.payload.channel, j.payload.content_type])).toEqual([['pending', 'sdi', 'application/xml']]);
+  expect(await eventsOf(id)).toEqual([]);
+  return { id, fiscalId: sent.fiscal_id as string, sdiId: sent.response_payload.authority.IdentificativoSdI as string, inbound: inbound[0]! };
+}
+
+/** The same notification job once more (a re-run after a lost completion). */
+async function again(job: { payload: Record<string, unknown> }, transactionId: string) {
+  const now = clock.now();
+  const copy = await t.db.transaction((tx) => jobsRepo.enqueue(tx, { kind: 'inbound_message', accountId, transactionId, maxAttempts: 5, runAt: now, payload: job.payload }, now));
+  await t.worker.drain();
+  return (await t.db.query<{ status: string }>('SELECT status FROM jobs WHERE id = $1', [copy.id])).rows[0]!.status;
+}
+
+describe('test keys: the stub SdI notifies through the receiver', () => {
+  it('accept: pending, then a real RC through the receiver: delivered, with one event; the same RC again changes nothing', async () => {
+    const s = await submitted();
+    await t.worker.drain();
+    const tx = await getTx(t, key, s.id);
+    expect(tx).toMatchObject({ status: 'delivered', fiscal_id: s.fiscalId, fiscal_id_upstream: s.sdiId });
+    expect(tx.completed_at).not.toBeNull();
+    expect(tx.response_payload.notifications).toEqual([expect.objectContaining({
+      notification: 'RC', type: 'RicevutaConsegna', IdentificativoSdI: s.sdiId, NomeFile: s.fiscalId, Destinatario: expect.objectContaining({ Codice: '0000000' }),
+    })]);
+    expect((await jobsOf(s.id)).map((j) => [j.kind, j.status])).toEqual(expect.arrayContaining([['submit', 'completed'], ['inbound_message', 'completed']]));
+    expect(await eventsOf(s.id)).toEqual([['transaction.sdi_status_changed', 'delivered']]);
+
+    expect(await again(s.inbound, s.id)).toBe('completed');
+    expect(await getTx(t, key, s.id)).toMatchObject({ status: 'delivered', fiscal_id: s.fiscalId, fiscal_id_upstream: s.sdiId, completed_at: tx.completed_at });
+    expect(await eventsOf(s.id)).toEqual([['transaction.sdi_status_changed', 'delivered']]);
+  });
+
+  it('reject:00404: a real NS through the receiver: rejected, the error 00404 kept, one event; the same NS again changes nothing', async () => {
+    const s = await submitted({ sandbox_outcome: 'reject:00404' });
+    await t.worker.drain();
+    const tx = await getTx(t, key, s.id);
+    expect(tx).toMatchObject({ status: 'rejected', fiscal_id: s.fiscalId, fiscal_id_upstream: s.sdiId });
+    expect(tx.response_payload.notifications).toEqual([expect.objectContaining({
+      notification: 'NS', type: 'NotificaScarto', IdentificativoSdI: s.sdiId, NomeFile: s.fiscalId,
+      ListaErrori: [{ Codice: '00404', Descrizione: expect.stringContaining('Duplicate invoice'), message: expect.stringContaining('Duplicate invoice') }],
+    })]);
+    expect(await eventsOf(s.id)).toEqual([['transaction.sdi_status_changed', 'rejected']]);
+
+    expect(await again(s.inbound, s.id)).toBe('completed');
+    expect((await getTx(t, key, s.id)).status).toBe('rejected');
+    expect(await eventsOf(s.id)).toEqual([['transaction.sdi_status_changed', 'rejected']]);
+  });
+
+  it('a notification the receiver refuses (no record, 404) ends its job dead with the answer, never retried', async () => {
+    const s = await submitted();
+    await t.worker.drain();
+    const body = String(s.inbound.payload.body).replace(/<NomeFile>[^<]+<\/NomeFile>/, '<NomeFile>IT00000000000_ZZZZZ.xml</NomeFile>')
+      .replace(/<IdentificativoSdI>\d+<\/IdentificativoSdI>/, '<IdentificativoSdI>1</IdentificativoSdI>');
+    const now = clock.now();
+    const job = await t.db.transaction((tx) => jobsRepo.enqueue(tx, { kind: 'inbound_message', accountId, transactionId: s.id, maxAttempts: 5, runAt: now, payload: { ...s.inbound.payload, body } }, now));
+    await t.worker.drain();
+    const row = (await t.db.query<{ status: string; last_error: string }>('SELECT status, last_error FROM jobs WHERE id = $1', [job.id])).rows[0]!;
+    expect(row).toEqual({ status: 'dead', last_error: 'the sdi channel answered 404: transaction not found' });
+    expect((await getTx(t, key, s.id)).status).toBe('delivered');
+  });
+});
