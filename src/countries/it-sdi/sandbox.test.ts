@@ -8,7 +8,7 @@ import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../tes
 import type { StoredRecord, SubmitContext } from '../types.ts';
 import { sdi } from './index.ts';
 import { sdiNotifications } from './notifications.ts';
-import { stubIdentificativoSdI } from './sandbox.ts';
+import { sdiSubmit, stubIdentificativoSdI } from './sandbox.ts';
 
 const XSD = 'it/fatturapa/sdi/MessaggiTypes_v1.1.xsd';
 const TX = '0190a0b0-0000-7000-8000-00000000abcd';
@@ -63,6 +63,7 @@ describe('the stub SdI', () => {
     valid(await notification({ sandbox_outcome: 'reject:00999' }));
     await expect(sdi.submit(record({ sandbox_outcome: 'timeout' }), ctx)).rejects.toMatchObject({ code: 'timeout' });
     expect(await sdi.submit(record({ sandbox_outcome: 'error:00200' }), ctx)).toMatchObject({ kind: 'retry_later', code: '00200' });
-    await expect(sdi.submit(record({}), { ...ctx, mode: 'authority' })).rejects.toMatchObject({ code: 'not_implemented' });
+    // The stub answers stub mode only; authority mode is the SdICoop client (sdi-authority.test.ts).
+    await expect(sdiSubmit(record({}), { ...ctx, mode: 'authority' })).rejects.toMatchObject({ code: 'not_stub' });
   });
 });
