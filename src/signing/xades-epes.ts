@@ -1,5 +1,6 @@
 /**
- * Enveloped XAdES-EPES signatures over documents we generated ourselves in canonical form.
+ * Enveloped XAdES-EPES (and XAdES-BES, ./xades-bes.ts) signatures over documents we
+ * generated ourselves in canonical form.
  *
  * The input is the unsigned document exactly as inclusive Canonical XML 1.0 would write
  * it (built with ../xml/escape.ts: no XML declaration, no self-closing tags, no
@@ -60,15 +61,19 @@ export interface SignaturePolicy {
   sha256: string;
 }
 
-export interface XadesEpesInput {
+/** What every enveloped XAdES signature here takes (EPES adds a policy, BES none). */
+export interface XadesInput {
   /** The unsigned document, canonical, its root declaring `ds` and `xades` (namespaces.ts). */
   document: string;
   key: SigningKey;
-  policy: SignaturePolicy;
   /** `xades:SigningTime`, an xsd:dateTime (e.g. local time with its offset). */
   signingTime: string;
   /** Base of the signature's Id attributes: letters, digits, `.`, `_`, `-` (an NCName tail). */
   idBase: string;
+}
+
+export interface XadesEpesInput extends XadesInput {
+  policy: SignaturePolicy;
 }
 
 export interface SignedXml {
@@ -90,8 +95,27 @@ const sha256 = (...parts: string[]): string => {
 const method = (name: string, algorithm: string): string => `<ds:${name} Algorithm="${algorithm}"></ds:${name}>`;
 const digestPair = (value: string): string => method('DigestMethod', SHA256) + el('ds:DigestValue', value);
 
+/** XAdES-EPES: the signed properties carry the explicit `SignaturePolicyIdentifier`. */
 export function signXadesEpes(input: XadesEpesInput): SignedXml {
-  const { document, key, policy } = input;
+  return signXadesEnveloped(input, input.policy);
+}
+
+/** The `xades:SignaturePolicyIdentifier` of an explicit policy (XAdES-EPES). */
+const policyIdentifier = (policy: SignaturePolicy): string =>
+  '<xades:SignaturePolicyIdentifier><xades:SignaturePolicyId>' +
+  `<xades:SigPolicyId>${el('xades:Identifier', policy.identifier)}</xades:SigPolicyId>` +
+  `<xades:SigPolicyHash>${digestPair(policy.sha256)}</xades:SigPolicyHash>` +
+  `<xades:SigPolicyQualifiers><xades:SigPolicyQualifier>${el('xades:SPURI', policy.identifier)}</xades:SigPolicyQualifier></xades:SigPolicyQualifiers>` +
+  '</xades:SignaturePolicyId></xades:SignaturePolicyIdentifier>';
+
+/**
+ * The enveloped signature shared by both forms: with a policy, XAdES-EPES (TicketBAI);
+ * without one, XAdES-BES (ETSI TS 101 903 §4.4.1: SigningTime, the signing certificate and
+ * the DataObjectFormat, no SignaturePolicyIdentifier; ./xades-bes.ts).
+ * Everything else (algorithms, references, Ids, canonical forms) is the same bytes.
+ */
+export function signXadesEnveloped(input: XadesInput, policy: SignaturePolicy | undefined): SignedXml {
+  const { document, key } = input;
   if (!ID_BASE.test(input.idBase)) throw new Error('xades: idBase must be 1-100 letters, digits, ".", "_" or "-"');
   if (!DATE_TIME.test(input.signingTime)) throw new Error('xades: signingTime must be an xsd:dateTime with a time zone');
   const root = readRoot(document);
@@ -119,11 +143,7 @@ export function signXadesEpes(input: XadesEpesInput): SignedXml {
     `<xades:CertDigest>${digestPair(material.certDigest)}</xades:CertDigest>` +
     el('xades:IssuerSerialV2', material.issuerSerialV2) +
     '</xades:Cert></xades:SigningCertificateV2>' +
-    '<xades:SignaturePolicyIdentifier><xades:SignaturePolicyId>' +
-    `<xades:SigPolicyId>${el('xades:Identifier', policy.identifier)}</xades:SigPolicyId>` +
-    `<xades:SigPolicyHash>${digestPair(policy.sha256)}</xades:SigPolicyHash>` +
-    `<xades:SigPolicyQualifiers><xades:SigPolicyQualifier>${el('xades:SPURI', policy.identifier)}</xades:SigPolicyQualifier></xades:SigPolicyQualifiers>` +
-    '</xades:SignaturePolicyId></xades:SignaturePolicyIdentifier>' +
+    (policy === undefined ? '' : policyIdentifier(policy)) +
     '</xades:SignedSignatureProperties>' +
     '<xades:SignedDataObjectProperties>' +
     `<xades:DataObjectFormat ObjectReference="#${ids.reference}">` +

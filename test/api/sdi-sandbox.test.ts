@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { jobsRepo } from '../../src/store/repos/jobs-repo.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
+import { configs } from '../support/fixtures.ts';
 import { createLocation, createTx, getTx, saleBody, saleMetadata } from '../support/transactions.ts';
+import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xmlsecVerify, xsdValidate } from '../support/xml-tools.ts';
 
 /*
  * Test keys with the stub SdI (src/countries/it-sdi/sandbox.ts), on each store: the stub
@@ -103,5 +105,32 @@ describe('test keys: the stub SdI notifies through the receiver', () => {
     const row = (await t.db.query<{ status: string; last_error: string }>('SELECT status, last_error FROM jobs WHERE id = $1', [job.id])).rows[0]!;
     expect(row).toEqual({ status: 'dead', last_error: 'the sdi channel answered 404: transaction not found' });
     expect((await getTx(t, key, s.id)).status).toBe('delivered');
+  });
+});
+
+describe('test keys: an FPA12 (public administration) file is signed XAdES-BES', () => {
+  it('with the account\'s sandbox certificate (no certificate uploaded): verified by xmlsec1, valid against the XSD; an FPR12 file stays unsigned', async () => {
+    const pa = await createLocation(t, key, 'it-sdi', { country_config: { ...configs.sdi, formato_trasmissione: 'FPA12' } });
+    const res = await createTx(t, key, saleBody(pa, { metadata: { ...saleMetadata['it-sdi'], codice_destinatario: 'UFXYZ1' } }));
+    expect(res.statusCode, res.body).toBe(201);
+    const record = await t.request({ method: 'GET', url: `/v1/transactions/${res.json().id}/fiscal-record`, key });
+    expect(record.statusCode, record.body).toBe(200);
+    const xml = record.body;
+    expect(xml).toMatch(/versione="FPA12">.*<ds:Signature Id="[^"]+">.*<\/ds:Signature><\/p:FatturaElettronica>$/);
+    const { rows } = await t.db.query<{ certificate_pem: string }>('SELECT certificate_pem FROM sandbox_certificates WHERE account_id = $1', [accountId]);
+    expect(rows).toHaveLength(1);
+    const sig = xmlsecVerify(xml, { trustedCertPem: rows[0]!.certificate_pem });
+    expect(sig.output).toContain('SignedInfo References (ok/all): 3/3');
+    expect(sig.ok).toBe(true);
+    if (HAVE_SCHEMAS) {
+      const v = xsdValidate(xml, 'it/fatturapa/Schema_del_file_xml_FatturaPA_v1.2.2.xsd');
+      expect(v.ok, v.output).toBe(true);
+    } else console.warn(`sdi-sandbox: XSD validation skipped: ${SCHEMAS_MISSING_MESSAGE}`);
+
+    const fpr = await createTx(t, key, saleBody(location, { metadata: { ...saleMetadata['it-sdi'], invoice_number: 'FT-2026-0099' } }));
+    expect(fpr.statusCode, fpr.body).toBe(201);
+    const fprRecord = await t.request({ method: 'GET', url: `/v1/transactions/${fpr.json().id}/fiscal-record`, key });
+    expect(fprRecord.body).toContain('versione="FPR12"');
+    expect(fprRecord.body).not.toContain('ds:Signature');
   });
 });

@@ -1,7 +1,9 @@
 /**
  * The FatturaPA 1.2.2 document (FORMATS.md §4; Schema_del_file_xml_FatturaPA_v1.2.2.xsd)
- * of a transaction: one FatturaElettronicaBody, unsigned (an FPA12 file must be signed
- * XAdES-BES before it is sent; signing is a later step). SDI has no annulment:
+ * of a transaction: one FatturaElettronicaBody. An FPA12 file (public administration) is
+ * signed XAdES-BES enveloped with the location's key (`signingKey`, the core hands it
+ * because of `capabilities.signsWithCertificate`); an FPR12 file is sent unsigned, as
+ * SdI allows through a channel (docs/decisions.md "FPA12 signature"). SDI has no annulment:
  * cancelling issues a credit note (TD04) for the whole invoice (DECISIONS "Cancelling").
  * The stored record is the XML; the fiscal id is the SdI file name the document is sent
  * under (`IT<IdCodice>_<progressivo>.xml`, FORMATS.md §4.3); SdI's own
@@ -10,7 +12,8 @@
 import { conflict } from '../../core/errors.ts';
 import type { BuildInput, FiscalRecord, TransactionDraft, TxLine } from '../types.ts';
 import { decimal } from '../shared/amounts.ts';
-import { isoDate, localDate } from '../shared/dates.ts';
+import { isoDate, localDate, localDateTimeWithOffset } from '../shared/dates.ts';
+import { signXadesBes } from '../../signing/xades-bes.ts';
 import { configString } from '../shared/config-fields.ts';
 import { customerTaxId, metaString } from '../shared/metadata-fields.ts';
 import { textHint } from '../shared/render-hints.ts';
@@ -225,8 +228,13 @@ export function buildSdi(input: BuildInput): FiscalRecord {
   const buyerCountry = metaString(tx, 'buyer_country') ?? 'IT';
   const pec = metaString(tx, 'pec_destinatario');
 
-  const xml = fatturaXml({
+  const signed = versione === 'FPA12';
+  if (signed && input.signingKey === undefined) {
+    throw new Error('it-sdi: no signing key: FPA12 files are signed with the location certificate (capabilities.signsWithCertificate)');
+  }
+  const unsigned = fatturaXml({
     versione,
+    signable: signed,
     trasmissione: {
       IdTrasmittente: { IdPaese: 'IT', IdCodice: piva },
       ProgressivoInvio: progressivoInvio(location.config, progressivo),
@@ -257,6 +265,15 @@ export function buildSdi(input: BuildInput): FiscalRecord {
       ImportoPagamento: decimal(total),
     },
   });
+  const xml = signed
+    ? signXadesBes({
+        document: unsigned,
+        key: input.signingKey!,
+        // Rome local time with its offset; Ids from the transaction id, so a rebuild gives the same bytes.
+        signingTime: localDateTimeWithOffset(input.now, 'IT'),
+        idBase: input.transactionId.replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 100) || 'fatturapa',
+      }).xml
+    : unsigned;
   const fileName = `IT${piva}_${progressivo}.xml`;
   return {
     body: xml,

@@ -2,14 +2,16 @@
  * Golden files: the FatturaPA documents of goldenCases() on the fixed clock, compared
  * byte for byte with golden/*.xml (shared/golden.ts: UPDATE_GOLDEN=1 rewrites them and
  * their .pretty.xml copies), each valid against the official FatturaPA 1.2.2 XSD
- * (xmllint, offline through the schemas' catalog), with amounts that add up.
+ * (xmllint, offline through the schemas' catalog), with amounts that add up. The PA
+ * invoice (FPA12) is signed XAdES-BES with the fixed key: its signature is verified by
+ * xmlsec1 and the signed file validated against the XSD.
  */
 import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../test/support/xml-tools.ts';
+import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xmlsecVerify, xsdValidate } from '../../../test/support/xml-tools.ts';
 import { goldenFiles } from '../shared/golden.ts';
 import { goldenCases, goldenLocation } from './golden-cases.ts';
-import { validatedBuild } from '../shared/test-fixtures.ts';
+import { buildInput, fixedSigningKey, validatedBuild } from '../shared/test-fixtures.ts';
 import { sdi } from './index.ts';
 
 const expectGolden = goldenFiles(new URL('./golden/', import.meta.url));
@@ -33,15 +35,57 @@ describe('FatturaPA golden documents', () => {
     expect(result.ok, result.output).toBe(true);
   });
 
-  it.skipIf(!HAVE_SCHEMAS)(xsdTitle('an FPA12 location: the same document with versione FPA12 and the 6-character office code validates (unsigned)'), () => {
+  describe('PA invoice (FPA12), signed XAdES-BES', () => {
+    const key = fixedSigningKey();
     const pa = goldenLocation();
     pa.config = { ...pa.config, formato_trasmissione: 'FPA12' };
-    const { record } = validatedBuild(sdi, pa, { ...cases[0]!.tx, metadata: { invoice_number: 'FT-2026/9', codice_destinatario: 'UFXYZ1' } });
-    const f = doc(record.body);
-    expect(f['@_versione']).toBe('FPA12');
-    expect(f.FatturaElettronicaHeader.DatiTrasmissione).toMatchObject({ FormatoTrasmissione: 'FPA12', CodiceDestinatario: 'UFXYZ1' });
-    const result = xsdValidate(record.body, XSD);
-    expect(result.ok, result.output).toBe(true);
+    const paTx = { ...cases[0]!.tx, metadata: { invoice_number: 'FT-2026/9', codice_destinatario: 'UFXYZ1' } };
+    const { record } = validatedBuild(sdi, pa, paTx, {
+      signingKey: key,
+      transactionId: '00000000-0000-4000-8000-000000000009',
+      chain: { seq: 9, number: 9, previous: null },
+    });
+
+    it('matches its golden file', () => {
+      expectGolden('pa-invoice.xml', record.body);
+    });
+
+    it('xmlsec1 verifies the enveloped signature and its three references', () => {
+      const sig = xmlsecVerify(record.body, { trustedCertPem: key.certificatePem });
+      expect(sig.output).toContain('SignedInfo References (ok/all): 3/3');
+      expect(sig.ok).toBe(true);
+    });
+
+    it.skipIf(!HAVE_SCHEMAS)(xsdTitle('the signed file validates against the FatturaPA 1.2.2 XSD'), () => {
+      const result = xsdValidate(record.body, XSD);
+      expect(result.ok, result.output).toBe(true);
+    });
+
+    it('BES: RSA-SHA256, SHA-256 digests, enveloped, ds:Signature the last child of the root, no signature policy', () => {
+      const x = record.body;
+      expect(x.startsWith(`<p:FatturaElettronica xmlns:ds="http://www.w3.org/2000/09/xmldsig#" xmlns:p="http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2" xmlns:xades="http://uri.etsi.org/01903/v1.3.2#" versione="FPA12">`)).toBe(true);
+      expect(x).toMatch(/<\/FatturaElettronicaBody><ds:Signature Id="[^"]+">.*<\/ds:Signature><\/p:FatturaElettronica>$/);
+      expect(x).toContain('<ds:SignatureMethod Algorithm="http://www.w3.org/2001/04/xmldsig-more#rsa-sha256">');
+      expect(x).toContain('<ds:Transform Algorithm="http://www.w3.org/2000/09/xmldsig#enveloped-signature"></ds:Transform>');
+      expect(x.match(/<ds:DigestMethod Algorithm="([^"]+)">/g)!.every((m) => m.includes('xmlenc#sha256'))).toBe(true);
+      expect(x).toContain('<xades:SigningTime>2026-01-15T');
+      expect(x).toContain('<xades:SigningCertificateV2>');
+      expect(x).not.toContain('SignaturePolicyIdentifier');
+      const f = doc(x);
+      expect(f['@_versione']).toBe('FPA12');
+      expect(f.FatturaElettronicaHeader.DatiTrasmissione).toMatchObject({ FormatoTrasmissione: 'FPA12', CodiceDestinatario: 'UFXYZ1' });
+      expect(record.fiscalId).toBe('IT01234567897_00009.xml');
+    });
+
+    it('a rebuild gives the same bytes; without a signing key an FPA12 file is not built', () => {
+      expect(validatedBuild(sdi, pa, paTx, { signingKey: key, transactionId: '00000000-0000-4000-8000-000000000009', chain: { seq: 9, number: 9, previous: null } }).record.body).toBe(record.body);
+      expect(() => sdi.build(buildInput(pa, paTx, { signingKey: undefined }))).toThrow(/no signing key/);
+    });
+
+    it('FPR12 stays unsigned even when a key is handed (the root declares no ds/xades)', () => {
+      expect(cases[0]!.record.body).not.toContain('ds:Signature');
+      expect(cases[0]!.record.body.startsWith(`<p:FatturaElettronica xmlns:p="http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2" versione="FPR12">`)).toBe(true);
+    });
   });
 
   it('records: XML, not placeholders, named by their SdI file name; the version attribute is FPR12', () => {

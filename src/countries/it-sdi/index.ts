@@ -2,8 +2,8 @@
  * Italy SDI (Sistema di Interscambio, FatturaPA e-invoicing): invoices are sent to SdI,
  * whose outcome arrives later as a notification; 12 days to transmit (DPR 633/1972
  * art. 21, as amended by DL 119/2018). Not chained. The record is the FatturaPA 1.2.2
- * XML (build.ts). Files to a public administration (FPA12) must be signed (XAdES-BES):
- * a later step of issue #13.
+ * XML (build.ts). Files to a public administration (FPA12) are signed XAdES-BES with the
+ * location's key; FPR12 files are sent unsigned.
  */
 import type { FiscalSystem } from '../types.ts';
 import { NATURA_LINE_FIELD } from '../it/natura.ts';
@@ -28,6 +28,10 @@ export const sdi: FiscalSystem<'it-sdi', 'IT'> = {
     submissionWindowDays: 12,
     authorityTransport: true,
     cancellationJoinsChain: false,
+    // FPA12 files are signed XAdES-BES (build.ts): the core hands build the location's
+    // uploaded certificate, or the account's sandbox one on test keys in stub mode.
+    // FPR12 files are built unsigned whatever key is handed (docs/decisions.md).
+    signsWithCertificate: true,
   },
   validateConfig: validateSdiConfig,
   secretConfigFields: [],

@@ -3,10 +3,12 @@
  * string with the C14N-safe helpers of ../../xml/escape.ts: no XML declaration, no
  * whitespace between elements, elements in schema order. Only the root is in the
  * FatturaPA namespace (prefix `p`, as the official examples write it); the schema has no
- * elementFormDefault, so every child is unqualified. No signature: an FPA12 file must
- * be signed (XAdES-BES), which is a later step.
+ * elementFormDefault, so every child is unqualified. A document to be signed (FPA12,
+ * build.ts) also declares `ds` and `xades` on its root, in canonical order, as the
+ * enveloped signer requires (../../signing/namespaces.ts); an unsigned one (FPR12) does not.
  */
 import { el, optEl } from '../../xml/escape.ts';
+import { NS_DS, NS_XADES, namespaceDeclarations } from '../../signing/namespaces.ts';
 
 export const NS_FATTURA = 'http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2';
 
@@ -51,6 +53,8 @@ export interface Riepilogo {
 
 export interface FatturaFields {
   versione: 'FPR12' | 'FPA12';
+  /** The root also declares `ds` and `xades`: the document is about to be signed. */
+  signable?: boolean | undefined;
   trasmissione: {
     IdTrasmittente: IdFiscale;
     ProgressivoInvio: string;
@@ -175,7 +179,7 @@ export function fatturaXml(f: FatturaFields): string {
       )
     : '';
   return (
-    `<p:FatturaElettronica xmlns:p="${NS_FATTURA}" versione="${f.versione}">` +
+    `<p:FatturaElettronica${namespaceDeclarations(f.signable === true ? { p: NS_FATTURA, ds: NS_DS, xades: NS_XADES } : { p: NS_FATTURA })} versione="${f.versione}">` +
     header +
     w('FatturaElettronicaBody', generali + beni + pagamento) +
     '</p:FatturaElettronica>'
