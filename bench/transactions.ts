@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import type { Db } from '../src/store/db.ts';
 import { openDb } from '../src/store/open.ts';
 import { locationBodies } from '../test/support/fixtures.ts';
-import { saleBody } from '../test/support/transactions.ts';
+import { saleBody, saleMetadata } from '../test/support/transactions.ts';
 import { call, expectStatus, packageVersion, signup } from './lib/api.ts';
 import { type LoadSettings, loadSettingsFromEnv, type Measurement, measure, type RequestSpec } from './lib/cannon.ts';
-import { checkWrites, placeholderFingerprint, ticketBaiFingerprint, type WriteCheck } from './lib/chain-check.ts';
+import { checkWrites, placeholderFingerprint, sdiRecordCheck, ticketBaiFingerprint, type WriteCheck } from './lib/chain-check.ts';
 import { type CodeVersion, codeVersion } from './lib/code-version.ts';
 import { forkServer, type ServerProcess } from './lib/fork-server.ts';
 import { type ActivityProfile, type ActivitySampler, sampleActivity } from './lib/pg-activity.ts';
@@ -26,6 +26,7 @@ import { fmt, markdownTable, publishReport } from './lib/report.ts';
  *   B. the same POST on PGlite (durable file store);
  *   D. POST /v1/transactions, TicketBAI (XAdES-signed), on PostgreSQL;
  *   E. A's POST spread over 50 locations (50 chains), on PostgreSQL;
+ *   F. POST /v1/transactions, Italy SDI (FatturaPA FPR12 XML), on PostgreSQL;
  *   C. queue drain: N es-verifactu transactions created through the transaction service
  *      (each enqueues its submit job), then worker.drain() against the sandbox stub,
  *      against a bare claim + complete loop with the worker's own SQL.
@@ -85,6 +86,8 @@ export const GOALS = {
   pglitePostPerSecond: 500,
   /** D: signed TicketBAI creates on PostgreSQL, absolute (Spain issue: ≥ 1,000 a second on one node). */
   ticketBaiPerSecond: 1000,
+  /** F: SDI creates (the FatturaPA XML built) on PostgreSQL, absolute: at least as fast as D (issue #13 part 8). */
+  sdiPerSecond: 1000,
   /** C: PostgreSQL queue drain, absolute. */
   drainPerSecond: 1000,
 } as const;
@@ -182,6 +185,9 @@ export const json = { 'content-type': 'application/json' };
 const franceLocation = (name: string) =>
   JSON.stringify({ name, country: 'FR', country_config: { legal_name: 'Acme SARL', register_id: '73282932000074' } });
 
+/** The systems the HTTP scenarios create transactions of. */
+export type BenchSystem = 'fr-nf525' | 'es-ticketbai' | 'it-sdi';
+
 /** Tracks the Idempotency-Key of every request sent and of every 2xx answer. */
 export interface KeyTracker {
   sent: Set<string>;
@@ -193,8 +199,8 @@ export interface KeyTracker {
  * Two quick checks of what a POST without a key and with a repeated key gives, on a
  * location of their own (so the measured location's chain holds only measured requests).
  */
-async function idempotencyCheck(base: string, auth: Record<string, string>, locationId: string): Promise<Record<string, string>> {
-  const body = JSON.stringify(saleBody(locationId));
+async function idempotencyCheck(base: string, auth: Record<string, string>, locationId: string, system: BenchSystem): Promise<Record<string, string>> {
+  const body = JSON.stringify(saleBody(locationId, system === 'it-sdi' ? { metadata: { ...saleMetadata['it-sdi'], invoice_number: 'CHECK-1' } } : {}));
   const post = (headers: Record<string, string>) => call(base, 'POST', '/v1/transactions', { ...auth, ...json, ...headers }, body);
   const a = await post({});
   const b = await post({});
@@ -222,7 +228,7 @@ async function idempotencyCheck(base: string, auth: Record<string, string>, loca
  * runs only) the requests go round-robin over that many locations, one hash chain each.
  */
 export async function prepareService(
-  server: ServerProcess, runId: string, locations = 1, system: 'fr-nf525' | 'es-ticketbai' = 'fr-nf525',
+  server: ServerProcess, runId: string, locations = 1, system: BenchSystem = 'fr-nf525',
 ): Promise<{ spec: RequestSpec; locationId: string; locationIds: string[]; keys: KeyTracker; idempotency: Record<string, string> }> {
   const base = server.baseUrl;
   const key = await signup(base);
@@ -239,16 +245,25 @@ export async function prepareService(
   const checkKey = await signup(base);
   const checkAuth = { authorization: `Bearer ${checkKey}` };
   const checkLoc = await expectStatus(call(base, 'POST', '/v1/locations', { ...checkAuth, ...json }, locationBody('Check shop')), 201, `${system} location`);
-  const idempotency = await idempotencyCheck(base, checkAuth, String(checkLoc.id));
+  const idempotency = await idempotencyCheck(base, checkAuth, String(checkLoc.id), system);
 
   const bodies = locationIds.map((id) => JSON.stringify(saleBody(id)));
+  // it-sdi: the merchant numbers its invoices (metadata.invoice_number, required): a unique
+  // number per request, from a counter of its own (autocannon's resets between warm-up and
+  // measured run). The body is built per request: the JSON around the number is fixed.
+  let invoice = 0;
+  const sdiBody = (id: string) => {
+    const [head, tail] = JSON.stringify(saleBody(id, { metadata: { ...saleMetadata['it-sdi'], invoice_number: '@INVOICE@' } })).split('"@INVOICE@"');
+    return () => `${head}"FT-${++invoice}"${tail}`;
+  };
+  const sdiBodies = system === 'it-sdi' ? locationIds.map(sdiBody) : [];
   const keys: KeyTracker = { sent: new Set(), acknowledged: new Set(), statuses: {} };
   let n = 0;
   const spec: RequestSpec = {
     method: 'POST',
     path: '/v1/transactions',
     headers: { ...auth, ...json },
-    body: (i) => bodies[i % bodies.length]!,
+    body: system === 'it-sdi' ? (i) => sdiBodies[i % sdiBodies.length]!() : (i) => bodies[i % bodies.length]!,
     perRequest: () => {
       const k = `bench-${runId}-${++n}`;
       keys.sent.add(k);
@@ -326,6 +341,7 @@ export async function runTransactionsBench(load: LoadSettings = loadSettingsFrom
       { store: 'pglite', system: 'fr-nf525', scenario: 'B. POST /v1/transactions (FR)' },
       { store: 'postgres', system: 'es-ticketbai', scenario: 'D. POST /v1/transactions (TicketBAI, XAdES-signed)' },
       { store: 'postgres', system: 'fr-nf525', scenario: `E. POST /v1/transactions (FR), ${SPREAD_LOCATIONS} locations`, locations: SPREAD_LOCATIONS },
+      { store: 'postgres', system: 'it-sdi', scenario: 'F. POST /v1/transactions (SDI, FatturaPA FPR12)' },
     ] as const;
     const runService = async ({ store, system, scenario: named, ...more }: (typeof serviceRuns)[number], round?: number) => {
       const locations = 'locations' in more ? more.locations : 1;
@@ -351,9 +367,12 @@ export async function runTransactionsBench(load: LoadSettings = loadSettingsFrom
       try {
         const runs = load.warmupS > 0 ? 2 : 1;
         writes = await checkWrites(db, prep.locationIds, prep.keys.sent, prep.keys.acknowledged, runs * load.connections,
-          system === 'es-ticketbai' ? ticketBaiFingerprint : placeholderFingerprint,
+          system === 'es-ticketbai' ? ticketBaiFingerprint : system === 'it-sdi' ? () => sdiRecordCheck('FPR12') : placeholderFingerprint,
           // TicketBAI records go to the (stub) authority after the 201: some are still queued when the server stops.
-          system === 'es-ticketbai' ? ['success', 'pending', 'processing'] : ['success']);
+          // SDI: created pending; the stub's `sent` leaves it pending, its RC (an inbound_message job) moves it to
+          // delivered; some are still queued or in between when the server stops. Never rejected or failed.
+          system === 'es-ticketbai' ? ['success', 'pending', 'processing']
+            : system === 'it-sdi' ? ['pending', 'processing', 'delivered'] : ['success']);
       } finally {
         await db.close();
       }
@@ -436,6 +455,9 @@ export async function runTransactionsBench(load: LoadSettings = loadSettingsFrom
       if (h.kind === 'service' && h.scenario.startsWith('D.')) {
         goal = `≥ ${fmt.int(GOALS.ticketBaiPerSecond)} tx/s`;
         goalMet = m.reqPerSec >= GOALS.ticketBaiPerSecond;
+      } else if (h.kind === 'service' && h.scenario.startsWith('F.')) {
+        goal = `≥ ${fmt.int(GOALS.sdiPerSecond)} tx/s`;
+        goalMet = m.reqPerSec >= GOALS.sdiPerSecond;
       } else if (h.kind === 'service' && h.store === 'postgres') {
         goal = `≥ ${GOALS.postRatio}× baseline and p99 ≤ ${GOALS.postP99Ms} ms`;
         goalMet = ratio >= GOALS.postRatio && m.latencyMs.p99 <= GOALS.postP99Ms;

@@ -66,9 +66,35 @@ export const ticketBaiFingerprint: FingerprintCheck = (previous, fingerprint, bo
   return own === fingerprint && (previous === null ? named === undefined : named === previous.slice(0, 100));
 };
 
+/**
+ * it-sdi is not chained (`capabilities.chained: false`): its records still sit on a
+ * per-location chain key with a gapless `seq` (the ledger numbers every record), but carry
+ * no fingerprint and no previous fingerprint. What it stores instead, checked per record in
+ * seq order: the FatturaPA document (root `p:FatturaElettronica`, `versione` =
+ * `FormatoTrasmissione` = `formato`), its `ProgressivoInvio` the transmitter's gapless
+ * counter in base 36 on 5 characters (one location of one account: the n-th record is
+ * `n`), and every `Numero` (the metadata `invoice_number`) different. Stateful: a fresh
+ * check per chain, called in seq order.
+ */
+export function sdiRecordCheck(formato = 'FPR12'): FingerprintCheck {
+  let rank = 0;
+  const numbers = new Set<string>();
+  return (previous, fingerprint, body) => {
+    rank++;
+    const root = new RegExp(`^<p:FatturaElettronica xmlns:p="http://ivaservizi\\.agenziaentrate\\.gov\\.it/docs/xsd/fatture/v1\\.2" versione="${formato}">`).test(body);
+    const progressivo = /<ProgressivoInvio>([^<]+)<\/ProgressivoInvio>/.exec(body)?.[1];
+    const format = /<FormatoTrasmissione>([^<]+)<\/FormatoTrasmissione>/.exec(body)?.[1];
+    const numero = /<DatiGeneraliDocumento>.*?<Numero>([^<]+)<\/Numero>/s.exec(body)?.[1];
+    const fresh = numero !== undefined && !numbers.has(numero);
+    if (numero !== undefined) numbers.add(numero);
+    return previous === null && fingerprint === null && root && format === formato &&
+      progressivo === rank.toString(36).toUpperCase().padStart(5, '0') && fresh && body.endsWith('</p:FatturaElettronica>');
+  };
+}
+
 export async function checkWrites(
   db: Db, locations: string | readonly string[], sent: Set<string>, acknowledged: Set<string>, maxInFlight: number,
-  verify: FingerprintCheck = placeholderFingerprint, allowedStatuses: readonly string[] = ['success'],
+  verify: FingerprintCheck | (() => FingerprintCheck) = placeholderFingerprint, allowedStatuses: readonly string[] = ['success'],
 ): Promise<WriteCheck> {
   const locationIds = typeof locations === 'string' ? [locations] : [...locations];
   const one = async <T>(sql: string, params: unknown[]): Promise<T> => (await db.query<T>(sql, params)).rows[0]!;
@@ -96,7 +122,8 @@ export async function checkWrites(
     )).rows.map((r) => r.chain_key);
     if (keys.length === 0 && locationIds.length > 1) continue; // a location no request reached
     if (keys.length !== 1) problems.push(`expected one chain for location ${locationId}, found ${keys.length}`);
-    const c = await checkChain(db, locationId, keys[0] ?? '', verify);
+    // A factory (a stateful check, it-sdi) gives each chain a fresh check; a plain check has three parameters.
+    const c = await checkChain(db, locationId, keys[0] ?? '', verify.length === 0 ? (verify as () => FingerprintCheck)() : (verify as FingerprintCheck));
     chains.push(c);
     const at = locationIds.length > 1 ? ` (location ${locationId})` : '';
     if (c.minSeq !== 1 || c.maxSeq !== c.records) problems.push(`chain seq runs ${c.minSeq}..${c.maxSeq} over ${c.records} records${at}`);
