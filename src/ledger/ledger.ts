@@ -256,7 +256,11 @@ export function createLedger(deps: LedgerDeps): Ledger {
     const fanOut: EnqueueInput[] = [];
     if (events) {
       const byAccount = new Map<string, string[]>();
-      for (const e of events.rows) byAccount.set(e.account_id, [...(byAccount.get(e.account_id) ?? []), e.id]);
+      for (const e of events.rows) {
+        const ids = byAccount.get(e.account_id);
+        if (ids) ids.push(e.id);
+        else byAccount.set(e.account_id, [e.id]);
+      }
       for (const [accountId, ids] of byAccount) fanOut.push(deps.events.fanOutJob(accountId, ids, now));
     }
     const batch: ChainBatch = {

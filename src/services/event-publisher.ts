@@ -149,9 +149,17 @@ export function createEventPublisher(deps: Pick<Deps, 'log'>, opts: { onEnqueued
    */
   async function fanOut(tx: Queryable, eventIds: readonly string[], now: Date): Promise<number> {
     let n = 0;
-    for (const e of await eventsRepo.getByIds(tx, eventIds)) {
+    const events = await eventsRepo.getByIds(tx, eventIds);
+    // One lookup per account for every name its events go by (a batch's events share one).
+    const subsOf = new Map<string, WebhookRow[]>();
+    for (const accountId of new Set(events.map((e) => e.account_id))) {
+      const names = [...new Set(events.filter((e) => e.account_id === accountId).flatMap((e) => namesOf(e.type as EventType)))];
+      subsOf.set(accountId, await webhooksRepo.matching(tx, accountId, names));
+    }
+    for (const e of events) {
       const event: EventInput = { accountId: e.account_id, type: e.type as EventType, data: e.data };
-      const subs = (await webhooksRepo.matching(tx, e.account_id, namesOf(event.type))).filter((s) => s.created_at.getTime() <= e.created_at.getTime());
+      // deliverTo keeps those that asked for this event under either name.
+      const subs = subsOf.get(e.account_id)!.filter((s) => s.created_at.getTime() <= e.created_at.getTime());
       n += (await deliverTo(tx, e.id, event, subs, now, e.created_at)).deliveryIds.length;
     }
     return n;

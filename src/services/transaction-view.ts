@@ -80,59 +80,44 @@ export function submitJobMaxAttempts(system: FiscalSystem, configured: number): 
 
 const summary = (t: TransactionRow) => ({ id: t.id, status: t.status, fiscal_id: t.fiscal_id, type: t.type, amount: t.amount, currency: t.currency });
 
-/** `fiscalization.completed` (≡ transaction.fiscalized) in the spec's retry-entry shape. */
-export function completionEvent(t: TransactionRow, now: Date, job?: JobRow): EventInput {
+/**
+ * An event about a transaction in the spec's retry-entry shape (`entry_id`, `status`,
+ * `attempt`, `max_attempts`, `last_error`, `timestamp`) plus a summary of the transaction.
+ * `entry`: the job the event is about, with the entry status to report, or none (the
+ * transaction's own status is reported, attempts 0).
+ */
+function transactionEventOf(
+  type: EventInput['type'], t: TransactionRow, now: Date,
+  entry?: { job: JobRow; status: string; lastError: string | null },
+): EventInput {
   return {
     accountId: t.account_id,
-    type: 'fiscalization.completed',
+    type,
     data: {
-      entry_id: job?.id ?? null,
+      entry_id: entry?.job.id ?? null,
       transaction_id: t.id,
       account_id: t.account_id,
-      status: job ? 'completed' : t.status,
-      attempt: job?.attempt ?? 0,
-      max_attempts: job?.max_attempts ?? 0,
-      last_error: null,
+      status: entry ? entry.status : t.status,
+      attempt: entry?.job.attempt ?? 0,
+      max_attempts: entry?.job.max_attempts ?? 0,
+      last_error: entry?.lastError ?? null,
       timestamp: now.toISOString(),
       transaction: summary(t),
     },
   };
+}
+
+/** `fiscalization.completed` (≡ transaction.fiscalized): by a job, or final at creation. */
+export function completionEvent(t: TransactionRow, now: Date, job?: JobRow): EventInput {
+  return transactionEventOf('fiscalization.completed', t, now, job ? { job, status: 'completed', lastError: null } : undefined);
 }
 
 /** An event about a failed or late transaction, same shape. */
 export function jobEvent(type: EventInput['type'], t: TransactionRow, job: JobRow, entryStatus: string, lastError: string | null, now: Date): EventInput {
-  return {
-    accountId: t.account_id,
-    type,
-    data: {
-      entry_id: job.id,
-      transaction_id: t.id,
-      account_id: t.account_id,
-      status: entryStatus,
-      attempt: job.attempt,
-      max_attempts: job.max_attempts,
-      last_error: lastError,
-      timestamp: now.toISOString(),
-      transaction: summary(t),
-    },
-  };
+  return transactionEventOf(type, t, now, { job, status: entryStatus, lastError });
 }
 
 /** An event about a transaction's change that no job caused (an authority's later message), same shape. */
 export function transactionEvent(type: EventInput['type'], t: TransactionRow, now: Date): EventInput {
-  return {
-    accountId: t.account_id,
-    type,
-    data: {
-      entry_id: null,
-      transaction_id: t.id,
-      account_id: t.account_id,
-      status: t.status,
-      attempt: 0,
-      max_attempts: 0,
-      last_error: null,
-      timestamp: now.toISOString(),
-      transaction: summary(t),
-    },
-  };
+  return transactionEventOf(type, t, now);
 }

@@ -1,11 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { ApiError } from '../../core/errors.ts';
 import type { InboundService } from '../../services/inbound.ts';
-import { INBOUND_MESSAGE_JOB } from '../../services/transaction-view.ts';
 import type { JobHandler } from '../runner.ts';
-
-/** The job kind this handler serves (services/transaction-view.ts). */
-export const INBOUND_MESSAGE_KIND = INBOUND_MESSAGE_JOB;
 
 export interface InboundMessageDeps {
   inbound: Pick<InboundService, 'receiveTrusted'>;
