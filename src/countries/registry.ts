@@ -51,8 +51,10 @@ export const EVENT_TYPES: readonly string[] = [
 export const statuses = new StatusMachine([CORE_STATUS_TABLE, ...SYSTEMS.flatMap((s) => (s.statuses ? [s.statuses] : []))]);
 
 /**
- * Every config field that names an uploaded certificate, of any system, in order of
- * preference (registry order): the certificates store follows them (certificates-repo.ts).
+ * Every config field that names an uploaded certificate, of any system, in registry order.
+ * Shared code no longer reads it: a location stores the certificate it names
+ * (`certificate_ref`, resolved per system by services/locations.ts); migration 0018's
+ * backfill named these fields once. Kept for the registry test, which lists them.
  */
 export const CERTIFICATE_FIELDS: readonly string[] = [...new Set(SYSTEMS.flatMap((s) => s.certificateFields))];
 
