@@ -237,8 +237,15 @@ describe('job queue', () => {
       worker.notify();
       for (let i = 0; i < 300 && fast.some((id) => !done.has(id)); i++) await new Promise((r) => setTimeout(r, 10));
       expect(fast.filter((id) => !done.has(id))).toEqual([]);
-      const rows = await db.query<{ status: string; n: number }>(
+      // A handler returns before its outcome is committed (outcomes commit in groups): wait
+      // for the commits too, not only for the handlers.
+      const statuses = () => db.query<{ status: string; n: number }>(
         'SELECT status, count(*)::int AS n FROM jobs WHERE id = ANY($1::uuid[]) GROUP BY status ORDER BY status', [[...slow, ...fast]]);
+      let rows = await statuses();
+      for (let i = 0; i < 300 && rows.rows.find((r) => r.status === 'completed')?.n !== 30; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+        rows = await statuses();
+      }
       expect(rows.rows).toEqual([{ status: 'completed', n: 30 }, { status: 'processing', n: 2 }]);
     } finally {
       release();
