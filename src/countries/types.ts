@@ -402,6 +402,8 @@ export interface StoredRecord {
   contentType: string;
   fiscalId: string | null;
   tx: TransactionDraft;
+  /** The authority's id of the record once an earlier answer gave one (`fiscal_id_upstream`): what `poll` asks about. */
+  upstreamId?: string | null | undefined;
 }
 
 /**

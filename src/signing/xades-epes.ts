@@ -70,6 +70,14 @@ export interface XadesInput {
   signingTime: string;
   /** Base of the signature's Id attributes: letters, digits, `.`, `_`, `-` (an NCName tail). */
   idBase: string;
+  /**
+   * Optional: one more signed `ds:Object`, placed after the QualifyingProperties and
+   * covered by a fourth reference (XMLDSig §4.5: an Object's content is signed by
+   * referencing its Id). Its content is canonical XML in the prefixes the root declares;
+   * it receives the signature's Id (a `ds:SignatureProperty` must name its `Target`).
+   * Used by the Italian commercial document for its chain link (countries/it-dc/xml.ts).
+   */
+  signedObject?: { idSuffix: string; content(signatureId: string): string } | undefined;
 }
 
 export interface XadesEpesInput extends XadesInput {
@@ -130,7 +138,10 @@ export function signXadesEnveloped(input: XadesInput, policy: SignaturePolicy | 
     qualifying: `${base}-QualifyingProperties`,
     signedProperties: `${base}-SignedProperties`,
     reference: `Reference-${input.idBase}`,
+    object: `${base}-${input.signedObject?.idSuffix ?? 'Object'}`,
   };
+  const objectContent = input.signedObject?.content(ids.signature);
+  const objectOpen = (decl: string) => `<ds:Object${decl} Id="${ids.object}">`;
 
   // Attributes below are written in C14N order: unqualified ones by name (Id < Type < URI).
   const keyInfoOpen = (decl: string) => `<ds:KeyInfo${decl} Id="${ids.keyInfo}">`;
@@ -159,6 +170,8 @@ export function signXadesEnveloped(input: XadesInput, policy: SignaturePolicy | 
   const documentDigest = sha256(document);
   const signedPropertiesDigest = sha256(signedPropertiesOpen(ns), signedPropertiesContent, signedPropertiesClose);
   const keyInfoDigest = sha256(keyInfoOpen(ns), material.keyInfoContent, keyInfoClose);
+  const objectReference =
+    objectContent === undefined ? '' : `<ds:Reference URI="#${ids.object}">${digestPair(sha256(objectOpen(ns), objectContent, '</ds:Object>'))}</ds:Reference>`;
 
   const signedInfoContent =
     method('CanonicalizationMethod', C14N_INCLUSIVE) +
@@ -168,7 +181,8 @@ export function signXadesEnveloped(input: XadesInput, policy: SignaturePolicy | 
     digestPair(documentDigest) +
     '</ds:Reference>' +
     `<ds:Reference Type="${SIGNED_PROPERTIES_TYPE}" URI="#${ids.signedProperties}">${digestPair(signedPropertiesDigest)}</ds:Reference>` +
-    `<ds:Reference URI="#${ids.keyInfo}">${digestPair(keyInfoDigest)}</ds:Reference>`;
+    `<ds:Reference URI="#${ids.keyInfo}">${digestPair(keyInfoDigest)}</ds:Reference>` +
+    objectReference;
   const signedInfoOpen = (decl: string) => `<ds:SignedInfo${decl}>`;
 
   // SignatureMethod RSA-SHA256 (RFC 6931 §2.3.2): RSASSA-PKCS1-v1_5 over SHA-256 of the
@@ -184,6 +198,7 @@ export function signXadesEnveloped(input: XadesInput, policy: SignaturePolicy | 
     `<ds:Object><xades:QualifyingProperties Id="${ids.qualifying}" Target="#${ids.signature}">` +
     signedPropertiesOpen('') + signedPropertiesContent + signedPropertiesClose +
     '</xades:QualifyingProperties></ds:Object>' +
+    (objectContent === undefined ? '' : objectOpen('') + objectContent + '</ds:Object>') +
     '</ds:Signature>';
 
   const closeAt = document.length - root.name.length - 3;

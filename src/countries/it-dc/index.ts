@@ -1,42 +1,50 @@
 /**
  * Italy Documento Commerciale: the retail receipt whose data reach the Agenzia delle
  * Entrate (D.Lgs. 127/2015 art. 2), sent in real time; 12 days is the Italian
- * transmission window. Numbered per register; not hash-chained.
+ * transmission window. Each document is sealed with the merchant's seal certificate and
+ * chained per register (build.ts, xml.ts); it is sent to AdE, which takes it and judges
+ * it later: its result is polled (client.ts, response.ts). docs/decisions.md "Italy:
+ * Documento Commerciale" gives the legal route and its limits.
  */
 import type { FiscalSystem } from '../types.ts';
 import { NATURA_LINE_FIELD } from '../it/natura.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
 import { configString } from '../shared/config-fields.ts';
-import { stubOnlySubmit } from '../shared/sandbox.ts';
 import { DC_CERTIFICATE_FIELDS, validateDcConfig } from './config.ts';
 import { validateDcTransaction } from './metadata.ts';
 import { buildDc } from './build.ts';
-import { dcSandbox } from './sandbox.ts';
+import { dcStubPoll, dcStubSubmit } from './sandbox.ts';
+import { pollAde, submitToAde } from './client.ts';
 import { DC_CODES } from './codes.ts';
 
 export const documentoCommerciale: FiscalSystem<'it-dc', 'IT'> = {
   key: 'it-dc',
   country: 'IT',
-  version: '0.1.0',
+  version: '1.0.0',
   capabilities: {
-    signsLocally: false,
-    chained: false,
+    signsLocally: true,
+    chained: true,
     submission: 'realtime',
     submissionWindowDays: 12,
-    authorityTransport: false,
+    authorityTransport: true,
     // A documento di annullo is a new document with its own number on the register.
     cancellationJoinsChain: true,
+    // Sealed with the location's seal certificate (seal_certificate_id), or the account's
+    // sandbox certificate on test keys in stub mode.
+    signsWithCertificate: true,
   },
   validateConfig: validateDcConfig,
   secretConfigFields: [],
+  // The seal certificate: it seals every document and authenticates the TLS channel.
   certificateFields: DC_CERTIFICATE_FIELDS,
   lineFields: [NATURA_LINE_FIELD],
   validateTransaction: validateDcTransaction,
-  // The register (PEM matricola) numbers its documents.
+  // One chain per register (PEM matricola): its documents are numbered and linked in order.
   chainKey: ({ location }) => chainKeyOf('it-dc', location.id, configString(location.config, 'pem_matricola') ?? 'default'),
   initialStatus: () => 'pending',
   build: buildDc,
-  submit: stubOnlySubmit(dcSandbox),
+  submit: async (record, ctx) => (ctx.mode === 'stub' ? dcStubSubmit(record, ctx) : submitToAde(record, ctx)),
+  poll: async (record, ctx) => (ctx.mode === 'stub' ? dcStubPoll(record, ctx) : pollAde(record, ctx)),
   codes: DC_CODES,
   errorTranslations: true,
 };

@@ -94,8 +94,9 @@ function readOriginal(meta: Metadata) {
   const original_matricola = optionalText(
     meta,
     'original_matricola',
-    'metadata.original_matricola must be a register serial number (letters, digits and "-", at most 20)',
-    /^[A-Za-z0-9][A-Za-z0-9-]{0,19}$/,
+    // MatrTrasm of the lottery/RT schemas: exactly 11 characters (a PEM "XXXX-XXXXXX", an RT serial "99MEX012345").
+    'metadata.original_matricola must be the 11-character register serial (e.g. XXXX-XXXXXX)',
+    /^[A-Za-z0-9][A-Za-z0-9-]{10}$/,
   );
   if (original_matricola === undefined) throw badRequest(required('original_matricola'));
   const original_date = optionalText(meta, 'original_date', 'metadata.original_date must be a date in the form YYYY-MM-DD');

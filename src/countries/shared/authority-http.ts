@@ -66,13 +66,18 @@ function agentFor(clientKey: SigningKey | undefined, ca: string | undefined): Ag
 const tlsRootCertificates = (): readonly string[] => tls.rootCertificates;
 
 /** POSTs to an authority. Throws `TransportError` when no HTTP answer arrives in time. */
-export async function authorityPost(req: AuthorityRequest): Promise<AuthorityResponse> {
+export const authorityPost = (req: AuthorityRequest): Promise<AuthorityResponse> => authorityCall('POST', req);
+
+/** GETs from an authority (a result to poll: Italy DC). Throws `TransportError` as `authorityPost` does. */
+export const authorityGet = (req: Omit<AuthorityRequest, 'body'>): Promise<AuthorityResponse> => authorityCall('GET', { ...req, body: undefined });
+
+async function authorityCall(method: 'POST' | 'GET', req: Omit<AuthorityRequest, 'body'> & { body: string | Buffer | undefined }): Promise<AuthorityResponse> {
   const signal = AbortSignal.timeout(req.timeoutMs);
   try {
     const res = await request(req.url, {
-      method: 'POST',
+      method,
       headers: req.headers,
-      body: req.body,
+      ...(req.body === undefined ? {} : { body: req.body }),
       dispatcher: agentFor(req.clientKey, req.ca),
       signal,
       headersTimeout: req.timeoutMs,
@@ -89,7 +94,7 @@ export async function authorityPost(req: AuthorityRequest): Promise<AuthorityRes
   }
 }
 
-function toTransportError(err: unknown, req: AuthorityRequest): TransportError {
+function toTransportError(err: unknown, req: Pick<AuthorityRequest, 'url' | 'timeoutMs'>): TransportError {
   const host = safeHost(req.url);
   if (signalAborted(err) || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
     return new TransportError('timeout', `no answer from ${host} within ${req.timeoutMs / 1000} s`, { cause: err });

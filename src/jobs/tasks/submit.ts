@@ -152,7 +152,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
   }
 
   const storedRecord = (t: TransactionRow, record: SubmissionRecord): StoredRecord =>
-    ({ transactionId: t.id, kind: record.kind, body: record.body, contentType: record.content_type, fiscalId: record.fiscal_id, tx: t.normalized });
+    ({ transactionId: t.id, kind: record.kind, body: record.body, contentType: record.content_type, fiscalId: record.fiscal_id, tx: t.normalized, upstreamId: t.fiscal_id_upstream });
 
   async function callAuthority(system: FiscalSystem, t: TransactionRow, record: SubmissionRecord, locRow: LocationRow, job: JobRow): Promise<AuthorityOutcome | Failure> {
     const ctx = await submitContext(system, t, locRow, job);
