@@ -85,6 +85,13 @@ describe('POST /v1/transactions', () => {
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().status).toBe(atCreate);
     await t.worker.drain();
+    if (system === 'it-dc') {
+      // Documento Commerciale: AdE takes the document, its result is polled (the stub: a second later).
+      const sent = await getTx(t, key, res.json().id);
+      expect(sent).toMatchObject({ status: 'pending', response_payload: { awaiting_result: true } });
+      clock.advance(1000);
+      await t.worker.drain();
+    }
     expect((await getTx(t, key, res.json().id)).status).toBe(final);
   });
 
