@@ -322,6 +322,13 @@ export interface LocationForFiscal {
   tax_id: string | null;
   address: string | null;
   config: Record<string, unknown>;
+  /**
+   * The uploaded certificate the location's config names through its system's
+   * `certificateFields` (Spain `certificate_id`, Italy DC `seal_certificate_id`): the one
+   * that signs its records and authenticates its authority channel. Set by the core from
+   * the stored location; undefined where a caller built the location by hand.
+   */
+  certificateRef?: string | null | undefined;
 }
 
 export interface TransactionContext {

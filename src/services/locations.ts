@@ -225,7 +225,10 @@ export function createLocationService(deps: Deps, changes?: ChangeFeed) {
       const plain = openSecret(row, f);
       if (plain !== undefined) config[f] = plain;
     }
-    return { id: row.id, account_id: row.account_id, name: row.name, country: row.country as Country, tax_id: row.tax_id, address: row.address, config };
+    return {
+      id: row.id, account_id: row.account_id, name: row.name, country: row.country as Country, tax_id: row.tax_id, address: row.address, config,
+      certificateRef: row.certificate_ref,
+    };
   }
 
   async function remove(auth: AuthContext, id: string): Promise<void> {

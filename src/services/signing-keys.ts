@@ -46,8 +46,13 @@ export function createSigningKeyService(deps: Deps, certificates: Pick<Certifica
   const missing = new Map<string, number>();
   const MAX_MISSING = 10_000;
 
+  /**
+   * The certificate the location names through its system's `certificateFields`
+   * (`certificateRef`, from the stored location); `certificate_id` for a location built
+   * without it.
+   */
   const certificateIdOf = (location: LocationForFiscal): string | undefined => {
-    const id = location.config.certificate_id;
+    const id = location.certificateRef !== undefined ? location.certificateRef : location.config.certificate_id;
     return typeof id === 'string' && id !== '' ? id : undefined;
   };
 

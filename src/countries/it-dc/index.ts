@@ -6,7 +6,7 @@
  * it later: its result is polled (client.ts, response.ts). docs/decisions.md "Italy:
  * Documento Commerciale" gives the legal route and its limits.
  */
-import type { FiscalSystem } from '../types.ts';
+import type { AuthorityOutcome, FiscalSystem } from '../types.ts';
 import { NATURA_LINE_FIELD } from '../it/natura.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
 import { configString } from '../shared/config-fields.ts';
@@ -16,6 +16,14 @@ import { buildDc } from './build.ts';
 import { dcStubPoll, dcStubSubmit } from './sandbox.ts';
 import { pollAde, submitToAde } from './client.ts';
 import { DC_CODES } from './codes.ts';
+
+/**
+ * The spec's Italy DC transitions: a document AdE refuses goes `pending` → `failed`
+ * (Statuses: "`pending` (Italy DC) | authority result polling | rejected | `failed`"),
+ * not `failed_permanent` as other systems' rejections do. It is not retried all the same
+ * (Errors: 0100, 0200, 0403 "Retried: no"): its queue entry is dead at once.
+ */
+const failedWhenRejected = (o: AuthorityOutcome): AuthorityOutcome => (o.kind === 'rejected' ? { ...o, status: 'failed' } : o);
 
 export const documentoCommerciale: FiscalSystem<'it-dc', 'IT'> = {
   key: 'it-dc',
@@ -43,8 +51,8 @@ export const documentoCommerciale: FiscalSystem<'it-dc', 'IT'> = {
   chainKey: ({ location }) => chainKeyOf('it-dc', location.id, configString(location.config, 'pem_matricola') ?? 'default'),
   initialStatus: () => 'pending',
   build: buildDc,
-  submit: async (record, ctx) => (ctx.mode === 'stub' ? dcStubSubmit(record, ctx) : submitToAde(record, ctx)),
-  poll: async (record, ctx) => (ctx.mode === 'stub' ? dcStubPoll(record, ctx) : pollAde(record, ctx)),
+  submit: async (record, ctx) => failedWhenRejected(await (ctx.mode === 'stub' ? dcStubSubmit(record, ctx) : submitToAde(record, ctx))),
+  poll: async (record, ctx) => failedWhenRejected(await (ctx.mode === 'stub' ? dcStubPoll(record, ctx) : pollAde(record, ctx))),
   codes: DC_CODES,
   errorTranslations: true,
 };
