@@ -75,7 +75,7 @@ export interface XadesInput {
    * covered by a fourth reference (XMLDSig §4.5: an Object's content is signed by
    * referencing its Id). Its content is canonical XML in the prefixes the root declares;
    * it receives the signature's Id (a `ds:SignatureProperty` must name its `Target`).
-   * Used by the Italian commercial document for its chain link (countries/it-dc/xml.ts).
+   * Used, for example, to seal a chain link together with the document it follows.
    */
   signedObject?: { idSuffix: string; content(signatureId: string): string } | undefined;
 }
