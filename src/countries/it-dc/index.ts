@@ -13,6 +13,7 @@ import { validateDcTransaction } from './metadata.ts';
 import { buildDc } from './build.ts';
 import { dcSandbox } from './sandbox.ts';
 import { DC_CODES } from './codes.ts';
+import { corrispettivi } from './corrispettivi/index.ts';
 
 export const documentoCommerciale: FiscalSystem<'it-dc', 'IT'> = {
   key: 'it-dc',
@@ -39,4 +40,5 @@ export const documentoCommerciale: FiscalSystem<'it-dc', 'IT'> = {
   submit: stubOnlySubmit(dcSandbox),
   codes: DC_CODES,
   errorTranslations: true,
+  ...corrispettivi,
 };
