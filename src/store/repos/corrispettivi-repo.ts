@@ -2,8 +2,8 @@ import type { Queryable } from '../db.ts';
 import { isUniqueViolation } from '../db.ts';
 
 /**
- * Italy's daily takings submissions (migration 0019; countries/it-dc/corrispettivi): one
- * row per location, environment, register and Italian day. Accepted and rejected rows
+ * Italy's daily takings submissions (migration 0019; the Documento Commerciale plug-in's
+ * corrispettivi): one row per location, environment, register and Italian day. Accepted and rejected rows
  * are final: nothing here changes them again, and their xml is never rewritten.
  */
 export type CorrispettiviStatus = 'pending' | 'sent' | 'accepted' | 'rejected';
