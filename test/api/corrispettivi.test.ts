@@ -268,6 +268,25 @@ describe('italy/corrispettivi against the fake AdE', () => {
     expect(await stored(s)).toMatchObject({ status: 'accepted', id_operazione: first!.id_operazione });
   });
 
+  it('concurrent runs (two nodes on one store) send a day once', async () => {
+    const s = await scenario();
+    await makeDay(s, { authority: true });
+    clock.set(NEXT_NIGHT);
+    const other = await startTestApp({ clock, db: t.db, config: { authorityBaseUrls: { 'it-dc:test': ade.url }, authorityCa: ade.caPem } });
+    try {
+      const results = (await Promise.all([processPending(s), processPending(s), (async () => {
+        const res = await other.request({ method: 'POST', url: '/v1/admin/process-pending', key: s.key });
+        return { status: res.statusCode, result: (res.json().results as Array<Record<string, any>>).find((r) => r.processor === 'italy/corrispettivi')! };
+      })()])).map((r) => r.result);
+      expect(results.reduce((n, r) => n + r.accepted, 0)).toBe(1);
+      expect(results.reduce((n, r) => n + r.batches_created, 0)).toBe(1);
+    } finally {
+      await other.close();
+    }
+    expect(sentFor(s)).toHaveLength(1);
+    expect(await stored(s)).toMatchObject({ status: 'accepted', attempts: 1 });
+  });
+
   it('stub mode (test key, no authority transactions): sealed with the sandbox certificate, answered locally, nothing sent', async () => {
     const s = await scenario({ upload: false });
     await makeDay(s);
@@ -355,7 +374,10 @@ describe('schedule and reference', () => {
     clock.set(NEXT_NIGHT);
     const p = t.rt.batch.processors.find((x) => x.name === 'italy/corrispettivi')!;
     expect(await p.scopesWithWork(t.db, clock.now())).toContainEqual({ accountId: s.accountId, environment: 'test' });
-    await processPending(s);
+    // The daily job's run: every scope with work, this one among them.
+    const results = await t.rt.batch.runScheduled('italy/corrispettivi');
+    expect(results.reduce((n, r) => n + r.accepted, 0)).toBeGreaterThanOrEqual(1);
+    expect(await stored(s)).toMatchObject({ status: 'accepted', mode: 'stub' });
     expect(await p.scopesWithWork(t.db, clock.now())).not.toContainEqual({ accountId: s.accountId, environment: 'test' });
   });
 
