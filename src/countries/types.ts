@@ -235,7 +235,10 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
  * system) and the parameter's form before calling `produce`.
  */
 export interface LocationFile {
-  /** The path segment after `/v1/locations/{id}/`, e.g. `corrispettivi`; unique across systems. */
+  /**
+   * The path segment after `/v1/locations/{id}/`, e.g. `corrispettivi`. Systems may share a
+   * path (a location has one system: its own file answers); a path one system has not is a 404.
+   */
   path: string;
   /**
    * The query parameter that selects the file: `date` (YYYY-MM-DD, a real calendar date) or

@@ -268,6 +268,26 @@ describe('italy/corrispettivi against the fake AdE', () => {
     expect(await stored(s)).toMatchObject({ status: 'accepted', id_operazione: first!.id_operazione });
   });
 
+  it('a file altered after signing (the stored row tampered with before a resend): AdE answers 99999, rejected 0200', async () => {
+    const s = await scenario();
+    await makeDay(s, { authority: true });
+    clock.set(NEXT_NIGHT);
+    route.setMode('server-error');
+    try {
+      await processPending(s);
+    } finally {
+      route.setMode('normal');
+    }
+    const row = await stored(s);
+    await t.db.query(`UPDATE corrispettivi_submissions SET xml = replace(xml, '<Ammontare>25.00</Ammontare>', '<Ammontare>20.00</Ammontare>') WHERE id = $1`, [row!.id]);
+    clock.set(row!.next_attempt_at!);
+    expect((await processPending(s)).result).toMatchObject({ rejected: 1 });
+    const last = sentFor(s).at(-1)!;
+    expect(last.schemaValid).toBe(true);
+    expect(last.signatureValid).toBe(false);
+    expect(await stored(s)).toMatchObject({ status: 'rejected', code: '0200', authority_code: '99999' });
+  });
+
   it('concurrent runs (two nodes on one store) send a day once', async () => {
     const s = await scenario();
     await makeDay(s, { authority: true });

@@ -39,6 +39,12 @@ describe('DatiCorrispettivi golden documents', () => {
     expect(sig.ok, sig.output).toBe(true);
   });
 
+  it.skipIf(!HAVE_SCHEMAS)(xsdTitle('the XSD check can fail: an unknown format or a Riepilogo without Ammontare is refused'), () => {
+    const xml = build('live').xml;
+    expect(xsdValidate(xml.replace('<Formato>COR10</Formato>', '<Formato>COR11</Formato>'), CORRISPETTIVI_XSD).ok).toBe(false);
+    expect(xsdValidate(xml.replace('<Ammontare>12.00</Ammontare>', ''), CORRISPETTIVI_XSD).ok).toBe(false);
+  });
+
   it('a tampered total breaks the signature', () => {
     const xml = build('live').xml.replace('<Ammontare>25.00</Ammontare>', '<Ammontare>26.00</Ammontare>');
     expect(xml).toContain('<Ammontare>26.00</Ammontare>');
