@@ -29,6 +29,7 @@ import { ApiError } from '../../../core/errors.ts';
 import { newId } from '../../../core/ids.ts';
 import { locationsRepo } from '../../../store/repos/locations-repo.ts';
 import { corrispettiviRepo, type CorrispettiviRow, type Outcome } from '../../../store/repos/corrispettivi-repo.ts';
+import type { LocationForFiscal } from '../../types.ts';
 import { romeInstant } from './build.ts';
 import { sendCorrispettivi } from './client.ts';
 import { DC_SYSTEM, buildDay, matricolaOf, prepareDay, sealKey, withSealCertificate } from './day.ts';
@@ -54,7 +55,7 @@ export function createCorrispettiviProcessor(deps: ProcessorDeps): BatchProcesso
   const leaseMs = deps.claimLeaseMs ?? DEFAULT_CLAIM_LEASE_MS;
   const timeoutMs = deps.timeoutMs ?? DEFAULT_CORRISPETTIVI_TIMEOUT_MS;
 
-  async function answerFor(row: CorrispettiviRow, scope: BatchScope, now: Date, location: Parameters<typeof withSealCertificate>[0]): Promise<CorrispettiviAnswer> {
+  async function answerFor(row: CorrispettiviRow, scope: BatchScope, now: Date, location: LocationForFiscal): Promise<CorrispettiviAnswer> {
     if (row.mode === 'stub') {
       // The sandbox stub: AdE's answer without AdE (an IdOperazione of our own, marked).
       return { kind: 'accepted', idOperazione: `SANDBOX-${row.id.slice(0, 8).toUpperCase()}`, httpStatus: 200 };
