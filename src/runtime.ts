@@ -23,6 +23,7 @@ import { createSigningKeyService, type SigningKeyService } from './services/sign
 import { createAuthorityPacing } from './services/authority-pacing.ts';
 import { createTransactionService, type TransactionService } from './services/transactions.ts';
 import { createLocationService, type LocationService } from './services/locations.ts';
+import { createLocationFileService, type LocationFileService } from './services/location-files.ts';
 import type { Submitter } from './services/transactions.ts';
 import type { Db } from './store/db.ts';
 import { createChangeFeed, type ChangeFeed } from './store/change-feed.ts';
@@ -78,6 +79,8 @@ export interface Runtime {
   inbound: InboundService;
   translator: Translator;
   batch: BatchService;
+  /** The files inspectors ask for, as the plug-ins produce them (`FiscalSystem.locationFiles`). */
+  locationFiles: LocationFileService;
   handlers: Record<string, JobHandler>;
   worker: Worker;
   submitter: Submitter;
@@ -139,9 +142,13 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   const submitter: Submitter = { runNow: (id) => w.runJobNow(id), notify: () => w.notify() };
   const maxAttempts = o.config.submissionMaxAttempts ?? 50;
   const transactions = createTransactionService({ ...deps, ledger, locations, submitter, software, maxAttempts, signingKeys });
+  const locationFiles = createLocationFileService({
+    db: o.db, clock: o.clock, log: o.log, signingKeys, software, locations, systems: SYSTEMS,
+  });
   return {
     transactions,
     inbound,
+    locationFiles,
     deps, changes, events, locations, certificates, signingKeys, translator, batch, handlers, worker: w, submitter,
     software,
     maxAttempts,

@@ -196,6 +196,15 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
   processors?: ((deps: ProcessorDeps) => BatchProcessor[]) | undefined;
 
   /**
+   * Optional: the files an inspector may ask for about one location (DECISIONS "Files an
+   * inspector asks for"): Italy's daily `corrispettivi`, later France's closures and
+   * Portugal's SAF-T. Each is served at `GET /v1/locations/{id}/<path>?<param>=` (one generic
+   * route for every system: src/http/routes/v1/location-files.ts), account-scoped, with
+   * permission `locations:read`.
+   */
+  locationFiles?: readonly LocationFile[] | undefined;
+
+  /**
    * Optional: the event names this system announces beyond the core's (core/events.ts), in
    * the spec's vocabulary: webhooks may subscribe to them (countries/registry.ts `EVENT_TYPES`).
    */
@@ -219,6 +228,42 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
    */
   errorTranslations?: boolean | undefined;
 }
+
+/**
+ * A file about one location that a system produces on request (`FiscalSystem.locationFiles`).
+ * The core checks the caller, the location (the caller's account, not deleted, of this
+ * system) and the parameter's form before calling `produce`.
+ */
+export interface LocationFile {
+  /**
+   * The path segment after `/v1/locations/{id}/`, e.g. `corrispettivi`. Systems may share a
+   * path (a location has one system: its own file answers); a path one system has not is a 404.
+   */
+  path: string;
+  /**
+   * The query parameter that selects the file: `date` (YYYY-MM-DD, a real calendar date) or
+   * `month` (YYYY-MM). Required; a missing or malformed one is a 400 naming the form.
+   */
+  param: { name: string; kind: 'date' | 'month' };
+  /** The response's content type, e.g. `application/xml; charset=utf-8`. */
+  contentType: string;
+  /** One line for the API reference. */
+  summary: string;
+  /**
+   * The file. Throws `ApiError` (e.g. a 404 when there is nothing for that value). May read
+   * the store and sign with the location's key (deps); never the clock but `deps.clock`.
+   */
+  produce(deps: LocationFileDeps, input: { location: LocationForFiscal; value: string; environment: 'test' | 'live' }): Promise<LocationFileBody>;
+}
+
+/** What `LocationFile.produce` answers: the body, and headers of its own (e.g. a status). */
+export interface LocationFileBody {
+  body: string | Buffer;
+  headers?: Record<string, string> | undefined;
+}
+
+/** What the core hands `LocationFile.produce`: a subset of the processors' deps. */
+export type LocationFileDeps = Pick<ProcessorDeps, 'db' | 'clock' | 'log' | 'signingKeys' | 'software'>;
 
 /** An inbound channel: where an authority's later messages arrive, and how to read them. */
 export interface InboundChannel {

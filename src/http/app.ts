@@ -23,6 +23,7 @@ import { certificateRoutes } from './routes/v1/certificates.ts';
 import { adminRoutes } from './routes/v1/admin.ts';
 import { registerWebhookRoutes } from './routes/v1/webhooks.ts';
 import { inboundRoutes } from './routes/v1/inbound.ts';
+import { locationFileRoutes } from './routes/v1/location-files.ts';
 import { schemaErrorFormatter, validatorCompiler } from './validation.ts';
 
 /** A JSON `\u0000` escape whose backslash is not itself escaped. */
@@ -130,6 +131,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   accountRoutes(app, { accounts: createAccountService(deps, apiKeys), consents: createConsentService(deps) });
   apiKeyRoutes(app, { apiKeys });
   locationRoutes(app, { locations: rt.locations });
+  locationFileRoutes(app, { locationFiles: rt.locationFiles });
   transactionRoutes(app, {
     transactions: rt.transactions,
   });

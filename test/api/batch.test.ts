@@ -113,10 +113,19 @@ const appConfig = () => ({
   batch: { timeoutMs: 5000 },
 });
 
+/**
+ * The registered processors reduced to `spain/lroe` (then `o.processors`): this file tests
+ * the batch service through LROE, and its counts, stats and schedule are LROE's alone. The
+ * other registered processors have their own files (italy/corrispettivi:
+ * test/api/corrispettivi.test.ts).
+ */
+const onlyLroe = (r: BatchProcessor[]) => r.filter((p) => p.name === 'spain/lroe');
+
 async function startApp(o: { clock: ManualClock; db?: TestApp['db']; processors?: (r: BatchProcessor[]) => BatchProcessor[] }): Promise<TestApp> {
+  const processors = (r: BatchProcessor[]) => (o.processors ?? ((x: BatchProcessor[]) => x))(onlyLroe(r));
   const app = await startTestApp({
     clock: o.clock, random: () => 0.5, log: captureLog(), ...(o.db ? { db: o.db } : {}),
-    config: { ...appConfig(), batch: { timeoutMs: 5000, ...(o.processors ? { processors: o.processors } : {}) } },
+    config: { ...appConfig(), batch: { timeoutMs: 5000, processors } },
   });
   // The default software identity is Batuz's test producer (runtime.ts DEFAULT_SOFTWARE):
   // the files carry the developer NIF the TicketBAI schema requires.

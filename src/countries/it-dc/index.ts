@@ -16,6 +16,7 @@ import { buildDc } from './build.ts';
 import { dcStubPoll, dcStubSubmit } from './sandbox.ts';
 import { pollAde, submitToAde } from './client.ts';
 import { DC_CODES } from './codes.ts';
+import { corrispettivi } from './corrispettivi/index.ts';
 
 /**
  * The spec's Italy DC transitions: a document AdE refuses goes `pending` → `failed`
@@ -55,4 +56,5 @@ export const documentoCommerciale: FiscalSystem<'it-dc', 'IT'> = {
   poll: async (record, ctx) => failedWhenRejected(await (ctx.mode === 'stub' ? dcStubPoll(record, ctx) : pollAde(record, ctx))),
   codes: DC_CODES,
   errorTranslations: true,
+  ...corrispettivi,
 };

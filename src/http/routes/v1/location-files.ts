@@ -1,0 +1,41 @@
+import { Type } from 'typebox';
+import type { FastifyInstance } from 'fastify';
+import type { LocationFileService } from '../../../services/location-files.ts';
+import { authOf } from '../../hooks/auth.ts';
+import { ErrorBody, IdParams, authErrors } from '../../schemas.ts';
+
+/**
+ * The files an inspector asks for about a location (DECISIONS "Files an inspector asks
+ * for"): one route per path the fiscal systems offer (`FiscalSystem.locationFiles`), e.g.
+ * `GET /v1/locations/{id}/corrispettivi?date=YYYY-MM-DD`. Read permission `locations:read`;
+ * another account's (or a deleted) location, or one whose system has no such file: 404;
+ * a missing or malformed parameter: 400 naming the form. Nothing here names a country.
+ */
+export function locationFileRoutes(app: FastifyInstance, s: { locationFiles: LocationFileService }) {
+  const security = [{ bearer: [] }];
+  const tags = ['locations'];
+  for (const { path, files } of s.locationFiles.paths()) {
+    // Every system offering this path selects by a parameter; the reference lists each
+    // name once (the service checks the form of the location's own system).
+    const params = [...new Map(files.map((f) => [f.param.name, f.param])).values()];
+    const querystring = Type.Object(Object.fromEntries(params.map((p) => [
+      p.name,
+      Type.Optional(Type.String({ description: p.kind === 'date' ? 'a date, YYYY-MM-DD (required)' : 'a month, YYYY-MM (required)' })),
+    ])));
+    app.get(`/v1/locations/:id/${path}`, {
+      config: { permission: 'locations:read' },
+      schema: {
+        tags, security, params: IdParams, querystring,
+        summary: files.map((f) => f.summary).join(' / '),
+        response: {
+          200: { description: `the file (${[...new Set(files.map((f) => f.contentType))].join(', ')})`, content: Object.fromEntries(files.map((f) => [f.contentType.split(';')[0]!, { schema: { type: 'string' } }])) },
+          400: ErrorBody, 404: ErrorBody, ...authErrors,
+        },
+      },
+    }, async (req, reply) => {
+      const out = await s.locationFiles.produce(authOf(req), (req.params as { id: string }).id, path, req.query as Record<string, unknown>);
+      for (const [k, v] of Object.entries(out.headers ?? {})) reply.header(k, v);
+      return reply.header('content-type', out.contentType).send(out.body);
+    });
+  }
+}

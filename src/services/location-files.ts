@@ -1,0 +1,67 @@
+/**
+ * The files an inspector asks for about one location (DECISIONS "Files an inspector asks
+ * for"), whatever system produces them: each registered plug-in's `locationFiles`
+ * (countries/types.ts `LocationFile`). This service knows no country: it checks the
+ * location (the caller's account, not deleted: otherwise 404), that its system offers a
+ * file at that path (otherwise 404), and the parameter's form (otherwise 400), then asks
+ * the plug-in.
+ */
+import { badRequest, notFound } from '../core/errors.ts';
+import type { FiscalSystem, LocationFile, LocationFileBody, LocationFileDeps } from '../countries/types.ts';
+import { isIsoDate } from '../countries/shared/dates.ts';
+import { locationsRepo } from '../store/repos/locations-repo.ts';
+import type { AuthContext } from './auth-context.ts';
+import type { LocationService } from './locations.ts';
+
+export interface LocationFileServiceDeps extends LocationFileDeps {
+  locations: Pick<LocationService, 'toFiscal'>;
+  systems: readonly FiscalSystem[];
+}
+
+const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
+
+/** The 400 of a missing or malformed parameter. */
+export function paramError(param: LocationFile['param']): string {
+  return param.kind === 'date'
+    ? `${param.name} is required: a date in the form YYYY-MM-DD`
+    : `${param.name} is required: a month in the form YYYY-MM`;
+}
+
+export function checkParam(param: LocationFile['param'], value: unknown): string {
+  const ok = typeof value === 'string' && (param.kind === 'date' ? isIsoDate(value) : MONTH.test(value));
+  if (!ok) throw badRequest(paramError(param));
+  return value as string;
+}
+
+export function createLocationFileService(deps: LocationFileServiceDeps) {
+  /** Every path any system serves, with the files of that path (one per system offering it). */
+  const byPath = new Map<string, Array<{ system: string; file: LocationFile }>>();
+  for (const s of deps.systems) {
+    for (const file of s.locationFiles ?? []) {
+      const list = byPath.get(file.path) ?? [];
+      list.push({ system: s.key, file });
+      byPath.set(file.path, list);
+    }
+  }
+
+  return {
+    /** The distinct paths, with the first file's description (routes and API reference). */
+    paths(): Array<{ path: string; files: LocationFile[] }> {
+      return [...byPath.entries()].map(([path, list]) => ({ path, files: list.map((l) => l.file) }));
+    },
+
+    async produce(auth: AuthContext, locationId: string, path: string, query: Record<string, unknown>): Promise<LocationFileBody & { contentType: string }> {
+      const offered = byPath.get(path) ?? [];
+      const row = await locationsRepo.get(deps.db, auth.accountId, locationId);
+      if (!row) throw notFound('location not found');
+      const entry = offered.find((o) => o.system === row.system);
+      if (!entry) throw notFound(`this location's fiscal system (${row.system ?? 'none'}) has no ${path} file`);
+      const value = checkParam(entry.file.param, query[entry.file.param.name]);
+      const location = deps.locations.toFiscal(row);
+      const out = await entry.file.produce(deps, { location, value, environment: auth.environment });
+      return { ...out, contentType: entry.file.contentType };
+    },
+  };
+}
+
+export type LocationFileService = ReturnType<typeof createLocationFileService>;
