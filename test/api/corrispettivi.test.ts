@@ -17,11 +17,11 @@ import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xmlsecVerify, xsdValidate } from
  * fake AdE (real HTTPS, client certificate required, XSD and signature checked), and the
  * inspector file GET /v1/locations/{id}/corrispettivi?date= serves it.
  *
- * Authority mode: it-dc refuses `X-Svc-Sandbox: authority` while its per-document client
- * is not merged (capabilities.authorityTransport false), so the tests create the day's
- * transactions with a test key and then mark them `sandbox_mode = 'authority'` in the
- * store, which is what such a header leaves on them; a day whose transactions are all stub
- * is answered by the stub without any request.
+ * Authority mode: the day's documents themselves are answered by the stub (this fake
+ * serves only the daily file; test/api/dc-authority.test.ts sends single documents), then
+ * marked `sandbox_mode = 'authority'` in the store, which is what `X-Svc-Sandbox:
+ * authority` leaves on them; a day whose transactions are all stub is answered by the
+ * stub without any request.
  */
 
 const DAY = '2026-03-02';
@@ -98,6 +98,9 @@ async function makeDay(s: Scenario, o: { authority?: boolean } = {}) {
   await tx(s, 'refund', [line('Vino', 1, 1500, 22)], { is_return: true, original_matricola: s.matricola, original_date: DAY, original_number: '0001-0001' });
   clock.advance(3_600_000);
   const sale = await tx(s, 'sale', [line('Pizza', 1, 800, 10)], {});
+  // Sent, then its result polled a second later (the stub): a document is cancellable once AdE holds it.
+  await t.worker.drain();
+  clock.advance(1000);
   await t.worker.drain();
   const cancel = await t.request({ method: 'POST', url: `/v1/transactions/${sale.id}/cancel`, key: s.key });
   expect(cancel.statusCode, cancel.body).toBe(201);

@@ -8,7 +8,7 @@
  * Router-wide switches simulate an outage: `reset` (the connection is cut without an
  * answer) or `unavailable` (HTTP 503, an HTML page); unknown paths get 404.
  *
- * `corrispettiviRoute()`: `POST /v1/corrispettivi`, one DatiCorrispettivi per request:
+ * `corrispettiviRoute()`: `POST /v1/dispositivi/corrispettivi/`, one DatiCorrispettivi per request:
  * - validates it against CorrispettiviTypes_v1.0.xsd (xmllint, catalog): invalid → Errore 00000;
  * - verifies its enveloped signature with xmlsec1 and requires the signing certificate to
  *   be the TLS client certificate (the register's seal): otherwise Errore 99999;
@@ -71,7 +71,7 @@ export async function startFakeAde(opts: { routes?: readonly FakeAdeRoute[] } = 
   };
 }
 
-// ---- /v1/corrispettivi --------------------------------------------------------------------
+// ---- /v1/dispositivi/corrispettivi/ --------------------------------------------------------------------
 
 export type CorrispettiviMode = 'normal' | 'reject-00000' | 'reject-00200' | 'rate-limit' | 'server-error' | 'forbidden';
 
@@ -133,7 +133,7 @@ export function corrispettiviRoute(): CorrispettiviRoute {
 
   return {
     method: 'POST',
-    path: '/v1/corrispettivi',
+    path: '/v1/dispositivi/corrispettivi/',
     received,
     accepted,
     setMode: (m) => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAuthority, type FakeAuthority, type FakeRequest } from '../../../../test/support/fake-authority.ts';
 import { closeAuthorityConnections } from '../../shared/authority-http.ts';
 import { fixedSigningKey } from '../../shared/test-fixtures.ts';
-import { CORRISPETTIVI_PATH, DEFAULT_CORRISPETTIVI_BASE_URLS, corrispettiviUrl, sendCorrispettivi } from './client.ts';
+import { CORRISPETTIVI_PATH, corrispettiviUrl, sendCorrispettivi } from './client.ts';
 
 let fake: FakeAuthority;
 const seen: FakeRequest[] = [];
@@ -22,7 +22,7 @@ const ctx = (o: Partial<Parameters<typeof sendCorrispettivi>[1]> = {}) => ({
 });
 
 describe('corrispettivi client', () => {
-  it('POSTs the stored XML as is to <base>/v1/corrispettivi with the client certificate', async () => {
+  it('POSTs the stored XML as is to <AdE>/v1/dispositivi/corrispettivi/ with the client certificate', async () => {
     const answer = await sendCorrispettivi('<c:DatiCorrispettivi/>', ctx());
     expect(answer).toEqual({ kind: 'accepted', idOperazione: '42', httpStatus: 200 });
     const req = seen.at(-1)!;
@@ -39,7 +39,7 @@ describe('corrispettivi client', () => {
   });
 
   it('URLs: the configured base (trailing slash tolerated), else the placeholder per environment', () => {
-    expect(corrispettiviUrl('test', 'https://ade.example/')).toBe('https://ade.example/v1/corrispettivi');
-    expect(corrispettiviUrl('live')).toBe(`${DEFAULT_CORRISPETTIVI_BASE_URLS.live}/v1/corrispettivi`);
+    expect(corrispettiviUrl('test', 'https://ade.example/')).toBe('https://ade.example/v1/dispositivi/corrispettivi/');
+    expect(corrispettiviUrl('live')).toBe('https://apid-ivaservizi.agenziaentrate.gov.it/v1/dispositivi/corrispettivi/');
   });
 });

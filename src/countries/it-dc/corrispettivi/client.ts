@@ -1,24 +1,24 @@
 /**
  * Sends one signed DatiCorrispettivi to AdE: HTTPS POST of the XML to
- * `${base}/v1/corrispettivi` with mutual TLS (the location's seal certificate as the client
- * certificate, through ../../shared/authority-http.ts), and reads the answer (response.ts).
+ * `{AdE}/v1/dispositivi/corrispettivi/` with mutual TLS (the location's seal certificate as
+ * the client certificate, through ../../shared/authority-http.ts), and reads the answer
+ * (response.ts).
  *
- * Base URLs: `deps.authorityBaseUrls['it-dc:<environment>']` when set (tests: the fake
- * AdE), else the constants below. AdE publishes no endpoint for software solutions (PEM/
- * PEL, FORMATS.md §5: the technical annex of Provvedimento 111204/2025 was not collected;
- * the RT devices' endpoints are given to manufacturers only), so these are placeholders
- * to be replaced by the approved Punto di Elaborazione's address: configure the real one.
+ * The host and path are those of AdE's REST channel for telematic registers
+ * (`apid-ivaservizi…`, test `v-apid-ivaservizi…`; the same hosts the single documents go
+ * to, ../client.ts) [secondary: the ISTI-CNR RT test server and RT integrators' scripts].
+ * The software-solution annex (Provvedimento 111204/2025, FORMATS.md §5) was not
+ * collected: if it names another address, it replaces these constants.
+ * `deps.authorityBaseUrls['it-dc:<environment>']` replaces scheme and host (tests: the
+ * fake AdE).
  */
 import { TransportError, type SigningKey } from '../../types.ts';
 import { authorityPost } from '../../shared/authority-http.ts';
+import { ADE_HOSTS } from '../client.ts';
 import { interpretAnswer, type CorrispettiviAnswer } from './response.ts';
 
-export const CORRISPETTIVI_PATH = '/v1/corrispettivi';
-/** Placeholders (see the module note): no public AdE endpoint exists for software solutions. */
-export const DEFAULT_CORRISPETTIVI_BASE_URLS = {
-  test: 'https://corrispettivi-test.invalid',
-  live: 'https://corrispettivi.invalid',
-} as const;
+export const CORRISPETTIVI_PATH = '/v1/dispositivi/corrispettivi/';
+export const DEFAULT_CORRISPETTIVI_BASE_URLS = ADE_HOSTS;
 
 export interface CorrispettiviSendContext {
   environment: 'test' | 'live';
@@ -30,7 +30,7 @@ export interface CorrispettiviSendContext {
 }
 
 export const corrispettiviUrl = (environment: 'test' | 'live', baseUrl?: string): string =>
-  `${(baseUrl ?? DEFAULT_CORRISPETTIVI_BASE_URLS[environment]).replace(/\/+$/, '')}${CORRISPETTIVI_PATH}`;
+  `${baseUrl ? new URL(baseUrl).origin : DEFAULT_CORRISPETTIVI_BASE_URLS[environment]}${CORRISPETTIVI_PATH}`;
 
 export async function sendCorrispettivi(xml: string, ctx: CorrispettiviSendContext): Promise<CorrispettiviAnswer> {
   try {

@@ -25,16 +25,6 @@ export interface PreparedDay {
 /** The register of a location: `pem_matricola`. */
 export const matricolaOf = (location: LocationForFiscal): string | undefined => configString(location.config, 'pem_matricola');
 
-/**
- * The location as the signing-key service reads it: that service looks for
- * `certificate_id`, the Documento Commerciale config names its certificate
- * `seal_certificate_id` (../config.ts DC_CERTIFICATE_FIELDS).
- */
-export function withSealCertificate(location: LocationForFiscal): LocationForFiscal {
-  const seal = configString(location.config, 'seal_certificate_id');
-  return seal === undefined ? location : { ...location, config: { ...location.config, certificate_id: seal } };
-}
-
 /** The day's transactions and totals; undefined when the register issued nothing that day. */
 export async function prepareDay(q: Queryable, location: LocationForFiscal, environment: 'test' | 'live', day: string): Promise<PreparedDay | undefined> {
   const { from, to } = romeDayRange(day);
@@ -50,7 +40,7 @@ export async function prepareDay(q: Queryable, location: LocationForFiscal, envi
  * Throws the signing-key service's 400 when there is none.
  */
 export function sealKey(keys: Pick<SigningKeyService, 'forRecord'>, location: LocationForFiscal, environment: 'test' | 'live', mode: 'stub' | 'authority'): Promise<SigningKey> {
-  return keys.forRecord(withSealCertificate(location), environment, mode);
+  return keys.forRecord(location, environment, mode);
 }
 
 export function buildDay(p: PreparedDay, matricola: string, progressivo: number, environment: 'test' | 'live', key: SigningKey, now: Date): string {

@@ -32,7 +32,7 @@ import { corrispettiviRepo, type CorrispettiviRow, type Outcome } from '../../..
 import type { LocationForFiscal } from '../../types.ts';
 import { romeInstant } from './build.ts';
 import { sendCorrispettivi } from './client.ts';
-import { DC_SYSTEM, buildDay, matricolaOf, prepareDay, sealKey, withSealCertificate } from './day.ts';
+import { DC_SYSTEM, buildDay, matricolaOf, prepareDay, sealKey } from './day.ts';
 import type { CorrispettiviAnswer } from './response.ts';
 import { romeDay } from './totals.ts';
 
@@ -62,7 +62,7 @@ export function createCorrispettiviProcessor(deps: ProcessorDeps): BatchProcesso
     }
     let clientKey;
     try {
-      clientKey = await deps.signingKeys.forAuthority(withSealCertificate(location));
+      clientKey = await deps.signingKeys.forAuthority(location);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       return { kind: 'retry', code: '0403', message: err.message, authorityCode: 'certificate_missing', authorityMessage: err.message, httpStatus: null };
