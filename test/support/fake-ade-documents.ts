@@ -1,6 +1,7 @@
 /**
- * A fake Agenzia delle Entrate channel for single commercial documents, on top of the
- * fake authority (real HTTPS on 127.0.0.1 with its own CA, client certificate required):
+ * The fake Agenzia delle Entrate's routes for single commercial documents
+ * (`documentsRoutes()`, mounted on the fake AdE router of ./fake-ade.ts beside the daily
+ * takings; `startFakeAdeDocuments()` starts a fake AdE with them alone):
  *
  * - `POST /v1/dispositivi/documenti-commerciali`: the sealed `DocCommercialiLotteria`.
  *   Validated against the official XSD with xmllint (catalog) → error 00000 when not;
@@ -18,7 +19,8 @@
 import crypto from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
 import { esitoDocumentoXml, esitoOperazioneXml } from '../../src/countries/it-dc/answers.ts';
-import { startFakeAuthority, type FakeRequest, type FakeResponse } from './fake-authority.ts';
+import type { FakeRequest, FakeResponse } from './fake-authority.ts';
+import { startFakeAde, type FakeAdeRoute } from './fake-ade.ts';
 import { HAVE_SCHEMAS, XADES_ID_ATTRIBUTES, xmlsecVerify, xsdValidate } from './xml-tools.ts';
 
 export const ADE_DOCUMENTS_PATH = '/v1/dispositivi/documenti-commerciali';
@@ -34,10 +36,7 @@ export interface FakeAdeDocument {
   polls: number;
 }
 
-export interface FakeAdeDocuments {
-  url: string;
-  caPem: string;
-  requests: FakeRequest[];
+export interface AdeDocumentsState {
   /** Documents taken (valid, sealed), by IdOperazione. */
   documents: Map<string, FakeAdeDocument>;
   /** Every error answered at sending, in order. */
@@ -48,6 +47,12 @@ export interface FakeAdeDocuments {
   /** Polls answered 404 before each result is ready (default 0). */
   pendingPolls(n: number): void;
   reset(): void;
+}
+
+export interface FakeAdeDocuments extends AdeDocumentsState {
+  url: string;
+  caPem: string;
+  requests: FakeRequest[];
   close(): Promise<void>;
 }
 
@@ -60,7 +65,7 @@ function certificateInDocument(xml: string): string | null {
   return `-----BEGIN CERTIFICATE-----\n${b64.replace(/\s+/g, '').match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`;
 }
 
-export async function startFakeAdeDocuments(): Promise<FakeAdeDocuments> {
+export function documentsRoutes(): { routes: FakeAdeRoute[]; state: AdeDocumentsState } {
   let mode: FakeAdeMode = 'normal';
   let waitPolls = 0;
   let next = 0;
@@ -108,20 +113,18 @@ export async function startFakeAdeDocuments(): Promise<FakeAdeDocuments> {
       : esitoDocumentoXml({ idOperazione, at, esito: 'AC', documents: 1 }));
   };
 
-  const fake = await startFakeAuthority((req) => {
+  const guard = (handle: (req: FakeRequest) => FakeResponse) => (req: FakeRequest): FakeResponse => {
     if (mode === 'outage') return { status: 503, headers: { 'content-type': 'text/html' }, body: '<html>Servizio non disponibile</html>' };
     if (mode === 'rateLimited') return { status: 429, body: '' };
     if (mode === 'unauthorized') return { status: 403, body: '' };
-    if (req.method === 'POST' && req.path === ADE_DOCUMENTS_PATH) return send(req);
-    const m = /^\/v1\/dispositivi\/documenti-commerciali\/esiti\/([^/]+)$/.exec(req.path);
-    if (req.method === 'GET' && m) return result(decodeURIComponent(m[1]!));
-    return { status: 404, body: 'not found' };
-  });
-
-  return {
-    url: fake.url,
-    caPem: fake.caPem,
-    requests: fake.requests,
+    return handle(req);
+  };
+  const RESULT = /^\/v1\/dispositivi\/documenti-commerciali\/esiti\/([^/]+)$/;
+  const routes: FakeAdeRoute[] = [
+    { method: 'POST', path: ADE_DOCUMENTS_PATH, handle: guard(send) },
+    { method: 'GET', path: RESULT, handle: guard((req) => result(decodeURIComponent(RESULT.exec(req.path.split('?')[0]!)![1]!))) },
+  ];
+  const state: AdeDocumentsState = {
     documents,
     refusals,
     setMode: (m) => {
@@ -140,8 +143,23 @@ export async function startFakeAdeDocuments(): Promise<FakeAdeDocuments> {
       refusals.length = 0;
       documents.clear();
       byDigest.clear();
-      fake.requests.length = 0;
     },
-    close: () => fake.close(),
   };
+  return { routes, state };
+}
+
+export async function startFakeAdeDocuments(): Promise<FakeAdeDocuments> {
+  const { routes, state } = documentsRoutes();
+  const ade = await startFakeAde({ routes });
+  const resetState = state.reset;
+  return Object.assign(state, {
+    url: ade.url,
+    caPem: ade.caPem,
+    requests: ade.requests,
+    reset: () => {
+      resetState();
+      ade.requests.length = 0;
+    },
+    close: () => ade.close(),
+  });
 }

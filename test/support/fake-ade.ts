@@ -35,7 +35,8 @@ const NS_DS = 'http://www.w3.org/2000/09/xmldsig#';
 
 export interface FakeAdeRoute {
   method: string;
-  path: string;
+  /** The exact path, or a pattern for paths that carry an id (`…/esiti/{IdOperazione}`). */
+  path: string | RegExp;
   handle(req: FakeRequest): FakeResponse | Promise<FakeResponse>;
 }
 
@@ -56,7 +57,7 @@ export async function startFakeAde(opts: { routes?: readonly FakeAdeRoute[] } = 
     if (outage === 'reset') throw Object.assign(new Error('connection reset'), { resetConnection: true });
     if (outage === 'unavailable') return { status: 503, headers: { 'content-type': 'text/html' }, body: '<html><body>Servizio non disponibile</body></html>' };
     const path = req.path.split('?')[0];
-    const route = routes.find((r) => r.method === req.method && r.path === path);
+    const route = routes.find((r) => r.method === req.method && (typeof r.path === 'string' ? r.path === path : r.path.test(path!)));
     if (!route) return { status: 404, headers: { 'content-type': 'text/plain' }, body: 'not found' };
     return route.handle(req);
   });
