@@ -15,13 +15,16 @@ import { NF525_CODES } from './codes.ts';
 export const nf525: FiscalSystem<'fr-nf525', 'FR'> = {
   key: 'fr-nf525',
   country: 'FR',
-  version: '0.1.0',
+  version: '1.0.0',
   capabilities: {
     signsLocally: true,
     chained: true,
     submission: 'none',
     authorityTransport: false,
     cancellationJoinsChain: true,
+    // Signed by the installation: the location's ECDSA P-256 key, generated on first use
+    // and sealed with MASTER_KEY (services/signing-keys.ts `recordKey`).
+    recordKey: 'ec-p256',
   },
   validateConfig: validateNf525Config,
   secretConfigFields: [],
