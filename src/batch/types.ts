@@ -95,8 +95,11 @@ export interface ProcessorDeps {
   settle(tx: Queryable, item: SettleItem, now: Date): Promise<void>;
   /** Unseals a stored location for the authority (`LocationForFiscal`). */
   locations: Pick<LocationService, 'toFiscal'>;
-  /** The location's TLS client certificate for the authority. */
-  signingKeys: Pick<SigningKeyService, 'forAuthority'>;
+  /**
+   * The location's TLS client certificate for the authority, and its record-signing key
+   * (a closure signed like the records it closes: France).
+   */
+  signingKeys: Pick<SigningKeyService, 'forAuthority' | 'recordKey'>;
   /** The authorities' wait-before-sending memory (countries/types.ts `AuthorityPacing`). */
   pacing: AuthorityPacing;
   /** This software's identity, as records name it (a closure is a record too). */
