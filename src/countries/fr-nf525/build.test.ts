@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { describe, it, expect } from 'vitest';
 import { nf525 } from './index.ts';
-import { nf525Message, rateText, verifyMessage, type Nf525Record } from './record.ts';
+import { linesText, nf525Message, quantityText, rateText, verifyMessage, type Nf525Record } from './record.ts';
 import { readNf525Totals } from './totals.ts';
 import { verifyNf525Chain } from './verify.ts';
 import type { BuildInput, FiscalRecord, TransactionDraft } from '../types.ts';
@@ -62,8 +62,13 @@ describe('fr-nf525 record', () => {
       .toThrow(/no record key/);
   });
 
-  it('rates: percent with at least two decimals', () => {
+  it('rates: percent with at least two decimals; quantities plain; lines text', () => {
     expect([20, 5.5, 2.1, 10, 0, 1.05, 0.125, 8.5].map(rateText)).toEqual(['20.00', '5.50', '2.10', '10.00', '0.00', '1.05', '0.125', '8.50']);
+    expect([1, 10, 100, 2.5, 0.333, 0.000001, 1234.56].map(quantityText)).toEqual(['1', '10', '100', '2.5', '0.333', '0.000001', '1234.56']);
+    expect(linesText([
+      { description: 'Café crème', quantity: 2, unit_price: 250, tax_rate: 10, tax_amount: 50, total_amount: 550 },
+      { description: 'Eau | plate', quantity: 0.5, unit_price: 200, tax_rate: 5.5, tax_amount: 6, total_amount: 106 },
+    ])).toBe(`2;250;10.00;50;550;${Buffer.from('Café crème').toString('base64url')}\n0.5;200;5.50;6;106;${Buffer.from('Eau | plate').toString('base64url')}`);
   });
 
   it('period totals reset when the Paris day, month or year changes; the perpetual total never does', () => {
@@ -132,6 +137,18 @@ describe('verifyNf525Chain', () => {
   it('a removed record: the next one is the break', () => {
     const v = verifyNf525Chain([bodies[0]!, bodies[2]!, bodies[3]!], key.publicKey);
     expect(v).toEqual({ ok: false, count: 1, break: { index: 1, seq: 3, documentNumber: '73282932000074-00000003', reason: 'seq 3 follows seq 1: a record is missing or out of order' } });
+  });
+
+  it('a changed line (its detail is signed through its digest) breaks its signature', () => {
+    const tampered = bodies[0]!.replace('"description": "Coffee"', '"description": "Tea"');
+    expect(tampered).not.toBe(bodies[0]);
+    expect(verifyNf525Chain([tampered], key.publicKey)).toMatchObject({ ok: false, break: { index: 0, reason: 'the signature does not verify over the record\'s data' } });
+  });
+
+  it('a seq or an amount that is not an integer', () => {
+    const b = JSON.parse(bodies[0]!) as Nf525Record;
+    expect(verifyNf525Chain([{ ...b, seq: '1' as never }], key.publicKey)).toMatchObject({ ok: false, break: { reason: 'seq and amounts must be integers (cents)' } });
+    expect(verifyNf525Chain([{ ...b, totals: { ...b.totals, tax: 210.4 } }], key.publicKey)).toMatchObject({ ok: false, break: { reason: 'seq and amounts must be integers (cents)' } });
   });
 
   it('a changed amount breaks its own signature', () => {

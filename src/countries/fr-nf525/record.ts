@@ -14,7 +14,7 @@
  * stay as the request gave them).
  *
  * The signed message (`nf525Message`) is one line of UTF-8 text (ASCII in practice),
- * 25 fields joined by `|`, no trailing separator, none of which can contain `|`:
+ * 26 fields joined by `|`, no trailing separator, none of which can contain `|`:
  *
  *    1 `NF525R1`              format tag (record, version 1; closures and the JET get their own)
  *    2 register_id            the location's SIRET/SIREN
@@ -33,8 +33,15 @@
  *   17-19 month, excl, incl   month total (`YYYY-MM`)
  *   20-22 year, excl, incl    fiscal-year total (`YYYY`, calendar year)
  *   23 cancels               the cancelled record's document number; empty otherwise
- *   24 key_id                lowercase hex SHA-256 of the signing key's DER SubjectPublicKeyInfo
- *   25 previous              the previous record's signature as written in its body
+ *   24 lines                 lowercase hex SHA-256 of the lines' text (`linesText`): one
+ *                            line per `lines` entry, joined by `\n`, each
+ *                            `<quantity>;<unit_price>;<rate>;<tax_amount>;<total_amount>;<description>`
+ *                            with the quantity in plain decimal (at most 6 decimals, no
+ *                            trailing zeros: `1`, `2.5`), the rate as in field 8, and the
+ *                            description base64url (UTF-8, no padding), so the detail of
+ *                            the sale cannot change either
+ *   25 key_id                lowercase hex SHA-256 of the signing key's DER SubjectPublicKeyInfo
+ *   26 previous              the previous record's signature as written in its body
  *                            (`signature.value`); empty for the register's first record
  *
  * Amounts are decimal integers with a leading `-` when negative, no `+`, no padding.
@@ -90,7 +97,7 @@ export interface Nf525Record {
   cancels: { document_number: string; transaction_id: string } | null;
   currency: string;
   payment_method: string;
-  /** The lines as the request gave them (positive amounts, informative: `vat` is what is signed). */
+  /** The lines as the request gave them (positive amounts; signed through their digest, message field 24). */
   lines: { description: string; quantity: number; unit_price: number; tax_rate: number; tax_amount: number; total_amount: number }[];
   vat: VatTotal[];
   totals: { excl_tax: number; tax: number; incl_tax: number };
@@ -117,6 +124,15 @@ export function rateText(rate: number): string {
   const [units = '0', decimals = ''] = fixed.split('.');
   return `${units}.${decimals.padEnd(2, '0')}`;
 }
+
+/** A quantity in plain decimal: at most 6 decimals, no trailing zeros (`1`, `2.5`, `0.333`). */
+export const quantityText = (q: number): string => q.toFixed(6).replace(/\.?0+$/, '');
+
+/** The text whose SHA-256 is message field 24 (see the file comment). */
+export const linesText = (lines: Nf525Record['lines']): string =>
+  lines
+    .map((l) => [quantityText(l.quantity), l.unit_price, rateText(l.tax_rate), l.tax_amount, l.total_amount, Buffer.from(l.description, 'utf8').toString('base64url')].join(';'))
+    .join('\n');
 
 /** The exact message a record's signature covers (see the file comment). */
 export function nf525Message(r: Omit<Nf525Record, 'signature'> & { signature: Pick<Nf525Record['signature'], 'key_id' | 'previous'> }): string {
@@ -146,6 +162,7 @@ export function nf525Message(r: Omit<Nf525Record, 'signature'> & { signature: Pi
     g.fiscal_year.excl_tax,
     g.fiscal_year.incl_tax,
     r.cancels?.document_number ?? '',
+    crypto.createHash('sha256').update(linesText(r.lines), 'utf8').digest('hex'),
     r.signature.key_id,
     r.signature.previous ?? '',
   ];

@@ -65,6 +65,13 @@ const sameTotals = (a: Nf525Totals, b: Nf525Totals): boolean => JSON.stringify(a
 /** Why a record's own content is unsound (format, signature, internal sums); null when it is sound. */
 function recordFault(r: Nf525Record, publicKey: crypto.KeyObject, keyId: string): string | null {
   if (r.format !== NF525_FORMAT || r.version !== NF525_RECORD_VERSION) return 'not an NF525 record (format/version)';
+  const cents = (v: unknown) => Number.isSafeInteger(v);
+  const g0 = r.grand_totals;
+  const amounts = [
+    r.totals.excl_tax, r.totals.tax, r.totals.incl_tax, g0.perpetual.excl_tax, g0.perpetual.incl_tax, g0.day.excl_tax, g0.day.incl_tax,
+    g0.month.excl_tax, g0.month.incl_tax, g0.fiscal_year.excl_tax, g0.fiscal_year.incl_tax, ...r.vat.flatMap((v) => [v.excl_tax, v.tax, v.incl_tax]),
+  ];
+  if (!Number.isSafeInteger(r.seq) || r.seq < 1 || !amounts.every(cents)) return 'seq and amounts must be integers (cents)';
   const sig = r.signature;
   if (typeof sig !== 'object' || sig === null || sig.algorithm !== SIGNATURE_ALGORITHM || typeof sig.value !== 'string') return 'no ES256 signature';
   if (sig.key_id !== keyId) return `signed with another key (key_id ${String(sig.key_id)}, expected ${keyId})`;
