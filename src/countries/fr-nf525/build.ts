@@ -30,8 +30,6 @@ import {
 } from './record.ts';
 import { nextTotals, otherEnvironmentLinkData, periodsOf, readNf525Totals, totalsLinkData } from './totals.ts';
 
-export { signatureExtract } from './record.ts';
-
 export const nf525Number = (registerId: string, seq: number): string => `${registerId}-${String(seq).padStart(8, '0')}`;
 
 /** How a transaction type counts in the totals: sales add, refunds and voids subtract. */

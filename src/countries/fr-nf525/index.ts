@@ -1,7 +1,9 @@
 /**
- * France NF525 (certified POS, CGI art. 286-I-3° bis): records are signed and chained
- * locally, which makes them final (`success` at creation); nothing is sent per
- * transaction.
+ * France NF525 (certified POS, CGI art. 286-I-3° bis): records are signed (ES256, the
+ * location's record key) and chained locally per register, which makes them final
+ * (`success` at creation); nothing is sent per transaction. build.ts builds them,
+ * record.ts says exactly what is signed, totals.ts carries the grand totals along the
+ * chain, verify.ts checks a run of records. Closures, the JET and archives: later steps.
  */
 import type { FiscalSystem } from '../types.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
