@@ -151,6 +151,12 @@ describe('verifyNf525Chain', () => {
     expect(verifyNf525Chain([{ ...b, totals: { ...b.totals, tax: 210.4 } }], key.publicKey)).toMatchObject({ ok: false, break: { reason: 'seq and amounts must be integers (cents)' } });
   });
 
+  it('two records swapped: the first out of place is the break', () => {
+    expect(verifyNf525Chain([bodies[0]!, bodies[2]!, bodies[1]!, bodies[3]!], key.publicKey)).toMatchObject({
+      ok: false, count: 1, break: { index: 1, seq: 3, reason: 'seq 3 follows seq 1: a record is missing or out of order' },
+    });
+  });
+
   it('a changed amount breaks its own signature', () => {
     const tampered = bodies[1]!.replace('"incl_tax": -1210', '"incl_tax": -1200');
     expect(tampered).not.toBe(bodies[1]);

@@ -11,6 +11,7 @@
  * verifyNf525Chain.
  */
 import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -118,6 +119,29 @@ describe('NF525 golden records', () => {
 
   it('the signed messages match golden/messages.txt (signature values masked)', () => {
     expectGolden('messages.txt', `${bodies.map((b) => mask(nf525Message(b))).join('\n')}\n`);
+  });
+
+  it('the message as docs/decisions.md describes it, rebuilt here without record.ts, is the one signed', () => {
+    // An independent reading of the documented format (what a third-party verifier writes).
+    const rate = (r: number) => {
+      const [u, d = ''] = r.toFixed(6).replace(/0+$/, '').split('.');
+      return `${u}.${d.padEnd(2, '0')}`;
+    };
+    const documented = (b: Nf525Record): string => {
+      const lines = b.lines
+        .map((l) => `${Number(l.quantity.toFixed(6))};${l.unit_price};${rate(l.tax_rate)};${l.tax_amount};${l.total_amount};${Buffer.from(l.description).toString('base64url')}`)
+        .join('\n');
+      const g = b.grand_totals;
+      return [
+        'NF525R1', b.register_id, b.environment, b.seq, b.document_number, b.operation, b.timestamp,
+        b.vat.map((v) => `${v.rate}:${v.excl_tax}:${v.tax}:${v.incl_tax}`).join(';'),
+        b.totals.excl_tax, b.totals.tax, b.totals.incl_tax, g.perpetual.excl_tax, g.perpetual.incl_tax,
+        g.day.period, g.day.excl_tax, g.day.incl_tax, g.month.period, g.month.excl_tax, g.month.incl_tax,
+        g.fiscal_year.period, g.fiscal_year.excl_tax, g.fiscal_year.incl_tax,
+        b.cancels?.document_number ?? '', crypto.createHash('sha256').update(lines).digest('hex'), b.signature.key_id, b.signature.previous ?? '',
+      ].join('|');
+    };
+    expect(bodies.map(documented)).toEqual(bodies.map((b) => nf525Message(b)));
   });
 
   it.each(chain.map((c, i) => [c.file, i] as const))('%s: openssl verifies its signature with the public key PEM', (file, i) => {
