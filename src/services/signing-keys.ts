@@ -128,7 +128,10 @@ export function createSigningKeyService(deps: Deps, certificates: Pick<Certifica
         }),
       );
     }
-    return toRecordKey(kind, unseal(keys.seal, row.key_material, recordKeyAad(location.id, kind)));
+    const key = toRecordKey(kind, unseal(keys.seal, row.key_material, recordKeyAad(location.id, kind)));
+    // The public key verifiers are given is the one that signs (the row's clear columns match the sealed key).
+    if (key.keyId !== row.key_id || key.publicKeyPem !== row.public_key_pem) throw new Error(`record key of location ${location.id}: stored public key does not match the sealed key`);
+    return key;
   }
 
   return {
