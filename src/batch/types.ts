@@ -96,10 +96,12 @@ export interface ProcessorDeps {
   /** Unseals a stored location for the authority (`LocationForFiscal`). */
   locations: Pick<LocationService, 'toFiscal'>;
   /**
-   * The location's TLS client certificate for the authority (`forAuthority`), and the key a
-   * document of the processor's own is sealed with (`forRecord`: Italy's daily corrispettivi).
+   * The location's TLS client certificate for the authority (`forAuthority`), the key a
+   * document of the processor's own is sealed with (`forRecord`: Italy's daily
+   * corrispettivi), and its record-signing key (`recordKey`: a closure signed like the
+   * records it closes, France).
    */
-  signingKeys: Pick<SigningKeyService, 'forAuthority' | 'forRecord'>;
+  signingKeys: Pick<SigningKeyService, 'forAuthority' | 'forRecord' | 'recordKey'>;
   /** The authorities' wait-before-sending memory (countries/types.ts `AuthorityPacing`). */
   pacing: AuthorityPacing;
   /** This software's identity, as records name it (a closure is a record too). */

@@ -8,7 +8,24 @@ import { SYSTEMS } from './registry.ts';
 import { TransportError, type FiscalSystem, type SystemKey } from './types.ts';
 import { SANDBOX_OUTCOME_INVALID } from './shared/sandbox.ts';
 import { expect400 } from './shared/test-helpers.ts';
-import { CONFIGS, LOCATION_ID, NOW, TX_ID, draft, fixedSigningKey, location, stored, submitCtx, txCtx, validatedBuild } from './shared/test-fixtures.ts';
+import { CONFIGS, LOCATION_ID, NOW, TX_ID, draft, fixedRecordKey, fixedSigningKey, location, stored, submitCtx, txCtx, validatedBuild } from './shared/test-fixtures.ts';
+import type { FiscalRecord } from './types.ts';
+
+/**
+ * A record with its ECDSA signature values taken out: systems signing with a record key
+ * (`capabilities.recordKey`, NF525) sign with random nonces, so two builds of the same
+ * record differ there only (each signature verifies: the system's own tests check them).
+ */
+function withoutEcdsaSignatures(system: FiscalSystem, r: FiscalRecord): FiscalRecord {
+  if (system.capabilities.recordKey === undefined || r.fingerprint === null) return r;
+  const strip = (text: string) => text.split(r.fingerprint!).join('<signature>');
+  return {
+    ...r,
+    body: strip(r.body),
+    fingerprint: '<signature>',
+    renderHints: r.renderHints.map((h) => (h.key === 'signature_extract' ? { ...h, value: '<extract>' } : h)),
+  };
+}
 
 /** A sale each system accepts with the given extra metadata. */
 function validSale(key: SystemKey, metadata: Record<string, unknown> = {}) {
@@ -69,12 +86,18 @@ describe.each(SYSTEMS.map((s) => [s.key, s] as [SystemKey, FiscalSystem]))('%s',
     expect(system.validateTransaction(validSale(key, { order_ref: 'ORD-7' }), txCtx(loc)).order_ref).toBe('ORD-7');
   });
 
-  it('builds deterministically; a placeholder says so, a real record is the system\'s XML', () => {
+  it('builds deterministically (but for ECDSA nonces); a placeholder says so, a real record is the system\'s XML or signed JSON', () => {
     const a = validatedBuild(system, loc, validSale(key)).record;
     const b = validatedBuild(system, loc, validSale(key)).record;
-    expect(a).toEqual(b);
+    expect(withoutEcdsaSignatures(system, a)).toEqual(withoutEcdsaSignatures(system, b));
     if (!a.placeholder) {
-      // The real formats (Spain): XML, validated against the official XSDs in each system's own tests.
+      // The real formats: XML, validated against the official XSDs in each system's own
+      // tests; France's NF525 record is signed JSON (its référentiel is not public).
+      if (key === 'fr-nf525') {
+        expect(a.contentType).toBe('application/json');
+        expect(JSON.parse(a.body)).toMatchObject({ format: 'nf525.record', transaction_id: TX_ID });
+        return;
+      }
       expect(a.contentType).toBe('application/xml');
       expect(a.body.startsWith('<')).toBe(true);
       return;
@@ -123,17 +146,21 @@ describe.each(SYSTEMS.map((s) => [s.key, s] as [SystemKey, FiscalSystem]))('%s',
       chain: { seq: 2, previous: { fingerprint: record.fingerprint, fiscalId: record.fiscalId, issuedAt: NOW.toISOString(), linkData: record.linkData ?? null } },
       software: { name: 'x', version: '1', vendorTaxId: 'A99800005' },
       ...(system.capabilities.signsWithCertificate ? { signingKey: fixedSigningKey() } : {}),
+      ...(system.capabilities.recordKey !== undefined ? { recordKey: fixedRecordKey() } : {}),
     });
     if (cancel.placeholder) {
       const body = JSON.parse(cancel.body) as Record<string, unknown>;
       expect(body).toMatchObject({ placeholder: true, kind: 'cancellation', original: { transaction_id: TX_ID } });
     } else {
-      expect(cancel.contentType).toBe('application/xml');
+      expect(cancel.contentType).toBe(key === 'fr-nf525' ? 'application/json' : 'application/xml');
       expect(record.documentNumber).toEqual(expect.any(String));
       expect(cancel.body).toContain(record.documentNumber!);
     }
     if (!system.capabilities.cancellationJoinsChain) expect(cancel.fingerprint).toBeNull();
-    if (system.capabilities.cancellationJoinsChain && system.capabilities.chained) expect(cancel.fingerprint).toMatch(/^[0-9a-fA-F]{64}$/);
+    if (system.capabilities.cancellationJoinsChain && system.capabilities.chained) {
+      // A SHA-256 (hex), or, for a record key, the ES256 signature itself (base64url of r||s).
+      expect(cancel.fingerprint).toMatch(system.capabilities.recordKey !== undefined ? /^[A-Za-z0-9_-]{86}$/ : /^[0-9a-fA-F]{64}$/);
+    }
   });
 
   it('sandbox: timeout throws TransportError, error:<code> is retry_later; without a client, authority mode is not implemented', async () => {

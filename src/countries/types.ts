@@ -14,6 +14,7 @@ import type { StatusContribution } from '../core/status.ts';
 import type { Country } from '../core/country.ts';
 import type { RenderHint } from '../core/render-hint.ts';
 import type { SigningKey } from '../core/signing-key.ts';
+import type { RecordKey, RecordKeyKind } from '../core/record-key.ts';
 import type { TransactionStatus } from '../core/status.ts';
 import type { LineField, TransactionDraft } from '../core/transaction.ts';
 import type { SYSTEMS } from './registry.ts';
@@ -25,6 +26,7 @@ export type { ChainLink, PreviousLink } from '../core/chain-link.ts';
 export type { Country } from '../core/country.ts';
 export type { RenderHint, RenderPlacement } from '../core/render-hint.ts';
 export type { SigningKey } from '../core/signing-key.ts';
+export type { RecordKey, RecordKeyKind } from '../core/record-key.ts';
 export type { TransactionStatus } from '../core/status.ts';
 export type { LineField, PaymentMethod, TransactionDraft, TransactionType, TxLine } from '../core/transaction.ts';
 // The batch side of the contract (`processors`), defined with the batch code that runs it.
@@ -352,6 +354,13 @@ export interface Capabilities {
    */
   signsWithCertificate?: boolean | undefined;
   /**
+   * The record is signed by the installation with a key of this kind, not with an X.509
+   * certificate (NF525: ECDSA P-256): the core hands `build` a `recordKey`, the location's
+   * key of that kind, generated on first use and kept sealed with MASTER_KEY
+   * (services/signing-keys.ts `recordKey`; one per location, never replaced).
+   */
+  recordKey?: RecordKeyKind | undefined;
+  /**
    * The most records one `submitMany` request may carry (VERI*FACTU: 1,000, the
    * `RegistroFactura maxOccurs` of SuministroLR.xsd). Unset or 1: one record per request.
    */
@@ -416,6 +425,8 @@ export interface BuildInput {
   software: SoftwareIdentity;
   /** Present when the system `signsWithCertificate`. */
   signingKey?: SigningKey | undefined;
+  /** Present when the system declares `capabilities.recordKey`: the location's key of that kind. */
+  recordKey?: RecordKey | undefined;
 }
 
 export interface FiscalRecord {

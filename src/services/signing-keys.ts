@@ -12,6 +12,12 @@
  * Keys are parsed once and cached in the process: uploaded ones for CACHE_MS (a
  * certificate deleted on another node stops being used within that time; on this node at
  * once), sandbox ones for the life of the process (they never change).
+ *
+ * Record keys (`recordKey`, core/record-key.ts) are another thing: no certificate, a key
+ * the service generates per location on first use for systems whose records the
+ * installation signs (`capabilities.recordKey`), sealed with MASTER_KEY, never replaced,
+ * cached for the life of the process. Test and live records of the location use the same
+ * one (they share its chains).
  */
 import { toSigningKey } from '../certificates/signing-key.ts';
 import { generateSandboxCertificate } from '../certificates/sandbox-certificate.ts';
@@ -20,11 +26,15 @@ import type { LocationForFiscal } from '../countries/types.ts';
 import type { SigningKey } from '../core/signing-key.ts';
 import { seal, unseal } from '../crypto/sealed.ts';
 import { sandboxCertificatesRepo } from '../store/repos/sandbox-certificates-repo.ts';
+import { recordKeysRepo } from '../store/repos/record-keys-repo.ts';
+import type { RecordKey, RecordKeyKind } from '../core/record-key.ts';
+import { generateRecordKeyPem, toRecordKey } from '../crypto/record-key.ts';
 import type { CertificateService } from './certificates.ts';
 import type { Deps } from './deps.ts';
 
 const CACHE_MS = 60_000;
 const sandboxAad = (accountId: string) => `sandbox-certificate:${accountId}`;
+const recordKeyAad = (locationId: string, kind: RecordKeyKind) => `record-key:${locationId}:${kind}`;
 
 export const SIGNING_ERRORS = {
   liveNeedsCertificate: 'country_config.certificate_id is required: live records are signed with an uploaded certificate (POST /v1/certificates)',
@@ -99,7 +109,47 @@ export function createSigningKeyService(deps: Deps, certificates: Pick<Certifica
     return p;
   }
 
+  const recordKeys = new Map<string, Promise<RecordKey>>();
+
+  async function loadRecordKey(location: LocationForFiscal, kind: RecordKeyKind): Promise<RecordKey> {
+    let row = await recordKeysRepo.get(db, location.id, kind);
+    if (!row) {
+      const pem = await generateRecordKeyPem(kind);
+      const key = toRecordKey(kind, pem);
+      row = await db.transaction((tx) =>
+        recordKeysRepo.insertOrGet(tx, {
+          location_id: location.id,
+          kind,
+          account_id: location.account_id,
+          key_id: key.keyId,
+          public_key_pem: key.publicKeyPem,
+          key_material: seal(keys.seal, pem, recordKeyAad(location.id, kind)),
+          created_at: clock.now(),
+        }),
+      );
+    }
+    const key = toRecordKey(kind, unseal(keys.seal, row.key_material, recordKeyAad(location.id, kind)));
+    // The public key verifiers are given is the one that signs (the row's clear columns match the sealed key).
+    if (key.keyId !== row.key_id || key.publicKeyPem !== row.public_key_pem) throw new Error(`record key of location ${location.id}: stored public key does not match the sealed key`);
+    return key;
+  }
+
   return {
+    /**
+     * The location's record-signing key of `kind`, generated and stored sealed on first
+     * use (two nodes racing keep the first one stored).
+     */
+    recordKey(location: LocationForFiscal, kind: RecordKeyKind): Promise<RecordKey> {
+      const cacheKey = `${location.id}:${kind}`;
+      let p = recordKeys.get(cacheKey);
+      if (!p) {
+        p = loadRecordKey(location, kind);
+        recordKeys.set(cacheKey, p);
+        p.catch(() => recordKeys.delete(cacheKey));
+      }
+      return p;
+    },
+
     /** The key a record of this location is signed with. */
     async forRecord(location: LocationForFiscal, environment: 'test' | 'live', mode: 'stub' | 'authority'): Promise<SigningKey> {
       const certificateId = certificateIdOf(location);

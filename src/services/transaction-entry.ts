@@ -4,7 +4,7 @@
  * records final at creation, its completion event. The ledger (src/ledger) decides how
  * and when it takes its place; this file only says what it is.
  */
-import type { FiscalSystem, LocationForFiscal, SigningKey, SoftwareIdentity, TransactionDraft } from '../countries/types.ts';
+import type { FiscalSystem, LocationForFiscal, RecordKey, SigningKey, SoftwareIdentity, TransactionDraft } from '../countries/types.ts';
 import { newId } from '../core/ids.ts';
 import type { BuiltEntry, LedgerEntry } from '../ledger/types.ts';
 import type { FiscalRecordRow } from '../store/repos/fiscal-records-repo.ts';
@@ -30,6 +30,8 @@ export interface TransactionAppend {
   original?: TransactionRow | undefined;
   originalRecord?: FiscalRecordRow | undefined;
   signingKey?: SigningKey | undefined;
+  /** The location's record-signing key, for systems with `capabilities.recordKey`. */
+  recordKey?: RecordKey | undefined;
 }
 
 export interface EntryDeps {
@@ -87,6 +89,7 @@ function build(p: TransactionAppend, deps: EntryDeps, link: Parameters<LedgerEnt
     chain: link,
     software: deps.software,
     signingKey: p.signingKey,
+    recordKey: p.recordKey,
   });
   const t: TransactionRow = {
     id: p.id,

@@ -85,7 +85,11 @@ export function createTransactionService(deps: TransactionDeps) {
    */
   async function signingKeyFor(system: FiscalSystem, location: LocationForFiscal, environment: 'test' | 'live', mode: 'stub' | 'authority') {
     if (mode === 'authority' && system.capabilities.submission !== 'none') await deps.signingKeys.forAuthority(location);
-    return system.capabilities.signsWithCertificate ? deps.signingKeys.forRecord(location, environment, mode) : undefined;
+    const kind = system.capabilities.recordKey;
+    return {
+      signingKey: system.capabilities.signsWithCertificate ? await deps.signingKeys.forRecord(location, environment, mode) : undefined,
+      recordKey: kind !== undefined ? await deps.signingKeys.recordKey(location, kind) : undefined,
+    };
   }
 
   function usableLocation(auth: AuthContext, found: CachedLocation | undefined): { system: FiscalSystem; location: LocationForFiscal } {
@@ -148,7 +152,7 @@ export function createTransactionService(deps: TransactionDeps) {
     const { draft } = normalizeTransactionRequest(body, clock.now(), LINE_FIELDS);
     const hash = crypto.createHash('sha256').update(stableStringify({ body, sandbox: h.sandbox ?? null })).digest('hex');
 
-    let prepared: Pick<TransactionAppend, 'system' | 'location' | 'sandboxMode' | 'draft' | 'signingKey'>;
+    let prepared: Pick<TransactionAppend, 'system' | 'location' | 'sandboxMode' | 'draft' | 'signingKey' | 'recordKey'>;
     try {
       const { system, location } = usableLocation(auth, await deps.locations.forTransaction(auth.accountId, draft.location_id));
       const sandboxMode = auth.environment === 'test' && h.sandbox === undefined ? 'stub' : 'authority';
@@ -156,7 +160,7 @@ export function createTransactionService(deps: TransactionDeps) {
         throw new ApiError(400, `the ${system.key} authority client is not available yet: use a test key without X-Svc-Sandbox (the sandbox stub)`);
       }
       const metadata = system.validateTransaction(draft, { location, environment: auth.environment, now: clock.now() });
-      prepared = { system, location, sandboxMode, draft: { ...draft, metadata }, signingKey: await signingKeyFor(system, location, auth.environment, sandboxMode) };
+      prepared = { system, location, sandboxMode, draft: { ...draft, metadata }, ...(await signingKeyFor(system, location, auth.environment, sandboxMode)) };
     } catch (err) {
       // A replay answers what the first request got, even if the location changed since
       // (deactivated, rules tightened): look the key up before reporting the error.
@@ -221,7 +225,7 @@ export function createTransactionService(deps: TransactionDeps) {
     if (!allowsCountry(auth.permissions, locRow.country)) throw forbidden(`API key is not allowed to act in country ${locRow.country}`);
     const system = getSystem(locRow.system);
     const location = deps.locations.toFiscal(locRow);
-    const signingKey = await signingKeyFor(system, location, original.environment, original.sandbox_mode ?? 'stub');
+    const keys = await signingKeyFor(system, location, original.environment, original.sandbox_mode ?? 'stub');
     const draft: TransactionDraft = {
       ...original.normalized,
       timestamp: clock.now().toISOString(),
@@ -233,7 +237,7 @@ export function createTransactionService(deps: TransactionDeps) {
       const stored = await append({
         id: newId(), auth, system, location, draft, kind: 'cancellation', type: 'cancellation',
         idempotencyKey: `cancel:${original.id}`, hash: `cancel:${original.id}`, requestPayload: { reason: reason ?? null },
-        sandboxMode: original.sandbox_mode ?? 'stub', original, originalRecord, signingKey,
+        sandboxMode: original.sandbox_mode ?? 'stub', original, originalRecord, ...keys,
       });
       if (!stored.created) return { transaction: toTransactionView(stored.row), created: false };
         const settled = await settleInline(stored.row, stored.jobId, system, undefined);

@@ -39,9 +39,10 @@ describe('POST /v1/transactions', () => {
 
     const record = await t.request({ method: 'GET', url: `/v1/transactions/${tx.id}/fiscal-record`, key });
     expect(record.statusCode).toBe(200);
-    expect(record.headers['x-fiscal-record-placeholder']).toBe('true');
+    // The NF525 record: signed JSON, no longer a placeholder (test/api/france-records.test.ts checks it in depth).
+    expect(record.headers['x-fiscal-record-placeholder']).toBe('false');
     expect(record.headers['content-type']).toMatch(/^application\/json/);
-    expect(JSON.parse(record.body).placeholder).toBe(true);
+    expect(JSON.parse(record.body)).toMatchObject({ format: 'nf525.record', document_number: tx.fiscal_id, transaction_id: tx.id });
   });
 
   it('Spain VERI*FACTU: 201 pending with a queued submission; the worker reaches success', async () => {

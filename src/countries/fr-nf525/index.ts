@@ -1,7 +1,9 @@
 /**
- * France NF525 (certified POS, CGI art. 286-I-3° bis): records are signed and chained
- * locally, which makes them final (`success` at creation); nothing is sent per
- * transaction.
+ * France NF525 (certified POS, CGI art. 286-I-3° bis): records are signed (ES256, the
+ * location's record key) and chained locally per register, which makes them final
+ * (`success` at creation); nothing is sent per transaction. build.ts builds them,
+ * record.ts says exactly what is signed, totals.ts carries the grand totals along the
+ * chain, verify.ts checks a run of records. Closures, the JET and archives: later steps.
  */
 import type { FiscalSystem } from '../types.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
@@ -15,13 +17,16 @@ import { NF525_CODES } from './codes.ts';
 export const nf525: FiscalSystem<'fr-nf525', 'FR'> = {
   key: 'fr-nf525',
   country: 'FR',
-  version: '0.1.0',
+  version: '1.0.0',
   capabilities: {
     signsLocally: true,
     chained: true,
     submission: 'none',
     authorityTransport: false,
     cancellationJoinsChain: true,
+    // Signed by the installation: the location's ECDSA P-256 key, generated on first use
+    // and sealed with MASTER_KEY (services/signing-keys.ts `recordKey`).
+    recordKey: 'ec-p256',
   },
   validateConfig: validateNf525Config,
   secretConfigFields: [],

@@ -4,9 +4,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { toSigningKey } from '../../certificates/signing-key.ts';
+import { toRecordKey } from '../../crypto/record-key.ts';
 import type {
   AuthorityPacing,
   BuildInput,
+  RecordKey,
   SigningKey,
   Country,
   FiscalRecord,
@@ -153,7 +155,10 @@ export function buildInput(loc: LocationForFiscal, tx: TransactionDraft, over: P
 export function validatedBuild(system: FiscalSystem, loc: LocationForFiscal, tx: TransactionDraft, over: Partial<BuildInput> = {}) {
   const metadata = system.validateTransaction(tx, txCtx(loc));
   const validTx = { ...tx, metadata };
-  const signing = system.capabilities.signsWithCertificate ? { signingKey: fixedSigningKey() } : {};
+  const signing = {
+    ...(system.capabilities.signsWithCertificate ? { signingKey: fixedSigningKey() } : {}),
+    ...(system.capabilities.recordKey !== undefined ? { recordKey: fixedRecordKey() } : {}),
+  };
   return { tx: validTx, record: system.build(buildInput(loc, validTx, { ...signing, ...over })) };
 }
 
@@ -211,3 +216,13 @@ export function fixedSigningKey(): SigningKey {
   );
   return fixedKey;
 }
+
+/** The fixed ECDSA P-256 record key of `test/fixtures/signing/record-key-p256.pem` (tests only). */
+let fixedEcKey: RecordKey | undefined;
+export function fixedRecordKey(): RecordKey {
+  fixedEcKey ??= toRecordKey('ec-p256', readFileSync(new URL('../../../test/fixtures/signing/record-key-p256.pem', import.meta.url), 'utf8'));
+  return fixedEcKey;
+}
+
+/** The PEM path of the fixed record key's public key, for `openssl dgst -verify`. */
+export const FIXED_RECORD_PUBLIC_KEY_PATH = new URL('../../../test/fixtures/signing/record-key-p256.pub.pem', import.meta.url);
