@@ -124,9 +124,9 @@ describe('Portugal: SAF-T (PT) documents through the API', () => {
     }
     const burst = await Promise.all(Array.from({ length: 12 }, () => sale(key, loc)));
     const ft = await sale(key, loc, { metadata: { document_type: 'FT' }, customer_context: { nif: '500000000', name: 'Empresa, S.A.' } });
-    const fs = [...first, ...burst.map((b) => b.xml)];
-    expect(new Set(fs.map((x) => tag(x, 'InvoiceNo'))).size).toBe(15);
-    expectChain(fs, SANDBOX_PRODUCER_PUBLIC_KEY_PEM);
+    const series = [...first, ...burst.map((b) => b.xml)];
+    expect(new Set(series.map((x) => tag(x, "InvoiceNo"))).size).toBe(15);
+    expectChain(series, SANDBOX_PRODUCER_PUBLIC_KEY_PEM);
     // The FT series has its own chain: its first document signs an empty previous Hash.
     expect(tag(ft.xml, 'InvoiceNo')).toBe('FT A/1');
     expect(tag(ft.xml, 'CustomerID')).toBe('500000000');
