@@ -38,6 +38,14 @@ export interface SaftFileInput {
   producerName?: string | undefined;
   /** When the file is made (Header/DateCreated). */
   createdAt: Date;
+  /**
+   * Header/TaxEntity: the establishment the file covers; default the location's name. AT
+   * wants `Global` for a file of all the company's establishments: the records of several
+   * locations of one NIF may be handed together (their series prefixes must then differ,
+   * as AT's series registration already requires), with `location` the one whose name and
+   * address head the file.
+   */
+  taxEntity?: string | undefined;
 }
 
 export interface SaftFile {
@@ -161,8 +169,8 @@ export function buildSaftFile(input: SaftFileInput): SaftFile {
     el('EndDate', `${year}-${month}-${String(lastDay).padStart(2, '0')}`) +
     el('CurrencyCode', 'EUR') +
     el('DateCreated', isoDate(localDate(input.createdAt, 'PT'))) +
-    // The establishment the file covers: the location.
-    el('TaxEntity', clip(input.location.name, 20) || 'Global') +
+    // The establishment the file covers: the location, unless told otherwise.
+    el('TaxEntity', clip(input.taxEntity ?? input.location.name, 20) || 'Global') +
     el('ProductCompanyTaxID', clip(input.software.vendorTaxId, 30)) +
     el('SoftwareCertificateNumber', certificate) +
     el('ProductID', `${input.software.name.replaceAll('/', '-')}/${(input.producerName ?? input.software.vendorTaxId).replaceAll('/', '-')}`) +
