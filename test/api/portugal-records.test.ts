@@ -8,7 +8,7 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { createMemoryLimiter } from '../../src/ratelimit/memory-limiter.ts';
 import type { RateLimiter } from '../../src/ratelimit/limiter.ts';
 import type { TransactionDraft } from '../../src/core/transaction.ts';
-import { hashMessage, verifyHash, PRODUCER_KEY_SIZE_ERROR } from '../../src/countries/pt-saft/signature.ts';
+import { documentHashMessage, verifyHash, PRODUCER_KEY_SIZE_ERROR } from '../../src/countries/pt-saft/signature.ts';
 import { hashExtract } from '../../src/countries/pt-saft/qr.ts';
 import { SANDBOX_PRODUCER_PUBLIC_KEY_PEM } from '../../src/countries/pt-saft/sandbox-key.ts';
 import { buildSaftFile } from '../../src/countries/pt-saft/saft-file.ts';
@@ -57,8 +57,7 @@ async function sale(key: string, loc: string, over: Record<string, unknown> = {}
   return { tx, xml: await fiscalRecord(key, tx.id) };
 }
 
-const messageOf = (xml: string, previousHash: string | null) =>
-  hashMessage({ invoiceDate: tag(xml, 'InvoiceDate'), systemEntryDate: tag(xml, 'SystemEntryDate'), invoiceNo: tag(xml, 'InvoiceNo'), grossTotal: tag(xml, 'GrossTotal'), previousHash });
+const messageOf = documentHashMessage;
 
 /** Each document of one series, in number order, signs the previous one's Hash. */
 function expectChain(xmls: string[], publicKeyPem: string): void {

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { goldenFiles, prettyName } from '../shared/golden.ts';
 import { prettyXml } from '../shared/pretty-xml.ts';
 import { goldenProducerKey, goldenPtCases, goldenSaftFile } from './golden-cases.ts';
-import { hashMessage } from './signature.ts';
+import { documentHashMessage } from './signature.ts';
 import { hashExtract } from './qr.ts';
 import { decodeWindows1252, encodeWindows1252Xml } from './windows-1252.ts';
 import { HAVE_XSD11, XSD11_MISSING_MESSAGE, opensslVerifyHash, saftXsdValidate } from './test-tools.ts';
@@ -27,14 +27,7 @@ const publicKeyPem = crypto.createPublicKey(goldenProducerKey().privateKey).expo
 const tag = (xml: string, name: string): string => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)![1]!;
 
 /** The Portaria 363/2010 message of a stored document, its previous Hash given. */
-const messageOf = (xml: string, previousHash: string | null): string =>
-  hashMessage({
-    invoiceDate: tag(xml, 'InvoiceDate'),
-    systemEntryDate: tag(xml, 'SystemEntryDate'),
-    invoiceNo: tag(xml, 'InvoiceNo'),
-    grossTotal: tag(xml, 'GrossTotal'),
-    previousHash,
-  });
+const messageOf = documentHashMessage;
 
 /** Windows-1252 golden bytes, with a pretty copy in the same encoding. */
 function expectGoldenBytes(name: string, bytes: Buffer, xml: string): void {

@@ -73,3 +73,17 @@ export function producerKey(signingKey: SigningKey | undefined): crypto.KeyObjec
 
 /** What the document prints after the 4 characters (FORMATS.md §7.1). */
 export const certifiedProgramText = (certificateNumber: string): string => `Processado por programa certificado n.º ${certificateNumber}/AT`;
+
+/**
+ * The message a stored document's Hash signs, rebuilt from the document (its InvoiceDate,
+ * SystemEntryDate, InvoiceNo and GrossTotal) and the previous document's Hash: what an
+ * auditor checks a chain with. Reads our own `Invoice` layout (xml.ts).
+ */
+export function documentHashMessage(invoiceXml: string, previousHash: string | null): string {
+  const tag = (name: string): string => {
+    const v = new RegExp(`<${name}>([^<]*)</${name}>`).exec(invoiceXml)?.[1];
+    if (v === undefined) throw new Error(`pt-saft: the document has no ${name}`);
+    return v;
+  };
+  return hashMessage({ invoiceDate: tag('InvoiceDate'), systemEntryDate: tag('SystemEntryDate'), invoiceNo: tag('InvoiceNo'), grossTotal: tag('GrossTotal'), previousHash });
+}
