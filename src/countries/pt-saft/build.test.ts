@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { saft } from './index.ts';
+import { atcudOf } from './build.ts';
 import { hashExtract, saftQrData } from './qr.ts';
 import { NOW, TX_ID, draft, fixedSigningKey, line, location, validatedBuild } from '../shared/test-fixtures.ts';
 import { expect400 } from '../shared/test-helpers.ts';
@@ -59,6 +60,12 @@ describe('pt-saft build', () => {
     expect(hashMessage({ invoiceDate: '2010-05-18', systemEntryDate: '2010-05-18T11:22:19', invoiceNo: 'FAC 001/14', grossTotal: '3.12', previousHash: null }))
       .toBe('2010-05-18;2010-05-18T11:22:19;FAC 001/14;3.12;');
     expect(hashMessage({ invoiceDate: 'd', systemEntryDate: 't', invoiceNo: 'n', grossTotal: '1.00', previousHash: 'abc=' })).toBe('d;t;n;1.00;abc=');
+  });
+
+  it('ATCUD: validation code and the digits after the "/" (FORMATS §7.2 example)', () => {
+    expect(atcudOf('CSDF7T5H', 'FT AB2019/0035')).toBe('CSDF7T5H-0035');
+    expect(atcudOf('CDF7T5HD', 'FS CDVF/12345')).toBe('CDF7T5HD-12345');
+    expect(() => atcudOf('CSDF7T5H', 'FT AB2019')).toThrow();
   });
 
   it('ATCUD, InvoiceNo, signed Hash, QR and hints', () => {

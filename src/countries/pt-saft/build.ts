@@ -33,6 +33,16 @@ export { FINAL_CONSUMER_NIF } from './document.ts';
 /** Document types paid when issued: their totals say how (DocumentTotals/Payment). */
 const PAID_AT_ISSUE = new Set(['FS', 'FR']);
 
+/**
+ * ATCUD (Portaria 195/2020 art. 3-4): the series' validation code, `-`, and the document's
+ * sequential number as the digits after the `/` of its InvoiceNo (leading zeros kept).
+ */
+export function atcudOf(validationCode: string, invoiceNo: string): string {
+  const number = /\/([0-9]+)$/.exec(invoiceNo)?.[1];
+  if (number === undefined) throw new Error(`pt-saft: not a SAF-T InvoiceNo: ${invoiceNo}`);
+  return `${validationCode}-${number}`;
+}
+
 /** Local wall time in Lisbon, to the second, without zone: SAF-T `SystemEntryDate`, `InvoiceStatusDate`. */
 export const saftDateTime = (at: Date): string => localDateTimeWithOffset(at, 'PT').slice(0, 19);
 
@@ -51,7 +61,7 @@ function buildDocument(input: BuildInput): FiscalRecord {
   const key = producerKey(input.signingKey); // fail first: nothing is built unsigned
   const seq = input.chain.seq;
   const invoiceNo = `${type} ${entry.prefix}/${seq}`;
-  const atcud = `${entry.atcud_code}-${seq}`;
+  const atcud = atcudOf(entry.atcud_code, invoiceNo);
   const date = localDate(input.now, 'PT');
   const invoiceDate = isoDate(date);
   const systemEntryDate = saftDateTime(input.now);
