@@ -101,6 +101,14 @@ describe('pt-saft build', () => {
     expect(tag(summer, 'Period')).toBe('7');
   });
 
+  it('dates never go back within a series: a document built before its predecessor\'s time takes that time', () => {
+    const later = new Date(NOW.getTime() + 1500).toISOString();
+    const { record } = build(draft(), { chain: { seq: 2, previous: { fingerprint: 'h', fiscalId: 'x', issuedAt: later } } });
+    expect(tag(record.body, 'SystemEntryDate')).toBe('2026-01-15T10:00:01');
+    const earlier = build(draft(), { chain: { seq: 2, previous: { fingerprint: 'h', fiscalId: 'x', issuedAt: '2026-01-01T00:00:00.000Z' } } }).record;
+    expect(tag(earlier.body, 'SystemEntryDate')).toBe('2026-01-15T10:00:00');
+  });
+
   it('a customer NIF goes in CustomerID and QR field B', () => {
     const { record } = build(draft({ customer_context: { nif: '123456789' } }));
     expect(record.qrData).toContain('*B:123456789*C:PT*');

@@ -62,9 +62,13 @@ function buildDocument(input: BuildInput): FiscalRecord {
   const seq = input.chain.seq;
   const invoiceNo = `${type} ${entry.prefix}/${seq}`;
   const atcud = atcudOf(entry.atcud_code, invoiceNo);
-  const date = localDate(input.now, 'PT');
+  // AT requires dates that never go back within a series. The ledger reads its clock just
+  // before it waits for the chain, so a document can be numbered after one stamped a few
+  // milliseconds later: such a document takes its predecessor's time.
+  const at = issueTime(input);
+  const date = localDate(at, 'PT');
   const invoiceDate = isoDate(date);
-  const systemEntryDate = saftDateTime(input.now);
+  const systemEntryDate = saftDateTime(at);
   const grossTotal = decimal(tx.total_amount);
   const hash = signHashMessage(
     hashMessage({ invoiceDate, systemEntryDate, invoiceNo, grossTotal, previousHash: input.chain.previous?.fingerprint ?? null }),
@@ -147,6 +151,12 @@ function buildDocument(input: BuildInput): FiscalRecord {
     placeholder: false,
     renderHints: hints,
   };
+}
+
+/** The document's time: the record's, or its predecessor's in the chain when that is later. */
+function issueTime(input: BuildInput): Date {
+  const previous = input.chain.previous ? Date.parse(input.chain.previous.issuedAt) : Number.NaN;
+  return Number.isFinite(previous) && previous > input.now.getTime() ? new Date(previous) : input.now;
 }
 
 /** The reason a credit note gives when the client gives none. */
