@@ -5,11 +5,13 @@
  */
 import { describe, it, expect } from 'vitest';
 import { SYSTEMS } from './registry.ts';
-import { TransportError, type FiscalSystem, type SystemKey } from './types.ts';
+import { TransportError, type BuildInput, type FiscalSystem, type LocationForFiscal, type SystemKey, type TransactionDraft } from './types.ts';
 import { SANDBOX_OUTCOME_INVALID } from './shared/sandbox.ts';
 import { expect400 } from './shared/test-helpers.ts';
 import { CONFIGS, LOCATION_ID, NOW, TX_ID, draft, fixedRecordKey, fixedSigningKey, location, stored, submitCtx, txCtx, validatedBuild } from './shared/test-fixtures.ts';
 import type { FiscalRecord } from './types.ts';
+import { goldenProducerKey } from './pt-saft/golden-cases.ts';
+import { verifyHash } from './pt-saft/signature.ts';
 
 /**
  * A record with its ECDSA signature values taken out: systems signing with a record key
@@ -25,6 +27,19 @@ function withoutEcdsaSignatures(system: FiscalSystem, r: FiscalRecord): FiscalRe
     fingerprint: '<signature>',
     renderHints: r.renderHints.map((h) => (h.key === 'signature_extract' ? { ...h, value: '<extract>' } : h)),
   };
+}
+
+/**
+ * The keys a system signs with in these tests: fixedSigningKey(), but for SAF-T PT, which
+ * signs with an RSA-1024 producer key (pt-saft/signature.ts); the fixed P-256 record key
+ * for systems that sign with one (NF525).
+ */
+const keyFor = (system: FiscalSystem) => ({
+  ...(system.capabilities.signsWithCertificate ? { signingKey: system.key === 'pt-saft' ? goldenProducerKey() : fixedSigningKey() } : {}),
+  ...(system.capabilities.recordKey !== undefined ? { recordKey: fixedRecordKey() } : {}),
+});
+function build(system: FiscalSystem, loc: LocationForFiscal, tx: TransactionDraft, over: Partial<BuildInput> = {}) {
+  return validatedBuild(system, loc, tx, { ...keyFor(system), ...over });
 }
 
 /** A sale each system accepts with the given extra metadata. */
@@ -87,8 +102,8 @@ describe.each(SYSTEMS.map((s) => [s.key, s] as [SystemKey, FiscalSystem]))('%s',
   });
 
   it('builds deterministically (but for ECDSA nonces); a placeholder says so, a real record is the system\'s XML or signed JSON', () => {
-    const a = validatedBuild(system, loc, validSale(key)).record;
-    const b = validatedBuild(system, loc, validSale(key)).record;
+    const a = build(system, loc, validSale(key)).record;
+    const b = build(system, loc, validSale(key)).record;
     expect(withoutEcdsaSignatures(system, a)).toEqual(withoutEcdsaSignatures(system, b));
     if (!a.placeholder) {
       // The real formats: XML, validated against the official XSDs in each system's own
@@ -113,8 +128,8 @@ describe.each(SYSTEMS.map((s) => [s.key, s] as [SystemKey, FiscalSystem]))('%s',
   });
 
   it('fingerprint: chained systems link to the previous record, others have none', () => {
-    const first = validatedBuild(system, loc, validSale(key)).record;
-    const second = validatedBuild(system, loc, validSale(key), {
+    const first = build(system, loc, validSale(key)).record;
+    const second = build(system, loc, validSale(key), {
       chain: { seq: 2, number: 2, previous: { fingerprint: first.fingerprint, fiscalId: first.fiscalId, issuedAt: NOW.toISOString(), linkData: first.linkData ?? null } },
     }).record;
     if (!system.capabilities.chained) {
@@ -125,6 +140,9 @@ describe.each(SYSTEMS.map((s) => [s.key, s] as [SystemKey, FiscalSystem]))('%s',
     if (first.placeholder) {
       expect(first.fingerprint).toMatch(/^[0-9a-fA-F]{64}$/);
       expect(JSON.parse(second.body).chain).toEqual({ seq: 2, previous_fingerprint: first.fingerprint });
+    } else if (key === 'pt-saft') {
+      // SAF-T PT: the link is inside the signature: the Hash signs the previous one (Portaria 363/2010 art. 6).
+      expect(verifyHash(`2026-01-15;2026-01-15T10:00:00;FS A2026/2;12.10;${first.fingerprint}`, second.fingerprint!, goldenProducerKey().certificatePem)).toBe(true);
     } else {
       // The real link: VERI*FACTU repeats the previous huella; TicketBAI the first 100
       // characters of the previous SignatureValue (FORMATS §1.5, §2.4).
@@ -134,7 +152,7 @@ describe.each(SYSTEMS.map((s) => [s.key, s] as [SystemKey, FiscalSystem]))('%s',
   });
 
   it('builds a cancellation naming the original', () => {
-    const { tx, record } = validatedBuild(system, loc, validSale(key));
+    const { tx, record } = build(system, loc, validSale(key));
     const cancel = system.build({
       transactionId: '99999999-8888-4777-8666-555555555555',
       kind: 'cancellation',
@@ -145,8 +163,7 @@ describe.each(SYSTEMS.map((s) => [s.key, s] as [SystemKey, FiscalSystem]))('%s',
       now: NOW,
       chain: { seq: 2, previous: { fingerprint: record.fingerprint, fiscalId: record.fiscalId, issuedAt: NOW.toISOString(), linkData: record.linkData ?? null } },
       software: { name: 'x', version: '1', vendorTaxId: 'A99800005' },
-      ...(system.capabilities.signsWithCertificate ? { signingKey: fixedSigningKey() } : {}),
-      ...(system.capabilities.recordKey !== undefined ? { recordKey: fixedRecordKey() } : {}),
+      ...keyFor(system),
     });
     if (cancel.placeholder) {
       const body = JSON.parse(cancel.body) as Record<string, unknown>;
@@ -164,9 +181,9 @@ describe.each(SYSTEMS.map((s) => [s.key, s] as [SystemKey, FiscalSystem]))('%s',
   });
 
   it('sandbox: timeout throws TransportError, error:<code> is retry_later; without a client, authority mode is not implemented', async () => {
-    const { tx, record } = validatedBuild(system, loc, validSale(key, { sandbox_outcome: 'timeout' }));
+    const { tx, record } = build(system, loc, validSale(key, { sandbox_outcome: 'timeout' }));
     await expect(system.submit(stored(record, tx), submitCtx(loc))).rejects.toBeInstanceOf(TransportError);
-    const err = validatedBuild(system, loc, validSale(key, { sandbox_outcome: 'error:0500' }));
+    const err = build(system, loc, validSale(key, { sandbox_outcome: 'error:0500' }));
     await expect(system.submit(stored(err.record, err.tx), submitCtx(loc))).resolves.toMatchObject({ kind: 'retry_later', code: '0500' });
     // Systems with a real client are tested against their fake authorities (their own tests).
     if (!system.capabilities.authorityTransport) {
@@ -175,7 +192,7 @@ describe.each(SYSTEMS.map((s) => [s.key, s] as [SystemKey, FiscalSystem]))('%s',
   });
 
   it('sandbox: accept by default; reject:<code> gives the code with a message', async () => {
-    const ok = validatedBuild(system, loc, validSale(key));
+    const ok = build(system, loc, validSale(key));
     const outcome = await system.submit(stored(ok.record, ok.tx), submitCtx(loc));
     // A notification system's stub answers `sent` with the notification to come (it-sdi/sandbox.ts).
     const notified = system.capabilities.submission === 'notification';
@@ -183,7 +200,7 @@ describe.each(SYSTEMS.map((s) => [s.key, s] as [SystemKey, FiscalSystem]))('%s',
     const polled = system.poll !== undefined;
     expect(outcome.kind).toBe(notified || polled ? 'sent' : 'accepted');
     expect(await system.submit(stored(ok.record, ok.tx), submitCtx(loc))).toEqual(outcome); // deterministic
-    const rej = validatedBuild(system, loc, validSale(key, { sandbox_outcome: 'reject:ZZ9' }));
+    const rej = build(system, loc, validSale(key, { sandbox_outcome: 'reject:ZZ9' }));
     const r = await system.submit(stored(rej.record, rej.tx), submitCtx(loc));
     if (notified) expect(r).toMatchObject({ kind: 'sent', notifications: [{ body: expect.stringContaining('ZZ9') }] });
     else if (polled) {

@@ -1,32 +1,53 @@
 /**
- * SAF-T (PT) document (placeholder). The real one is signed with the producer's RSA key
- * (Portaria 363/2010 art. 6: InvoiceDate;SystemEntryDate;InvoiceNo;GrossTotal;previous
- * Hash) and reported in the monthly SAF-T file; it comes with the Portugal issue. Real
- * already: the ATCUD (Portaria 195/2020), the document id, the QR content and the
- * 4-character hash extract.
+ * The SAF-T (PT) sales document: the record's body is the document's `Invoice` element
+ * of SAF-T (PT) 1.04_01 (xml.ts), signed per Portaria 363/2010 art. 6 (signature.ts):
+ * its `Hash` signs InvoiceDate;SystemEntryDate;InvoiceNo;GrossTotal;<previous Hash> with
+ * the producer key, chained per series and document type (index.ts `chainKey`: the
+ * previous document "of the same series and type"). The record's fingerprint is that
+ * Hash, which the next document of the chain signs in turn.
  *
- * A cancellation sets the original document's status to A (anulado) in SAF-T: it is not
- * a new document, takes no number and stays outside the series' hash chain.
+ * Numbers: InvoiceNo `<type> <series>/<n>` and ATCUD `<validation code>-<n>` (Portaria
+ * 195/2020), n the chain's sequence. Printed: the ATCUD, the QR (qr.ts, AT spec v1.0), the
+ * 4 Hash characters followed by "Processado por programa certificado n.º <n>/AT".
+ *
+ * A cancellation sets the original's DocumentStatus to A: not a new document, no number,
+ * no Hash, outside the chain (`cancellationJoinsChain: false`). Its record is the
+ * original's new DocumentStatus (xml.ts `statusChangeXml`), which the monthly SAF-T file
+ * applies to the original (saft-file.ts).
  */
-import type { BuildInput, FiscalRecord } from '../types.ts';
+import type { BuildInput, FiscalRecord, RenderHint } from '../types.ts';
 import { decimal } from '../shared/amounts.ts';
-import { isoDate, localDate } from '../shared/dates.ts';
-import { customerTaxId } from '../shared/metadata-fields.ts';
-import {
-  chainedFingerprint,
-  commonFields,
-  placeholderBody,
-  placeholderNote,
-  previousFingerprint,
-} from '../shared/placeholder.ts';
+import { isoDate, localDate, localDateTimeWithOffset } from '../shared/dates.ts';
 import { MISSING_TAX_ID, issuerTaxId } from '../shared/issuer-tax-id.ts';
 import { configString } from '../shared/config-fields.ts';
+import { metaString } from '../shared/metadata-fields.ts';
 import { qrDataHint, textHint } from '../shared/render-hints.ts';
 import { documentTypeOf, seriesEntryOf } from './metadata.ts';
 import { hashExtract, saftQrData } from './qr.ts';
+import { HASH_CONTROL, certifiedProgramText, hashMessage, producerKey, signHashMessage } from './signature.ts';
+import { EXEMPTION, PAYMENT_MECHANISM, customerOf, money, productOf, qrCountryOf, quantityText, taxOf } from './document.ts';
+import { invoiceXml, statusChangeXml, type InvoiceLineXml } from './xml.ts';
 
-/** A final consumer's NIF on SAF-T PT documents and QR codes. */
-export const FINAL_CONSUMER_NIF = '999999990';
+export { FINAL_CONSUMER_NIF } from './document.ts';
+
+/** Document types paid when issued: their totals say how (DocumentTotals/Payment). */
+const PAID_AT_ISSUE = new Set(['FS', 'FR']);
+
+/**
+ * ATCUD (Portaria 195/2020 art. 3-4): the series' validation code, `-`, and the document's
+ * sequential number as the digits after the `/` of its InvoiceNo (leading zeros kept).
+ */
+export function atcudOf(validationCode: string, invoiceNo: string): string {
+  const number = /\/([0-9]+)$/.exec(invoiceNo)?.[1];
+  if (number === undefined) throw new Error(`pt-saft: not a SAF-T InvoiceNo: ${invoiceNo}`);
+  return `${validationCode}-${number}`;
+}
+
+/** Local wall time in Lisbon, to the second, without zone: SAF-T `SystemEntryDate`, `InvoiceStatusDate`. */
+export const saftDateTime = (at: Date): string => localDateTimeWithOffset(at, 'PT').slice(0, 19);
+
+/** SourceID: who made the document. The API has no user of its own: the software's name. */
+export const sourceIdOf = (input: Pick<BuildInput, 'software'>): string => input.software.name.slice(0, 30) || 'api';
 
 export function buildSaft(input: BuildInput): FiscalRecord {
   return input.kind === 'cancellation' ? buildCancellation(input) : buildDocument(input);
@@ -37,30 +58,67 @@ function buildDocument(input: BuildInput): FiscalRecord {
   const type = documentTypeOf(tx);
   const entry = seriesEntryOf(location, type);
   if (entry === undefined) throw new Error(`pt-saft: location ${location.id} has no series for ${type}`);
+  const key = producerKey(input.signingKey); // fail first: nothing is built unsigned
   const seq = input.chain.seq;
-  // SAF-T InvoiceNo "<type> <series>/<number>"; ATCUD "<validation code>-<number>".
   const invoiceNo = `${type} ${entry.prefix}/${seq}`;
-  const atcud = `${entry.atcud_code}-${seq}`;
-  const date = localDate(input.now, 'PT');
-  const fields = {
-    ...commonFields(input, { chained: true }),
-    document_type: type,
-    invoice_no: invoiceNo,
+  const atcud = atcudOf(entry.atcud_code, invoiceNo);
+  // AT requires dates that never go back within a series. The ledger reads its clock just
+  // before it waits for the chain, so a document can be numbered after one stamped a few
+  // milliseconds later: such a document takes its predecessor's time.
+  const at = issueTime(input);
+  const date = localDate(at, 'PT');
+  const invoiceDate = isoDate(date);
+  const systemEntryDate = saftDateTime(at);
+  const grossTotal = decimal(tx.total_amount);
+  const hash = signHashMessage(
+    hashMessage({ invoiceDate, systemEntryDate, invoiceNo, grossTotal, previousHash: input.chain.previous?.fingerprint ?? null }),
+    key,
+  );
+  const customer = customerOf(tx);
+  const credit = type === 'NC';
+  const reference = credit ? { invoiceNo: metaString(tx, 'original_invoice_no') ?? '', reason: metaString(tx, 'reason') ?? defaultReason(tx.type) } : undefined;
+  const lines: InvoiceLineXml[] = tx.items.map((line, i) => {
+    const product = productOf(line);
+    const tax = taxOf(line.tax_rate);
+    return {
+      lineNumber: i + 1,
+      productCode: product.code,
+      productDescription: product.description,
+      quantity: quantityText(line.quantity),
+      unitOfMeasure: 'UN',
+      unitPrice: money(line.unit_price),
+      taxPointDate: invoiceDate,
+      reference: reference && reference.invoiceNo !== '' ? reference : undefined,
+      description: product.description,
+      side: credit ? 'debit' : 'credit',
+      amount: money(line.total_amount - line.tax_amount),
+      tax: { code: tax.code, percentage: tax.percentage, region: 'PT' },
+      exemption: tax.code === 'ISE' ? EXEMPTION : undefined,
+    };
+  });
+  const body = invoiceXml({
+    invoiceNo,
     atcud,
-    invoice_date: isoDate(date),
-    gross_total: decimal(tx.total_amount),
-    document_status: 'N',
-  };
-  // Placeholder for the document Hash: it covers the document fields and the previous
-  // document's hash, as the real signature does; the QR (which prints part of it) is not
-  // inside it.
-  const hash = chainedFingerprint(previousFingerprint(input), placeholderBody('SAF-T (PT) 1.04_01 document', '', fields));
+    documentStatus: { status: 'N', statusDate: systemEntryDate, sourceId: sourceIdOf(input) },
+    hash,
+    hashControl: HASH_CONTROL,
+    period: Number(date.month),
+    invoiceDate,
+    invoiceType: type,
+    sourceId: sourceIdOf(input),
+    systemEntryDate,
+    customerId: customer.id,
+    lines,
+    totals: { taxPayable: decimal(tx.tax_amount), netTotal: decimal(tx.pretax_amount), grossTotal },
+    payment: PAID_AT_ISSUE.has(type) ? { mechanism: PAYMENT_MECHANISM[tx.payment_method], amount: grossTotal, date: invoiceDate } : undefined,
+  });
+
   const extract = hashExtract(hash);
   const certificate = configString(location.config, 'software_certificate_number');
   const qr = saftQrData({
     issuerNif: issuerTaxId(input) ?? MISSING_TAX_ID,
-    buyerNif: customerTaxId(tx) ?? FINAL_CONSUMER_NIF,
-    buyerCountry: 'PT',
+    buyerNif: customer.taxId,
+    buyerCountry: qrCountryOf(customer),
     documentType: type,
     status: 'N',
     date: `${date.year}${date.month}${date.day}`,
@@ -73,44 +131,49 @@ function buildDocument(input: BuildInput): FiscalRecord {
     // Field R is mandatory; a location not yet certified has no number: 0.
     certificateNumber: certificate ?? '0',
   });
-  const body = placeholderBody(
-    'SAF-T (PT) 1.04_01 document (signed)',
-    placeholderNote('SAF-T (PT) document (RSA-SHA1 signed)', 'Portugal'),
-    { ...fields, hash, qr_data: qr },
-  );
-  const hints = [
+  const hints: RenderHint[] = [
+    textHint('invoice_no', 'header', invoiceNo),
     textHint('atcud', 'footer_bottom', atcud),
     qrDataHint('qr', 'footer_bottom', qr),
-    textHint('hash_extract', 'footer_bottom', extract),
+    // The 4 characters; printed within the certified-program line when there is one.
+    textHint('hash_extract', 'footer_bottom', extract, certificate === undefined),
   ];
   if (certificate !== undefined) {
-    // Printed after the hash extract: "<extract>-Processado por programa certificado n.º <n>/AT".
-    hints.push(textHint('software_certificate', 'footer_bottom', `Processado por programa certificado n.º ${certificate}/AT`));
+    hints.push(textHint('software_certificate', 'footer_bottom', `${extract}-${certifiedProgramText(certificate)}`));
   }
   return {
     body,
-    contentType: 'application/json',
+    contentType: 'application/xml',
     fiscalId: atcud,
     documentNumber: invoiceNo,
     fingerprint: hash,
     qrData: qr,
-    placeholder: true,
+    placeholder: false,
     renderHints: hints,
   };
 }
 
+/** The document's time: the record's, or its predecessor's in the chain when that is later. */
+function issueTime(input: BuildInput): Date {
+  const previous = input.chain.previous ? Date.parse(input.chain.previous.issuedAt) : Number.NaN;
+  return Number.isFinite(previous) && previous > input.now.getTime() ? new Date(previous) : input.now;
+}
+
+/** The reason a credit note gives when the client gives none. */
+const defaultReason = (type: string): string => (type === 'void' ? 'Anulação da venda' : 'Devolução');
+
 function buildCancellation(input: BuildInput): FiscalRecord {
-  const body = placeholderBody(
-    'SAF-T (PT) document status change (A: cancelled)',
-    placeholderNote('SAF-T (PT) cancellation (DocumentStatus A)', 'Portugal'),
-    {
-      ...commonFields(input, { chained: false }),
-      document_status: 'A',
-      cancelled_document: {
-        invoice_no: input.original?.documentNumber ?? null,
-        atcud: input.original?.fiscalId ?? null,
-      },
-    },
-  );
-  return { body, contentType: 'application/json', fiscalId: null, documentNumber: null, fingerprint: null, qrData: null, placeholder: true, renderHints: [] };
+  const original = input.original;
+  const invoiceNo = original?.documentNumber;
+  const atcud = original?.fiscalId;
+  if (!original || !invoiceNo || !atcud) {
+    throw new Error('pt-saft: a cancellation names its original document by InvoiceNo and ATCUD (BuildInput.original)');
+  }
+  const reason = (metaString(input.tx, 'cancellation_reason') ?? 'Documento anulado').slice(0, 50);
+  const body = statusChangeXml({
+    invoiceNo,
+    atcud,
+    status: { status: 'A', statusDate: saftDateTime(input.now), reason, sourceId: sourceIdOf(input) },
+  });
+  return { body, contentType: 'application/xml', fiscalId: null, documentNumber: null, fingerprint: null, qrData: null, placeholder: false, renderHints: [] };
 }

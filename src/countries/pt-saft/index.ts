@@ -1,7 +1,8 @@
 /**
- * Portugal (certified invoicing software, SAF-T PT): documents are signed locally and
- * hash-chained per series and type, which makes them final (`success` at creation);
- * they reach the AT in the monthly SAF-T file, not one by one.
+ * Portugal (certified invoicing software, SAF-T PT): documents are signed locally with
+ * the producer key (Portaria 363/2010, signature.ts) and hash-chained per series and
+ * type, which makes them final (`success` at creation); they reach the AT in the monthly
+ * SAF-T (PT) file (saft-file.ts `buildSaftFile`), not one by one.
  */
 import type { FiscalSystem } from '../types.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
@@ -15,7 +16,7 @@ import { SAFT_CODES } from './codes.ts';
 export const saft: FiscalSystem<'pt-saft', 'PT'> = {
   key: 'pt-saft',
   country: 'PT',
-  version: '0.1.0',
+  version: '1.0.0',
   capabilities: {
     signsLocally: true,
     chained: true,
@@ -23,10 +24,13 @@ export const saft: FiscalSystem<'pt-saft', 'PT'> = {
     authorityTransport: false,
     // Cancelling marks the original document A (anulado): no new number, no new link.
     cancellationJoinsChain: false,
+    // The core hands build the key of the certificate `at_certificate_id` names (the
+    // producer's key pair AT certified), or on test keys the account's sandbox one.
+    signsWithCertificate: true,
   },
   validateConfig: validateSaftConfig,
   secretConfigFields: [],
-  certificateFields: [],
+  certificateFields: ['at_certificate_id'],
   validateTransaction: validateSaftTransaction,
   // The hash chain and the numbering run per series and document type (Portaria 363/2010
   // art. 6: the previous document "of the same series and type"): key "<type> <series>".

@@ -1,0 +1,126 @@
+/**
+ * What a SAF-T (PT) sales document says about a transaction, computed the same way by the
+ * document builder (build.ts) and the monthly file (saft-file.ts): the customer, the
+ * products, the tax of each line, the payment. Pure.
+ */
+import type { PaymentMethod, TransactionDraft, TxLine } from '../types.ts';
+import { decimal } from '../shared/amounts.ts';
+import { customerTaxId } from '../shared/metadata-fields.ts';
+
+/** A final consumer's NIF on SAF-T PT documents and QR codes. */
+export const FINAL_CONSUMER_NIF = '999999990';
+/** SAF-T's word for "not known" in addresses and countries of customers. */
+export const UNKNOWN = 'Desconhecido';
+
+/** The SAF-T namespace of version 1.04_01. */
+export const NS_SAFT = 'urn:OECD:StandardAuditFile-Tax:PT_1.04_01';
+
+export interface SaftCustomer {
+  /** CustomerID: the NIF for an identified customer; `999999990` for the final consumer. */
+  id: string;
+  taxId: string;
+  name: string;
+  addressDetail: string;
+  city: string;
+  postalCode: string;
+  /** ISO 3166 alpha-2, or `Desconhecido`. */
+  country: string;
+}
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
+const clip = (s: string, max: number): string => (s.length > max ? s.slice(0, max) : s);
+
+/**
+ * The customer of a document, from `customer_context`: `nif` or `tax_id`, `name` or
+ * `legal_name`, `address` (text), `city`, `postal_code`, `country` (2 letters). Without a
+ * tax id: the final consumer (`Consumidor final`, address unknown), as AT asks.
+ */
+export function customerOf(tx: TransactionDraft): SaftCustomer {
+  const nif = customerTaxId(tx);
+  if (nif === undefined) {
+    return { id: FINAL_CONSUMER_NIF, taxId: FINAL_CONSUMER_NIF, name: 'Consumidor final', addressDetail: UNKNOWN, city: UNKNOWN, postalCode: UNKNOWN, country: UNKNOWN };
+  }
+  const ctx = tx.customer_context ?? {};
+  const country = text(ctx.country)?.toUpperCase();
+  const taxId = clip(nif, 30);
+  return {
+    id: taxId,
+    taxId,
+    name: clip(text(ctx.name) ?? text(ctx.legal_name) ?? UNKNOWN, 100),
+    addressDetail: clip(text(ctx.address) ?? UNKNOWN, 210),
+    city: clip(text(ctx.city) ?? UNKNOWN, 50),
+    postalCode: clip(text(ctx.postal_code) ?? UNKNOWN, 20),
+    // A Portuguese NIF without a country is a Portuguese customer.
+    country: country !== undefined && /^[A-Z]{2}$/.test(country) ? country : /^[0-9]{9}$/.test(taxId) ? 'PT' : UNKNOWN,
+  };
+}
+
+/** The customer's country as QR field C writes it (the SAF-T Country; `PT` for the final consumer, as AT's example). */
+export const qrCountryOf = (c: SaftCustomer): string => (c.country === UNKNOWN ? 'PT' : c.country);
+
+export interface SaftProduct {
+  /** ProductCode (at most 60): the line's description, which is all a transaction says of it. */
+  code: string;
+  /** ProductDescription (2 to 200 characters). */
+  description: string;
+}
+
+export function productOf(line: TxLine): SaftProduct {
+  const d = line.description.trim().replace(/\s+/g, ' ');
+  const description = d.length >= 2 ? d : `Artigo ${d}`.trim();
+  return { code: clip(description, 60), description: clip(description, 200) };
+}
+
+export interface SaftTax {
+  /** TaxCode: RED 6 %, INT 13 %, NOR 23 %, ISE exempt; OUT for any other rate. */
+  code: 'RED' | 'INT' | 'NOR' | 'ISE' | 'OUT';
+  /** TaxPercentage as written (`23`, `5.5`). */
+  percentage: string;
+  /** The mainland (PT) table's description. */
+  description: string;
+}
+
+/**
+ * The line's VAT in the mainland fiscal space (PT). The Azores and Madeira (PT-AC, PT-MA)
+ * need a per-location fiscal space, which locations do not carry yet; a rate that is not a
+ * mainland one is written with code OUT and its percentage (the QR reports it with the
+ * normal rate, qr.ts).
+ */
+export function taxOf(rate: number): SaftTax {
+  const percentage = percentText(rate);
+  if (rate === 0) return { code: 'ISE', percentage, description: 'Isento' };
+  if (rate === 6) return { code: 'RED', percentage, description: 'Taxa reduzida' };
+  if (rate === 13) return { code: 'INT', percentage, description: 'Taxa intermédia' };
+  if (rate === 23) return { code: 'NOR', percentage, description: 'Taxa normal' };
+  return { code: 'OUT', percentage, description: `Outra taxa (${percentage} %)` };
+}
+
+/** A percentage without exponent or trailing zeros: 23 → `23`, 5.5 → `5.5`. */
+function percentText(rate: number): string {
+  const s = rate.toFixed(6).replace(/0+$/, '').replace(/\.$/, '');
+  return s === '-0' ? '0' : s;
+}
+
+/**
+ * Exempt lines name the exemption (TaxExemptionCode/Reason, required by the XSD with a
+ * 0 % rate). A transaction does not say which article exempts it: M99 ("not subject or
+ * not taxed, or similar") is written. See docs/decisions.md.
+ */
+export const EXEMPTION = { code: 'M99', reason: 'Não sujeito ou não tributado' } as const;
+
+/**
+ * Money in minor units as SAF-T writes it. Integers (cents) give 2 decimals; a fractional
+ * number of cents (a unit price of 0.125 €) keeps its digits, up to 6.
+ */
+export function money(minor: number): string {
+  if (Number.isSafeInteger(minor)) return decimal(minor);
+  const s = (minor / 100).toFixed(8).replace(/0+$/, '');
+  const [units = '0', frac = ''] = s.split('.');
+  return `${units}.${frac.padEnd(2, '0').slice(0, 8)}`;
+}
+
+/** A quantity as written (no exponent, no trailing zeros). */
+export const quantityText = (q: number): string => percentText(q);
+
+/** SAF-T PaymentMechanism for the payment method: CC card, NU cash, TB transfer, OU other. */
+export const PAYMENT_MECHANISM: Readonly<Record<PaymentMethod, string>> = { card: 'CC', cash: 'NU', transfer: 'TB', other: 'OU' };
