@@ -20,13 +20,13 @@
  *
  * Checked in code (the receiver is pure: no xmllint here): well-formed XML without a
  * DOCTYPE, a known root in the messages namespace, and the elements the XSD requires of
- * that root (but `ds:Signature`: SdI signs every message, we do not verify it; mutual TLS
- * at the edge authenticates SdI and the shared secret authenticates the edge). The
+ * that root. A posted message's `ds:Signature` is verified (checkSdiSignature below). The
  * fixtures beside this file are valid against the XSD (notifications.test.ts, xmllint).
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { badRequest } from '../../core/errors.ts';
-import type { InboundChannel, InboundMessage, TransactionStatus } from '../types.ts';
+import { badRequest, ValidationError } from '../../core/errors.ts';
+import { envelopedSignatures, parseXml, SignatureError, verifyEnvelopedSignature } from '../../signing/xmldsig-verify.ts';
+import type { InboundChannel, InboundMessage, InboundRead, TransactionStatus } from '../types.ts';
 import { SDI_CODES } from './codes.ts';
 
 /**
@@ -228,18 +228,74 @@ export function parseSdiNotification(body: string): SdiNotification {
   return out;
 }
 
+/** What the signature check found, kept with the notification. */
+export interface SdiSignatureCheck {
+  /** The signing certificate's subject. */
+  signer: string;
+  /** Whether it was checked against the configured trust anchors (SDI_NOTIFICATION_CA_FILE). */
+  trusted: boolean;
+}
+
+/**
+ * SdI signs every notification (XAdES-BES enveloped; the XSD requires `ds:Signature`). A
+ * posted notification that carries a signature must verify: its references (the whole
+ * message among them) and its value, with the certificate it carries; with
+ * `SDI_NOTIFICATION_CA_FILE` set, that certificate must also chain to one of the
+ * configured CAs, and an unsigned notification is refused. Without the setting, an
+ * unsigned notification is accepted (an edge that unwraps the SdICoop envelope may not
+ * keep it; the shared secret still authenticates the sender). Every failure is a 400
+ * naming it (docs/decisions.md "Italy", "Signed notifications").
+ */
+export function checkSdiSignature(body: string, opts: { trustedCa?: string | undefined; now: Date }): SdiSignatureCheck | undefined {
+  let signed: boolean;
+  try {
+    const doc = parseXml(body);
+    signed = envelopedSignatures(doc).length > 0;
+    if (!signed) {
+      if (opts.trustedCa !== undefined) throw badRequest('the SDI notification is not signed: only signed notifications are accepted (SDI_NOTIFICATION_CA_FILE is set)');
+      return undefined;
+    }
+    const v = verifyEnvelopedSignature(doc, { now: opts.now, trustedCa: opts.trustedCa });
+    return { signer: v.certificate.subject.split('\n').join(', '), trusted: v.trusted };
+  } catch (e) {
+    if (e instanceof SignatureError) throw badRequest(`the SDI notification signature does not verify: ${e.message}`);
+    if (e instanceof ValidationError) throw e;
+    // Anything else the verifier trips on (a certificate node cannot load, a key type it
+    // cannot use) is still the message's fault, never a 500.
+    throw badRequest(`the SDI notification signature cannot be verified: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/**
+ * An NS whose every error is 00404 (duplicate invoice: SdI already holds an invoice of
+ * this seller with this number and date, not rejected). It happens when a retry resent a
+ * file SdI had taken (an answer lost on the way back): the copy SdI holds gets its own
+ * notification (RC, MC or NS), which decides the transaction. So a duplicate notice is
+ * recorded (`duplicate: true`) and moves nothing (docs/decisions.md "NS 00404").
+ */
+export const isDuplicateNotice = (n: SdiNotification): boolean =>
+  n.notification === 'NS' && (n.ListaErrori ?? []).length > 0 && n.ListaErrori!.every((e) => e.Codice === '00404');
+
 /** The it-sdi plug-in's inbound channel. */
 export const sdiNotifications: InboundChannel = {
   name: 'sdi',
   secretHeader: 'X-SDI-Secret',
-  read({ body }): InboundMessage {
+  read({ body, origin, trustedCa, now }: InboundRead): InboundMessage {
     const n = parseSdiNotification(body);
+    // The stub's own notifications (origin internal) carry a placeholder signature.
+    const signature = origin === 'internal' ? undefined : checkSdiSignature(body.replace(/^\uFEFF/, ''), { trustedCa, now: now ?? new Date() });
     const kind = KINDS[n.type]!;
+    const response = { ...n, ...(signature ? { signature } : {}) };
+    if (isDuplicateNotice(n)) {
+      // Not the held copy's id: matched by it when known, else by the file name, also once
+      // the held copy's notification has moved the transaction on (`history`).
+      return { match: { upstreamId: n.IdentificativoSdI, fiscalId: n.NomeFile, history: 'IdentificativoSdI' }, status: undefined, response: { ...response, duplicate: true } };
+    }
     return {
       match: { upstreamId: n.IdentificativoSdI, fiscalId: n.NomeFile },
       upstreamId: n.IdentificativoSdI,
       status: kind.status,
-      response: { ...n },
+      response,
       event: kind.status !== undefined ? SDI_STATUS_EVENT : undefined,
     };
   },
