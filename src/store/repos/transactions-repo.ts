@@ -142,7 +142,7 @@ export const transactionsRepo = {
     return fix((await q.query<TransactionRow>(
       `SELECT * FROM transactions WHERE system = $1 AND fiscal_id = $2
          AND (response_payload->'authority'->>($4::text) = $3::text
-              OR response_payload->'notifications' @> jsonb_build_array(jsonb_build_object($4::text, $3::text)))
+              OR (response_payload::jsonb)->'notifications' @> jsonb_build_array(jsonb_build_object($4::text, $3::text)))
        ORDER BY created_at LIMIT 1`, [system, match.fiscalId, match.upstreamId, match.history])).rows[0]);
   },
 
