@@ -46,6 +46,11 @@ describe.each(['c14n', 'exc-c14n'] as const)('enveloped signature verification (
     expect(failure(signed, other.caPem)).toBe('the signing certificate is not issued by a trusted certificate authority');
   });
 
+  it('with trust anchors, the certificate must be valid at the time of reading', () => {
+    expect(() => verifyEnvelopedSignature(parseXml(signed), { now: new Date('2099-01-01T00:00:00Z'), trustedCa: signer.caPem })).toThrow(
+      new SignatureError('the signing certificate is expired or not yet valid'));
+  });
+
   it('refuses a signature moved onto another message (the digests do not follow)', () => {
     const sig = /<ds:Signature[\s\S]*<\/ds:Signature>/.exec(signed)![0];
     const forged = RC.replace('<MessageId>7000101</MessageId>', '<MessageId>7000102</MessageId>').replace('</types:RicevutaConsegna>', `${sig}</types:RicevutaConsegna>`);

@@ -420,19 +420,24 @@ function checkTrust(leaf: crypto.X509Certificate, carried: crypto.X509Certificat
   const anchors = pemCertificates(anchorsPem);
   if (anchors.length === 0) throw new SignatureError('no trusted certificate configured');
   const issuedBy = (c: crypto.X509Certificate, issuer: crypto.X509Certificate) => c.checkIssued(issuer) && c.verify(issuer.publicKey);
-  if (!validAt(leaf, now)) throw new SignatureError('the signing certificate is expired or not yet valid');
+  // The path: the leaf itself trusted, issued by an anchor, or through one carried intermediate.
+  let path: crypto.X509Certificate[] | undefined;
   for (const a of anchors) {
-    if (a.fingerprint256 === leaf.fingerprint256) return;
-    if (issuedBy(leaf, a)) {
-      if (!validAt(a, now)) throw new SignatureError('the trusted certificate is expired or not yet valid');
-      return;
+    if (a.fingerprint256 === leaf.fingerprint256) path = [leaf];
+    else if (issuedBy(leaf, a)) path = [leaf, a];
+    if (path) break;
+  }
+  for (const mid of path ? [] : carried) {
+    if (mid.fingerprint256 === leaf.fingerprint256 || !mid.ca || !issuedBy(leaf, mid)) continue;
+    const a = anchors.find((x) => issuedBy(mid, x));
+    if (a) {
+      path = [leaf, mid, a];
+      break;
     }
   }
-  for (const mid of carried) {
-    if (mid.fingerprint256 === leaf.fingerprint256 || !issuedBy(leaf, mid) || !mid.ca || !validAt(mid, now)) continue;
-    for (const a of anchors) if (issuedBy(mid, a) && validAt(a, now)) return;
-  }
-  throw new SignatureError('the signing certificate is not issued by a trusted certificate authority');
+  if (!path) throw new SignatureError('the signing certificate is not issued by a trusted certificate authority');
+  if (!validAt(leaf, now)) throw new SignatureError('the signing certificate is expired or not yet valid');
+  if (path.slice(1).some((c) => !validAt(c, now))) throw new SignatureError('a certificate of the signing path is expired or not yet valid');
 }
 
 /**
