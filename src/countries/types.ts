@@ -276,6 +276,11 @@ export interface InboundMessage {
   response: Record<string, unknown>;
   /** The event announcing the change (DECISIONS: `transaction.sdi_status_changed`). */
   event?: EventType | undefined;
+  /**
+   * When the effect depends on the record found (its status and stored answers): the
+   * status and event to apply, in place of `status` and `event`. Pure.
+   */
+  resolve?: ((found: { status: TransactionStatus; response_payload: Record<string, unknown> }) => { status?: TransactionStatus | undefined; event?: EventType | undefined }) | undefined;
 }
 
 export interface OfflineFallback {

@@ -105,18 +105,19 @@ export function createInboundService(deps: InboundDeps) {
         response_payload: { ...t.response_payload, notifications },
         fiscal_id_upstream: message.upstreamId ?? t.fiscal_id_upstream,
       };
-      if (message.status === undefined || message.status === t.status) {
+      const effect = message.resolve ? message.resolve({ status: t.status, response_payload: t.response_payload }) : message;
+      if (effect.status === undefined || effect.status === t.status) {
         await transactionsRepo.update(tx, t.id, fields, now);
         return { transaction_id: t.id, status: t.status, changed: false };
       }
-      if (!statuses.allows('authority', t.status, message.status)) {
+      if (!statuses.allows('authority', t.status, effect.status)) {
         throw conflict(`the notification does not apply to a transaction in status ${t.status}`);
       }
       const updated = (await transactionsRepo.update(tx, t.id, {
-        ...fields, status: message.status, ...(statuses.isAccepted(message.status) ? { completed_at: now } : {}),
-      }, now, statuses.sources(message.status, 'authority')))!;
+        ...fields, status: effect.status, ...(statuses.isAccepted(effect.status) ? { completed_at: now } : {}),
+      }, now, statuses.sources(effect.status, 'authority')))!;
       await cancelOriginalIfAccepted(tx, updated, now);
-      if (message.event) await deps.events.publish(tx, transactionEvent(message.event, updated, now), now);
+      if (effect.event) await deps.events.publish(tx, transactionEvent(effect.event, updated, now), now);
       deps.log.info({ channel: name, transactionId: t.id, from: t.status, to: updated.status }, 'inbound authority message');
       return { transaction_id: t.id, status: updated.status, changed: true };
     });

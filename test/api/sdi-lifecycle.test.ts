@@ -235,7 +235,7 @@ describe('SdI lifecycle: fake SdI → signed notifications → POST /v1/inbound/
   });
 
   it.each(['written', 'reversed'] as const)(
-    'the answer lost after SdI took the file: the retry gets NS 00404 for its copy, the held copy an RC; delivered in %s order, never a 404',
+    'the answer lost after SdI took the file: the retry (a resend) gets NS 00002 for its copy, the held copy an RC; delivered in %s order, never a 404',
     async (order) => {
       const s = await scenario();
       const tx = await invoice(s);
@@ -261,8 +261,12 @@ describe('SdI lifecycle: fake SdI → signed notifications → POST /v1/inbound/
       expect(got.every((n) => n.answers[0]!.status === 200)).toBe(true);
       const after = await getTx(t, s.key, tx.id);
       expect(after).toMatchObject({ status: 'delivered', fiscal_id_upstream: held!.identificativoSdI });
+      expect(after.response_payload.authority).toMatchObject({ IdentificativoSdI: dup!.identificativoSdI, resend: true });
       const recorded = after.response_payload.notifications as { notification: string; duplicate?: boolean; IdentificativoSdI: string }[];
-      expect(recorded.find((n) => n.notification === 'NS')).toMatchObject({ duplicate: true, IdentificativoSdI: dup!.identificativoSdI });
+      // Same file name: SdI's first uniqueness check (00002) refuses our second copy.
+      expect(recorded.find((n) => n.notification === 'NS')).toMatchObject({
+        duplicate: true, IdentificativoSdI: dup!.identificativoSdI, ListaErrori: [expect.objectContaining({ Codice: '00002' })],
+      });
       // Both again (SdI's retries): still 200, nothing moves.
       expect((await fake.post(dup!)).status).toBe(200);
       expect((await fake.post(held!)).status).toBe(200);
@@ -270,6 +274,27 @@ describe('SdI lifecycle: fake SdI → signed notifications → POST /v1/inbound/
       expect(sdiEvents(tx.id)).toEqual(['delivered']);
     },
   );
+
+  it('an invoice number used twice (sent once, SdI holds another invoice with it): NS 00404 rejects it, with the event', async () => {
+    const s = await scenario();
+    const number = `FT-DUP-${Date.now() % 100_000}`;
+    const first = await invoice(s, { invoice_number: number });
+    await send();
+    await fake.deliver();
+    expect(await statusOf(s, first.id)).toBe('delivered');
+    const again = await invoice(s, { invoice_number: number });
+    await send();
+    const got = await fake.deliver();
+    expect(got.map((n) => [n.type, n.nomeFile, n.answers[0]!.status])).toEqual([['NS', again.fiscal_id, 200]]);
+    const rejected = await getTx(t, s.key, again.id);
+    expect(rejected.status).toBe('rejected');
+    expect(rejected.response_payload.notifications).toEqual([expect.objectContaining({
+      notification: 'NS', duplicate: true, ListaErrori: [expect.objectContaining({ Codice: '00404', message: expect.stringContaining('Duplicate invoice') })],
+    })]);
+    await t.worker.drain();
+    expect(sdiEvents(again.id)).toEqual(['rejected']);
+    expect(await statusOf(s, first.id)).toBe('delivered');
+  });
 
   it('a tampered, unsigned or foreign-signed notification is a 400 and changes nothing', async () => {
     const s = await scenario();

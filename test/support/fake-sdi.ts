@@ -21,8 +21,8 @@
  * (xmlsec1, test/support/xades-sign.ts; `signerCaPem` is its CA), and posts them to the
  * service's receiver (`notifyTo`: `POST /v1/inbound/sdi` with `X-SDI-Secret`) when the
  * test says (`deliver`, in order, reversed or picked; `post` sends one again: duplicates).
- * A file whose invoice (seller, number, date) SdI already took gets an NS 00404 instead of
- * its program, as SdI refuses a duplicate invoice.
+ * A file whose name SdI already received gets an NS 00002, and one whose invoice (seller,
+ * number, date) it already took (not rejected) an NS 00404, instead of its program.
  *
  * Independent of the code under test: its own namespaces, parsing and XML.
  */
@@ -203,16 +203,20 @@ export async function startFakeSdi(): Promise<FakeSdi> {
   const notifications: FakeSdiNotification[] = [];
   /** The invoices SdI took (seller|number|date): a second one is a duplicate (00404). */
   const taken = new Set<string>();
+  const takenNames = new Set<string>();
   let target: { url: string; secret: string } | undefined;
 
   /** Writes and queues what SdI says about a file it took. */
   const notify = (entry: FakeSdiReceived, at: Date) => {
     const invoice = invoiceFacts(entry.file);
     const key = `${invoice.seller}|${invoice.numero}|${invoice.data}`;
-    const duplicate = taken.has(key);
-    const plan: FakeSdiNotice[] = duplicate
-      ? [{ type: 'NS', errors: [{ codice: '00404', descrizione: 'Fattura duplicata' }] }]
-      : (programs.get(entry.nomeFile) ?? [{ type: 'RC' }]);
+    // SdI's uniqueness checks: the file name (00002), then the invoice (00404).
+    const plan: FakeSdiNotice[] = takenNames.has(entry.nomeFile)
+      ? [{ type: 'NS', errors: [{ codice: '00002', descrizione: 'Nome file duplicato' }] }]
+      : taken.has(key)
+        ? [{ type: 'NS', errors: [{ codice: '00404', descrizione: 'Fattura duplicata' }] }]
+        : (programs.get(entry.nomeFile) ?? [{ type: 'RC' }]);
+    takenNames.add(entry.nomeFile);
     // A rejected invoice was never issued: it may be sent again, corrected, with its number.
     if (!plan.some((n) => n.type === 'NS')) taken.add(key);
     const fileHash = crypto.createHash('sha256').update(entry.file).digest('hex');
@@ -319,6 +323,7 @@ export async function startFakeSdi(): Promise<FakeSdi> {
       outbox.length = 0;
       notifications.length = 0;
       taken.clear();
+      takenNames.clear();
     },
     close: () => fake.close(),
   };

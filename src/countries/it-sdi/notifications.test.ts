@@ -241,22 +241,31 @@ describe('signed notifications (a posted message: its ds:Signature verified)', (
   });
 });
 
-describe('NS 00404 (duplicate invoice)', () => {
-  const only00404 = fixture('NS').replace(/<ListaErrori>[\s\S]*<\/ListaErrori>/,
-    '<ListaErrori>\n    <Errore>\n      <Codice>00404</Codice>\n      <Descrizione>Fattura duplicata</Descrizione>\n    </Errore>\n  </ListaErrori>');
+describe('NS 00002/00404 (SdI already has the file or the invoice)', () => {
+  const only = (codice: string) => fixture('NS').replace(/<ListaErrori>[\s\S]*<\/ListaErrori>/,
+    `<ListaErrori>\n    <Errore>\n      <Codice>${codice}</Codice>\n      <Descrizione>Duplicato</Descrizione>\n    </Errore>\n  </ListaErrori>`);
+  const payload = (resend: boolean) => ({ authority: { IdentificativoSdI: '4242000102', ...(resend ? { resend: true } : {}) } });
 
-  it('an NS whose only error is 00404 is a duplicate notice: recorded, no status, no event, not the record\'s id', () => {
-    if (HAVE_SCHEMAS) expect(xsdValidate(only00404, XSD).ok).toBe(true);
-    expect(read(only00404)).toEqual({
+  it.each(['00404', '00002'])('an NS whose only error is %s is a duplicate notice: a rejection when we sent the file once, nothing when we resent it', (codice) => {
+    if (HAVE_SCHEMAS) expect(xsdValidate(only(codice), XSD).ok).toBe(true);
+    const m = read(only(codice));
+    expect(m).toMatchObject({
       match: { upstreamId: '4242000102', fiscalId: 'IT01234567890_00002.xml', history: 'IdentificativoSdI' },
-      status: undefined,
-      response: expect.objectContaining({ notification: 'NS', duplicate: true, ListaErrori: [expect.objectContaining({ Codice: '00404', message: expect.stringContaining('Duplicate') })] }),
+      status: 'rejected',
+      response: { notification: 'NS', duplicate: true, ListaErrori: [{ Codice: codice }] },
     });
+    // Not the record's id: a duplicate may be about another copy.
+    expect(m.upstreamId).toBeUndefined();
+    expect(m.resolve!({ status: 'pending', response_payload: payload(false) })).toEqual({ status: 'rejected', event: 'transaction.sdi_status_changed' });
+    expect(m.resolve!({ status: 'pending', response_payload: payload(true) })).toEqual({});
+    expect(m.resolve!({ status: 'delivered', response_payload: payload(true) })).toEqual({});
   });
 
   it('00404 with any other error is a rejection like any NS', () => {
     const mixed = fixture('NS').replace('<Codice>00305</Codice>', '<Codice>00404</Codice>');
-    expect(read(mixed)).toMatchObject({ status: 'rejected', upstreamId: '4242000102', event: 'transaction.sdi_status_changed' });
-    expect(read(mixed).response.duplicate).toBeUndefined();
+    const m = read(mixed);
+    expect(m).toMatchObject({ status: 'rejected', upstreamId: '4242000102', event: 'transaction.sdi_status_changed' });
+    expect(m.response.duplicate).toBeUndefined();
+    expect(m.resolve).toBeUndefined();
   });
 });

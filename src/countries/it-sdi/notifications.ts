@@ -266,15 +266,27 @@ export function checkSdiSignature(body: string, opts: { trustedCa?: string | und
   }
 }
 
+/** SdI's "it already has this": the file name (00002) or the invoice (00404: seller, year, number). */
+export const DUPLICATE_CODES: ReadonlySet<string> = new Set(['00002', '00404']);
+
 /**
- * An NS whose every error is 00404 (duplicate invoice: SdI already holds an invoice of
- * this seller with this number and date, not rejected). It happens when a retry resent a
- * file SdI had taken (an answer lost on the way back): the copy SdI holds gets its own
- * notification (RC, MC or NS), which decides the transaction. So a duplicate notice is
- * recorded (`duplicate: true`) and moves nothing (docs/decisions.md "NS 00404").
+ * An NS whose every error is 00002 (duplicate file name) or 00404 (duplicate invoice: SdI
+ * already holds an invoice of this seller with this number in this year, not rejected).
+ * What it means depends on how we sent the file (docs/decisions.md "NS 00404"):
+ * - sent on a retry (`response_payload.authority.resend`, sdicoop.ts): an earlier attempt
+ *   may have been taken with its answer lost, so SdI holds our own copy, whose
+ *   notification (RC, MC or NS) decides: the duplicate notice is recorded
+ *   (`duplicate: true`) and moves nothing;
+ * - sent once: the copy SdI holds is not this transaction's (a reused invoice number, a
+ *   file name used twice): a rejection like any NS.
  */
 export const isDuplicateNotice = (n: SdiNotification): boolean =>
-  n.notification === 'NS' && (n.ListaErrori ?? []).length > 0 && n.ListaErrori!.every((e) => e.Codice === '00404');
+  n.notification === 'NS' && (n.ListaErrori ?? []).length > 0 && n.ListaErrori!.every((e) => DUPLICATE_CODES.has(e.Codice));
+
+const resent = (payload: Record<string, unknown>): boolean => {
+  const authority = payload.authority;
+  return typeof authority === 'object' && authority !== null && (authority as Record<string, unknown>).resend === true;
+};
 
 /** The it-sdi plug-in's inbound channel. */
 export const sdiNotifications: InboundChannel = {
@@ -287,9 +299,15 @@ export const sdiNotifications: InboundChannel = {
     const kind = KINDS[n.type]!;
     const response = { ...n, ...(signature ? { signature } : {}) };
     if (isDuplicateNotice(n)) {
-      // Not the held copy's id: matched by it when known, else by the file name, also once
-      // the held copy's notification has moved the transaction on (`history`).
-      return { match: { upstreamId: n.IdentificativoSdI, fiscalId: n.NomeFile, history: 'IdentificativoSdI' }, status: undefined, response: { ...response, duplicate: true } };
+      // Maybe not the held copy's id: matched by it when known, else by the file name, also
+      // once the held copy's notification has moved the transaction on (`history`).
+      return {
+        match: { upstreamId: n.IdentificativoSdI, fiscalId: n.NomeFile, history: 'IdentificativoSdI' },
+        status: 'rejected',
+        event: SDI_STATUS_EVENT,
+        response: { ...response, duplicate: true },
+        resolve: (found) => (resent(found.response_payload) ? {} : { status: 'rejected', event: SDI_STATUS_EVENT }),
+      };
     }
     return {
       match: { upstreamId: n.IdentificativoSdI, fiscalId: n.NomeFile },

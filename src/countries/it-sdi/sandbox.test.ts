@@ -65,11 +65,14 @@ describe('the stub SdI', () => {
     const [ns, rc] = (out.notifications ?? []).map((n) => n.body);
     valid(ns!);
     valid(rc!);
-    expect(sdiNotifications.read({ body: ns!, contentType: 'application/xml', origin: 'internal' })).toEqual({
+    // Marked as a resend, as a retry is: the duplicate notice then changes nothing.
+    expect(out.response).toMatchObject({ resend: true, IdentificativoSdI: stubIdentificativoSdI(TX) });
+    const m = sdiNotifications.read({ body: ns!, contentType: 'application/xml', origin: 'internal' });
+    expect(m).toMatchObject({
       match: { upstreamId: stubIdentificativoSdI(TX), fiscalId: FILE, history: 'IdentificativoSdI' },
-      status: undefined,
-      response: expect.objectContaining({ notification: 'NS', duplicate: true, ListaErrori: [expect.objectContaining({ Codice: '00404' })] }),
+      response: { notification: 'NS', duplicate: true, ListaErrori: [{ Codice: '00404' }] },
     });
+    expect(m.resolve!({ status: 'pending', response_payload: { authority: out.response } })).toEqual({});
     expect(sdiNotifications.read({ body: rc!, contentType: 'application/xml', origin: 'internal' })).toMatchObject({
       match: { upstreamId: stubHeldCopyIdentificativoSdI(TX), fiscalId: FILE }, status: 'delivered',
     });

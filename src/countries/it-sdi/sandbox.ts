@@ -145,6 +145,8 @@ export async function sdiSubmit(record: StoredRecord, ctx: SubmitContext): Promi
       sandbox: true, system: 'it-sdi', environment: ctx.environment, kind: record.kind,
       outcome: outcome.kind === 'accept' ? 'accept' : 'reject', IdentificativoSdI: identificativoSdI, NomeFile: fileName,
       notification: outcome.kind === 'accept' ? 'RC' : duplicate ? 'NS+RC' : 'NS', ...(outcome.kind === 'reject' ? { code: outcome.code } : {}),
+      // As sdicoop.ts marks a file sent on a retry; the 00404 play is such a retry.
+      ...(duplicate || ctx.attempt > 1 ? { resend: true } : {}),
     },
     notifications: bodies.map((body) => ({ body, contentType: 'application/xml' })),
   };
