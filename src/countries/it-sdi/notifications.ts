@@ -9,7 +9,7 @@
  * | Root | Code | Status | Why |
  * |---|---|---|---|
  * | RicevutaConsegna | RC | `delivered` | spec "Transaction statuses" |
- * | NotificaScarto | NS | `rejected` | every ListaErrori/Errore kept |
+ * | NotificaScarto | NS | `rejected` | every ListaErrori/Errore kept; only 00002/00404 on a resent file: none (isDuplicateNotice) |
  * | NotificaMancataConsegna | MC | `delivery_error` | the invoice is still valid |
  * | AttestazioneTrasmissioneFattura | AT | `delivery_error` | SdI attests the file was transmitted but could not be delivered (PA): the state MC announces; after an MC it changes nothing |
  * | NotificaEsito | NE | none | the PA's EC01 acceptance / EC02 refusal: a commercial answer on an invoice already delivered (fiscally issued); recorded, with `esito` |
