@@ -296,7 +296,7 @@ export function canonicalize(apex: XmlElement, opts: C14nOptions): string {
       }
     }
     decls.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    let extra: Attr[] = [];
+    const extra: Attr[] = [];
     if (isApex && !opts.exclusive) {
       // Canonical XML 1.0: the apex of a subset inherits the xml: attributes of its ancestors.
       const seen = new Set(el.attrs.filter((a) => a.name.startsWith('xml:')).map((a) => a.name));
@@ -308,7 +308,7 @@ export function canonicalize(apex: XmlElement, opts: C14nOptions): string {
           }
         }
       }
-    } else extra = [];
+    }
     out += `<${el.name}`;
     for (const [p, u] of decls) out += nsDecl(p, u);
     for (const a of sortedAttrs(el, extra)) out += ` ${a.name}="${escAttr(a.value)}"`;
@@ -475,10 +475,8 @@ export function verifyEnvelopedSignature(doc: XmlDocument, opts: VerifyOptions):
     const digestAlg = attr(child(ref, 'DigestMethod', where), 'Algorithm') ?? '';
     const hash = DIGESTS[digestAlg];
     if (!hash) throw new SignatureError(`${where}: unsupported digest method ${digestAlg}`);
+    // The enveloped transform removes this signature wherever it sits in the target (if at all).
     const omit = enveloped ? sig : undefined;
-    if (omit && target !== doc.root && ![...elements(target)].includes(sig)) {
-      // The enveloped transform removes the signature only where it is; harmless elsewhere.
-    }
     const bytes = uri === '' ? canonicalizeDocument(doc, { ...c14n, comments: false, omit }) : canonicalize(target, { ...c14n, omit });
     const digest = crypto.createHash(hash).update(bytes, 'utf8').digest();
     const expected = base64(textOf(child(ref, 'DigestValue', where)));
