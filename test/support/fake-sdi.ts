@@ -56,7 +56,7 @@ export interface FakeSdiNotification {
   nomeFile: string;
   identificativoSdI: string;
   /** The signed MessaggiTypes document. */
-  body: string;
+  readonly body: string;
   /** Every answer of the receiver to a post of it, in order. */
   answers: { status: number; body: string }[];
 }
@@ -222,8 +222,15 @@ export async function startFakeSdi(): Promise<FakeSdi> {
     const fileHash = crypto.createHash('sha256').update(entry.file).digest('hex');
     for (const n of plan) {
       const xml = messaggio(n, { id: entry.identificativoSdI!, nomeFile: entry.nomeFile, at, messageId: String(7_000_000 + ++nextMessage), invoice, fileHash });
-      const signed = xadesSign(xml, { keyPem: signer.keyPem, certPem: signer.certPem, signingTime: at });
-      const out: FakeSdiNotification = { type: n.type, nomeFile: entry.nomeFile, identificativoSdI: entry.identificativoSdI!, body: signed, answers: [] };
+      // Signed when first read (xmlsec1 runs only for the notifications a test looks at or posts).
+      let signed: string | undefined;
+      const out: FakeSdiNotification = {
+        type: n.type, nomeFile: entry.nomeFile, identificativoSdI: entry.identificativoSdI!, answers: [],
+        get body() {
+          signed ??= xadesSign(xml, { keyPem: signer.keyPem, certPem: signer.certPem, signingTime: at });
+          return signed;
+        },
+      };
       outbox.push(out);
       notifications.push(out);
     }
