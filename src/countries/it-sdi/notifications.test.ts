@@ -244,7 +244,7 @@ describe('signed notifications (a posted message: its ds:Signature verified)', (
 describe('NS 00002/00404 (SdI already has the file or the invoice)', () => {
   const only = (codice: string) => fixture('NS').replace(/<ListaErrori>[\s\S]*<\/ListaErrori>/,
     `<ListaErrori>\n    <Errore>\n      <Codice>${codice}</Codice>\n      <Descrizione>Duplicato</Descrizione>\n    </Errore>\n  </ListaErrori>`);
-  const payload = (resend: boolean) => ({ authority: { IdentificativoSdI: '4242000102', ...(resend ? { resend: true } : {}) } });
+  const payload = (resend: boolean) => ({ authority: { IdentificativoSdI: '4242000102', ...(resend ? { resend: true } : {}) }, awaiting_notification: true });
 
   it.each(['00404', '00002'])('an NS whose only error is %s is a duplicate notice: a rejection when we sent the file once, nothing when we resent it', (codice) => {
     if (HAVE_SCHEMAS) expect(xsdValidate(only(codice), XSD).ok).toBe(true);
@@ -259,6 +259,8 @@ describe('NS 00002/00404 (SdI already has the file or the invoice)', () => {
     expect(m.resolve!({ status: 'pending', response_payload: payload(false) })).toEqual({ status: 'rejected', event: 'transaction.sdi_status_changed' });
     expect(m.resolve!({ status: 'pending', response_payload: payload(true) })).toEqual({});
     expect(m.resolve!({ status: 'delivered', response_payload: payload(true) })).toEqual({});
+    // Before the submit job stored SdI's answer (the notice raced it): unknown, nothing moves.
+    expect(m.resolve!({ status: 'pending', response_payload: { submit_error: { error_code: 'timeout' } } })).toEqual({});
   });
 
   it('00404 with any other error is a rejection like any NS', () => {

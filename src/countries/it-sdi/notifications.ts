@@ -306,7 +306,11 @@ export const sdiNotifications: InboundChannel = {
         status: 'rejected',
         event: SDI_STATUS_EVENT,
         response: { ...response, duplicate: true },
-        resolve: (found) => (resent(found.response_payload) ? {} : { status: 'rejected', event: SDI_STATUS_EVENT }),
+        // Before the submission's answer is stored (a notice racing the submit job's commit)
+        // how we sent it is unknown: nothing moves, as for a resend.
+        resolve: (found) => (resent(found.response_payload) || (found.status === 'pending' && found.response_payload.awaiting_notification !== true)
+          ? {}
+          : { status: 'rejected', event: SDI_STATUS_EVENT }),
       };
     }
     return {
