@@ -69,6 +69,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATA_DIR: tmp(), SDI_INBOUND_SECRET: 'short' })).toThrow(new ConfigError('SDI_INBOUND_SECRET must be at least 16 characters'));
   });
 
+  it('reads each inbound channel trust anchors (<CHANNEL>_NOTIFICATION_CA_FILE), refusing a missing or non-PEM file', () => {
+    const dir = tmp();
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    fs.writeFileSync(path.join(dir, 'sdi-ca.pem'), pem);
+    fs.writeFileSync(path.join(dir, 'not.pem'), 'hello');
+    expect(loadConfig({ DATA_DIR: tmp() }).inboundCa).toEqual({});
+    expect(loadConfig({ DATA_DIR: tmp(), SDI_NOTIFICATION_CA_FILE: path.join(dir, 'sdi-ca.pem') }).inboundCa).toEqual({ sdi: pem });
+    expect(() => loadConfig({ DATA_DIR: tmp(), SDI_NOTIFICATION_CA_FILE: path.join(dir, 'missing.pem') })).toThrow(/^SDI_NOTIFICATION_CA_FILE: cannot read/);
+    expect(() => loadConfig({ DATA_DIR: tmp(), SDI_NOTIFICATION_CA_FILE: path.join(dir, 'not.pem') })).toThrow(new ConfigError('SDI_NOTIFICATION_CA_FILE must hold PEM certificates'));
+  });
+
   it('live mode needs the software producer NIF', () => {
     expect(() => loadConfig({ DATA_DIR: tmp(), FISCALIZATION_LIVE_ENABLED: 'true' })).toThrow('SOFTWARE_VENDOR_NIF is required when FISCALIZATION_LIVE_ENABLED is true');
     expect(loadConfig({ DATA_DIR: tmp(), FISCALIZATION_LIVE_ENABLED: 'true', SOFTWARE_VENDOR_NIF: 'B12345674' }).softwareVendorNif).toBe('B12345674');

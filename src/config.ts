@@ -43,6 +43,13 @@ export interface Config {
    * `<NAME>_INBOUND_SECRET` (DECISIONS: `SDI_INBOUND_SECRET` for `POST /v1/inbound/sdi`).
    */
   inboundSecrets: Record<string, string>;
+  /**
+   * The certificates (PEM) each inbound channel's signed messages must chain to, by
+   * channel name: `<NAME>_NOTIFICATION_CA_FILE` (e.g. `SDI_NOTIFICATION_CA_FILE`, the CA of
+   * SdI's signing certificate). Set: an unsigned message is refused; unset: a signature
+   * present is still verified, with the certificate it carries.
+   */
+  inboundCa: Record<string, string>;
   /** The software identity fiscal records carry (SOFTWARE_NAME, SOFTWARE_VENDOR_NIF). */
   softwareName: string;
   softwareVendorNif: string;
@@ -171,6 +178,24 @@ function inboundSecrets(env: Env): Record<string, string> {
   return out;
 }
 
+/** Every `<NAME>_NOTIFICATION_CA_FILE`, read, by lower-case channel name. */
+function inboundCa(env: Env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, file] of Object.entries(env)) {
+    const m = /^([A-Z][A-Z0-9]*)_NOTIFICATION_CA_FILE$/.exec(name);
+    if (!m || file === undefined || file === '') continue;
+    let pem: string;
+    try {
+      pem = fs.readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new ConfigError(`${name}: cannot read ${file}: ${(e as Error).message}`);
+    }
+    if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError(`${name} must hold PEM certificates`);
+    out[m[1]!.toLowerCase()] = pem;
+  }
+  return out;
+}
+
 function authorityCa(env: Env): string | undefined {
   const file = env.AUTHORITY_CA_FILE;
   if (!file) return undefined;
@@ -215,6 +240,7 @@ export function loadConfig(env: Env = process.env, mode: Mode = 'cloud', systems
     translationAi: translationAi(env),
     authorityBaseUrls: authorityBaseUrls(env, systems),
     inboundSecrets: inboundSecrets(env),
+    inboundCa: inboundCa(env),
     authorityCa: authorityCa(env),
     softwareName: env.SOFTWARE_NAME?.trim() || 'Fiscalization API',
     // The producer's NIF, written in TicketBAI EntidadDesarrolladora and VERI*FACTU SistemaInformatico.

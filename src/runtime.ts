@@ -51,6 +51,8 @@ export interface RuntimeOptions {
     webhookTimeoutMs?: number;
     /** Shared secrets of the inbound authority channels, by channel name (config.ts `inboundSecrets`). */
     inboundSecrets?: Record<string, string>;
+    /** Trust anchors (PEM) of the inbound channels' signed messages, by channel name (config.ts `inboundCa`). */
+    inboundCa?: Record<string, string>;
     /** Batch processors (src/batch): alert threshold (default 0.2), authority request timeout, claim lease. */
     batch?: BatchOptions;
   };
@@ -118,7 +120,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   }, o.config.batch);
   // Before the handlers: the inbound_message jobs deliver the stub's notifications through it.
   const inbound = createInboundService({
-    db: o.db, clock: o.clock, log: o.log, events, secrets: o.config.inboundSecrets ?? {},
+    db: o.db, clock: o.clock, log: o.log, events, secrets: o.config.inboundSecrets ?? {}, trustedCa: o.config.inboundCa ?? {},
     ...(o.systems ? { systems: SYSTEMS.map((s) => o.systems!(s.key)) } : {}),
   });
   const submit = createSubmitHandler({

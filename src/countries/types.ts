@@ -278,14 +278,40 @@ export interface InboundChannel {
   secretHeader: string;
   /**
    * Reads one message: which record it is about, and what happened. Pure. Throws
-   * `ValidationError` (a 400 with its message) on a message it cannot read.
+   * `ValidationError` (a 400 with its message) on a message it cannot read, or whose
+   * signature does not verify.
    */
-  read(message: { body: string; contentType: string | undefined }): InboundMessage;
+  read(message: InboundRead): InboundMessage;
+}
+
+/** A message handed to a channel's `read`. */
+export interface InboundRead {
+  body: string;
+  contentType: string | undefined;
+  /**
+   * `posted`: received at `POST /v1/inbound/<name>` (a signature on it is verified);
+   * `internal`: made inside the service (the sandbox stub's notifications), not verified.
+   * Absent: `posted`.
+   */
+  origin?: 'posted' | 'internal' | undefined;
+  /**
+   * The certificates (PEM) the channel's signed messages must chain to
+   * (`<NAME>_NOTIFICATION_CA_FILE`, config.ts); when set, an unsigned posted message is refused.
+   */
+  trustedCa?: string | undefined;
+  /** When the message is read (certificate validity). */
+  now?: Date | undefined;
 }
 
 export interface InboundMessage {
-  /** How to find the record: the id the authority gave it (`fiscal_id_upstream`), or its fiscal id. */
-  match: { upstreamId?: string | undefined; fiscalId?: string | undefined };
+  /**
+   * How to find the record: the id the authority gave it (`fiscal_id_upstream`), or its
+   * fiscal id while it is `pending`. `history` (a field name, e.g. `IdentificativoSdI`):
+   * also a record with this fiscal id, in any status, that once carried `upstreamId` under
+   * that name (in its `response_payload.authority` answer or a recorded notification): for
+   * rare messages about another copy of the record only (not indexed).
+   */
+  match: { upstreamId?: string | undefined; fiscalId?: string | undefined; history?: string | undefined };
   /**
    * The transaction's next status: one the status machine lets the `authority` reach from
    * its current one. Undefined: the message changes no status (it is still recorded).
@@ -297,6 +323,11 @@ export interface InboundMessage {
   response: Record<string, unknown>;
   /** The event announcing the change (DECISIONS: `transaction.sdi_status_changed`). */
   event?: EventType | undefined;
+  /**
+   * When the effect depends on the record found (its status and stored answers): the
+   * status and event to apply, in place of `status` and `event`. Pure.
+   */
+  resolve?: ((found: { status: TransactionStatus; response_payload: Record<string, unknown> }) => { status?: TransactionStatus | undefined; event?: EventType | undefined }) | undefined;
 }
 
 export interface OfflineFallback {

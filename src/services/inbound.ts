@@ -31,6 +31,8 @@ export interface InboundDeps {
   events: EventPublisher;
   /** Each channel's shared secret, by channel name (config `<NAME>_INBOUND_SECRET`). */
   secrets: Readonly<Record<string, string>>;
+  /** Each channel's trust anchors for signed messages (config `<NAME>_NOTIFICATION_CA_FILE`). */
+  trustedCa?: Readonly<Record<string, string>>;
   /** The plug-ins (default: the registry's); a test may pass a system with a channel it lacks yet. */
   systems?: readonly FiscalSystem[];
 }
@@ -70,19 +72,25 @@ export function createInboundService(deps: InboundDeps) {
     if (expected === undefined || typeof header !== 'string' || !sameSecret(header, expected)) {
       throw unauthorized(`missing or invalid ${channel.secretHeader}`);
     }
-    return receiveTrusted(name, { body: input.body, contentType: input.contentType });
+    return apply(name, { body: input.body, contentType: input.contentType, origin: 'posted' });
   }
 
   /**
    * A message from inside the service (the sandbox stub's notifications, delivered by an
-   * `inbound_message` job: jobs/tasks/inbound-message.ts): no secret to check; read,
-   * matched and applied exactly as a posted one (the one path for both).
+   * `inbound_message` job: jobs/tasks/inbound-message.ts): no secret to check, and no
+   * signature (origin `internal`: the stub does not sign); read, matched and applied
+   * exactly as a posted one (the one path for both).
    */
   async function receiveTrusted(name: string, input: { body: string; contentType: string | undefined }): Promise<InboundResult> {
+    return apply(name, { ...input, origin: 'internal' });
+  }
+
+  /** Reads (a posted message's signature verified by the channel), matches and applies a message. */
+  async function apply(name: string, input: { body: string; contentType: string | undefined; origin: 'posted' | 'internal' }): Promise<InboundResult> {
     const found = channels.get(name);
     if (!found) throw notFound('inbound channel not found');
     const { system, channel } = found;
-    const message = channel.read({ body: input.body, contentType: input.contentType });
+    const message = channel.read({ ...input, trustedCa: deps.trustedCa?.[name], now: deps.clock.now() });
     const match = await transactionsRepo.findByAuthorityId(deps.db, system.key, message.match);
     if (!match) throw notFound('transaction not found');
 
@@ -97,18 +105,19 @@ export function createInboundService(deps: InboundDeps) {
         response_payload: { ...t.response_payload, notifications },
         fiscal_id_upstream: message.upstreamId ?? t.fiscal_id_upstream,
       };
-      if (message.status === undefined || message.status === t.status) {
+      const effect = message.resolve ? message.resolve({ status: t.status, response_payload: t.response_payload }) : message;
+      if (effect.status === undefined || effect.status === t.status) {
         await transactionsRepo.update(tx, t.id, fields, now);
         return { transaction_id: t.id, status: t.status, changed: false };
       }
-      if (!statuses.allows('authority', t.status, message.status)) {
+      if (!statuses.allows('authority', t.status, effect.status)) {
         throw conflict(`the notification does not apply to a transaction in status ${t.status}`);
       }
       const updated = (await transactionsRepo.update(tx, t.id, {
-        ...fields, status: message.status, ...(statuses.isAccepted(message.status) ? { completed_at: now } : {}),
-      }, now, statuses.sources(message.status, 'authority')))!;
+        ...fields, status: effect.status, ...(statuses.isAccepted(effect.status) ? { completed_at: now } : {}),
+      }, now, statuses.sources(effect.status, 'authority')))!;
       await cancelOriginalIfAccepted(tx, updated, now);
-      if (message.event) await deps.events.publish(tx, transactionEvent(message.event, updated, now), now);
+      if (effect.event) await deps.events.publish(tx, transactionEvent(effect.event, updated, now), now);
       deps.log.info({ channel: name, transactionId: t.id, from: t.status, to: updated.status }, 'inbound authority message');
       return { transaction_id: t.id, status: updated.status, changed: true };
     });

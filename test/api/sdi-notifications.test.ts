@@ -26,9 +26,14 @@ const sentSdi: FiscalSystem = {
 
 type Kind = 'RC' | 'NS' | 'MC' | 'NE-EC01' | 'NE-EC02' | 'DT' | 'AT';
 const FIXTURES = new URL('../../src/countries/it-sdi/fixtures/notifications/', import.meta.url);
-/** A fixture notification about the given file, with the given IdentificativoSdI. */
+/**
+ * A fixture notification about the given file, with the given IdentificativoSdI; unsigned
+ * (the fixtures' signatures are placeholders, which a posted message may not carry: its
+ * signature is verified; signed messages: sdi-lifecycle.test.ts).
+ */
 function notice(kind: Kind, file: string, id: string): string {
   return fs.readFileSync(new URL(`${kind}.xml`, FIXTURES), 'utf8')
+    .replace(/\s*<ds:Signature[\s\S]*<\/ds:Signature>/, '')
     .replaceAll(/<IdentificativoSdI>\d+<\/IdentificativoSdI>/g, `<IdentificativoSdI>${id}</IdentificativoSdI>`)
     .replace(/<NomeFile>[^<]+<\/NomeFile>/, `<NomeFile>${file}</NomeFile>`);
 }
@@ -165,6 +170,11 @@ describe('SdI notifications (POST /v1/inbound/sdi, the it-sdi channel)', () => {
     expect([incomplete.statusCode, incomplete.json()]).toEqual([400, { error: 'RicevutaConsegna (RC) is missing its MessageId' }]);
     const empty = await post('');
     expect(empty.statusCode).toBe(400);
+    // A placeholder (or forged) signature does not verify: 400, never a 500.
+    const forged = fs.readFileSync(new URL('RC.xml', FIXTURES), 'utf8').replace(/<NomeFile>[^<]+<\/NomeFile>/, `<NomeFile>${tx.fiscal_id}</NomeFile>`);
+    const bad = await post(forged);
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error).toMatch(/^the SDI notification signature does not verify: Reference 1 \(URI=""\): the digest does not match/);
 
     const unknown = await post(notice('RC', 'IT01234567890_NOONE.xml', sdiId()));
     expect([unknown.statusCode, unknown.json()]).toEqual([404, { error: 'transaction not found' }]);

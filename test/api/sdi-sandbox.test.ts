@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
+import { stubHeldCopyIdentificativoSdI } from '../../src/countries/it-sdi/sandbox.ts';
 import { jobsRepo } from '../../src/store/repos/jobs-repo.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { configs } from '../support/fixtures.ts';
@@ -36,7 +37,7 @@ const jobsOf = async (transactionId: string) => (await t.db.query<{ id: string; 
   `SELECT id, kind, status, payload, last_error FROM jobs WHERE transaction_id = $1 ORDER BY created_at, kind`, [transactionId])).rows;
 
 /** Creates an invoice, runs its submit job alone, and checks it then awaits its notification. */
-async function submitted(metadata: Record<string, unknown> = {}) {
+async function submitted(metadata: Record<string, unknown> = {}, notifications = 1) {
   const res = await createTx(t, key, saleBody(location, { metadata: { ...saleMetadata['it-sdi'], ...metadata } }));
   expect(res.statusCode, res.body).toBe(201);
   expect(res.json().status).toBe('pending');
@@ -47,9 +48,9 @@ async function submitted(metadata: Record<string, unknown> = {}) {
   expect(sent).toMatchObject({ status: 'pending', fiscal_id: expect.stringMatching(/^IT\d{11}_[0-9A-Z]{5}\.xml$/) });
   expect(sent.response_payload).toMatchObject({ awaiting_notification: true, authority: { sandbox: true, IdentificativoSdI: expect.stringMatching(/^[1-9]\d{9}$/) } });
   const inbound = (await jobsOf(id)).filter((j) => j.kind === 'inbound_message');
-  expect(inbound.map((j) => [j.status, j.payload.channel, j.payload.content_type])).toEqual([['pending', 'sdi', 'application/xml']]);
+  expect(inbound.map((j) => [j.status, j.payload.channel, j.payload.content_type])).toEqual(Array(notifications).fill(['pending', 'sdi', 'application/xml']));
   expect(await eventsOf(id)).toEqual([]);
-  return { id, fiscalId: sent.fiscal_id as string, sdiId: sent.response_payload.authority.IdentificativoSdI as string, inbound: inbound[0]! };
+  return { id, fiscalId: sent.fiscal_id as string, sdiId: sent.response_payload.authority.IdentificativoSdI as string, inbound: inbound[0]!, inboundAll: inbound };
 }
 
 /** The same notification job once more (a re-run after a lost completion). */
@@ -78,20 +79,28 @@ describe('test keys: the stub SdI notifies through the receiver', () => {
     expect(await eventsOf(s.id)).toEqual([['transaction.sdi_status_changed', 'delivered']]);
   });
 
-  it('reject:00404: a real NS through the receiver: rejected, the error 00404 kept, one event; the same NS again changes nothing', async () => {
-    const s = await submitted({ sandbox_outcome: 'reject:00404' });
+  it('reject:00404 (a retry resent a file SdI held): the NS 00404 for our copy is a duplicate notice, the RC of the held copy delivers; re-runs change nothing', async () => {
+    const s = await submitted({ sandbox_outcome: 'reject:00404' }, 2);
     await t.worker.drain();
     const tx = await getTx(t, key, s.id);
-    expect(tx).toMatchObject({ status: 'rejected', fiscal_id: s.fiscalId, fiscal_id_upstream: s.sdiId });
-    expect(tx.response_payload.notifications).toEqual([expect.objectContaining({
-      notification: 'NS', type: 'NotificaScarto', IdentificativoSdI: s.sdiId, NomeFile: s.fiscalId,
+    const held = stubHeldCopyIdentificativoSdI(s.id);
+    // The RC of the held copy gives the transaction that copy's IdentificativoSdI.
+    expect(tx).toMatchObject({ status: 'delivered', fiscal_id: s.fiscalId, fiscal_id_upstream: held });
+    const notifications = tx.response_payload.notifications as Record<string, unknown>[];
+    expect(notifications.map((n) => [n.notification, n.IdentificativoSdI, n.duplicate]).sort()).toEqual([
+      ['NS', s.sdiId, true], ['RC', held, undefined],
+    ].sort());
+    expect(notifications.find((n) => n.notification === 'NS')).toMatchObject({
       ListaErrori: [{ Codice: '00404', Descrizione: expect.stringContaining('Duplicate invoice'), message: expect.stringContaining('Duplicate invoice') }],
-    })]);
-    expect(await eventsOf(s.id)).toEqual([['transaction.sdi_status_changed', 'rejected']]);
+    });
+    expect(await eventsOf(s.id)).toEqual([['transaction.sdi_status_changed', 'delivered']]);
+    expect((await jobsOf(s.id)).filter((j) => j.kind === 'inbound_message').map((j) => j.status)).toEqual(['completed', 'completed']);
 
-    expect(await again(s.inbound, s.id)).toBe('completed');
-    expect((await getTx(t, key, s.id)).status).toBe('rejected');
-    expect(await eventsOf(s.id)).toEqual([['transaction.sdi_status_changed', 'rejected']]);
+    // The duplicate notice again, after the RC (found through the answer that named our copy).
+    const ns = s.inboundAll.find((j) => String(j.payload.body).includes('NotificaScarto'))!;
+    expect(await again(ns, s.id)).toBe('completed');
+    expect((await getTx(t, key, s.id)).status).toBe('delivered');
+    expect(await eventsOf(s.id)).toEqual([['transaction.sdi_status_changed', 'delivered']]);
   });
 
   it('a notification the receiver refuses (no record, 404) ends its job dead with the answer, never retried', async () => {

@@ -12,20 +12,54 @@
  * - a valid one: `rispostaSdIRiceviFile` with a fresh IdentificativoSdI and
  *   DataOraRicezione (per TrasmissioneTypes_v1.0.xsd);
  * - switches: `unavailable` (Errore EI02), `unauthorized` (EI03), `outage` (HTTP 503
- *   without SOAP), `reset` (the connection is cut without an answer).
+ *   without SOAP), `reset` (the connection is cut without an answer, the file not taken),
+ *   `answer-lost` (the file is taken, then the connection is cut: the client cannot know).
  *
- * Independent of the code under test: its own namespaces and parsing.
+ * Then, as SdI does, it notifies the transmitter: for every file taken it queues the
+ * MessaggiTypes 1.1 notifications programmed for that file name (`program`; default one
+ * RicevutaConsegna), each signed XAdES-BES enveloped with the fake SdI's own key
+ * (xmlsec1, test/support/xades-sign.ts; `signerCaPem` is its CA), and posts them to the
+ * service's receiver (`notifyTo`: `POST /v1/inbound/sdi` with `X-SDI-Secret`) when the
+ * test says (`deliver`, in order, reversed or picked; `post` sends one again: duplicates).
+ * A file whose name SdI already received gets an NS 00002, and one whose invoice (seller,
+ * number, date) it already took (not rejected) an NS 00404, instead of its program.
+ *
+ * Independent of the code under test: its own namespaces, parsing and XML.
  */
+import crypto from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
 import { startFakeAuthority, type FakeAuthority, type FakeRequest, type FakeResponse } from './fake-authority.ts';
+import { generateCert } from './p12.ts';
+import { xadesSign } from './xades-sign.ts';
 import { HAVE_SCHEMAS, xsdValidate } from './xml-tools.ts';
 
 export const SDI_FAKE_PATH = '/ricevi_file';
 export const FATTURAPA_XSD = 'it/fatturapa/Schema_del_file_xml_FatturaPA_v1.2.2.xsd';
 const NS_ENV = 'http://schemas.xmlsoap.org/soap/envelope/';
 const NS_TYPES = 'http://www.fatturapa.gov.it/sdi/ws/trasmissione/v1.0/types';
+const NS_MESSAGGI = 'http://www.fatturapa.gov.it/sdi/messaggi/v1.0';
 
-export type FakeSdiMode = 'normal' | 'unavailable' | 'unauthorized' | 'outage' | 'reset';
+export type FakeSdiMode = 'normal' | 'unavailable' | 'unauthorized' | 'outage' | 'reset' | 'answer-lost';
+
+/** What SdI says about a file it took, in order. */
+export type FakeSdiNotice =
+  | { type: 'RC' }
+  | { type: 'NS'; errors: { codice: string; descrizione?: string }[] }
+  | { type: 'MC' }
+  | { type: 'AT' }
+  | { type: 'NE'; esito: 'EC01' | 'EC02' }
+  | { type: 'DT' };
+
+/** A notification the fake SdI wrote (queued in `outbox` until delivered). */
+export interface FakeSdiNotification {
+  type: FakeSdiNotice['type'];
+  nomeFile: string;
+  identificativoSdI: string;
+  /** The signed MessaggiTypes document. */
+  readonly body: string;
+  /** Every answer of the receiver to a post of it, in order. */
+  answers: { status: number; body: string }[];
+}
 
 export interface FakeSdiReceived {
   nomeFile: string;
@@ -45,8 +79,98 @@ export interface FakeSdi {
   /** The last SOAP answer sent. */
   lastAnswer: string | undefined;
   setMode(mode: FakeSdiMode): void;
+  /** The CA of the fake SdI's signing certificate: the service's `SDI_NOTIFICATION_CA_FILE`. */
+  signerCaPem: string;
+  /** Where notifications go: the receiver's URL (`…/v1/inbound/sdi`) and the shared secret. */
+  notifyTo(url: string, secret: string): void;
+  /** What SdI will say about the file `nomeFile` once it takes it (default: one RC). */
+  program(nomeFile: string, notices: FakeSdiNotice[]): void;
+  /** Notifications written and not yet posted, in the order SdI wrote them. */
+  outbox: FakeSdiNotification[];
+  /** Every notification written, posted or not. */
+  notifications: FakeSdiNotification[];
+  /**
+   * Posts the queued notifications (all, or those `pick` selects), in the order written or
+   * reversed; returns them with the receiver's answers.
+   */
+  deliver(opts?: { order?: 'written' | 'reversed'; pick?: (n: FakeSdiNotification) => boolean }): Promise<FakeSdiNotification[]>;
+  /** Posts one notification (again: a duplicate delivery), or any body as the fake SdI. */
+  post(n: FakeSdiNotification | string): Promise<{ status: number; body: string }>;
   reset(): void;
   close(): Promise<void>;
+}
+
+const esc = (v: string) => v.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const tag = (name: string, value: string, indent = '  ') => `${indent}<${name}>${esc(value)}</${name}>`;
+
+/** What the notifications need of the invoice: read with our own parser. */
+interface InvoiceFacts {
+  codiceDestinatario: string;
+  numero: string;
+  data: string;
+  seller: string;
+}
+function invoiceFacts(file: string): InvoiceFacts {
+  const doc = parser.parse(file) as Obj;
+  const root = isObj(doc.FatturaElettronica) ? doc.FatturaElettronica : {};
+  const header = isObj(root.FatturaElettronicaHeader) ? root.FatturaElettronicaHeader : {};
+  const dt = isObj(header.DatiTrasmissione) ? header.DatiTrasmissione : {};
+  const cedente = isObj(header.CedentePrestatore) ? header.CedentePrestatore : {};
+  const anag = isObj(cedente.DatiAnagrafici) ? cedente.DatiAnagrafici : {};
+  const piva = isObj(anag.IdFiscaleIVA) ? anag.IdFiscaleIVA : {};
+  const body = isObj(root.FatturaElettronicaBody) ? root.FatturaElettronicaBody : {};
+  const generali = isObj(body.DatiGenerali) ? body.DatiGenerali : {};
+  const documento = isObj(generali.DatiGeneraliDocumento) ? generali.DatiGeneraliDocumento : {};
+  return {
+    codiceDestinatario: String(dt.CodiceDestinatario ?? '0000000'),
+    numero: String(documento.Numero ?? ''),
+    data: String(documento.Data ?? ''),
+    seller: `${String(piva.IdPaese ?? '')}${String(piva.IdCodice ?? '')}`,
+  };
+}
+
+/** A MessaggiTypes 1.1 document (unsigned; the signature is appended by xadesSign). */
+function messaggio(n: FakeSdiNotice, f: { id: string; nomeFile: string; at: Date; messageId: string; invoice: InvoiceFacts; fileHash: string }): string {
+  const head = [tag('IdentificativoSdI', f.id), tag('NomeFile', f.nomeFile)];
+  const ricezione = tag('DataOraRicezione', f.at.toISOString());
+  const pa = f.invoice.codiceDestinatario.length === 6;
+  const destinatario = ['  <Destinatario>', tag('Codice', f.invoice.codiceDestinatario, '    '),
+    tag('Descrizione', pa ? 'Amministrazione destinataria (fake SdI)' : 'Destinatario (fake SdI)', '    '), '  </Destinatario>'];
+  const messageId = tag('MessageId', f.messageId);
+  let root: string;
+  let lines: string[];
+  switch (n.type) {
+    case 'RC':
+      root = 'RicevutaConsegna';
+      lines = [...head, ricezione, tag('DataOraConsegna', f.at.toISOString()), ...destinatario, messageId];
+      break;
+    case 'NS':
+      root = 'NotificaScarto';
+      lines = [...head, ricezione, '  <ListaErrori>',
+        ...n.errors.flatMap((e) => ['    <Errore>', tag('Codice', e.codice, '      '), tag('Descrizione', e.descrizione ?? `Errore ${e.codice} (fake SdI)`, '      '), '    </Errore>']),
+        '  </ListaErrori>', messageId];
+      break;
+    case 'MC':
+      root = 'NotificaMancataConsegna';
+      lines = [...head, ricezione, tag('Descrizione', 'Recapito non riuscito: il file è a disposizione nell\'area riservata'), messageId];
+      break;
+    case 'AT':
+      root = 'AttestazioneTrasmissioneFattura';
+      lines = [...head, ricezione, ...destinatario, messageId, tag('HashFileOriginale', f.fileHash)];
+      break;
+    case 'NE':
+      root = 'NotificaEsito';
+      lines = [...head, '  <EsitoCommittente versione="1.0">', tag('IdentificativoSdI', f.id, '    '), '    <RiferimentoFattura>',
+        tag('NumeroFattura', f.invoice.numero, '      '), tag('AnnoFattura', f.invoice.data.slice(0, 4), '      '), '    </RiferimentoFattura>',
+        tag('Esito', n.esito, '    '), ...(n.esito === 'EC02' ? [tag('Descrizione', 'Fattura rifiutata dal committente', '    ')] : []),
+        '  </EsitoCommittente>', messageId];
+      break;
+    case 'DT':
+      root = 'NotificaDecorrenzaTermini';
+      lines = [...head, tag('Descrizione', 'Decorsi i termini per la notifica di esito'), messageId];
+      break;
+  }
+  return ['<?xml version="1.0" encoding="UTF-8"?>', `<types:${root} xmlns:types="${NS_MESSAGGI}" versione="1.0">`, ...lines, `</types:${root}>`, ''].join('\n');
 }
 
 const parser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: true, parseTagValue: false, trimValues: true });
@@ -71,7 +195,58 @@ const risposta = (id: string, at: Date, errore?: string): FakeResponse =>
 export async function startFakeSdi(): Promise<FakeSdi> {
   let mode: FakeSdiMode = 'normal';
   let next = 0;
+  let nextMessage = 0;
   const received: FakeSdiReceived[] = [];
+  const signer = generateCert({ subject: '/C=IT/O=Sistema di Interscambio (fake)/CN=Fake SdI notifications', withCa: true, days: 3650 });
+  const programs = new Map<string, FakeSdiNotice[]>();
+  const outbox: FakeSdiNotification[] = [];
+  const notifications: FakeSdiNotification[] = [];
+  /** The invoices SdI took (seller|number|date): a second one is a duplicate (00404). */
+  const taken = new Set<string>();
+  const takenNames = new Set<string>();
+  let target: { url: string; secret: string } | undefined;
+
+  /** Writes and queues what SdI says about a file it took. */
+  const notify = (entry: FakeSdiReceived, at: Date) => {
+    const invoice = invoiceFacts(entry.file);
+    const key = `${invoice.seller}|${invoice.numero}|${invoice.data}`;
+    // SdI's uniqueness checks: the file name (00002), then the invoice (00404).
+    const plan: FakeSdiNotice[] = takenNames.has(entry.nomeFile)
+      ? [{ type: 'NS', errors: [{ codice: '00002', descrizione: 'Nome file duplicato' }] }]
+      : taken.has(key)
+        ? [{ type: 'NS', errors: [{ codice: '00404', descrizione: 'Fattura duplicata' }] }]
+        : (programs.get(entry.nomeFile) ?? [{ type: 'RC' }]);
+    takenNames.add(entry.nomeFile);
+    // A rejected invoice was never issued: it may be sent again, corrected, with its number.
+    if (!plan.some((n) => n.type === 'NS')) taken.add(key);
+    const fileHash = crypto.createHash('sha256').update(entry.file).digest('hex');
+    for (const n of plan) {
+      const xml = messaggio(n, { id: entry.identificativoSdI!, nomeFile: entry.nomeFile, at, messageId: String(7_000_000 + ++nextMessage), invoice, fileHash });
+      // Signed when first read (xmlsec1 runs only for the notifications a test looks at or posts).
+      let signed: string | undefined;
+      const out: FakeSdiNotification = {
+        type: n.type, nomeFile: entry.nomeFile, identificativoSdI: entry.identificativoSdI!, answers: [],
+        get body() {
+          signed ??= xadesSign(xml, { keyPem: signer.keyPem, certPem: signer.certPem, signingTime: at });
+          return signed;
+        },
+      };
+      outbox.push(out);
+      notifications.push(out);
+    }
+  };
+
+  const post = async (n: FakeSdiNotification | string): Promise<{ status: number; body: string }> => {
+    if (!target) throw new Error('fake SdI: notifyTo(url, secret) first');
+    const res = await fetch(target.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/xml', 'x-sdi-secret': target.secret },
+      body: typeof n === 'string' ? n : n.body,
+    });
+    const answer = { status: res.status, body: await res.text() };
+    if (typeof n !== 'string') n.answers.push(answer);
+    return answer;
+  };
   const state = { lastAnswer: undefined as string | undefined };
   const answer = (res: FakeResponse): FakeResponse => {
     state.lastAnswer = typeof res.body === 'string' ? res.body : res.body.toString('utf8');
@@ -111,6 +286,9 @@ export async function startFakeSdi(): Promise<FakeSdi> {
       }
     }
     entry.identificativoSdI = identificativo();
+    notify(entry, now);
+    // Taken, and the answer never reaches the client.
+    if (mode === 'answer-lost') throw Object.assign(new Error('connection reset after the file was taken'), { resetConnection: true });
     return answer(risposta(entry.identificativoSdI, now));
   };
 
@@ -126,11 +304,33 @@ export async function startFakeSdi(): Promise<FakeSdi> {
     setMode: (m) => {
       mode = m;
     },
+    signerCaPem: signer.caPem!,
+    notifyTo: (url, secret) => {
+      target = { url, secret };
+    },
+    program: (nomeFile, notices) => {
+      programs.set(nomeFile, notices);
+    },
+    outbox,
+    notifications,
+    async deliver(opts = {}) {
+      const chosen = outbox.filter(opts.pick ?? (() => true));
+      for (const n of chosen) outbox.splice(outbox.indexOf(n), 1);
+      if (opts.order === 'reversed') chosen.reverse();
+      for (const n of chosen) await post(n);
+      return chosen;
+    },
+    post,
     reset: () => {
       mode = 'normal';
       received.length = 0;
       fake.requests.length = 0;
       state.lastAnswer = undefined;
+      programs.clear();
+      outbox.length = 0;
+      notifications.length = 0;
+      taken.clear();
+      takenNames.clear();
     },
     close: () => fake.close(),
   };

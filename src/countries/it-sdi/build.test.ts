@@ -78,7 +78,7 @@ describe('it-sdi build and sandbox', () => {
     expect(g.DatiFattureCollegate).toEqual({ IdDocumento: '2026/15', Data: '2026-01-15' });
   });
 
-  it('stub: sent with the file name and IdentificativoSdI; the RC or NS (any code, 00404 too) follows as a notification (sandbox.test.ts)', async () => {
+  it('stub: sent with the file name and IdentificativoSdI; the RC or NS follows as a notification (00404: an NS and the RC of the held copy) (sandbox.test.ts)', async () => {
     const ok = validatedBuild(sdi, loc, sale());
     expect(await sdi.submit(stored(ok.record, ok.tx), submitCtx(loc))).toMatchObject({
       kind: 'sent',
@@ -86,13 +86,18 @@ describe('it-sdi build and sandbox', () => {
       response: { notification: 'RC', IdentificativoSdI: expect.stringMatching(/^[1-9]\d{9}$/) },
       notifications: [{ contentType: 'application/xml', body: expect.stringContaining('<types:RicevutaConsegna') }],
     });
-    for (const code of ['00311', '00404']) {
-      const rej = validatedBuild(sdi, loc, draft({ metadata: { invoice_number: '1', sandbox_outcome: `reject:${code}` } }));
-      expect(await sdi.submit(stored(rej.record, rej.tx), submitCtx(loc))).toMatchObject({
-        kind: 'sent',
-        response: { notification: 'NS', code },
-        notifications: [{ body: expect.stringContaining(`<Codice>${code}</Codice>`) }],
-      });
-    }
+    const rej = validatedBuild(sdi, loc, draft({ metadata: { invoice_number: '1', sandbox_outcome: 'reject:00311' } }));
+    expect(await sdi.submit(stored(rej.record, rej.tx), submitCtx(loc))).toMatchObject({
+      kind: 'sent',
+      response: { notification: 'NS', code: '00311' },
+      notifications: [{ body: expect.stringContaining('<Codice>00311</Codice>') }],
+    });
+    // 00404: the NS for the resent copy and the RC of the copy SdI held (sandbox.ts).
+    const dup = validatedBuild(sdi, loc, draft({ metadata: { invoice_number: '1', sandbox_outcome: 'reject:00404' } }));
+    expect(await sdi.submit(stored(dup.record, dup.tx), submitCtx(loc))).toMatchObject({
+      kind: 'sent',
+      response: { notification: 'NS+RC', code: '00404' },
+      notifications: [{ body: expect.stringContaining('<Codice>00404</Codice>') }, { body: expect.stringContaining('<types:RicevutaConsegna') }],
+    });
   });
 });

@@ -106,9 +106,23 @@ const text = (obj: Record<string, unknown> | null | undefined, ...keys: string[]
 /**
  * The seller's Sede: country_config `indirizzo`, `cap`, `comune`, `provincia` (the
  * location address stands in for a missing `indirizzo`). CAP and Comune are mandatory
- * in the schema; a location without them gets `00000` and the location name, which SdI
- * accepts in form but the merchant should fix (docs/decisions.md, Italy).
+ * in the schema; on test keys a location without them gets `00000` and the location name;
+ * live transactions without them are refused at creation (missingSedeFields, metadata.ts).
  */
+/**
+ * What the seller's Sede lacks for SdI: `cap` and `comune` have no real stand-in, and
+ * `indirizzo` none when the location has no address either. Test keys write the
+ * stand-ins; live transactions are refused at creation (metadata.ts).
+ */
+export function missingSedeFields(location: { address: string | null; config: Record<string, unknown> }): string[] {
+  const c = location.config;
+  const missing: string[] = [];
+  if (text(c, 'indirizzo') === undefined && (location.address ?? '').trim() === '') missing.push('indirizzo');
+  if (text(c, 'cap') === undefined) missing.push('cap');
+  if (text(c, 'comune') === undefined) missing.push('comune');
+  return missing;
+}
+
 function sedeCedente(input: BuildInput): Sede {
   const c = input.location.config;
   return {
@@ -149,7 +163,12 @@ function sedeCessionario(tx: TransactionDraft, country: string): Sede {
  * else `customer_context.legal_name` or `name`, else `first_name` + `last_name` (Nome,
  * Cognome).
  */
-function cessionario(tx: TransactionDraft, country: string) {
+/**
+ * The buyer's fiscal identity as the FatturaPA writes it: IdFiscaleIVA (a VAT number) and
+ * CodiceFiscale, either or both absent. SdI refuses an invoice whose buyer has neither
+ * (00417): live transactions are refused at creation (metadata.ts).
+ */
+export function buyerIdentity(tx: TransactionDraft, country: string): { IdFiscaleIVA: IdFiscale | undefined; CodiceFiscale: string | undefined } {
   const ctx = tx.customer_context ?? {};
   const taxId = (customerTaxId(tx) ?? text(ctx, 'partita_iva'))?.replace(/\s/g, '').toUpperCase();
   let IdFiscaleIVA: IdFiscale | undefined;
@@ -159,6 +178,13 @@ function cessionario(tx: TransactionDraft, country: string) {
     else if (/^[A-Z]{2}/.test(taxId) && !/^[0-9]/.test(taxId)) IdFiscaleIVA = { IdPaese: taxId.slice(0, 2), IdCodice: clip(taxId.slice(2), 28) };
     else IdFiscaleIVA = { IdPaese: country, IdCodice: clip(taxId, 28) };
   }
+  if (IdFiscaleIVA !== undefined && IdFiscaleIVA.IdCodice === '') IdFiscaleIVA = undefined;
+  return { IdFiscaleIVA, CodiceFiscale: CodiceFiscale !== undefined && /^[A-Z0-9]{11,16}$/.test(CodiceFiscale) ? CodiceFiscale : undefined };
+}
+
+function cessionario(tx: TransactionDraft, country: string) {
+  const ctx = tx.customer_context ?? {};
+  const { IdFiscaleIVA, CodiceFiscale } = buyerIdentity(tx, country);
   const denominazione = metaString(tx, 'buyer_denomination') ?? text(ctx, 'legal_name', 'name');
   const nome = text(ctx, 'first_name');
   const cognome = text(ctx, 'last_name');
@@ -168,7 +194,7 @@ function cessionario(tx: TransactionDraft, country: string) {
       : { Denominazione: latin(denominazione ?? CodiceFiscale ?? IdFiscaleIVA?.IdCodice ?? 'Cliente', 80) };
   return {
     IdFiscaleIVA,
-    CodiceFiscale: CodiceFiscale !== undefined && /^[A-Z0-9]{11,16}$/.test(CodiceFiscale) ? CodiceFiscale : undefined,
+    CodiceFiscale,
     Anagrafica,
     Sede: sedeCessionario(tx, country),
   };

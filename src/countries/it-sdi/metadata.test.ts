@@ -89,3 +89,40 @@ describe('it-sdi validateTransaction', () => {
     expect400(() => validate({ invoice_number: '1', pec_destinatario: 'not-an-email' }), 'metadata.pec_destinatario must be an email address of at most 256 characters');
   });
 });
+
+describe('it-sdi on live keys: what SdI refuses for certain is a 400 at creation', () => {
+  const sede = { indirizzo: 'Via del Corso 1', cap: '00186', comune: 'Roma', provincia: 'RM' };
+  const live = (over: Parameters<typeof draft>[0], l = location('it-sdi', sede)) =>
+    sdi.validateTransaction(draft({ metadata: { invoice_number: '1' }, ...over }), { ...txCtx(l), environment: 'live' });
+  const company = { customer_context: { tax_id: 'IT01234567897', legal_name: 'Cliente Srl' } };
+
+  it('a complete seller Sede and a buyer with a partita IVA or a codice fiscale pass', () => {
+    expect(live(company).invoice_number).toBe('1');
+    expect(live({ customer_context: { codice_fiscale: 'RSSMRA80A01H501U', first_name: 'Mario', last_name: 'Rossi' } }).invoice_number).toBe('1');
+    // A codice fiscale given as tax_id, a foreign VAT number with its prefix, an 11-digit codice fiscale of a company.
+    expect(live({ customer_context: { tax_id: 'RSSMRA80A01H501U' } }).invoice_number).toBe('1');
+    expect(live({ customer_context: { tax_id: 'DE123456789' } }).invoice_number).toBe('1');
+    expect(live({ customer_context: { codice_fiscale: '01234567897' } }).invoice_number).toBe('1');
+    // The location address stands in for indirizzo.
+    expect(live(company, { ...location('it-sdi', { cap: '00186', comune: 'Roma' }), address: 'Via Roma 1' }).invoice_number).toBe('1');
+  });
+
+  it('without the Sede fields: 400 naming each', () => {
+    expect400(() => live(company, location('it-sdi')),
+      'country_config.indirizzo, country_config.cap and country_config.comune are required for live SDI invoices: the seller\'s address (Sede) in the FatturaPA');
+    expect400(() => live(company, location('it-sdi', { indirizzo: 'Via del Corso 1', comune: 'Roma' })),
+      'country_config.cap is required for live SDI invoices: the seller\'s address (Sede) in the FatturaPA');
+  });
+
+  it('a buyer with neither a VAT number nor a codice fiscale (SdI 00417): 400, a consumer too', () => {
+    const message = 'customer_context.tax_id (partita IVA) or customer_context.codice_fiscale is required for live SDI invoices: SdI refuses a buyer without either (00417)';
+    expect400(() => live({}), message);
+    expect400(() => live({ customer_context: { first_name: 'Mario', last_name: 'Rossi' } }), message);
+    expect400(() => live({ customer_context: { codice_fiscale: 'not a code' } }), message);
+    expect400(() => live({ customer_context: { tax_id: '   ' } }), message);
+  });
+
+  it('test keys keep the stand-ins: no Sede, no buyer id still validate', () => {
+    expect(validate({ invoice_number: '1' }).invoice_number).toBe('1');
+  });
+});

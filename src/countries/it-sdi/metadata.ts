@@ -7,6 +7,7 @@ import type { TransactionContext, TransactionDraft } from '../types.ts';
 import { isIsoDate, isoDate, localDate } from '../shared/dates.ts';
 import { baseMetadata, optionalChoice, optionalText, withoutUndefined } from '../shared/metadata-fields.ts';
 import { checkNatura } from '../it/natura.ts';
+import { buyerIdentity, missingSedeFields } from './build.ts';
 
 /** TipoDocumento codes offered (FatturaPA 1.2.2): invoice, advance, credit note, fee note, debit note of a fee, deferred invoice. */
 export const TIPI_DOCUMENTO = ['TD01', 'TD02', 'TD04', 'TD06', 'TD07', 'TD24'] as const;
@@ -62,6 +63,8 @@ export function validateSdiTransaction(tx: TransactionDraft, ctx: TransactionCon
     /^(?=.{1,256}$)[^\s@"]+@[^\s@"]+\.[^\s@"]+$/,
   );
 
+  if (ctx.environment === 'live') requireLiveParties(tx, ctx, buyer_country);
+
   return withoutUndefined({
     ...meta,
     pec_destinatario,
@@ -112,4 +115,29 @@ function checkNaturaSubcode(tx: TransactionDraft): void {
       throw badRequest(`items[${i}].natura ${String(line.natura)} is no longer accepted by SdI: give its sub-code (${sub})`);
     }
   });
+}
+
+/** The partita IVA's spec message style ("partita_iva is required"), naming each missing field. */
+const listOf = (names: string[]): string =>
+  names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]!}`;
+
+/**
+ * What SdI refuses for certain, refused on live keys before anything is stored
+ * (docs/decisions.md "Italy", "Live: seller Sede and buyer id"); test keys keep the
+ * stand-ins so the spec's minimal request (only `invoice_number`) works in the sandbox:
+ * - the seller's Sede without CAP or Comune (or without any address): the FatturaPA needs
+ *   them (IndirizzoType), and `00000` or the location name would be false data;
+ * - a buyer with neither a VAT number nor a codice fiscale (SdI 00417), a consumer too:
+ *   an Italian private buyer is identified by the codice fiscale.
+ */
+function requireLiveParties(tx: TransactionDraft, ctx: TransactionContext, buyerCountry: string): void {
+  const missing = missingSedeFields(ctx.location);
+  if (missing.length > 0) {
+    const fields = missing.map((f) => `country_config.${f}`);
+    throw badRequest(`${listOf(fields)} ${fields.length === 1 ? 'is' : 'are'} required for live SDI invoices: the seller's address (Sede) in the FatturaPA`);
+  }
+  const buyer = buyerIdentity(tx, buyerCountry);
+  if (buyer.IdFiscaleIVA === undefined && buyer.CodiceFiscale === undefined) {
+    throw badRequest('customer_context.tax_id (partita IVA) or customer_context.codice_fiscale is required for live SDI invoices: SdI refuses a buyer without either (00417)');
+  }
 }

@@ -7,6 +7,8 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../core/errors.ts';
+import { generateCert } from '../../../test/support/p12.ts';
+import { xadesSign } from '../../../test/support/xades-sign.ts';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../test/support/xml-tools.ts';
 import { sdi } from './index.ts';
 import { MESSAGGI_NAMESPACES, sdiNotifications } from './notifications.ts';
@@ -15,7 +17,8 @@ const XSD = 'it/fatturapa/sdi/MessaggiTypes_v1.1.xsd';
 const FIXTURES = ['RC', 'NS', 'MC', 'NE-EC01', 'NE-EC02', 'DT', 'AT'] as const;
 const fixture = (name: (typeof FIXTURES)[number]): string =>
   fs.readFileSync(new URL(`./fixtures/notifications/${name}.xml`, import.meta.url), 'utf8');
-const read = (body: string) => sdiNotifications.read({ body, contentType: 'application/xml' });
+// The reader itself: origin internal skips the signature check (the fixtures' signatures are placeholders; signed messages: below).
+const read = (body: string) => sdiNotifications.read({ body, contentType: 'application/xml', origin: 'internal' });
 
 function refused(body: string): string {
   try {
@@ -108,7 +111,7 @@ describe('the it-sdi inbound channel', () => {
     });
   });
 
-  it('reads either messages namespace, any prefix or none, a BOM, and ignores the signature', () => {
+  it('reads either messages namespace, any prefix or none, a BOM, with or without a signature', () => {
     const other = fixture('RC').replace(MESSAGGI_NAMESPACES[0]!, MESSAGGI_NAMESPACES[1]!);
     expect(read(other).status).toBe('delivered');
     const ns3 = fixture('RC').replaceAll('types:', 'ns3:').replace('xmlns:types=', 'xmlns:ns3=');
@@ -174,5 +177,97 @@ describe('the it-sdi inbound channel', () => {
         }
       }
     }
+  });
+});
+
+describe('signed notifications (a posted message: its ds:Signature verified)', () => {
+  const sdiKey = generateCert({ subject: '/C=IT/O=Sistema di Interscambio/CN=Fake SdI', withCa: true, days: 3650 });
+  const stranger = generateCert({ subject: '/C=IT/CN=Not SdI', withCa: true });
+  const unsigned = (name: (typeof FIXTURES)[number]) => fixture(name).replace(/\s*<ds:Signature[\s\S]*<\/ds:Signature>/, '');
+  const signed = (name: (typeof FIXTURES)[number]) => xadesSign(unsigned(name), { keyPem: sdiKey.keyPem, certPem: sdiKey.certPem });
+  const now = new Date();
+  const posted = (body: string, trustedCa?: string) => sdiNotifications.read({ body, contentType: 'application/xml', origin: 'posted', trustedCa, now });
+  const refusedPosted = (body: string, trustedCa?: string): string => {
+    try {
+      posted(body, trustedCa);
+    } catch (e) {
+      expect(e).toBeInstanceOf(ValidationError);
+      return (e as Error).message;
+    }
+    throw new Error('expected a 400');
+  };
+
+  it('a signed notification (xmlsec1, XAdES-BES) verifies; the signer is recorded, trusted when the CA is configured', () => {
+    const rc = signed('RC');
+    if (HAVE_SCHEMAS) expect(xsdValidate(rc, XSD).ok).toBe(true);
+    expect(posted(rc)).toMatchObject({ status: 'delivered', response: { signature: { signer: expect.stringContaining('CN=Fake SdI'), trusted: false } } });
+    expect(posted(rc, sdiKey.caPem).response.signature).toEqual({ signer: expect.stringContaining('CN=Fake SdI'), trusted: true });
+  });
+
+  it('a tampered, re-addressed or foreign-signed notification is a 400 naming the failure', () => {
+    const rc = signed('RC');
+    expect(refusedPosted(rc.replace('<NomeFile>IT01234567890_00001.xml', '<NomeFile>IT01234567890_00009.xml'))).toBe(
+      'the SDI notification signature does not verify: Reference 1 (URI=""): the digest does not match (the content was altered)');
+    expect(refusedPosted(signed('NS').replace('<Codice>00305</Codice>', '<Codice>00404</Codice>'))).toMatch(/digest does not match/);
+    expect(refusedPosted(rc, stranger.caPem)).toBe(
+      'the SDI notification signature does not verify: the signing certificate is not issued by a trusted certificate authority');
+    // The fixtures' placeholder signatures do not verify either.
+    expect(refusedPosted(fixture('RC'))).toMatch(/^the SDI notification signature does not verify: /);
+  });
+
+  it('unsigned: read when no CA is configured; refused when one is', () => {
+    expect(posted(unsigned('MC')).status).toBe('delivery_error');
+    expect(posted(unsigned('MC')).response.signature).toBeUndefined();
+    expect(refusedPosted(unsigned('MC'), sdiKey.caPem)).toBe(
+      'the SDI notification is not signed: only signed notifications are accepted (SDI_NOTIFICATION_CA_FILE is set)');
+  });
+
+  it('never a 500: every truncation and element-stripped variant of a signed notification reads or is a 400', () => {
+    const body = signed('NS');
+    const variants = [
+      ...Array.from({ length: Math.ceil(body.length / 23) }, (_, i) => body.slice(0, i * 23)),
+      ...[...body.matchAll(/<([\w:]+)[^>]*>[^<]*<\/\1>/g)].map((m) => body.replace(m[0], '')),
+      ...[...body.matchAll(/<([\w:]+)[^>]*>[^<]*<\/\1>/g)].map((m) => body.replace(m[0], `<${m[1]}>AAAA</${m[1]}>`)),
+    ];
+    for (const v of variants) {
+      for (const ca of [undefined, sdiKey.caPem]) {
+        try {
+          posted(v, ca);
+        } catch (e) {
+          expect(e, v).toBeInstanceOf(ValidationError);
+        }
+      }
+    }
+  });
+});
+
+describe('NS 00002/00404 (SdI already has the file or the invoice)', () => {
+  const only = (codice: string) => fixture('NS').replace(/<ListaErrori>[\s\S]*<\/ListaErrori>/,
+    `<ListaErrori>\n    <Errore>\n      <Codice>${codice}</Codice>\n      <Descrizione>Duplicato</Descrizione>\n    </Errore>\n  </ListaErrori>`);
+  const payload = (resend: boolean) => ({ authority: { IdentificativoSdI: '4242000102', ...(resend ? { resend: true } : {}) }, awaiting_notification: true });
+
+  it.each(['00404', '00002'])('an NS whose only error is %s is a duplicate notice: a rejection when we sent the file once, nothing when we resent it', (codice) => {
+    if (HAVE_SCHEMAS) expect(xsdValidate(only(codice), XSD).ok).toBe(true);
+    const m = read(only(codice));
+    expect(m).toMatchObject({
+      match: { upstreamId: '4242000102', fiscalId: 'IT01234567890_00002.xml', history: 'IdentificativoSdI' },
+      status: 'rejected',
+      response: { notification: 'NS', duplicate: true, ListaErrori: [{ Codice: codice }] },
+    });
+    // Not the record's id: a duplicate may be about another copy.
+    expect(m.upstreamId).toBeUndefined();
+    expect(m.resolve!({ status: 'pending', response_payload: payload(false) })).toEqual({ status: 'rejected', event: 'transaction.sdi_status_changed' });
+    expect(m.resolve!({ status: 'pending', response_payload: payload(true) })).toEqual({});
+    expect(m.resolve!({ status: 'delivered', response_payload: payload(true) })).toEqual({});
+    // Before the submit job stored SdI's answer (the notice raced it): unknown, nothing moves.
+    expect(m.resolve!({ status: 'pending', response_payload: { submit_error: { error_code: 'timeout' } } })).toEqual({});
+  });
+
+  it('00404 with any other error is a rejection like any NS', () => {
+    const mixed = fixture('NS').replace('<Codice>00305</Codice>', '<Codice>00404</Codice>');
+    const m = read(mixed);
+    expect(m).toMatchObject({ status: 'rejected', upstreamId: '4242000102', event: 'transaction.sdi_status_changed' });
+    expect(m.response.duplicate).toBeUndefined();
+    expect(m.resolve).toBeUndefined();
   });
 });

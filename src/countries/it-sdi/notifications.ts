@@ -9,7 +9,7 @@
  * | Root | Code | Status | Why |
  * |---|---|---|---|
  * | RicevutaConsegna | RC | `delivered` | spec "Transaction statuses" |
- * | NotificaScarto | NS | `rejected` | every ListaErrori/Errore kept |
+ * | NotificaScarto | NS | `rejected` | every ListaErrori/Errore kept; only 00002/00404 on a resent file: none (isDuplicateNotice) |
  * | NotificaMancataConsegna | MC | `delivery_error` | the invoice is still valid |
  * | AttestazioneTrasmissioneFattura | AT | `delivery_error` | SdI attests the file was transmitted but could not be delivered (PA): the state MC announces; after an MC it changes nothing |
  * | NotificaEsito | NE | none | the PA's EC01 acceptance / EC02 refusal: a commercial answer on an invoice already delivered (fiscally issued); recorded, with `esito` |
@@ -20,13 +20,13 @@
  *
  * Checked in code (the receiver is pure: no xmllint here): well-formed XML without a
  * DOCTYPE, a known root in the messages namespace, and the elements the XSD requires of
- * that root (but `ds:Signature`: SdI signs every message, we do not verify it; mutual TLS
- * at the edge authenticates SdI and the shared secret authenticates the edge). The
+ * that root. A posted message's `ds:Signature` is verified (checkSdiSignature below). The
  * fixtures beside this file are valid against the XSD (notifications.test.ts, xmllint).
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { badRequest } from '../../core/errors.ts';
-import type { InboundChannel, InboundMessage, TransactionStatus } from '../types.ts';
+import { badRequest, ValidationError } from '../../core/errors.ts';
+import { envelopedSignatures, parseXml, SignatureError, verifyEnvelopedSignature } from '../../signing/xmldsig-verify.ts';
+import type { InboundChannel, InboundMessage, InboundRead, TransactionStatus } from '../types.ts';
 import { SDI_CODES } from './codes.ts';
 
 /**
@@ -228,18 +228,96 @@ export function parseSdiNotification(body: string): SdiNotification {
   return out;
 }
 
+/** What the signature check found, kept with the notification. */
+export interface SdiSignatureCheck {
+  /** The signing certificate's subject. */
+  signer: string;
+  /** Whether it was checked against the configured trust anchors (SDI_NOTIFICATION_CA_FILE). */
+  trusted: boolean;
+}
+
+/**
+ * SdI signs every notification (XAdES-BES enveloped; the XSD requires `ds:Signature`). A
+ * posted notification that carries a signature must verify: its references (the whole
+ * message among them) and its value, with the certificate it carries; with
+ * `SDI_NOTIFICATION_CA_FILE` set, that certificate must also chain to one of the
+ * configured CAs, and an unsigned notification is refused. Without the setting, an
+ * unsigned notification is accepted (an edge that unwraps the SdICoop envelope may not
+ * keep it; the shared secret still authenticates the sender). Every failure is a 400
+ * naming it (docs/decisions.md "Italy", "Signed notifications").
+ */
+export function checkSdiSignature(body: string, opts: { trustedCa?: string | undefined; now: Date }): SdiSignatureCheck | undefined {
+  let signed: boolean;
+  try {
+    const doc = parseXml(body);
+    signed = envelopedSignatures(doc).length > 0;
+    if (!signed) {
+      if (opts.trustedCa !== undefined) throw badRequest('the SDI notification is not signed: only signed notifications are accepted (SDI_NOTIFICATION_CA_FILE is set)');
+      return undefined;
+    }
+    const v = verifyEnvelopedSignature(doc, { now: opts.now, trustedCa: opts.trustedCa });
+    return { signer: v.certificate.subject.split('\n').join(', '), trusted: v.trusted };
+  } catch (e) {
+    if (e instanceof SignatureError) throw badRequest(`the SDI notification signature does not verify: ${e.message}`);
+    if (e instanceof ValidationError) throw e;
+    // Anything else the verifier trips on (a certificate node cannot load, a key type it
+    // cannot use) is still the message's fault, never a 500.
+    throw badRequest(`the SDI notification signature cannot be verified: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** SdI's "it already has this": the file name (00002) or the invoice (00404: seller, year, number). */
+export const DUPLICATE_CODES: ReadonlySet<string> = new Set(['00002', '00404']);
+
+/**
+ * An NS whose every error is 00002 (duplicate file name) or 00404 (duplicate invoice: SdI
+ * already holds an invoice of this seller with this number in this year, not rejected).
+ * What it means depends on how we sent the file (docs/decisions.md "NS 00404"):
+ * - sent on a retry (`response_payload.authority.resend`, sdicoop.ts): an earlier attempt
+ *   may have been taken with its answer lost, so SdI holds our own copy, whose
+ *   notification (RC, MC or NS) decides: the duplicate notice is recorded
+ *   (`duplicate: true`) and moves nothing;
+ * - sent once: the copy SdI holds is not this transaction's (a reused invoice number, a
+ *   file name used twice): a rejection like any NS.
+ */
+export const isDuplicateNotice = (n: SdiNotification): boolean =>
+  n.notification === 'NS' && (n.ListaErrori ?? []).length > 0 && n.ListaErrori!.every((e) => DUPLICATE_CODES.has(e.Codice));
+
+const resent = (payload: Record<string, unknown>): boolean => {
+  const authority = payload.authority;
+  return typeof authority === 'object' && authority !== null && (authority as Record<string, unknown>).resend === true;
+};
+
 /** The it-sdi plug-in's inbound channel. */
 export const sdiNotifications: InboundChannel = {
   name: 'sdi',
   secretHeader: 'X-SDI-Secret',
-  read({ body }): InboundMessage {
+  read({ body, origin, trustedCa, now }: InboundRead): InboundMessage {
     const n = parseSdiNotification(body);
+    // The stub's own notifications (origin internal) carry a placeholder signature.
+    const signature = origin === 'internal' ? undefined : checkSdiSignature(body.replace(/^\uFEFF/, ''), { trustedCa, now: now ?? new Date() });
     const kind = KINDS[n.type]!;
+    const response = { ...n, ...(signature ? { signature } : {}) };
+    if (isDuplicateNotice(n)) {
+      // Maybe not the held copy's id: matched by it when known, else by the file name, also
+      // once the held copy's notification has moved the transaction on (`history`).
+      return {
+        match: { upstreamId: n.IdentificativoSdI, fiscalId: n.NomeFile, history: 'IdentificativoSdI' },
+        status: 'rejected',
+        event: SDI_STATUS_EVENT,
+        response: { ...response, duplicate: true },
+        // Before the submission's answer is stored (a notice racing the submit job's commit)
+        // how we sent it is unknown: nothing moves, as for a resend.
+        resolve: (found) => (resent(found.response_payload) || (found.status === 'pending' && found.response_payload.awaiting_notification !== true)
+          ? {}
+          : { status: 'rejected', event: SDI_STATUS_EVENT }),
+      };
+    }
     return {
       match: { upstreamId: n.IdentificativoSdI, fiscalId: n.NomeFile },
       upstreamId: n.IdentificativoSdI,
       status: kind.status,
-      response: { ...n },
+      response,
       event: kind.status !== undefined ? SDI_STATUS_EVENT : undefined,
     };
   },

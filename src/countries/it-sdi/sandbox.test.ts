@@ -8,7 +8,7 @@ import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../tes
 import type { StoredRecord, SubmitContext } from '../types.ts';
 import { sdi } from './index.ts';
 import { sdiNotifications } from './notifications.ts';
-import { sdiSubmit, stubIdentificativoSdI } from './sandbox.ts';
+import { sdiSubmit, stubHeldCopyIdentificativoSdI, stubIdentificativoSdI } from './sandbox.ts';
 
 const XSD = 'it/fatturapa/sdi/MessaggiTypes_v1.1.xsd';
 const TX = '0190a0b0-0000-7000-8000-00000000abcd';
@@ -42,20 +42,39 @@ describe('the stub SdI', () => {
   it('accept: sent, with an RC valid against MessaggiTypes_v1.1.xsd naming the file and the IdentificativoSdI', async () => {
     const xml = await notification({ codice_destinatario: 'ABC1234' });
     valid(xml);
-    const m = sdiNotifications.read({ body: xml, contentType: 'application/xml' });
+    const m = sdiNotifications.read({ body: xml, contentType: 'application/xml', origin: 'internal' });
     expect(m).toMatchObject({
       match: { upstreamId: stubIdentificativoSdI(TX), fiscalId: FILE }, status: 'delivered', event: 'transaction.sdi_status_changed',
       response: { notification: 'RC', NomeFile: FILE, Destinatario: { Codice: 'ABC1234' }, DataOraConsegna: '2026-11-20T10:00:00.000Z' },
     });
   });
 
-  it('reject:00404: sent, with an NS listing 00404 and its description, valid against the XSD', async () => {
-    const xml = await notification({ sandbox_outcome: 'reject:00404' });
+  it('reject:00311: sent, with an NS listing the code and its description, valid against the XSD', async () => {
+    const xml = await notification({ sandbox_outcome: 'reject:00311' });
     valid(xml);
-    const m = sdiNotifications.read({ body: xml, contentType: 'application/xml' });
+    const m = sdiNotifications.read({ body: xml, contentType: 'application/xml', origin: 'internal' });
     expect(m).toMatchObject({
       status: 'rejected',
-      response: { notification: 'NS', IdentificativoSdI: stubIdentificativoSdI(TX), NomeFile: FILE, ListaErrori: [{ Codice: '00404', Descrizione: expect.stringContaining('Duplicate invoice') }] },
+      response: { notification: 'NS', IdentificativoSdI: stubIdentificativoSdI(TX), NomeFile: FILE, ListaErrori: [{ Codice: '00311', Descrizione: expect.stringContaining('CodiceDestinatario') }] },
+    });
+  });
+
+  it('reject:00404: a duplicate notice for our copy (no status) and the RC of the copy SdI held, both valid against the XSD', async () => {
+    const out = await sdi.submit(record({ sandbox_outcome: 'reject:00404' }), ctx);
+    if (out.kind !== 'sent') throw new Error(`expected sent, got ${out.kind}`);
+    const [ns, rc] = (out.notifications ?? []).map((n) => n.body);
+    valid(ns!);
+    valid(rc!);
+    // Marked as a resend, as a retry is: the duplicate notice then changes nothing.
+    expect(out.response).toMatchObject({ resend: true, IdentificativoSdI: stubIdentificativoSdI(TX) });
+    const m = sdiNotifications.read({ body: ns!, contentType: 'application/xml', origin: 'internal' });
+    expect(m).toMatchObject({
+      match: { upstreamId: stubIdentificativoSdI(TX), fiscalId: FILE, history: 'IdentificativoSdI' },
+      response: { notification: 'NS', duplicate: true, ListaErrori: [{ Codice: '00404' }] },
+    });
+    expect(m.resolve!({ status: 'pending', response_payload: { authority: out.response } })).toEqual({});
+    expect(sdiNotifications.read({ body: rc!, contentType: 'application/xml', origin: 'internal' })).toMatchObject({
+      match: { upstreamId: stubHeldCopyIdentificativoSdI(TX), fiscalId: FILE }, status: 'delivered',
     });
   });
 

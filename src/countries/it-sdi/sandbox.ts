@@ -9,12 +9,17 @@
  *
  * - accept (default) → a RicevutaConsegna (RC): `delivered`;
  * - reject:<code> → a NotificaScarto (NS) listing that code, with its Descrizione (our text
- *   of the code, codes.ts): `rejected`. Every code, 00404 (duplicate) too: SdI refuses a
- *   duplicate file with an NS like any other error;
+ *   of the code, codes.ts): `rejected`;
+ * - reject:00404 → what a duplicate means for us: a retry resent a file SdI had already
+ *   taken (the first answer lost). SdI sends an NS 00404 for the copy we know (the
+ *   IdentificativoSdI of our answer) and an RC for the copy it holds (another
+ *   IdentificativoSdI): the NS is a duplicate notice (recorded, no status change;
+ *   notifications.ts), the RC delivers;
  * - timeout, error:<code> → as every stub answers them (shared/sandbox.ts): a transport
  *   fault or a retriable failure, nothing sent.
  *
- * The signature is a placeholder (the stub does not sign, and the channel does not verify).
+ * The signature is a placeholder: the stub does not sign, and the channel verifies posted
+ * notifications only (these arrive with origin `internal`).
  */
 import { escapeText } from '../../xml/escape.ts';
 import { derivedDigits, outcomeOf, runSandbox, type SandboxSpec } from '../shared/sandbox.ts';
@@ -24,6 +29,8 @@ import { MESSAGGI_NAMESPACES } from './notifications.ts';
 
 /** The IdentificativoSdI the stub gives a record's file (stable per transaction). */
 export const stubIdentificativoSdI = (transactionId: string): string => derivedDigits(transactionId, 'sdi-identificativo', 10);
+/** reject:00404: the IdentificativoSdI of the copy SdI already held (the first send, its answer lost). */
+export const stubHeldCopyIdentificativoSdI = (transactionId: string): string => derivedDigits(transactionId, 'sdi-identificativo-held', 10);
 
 export const sdiSandbox: SandboxSpec = {
   system: 'it-sdi',
@@ -118,9 +125,17 @@ export async function sdiSubmit(record: StoredRecord, ctx: SubmitContext): Promi
   const input: StubNotificationInput = {
     identificativoSdI, fileName, at: ctx.now, messageId: derivedDigits(record.transactionId, 'sdi-message-id', 10),
   };
-  const body = outcome.kind === 'accept'
-    ? stubRicevutaConsegna({ ...input, codiceDestinatario: destinatarioOf(record) })
-    : stubNotificaScarto({ ...input, code: outcome.code });
+  const duplicate = outcome.kind === 'reject' && outcome.code === '00404';
+  const bodies = outcome.kind === 'accept'
+    ? [stubRicevutaConsegna({ ...input, codiceDestinatario: destinatarioOf(record) })]
+    : [stubNotificaScarto({ ...input, code: outcome.code })];
+  if (duplicate) {
+    // The copy SdI holds: its own IdentificativoSdI and message, delivered.
+    bodies.push(stubRicevutaConsegna({
+      ...input, identificativoSdI: stubHeldCopyIdentificativoSdI(record.transactionId),
+      messageId: derivedDigits(record.transactionId, 'sdi-message-id-held', 10), codiceDestinatario: destinatarioOf(record),
+    }));
+  }
   return {
     kind: 'sent',
     reference: fileName,
@@ -129,8 +144,10 @@ export async function sdiSubmit(record: StoredRecord, ctx: SubmitContext): Promi
     response: {
       sandbox: true, system: 'it-sdi', environment: ctx.environment, kind: record.kind,
       outcome: outcome.kind === 'accept' ? 'accept' : 'reject', IdentificativoSdI: identificativoSdI, NomeFile: fileName,
-      notification: outcome.kind === 'accept' ? 'RC' : 'NS', ...(outcome.kind === 'reject' ? { code: outcome.code } : {}),
+      notification: outcome.kind === 'accept' ? 'RC' : duplicate ? 'NS+RC' : 'NS', ...(outcome.kind === 'reject' ? { code: outcome.code } : {}),
+      // As sdicoop.ts marks a file sent on a retry; the 00404 play is such a retry.
+      ...(duplicate || ctx.attempt > 1 ? { resend: true } : {}),
     },
-    notifications: [{ body, contentType: 'application/xml' }],
+    notifications: bodies.map((body) => ({ body, contentType: 'application/xml' })),
   };
 }

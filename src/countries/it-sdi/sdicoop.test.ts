@@ -84,6 +84,13 @@ describe('SdICoop client against a fake SdI (mutual TLS, schema-checked)', () =>
     expect(xsdValidate(rec.body, FATTURAPA_XSD).ok).toBe(true);
   });
 
+  it('taken on a retry (attempt 2): marked resend, as SdI may hold a copy from the attempt whose answer was lost', async () => {
+    const first = await sdi.submit(record(), ctx);
+    expect(first.kind === 'sent' && first.response.resend).toBeFalsy();
+    fake.reset();
+    expect(await sdi.submit(record(), { ...ctx, attempt: 2 })).toMatchObject({ kind: 'sent', response: { resend: true } });
+  });
+
   it('an invoice the fake finds schema-invalid: rejected SOAP_FAULT', async () => {
     if (!HAVE_SCHEMAS) return console.warn(SCHEMAS_MISSING_MESSAGE);
     const rec = record();

@@ -146,5 +146,10 @@ export async function submitToSdi(record: StoredRecord, ctx: SubmitContext): Pro
     throw new TransportError(res.status >= 500 ? 'http_5xx' : 'bad_response',
       `SdI answered HTTP ${res.status} without a readable SOAP answer (${err.message})`, { cause: err });
   }
-  return sdiCoopOutcomeOf(answer);
+  const outcome = sdiCoopOutcomeOf(answer);
+  // Sent on a retry: an earlier attempt may have been taken by SdI with its answer lost, so
+  // SdI may hold a copy of this file; a duplicate NS (00002/00404) is then about our own
+  // copy (notifications.ts isDuplicateNotice).
+  if (outcome.kind === 'sent' && ctx.attempt > 1) outcome.response.resend = true;
+  return outcome;
 }

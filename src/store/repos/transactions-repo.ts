@@ -126,15 +126,24 @@ export const transactionsRepo = {
    * The transaction an authority's later message is about: by the id the authority gave it,
    * else (while pending) by its fiscal id (migration 0017's partial indexes).
    */
-  async findByAuthorityId(q: Queryable, system: string, match: { upstreamId?: string | undefined; fiscalId?: string | undefined }): Promise<TransactionRow | undefined> {
+  async findByAuthorityId(
+    q: Queryable, system: string, match: { upstreamId?: string | undefined; fiscalId?: string | undefined; history?: string | undefined },
+  ): Promise<TransactionRow | undefined> {
     if (match.upstreamId) {
       const row = (await q.query<TransactionRow>(
         'SELECT * FROM transactions WHERE system = $1 AND fiscal_id_upstream = $2 AND fiscal_id_upstream IS NOT NULL ORDER BY created_at LIMIT 1', [system, match.upstreamId])).rows[0];
       if (row) return fix(row);
     }
     if (!match.fiscalId) return undefined;
-    return fix((await q.query<TransactionRow>(
+    const pending = fix((await q.query<TransactionRow>(
       "SELECT * FROM transactions WHERE system = $1 AND fiscal_id = $2 AND status = 'pending' ORDER BY created_at LIMIT 1", [system, match.fiscalId])).rows[0]);
+    if (pending || !match.history || !match.upstreamId) return pending;
+    // An earlier copy's id (not indexed: rare messages only, InboundMessage.match.history).
+    return fix((await q.query<TransactionRow>(
+      `SELECT * FROM transactions WHERE system = $1 AND fiscal_id = $2
+         AND (response_payload->'authority'->>($4::text) = $3::text
+              OR (response_payload::jsonb)->'notifications' @> jsonb_build_array(jsonb_build_object($4::text, $3::text)))
+       ORDER BY created_at LIMIT 1`, [system, match.fiscalId, match.upstreamId, match.history])).rows[0]);
   },
 
   async findCancellation(q: Queryable, originalId: string): Promise<TransactionRow | undefined> {
