@@ -1,7 +1,8 @@
 import { XMLParser } from 'fast-xml-parser';
 import { describe, it, expect } from 'vitest';
 import { sdi } from './index.ts';
-import { MODALITA_PAGAMENTO, latin, quantityText, rateText } from './build.ts';
+import { MODALITA_PAGAMENTO, quantityText, rateText } from './build.ts';
+import { latin } from '../it/latin.ts';
 import { NOW, TX_ID, draft, location, stored, submitCtx, validatedBuild } from '../shared/test-fixtures.ts';
 
 describe('it-sdi build and sandbox', () => {

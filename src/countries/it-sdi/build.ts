@@ -18,6 +18,7 @@ import { configString } from '../shared/config-fields.ts';
 import { customerTaxId, metaString } from '../shared/metadata-fields.ts';
 import { textHint } from '../shared/render-hints.ts';
 import { MISSING_TAX_ID } from '../shared/issuer-tax-id.ts';
+import { latin } from '../it/latin.ts';
 import { fatturaXml, type Anagrafica, type IdFiscale, type Linea, type Riepilogo, type Sede } from './xml.ts';
 
 /**
@@ -33,19 +34,6 @@ const clip = (text: string, max: number): string => {
   return chars.length <= max ? text : chars.slice(0, max).join('');
 };
 
-/**
- * FatturaPA free text is Latin (Basic Latin + Latin-1 Supplement, String…LatinType):
- * other characters become `?`, control characters spaces, and runs of spaces one space
- * (normalizedString). Empty text becomes `fallback`.
- */
-export function latin(text: string, max: number, fallback = '.'): string {
-  const cleaned = Array.from(text.normalize('NFC'))
-    .map((c) => (/[\u0000-\u001F\u007F]/.test(c) ? ' ' : c.codePointAt(0)! <= 0xff ? c : '?'))
-    .join('')
-    .replace(/ +/g, ' ')
-    .trim();
-  return clip(cleaned === '' ? fallback : cleaned, max);
-}
 
 /** RateType: the percent with exactly two decimals (`22.00`, `5.50`); rates have at most 2 decimals. */
 export const rateText = (rate: number): string => decimal(Math.round(rate * 100));
