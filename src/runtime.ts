@@ -145,7 +145,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   const maxAttempts = o.config.submissionMaxAttempts ?? 50;
   const transactions = createTransactionService({ ...deps, ledger, locations, submitter, software, maxAttempts, signingKeys });
   const locationFiles = createLocationFileService({
-    db: o.db, clock: o.clock, log: o.log, signingKeys, software, locations, systems: SYSTEMS,
+    db: o.db, clock: o.clock, log: o.log, signingKeys, software, ledger, locations, systems: SYSTEMS,
   });
   return {
     transactions,

@@ -244,9 +244,11 @@ export interface LocationFile {
   path: string;
   /**
    * The query parameter that selects the file: `date` (YYYY-MM-DD, a real calendar date) or
-   * `month` (YYYY-MM). Required; a missing or malformed one is a 400 naming the form.
+   * `month` (YYYY-MM), required (a missing or malformed one is a 400 naming the form); or
+   * `page`: the file is a paged list (JSON), with the optional `limit` (1-100, default 20)
+   * and `offset` (0-10000, default 0) of the spec's other lists, handed to `produce` as `page`.
    */
-  param: { name: string; kind: 'date' | 'month' };
+  param: { name: string; kind: 'date' | 'month' } | { kind: 'page' };
   /** The response's content type, e.g. `application/xml; charset=utf-8`. */
   contentType: string;
   /** One line for the API reference. */
@@ -255,7 +257,17 @@ export interface LocationFile {
    * The file. Throws `ApiError` (e.g. a 404 when there is nothing for that value). May read
    * the store and sign with the location's key (deps); never the clock but `deps.clock`.
    */
-  produce(deps: LocationFileDeps, input: { location: LocationForFiscal; value: string; environment: 'test' | 'live' }): Promise<LocationFileBody>;
+  produce(deps: LocationFileDeps, input: LocationFileInput): Promise<LocationFileBody>;
+}
+
+/** What `LocationFile.produce` is asked for. */
+export interface LocationFileInput {
+  location: LocationForFiscal;
+  /** The `date`/`month` parameter's value; empty for a paged list. */
+  value: string;
+  /** A paged list's page (`param.kind` `page`). */
+  page?: { limit: number; offset: number } | undefined;
+  environment: 'test' | 'live';
 }
 
 /** What `LocationFile.produce` answers: the body, and headers of its own (e.g. a status). */
@@ -265,7 +277,10 @@ export interface LocationFileBody {
 }
 
 /** What the core hands `LocationFile.produce`: a subset of the processors' deps. */
-export type LocationFileDeps = Pick<ProcessorDeps, 'db' | 'clock' | 'log' | 'signingKeys' | 'software'>;
+export type LocationFileDeps = Pick<ProcessorDeps, 'db' | 'clock' | 'log' | 'signingKeys' | 'software'> & {
+  /** The chain ledger: a file read may be journaled (France's JET records an export). */
+  ledger?: ProcessorDeps['ledger'] | undefined;
+};
 
 /** An inbound channel: where an authority's later messages arrive, and how to read them. */
 export interface InboundChannel {

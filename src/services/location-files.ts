@@ -20,17 +20,32 @@ export interface LocationFileServiceDeps extends LocationFileDeps {
 
 const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
 
+type ValueParam = Extract<LocationFile['param'], { name: string }>;
+
 /** The 400 of a missing or malformed parameter. */
-export function paramError(param: LocationFile['param']): string {
+export function paramError(param: ValueParam): string {
   return param.kind === 'date'
     ? `${param.name} is required: a date in the form YYYY-MM-DD`
     : `${param.name} is required: a month in the form YYYY-MM`;
 }
 
-export function checkParam(param: LocationFile['param'], value: unknown): string {
+export function checkParam(param: ValueParam, value: unknown): string {
   const ok = typeof value === 'string' && (param.kind === 'date' ? isIsoDate(value) : MONTH.test(value));
   if (!ok) throw badRequest(paramError(param));
   return value as string;
+}
+
+/**
+ * A paged list's `limit` and `offset` (the route's schema has validated and defaulted
+ * them already; checked again for other callers), with the spec's bounds and messages.
+ */
+export function checkPage(query: Record<string, unknown>): { limit: number; offset: number } {
+  const num = (v: unknown, dflt: number) => (v === undefined ? dflt : typeof v === 'string' && /^[0-9]+$/.test(v) ? Number(v) : v);
+  const limit = num(query.limit, 20);
+  const offset = num(query.offset, 0);
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 100) throw badRequest('limit must be an integer between 1 and 100');
+  if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0 || offset > 10000) throw badRequest('offset must be an integer between 0 and 10000');
+  return { limit, offset };
 }
 
 export function createLocationFileService(deps: LocationFileServiceDeps) {
@@ -56,9 +71,12 @@ export function createLocationFileService(deps: LocationFileServiceDeps) {
       if (!row) throw notFound('location not found');
       const entry = offered.find((o) => o.system === row.system);
       if (!entry) throw notFound(`this location's fiscal system (${row.system ?? 'none'}) has no ${path} file`);
-      const value = checkParam(entry.file.param, query[entry.file.param.name]);
+      const param = entry.file.param;
+      const input = 'name' in param
+        ? { value: checkParam(param, query[param.name]) }
+        : { value: '', page: checkPage(query) };
       const location = deps.locations.toFiscal(row);
-      const out = await entry.file.produce(deps, { location, value, environment: auth.environment });
+      const out = await entry.file.produce(deps, { location, ...input, environment: auth.environment });
       return { ...out, contentType: entry.file.contentType };
     },
   };

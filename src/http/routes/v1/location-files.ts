@@ -2,12 +2,13 @@ import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { LocationFileService } from '../../../services/location-files.ts';
 import { authOf } from '../../hooks/auth.ts';
-import { ErrorBody, IdParams, authErrors } from '../../schemas.ts';
+import { ErrorBody, IdParams, PageQuery, authErrors } from '../../schemas.ts';
 
 /**
  * The files an inspector asks for about a location (DECISIONS "Files an inspector asks
  * for"): one route per path the fiscal systems offer (`FiscalSystem.locationFiles`), e.g.
- * `GET /v1/locations/{id}/corrispettivi?date=YYYY-MM-DD`. Read permission `locations:read`;
+ * `GET /v1/locations/{id}/corrispettivi?date=YYYY-MM-DD`, or a paged JSON list such as
+ * `GET /v1/locations/{id}/closures?limit=&offset=`. Read permission `locations:read`;
  * another account's (or a deleted) location, or one whose system has no such file: 404;
  * a missing or malformed parameter: 400 naming the form. Nothing here names a country.
  */
@@ -15,13 +16,18 @@ export function locationFileRoutes(app: FastifyInstance, s: { locationFiles: Loc
   const security = [{ bearer: [] }];
   const tags = ['locations'];
   for (const { path, files } of s.locationFiles.paths()) {
-    // Every system offering this path selects by a parameter; the reference lists each
-    // name once (the service checks the form of the location's own system).
-    const params = [...new Map(files.map((f) => [f.param.name, f.param])).values()];
-    const querystring = Type.Object(Object.fromEntries(params.map((p) => [
-      p.name,
-      Type.Optional(Type.String({ description: p.kind === 'date' ? 'a date, YYYY-MM-DD (required)' : 'a month, YYYY-MM (required)' })),
-    ])));
+    // A system's file at this path selects by a parameter, or is a paged list (`limit`,
+    // `offset`); the reference lists each name once (the service checks the form of the
+    // location's own system).
+    const params = [...new Map(files.flatMap((f) => ('name' in f.param ? [[f.param.name, f.param] as const] : []))).values()];
+    const paged = files.some((f) => f.param.kind === 'page');
+    const querystring = Type.Object({
+      ...Object.fromEntries(params.map((p) => [
+        p.name,
+        Type.Optional(Type.String({ description: p.kind === 'date' ? 'a date, YYYY-MM-DD (required)' : 'a month, YYYY-MM (required)' })),
+      ])),
+      ...(paged ? PageQuery : {}),
+    });
     app.get(`/v1/locations/:id/${path}`, {
       config: { permission: 'locations:read' },
       schema: {
