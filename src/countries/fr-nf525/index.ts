@@ -3,7 +3,8 @@
  * location's record key) and chained locally per register, which makes them final
  * (`success` at creation); nothing is sent per transaction. build.ts builds them,
  * record.ts says exactly what is signed, totals.ts carries the grand totals along the
- * chain, verify.ts checks a run of records. Closures, the JET and archives: later steps.
+ * chain, verify.ts checks a run of records. closures/: the `france/closures` processor,
+ * the closures and the JET (signed, chained), their inspector lists. Archives: a later step.
  */
 import type { FiscalSystem } from '../types.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
@@ -13,6 +14,8 @@ import { validateNf525Transaction } from './metadata.ts';
 import { buildNf525 } from './build.ts';
 import { nf525Sandbox } from './sandbox.ts';
 import { NF525_CODES } from './codes.ts';
+import { CLOSURES_FILE, JET_FILE } from './closures/files.ts';
+import { createClosuresProcessor } from './closures/processor.ts';
 
 export const nf525: FiscalSystem<'fr-nf525', 'FR'> = {
   key: 'fr-nf525',
@@ -39,4 +42,7 @@ export const nf525: FiscalSystem<'fr-nf525', 'FR'> = {
   submit: stubOnlySubmit(nf525Sandbox),
   codes: NF525_CODES,
   errorTranslations: true,
+  // Daily, monthly and annual closures (closures/processor.ts), journaled in the JET.
+  processors: (deps) => [createClosuresProcessor(deps)],
+  locationFiles: [CLOSURES_FILE, JET_FILE],
 };

@@ -1,0 +1,84 @@
+/**
+ * France NF525: what the closure run and the inspectors' lists read (src/countries/fr-nf525/
+ * closures). Closures and JET entries are fiscal records of their own chains (kinds
+ * `closure`, `journal`); a register's records are those of its record chain, whose
+ * environment is their transaction's.
+ */
+import type { Queryable } from '../db.ts';
+
+export interface Nf525RecordRow {
+  seq: number;
+  created_at: Date;
+  body: string;
+}
+
+export interface ChainEntryRow {
+  id: string;
+  seq: number;
+  body: string;
+  created_at: Date;
+}
+
+export const nf525Repo = {
+  /** The chain head's last link (linkData) and seq; undefined for a chain never written. */
+  async head(q: Queryable, chainKey: string): Promise<{ seq: number; fingerprint: string | null; link: Record<string, string> | null } | undefined> {
+    const r = (await q.query<{ seq: string | number; last_fingerprint: string | null; last_link: Record<string, string> | null }>(
+      'SELECT seq, last_fingerprint, last_link FROM chain_heads WHERE chain_key = $1', [chainKey])).rows[0];
+    return r ? { seq: Number(r.seq), fingerprint: r.last_fingerprint, link: r.last_link } : undefined;
+  },
+
+  /**
+   * The register's first record of `environment` after `afterSeq`, issued in [from, before):
+   * where the next daily closure starts. Placeholders (before NF525 records) are not closed.
+   */
+  async nextRecord(q: Queryable, s: { chainKey: string; environment: string; afterSeq: number; from: Date | null; before: Date }): Promise<{ seq: number; created_at: Date } | undefined> {
+    const r = (await q.query<{ seq: string | number; created_at: Date }>(
+      `SELECT f.seq, f.created_at FROM fiscal_records f JOIN transactions t ON t.id = f.transaction_id
+       WHERE f.chain_key = $1 AND f.seq > $2 AND t.environment = $3 AND f.kind IN ('record', 'cancellation') AND NOT f.placeholder
+         AND f.created_at < $4 AND ($5::timestamptz IS NULL OR f.created_at >= $5)
+       ORDER BY f.seq LIMIT 1`,
+      [s.chainKey, s.afterSeq, s.environment, s.before, s.from])).rows[0];
+    return r ? { seq: Number(r.seq), created_at: new Date(r.created_at) } : undefined;
+  },
+
+  /** The register's records of `environment` after `afterSeq` issued in [from, to), in chain order. */
+  async records(q: Queryable, s: { chainKey: string; environment: string; afterSeq: number; from: Date; to: Date }): Promise<Nf525RecordRow[]> {
+    const res = await q.query<{ seq: string | number; created_at: Date; body: string }>(
+      `SELECT f.seq, f.created_at, f.body FROM fiscal_records f JOIN transactions t ON t.id = f.transaction_id
+       WHERE f.chain_key = $1 AND f.seq > $2 AND t.environment = $3 AND f.kind IN ('record', 'cancellation') AND NOT f.placeholder
+         AND f.created_at >= $4 AND f.created_at < $5
+       ORDER BY f.seq`,
+      [s.chainKey, s.afterSeq, s.environment, s.from, s.to]);
+    return res.rows.map((r) => ({ seq: Number(r.seq), created_at: new Date(r.created_at), body: r.body }));
+  },
+
+  /** A chain's entries written at or after `since`, in chain order. */
+  async entriesSince(q: Queryable, chainKey: string, since: Date): Promise<ChainEntryRow[]> {
+    const res = await q.query<{ id: string; seq: string | number; body: string; created_at: Date }>(
+      'SELECT id, seq, body, created_at FROM fiscal_records WHERE chain_key = $1 AND created_at >= $2 ORDER BY seq', [chainKey, since]);
+    return res.rows.map((r) => ({ id: r.id, seq: Number(r.seq), body: r.body, created_at: new Date(r.created_at) }));
+  },
+
+  /** A page of a chain's entries, newest first, and how many it has. */
+  async page(q: Queryable, chainKey: string, limit: number, offset: number): Promise<{ rows: ChainEntryRow[]; total: number }> {
+    const total = Number((await q.query<{ n: string | number }>('SELECT count(*) AS n FROM fiscal_records WHERE chain_key = $1', [chainKey])).rows[0]?.n ?? 0);
+    const res = await q.query<{ id: string; seq: string | number; body: string; created_at: Date }>(
+      'SELECT id, seq, body, created_at FROM fiscal_records WHERE chain_key = $1 ORDER BY seq DESC LIMIT $2 OFFSET $3', [chainKey, limit, offset]);
+    return { rows: res.rows.map((r) => ({ id: r.id, seq: Number(r.seq), body: r.body, created_at: new Date(r.created_at) })), total };
+  },
+
+  /** The account's locations of the system (deleted ones too: their records still close). */
+  async locationIds(q: Queryable, accountId: string, system: string): Promise<string[]> {
+    const res = await q.query<{ id: string }>('SELECT id FROM locations WHERE account_id = $1 AND system = $2 ORDER BY created_at, id', [accountId, system]);
+    return res.rows.map((r) => r.id);
+  },
+
+  /** Accounts and environments with records of the system issued in [from, before): where closures may be due. */
+  async scopesWithRecords(q: Queryable, s: { system: string; from: Date; before: Date }): Promise<Array<{ account_id: string; environment: 'test' | 'live' }>> {
+    const res = await q.query<{ account_id: string; environment: 'test' | 'live' }>(
+      `SELECT DISTINCT account_id, environment FROM transactions
+       WHERE system = $1 AND created_at >= $2 AND created_at < $3 ORDER BY 1, 2`,
+      [s.system, s.from, s.before]);
+    return res.rows;
+  },
+};
