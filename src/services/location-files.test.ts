@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../core/errors.ts';
-import { checkParam, createLocationFileService } from './location-files.ts';
+import { checkPage, checkParam, createLocationFileService } from './location-files.ts';
 import { SYSTEMS } from '../countries/registry.ts';
 
 describe('location files', () => {
@@ -17,8 +17,17 @@ describe('location files', () => {
     }
   });
 
-  it('one route per path the registered plug-ins offer (today: corrispettivi)', () => {
+  it('paged lists: limit 1-100 (default 20), offset 0-10000 (default 0), as the spec\'s other lists', () => {
+    expect(checkPage({})).toEqual({ limit: 20, offset: 0 });
+    expect(checkPage({ limit: 100, offset: 10000 })).toEqual({ limit: 100, offset: 10000 });
+    expect(checkPage({ limit: '5', offset: '40' })).toEqual({ limit: 5, offset: 40 });
+    for (const limit of [0, 101, 1.5, 'x', '-1']) expect(() => checkPage({ limit })).toThrow(new ValidationError('limit must be an integer between 1 and 100'));
+    for (const offset of [-1, 10001, 'x']) expect(() => checkPage({ offset })).toThrow(new ValidationError('offset must be an integer between 0 and 10000'));
+  });
+
+  it('one route per path the registered plug-ins offer (today: corrispettivi; France: closures, jet)', () => {
     const svc = createLocationFileService({ systems: SYSTEMS } as unknown as Parameters<typeof createLocationFileService>[0]);
-    expect(svc.paths().map((p) => p.path)).toEqual(['corrispettivi']);
+    expect(svc.paths().map((p) => p.path)).toEqual(['corrispettivi', 'closures', 'jet']);
+    expect(svc.paths().find((p) => p.path === 'closures')!.files[0]!.param).toEqual({ kind: 'page' });
   });
 });

@@ -117,7 +117,7 @@ const appConfig = () => ({
  * The registered processors reduced to `spain/lroe` (then `o.processors`): this file tests
  * the batch service through LROE, and its counts, stats and schedule are LROE's alone. The
  * other registered processors have their own files (italy/corrispettivi:
- * test/api/corrispettivi.test.ts).
+ * test/api/corrispettivi.test.ts; france/closures: test/api/france-closures.test.ts).
  */
 const onlyLroe = (r: BatchProcessor[]) => r.filter((p) => p.name === 'spain/lroe');
 
