@@ -79,7 +79,7 @@ describe('france/closures', () => {
     expect(page).toMatchObject({ total: 3, limit: 20, offset: 0 });
     // Newest first.
     expect(page.data.map((c) => [c.kind, c.period, c.seq])).toEqual([['monthly', '2026-03', 3], ['daily', '2026-03-31', 2], ['daily', '2026-03-30', 1]]);
-    const [month, day2, day1] = page.data as [Nf525Closure, Nf525Closure, Nf525Closure];
+    const [month, day2, day1] = page.data as unknown as [Nf525Closure, Nf525Closure, Nf525Closure];
     expect(day1).toMatchObject({
       environment: 'test', number: expect.stringMatching(/-C00000001$/),
       vat: [{ rate: '10.00', excl_tax: 2400, tax: 240, incl_tax: 2640 }, { rate: '21.00', excl_tax: 1200, tax: 252, incl_tax: 1452 }],
