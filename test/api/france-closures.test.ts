@@ -4,6 +4,12 @@ import { ManualClock } from '../../src/core/clock.ts';
 import type { Nf525Closure } from '../../src/countries/fr-nf525/closures/closure.ts';
 import type { Nf525JetEntry } from '../../src/countries/fr-nf525/closures/jet.ts';
 import { verifyClosures, verifyJet } from '../../src/countries/fr-nf525/closures/verify.ts';
+import pino from 'pino';
+import { closureEntry, type Nf525Closure as Closure } from '../../src/countries/fr-nf525/closures/closure.ts';
+import { dayContent } from '../../src/countries/fr-nf525/closures/processor.ts';
+import type { Nf525Record } from '../../src/countries/fr-nf525/record.ts';
+import { createLedger } from '../../src/ledger/ledger.ts';
+import { createEventPublisher } from '../../src/services/event-publisher.ts';
 import { recordKeysRepo } from '../../src/store/repos/record-keys-repo.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { createLocation, createTx, saleBody } from '../support/transactions.ts';
@@ -177,5 +183,30 @@ describe('france/closures', () => {
     expect(await p.scopesWithWork(a.db, clock.now())).not.toContainEqual({ accountId, environment: 'test' });
     clock.set('2026-03-31T01:00:00.000Z');
     expect(await p.scopesWithWork(a.db, clock.now())).toContainEqual({ accountId, environment: 'test' });
+  });
+
+  it('a closure whose JET event is missing (the process died between them) is journaled by the next run, once', async () => {
+    const { key, accountId } = await a.signup();
+    const loc = await createLocation(a, key, 'fr-nf525');
+    clock.set('2026-03-30T08:00:00.000Z');
+    const tx = await sale(a, key, loc);
+    clock.set('2026-03-31T01:00:00.000Z');
+    // The closure of 30 March written through the ledger, as the processor would, but no JET event.
+    const record = JSON.parse((await a.request({ method: 'GET', url: `/v1/transactions/${tx.id}/fiscal-record`, key })).body) as Nf525Record;
+    const ledger = createLedger({ db: a.db, clock, log: pino({ level: 'silent' }), events: createEventPublisher({ log: pino({ level: 'silent' }) }) });
+    const location = a.rt.locations.toFiscal((await a.db.query('SELECT * FROM locations WHERE id = $1', [loc])).rows[0] as never);
+    await ledger.append(closureEntry({
+      accountId, locationId: loc, registerId: record.register_id, environment: 'test', due: { kind: 'daily', period: '2026-03-30' },
+      content: dayContent([record]), key: await a.rt.signingKeys.recordKey(location, 'ec-p256'), software: { name: 'x', version: '0' },
+    }));
+    expect(await processPending(a, key)).toMatchObject({ batches_created: 0, failed: 0 });
+    const jet = async () => [...(await list<Nf525JetEntry>(a, key, loc, 'jet', '?limit=100')).data].reverse();
+    const closureEvents = (await jet()).filter((e) => e.event === 'closure');
+    expect(closureEvents.map((e) => e.details.period)).toEqual(['2026-03-30']);
+    const closures = (await list<Closure>(a, key, loc, 'closures')).data;
+    expect(closureEvents[0]!.details.signature).toBe(closures[0]!.signature.value);
+    await processPending(b, key);
+    expect((await jet()).filter((e) => e.event === 'closure')).toHaveLength(1);
+    expect(verifyJet(await jet(), await publicKey(loc))).toMatchObject({ ok: true });
   });
 });

@@ -59,6 +59,13 @@ export const nf525Repo = {
     return res.rows.map((r) => ({ id: r.id, seq: Number(r.seq), body: r.body, created_at: new Date(r.created_at) }));
   },
 
+  /** A chain's entries after `afterSeq`, in chain order (at most `limit`). */
+  async entriesAfter(q: Queryable, chainKey: string, afterSeq: number, limit: number): Promise<ChainEntryRow[]> {
+    const res = await q.query<{ id: string; seq: string | number; body: string; created_at: Date }>(
+      'SELECT id, seq, body, created_at FROM fiscal_records WHERE chain_key = $1 AND seq > $2 ORDER BY seq LIMIT $3', [chainKey, afterSeq, limit]);
+    return res.rows.map((r) => ({ id: r.id, seq: Number(r.seq), body: r.body, created_at: new Date(r.created_at) }));
+  },
+
   /** A page of a chain's entries, newest first, and how many it has. */
   async page(q: Queryable, chainKey: string, limit: number, offset: number): Promise<{ rows: ChainEntryRow[]; total: number }> {
     const total = Number((await q.query<{ n: string | number }>('SELECT count(*) AS n FROM fiscal_records WHERE chain_key = $1', [chainKey])).rows[0]?.n ?? 0);

@@ -10,7 +10,9 @@
  *                          first closure run after an install or an update); details:
  *                          `name`, `version`, `previous_version`
  *   `40` closure           a closure was produced; details: `kind`, `period`, `number`,
- *                          `signature`
+ *                          `signature` (journaled after the closure, in closure order;
+ *                          one missed by a process that died is journaled by the next run:
+ *                          the JET head's linkData keeps the last closure journaled)
  *   `50` archive           an archive was produced (reserved for the archives step)
  *   `60` export            a file was read by an inspector; details: `file`, `limit`,
  *                          `offset`, `count`
@@ -97,6 +99,8 @@ export interface JetInput {
    * once per version (the head carries the last version journaled).
    */
   onlyIf?: ((linkData: Readonly<Record<string, string>> | null) => void) | undefined;
+  /** A `closure` event: the closure's seq in its chain (the JET head remembers the last journaled). */
+  closureSeq?: number | undefined;
 }
 
 export function buildJet(input: JetInput, link: ChainLink, now: Date): { entry: Nf525JetEntry; linkData: Record<string, string> } {
@@ -118,9 +122,10 @@ export function buildJet(input: JetInput, link: ChainLink, now: Date): { entry: 
     format: JET_FORMAT, version: JET_VERSION, ...unsigned, software: input.software,
     signature: { algorithm: SIGNATURE_ALGORITHM, key_id: input.key.keyId, previous, value },
   };
-  // The head remembers the last software version journaled.
+  // The head remembers the last software version journaled, and the last closure.
   const version = input.event === 'software_version' ? input.software.version : (previousLink?.software_version ?? '');
-  return { entry, linkData: { software_version: version } };
+  const closureSeq = input.event === 'closure' && input.closureSeq !== undefined ? String(input.closureSeq) : (previousLink?.closure_seq ?? '0');
+  return { entry, linkData: { software_version: version, closure_seq: closureSeq } };
 }
 
 export function jetEntry(input: JetInput): LedgerEntry {

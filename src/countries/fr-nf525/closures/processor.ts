@@ -10,7 +10,9 @@
  * due: reads what the closure chain has closed (its head's linkData), the next record not
  * yet closed, and so the next closure (`nextClosure`); sums what it closes (a day's
  * records, a month's daily closures, a year's monthly closures); appends the signed
- * closure through the ledger (closure.ts), then journals it in the JET (jet.ts, code 40).
+ * closure through the ledger (closure.ts), then journals it in the JET (jet.ts, code 40:
+ * every closure the JET has not got yet, which also repairs an event a dying process left
+ * out; the JET head's linkData keeps the last closure journaled).
  * The closure's `build` refuses a closure that is not the chain's next one, so a period is
  * closed once whatever the races: a run that loses one reads the head again and goes on.
  * The first time a process closes for a register it journals the software version if the
@@ -80,16 +82,16 @@ export function closuresContent(closures: readonly Nf525Closure[]): ClosureConte
 
 export interface JetWriter {
   /** Journals an event; answers false when the entry was refused by its own condition (`onlyIf`). */
-  (event: JetEvent, details: Record<string, string>, onlyIf?: (linkData: Readonly<Record<string, string>> | null) => void): Promise<boolean>;
+  (event: JetEvent, details: Record<string, string>, onlyIf?: (linkData: Readonly<Record<string, string>> | null) => void, closureSeq?: number): Promise<boolean>;
 }
 
 /** A JET writer for one register and environment (the location's record key, the ledger). */
 export function jetWriter(deps: Pick<ProcessorDeps, 'ledger' | 'software'>, s: { accountId: string; location: LocationForFiscal; environment: 'test' | 'live'; key: RecordKey }): JetWriter {
-  return async (event, details, onlyIf) => {
+  return async (event, details, onlyIf, closureSeq) => {
     try {
       await deps.ledger.append(jetEntry({
         accountId: s.accountId, locationId: s.location.id, registerId: registerIdOf(s.location), environment: s.environment,
-        event, details, key: s.key, software: { name: deps.software.name, version: deps.software.version }, onlyIf,
+        event, details, key: s.key, software: { name: deps.software.name, version: deps.software.version }, onlyIf, closureSeq,
       }));
       return true;
     } catch (err) {
@@ -129,7 +131,45 @@ export function createClosuresProcessor(deps: ProcessorDeps): BatchProcessor {
     let key: RecordKey | undefined;
     let jet: JetWriter | undefined;
     let current: DueClosure | undefined;
+    /** The location's key and JET writer, once something is to be signed; journals the software version first. */
+    const signer = async (): Promise<{ key: RecordKey; jet: JetWriter }> => {
+      if (key === undefined || jet === undefined) {
+        key = await deps.signingKeys.recordKey(location, 'ec-p256');
+        jet = jetWriter(deps, { accountId: scope.accountId, location, environment: env, key });
+        const seen = `${locationId}:${env}`;
+        if (!versionJournaled.has(seen)) {
+          const version = deps.software.version;
+          const previousVersion = (await nf525Repo.head(deps.db, jetChainKey(locationId, env)))?.link?.software_version ?? '';
+          if (previousVersion !== version) {
+            await jet('software_version', { name: deps.software.name, version, previous_version: previousVersion }, (ld) => {
+              if (ld?.software_version === version) throw new JetSkipped('this version is journaled already');
+            });
+          }
+          versionJournaled.add(seen);
+        }
+      }
+      return { key, jet };
+    };
+    /**
+     * Journals the closures the JET has not got yet, in closure order: the one just written,
+     * or those a process that died between a closure and its event left out.
+     */
+    const journalClosures = async (): Promise<void> => {
+      for (;;) {
+        const done = Number((await nf525Repo.head(deps.db, jetChainKey(locationId, env)))?.link?.closure_seq ?? '0');
+        const missing = await nf525Repo.entriesAfter(deps.db, closureChainKey(locationId, env), Number.isSafeInteger(done) ? done : 0, 50);
+        if (missing.length === 0) return;
+        const w = await signer();
+        for (const row of missing) {
+          const c = JSON.parse(row.body) as Nf525Closure;
+          await w.jet('closure', { kind: c.kind, period: c.period, number: c.number, signature: c.signature.value }, (ld) => {
+            if (Number(ld?.closure_seq ?? '0') >= c.seq) throw new JetSkipped('this closure is journaled already');
+          }, c.seq);
+        }
+      }
+    };
     try {
+      await journalClosures();
       for (let n = 0; n < MAX_CLOSURES_PER_RUN; n++) {
         const head = await nf525Repo.head(deps.db, closureChainKey(locationId, env));
         const state = readClosureState(head?.link);
@@ -141,27 +181,13 @@ export function createClosuresProcessor(deps: ProcessorDeps): BatchProcessor {
         const due = nextClosure(state, next ? parisToday(next.created_at) : null, today);
         if (due === null) return;
         current = due;
-        if (key === undefined) {
-          key = await deps.signingKeys.recordKey(location, 'ec-p256');
-          jet = jetWriter(deps, { accountId: scope.accountId, location, environment: env, key });
-          const seen = `${locationId}:${env}`;
-          if (!versionJournaled.has(seen)) {
-            const version = deps.software.version;
-            const previousVersion = (await nf525Repo.head(deps.db, jetChainKey(locationId, env)))?.link?.software_version ?? '';
-            if (previousVersion !== version) {
-              await jet('software_version', { name: deps.software.name, version, previous_version: previousVersion }, (ld) => {
-                if (ld?.software_version === version) throw new JetSkipped('this version is journaled already');
-              });
-            }
-            versionJournaled.add(seen);
-          }
-        }
+        const { key: signingKey } = await signer();
         const content = await contentOf(due, { locationId, environment: env, afterSeq: state.lastSeq });
         if (content === undefined) throw new Error(`nothing to close for ${due.kind} ${due.period}`);
         let closure: Nf525Closure;
         try {
           const appended = await deps.ledger.append(closureEntry({
-            accountId: scope.accountId, locationId, registerId, environment: env, due, content, key,
+            accountId: scope.accountId, locationId, registerId, environment: env, due, content, key: signingKey,
             software: { name: deps.software.name, version: deps.software.version },
           }));
           if (!appended.created) continue;
@@ -177,7 +203,7 @@ export function createClosuresProcessor(deps: ProcessorDeps): BatchProcessor {
           issuer_tax_id: registerId, kind: `closure_${closure.kind}`, year: Number(closure.period.slice(0, 4)), records: closure.records.count,
           registration_number: closure.number, answer: 'signed',
         });
-        await jet!('closure', { kind: closure.kind, period: closure.period, number: closure.number, signature: closure.signature.value });
+        await journalClosures();
         deps.log.info({ processor: FRANCE_CLOSURES, locationId, environment: env, kind: closure.kind, period: closure.period, number: closure.number }, 'nf525 closure signed');
       }
     } catch (err) {
