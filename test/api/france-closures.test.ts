@@ -209,4 +209,19 @@ describe('france/closures', () => {
     expect((await jet()).filter((e) => e.event === 'closure')).toHaveLength(1);
     expect(verifyJet(await jet(), await publicKey(loc))).toMatchObject({ ok: true });
   });
+
+  it('the year end: 31 December, December and the fiscal year 2026 close, then 1 January; the annual closure carries the year\'s totals', async () => {
+    const { key } = await a.signup();
+    const loc = await createLocation(a, key, 'fr-nf525');
+    clock.set('2026-12-31T22:30:00.000Z'); // 23:30 in Paris (CET)
+    await sale(a, key, loc);
+    clock.set('2026-12-31T23:30:00.000Z'); // 00:30 on 1 January 2027
+    await sale(a, key, loc, { type: 'refund' });
+    clock.set('2027-01-02T01:00:00.000Z');
+    expect(await processPending(a, key)).toMatchObject({ batches_created: 4, failed: 0 });
+    const page = (await list<Closure>(a, key, loc, 'closures')).data;
+    expect(page.map((c) => `${c.kind} ${c.period} ${c.totals.incl_tax} ${c.grand_total.perpetual.incl_tax}`))
+      .toEqual(['daily 2027-01-01 -2046 0', 'annual 2026 2046 2046', 'monthly 2026-12 2046 2046', 'daily 2026-12-31 2046 2046']);
+    expect(verifyClosures([...page].reverse(), await publicKey(loc))).toMatchObject({ ok: true, count: 4 });
+  });
 });
