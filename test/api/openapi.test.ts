@@ -30,6 +30,10 @@ describe('API reference', () => {
     ] as const) {
       expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
     }
+    // The paged inspector lists (France): limit/offset, the spec's list shape.
+    const closures = doc.paths['/v1/locations/{id}/closures'].get;
+    expect(closures.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['limit', 'offset']));
+    expect(closures.responses['200'].content['application/json'].schema.required).toEqual(['data', 'total', 'limit', 'offset']);
     const create = doc.paths['/v1/locations'].post;
     expect(create.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['name', 'country']));
     expect(create.responses['201']).toBeDefined();

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { LocationFileService } from '../../../services/location-files.ts';
 import { authOf } from '../../hooks/auth.ts';
-import { ErrorBody, IdParams, PageQuery, authErrors } from '../../schemas.ts';
+import { ErrorBody, IdParams, ListOf, PageQuery, authErrors } from '../../schemas.ts';
 
 /**
  * The files an inspector asks for about a location (DECISIONS "Files an inspector asks
@@ -12,6 +12,9 @@ import { ErrorBody, IdParams, PageQuery, authErrors } from '../../schemas.ts';
  * another account's (or a deleted) location, or one whose system has no such file: 404;
  * a missing or malformed parameter: 400 naming the form. Nothing here names a country.
  */
+/** A paged file's body (produced as text by the plug-in: documented, not serialized). */
+const PagedFile = ListOf(Type.Object({}, { additionalProperties: true, description: 'one signed document, as stored, with its id and created_at' }));
+
 export function locationFileRoutes(app: FastifyInstance, s: { locationFiles: LocationFileService }) {
   const security = [{ bearer: [] }];
   const tags = ['locations'];
@@ -34,7 +37,11 @@ export function locationFileRoutes(app: FastifyInstance, s: { locationFiles: Loc
         tags, security, params: IdParams, querystring,
         summary: files.map((f) => f.summary).join(' / '),
         response: {
-          200: { description: `the file (${[...new Set(files.map((f) => f.contentType))].join(', ')})`, content: Object.fromEntries(files.map((f) => [f.contentType.split(';')[0]!, { schema: { type: 'string' } }])) },
+          200: {
+            description: `the file (${[...new Set(files.map((f) => f.contentType))].join(', ')})`,
+            // A paged list is documented as the spec's list shape; its items are the system's signed documents.
+            content: Object.fromEntries(files.map((f) => [f.contentType.split(';')[0]!, { schema: f.param.kind === 'page' ? PagedFile : { type: 'string' } }])),
+          },
           400: ErrorBody, 404: ErrorBody, ...authErrors,
         },
       },
