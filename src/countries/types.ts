@@ -207,6 +207,14 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
   locationFiles?: readonly LocationFile[] | undefined;
 
   /**
+   * Optional: called once per process, location and environment, after the first record
+   * this process signed for that location is committed (France: the JET journals the
+   * software's start). Its failure is logged, never the transaction's: the record is
+   * committed already.
+   */
+  afterFirstRecord?: ((deps: FirstRecordDeps, input: { location: LocationForFiscal; environment: 'test' | 'live'; recordKey: RecordKey | undefined }) => Promise<void>) | undefined;
+
+  /**
    * Optional: the event names this system announces beyond the core's (core/events.ts), in
    * the spec's vocabulary: webhooks may subscribe to them (countries/registry.ts `EVENT_TYPES`).
    */
@@ -275,6 +283,9 @@ export interface LocationFileBody {
   body: string | Buffer;
   headers?: Record<string, string> | undefined;
 }
+
+/** What the core hands `afterFirstRecord`: a subset of the processors' deps. */
+export type FirstRecordDeps = Pick<ProcessorDeps, 'db' | 'clock' | 'log' | 'ledger' | 'software'>;
 
 /** What the core hands `LocationFile.produce`: a subset of the processors' deps. */
 export type LocationFileDeps = Pick<ProcessorDeps, 'db' | 'clock' | 'log' | 'signingKeys' | 'software'> & {

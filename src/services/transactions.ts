@@ -75,7 +75,24 @@ export function createTransactionService(deps: TransactionDeps) {
       return { row: appended.replayed, jobId: null, created: false };
     }
     await appended.ready;
+    await firstRecord(p);
     return { row: appended.built.transaction!, jobId: appended.jobIds[0] ?? null, created: true };
+  }
+
+  /** Locations (and environments) this process has signed a record for, for `afterFirstRecord`. */
+  const signedHere = new Set<string>();
+  /** The system's `afterFirstRecord`, once per process, location and environment; a failure is only logged. */
+  async function firstRecord(p: TransactionAppend): Promise<void> {
+    const hook = p.system.afterFirstRecord;
+    const seen = `${p.location.id}:${p.auth.environment}`;
+    if (hook === undefined || signedHere.has(seen)) return;
+    if (signedHere.size >= 100_000) signedHere.clear();
+    signedHere.add(seen);
+    try {
+      await hook({ db, clock, log: deps.log, ledger: deps.ledger, software: deps.software }, { location: p.location, environment: p.auth.environment, recordKey: p.recordKey });
+    } catch (err) {
+      deps.log.error({ err, system: p.system.key, locationId: p.location.id }, 'afterFirstRecord failed (the record is committed)');
+    }
   }
 
   /**

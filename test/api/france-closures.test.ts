@@ -128,14 +128,22 @@ describe('france/closures', () => {
     // The JET: the software version, a closure event per closure, the exports of the lists read; chained and signed.
     const jet = await list<Nf525JetEntry>(a, key, loc, 'jet', '?limit=100');
     const events = [...jet.data].reverse();
-    expect(events[0]).toMatchObject({ seq: 1, code: '10', event: 'software_version', details: { previous_version: '' } });
+    // The first record node a signed journaled its start; the first closure run the version.
+    expect(events[0]).toMatchObject({ seq: 1, code: '01', event: 'software_start', details: { name: expect.any(String), version: expect.any(String) } });
+    expect(events[1]).toMatchObject({ seq: 2, code: '10', event: 'software_version', details: { previous_version: '' } });
+    expect(events.filter((e) => e.event === 'software_start')).toHaveLength(1);
     expect(events.filter((e) => e.event === 'closure').map((e) => `${e.details.kind} ${e.details.period}`))
       .toEqual(['daily 2026-03-30', 'daily 2026-03-31', 'monthly 2026-03', 'daily 2026-04-01']);
     expect(events.filter((e) => e.event === 'export').map((e) => e.details.file)).toEqual(['closures', 'closures', 'closures']);
-    expect(events.some((e) => e.event === 'software_version' && e.seq > 1)).toBe(false);
+    expect(events.filter((e) => e.event === 'software_version')).toHaveLength(1);
     expect(verifyJet(events, key1)).toMatchObject({ ok: true, count: events.length });
-    // This read itself is journaled once read.
-    expect((await list(a, key, loc, 'jet')).total).toBe(jet.total + 1);
+    // Node b signs its first record for the register: its start is journaled too, once.
+    await sale(b, key, loc);
+    await sale(b, key, loc);
+    const starts = (await list<Nf525JetEntry>(a, key, loc, 'jet', '?limit=100')).data.filter((e) => e.event === 'software_start');
+    expect(starts).toHaveLength(2);
+    // Each read is journaled once read: the two reads above, and node b's start.
+    expect((await list(a, key, loc, 'jet')).total).toBe(jet.total + 3);
   });
 
   it('two nodes racing close each period once', async () => {

@@ -15,7 +15,7 @@ import { buildNf525 } from './build.ts';
 import { nf525Sandbox } from './sandbox.ts';
 import { NF525_CODES } from './codes.ts';
 import { CLOSURES_FILE, JET_FILE } from './closures/files.ts';
-import { createClosuresProcessor } from './closures/processor.ts';
+import { createClosuresProcessor, journalSoftwareStart } from './closures/processor.ts';
 
 export const nf525: FiscalSystem<'fr-nf525', 'FR'> = {
   key: 'fr-nf525',
@@ -45,4 +45,6 @@ export const nf525: FiscalSystem<'fr-nf525', 'FR'> = {
   // Daily, monthly and annual closures (closures/processor.ts), journaled in the JET.
   processors: (deps) => [createClosuresProcessor(deps)],
   locationFiles: [CLOSURES_FILE, JET_FILE],
+  // The JET journals the software's start: the first record a process signs for a register.
+  afterFirstRecord: journalSoftwareStart,
 };

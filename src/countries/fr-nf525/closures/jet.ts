@@ -6,6 +6,8 @@
  *
  * Event codes (ours: the référentiel's own list is not public; a change of list is a new
  * message tag):
+ *   `01` software_start    the first record a process (an API node) signed for the
+ *                          register since it started; details: `name`, `version`
  *   `10` software_version  the first event of this software version on the register (the
  *                          first closure run after an install or an update); details:
  *                          `name`, `version`, `previous_version`
@@ -46,6 +48,7 @@ export const JET_VERSION = 1;
 export const JET_TAG = 'NF525J1';
 
 export const JET_EVENTS = {
+  software_start: '01',
   software_version: '10',
   closure: '40',
   archive: '50',

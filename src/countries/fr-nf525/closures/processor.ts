@@ -101,6 +101,17 @@ export function jetWriter(deps: Pick<ProcessorDeps, 'ledger' | 'software'>, s: {
   };
 }
 
+/**
+ * `afterFirstRecord` (countries/types.ts): the first record a process signs for a register
+ * journals the software's start in the JET of that environment (code 01).
+ */
+export async function journalSoftwareStart(deps: Pick<ProcessorDeps, 'ledger' | 'software'>, input: { location: LocationForFiscal; environment: 'test' | 'live'; recordKey: RecordKey | undefined }): Promise<void> {
+  if (input.recordKey === undefined) return;
+  await jetWriter(deps, { accountId: input.location.account_id, location: input.location, environment: input.environment, key: input.recordKey })(
+    'software_start', { name: deps.software.name, version: deps.software.version },
+  );
+}
+
 export function createClosuresProcessor(deps: ProcessorDeps): BatchProcessor {
   /** Registers whose software version this process has journaled (or found journaled). */
   const versionJournaled = new Set<string>();
