@@ -140,4 +140,19 @@ describe('NF525 golden closures and JET entry', () => {
     const changed = { ...jet.entry, details: { ...jet.entry.details, count: '3' } };
     expect(verifyJet([changed], key.publicKeyPem)).toMatchObject({ ok: false, break: { reason: expect.stringContaining('does not verify') } });
   });
+
+  it('verifyClosures: sums and grand totals are checked across closures, even when each is well signed', () => {
+    const after = (c: Nf525Closure, linkData: Record<string, string>) => ({ seq: c.seq + 1, previous: { fingerprint: c.signature.value, fiscalId: c.number, issuedAt: '', linkData } });
+    const content = dayContent(records);
+    // A second day whose perpetual grand total does not move by its totals.
+    const day2 = buildClosure(input({ kind: 'daily', period: '2026-01-16' }, { ...content, records: { count: 1, first_seq: 3, last_seq: 3 } }), after(daily.closure, daily.linkData), NIGHT);
+    expect(verifyClosures([daily.closure, day2.closure], key.publicKeyPem)).toMatchObject({ ok: false, break: { index: 1, reason: expect.stringContaining('grand total does not move') } });
+    // A month that does not sum its days.
+    const wrongMonth = buildClosure(input({ kind: 'monthly', period: '2026-01' }, { ...closuresContent([daily.closure]), totals: { excl_tax: 1, tax: 0, incl_tax: 1 }, vat: [] }), after(daily.closure, daily.linkData), NIGHT);
+    expect(verifyClosures([daily.closure, wrongMonth.closure], key.publicKeyPem)).toMatchObject({ ok: false, break: { index: 1, reason: expect.stringContaining('not the sum') } });
+    // A closure left out of the run.
+    expect(verifyClosures([daily.closure, { ...monthly.closure, seq: 3 }], key.publicKeyPem)).toMatchObject({ ok: false, break: { index: 1 } });
+    // Mid-chain: the monthly closure alone verifies after its daily one.
+    expect(verifyClosures([monthly.closure], key.publicKeyPem, { before: daily.closure })).toMatchObject({ ok: true, count: 1 });
+  });
 });
