@@ -174,7 +174,7 @@ describe('Portugal: the monthly SAF-T (PT) file', () => {
     expect(schedule).toContainEqual({ processor: 'portugal/saft', cron: '0 2 1 * *', timezone: 'UTC', next_run_at: '2026-07-01T02:00:00.000Z' });
 
     const loc = await createLocation(t, key, 'pt-saft');
-    await sale(key, loc);
+    const june = await sale(key, loc);
     const p = t.rt.batch.processors.find((x) => x.name === 'portugal/saft')!;
     expect(await p.scopesWithWork(t.db, clock.now())).not.toContainEqual({ accountId, environment: 'test' });
     clock.set('2026-07-01T02:00:00.000Z');
@@ -183,6 +183,14 @@ describe('Portugal: the monthly SAF-T (PT) file', () => {
     expect(results.reduce((n, r) => n + r.batches_created, 0)).toBeGreaterThanOrEqual(1);
     expect(await saftFilesRepo.get(t.db, { locationId: loc, environment: 'test', period: '2026-06' })).toMatchObject({ documents: 1 });
     expect(await p.scopesWithWork(t.db, clock.now())).not.toContainEqual({ accountId, environment: 'test' });
+
+    // July: only the cancellation of June's sale, no document: no July file to make.
+    clock.set('2026-07-02T10:00:00.000Z');
+    expect((await t.request({ method: 'POST', url: `/v1/transactions/${june.id}/cancel`, key, payload: {} })).statusCode).toBe(201);
+    clock.set('2026-08-01T02:00:00.000Z');
+    expect(await p.scopesWithWork(t.db, clock.now())).not.toContainEqual({ accountId, environment: 'test' });
+    expect(await processPending(key)).toMatchObject({ batches_created: 0, failed: 0 });
+    expect((await saft(key, loc, '?period=2026-07')).statusCode).toBe(404);
   });
 
   it('the route is in /openapi.json', async () => {

@@ -43,11 +43,16 @@ const LISBON_MONTH = `to_char(t.created_at AT TIME ZONE 'Europe/Lisbon', 'YYYY-M
 const fix = (r: SaftFileRow | undefined): SaftFileRow | undefined =>
   r ? { ...r, content: Buffer.from(r.content as Uint8Array), documents: Number(r.documents) } : r;
 
-/** Months with documents (transactions of the system before `before`) and no file. */
+/**
+ * Months with documents (transactions of the system before `before` that issued a
+ * document: not a cancellation, which only changes the status of one, and with a real
+ * record) and no file.
+ */
 const OPEN_MONTHS = `
   SELECT d.account_id, d.environment, d.location_id, d.period FROM (
     SELECT t.account_id, t.environment, t.location_id, ${LISBON_MONTH} AS period FROM transactions t
-    WHERE t.system = $1 AND t.created_at < $2 SCOPE
+    WHERE t.system = $1 AND t.created_at < $2 AND t.type <> 'cancellation' SCOPE
+      AND EXISTS (SELECT 1 FROM fiscal_records r WHERE r.transaction_id = t.id AND r.kind = 'record' AND NOT r.placeholder)
     GROUP BY 1, 2, 3, 4) d
   WHERE NOT EXISTS (
     SELECT 1 FROM saft_files f WHERE f.location_id = d.location_id AND f.environment = d.environment AND f.period = d.period)`;
