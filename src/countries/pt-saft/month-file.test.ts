@@ -19,7 +19,7 @@ import { buildSaftFile } from './saft-file.ts';
  * file (saft_files), the golden January records (fiscal_records joined with transactions),
  * the open months and the location row (processor), and the inserts.
  */
-function fakeDb(o: { stored?: Buffer; records?: boolean; months?: Array<{ location_id: string; period: string }>; insertWins?: boolean } = {}) {
+function fakeDb(o: { stored?: Buffer; records?: boolean; months?: Array<{ location_id: string; period: string; documents?: string }>; insertWins?: boolean } = {}) {
   const inserts: unknown[][] = [];
   const rows = (r: unknown[]): QueryResult<any> => ({ rows: r, rowCount: r.length });
   const cases = goldenPtCases();
@@ -34,8 +34,8 @@ function fakeDb(o: { stored?: Buffer; records?: boolean; months?: Array<{ locati
       if (sql.startsWith('SELECT * FROM saft_files')) {
         return rows(o.stored ? [{ content: new Uint8Array(o.stored), documents: '4', file_name: 'SAFT_500000000_2026-01.xml' }] : []);
       }
-      if (sql.includes('FROM fiscal_records')) return rows(o.records === false ? [] : cases.map((c) => ({ kind: c.kind, body: c.record.body, normalized: JSON.stringify(c.tx) })));
       if (sql.includes('SELECT location_id, period')) return rows(o.months ?? []);
+      if (sql.includes('FROM fiscal_records')) return rows(o.records === false ? [] : cases.map((c) => ({ kind: c.kind, body: c.record.body, normalized: JSON.stringify(c.tx) })));
       if (sql.startsWith('SELECT * FROM locations')) return rows([{ id: params[0] }]);
       throw new Error(`unexpected statement: ${sql}`);
     },
@@ -129,12 +129,12 @@ describe('portugal/saft', () => {
     expect(ctx2.tally).toMatchObject({ batches_created: 0, accepted: 0, failed: 0 });
   });
 
-  it('a location without NIF: the month fails with a configuration error and waits', async () => {
-    const { db } = fakeDb({ months: [{ location_id: 'loc-1', period: '2026-01' }] });
+  it('a location without NIF: the month\'s documents fail with a configuration error and wait', async () => {
+    const { db } = fakeDb({ months: [{ location_id: 'loc-1', period: '2026-01', documents: '5' }] });
     const ctx = { runId: 'run-1', tally: emptyTally() };
     await createSaftProcessor(processorDeps(db, '2026-02-01T02:00:00Z', { ...goldenPtLocation(), tax_id: null })).run({ accountId: 'acc-1', environment: 'test' }, ctx);
-    expect(ctx.tally).toMatchObject({ batches_created: 0, failed: 1 });
-    expect(ctx.tally.errors).toEqual([{ code: 'configuration_error', message: "2026-01: no SAF-T file: the location has no Portuguese NIF (tax_id), the file's CompanyID", issuer_tax_id: null, kind: 'saft', records: 1 }]);
+    expect(ctx.tally).toMatchObject({ batches_created: 0, failed: 5 });
+    expect(ctx.tally.errors).toEqual([{ code: 'configuration_error', message: "2026-01: no SAF-T file: the location has no Portuguese NIF (tax_id), the file's CompanyID", issuer_tax_id: null, kind: 'saft', records: 5 }]);
     expect(db.inserts).toEqual([]);
   });
 });

@@ -18,8 +18,8 @@
  *
  * Tally (the spec's Batch result, counted as a processor that produces records of its
  * own, batch/types.ts): a file kept is a batch created, its documents accepted; a month
- * that cannot be produced (no NIF, unreadable records) is failed per document, with an
- * error entry; it is tried again on the next run.
+ * that cannot be produced (no NIF, unreadable records) counts its documents failed, with
+ * an error entry; it is tried again on the next run.
  */
 import type { BatchProcessor, ProcessorDeps } from '../../batch/types.ts';
 import { newId } from '../../core/ids.ts';
@@ -49,16 +49,17 @@ export function createSaftProcessor(deps: ProcessorDeps): BatchProcessor {
       const months = await saftFilesRepo.openMonths(deps.db, {
         accountId: scope.accountId, environment: scope.environment, system: SAFT_SYSTEM, before: startOfLisbonMonth(deps.clock.now()),
       });
-      for (const { location_id: locationId, period } of months) {
+      for (const { location_id: locationId, period, documents } of months) {
         const row = await locationsRepo.getById(deps.db, locationId);
         if (!row) continue;
         const location = deps.locations.toFiscal(row);
-        const fail = (code: string, message: string, records: number) => {
+        const fail = (code: string, message: string) => {
+          const records = Math.max(1, documents);
           tally.failed += records;
           tally.errors.push({ code, message: `${period}: ${message}`, issuer_tax_id: location.tax_id ?? null, kind: 'saft', records });
         };
         if (!hasNif(location)) {
-          fail('configuration_error', NO_NIF_MESSAGE, 1);
+          fail('configuration_error', NO_NIF_MESSAGE);
           continue;
         }
         const now = deps.clock.now();
@@ -67,7 +68,7 @@ export function createSaftProcessor(deps: ProcessorDeps): BatchProcessor {
           file = await buildMonth(deps.db, { location, environment: scope.environment, period, software: deps.software, createdAt: now });
         } catch (err) {
           // A stored record the file cannot read: the month waits, the run goes on.
-          fail('saft_file_error', (err as Error).message, 1);
+          fail('saft_file_error', (err as Error).message);
           continue;
         }
         if (file === undefined) continue;

@@ -35,6 +35,8 @@ export interface SaftRecordRow {
 export interface OpenSaftMonth {
   location_id: string;
   period: string;
+  /** Its documents (transactions that issued one). */
+  documents: number;
 }
 
 /** The Lisbon calendar month of a stored instant. */
@@ -49,8 +51,8 @@ const fix = (r: SaftFileRow | undefined): SaftFileRow | undefined =>
  * record) and no file.
  */
 const OPEN_MONTHS = `
-  SELECT d.account_id, d.environment, d.location_id, d.period FROM (
-    SELECT t.account_id, t.environment, t.location_id, ${LISBON_MONTH} AS period FROM transactions t
+  SELECT d.account_id, d.environment, d.location_id, d.period, d.documents FROM (
+    SELECT t.account_id, t.environment, t.location_id, ${LISBON_MONTH} AS period, count(*) AS documents FROM transactions t
     WHERE t.system = $1 AND t.created_at < $2 AND t.type <> 'cancellation' SCOPE
       AND EXISTS (SELECT 1 FROM fiscal_records r WHERE r.transaction_id = t.id AND r.kind = 'record' AND NOT r.placeholder)
     GROUP BY 1, 2, 3, 4) d
@@ -111,10 +113,10 @@ export const saftFilesRepo = {
    */
   async openMonths(q: Queryable, s: { accountId: string; environment: string; system: string; before: Date }): Promise<OpenSaftMonth[]> {
     const res = await q.query<OpenSaftMonth>(
-      `SELECT location_id, period FROM (${OPEN_MONTHS.replace('SCOPE', 'AND t.account_id = $3 AND t.environment = $4')}) m ORDER BY period, location_id`,
+      `SELECT location_id, period, documents FROM (${OPEN_MONTHS.replace('SCOPE', 'AND t.account_id = $3 AND t.environment = $4')}) m ORDER BY period, location_id`,
       [s.system, s.before, s.accountId, s.environment],
     );
-    return res.rows;
+    return res.rows.map((r) => ({ ...r, documents: Number(r.documents) }));
   },
 
   /** The scopes with open months (the monthly run visits only these). */
