@@ -67,8 +67,10 @@ export function createSaftProcessor(deps: ProcessorDeps): BatchProcessor {
         try {
           file = await buildMonth(deps.db, { location, environment: scope.environment, period, software: deps.software, createdAt: now });
         } catch (err) {
-          // A stored record the file cannot read: the month waits, the run goes on.
-          fail('saft_file_error', (err as Error).message);
+          // A stored record the file builder cannot read: the month waits, the run goes on.
+          // Anything else (the store) stops the run, as in every processor.
+          if (!(err instanceof Error && err.message.startsWith('pt-saft:'))) throw err;
+          fail('saft_file_error', err.message);
           continue;
         }
         if (file === undefined) continue;
