@@ -19,7 +19,7 @@ import { buildSaftFile } from './saft-file.ts';
  * file (saft_files), the golden January records (fiscal_records joined with transactions),
  * the open months and the location row (processor), and the inserts.
  */
-function fakeDb(o: { stored?: Buffer; records?: boolean; months?: Array<{ location_id: string; period: string; documents?: string }>; insertWins?: boolean } = {}) {
+function fakeDb(o: { stored?: Buffer; records?: boolean | 'unreadable'; months?: Array<{ location_id: string; period: string; documents?: string }>; insertWins?: boolean } = {}) {
   const inserts: unknown[][] = [];
   const rows = (r: unknown[]): QueryResult<any> => ({ rows: r, rowCount: r.length });
   const cases = goldenPtCases();
@@ -35,7 +35,10 @@ function fakeDb(o: { stored?: Buffer; records?: boolean; months?: Array<{ locati
         return rows(o.stored ? [{ content: new Uint8Array(o.stored), documents: '4', file_name: 'SAFT_500000000_2026-01.xml' }] : []);
       }
       if (sql.includes('SELECT location_id, period')) return rows(o.months ?? []);
-      if (sql.includes('FROM fiscal_records')) return rows(o.records === false ? [] : cases.map((c) => ({ kind: c.kind, body: c.record.body, normalized: JSON.stringify(c.tx) })));
+      if (sql.includes('FROM fiscal_records')) {
+        if (o.records === 'unreadable') return rows([{ kind: 'record', body: '{"placeholder":true}', normalized: {} }]);
+        return rows(o.records === false ? [] : cases.map((c) => ({ kind: c.kind, body: c.record.body, normalized: JSON.stringify(c.tx) })));
+      }
       if (sql.startsWith('SELECT * FROM locations')) return rows([{ id: params[0] }]);
       throw new Error(`unexpected statement: ${sql}`);
     },
@@ -136,5 +139,16 @@ describe('portugal/saft', () => {
     expect(ctx.tally).toMatchObject({ batches_created: 0, failed: 5 });
     expect(ctx.tally.errors).toEqual([{ code: 'configuration_error', message: "2026-01: no SAF-T file: the location has no Portuguese NIF (tax_id), the file's CompanyID", issuer_tax_id: null, kind: 'saft', records: 5 }]);
     expect(db.inserts).toEqual([]);
+  });
+
+  it('a record the file cannot read: the month fails (saft_file_error) and waits; the store failing stops the run', async () => {
+    const { db } = fakeDb({ months: [{ location_id: 'loc-1', period: '2026-01', documents: '2' }], records: 'unreadable' });
+    const ctx = { runId: 'run-1', tally: emptyTally() };
+    await createSaftProcessor(processorDeps(db, '2026-02-01T02:00:00Z')).run({ accountId: 'acc-1', environment: 'test' }, ctx);
+    expect(ctx.tally).toMatchObject({ batches_created: 0, failed: 2 });
+    expect(ctx.tally.errors.map((e) => [e.code, e.message])).toEqual([['saft_file_error', '2026-01: pt-saft: a stored record is not a SAF-T (PT) Invoice']]);
+
+    const down = { query: async (sql: string) => { if (sql.includes('SELECT location_id, period')) return { rows: [{ location_id: 'loc-1', period: '2026-01', documents: 1 }], rowCount: 1 }; if (sql.startsWith('SELECT * FROM locations')) return { rows: [{ id: 'loc-1' }], rowCount: 1 }; throw new Error('connection lost'); } } as unknown as Db;
+    await expect(createSaftProcessor(processorDeps(down, '2026-02-01T02:00:00Z')).run({ accountId: 'acc-1', environment: 'test' }, { runId: 'r', tally: emptyTally() })).rejects.toThrow('connection lost');
   });
 });
