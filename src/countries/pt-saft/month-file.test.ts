@@ -148,7 +148,13 @@ describe('portugal/saft', () => {
     expect(ctx.tally).toMatchObject({ batches_created: 0, failed: 2 });
     expect(ctx.tally.errors.map((e) => [e.code, e.message])).toEqual([['saft_file_error', '2026-01: pt-saft: a stored record is not a SAF-T (PT) Invoice']]);
 
-    const down = { query: async (sql: string) => { if (sql.includes('SELECT location_id, period')) return { rows: [{ location_id: 'loc-1', period: '2026-01', documents: 1 }], rowCount: 1 }; if (sql.startsWith('SELECT * FROM locations')) return { rows: [{ id: 'loc-1' }], rowCount: 1 }; throw new Error('connection lost'); } } as unknown as Db;
+    const down = {
+      async query(sql: string) {
+        if (sql.includes('SELECT location_id, period')) return { rows: [{ location_id: 'loc-1', period: '2026-01', documents: 1 }], rowCount: 1 };
+        if (sql.startsWith('SELECT * FROM locations')) return { rows: [{ id: 'loc-1' }], rowCount: 1 };
+        throw new Error('connection lost');
+      },
+    } as unknown as Db;
     await expect(createSaftProcessor(processorDeps(down, '2026-02-01T02:00:00Z')).run({ accountId: 'acc-1', environment: 'test' }, { runId: 'r', tally: emptyTally() })).rejects.toThrow('connection lost');
   });
 });
