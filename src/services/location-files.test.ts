@@ -17,8 +17,8 @@ describe('location files', () => {
     }
   });
 
-  it('one route per path the registered plug-ins offer (today: corrispettivi)', () => {
+  it('one route per path the registered plug-ins offer (today: corrispettivi, saft)', () => {
     const svc = createLocationFileService({ systems: SYSTEMS } as unknown as Parameters<typeof createLocationFileService>[0]);
-    expect(svc.paths().map((p) => p.path)).toEqual(['corrispettivi']);
+    expect(svc.paths().map((p) => p.path)).toEqual(['corrispettivi', 'saft']);
   });
 });

@@ -37,6 +37,7 @@ const ID_ROUTES: IdRoute[] = [
   { method: 'DELETE', path: '/v1/locations/:id', kind: 'location', notFound: 'location not found' },
   // The plug-ins' location files (services/location-files.ts): the location is checked before the parameter.
   { method: 'GET', path: '/v1/locations/:id/corrispettivi', kind: 'location', notFound: 'location not found' },
+  { method: 'GET', path: '/v1/locations/:id/saft', kind: 'location', notFound: 'location not found' },
   { method: 'DELETE', path: '/v1/api-keys/:id', kind: 'apiKey', notFound: 'API key not found' },
   { method: 'POST', path: '/v1/api-keys/:id/rotate', kind: 'apiKey', notFound: 'API key not found' },
   { method: 'DELETE', path: '/v1/account/consents/:id', kind: 'consent', notFound: 'consent not found' },
