@@ -11,9 +11,9 @@ const processor = (name: string, cron = '0 2 * * *'): BatchProcessor => ({
 });
 
 describe('batch registry', () => {
-  it('the processors are those the registered systems contribute: TicketBAI spain/lroe, Documento Commerciale italy/corrispettivi, NF525 france/closures', () => {
+  it('the processors are those the registered systems contribute: TicketBAI spain/lroe, Documento Commerciale italy/corrispettivi, NF525 france/closures, SAF-T portugal/saft', () => {
     const processors = createBatchProcessors(deps);
-    expect(processors.map((p) => [p.name, p.country, p.cron])).toEqual([['spain/lroe', 'ES', '0 2 * * *'], ['italy/corrispettivi', 'IT', '0 1 * * *'], ['france/closures', 'FR', '0 1 * * *']]);
+    expect(processors.map((p) => [p.name, p.country, p.cron])).toEqual([['spain/lroe', 'ES', '0 2 * * *'], ['italy/corrispettivi', 'IT', '0 1 * * *'], ['france/closures', 'FR', '0 1 * * *'], ['portugal/saft', 'PT', '0 2 1 * *']]);
     expect(processors.map((p) => p.name)).toEqual(SYSTEMS.flatMap((s) => s.processors?.(deps) ?? []).map((p) => p.name));
     expect(checkProcessors(processors)).toBe(processors);
   });

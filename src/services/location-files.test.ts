@@ -25,9 +25,9 @@ describe('location files', () => {
     for (const offset of [-1, 10001, 'x']) expect(() => checkPage({ offset })).toThrow(new ValidationError('offset must be an integer between 0 and 10000'));
   });
 
-  it('one route per path the registered plug-ins offer (today: corrispettivi; France: closures, jet)', () => {
+  it('one route per path the registered plug-ins offer (corrispettivi, closures, jet, saft)', () => {
     const svc = createLocationFileService({ systems: SYSTEMS } as unknown as Parameters<typeof createLocationFileService>[0]);
-    expect(svc.paths().map((p) => p.path)).toEqual(['corrispettivi', 'closures', 'jet']);
+    expect(svc.paths().map((p) => p.path)).toEqual(['corrispettivi', 'closures', 'jet', 'saft']);
     expect(svc.paths().find((p) => p.path === 'closures')!.files[0]!.param).toEqual({ kind: 'page' });
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Verification of an enveloped XML signature (XMLDSig 1.0, the form XAdES-BES uses) over
- * a document someone else wrote: SdI's notifications (it-sdi/notifications.ts). Our
+ * a document someone else wrote (an authority's signed messages, e.g. notifications). Our
  * signers (xades-epes.ts) write canonical bytes and never parse; a verifier must parse and
  * canonicalize what it is given, so this module carries a small XML reader and the two
  * canonicalizations signatures use:

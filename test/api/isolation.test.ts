@@ -39,6 +39,7 @@ const ID_ROUTES: IdRoute[] = [
   { method: 'GET', path: '/v1/locations/:id/corrispettivi', kind: 'location', notFound: 'location not found' },
   { method: 'GET', path: '/v1/locations/:id/closures', kind: 'location', notFound: 'location not found' },
   { method: 'GET', path: '/v1/locations/:id/jet', kind: 'location', notFound: 'location not found' },
+  { method: 'GET', path: '/v1/locations/:id/saft', kind: 'location', notFound: 'location not found' },
   { method: 'DELETE', path: '/v1/api-keys/:id', kind: 'apiKey', notFound: 'API key not found' },
   { method: 'POST', path: '/v1/api-keys/:id/rotate', kind: 'apiKey', notFound: 'API key not found' },
   { method: 'DELETE', path: '/v1/account/consents/:id', kind: 'consent', notFound: 'consent not found' },

@@ -26,7 +26,7 @@ describe('API reference', () => {
       ['/v1/webhooks/{id}', 'delete'], ['/v1/webhooks/{id}/rotate-secret', 'post'], ['/v1/translations/errors', 'post'],
       ['/v1/certificates', 'post'], ['/v1/certificates', 'get'], ['/v1/certificates/{id}', 'delete'],
       ['/v1/admin/process-pending', 'post'], ['/v1/admin/batch-stats', 'get'], ['/v1/batch/schedule', 'get'],
-      ['/v1/locations/{id}/corrispettivi', 'get'], ['/v1/locations/{id}/closures', 'get'], ['/v1/locations/{id}/jet', 'get'],
+      ['/v1/locations/{id}/corrispettivi', 'get'], ['/v1/locations/{id}/closures', 'get'], ['/v1/locations/{id}/jet', 'get'], ['/v1/locations/{id}/saft', 'get'],
     ] as const) {
       expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
     }

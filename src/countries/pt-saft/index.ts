@@ -2,7 +2,9 @@
  * Portugal (certified invoicing software, SAF-T PT): documents are signed locally with
  * the producer key (Portaria 363/2010, signature.ts) and hash-chained per series and
  * type, which makes them final (`success` at creation); they reach the AT in the monthly
- * SAF-T (PT) file (saft-file.ts `buildSaftFile`), not one by one.
+ * SAF-T (PT) file (saft-file.ts `buildSaftFile`), not one by one: the `portugal/saft`
+ * processor produces and keeps each closed month's file (processor.ts), which inspectors
+ * fetch at `GET /v1/locations/{id}/saft?period=YYYY-MM` (month-file.ts).
  */
 import type { FiscalSystem } from '../types.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
@@ -12,6 +14,8 @@ import { documentTypeOf, seriesEntryOf, validateSaftTransaction } from './metada
 import { buildSaft } from './build.ts';
 import { saftSandbox } from './sandbox.ts';
 import { SAFT_CODES } from './codes.ts';
+import { SAFT_LOCATION_FILE } from './month-file.ts';
+import { createSaftProcessor } from './processor.ts';
 
 export const saft: FiscalSystem<'pt-saft', 'PT'> = {
   key: 'pt-saft',
@@ -42,4 +46,6 @@ export const saft: FiscalSystem<'pt-saft', 'PT'> = {
   build: buildSaft,
   submit: stubOnlySubmit(saftSandbox),
   codes: SAFT_CODES,
+  processors: (deps) => [createSaftProcessor(deps)],
+  locationFiles: [SAFT_LOCATION_FILE],
 };
