@@ -60,6 +60,29 @@ export type FingerprintCheck = (previous: string | null, fingerprint: string | n
 
 export const placeholderFingerprint: FingerprintCheck = (previous, fingerprint, body) => fingerprint === chainedFingerprint(previous, body);
 
+/**
+ * NF525 (FR): the record's fingerprint is its own ECDSA signature value, and the record
+ * names the previous record's signature (`signature.previous`); the signature itself is
+ * verified by the plug-in's tests (openssl), not here.
+ */
+export const nf525Fingerprint: FingerprintCheck = (previous, fingerprint, body) => {
+  let doc: { signature?: { previous?: string | null; value?: string } };
+  try {
+    doc = JSON.parse(body) as typeof doc;
+  } catch {
+    return false;
+  }
+  return doc.signature?.value === fingerprint && (doc.signature?.previous ?? null) === previous;
+};
+
+/**
+ * SAF-T PT: the record's fingerprint is its `Hash` (RSA-SHA1 over a message that ends with
+ * the previous Hash: verified by the plug-in's tests with openssl); here: the stored Invoice
+ * carries the fingerprint as its Hash.
+ */
+export const saftFingerprint: FingerprintCheck = (_previous, fingerprint, body) =>
+  fingerprint !== null && /<Hash>([^<]+)<\/Hash>/.exec(body)?.[1] === fingerprint;
+
 export const ticketBaiFingerprint: FingerprintCheck = (previous, fingerprint, body) => {
   const own = /<ds:SignatureValue[^>]*>([^<]+)<\/ds:SignatureValue>/.exec(body)?.[1];
   const named = /<SignatureValueFirmaFacturaAnterior>([^<]+)<\/SignatureValueFirmaFacturaAnterior>/.exec(body)?.[1];
