@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { Db } from '../src/store/db.ts';
 import { openDb } from '../src/store/open.ts';
 import { locationBodies } from '../test/support/fixtures.ts';
-import { saleBody, saleMetadata } from '../test/support/transactions.ts';
+import { locationBody as fixtureLocationBody, saleBody, saleMetadata } from '../test/support/transactions.ts';
 import { call, expectStatus, packageVersion, signup } from './lib/api.ts';
 import { type LoadSettings, loadSettingsFromEnv, type Measurement, measure, type RequestSpec } from './lib/cannon.ts';
 import { checkWrites, nf525Fingerprint, saftFingerprint, sdiRecordCheck, ticketBaiFingerprint, type WriteCheck } from './lib/chain-check.ts';
@@ -242,7 +242,8 @@ export async function prepareService(
   const locationIds: string[] = [];
   // Several locations (profiling runs, France) are several chains. TicketBAI chains per
   // issuer NIF, so its locations (same fixture NIF) would share one chain: measured with one.
-  const locationBody = (name: string) => JSON.stringify({ ...locationBodies[system], name });
+  // Portugal: the fixture location with its simplified-invoice (FS) series too.
+  const locationBody = (name: string) => JSON.stringify({ ...(system === 'pt-saft' ? fixtureLocationBody('pt-saft') : locationBodies[system]), name });
   for (let i = 0; i < locations; i++) {
     const loc = await expectStatus(call(base, 'POST', '/v1/locations', { ...auth, ...json }, locationBody(`Shop ${i + 1}`)), 201, `${system} location`);
     locationIds.push(String(loc.id));
