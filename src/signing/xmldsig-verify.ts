@@ -87,7 +87,42 @@ function signedXml(key: () => string): SignedXml {
   sx.HashAlgorithms = Object.fromEntries(Object.entries(DIGESTS).map(([uri, h]) => [uri, builtIn.hash[uri] ?? digestAlgorithm(uri, h)]));
   sx.SignatureAlgorithms = Object.fromEntries(Object.entries(SIGNATURES).map(([uri, s]) => [uri, builtIn.sig[uri] ?? signatureAlgorithm(uri, s)]));
   sx.CanonicalizationAlgorithms = Object.fromEntries([...CANONICALIZATIONS, ENVELOPED].map((uri) => [uri, builtIn.c14n[uri]!]));
+  wholeDocumentWithInstructions(sx);
   return sx;
+}
+
+type CanonReference = (doc: Document, ref: { uri?: string }, node: Node) => string;
+
+/**
+ * xml-crypto dereferences `URI=""` as the root element, but XMLDSig's `URI=""` is the
+ * document: its processing instructions outside the root (the `xml-stylesheet` that SdI
+ * notifications carry) are signed too, and C14N writes them before the root followed by a
+ * line feed, after it preceded by one (comments are left out of `URI=""`). Without them a
+ * document signed with one (by xmlsec1, by SdI) never verifies. xml-crypto has no hook for
+ * this: its (private) `getCanonReferenceXml` is wrapped; the test that signs such a
+ * document with xmlsec1 fails if a new xml-crypto moves it.
+ */
+function wholeDocumentWithInstructions(sx: SignedXml): void {
+  const target = sx as unknown as { getCanonReferenceXml: CanonReference };
+  const inner = target.getCanonReferenceXml;
+  if (typeof inner !== 'function') throw new Error('xml-crypto: getCanonReferenceXml is gone (see xmldsig-verify.ts)');
+  target.getCanonReferenceXml = (doc, ref, node) => {
+    const canonical = inner.call(sx, doc, ref, node);
+    if (ref.uri !== '' || node !== doc.documentElement) return canonical;
+    let out = '';
+    let afterRoot = false;
+    for (const n of Array.from(doc.childNodes)) {
+      if (n.nodeType === ELEMENT) {
+        out += canonical;
+        afterRoot = true;
+      } else if (n.nodeType === PROCESSING_INSTRUCTION && n.nodeName.toLowerCase() !== 'xml') {
+        const pi = n as ProcessingInstruction;
+        const text = `<?${pi.target}${pi.data ? ` ${pi.data}` : ''}?>`;
+        out += afterRoot ? `\n${text}` : `${text}\n`;
+      }
+    }
+    return out;
+  };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -103,6 +138,7 @@ export interface XmlDocument {
 
 const ELEMENT = 1;
 const TEXT = 3;
+const PROCESSING_INSTRUCTION = 7;
 const DOCUMENT_TYPE = 10;
 
 function* elements(el: Element): Generator<Element> {
