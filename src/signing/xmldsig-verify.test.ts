@@ -158,6 +158,30 @@ describe('enveloped signature verification: what xml-crypto alone would accept',
     expect(failure(signed, signer.caPem)).toBe('the signature value does not verify with the certificate of ds:KeyInfo');
   });
 
+  it('verifies ECDSA (r || s) with a SHA-384 digest, the algorithms xml-crypto has no table entry for', () => {
+    const ec = generateCert({ subject: '/C=IT/CN=EC signer', keyType: 'ec', withCa: true });
+    const ECDSA = 'http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha256';
+    const SHA384 = 'http://www.w3.org/2001/04/xmldsig-more#sha384';
+    const sx = new SignedXml({ privateKey: ec.keyPem, publicCert: ec.certPem, signatureAlgorithm: ECDSA, canonicalizationAlgorithm: EXC });
+    sx.SignatureAlgorithms[ECDSA] = class {
+      getAlgorithmName = () => ECDSA;
+      getSignature = (data: crypto.BinaryLike, key: crypto.KeyLike) =>
+        crypto.sign('sha256', Buffer.from(data.toString()), { key: crypto.createPrivateKey(key as string), dsaEncoding: 'ieee-p1363' }).toString('base64');
+      verifySignature = () => false;
+    } as never;
+    sx.HashAlgorithms[SHA384] = class {
+      getAlgorithmName = () => SHA384;
+      getHash = (xml: string) => crypto.createHash('sha384').update(xml, 'utf8').digest('base64');
+    };
+    sx.addReference({ xpath: '/*', transforms: [ENVELOPED, EXC], digestAlgorithm: SHA384, isEmptyUri: true });
+    sx.computeSignature(body, { prefix: 'ds', location: { reference: '/*', action: 'append' } });
+    const signed = sx.getSignedXml();
+    expect(verifyEnvelopedSignature(parseXml(signed), { now: new Date(Date.now() + 60_000), trustedCa: ec.caPem }).certificate.subject).toContain('CN=EC signer');
+    expect(failure(signed.replace('7000101', '7000102'))).toMatch(/URI="".*digest does not match/);
+    // The method must fit the key: an RSA method with an EC certificate is refused.
+    expect(failure(signed.replace(ECDSA, 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256'))).toMatch(/does not fit the signature method/);
+  });
+
   it('refuses a signature that is not a child of the root', () => {
     const signed = sign(body, signer.keyPem, signer.certPem, ['/*']);
     const sig = /<ds:Signature[\s\S]*<\/ds:Signature>/.exec(signed)![0];

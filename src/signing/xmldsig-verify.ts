@@ -33,6 +33,11 @@ import { SignedXml, type HashAlgorithm, type SignatureAlgorithm } from 'xml-cryp
 export class SignatureError extends Error {}
 
 const NS_DS = 'http://www.w3.org/2000/09/xmldsig#';
+// DOM node types.
+const ELEMENT = 1;
+const TEXT = 3;
+const PROCESSING_INSTRUCTION = 7;
+const DOCUMENT_TYPE = 10;
 const ENVELOPED = 'http://www.w3.org/2000/09/xmldsig#enveloped-signature';
 const CANONICALIZATIONS: ReadonlySet<string> = new Set([
   'http://www.w3.org/TR/2001/REC-xml-c14n-20010315',
@@ -136,10 +141,6 @@ export interface XmlDocument {
   root: XmlElement;
 }
 
-const ELEMENT = 1;
-const TEXT = 3;
-const PROCESSING_INSTRUCTION = 7;
-const DOCUMENT_TYPE = 10;
 
 function* elements(el: Element): Generator<Element> {
   yield el;
@@ -317,6 +318,8 @@ export function verifyEnvelopedSignature(doc: XmlDocument, opts: VerifyOptions):
   let ok: boolean;
   try {
     sx.loadSignature(sig);
+    // xml-crypto finds these by local name anywhere in the signature: the ones read above.
+    if (sx.canonicalizationAlgorithm !== c14nMethod || sx.signatureAlgorithm !== sigMethod) throw new SignatureError('the signature cannot be verified: ds:SignedInfo is not where it should be');
     ok = sx.checkSignature(doc.xml);
   } catch (e) {
     if (e instanceof SignatureError) throw e;
