@@ -110,7 +110,7 @@ type CanonReference = (doc: Document, ref: { uri?: string }, node: Node) => stri
 function wholeDocumentWithInstructions(sx: SignedXml): void {
   const target = sx as unknown as { getCanonReferenceXml: CanonReference };
   const inner = target.getCanonReferenceXml;
-  if (typeof inner !== 'function') throw new Error('xml-crypto: getCanonReferenceXml is gone (see xmldsig-verify.ts)');
+  if (typeof inner !== 'function') throw new SignatureError('the signature cannot be verified: xml-crypto has no getCanonReferenceXml (see xmldsig-verify.ts)');
   target.getCanonReferenceXml = (doc, ref, node) => {
     const canonical = inner.call(sx, doc, ref, node);
     if (ref.uri !== '' || node !== doc.documentElement) return canonical;
@@ -140,7 +140,6 @@ export interface XmlDocument {
   xml: string;
   root: XmlElement;
 }
-
 
 function* elements(el: Element): Generator<Element> {
   yield el;
