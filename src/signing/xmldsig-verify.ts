@@ -1,45 +1,52 @@
 /**
  * Verification of an enveloped XML signature (XMLDSig 1.0, the form XAdES-BES uses) over
- * a document someone else wrote (an authority's signed messages, e.g. notifications). Our
- * signers (xades-epes.ts) write canonical bytes and never parse; a verifier must parse and
- * canonicalize what it is given, so this module carries a small XML reader and the two
- * canonicalizations signatures use:
+ * a document someone else wrote (an authority's signed messages, e.g. notifications).
+ * Parsing is `@xmldom/xmldom`'s, reference digests, canonicalization (C14N 1.0 and
+ * exclusive C14N, with or without comments, the enveloped-signature transform) and the
+ * signature value are `xml-crypto`'s `SignedXml.checkSignature`. This module decides what
+ * is acceptable around it, because xml-crypto verifies whatever signature it is handed:
  *
- * - Canonical XML 1.0 (`REC-xml-c14n-20010315`, with or without comments): a subset's apex
- *   carries every namespace in scope (and the `xml:` attributes of its ancestors);
- * - Exclusive XML Canonicalization 1.0 (`xml-exc-c14n#`): only the namespaces visibly
- *   used, plus an `InclusiveNamespaces PrefixList`.
- *
- * What is checked, in order (any failure is a `SignatureError` naming it):
  * 1. one `ds:Signature`, a child of the root (enveloped);
- * 2. at least one Reference covers the whole document (`URI=""` with the
- *    enveloped-signature transform): a signature over its own properties only would let
- *    anyone change the message;
- * 3. every Reference (`""` or `#id`, transforms: enveloped-signature, C14N 1.0, exclusive
- *    C14N) digests to its DigestValue (SHA-1, SHA-224/256/384/512);
- * 4. SignatureValue over the canonical SignedInfo, with the key of the first
- *    `X509Certificate` of KeyInfo (RSA PKCS#1 v1.5 or ECDSA, SHA-1/256/384/512);
+ * 2. before anything is computed, the SignedInfo is read here: only the algorithms listed
+ *    below, only same-document references (`""` or `#id`, the Id found exactly once), no
+ *    other transforms (XPath, XSLT...), and at least one Reference covers the whole
+ *    document (`URI=""` with the enveloped-signature transform): a signature over its own
+ *    properties only, or over an element moved elsewhere (signature wrapping), would let
+ *    anyone change the message we read, which is the root;
+ * 3. every Reference digests to its DigestValue and the SignatureValue verifies over the
+ *    canonical SignedInfo (xml-crypto), with the key of the first `X509Certificate` of
+ *    `ds:KeyInfo/ds:X509Data`, and with no other key: a `KeyValue` (a key the document
+ *    picks) is never used;
+ * 4. the references xml-crypto checked are the ones read in 2;
  * 5. when trust anchors are given: that certificate is one of them, or is issued by one
  *    (directly, or through one intermediate carried in the same X509Data), and every
  *    certificate of the path is valid at `now`.
  *
- * Not supported (refused as unverifiable, never accepted): DOCTYPEs and entity
- * declarations, XPath transforms, references to other documents, other key forms
- * (KeyValue alone, RetrievalMethod).
+ * Any failure is a `SignatureError` naming it; nothing else is thrown for bad input.
+ * Not supported (refused as unverifiable, never accepted): DOCTYPEs, XPath transforms,
+ * references to other documents, other key forms (KeyValue alone, RetrievalMethod).
  */
 import crypto from 'node:crypto';
+import { DOMParser } from '@xmldom/xmldom';
+import { SignedXml, type HashAlgorithm, type SignatureAlgorithm } from 'xml-crypto';
 
 export class SignatureError extends Error {}
 
 const NS_DS = 'http://www.w3.org/2000/09/xmldsig#';
-const NS_XML = 'http://www.w3.org/XML/1998/namespace';
-
-const C14N = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315';
-const C14N_COMMENTS = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315#WithComments';
-const EXC_C14N = 'http://www.w3.org/2001/10/xml-exc-c14n#';
-const EXC_C14N_COMMENTS = 'http://www.w3.org/2001/10/xml-exc-c14n#WithComments';
+// DOM node types.
+const ELEMENT = 1;
+const TEXT = 3;
+const PROCESSING_INSTRUCTION = 7;
+const DOCUMENT_TYPE = 10;
 const ENVELOPED = 'http://www.w3.org/2000/09/xmldsig#enveloped-signature';
+const CANONICALIZATIONS: ReadonlySet<string> = new Set([
+  'http://www.w3.org/TR/2001/REC-xml-c14n-20010315',
+  'http://www.w3.org/TR/2001/REC-xml-c14n-20010315#WithComments',
+  'http://www.w3.org/2001/10/xml-exc-c14n#',
+  'http://www.w3.org/2001/10/xml-exc-c14n#WithComments',
+]);
 
+/** The digest methods accepted (URI → Node hash). */
 const DIGESTS: Readonly<Record<string, string>> = {
   'http://www.w3.org/2000/09/xmldsig#sha1': 'sha1',
   'http://www.w3.org/2001/04/xmldsig-more#sha224': 'sha224',
@@ -48,6 +55,7 @@ const DIGESTS: Readonly<Record<string, string>> = {
   'http://www.w3.org/2001/04/xmlenc#sha512': 'sha512',
 };
 
+/** The signature methods accepted: RSA PKCS#1 v1.5 or ECDSA. */
 const SIGNATURES: Readonly<Record<string, { hash: string; ec: boolean }>> = {
   'http://www.w3.org/2000/09/xmldsig#rsa-sha1': { hash: 'sha1', ec: false },
   'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256': { hash: 'sha256', ec: false },
@@ -59,336 +67,138 @@ const SIGNATURES: Readonly<Record<string, { hash: string; ec: boolean }>> = {
   'http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha512': { hash: 'sha512', ec: true },
 };
 
+// xml-crypto's tables hold RSA SHA-1/256/512 (and RSA-PSS, not accepted here) and digests
+// SHA-1/256/512: the others we accept are added through its algorithm interfaces.
+const digestAlgorithm = (uri: string, hash: string) =>
+  class implements HashAlgorithm {
+    getAlgorithmName = () => uri;
+    getHash = (xml: string) => crypto.createHash(hash).update(xml, 'utf8').digest('base64');
+  };
+const signatureAlgorithm = (uri: string, { hash, ec }: { hash: string; ec: boolean }) =>
+  class {
+    getAlgorithmName = () => uri;
+    getSignature = (): never => {
+      throw new Error('verification only');
+    };
+    // XMLDSig's ECDSA SignatureValue is r || s (RFC 4050), not DER.
+    verifySignature = (material: string, key: crypto.KeyLike, value: string): boolean =>
+      crypto.verify(hash, Buffer.from(material, 'utf8'), ec ? { key: crypto.createPublicKey(key), dsaEncoding: 'ieee-p1363' } : key, Buffer.from(value, 'base64'));
+  } as unknown as new () => SignatureAlgorithm;
+
+/** A `SignedXml` that knows exactly the algorithms accepted here and takes its key from `key()`. */
+function signedXml(key: () => string): SignedXml {
+  const sx = new SignedXml({ getCertFromKeyInfo: key });
+  const builtIn = { hash: sx.HashAlgorithms, sig: sx.SignatureAlgorithms, c14n: sx.CanonicalizationAlgorithms };
+  sx.HashAlgorithms = Object.fromEntries(Object.entries(DIGESTS).map(([uri, h]) => [uri, builtIn.hash[uri] ?? digestAlgorithm(uri, h)]));
+  sx.SignatureAlgorithms = Object.fromEntries(Object.entries(SIGNATURES).map(([uri, s]) => [uri, builtIn.sig[uri] ?? signatureAlgorithm(uri, s)]));
+  sx.CanonicalizationAlgorithms = Object.fromEntries([...CANONICALIZATIONS, ENVELOPED].map((uri) => [uri, builtIn.c14n[uri]!]));
+  wholeDocumentWithInstructions(sx);
+  return sx;
+}
+
+type CanonReference = (doc: Document, ref: { uri?: string }, node: Node) => string;
+
+/**
+ * xml-crypto dereferences `URI=""` as the root element, but XMLDSig's `URI=""` is the
+ * document: its processing instructions outside the root (the `xml-stylesheet` that SdI
+ * notifications carry) are signed too, and C14N writes them before the root followed by a
+ * line feed, after it preceded by one (comments are left out of `URI=""`). Without them a
+ * document signed with one (by xmlsec1, by SdI) never verifies. xml-crypto has no hook for
+ * this: its (private) `getCanonReferenceXml` is wrapped; the test that signs such a
+ * document with xmlsec1 fails if a new xml-crypto moves it.
+ */
+function wholeDocumentWithInstructions(sx: SignedXml): void {
+  const target = sx as unknown as { getCanonReferenceXml: CanonReference };
+  const inner = target.getCanonReferenceXml;
+  if (typeof inner !== 'function') throw new SignatureError('the signature cannot be verified: xml-crypto has no getCanonReferenceXml (see xmldsig-verify.ts)');
+  target.getCanonReferenceXml = (doc, ref, node) => {
+    const canonical = inner.call(sx, doc, ref, node);
+    if (ref.uri !== '' || node !== doc.documentElement) return canonical;
+    let out = '';
+    let afterRoot = false;
+    for (const n of Array.from(doc.childNodes)) {
+      if (n.nodeType === ELEMENT) {
+        out += canonical;
+        afterRoot = true;
+      } else if (n.nodeType === PROCESSING_INSTRUCTION && n.nodeName.toLowerCase() !== 'xml') {
+        const pi = n as ProcessingInstruction;
+        const text = `<?${pi.target}${pi.data ? ` ${pi.data}` : ''}?>`;
+        out += afterRoot ? `\n${text}` : `${text}\n`;
+      }
+    }
+    return out;
+  };
+}
+
 // ---------------------------------------------------------------------------------------
-// A small XML reader: elements (qualified names, attributes in document order, namespace
-// declarations apart), text (entities resolved, CDATA as text), comments, PIs.
+// The document.
 
-interface Attr {
-  /** The qualified name as written. */
-  name: string;
-  value: string;
-}
-
-export interface XmlElement {
-  type: 'element';
-  name: string;
-  prefix: string;
-  local: string;
-  /** Namespace URI of the element ('' for none). */
-  ns: string;
-  /** Namespace declarations written on this element: prefix ('' default) → URI. */
-  decls: Map<string, string>;
-  /** Every namespace in scope here (declarations of ancestors and self). */
-  scope: Map<string, string>;
-  attrs: Attr[];
-  children: XmlNode[];
-  parent: XmlElement | undefined;
-}
-type XmlNode = XmlElement | { type: 'text'; value: string } | { type: 'comment'; value: string } | { type: 'pi'; target: string; data: string };
+export type XmlElement = Element;
 
 export interface XmlDocument {
-  /** Nodes outside the root (comments, PIs) and the root, in order. */
-  nodes: XmlNode[];
+  /** The text parsed (without a byte order mark): xml-crypto verifies its own parse of it. */
+  xml: string;
   root: XmlElement;
 }
 
-const NAME = /^[A-Za-z_\u00C0-\uFFFF][\w.\-\u00B7\u00C0-\uFFFF]*(:[A-Za-z_\u00C0-\uFFFF][\w.\-\u00B7\u00C0-\uFFFF]*)?/;
-
-function decode(raw: string, where: number): string {
-  if (!raw.includes('&')) return raw;
-  return raw.replace(/&([^;&]*);?/g, (m, ent: string) => {
-    if (!m.endsWith(';')) throw new SignatureError(`malformed XML: bare & at ${where}`);
-    switch (ent) {
-      case 'lt': return '<';
-      case 'gt': return '>';
-      case 'amp': return '&';
-      case 'quot': return '"';
-      case 'apos': return "'";
-    }
-    const num = /^#x([0-9a-fA-F]+)$/.exec(ent) ?? /^#([0-9]+)$/.exec(ent);
-    if (num) {
-      const code = parseInt(num[1]!, ent.startsWith('#x') ? 16 : 10);
-      if (code > 0x10ffff || code === 0) throw new SignatureError('malformed XML: bad character reference');
-      return String.fromCodePoint(code);
-    }
-    throw new SignatureError(`malformed XML: unknown entity &${ent};`);
-  });
+function* elements(el: Element): Generator<Element> {
+  yield el;
+  for (const c of Array.from(el.childNodes)) if (c.nodeType === ELEMENT) yield* elements(c as Element);
 }
 
-/** Parses a document (no DTD). Line ends are normalized to \n as an XML processor does. */
+/** Parses a document (no DTD) with xmldom, refusing what it only warns about. */
 export function parseXml(input: string): XmlDocument {
-  const src = input.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
-  const nodes: XmlNode[] = [];
-  let root: XmlElement | undefined;
-  const stack: XmlElement[] = [];
-  let i = 0;
-  const add = (n: XmlNode) => {
-    const top = stack[stack.length - 1];
-    if (top) top.children.push(n);
-    else if (n.type === 'text') {
-      if (n.value.trim() !== '') throw new SignatureError('malformed XML: text outside the root element');
-    } else nodes.push(n);
-  };
-  while (i < src.length) {
-    if (src[i] !== '<') {
-      const end = src.indexOf('<', i);
-      const raw = src.slice(i, end === -1 ? src.length : end);
-      add({ type: 'text', value: decode(raw, i) });
-      i = end === -1 ? src.length : end;
-      continue;
-    }
-    if (src.startsWith('<!--', i)) {
-      const end = src.indexOf('-->', i + 4);
-      if (end === -1) throw new SignatureError('malformed XML: unterminated comment');
-      add({ type: 'comment', value: src.slice(i + 4, end) });
-      i = end + 3;
-    } else if (src.startsWith('<![CDATA[', i)) {
-      const end = src.indexOf(']]>', i);
-      if (end === -1 || stack.length === 0) throw new SignatureError('malformed XML: bad CDATA section');
-      add({ type: 'text', value: src.slice(i + 9, end) });
-      i = end + 3;
-    } else if (src.startsWith('<?', i)) {
-      const end = src.indexOf('?>', i);
-      if (end === -1) throw new SignatureError('malformed XML: unterminated processing instruction');
-      const body = src.slice(i + 2, end);
-      const m = /^(\S+)\s*([\s\S]*)$/.exec(body);
-      const target = m?.[1] ?? '';
-      if (target.toLowerCase() !== 'xml') add({ type: 'pi', target, data: m?.[2] ?? '' });
-      else if (i !== 0) throw new SignatureError('malformed XML: misplaced XML declaration');
-      i = end + 2;
-    } else if (src.startsWith('<!', i)) {
-      throw new SignatureError('a signed document must not carry a DOCTYPE');
-    } else if (src[i + 1] === '/') {
-      const m = NAME.exec(src.slice(i + 2));
-      const top = stack.pop();
-      if (!m || !top || m[0] !== top.name) throw new SignatureError('malformed XML: mismatched end tag');
-      const close = src.indexOf('>', i);
-      if (close === -1 || src.slice(i + 2 + m[0].length, close).trim() !== '') throw new SignatureError('malformed XML: bad end tag');
-      i = close + 1;
-    } else {
-      const m = NAME.exec(src.slice(i + 1));
-      if (!m) throw new SignatureError('malformed XML: bad start tag');
-      const name = m[0];
-      let j = i + 1 + name.length;
-      const attrs: Attr[] = [];
-      const decls = new Map<string, string>();
-      let selfClosing = false;
-      for (;;) {
-        const ws = /^\s*/.exec(src.slice(j))![0];
-        j += ws.length;
-        if (src.startsWith('/>', j)) { selfClosing = true; j += 2; break; }
-        if (src[j] === '>') { j += 1; break; }
-        if (ws === '') throw new SignatureError('malformed XML: attributes must be separated by white space');
-        const a = NAME.exec(src.slice(j));
-        if (!a) throw new SignatureError('malformed XML: bad attribute');
-        j += a[0].length;
-        const eq = /^\s*=\s*(["'])/.exec(src.slice(j));
-        if (!eq) throw new SignatureError('malformed XML: attribute without a value');
-        j += eq[0].length;
-        const end = src.indexOf(eq[1]!, j);
-        if (end === -1) throw new SignatureError('malformed XML: unterminated attribute value');
-        const rawValue = src.slice(j, end);
-        if (rawValue.includes('<')) throw new SignatureError('malformed XML: < in an attribute value');
-        // Attribute-value normalization (XML 1.0 §3.3.3): white space characters become spaces.
-        const value = decode(rawValue.replace(/[\t\n]/g, ' '), j);
-        j = end + 1;
-        if (attrs.some((x) => x.name === a[0]) || (a[0] === 'xmlns' && decls.has('')) || (a[0].startsWith('xmlns:') && decls.has(a[0].slice(6)))) {
-          throw new SignatureError('malformed XML: duplicate attribute');
-        }
-        if (a[0] === 'xmlns') decls.set('', value);
-        else if (a[0].startsWith('xmlns:')) decls.set(a[0].slice(6), value);
-        else attrs.push({ name: a[0], value });
-      }
-      const parent = stack[stack.length - 1];
-      if (!parent && root) throw new SignatureError('malformed XML: more than one root element');
-      const scope = new Map(parent?.scope ?? [['xml', NS_XML]]);
-      for (const [p, u] of decls) {
-        if (u === '') scope.delete(p);
-        else scope.set(p, u);
-      }
-      const colon = name.indexOf(':');
-      const prefix = colon === -1 ? '' : name.slice(0, colon);
-      const ns = scope.get(prefix) ?? '';
-      if (prefix !== '' && ns === '') throw new SignatureError(`malformed XML: undeclared prefix ${prefix}`);
-      for (const a of attrs) {
-        const c = a.name.indexOf(':');
-        if (c !== -1 && !scope.has(a.name.slice(0, c))) throw new SignatureError(`malformed XML: undeclared prefix ${a.name.slice(0, c)}`);
-      }
-      const el: XmlElement = { type: 'element', name, prefix, local: colon === -1 ? name : name.slice(colon + 1), ns, decls, scope, attrs, children: [], parent };
-      add(el);
-      if (!parent) root = el;
-      if (!selfClosing) stack.push(el);
-      i = j;
+  const xml = input.replace(/^\uFEFF/, '');
+  const problems: string[] = [];
+  const report = (m: string) => problems.push(m.replace(/^\[xmldom [a-zA-Z]+\]\s*/, '').split('\n')[0]!.trim());
+  let dom: Document | undefined;
+  try {
+    dom = new DOMParser({ errorHandler: { warning: report, error: report, fatalError: report } }).parseFromString(xml, 'text/xml');
+  } catch (e) {
+    report(e instanceof Error ? e.message : String(e));
+  }
+  if (dom?.doctype || Array.from(dom?.childNodes ?? []).some((n) => n.nodeType === DOCUMENT_TYPE) || (problems.length > 0 && /<!DOCTYPE/i.test(xml))) {
+    throw new SignatureError('a signed document must not carry a DOCTYPE');
+  }
+  if (problems.length > 0) throw new SignatureError(/redefined/.test(problems[0]!) ? 'malformed XML: duplicate attribute' : `malformed XML: ${problems[0]}`);
+  const root = dom?.documentElement;
+  if (!dom || !root) throw new SignatureError('malformed XML: no root element');
+  // xmldom 0.8 accepts these silently.
+  if (Array.from(dom.childNodes).some((n) => n.nodeType === TEXT && (n.nodeValue ?? '').trim() !== '')) {
+    throw new SignatureError('malformed XML: text outside the root element');
+  }
+  for (const el of elements(root)) {
+    for (const n of [el, ...Array.from(el.attributes)]) {
+      if (n.prefix && n.prefix !== 'xmlns' && !n.namespaceURI) throw new SignatureError(`malformed XML: undeclared prefix ${n.prefix}`);
     }
   }
-  if (stack.length > 0 || !root) throw new SignatureError('malformed XML: unclosed element');
-  return { nodes, root };
-}
-
-// ---------------------------------------------------------------------------------------
-// Canonicalization.
-
-const escText = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r/g, '&#xD;');
-const escAttr = (s: string) =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;').replace(/\t/g, '&#x9;').replace(/\n/g, '&#xA;').replace(/\r/g, '&#xD;');
-
-interface C14nOptions {
-  exclusive: boolean;
-  comments: boolean;
-  /** Exclusive C14N's InclusiveNamespaces PrefixList ('#default' for the default namespace). */
-  inclusivePrefixes: ReadonlySet<string>;
-  /** A node left out with its subtree (the enveloped signature). */
-  omit: XmlElement | undefined;
-}
-
-function attrNs(el: XmlElement, name: string): { ns: string; local: string } {
-  const c = name.indexOf(':');
-  if (c === -1) return { ns: '', local: name };
-  return { ns: el.scope.get(name.slice(0, c)) ?? '', local: name.slice(c + 1) };
-}
-
-function sortedAttrs(el: XmlElement, extra: Attr[] = []): Attr[] {
-  return [...el.attrs, ...extra]
-    .map((a) => ({ a, k: attrNs(el, a.name) }))
-    .sort((x, y) => (x.k.ns === y.k.ns ? (x.k.local < y.k.local ? -1 : x.k.local > y.k.local ? 1 : 0) : x.k.ns < y.k.ns ? -1 : 1))
-    .map((x) => x.a);
-}
-
-const nsDecl = (prefix: string, uri: string) => (prefix === '' ? ` xmlns="${escAttr(uri)}"` : ` xmlns:${prefix}="${escAttr(uri)}"`);
-
-/** Canonical form of `apex` and its subtree, as a document subset (XMLDSig: a Reference's `#id` or SignedInfo). */
-export function canonicalize(apex: XmlElement, opts: C14nOptions): string {
-  let out = '';
-  // `rendered`: the namespaces the nearest output ancestor put in scope of the output.
-  const walk = (el: XmlElement, rendered: Map<string, string>, isApex: boolean): void => {
-    if (el === opts.omit) return;
-    const next = new Map(rendered);
-    const decls: [string, string][] = [];
-    if (opts.exclusive) {
-      const used = new Set<string>([el.prefix]);
-      for (const a of el.attrs) {
-        const c = a.name.indexOf(':');
-        if (c !== -1) used.add(a.name.slice(0, c));
-      }
-      for (const p of opts.inclusivePrefixes) used.add(p === '#default' ? '' : p);
-      for (const p of used) {
-        if (p === 'xml') continue;
-        const uri = el.scope.get(p) ?? '';
-        if (p === '' && uri === '' && (rendered.get('') ?? '') === '') continue;
-        if (p !== '' && uri === '') continue;
-        if (rendered.get(p) !== uri) {
-          decls.push([p, uri]);
-          next.set(p, uri);
-        }
-      }
-    } else {
-      for (const [p, uri] of el.scope) {
-        if (p === 'xml') continue;
-        if (rendered.get(p) !== uri) {
-          decls.push([p, uri]);
-          next.set(p, uri);
-        }
-      }
-      // A default namespace undeclared here that the output ancestor had declared.
-      if (!el.scope.has('') && (rendered.get('') ?? '') !== '') {
-        decls.push(['', '']);
-        next.delete('');
-      }
-    }
-    decls.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    const extra: Attr[] = [];
-    if (isApex && !opts.exclusive) {
-      // Canonical XML 1.0: the apex of a subset inherits the xml: attributes of its ancestors.
-      const seen = new Set(el.attrs.filter((a) => a.name.startsWith('xml:')).map((a) => a.name));
-      for (let p = el.parent; p; p = p.parent) {
-        for (const a of p.attrs) {
-          if (a.name.startsWith('xml:') && !seen.has(a.name)) {
-            seen.add(a.name);
-            extra.push(a);
-          }
-        }
-      }
-    }
-    out += `<${el.name}`;
-    for (const [p, u] of decls) out += nsDecl(p, u);
-    for (const a of sortedAttrs(el, extra)) out += ` ${a.name}="${escAttr(a.value)}"`;
-    out += '>';
-    for (const c of el.children) {
-      if (c.type === 'element') walk(c, next, false);
-      else if (c.type === 'text') out += escText(c.value);
-      else if (c.type === 'comment') {
-        if (opts.comments) out += `<!--${c.value}-->`;
-      } else out += `<?${c.target}${c.data ? ` ${c.data}` : ''}?>`;
-    }
-    out += `</${el.name}>`;
-  };
-  walk(apex, new Map(), true);
-  return out;
-}
-
-/** Canonical form of the whole document (a Reference `URI=""`): the root, with the comments and PIs around it. */
-function canonicalizeDocument(doc: XmlDocument, opts: C14nOptions): string {
-  const parts: string[] = [];
-  let afterRoot = false;
-  for (const n of doc.nodes) {
-    if (n === doc.root) {
-      parts.push(canonicalize(doc.root, opts));
-      afterRoot = true;
-      continue;
-    }
-    const text = n.type === 'comment' ? (opts.comments ? `<!--${n.value}-->` : undefined) : n.type === 'pi' ? `<?${n.target}${n.data ? ` ${n.data}` : ''}?>` : undefined;
-    if (text !== undefined) parts.push(afterRoot ? `\n${text}` : `${text}\n`);
-  }
-  return parts.join('');
+  return { xml, root };
 }
 
 // ---------------------------------------------------------------------------------------
 // The signature.
 
-const childrenNamed = (el: XmlElement, ns: string, local: string): XmlElement[] =>
-  el.children.filter((c): c is XmlElement => c.type === 'element' && c.ns === ns && c.local === local);
-const child = (el: XmlElement, local: string, where: string): XmlElement => {
+const childrenNamed = (el: Element, ns: string, local: string): Element[] =>
+  Array.from(el.childNodes).filter((c): c is Element => c.nodeType === ELEMENT && (c as Element).namespaceURI === ns && (c as Element).localName === local);
+const child = (el: Element, local: string, where: string): Element => {
   const c = childrenNamed(el, NS_DS, local)[0];
   if (!c) throw new SignatureError(`${where} is missing its ds:${local}`);
   return c;
 };
-const textOf = (el: XmlElement): string => el.children.map((c) => (c.type === 'text' ? c.value : c.type === 'element' ? textOf(c) : '')).join('');
-const attr = (el: XmlElement, name: string): string | undefined => el.attrs.find((a) => a.name === name)?.value;
-
-function* elements(el: XmlElement): Generator<XmlElement> {
-  yield el;
-  for (const c of el.children) if (c.type === 'element') yield* elements(c);
-}
-
-function byId(doc: XmlDocument, id: string): XmlElement {
-  const found = [...elements(doc.root)].filter((e) => e.attrs.some((a) => (a.name === 'Id' || a.name === 'ID' || a.name === 'id') && a.value === id));
-  if (found.length !== 1) throw new SignatureError(found.length === 0 ? `no element with Id ${id}` : `more than one element with Id ${id}`);
-  return found[0]!;
-}
-
-function c14nOf(algorithm: string | undefined, method: XmlElement | undefined): Omit<C14nOptions, 'omit'> {
-  const prefixes = new Set<string>();
-  if (method) {
-    for (const inc of method.children) {
-      if (inc.type === 'element' && inc.local === 'InclusiveNamespaces') {
-        for (const p of (attr(inc, 'PrefixList') ?? '').split(/\s+/)) if (p) prefixes.add(p);
-      }
-    }
-  }
-  switch (algorithm) {
-    case C14N: return { exclusive: false, comments: false, inclusivePrefixes: prefixes };
-    case C14N_COMMENTS: return { exclusive: false, comments: true, inclusivePrefixes: prefixes };
-    case EXC_C14N: return { exclusive: true, comments: false, inclusivePrefixes: prefixes };
-    case EXC_C14N_COMMENTS: return { exclusive: true, comments: true, inclusivePrefixes: prefixes };
-    default: throw new SignatureError(`unsupported canonicalization ${algorithm ?? '(none)'}`);
-  }
-}
+const attr = (el: Element, name: string): string | undefined => (el.hasAttribute(name) ? el.getAttribute(name)! : undefined);
 
 const base64 = (s: string): Buffer => {
   const clean = s.replace(/\s+/g, '');
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(clean)) throw new SignatureError('a base64 value is not base64');
   return Buffer.from(clean, 'base64');
 };
+
+/** The element a `#id` reference names, found the way xml-crypto finds it (an Id, ID or id attribute, any prefix), exactly once. */
+function byId(root: Element, id: string): Element {
+  const found = [...elements(root)].filter((e) => Array.from(e.attributes).some((a) => ['Id', 'ID', 'id'].includes(a.localName) && a.value === id));
+  if (found.length !== 1) throw new SignatureError(found.length === 0 ? `no element with Id ${id}` : `more than one element with Id ${id}`);
+  return found[0]!;
+}
 
 export interface VerifyOptions {
   /** Trust anchors (PEM, one or more certificates). None: any certificate whose key verifies. */
@@ -417,7 +227,12 @@ export function pemCertificates(pem: string): crypto.X509Certificate[] {
 const validAt = (c: crypto.X509Certificate, now: Date) => new Date(c.validFrom) <= now && now <= new Date(c.validTo);
 
 function checkTrust(leaf: crypto.X509Certificate, carried: crypto.X509Certificate[], anchorsPem: string, now: Date): void {
-  const anchors = pemCertificates(anchorsPem);
+  let anchors: crypto.X509Certificate[];
+  try {
+    anchors = pemCertificates(anchorsPem);
+  } catch {
+    throw new SignatureError('a trusted certificate cannot be read');
+  }
   if (anchors.length === 0) throw new SignatureError('no trusted certificate configured');
   const issuedBy = (c: crypto.X509Certificate, issuer: crypto.X509Certificate) => c.checkIssued(issuer) && c.verify(issuer.publicKey);
   // The path: the leaf itself trusted, issued by an anchor, or through one carried intermediate.
@@ -440,6 +255,19 @@ function checkTrust(leaf: crypto.X509Certificate, carried: crypto.X509Certificat
   if (path.slice(1).some((c) => !validAt(c, now))) throw new SignatureError('a certificate of the signing path is expired or not yet valid');
 }
 
+/** The certificates of `ds:KeyInfo/ds:X509Data`, the signing one first. */
+function keyInfoCertificates(sig: Element): crypto.X509Certificate[] {
+  const keyInfo = child(sig, 'KeyInfo', 'ds:Signature');
+  const certs = childrenNamed(keyInfo, NS_DS, 'X509Data').flatMap((d) => childrenNamed(d, NS_DS, 'X509Certificate'));
+  if (certs.length === 0) throw new SignatureError('ds:KeyInfo carries no X509Certificate');
+  try {
+    return certs.map((c) => new crypto.X509Certificate(base64(c.textContent ?? '')));
+  } catch (e) {
+    if (e instanceof SignatureError) throw e;
+    throw new SignatureError('an X509Certificate of ds:KeyInfo cannot be read');
+  }
+}
+
 /**
  * Verifies the enveloped signature of `doc` (exactly one `ds:Signature` child of its
  * root). Throws a `SignatureError` saying what failed.
@@ -449,62 +277,68 @@ export function verifyEnvelopedSignature(doc: XmlDocument, opts: VerifyOptions):
   if (sigs.length !== 1) throw new SignatureError(sigs.length === 0 ? 'the document has no enveloped ds:Signature' : 'the document has more than one ds:Signature');
   const sig = sigs[0]!;
   const signedInfo = child(sig, 'SignedInfo', 'ds:Signature');
-  const c14nMethod = child(signedInfo, 'CanonicalizationMethod', 'ds:SignedInfo');
+  const c14nMethod = attr(child(signedInfo, 'CanonicalizationMethod', 'ds:SignedInfo'), 'Algorithm');
+  if (c14nMethod === undefined || !CANONICALIZATIONS.has(c14nMethod)) throw new SignatureError(`unsupported canonicalization ${c14nMethod ?? '(none)'}`);
   const sigMethod = attr(child(signedInfo, 'SignatureMethod', 'ds:SignedInfo'), 'Algorithm') ?? '';
   const algo = SIGNATURES[sigMethod];
   if (!algo) throw new SignatureError(`unsupported signature method ${sigMethod}`);
   const refs = childrenNamed(signedInfo, NS_DS, 'Reference');
   if (refs.length === 0) throw new SignatureError('ds:SignedInfo has no ds:Reference');
 
+  // What xml-crypto is allowed to compute: read here first.
   let coversDocument = false;
-  refs.forEach((ref, n) => {
+  const read = refs.map((ref, n) => {
     const uri = attr(ref, 'URI');
     const where = `Reference ${n + 1}${uri !== undefined ? ` (URI="${uri}")` : ''}`;
-    let target: XmlElement;
-    if (uri === '') target = doc.root;
-    else if (uri !== undefined && /^#[^\s#]+$/.test(uri) && !uri.startsWith('#xpointer(')) target = byId(doc, uri.slice(1));
+    if (uri === '') {
+      // the root
+    } else if (uri !== undefined && /^#[^\s#'"]+$/.test(uri) && !uri.startsWith('#xpointer(')) byId(doc.root, uri.slice(1));
     else throw new SignatureError(`${where}: only same-document references are supported`);
-    let enveloped = false;
-    let c14n: Omit<C14nOptions, 'omit'> = { exclusive: false, comments: false, inclusivePrefixes: new Set() };
-    const transforms = childrenNamed(ref, NS_DS, 'Transforms')[0];
-    for (const t of transforms ? childrenNamed(transforms, NS_DS, 'Transform') : []) {
-      const a = attr(t, 'Algorithm');
-      if (a === ENVELOPED) enveloped = true;
-      else c14n = c14nOf(a, t);
-    }
+    const transforms = childrenNamed(ref, NS_DS, 'Transforms').flatMap((t) => childrenNamed(t, NS_DS, 'Transform')).map((t) => attr(t, 'Algorithm') ?? '');
+    for (const t of transforms) if (t !== ENVELOPED && !CANONICALIZATIONS.has(t)) throw new SignatureError(`unsupported canonicalization ${t || '(none)'}`);
     const digestAlg = attr(child(ref, 'DigestMethod', where), 'Algorithm') ?? '';
-    const hash = DIGESTS[digestAlg];
-    if (!hash) throw new SignatureError(`${where}: unsupported digest method ${digestAlg}`);
-    // The enveloped transform removes this signature wherever it sits in the target (if at all).
-    const omit = enveloped ? sig : undefined;
-    const bytes = uri === '' ? canonicalizeDocument(doc, { ...c14n, comments: false, omit }) : canonicalize(target, { ...c14n, omit });
-    const digest = crypto.createHash(hash).update(bytes, 'utf8').digest();
-    const expected = base64(textOf(child(ref, 'DigestValue', where)));
-    if (expected.length !== digest.length || !crypto.timingSafeEqual(expected, digest)) throw new SignatureError(`${where}: the digest does not match (the content was altered)`);
-    if (uri === '' && enveloped) coversDocument = true;
+    if (!DIGESTS[digestAlg]) throw new SignatureError(`${where}: unsupported digest method ${digestAlg}`);
+    base64(child(ref, 'DigestValue', where).textContent ?? '');
+    if (uri === '' && transforms.includes(ENVELOPED)) coversDocument = true;
+    return { uri, where, transforms };
   });
   if (!coversDocument) throw new SignatureError('no reference covers the whole document (URI="" with the enveloped-signature transform)');
 
-  const keyInfo = child(sig, 'KeyInfo', 'ds:Signature');
-  const certs = childrenNamed(keyInfo, NS_DS, 'X509Data').flatMap((d) => childrenNamed(d, NS_DS, 'X509Certificate'));
-  if (certs.length === 0) throw new SignatureError('ds:KeyInfo carries no X509Certificate');
-  let chain: crypto.X509Certificate[];
-  try {
-    chain = certs.map((c) => new crypto.X509Certificate(base64(textOf(c))));
-  } catch (e) {
-    if (e instanceof SignatureError) throw e;
-    throw new SignatureError('an X509Certificate of ds:KeyInfo cannot be read');
-  }
-  const leaf = chain[0]!;
-  const signedBytes = canonicalize(signedInfo, { ...c14nOf(attr(c14nMethod, 'Algorithm'), c14nMethod), omit: undefined });
-  const value = base64(textOf(child(sig, 'SignatureValue', 'ds:Signature')));
+  // xml-crypto asks for the key once every reference verified: the certificate of our
+  // ds:KeyInfo, whatever else KeyInfo carries.
+  let chain: crypto.X509Certificate[] | undefined;
+  const key = (): string => {
+    chain = keyInfoCertificates(sig);
+    if (chain[0]!.publicKey.asymmetricKeyType !== (algo.ec ? 'ec' : 'rsa')) throw new SignatureError(`the key of the certificate of ds:KeyInfo does not fit the signature method ${sigMethod}`);
+    base64(child(sig, 'SignatureValue', 'ds:Signature').textContent ?? '');
+    return chain[0]!.toString();
+  };
+  const sx = signedXml(key);
   let ok: boolean;
   try {
-    ok = crypto.verify(algo.hash, Buffer.from(signedBytes, 'utf8'), algo.ec ? { key: leaf.publicKey, dsaEncoding: 'ieee-p1363' } : leaf.publicKey, value);
-  } catch {
-    ok = false;
+    sx.loadSignature(sig);
+    // xml-crypto finds these by local name anywhere in the signature: the ones read above.
+    if (sx.canonicalizationAlgorithm !== c14nMethod || sx.signatureAlgorithm !== sigMethod) throw new SignatureError('the signature cannot be verified: ds:SignedInfo is not where it should be');
+    ok = sx.checkSignature(doc.xml);
+  } catch (e) {
+    if (e instanceof SignatureError) throw e;
+    const message = e instanceof Error ? e.message : String(e);
+    if (message.startsWith('invalid signature: the signature value')) throw new SignatureError('the signature value does not verify with the certificate of ds:KeyInfo');
+    throw new SignatureError(`the signature cannot be verified: ${message}`);
   }
-  if (!ok) throw new SignatureError('the signature value does not verify with the certificate of ds:KeyInfo');
+  const checked = sx.getReferences();
+  if (!ok) {
+    const n = checked.findIndex((r) => r.validationError);
+    const where = read[n]?.where ?? 'a reference';
+    const message = checked[n]?.validationError?.message ?? '';
+    throw new SignatureError(/calculated digest/.test(message) || n === -1 ? `${where}: the digest does not match (the content was altered)` : `${where}: ${message}`);
+  }
+  // The references verified are the ones read above (same count, URIs and transforms).
+  const same =
+    checked.length === read.length &&
+    checked.every((r, n) => (r.uri ?? '') === (read[n]!.uri ?? '') && read[n]!.transforms.every((t, i) => r.transforms[i] === t));
+  if (!same || !chain) throw new SignatureError('the signature cannot be verified: the references checked are not the ones read');
+  const leaf = chain[0]!;
   if (opts.trustedCa !== undefined) checkTrust(leaf, chain.slice(1), opts.trustedCa, opts.now);
   return { certificate: leaf, trusted: opts.trustedCa !== undefined };
 }
