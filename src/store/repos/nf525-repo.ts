@@ -1,6 +1,6 @@
 /**
- * France NF525: what the closure run and the inspectors' lists read (src/countries/fr-nf525/
- * closures). Closures and JET entries are fiscal records of their own chains (kinds
+ * France NF525: what the closure run and the inspectors' lists read (the French plug-in's
+ * closures folder). Closures and JET entries are fiscal records of their own chains (kinds
  * `closure`, `journal`); a register's records are those of its record chain, whose
  * environment is their transaction's.
  */

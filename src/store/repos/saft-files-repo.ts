@@ -2,7 +2,7 @@ import type { Queryable } from '../db.ts';
 import { isUniqueViolation } from '../db.ts';
 
 /**
- * Portugal's monthly SAF-T (PT) files (migration 0021; countries/pt-saft/month-file.ts):
+ * Portugal's monthly SAF-T (PT) files (migration 0021; the Portuguese plug-in's month file):
  * one per location, environment and Lisbon calendar month, written once when the month
  * is produced and never changed; and the reads that produce them (the month's stored
  * records with their transactions).
