@@ -266,6 +266,21 @@ export interface LocationFile {
    * the store and sign with the location's key (deps); never the clock but `deps.clock`.
    */
   produce(deps: LocationFileDeps, input: LocationFileInput): Promise<LocationFileBody>;
+  /**
+   * One item of a listed file, downloaded by its id: `GET /v1/locations/{id}/<path>/{item_id}`
+   * (e.g. France's `archives/{archive_id}`). `produce` throws a 404 `ApiError` for an
+   * unknown id; the body may be binary, with its own headers (`Content-Disposition`).
+   */
+  item?: LocationFileItem | undefined;
+}
+
+/** A listed file's item, downloaded by its id (`LocationFile.item`). */
+export interface LocationFileItem {
+  /** The item's content type, e.g. `application/json` (headers may refine it per item). */
+  contentType: string;
+  /** One line for the API reference. */
+  summary: string;
+  produce(deps: LocationFileDeps, input: LocationFileInput & { itemId: string }): Promise<LocationFileBody>;
 }
 
 /** What `LocationFile.produce` is asked for. */

@@ -79,6 +79,22 @@ export function createLocationFileService(deps: LocationFileServiceDeps) {
       const out = await entry.file.produce(deps, { location, ...input, environment: auth.environment });
       return { ...out, contentType: entry.file.contentType };
     },
+
+    /**
+     * One item of a listed file by its id (`LocationFile.item`): the same location checks;
+     * a system without items at this path, or an unknown id (the plug-in's 404): 404.
+     */
+    async produceItem(auth: AuthContext, locationId: string, path: string, itemId: string): Promise<LocationFileBody & { contentType: string }> {
+      const offered = byPath.get(path) ?? [];
+      const row = await locationsRepo.get(deps.db, auth.accountId, locationId);
+      if (!row) throw notFound('location not found');
+      const entry = offered.find((o) => o.system === row.system);
+      const item = entry?.file.item;
+      if (!item) throw notFound(`this location's fiscal system (${row.system ?? 'none'}) has no ${path} file`);
+      const location = deps.locations.toFiscal(row);
+      const out = await item.produce(deps, { location, value: '', environment: auth.environment, itemId });
+      return { ...out, contentType: item.contentType };
+    },
   };
 }
 

@@ -4,7 +4,8 @@
  * (`success` at creation); nothing is sent per transaction. build.ts builds them,
  * record.ts says exactly what is signed, totals.ts carries the grand totals along the
  * chain, verify.ts checks a run of records. closures/: the `france/closures` processor,
- * the closures and the JET (signed, chained), their inspector lists. Archives: a later step.
+ * the closures and the JET (signed, chained), their inspector lists, and the archives of
+ * each closed month and year (archive.ts, closures/archives.ts; archive-verify.ts checks one).
  */
 import type { FiscalSystem } from '../types.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
@@ -14,6 +15,7 @@ import { validateNf525Transaction } from './metadata.ts';
 import { buildNf525 } from './build.ts';
 import { nf525Sandbox } from './sandbox.ts';
 import { NF525_CODES } from './codes.ts';
+import { ARCHIVES_FILE } from './closures/archives.ts';
 import { CLOSURES_FILE, JET_FILE } from './closures/files.ts';
 import { createClosuresProcessor, journalSoftwareStart } from './closures/processor.ts';
 
@@ -44,7 +46,8 @@ export const nf525: FiscalSystem<'fr-nf525', 'FR'> = {
   errorTranslations: true,
   // Daily, monthly and annual closures (closures/processor.ts), journaled in the JET.
   processors: (deps) => [createClosuresProcessor(deps)],
-  locationFiles: [CLOSURES_FILE, JET_FILE],
+  // The inspectors' files: closures, the JET, and the signed archives (one per closed month and year).
+  locationFiles: [CLOSURES_FILE, JET_FILE, ARCHIVES_FILE],
   // The JET journals the software's start: the first record a process signs for a register.
   afterFirstRecord: journalSoftwareStart,
 };

@@ -74,6 +74,35 @@ export const nf525Repo = {
     return { rows: res.rows.map((r) => ({ id: r.id, seq: Number(r.seq), body: r.body, created_at: new Date(r.created_at) })), total };
   },
 
+  /**
+   * A chain's entries with seq in [fromSeq, toSeq], in chain order, with the environment of
+   * their transaction (null for entries without one: closures, JET): what an archive holds.
+   */
+  async range(q: Queryable, chainKey: string, fromSeq: number, toSeq: number): Promise<Array<ChainEntryRow & { environment: string | null }>> {
+    const res = await q.query<{ id: string; seq: string | number; body: string; created_at: Date; environment: string | null }>(
+      `SELECT f.id, f.seq, f.body, f.created_at, t.environment FROM fiscal_records f LEFT JOIN transactions t ON t.id = f.transaction_id
+       WHERE f.chain_key = $1 AND f.seq >= $2 AND f.seq <= $3 ORDER BY f.seq`, [chainKey, fromSeq, toSeq]);
+    return res.rows.map((r) => ({ id: r.id, seq: Number(r.seq), body: r.body, created_at: new Date(r.created_at), environment: r.environment }));
+  },
+
+  /** A chain's entry at `seq`, if any. */
+  async at(q: Queryable, chainKey: string, seq: number): Promise<ChainEntryRow | undefined> {
+    const r = (await q.query<{ id: string; seq: string | number; body: string; created_at: Date }>(
+      'SELECT id, seq, body, created_at FROM fiscal_records WHERE chain_key = $1 AND seq = $2', [chainKey, seq])).rows[0];
+    return r ? { id: r.id, seq: Number(r.seq), body: r.body, created_at: new Date(r.created_at) } : undefined;
+  },
+
+  /**
+   * The JET entries of one event (France's archives: event `archive`), newest first; the
+   * event name is read from the stored JSON body (`"event": "<name>"`, as jet.ts writes it).
+   */
+  async events(q: Queryable, chainKey: string, event: string): Promise<ChainEntryRow[]> {
+    const res = await q.query<{ id: string; seq: string | number; body: string; created_at: Date }>(
+      `SELECT id, seq, body, created_at FROM fiscal_records WHERE chain_key = $1 AND kind = 'journal' AND body LIKE $2 ORDER BY seq DESC`,
+      [chainKey, `%"event": ${JSON.stringify(event)},%`]);
+    return res.rows.map((r) => ({ id: r.id, seq: Number(r.seq), body: r.body, created_at: new Date(r.created_at) }));
+  },
+
   /** The account's locations of the system (deleted ones too: their records still close). */
   async locationIds(q: Queryable, accountId: string, system: string): Promise<string[]> {
     const res = await q.query<{ id: string }>('SELECT id FROM locations WHERE account_id = $1 AND system = $2 ORDER BY created_at, id', [accountId, system]);

@@ -15,7 +15,13 @@
  *                          `signature` (journaled after the closure, in closure order;
  *                          one missed by a process that died is journaled by the next run:
  *                          the JET head's linkData keeps the last closure journaled)
- *   `50` archive           an archive was produced (reserved for the archives step)
+ *   `50` archive           an archive of a closed period was produced (archive.ts): details
+ *                          `archive_id`, `kind`, `period`, `closure` (number), `closure_seq`,
+ *                          `created_at`, the seq ranges it holds (`records_first_seq`,
+ *                          `records_last_seq`, `closures_first_seq`, `closures_last_seq`,
+ *                          `jet_first_seq`, `jet_last_seq`), `manifest_sha256` and the
+ *                          manifest's `signature` (the JET head's linkData keeps the last
+ *                          closure archived: `archive_closure_seq`)
  *   `60` export            a file was read by an inspector; details: `file`, `limit`,
  *                          `offset`, `count`
  *   `90` closure_error     a closure run failed for the register; details: `message`
@@ -104,6 +110,8 @@ export interface JetInput {
   onlyIf?: ((linkData: Readonly<Record<string, string>> | null) => void) | undefined;
   /** A `closure` event: the closure's seq in its chain (the JET head remembers the last journaled). */
   closureSeq?: number | undefined;
+  /** An `archive` event: the seq of the closure archived (the JET head remembers the last). */
+  archiveClosureSeq?: number | undefined;
 }
 
 export function buildJet(input: JetInput, link: ChainLink, now: Date): { entry: Nf525JetEntry; linkData: Record<string, string> } {
@@ -125,10 +133,11 @@ export function buildJet(input: JetInput, link: ChainLink, now: Date): { entry: 
     format: JET_FORMAT, version: JET_VERSION, ...unsigned, software: input.software,
     signature: { algorithm: SIGNATURE_ALGORITHM, key_id: input.key.keyId, previous, value },
   };
-  // The head remembers the last software version journaled, and the last closure.
+  // The head remembers the last software version journaled, the last closure, and the last closure archived.
   const version = input.event === 'software_version' ? input.software.version : (previousLink?.software_version ?? '');
   const closureSeq = input.event === 'closure' && input.closureSeq !== undefined ? String(input.closureSeq) : (previousLink?.closure_seq ?? '0');
-  return { entry, linkData: { software_version: version, closure_seq: closureSeq } };
+  const archiveSeq = input.event === 'archive' && input.archiveClosureSeq !== undefined ? String(input.archiveClosureSeq) : previousLink?.archive_closure_seq;
+  return { entry, linkData: { software_version: version, closure_seq: closureSeq, ...(archiveSeq !== undefined ? { archive_closure_seq: archiveSeq } : {}) } };
 }
 
 export function jetEntry(input: JetInput): LedgerEntry {

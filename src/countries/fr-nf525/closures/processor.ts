@@ -35,6 +35,7 @@ import {
   ClosureConflict, NF525_SYSTEM, closureChainKey, closureEntry, readClosureState, sumVat, type ClosureContent, type Nf525Closure,
 } from './closure.ts';
 import { JetSkipped, jetChainKey, jetEntry, type JetEvent } from './jet.ts';
+import { archiveClosure } from './archives.ts';
 import { nextClosure, parisInstant, parisToday, periodRange, type DueClosure } from './periods.ts';
 
 export const FRANCE_CLOSURES = 'france/closures';
@@ -81,7 +82,10 @@ export function closuresContent(closures: readonly Nf525Closure[]): ClosureConte
 }
 
 export interface JetWriter {
-  /** Journals an event; answers false when the entry was refused by its own condition (`onlyIf`). */
+  /**
+   * Journals an event; answers false when the entry was refused by its own condition (`onlyIf`).
+   * `closureSeq`: the closure a `closure` event journals, or an `archive` event archives.
+   */
   (event: JetEvent, details: Record<string, string>, onlyIf?: (linkData: Readonly<Record<string, string>> | null) => void, closureSeq?: number): Promise<boolean>;
 }
 
@@ -91,7 +95,8 @@ export function jetWriter(deps: Pick<ProcessorDeps, 'ledger' | 'software'>, s: {
     try {
       await deps.ledger.append(jetEntry({
         accountId: s.accountId, locationId: s.location.id, registerId: registerIdOf(s.location), environment: s.environment,
-        event, details, key: s.key, software: { name: deps.software.name, version: deps.software.version }, onlyIf, closureSeq,
+        event, details, key: s.key, software: { name: deps.software.name, version: deps.software.version }, onlyIf,
+        closureSeq: event === 'closure' ? closureSeq : undefined, archiveClosureSeq: event === 'archive' ? closureSeq : undefined,
       }));
       return true;
     } catch (err) {
@@ -179,8 +184,27 @@ export function createClosuresProcessor(deps: ProcessorDeps): BatchProcessor {
         }
       }
     };
+    /**
+     * Archives the monthly and annual closures journaled but not archived yet, in closure
+     * order (archives.ts): the one just journaled, or those a dying process left out.
+     */
+    const archiveClosures = async (): Promise<void> => {
+      for (;;) {
+        const link = (await nf525Repo.head(deps.db, jetChainKey(locationId, env)))?.link;
+        const archived = Number(link?.archive_closure_seq ?? '0');
+        const journaled = Number(link?.closure_seq ?? '0');
+        const next = (await nf525Repo.entriesAfter(deps.db, closureChainKey(locationId, env), Number.isSafeInteger(archived) ? archived : 0, MAX_CLOSURES_PER_RUN * 2))
+          .map((r) => JSON.parse(r.body) as Nf525Closure)
+          .find((c) => c.kind !== 'daily' && c.seq <= journaled);
+        if (next === undefined) return;
+        const w = await signer();
+        const made = await archiveClosure(deps, { locationId, registerId, environment: env, key: w.key, closure: next, jet: w.jet });
+        if (made) deps.log.info({ processor: FRANCE_CLOSURES, locationId, environment: env, kind: next.kind, period: next.period }, 'nf525 archive signed');
+      }
+    };
     try {
       await journalClosures();
+      await archiveClosures();
       for (let n = 0; n < MAX_CLOSURES_PER_RUN; n++) {
         const head = await nf525Repo.head(deps.db, closureChainKey(locationId, env));
         const state = readClosureState(head?.link);
@@ -215,6 +239,7 @@ export function createClosuresProcessor(deps: ProcessorDeps): BatchProcessor {
           registration_number: closure.number, answer: 'signed',
         });
         await journalClosures();
+        await archiveClosures();
         deps.log.info({ processor: FRANCE_CLOSURES, locationId, environment: env, kind: closure.kind, period: closure.period, number: closure.number }, 'nf525 closure signed');
       }
     } catch (err) {

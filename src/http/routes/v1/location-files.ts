@@ -50,5 +50,30 @@ export function locationFileRoutes(app: FastifyInstance, s: { locationFiles: Loc
       for (const [k, v] of Object.entries(out.headers ?? {})) reply.header(k, v);
       return reply.header('content-type', out.contentType).send(out.body);
     });
+
+    // A listed file whose items download by id (e.g. `archives/{archive_id}`).
+    const items = files.flatMap((f) => (f.item ? [f.item] : []));
+    if (items.length === 0) continue;
+    app.get(`/v1/locations/:id/${path}/:item_id`, {
+      config: { permission: 'locations:read' },
+      schema: {
+        tags, security,
+        params: Type.Object({ id: Type.String(), item_id: Type.String({ maxLength: 200 }) }),
+        summary: items.map((f) => f.summary).join(' / '),
+        response: {
+          200: {
+            description: `the item (${[...new Set(items.map((f) => f.contentType))].join(', ')}), with a Content-Disposition file name`,
+            content: Object.fromEntries(items.map((f) => [f.contentType.split(';')[0]!, { schema: { type: 'string' } }])),
+          },
+          404: ErrorBody, ...authErrors,
+        },
+      },
+    }, async (req, reply) => {
+      const p = req.params as { id: string; item_id: string };
+      const out = await s.locationFiles.produceItem(authOf(req), p.id, path, p.item_id);
+      reply.header('content-type', out.contentType);
+      for (const [k, v] of Object.entries(out.headers ?? {})) reply.header(k, v);
+      return reply.send(out.body);
+    });
   }
 }
