@@ -82,7 +82,7 @@ async function assemble(q: Queryable, s: { locationId: string; environment: 'tes
   const seqs = (docs: unknown[]) => docs.map((d) => ({ seq: (d as { seq: number }).seq }));
   const meta: Omit<Nf525ArchiveManifest, 'files'> = {
     format: MANIFEST_FORMAT, version: ARCHIVE_VERSION, archive_id: s.d.archive_id, register_id: s.registerId, environment: s.environment,
-    kind: s.d.kind, period: s.d.period, created_at: s.d.created_at, software: s.software, key_id: s.keyId,
+    kind: s.d.kind, period: s.d.period, created_at: s.d.created_at, software: { name: s.software.name, version: s.software.version }, key_id: s.keyId,
     closure: { number: s.d.closure, seq: n(s.d.closure_seq), signature: s.closureSignature },
     records: { ...rangeOf(seqs(records.docs)), environment_count: records.docs.filter((r) => (r as { environment?: string }).environment === s.environment).length },
     closures: rangeOf(seqs(closures.docs)),
