@@ -25,9 +25,12 @@ describe('location files', () => {
     for (const offset of [-1, 10001, 'x']) expect(() => checkPage({ offset })).toThrow(new ValidationError('offset must be an integer between 0 and 10000'));
   });
 
-  it('one route per path the registered plug-ins offer (corrispettivi, closures, jet, saft)', () => {
+  it('one route per path the registered plug-ins offer (corrispettivi, closures, jet, archives, saft)', () => {
     const svc = createLocationFileService({ systems: SYSTEMS } as unknown as Parameters<typeof createLocationFileService>[0]);
-    expect(svc.paths().map((p) => p.path)).toEqual(['corrispettivi', 'closures', 'jet', 'saft']);
+    expect(svc.paths().map((p) => p.path)).toEqual(['corrispettivi', 'closures', 'jet', 'archives', 'saft']);
     expect(svc.paths().find((p) => p.path === 'closures')!.files[0]!.param).toEqual({ kind: 'page' });
+    // A listed file whose items download by id (`archives/{archive_id}`).
+    expect(svc.paths().find((p) => p.path === 'archives')!.files[0]!.item?.contentType).toBe('application/json');
+    expect(svc.paths().find((p) => p.path === 'closures')!.files[0]!.item).toBeUndefined();
   });
 });
