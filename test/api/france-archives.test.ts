@@ -40,6 +40,7 @@ function cli(bytes: Buffer | string, name: string): { status: number | null; std
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+type OkResult = Extract<ReturnType<typeof verifyNf525Archive>, { ok: true }>;
 type Container = { format: string; version: number; files: Array<{ name: string; content: string }> };
 
 /** The archive with one file's text rewritten. */
@@ -165,5 +166,36 @@ describe('france archives', () => {
     }
     expect((await a.request({ method: 'GET', url: `/v1/locations/${loc}/archives`, key: other.key })).statusCode).toBe(404);
     expect((await a.request({ method: 'GET', url: `/v1/locations/${loc}/archives/monthly-2026-02`, key: other.key })).statusCode).toBe(404);
+  });
+
+  it('the end of a fiscal year: the month\'s archive, then the year\'s (its closures), each once and each verifying', async () => {
+    const { key } = await a.signup();
+    const loc = await createLocation(a, key, 'fr-nf525');
+    for (const at of ['2026-11-20T10:00:00.000Z', '2026-12-05T10:00:00.000Z', '2026-12-31T15:00:00.000Z']) {
+      clock.set(at);
+      expect((await createTx(a, key, saleBody(loc))).statusCode).toBe(201);
+    }
+    clock.set('2027-01-01T01:00:00.000Z');
+    expect((await a.request({ method: 'POST', url: '/v1/admin/process-pending', key })).statusCode).toBe(200);
+    const page = (await a.request({ method: 'GET', url: `/v1/locations/${loc}/archives`, key })).json();
+    // Newest first: the year, December, November.
+    expect(page.data.map((x: { id: string }) => x.id)).toEqual(['annual-2026', 'monthly-2026-12', 'monthly-2026-11']);
+    const results = [];
+    for (const id of ['monthly-2026-11', 'monthly-2026-12', 'annual-2026']) {
+      const dl = await a.request({ method: 'GET', url: `/v1/locations/${loc}/archives/${id}`, key });
+      expect(dl.statusCode, dl.body).toBe(200);
+      results.push(verifyNf525Archive(dl.rawPayload));
+    }
+    expect(results.map((r) => (r.ok ? true : r.message))).toEqual([true, true, true]);
+    const [nov, dec, year] = results as [OkResult, OkResult, OkResult];
+    expect(nov.manifest).toMatchObject({ kind: 'monthly', records: { first_seq: 1, last_seq: 1 }, closures: { count: 2, first_seq: 1, last_seq: 2 } });
+    // December's closures start after November's monthly closure; its JET after November's archive.
+    expect(dec.manifest).toMatchObject({ kind: 'monthly', records: { first_seq: 2, last_seq: 3 }, closures: { count: 3, first_seq: 3, last_seq: 5 } });
+    expect(dec.manifest.jet.first_seq).toBe(nov.manifest.jet.last_seq! + 1);
+    // The year: every closure of it, and its records.
+    expect(year.manifest).toMatchObject({ kind: 'annual', period: '2026', records: { count: 3, first_seq: 1, last_seq: 3 }, closures: { count: 6, first_seq: 1, last_seq: 6 } });
+    clock.set('2027-01-02T01:00:00.000Z');
+    expect((await a.request({ method: 'POST', url: '/v1/admin/process-pending', key })).statusCode).toBe(200);
+    expect((await a.request({ method: 'GET', url: `/v1/locations/${loc}/archives`, key })).json()).toMatchObject({ total: 3 });
   });
 });

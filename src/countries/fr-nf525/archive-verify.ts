@@ -25,7 +25,7 @@ import { recordKeyId } from '../../crypto/record-key.ts';
 import { ARCHIVE_FILES, ARCHIVE_FORMAT, ARCHIVE_VERSION, MANIFEST_FORMAT, sha256Hex, type Nf525ArchiveManifest } from './archive.ts';
 import { verifyMessage, type Nf525Record } from './record.ts';
 import { verifyNf525Chain, type Nf525ChainVerification } from './verify.ts';
-import type { Nf525Closure } from './closures/closure.ts';
+import { closureMessage, type Nf525Closure } from './closures/closure.ts';
 import type { Nf525JetEntry } from './closures/jet.ts';
 import { verifyClosures, verifyJet } from './closures/verify.ts';
 
@@ -55,6 +55,21 @@ export function describeBreak(b: ArchiveBreak): string {
 const fail = (b: ArchiveBreak): Nf525ArchiveVerification => ({ ok: false, break: b, message: describeBreak(b) });
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The closure before the archive's first one: its own signature only (the period rules of
+ * `verifyClosures` need the closures before it, which a previous archive holds).
+ */
+function closureBeforeBreak(c: Nf525Closure, key: crypto.KeyObject, keyId: string): Nf525ArchiveVerification | null {
+  let ok = false;
+  try {
+    ok = c.signature?.key_id === keyId && verifyMessage(closureMessage(c), c.signature.value, key);
+  } catch {
+    ok = false;
+  }
+  if (ok) return null;
+  return fail({ check: 'closures', file: 'closures.json', seq: typeof c.seq === 'number' ? c.seq : null, documentNumber: typeof c.number === 'string' ? c.number : null, reason: 'the document before the archive: its signature does not verify' });
+}
 
 export function verifyNf525Archive(bytes: Buffer | Uint8Array | string, options: { expectedKeyId?: string } = {}): Nf525ArchiveVerification {
   // 1. The container.
@@ -134,7 +149,7 @@ export function verifyNf525Archive(bytes: Buffer | Uint8Array | string, options:
   const broken =
     (records.before ? chainBreak('records', 'records.json', verifyNf525Chain([records.before], key), true) : null)
     ?? chainBreak('records', 'records.json', verifyNf525Chain(records.docs, key, { before: records.before }), false)
-    ?? (closures.before ? chainBreak('closures', 'closures.json', verifyClosures([closures.before], key), true) : null)
+    ?? (closures.before ? closureBeforeBreak(closures.before, key, keyId) : null)
     ?? chainBreak('closures', 'closures.json', verifyClosures(closures.docs, key, { before: closures.before }), false)
     ?? (jet.before ? chainBreak('jet', 'jet.json', verifyJet([jet.before], key), true) : null)
     ?? chainBreak('jet', 'jet.json', verifyJet(jet.docs, key, { before: jet.before }), false);
