@@ -19,14 +19,17 @@ import { createLocation, createTx, saleBody } from '../support/transactions.ts';
  */
 
 let a: TestApp;
+let b: TestApp;
 let clock: ManualClock;
 let dir: string;
 beforeAll(async () => {
   clock = new ManualClock('2026-02-03T09:00:00.000Z');
   a = await startTestApp({ clock });
+  b = await startTestApp({ db: a.db, clock });
   dir = mkdtempSync(path.join(tmpdir(), 'nf525-archive-'));
 });
 afterAll(async () => {
+  await b?.close();
   await a?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
@@ -197,5 +200,24 @@ describe('france archives', () => {
     clock.set('2027-01-02T01:00:00.000Z');
     expect((await a.request({ method: 'POST', url: '/v1/admin/process-pending', key })).statusCode).toBe(200);
     expect((await a.request({ method: 'GET', url: `/v1/locations/${loc}/archives`, key })).json()).toMatchObject({ total: 3 });
+  });
+
+  it('two nodes racing: the month is archived once, and the archive verifies', async () => {
+    const { key } = await a.signup();
+    const loc = await createLocation(a, key, 'fr-nf525');
+    for (const at of ['2026-05-04T10:00:00.000Z', '2026-05-20T10:00:00.000Z']) {
+      clock.set(at);
+      expect((await createTx(a, key, saleBody(loc))).statusCode).toBe(201);
+    }
+    clock.set('2026-06-01T01:00:00.000Z');
+    const runs = await Promise.all([a, b].map((t) => t.request({ method: 'POST', url: '/v1/admin/process-pending', key })));
+    for (const r of runs) expect(r.statusCode, r.body).toBe(200);
+    const page = (await a.request({ method: 'GET', url: `/v1/locations/${loc}/archives`, key })).json();
+    expect(page.data.map((x: { id: string }) => x.id)).toEqual(['monthly-2026-05']);
+    const events = (await a.request({ method: 'GET', url: `/v1/locations/${loc}/jet?limit=100`, key })).json().data as Nf525JetEntry[];
+    expect(events.filter((e) => e.event === 'archive')).toHaveLength(1);
+    const dl = await b.request({ method: 'GET', url: `/v1/locations/${loc}/archives/monthly-2026-05`, key });
+    expect(dl.statusCode, dl.body).toBe(200);
+    expect(verifyNf525Archive(dl.rawPayload)).toMatchObject({ ok: true, manifest: { records: { count: 2 }, closures: { count: 3 } } });
   });
 });
