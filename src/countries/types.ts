@@ -267,7 +267,7 @@ export interface LocationFile {
    */
   produce(deps: LocationFileDeps, input: LocationFileInput): Promise<LocationFileBody>;
   /**
-   * One item of a listed file, downloaded by its id: `GET /v1/locations/{id}/<path>/{item_id}`
+   * One item of a listed file, downloaded by its id: `GET /v1/locations/{id}/<path>/{<idName>}`
    * (e.g. France's `archives/{archive_id}`). `produce` throws a 404 `ApiError` for an
    * unknown id; the body may be binary, with its own headers (`Content-Disposition`).
    */
@@ -276,6 +276,8 @@ export interface LocationFile {
 
 /** A listed file's item, downloaded by its id (`LocationFile.item`). */
 export interface LocationFileItem {
+  /** The path parameter's name, e.g. `archive_id` (`/v1/locations/{id}/archives/{archive_id}`); systems sharing a path share it. */
+  idName: string;
   /** The item's content type, e.g. `application/json` (headers may refine it per item). */
   contentType: string;
   /** One line for the API reference. */

@@ -169,6 +169,11 @@ describe('france archives', () => {
     }
     expect((await a.request({ method: 'GET', url: `/v1/locations/${loc}/archives`, key: other.key })).statusCode).toBe(404);
     expect((await a.request({ method: 'GET', url: `/v1/locations/${loc}/archives/monthly-2026-02`, key: other.key })).statusCode).toBe(404);
+    // A location whose system has no archives.
+    const es = await createLocation(a, key, 'es-verifactu');
+    const noArchives = await a.request({ method: 'GET', url: `/v1/locations/${es}/archives/monthly-2026-02`, key });
+    expect(noArchives.statusCode).toBe(404);
+    expect(noArchives.json().error).toMatch(/has no archives file/);
   });
 
   it('the end of a fiscal year: the month\'s archive, then the year\'s (its closures), each once and each verifying', async () => {

@@ -41,7 +41,7 @@ const ID_ROUTES: IdRoute[] = [
   { method: 'GET', path: '/v1/locations/:id/jet', kind: 'location', notFound: 'location not found' },
   { method: 'GET', path: '/v1/locations/:id/archives', kind: 'location', notFound: 'location not found' },
   // A listed file's item (the location is checked before the item id).
-  { method: 'GET', path: '/v1/locations/:id/archives/:item_id', kind: 'location', notFound: 'location not found' },
+  { method: 'GET', path: '/v1/locations/:id/archives/:archive_id', kind: 'location', notFound: 'location not found' },
   { method: 'GET', path: '/v1/locations/:id/saft', kind: 'location', notFound: 'location not found' },
   { method: 'DELETE', path: '/v1/api-keys/:id', kind: 'apiKey', notFound: 'API key not found' },
   { method: 'POST', path: '/v1/api-keys/:id/rotate', kind: 'apiKey', notFound: 'API key not found' },

@@ -27,7 +27,7 @@ describe('API reference', () => {
       ['/v1/certificates', 'post'], ['/v1/certificates', 'get'], ['/v1/certificates/{id}', 'delete'],
       ['/v1/admin/process-pending', 'post'], ['/v1/admin/batch-stats', 'get'], ['/v1/batch/schedule', 'get'],
       ['/v1/locations/{id}/corrispettivi', 'get'], ['/v1/locations/{id}/closures', 'get'], ['/v1/locations/{id}/jet', 'get'], ['/v1/locations/{id}/saft', 'get'],
-      ['/v1/locations/{id}/archives', 'get'], ['/v1/locations/{id}/archives/{item_id}', 'get'],
+      ['/v1/locations/{id}/archives', 'get'], ['/v1/locations/{id}/archives/{archive_id}', 'get'],
     ] as const) {
       expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
     }
@@ -36,8 +36,8 @@ describe('API reference', () => {
     expect(closures.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['limit', 'offset']));
     expect(closures.responses['200'].content['application/json'].schema.required).toEqual(['data', 'total', 'limit', 'offset']);
     // A listed file's item: downloaded by its id, a file with its content type.
-    const archive = doc.paths['/v1/locations/{id}/archives/{item_id}'].get;
-    expect(archive.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['id', 'item_id']));
+    const archive = doc.paths['/v1/locations/{id}/archives/{archive_id}'].get;
+    expect(archive.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['id', 'archive_id']));
     expect(Object.keys(archive.responses['200'].content)).toEqual(['application/json']);
     expect(archive.responses['404']).toBeDefined();
     const create = doc.paths['/v1/locations'].post;

@@ -155,6 +155,7 @@ export const ARCHIVES_FILE: LocationFile = {
     return { body: JSON.stringify({ data, total: all.length, limit, offset }) };
   },
   item: {
+    idName: 'archive_id',
     contentType: 'application/json',
     summary: 'France NF525: one signed archive (JSON container: manifest, its signature, the public key, the records, closures and JET of the period), verifiable offline (`npm run verify-archive`)',
     async produce(deps, input) {

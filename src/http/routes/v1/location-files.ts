@@ -54,11 +54,12 @@ export function locationFileRoutes(app: FastifyInstance, s: { locationFiles: Loc
     // A listed file whose items download by id (e.g. `archives/{archive_id}`).
     const items = files.flatMap((f) => (f.item ? [f.item] : []));
     if (items.length === 0) continue;
-    app.get(`/v1/locations/:id/${path}/:item_id`, {
+    const idName = items[0]!.idName;
+    app.get(`/v1/locations/:id/${path}/:${idName}`, {
       config: { permission: 'locations:read' },
       schema: {
         tags, security,
-        params: Type.Object({ id: Type.String(), item_id: Type.String({ maxLength: 200 }) }),
+        params: Type.Object({ id: Type.String(), [idName]: Type.String({ maxLength: 200 }) }),
         summary: items.map((f) => f.summary).join(' / '),
         response: {
           200: {
@@ -69,8 +70,8 @@ export function locationFileRoutes(app: FastifyInstance, s: { locationFiles: Loc
         },
       },
     }, async (req, reply) => {
-      const p = req.params as { id: string; item_id: string };
-      const out = await s.locationFiles.produceItem(authOf(req), p.id, path, p.item_id);
+      const p = req.params as Record<string, string>;
+      const out = await s.locationFiles.produceItem(authOf(req), p.id!, path, p[idName]!);
       reply.header('content-type', out.contentType);
       for (const [k, v] of Object.entries(out.headers ?? {})) reply.header(k, v);
       return reply.send(out.body);
