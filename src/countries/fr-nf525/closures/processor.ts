@@ -15,6 +15,8 @@
  * out; the JET head's linkData keeps the last closure journaled).
  * The closure's `build` refuses a closure that is not the chain's next one, so a period is
  * closed once whatever the races: a run that loses one reads the head again and goes on.
+ * After journaling, every monthly and annual closure not archived yet is archived
+ * (archives.ts: the period's signed archive, journaled as code 50, once per closure).
  * The first time a process closes for a register it journals the software version if the
  * JET has not got it yet (code 10); a failure journals a closure error (code 90).
  *
