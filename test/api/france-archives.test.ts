@@ -39,7 +39,7 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 function cli(bytes: Buffer | string, name: string): { status: number | null; stdout: string; stderr: string } {
   const file = path.join(dir, name);
   writeFileSync(file, bytes);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/verify-archive.ts', file], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/countries/fr-nf525/verify-archive-cli.ts', file], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../../cli/verify-archive.ts';
+import { main } from './verify-archive-cli.ts';
 import { FIXED_RECORD_PUBLIC_KEY_PATH, NOW, SOFTWARE, draft, fixedRecordKey, line, location } from '../shared/test-fixtures.ts';
 import type { BuildInput } from '../types.ts';
 import { ARCHIVE_FILES, MANIFEST_FORMAT, archiveBytes, contentFiles, manifestText, rangeOf } from './archive.ts';

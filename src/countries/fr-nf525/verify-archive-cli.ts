@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { verifyNf525Archive } from '../countries/fr-nf525/archive-verify.ts';
+import { verifyNf525Archive } from './archive-verify.ts';
 
 const HELP = `Usage: npm run verify-archive -- FILE [--key-id HEX]
 
