@@ -3,6 +3,7 @@ import { createMemoryLimiter } from '../../src/ratelimit/memory-limiter.ts';
 import type { RateLimiter } from '../../src/ratelimit/limiter.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { createLocation, createTx, saleBody } from '../support/transactions.ts';
+import { verifyNf525Chain } from '../../src/countries/fr-nf525/verify.ts';
 
 /**
  * 1,000 concurrent creates on one location, through two API nodes on one store: one
@@ -42,6 +43,11 @@ describe('chain under concurrency', () => {
     });
     expect(new Set(rows.map((r) => r.fingerprint)).size).toBe(1000);
     expect(new Set(rows.map((r) => r.transaction_id))).toEqual(new Set(answers.map((r) => r.json().id)));
+    // The NF525 chain itself, as an auditor checks it: every ECDSA signature, every link, the grand totals.
+    const bodies = (await a.db.query<{ body: string }>(
+      `SELECT r.body FROM fiscal_records r JOIN transactions t ON t.id = r.transaction_id WHERE t.location_id = $1 ORDER BY r.seq`, [loc])).rows;
+    const recordKey = (await a.db.query<{ public_key_pem: string }>('SELECT public_key_pem FROM record_keys WHERE location_id = $1', [loc])).rows[0]!;
+    expect(verifyNf525Chain(bodies.map((b) => b.body), recordKey.public_key_pem)).toMatchObject({ ok: true, count: 1000 });
   }, 120_000);
 });
 
