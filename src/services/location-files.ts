@@ -59,6 +59,19 @@ export function createLocationFileService(deps: LocationFileServiceDeps) {
     }
   }
 
+  /**
+   * The caller's location (404 when another account's, unknown or deleted) and what its
+   * system serves at `path`, picked from its file by `pick` (404 when it serves nothing).
+   */
+  async function locate<T>(auth: AuthContext, locationId: string, path: string, pick: (file: LocationFile) => T | undefined) {
+    const row = await locationsRepo.get(deps.db, auth.accountId, locationId);
+    if (!row) throw notFound('location not found');
+    const entry = (byPath.get(path) ?? []).find((o) => o.system === row.system);
+    const file = entry ? pick(entry.file) : undefined;
+    if (file === undefined) throw notFound(`this location's fiscal system (${row.system ?? 'none'}) has no ${path} file`);
+    return { file, location: deps.locations.toFiscal(row) };
+  }
+
   return {
     /** The distinct paths, with the first file's description (routes and API reference). */
     paths(): Array<{ path: string; files: LocationFile[] }> {
@@ -66,18 +79,13 @@ export function createLocationFileService(deps: LocationFileServiceDeps) {
     },
 
     async produce(auth: AuthContext, locationId: string, path: string, query: Record<string, unknown>): Promise<LocationFileBody & { contentType: string }> {
-      const offered = byPath.get(path) ?? [];
-      const row = await locationsRepo.get(deps.db, auth.accountId, locationId);
-      if (!row) throw notFound('location not found');
-      const entry = offered.find((o) => o.system === row.system);
-      if (!entry) throw notFound(`this location's fiscal system (${row.system ?? 'none'}) has no ${path} file`);
-      const param = entry.file.param;
+      const { file, location } = await locate(auth, locationId, path, (f) => f);
+      const param = file.param;
       const input = 'name' in param
         ? { value: checkParam(param, query[param.name]) }
         : { value: '', page: checkPage(query) };
-      const location = deps.locations.toFiscal(row);
-      const out = await entry.file.produce(deps, { location, ...input, environment: auth.environment });
-      return { ...out, contentType: entry.file.contentType };
+      const out = await file.produce(deps, { location, ...input, environment: auth.environment });
+      return { ...out, contentType: file.contentType };
     },
 
     /**
@@ -85,13 +93,7 @@ export function createLocationFileService(deps: LocationFileServiceDeps) {
      * a system without items at this path, or an unknown id (the plug-in's 404): 404.
      */
     async produceItem(auth: AuthContext, locationId: string, path: string, itemId: string): Promise<LocationFileBody & { contentType: string }> {
-      const offered = byPath.get(path) ?? [];
-      const row = await locationsRepo.get(deps.db, auth.accountId, locationId);
-      if (!row) throw notFound('location not found');
-      const entry = offered.find((o) => o.system === row.system);
-      const item = entry?.file.item;
-      if (!item) throw notFound(`this location's fiscal system (${row.system ?? 'none'}) has no ${path} file`);
-      const location = deps.locations.toFiscal(row);
+      const { file: item, location } = await locate(auth, locationId, path, (f) => f.item);
       const out = await item.produce(deps, { location, value: '', environment: auth.environment, itemId });
       return { ...out, contentType: item.contentType };
     },
