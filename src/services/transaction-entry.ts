@@ -4,7 +4,7 @@
  * records final at creation, its completion event. The ledger (src/ledger) decides how
  * and when it takes its place; this file only says what it is.
  */
-import type { FiscalSystem, LocationForFiscal, RecordKey, SigningKey, SoftwareIdentity, TransactionDraft } from '../countries/types.ts';
+import type { BuildInput, FiscalRecord, FiscalSystem, LocationForFiscal, RecordKey, SigningKey, SoftwareIdentity, TransactionDraft } from '../countries/types.ts';
 import { newId } from '../core/ids.ts';
 import type { BuiltEntry, LedgerEntry } from '../ledger/types.ts';
 import type { FiscalRecordRow } from '../store/repos/fiscal-records-repo.ts';
@@ -69,10 +69,8 @@ export function transactionEntry(p: TransactionAppend, deps: EntryDeps): LedgerE
   };
 }
 
-function build(p: TransactionAppend, deps: EntryDeps, link: Parameters<LedgerEntry['build']>[0], now: Date): BuiltEntry {
-  const status = p.system.initialStatus(p.location);
-  const final = statuses.isAccepted(status);
-  const record = p.system.build({
+function build(p: TransactionAppend, deps: EntryDeps, link: Parameters<LedgerEntry['build']>[0], now: Date): BuiltEntry | Promise<BuiltEntry> {
+  const input: BuildInput = {
     transactionId: p.id,
     kind: p.kind,
     tx: p.draft,
@@ -90,7 +88,15 @@ function build(p: TransactionAppend, deps: EntryDeps, link: Parameters<LedgerEnt
     software: deps.software,
     signingKey: p.signingKey,
     recordKey: p.recordKey,
-  });
+  };
+  const made = p.system.buildInPool ? p.system.buildInPool(input) : p.system.build(input);
+  // Most systems build synchronously: no promise, no tick, on their path.
+  return made instanceof Promise ? made.then((record) => entryOf(p, deps, record, now)) : entryOf(p, deps, made, now);
+}
+
+function entryOf(p: TransactionAppend, deps: EntryDeps, record: FiscalRecord, now: Date): BuiltEntry {
+  const status = p.system.initialStatus(p.location);
+  const final = statuses.isAccepted(status);
   const t: TransactionRow = {
     id: p.id,
     account_id: p.auth.accountId,

@@ -12,6 +12,7 @@
  * The fingerprint (what the next record signs as `previous`) is the signature itself.
  * verify.ts checks a run of records the way an auditor would.
  */
+import type { KeyObject } from 'node:crypto';
 import type { BuildInput, FiscalRecord, TransactionDraft, TransactionType } from '../types.ts';
 import { configString } from '../shared/config-fields.ts';
 import { localDate, localDateTimeWithOffset } from '../shared/dates.ts';
@@ -23,6 +24,7 @@ import {
   nf525Message,
   rateText,
   signMessage,
+  signMessageInPool,
   signatureExtract,
   type Nf525Operation,
   type Nf525Record,
@@ -57,7 +59,20 @@ export function vatTotals(tx: TransactionDraft, sign: 1 | -1): VatTotal[] {
     .map(([rate, t]) => ({ rate: rateText(rate), excl_tax: sign * t.excl + 0, tax: sign * t.tax + 0, incl_tax: sign * t.incl + 0 }));
 }
 
+/** The record signed on the event loop (tests, golden files, closures' own checks). */
 export function buildNf525(input: BuildInput): FiscalRecord {
+  const unsigned = prepareNf525(input);
+  return unsigned.finish(signMessage(unsigned.message, unsigned.privateKey));
+}
+
+/** The same record, its signature computed in libuv's thread pool (the create path: `buildInPool`). */
+export async function buildNf525InPool(input: BuildInput): Promise<FiscalRecord> {
+  const unsigned = prepareNf525(input);
+  return unsigned.finish(await signMessageInPool(unsigned.message, unsigned.privateKey));
+}
+
+/** Everything of the record but its signature: the message to sign, and how the signature completes the record. */
+function prepareNf525(input: BuildInput): { message: string; privateKey: KeyObject; finish: (value: string) => FiscalRecord } {
   const key = input.recordKey;
   if (key === undefined || key.kind !== 'ec-p256') {
     throw new Error('fr-nf525: no record key: NF525 records are signed with the location\'s ec-p256 record key (capabilities.recordKey)');
@@ -112,18 +127,19 @@ export function buildNf525(input: BuildInput): FiscalRecord {
   };
   const previous = input.chain.previous?.fingerprint ?? null;
   const message = nf525Message({ ...unsigned, signature: { key_id: key.keyId, previous } });
-  const value = signMessage(message, key.privateKey);
-  const record: Nf525Record = { ...unsigned, signature: { algorithm: SIGNATURE_ALGORITHM, key_id: key.keyId, previous, value } };
-
-  return {
-    body: `${JSON.stringify(record, null, 2)}\n`,
-    contentType: 'application/json',
-    fiscalId: number,
-    documentNumber: number,
-    fingerprint: value,
-    linkData: { ...otherEnvironmentLinkData(previousLink, env), ...totalsLinkData(env, after) },
-    qrData: null,
-    placeholder: false,
-    renderHints: [textHint('document_number', 'header', number), textHint('signature_extract', 'footer_bottom', signatureExtract(value))],
+  const finish = (value: string): FiscalRecord => {
+    const record: Nf525Record = { ...unsigned, signature: { algorithm: SIGNATURE_ALGORITHM, key_id: key.keyId, previous, value } };
+    return {
+      body: `${JSON.stringify(record, null, 2)}\n`,
+      contentType: 'application/json',
+      fiscalId: number,
+      documentNumber: number,
+      fingerprint: value,
+      linkData: { ...otherEnvironmentLinkData(previousLink, env), ...totalsLinkData(env, after) },
+      qrData: null,
+      placeholder: false,
+      renderHints: [textHint('document_number', 'header', number), textHint('signature_extract', 'footer_bottom', signatureExtract(value))],
+    };
   };
+  return { message, privateKey: key.privateKey, finish };
 }
