@@ -157,7 +157,7 @@ describe('verifyNf525Chain', () => {
   });
 
   it('a changed line (its detail is signed through its digest) breaks its signature', () => {
-    const tampered = bodies[0]!.replace('"description": "Coffee"', '"description": "Tea"');
+    const tampered = bodies[0]!.replace('"description":"Coffee"', '"description":"Tea"');
     expect(tampered).not.toBe(bodies[0]);
     expect(verifyNf525Chain([tampered], key.publicKey)).toMatchObject({ ok: false, break: { index: 0, reason: 'the signature does not verify over the record\'s data' } });
   });
@@ -175,7 +175,7 @@ describe('verifyNf525Chain', () => {
   });
 
   it('a changed amount breaks its own signature', () => {
-    const tampered = bodies[1]!.replace('"incl_tax": -1210', '"incl_tax": -1200');
+    const tampered = bodies[1]!.replace('"incl_tax":-1210', '"incl_tax":-1200');
     expect(tampered).not.toBe(bodies[1]);
     const v = verifyNf525Chain([bodies[0]!, tampered, bodies[2]!], key.publicKey);
     expect(v).toMatchObject({ ok: false, count: 1, break: { index: 1, seq: 2, reason: 'the signature does not verify over the record\'s data' } });

@@ -115,6 +115,8 @@ function opensslVerify(message: string, signature: string, name: string): { ok: 
 describe('NF525 golden records', () => {
   it.each(chain.map((c, i) => [c.file, i] as const))('%s matches its golden file (signature values masked)', (file, i) => {
     expectGolden(file, mask(chain[i]!.record.body));
+    // The same record indented, for a reader of the repository (not what is stored).
+    expectGolden(file.replace(/\.json$/, '.pretty.json'), `${JSON.stringify(JSON.parse(mask(chain[i]!.record.body)), null, 2)}\n`);
   });
 
   it('the signed messages match golden/messages.txt (signature values masked)', () => {
