@@ -4,6 +4,7 @@ import { NOW, TX_ID, draft, line, location, stored, submitCtx, validatedBuild } 
 import type { ChainLink, TransactionDraft } from '../types.ts';
 import { cancelInvoiceBody, nextAa } from './build.ts';
 import { myDataUid } from './uid.ts';
+import { HAVE_SCHEMAS, xsdValidate } from '../../../test/support/xml-tools.ts';
 
 const loc = location('gr-mydata');
 const greek = (over: Partial<TransactionDraft> = {}) =>
@@ -43,6 +44,20 @@ describe('gr-mydata build', () => {
     expect(record.body).toContain('<issuer><vatNumber>094259216</vatNumber><country>GR</country><branch>3</branch></issuer>');
     expect(record.fiscalId).toBe('ΑΛΠ-1');
     expect(record.fingerprint).toBe(myDataUid({ afm: '094259216', issueDate: '2026-01-15', branch: 3, invoiceType: '11.1', series: 'ΑΛΠ', aa: '1' }));
+  });
+
+  it('a services invoice 2.1 to a foreign business: named, with its address, classified E3_561_001 / category1_3 (TypeB); valid', () => {
+    const meta = {
+      invoice_type: '2.1', counterpart_vat_number: 'DE123456789', counterpart_country: 'DE', counterpart_name: 'Beispiel GmbH & Co',
+      counterpart_street: 'Unter den Linden', counterpart_number: '5', counterpart_postal_code: '10117', counterpart_city: 'Berlin',
+    };
+    const { record } = validatedBuild(myData, location('gr-mydata', { document_class: 'TypeB' }), greek({ metadata: meta }));
+    expect(record.body).toContain('<counterpart><vatNumber>DE123456789</vatNumber><country>DE</country><branch>0</branch><name>Beispiel GmbH &amp; Co</name><address><street>Unter den Linden</street><number>5</number><postalCode>10117</postalCode><city>Berlin</city></address></counterpart>');
+    expect(record.body).toContain('<icls:classificationType>E3_561_001</icls:classificationType><icls:classificationCategory>category1_3</icls:classificationCategory>');
+    if (HAVE_SCHEMAS) {
+      const v = xsdValidate(record.body, 'gr/mydata/v1.0.12/InvoicesDoc-v1.0.12.xsd');
+      expect(v.ok, v.output).toBe(true);
+    }
   });
 
   it('cancellation of a transmitted document: the CancelInvoice call by MARK (JSON, not a placeholder)', async () => {
