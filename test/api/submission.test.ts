@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { type SystemKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
-import { createLocation, createTx, getTx, saleBody, saleMetadata } from '../support/transactions.ts';
+import { createLocation, createTx, getTx, saleBody, saleLines, saleMetadata } from '../support/transactions.ts';
 
 /**
  * Submission in the background: failures, retries with backoff, dead letters, Greece's
@@ -22,7 +22,7 @@ async function fresh(system: SystemKey) {
   return { key, accountId, loc: await createLocation(t, key, system) };
 }
 const sale = (loc: string, system: SystemKey, outcome?: string) =>
-  saleBody(loc, { metadata: { ...(saleMetadata[system] ?? {}), ...(outcome ? { sandbox_outcome: outcome } : {}) } });
+  saleBody(loc, { ...saleLines[system], metadata: { ...(saleMetadata[system] ?? {}), ...(outcome ? { sandbox_outcome: outcome } : {}) } });
 
 async function events(txId: string): Promise<string[]> {
   const res = await t.db.query<{ type: string }>(`SELECT type FROM events WHERE data->>'transaction_id' = $1 ORDER BY created_at, type`, [txId]);

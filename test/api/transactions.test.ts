@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { locationBodies, RANDOM_UUID, type SystemKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
-import { createLocation, createTx, getTx, saleBody, saleMetadata } from '../support/transactions.ts';
+import { createLocation, createTx, getTx, saleBody, saleLines, saleMetadata } from '../support/transactions.ts';
 
 let t: TestApp;
 let clock: ManualClock;
@@ -19,7 +19,7 @@ async function fresh(system: SystemKey) {
 }
 
 const sale = (loc: string, system: SystemKey, over: Record<string, unknown> = {}) =>
-  saleBody(loc, { metadata: { ...(saleMetadata[system] ?? {}), ...((over.metadata as object) ?? {}) }, ...Object.fromEntries(Object.entries(over).filter(([k]) => k !== 'metadata')) });
+  saleBody(loc, { ...saleLines[system], metadata: { ...(saleMetadata[system] ?? {}), ...((over.metadata as object) ?? {}) }, ...Object.fromEntries(Object.entries(over).filter(([k]) => k !== 'metadata')) });
 
 describe('POST /v1/transactions', () => {
   it('France: signed locally, success at once (201), with the record and render hints', async () => {

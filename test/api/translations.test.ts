@@ -83,6 +83,14 @@ describe('POST /v1/translations/errors: the static catalog', () => {
       'Italy DC (retried automatically)', { error_code: '0429', country: 'IT', system: 'dc' },
       { system: 'dc', category: 'submission', retriable: true },
     ],
+    [
+      'Greece myDATA duplicate UID, no system', { error_code: '233', country: 'GR' },
+      { system: 'mydata', category: 'submission', severity: 'warning', retriable: false },
+    ],
+    [
+      'Greece myDATA totals', { error_code: '203', country: 'gr', system: 'mydata', error_message: "Gross value doesn't match" },
+      { system: 'mydata', category: 'validation', severity: 'error', retriable: false },
+    ],
   ])('%s', async (_name, body, expected) => {
     const res = await translate(withAi, body);
     expect(res.statusCode).toBe(200);
@@ -116,11 +124,11 @@ describe('POST /v1/translations/errors: input and permissions', () => {
     [{ error_code: '   ', country: 'ES' }, 'error_code is required'],
     [{ error_code: '1100' }, 'country is required'],
     [{ error_code: '1100', country: '' }, 'country is required'],
-    [{ error_code: '1100', country: 'PT' }, 'country must be ES, IT or FR'],
-    [{ error_code: '1100', country: 7 }, 'country must be ES, IT or FR'],
+    [{ error_code: '1100', country: 'PT' }, 'country must be ES, IT, FR or GR'],
+    [{ error_code: '1100', country: 7 }, 'country must be ES, IT, FR or GR'],
     [{ error_code: 1100, country: 'ES' }, 'error_code must be a string of at most 100 characters'],
     [{ error_code: 'x'.repeat(101), country: 'ES' }, 'error_code must be a string of at most 100 characters'],
-    [{ error_code: '1100', country: 'ES', system: 'lroe' }, 'system must be one of ticketbai, verifactu, sii, sdi, dc, nf525'],
+    [{ error_code: '1100', country: 'ES', system: 'lroe' }, 'system must be one of ticketbai, verifactu, sii, sdi, dc, nf525, mydata'],
     [{ error_code: '1100', country: 'ES', system: 'sdi' }, 'system must be one of ticketbai, verifactu, sii for country ES'],
     [{ error_code: '1100', country: 'FR', system: 'verifactu' }, 'system must be one of nf525 for country FR'],
     [{ error_code: '1100', country: 'ES', error_message: 5 }, 'error_message must be a string of at most 4000 characters'],

@@ -25,6 +25,22 @@ export const saleMetadata: Partial<Record<SystemKey, Record<string, unknown>>> =
   'es-sii': { simplified: true },
 };
 
+/**
+ * Lines each system needs instead of saleBody's (21 % and 10 %): myDATA has a VAT category
+ * for Greek rates only (13 % and 24 % here; same net amounts).
+ */
+export const saleLines: Partial<Record<SystemKey, Record<string, unknown>>> = {
+  'gr-mydata': {
+    items: [
+      { description: 'Μεζέδες', quantity: 1, unit_price: 1200, tax_rate: 13, tax_amount: 156, total_amount: 1356 },
+      { description: 'Κρασί', quantity: 2, unit_price: 300, tax_rate: 24, tax_amount: 144, total_amount: 744 },
+    ],
+    pretax_amount: 1800,
+    tax_amount: 300,
+    total_amount: 2100,
+  },
+};
+
 /** Location bodies, Portugal with the simplified-invoice series too. */
 export function locationBody(system: SystemKey): Record<string, unknown> {
   if (system === 'pt-saft') {

@@ -30,7 +30,7 @@ export const myData: FiscalSystem<'gr-mydata', 'GR'> = {
   secretConfigFields: GREECE_SECRET_FIELDS,
   certificateFields: [],
   validateTransaction: validateMyDataTransaction,
-  // Documents are numbered (aa) per series.
+  // Documents are numbered (aa) per series, restarting each year (build.ts nextAa).
   chainKey: ({ location, tx }) => chainKeyOf('gr-mydata', location.id, seriesOf(tx, location)),
   initialStatus: () => 'pending',
   build: buildMyData,
@@ -39,4 +39,6 @@ export const myData: FiscalSystem<'gr-mydata', 'GR'> = {
   statuses: MYDATA_STATUSES,
   offline: MYDATA_OFFLINE,
   events: [MYDATA_OFFLINE.lateEvent, MYDATA_OFFLINE.expiredEvent],
+  // The myDATA codes' translations (codes.ts): POST /v1/translations/errors accepts GR.
+  errorTranslations: true,
 };

@@ -1,36 +1,162 @@
 /**
- * Greece myDATA transaction rules: the invoice type and the series. Retail documents
- * (AADE invoice types, category 11): 11.1 retail sales receipt (ΑΛΠ), 11.2 service
- * receipt (ΑΠΥ), 11.3 simplified invoice, 11.4 retail credit note.
+ * Greece myDATA transaction rules (the spec has no Greek metadata table: the fields are
+ * ours, docs/decisions.md "Greece: the InvoicesDoc"):
+ * - `invoice_type`: a sale 11.1 retail receipt (ΑΛΠ), 11.2 service receipt (ΑΠΥ), 11.3
+ *   simplified invoice, 1.1 sales invoice, 2.1 services invoice; a refund or void 11.4
+ *   retail credit note, 5.1 credit note correlated to a MARK, 5.2 not correlated.
+ *   Default: 11.1 / 11.4, or 1.1 / 5.1 / 5.2 when a business counterpart is given.
+ * - `series`: else the location's default_series.
+ * - the counterpart (`counterpart_vat_number`, `_country` (GR), `_branch` (0), `_name`,
+ *   `_street`, `_number`, `_postal_code`, `_city`): required for 1.1, 2.1, 5.x, refused
+ *   on retail documents (they have no counterpart).
+ * - `correlated_mark`: the MARK a 5.1 credit note corrects.
+ * - `payment_type` (1-8), `vat_exemption_category` (1-31, required with a 0 % line),
+ *   `income_classification_type` / `_category`: override the defaults of classification.ts.
+ * Line rates must be Greek VAT rates: myDATA has no category for any other.
  */
 import { badRequest } from '../../core/errors.ts';
 import type { LocationForFiscal, TransactionContext, TransactionDraft } from '../types.ts';
-import { baseMetadata, optionalChoice, optionalText, metaString } from '../shared/metadata-fields.ts';
+import { baseMetadata, optionalChoice, optionalText, metaString, type Metadata } from '../shared/metadata-fields.ts';
 import { configString } from '../shared/config-fields.ts';
-
-const SALE_TYPES = ['11.1', '11.2', '11.3'] as const;
-const CREDIT_TYPES = ['11.4'] as const;
-
-export const defaultInvoiceType = (tx: TransactionDraft): string => (tx.type === 'sale' ? '11.1' : '11.4');
+import { isValidAfm } from './afm.ts';
+import {
+  CREDIT_TYPES,
+  GREEK_RATES_TEXT,
+  INCOME_CATEGORIES,
+  INCOME_TYPES,
+  PAYMENT_TYPE_MAX,
+  SALE_TYPES,
+  VAT_EXEMPTION_MAX,
+  VAT_EXEMPTION_MIN,
+  defaultInvoiceType,
+  isRetail,
+  needsCounterpart,
+  vatCategoryOf,
+} from './classification.ts';
 
 /** The series: metadata's, else the location's default_series (unique per AFM, year and branch). */
 export const seriesOf = (tx: TransactionDraft, location: LocationForFiscal): string =>
   metaString(tx, 'series') ?? configString(location.config, 'default_series') ?? 'A';
 
+const COUNTERPART_FIELDS = [
+  'counterpart_vat_number', 'counterpart_country', 'counterpart_branch', 'counterpart_name',
+  'counterpart_street', 'counterpart_number', 'counterpart_postal_code', 'counterpart_city',
+] as const;
+
+const given = (v: unknown): boolean => v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === '');
+
+/** An optional integer within [min, max], as a number or its decimal text. */
+function optionalCode(meta: Metadata, field: string, min: number, max: number, message: string): number | undefined {
+  const raw = meta[field];
+  if (!given(raw)) return undefined;
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d{1,3}$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw badRequest(message);
+  return n;
+}
+
+function readCounterpart(meta: Metadata): Metadata | undefined {
+  if (!COUNTERPART_FIELDS.some((f) => given(meta[f]))) return undefined;
+  const country = optionalText(meta, 'counterpart_country', 'metadata.counterpart_country must be a 2-letter ISO 3166-1 code', /^[A-Z]{2}$/) ?? 'GR';
+  const vat = optionalText(meta, 'counterpart_vat_number', 'metadata.counterpart_vat_number must be a string of at most 30 characters', /^\S{1,30}$/);
+  if (vat === undefined) throw badRequest('metadata.counterpart_vat_number is required when a counterpart is given');
+  if (country === 'GR' && !isValidAfm(vat)) throw badRequest('metadata.counterpart_vat_number must be a valid 9-digit AFM for a Greek counterpart');
+  const rawBranch = meta.counterpart_branch;
+  let branch = 0;
+  if (given(rawBranch)) {
+    if (typeof rawBranch !== 'number' || !Number.isSafeInteger(rawBranch) || rawBranch < 0) throw badRequest('metadata.counterpart_branch must be an integer >= 0');
+    branch = rawBranch;
+  }
+  const name = optionalText(meta, 'counterpart_name', 'metadata.counterpart_name must be a string of at most 200 characters', /^[\s\S]{1,200}$/u);
+  const street = optionalText(meta, 'counterpart_street', 'metadata.counterpart_street must be a string of at most 150 characters', /^[\s\S]{1,150}$/u);
+  const number = optionalText(meta, 'counterpart_number', 'metadata.counterpart_number must be a string');
+  const postal = optionalText(meta, 'counterpart_postal_code', 'metadata.counterpart_postal_code must be a string of at most 20 characters', /^[\s\S]{1,20}$/u);
+  const city = optionalText(meta, 'counterpart_city', 'metadata.counterpart_city must be a string of at most 150 characters', /^[\s\S]{1,150}$/u);
+  // AddressType: postalCode and city are its required parts.
+  if ((street !== undefined || number !== undefined || postal !== undefined || city !== undefined) && (postal === undefined || city === undefined)) {
+    throw badRequest('metadata.counterpart_postal_code and metadata.counterpart_city are required for a counterpart address');
+  }
+  // AADE knows a Greek counterpart by its AFM; a foreign one must be named, with its address.
+  if (country !== 'GR' && (name === undefined || postal === undefined)) {
+    throw badRequest('metadata.counterpart_name, counterpart_postal_code and counterpart_city are required for a foreign counterpart');
+  }
+  return {
+    counterpart_vat_number: vat, counterpart_country: country, counterpart_branch: branch,
+    ...(name !== undefined && { counterpart_name: name }),
+    ...(street !== undefined && { counterpart_street: street }),
+    ...(number !== undefined && { counterpart_number: number }),
+    ...(postal !== undefined && { counterpart_postal_code: postal }),
+    ...(city !== undefined && { counterpart_city: city }),
+  };
+}
+
+/** A MARK: xs:long, positive. */
+function readMark(meta: Metadata): string | undefined {
+  const msg = 'metadata.correlated_mark must be a MARK (a positive integer of up to 19 digits)';
+  const v = optionalText(meta, 'correlated_mark', msg, /^[1-9][0-9]{0,18}$/, true);
+  if (v !== undefined && BigInt(v) > 9223372036854775807n) throw badRequest(msg);
+  return v;
+}
+
 export function validateMyDataTransaction(tx: TransactionDraft, ctx: TransactionContext): Record<string, unknown> {
   const meta = baseMetadata(tx, 'GR');
   const sale = tx.type === 'sale';
+
+  let zeroRated = false;
+  tx.items.forEach((line, i) => {
+    if (vatCategoryOf(line.tax_rate) === undefined) throw badRequest(`items[${i}].tax_rate must be a Greek VAT rate (${GREEK_RATES_TEXT})`);
+    if (line.tax_rate === 0) zeroRated = true;
+  });
+
+  const counterpart = readCounterpart(meta);
+  const correlated_mark = readMark(meta);
   const invoice_type =
     optionalChoice(
       meta,
       'invoice_type',
       sale ? SALE_TYPES : CREDIT_TYPES,
-      sale ? 'metadata.invoice_type must be one of 11.1, 11.2, 11.3 for a sale' : 'metadata.invoice_type must be 11.4 for refund and void transactions',
-    ) ?? defaultInvoiceType(tx);
+      sale ? `metadata.invoice_type must be one of ${SALE_TYPES.join(', ')} for a sale` : `metadata.invoice_type must be one of ${CREDIT_TYPES.join(', ')} for refund and void transactions`,
+    ) ?? defaultInvoiceType(sale, counterpart !== undefined, correlated_mark !== undefined);
+  if (needsCounterpart(invoice_type) && counterpart === undefined) {
+    throw badRequest(`metadata.counterpart_vat_number is required for invoice type ${invoice_type}`);
+  }
+  if (isRetail(invoice_type) && counterpart !== undefined) {
+    throw badRequest('metadata.counterpart_* fields are not accepted on retail documents (invoice types 11.x)');
+  }
+  if (invoice_type === '5.1' && correlated_mark === undefined) {
+    throw badRequest('metadata.correlated_mark (the MARK of the corrected invoice) is required for invoice type 5.1');
+  }
+  if (invoice_type !== '5.1' && correlated_mark !== undefined) {
+    throw badRequest('metadata.correlated_mark is only for credit notes of invoice type 5.1');
+  }
+
+  const payment_type = optionalCode(meta, 'payment_type', 1, PAYMENT_TYPE_MAX, `metadata.payment_type must be a myDATA payment method code (1-${PAYMENT_TYPE_MAX})`);
+  const vat_exemption_category = optionalCode(
+    meta, 'vat_exemption_category', VAT_EXEMPTION_MIN, VAT_EXEMPTION_MAX,
+    `metadata.vat_exemption_category must be a myDATA VAT exemption cause (${VAT_EXEMPTION_MIN}-${VAT_EXEMPTION_MAX})`,
+  );
+  if (zeroRated && vat_exemption_category === undefined) {
+    throw badRequest('metadata.vat_exemption_category is required for a 0 % line (myDATA exemption cause 1-31)');
+  }
+  const income_classification_type = optionalChoice(meta, 'income_classification_type', INCOME_TYPES, 'metadata.income_classification_type must be a myDATA E3 income classification type (e.g. E3_561_003)');
+  const income_classification_category = optionalChoice(meta, 'income_classification_category', INCOME_CATEGORIES, 'metadata.income_classification_category must be a myDATA income classification category (e.g. category1_1)');
+
   // myDATA `series`: a string of at most 50 characters (Greek letters allowed).
   const series =
     optionalText(meta, 'series', 'metadata.series must be 1-50 characters without spaces', /^\S{1,50}$/u) ??
     configString(ctx.location.config, 'default_series');
   if (series === undefined) throw badRequest('metadata.series is required (the location has no default_series)');
-  return { ...meta, invoice_type, series };
+
+  const out: Record<string, unknown> = { ...meta };
+  for (const f of COUNTERPART_FIELDS) delete out[f];
+  return {
+    ...out,
+    invoice_type,
+    series,
+    ...counterpart,
+    ...(correlated_mark !== undefined && { correlated_mark }),
+    ...(payment_type !== undefined && { payment_type }),
+    ...(vat_exemption_category !== undefined && { vat_exemption_category }),
+    ...(income_classification_type !== undefined && { income_classification_type }),
+    ...(income_classification_category !== undefined && { income_classification_category }),
+  };
 }

@@ -1,0 +1,26 @@
+/**
+ * The myDATA invoice UID, computed client-side (FORMATS.md §6 "UID", AADE myDATA FAQ):
+ * SHA-1 over `<issuer AFM>-<issueDate yyyy-MM-dd>-<branch>-<invoiceType>-<series>-<aa>`,
+ * uppercase hex. AADE computes the same and answers a second document with the same UID
+ * as a duplicate (code 228/233), which is how a retry after a timeout AADE did receive
+ * is recognised.
+ *
+ * Encoding: UTF-8 (the text encoding is not stated in the FAQ; myDATA is an XML/UTF-8
+ * API, and with Latin series, as our defaults, every encoding gives the same bytes). A
+ * Greek series gives a different digest under ISO-8859-7 (FORMATS.md §9): to confirm
+ * against a real MARK/UID pair (docs/decisions.md).
+ */
+import { createHash } from 'node:crypto';
+
+export interface UidFields {
+  afm: string;
+  issueDate: string;
+  branch: number;
+  invoiceType: string;
+  series: string;
+  aa: string;
+}
+
+export const uidInput = (f: UidFields): string => [f.afm, f.issueDate, String(f.branch), f.invoiceType, f.series, f.aa].join('-');
+
+export const myDataUid = (f: UidFields): string => createHash('sha1').update(uidInput(f), 'utf8').digest('hex').toUpperCase();

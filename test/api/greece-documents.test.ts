@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.ts';
+import { createMemoryLimiter } from '../../src/ratelimit/memory-limiter.ts';
+import type { RateLimiter } from '../../src/ratelimit/limiter.ts';
+import { myDataUid } from '../../src/countries/gr-mydata/uid.ts';
+import { startTestApp, type TestApp } from '../support/harness.ts';
+import { GR_AFM } from '../support/fixtures.ts';
+import { createLocation, createTx, getTx, saleBody, saleLines } from '../support/transactions.ts';
+import { HAVE_SCHEMAS, xsdValidate } from '../support/xml-tools.ts';
+
+/*
+ * Greek documents as the API hands them out (test keys, stub AADE): each sale is a real
+ * myDATA InvoicesDoc, valid against the official XSD, numbered gaplessly per series
+ * (concurrent creates included) and again from 1 in a new Greek year; the UID is the
+ * record's fingerprint; a cancellation of a document AADE acknowledged is the
+ * CancelInvoice call by its MARK.
+ */
+
+const unlimited = (): RateLimiter => {
+  const inner = createMemoryLimiter();
+  return { take: (k, _spec, now) => inner.take(k, { requestsPerMinute: 1e9, burst: 1e9 }, now), close: () => inner.close() };
+};
+
+let t: TestApp;
+let clock: ManualClock;
+beforeAll(async () => {
+  clock = new ManualClock('2026-03-02T10:00:00.000Z');
+  t = await startTestApp({ clock, limiter: unlimited() });
+});
+afterAll(() => t?.close());
+
+const tag = (xml: string, name: string): string => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1] ?? '';
+const greekSale = (loc: string, metadata: Record<string, unknown> = {}) => saleBody(loc, { ...saleLines['gr-mydata'], metadata });
+
+async function record(key: string, id: string) {
+  const res = await t.request({ method: 'GET', url: `/v1/transactions/${id}/fiscal-record`, key });
+  expect(res.statusCode, res.body).toBe(200);
+  expect(res.headers['x-fiscal-record-placeholder']).toBe('false');
+  return { body: res.body, contentType: String(res.headers['content-type']) };
+}
+
+async function fresh() {
+  const { key } = await t.signup();
+  return { key, loc: await createLocation(t, key, 'gr-mydata') };
+}
+
+describe('Greece: myDATA documents through the API', () => {
+  it('sales are InvoicesDoc XML, valid, numbered A-1..A-n without gaps under concurrency, UID = SHA-1 of the header', async () => {
+    const { key, loc } = await fresh();
+    const created = await Promise.all(Array.from({ length: 6 }, () => createTx(t, key, greekSale(loc))));
+    const txs = created.map((r) => {
+      expect(r.statusCode, r.body).toBe(201);
+      return r.json();
+    });
+    expect(txs.map((x) => x.fiscal_id).sort()).toEqual(['A-1', 'A-2', 'A-3', 'A-4', 'A-5', 'A-6']);
+    for (const tx of txs) {
+      const { body, contentType } = await record(key, tx.id);
+      expect(contentType).toBe('application/xml; charset=utf-8');
+      expect(`${tag(body, 'series')}-${tag(body, 'aa')}`).toBe(tx.fiscal_id);
+      expect(tag(body, 'issueDate')).toBe('2026-03-02');
+      expect(tag(body, 'invoiceType')).toBe('11.1');
+      expect(tag(body, 'totalGrossValue')).toBe('21.00');
+      const uid = myDataUid({ afm: GR_AFM, issueDate: '2026-03-02', branch: 0, invoiceType: '11.1', series: 'A', aa: tag(body, 'aa') });
+      const stored = await t.db.query<{ fingerprint: string }>('SELECT fingerprint FROM fiscal_records WHERE transaction_id = $1', [tx.id]);
+      expect(stored.rows[0]!.fingerprint).toBe(uid);
+      if (HAVE_SCHEMAS) {
+        const v = xsdValidate(body, 'gr/mydata/v1.0.12/InvoicesDoc-v1.0.12.xsd');
+        expect(v.ok, v.output).toBe(true);
+      }
+      expect((await getTx(t, key, tx.id)).status).toBe('success');
+    }
+  });
+
+  it('a new Greek year restarts the numbering (00:30 on 1 January in Athens is still 31 December UTC)', async () => {
+    const { key, loc } = await fresh();
+    clock.set('2026-12-31T21:00:00.000Z');
+    const last = (await createTx(t, key, greekSale(loc))).json();
+    const before = (await createTx(t, key, greekSale(loc))).json();
+    clock.set('2026-12-31T22:30:00.000Z');
+    const next = (await createTx(t, key, greekSale(loc))).json();
+    expect([last.fiscal_id, before.fiscal_id, next.fiscal_id]).toEqual(['A-1', 'A-2', 'A-1']);
+    expect(tag((await record(key, next.id)).body, 'issueDate')).toBe('2027-01-01');
+    clock.set('2026-03-02T10:00:00.000Z');
+  });
+
+  it('an invoice to a business counterpart (1.1), a credit note 5.1 correlated to its MARK', async () => {
+    const { key, loc } = await fresh();
+    const inv = (await createTx(t, key, greekSale(loc, { counterpart_vat_number: '123456783' }))).json();
+    const invXml = (await record(key, inv.id)).body;
+    expect(tag(invXml, 'invoiceType')).toBe('1.1');
+    expect(invXml).toContain('<counterpart><vatNumber>123456783</vatNumber><country>GR</country><branch>0</branch></counterpart>');
+    const mark = (await getTx(t, key, inv.id)).fiscal_id_upstream;
+    const credit = await createTx(t, key, { ...greekSale(loc, { counterpart_vat_number: '123456783', correlated_mark: mark }), type: 'refund' });
+    expect(credit.statusCode, credit.body).toBe(201);
+    const creditXml = (await record(key, credit.json().id)).body;
+    expect(tag(creditXml, 'invoiceType')).toBe('5.1');
+    expect(tag(creditXml, 'correlatedInvoices')).toBe(mark);
+  });
+
+  it('refuses a non-Greek VAT rate and a 0 % line without its exemption cause, with 400s', async () => {
+    const { key, loc } = await fresh();
+    const res = await createTx(t, key, saleBody(loc));
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'items[0].tax_rate must be a Greek VAT rate (24, 13, 6, 17, 9, 4, 3 or 0)' });
+    const zero = saleBody(loc, { items: [{ description: 'Βιβλίο', quantity: 1, unit_price: 1000, tax_rate: 0, tax_amount: 0, total_amount: 1000 }], pretax_amount: 1000, tax_amount: 0, total_amount: 1000 });
+    expect((await createTx(t, key, zero)).json()).toEqual({ error: 'metadata.vat_exemption_category is required for a 0 % line (myDATA exemption cause 1-31)' });
+    expect((await createTx(t, key, { ...zero, metadata: { vat_exemption_category: 27 } })).statusCode).toBe(201);
+  });
+
+  it('cancelling an acknowledged sale is the CancelInvoice call by its MARK', async () => {
+    const { key, loc } = await fresh();
+    const sale = (await createTx(t, key, greekSale(loc))).json();
+    const mark = (await getTx(t, key, sale.id)).fiscal_id_upstream;
+    expect(mark).toMatch(/^\d{15}$/);
+    const c = await t.request({ method: 'POST', url: `/v1/transactions/${sale.id}/cancel`, key, payload: { reason: 'λάθος' } });
+    expect(c.statusCode, c.body).toBe(201);
+    const rec = await record(key, c.json().id);
+    expect(rec.contentType).toMatch(/^application\/json/);
+    expect(JSON.parse(rec.body)).toEqual({ operation: 'CancelInvoice', mark, entityVatNumber: null });
+  });
+});
