@@ -13,8 +13,8 @@
  * `ctx.authorityBaseUrl` (AUTHORITY_URL_GR_MYDATA_TEST/LIVE) replaces scheme and host and
  * keeps the path, so tests reach a fake AADE on 127.0.0.1 and see which channel was used.
  *
- * One attempt lasts at most the 5 s inline window (spec Limits), less a margin: the
- * create call waits 5 s too, and the timeout must be recorded (`offline_pending`, its
+ * One attempt lasts at most the 5 s inline window (spec Limits); the first, less a margin:
+ * the create call waits 5 s too, and the timeout must be recorded (`offline_pending`, its
  * label) before that wait ends, so the POS gets the offline status, not `processing`.
  */
 import { createHash } from 'node:crypto';
@@ -33,8 +33,16 @@ export const MYDATA_BASE_URLS: Readonly<Record<MyDataEnv, string>> = {
   provider_production: 'https://mydatapi.aade.gr/myDataProvider/',
 };
 
-/** Milliseconds kept out of each attempt so its failure is recorded inside the inline window. */
-export const ATTEMPT_MARGIN_MS = 400;
+/**
+ * Milliseconds kept out of the first attempt (the one the create call waits for) so that
+ * its failure is stored before the 5 s wait ends; later attempts run in the background and
+ * take the whole window.
+ */
+export const INLINE_MARGIN_MS = 1000;
+
+/** The HTTP timeout of an attempt. */
+export const attemptTimeoutMs = (ctx: Pick<SubmitContext, 'timeoutMs' | 'attempt'>): number =>
+  ctx.attempt <= 1 ? Math.max(1000, ctx.timeoutMs - INLINE_MARGIN_MS) : ctx.timeoutMs;
 
 const isEnv = (v: unknown): v is MyDataEnv => typeof v === 'string' && Object.hasOwn(MYDATA_BASE_URLS, v);
 
@@ -88,7 +96,7 @@ async function post(url: string, body: string, ctx: SubmitContext): Promise<Aade
     body,
     clientKey: undefined,
     ca: ctx.authorityCa,
-    timeoutMs: Math.max(1000, ctx.timeoutMs - ATTEMPT_MARGIN_MS),
+    timeoutMs: attemptTimeoutMs(ctx),
   });
   return { status: res.status, body: res.body.toString('utf8'), retryAfter: res.headers['retry-after'] };
 }
