@@ -149,7 +149,7 @@ describe('myDATA against the fake AADE', () => {
     expect(fake.documents.size).toBe(1);
     const original = [...fake.documents.values()][0]!;
 
-    fake.normal();
+    await fake.normal();
     clock.set((await submitJob(tx.id)).run_at);
     await t.worker.drain();
     const done = await getTx(t, s.key, tx.id);
@@ -165,19 +165,21 @@ describe('myDATA against the fake AADE', () => {
     expect(late[0]!.json).toMatchObject({ transaction_id: tx.id, transaction: { status: 'success' } });
   }, 20_000);
 
-  it('AADE down (connection cut), then back: offline_pending, then success with a new MARK and the late event', async () => {
+  it('AADE down (connection refused, then 503), then back: offline_pending, then success with a new MARK and the late event', async () => {
     const s = await scenario();
-    fake.down();
+    await fake.refuse();
     const tx = (await createTx(t, s.key, sale(s.loc), AUTHORITY)).json();
     expect(tx.status).toBe('offline_pending');
     expect(fake.documents.size).toBe(0);
+    expect((await getTx(t, s.key, tx.id)).response_payload.submit_error).toMatchObject({ error_code: 'connection_error' });
+    await fake.normal();
     fake.unavailable(); // next attempt: HTTP 503, still transient
     clock.set((await submitJob(tx.id)).run_at);
     await t.worker.drain();
     const still = await getTx(t, s.key, tx.id);
     expect(still.status).toBe('offline_pending');
     expect(still.response_payload.submit_error).toMatchObject({ error_code: 'unavailable' });
-    fake.normal();
+    await fake.normal();
     clock.set((await submitJob(tx.id)).run_at);
     await t.worker.drain();
     const done = await getTx(t, s.key, tx.id);

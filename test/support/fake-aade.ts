@@ -17,6 +17,7 @@
  * - CancelInvoice?mark=: a cancellationMark; 104 for an unknown MARK, 251 when cancelled already;
  * - programmable: `slow(ms)` (the document is registered at once, the answer comes late:
  *   AADE got it even if the client gave up), `down()` (the connection is cut, no answer),
+ *   `refuse()` (nothing listens: connection refused, until `normal()`),
  *   `unavailable()` (HTTP 503), `technicalError()`, `rejectWith(codes)` (ValidationError),
  *   `normal()`.
  *
@@ -73,11 +74,13 @@ export interface FakeAade {
   duplicates: string[];
   slow(ms: number): void;
   down(): void;
+  /** Stops listening (connection refused) until `normal()`. */
+  refuse(): Promise<void>;
   unavailable(): void;
   technicalError(): void;
   rejectWith(codes: string[]): void;
-  normal(): void;
-  reset(): void;
+  normal(): Promise<void>;
+  reset(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -239,7 +242,14 @@ export async function startFakeAade(opts: FakeAadeOptions = {}): Promise<FakeAad
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const port = (server.address() as AddressInfo).port;
+  origin = `https://127.0.0.1:${port}`;
+  let listening = true;
+  const listen = async () => {
+    if (listening) return;
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    listening = true;
+  };
   return {
     url: origin,
     caPem: cert,
@@ -251,9 +261,19 @@ export async function startFakeAade(opts: FakeAadeOptions = {}): Promise<FakeAad
     unavailable: () => (mode = { kind: 'unavailable' }),
     technicalError: () => (mode = { kind: 'technical' }),
     rejectWith: (codes) => (mode = { kind: 'reject', codes }),
-    normal: () => (mode = { kind: 'normal' }),
-    reset: () => {
+    refuse: async () => {
+      if (!listening) return;
+      listening = false;
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+    normal: async () => {
       mode = { kind: 'normal' };
+      await listen();
+    },
+    reset: async () => {
+      mode = { kind: 'normal' };
+      await listen();
       requests.length = 0;
       documents.clear();
       duplicates.length = 0;
@@ -261,6 +281,7 @@ export async function startFakeAade(opts: FakeAadeOptions = {}): Promise<FakeAad
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
+        if (!listening) return resolve();
         server.close(() => resolve());
       }),
   };

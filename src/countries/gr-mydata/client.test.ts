@@ -105,6 +105,10 @@ describe('SendInvoices', () => {
     expect(await submitToAade(record(sampleInvoicesDoc(DOC)), ctx())).toMatchObject({ kind: 'retry_later', response: { category: 'transient' } });
     fake.down();
     await expect(submitToAade(record(sampleInvoicesDoc(DOC)), ctx())).rejects.toBeInstanceOf(TransportError);
+    await fake.refuse();
+    await expect(submitToAade(record(sampleInvoicesDoc(DOC)), ctx())).rejects.toMatchObject({ code: 'connection_error' });
+    await fake.normal();
+    expect((await submitToAade(record(sampleInvoicesDoc(DOC)), ctx())).kind).toBe('accepted');
   });
 
   it('a slow AADE: the attempt gives up before the inline window ends (timeout), though AADE registered it', async () => {
