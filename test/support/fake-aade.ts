@@ -86,6 +86,8 @@ export interface FakeAade {
 
 export interface FakeAadeOptions {
   validateSchema?: boolean;
+  /** The InvoicesDoc schema under ../shared/schemas (default v1.0.12; v2.0.1 is `gr/mydata/v2.0.1/InvoicesDoc-v2.0.1.xsd`). */
+  xsd?: string;
   credentials?: { userId: string; subscriptionKey: string };
   duplicateCode?: '228' | '233';
   /** The first MARK handed out (then +1 each). */
@@ -155,7 +157,7 @@ export async function startFakeAade(opts: FakeAadeOptions = {}): Promise<FakeAad
     let schemaValid = true;
     let schemaOutput = '';
     if (validateSchema && HAVE_SCHEMAS) {
-      const r = xsdValidate(body, MYDATA_XSD);
+      const r = xsdValidate(body, opts.xsd ?? MYDATA_XSD);
       schemaValid = r.ok;
       schemaOutput = r.output;
       if (!r.ok) return xml(200, aadeResponseDoc([{ index: 1, errors: [{ code: '101', message: `XML Syntax Validation Error: ${r.output.slice(0, 300)}` }], status: 'XMLSyntaxError' }]));
