@@ -2,6 +2,9 @@
  * Greece myDATA (AADE): each document is sent at once and gets a MARK. The create call
  * waits up to 5 s for it (spec); on a timeout or outage the document is
  * `offline_pending` and retried for up to 7 days (the spec's default offline grace).
+ * Transport and answers: client.ts (SendInvoices / CancelInvoice with the location's
+ * header keys), response.ts (ResponseDoc → the spec's categories); test keys answer
+ * through the stub AADE (sandbox.ts), which speaks the same ResponseDoc.
  */
 import type { FiscalSystem } from '../types.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
