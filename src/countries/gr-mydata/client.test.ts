@@ -48,6 +48,7 @@ describe('callOf', () => {
   it('an InvoicesDoc is sent; a CancelInvoice record cancels by MARK; a placeholder is not sendable', () => {
     expect(callOf(record(sampleInvoicesDoc(DOC))).op).toBe('send');
     expect(callOf(record('{"operation":"CancelInvoice","mark":"400001000000001","entityVatNumber":null}', 'application/json'))).toEqual({ op: 'cancel', mark: '400001000000001' });
+    expect(callOf(record('{"operation":"CancelInvoice","mark":"5","entityVatNumber":"094259216"}', 'application/json'))).toEqual({ op: 'cancel', mark: '5', entityVatNumber: '094259216' });
     expect(callOf(record('{"operation":"CancelInvoice","mark":null}', 'application/json')).op).toBe('none');
     expect(callOf(record('{"placeholder":true}', 'application/json')).op).toBe('none');
   });

@@ -66,7 +66,7 @@ export function myDataHeaders(ctx: Pick<SubmitContext, 'location'>): Record<stri
 }
 
 /** What a stored record asks AADE to do. */
-export type MyDataCall = { op: 'send'; body: string } | { op: 'cancel'; mark: string } | { op: 'none'; why: string };
+export type MyDataCall = { op: 'send'; body: string } | { op: 'cancel'; mark: string; entityVatNumber?: string } | { op: 'none'; why: string };
 
 export function callOf(record: StoredRecord): MyDataCall {
   if (record.contentType.startsWith('application/xml')) {
@@ -79,11 +79,15 @@ export function callOf(record: StoredRecord): MyDataCall {
   } catch {
     return { op: 'none', why: 'the record is neither an InvoicesDoc nor a CancelInvoice call' };
   }
-  const p = parsed as { operation?: unknown; mark?: unknown };
+  const p = parsed as { operation?: unknown; mark?: unknown; entityVatNumber?: unknown };
   if (p.operation === 'CancelInvoice') {
-    return typeof p.mark === 'string' && /^\d{1,19}$/.test(p.mark)
-      ? { op: 'cancel', mark: p.mark }
-      : { op: 'none', why: 'the cancellation names no MARK (the original was never registered by AADE)' };
+    if (typeof p.mark === 'string' && /^\d{1,19}$/.test(p.mark)) {
+      // entityVatNumber: the issuer's AFM when the caller acts for it (a provider, an accountant).
+      return typeof p.entityVatNumber === 'string' && p.entityVatNumber !== ''
+        ? { op: 'cancel', mark: p.mark, entityVatNumber: p.entityVatNumber }
+        : { op: 'cancel', mark: p.mark };
+    }
+    return { op: 'none', why: 'the cancellation names no MARK (the original was never registered by AADE)' };
   }
   // A record from before the real format (a JSON placeholder) cannot be sent.
   return { op: 'none', why: 'the record is a placeholder, not an InvoicesDoc' };
@@ -133,8 +137,9 @@ export async function submitToAade(record: StoredRecord, ctx: SubmitContext): Pr
     return { kind: 'rejected', code: LOCAL_CODES.notADocument, message: `nothing to send to AADE: ${call.why}`, response: { category: 'permanent', contentType: record.contentType } };
   }
   if (call.op === 'cancel') {
-    // CancelInvoice takes the MARK in the query and no body.
-    const url = `${myDataUrl('CancelInvoice', ctx)}?mark=${encodeURIComponent(call.mark)}`;
+    // CancelInvoice takes the MARK (and, for a caller acting for the issuer, its AFM) in the query, and no body.
+    const query = new URLSearchParams({ mark: call.mark, ...(call.entityVatNumber ? { entityVatNumber: call.entityVatNumber } : {}) });
+    const url = `${myDataUrl('CancelInvoice', ctx)}?${query.toString()}`;
     return cancelOutcome(await post(url, '', ctx), call.mark);
   }
   return sendOutcome(await post(myDataUrl('SendInvoices', ctx), call.body, ctx), { uid: uidOfInvoicesDoc(call.body) });
