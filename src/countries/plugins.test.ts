@@ -64,7 +64,7 @@ const EXPECTED: Record<SystemKey, { chained: boolean; submission: string; initia
   'it-dc': { chained: true, submission: 'realtime', initial: 'pending', window: 12, authority: true },
   'fr-nf525': { chained: true, submission: 'none', initial: 'success' },
   'pt-saft': { chained: true, submission: 'none', initial: 'success' },
-  'gr-mydata': { chained: false, submission: 'realtime', initial: 'pending' },
+  'gr-mydata': { chained: false, submission: 'realtime', initial: 'pending', authority: true },
 };
 
 describe.each(SYSTEMS.map((s) => [s.key, s] as [SystemKey, FiscalSystem]))('%s', (key, system) => {

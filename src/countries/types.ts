@@ -616,7 +616,11 @@ export type AuthorityOutcome =
        */
       flowControl?: boolean | undefined;
     }
-  | { kind: 'duplicate'; fiscalId?: string | undefined; upstreamId?: string | undefined; response: Record<string, unknown> }
+  | {
+      kind: 'duplicate'; fiscalId?: string | undefined; upstreamId?: string | undefined; response: Record<string, unknown>;
+      /** The receipt items the authority's duplicate answer gives back (myDATA: the original MARK). */
+      renderHints?: RenderHint[] | undefined;
+    }
   /**
    * Sent; the outcome arrives later: as a notification (Italy SDI), or, with
    * `pollAfterSeconds`, by the system's `poll` after that many seconds (Italy DC).

@@ -101,7 +101,11 @@ export function createTransactionService(deps: TransactionDeps) {
    * uploaded certificate for its TLS: checked here, so a create fails at once, not in the queue.
    */
   async function signingKeyFor(system: FiscalSystem, location: LocationForFiscal, environment: 'test' | 'live', mode: 'stub' | 'authority') {
-    if (mode === 'authority' && system.capabilities.submission !== 'none') await deps.signingKeys.forAuthority(location);
+    // A system whose locations name no certificate authenticates to its authority otherwise
+    // (myDATA: the aade-user-id and subscription key headers): no TLS client certificate.
+    if (mode === 'authority' && system.capabilities.submission !== 'none' && system.certificateFields.length > 0) {
+      await deps.signingKeys.forAuthority(location);
+    }
     const kind = system.capabilities.recordKey;
     return {
       signingKey: system.capabilities.signsWithCertificate ? await deps.signingKeys.forRecord(location, environment, mode) : undefined,

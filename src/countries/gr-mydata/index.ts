@@ -2,14 +2,17 @@
  * Greece myDATA (AADE): each document is sent at once and gets a MARK. The create call
  * waits up to 5 s for it (spec); on a timeout or outage the document is
  * `offline_pending` and retried for up to 7 days (the spec's default offline grace).
+ * Transport and answers: client.ts (SendInvoices / CancelInvoice with the location's
+ * header keys), response.ts (ResponseDoc → the spec's categories); test keys answer
+ * through the stub AADE (sandbox.ts), which speaks the same ResponseDoc.
  */
 import type { FiscalSystem } from '../types.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
-import { stubOnlySubmit } from '../shared/sandbox.ts';
 import { GREECE_SECRET_FIELDS, validateMyDataConfig } from './config.ts';
 import { seriesOf, validateMyDataTransaction } from './metadata.ts';
 import { buildMyData } from './build.ts';
-import { myDataSandbox } from './sandbox.ts';
+import { myDataStubSubmit } from './sandbox.ts';
+import { submitToAade } from './client.ts';
 import { MYDATA_CODES } from './codes.ts';
 import { MYDATA_OFFLINE, MYDATA_STATUSES } from './offline.ts';
 
@@ -23,7 +26,8 @@ export const myData: FiscalSystem<'gr-mydata', 'GR'> = {
     submission: 'realtime',
     inlineWindowSeconds: 5,
     offlineGraceSeconds: 7 * 24 * 60 * 60,
-    authorityTransport: false,
+    // SendInvoices / CancelInvoice with the location's header keys (client.ts).
+    authorityTransport: true,
     cancellationJoinsChain: false,
   },
   validateConfig: validateMyDataConfig,
@@ -34,7 +38,7 @@ export const myData: FiscalSystem<'gr-mydata', 'GR'> = {
   chainKey: ({ location, tx }) => chainKeyOf('gr-mydata', location.id, seriesOf(tx, location)),
   initialStatus: () => 'pending',
   build: buildMyData,
-  submit: stubOnlySubmit(myDataSandbox),
+  submit: (record, ctx) => (ctx.mode === 'stub' ? myDataStubSubmit(record, ctx) : submitToAade(record, ctx)),
   codes: MYDATA_CODES,
   statuses: MYDATA_STATUSES,
   offline: MYDATA_OFFLINE,

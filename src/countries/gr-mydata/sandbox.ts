@@ -1,13 +1,26 @@
 /**
- * Stub AADE (SendInvoices response, FORMATS §6): an accepted document gets its MARK
- * (`invoiceMark`, 15 digits here), `invoiceUid` (SHA-1, 40 uppercase hex),
+ * Stub AADE (test keys, `stub` mode). It answers what AADE would, as AADE's own
+ * `ResponseDoc` XML (response.ts `responseDocXml`), read by the same parser as real
+ * answers (response.ts `sendOutcome` / `cancelOutcome`): an accepted document gets its
+ * MARK (`invoiceMark`, 15 digits here), `invoiceUid` (40 uppercase hex),
  * `authenticationCode` (32 hex) and `qrUrl`, which the receipt must print (spec, Greek
- * render_hints). A cancellation gets a `cancellationMark`.
+ * render_hints); a cancellation gets a `cancellationMark`. With `metadata.sandbox_outcome`:
+ *
+ * - accept (default) → Success;
+ * - reject:<code> → ValidationError with that code (`regulatory_reject`); reject:233 (or
+ *   any code codes.ts marks `duplicate`) → AADE's "already sent" answer naming the
+ *   original MARK: success with that MARK (`duplicate_as_success`);
+ * - error:<code> → TechnicalError with that code, error:5xx → that HTTP status: retried
+ *   (Greece: `offline_pending` meanwhile);
+ * - timeout → no answer (the shared stub's transport fault): `offline_pending`.
+ *
+ * Everything is derived from the transaction id, so a retried job gets the same MARK.
  */
-import type { SubmitContext } from '../types.ts';
-import { derivedDigits, derivedHex, type SandboxSpec } from '../shared/sandbox.ts';
-import { qrUrlHint, textHint } from '../shared/render-hints.ts';
+import type { AuthorityOutcome, StoredRecord, SubmitContext } from '../types.ts';
+import { derivedDigits, derivedHex, outcomeOf, runSandbox, type SandboxSpec } from '../shared/sandbox.ts';
 import { MYDATA_CODES } from './codes.ts';
+import { cancelOutcome, responseDocXml, sendOutcome, type AadeAnswer, type MyDataResponse } from './response.ts';
+import { callOf } from './client.ts';
 
 const QR_BASE = {
   test: 'https://mydataapidev.aade.gr/TimologioQR/QRInfo?q=',
@@ -20,28 +33,59 @@ function qrUrl(seed: string, ctx: SubmitContext): string {
   return `${QR_BASE[ctx.environment]}${encodeURIComponent(token)}`;
 }
 
-export const myDataSandbox: SandboxSpec = {
+const spec: SandboxSpec = {
   system: 'gr-mydata',
   authority: 'AADE',
   codes: MYDATA_CODES,
-  accept: (record, ctx) => {
-    const id = record.transactionId;
-    const mark = derivedDigits(id, 'mydata-mark', 15);
-    if (record.kind === 'cancellation') {
-      return { upstreamId: mark, response: { cancellationMark: mark, statusCode: 'Success' } };
-    }
-    const uid = derivedHex(id, 'mydata-uid', 40);
-    const auth = derivedHex(id, 'mydata-auth', 32);
-    const qr = qrUrl(id, ctx);
-    return {
-      upstreamId: mark,
-      response: { invoiceUid: uid, invoiceMark: mark, authenticationCode: auth, qrUrl: qr, statusCode: 'Success' },
-      renderHints: [
-        textHint('mark', 'footer_bottom', mark),
-        textHint('uid', 'footer_bottom', uid),
-        textHint('auth_code', 'footer_bottom', auth),
-        qrUrlHint('qr', 'footer_right', qr),
-      ],
-    };
-  },
+  accept: () => ({ response: {} }),
 };
+
+const stubMark = (record: StoredRecord) => derivedDigits(record.transactionId, 'mydata-mark', 15);
+const stubUid = (record: StoredRecord) => derivedHex(record.transactionId, 'mydata-uid', 40);
+
+/** What the stub AADE answers over HTTP for this record. */
+export function stubAnswer(record: StoredRecord, ctx: SubmitContext): AadeAnswer {
+  const outcome = outcomeOf(record);
+  const cancel = record.kind === 'cancellation';
+  const ok = (r: Omit<MyDataResponse, 'errors' | 'statusCode' | 'index'>): AadeAnswer => ({
+    status: 200, body: responseDocXml([{ index: '1', ...r, errors: [], statusCode: 'Success' }]),
+  });
+  const failed = (statusCode: string, code: string, message: string): AadeAnswer => ({
+    status: 200, body: responseDocXml([{ index: '1', errors: [{ code, message }], statusCode }]),
+  });
+  switch (outcome.kind) {
+    case 'reject': {
+      const known = MYDATA_CODES[outcome.code];
+      if (known?.duplicate === true && !cancel) {
+        // AADE's own wording names the UID and the MARK it registered first.
+        return failed('ValidationError', outcome.code,
+          `The UID: ${stubUid(record)} is invalid . It has already been sent for another invoice (MARK:${stubMark(record)} , AUTHENTICATION_CODE:${derivedHex(record.transactionId, 'mydata-auth', 32)})`);
+      }
+      return failed('ValidationError', outcome.code, known?.message ?? `Validation error ${outcome.code} (sandbox)`);
+    }
+    case 'error':
+      if (/^5\d\d$/.test(outcome.code)) return { status: Number(outcome.code), body: '<html><body>Service Unavailable</body></html>' };
+      return failed('TechnicalError', outcome.code, MYDATA_CODES[outcome.code]?.message ?? `Technical error ${outcome.code} (sandbox)`);
+    default:
+      if (cancel) return ok({ cancellationMark: stubMark(record) });
+      return ok({
+        invoiceUid: stubUid(record),
+        invoiceMark: stubMark(record),
+        qrUrl: qrUrl(record.transactionId, ctx),
+        authenticationCode: derivedHex(record.transactionId, 'mydata-auth', 32),
+      });
+  }
+}
+
+const sandboxMarked = (o: AuthorityOutcome): AuthorityOutcome => ({ ...o, response: { ...o.response, sandbox: true } }) as AuthorityOutcome;
+
+export async function myDataStubSubmit(record: StoredRecord, ctx: SubmitContext): Promise<AuthorityOutcome> {
+  // A rehearsed timeout is the shared stub's transport fault.
+  if (outcomeOf(record).kind === 'timeout') return runSandbox(record, ctx, spec);
+  const answer = stubAnswer(record, ctx);
+  const call = callOf(record);
+  const outcome = record.kind === 'cancellation'
+    ? cancelOutcome(answer, call.op === 'cancel' ? call.mark : (record.upstreamId ?? ''))
+    : sendOutcome(answer);
+  return sandboxMarked(outcome);
+}

@@ -117,7 +117,8 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
     const location = deps.locations.toFiscal(locRow);
     const mode = t.sandbox_mode ?? 'stub';
     let clientKey: SigningKey | undefined;
-    if (mode === 'authority') {
+    // A system whose locations name no certificate authenticates otherwise (myDATA: header keys).
+    if (mode === 'authority' && system.certificateFields.length > 0) {
       try {
         clientKey = await deps.signingKeys.forAuthority(location);
       } catch (err) {
@@ -170,7 +171,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
       outcome: 'completed',
       commit: async (tx) => {
         const now = clock.now();
-        const extraHints = outcome.kind === 'accepted' ? outcome.renderHints ?? [] : [];
+        const extraHints = outcome.renderHints ?? [];
         const fields = acceptedFields(t, outcome, now);
         const updated = await transactionsRepo.update(tx, t.id, {
           ...fields,

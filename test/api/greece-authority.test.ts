@@ -1,0 +1,223 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.ts';
+import { GR_SUBSCRIPTION_KEY, locationBodies } from '../support/fixtures.ts';
+import { startFakeAade, type FakeAade } from '../support/fake-aade.ts';
+import { startTestApp, type TestApp } from '../support/harness.ts';
+import { createTx, getTx } from '../support/transactions.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+
+/*
+ * Greece myDATA through the API against the fake AADE (real HTTPS on 127.0.0.1, the
+ * aade-user-id and Ocp-Apim-Subscription-Key headers checked, UID duplicates answered
+ * with the original MARK): with a test key and `X-Svc-Sandbox: authority` the record is
+ * sent with SendInvoices (or CancelInvoice by MARK) inside the 5 s inline window; a slow
+ * or unreachable AADE makes the transaction `offline_pending`, retried in the background,
+ * until success (`transaction.late_authority_confirmed`) or the 7-day grace expires.
+ * Run on both stores (TEST_STORE=pglite | postgres).
+ */
+
+let t: TestApp;
+let clock: ManualClock;
+let fake: FakeAade;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  // Every InvoicesDoc is validated against the official XSD by the fake (its default).
+  fake = await startFakeAade({ credentials: { userId: 'user1', subscriptionKey: GR_SUBSCRIPTION_KEY } });
+  clock = new ManualClock(new Date());
+  t = await startTestApp({
+    clock, random: () => 0.5,
+    config: { authorityBaseUrls: { 'gr-mydata:test': fake.url }, authorityCa: fake.caPem },
+  });
+  receiver = await startWebhookReceiver({ now: () => clock.now().getTime() });
+});
+afterAll(async () => {
+  await receiver?.close();
+  await t?.close();
+  await fake?.close();
+});
+beforeEach(() => fake.reset());
+
+const AUTHORITY = { 'x-svc-sandbox': 'authority' } as const;
+
+let series = 0;
+/**
+ * A fresh account and location. Every location here has the fixture's AFM and branch, so
+ * each gets a series of its own: AADE's UID (AFM, date, branch, type, series, aa) would
+ * otherwise make two locations' first documents one document (as it would at AADE).
+ */
+async function scenario(config: Record<string, unknown> = {}) {
+  const { key } = await t.signup();
+  const body = locationBodies['gr-mydata'];
+  const res = await t.request({
+    method: 'POST', url: '/v1/locations', key,
+    payload: { ...body, country_config: { ...body.country_config, default_series: `T${++series}`, ...config } },
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return { key, loc: res.json().id as string };
+}
+
+async function subscribe(key: string, events: string[]) {
+  const res = await t.request({ method: 'POST', url: '/v1/webhooks', key, payload: { url: receiver.url, events } });
+  expect(res.statusCode, res.body).toBe(201);
+  receiver.secret = res.json().secret;
+}
+
+const sale = (loc: string) => ({
+  location_id: loc, timestamp: clock.now().toISOString(), currency: 'EUR', payment_method: 'card',
+  items: [
+    { description: 'Φραπέ', quantity: 2, unit_price: 250, tax_rate: 24, tax_amount: 120, total_amount: 620 },
+    { description: 'Τυρόπιτα', quantity: 1, unit_price: 300, tax_rate: 13, tax_amount: 39, total_amount: 339 },
+  ],
+  pretax_amount: 800, tax_amount: 159, total_amount: 959,
+});
+
+const events = async (id: string) =>
+  (await t.db.query<{ type: string }>(`SELECT type FROM events WHERE data->>'transaction_id' = $1 ORDER BY created_at, type`, [id])).rows.map((r) => r.type);
+const submitJob = async (id: string) =>
+  (await t.db.query<{ status: string; attempt: number; run_at: Date }>(`SELECT status, attempt, run_at FROM jobs WHERE transaction_id = $1 AND kind = 'submit'`, [id])).rows[0]!;
+const hintKeys = (tx: { render_hints: { key: string }[] }) => tx.render_hints.map((h) => h.key);
+const hint = (tx: { render_hints: { key: string; value: string }[] }, key: string) => tx.render_hints.find((h) => h.key === key)?.value;
+
+describe('myDATA against the fake AADE', () => {
+  it('inline success: 201 with the MARK in fiscal_id_upstream and mark/uid/auth_code/qr render hints; both headers sent', async () => {
+    const s = await scenario();
+    const res = await createTx(t, s.key, sale(s.loc), AUTHORITY);
+    expect(res.statusCode, res.body).toBe(201);
+    const tx = res.json();
+    const [doc] = [...fake.documents.values()];
+    expect(tx).toMatchObject({ status: 'success', fiscal_id: `T${series}-1`, fiscal_id_upstream: doc!.mark });
+    expect(hintKeys(tx)).toEqual(expect.arrayContaining(['mark', 'uid', 'auth_code', 'qr']));
+    expect(hintKeys(tx)).not.toContain('late_transmission_label');
+    expect(hint(tx, 'mark')).toBe(doc!.mark);
+    expect(hint(tx, 'uid')).toBe(doc!.uid);
+    expect(tx.render_hints.find((h: { key: string }) => h.key === 'qr')).toMatchObject({ placement: 'footer_right', kind: 'qr_url', mandatory: true });
+    const req = fake.requests[0]!;
+    expect(req.path).toBe('/SendInvoices'); // env sandbox: the ERP development channel
+    expect(req.headers['aade-user-id']).toBe('user1');
+    expect(req.headers['ocp-apim-subscription-key']).toBe(GR_SUBSCRIPTION_KEY); // unsealed for the call
+    const full = await getTx(t, s.key, tx.id);
+    expect(full.response_payload.authority).toMatchObject({ statusCode: 'Success', invoiceMark: doc!.mark, category: 'success' });
+  });
+
+  it('the provider channel in production: /myDataProvider/SendInvoices', async () => {
+    const s = await scenario({ env: 'provider_production' });
+    expect((await createTx(t, s.key, sale(s.loc), AUTHORITY)).json().status).toBe('success');
+    expect(fake.requests[0]!.path).toBe('/myDataProvider/SendInvoices');
+  });
+
+  it('slow AADE: offline_pending with the late label inside the 5 s window; the retry meets AADE\'s duplicate answer: one document, success with the original MARK, late confirmation webhook', async () => {
+    const s = await scenario();
+    await subscribe(s.key, ['transaction.late_authority_confirmed']);
+    receiver.received.length = 0;
+    fake.slow(6_500);
+    const started = Date.now();
+    const res = await createTx(t, s.key, sale(s.loc), AUTHORITY);
+    expect(Date.now() - started).toBeLessThan(5_500);
+    const tx = res.json();
+    expect(tx.status).toBe('offline_pending');
+    expect(tx.render_hints.find((h: { key: string }) => h.key === 'late_transmission_label')).toMatchObject({ placement: 'footer_top', mandatory: true, kind: 'text' });
+    expect(tx.fiscal_id_upstream).toBeNull();
+    // AADE registered it although the answer never reached us.
+    expect(fake.documents.size).toBe(1);
+    const original = [...fake.documents.values()][0]!;
+
+    await fake.normal();
+    clock.set((await submitJob(tx.id)).run_at);
+    await t.worker.drain();
+    const done = await getTx(t, s.key, tx.id);
+    expect(done).toMatchObject({ status: 'success', fiscal_id_upstream: original.mark, response_payload: { duplicate: true } });
+    expect(done.response_payload.authority).toMatchObject({ category: 'duplicate_as_success', authority_code: '228' });
+    expect(fake.documents.size).toBe(1);
+    expect(fake.duplicates).toEqual([original.uid]);
+    expect(hint(done, 'mark')).toBe(original.mark);
+    expect(hint(done, 'uid')).toBe(original.uid);
+    expect(await events(tx.id)).toEqual(expect.arrayContaining(['transaction.late_authority_confirmed', 'fiscalization.completed']));
+    const late = receiver.received.filter((r) => r.json.event === 'transaction.late_authority_confirmed');
+    expect(late).toHaveLength(1);
+    expect(late[0]!.json).toMatchObject({ transaction_id: tx.id, transaction: { status: 'success' } });
+  }, 20_000);
+
+  it('AADE down (connection refused, then 503), then back: offline_pending, then success with a new MARK and the late event', async () => {
+    const s = await scenario();
+    await fake.refuse();
+    const tx = (await createTx(t, s.key, sale(s.loc), AUTHORITY)).json();
+    expect(tx.status).toBe('offline_pending');
+    expect(fake.documents.size).toBe(0);
+    expect((await getTx(t, s.key, tx.id)).response_payload.submit_error).toMatchObject({ error_code: 'connection_error' });
+    await fake.normal();
+    fake.unavailable(); // next attempt: HTTP 503, still transient
+    clock.set((await submitJob(tx.id)).run_at);
+    await t.worker.drain();
+    const still = await getTx(t, s.key, tx.id);
+    expect(still.status).toBe('offline_pending');
+    expect(still.response_payload.submit_error).toMatchObject({ error_code: 'unavailable' });
+    await fake.normal();
+    clock.set((await submitJob(tx.id)).run_at);
+    await t.worker.drain();
+    const done = await getTx(t, s.key, tx.id);
+    const [doc] = [...fake.documents.values()];
+    expect(done).toMatchObject({ status: 'success', fiscal_id_upstream: doc!.mark });
+    expect(done.response_payload.duplicate).toBeUndefined();
+    expect(hintKeys(done)).toEqual(expect.arrayContaining(['late_transmission_label', 'mark', 'uid', 'auth_code', 'qr']));
+    expect(await events(tx.id)).toContain('transaction.late_authority_confirmed');
+  });
+
+  it('grace expiry (manual clock): AADE unreachable for 7 days → failed_offline_grace_expired and its webhook', async () => {
+    const s = await scenario();
+    await subscribe(s.key, ['transaction.failed_offline_grace_expired']);
+    receiver.received.length = 0;
+    fake.down();
+    const tx = (await createTx(t, s.key, sale(s.loc), AUTHORITY)).json();
+    expect(tx.status).toBe('offline_pending');
+    for (let i = 0; i < 400; i++) {
+      const e = await submitJob(tx.id);
+      if (e.status === 'dead') break;
+      clock.set(e.run_at);
+      await t.worker.drain();
+    }
+    const expired = await getTx(t, s.key, tx.id);
+    expect(expired.status).toBe('failed_offline_grace_expired');
+    expect(new Date(expired.updated_at).getTime()).toBeGreaterThanOrEqual(new Date(tx.created_at).getTime() + 7 * 86_400_000);
+    expect(await events(tx.id)).toEqual(expect.arrayContaining(['transaction.failed_offline_grace_expired', 'fiscalization.dead_letter']));
+    await t.worker.drain();
+    const hooks = receiver.received.filter((r) => r.json.event === 'transaction.failed_offline_grace_expired');
+    expect(hooks).toHaveLength(1);
+    expect(hooks[0]!.json).toMatchObject({ transaction_id: tx.id, transaction: { status: 'failed_offline_grace_expired' } });
+    expect(fake.requests.length).toBeGreaterThan(100);
+  }, 60_000);
+
+  it('rejection: ValidationError 203 → regulatory_reject with authority_code, failed_permanent, not retried', async () => {
+    const s = await scenario();
+    fake.rejectWith(['203']);
+    const tx = (await createTx(t, s.key, sale(s.loc), AUTHORITY)).json();
+    expect(tx.status).toBe('failed_permanent');
+    const full = await getTx(t, s.key, tx.id);
+    expect(full.response_payload.submit_error).toMatchObject({ error_code: '203' });
+    expect(full.response_payload.authority).toMatchObject({ category: 'regulatory_reject', authority_code: '203', statusCode: 'ValidationError' });
+    expect(hintKeys(full)).not.toContain('late_transmission_label');
+    expect((await submitJob(tx.id)).status).toBe('dead');
+  });
+
+  it('wrong subscription key: AADE answers 401 → failed_permanent (no offline fallback for a refusal)', async () => {
+    const s = await scenario({ subscription_key: 'not-the-key-0123456789abcdef' });
+    const tx = (await createTx(t, s.key, sale(s.loc), AUTHORITY)).json();
+    expect(tx.status).toBe('failed_permanent');
+    expect((await getTx(t, s.key, tx.id)).response_payload.submit_error).toMatchObject({ error_code: 'unauthorized' });
+    expect(fake.requests[0]!.status).toBe(401);
+  });
+
+  it('cancellation: CancelInvoice by the MARK; the original becomes cancelled', async () => {
+    const s = await scenario();
+    const tx = (await createTx(t, s.key, sale(s.loc), AUTHORITY)).json();
+    expect(tx.status).toBe('success');
+    const res = await t.request({ method: 'POST', url: `/v1/transactions/${tx.id}/cancel`, key: s.key, headers: AUTHORITY, payload: {} });
+    expect(res.statusCode, res.body).toBe(201);
+    await t.worker.drain();
+    const cancel = await getTx(t, s.key, res.json().id);
+    const doc = [...fake.documents.values()][0]!;
+    expect(fake.requests.at(-1)!.path).toBe(`/CancelInvoice?mark=${tx.fiscal_id_upstream}`);
+    expect(cancel).toMatchObject({ status: 'success', fiscal_id_upstream: doc.cancellationMark });
+    expect((await getTx(t, s.key, tx.id)).status).toBe('cancelled');
+  });
+});

@@ -1,0 +1,309 @@
+/**
+ * A fake AADE myDATA REST API for tests: real HTTPS on 127.0.0.1 with its own certificate
+ * (clients trust it through `caPem`, the submit context's `authorityCa`). Unlike the
+ * Spanish and Italian services, AADE asks for no client certificate: it authenticates
+ * each call by two headers (FORMATS.md §6).
+ *
+ * - any path ending in `/SendInvoices` or `/CancelInvoice` (the four channels differ by
+ *   prefix; `requests` keeps the path so a test sees which one was used);
+ * - `aade-user-id` and `Ocp-Apim-Subscription-Key` must both be present (and equal to
+ *   `credentials` when given): HTTP 401 with AADE's JSON otherwise;
+ * - SendInvoices: the InvoicesDoc is validated against the XSD with xmllint
+ *   (`validateSchema`, default true; invalid → XMLSyntaxError 101); each invoice's UID is
+ *   computed here from its fields (SHA-1 of VAT number, issue date, branch, invoice type,
+ *   series, aa); a UID already registered is answered as AADE does, error 228 naming the
+ *   UID and the original MARK (`duplicateCode` '233' for the ERP wording); else a new MARK
+ *   (increasing), the UID, a QR URL and an authentication code;
+ * - CancelInvoice?mark=: a cancellationMark; 104 for an unknown MARK, 251 when cancelled already;
+ * - programmable: `slow(ms)` (the document is registered at once, the answer comes late:
+ *   AADE got it even if the client gave up), `down()` (the connection is cut, no answer),
+ *   `refuse()` (nothing listens: connection refused, until `normal()`),
+ *   `unavailable()` (HTTP 503), `technicalError()`, `rejectWith(codes)` (ValidationError),
+ *   `normal()`.
+ *
+ * Independent of the code under test: its own parsing (fast-xml-parser), UID and XML.
+ */
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { XMLParser } from 'fast-xml-parser';
+import { HAVE_SCHEMAS, xsdValidate } from './xml-tools.ts';
+
+export const MYDATA_XSD = 'gr/mydata/v1.0.12/InvoicesDoc-v1.0.12.xsd';
+
+export interface AadeRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  status?: number;
+}
+
+export interface AadeDocument {
+  uid: string;
+  mark: string;
+  xml: string;
+  issuerVat: string;
+  series: string;
+  aa: string;
+  invoiceType: string;
+  schemaValid: boolean;
+  schemaOutput: string;
+  cancellationMark?: string;
+}
+
+type Mode =
+  | { kind: 'normal' }
+  | { kind: 'slow'; ms: number }
+  | { kind: 'down' }
+  | { kind: 'unavailable' }
+  | { kind: 'technical' }
+  | { kind: 'reject'; codes: string[] };
+
+export interface FakeAade {
+  url: string;
+  caPem: string;
+  requests: AadeRequest[];
+  /** Registered documents by UID. */
+  documents: Map<string, AadeDocument>;
+  /** SendInvoices calls that registered nothing new (duplicates), by UID. */
+  duplicates: string[];
+  slow(ms: number): void;
+  down(): void;
+  /** Stops listening (connection refused) until `normal()`. */
+  refuse(): Promise<void>;
+  unavailable(): void;
+  technicalError(): void;
+  rejectWith(codes: string[]): void;
+  normal(): Promise<void>;
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface FakeAadeOptions {
+  validateSchema?: boolean;
+  /** The InvoicesDoc schema under ../shared/schemas (default v1.0.12; v2.0.1 is `gr/mydata/v2.0.1/InvoicesDoc-v2.0.1.xsd`). */
+  xsd?: string;
+  credentials?: { userId: string; subscriptionKey: string };
+  duplicateCode?: '228' | '233';
+  /** The first MARK handed out (then +1 each). */
+  firstMark?: bigint;
+}
+
+let serverCert: { key: string; cert: string } | undefined;
+function localhostCertificate(): { key: string; cert: string } {
+  if (serverCert) return serverCert;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fake-aade-'));
+  const key = path.join(dir, 'key.pem');
+  const cert = path.join(dir, 'cert.pem');
+  execFileSync('/usr/bin/openssl', [
+    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '3650',
+    '-subj', '/CN=fake-aade.test', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
+  ], { stdio: 'ignore' });
+  serverCert = { key: fs.readFileSync(key, 'utf8'), cert: fs.readFileSync(cert, 'utf8') };
+  return serverCert;
+}
+
+const parser = new XMLParser({
+  removeNSPrefix: true, ignoreAttributes: true, parseTagValue: false, trimValues: true,
+  isArray: (name) => name === 'invoice',
+});
+
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+interface Entry {
+  index: number;
+  ok?: { uid?: string; mark?: string; qrUrl?: string; auth?: string; cancellationMark?: string };
+  errors?: { code: string; message: string }[];
+  status: 'Success' | 'ValidationError' | 'TechnicalError' | 'XMLSyntaxError';
+}
+
+/** AADE's ResponseDoc (response-v1.0.12.xsd), written here independently of the client. */
+export function aadeResponseDoc(entries: Entry[]): string {
+  const rs = entries.map((e) => {
+    const body = e.errors
+      ? `<errors>${e.errors.map((x) => `<error><message>${esc(x.message)}</message><code>${x.code}</code></error>`).join('')}</errors>`
+      : (e.ok?.uid ? `<invoiceUid>${e.ok.uid}</invoiceUid>` : '') + (e.ok?.mark ? `<invoiceMark>${e.ok.mark}</invoiceMark>` : '') +
+        (e.ok?.qrUrl ? `<qrUrl>${esc(e.ok.qrUrl)}</qrUrl>` : '') + (e.ok?.cancellationMark ? `<cancellationMark>${e.ok.cancellationMark}</cancellationMark>` : '') +
+        (e.ok?.auth ? `<authenticationCode>${e.ok.auth}</authenticationCode>` : '');
+    return `<response><index>${e.index}</index>${body}<statusCode>${e.status}</statusCode></response>`;
+  });
+  return `<?xml version="1.0" encoding="utf-8"?><ResponseDoc xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema">${rs.join('')}</ResponseDoc>`;
+}
+
+/** The UID of an invoice (FORMATS.md §6), computed from its parsed fields. */
+export function aadeUid(f: { vat: string; issueDate: string; branch: string; invoiceType: string; series: string; aa: string }): string {
+  return crypto.createHash('sha1').update([f.vat, f.issueDate, f.branch, f.invoiceType, f.series, f.aa].join('-'), 'utf8').digest('hex').toUpperCase();
+}
+
+export async function startFakeAade(opts: FakeAadeOptions = {}): Promise<FakeAade> {
+  const validateSchema = opts.validateSchema ?? true;
+  const duplicateCode = opts.duplicateCode ?? '228';
+  const requests: AadeRequest[] = [];
+  const documents = new Map<string, AadeDocument>();
+  const duplicates: string[] = [];
+  let mode: Mode = { kind: 'normal' };
+  let nextMark = opts.firstMark ?? 400001000000001n;
+  const newMark = () => String(nextMark++);
+
+  const xml = (status: number, body: string) => ({ status, type: 'application/xml; charset=utf-8', body });
+
+  function sendInvoices(body: string, origin: string) {
+    if (mode.kind === 'technical') return xml(200, aadeResponseDoc([{ index: 1, errors: [{ code: '999', message: 'Technical error (fake)' }], status: 'TechnicalError' }]));
+    let schemaValid = true;
+    let schemaOutput = '';
+    if (validateSchema && HAVE_SCHEMAS) {
+      const r = xsdValidate(body, opts.xsd ?? MYDATA_XSD);
+      schemaValid = r.ok;
+      schemaOutput = r.output;
+      if (!r.ok) return xml(200, aadeResponseDoc([{ index: 1, errors: [{ code: '101', message: `XML Syntax Validation Error: ${r.output.slice(0, 300)}` }], status: 'XMLSyntaxError' }]));
+    }
+    let invoices: Record<string, any>[];
+    try {
+      invoices = (parser.parse(body) as Record<string, any>).InvoicesDoc?.invoice ?? [];
+    } catch (err) {
+      return xml(200, aadeResponseDoc([{ index: 1, errors: [{ code: '101', message: `XML Syntax Validation Error: ${(err as Error).message}` }], status: 'XMLSyntaxError' }]));
+    }
+    if (invoices.length === 0) return xml(200, aadeResponseDoc([{ index: 1, errors: [{ code: '101', message: 'XML Syntax Validation Error: no invoice' }], status: 'XMLSyntaxError' }]));
+    const entries = invoices.map((inv, i): Entry => {
+      const h = inv.invoiceHeader ?? {};
+      const f = { vat: String(inv.issuer?.vatNumber ?? ''), issueDate: String(h.issueDate ?? ''), branch: String(inv.issuer?.branch ?? ''), invoiceType: String(h.invoiceType ?? ''), series: String(h.series ?? ''), aa: String(h.aa ?? '') };
+      const uid = aadeUid(f);
+      if (mode.kind === 'reject') {
+        return { index: i + 1, errors: mode.codes.map((code) => ({ code, message: `Validation error ${code} (fake)` })), status: 'ValidationError' };
+      }
+      const known = documents.get(uid);
+      if (known) {
+        duplicates.push(uid);
+        const auth = crypto.createHash('md5').update(known.mark).digest('hex').toUpperCase();
+        const message = duplicateCode === '228'
+          ? `The UID: ${uid} is invalid . It has already been sent for another invoice (MARK:${known.mark} , AUTHENTICATION_CODE:${auth})`
+          : `This UID has already been sent (MARK:${known.mark})`;
+        return { index: i + 1, errors: [{ code: duplicateCode, message }], status: 'ValidationError' };
+      }
+      const mark = newMark();
+      documents.set(uid, { uid, mark, xml: body, issuerVat: f.vat, series: f.series, aa: f.aa, invoiceType: f.invoiceType, schemaValid, schemaOutput });
+      const q = Buffer.from(`${uid}:${mark}`).toString('base64');
+      return {
+        index: i + 1, status: 'Success',
+        ok: { uid, mark, qrUrl: `${origin}/TimologioQR/QRInfo?q=${encodeURIComponent(q)}`, auth: crypto.createHash('md5').update(mark).digest('hex').toUpperCase() },
+      };
+    });
+    return xml(200, aadeResponseDoc(entries));
+  }
+
+  function cancelInvoice(query: URLSearchParams) {
+    const mark = query.get('mark') ?? '';
+    const doc = [...documents.values()].find((d) => d.mark === mark);
+    if (!doc) return xml(200, aadeResponseDoc([{ index: 1, errors: [{ code: '104', message: `The requested invoice with mark ${mark} was not found` }], status: 'ValidationError' }]));
+    if (doc.cancellationMark) return xml(200, aadeResponseDoc([{ index: 1, errors: [{ code: '251', message: `Invoice with mark ${mark} is already cancelled` }], status: 'ValidationError' }]));
+    doc.cancellationMark = newMark();
+    return xml(200, aadeResponseDoc([{ index: 1, ok: { cancellationMark: doc.cancellationMark }, status: 'Success' }]));
+  }
+
+  const { key, cert } = localhostCertificate();
+  let origin = '';
+  const server = https.createServer({ key, cert }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void (async () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        const r: AadeRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body };
+        requests.push(r);
+        const answer = (status: number, type: string, text: string) => {
+          r.status = status;
+          res.writeHead(status, { 'content-type': type }).end(text);
+        };
+        if (mode.kind === 'down') {
+          req.socket.destroy();
+          return;
+        }
+        if (mode.kind === 'unavailable') return answer(503, 'text/html', '<html><body>Service Unavailable</body></html>');
+        const user = req.headers['aade-user-id'];
+        const subKey = req.headers['ocp-apim-subscription-key'];
+        const authorized = typeof user === 'string' && user !== '' && typeof subKey === 'string' && subKey !== '' &&
+          (!opts.credentials || (user === opts.credentials.userId && subKey === opts.credentials.subscriptionKey));
+        if (!authorized) {
+          return answer(401, 'application/json', JSON.stringify({ statusCode: 401, message: 'Access denied due to invalid subscription key or user id.' }));
+        }
+        const url = new URL(req.url ?? '/', 'https://127.0.0.1');
+        let out: { status: number; type: string; body: string };
+        if (req.method === 'POST' && url.pathname.endsWith('/SendInvoices')) out = sendInvoices(body, origin);
+        else if (req.method === 'POST' && url.pathname.endsWith('/CancelInvoice')) out = cancelInvoice(url.searchParams);
+        else out = { status: 404, type: 'text/plain', body: 'not found' };
+        // Slow: registered already, the answer comes late (the client may have given up).
+        if (mode.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, (mode as { ms: number }).ms));
+        if (res.destroyed) return;
+        answer(out.status, out.type, out.body);
+      })();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  origin = `https://127.0.0.1:${port}`;
+  let listening = true;
+  const listen = async () => {
+    if (listening) return;
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    listening = true;
+  };
+  return {
+    url: origin,
+    caPem: cert,
+    requests,
+    documents,
+    duplicates,
+    slow: (ms) => (mode = { kind: 'slow', ms }),
+    down: () => (mode = { kind: 'down' }),
+    unavailable: () => (mode = { kind: 'unavailable' }),
+    technicalError: () => (mode = { kind: 'technical' }),
+    rejectWith: (codes) => (mode = { kind: 'reject', codes }),
+    refuse: async () => {
+      if (!listening) return;
+      listening = false;
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+    normal: async () => {
+      mode = { kind: 'normal' };
+      await listen();
+    },
+    reset: async () => {
+      mode = { kind: 'normal' };
+      await listen();
+      requests.length = 0;
+      documents.clear();
+      duplicates.length = 0;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        if (!listening) return resolve();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * A small valid InvoicesDoc (v1.0.12: one retail line at 24 %, income classification) for
+ * client tests and for the API tests' stand-in while the record builder is a placeholder.
+ */
+export function sampleInvoicesDoc(f: { vat: string; branch?: number; series: string; aa: string; issueDate: string; invoiceType?: string; netCents: number; vatCents: number }): string {
+  const d = (c: number) => (c / 100).toFixed(2);
+  const cls = `<incomeClassification><icls:classificationType>E3_561_003</icls:classificationType><icls:classificationCategory>category1_2</icls:classificationCategory><icls:amount>${d(f.netCents)}</icls:amount></incomeClassification>`;
+  return '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    '<InvoicesDoc xmlns="http://www.aade.gr/myDATA/invoice/v1.0" xmlns:icls="https://www.aade.gr/myDATA/incomeClassificaton/v1.0"><invoice>' +
+    `<issuer><vatNumber>${f.vat}</vatNumber><country>GR</country><branch>${f.branch ?? 0}</branch></issuer>` +
+    `<invoiceHeader><series>${esc(f.series)}</series><aa>${f.aa}</aa><issueDate>${f.issueDate}</issueDate><invoiceType>${f.invoiceType ?? '11.1'}</invoiceType><currency>EUR</currency></invoiceHeader>` +
+    `<paymentMethods><paymentMethodDetails><type>3</type><amount>${d(f.netCents + f.vatCents)}</amount></paymentMethodDetails></paymentMethods>` +
+    `<invoiceDetails><lineNumber>1</lineNumber><netValue>${d(f.netCents)}</netValue><vatCategory>1</vatCategory><vatAmount>${d(f.vatCents)}</vatAmount>${cls}</invoiceDetails>` +
+    `<invoiceSummary><totalNetValue>${d(f.netCents)}</totalNetValue><totalVatAmount>${d(f.vatCents)}</totalVatAmount><totalWithheldAmount>0.00</totalWithheldAmount>` +
+    '<totalFeesAmount>0.00</totalFeesAmount><totalStampDutyAmount>0.00</totalStampDutyAmount><totalOtherTaxesAmount>0.00</totalOtherTaxesAmount><totalDeductionsAmount>0.00</totalDeductionsAmount>' +
+    `<totalGrossValue>${d(f.netCents + f.vatCents)}</totalGrossValue>${cls}</invoiceSummary>` +
+    '</invoice></InvoicesDoc>';
+}
