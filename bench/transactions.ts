@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import type { Db } from '../src/store/db.ts';
 import { openDb } from '../src/store/open.ts';
 import { locationBodies } from '../test/support/fixtures.ts';
-import { locationBody as fixtureLocationBody, saleBody, saleMetadata } from '../test/support/transactions.ts';
+import { locationBody as fixtureLocationBody, saleBody, saleLines, saleMetadata } from '../test/support/transactions.ts';
 import { call, expectStatus, packageVersion, signup } from './lib/api.ts';
 import { type LoadSettings, loadSettingsFromEnv, type Measurement, measure, type RequestSpec } from './lib/cannon.ts';
-import { checkWrites, nf525Fingerprint, saftFingerprint, sdiRecordCheck, ticketBaiFingerprint, type WriteCheck } from './lib/chain-check.ts';
+import { checkWrites, myDataRecordCheck, nf525Fingerprint, saftFingerprint, sdiRecordCheck, ticketBaiFingerprint, type WriteCheck } from './lib/chain-check.ts';
 import { type CodeVersion, codeVersion } from './lib/code-version.ts';
 import { forkServer, type ServerProcess } from './lib/fork-server.ts';
 import { type ActivityProfile, type ActivitySampler, sampleActivity } from './lib/pg-activity.ts';
@@ -28,6 +28,8 @@ import { fmt, markdownTable, publishReport } from './lib/report.ts';
  *   E. A's POST spread over 50 locations (50 chains), on PostgreSQL;
  *   F. POST /v1/transactions, Italy SDI (FatturaPA FPR12 XML), on PostgreSQL;
  *   G. POST /v1/transactions, Portugal (SAF-T PT Invoice, RSA-SHA1 hash chain), on PostgreSQL;
+ *   H. POST /v1/transactions, Greece (myDATA InvoicesDoc, the MARK awaited inline from the
+ *      sandbox AADE, as a test key without `X-Svc-Sandbox: authority` gets it), on PostgreSQL;
  *   C. queue drain: N es-verifactu transactions created through the transaction service
  *      (each enqueues its submit job), then worker.drain() against the sandbox stub,
  *      against a bare claim + complete loop with the worker's own SQL.
@@ -80,8 +82,12 @@ const median = (xs: readonly number[]): number => {
 };
 
 export const GOALS = {
-  /** A: throughput against the bare insert baseline, and tail latency. */
-  postRatio: 0.6,
+  /**
+   * A (and E): France's creates against the bare insert baseline, and tail latency. 0.6×
+   * was the figure with placeholder records (issue #12); issue #14 made them real (signed,
+   * grand totals) and allows "within 10 % of today's France figure": 0.54×.
+   */
+  postRatio: 0.54,
   postP99Ms: 50,
   /** B: PGlite, absolute. */
   pglitePostPerSecond: 500,
@@ -192,7 +198,7 @@ const franceLocation = (name: string) =>
   JSON.stringify({ name, country: 'FR', country_config: { legal_name: 'Acme SARL', register_id: '73282932000074' } });
 
 /** The systems the HTTP scenarios create transactions of. */
-export type BenchSystem = 'fr-nf525' | 'es-ticketbai' | 'it-sdi' | 'pt-saft';
+export type BenchSystem = 'fr-nf525' | 'es-ticketbai' | 'it-sdi' | 'pt-saft' | 'gr-mydata';
 
 /** Tracks the Idempotency-Key of every request sent and of every 2xx answer. */
 export interface KeyTracker {
@@ -206,7 +212,7 @@ export interface KeyTracker {
  * location of their own (so the measured location's chain holds only measured requests).
  */
 async function idempotencyCheck(base: string, auth: Record<string, string>, locationId: string, system: BenchSystem): Promise<Record<string, string>> {
-  const body = JSON.stringify(saleBody(locationId, system === 'it-sdi' ? { metadata: { ...saleMetadata['it-sdi'], invoice_number: 'CHECK-1' } } : {}));
+  const body = JSON.stringify(saleBody(locationId, system === 'it-sdi' ? { metadata: { ...saleMetadata['it-sdi'], invoice_number: 'CHECK-1' } } : saleLines[system] ?? {}));
   const post = (headers: Record<string, string>) => call(base, 'POST', '/v1/transactions', { ...auth, ...json, ...headers }, body);
   const a = await post({});
   const b = await post({});
@@ -254,7 +260,8 @@ export async function prepareService(
   const checkLoc = await expectStatus(call(base, 'POST', '/v1/locations', { ...checkAuth, ...json }, locationBody('Check shop')), 201, `${system} location`);
   const idempotency = await idempotencyCheck(base, checkAuth, String(checkLoc.id), system);
 
-  const bodies = locationIds.map((id) => JSON.stringify(saleBody(id)));
+  // Greece refuses rates it does not have (21 %, 10 %): its sale has Greek lines.
+  const bodies = locationIds.map((id) => JSON.stringify(saleBody(id, saleLines[system] ?? {})));
   // it-sdi: the merchant numbers its invoices (metadata.invoice_number, required): a unique
   // number per request, from a counter of its own (autocannon's resets between warm-up and
   // measured run). The body is built per request: the JSON around the number is fixed.
@@ -350,6 +357,7 @@ export async function runTransactionsBench(load: LoadSettings = loadSettingsFrom
       { store: 'postgres', system: 'fr-nf525', scenario: `E. POST /v1/transactions (FR), ${SPREAD_LOCATIONS} locations`, locations: SPREAD_LOCATIONS },
       { store: 'postgres', system: 'it-sdi', scenario: 'F. POST /v1/transactions (SDI, FatturaPA FPR12)' },
       { store: 'postgres', system: 'pt-saft', scenario: 'G. POST /v1/transactions (PT, SAF-T Invoice, RSA-SHA1 hash)' },
+      { store: 'postgres', system: 'gr-mydata', scenario: 'H. POST /v1/transactions (GR, myDATA InvoicesDoc, MARK inline)' },
     ] as const;
     const runService = async ({ store, system, scenario: named, ...more }: (typeof serviceRuns)[number], round?: number) => {
       const locations = 'locations' in more ? more.locations : 1;
@@ -376,12 +384,14 @@ export async function runTransactionsBench(load: LoadSettings = loadSettingsFrom
         const runs = load.warmupS > 0 ? 2 : 1;
         writes = await checkWrites(db, prep.locationIds, prep.keys.sent, prep.keys.acknowledged, runs * load.connections,
           system === 'es-ticketbai' ? ticketBaiFingerprint : system === 'it-sdi' ? () => sdiRecordCheck('FPR12')
-            : system === 'pt-saft' ? saftFingerprint : nf525Fingerprint,
+            : system === 'pt-saft' ? saftFingerprint : system === 'gr-mydata' ? myDataRecordCheck : nf525Fingerprint,
           // TicketBAI records go to the (stub) authority after the 201: some are still queued when the server stops.
           // SDI: created pending; the stub's `sent` leaves it pending, its RC (an inbound_message job) moves it to
           // delivered; some are still queued or in between when the server stops. Never rejected or failed.
           system === 'es-ticketbai' ? ['success', 'pending', 'processing']
-            : system === 'it-sdi' ? ['pending', 'processing', 'delivered'] : ['success']);
+            : system === 'it-sdi' ? ['pending', 'processing', 'delivered']
+              // Greece: the MARK inline, or (a create that outlived the window) still on its way.
+              : system === 'gr-mydata' ? ['success', 'pending', 'processing'] : ['success']);
       } finally {
         await db.close();
       }
@@ -470,6 +480,10 @@ export async function runTransactionsBench(load: LoadSettings = loadSettingsFrom
       } else if (h.kind === 'service' && h.scenario.startsWith('G.')) {
         goal = `≥ ${GOALS.ptRatio}× baseline and p99 ≤ ${GOALS.postP99Ms} ms`;
         goalMet = ratio >= GOALS.ptRatio && m.latencyMs.p99 <= GOALS.postP99Ms;
+      } else if (h.kind === 'service' && h.scenario.startsWith('H.')) {
+        // Issue #15 sets no figure for Greece: stated beside France's.
+        goal = 'stated beside A (no figure)';
+        goalMet = null;
       } else if (h.kind === 'service' && h.store === 'postgres') {
         goal = `≥ ${GOALS.postRatio}× baseline and p99 ≤ ${GOALS.postP99Ms} ms`;
         goalMet = ratio >= GOALS.postRatio && m.latencyMs.p99 <= GOALS.postP99Ms;

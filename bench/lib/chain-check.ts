@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { chainedFingerprint } from '../../src/countries/shared/placeholder.ts';
 import type { Db } from '../../src/store/db.ts';
 
@@ -112,6 +113,25 @@ export function sdiRecordCheck(formato = 'FPR12'): FingerprintCheck {
     if (numero !== undefined) numbers.add(numero);
     return previous === null && fingerprint === null && root && format === formato &&
       progressivo === rank.toString(36).toUpperCase().padStart(5, '0') && fresh && body.endsWith('</p:FatturaElettronica>');
+  };
+}
+
+/**
+ * myDATA (GR) is not chained either: its records sit on the series' chain key with a
+ * gapless `seq`. Checked per record in seq order: the InvoicesDoc's `aa` is the series'
+ * gapless number (the n-th record of a fresh series in one year is `n`), and the record's
+ * fingerprint is the document's UID, recomputed here from the document (SHA-1 of
+ * `afm-issueDate-branch-invoiceType-series-aa`, uppercase hex; FORMATS §6).
+ */
+export function myDataRecordCheck(): FingerprintCheck {
+  let rank = 0;
+  return (_previous, fingerprint, body) => {
+    rank++;
+    const tag = (name: string) => new RegExp(`<${name}>([^<]+)</${name}>`).exec(body)?.[1];
+    const fields = [tag('vatNumber'), tag('issueDate'), tag('branch'), tag('invoiceType'), tag('series'), tag('aa')];
+    if (fields.some((f) => f === undefined)) return false;
+    const uid = createHash('sha1').update(fields.join('-'), 'utf8').digest('hex').toUpperCase();
+    return body.includes('<InvoicesDoc xmlns="http://www.aade.gr/myDATA/invoice/v1.0"') && tag('aa') === String(rank) && fingerprint === uid;
   };
 }
 
