@@ -104,7 +104,11 @@ export function createTransactionService(deps: TransactionDeps) {
     if (mode === 'authority' && system.capabilities.submission !== 'none') await deps.signingKeys.forAuthority(location);
     const kind = system.capabilities.recordKey;
     return {
-      signingKey: system.capabilities.signsWithCertificate ? await deps.signingKeys.forRecord(location, environment, mode) : undefined,
+      signingKey: !system.capabilities.signsWithCertificate
+        ? undefined
+        : system.capabilities.certificateOptional
+          ? await deps.signingKeys.forRecordIfNamed(location, environment, mode)
+          : await deps.signingKeys.forRecord(location, environment, mode),
       recordKey: kind !== undefined ? await deps.signingKeys.recordKey(location, kind) : undefined,
     };
   }

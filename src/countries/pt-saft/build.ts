@@ -19,12 +19,11 @@ import type { BuildInput, FiscalRecord, RenderHint } from '../types.ts';
 import { decimal } from '../shared/amounts.ts';
 import { isoDate, localDate, localDateTimeWithOffset } from '../shared/dates.ts';
 import { MISSING_TAX_ID, issuerTaxId } from '../shared/issuer-tax-id.ts';
-import { configString } from '../shared/config-fields.ts';
 import { metaString } from '../shared/metadata-fields.ts';
 import { qrDataHint, textHint } from '../shared/render-hints.ts';
 import { documentTypeOf, seriesEntryOf } from './metadata.ts';
 import { hashExtract, saftQrData } from './qr.ts';
-import { HASH_CONTROL, certifiedProgramText, hashMessage, producerKey, signHashMessage } from './signature.ts';
+import { certificateNumberOf, certifiedProgramText, hashMessage, producerKey, signHashMessage } from './signature.ts';
 import { EXEMPTION, PAYMENT_MECHANISM, customerOf, money, productOf, qrCountryOf, quantityText, taxOf } from './document.ts';
 import { invoiceXml, statusChangeXml, type InvoiceLineXml } from './xml.ts';
 
@@ -58,7 +57,7 @@ function buildDocument(input: BuildInput): FiscalRecord {
   const type = documentTypeOf(tx);
   const entry = seriesEntryOf(location, type);
   if (entry === undefined) throw new Error(`pt-saft: location ${location.id} has no series for ${type}`);
-  const key = producerKey(input.signingKey); // fail first: nothing is built unsigned
+  const signer = producerKey(input); // fail first: nothing is built unsigned
   const seq = input.chain.seq;
   const invoiceNo = `${type} ${entry.prefix}/${seq}`;
   const atcud = atcudOf(entry.atcud_code, invoiceNo);
@@ -72,7 +71,7 @@ function buildDocument(input: BuildInput): FiscalRecord {
   const grossTotal = decimal(tx.total_amount);
   const hash = signHashMessage(
     hashMessage({ invoiceDate, systemEntryDate, invoiceNo, grossTotal, previousHash: input.chain.previous?.fingerprint ?? null }),
-    key,
+    signer.key,
   );
   const customer = customerOf(tx);
   const credit = type === 'NC';
@@ -101,7 +100,7 @@ function buildDocument(input: BuildInput): FiscalRecord {
     atcud,
     documentStatus: { status: 'N', statusDate: systemEntryDate, sourceId: sourceIdOf(input) },
     hash,
-    hashControl: HASH_CONTROL,
+    hashControl: signer.hashControl,
     period: Number(date.month),
     invoiceDate,
     invoiceType: type,
@@ -114,7 +113,7 @@ function buildDocument(input: BuildInput): FiscalRecord {
   });
 
   const extract = hashExtract(hash);
-  const certificate = configString(location.config, 'software_certificate_number');
+  const certificate = certificateNumberOf(location, input.software);
   const qr = saftQrData({
     issuerNif: issuerTaxId(input) ?? MISSING_TAX_ID,
     buyerNif: customer.taxId,

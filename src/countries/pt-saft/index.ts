@@ -29,8 +29,11 @@ export const saft: FiscalSystem<'pt-saft', 'PT'> = {
     // Cancelling marks the original document A (anulado): no new number, no new link.
     cancellationJoinsChain: false,
     // The core hands build the key of the certificate `at_certificate_id` names (the
-    // producer's key pair AT certified), or on test keys the account's sandbox one.
+    // producer's key pair AT certified), or on test keys the account's sandbox one. The
+    // certificate is optional: without one, the service's configured producer key
+    // (PT_SOFTWARE_KEY_FILE) signs (signature.ts `producerKey`).
     signsWithCertificate: true,
+    certificateOptional: true,
   },
   validateConfig: validateSaftConfig,
   secretConfigFields: [],

@@ -16,10 +16,10 @@
 import type { LocationForFiscal, SoftwareIdentity, TransactionDraft } from '../types.ts';
 import { decimal } from '../shared/amounts.ts';
 import { isoDate, localDate } from '../shared/dates.ts';
-import { configString } from '../shared/config-fields.ts';
 import { el } from '../../xml/escape.ts';
 import { NS_SAFT, UNKNOWN, customerOf, taxOf, type SaftCustomer } from './document.ts';
 import { encodeWindows1252Xml } from './windows-1252.ts';
+import { certificateNumberOf } from './signature.ts';
 
 /** A stored record of the location, as the store keeps it. */
 export interface SaftFileRecord {
@@ -150,7 +150,7 @@ export function buildSaftFile(input: SaftFileInput): SaftFile {
   }
 
   const lastDay = new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate();
-  const certificate = configString(input.location.config, 'software_certificate_number') ?? '0';
+  const certificate = certificateNumberOf(input.location, input.software) ?? '0';
   const header =
     '<Header>' +
     el('AuditFileVersion', '1.04_01') +
