@@ -2,6 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { saft } from './index.ts';
 import { atcudOf } from './build.ts';
 import { hashExtract, saftQrData } from './qr.ts';
+import { saftQrDataUrl } from './qr-image.ts';
 import { NOW, TX_ID, draft, fixedSigningKey, line, location, validatedBuild } from '../shared/test-fixtures.ts';
 import { expect400 } from '../shared/test-helpers.ts';
 import { goldenProducerKey } from './golden-cases.ts';
@@ -82,6 +83,7 @@ describe('pt-saft build', () => {
       ['invoice_no', 'text', 'FS A2026/35'],
       ['atcud', 'text', 'CSDF7T5H-35'],
       ['qr', 'qr_data', record.qrData],
+      ['qr_image', 'image', saftQrDataUrl(record.qrData!)],
       ['hash_extract', 'text', extract],
       ['software_certificate', 'text', `${extract}-Processado por programa certificado n.º 9999/AT`],
     ]);

@@ -23,6 +23,7 @@ import { metaString } from '../shared/metadata-fields.ts';
 import { qrDataHint, textHint } from '../shared/render-hints.ts';
 import { documentTypeOf, seriesEntryOf } from './metadata.ts';
 import { hashExtract, saftQrData } from './qr.ts';
+import { saftQrDataUrl } from './qr-image.ts';
 import { certificateNumberOf, certifiedProgramText, hashMessage, producerKey, signHashMessage } from './signature.ts';
 import { EXEMPTION, PAYMENT_MECHANISM, customerOf, money, productOf, qrCountryOf, quantityText, taxOf } from './document.ts';
 import { invoiceXml, statusChangeXml, type InvoiceLineXml } from './xml.ts';
@@ -134,6 +135,9 @@ function buildDocument(input: BuildInput): FiscalRecord {
     textHint('invoice_no', 'header', invoiceNo),
     textHint('atcud', 'footer_bottom', atcud),
     qrDataHint('qr', 'footer_bottom', qr),
+    // The same QR drawn (AT: level M, version 9 at least), for a POS that cannot draw one;
+    // not mandatory: `qr` is the QR, this is one rendering of it.
+    { key: 'qr_image', placement: 'footer_bottom', mandatory: false, kind: 'image', value: saftQrDataUrl(qr) },
     // The 4 characters; printed within the certified-program line when there is one.
     textHint('hash_extract', 'footer_bottom', extract, certificate === undefined),
   ];

@@ -14,6 +14,7 @@ import { prettyXml } from '../shared/pretty-xml.ts';
 import { goldenProducerKey, goldenPtCases, goldenSaftFile } from './golden-cases.ts';
 import { documentHashMessage } from './signature.ts';
 import { hashExtract } from './qr.ts';
+import { saftQrPng } from './qr-image.ts';
 import { decodeWindows1252, encodeWindows1252Xml } from './windows-1252.ts';
 import { HAVE_XSD11, XSD11_MISSING_MESSAGE, opensslVerifyHash, saftXsdValidate } from './test-tools.ts';
 
@@ -108,12 +109,18 @@ describe('SAF-T (PT) golden documents', () => {
       ['invoice_no', 'header', 'text', 'FT B2026/1', true],
       ['atcud', 'footer_bottom', 'text', 'AAJFJMVNTN-1', true],
       ['qr', 'footer_bottom', 'qr_data', c.record.qrData, true],
+      ['qr_image', 'footer_bottom', 'image', `data:image/png;base64,${saftQrPng(c.record.qrData!).toString('base64')}`, false],
       ['hash_extract', 'footer_bottom', 'text', extract, false],
       ['software_certificate', 'footer_bottom', 'text', `${extract}-Processado por programa certificado n.º 9999/AT`, true],
     ]);
     expect(c.record.qrData).toBe(
       `A:500000000*B:123456789*C:PT*D:FT*E:N*F:20260115*G:FT B2026/1*H:AAJFJMVNTN-1*I1:PT*I2:50.00*I3:25.00*I4:1.50*I5:24.00*I6:3.12*I7:100.00*I8:23.00*N:27.62*O:226.62*Q:${extract}*R:9999`,
     );
+    // The QR image, byte for byte (UPDATE_GOLDEN=1 rewrites it; look at it before committing).
+    const png = saftQrPng(c.record.qrData!);
+    const golden = new URL('ft-customer.qr.png', GOLDEN);
+    if (process.env.UPDATE_GOLDEN === '1' && (!fs.existsSync(golden) || !fs.readFileSync(golden).equals(png))) fs.writeFileSync(golden, png);
+    expect(fs.existsSync(golden) && fs.readFileSync(golden).equals(png), 'golden/ft-customer.qr.png differs (UPDATE_GOLDEN=1 rewrites it)').toBe(true);
   });
 });
 
