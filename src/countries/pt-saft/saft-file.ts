@@ -20,6 +20,7 @@ import { el } from '../../xml/escape.ts';
 import { NS_SAFT, UNKNOWN, customerOf, taxOf, type SaftCustomer } from './document.ts';
 import { encodeWindows1252Xml } from './windows-1252.ts';
 import { certificateNumberOf } from './signature.ts';
+import { saftAssertionViolations } from './saft-assertions.ts';
 
 /** A stored record of the location, as the store keeps it. */
 export interface SaftFileRecord {
@@ -195,6 +196,12 @@ export function buildSaftFile(input: SaftFileInput): SaftFile {
     '</SalesInvoices></SourceDocuments>';
 
   const xml = `<?xml version="1.0" encoding="Windows-1252"?>\n<AuditFile xmlns="${NS_SAFT}">${header}${masterFiles}${salesInvoices}</AuditFile>\n`;
+  // The schema's XSD 1.1 assertions, which the XSD 1.0 tools cannot check (saft-assertions.ts):
+  // a file that breaks one is not produced (the processor reports the month, which waits).
+  const broken = saftAssertionViolations(xml);
+  if (broken.length > 0) {
+    throw new Error(`pt-saft: the SAF-T file breaks the schema's assertions: ${broken.slice(0, 5).map((v) => `${v.path}: ${v.message} (${v.rule})`).join('; ')}`);
+  }
   return {
     bytes: encodeWindows1252Xml(xml),
     xml,
