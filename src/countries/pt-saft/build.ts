@@ -15,17 +15,18 @@
  * original's new DocumentStatus (xml.ts `statusChangeXml`), which the monthly SAF-T file
  * applies to the original (saft-file.ts).
  */
-import type { BuildInput, FiscalRecord, RenderHint } from '../types.ts';
+import type { BuildInput, FiscalRecord, RenderHint, TxLine } from '../types.ts';
 import { decimal } from '../shared/amounts.ts';
 import { isoDate, localDate, localDateTimeWithOffset } from '../shared/dates.ts';
 import { MISSING_TAX_ID, issuerTaxId } from '../shared/issuer-tax-id.ts';
 import { metaString } from '../shared/metadata-fields.ts';
 import { qrDataHint, textHint } from '../shared/render-hints.ts';
-import { documentTypeOf, seriesEntryOf } from './metadata.ts';
+import { documentTypeOf, seriesEntryOf, taxRegionOf } from './metadata.ts';
 import { hashExtract, saftQrData } from './qr.ts';
 import { saftQrDataUrl } from './qr-image.ts';
 import { certificateNumberOf, certifiedProgramText, hashMessage, producerKey, signHashMessage } from './signature.ts';
-import { EXEMPTION, PAYMENT_MECHANISM, customerOf, money, productOf, qrCountryOf, quantityText, taxOf } from './document.ts';
+import { PAYMENT_MECHANISM, customerOf, money, productOf, qrCountryOf, quantityText, taxOf } from './document.ts';
+import { exemptionOf } from './tax.ts';
 import { invoiceXml, statusChangeXml, type InvoiceLineXml } from './xml.ts';
 
 export { FINAL_CONSUMER_NIF } from './document.ts';
@@ -76,10 +77,12 @@ function buildDocument(input: BuildInput): FiscalRecord {
   );
   const customer = customerOf(tx);
   const credit = type === 'NC';
-  const reference = credit ? { invoiceNo: metaString(tx, 'original_invoice_no') ?? '', reason: metaString(tx, 'reason') ?? defaultReason(tx.type) } : undefined;
+  const region = taxRegionOf(tx, location);
+  // Credit and debit notes name the document they correct (SAF-T Line/References).
+  const reference = credit || type === 'ND' ? { invoiceNo: metaString(tx, 'original_invoice_no') ?? '', reason: metaString(tx, 'reason') ?? defaultReason(tx.type) } : undefined;
   const lines: InvoiceLineXml[] = tx.items.map((line, i) => {
     const product = productOf(line);
-    const tax = taxOf(line.tax_rate);
+    const tax = taxOf(line.tax_rate, region);
     return {
       lineNumber: i + 1,
       productCode: product.code,
@@ -92,8 +95,9 @@ function buildDocument(input: BuildInput): FiscalRecord {
       description: product.description,
       side: credit ? 'debit' : 'credit',
       amount: money(line.total_amount - line.tax_amount),
-      tax: { code: tax.code, percentage: tax.percentage, region: 'PT' },
-      exemption: tax.code === 'ISE' ? EXEMPTION : undefined,
+      tax: { code: tax.code, percentage: tax.percentage, region },
+      // The line's code, else the document's, else M99 (tax.ts).
+      exemption: tax.code === 'ISE' ? exemptionOf(lineString(line, 'tax_exemption_code') ?? metaString(tx, 'tax_exemption_code')) : undefined,
     };
   });
   const body = invoiceXml({
@@ -125,6 +129,7 @@ function buildDocument(input: BuildInput): FiscalRecord {
     invoiceNo,
     atcud,
     lines: tx.items,
+    region,
     taxPayable: tx.tax_amount,
     grossTotal: tx.total_amount,
     hashExtract: extract,
@@ -155,6 +160,9 @@ function buildDocument(input: BuildInput): FiscalRecord {
     renderHints: hints,
   };
 }
+
+/** A string field of a request line (FiscalSystem.lineFields). */
+const lineString = (line: TxLine, name: string): string | undefined => (typeof line[name] === 'string' ? (line[name] as string) : undefined);
 
 /** The document's time: the record's, or its predecessor's in the chain when that is later. */
 function issueTime(input: BuildInput): Date {

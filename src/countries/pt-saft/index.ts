@@ -10,7 +10,7 @@ import type { FiscalSystem } from '../types.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
 import { stubOnlySubmit } from '../shared/sandbox.ts';
 import { validateSaftConfig } from './config.ts';
-import { documentTypeOf, seriesEntryOf, validateSaftTransaction } from './metadata.ts';
+import { EXEMPTION_LINE_FIELD, documentTypeOf, seriesEntryOf, validateSaftTransaction } from './metadata.ts';
 import { buildSaft } from './build.ts';
 import { saftSandbox } from './sandbox.ts';
 import { SAFT_CODES } from './codes.ts';
@@ -39,6 +39,8 @@ export const saft: FiscalSystem<'pt-saft', 'PT'> = {
   secretConfigFields: [],
   certificateFields: ['at_certificate_id'],
   validateTransaction: validateSaftTransaction,
+  // The AT exemption code of a 0 % line (tax.ts), M99 when absent.
+  lineFields: [EXEMPTION_LINE_FIELD],
   // The hash chain and the numbering run per series and document type (Portaria 363/2010
   // art. 6: the previous document "of the same series and type"): key "<type> <series>".
   chainKey: ({ location, tx }) => {
