@@ -79,7 +79,7 @@ function buildDocument(input: BuildInput): FiscalRecord {
   const credit = type === 'NC';
   const region = taxRegionOf(tx, location);
   // Credit and debit notes name the document they correct (SAF-T Line/References).
-  const reference = credit || type === 'ND' ? { invoiceNo: metaString(tx, 'original_invoice_no') ?? '', reason: metaString(tx, 'reason') ?? defaultReason(tx.type) } : undefined;
+  const reference = credit || type === 'ND' ? { invoiceNo: metaString(tx, 'original_invoice_no') ?? '', reason: metaString(tx, 'reason') ?? defaultReason(type, tx.type) } : undefined;
   const lines: InvoiceLineXml[] = tx.items.map((line, i) => {
     const product = productOf(line);
     const tax = taxOf(line.tax_rate, region);
@@ -171,7 +171,8 @@ function issueTime(input: BuildInput): Date {
 }
 
 /** The reason a credit note gives when the client gives none. */
-const defaultReason = (type: string): string => (type === 'void' ? 'Anulação da venda' : 'Devolução');
+const defaultReason = (documentType: string, txType: string): string =>
+  documentType === 'ND' ? 'Nota de débito' : txType === 'void' ? 'Anulação da venda' : 'Devolução';
 
 function buildCancellation(input: BuildInput): FiscalRecord {
   const original = input.original;

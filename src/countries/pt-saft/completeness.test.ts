@@ -138,6 +138,8 @@ describe('pt-saft: debit notes (ND)', () => {
     expect(built.record.body).toContain('<CreditAmount>10.00</CreditAmount>');
     expect(built.record.body).not.toContain('<Payment>');
     expectValidMonth(withNd, [built]);
+    const plain = build(draft({ metadata: { document_type: 'ND', original_invoice_no: 'FT B2026/4' } }), withNd);
+    expect(plain.record.body).toContain('<Reason>Nota de débito</Reason>');
   });
 
   it('without the original: 400', () => {
