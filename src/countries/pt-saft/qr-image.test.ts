@@ -1,10 +1,11 @@
+import crypto from 'node:crypto';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { saft } from './index.ts';
 import { draft, location, validatedBuild } from '../shared/test-fixtures.ts';
 import { goldenProducerKey } from './golden-cases.ts';
-import { PNG_SIGNATURE, QR_MARGIN, QR_MIN_VERSION, QR_SCALE, saftQrDataUrl, saftQrPng, saftQrSymbol } from './qr-image.ts';
+import { PNG_SIGNATURE, QR_MARGIN, QR_MIN_VERSION, QR_SCALE, saftQrDataUrl, saftQrModules, saftQrPng, saftQrSymbol } from './qr-image.ts';
 
 /*
  * The QR image (AT QR spec v1.0: level M, byte mode, version >= 9): decoded back with an
@@ -38,6 +39,27 @@ describe('pt-saft QR image', () => {
     const image = PNG.sync.read(png);
     expect(image.width).toBe((53 + 2 * QR_MARGIN) * QR_SCALE);
     expect(decode(png)).toEqual({ text: AT_EXAMPLE, version: 9 });
+  });
+
+  it("the data mask is qrcode's own choice (lowest ISO penalty): the same modules, bit for bit, for varied contents", () => {
+    const contents = [
+      AT_EXAMPLE,
+      'A:1',
+      `${AT_EXAMPLE}*${'X'.repeat(120)}`,
+      ...Array.from({ length: 150 }, (_, i) => AT_EXAMPLE.replace('12345*H', `${(i * 7919) % 100000}*H`).replace('YhGV', String.fromCharCode(65 + (i % 26)) + 'b' + (i % 10) + 'Z')),
+      // Arbitrary bytes-worth of text of many lengths (deterministic).
+      ...Array.from({ length: 150 }, (_, i) => crypto.createHash('sha512').update(String(i)).digest('base64').repeat(3).slice(0, 10 + i)),
+    ];
+    const masks = new Set<number>();
+    for (const c of contents) {
+      const reference = saftQrSymbol(c); // qrcode chooses the mask
+      const ours = saftQrModules(c);
+      expect(ours.maskPattern, c).toBe(reference.maskPattern);
+      expect(Buffer.from(ours.modules).equals(Buffer.from(reference.modules.data)), c).toBe(true);
+      masks.add(ours.maskPattern);
+    }
+    // The contents exercise several masks, not one.
+    expect(masks.size).toBeGreaterThan(3);
   });
 
   it('content longer than version 9 holds gets the smallest version that holds it, still level M', () => {
