@@ -13,7 +13,7 @@ import { createLocation, createTx, saleBody } from '../support/transactions.ts';
  * (PT_SOFTWARE_KEY_FILE → SoftwareIdentity.producerKeys.PT, main.ts): with it, live
  * Portuguese documents are signed by it (HashControl = PT_SOFTWARE_KEY_VERSION) without
  * any certificate on the location; without it, a live create is refused (400) and
- * nothing is stored, while test keys keep the published sandbox key.
+ * nothing is stored. Test keys always get the published sandbox key.
  */
 
 const producer = crypto.generateKeyPairSync('rsa', { modulusLength: 1024 });
@@ -48,7 +48,7 @@ async function record(t: TestApp, key: string, id: string): Promise<string> {
 }
 
 describe('Portugal: the software producer key by setting, through the API', () => {
-  it('configured: live and test documents are signed by it (openssl verifies), HashControl is its version, no certificate needed', async () => {
+  it('configured: live documents are signed by it (openssl verifies), HashControl is its version, no certificate needed; test documents by the sandbox key', async () => {
     const { key } = await withKey.signup();
     const live = await liveKey(withKey, key);
     for (const k of [live, key]) {
@@ -60,10 +60,12 @@ describe('Portugal: the software producer key by setting, through the API', () =
       const tx = res.json();
       expect(tx).toMatchObject({ status: 'success', environment: k === live ? 'live' : 'test' });
       const xml = await record(withKey, k, tx.id);
-      expect(tag(xml, 'HashControl')).toBe('2');
-      const v = opensslVerifyHash(documentHashMessage(xml, null), tag(xml, 'Hash'), producerPublicPem);
+      // Live: the configured key (version 2). Test: the sandbox key, never the certified one.
+      const [signer, other, version] = k === live ? [producerPublicPem, SANDBOX_PRODUCER_PUBLIC_KEY_PEM, '2'] : [SANDBOX_PRODUCER_PUBLIC_KEY_PEM, producerPublicPem, '1'];
+      expect(tag(xml, 'HashControl')).toBe(version);
+      const v = opensslVerifyHash(documentHashMessage(xml, null), tag(xml, 'Hash'), signer);
       expect(v.ok, v.output).toBe(true);
-      expect(opensslVerifyHash(documentHashMessage(xml, null), tag(xml, 'Hash'), SANDBOX_PRODUCER_PUBLIC_KEY_PEM).ok).toBe(false);
+      expect(opensslVerifyHash(documentHashMessage(xml, null), tag(xml, 'Hash'), other).ok).toBe(false);
     }
   });
 

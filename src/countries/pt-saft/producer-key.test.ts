@@ -12,8 +12,8 @@ import { buildSaftFile } from './saft-file.ts';
 
 /*
  * The SAF-T PT signing key is the certified program's (docs/decisions.md "Portugal: the
- * software producer key"): the location's at_certificate_id, else the service's
- * PT_SOFTWARE_KEY_FILE (HashControl = PT_SOFTWARE_KEY_VERSION), else on test keys the
+ * software producer key"): the location's at_certificate_id, else on live keys the
+ * service's PT_SOFTWARE_KEY_FILE (HashControl = PT_SOFTWARE_KEY_VERSION), on test keys the
  * sandbox key; live without either is refused. Every Hash is checked with openssl.
  */
 
@@ -35,9 +35,9 @@ describe('pt-saft: the software producer key by setting', () => {
   const { software_certificate_number: _omit, ...bareConfig } = loc.config as Record<string, unknown>;
   const bare = { ...loc, config: bareConfig };
 
-  it('a configured key signs (test and live), HashControl is its version, openssl verifies with its public key', () => {
-    for (const environment of ['test', 'live'] as const) {
-      const { record } = validatedBuild(saft, bare, draft(), { environment, software: software(), signingKey: environment === 'test' ? sandboxCertificate() : undefined });
+  it('a configured key signs live documents, HashControl is its version, openssl verifies with its public key', () => {
+    for (const environment of ['live'] as const) {
+      const { record } = validatedBuild(saft, bare, draft(), { environment, software: software(), signingKey: undefined });
       expect(tag(record.body, 'HashControl')).toBe('3');
       const verified = opensslVerifyHash(documentHashMessage(record.body, null), record.fingerprint!, configuredPublicPem);
       expect(verified.ok, verified.output).toBe(true);
@@ -47,6 +47,13 @@ describe('pt-saft: the software producer key by setting', () => {
       expect(record.qrData).toContain('*R:2468');
       expect(record.renderHints.find((h) => h.key === 'software_certificate')?.value).toMatch(/^.{4}-Processado por programa certificado n\.º 2468\/AT$/);
     }
+  });
+
+  it('test documents are never signed with the configured key: the sandbox key signs them', () => {
+    const { record } = validatedBuild(saft, bare, draft(), { environment: 'test', software: software(), signingKey: sandboxCertificate() });
+    expect(tag(record.body, 'HashControl')).toBe('1');
+    expect(opensslVerifyHash(documentHashMessage(record.body, null), record.fingerprint!, SANDBOX_PRODUCER_PUBLIC_KEY_PEM).ok).toBe(true);
+    expect(opensslVerifyHash(documentHashMessage(record.body, null), record.fingerprint!, configuredPublicPem).ok).toBe(false);
   });
 
   it("the location's at_certificate_id (an uploaded RSA-1024 key) comes first, with HashControl 1", () => {

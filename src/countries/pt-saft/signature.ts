@@ -12,10 +12,12 @@
  * Which key (docs/decisions.md "Portugal: the software producer key"), first that applies:
  * 1. the uploaded certificate the location names in `country_config.at_certificate_id`
  *    (the core hands it to `build` as `signingKey`), HashControl 1;
- * 2. the service's configured producer key, `PT_SOFTWARE_KEY_FILE` with its version
+ * 2. live: the service's configured producer key, `PT_SOFTWARE_KEY_FILE` with its version
  *    `PT_SOFTWARE_KEY_VERSION` as HashControl (`software.producerKeys.PT`, config.ts);
- * 3. on test keys only, the published sandbox producer key (sandbox-key.ts), HashControl 1:
- *    the account's sandbox certificate is RSA-2048 and cannot make a SAF-T Hash.
+ * 3. test keys: the published sandbox producer key (sandbox-key.ts), HashControl 1 (the
+ *    account's sandbox certificate is RSA-2048 and cannot make a SAF-T Hash). Never the
+ *    configured key: a test document signed by the certified program's key could pass
+ *    for a real one, and anyone with a test key could make them.
  * Live without 1 or 2 is refused (400), never signed with the sandbox key. A key that is
  * not RSA-1024 is refused (400): its Hash would not fit SAF-T.
  */
@@ -79,13 +81,11 @@ export function producerKey(input: Pick<BuildInput, 'signingKey' | 'software' | 
     if (!isRsa1024(signingKey.privateKey)) throw badRequest(PRODUCER_KEY_SIZE_ERROR);
     return { key: signingKey.privateKey, hashControl: HASH_CONTROL, source: 'location' };
   }
-  const configured = configuredProducerKey(input.software);
-  if (configured !== undefined) {
-    if (!isRsa1024(configured.privateKey)) throw badRequest(CONFIGURED_KEY_SIZE_ERROR);
-    return { key: configured.privateKey, hashControl: configured.version, source: 'configured' };
-  }
   if (input.environment === 'test') return { key: sandboxProducerKey, hashControl: HASH_CONTROL, source: 'sandbox' };
-  throw badRequest(LIVE_NEEDS_PRODUCER_KEY);
+  const configured = configuredProducerKey(input.software);
+  if (configured === undefined) throw badRequest(LIVE_NEEDS_PRODUCER_KEY);
+  if (!isRsa1024(configured.privateKey)) throw badRequest(CONFIGURED_KEY_SIZE_ERROR);
+  return { key: configured.privateKey, hashControl: configured.version, source: 'configured' };
 }
 
 /** The service's configured producer key for Portugal (config.ts `producerKeys`, `PT_SOFTWARE_*`). */
