@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -83,5 +84,26 @@ describe('loadConfig', () => {
   it('live mode needs the software producer NIF', () => {
     expect(() => loadConfig({ DATA_DIR: tmp(), FISCALIZATION_LIVE_ENABLED: 'true' })).toThrow('SOFTWARE_VENDOR_NIF is required when FISCALIZATION_LIVE_ENABLED is true');
     expect(loadConfig({ DATA_DIR: tmp(), FISCALIZATION_LIVE_ENABLED: 'true', SOFTWARE_VENDOR_NIF: 'B12345674' }).softwareVendorNif).toBe('B12345674');
+  });
+
+  it('reads each software producer key (<CC>_SOFTWARE_KEY_FILE, _VERSION, _CERTIFICATE_NUMBER), refusing a bad one', () => {
+    const dir = tmp();
+    const file = path.join(dir, 'producer.pem');
+    const { privateKey, publicKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 1024 });
+    fs.writeFileSync(file, privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    expect(loadConfig({ DATA_DIR: tmp() }).producerKeys).toEqual({});
+    const c = loadConfig({ DATA_DIR: tmp(), PT_SOFTWARE_KEY_FILE: file, PT_SOFTWARE_KEY_VERSION: '2', PT_SOFTWARE_CERTIFICATE_NUMBER: '1234' });
+    expect(Object.keys(c.producerKeys)).toEqual(['PT']);
+    expect(c.producerKeys.PT).toMatchObject({ version: '2', certificateNumber: '1234' });
+    expect(crypto.createPublicKey(c.producerKeys.PT!.privateKey).export({ type: 'spki', format: 'der' }).equals(publicKey.export({ type: 'spki', format: 'der' }))).toBe(true);
+    // The version defaults to 1; no certificate number until certified.
+    const d = loadConfig({ DATA_DIR: tmp(), PT_SOFTWARE_KEY_FILE: file });
+    expect(d.producerKeys.PT?.version).toBe('1');
+    expect(d.producerKeys.PT?.certificateNumber).toBeUndefined();
+    expect(() => loadConfig({ DATA_DIR: tmp(), PT_SOFTWARE_KEY_FILE: path.join(dir, 'missing.pem') })).toThrow(/PT_SOFTWARE_KEY_FILE: cannot read/);
+    fs.writeFileSync(path.join(dir, 'bad.pem'), 'not a key');
+    expect(() => loadConfig({ DATA_DIR: tmp(), PT_SOFTWARE_KEY_FILE: path.join(dir, 'bad.pem') })).toThrow(/PT_SOFTWARE_KEY_FILE must hold an unencrypted PEM private key/);
+    expect(() => loadConfig({ DATA_DIR: tmp(), PT_SOFTWARE_KEY_FILE: file, PT_SOFTWARE_KEY_VERSION: 'v2' })).toThrow(ConfigError);
+    expect(() => loadConfig({ DATA_DIR: tmp(), PT_SOFTWARE_KEY_FILE: file, PT_SOFTWARE_CERTIFICATE_NUMBER: '12/AT' })).toThrow(/PT_SOFTWARE_CERTIFICATE_NUMBER must contain only digits/);
   });
 });

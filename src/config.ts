@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import crypto from 'node:crypto';
 import path from 'node:path';
 import { generateMasterKey, parseMasterKey } from './crypto/master-key.ts';
 
@@ -53,6 +54,14 @@ export interface Config {
   /** The software identity fiscal records carry (SOFTWARE_NAME, SOFTWARE_VENDOR_NIF). */
   softwareName: string;
   softwareVendorNif: string;
+  /**
+   * The software producer's signing key of each country that certifies the program and
+   * its key pair (one key per certified program), by upper-case country code:
+   * `<CC>_SOFTWARE_KEY_FILE` (PEM private key), `<CC>_SOFTWARE_KEY_VERSION` (the key's
+   * version as the authority numbers it, default 1) and `<CC>_SOFTWARE_CERTIFICATE_NUMBER`
+   * (the program's certificate number, optional). Read and parsed at start-up.
+   */
+  producerKeys: Record<string, { privateKey: crypto.KeyObject; version: string; certificateNumber?: string }>;
 }
 
 /** An OpenAI-compatible Chat Completions endpoint (TRANSLATION_AI_*). */
@@ -178,6 +187,36 @@ function inboundSecrets(env: Env): Record<string, string> {
   return out;
 }
 
+/** Every `<CC>_SOFTWARE_KEY_FILE` with its version and certificate number (Config.producerKeys). */
+function producerKeys(env: Env): Config['producerKeys'] {
+  const out: Config['producerKeys'] = {};
+  for (const [name, file] of Object.entries(env)) {
+    const m = /^([A-Z]{2})_SOFTWARE_KEY_FILE$/.exec(name);
+    if (!m || file === undefined || file === '') continue;
+    const cc = m[1]!;
+    let pem: string;
+    try {
+      pem = fs.readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new ConfigError(`${name}: cannot read ${file}: ${(e as Error).message}`);
+    }
+    let privateKey: crypto.KeyObject;
+    try {
+      privateKey = crypto.createPrivateKey(pem);
+    } catch (e) {
+      throw new ConfigError(`${name} must hold an unencrypted PEM private key (${(e as Error).message})`);
+    }
+    const version = env[`${cc}_SOFTWARE_KEY_VERSION`]?.trim() || '1';
+    if (!/^[1-9][0-9]{0,8}$/.test(version)) throw new ConfigError(`${cc}_SOFTWARE_KEY_VERSION must be a positive integer (got "${version}")`);
+    const certificateNumber = env[`${cc}_SOFTWARE_CERTIFICATE_NUMBER`]?.trim() || undefined;
+    if (certificateNumber !== undefined && !/^[0-9]+$/.test(certificateNumber)) {
+      throw new ConfigError(`${cc}_SOFTWARE_CERTIFICATE_NUMBER must contain only digits (got "${certificateNumber}")`);
+    }
+    out[cc] = { privateKey, version, ...(certificateNumber !== undefined ? { certificateNumber } : {}) };
+  }
+  return out;
+}
+
 /** Every `<NAME>_NOTIFICATION_CA_FILE`, read, by lower-case channel name. */
 function inboundCa(env: Env): Record<string, string> {
   const out: Record<string, string> = {};
@@ -245,5 +284,6 @@ export function loadConfig(env: Env = process.env, mode: Mode = 'cloud', systems
     softwareName: env.SOFTWARE_NAME?.trim() || 'Fiscalization API',
     // The producer's NIF, written in TicketBAI EntidadDesarrolladora and VERI*FACTU SistemaInformatico.
     softwareVendorNif: env.SOFTWARE_VENDOR_NIF?.trim() ?? '',
+    producerKeys: producerKeys(env),
   };
 }

@@ -36,7 +36,7 @@ function runtimeFor(config: Config, db: Awaited<ReturnType<typeof openDb>>, log:
   const rt = createRuntime({
     db, clock: systemClock, keys, limiter, log,
     config: { ...config, backoff, submissionMaxAttempts: config.submissionMaxAttempts },
-    software: { ...DEFAULT_SOFTWARE, name: config.softwareName, vendorTaxId: config.softwareVendorNif || DEFAULT_SOFTWARE.vendorTaxId, version: packageVersion() },
+    software: { ...DEFAULT_SOFTWARE, name: config.softwareName, vendorTaxId: config.softwareVendorNif || DEFAULT_SOFTWARE.vendorTaxId, version: packageVersion(), producerKeys: config.producerKeys },
   });
   return { rt, keys, limiter };
 }

@@ -5,6 +5,7 @@ export interface RenderHint {
   key: string;
   placement: RenderPlacement;
   mandatory: boolean;
-  kind: 'text' | 'qr_url' | 'qr_data';
+  /** `image`: `value` is a `data:` URL of the image to print as it is (e.g. a QR code drawn by the plug-in). */
+  kind: 'text' | 'qr_url' | 'qr_data' | 'image';
   value: string;
 }

@@ -61,7 +61,7 @@ describe('registry', () => {
 
   it('collects the config fields naming a certificate and the line fields the plug-ins declare', () => {
     expect(CERTIFICATE_FIELDS).toEqual(['certificate_id', 'seal_certificate_id', 'at_certificate_id']);
-    expect(LINE_FIELDS).toEqual([{ name: 'natura', type: 'string', upperCase: true }]);
+    expect(LINE_FIELDS).toEqual([{ name: 'natura', type: 'string', upperCase: true }, { name: 'tax_exemption_code', type: 'string', upperCase: true }]);
   });
 
   it('refuses two systems declaring one line field differently', () => {

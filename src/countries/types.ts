@@ -7,6 +7,7 @@
  * their processors: everything arrives in the context objects. Shared
  * code branches on `capabilities`, never on the country.
  */
+import type { KeyObject } from 'node:crypto';
 import type { BatchProcessor, ProcessorDeps } from '../batch/types.ts';
 import type { ChainLink } from '../core/chain-link.ts';
 import type { EventType } from '../core/events.ts';
@@ -436,6 +437,14 @@ export interface Capabilities {
    */
   signsWithCertificate?: boolean | undefined;
   /**
+   * With `signsWithCertificate`: the certificate is optional. A location that names none
+   * is not refused in live (nor with the real authority): `build` then gets no
+   * `signingKey` and signs with the software producer's own key
+   * (`SoftwareIdentity.producerKeys`), refusing the record itself when none is configured.
+   * For schemes where the signing key belongs to the certified program, not to the issuer.
+   */
+  certificateOptional?: boolean | undefined;
+  /**
    * The record is signed by the installation with a key of this kind, not with an X.509
    * certificate (NF525: ECDSA P-256): the core hands `build` a `recordKey`, the location's
    * key of that kind, generated on first use and kept sealed with MASTER_KEY
@@ -478,6 +487,21 @@ export interface SoftwareIdentity {
   name: string;
   version: string;
   vendorTaxId: string;
+  /**
+   * The software producer's own signing keys, by country (ISO 3166-1 alpha-2), for schemes
+   * that certify the program and its key pair rather than the issuer (one key per
+   * certified program). Configured by setting (config.ts `producerKeys`); absent: none.
+   */
+  producerKeys?: Readonly<Record<string, ProducerKey>> | undefined;
+}
+
+/** A certified program's signing key (SoftwareIdentity.producerKeys). */
+export interface ProducerKey {
+  privateKey: KeyObject;
+  /** The key's version as the authority numbers it (1 for the first key pair it received). */
+  version: string;
+  /** The program's certificate number the authority gave, when configured. */
+  certificateNumber?: string | undefined;
 }
 
 export interface BuildInput {

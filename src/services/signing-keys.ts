@@ -134,7 +134,7 @@ export function createSigningKeyService(deps: Deps, certificates: Pick<Certifica
     return key;
   }
 
-  return {
+  const service = {
     /**
      * The location's record-signing key of `kind`, generated and stored sealed on first
      * use (two nodes racing keep the first one stored).
@@ -174,6 +174,16 @@ export function createSigningKeyService(deps: Deps, certificates: Pick<Certifica
       throw badRequest(environment === 'live' ? SIGNING_ERRORS.liveNeedsCertificate : SIGNING_ERRORS.authorityNeedsCertificate);
     },
 
+    /**
+     * As `forRecord`, for systems whose certificate is optional (`certificateOptional`):
+     * where `forRecord` would refuse a location that names no certificate, undefined
+     * (the record is signed with the software producer's key).
+     */
+    async forRecordIfNamed(location: LocationForFiscal, environment: 'test' | 'live', mode: 'stub' | 'authority'): Promise<SigningKey | undefined> {
+      if (!(environment === 'test' && mode === 'stub') && !certificateIdOf(location)) return undefined;
+      return service.forRecord(location, environment, mode);
+    },
+
     /** The TLS client certificate for the real authority; 400 when the location has none. */
     async forAuthority(location: LocationForFiscal): Promise<SigningKey> {
       const certificateId = certificateIdOf(location);
@@ -187,6 +197,7 @@ export function createSigningKeyService(deps: Deps, certificates: Pick<Certifica
       missing.delete(`${accountId}:${certificateId}`);
     },
   };
+  return service;
 }
 
 export type SigningKeyService = ReturnType<typeof createSigningKeyService>;

@@ -108,7 +108,11 @@ export function createTransactionService(deps: TransactionDeps) {
     }
     const kind = system.capabilities.recordKey;
     return {
-      signingKey: system.capabilities.signsWithCertificate ? await deps.signingKeys.forRecord(location, environment, mode) : undefined,
+      signingKey: !system.capabilities.signsWithCertificate
+        ? undefined
+        : system.capabilities.certificateOptional
+          ? await deps.signingKeys.forRecordIfNamed(location, environment, mode)
+          : await deps.signingKeys.forRecord(location, environment, mode),
       recordKey: kind !== undefined ? await deps.signingKeys.recordKey(location, kind) : undefined,
     };
   }
@@ -177,7 +181,9 @@ export function createTransactionService(deps: TransactionDeps) {
     try {
       const { system, location } = usableLocation(auth, await deps.locations.forTransaction(auth.accountId, draft.location_id));
       const sandboxMode = auth.environment === 'test' && h.sandbox === undefined ? 'stub' : 'authority';
-      if (sandboxMode === 'authority' && !system.capabilities.authorityTransport) {
+      // A system that submits nothing (records signed locally are final) has no client to
+      // lack: its live records are made here, like its test ones.
+      if (sandboxMode === 'authority' && !system.capabilities.authorityTransport && system.capabilities.submission !== 'none') {
         throw new ApiError(400, `the ${system.key} authority client is not available yet: use a test key without X-Svc-Sandbox (the sandbox stub)`);
       }
       const metadata = system.validateTransaction(draft, { location, environment: auth.environment, now: clock.now() });

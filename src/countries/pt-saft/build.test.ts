@@ -2,6 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { saft } from './index.ts';
 import { atcudOf } from './build.ts';
 import { hashExtract, saftQrData } from './qr.ts';
+import { saftQrDataUrl } from './qr-image.ts';
 import { NOW, TX_ID, draft, fixedSigningKey, line, location, validatedBuild } from '../shared/test-fixtures.ts';
 import { expect400 } from '../shared/test-helpers.ts';
 import { goldenProducerKey } from './golden-cases.ts';
@@ -82,6 +83,7 @@ describe('pt-saft build', () => {
       ['invoice_no', 'text', 'FS A2026/35'],
       ['atcud', 'text', 'CSDF7T5H-35'],
       ['qr', 'qr_data', record.qrData],
+      ['qr_image', 'image', saftQrDataUrl(record.qrData!)],
       ['hash_extract', 'text', extract],
       ['software_certificate', 'text', `${extract}-Processado por programa certificado n.º 9999/AT`],
     ]);
@@ -121,7 +123,8 @@ describe('pt-saft build', () => {
     expect(verifyHash('2026-01-15;2026-01-15T10:00:00;FS A2026/1;12.10;', record.fingerprint!, SANDBOX_PRODUCER_PUBLIC_KEY_PEM)).toBe(true);
     expect(record.fingerprint).toHaveLength(172);
     expect400(() => build(draft(), { signingKey: fixedSigningKey() }), PRODUCER_KEY_SIZE_ERROR);
-    expect(() => build(draft(), { signingKey: undefined })).toThrow(/no signing key/);
+    // No certificate at all (a location without at_certificate_id): on test keys, the sandbox key.
+    expect(verifyHash('2026-01-15;2026-01-15T10:00:00;FS A2026/1;12.10;', build(draft(), { signingKey: undefined }).record.fingerprint!, SANDBOX_PRODUCER_PUBLIC_KEY_PEM)).toBe(true);
   });
 
   it('a credit note references the corrected document; a refund without it is refused', () => {

@@ -15,17 +15,18 @@
  * original's new DocumentStatus (xml.ts `statusChangeXml`), which the monthly SAF-T file
  * applies to the original (saft-file.ts).
  */
-import type { BuildInput, FiscalRecord, RenderHint } from '../types.ts';
+import type { BuildInput, FiscalRecord, RenderHint, TxLine } from '../types.ts';
 import { decimal } from '../shared/amounts.ts';
 import { isoDate, localDate, localDateTimeWithOffset } from '../shared/dates.ts';
 import { MISSING_TAX_ID, issuerTaxId } from '../shared/issuer-tax-id.ts';
-import { configString } from '../shared/config-fields.ts';
 import { metaString } from '../shared/metadata-fields.ts';
 import { qrDataHint, textHint } from '../shared/render-hints.ts';
-import { documentTypeOf, seriesEntryOf } from './metadata.ts';
+import { documentTypeOf, seriesEntryOf, taxRegionOf } from './metadata.ts';
 import { hashExtract, saftQrData } from './qr.ts';
-import { HASH_CONTROL, certifiedProgramText, hashMessage, producerKey, signHashMessage } from './signature.ts';
-import { EXEMPTION, PAYMENT_MECHANISM, customerOf, money, productOf, qrCountryOf, quantityText, taxOf } from './document.ts';
+import { saftQrDataUrl } from './qr-image.ts';
+import { certificateNumberOf, certifiedProgramText, hashMessage, producerKey, signHashMessage } from './signature.ts';
+import { PAYMENT_MECHANISM, customerOf, money, productOf, qrCountryOf, quantityText, taxOf } from './document.ts';
+import { exemptionOf } from './tax.ts';
 import { invoiceXml, statusChangeXml, type InvoiceLineXml } from './xml.ts';
 
 export { FINAL_CONSUMER_NIF } from './document.ts';
@@ -58,7 +59,7 @@ function buildDocument(input: BuildInput): FiscalRecord {
   const type = documentTypeOf(tx);
   const entry = seriesEntryOf(location, type);
   if (entry === undefined) throw new Error(`pt-saft: location ${location.id} has no series for ${type}`);
-  const key = producerKey(input.signingKey); // fail first: nothing is built unsigned
+  const signer = producerKey(input); // fail first: nothing is built unsigned
   const seq = input.chain.seq;
   const invoiceNo = `${type} ${entry.prefix}/${seq}`;
   const atcud = atcudOf(entry.atcud_code, invoiceNo);
@@ -72,14 +73,16 @@ function buildDocument(input: BuildInput): FiscalRecord {
   const grossTotal = decimal(tx.total_amount);
   const hash = signHashMessage(
     hashMessage({ invoiceDate, systemEntryDate, invoiceNo, grossTotal, previousHash: input.chain.previous?.fingerprint ?? null }),
-    key,
+    signer.key,
   );
   const customer = customerOf(tx);
   const credit = type === 'NC';
-  const reference = credit ? { invoiceNo: metaString(tx, 'original_invoice_no') ?? '', reason: metaString(tx, 'reason') ?? defaultReason(tx.type) } : undefined;
+  const region = taxRegionOf(tx, location);
+  // Credit and debit notes name the document they correct (SAF-T Line/References).
+  const reference = credit || type === 'ND' ? { invoiceNo: metaString(tx, 'original_invoice_no') ?? '', reason: metaString(tx, 'reason') ?? defaultReason(type, tx.type) } : undefined;
   const lines: InvoiceLineXml[] = tx.items.map((line, i) => {
     const product = productOf(line);
-    const tax = taxOf(line.tax_rate);
+    const tax = taxOf(line.tax_rate, region);
     return {
       lineNumber: i + 1,
       productCode: product.code,
@@ -92,8 +95,9 @@ function buildDocument(input: BuildInput): FiscalRecord {
       description: product.description,
       side: credit ? 'debit' : 'credit',
       amount: money(line.total_amount - line.tax_amount),
-      tax: { code: tax.code, percentage: tax.percentage, region: 'PT' },
-      exemption: tax.code === 'ISE' ? EXEMPTION : undefined,
+      tax: { code: tax.code, percentage: tax.percentage, region },
+      // The line's code, else the document's, else M99 (tax.ts).
+      exemption: tax.code === 'ISE' ? exemptionOf(lineString(line, 'tax_exemption_code') ?? metaString(tx, 'tax_exemption_code')) : undefined,
     };
   });
   const body = invoiceXml({
@@ -101,7 +105,7 @@ function buildDocument(input: BuildInput): FiscalRecord {
     atcud,
     documentStatus: { status: 'N', statusDate: systemEntryDate, sourceId: sourceIdOf(input) },
     hash,
-    hashControl: HASH_CONTROL,
+    hashControl: signer.hashControl,
     period: Number(date.month),
     invoiceDate,
     invoiceType: type,
@@ -114,7 +118,7 @@ function buildDocument(input: BuildInput): FiscalRecord {
   });
 
   const extract = hashExtract(hash);
-  const certificate = configString(location.config, 'software_certificate_number');
+  const certificate = certificateNumberOf(location, input.software);
   const qr = saftQrData({
     issuerNif: issuerTaxId(input) ?? MISSING_TAX_ID,
     buyerNif: customer.taxId,
@@ -125,6 +129,7 @@ function buildDocument(input: BuildInput): FiscalRecord {
     invoiceNo,
     atcud,
     lines: tx.items,
+    region,
     taxPayable: tx.tax_amount,
     grossTotal: tx.total_amount,
     hashExtract: extract,
@@ -135,6 +140,9 @@ function buildDocument(input: BuildInput): FiscalRecord {
     textHint('invoice_no', 'header', invoiceNo),
     textHint('atcud', 'footer_bottom', atcud),
     qrDataHint('qr', 'footer_bottom', qr),
+    // The same QR drawn (AT: level M, version 9 at least), for a POS that cannot draw one;
+    // not mandatory: `qr` is the QR, this is one rendering of it.
+    { key: 'qr_image', placement: 'footer_bottom', mandatory: false, kind: 'image', value: saftQrDataUrl(qr) },
     // The 4 characters; printed within the certified-program line when there is one.
     textHint('hash_extract', 'footer_bottom', extract, certificate === undefined),
   ];
@@ -153,6 +161,9 @@ function buildDocument(input: BuildInput): FiscalRecord {
   };
 }
 
+/** A string field of a request line (FiscalSystem.lineFields). */
+const lineString = (line: TxLine, name: string): string | undefined => (typeof line[name] === 'string' ? (line[name] as string) : undefined);
+
 /** The document's time: the record's, or its predecessor's in the chain when that is later. */
 function issueTime(input: BuildInput): Date {
   const previous = input.chain.previous ? Date.parse(input.chain.previous.issuedAt) : Number.NaN;
@@ -160,7 +171,8 @@ function issueTime(input: BuildInput): Date {
 }
 
 /** The reason a credit note gives when the client gives none. */
-const defaultReason = (type: string): string => (type === 'void' ? 'Anulação da venda' : 'Devolução');
+const defaultReason = (documentType: string, txType: string): string =>
+  documentType === 'ND' ? 'Nota de débito' : txType === 'void' ? 'Anulação da venda' : 'Devolução';
 
 function buildCancellation(input: BuildInput): FiscalRecord {
   const original = input.original;

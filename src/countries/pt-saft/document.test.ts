@@ -14,7 +14,7 @@ describe('SAF-T (PT) document helpers', () => {
   it('quantities and percentages without exponent or trailing zeros', () => {
     expect(quantityText(1.5)).toBe('1.5');
     expect(quantityText(3)).toBe('3');
-    expect(taxOf(5.5)).toEqual({ code: 'OUT', percentage: '5.5', description: 'Outra taxa (5.5 %)' });
+    expect(taxOf(5.5)).toEqual({ code: 'OUT', percentage: '5.5', description: 'Outra taxa (5.5 %)', region: 'PT' });
     expect(taxOf(23).code).toBe('NOR');
     expect(taxOf(6).code).toBe('RED');
     expect(taxOf(13).code).toBe('INT');

@@ -6,6 +6,7 @@
 import type { PaymentMethod, TransactionDraft, TxLine } from '../types.ts';
 import { decimal } from '../shared/amounts.ts';
 import { customerTaxId } from '../shared/metadata-fields.ts';
+import { taxCodeOf, taxDescriptionOf, type TaxCode, type TaxRegion } from './tax.ts';
 
 /** A final consumer's NIF on SAF-T PT documents and QR codes. */
 export const FINAL_CONSUMER_NIF = '999999990';
@@ -72,27 +73,21 @@ export function productOf(line: TxLine): SaftProduct {
 }
 
 export interface SaftTax {
-  /** TaxCode: RED 6 %, INT 13 %, NOR 23 %, ISE exempt; OUT for any other rate. */
-  code: 'RED' | 'INT' | 'NOR' | 'ISE' | 'OUT';
+  /** TaxCode in the line's fiscal space (tax.ts): RED, INT, NOR, ISE exempt; OUT for any other rate. */
+  code: TaxCode;
   /** TaxPercentage as written (`23`, `5.5`). */
   percentage: string;
-  /** The mainland (PT) table's description. */
+  /** The TaxTable description. */
   description: string;
+  /** TaxCountryRegion: the fiscal space. */
+  region: TaxRegion;
 }
 
-/**
- * The line's VAT in the mainland fiscal space (PT). The Azores and Madeira (PT-AC, PT-MA)
- * need a per-location fiscal space, which locations do not carry yet; a rate that is not a
- * mainland one is written with code OUT and its percentage (the QR reports it with the
- * normal rate, qr.ts).
- */
-export function taxOf(rate: number): SaftTax {
+/** The line's VAT in its fiscal space (mainland PT, Azores PT-AC, Madeira PT-MA: tax.ts). */
+export function taxOf(rate: number, region: TaxRegion = 'PT'): SaftTax {
   const percentage = percentText(rate);
-  if (rate === 0) return { code: 'ISE', percentage, description: 'Isento' };
-  if (rate === 6) return { code: 'RED', percentage, description: 'Taxa reduzida' };
-  if (rate === 13) return { code: 'INT', percentage, description: 'Taxa intermédia' };
-  if (rate === 23) return { code: 'NOR', percentage, description: 'Taxa normal' };
-  return { code: 'OUT', percentage, description: `Outra taxa (${percentage} %)` };
+  const code = taxCodeOf(rate, region);
+  return { code, percentage, description: taxDescriptionOf(code, percentage), region };
 }
 
 /** A percentage without exponent or trailing zeros: 23 → `23`, 5.5 → `5.5`. */
@@ -100,13 +95,6 @@ function percentText(rate: number): string {
   const s = rate.toFixed(6).replace(/0+$/, '').replace(/\.$/, '');
   return s === '-0' ? '0' : s;
 }
-
-/**
- * Exempt lines name the exemption (TaxExemptionCode/Reason, required by the XSD with a
- * 0 % rate). A transaction does not say which article exempts it: M99 ("not subject or
- * not taxed, or similar") is written. See docs/decisions.md.
- */
-export const EXEMPTION = { code: 'M99', reason: 'Não sujeito ou não tributado' } as const;
 
 /**
  * Money in minor units as SAF-T writes it. Integers (cents) give 2 decimals; a fractional

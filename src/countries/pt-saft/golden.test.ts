@@ -14,8 +14,11 @@ import { prettyXml } from '../shared/pretty-xml.ts';
 import { goldenProducerKey, goldenPtCases, goldenSaftFile } from './golden-cases.ts';
 import { documentHashMessage } from './signature.ts';
 import { hashExtract } from './qr.ts';
+import { saftQrPng } from './qr-image.ts';
 import { decodeWindows1252, encodeWindows1252Xml } from './windows-1252.ts';
-import { HAVE_XSD11, XSD11_MISSING_MESSAGE, opensslVerifyHash, saftXsdValidate } from './test-tools.ts';
+import { HAVE_XSD11, XSD11_MISSING_MESSAGE, opensslVerifyHash, saftXmllintValidate, saftXsdValidate, strippedSaftXsd } from './test-tools.ts';
+import { HAVE_SCHEMAS } from '../../../test/support/xml-tools.ts';
+import { saftAssertionViolations } from './saft-assertions.ts';
 
 const GOLDEN = new URL('./golden/', import.meta.url);
 const expectGolden = goldenFiles(GOLDEN);
@@ -108,12 +111,18 @@ describe('SAF-T (PT) golden documents', () => {
       ['invoice_no', 'header', 'text', 'FT B2026/1', true],
       ['atcud', 'footer_bottom', 'text', 'AAJFJMVNTN-1', true],
       ['qr', 'footer_bottom', 'qr_data', c.record.qrData, true],
+      ['qr_image', 'footer_bottom', 'image', `data:image/png;base64,${saftQrPng(c.record.qrData!).toString('base64')}`, false],
       ['hash_extract', 'footer_bottom', 'text', extract, false],
       ['software_certificate', 'footer_bottom', 'text', `${extract}-Processado por programa certificado n.º 9999/AT`, true],
     ]);
     expect(c.record.qrData).toBe(
       `A:500000000*B:123456789*C:PT*D:FT*E:N*F:20260115*G:FT B2026/1*H:AAJFJMVNTN-1*I1:PT*I2:50.00*I3:25.00*I4:1.50*I5:24.00*I6:3.12*I7:100.00*I8:23.00*N:27.62*O:226.62*Q:${extract}*R:9999`,
     );
+    // The QR image, byte for byte (UPDATE_GOLDEN=1 rewrites it; look at it before committing).
+    const png = saftQrPng(c.record.qrData!);
+    const golden = new URL('ft-customer.qr.png', GOLDEN);
+    if (process.env.UPDATE_GOLDEN === '1' && (!fs.existsSync(golden) || !fs.readFileSync(golden).equals(png))) fs.writeFileSync(golden, png);
+    expect(fs.existsSync(golden) && fs.readFileSync(golden).equals(png), 'golden/ft-customer.qr.png differs (UPDATE_GOLDEN=1 rewrites it)').toBe(true);
   });
 });
 
@@ -154,6 +163,18 @@ describe('SAF-T (PT) monthly file', () => {
     const other = goldenSaftFile(cases2.map((c, i) => (i === 0 ? { ...c, record: { ...c.record, body: c.record.body.replaceAll('2026-01-15', '2026-02-03') } } : c)));
     expect(other.numberOfEntries).toBe(3);
     expect(other.xml).not.toContain('<InvoiceNo>FS A2026/1</InvoiceNo>');
+  });
+
+  it.skipIf(!HAVE_SCHEMAS)('validates with libxml2 (xmllint) against the XSD with its assertions stripped by the repo script; the assertions hold in code', () => {
+    const { log } = strippedSaftXsd();
+    expect(log).toContain('19 assertion(s) removed');
+    const v = saftXmllintValidate(file.bytes);
+    expect(v.ok, v.output).toBe(true);
+    expect(saftAssertionViolations(file.bytes)).toEqual([]);
+    // The stripped schema still catches structure: a document without its Hash is refused.
+    const broken = saftXmllintValidate(encodeWindows1252Xml(file.xml.replace(/<Hash>[^<]*<\/Hash>/, '')));
+    expect(broken.ok).toBe(false);
+    expect(broken.output).toMatch(/Hash/);
   });
 
   it.skipIf(!HAVE_XSD11)(HAVE_XSD11 ? 'validates against the SAF-T (PT) 1.04_01 XSD (XSD 1.1)' : `validates against the XSD: ${XSD11_MISSING_MESSAGE}`, () => {

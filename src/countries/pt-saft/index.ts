@@ -10,7 +10,7 @@ import type { FiscalSystem } from '../types.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
 import { stubOnlySubmit } from '../shared/sandbox.ts';
 import { validateSaftConfig } from './config.ts';
-import { documentTypeOf, seriesEntryOf, validateSaftTransaction } from './metadata.ts';
+import { EXEMPTION_LINE_FIELD, documentTypeOf, seriesEntryOf, validateSaftTransaction } from './metadata.ts';
 import { buildSaft } from './build.ts';
 import { saftSandbox } from './sandbox.ts';
 import { SAFT_CODES } from './codes.ts';
@@ -29,13 +29,18 @@ export const saft: FiscalSystem<'pt-saft', 'PT'> = {
     // Cancelling marks the original document A (anulado): no new number, no new link.
     cancellationJoinsChain: false,
     // The core hands build the key of the certificate `at_certificate_id` names (the
-    // producer's key pair AT certified), or on test keys the account's sandbox one.
+    // producer's key pair AT certified), or on test keys the account's sandbox one. The
+    // certificate is optional: without one, the service's configured producer key
+    // (PT_SOFTWARE_KEY_FILE) signs (signature.ts `producerKey`).
     signsWithCertificate: true,
+    certificateOptional: true,
   },
   validateConfig: validateSaftConfig,
   secretConfigFields: [],
   certificateFields: ['at_certificate_id'],
   validateTransaction: validateSaftTransaction,
+  // The AT exemption code of a 0 % line (tax.ts), M99 when absent.
+  lineFields: [EXEMPTION_LINE_FIELD],
   // The hash chain and the numbering run per series and document type (Portaria 363/2010
   // art. 6: the previous document "of the same series and type"): key "<type> <series>".
   chainKey: ({ location, tx }) => {

@@ -7,10 +7,22 @@
  * A credit note names the document it corrects (CIVA art. 29; SAF-T Line/References):
  * `original_invoice_no`, that document's SAF-T InvoiceNo (`FS A2026/35`, the `invoice_no`
  * render hint of its transaction), and optionally `reason` (at most 50 characters;
- * default "Devolução" for a refund, "Anulação da venda" for a void).
+ * default "Devolução" for a refund, "Anulação da venda" for a void). A debit note (ND, a
+ * sale that adds to an earlier document) names it the same way.
+ *
+ * Simplified invoices (FS) are limited by CIVA art. 40: 1,000 EUR for retail sales,
+ * 100 EUR otherwise (location config `retail`, default true: a POS). A sale that names no
+ * type and is above the limit is issued as an invoice-receipt (FR), or an invoice (FT)
+ * where the location has no FR series; a sale that asks for FS above it is refused.
+ *
+ * VAT: `metadata.tax_region` (PT, PT-AC, PT-MA; default the location's `tax_region`, else
+ * PT) and the exemption codes of 0 % lines (`items[].tax_exemption_code`, or
+ * `metadata.tax_exemption_code` for all of them; tax.ts).
  */
 import { badRequest } from '../../core/errors.ts';
-import type { LocationForFiscal, TransactionContext, TransactionDraft } from '../types.ts';
+import type { LineField, LocationForFiscal, TransactionContext, TransactionDraft } from '../types.ts';
+import { decimal } from '../shared/amounts.ts';
+import { EXEMPTION_CODES, TAX_REGIONS, type TaxRegion } from './tax.ts';
 import { baseMetadata, optionalChoice, optionalText, metaString, withoutUndefined } from '../shared/metadata-fields.ts';
 import { isPlainObject } from '../shared/config-fields.ts';
 import { DOCUMENT_TYPES, type DocumentType, type SeriesEntry } from './series.ts';
@@ -19,6 +31,29 @@ export const ORIGINAL_INVOICE_NO_REQUIRED = 'metadata.original_invoice_no is req
 export const ORIGINAL_INVOICE_NO_INVALID = 'metadata.original_invoice_no must be a SAF-T InvoiceNo "<type> <series>/<number>" of at most 60 characters';
 export const ORIGINAL_INVOICE_NO_ON_SALE = 'metadata.original_invoice_no is only allowed on refund and void transactions';
 export const REASON_INVALID = 'metadata.reason must be a string of at most 50 characters';
+export const ORIGINAL_INVOICE_NO_ND_REQUIRED = 'metadata.original_invoice_no is required for debit notes (ND): the InvoiceNo of the document it adds to';
+export const TAX_REGION_INVALID = 'metadata.tax_region must be one of PT, PT-AC, PT-MA';
+export const EXEMPTION_CODE_INVALID = 'metadata.tax_exemption_code must be an AT exemption code (M01-M99)';
+export const fsLimitMessage = (limit: number) =>
+  `metadata.document_type FS (simplified invoice) is limited to ${decimal(limit)} EUR (CIVA art. 40): issue an FR or FT`;
+export const NO_SERIES_ABOVE_FS_LIMIT = (limit: number) =>
+  `the sale is above the simplified invoice limit of ${decimal(limit)} EUR (CIVA art. 40) and the location has no FR or FT series`;
+
+/** The line field naming a 0 % line's exemption (FiscalSystem.lineFields). */
+export const EXEMPTION_LINE_FIELD: LineField = { name: 'tax_exemption_code', type: 'string', upperCase: true };
+
+/** CIVA art. 40 limits of a simplified invoice, in cents: retail sales, and the others. */
+export const FS_LIMIT_RETAIL = 100_000;
+export const FS_LIMIT_OTHER = 10_000;
+
+/** The FS limit that applies at a location (config `retail`, default true). */
+export const fsLimitOf = (location: LocationForFiscal): number => (location.config.retail === false ? FS_LIMIT_OTHER : FS_LIMIT_RETAIL);
+
+/** The fiscal space of a validated transaction: its metadata's, else its location's, else the mainland. */
+export function taxRegionOf(tx: TransactionDraft, location: LocationForFiscal): TaxRegion {
+  const given = metaString(tx, 'tax_region') ?? (typeof location.config.tax_region === 'string' ? location.config.tax_region : undefined);
+  return TAX_REGIONS.find((r) => r === given) ?? 'PT';
+}
 
 /** SAF-T InvoiceNo (the XSD's pattern, at most 60 characters). */
 const INVOICE_NO = /^(?=.{1,60}$)[^ ]+ [^/ ]+\/[0-9]+$/;
@@ -43,7 +78,8 @@ export function seriesEntryOf(location: LocationForFiscal, type: DocumentType): 
 export function validateSaftTransaction(tx: TransactionDraft, ctx: TransactionContext): Record<string, unknown> {
   const meta = baseMetadata(tx, 'PT');
   const chosen = optionalChoice(meta, 'document_type', DOCUMENT_TYPES, 'metadata.document_type must be one of FT, FS, FR, NC, ND');
-  const document_type = chosen ?? defaultDocumentType(tx);
+  const limit = fsLimitOf(ctx.location);
+  const document_type = chosen ?? defaultTypeWithin(tx, ctx.location, limit);
   // A credit note (NC) corrects an earlier document; the other types record a sale.
   if (tx.type === 'sale' && document_type === 'NC') {
     throw badRequest('metadata.document_type NC (credit note) is only for refund and void transactions');
@@ -51,12 +87,39 @@ export function validateSaftTransaction(tx: TransactionDraft, ctx: TransactionCo
   if (tx.type !== 'sale' && document_type !== 'NC') {
     throw badRequest('metadata.document_type must be NC (credit note) for refund and void transactions');
   }
+  if (document_type === 'FS' && tx.total_amount > limit) throw badRequest(fsLimitMessage(limit));
   if (seriesEntryOf(ctx.location, document_type) === undefined) {
     throw badRequest(`no series configured for document type ${document_type}`);
   }
   const original_invoice_no = optionalText(meta, 'original_invoice_no', ORIGINAL_INVOICE_NO_INVALID, INVOICE_NO);
   const reason = optionalText(meta, 'reason', REASON_INVALID, /^.{1,50}$/s);
-  if (tx.type === 'sale' && original_invoice_no !== undefined) throw badRequest(ORIGINAL_INVOICE_NO_ON_SALE);
+  if (tx.type === 'sale' && document_type !== 'ND' && original_invoice_no !== undefined) throw badRequest(ORIGINAL_INVOICE_NO_ON_SALE);
   if (document_type === 'NC' && original_invoice_no === undefined) throw badRequest(ORIGINAL_INVOICE_NO_REQUIRED);
-  return withoutUndefined({ ...meta, document_type, original_invoice_no, reason });
+  if (document_type === 'ND' && original_invoice_no === undefined) throw badRequest(ORIGINAL_INVOICE_NO_ND_REQUIRED);
+  const tax_region = optionalChoice(meta, 'tax_region', TAX_REGIONS, TAX_REGION_INVALID);
+  const tax_exemption_code = optionalChoice(meta, 'tax_exemption_code', EXEMPTION_CODES, EXEMPTION_CODE_INVALID);
+  checkExemptionCodes(tx);
+  return withoutUndefined({ ...meta, document_type, original_invoice_no, reason, tax_region, tax_exemption_code });
+}
+
+/**
+ * A sale's type when the request names none: FS within the limit; above it FR (a POS sale
+ * is paid at once), or FT where the location has no FR series. A refund or void: NC.
+ */
+function defaultTypeWithin(tx: TransactionDraft, location: LocationForFiscal, limit: number): DocumentType {
+  const type = defaultDocumentType(tx);
+  if (type !== 'FS' || tx.total_amount <= limit) return type;
+  const above = (['FR', 'FT'] as const).find((t) => seriesEntryOf(location, t) !== undefined);
+  if (above === undefined) throw badRequest(NO_SERIES_ABOVE_FS_LIMIT(limit));
+  return above;
+}
+
+/** `items[].tax_exemption_code`: an AT code, on 0 % lines only. */
+function checkExemptionCodes(tx: TransactionDraft): void {
+  tx.items.forEach((line, i) => {
+    const code: unknown = line.tax_exemption_code;
+    if (code === undefined || code === null || code === '') return;
+    if (line.tax_rate !== 0) throw badRequest(`items[${i}].tax_exemption_code is only allowed when tax_rate is 0`);
+    if (typeof code !== 'string' || !EXEMPTION_CODES.includes(code)) throw badRequest(`items[${i}].tax_exemption_code must be an AT exemption code (M01-M99)`);
+  });
 }

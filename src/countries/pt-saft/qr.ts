@@ -5,6 +5,7 @@
  */
 import type { TxLine } from '../types.ts';
 import { decimal } from '../shared/amounts.ts';
+import { taxCodeOf, type TaxRegion } from './tax.ts';
 
 export interface SaftQrInput {
   issuerNif: string;
@@ -19,6 +20,8 @@ export interface SaftQrInput {
   invoiceNo: string;
   atcud: string;
   lines: readonly TxLine[];
+  /** The fiscal space (field I1); default PT. */
+  region?: TaxRegion | undefined;
   taxPayable: number;
   grossTotal: number;
   hashExtract: string;
@@ -28,17 +31,13 @@ export interface SaftQrInput {
 }
 
 /**
- * Mainland (fiscal space PT) VAT rates → the QR's base/VAT fields: exempt → I2,
- * reduced 6 % → I3/I4, intermediate 13 % → I5/I6, normal 23 % → I7/I8. The Azores and
- * Madeira spaces (PT-AC, PT-MA: fields J and K, their own rates) come with the Portugal
- * issue; until then any other rate is reported with the normal rate, which keeps the
- * totals (N, O) right.
+ * A line's base/VAT fields in the document's fiscal space (I1, tax.ts): exempt → I2,
+ * reduced → I3/I4, intermediate → I5/I6, normal → I7/I8. A rate that is not one of the
+ * space's (code OUT) is reported with the normal rate, which keeps the totals (N, O) right.
  */
-function bucketOf(rate: number): 'I2' | 'I3' | 'I5' | 'I7' {
-  if (rate === 0) return 'I2';
-  if (rate === 6) return 'I3';
-  if (rate === 13) return 'I5';
-  return 'I7';
+function bucketOf(rate: number, region: TaxRegion): 'I2' | 'I3' | 'I5' | 'I7' {
+  const code = taxCodeOf(rate, region);
+  return code === 'ISE' ? 'I2' : code === 'RED' ? 'I3' : code === 'INT' ? 'I5' : 'I7';
 }
 
 const VAT_FIELD = { I3: 'I4', I5: 'I6', I7: 'I8' } as const;
@@ -47,7 +46,7 @@ export function saftQrData(p: SaftQrInput): string {
   const base: Record<string, number> = {};
   const vat: Record<string, number> = {};
   for (const line of p.lines) {
-    const b = bucketOf(line.tax_rate);
+    const b = bucketOf(line.tax_rate, p.region ?? 'PT');
     base[b] = (base[b] ?? 0) + (line.total_amount - line.tax_amount);
     if (b !== 'I2') vat[VAT_FIELD[b]] = (vat[VAT_FIELD[b]] ?? 0) + line.tax_amount;
   }
@@ -60,7 +59,7 @@ export function saftQrData(p: SaftQrInput): string {
     ['F', p.date],
     ['G', p.invoiceNo],
     ['H', p.atcud],
-    ['I1', 'PT'],
+    ['I1', p.region ?? 'PT'],
   ];
   for (const code of ['I2', 'I3', 'I4', 'I5', 'I6', 'I7', 'I8']) {
     const amount = base[code] ?? vat[code];

@@ -16,10 +16,12 @@
 import type { LocationForFiscal, SoftwareIdentity, TransactionDraft } from '../types.ts';
 import { decimal } from '../shared/amounts.ts';
 import { isoDate, localDate } from '../shared/dates.ts';
-import { configString } from '../shared/config-fields.ts';
 import { el } from '../../xml/escape.ts';
-import { NS_SAFT, UNKNOWN, customerOf, taxOf, type SaftCustomer } from './document.ts';
+import { NS_SAFT, UNKNOWN, customerOf, type SaftCustomer } from './document.ts';
+import { taxDescriptionOf, type TaxCode } from './tax.ts';
 import { encodeWindows1252Xml } from './windows-1252.ts';
+import { certificateNumberOf } from './signature.ts';
+import { saftAssertionViolations } from './saft-assertions.ts';
 
 /** A stored record of the location, as the store keeps it. */
 export interface SaftFileRecord {
@@ -129,7 +131,7 @@ export function buildSaftFile(input: SaftFileInput): SaftFile {
   const invoices: string[] = [];
   const customers = new Map<string, SaftCustomer>();
   const products = new Map<string, string>();
-  const taxes = new Map<string, { code: string; percentage: string }>();
+  const taxes = new Map<string, { region: string; code: string; percentage: string }>();
   let totalDebit = 0;
   let totalCredit = 0;
   for (const d of documents) {
@@ -140,8 +142,8 @@ export function buildSaftFile(input: SaftFileInput): SaftFile {
     for (const p of all(body, /<ProductCode>([^<]*)<\/ProductCode><ProductDescription>([^<]*)<\/ProductDescription>/)) {
       if (!products.has(p[1]!)) products.set(p[1]!, p[2]!);
     }
-    for (const t of all(body, /<TaxCode>([^<]*)<\/TaxCode><TaxPercentage>([^<]*)<\/TaxPercentage>/)) {
-      taxes.set(`${t[1]} ${t[2]}`, { code: t[1]!, percentage: t[2]! });
+    for (const t of all(body, /<TaxCountryRegion>([^<]*)<\/TaxCountryRegion><TaxCode>([^<]*)<\/TaxCode><TaxPercentage>([^<]*)<\/TaxPercentage>/)) {
+      taxes.set(`${t[1]} ${t[2]} ${t[3]}`, { region: t[1]!, code: t[2]!, percentage: t[3]! });
     }
     // Control totals: the lines' amounts, without cancelled documents.
     if (/<InvoiceStatus>A<\/InvoiceStatus>/.test(body)) continue;
@@ -150,7 +152,7 @@ export function buildSaftFile(input: SaftFileInput): SaftFile {
   }
 
   const lastDay = new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate();
-  const certificate = configString(input.location.config, 'software_certificate_number') ?? '0';
+  const certificate = certificateNumberOf(input.location, input.software) ?? '0';
   const header =
     '<Header>' +
     el('AuditFileVersion', '1.04_01') +
@@ -195,6 +197,12 @@ export function buildSaftFile(input: SaftFileInput): SaftFile {
     '</SalesInvoices></SourceDocuments>';
 
   const xml = `<?xml version="1.0" encoding="Windows-1252"?>\n<AuditFile xmlns="${NS_SAFT}">${header}${masterFiles}${salesInvoices}</AuditFile>\n`;
+  // The schema's XSD 1.1 assertions, which the XSD 1.0 tools cannot check (saft-assertions.ts):
+  // a file that breaks one is not produced (the processor reports the month, which waits).
+  const broken = saftAssertionViolations(xml);
+  if (broken.length > 0) {
+    throw new Error(`pt-saft: the SAF-T file breaks the schema's assertions: ${broken.slice(0, 5).map((v) => `${v.path}: ${v.message} (${v.rule})`).join('; ')}`);
+  }
   return {
     bytes: encodeWindows1252Xml(xml),
     xml,
@@ -226,8 +234,8 @@ function customerXml(c: SaftCustomer): string {
   );
 }
 
-function taxEntryXml(t: { code: string; percentage: string }): string {
-  // The description of the rate: the table's own for the mainland codes.
-  const description = taxOf(Number(t.percentage)).description;
-  return `<TaxTableEntry><TaxType>IVA</TaxType><TaxCountryRegion>PT</TaxCountryRegion>${el('TaxCode', t.code)}${el('Description', description)}${el('TaxPercentage', t.percentage)}</TaxTableEntry>`;
+function taxEntryXml(t: { region: string; code: string; percentage: string }): string {
+  // The description of the rate: the table's own for the region's codes.
+  const description = taxDescriptionOf(t.code as TaxCode, t.percentage);
+  return `<TaxTableEntry><TaxType>IVA</TaxType>${el('TaxCountryRegion', t.region)}${el('TaxCode', t.code)}${el('Description', description)}${el('TaxPercentage', t.percentage)}</TaxTableEntry>`;
 }

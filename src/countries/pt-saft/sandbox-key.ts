@@ -2,7 +2,8 @@
  * The sandbox producer key: a 1024-bit RSA key pair made for this service's test
  * environment only, published here on purpose (it is NOT a secret and AT knows nothing
  * of it). It signs the SAF-T (PT) documents of test keys whose location names no
- * uploaded producer key (`country_config.at_certificate_id`): the account's sandbox
+ * uploaded producer key (`country_config.at_certificate_id`), even where the service has
+ * its certified key configured (that one signs live documents only, signature.ts): the account's sandbox
  * certificate is RSA-2048, whose signature (344 base64 characters) does not fit SAF-T's
  * `Hash` (at most 172 characters, a 1024-bit signature). Documents signed with it have no
  * legal value; anyone can verify them with `SANDBOX_PRODUCER_PUBLIC_KEY_PEM`.

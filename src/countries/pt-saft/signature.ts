@@ -9,16 +9,22 @@
  * written in base64 on one line: 172 characters for the 1024-bit key AT certifies,
  * which is also the most SAF-T's `Hash` holds (SAFPTtextTypeMandatoryMax172Car).
  *
- * Which key (docs/decisions.md "Portugal (issue #14)"): the core hands `build` the key
- * of the uploaded certificate the location names in `country_config.at_certificate_id`
- * (the producer's key pair whose public key AT holds), or, on test keys without one, the
- * account's sandbox certificate. That one is RSA-2048 and cannot make a SAF-T Hash, so
- * sandbox documents are signed with the published sandbox producer key (sandbox-key.ts).
- * An uploaded key that is not RSA-1024 is refused (400): its Hash would not fit SAF-T.
+ * Which key (docs/decisions.md "Portugal: the software producer key"), first that applies:
+ * 1. the uploaded certificate the location names in `country_config.at_certificate_id`
+ *    (the core hands it to `build` as `signingKey`), HashControl 1;
+ * 2. live: the service's configured producer key, `PT_SOFTWARE_KEY_FILE` with its version
+ *    `PT_SOFTWARE_KEY_VERSION` as HashControl (`software.producerKeys.PT`, config.ts);
+ * 3. test keys: the published sandbox producer key (sandbox-key.ts), HashControl 1 (the
+ *    account's sandbox certificate is RSA-2048 and cannot make a SAF-T Hash). Never the
+ *    configured key: a test document signed by the certified program's key could pass
+ *    for a real one, and anyone with a test key could make them.
+ * Live without 1 or 2 is refused (400), never signed with the sandbox key. A key that is
+ * not RSA-1024 is refused (400): its Hash would not fit SAF-T.
  */
 import crypto from 'node:crypto';
 import { badRequest } from '../../core/errors.ts';
-import type { SigningKey } from '../types.ts';
+import type { BuildInput, LocationForFiscal, ProducerKey, SoftwareIdentity } from '../types.ts';
+import { configString } from '../shared/config-fields.ts';
 import { sandboxProducerKey } from './sandbox-key.ts';
 
 export interface HashMessageFields {
@@ -48,27 +54,50 @@ export function verifyHash(message: string, hash: string, key: crypto.KeyObject 
   return crypto.verify('sha1', Buffer.from(message, 'utf8'), { key: typeof key === 'string' ? crypto.createPublicKey(key) : key, padding: crypto.constants.RSA_PKCS1_PADDING }, Buffer.from(hash, 'base64'));
 }
 
-/**
- * `HashControl`: the version of the producer's private key (SAF-T PT 1.04_01, 4.1.4.4).
- * One key version is known to the service (a producer that changes its key pair gives
- * AT the new public key and numbers it 2): documents carry `1`.
- */
+/** `HashControl` (SAF-T PT 1.04_01, 4.1.4.4): the version of the producer's private key, 1 unless configured. */
 export const HASH_CONTROL = '1';
 
 export const PRODUCER_KEY_SIZE_ERROR =
   'the SAF-T PT signing key (country_config.at_certificate_id) must be a 1024-bit RSA key: AT certifies 1024-bit keys and the SAF-T Hash holds a 1024-bit signature';
+export const CONFIGURED_KEY_SIZE_ERROR =
+  'the SAF-T PT producer key (PT_SOFTWARE_KEY_FILE) must be a 1024-bit RSA key: AT certifies 1024-bit keys and the SAF-T Hash holds a 1024-bit signature';
+export const LIVE_NEEDS_PRODUCER_KEY =
+  'live SAF-T PT documents are signed with the certified software key: the service has none configured (PT_SOFTWARE_KEY_FILE) and the location names none (country_config.at_certificate_id)';
 
 const isRsa1024 = (key: crypto.KeyObject): boolean =>
   key.asymmetricKeyType === 'rsa' && key.asymmetricKeyDetails?.modulusLength === 1024;
 
-/** The producer key a document is signed with (see the file comment). */
-export function producerKey(signingKey: SigningKey | undefined): crypto.KeyObject {
-  if (signingKey === undefined) {
-    throw new Error('pt-saft: no signing key: SAF-T PT documents are signed with the producer key (capabilities.signsWithCertificate)');
+/** The key a document is signed with, and its version (HashControl). */
+export interface ProducerSigner {
+  key: crypto.KeyObject;
+  hashControl: string;
+  source: 'location' | 'configured' | 'sandbox';
+}
+
+/** The producer key a document is signed with (see the file comment for the order). */
+export function producerKey(input: Pick<BuildInput, 'signingKey' | 'software' | 'environment'>): ProducerSigner {
+  const { signingKey } = input;
+  if (signingKey?.source === 'uploaded') {
+    if (!isRsa1024(signingKey.privateKey)) throw badRequest(PRODUCER_KEY_SIZE_ERROR);
+    return { key: signingKey.privateKey, hashControl: HASH_CONTROL, source: 'location' };
   }
-  if (isRsa1024(signingKey.privateKey)) return signingKey.privateKey;
-  if (signingKey.source === 'sandbox') return sandboxProducerKey;
-  throw badRequest(PRODUCER_KEY_SIZE_ERROR);
+  if (input.environment === 'test') return { key: sandboxProducerKey, hashControl: HASH_CONTROL, source: 'sandbox' };
+  const configured = configuredProducerKey(input.software);
+  if (configured === undefined) throw badRequest(LIVE_NEEDS_PRODUCER_KEY);
+  if (!isRsa1024(configured.privateKey)) throw badRequest(CONFIGURED_KEY_SIZE_ERROR);
+  return { key: configured.privateKey, hashControl: configured.version, source: 'configured' };
+}
+
+/** The service's configured producer key for Portugal (config.ts `producerKeys`, `PT_SOFTWARE_*`). */
+export const configuredProducerKey = (software: SoftwareIdentity): ProducerKey | undefined => software.producerKeys?.PT;
+
+/**
+ * The program's AT certificate number printed on documents, in QR field R and in the
+ * SAF-T header: the location's `software_certificate_number` when set (an override), else
+ * the service's `PT_SOFTWARE_CERTIFICATE_NUMBER`; undefined before certification.
+ */
+export function certificateNumberOf(location: LocationForFiscal, software: SoftwareIdentity): string | undefined {
+  return configString(location.config, 'software_certificate_number') ?? configuredProducerKey(software)?.certificateNumber;
 }
 
 /** What the document prints after the 4 characters (FORMATS.md §7.1). */

@@ -5,6 +5,9 @@
  *   Debian package `python3-xmlschema` (`apt-get install -y python3-xmlschema`), run with
  *   the system Python. Missing (or the schemas folder absent), the check is skipped with a
  *   visible message.
+ * - The same files are also validated by libxml2 (xmllint) against the schema with its
+ *   XSD 1.1 assertions stripped by scripts/strip-xsd11-assertions.py (written once per run
+ *   into a temp folder); the assertions' rules are checked in code (saft-assertions.ts).
  * - Document signatures are verified with `openssl dgst -sha1 -verify`, the producer's
  *   public key and the message rebuilt from the document.
  */
@@ -12,6 +15,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, schemaPath } from '../../../test/support/xml-tools.ts';
 
 export const SAFT_XSD = 'pt/saft-pt/SAFTPT1.04_01.xsd';
@@ -65,4 +69,27 @@ export function opensslVerifyHash(message: string, hashBase64: string, publicKey
   if (r.error) throw r.error;
   const output = `${r.stdout}${r.stderr}`.trim();
   return { ok: r.status === 0 && output.includes('Verified OK'), output };
+}
+
+const STRIP_SCRIPT = fileURLToPath(new URL('../../../scripts/strip-xsd11-assertions.py', import.meta.url));
+let stripped: { xsd: string; log: string } | undefined;
+
+/** The SAF-T XSD without its assertions, made by the repo's script (once per run). */
+export function strippedSaftXsd(): { xsd: string; log: string } {
+  if (stripped) return stripped;
+  const xsd = path.join(tmp, 'SAFTPT1.04_01.no-asserts.xsd');
+  const r = spawnSync('python3', [STRIP_SCRIPT, schemaPath(SAFT_XSD), xsd], { encoding: 'utf8' });
+  if (r.error) throw r.error;
+  if (r.status !== 0) throw new Error(`strip-xsd11-assertions.py failed: ${r.stderr}`);
+  stripped = { xsd, log: r.stderr };
+  return stripped;
+}
+
+/** xmllint (libxml2, XSD 1.0) against the SAF-T XSD with its assertions stripped. */
+export function saftXmllintValidate(bytes: Buffer): { ok: boolean; output: string } {
+  const { xsd } = strippedSaftXsd();
+  const doc = tempFile('saft.xml', bytes);
+  const r = spawnSync('xmllint', ['--nonet', '--noout', '--schema', xsd, doc], { encoding: 'utf8' });
+  if (r.error) throw r.error;
+  return { ok: r.status === 0, output: `${r.stdout}${r.stderr}`.trim() };
 }
