@@ -137,6 +137,13 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
    * entries one after the other (each signs over the one before).
    */
   buildInPool?: ((input: BuildInput) => Promise<FiscalRecord>) | undefined;
+  /**
+   * The system's QR code as a PNG, drawn with the symbol parameters its law fixes (error
+   * correction, minimum version, quiet zone), from the value of its `hintKey` render hint:
+   * served at GET /v1/transactions/{id}/qr.png, on demand (not at creation: see the
+   * `image_url` render hint kind).
+   */
+  qrImage?: { hintKey: string; png(content: string): Buffer } | undefined;
 
   /**
    * Optional: the legal submission deadline of a record created at `createdAt`, when it is

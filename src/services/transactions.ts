@@ -236,6 +236,16 @@ export function createTransactionService(deps: TransactionDeps) {
     return record;
   }
 
+  /** The transaction's QR code as a PNG, drawn by its system from the QR render hint (404 where there is none). */
+  async function qrImage(auth: AuthContext, id: string): Promise<Buffer> {
+    const row = await transactionsRepo.get(db, auth.accountId, id);
+    if (!row) throw notFound('transaction not found');
+    const drawer = row.system ? getSystem(row.system).qrImage : undefined;
+    const content = drawer ? row.render_hints.find((h) => h.key === drawer.hintKey)?.value : undefined;
+    if (!drawer || content === undefined) throw notFound('QR image not found');
+    return drawer.png(content);
+  }
+
   /**
    * Cancels through the same pipeline: a new `cancellation` transaction carrying the
    * system's annulment record. Idempotent: a second cancel returns the first one.
@@ -278,7 +288,7 @@ export function createTransactionService(deps: TransactionDeps) {
     }
   }
 
-  return { create, get, list, fiscalRecord, cancel };
+  return { create, get, list, fiscalRecord, qrImage, cancel };
 }
 
 export type TransactionService = ReturnType<typeof createTransactionService>;

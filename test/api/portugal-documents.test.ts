@@ -46,8 +46,11 @@ describe('Portugal: complete documents through the API', () => {
     expect(res.statusCode, res.body).toBe(201);
     const tx = res.json();
     const hints = Object.fromEntries(tx.render_hints.map((h: { key: string; kind: string; value: string }) => [h.key, h]));
-    expect(hints.qr_image).toMatchObject({ kind: 'image', mandatory: false, placement: 'footer_bottom' });
-    const png = PNG.sync.read(Buffer.from(hints.qr_image.value.replace('data:image/png;base64,', ''), 'base64'));
+    expect(hints.qr_image).toMatchObject({ kind: 'image_url', mandatory: false, placement: 'footer_bottom', value: `/v1/transactions/${tx.id}/qr.png` });
+    const got = await t.request({ method: 'GET', url: hints.qr_image.value, key });
+    expect(got.statusCode).toBe(200);
+    expect(got.headers['content-type']).toBe('image/png');
+    const png = PNG.sync.read(got.rawPayload);
     const decoded = jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), png.width, png.height);
     expect(decoded?.data).toBe(hints.qr.value);
     expect(decoded?.version).toBeGreaterThanOrEqual(9);
@@ -61,6 +64,23 @@ describe('Portugal: complete documents through the API', () => {
 
     const bad = await createTx(t, key, exemptSale(loc, { items: [{ description: 'Livro', quantity: 1, unit_price: 1000, tax_rate: 0, tax_amount: 0, total_amount: 1000, tax_exemption_code: 'M03' }], pretax_amount: 1000, tax_amount: 0, total_amount: 1000 }));
     expect([bad.statusCode, bad.json()]).toEqual([400, { error: 'items[0].tax_exemption_code must be an AT exemption code (M01-M99)' }]);
+  });
+
+  it("the QR image is the caller's own: another account, an unknown id and a system without a QR image answer 404", async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'pt-saft');
+    const tx = (await createTx(t, key, saleBody(loc))).json();
+    const other = await t.signup();
+    const notFound = async (k: string, id: string, error: string) => {
+      const res = await t.request({ method: 'GET', url: `/v1/transactions/${id}/qr.png`, key: k });
+      expect([res.statusCode, res.json()]).toEqual([404, { error }]);
+    };
+    await notFound(other.key, tx.id, 'transaction not found');
+    await notFound(key, '00000000-0000-4000-8000-000000000000', 'transaction not found');
+    const fr = await createLocation(t, key, 'fr-nf525');
+    const frTx = (await createTx(t, key, saleBody(fr))).json();
+    expect(frTx.status).toBe('success');
+    await notFound(key, frTx.id, 'QR image not found');
   });
 
   it('a sale above 1,000 EUR is an invoice (FT), not an FS; asking for an FS is a 400', async () => {

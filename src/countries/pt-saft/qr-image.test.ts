@@ -72,14 +72,13 @@ describe('pt-saft QR image', () => {
     expect(saftQrSymbol('A:1').version).toBe(QR_MIN_VERSION);
   });
 
-  it("a document's qr_image hint is the PNG of its qr hint: the same content decodes back", () => {
+  it("a document's qr_image hint points to the PNG the plug-in draws from its qr hint: the same content decodes back", () => {
     const { record } = validatedBuild(saft, location('pt-saft'), draft({ customer_context: { nif: '123456789' } }), { signingKey: goldenProducerKey() });
     const qr = record.renderHints.find((h) => h.key === 'qr')!;
     const image = record.renderHints.find((h) => h.key === 'qr_image')!;
-    expect(image).toMatchObject({ kind: 'image', placement: qr.placement, mandatory: false });
-    expect(image.value.startsWith('data:image/png;base64,')).toBe(true);
-    expect(image.value).toBe(saftQrDataUrl(qr.value));
-    expect(decode(Buffer.from(image.value.slice('data:image/png;base64,'.length), 'base64')).text).toBe(qr.value);
+    expect(image).toMatchObject({ kind: 'image_url', placement: qr.placement, mandatory: false, value: expect.stringMatching(/^\/v1\/transactions\/[^/]+\/qr\.png$/) });
+    expect(saft.qrImage?.hintKey).toBe('qr');
+    expect(decode(saft.qrImage!.png(qr.value)).text).toBe(qr.value);
     expect(record.qrData).toBe(qr.value);
   });
 

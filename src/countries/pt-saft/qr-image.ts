@@ -2,12 +2,12 @@
  * The document QR code as a PNG image (AT "Especificações Técnicas Código QR" v1.0,
  * FORMATS.md §7.3): error correction M, byte mode, version 9 at least, a quiet zone
  * around it. A POS that cannot draw QR codes prints this image (the `qr_image` render
- * hint, a `data:image/png;base64,…` URL) instead of encoding the `qr` hint's content.
+ * hint points to GET /v1/transactions/{id}/qr.png, which draws it on demand through the
+ * plug-in's `qrImage`) instead of encoding the `qr` hint's content.
  *
  * The symbol is made by the `qrcode` package (`create`: segments, error correction,
  * placement); the choice of its data mask (saftQrModules) and the PNG around it are
- * written here, 1 bit per pixel and synchronously (build
- * is synchronous and runs on every create; qrcode's own PNG writer is a stream). Pure:
+ * written here, 1 bit per pixel and synchronously (qrcode's own PNG writer is a stream). Pure:
  * the same content gives the same bytes.
  */
 import zlib from 'node:zlib';

@@ -109,6 +109,19 @@ export function transactionRoutes(app: FastifyInstance, s: { transactions: Trans
       .send(record.body);
   });
 
+  app.get('/v1/transactions/:id/qr.png', {
+    config: { permission: 'transactions:read' },
+    schema: {
+      tags, security, params: IdParams,
+      summary: 'The receipt\'s QR code as a PNG, drawn with the parameters its country fixes (Portugal: level M, version 9 or more), from the QR render hint; 404 where the transaction has no QR image. What the `image_url` render hint points to.',
+      response: { 404: ErrorBody, ...authErrors },
+    },
+  }, async (req, reply) => {
+    const png = await s.transactions.qrImage(authOf(req), (req.params as { id: string }).id);
+    // The hint it draws is fixed once the record is built: a client may keep the image.
+    return reply.header('content-type', 'image/png').header('cache-control', 'private, max-age=86400').send(png);
+  });
+
   app.post('/v1/transactions/:id/cancel', {
     config: { permission: 'transactions:write' },
     schema: {
