@@ -130,14 +130,6 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
   /** Builds the fiscal record (or, for kind `cancellation`, the annulment record). Pure. */
   build(input: BuildInput): FiscalRecord;
   /**
-   * The same record as `build`, its signature computed in libuv's thread pool: what the
-   * core calls on the create path when a system has it. Why: an RSA or ECDSA signature
-   * costs 40-120 µs of CPU, and on the event loop it holds every other request back; in
-   * the pool it runs beside them on another core. The ledger still builds a chain's
-   * entries one after the other (each signs over the one before).
-   */
-  buildInPool?: ((input: BuildInput) => Promise<FiscalRecord>) | undefined;
-  /**
    * The system's QR code as a PNG, drawn with the symbol parameters its law fixes (error
    * correction, minimum version, quiet zone), from the value of its `hintKey` render hint:
    * served at GET /v1/transactions/{id}/qr.png, on demand (not at creation: see the

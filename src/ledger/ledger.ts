@@ -221,7 +221,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
    * write, the jobs, the events, and the head after the last entry. `numbers` gives each
    * entry's document number (entries with a numbering series).
    */
-  async function buildBatch(chainKey: string, items: readonly LedgerEntry[], head: BuiltOn, numbers: readonly (number | undefined)[], now: Date) {
+  function buildBatch(chainKey: string, items: readonly LedgerEntry[], head: BuiltOn, numbers: readonly (number | undefined)[], now: Date) {
     let previous: ChainLink['previous'] = head.seq === 0
       ? null
       : { fingerprint: head.fingerprint, fiscalId: head.fiscalId, issuedAt: (head.issuedAt ?? now).toISOString(), linkData: head.link };
@@ -235,8 +235,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
     const jobSpan: [number, number][] = [];
     for (const [index, p] of items.entries()) {
       seq += 1;
-      const made = p.build({ seq, number: numbers[index], previous }, now);
-      const b = made instanceof Promise ? await made : made;
+      const b = p.build({ seq, number: numbers[index], previous }, now);
       built.push(b);
       records.push({ ...b.record, chain_key: chainKey, seq, previous_fingerprint: last.fingerprint, created_at: now });
       if (b.transaction) transactions.push(b.transaction);
@@ -307,7 +306,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
       return n;
     });
     const numbersAfter = new Map([...nextOf].map(([key, next]) => [key, next - 1]));
-    const { built, batch, jobSpan, last } = await buildBatch(chainKey, items, head, numbers, now);
+    const { built, batch, jobSpan, last } = buildBatch(chainKey, items, head, numbers, now);
     const written = await ledgerRepo.insertBatch(tx, batch);
     for (const [i, p] of items.entries()) if (p.afterWrite) await p.afterWrite(tx, built[i]!, now);
     return { outcomes: settle(replays, built, jobSpan, written.jobIds, (i) => head.seq + i + 1), head: last, numbers: numbersAfter, fannedOut: written.fannedOut };
@@ -338,7 +337,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
       series.set(key, s);
       return s.to;
     });
-    const { built, batch, jobSpan, last } = await buildBatch(chainKey, items, known, numbers, now);
+    const { built, batch, jobSpan, last } = buildBatch(chainKey, items, known, numbers, now);
     const part = renderBatch({ ...batch, guard: known, numbers: [...series].map(([key, s]) => ({ key, from: s.from, to: s.to })) });
     const ahead: Ahead = { base: known, head: last, numbers: new Map([...series].map(([key, s]) => [key, s.to])) };
     aheadOf.set(chainKey, ahead);

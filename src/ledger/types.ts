@@ -31,7 +31,7 @@ export interface LedgerEntry {
    */
   idempotency?: { accountId: string; environment: string; key: string } | undefined;
   /** Builds the entry on its link, at `now` (the issue time). Pure: the ledger may call it again. */
-  build(link: ChainLink, now: Date): BuiltEntry | Promise<BuiltEntry>;
+  build(link: ChainLink, now: Date): BuiltEntry;
   /**
    * More writes that must commit with the entry (a cancellation marks its original). An
    * entry with such writes takes the locking path (a database transaction).

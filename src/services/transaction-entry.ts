@@ -69,7 +69,7 @@ export function transactionEntry(p: TransactionAppend, deps: EntryDeps): LedgerE
   };
 }
 
-function build(p: TransactionAppend, deps: EntryDeps, link: Parameters<LedgerEntry['build']>[0], now: Date): BuiltEntry | Promise<BuiltEntry> {
+function build(p: TransactionAppend, deps: EntryDeps, link: Parameters<LedgerEntry['build']>[0], now: Date): BuiltEntry {
   const input: BuildInput = {
     transactionId: p.id,
     kind: p.kind,
@@ -89,9 +89,7 @@ function build(p: TransactionAppend, deps: EntryDeps, link: Parameters<LedgerEnt
     signingKey: p.signingKey,
     recordKey: p.recordKey,
   };
-  const made = p.system.buildInPool ? p.system.buildInPool(input) : p.system.build(input);
-  // Most systems build synchronously: no promise, no tick, on their path.
-  return made instanceof Promise ? made.then((record) => entryOf(p, deps, record, now)) : entryOf(p, deps, made, now);
+  return entryOf(p, deps, p.system.build(input), now);
 }
 
 function entryOf(p: TransactionAppend, deps: EntryDeps, record: FiscalRecord, now: Date): BuiltEntry {

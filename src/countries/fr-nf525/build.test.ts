@@ -57,23 +57,6 @@ describe('fr-nf525 record', () => {
     ]);
   });
 
-  it('the thread-pool build gives the same record as the event-loop one, its signature as valid', async () => {
-    const chain = run([{ now: NOW }, { now: new Date(NOW.getTime() + 60_000) }]);
-    const input: BuildInput = {
-      transactionId: 'tx-3', kind: 'record', tx: draft(), location: loc, environment: 'test', now: new Date(NOW.getTime() + 120_000),
-      chain: { seq: 3, previous: { fingerprint: chain[1]!.fingerprint, fiscalId: chain[1]!.fiscalId, issuedAt: NOW.toISOString(), linkData: chain[1]!.linkData ?? null } },
-      software: SOFTWARE, recordKey: key,
-    };
-    const onLoop = nf525.build(input);
-    const inPool = await nf525.buildInPool!(input);
-    // ECDSA signatures are randomized: everything else is equal, and both verify.
-    const strip = (r: FiscalRecord) => ({ ...r, body: { ...body(r), signature: { ...body(r).signature, value: '' } }, fingerprint: '', renderHints: r.renderHints.slice(0, 1) });
-    expect(strip(inPool)).toEqual(strip(onLoop));
-    expect(verifyMessage(nf525Message(body(inPool)), inPool.fingerprint!, key.publicKey)).toBe(true);
-    expect(inPool.fingerprint).toBe(body(inPool).signature.value);
-    expect(verifyNf525Chain([...chain, inPool].map((r) => r.body), key.publicKey)).toMatchObject({ ok: true, count: 3 });
-  });
-
   it('refuses to build without the record key', () => {
     expect(() => nf525.build({ transactionId: TX_ID, kind: 'record', tx: draft(), location: loc, environment: 'test', now: NOW, chain: { seq: 1, previous: null }, software: SOFTWARE }))
       .toThrow(/no record key/);

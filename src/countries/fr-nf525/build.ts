@@ -24,7 +24,6 @@ import {
   nf525Message,
   rateText,
   signMessage,
-  signMessageInPool,
   signatureExtract,
   type Nf525Operation,
   type Nf525Record,
@@ -59,16 +58,9 @@ export function vatTotals(tx: TransactionDraft, sign: 1 | -1): VatTotal[] {
     .map(([rate, t]) => ({ rate: rateText(rate), excl_tax: sign * t.excl + 0, tax: sign * t.tax + 0, incl_tax: sign * t.incl + 0 }));
 }
 
-/** The record signed on the event loop (tests, golden files, closures' own checks). */
 export function buildNf525(input: BuildInput): FiscalRecord {
   const unsigned = prepareNf525(input);
   return unsigned.finish(signMessage(unsigned.message, unsigned.privateKey));
-}
-
-/** The same record, its signature computed in libuv's thread pool (the create path: `buildInPool`). */
-export async function buildNf525InPool(input: BuildInput): Promise<FiscalRecord> {
-  const unsigned = prepareNf525(input);
-  return unsigned.finish(await signMessageInPool(unsigned.message, unsigned.privateKey));
 }
 
 /** Everything of the record but its signature: the message to sign, and how the signature completes the record. */

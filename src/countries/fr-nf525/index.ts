@@ -12,7 +12,7 @@ import { chainKeyOf } from '../shared/chain-key.ts';
 import { stubOnlySubmit } from '../shared/sandbox.ts';
 import { validateNf525Config } from './config.ts';
 import { validateNf525Transaction } from './metadata.ts';
-import { buildNf525, buildNf525InPool } from './build.ts';
+import { buildNf525 } from './build.ts';
 import { nf525Sandbox } from './sandbox.ts';
 import { NF525_CODES } from './codes.ts';
 import { ARCHIVES_FILE } from './closures/archives.ts';
@@ -41,7 +41,6 @@ export const nf525: FiscalSystem<'fr-nf525', 'FR'> = {
   chainKey: ({ location }) => chainKeyOf('fr-nf525', location.id, 'default'),
   initialStatus: () => 'success',
   build: buildNf525,
-  buildInPool: buildNf525InPool,
   submit: stubOnlySubmit(nf525Sandbox),
   codes: NF525_CODES,
   errorTranslations: true,

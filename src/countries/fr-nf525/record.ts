@@ -176,15 +176,6 @@ export function nf525Message(r: Omit<Nf525Record, 'signature'> & { signature: Pi
 export const signMessage = (message: string, privateKey: crypto.KeyObject): string =>
   crypto.sign('sha256', Buffer.from(message, 'utf8'), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url');
 
-/** `signMessage` in libuv's thread pool: the same signature, off the event loop. */
-export const signMessageInPool = (message: string, privateKey: crypto.KeyObject): Promise<string> =>
-  new Promise((resolve, reject) => {
-    crypto.sign('sha256', Buffer.from(message, 'utf8'), { key: privateKey, dsaEncoding: 'ieee-p1363' }, (err, signature) => {
-      if (err) reject(err);
-      else resolve(signature.toString('base64url'));
-    });
-  });
-
 /** Checks an ES256 signature (base64url r||s) over the message. */
 export function verifyMessage(message: string, signature: string, publicKey: crypto.KeyObject): boolean {
   const raw = Buffer.from(signature, 'base64url');

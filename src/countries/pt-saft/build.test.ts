@@ -2,18 +2,13 @@ import { describe, it, expect } from 'vitest';
 import { saft } from './index.ts';
 import { atcudOf } from './build.ts';
 import { hashExtract, saftQrData } from './qr.ts';
-import { NOW, TX_ID, buildInput, draft, fixedSigningKey, line, location, validatedBuild } from '../shared/test-fixtures.ts';
+import { NOW, TX_ID, draft, fixedSigningKey, line, location, validatedBuild } from '../shared/test-fixtures.ts';
 import { expect400 } from '../shared/test-helpers.ts';
 import { goldenProducerKey } from './golden-cases.ts';
 import { PRODUCER_KEY_SIZE_ERROR, hashMessage, verifyHash } from './signature.ts';
 import { SANDBOX_PRODUCER_PUBLIC_KEY_PEM } from './sandbox-key.ts';
 
 describe('SAF-T PT QR and hash extract', () => {
-  it('the thread-pool build gives the very same document (RSA PKCS#1 v1.5 is deterministic)', async () => {
-    const input = buildInput(location('pt-saft'), draft({ customer_context: { nif: '123456789' } }), { signingKey: goldenProducerKey(), chain: { seq: 7, previous: { fingerprint: 'prev-hash', fiscalId: null, issuedAt: NOW.toISOString(), linkData: null } } });
-    expect(await saft.buildInPool!(input)).toEqual(saft.build(input));
-  });
-
   it('hash extract: characters 1, 11, 21 and 31', () => {
     expect(hashExtract('abcdefghijKlmnopqrstUvwxyz0123X56789')).toBe('aKUX');
   });

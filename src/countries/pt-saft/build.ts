@@ -24,7 +24,7 @@ import { metaString } from '../shared/metadata-fields.ts';
 import { qrDataHint, textHint } from '../shared/render-hints.ts';
 import { documentTypeOf, seriesEntryOf, taxRegionOf } from './metadata.ts';
 import { hashExtract, saftQrData } from './qr.ts';
-import { certificateNumberOf, certifiedProgramText, hashMessage, producerKey, signHashMessage, signHashMessageInPool } from './signature.ts';
+import { certificateNumberOf, certifiedProgramText, hashMessage, producerKey, signHashMessage } from './signature.ts';
 import { PAYMENT_MECHANISM, customerOf, money, productOf, qrCountryOf, quantityText, taxOf } from './document.ts';
 import { exemptionOf } from './tax.ts';
 import { invoiceXml, statusChangeXml, type InvoiceLineXml } from './xml.ts';
@@ -50,21 +50,10 @@ export const saftDateTime = (at: Date): string => localDateTimeWithOffset(at, 'P
 /** SourceID: who made the document. The API has no user of its own: the software's name. */
 export const sourceIdOf = (input: Pick<BuildInput, 'software'>): string => input.software.name.slice(0, 30) || 'api';
 
-/** The document signed on the event loop (tests, golden files, the month file's rebuilds). */
 export function buildSaft(input: BuildInput): FiscalRecord {
   if (input.kind === 'cancellation') return buildCancellation(input);
   const unsigned = prepareDocument(input);
   return unsigned.finish(signHashMessage(unsigned.message, unsigned.key));
-}
-
-/**
- * The same document, its RSA signature computed in libuv's thread pool (the create path:
- * `buildInPool`): RSA-1024 costs ~0.1 ms of CPU, the largest part of a Portuguese create.
- */
-export async function buildSaftInPool(input: BuildInput): Promise<FiscalRecord> {
-  if (input.kind === 'cancellation') return buildCancellation(input);
-  const unsigned = prepareDocument(input);
-  return unsigned.finish(await signHashMessageInPool(unsigned.message, unsigned.key));
 }
 
 /** Everything of the document but its Hash: the message to sign, the key, and how the Hash completes the document. */

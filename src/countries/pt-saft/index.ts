@@ -11,7 +11,7 @@ import { chainKeyOf } from '../shared/chain-key.ts';
 import { stubOnlySubmit } from '../shared/sandbox.ts';
 import { validateSaftConfig } from './config.ts';
 import { EXEMPTION_LINE_FIELD, documentTypeOf, seriesEntryOf, validateSaftTransaction } from './metadata.ts';
-import { buildSaft, buildSaftInPool } from './build.ts';
+import { buildSaft } from './build.ts';
 import { saftQrPng } from './qr-image.ts';
 import { saftSandbox } from './sandbox.ts';
 import { SAFT_CODES } from './codes.ts';
@@ -50,7 +50,6 @@ export const saft: FiscalSystem<'pt-saft', 'PT'> = {
   },
   initialStatus: () => 'success',
   build: buildSaft,
-  buildInPool: buildSaftInPool,
   // The QR drawn on demand (GET /v1/transactions/{id}/qr.png) from the `qr` hint: AT's level M, version >= 9.
   qrImage: { hintKey: 'qr', png: saftQrPng },
   submit: stubOnlySubmit(saftSandbox),

@@ -49,15 +49,6 @@ export function signHashMessage(message: string, key: crypto.KeyObject): string 
   return crypto.sign('sha1', Buffer.from(message, 'utf8'), { key, padding: crypto.constants.RSA_PKCS1_PADDING }).toString('base64');
 }
 
-/** `signHashMessage` in libuv's thread pool: the same (deterministic) signature, off the event loop. */
-export const signHashMessageInPool = (message: string, key: crypto.KeyObject): Promise<string> =>
-  new Promise((resolve, reject) => {
-    crypto.sign('sha1', Buffer.from(message, 'utf8'), { key, padding: crypto.constants.RSA_PKCS1_PADDING }, (err, signature) => {
-      if (err) reject(err);
-      else resolve(signature.toString('base64'));
-    });
-  });
-
 /** Checks a Hash against its message with the producer's public key (or private key, or a certificate PEM). */
 export function verifyHash(message: string, hash: string, key: crypto.KeyObject | string): boolean {
   return crypto.verify('sha1', Buffer.from(message, 'utf8'), { key: typeof key === 'string' ? crypto.createPublicKey(key) : key, padding: crypto.constants.RSA_PKCS1_PADDING }, Buffer.from(hash, 'base64'));
