@@ -114,8 +114,13 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
    */
   validateTransaction(tx: TransactionDraft, ctx: TransactionContext): Record<string, unknown>;
 
-  /** Which chain a record joins (records of one chain are numbered and linked in order). */
-  chainKey(input: { location: LocationForFiscal; tx: TransactionDraft }): string;
+  /**
+   * Which chain a record joins (records of one chain are numbered and linked in order).
+   * `environment` is the key's (test or live): a system whose test and live documents
+   * must not share numbers or links keeps them apart here (today most share the
+   * location's chain; docs/decisions.md "Test and live chains").
+   */
+  chainKey(input: { location: LocationForFiscal; tx: TransactionDraft; environment: 'test' | 'live' }): string;
 
   /**
    * Optional: the series a new document is numbered in, when that is not its chain

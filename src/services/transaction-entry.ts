@@ -50,8 +50,8 @@ function deadlineOf(system: FiscalSystem, createdAt: Date, tx: TransactionDraft)
 const isOrdered = (system: FiscalSystem) => system.capabilities.chained && system.capabilities.submission === 'realtime';
 
 /** The chain a record joins: its system's chain, or the side sequence of annulments outside the chain. */
-export function chainKeyOf(p: Pick<TransactionAppend, 'system' | 'location' | 'draft' | 'kind'>): string {
-  const main = p.system.chainKey({ location: p.location, tx: p.draft });
+export function chainKeyOf(p: Pick<TransactionAppend, 'system' | 'location' | 'draft' | 'kind' | 'auth'>): string {
+  const main = p.system.chainKey({ location: p.location, tx: p.draft, environment: p.auth.environment });
   // An annulment that is not a link of the chain (TicketBAI, SII, SDI, myDATA, PT) is
   // numbered in a side sequence of its own, so the chain and its numbering stay whole.
   return p.kind === 'cancellation' && !p.system.capabilities.cancellationJoinsChain ? `${main}#annulments` : main;

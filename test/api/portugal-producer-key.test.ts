@@ -52,8 +52,6 @@ describe('Portugal: the software producer key by setting, through the API', () =
     const { key } = await withKey.signup();
     const live = await liveKey(withKey, key);
     for (const k of [live, key]) {
-      // A location of its own per environment: one location's test and live documents
-      // would share its chain (the ledger keys chains by location and series).
       const loc = await createLocation(withKey, key, 'pt-saft');
       const res = await createTx(withKey, k, saleBody(loc));
       expect(res.statusCode, res.body).toBe(201);
@@ -67,6 +65,28 @@ describe('Portugal: the software producer key by setting, through the API', () =
       expect(v.ok, v.output).toBe(true);
       expect(opensslVerifyHash(documentHashMessage(xml, null), tag(xml, 'Hash'), other).ok).toBe(false);
     }
+  });
+
+  it("one location's test and live documents never share a series' numbers or Hash chain", async () => {
+    const { key } = await withKey.signup();
+    const live = await liveKey(withKey, key);
+    const loc = await createLocation(withKey, key, 'pt-saft');
+    const docs: { env: string; xml: string }[] = [];
+    for (const k of [key, live, key, live]) {
+      const res = await createTx(withKey, k, saleBody(loc));
+      expect(res.statusCode, res.body).toBe(201);
+      docs.push({ env: res.json().environment, xml: await record(withKey, k, res.json().id) });
+    }
+    const no = (d: { xml: string }) => tag(d.xml, 'InvoiceNo');
+    const [t1, l1, t2, l2] = docs;
+    expect([t1!.env, l1!.env, t2!.env, l2!.env]).toEqual(['test', 'live', 'test', 'live']);
+    // Each environment numbers from 1, without the other's documents in between…
+    expect([no(t1!), no(t2!)].map((n) => n.split('/')[1])).toEqual(['1', '2']);
+    expect([no(l1!), no(l2!)].map((n) => n.split('/')[1])).toEqual(['1', '2']);
+    // …and each Hash signs the previous document of its own environment (openssl).
+    expect(opensslVerifyHash(documentHashMessage(l1!.xml, null), tag(l1!.xml, 'Hash'), producerPublicPem).ok).toBe(true);
+    expect(opensslVerifyHash(documentHashMessage(l2!.xml, tag(l1!.xml, 'Hash')), tag(l2!.xml, 'Hash'), producerPublicPem).ok).toBe(true);
+    expect(opensslVerifyHash(documentHashMessage(t2!.xml, tag(t1!.xml, 'Hash')), tag(t2!.xml, 'Hash'), SANDBOX_PRODUCER_PUBLIC_KEY_PEM).ok).toBe(true);
   });
 
   it('not configured: a live create is refused with a clear 400 and nothing is stored; test keys use the sandbox key', async () => {
