@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryLimiter } from '../../src/ratelimit/memory-limiter.ts';
-import type { RateLimiter } from '../../src/ratelimit/limiter.ts';
-import { startTestApp, type TestApp } from '../support/harness.ts';
+import { startTestApp, type TestApp, unlimitedLimiter } from '../support/harness.ts';
 import { createLocation, createTx, saleBody } from '../support/transactions.ts';
 import { verifyNf525Chain } from '../../src/countries/fr-nf525/verify.ts';
 
@@ -10,16 +8,11 @@ import { verifyNf525Chain } from '../../src/countries/fr-nf525/verify.ts';
  * chain, numbered 1..1,000 without a gap, every record linked to the one before it.
  */
 /** The sandbox bucket (200) would refuse most of the burst: this test is about the chain, not the limit. */
-const unlimited = (): RateLimiter => {
-  const inner = createMemoryLimiter();
-  return { take: (k, _spec, now) => inner.take(k, { requestsPerMinute: 1e9, burst: 1e9 }, now), close: () => inner.close() };
-};
-
 let a: TestApp;
 let b: TestApp;
 beforeAll(async () => {
-  a = await startTestApp({ limiter: unlimited() });
-  b = await startTestApp({ db: a.db, limiter: unlimited() }); // a second node: its own process-local queue, the same database
+  a = await startTestApp({ limiter: unlimitedLimiter() });
+  b = await startTestApp({ db: a.db, limiter: unlimitedLimiter() }); // a second node: its own process-local queue, the same database
 });
 afterAll(async () => {
   await b.close();

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
-import { createMemoryLimiter } from '../../src/ratelimit/memory-limiter.ts';
-import type { RateLimiter } from '../../src/ratelimit/limiter.ts';
 import { myDataUid } from '../../src/countries/gr-mydata/uid.ts';
-import { startTestApp, type TestApp } from '../support/harness.ts';
+import { startTestApp, type TestApp, unlimitedLimiter } from '../support/harness.ts';
 import { GR_AFM } from '../support/fixtures.ts';
 import { createLocation, createTx, getTx, saleBody, saleLines } from '../support/transactions.ts';
 import { HAVE_SCHEMAS, xsdValidate } from '../support/xml-tools.ts';
@@ -16,16 +14,11 @@ import { HAVE_SCHEMAS, xsdValidate } from '../support/xml-tools.ts';
  * CancelInvoice call by its MARK.
  */
 
-const unlimited = (): RateLimiter => {
-  const inner = createMemoryLimiter();
-  return { take: (k, _spec, now) => inner.take(k, { requestsPerMinute: 1e9, burst: 1e9 }, now), close: () => inner.close() };
-};
-
 let t: TestApp;
 let clock: ManualClock;
 beforeAll(async () => {
   clock = new ManualClock('2026-03-02T10:00:00.000Z');
-  t = await startTestApp({ clock, limiter: unlimited() });
+  t = await startTestApp({ clock, limiter: unlimitedLimiter() });
 });
 afterAll(() => t?.close());
 

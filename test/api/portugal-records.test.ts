@@ -5,8 +5,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
-import { createMemoryLimiter } from '../../src/ratelimit/memory-limiter.ts';
-import type { RateLimiter } from '../../src/ratelimit/limiter.ts';
 import type { TransactionDraft } from '../../src/core/transaction.ts';
 import { documentHashMessage, verifyHash, PRODUCER_KEY_SIZE_ERROR } from '../../src/countries/pt-saft/signature.ts';
 import { hashExtract } from '../../src/countries/pt-saft/qr.ts';
@@ -14,7 +12,7 @@ import { SANDBOX_PRODUCER_PUBLIC_KEY_PEM } from '../../src/countries/pt-saft/san
 import { buildSaftFile } from '../../src/countries/pt-saft/saft-file.ts';
 import { HAVE_XSD11, XSD11_MISSING_MESSAGE, opensslVerifyHash, saftXsdValidate } from '../../src/countries/pt-saft/test-tools.ts';
 import { DEFAULT_SOFTWARE } from '../../src/runtime.ts';
-import { startTestApp, type TestApp } from '../support/harness.ts';
+import { startTestApp, type TestApp, unlimitedLimiter } from '../support/harness.ts';
 import { exportP12, generateCert, uploadForm, type GeneratedCert } from '../support/p12.ts';
 import { createLocation, createTx, getTx, locationBody, saleBody } from '../support/transactions.ts';
 
@@ -27,16 +25,11 @@ import { createLocation, createTx, getTx, locationBody, saleBody } from '../supp
  * signs; with one (`country_config.at_certificate_id`, RSA-1024) that one does.
  */
 
-const unlimited = (): RateLimiter => {
-  const inner = createMemoryLimiter();
-  return { take: (k, _spec, now) => inner.take(k, { requestsPerMinute: 1e9, burst: 1e9 }, now), close: () => inner.close() };
-};
-
 let t: TestApp;
 let clock: ManualClock;
 beforeAll(async () => {
   clock = new ManualClock('2026-03-02T10:00:00.000Z');
-  t = await startTestApp({ clock, limiter: unlimited() });
+  t = await startTestApp({ clock, limiter: unlimitedLimiter() });
 });
 afterAll(() => t?.close());
 

@@ -2,9 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { HAVE_XSD11, XSD11_MISSING_MESSAGE, saftXsdValidate } from '../../src/countries/pt-saft/test-tools.ts';
 import { saftFilesRepo } from '../../src/store/repos/saft-files-repo.ts';
-import { createMemoryLimiter } from '../../src/ratelimit/memory-limiter.ts';
-import type { RateLimiter } from '../../src/ratelimit/limiter.ts';
-import { startTestApp, type TestApp } from '../support/harness.ts';
+import { startTestApp, type TestApp, unlimitedLimiter } from '../support/harness.ts';
 import { createLocation, createTx, saleBody } from '../support/transactions.ts';
 
 /*
@@ -17,16 +15,11 @@ import { createLocation, createTx, saleBody } from '../support/transactions.ts';
  * is April.
  */
 
-const unlimited = (): RateLimiter => {
-  const inner = createMemoryLimiter();
-  return { take: (k, _spec, now) => inner.take(k, { requestsPerMinute: 1e9, burst: 1e9 }, now), close: () => inner.close() };
-};
-
 let t: TestApp;
 let clock: ManualClock;
 beforeAll(async () => {
   clock = new ManualClock('2026-03-02T10:00:00.000Z');
-  t = await startTestApp({ clock, limiter: unlimited(), liveEnabled: true });
+  t = await startTestApp({ clock, limiter: unlimitedLimiter(), liveEnabled: true });
 });
 afterAll(() => t?.close());
 

@@ -1,11 +1,9 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
-import { createMemoryLimiter } from '../../src/ratelimit/memory-limiter.ts';
-import type { RateLimiter } from '../../src/ratelimit/limiter.ts';
 import { locationBodies } from '../support/fixtures.ts';
 import { DEFAULT_SOFTWARE } from '../../src/runtime.ts';
-import { startTestApp, type TestApp } from '../support/harness.ts';
+import { startTestApp, type TestApp, unlimitedLimiter } from '../support/harness.ts';
 import { embeddedCertificatePem, fingerprintOf, freshNif, tagText, uploadSpainCertificate } from '../support/spain.ts';
 import { createLocation, createTx, getTx, saleBody } from '../support/transactions.ts';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xmlsecVerify, xsdValidate } from '../support/xml-tools.ts';
@@ -21,19 +19,14 @@ import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xmlsecVerify, xsdValidate } from
 const TBAI_XSD = 'es/ticketbai/ticketbaiv1-2-2.xsd';
 
 /** The sandbox bucket (200) would refuse most of the burst: the chain test is about the chain, not the limit. */
-const unlimited = (): RateLimiter => {
-  const inner = createMemoryLimiter();
-  return { take: (k, _spec, now) => inner.take(k, { requestsPerMinute: 1e9, burst: 1e9 }, now), close: () => inner.close() };
-};
-
 let a: TestApp;
 let b: TestApp;
 let clock: ManualClock;
 beforeAll(async () => {
   clock = new ManualClock(new Date());
-  a = await startTestApp({ clock, limiter: unlimited() });
+  a = await startTestApp({ clock, limiter: unlimitedLimiter() });
   // A second API node on the same store (its own process-local state: sandbox key cache, queue).
-  b = await startTestApp({ db: a.db, clock, limiter: unlimited() });
+  b = await startTestApp({ db: a.db, clock, limiter: unlimitedLimiter() });
 });
 afterAll(async () => {
   await b?.close();

@@ -23,14 +23,11 @@
  *
  * Independent of the code under test: its own parsing (fast-xml-parser), UID and XML.
  */
-import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
+import { localhostCertificate } from './fake-authority.ts';
 import { HAVE_SCHEMAS, xsdValidate } from './xml-tools.ts';
 
 export const MYDATA_XSD = 'gr/mydata/v1.0.12/InvoicesDoc-v1.0.12.xsd';
@@ -94,19 +91,6 @@ export interface FakeAadeOptions {
   firstMark?: bigint;
 }
 
-let serverCert: { key: string; cert: string } | undefined;
-function localhostCertificate(): { key: string; cert: string } {
-  if (serverCert) return serverCert;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fake-aade-'));
-  const key = path.join(dir, 'key.pem');
-  const cert = path.join(dir, 'cert.pem');
-  execFileSync('/usr/bin/openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '3650',
-    '-subj', '/CN=fake-aade.test', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-  ], { stdio: 'ignore' });
-  serverCert = { key: fs.readFileSync(key, 'utf8'), cert: fs.readFileSync(cert, 'utf8') };
-  return serverCert;
-}
 
 const parser = new XMLParser({
   removeNSPrefix: true, ignoreAttributes: true, parseTagValue: false, trimValues: true,

@@ -46,7 +46,8 @@ export interface FakeAuthority {
 }
 
 let serverCert: { key: string; cert: string } | undefined;
-function localhostCertificate(): { key: string; cert: string } {
+/** A self-signed certificate for 127.0.0.1 and localhost, made once per test process (every fake authority serves it). */
+export function localhostCertificate(): { key: string; cert: string } {
   if (serverCert) return serverCert;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fake-authority-'));
   const key = path.join(dir, 'key.pem');

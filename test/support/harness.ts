@@ -129,3 +129,9 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
 const rnd = () => crypto.randomInt(0, 256);
 
 export { ManualClock };
+
+/** A rate limiter that never limits: for tests that fire more requests than a tier allows (chains, bulk records). */
+export function unlimitedLimiter(): RateLimiter {
+  const inner = createMemoryLimiter();
+  return { take: (k, _spec, now) => inner.take(k, { requestsPerMinute: 1e9, burst: 1e9 }, now), close: () => inner.close() };
+}
