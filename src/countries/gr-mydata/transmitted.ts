@@ -21,7 +21,7 @@
  * attempt is transient and the lookup runs again on the next retry.
  */
 import { createHash } from 'node:crypto';
-import { XMLParser } from 'fast-xml-parser';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 
 /** One `invoice` of a RequestedDoc: what a receipt needs, and the fields its UID is made of. */
 export interface TransmittedInvoice {
@@ -61,7 +61,9 @@ export function uidOf(parts: readonly unknown[]): string | undefined {
 
 /** Reads a RequestedDoc; null when the body is not one (an error page, a ResponseDoc, JSON). */
 export function parseRequestedDoc(xml: string): RequestedDoc | null {
-  if (!/<(\w+:)?RequestedDoc[\s>]/.test(xml)) return null;
+  if (!/<(\w+:)?RequestedDoc[\s>/]/.test(xml)) return null;
+  // A truncated page is unreadable, not the end of the list (the parser alone is lenient).
+  if (XMLValidator.validate(xml) !== true) return null;
   let doc: Record<string, any>;
   try {
     doc = parser.parse(xml) as Record<string, any>;
