@@ -3,7 +3,8 @@
  * InvoicesDoc, or CancelInvoice?mark=<MARK> for a cancellation, over HTTPS with the two
  * headers AADE authenticates a caller by (FORMATS.md §6): `aade-user-id` (the location's
  * `aade_user_id`) and `Ocp-Apim-Subscription-Key` (its sealed `subscription_key`,
- * unsealed by the core for `submit`). No TLS client certificate.
+ * unsealed by the core for `submit`). No TLS client certificate. A duplicate answer that
+ * names no MARK is followed by RequestTransmittedDocs (transmitted.ts) to recover it.
  *
  * Base URLs by the location's `env` (FORMATS.md §6 [secondary: firebed/aade-mydata docs]):
  * ERP production `https://mydatapi.aade.gr/myDATA/`, ERP development

@@ -6,7 +6,8 @@
  * ValidationError, TechnicalError, XMLSyntaxError).
  *
  * Categories (spec, Errors: Greece `error.category`), kept in the answer we store
- * (`response_payload.authority.category`, with `authority_code` for a rejection):
+ * (`response_payload.authority.category`, with `authority_code` for a rejection) and, for
+ * a failure, as the outcome's `error` (the core's `response_payload.error`, `errorOf`):
  * - `transient`: TechnicalError, HTTP 5xx/429, an unreadable answer: retried (Greece's
  *   offline window: the transaction is `offline_pending` meanwhile);
  * - `regulatory_reject`: ValidationError / XMLSyntaxError with AADE's code: not retried;
