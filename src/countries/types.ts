@@ -621,6 +621,18 @@ export interface SubmitContext {
   pacing: AuthorityPacing;
 }
 
+/**
+ * How a system classifies its authority's refusal, in the spec's words (Errors: Greece
+ * "`error.category`: transient, regulatory_reject (with `error.authority_code`), permanent,
+ * duplicate_as_success"). The core writes it as the failed transaction's
+ * `response_payload.error`, beside `submit_error`; a system without such a vocabulary
+ * leaves it out.
+ */
+export interface OutcomeError {
+  category: string;
+  authority_code?: string | undefined;
+}
+
 export type AuthorityOutcome =
   | {
       kind: 'accepted';
@@ -634,9 +646,10 @@ export type AuthorityOutcome =
       renderHints?: RenderHint[] | undefined;
       warnings?: string[] | undefined;
     }
-  | { kind: 'rejected'; code: string; message: string; status?: TransactionStatus | undefined; response: Record<string, unknown> }
+  | { kind: 'rejected'; code: string; message: string; status?: TransactionStatus | undefined; response: Record<string, unknown>; error?: OutcomeError | undefined }
   | {
       kind: 'retry_later'; code: string; message: string; response: Record<string, unknown>; retryAfterSeconds?: number | undefined;
+      error?: OutcomeError | undefined;
       /**
        * Not a failure: the authority asked us to wait before sending (VERI*FACTU
        * TiempoEsperaEnvio) and nothing was sent. The record stays `pending`, the attempt

@@ -3,7 +3,7 @@
  * submit task (jobs/tasks/submit.ts) and the batch processors (src/batch) record accepted
  * answers and failures the same way.
  */
-import type { AuthorityOutcome } from '../countries/types.ts';
+import type { AuthorityOutcome, OutcomeError } from '../countries/types.ts';
 import type { TransactionStatus } from '../core/status.ts';
 import { jobsRepo } from '../store/repos/jobs-repo.ts';
 import type { Queryable } from '../store/db.ts';
@@ -35,10 +35,13 @@ export interface RecordedFailure {
   code: string;
   message: string;
   response?: Record<string, unknown> | undefined;
+  /** The system's classification of the refusal (`OutcomeError`): `response_payload.error`. */
+  error?: OutcomeError | undefined;
 }
 
 /**
- * Records a failed submission: the status, `response_payload.submit_error` at once, and a
+ * Records a failed submission: the status, `response_payload.submit_error` (and the system's
+ * `error` classification, when its outcome gives one) at once, and a
  * background translation of the error (error_message stays null until it lands; the same
  * error again keeps the translation it has). Only from the statuses in `from`.
  */
@@ -55,7 +58,7 @@ export async function recordFailure(
   const sameError = previousCode === f.code && t.error_message !== null;
   const updated = await transactionsRepo.update(tx, t.id, {
     status,
-    response_payload: { ...(f.response ? { authority: f.response } : {}), submit_error: { error_code: f.code, raw_message: f.message }, ...opts.payload },
+    response_payload: { ...(f.response ? { authority: f.response } : {}), submit_error: { error_code: f.code, raw_message: f.message }, ...(f.error ? { error: f.error } : {}), ...opts.payload },
     error_message: sameError ? t.error_message : null,
     ...opts.fields,
   }, now, from);

@@ -138,13 +138,62 @@ describe('myDATA against the fake AADE', () => {
     expect(late[0]!.json).toMatchObject({ transaction_id: tx.id, transaction: { status: 'success' } });
   }, 20_000);
 
+  it('slow AADE, then a duplicate answer without the MARK: RequestTransmittedDocs finds the original (transient while AADE\'s book does not list it), one document at AADE', async () => {
+    const s = await scenario();
+    await subscribe(s.key, ['transaction.late_authority_confirmed']);
+    receiver.received.length = 0;
+    // An earlier document of the same day and type, so that the lookup reads two pages.
+    expect((await createTx(t, s.key, sale(s.loc), AUTHORITY)).json().status).toBe('success');
+    fake.slow(6_500);
+    const tx = (await createTx(t, s.key, sale(s.loc), AUTHORITY)).json();
+    expect(tx.status).toBe('offline_pending');
+    expect(fake.documents.size).toBe(2); // AADE registered it; its answer never reached us
+    const original = [...fake.documents.values()].find((d) => d.aa === '2')!;
+    await fake.normal();
+    fake.duplicatesWithoutMark();
+    fake.transmittedPageSize = 1;
+
+    // First retry: AADE says "already sent" without a MARK and its book does not list it yet.
+    fake.hideTransmitted();
+    clock.set((await submitJob(tx.id)).run_at);
+    await t.worker.drain();
+    const waiting = await getTx(t, s.key, tx.id);
+    expect(waiting.status).toBe('offline_pending');
+    expect(waiting.response_payload.submit_error).toMatchObject({ error_code: 'duplicate_not_found' });
+    expect(waiting.response_payload.error).toEqual({ category: 'transient' });
+    expect(waiting.fiscal_id_upstream).toBeNull();
+
+    // Next retry: the lookup pages to the UID and recovers the original MARK.
+    fake.hideTransmitted(false);
+    fake.requests.length = 0;
+    clock.set((await submitJob(tx.id)).run_at);
+    await t.worker.drain();
+    const done = await getTx(t, s.key, tx.id);
+    expect(done).toMatchObject({ status: 'success', fiscal_id_upstream: original.mark, response_payload: { duplicate: true } });
+    expect(done.response_payload.authority).toMatchObject({
+      category: 'duplicate_as_success', authority_code: '228', invoiceMark: original.mark, invoiceUid: original.uid,
+      lookup: { service: 'RequestTransmittedDocs', pages: 2 },
+    });
+    expect(done.response_payload.error).toBeUndefined();
+    expect(hint(done, 'mark')).toBe(original.mark);
+    expect(hint(done, 'uid')).toBe(original.uid);
+    expect(hint(done, 'auth_code')).toBe(original.authenticationCode);
+    expect(hint(done, 'qr')).toBe(original.qrUrl);
+    expect(fake.requests.map((r) => `${r.method} ${r.path.split('?')[0]}`)).toEqual(['POST /SendInvoices', 'GET /RequestTransmittedDocs', 'GET /RequestTransmittedDocs']);
+    expect(fake.documents.size).toBe(2);
+    expect(fake.duplicates).toEqual([original.uid, original.uid]);
+    expect(await events(tx.id)).toEqual(expect.arrayContaining(['transaction.late_authority_confirmed', 'fiscalization.completed']));
+  }, 20_000);
+
   it('AADE down (connection refused, then 503), then back: offline_pending, then success with a new MARK and the late event', async () => {
     const s = await scenario();
     await fake.refuse();
     const tx = (await createTx(t, s.key, sale(s.loc), AUTHORITY)).json();
     expect(tx.status).toBe('offline_pending');
     expect(fake.documents.size).toBe(0);
-    expect((await getTx(t, s.key, tx.id)).response_payload.submit_error).toMatchObject({ error_code: 'connection_error' });
+    const offline = await getTx(t, s.key, tx.id);
+    expect(offline.response_payload.submit_error).toMatchObject({ error_code: 'connection_error' });
+    expect(offline.response_payload.error).toEqual({ category: 'transient' });
     await fake.normal();
     fake.unavailable(); // next attempt: HTTP 503, still transient
     clock.set((await submitJob(tx.id)).run_at);
@@ -152,6 +201,7 @@ describe('myDATA against the fake AADE', () => {
     const still = await getTx(t, s.key, tx.id);
     expect(still.status).toBe('offline_pending');
     expect(still.response_payload.submit_error).toMatchObject({ error_code: 'unavailable' });
+    expect(still.response_payload.error).toEqual({ category: 'transient' });
     await fake.normal();
     clock.set((await submitJob(tx.id)).run_at);
     await t.worker.drain();
@@ -159,6 +209,7 @@ describe('myDATA against the fake AADE', () => {
     const [doc] = [...fake.documents.values()];
     expect(done).toMatchObject({ status: 'success', fiscal_id_upstream: doc!.mark });
     expect(done.response_payload.duplicate).toBeUndefined();
+    expect(done.response_payload.error).toBeUndefined(); // a success carries no error
     expect(hintKeys(done)).toEqual(expect.arrayContaining(['late_transmission_label', 'mark', 'uid', 'auth_code', 'qr']));
     expect(await events(tx.id)).toContain('transaction.late_authority_confirmed');
   });
@@ -195,6 +246,8 @@ describe('myDATA against the fake AADE', () => {
     const full = await getTx(t, s.key, tx.id);
     expect(full.response_payload.submit_error).toMatchObject({ error_code: '203' });
     expect(full.response_payload.authority).toMatchObject({ category: 'regulatory_reject', authority_code: '203', statusCode: 'ValidationError' });
+    // The spec's Greek error object (Errors: `error.category`, `error.authority_code`).
+    expect(full.response_payload.error).toEqual({ category: 'regulatory_reject', authority_code: '203' });
     expect(hintKeys(full)).not.toContain('late_transmission_label');
     expect((await submitJob(tx.id)).status).toBe('dead');
   });
@@ -203,7 +256,9 @@ describe('myDATA against the fake AADE', () => {
     const s = await scenario({ subscription_key: 'not-the-key-0123456789abcdef' });
     const tx = (await createTx(t, s.key, sale(s.loc), AUTHORITY)).json();
     expect(tx.status).toBe('failed_permanent');
-    expect((await getTx(t, s.key, tx.id)).response_payload.submit_error).toMatchObject({ error_code: 'unauthorized' });
+    const full = await getTx(t, s.key, tx.id);
+    expect(full.response_payload.submit_error).toMatchObject({ error_code: 'unauthorized' });
+    expect(full.response_payload.error).toEqual({ category: 'permanent' });
     expect(fake.requests[0]!.status).toBe(401);
   });
 

@@ -15,6 +15,14 @@
  *   UID and the original MARK (`duplicateCode` '233' for the ERP wording); else a new MARK
  *   (increasing), the UID, a QR URL and an authentication code;
  * - CancelInvoice?mark=: a cancellationMark; 104 for an unknown MARK, 251 when cancelled already;
+ * - GET RequestTransmittedDocs?mark=n: a RequestedDoc (requestedInvoicesDoc-v1.0.12.xsd) with
+ *   the registered documents whose MARK is above n, as AADE's book keeps them (uid, mark,
+ *   cancelledByMark, authenticationCode, the invoice as sent, qrCodeUrl), filtered by
+ *   `dateFrom`/`dateTo` (dd/MM/yyyy, the issue date) and `invType` when given, in pages of
+ *   `transmittedPageSize` with a continuationToken (`nextPartitionKey`, `nextRowKey`);
+ * - `duplicatesWithoutMark()`: the duplicate answer names no MARK (the case the client
+ *   must look up); `hideTransmitted()`: RequestTransmittedDocs lists nothing (AADE's book
+ *   lagging behind; or 503);
  * - programmable: `slow(ms)` (the document is registered at once, the answer comes late:
  *   AADE got it even if the client gave up), `down()` (the connection is cut, no answer),
  *   `refuse()` (nothing listens: connection refused, until `normal()`),
@@ -51,6 +59,11 @@ export interface AadeDocument {
   schemaValid: boolean;
   schemaOutput: string;
   cancellationMark?: string;
+  issueDate: string;
+  authenticationCode: string;
+  qrUrl: string;
+  /** The `invoice` element's content as sent (for RequestTransmittedDocs). */
+  invoiceXml: string;
 }
 
 type Mode =
@@ -76,6 +89,12 @@ export interface FakeAade {
   unavailable(): void;
   technicalError(): void;
   rejectWith(codes: string[]): void;
+  /** Duplicate answers name no MARK (until `reset()`). */
+  duplicatesWithoutMark(on?: boolean): void;
+  /** RequestTransmittedDocs lists no document, or answers 503 (until `reset()` or `hideTransmitted(false)`). */
+  hideTransmitted(on?: boolean | 'unavailable'): void;
+  /** Documents per RequestTransmittedDocs page (default `transmittedPageSize`, else 100). */
+  transmittedPageSize: number;
   normal(): Promise<void>;
   reset(): Promise<void>;
   close(): Promise<void>;
@@ -89,6 +108,9 @@ export interface FakeAadeOptions {
   duplicateCode?: '228' | '233';
   /** The first MARK handed out (then +1 each). */
   firstMark?: bigint;
+  /** Duplicate answers name no MARK from the start. */
+  duplicateWithoutMark?: boolean;
+  transmittedPageSize?: number;
 }
 
 
@@ -119,6 +141,24 @@ export function aadeResponseDoc(entries: Entry[]): string {
   return `<?xml version="1.0" encoding="utf-8"?><ResponseDoc xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema">${rs.join('')}</ResponseDoc>`;
 }
 
+export const INVOICE_NS = 'http://www.aade.gr/myDATA/invoice/v1.0';
+
+/**
+ * AADE's RequestedDoc (requestedInvoicesDoc-v1.0.12.xsd) listing documents as its book
+ * keeps them: the sender's invoice with uid, mark, cancelledByMark and authenticationCode
+ * before it and qrCodeUrl after invoiceSummary (AadeBookInvoiceType).
+ */
+export function aadeRequestedDoc(docs: readonly AadeDocument[], next?: { nextPartitionKey: string; nextRowKey: string }): string {
+  const invoices = docs.map((d) => {
+    const head = `<uid>${d.uid}</uid><mark>${d.mark}</mark>${d.cancellationMark ? `<cancelledByMark>${d.cancellationMark}</cancelledByMark>` : ''}<authenticationCode>${d.authenticationCode}</authenticationCode>`;
+    const body = d.invoiceXml.replace(/(<\/(?:\w+:)?invoiceSummary>)/, `$1<qrCodeUrl>${esc(d.qrUrl)}</qrCodeUrl>`);
+    return `<invoice>${head}${body}</invoice>`;
+  });
+  const token = next ? `<continuationToken><nextPartitionKey>${esc(next.nextPartitionKey)}</nextPartitionKey><nextRowKey>${esc(next.nextRowKey)}</nextRowKey></continuationToken>` : '';
+  return `<?xml version="1.0" encoding="utf-8"?><RequestedDoc xmlns="${INVOICE_NS}" xmlns:icls="https://www.aade.gr/myDATA/incomeClassificaton/v1.0" xmlns:ecls="https://www.aade.gr/myDATA/expensesClassificaton/v1.0">` +
+    `${token}${invoices.length > 0 ? `<invoicesDoc>${invoices.join('')}</invoicesDoc>` : ''}</RequestedDoc>`;
+}
+
 /** The UID of an invoice (FORMATS.md §6), computed from its parsed fields. */
 export function aadeUid(f: { vat: string; issueDate: string; branch: string; invoiceType: string; series: string; aa: string }): string {
   return crypto.createHash('sha1').update([f.vat, f.issueDate, f.branch, f.invoiceType, f.series, f.aa].join('-'), 'utf8').digest('hex').toUpperCase();
@@ -132,6 +172,8 @@ export async function startFakeAade(opts: FakeAadeOptions = {}): Promise<FakeAad
   const duplicates: string[] = [];
   let mode: Mode = { kind: 'normal' };
   let nextMark = opts.firstMark ?? 400001000000001n;
+  let withoutMark = opts.duplicateWithoutMark ?? false;
+  let hidden: boolean | 'unavailable' = false;
   const newMark = () => String(nextMark++);
 
   const xml = (status: number, body: string) => ({ status, type: 'application/xml; charset=utf-8', body });
@@ -153,6 +195,7 @@ export async function startFakeAade(opts: FakeAadeOptions = {}): Promise<FakeAad
       return xml(200, aadeResponseDoc([{ index: 1, errors: [{ code: '101', message: `XML Syntax Validation Error: ${(err as Error).message}` }], status: 'XMLSyntaxError' }]));
     }
     if (invoices.length === 0) return xml(200, aadeResponseDoc([{ index: 1, errors: [{ code: '101', message: 'XML Syntax Validation Error: no invoice' }], status: 'XMLSyntaxError' }]));
+    const invoiceXmls = [...body.matchAll(/<(?:\w+:)?invoice>([\s\S]*?)<\/(?:\w+:)?invoice>/g)].map((m) => m[1]!);
     const entries = invoices.map((inv, i): Entry => {
       const h = inv.invoiceHeader ?? {};
       const f = { vat: String(inv.issuer?.vatNumber ?? ''), issueDate: String(h.issueDate ?? ''), branch: String(inv.issuer?.branch ?? ''), invoiceType: String(h.invoiceType ?? ''), series: String(h.series ?? ''), aa: String(h.aa ?? '') };
@@ -164,18 +207,22 @@ export async function startFakeAade(opts: FakeAadeOptions = {}): Promise<FakeAad
       if (known) {
         duplicates.push(uid);
         const auth = crypto.createHash('md5').update(known.mark).digest('hex').toUpperCase();
-        const message = duplicateCode === '228'
-          ? `The UID: ${uid} is invalid . It has already been sent for another invoice (MARK:${known.mark} , AUTHENTICATION_CODE:${auth})`
-          : `This UID has already been sent (MARK:${known.mark})`;
+        const message = withoutMark
+          ? (duplicateCode === '228' ? `The UID: ${uid} is invalid . It has already been sent for another invoice` : 'This UID has already been sent')
+          : duplicateCode === '228'
+            ? `The UID: ${uid} is invalid . It has already been sent for another invoice (MARK:${known.mark} , AUTHENTICATION_CODE:${auth})`
+            : `This UID has already been sent (MARK:${known.mark})`;
         return { index: i + 1, errors: [{ code: duplicateCode, message }], status: 'ValidationError' };
       }
       const mark = newMark();
-      documents.set(uid, { uid, mark, xml: body, issuerVat: f.vat, series: f.series, aa: f.aa, invoiceType: f.invoiceType, schemaValid, schemaOutput });
       const q = Buffer.from(`${uid}:${mark}`).toString('base64');
-      return {
-        index: i + 1, status: 'Success',
-        ok: { uid, mark, qrUrl: `${origin}/TimologioQR/QRInfo?q=${encodeURIComponent(q)}`, auth: crypto.createHash('md5').update(mark).digest('hex').toUpperCase() },
-      };
+      const qrUrl = `${origin}/TimologioQR/QRInfo?q=${encodeURIComponent(q)}`;
+      const auth = crypto.createHash('md5').update(mark).digest('hex').toUpperCase();
+      documents.set(uid, {
+        uid, mark, xml: body, issuerVat: f.vat, series: f.series, aa: f.aa, invoiceType: f.invoiceType, schemaValid, schemaOutput,
+        issueDate: f.issueDate, authenticationCode: auth, qrUrl, invoiceXml: invoiceXmls[i] ?? '',
+      });
+      return { index: i + 1, status: 'Success', ok: { uid, mark, qrUrl, auth } };
     });
     return xml(200, aadeResponseDoc(entries));
   }
@@ -187,6 +234,26 @@ export async function startFakeAade(opts: FakeAadeOptions = {}): Promise<FakeAad
     if (doc.cancellationMark) return xml(200, aadeResponseDoc([{ index: 1, errors: [{ code: '251', message: `Invoice with mark ${mark} is already cancelled` }], status: 'ValidationError' }]));
     doc.cancellationMark = newMark();
     return xml(200, aadeResponseDoc([{ index: 1, ok: { cancellationMark: doc.cancellationMark }, status: 'Success' }]));
+  }
+
+  const api = { transmittedPageSize: opts.transmittedPageSize ?? 100 };
+
+  function requestTransmittedDocs(query: URLSearchParams) {
+    if (hidden === 'unavailable') return { status: 503, type: 'text/html', body: '<html><body>Service Unavailable</body></html>' };
+    const markText = query.get('mark');
+    if (markText === null || !/^\d+$/.test(markText)) return xml(400, aadeResponseDoc([{ index: 1, errors: [{ code: '101', message: 'mark is required' }], status: 'ValidationError' }]));
+    const day = (v: string | null) => (v && /^\d{2}\/\d{2}\/\d{4}$/.test(v) ? `${v.slice(6)}-${v.slice(3, 5)}-${v.slice(0, 2)}` : undefined);
+    const from = day(query.get('dateFrom'));
+    const to = day(query.get('dateTo'));
+    const type = query.get('invType');
+    const after = BigInt(markText);
+    const all = hidden ? [] : [...documents.values()]
+      .filter((d) => BigInt(d.mark) > after && (!from || d.issueDate >= from) && (!to || d.issueDate <= to) && (!type || d.invoiceType === type))
+      .sort((a, b) => (BigInt(a.mark) < BigInt(b.mark) ? -1 : 1));
+    const offset = Number(query.get('nextRowKey') ?? '0') || 0;
+    const page = all.slice(offset, offset + api.transmittedPageSize);
+    const end = offset + page.length;
+    return xml(200, aadeRequestedDoc(page, end < all.length ? { nextPartitionKey: `fake-${markText}`, nextRowKey: String(end) } : undefined));
   }
 
   const { key, cert } = localhostCertificate();
@@ -219,6 +286,7 @@ export async function startFakeAade(opts: FakeAadeOptions = {}): Promise<FakeAad
         let out: { status: number; type: string; body: string };
         if (req.method === 'POST' && url.pathname.endsWith('/SendInvoices')) out = sendInvoices(body, origin);
         else if (req.method === 'POST' && url.pathname.endsWith('/CancelInvoice')) out = cancelInvoice(url.searchParams);
+        else if (req.method === 'GET' && url.pathname.endsWith('/RequestTransmittedDocs')) out = requestTransmittedDocs(url.searchParams);
         else out = { status: 404, type: 'text/plain', body: 'not found' };
         // Slow: registered already, the answer comes late (the client may have given up).
         if (mode.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, (mode as { ms: number }).ms));
@@ -237,6 +305,14 @@ export async function startFakeAade(opts: FakeAadeOptions = {}): Promise<FakeAad
     listening = true;
   };
   return {
+    get transmittedPageSize() {
+      return api.transmittedPageSize;
+    },
+    set transmittedPageSize(n: number) {
+      api.transmittedPageSize = n;
+    },
+    duplicatesWithoutMark: (on = true) => (withoutMark = on),
+    hideTransmitted: (on = true) => (hidden = on),
     url: origin,
     caPem: cert,
     requests,
@@ -262,6 +338,9 @@ export async function startFakeAade(opts: FakeAadeOptions = {}): Promise<FakeAad
       await listen();
       requests.length = 0;
       documents.clear();
+      withoutMark = opts.duplicateWithoutMark ?? false;
+      hidden = false;
+      api.transmittedPageSize = opts.transmittedPageSize ?? 100;
       duplicates.length = 0;
     },
     close: () =>

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { aadeUid, sampleInvoicesDoc, startFakeAade, type FakeAade } from '../../../test/support/fake-aade.ts';
-import { TransportError, type LocationForFiscal, type StoredRecord, type SubmitContext } from '../types.ts';
+import { type LocationForFiscal, type StoredRecord, type SubmitContext } from '../types.ts';
 import { attemptTimeoutMs, callOf, myDataUrl, submitToAade, uidOfInvoicesDoc } from './client.ts';
 
 /* The myDATA client against the fake AADE (real HTTPS on 127.0.0.1, XSD-validating). */
@@ -89,25 +89,29 @@ describe('SendInvoices', () => {
 
   it('wrong subscription key: HTTP 401 → a permanent rejection', async () => {
     const out = await submitToAade(record(sampleInvoicesDoc(DOC)), ctx({ location: location({ subscription_key: 'wrong' }) }));
-    expect(out).toMatchObject({ kind: 'rejected', code: 'unauthorized', response: { http_status: 401, category: 'permanent' } });
+    expect(out).toMatchObject({ kind: 'rejected', code: 'unauthorized', response: { http_status: 401, category: 'permanent' }, error: { category: 'permanent' } });
+    expect((out as { error: object }).error).not.toHaveProperty('authority_code');
   });
 
   it('a document that is not schema-valid: XMLSyntaxError 101, a regulatory rejection', async () => {
     const bad = sampleInvoicesDoc(DOC).replace('<currency>EUR</currency>', '<currency>EURO</currency>');
     const out = await submitToAade(record(bad), ctx());
-    expect(out).toMatchObject({ kind: 'rejected', code: '101', response: { category: 'regulatory_reject', authority_code: '101' } });
+    expect(out).toMatchObject({ kind: 'rejected', code: '101', response: { category: 'regulatory_reject', authority_code: '101' }, error: { category: 'regulatory_reject', authority_code: '101' } });
     expect(fake.documents.size).toBe(0);
   });
 
-  it('503 and TechnicalError are transient (retry_later); a cut connection is a TransportError', async () => {
+  it('503, TechnicalError and no answer at all are transient (retry_later, error.category transient)', async () => {
+    const transient = { kind: 'retry_later', response: { category: 'transient' }, error: { category: 'transient' } };
     fake.unavailable();
-    expect(await submitToAade(record(sampleInvoicesDoc(DOC)), ctx())).toMatchObject({ kind: 'retry_later', code: 'unavailable', response: { category: 'transient' } });
+    expect(await submitToAade(record(sampleInvoicesDoc(DOC)), ctx())).toMatchObject({ ...transient, code: 'unavailable' });
     fake.technicalError();
-    expect(await submitToAade(record(sampleInvoicesDoc(DOC)), ctx())).toMatchObject({ kind: 'retry_later', response: { category: 'transient' } });
+    expect(await submitToAade(record(sampleInvoicesDoc(DOC)), ctx())).toMatchObject(transient);
     fake.down();
-    await expect(submitToAade(record(sampleInvoicesDoc(DOC)), ctx())).rejects.toBeInstanceOf(TransportError);
+    const cut = await submitToAade(record(sampleInvoicesDoc(DOC)), ctx());
+    expect(cut).toMatchObject(transient);
+    expect((cut as { code: string }).code).not.toBe('unavailable');
     await fake.refuse();
-    await expect(submitToAade(record(sampleInvoicesDoc(DOC)), ctx())).rejects.toMatchObject({ code: 'connection_error' });
+    expect(await submitToAade(record(sampleInvoicesDoc(DOC)), ctx())).toMatchObject({ ...transient, code: 'connection_error' });
     await fake.normal();
     expect((await submitToAade(record(sampleInvoicesDoc(DOC)), ctx())).kind).toBe('accepted');
   });
@@ -118,11 +122,81 @@ describe('SendInvoices', () => {
     // The first attempt (the create call's inline wait) keeps a margin; later ones take the window.
     expect(attemptTimeoutMs({ timeoutMs: 5000, attempt: 1 })).toBe(4000);
     expect(attemptTimeoutMs({ timeoutMs: 5000, attempt: 2 })).toBe(5000);
-    const err = await submitToAade(record(sampleInvoicesDoc(DOC)), ctx({ timeoutMs: 1000, attempt: 2 })).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(TransportError);
-    expect((err as TransportError).code).toBe('timeout');
+    const out = await submitToAade(record(sampleInvoicesDoc(DOC)), ctx({ timeoutMs: 1000, attempt: 2 }));
+    expect(out).toMatchObject({ kind: 'retry_later', code: 'timeout', error: { category: 'transient' } });
     expect(Date.now() - started).toBeLessThan(1400);
     expect(fake.documents.size).toBe(1);
+  });
+});
+
+describe('a duplicate answer without the MARK: RequestTransmittedDocs', () => {
+  const again = async () => submitToAade(record(sampleInvoicesDoc(DOC)), ctx({ attempt: 2 }));
+
+  it('228 without a MARK: the lookup pages through AADE\'s book to the UID and returns the original MARK, UID, auth code and QR', async () => {
+    // Other documents of the same day and type first, so the one we look for is on page 3.
+    for (const aa of ['1', '2', '3', '4']) await submitToAade(record(sampleInvoicesDoc({ ...DOC, aa })), ctx());
+    // A document of another day: filtered out by dateFrom/dateTo.
+    await submitToAade(record(sampleInvoicesDoc({ ...DOC, aa: '5', issueDate: '2026-03-01' })), ctx());
+    const first = await submitToAade(record(sampleInvoicesDoc(DOC)), ctx());
+    const original = [...fake.documents.values()].find((d) => d.aa === '7' && d.issueDate === DOC.issueDate)!;
+    expect(first).toMatchObject({ kind: 'accepted', upstreamId: original.mark });
+    fake.transmittedPageSize = 2;
+    fake.duplicatesWithoutMark();
+    fake.requests.length = 0;
+    const out = await again();
+    expect(out).toMatchObject({
+      kind: 'duplicate', upstreamId: original.mark,
+      response: { category: 'duplicate_as_success', authority_code: '228', invoiceMark: original.mark, invoiceUid: original.uid, lookup: { service: 'RequestTransmittedDocs', pages: 3 } },
+    });
+    if (out.kind !== 'duplicate') throw new Error('not a duplicate');
+    const hints = Object.fromEntries(out.renderHints!.map((h) => [h.key, h.value]));
+    expect(hints).toEqual({ mark: original.mark, uid: original.uid, auth_code: original.authenticationCode, qr: original.qrUrl });
+    // SendInvoices, then three GETs with both headers, the day and type, then the continuation token.
+    expect(fake.requests.map((r) => `${r.method} ${r.path.split('?')[0]}`)).toEqual(['POST /SendInvoices', 'GET /RequestTransmittedDocs', 'GET /RequestTransmittedDocs', 'GET /RequestTransmittedDocs']);
+    const q = new URL(fake.requests[1]!.path, 'https://x').searchParams;
+    expect(Object.fromEntries(q)).toEqual({ mark: '0', dateFrom: '02/03/2026', dateTo: '02/03/2026', invType: '11.1' });
+    expect(new URL(fake.requests[3]!.path, 'https://x').searchParams.get('nextRowKey')).toBe('4');
+    expect(fake.requests[2]!.headers['aade-user-id']).toBe('user1');
+    expect(fake.documents.size).toBe(6);
+  });
+
+  it('the provider channel: the lookup uses the channel\'s path', async () => {
+    const c = ctx({ location: location({ env: 'provider_sandbox' }) });
+    await submitToAade(record(sampleInvoicesDoc(DOC)), c);
+    fake.duplicatesWithoutMark();
+    const out = await submitToAade(record(sampleInvoicesDoc(DOC)), c);
+    expect(out).toMatchObject({ kind: 'duplicate', upstreamId: [...fake.documents.values()][0]!.mark, response: { authority_code: '228' } });
+    expect(fake.requests.at(-1)!.path).toMatch(/^\/myDATAProvider\/RequestTransmittedDocs\?mark=0&/);
+  });
+
+  it('not listed (AADE\'s book lagging), or beyond five pages: transient, not a rejection', async () => {
+    await submitToAade(record(sampleInvoicesDoc(DOC)), ctx());
+    fake.duplicatesWithoutMark();
+    fake.hideTransmitted();
+    expect(await again()).toMatchObject({ kind: 'retry_later', code: 'duplicate_not_found', error: { category: 'transient' }, response: { authority_code: '228', lookup: { found: false, pages: 1 } } });
+    fake.hideTransmitted(false);
+    for (let aa = 10; aa < 16; aa++) await submitToAade(record(sampleInvoicesDoc({ ...DOC, aa: String(aa) })), ctx());
+    fake.transmittedPageSize = 1; // the document is first: found on page 1
+    expect((await again()).kind).toBe('duplicate');
+    // A document registered after six others is on page 7: beyond the bound.
+    const late = { ...DOC, aa: '99' };
+    await fake.reset();
+    for (let aa = 10; aa < 16; aa++) await submitToAade(record(sampleInvoicesDoc({ ...DOC, aa: String(aa) })), ctx());
+    await submitToAade(record(sampleInvoicesDoc(late)), ctx());
+    fake.duplicatesWithoutMark();
+    fake.transmittedPageSize = 1;
+    fake.requests.length = 0;
+    expect(await submitToAade(record(sampleInvoicesDoc(late)), ctx({ attempt: 2 }))).toMatchObject({ kind: 'retry_later', code: 'duplicate_not_found', response: { lookup: { pages: 5 } } });
+    expect(fake.requests.filter((r) => r.method === 'GET')).toHaveLength(5);
+  });
+
+  it('AADE unavailable during the lookup (503): transient', async () => {
+    await submitToAade(record(sampleInvoicesDoc(DOC)), ctx());
+    fake.duplicatesWithoutMark();
+    fake.hideTransmitted('unavailable');
+    const out = await again();
+    expect(out).toMatchObject({ kind: 'retry_later', code: 'duplicate_not_found', error: { category: 'transient' } });
+    expect((out as { message: string }).message).toMatch(/HTTP 503/);
   });
 });
 

@@ -3,7 +3,8 @@
  * InvoicesDoc, or CancelInvoice?mark=<MARK> for a cancellation, over HTTPS with the two
  * headers AADE authenticates a caller by (FORMATS.md §6): `aade-user-id` (the location's
  * `aade_user_id`) and `Ocp-Apim-Subscription-Key` (its sealed `subscription_key`,
- * unsealed by the core for `submit`). No TLS client certificate.
+ * unsealed by the core for `submit`). No TLS client certificate. A duplicate answer that
+ * names no MARK is followed by RequestTransmittedDocs (transmitted.ts) to recover it.
  *
  * Base URLs by the location's `env` (FORMATS.md §6 [secondary: firebed/aade-mydata docs]):
  * ERP production `https://mydatapi.aade.gr/myDATA/`, ERP development
@@ -17,12 +18,12 @@
  * the create call waits 5 s too, and the timeout must be recorded (`offline_pending`, its
  * label) before that wait ends, so the POS gets the offline status, not `processing`.
  */
-import { createHash } from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
-import { authorityPost } from '../shared/authority-http.ts';
+import { authorityGet, authorityPost } from '../shared/authority-http.ts';
 import { configString } from '../shared/config-fields.ts';
-import type { AuthorityOutcome, StoredRecord, SubmitContext } from '../types.ts';
-import { cancelOutcome, LOCAL_CODES, sendOutcome, type AadeAnswer } from './response.ts';
+import { TransportError, type AuthorityOutcome, type StoredRecord, type SubmitContext } from '../types.ts';
+import { cancelOutcome, duplicateNotFoundOutcome, errorOf, foundDuplicateOutcome, LOCAL_CODES, markLessDuplicate, sendOutcome, type AadeAnswer } from './response.ts';
+import { findByUid, lookupQuery, MAX_PAGES, parseRequestedDoc, uidOf, type RequestedDoc } from './transmitted.ts';
 
 export type MyDataEnv = 'sandbox' | 'production' | 'provider_sandbox' | 'provider_production';
 
@@ -47,7 +48,7 @@ export const attemptTimeoutMs = (ctx: Pick<SubmitContext, 'timeoutMs' | 'attempt
 const isEnv = (v: unknown): v is MyDataEnv => typeof v === 'string' && Object.hasOwn(MYDATA_BASE_URLS, v);
 
 /** The URL of a myDATA service for the location's channel; a configured base URL replaces scheme and host. */
-export function myDataUrl(service: 'SendInvoices' | 'CancelInvoice', ctx: Pick<SubmitContext, 'location' | 'authorityBaseUrl' | 'environment'>): string {
+export function myDataUrl(service: 'SendInvoices' | 'CancelInvoice' | 'RequestTransmittedDocs', ctx: Pick<SubmitContext, 'location' | 'authorityBaseUrl' | 'environment'>): string {
   const configured = ctx.location.config.env;
   // A location always has env (validated); a live key without one would be production.
   const env: MyDataEnv = isEnv(configured) ? configured : ctx.environment === 'live' ? 'production' : 'sandbox';
@@ -116,25 +117,87 @@ const docParser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: true, 
  * the document it sends: a duplicate answer naming another UID is not about this document.
  */
 export function uidOfInvoicesDoc(xml: string): string | undefined {
+  return headerOfInvoicesDoc(xml).uid;
+}
+
+/** The UID, issue date and invoice type of the (first) invoice of an InvoicesDoc. */
+export function headerOfInvoicesDoc(xml: string): { uid?: string | undefined; issueDate?: string | undefined; invoiceType?: string | undefined } {
   let doc: Record<string, any>;
   try {
     doc = docParser.parse(xml) as Record<string, any>;
   } catch {
-    return undefined;
+    return {};
   }
   const inv = doc.InvoicesDoc?.invoice;
   const first = Array.isArray(inv) ? inv[0] : inv;
   const h = first?.invoiceHeader;
   const parts = [first?.issuer?.vatNumber, h?.issueDate, first?.issuer?.branch, h?.invoiceType, h?.series, h?.aa];
-  if (parts.some((p) => typeof p !== 'string' || p === '')) return undefined;
-  return createHash('sha1').update(parts.join('-'), 'utf8').digest('hex').toUpperCase();
+  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  return {
+    uid: uidOf(parts),
+    issueDate: text(h?.issueDate),
+    invoiceType: text(h?.invoiceType),
+  };
+}
+
+async function get(url: string, ctx: SubmitContext, timeoutMs: number): Promise<AadeAnswer> {
+  const res = await authorityGet({ url, headers: myDataHeaders(ctx), clientKey: undefined, ca: ctx.authorityCa, timeoutMs });
+  return { status: res.status, body: res.body.toString('utf8'), retryAfter: res.headers['retry-after'] };
+}
+
+/**
+ * Looks up, with RequestTransmittedDocs (transmitted.ts), the document AADE says it holds
+ * without naming its MARK: at most `MAX_PAGES` pages, all within the attempt's time (the
+ * core bounds the whole `submit` by it). Found → the original MARK, UID, authentication
+ * code and QR URL (`duplicate_as_success`); not found, or the lookup fails → transient.
+ */
+async function lookUpDuplicate(
+  dup: { code: string; message: string },
+  doc: { uid: string; issueDate?: string | undefined; invoiceType?: string | undefined },
+  ctx: SubmitContext,
+  deadline: number,
+): Promise<AuthorityOutcome> {
+  let page: RequestedDoc['continuation'];
+  let pages = 0;
+  while (pages < MAX_PAGES) {
+    const left = deadline - Date.now();
+    if (left < 200) return duplicateNotFoundOutcome(dup, `could not be read to the end within the attempt's time (${pages} pages)`, pages);
+    let answer: AadeAnswer;
+    try {
+      answer = await get(`${myDataUrl('RequestTransmittedDocs', ctx)}?${lookupQuery(doc, page).toString()}`, ctx, left);
+    } catch (err) {
+      if (err instanceof TransportError) return duplicateNotFoundOutcome(dup, `did not answer (${err.code}: ${err.message})`, pages);
+      throw err;
+    }
+    pages++;
+    const requested = answer.status === 200 ? parseRequestedDoc(answer.body) : null;
+    if (requested === null) return duplicateNotFoundOutcome(dup, `answered HTTP ${answer.status} without a RequestedDoc`, pages);
+    const found = findByUid(requested, doc.uid);
+    if (found?.mark !== undefined) return foundDuplicateOutcome(dup, doc.uid, { ...found, mark: found.mark }, pages);
+    if (!requested.continuation) return duplicateNotFoundOutcome(dup, `does not list it (${pages} pages)`, pages);
+    page = requested.continuation;
+  }
+  return duplicateNotFoundOutcome(dup, `does not list it in the first ${MAX_PAGES} pages`, pages);
 }
 
 /** Sends the record to AADE and reads its answer. */
 export async function submitToAade(record: StoredRecord, ctx: SubmitContext): Promise<AuthorityOutcome> {
+  try {
+    return await send(record, ctx);
+  } catch (err) {
+    // No answer at all (timeout, connection cut or refused): transient, as the spec's
+    // Greek `error.category` says; the core retries it like the TransportError it was.
+    if (err instanceof TransportError) {
+      return { kind: 'retry_later', code: err.code, message: err.message, response: { category: 'transient' }, error: errorOf('transient') };
+    }
+    throw err;
+  }
+}
+
+async function send(record: StoredRecord, ctx: SubmitContext): Promise<AuthorityOutcome> {
   const call = callOf(record);
   if (call.op === 'none') {
-    return { kind: 'rejected', code: LOCAL_CODES.notADocument, message: `nothing to send to AADE: ${call.why}`, response: { category: 'permanent', contentType: record.contentType } };
+    return { kind: 'rejected', code: LOCAL_CODES.notADocument, message: `nothing to send to AADE: ${call.why}`, response: { category: 'permanent', contentType: record.contentType }, error: errorOf('permanent') };
   }
   if (call.op === 'cancel') {
     // CancelInvoice takes the MARK (and, for a caller acting for the issuer, its AFM) in the query, and no body.
@@ -142,5 +205,11 @@ export async function submitToAade(record: StoredRecord, ctx: SubmitContext): Pr
     const url = `${myDataUrl('CancelInvoice', ctx)}?${query.toString()}`;
     return cancelOutcome(await post(url, '', ctx), call.mark);
   }
-  return sendOutcome(await post(myDataUrl('SendInvoices', ctx), call.body, ctx), { uid: uidOfInvoicesDoc(call.body) });
+  const deadline = Date.now() + attemptTimeoutMs(ctx);
+  const doc = headerOfInvoicesDoc(call.body);
+  const answer = await post(myDataUrl('SendInvoices', ctx), call.body, ctx);
+  // A duplicate answer without the MARK: ask AADE which MARK it gave this UID.
+  const dup = markLessDuplicate(answer, { uid: doc.uid });
+  if (dup !== null && doc.uid !== undefined) return lookUpDuplicate(dup, { ...doc, uid: doc.uid }, ctx, deadline);
+  return sendOutcome(answer, { uid: doc.uid });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cancelOutcome, duplicateOf, parseResponseDoc, responseDocXml, sendOutcome } from './response.ts';
+import { cancelOutcome, duplicateNotFoundOutcome, duplicateOf, foundDuplicateOutcome, markLessDuplicate, parseResponseDoc, responseDocXml, sendOutcome } from './response.ts';
 
 /* AADE's ResponseDoc (response-v1.0.12.xsd) read into the spec's categories. */
 
@@ -35,6 +35,8 @@ describe('sendOutcome', () => {
   it('ValidationError → regulatory_reject with authority_code', () => {
     const out = sendOutcome(ok200('<errors><error><message>gross</message><code>203</code></error></errors><statusCode>ValidationError</statusCode>'));
     expect(out).toMatchObject({ kind: 'rejected', code: '203', response: { category: 'regulatory_reject', authority_code: '203' } });
+    // The spec's error object, written by the core as response_payload.error.
+    expect(out.kind === 'rejected' && out.error).toEqual({ category: 'regulatory_reject', authority_code: '203' });
   });
 
   it('the duplicate answers: 228 naming the UID and 233, with the original MARK → duplicate_as_success', () => {
@@ -51,8 +53,28 @@ describe('sendOutcome', () => {
     expect(sendOutcome(ok200(`<errors><error><message>${other}</message><code>228</code></error></errors><statusCode>ValidationError</statusCode>`), { uid: 'F'.repeat(40) }).kind).toBe('rejected');
   });
 
-  it('a duplicate that names no MARK cannot be completed: a rejection, not a success without MARK', () => {
-    expect(sendOutcome(ok200('<errors><error><message>This UID has already been sent</message><code>233</code></error></errors><statusCode>ValidationError</statusCode>')).kind).toBe('rejected');
+  it('a duplicate that names no MARK is never a success without MARK: sendOutcome alone rejects it, markLessDuplicate sends it to the lookup', () => {
+    const m233 = ok200('<errors><error><message>This UID has already been sent</message><code>233</code></error></errors><statusCode>ValidationError</statusCode>');
+    expect(sendOutcome(m233).kind).toBe('rejected');
+    expect(markLessDuplicate(m233, { uid: UID })).toEqual({ code: '233', message: 'This UID has already been sent' });
+    // Without our UID there is nothing to look for.
+    expect(markLessDuplicate(m233, {})).toBeNull();
+    const m228 = (uid: string) => ok200(`<errors><error><message>The UID: ${uid} is invalid . It has already been sent for another invoice</message><code>228</code></error></errors><statusCode>ValidationError</statusCode>`);
+    expect(markLessDuplicate(m228(UID), { uid: UID.toLowerCase() })).toMatchObject({ code: '228' });
+    expect(markLessDuplicate(m228('F'.repeat(40)), { uid: UID })).toBeNull(); // another document's UID
+    // Named MARK, other errors, success: not a lookup.
+    expect(markLessDuplicate(ok200('<errors><error><message>This UID has already been sent (MARK:7)</message><code>233</code></error></errors><statusCode>ValidationError</statusCode>'), { uid: UID })).toBeNull();
+    expect(markLessDuplicate(ok200('<errors><error><message>gross</message><code>203</code></error></errors><statusCode>ValidationError</statusCode>'), { uid: UID })).toBeNull();
+    expect(markLessDuplicate(ok200('<invoiceMark>5</invoiceMark><statusCode>Success</statusCode>'), { uid: UID })).toBeNull();
+    expect(markLessDuplicate({ status: 503, body: '' }, { uid: UID })).toBeNull();
+  });
+
+  it('the lookup\'s outcomes: found → duplicate with the listed MARK and receipt items; not found → transient', () => {
+    const dup = { code: '233', message: 'This UID has already been sent' };
+    const found = foundDuplicateOutcome(dup, UID, { mark: '400001000000042', authenticationCode: 'AC', qrCodeUrl: 'https://q' }, 2);
+    expect(found).toMatchObject({ kind: 'duplicate', upstreamId: '400001000000042', response: { category: 'duplicate_as_success', authority_code: '233', invoiceMark: '400001000000042', lookup: { pages: 2 } } });
+    expect(found.kind === 'duplicate' && found.renderHints!.map((h) => `${h.key}=${h.value}`)).toEqual(['mark=400001000000042', `uid=${UID}`, 'auth_code=AC', 'qr=https://q']);
+    expect(duplicateNotFoundOutcome(dup, 'does not list it', 1)).toMatchObject({ kind: 'retry_later', code: 'duplicate_not_found', error: { category: 'transient' } });
   });
 
   it('TechnicalError, 5xx, 429 and unreadable answers are transient; 401/403 permanent', () => {
@@ -60,7 +82,8 @@ describe('sendOutcome', () => {
     expect(sendOutcome({ status: 503, body: '<html/>' })).toMatchObject({ kind: 'retry_later', code: 'unavailable' });
     expect(sendOutcome({ status: 429, body: '', retryAfter: '30' })).toMatchObject({ kind: 'retry_later', retryAfterSeconds: 30 });
     expect(sendOutcome({ status: 200, body: 'garbage' })).toMatchObject({ kind: 'retry_later', code: 'unreadable_answer' });
-    expect(sendOutcome({ status: 401, body: '{"statusCode":401}' })).toMatchObject({ kind: 'rejected', code: 'unauthorized', response: { category: 'permanent' } });
+    expect(sendOutcome({ status: 401, body: '{"statusCode":401}' })).toMatchObject({ kind: 'rejected', code: 'unauthorized', response: { category: 'permanent' }, error: { category: 'permanent' } });
+    expect(sendOutcome({ status: 503, body: '<html/>' })).toMatchObject({ error: { category: 'transient' } });
   });
 
   it('a MARK with remarks (quarantined with warnings) is a success with warnings', () => {
@@ -74,6 +97,6 @@ describe('cancelOutcome', () => {
   it('cancellationMark → accepted; 251 → already cancelled; others rejected', () => {
     expect(cancelOutcome(ok200('<cancellationMark>400001000000002</cancellationMark><statusCode>Success</statusCode>'), '1')).toMatchObject({ kind: 'accepted', upstreamId: '400001000000002' });
     expect(cancelOutcome(ok200('<errors><error><message>x</message><code>251</code></error></errors><statusCode>ValidationError</statusCode>'), '1').kind).toBe('duplicate');
-    expect(cancelOutcome(ok200('<errors><error><message>x</message><code>104</code></error></errors><statusCode>ValidationError</statusCode>'), '1')).toMatchObject({ kind: 'rejected', code: '104' });
+    expect(cancelOutcome(ok200('<errors><error><message>x</message><code>104</code></error></errors><statusCode>ValidationError</statusCode>'), '1')).toMatchObject({ kind: 'rejected', code: '104', error: { category: 'regulatory_reject', authority_code: '104' } });
   });
 });

@@ -6,7 +6,8 @@
  * ValidationError, TechnicalError, XMLSyntaxError).
  *
  * Categories (spec, Errors: Greece `error.category`), kept in the answer we store
- * (`response_payload.authority.category`, with `authority_code` for a rejection):
+ * (`response_payload.authority.category`, with `authority_code` for a rejection) and, for
+ * a failure, as the outcome's `error` (the core's `response_payload.error`, `errorOf`):
  * - `transient`: TechnicalError, HTTP 5xx/429, an unreadable answer: retried (Greece's
  *   offline window: the transaction is `offline_pending` meanwhile);
  * - `regulatory_reject`: ValidationError / XMLSyntaxError with AADE's code: not retried;
@@ -16,9 +17,10 @@
  *   original MARK stands.
  */
 import { XMLParser } from 'fast-xml-parser';
-import type { AuthorityOutcome, RenderHint } from '../types.ts';
+import type { AuthorityOutcome, OutcomeError, RenderHint } from '../types.ts';
 import { qrUrlHint, textHint } from '../shared/render-hints.ts';
 import { MYDATA_CODES } from './codes.ts';
+import type { TransmittedInvoice } from './transmitted.ts';
 
 export type MyDataCategory = 'transient' | 'regulatory_reject' | 'permanent' | 'duplicate_as_success';
 
@@ -53,6 +55,8 @@ export const LOCAL_CODES = {
   unavailable: 'unavailable',
   unreadable: 'unreadable_answer',
   notADocument: 'not_a_mydata_document',
+  /** AADE holds the document (a duplicate answer without a MARK) but RequestTransmittedDocs did not list it (yet). */
+  duplicateNotFound: 'duplicate_not_found',
 } as const;
 
 const parser = new XMLParser({
@@ -140,6 +144,14 @@ export function myDataHints(r: { mark?: string | undefined; uid?: string | undef
   return hints;
 }
 
+/**
+ * The spec's `error` of a failed transaction (Errors, Greece: "`error.category`: transient,
+ * regulatory_reject (with `error.authority_code`), permanent, duplicate_as_success"): the
+ * core writes it as `response_payload.error`. Only a rejection names AADE's code.
+ */
+export const errorOf = (category: Exclude<MyDataCategory, 'duplicate_as_success'>, authorityCode?: string): OutcomeError =>
+  category === 'regulatory_reject' && authorityCode !== undefined ? { category, authority_code: authorityCode } : { category };
+
 const messageOf = (e: MyDataError) => MYDATA_CODES[e.code]?.message ?? (e.message || `AADE rejected the document with code ${e.code}`);
 
 /** HTTP-level answers (no ResponseDoc): the gateway's refusals and outages. */
@@ -150,6 +162,7 @@ function httpOutcome(a: AadeAnswer, what: string): AuthorityOutcome {
       kind: 'rejected', code: LOCAL_CODES.unauthorized,
       message: `AADE refused the credentials (HTTP ${a.status}): check country_config.aade_user_id and subscription_key`,
       response: { ...response, category: 'permanent' satisfies MyDataCategory },
+      error: errorOf('permanent'),
     };
   }
   const retryAfter = a.retryAfter !== undefined && /^\d+$/.test(a.retryAfter) ? Number(a.retryAfter) : undefined;
@@ -158,6 +171,7 @@ function httpOutcome(a: AadeAnswer, what: string): AuthorityOutcome {
     code: a.status >= 500 || a.status === 429 ? LOCAL_CODES.unavailable : LOCAL_CODES.unreadable,
     message: a.status >= 500 || a.status === 429 ? `AADE is unavailable (HTTP ${a.status})` : `AADE's answer to ${what} is not a ResponseDoc (HTTP ${a.status})`,
     response: { ...response, category: 'transient' satisfies MyDataCategory },
+    error: errorOf('transient'),
     retryAfterSeconds: retryAfter,
   };
 }
@@ -200,12 +214,14 @@ export function sendOutcome(a: AadeAnswer, expected: { uid?: string | undefined 
     return {
       kind: 'retry_later', code: e?.code || 'TechnicalError', message: e ? messageOf(e) : 'AADE reported a technical error',
       response: { ...answer, category: 'transient' satisfies MyDataCategory },
+      error: errorOf('transient'),
     };
   }
   const e = r.errors[0] ?? { code: r.statusCode || 'unknown', message: `AADE answered ${r.statusCode || 'without a status'} and no MARK` };
   return {
     kind: 'rejected', code: e.code, message: messageOf(e),
     response: { ...answer, category: 'regulatory_reject' satisfies MyDataCategory, authority_code: e.code },
+    error: errorOf('regulatory_reject', e.code),
   };
 }
 
@@ -225,8 +241,57 @@ export function cancelOutcome(a: AadeAnswer, mark: string): AuthorityOutcome {
   }
   if (r.statusCode === 'TechnicalError') {
     const e = r.errors[0];
-    return { kind: 'retry_later', code: e?.code || 'TechnicalError', message: e ? messageOf(e) : 'AADE reported a technical error', response: { ...answer, category: 'transient' } };
+    return { kind: 'retry_later', code: e?.code || 'TechnicalError', message: e ? messageOf(e) : 'AADE reported a technical error', response: { ...answer, category: 'transient' }, error: errorOf('transient') };
   }
   const e = r.errors[0] ?? { code: r.statusCode || 'unknown', message: `AADE answered ${r.statusCode || 'without a status'}` };
-  return { kind: 'rejected', code: e.code, message: messageOf(e), response: { ...answer, category: 'regulatory_reject', authority_code: e.code } };
+  return { kind: 'rejected', code: e.code, message: messageOf(e), response: { ...answer, category: 'regulatory_reject', authority_code: e.code }, error: errorOf('regulatory_reject', e.code) };
+}
+
+/**
+ * AADE's "already sent" answer about this document that names no MARK (233 in the ERP
+ * wording, or a 228 without the MARK): the MARK has to be looked up (transmitted.ts).
+ * Null for any other answer, for a duplicate that names its MARK (`sendOutcome` takes it),
+ * for one naming another UID, and when we do not know the document's UID (nothing to
+ * look for: `sendOutcome` keeps it a rejection).
+ */
+export function markLessDuplicate(a: AadeAnswer, expected: { uid?: string | undefined }): { code: string; message: string } | null {
+  if (expected.uid === undefined) return null;
+  const responses = parseResponseDoc(a.body);
+  const r = responses?.[0];
+  if (r === undefined || (r.statusCode === 'Success' && r.invoiceMark)) return null;
+  const dup = duplicateOf(r.errors);
+  if (dup === null || dup.mark !== undefined) return null;
+  if (dup.uid !== undefined && dup.uid !== expected.uid.toUpperCase()) return null;
+  return { code: dup.code, message: r.errors.find((e) => e.code === dup.code)?.message ?? '' };
+}
+
+/** The lookup found the document: the original MARK stands (`duplicate_as_success`). */
+export function foundDuplicateOutcome(dup: { code: string; message: string }, uid: string, inv: TransmittedInvoice & { mark: string }, pages: number): AuthorityOutcome {
+  return {
+    kind: 'duplicate',
+    upstreamId: inv.mark,
+    response: {
+      statusCode: 'ValidationError', errors: [dup],
+      category: 'duplicate_as_success' satisfies MyDataCategory, authority_code: dup.code,
+      invoiceMark: inv.mark, invoiceUid: uid, authenticationCode: inv.authenticationCode, qrUrl: inv.qrCodeUrl,
+      ...(inv.cancelledByMark ? { cancelledByMark: inv.cancelledByMark } : {}),
+      lookup: { service: 'RequestTransmittedDocs', pages },
+    },
+    renderHints: myDataHints({ mark: inv.mark, uid, authenticationCode: inv.authenticationCode, qrUrl: inv.qrCodeUrl }),
+  };
+}
+
+/**
+ * The lookup did not find the document (not listed in the pages read, or the lookup itself
+ * failed): AADE said it holds it, so this is not a rejection but a transient failure,
+ * retried like an outage (Greece: `offline_pending` meanwhile).
+ */
+export function duplicateNotFoundOutcome(dup: { code: string; message: string }, why: string, pages: number): AuthorityOutcome {
+  return {
+    kind: 'retry_later',
+    code: LOCAL_CODES.duplicateNotFound,
+    message: `AADE already holds this document (code ${dup.code}) without naming its MARK, and RequestTransmittedDocs ${why}`,
+    response: { statusCode: 'ValidationError', errors: [dup], category: 'transient' satisfies MyDataCategory, authority_code: dup.code, lookup: { service: 'RequestTransmittedDocs', pages, found: false } },
+    error: errorOf('transient'),
+  };
 }

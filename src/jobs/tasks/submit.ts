@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../core/clock.ts';
 import { getSystem, statuses } from '../../countries/registry.ts';
-import { TransportError, type AuthorityOutcome, type AuthorityPacing, type BatchOutcome, type FiscalSystem, type StoredRecord, type SubmitContext } from '../../countries/types.ts';
+import { TransportError, type AuthorityOutcome, type AuthorityPacing, type BatchOutcome, type FiscalSystem, type OutcomeError, type StoredRecord, type SubmitContext } from '../../countries/types.ts';
 import type { RenderHint } from '../../core/render-hint.ts';
 import type { SigningKey } from '../../core/signing-key.ts';
 import type { TransactionStatus } from '../../core/status.ts';
@@ -89,6 +89,8 @@ interface Failure {
   retryAfterSeconds?: number | undefined;
   response?: Record<string, unknown> | undefined;
   status?: TransactionStatus | undefined;
+  /** The system's classification of the refusal: `response_payload.error`. */
+  error?: OutcomeError | undefined;
 }
 
 export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
@@ -310,12 +312,12 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
         return sent(t, job, system, answer);
       case 'rejected':
         return fail(t, job, system, {
-          code: answer.code, message: answer.message, response: answer.response, status: answer.status,
+          code: answer.code, message: answer.message, response: answer.response, status: answer.status, error: answer.error,
           retriable: system.codes[answer.code]?.retriable ?? false,
         });
       case 'retry_later':
         if (answer.flowControl) return defer(t, answer.retryAfterSeconds ?? 1);
-        return fail(t, job, system, { code: answer.code, message: answer.message, response: answer.response, retriable: true, retryAfterSeconds: answer.retryAfterSeconds });
+        return fail(t, job, system, { code: answer.code, message: answer.message, response: answer.response, error: answer.error, retriable: true, retryAfterSeconds: answer.retryAfterSeconds });
     }
   }
 
