@@ -116,11 +116,9 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
 
   /**
    * Which chain a record joins (records of one chain are numbered and linked in order).
-   * `environment` is the key's (test or live): a system whose test and live documents
-   * must not share numbers or links keeps them apart here (today most share the
-   * location's chain; docs/decisions.md "Test and live chains").
+   * Live records join the `:live` twin of this key (shared/chain-key.ts `inEnvironment`).
    */
-  chainKey(input: { location: LocationForFiscal; tx: TransactionDraft; environment: 'test' | 'live' }): string;
+  chainKey(input: { location: LocationForFiscal; tx: TransactionDraft }): string;
 
   /**
    * Optional: the series a new document is numbered in, when that is not its chain

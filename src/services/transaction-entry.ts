@@ -6,6 +6,7 @@
  */
 import type { BuildInput, FiscalRecord, FiscalSystem, LocationForFiscal, RecordKey, SigningKey, SoftwareIdentity, TransactionDraft } from '../countries/types.ts';
 import { newId } from '../core/ids.ts';
+import { inEnvironment } from '../countries/shared/chain-key.ts';
 import type { BuiltEntry, LedgerEntry } from '../ledger/types.ts';
 import type { FiscalRecordRow } from '../store/repos/fiscal-records-repo.ts';
 import type { TransactionRow } from '../store/repos/transactions-repo.ts';
@@ -51,17 +52,23 @@ const isOrdered = (system: FiscalSystem) => system.capabilities.chained && syste
 
 /** The chain a record joins: its system's chain, or the side sequence of annulments outside the chain. */
 export function chainKeyOf(p: Pick<TransactionAppend, 'system' | 'location' | 'draft' | 'kind' | 'auth'>): string {
-  const main = p.system.chainKey({ location: p.location, tx: p.draft, environment: p.auth.environment });
+  const main = inEnvironment(p.system.chainKey({ location: p.location, tx: p.draft }), p.auth.environment);
   // An annulment that is not a link of the chain (TicketBAI, SII, SDI, myDATA, PT) is
   // numbered in a side sequence of its own, so the chain and its numbering stay whole.
   return p.kind === 'cancellation' && !p.system.capabilities.cancellationJoinsChain ? `${main}#annulments` : main;
+}
+
+/** The record's numbering series (systems that number apart from the chain), per environment like the chain. */
+function numberingKeyOf(p: TransactionAppend): string | undefined {
+  const key = p.system.numberingKey?.({ location: p.location, tx: p.draft });
+  return key === undefined ? undefined : inEnvironment(key, p.auth.environment);
 }
 
 export function transactionEntry(p: TransactionAppend, deps: EntryDeps): LedgerEntry {
   return {
     chainKey: chainKeyOf(p),
     // Only new documents take a number: an annulment names the number of its original.
-    numberingKey: p.kind === 'record' ? p.system.numberingKey?.({ location: p.location, tx: p.draft }) : undefined,
+    numberingKey: p.kind === 'record' ? numberingKeyOf(p) : undefined,
     idempotency: { accountId: p.auth.accountId, environment: p.auth.environment, key: p.idempotencyKey },
     build: (link, now) => build(p, deps, link, now),
     // A cancellation marks its original, and cancels it at once when it is final at creation.

@@ -31,7 +31,7 @@ describe('it-dc numbering: NNNN-NNNN = daily closure - progressive of the day, p
   });
 
   it('the chain is the register', () => {
-    expect(dc.chainKey({ location: loc, tx: draft(), environment: 'test' })).toBe(`it-dc:${loc.id}:ABCD-123456`);
+    expect(dc.chainKey({ location: loc, tx: draft() })).toBe(`it-dc:${loc.id}:ABCD-123456`);
   });
 });
 

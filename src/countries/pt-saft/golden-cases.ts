@@ -78,7 +78,7 @@ export function goldenPtCases(loc = goldenPtLocation()): PtGoldenCase[] {
       out.push({ file, tx: built.tx, record: built.record, at, kind: 'cancellation' });
       return;
     }
-    const chain = saft.chainKey({ environment: 'test', location: loc, tx: { ...tx, metadata: saft.validateTransaction(tx, { location: loc, environment: 'test', now: at }) } });
+    const chain = saft.chainKey({ location: loc, tx: { ...tx, metadata: saft.validateTransaction(tx, { location: loc, environment: 'test', now: at }) } });
     const prev = heads.get(chain);
     const seq = prev ? Number(prev.record.documentNumber!.split('/')[1]) + 1 : 1;
     const built = validatedBuild(saft, loc, tx, {

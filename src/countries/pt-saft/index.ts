@@ -44,13 +44,9 @@ export const saft: FiscalSystem<'pt-saft', 'PT'> = {
   lineFields: [EXEMPTION_LINE_FIELD],
   // The hash chain and the numbering run per series and document type (Portaria 363/2010
   // art. 6: the previous document "of the same series and type"): key "<type> <series>".
-  // Live documents have chains of their own: a live series must run without gaps and
-  // each Hash sign the previous live document's, which test documents would break (the
-  // month file is per environment). Test chains keep the key they always had.
-  chainKey: ({ location, tx, environment }) => {
+  chainKey: ({ location, tx }) => {
     const type = documentTypeOf(tx);
-    const series = `${type} ${seriesEntryOf(location, type)?.prefix ?? ''}`;
-    return chainKeyOf('pt-saft', location.id, environment === 'live' ? `${series} live` : series);
+    return chainKeyOf('pt-saft', location.id, `${type} ${seriesEntryOf(location, type)?.prefix ?? ''}`);
   },
   initialStatus: () => 'success',
   build: buildSaft,

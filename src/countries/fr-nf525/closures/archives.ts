@@ -26,12 +26,12 @@ import {
   type Nf525ArchiveManifest,
 } from '../archive.ts';
 import { NF525_FORMAT, signMessage } from '../record.ts';
-import { chainKeyOf } from '../../shared/chain-key.ts';
+import { chainKeyOf, inEnvironment } from '../../shared/chain-key.ts';
 import { NF525_SYSTEM, closureChainKey, type Nf525Closure } from './closure.ts';
 import { JetSkipped, jetChainKey, type Nf525JetEntry } from './jet.ts';
 import { jetWriter } from './processor.ts';
 
-const recordChain = (locationId: string): string => chainKeyOf(NF525_SYSTEM, locationId, 'default');
+const recordChain = (locationId: string, environment: 'test' | 'live'): string => inEnvironment(chainKeyOf(NF525_SYSTEM, locationId, 'default'), environment);
 
 /** What an `archive` JET event's details hold (all text). */
 interface ArchiveDetails {
@@ -75,7 +75,7 @@ async function slice(q: Queryable, chainKey: string, first: number, last: number
 /** The archive's manifest text and content files, rebuilt from the chains and the details. */
 async function assemble(q: Queryable, s: { locationId: string; environment: 'test' | 'live'; publicKeyPem: string; keyId: string; registerId: string; software: { name: string; version: string }; d: ArchiveDetails; closureSignature: string }) {
   const n = (v: string) => Number(v);
-  const records = await slice(q, recordChain(s.locationId), n(s.d.records_first_seq), n(s.d.records_last_seq), NF525_FORMAT);
+  const records = await slice(q, recordChain(s.locationId, s.environment), n(s.d.records_first_seq), n(s.d.records_last_seq), NF525_FORMAT);
   const closures = await slice(q, closureChainKey(s.locationId, s.environment), n(s.d.closures_first_seq), n(s.d.closures_last_seq));
   const jet = await slice(q, jetChainKey(s.locationId, s.environment), n(s.d.jet_first_seq), n(s.d.jet_last_seq));
   const files = contentFiles({ publicKeyPem: s.publicKeyPem, records, closures, jet });

@@ -32,7 +32,7 @@ import { nf525Repo } from '../../../store/repos/nf525-repo.ts';
 import { configString } from '../../shared/config-fields.ts';
 import type { LocationForFiscal } from '../../types.ts';
 import type { Nf525Record } from '../record.ts';
-import { chainKeyOf } from '../../shared/chain-key.ts';
+import { chainKeyOf, inEnvironment } from '../../shared/chain-key.ts';
 import {
   ClosureConflict, NF525_SYSTEM, closureChainKey, closureEntry, readClosureState, sumVat, type ClosureContent, type Nf525Closure,
 } from './closure.ts';
@@ -47,7 +47,8 @@ const MAX_CLOSURES_PER_RUN = 500;
 /** Records older than this cannot have a closure still due (an annual closure is due within 13 months). */
 const LOOKBACK_MS = 400 * 86_400_000;
 
-export const recordChainKey = (locationId: string): string => chainKeyOf(NF525_SYSTEM, locationId, 'default');
+/** The register's records chain in one environment (live records chain apart: shared/chain-key.ts inEnvironment). */
+export const recordChainKey = (locationId: string, environment: 'test' | 'live'): string => inEnvironment(chainKeyOf(NF525_SYSTEM, locationId, 'default'), environment);
 export const registerIdOf = (location: LocationForFiscal): string => configString(location.config, 'register_id') ?? location.id;
 
 const nextDate = (day: string): string =>
@@ -126,7 +127,7 @@ export function createClosuresProcessor(deps: ProcessorDeps): BatchProcessor {
   async function contentOf(due: DueClosure, s: { locationId: string; environment: 'test' | 'live'; afterSeq: number }): Promise<ClosureContent | undefined> {
     const range = periodRange(due.kind, due.period);
     if (due.kind === 'daily') {
-      const rows = await nf525Repo.records(deps.db, { chainKey: recordChainKey(s.locationId), environment: s.environment, afterSeq: s.afterSeq, ...range });
+      const rows = await nf525Repo.records(deps.db, { chainKey: recordChainKey(s.locationId, s.environment), environment: s.environment, afterSeq: s.afterSeq, ...range });
       if (rows.length === 0) return undefined;
       return dayContent(rows.map((r) => JSON.parse(r.body) as Nf525Record));
     }
@@ -211,7 +212,7 @@ export function createClosuresProcessor(deps: ProcessorDeps): BatchProcessor {
         const head = await nf525Repo.head(deps.db, closureChainKey(locationId, env));
         const state = readClosureState(head?.link);
         const next = await nf525Repo.nextRecord(deps.db, {
-          chainKey: recordChainKey(locationId), environment: env, afterSeq: state.lastSeq,
+          chainKey: recordChainKey(locationId, env), environment: env, afterSeq: state.lastSeq,
           // Records of a closed day are never closed again (a late one, stamped by a node whose clock lagged, stays out).
           from: state.day === null ? null : parisInstant(nextDate(state.day)), before: todayStart,
         });
