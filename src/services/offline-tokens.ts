@@ -121,18 +121,18 @@ export function createOfflineTokenService(deps: Deps, opts: OfflineTokenOptions 
       return tokenSigningKeysRepo.insertOrCurrent(tx, fresh);
     });
     const key = open(row);
-    cached = { key, until: Date.now() + CACHE_MS };
+    cached = { key, until: clock.now().getTime() + CACHE_MS };
     return key;
   }
 
   async function currentKey(): Promise<SigningKey> {
     const now = clock.now();
-    if (cached && cached.until > Date.now() && now.getTime() - cached.key.createdAt.getTime() < rotateAfterMs) return cached.key;
+    if (cached && cached.until > now.getTime() && now.getTime() - cached.key.createdAt.getTime() < rotateAfterMs) return cached.key;
     const row = await tokenSigningKeysRepo.current(db);
     if (!row) return replace(null);
     if (now.getTime() - row.created_at.getTime() >= rotateAfterMs) return replace(row.kid);
     const key = open(row);
-    cached = { key, until: Date.now() + CACHE_MS };
+    cached = { key, until: clock.now().getTime() + CACHE_MS };
     return key;
   }
 
