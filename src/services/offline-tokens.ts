@@ -173,10 +173,16 @@ export function createOfflineTokenService(deps: Deps, opts: OfflineTokenOptions 
       return { keys: rows.map((r) => ({ ...(JSON.parse(r.public_jwk) as jose.JWK), kid: r.kid, alg: TOKEN_ALG, use: 'sig' as const })) };
     },
 
-    /** Retires the current key now and makes a new one (an operator's rotation, e.g. after a suspected leak). */
-    async rotate(): Promise<{ kid: string }> {
+    /**
+     * Retires the current key now and makes a new one (an operator's rotation,
+     * `main.ts rotate-token-key`). Retired keys stay published so their tokens keep
+     * verifying, unless `dropRetired` (a suspected leak): then every retired key is deleted
+     * and the tokens it signed stop verifying as soon as engines refresh the JWKS.
+     */
+    async rotate(opts: { dropRetired?: boolean } = {}): Promise<{ kid: string; dropped: string[] }> {
       const key = await replace(null);
-      return { kid: key.kid };
+      const dropped = opts.dropRetired ? await tokenSigningKeysRepo.deleteRetired(db) : [];
+      return { kid: key.kid, dropped };
     },
   };
 }

@@ -32,6 +32,11 @@ export const tokenSigningKeysRepo = {
     return (await tokenSigningKeysRepo.current(q))!;
   },
 
+  /** Deletes every retired key (their tokens stop verifying); returns their kids. */
+  async deleteRetired(q: Queryable): Promise<string[]> {
+    return (await q.query<{ kid: string }>('DELETE FROM token_signing_keys WHERE retired_at IS NOT NULL RETURNING kid')).rows.map((r) => r.kid);
+  },
+
   /** The current key and those retired after `since`, newest first. */
   async published(q: Queryable, since: Date): Promise<TokenSigningKeyRow[]> {
     return (
