@@ -146,6 +146,22 @@ describe('ending a session', () => {
     expect((await consents(t, forged)).json()).toEqual({ error: 'invalid portal session' });
   });
 
+  it('a live key\'s session needs live mode, like the key (403)', async () => {
+    const liveNode = await startTestApp({ clock, db: t.db, liveEnabled: true });
+    try {
+      const { key } = await liveNode.signup();
+      const live = (await liveNode.request({ method: 'POST', url: '/v1/api-keys', key, payload: { environment: 'live' } })).json();
+      const s = await liveNode.request({ method: 'POST', url: '/v1/portal/sessions', key: live.key });
+      expect(s.statusCode, s.body).toBe(201);
+      expect((await consents(liveNode, s.json().token)).statusCode).toBe(200);
+      const off = await consents(t, s.json().token);
+      expect(off.statusCode).toBe(403);
+      expect(off.json()).toEqual({ error: 'live mode is not enabled' });
+    } finally {
+      await liveNode.close();
+    }
+  });
+
   it('a suspended account\'s session gets 403 like its keys', async () => {
     const { key, accountId } = await t.signup();
     const { token } = await open(key);
