@@ -9,6 +9,7 @@ import { CLOUD_BACKOFF, EMBEDDED_BACKOFF } from './jobs/backoff.ts';
 import { createRateLimiter } from './ratelimit/index.ts';
 import { createRuntime, DEFAULT_SOFTWARE, scheduleRecurringJobs } from './runtime.ts';
 import { checkMasterKey } from './services/server-secrets.ts';
+import { createOfflineTokenService } from './services/offline-tokens.ts';
 import { migrate } from './store/migrate.ts';
 import { openDb } from './store/open.ts';
 
@@ -17,9 +18,11 @@ import { openDb } from './store/open.ts';
  * - `serve`: the cloud host: HTTP API, with the job workers in-process (WORKERS_IN_PROCESS);
  * - `worker`: job workers only, as separate processes on the same PostgreSQL (they claim
  *   with FOR UPDATE SKIP LOCKED, so any number may run);
- * - `migrate`: apply migrations and exit.
+ * - `migrate`: apply migrations and exit;
+ * - `rotate-token-key [--drop-retired]`: a new offline-token signing key
+ *   (services/offline-tokens.ts); `--drop-retired` also unpublishes the old ones (a leak).
  */
-const USAGE = 'usage: main <serve|worker|migrate>';
+const USAGE = 'usage: main <serve|worker|migrate|rotate-token-key [--drop-retired]>';
 
 function packageVersion(): string {
   try {
@@ -43,7 +46,7 @@ function runtimeFor(config: Config, db: Awaited<ReturnType<typeof openDb>>, log:
 
 async function main(argv: string[]): Promise<void> {
   const command = argv[0];
-  if (command !== 'serve' && command !== 'migrate' && command !== 'worker') {
+  if (command !== 'serve' && command !== 'migrate' && command !== 'worker' && command !== 'rotate-token-key') {
     console.error(USAGE);
     process.exit(2);
   }
@@ -56,6 +59,16 @@ async function main(argv: string[]): Promise<void> {
 
   if (command === 'migrate') {
     console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+    await db.close();
+    return;
+  }
+  if (command === 'rotate-token-key') {
+    const keys = deriveKeys(config.masterKey);
+    const limiter = createRateLimiter({});
+    const tokens = createOfflineTokenService({ db, clock: systemClock, keys, config, limiter, log });
+    const { kid, dropped } = await tokens.rotate({ dropRetired: argv.includes('--drop-retired') });
+    await limiter.close();
+    console.log(`offline tokens are now signed with key ${kid}${dropped.length ? `; unpublished: ${dropped.join(', ')}` : ''}`);
     await db.close();
     return;
   }

@@ -14,7 +14,7 @@ const LOOKUP_LENGTH = 8;
 export const prefixFor = (env: Environment) => `svc_${env}_` as const;
 
 /** 32 base62 characters without modulo bias (bytes >= 248 are drawn again). */
-function randomBase62(length: number): string {
+export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
     for (const b of crypto.randomBytes(length * 2)) {

@@ -24,6 +24,10 @@ import { adminRoutes } from './routes/v1/admin.ts';
 import { registerWebhookRoutes } from './routes/v1/webhooks.ts';
 import { inboundRoutes } from './routes/v1/inbound.ts';
 import { locationFileRoutes } from './routes/v1/location-files.ts';
+import { portalSessionRoutes } from './routes/v1/portal-sessions.ts';
+import { managementTokenRoutes } from './routes/management/tokens.ts';
+import { createPortalSessionService } from '../services/portal-sessions.ts';
+import { createOfflineTokenService } from '../services/offline-tokens.ts';
 import { schemaErrorFormatter, validatorCompiler } from './validation.ts';
 
 /** A JSON `\u0000` escape whose backslash is not itself escaped. */
@@ -124,7 +128,8 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
 
   const apiKeys = createApiKeyService(deps, rt.changes);
   const rateLimits = createRateLimitService(deps);
-  registerAuth(app, apiKeys, rateLimits);
+  const portalSessions = createPortalSessionService(deps);
+  registerAuth(app, apiKeys, rateLimits, portalSessions);
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   publicRoutes(app, { db: deps.db, serviceVersion: opts.serviceVersion ?? '0.0.0' });
@@ -141,6 +146,8 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   registerWebhookRoutes(app, deps);
   adminRoutes(app, { batch: rt.batch });
   inboundRoutes(app, { inbound: rt.inbound });
+  portalSessionRoutes(app, { portalSessions });
+  managementTokenRoutes(app, { tokens: createOfflineTokenService(deps) });
 
   return app;
 }

@@ -9,4 +9,6 @@ export interface AuthContext {
   /** null = root key. */
   permissions: Grant;
   accountStatus: 'active' | 'suspended' | 'cancelled';
+  /** Set when the caller is a portal session (`pss_…`) rather than an API key: keyId is then the root key that opened it. */
+  portalSessionId?: string;
 }

@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { forbidden } from '../../core/errors.ts';
+import { forbidden, unauthorized } from '../../core/errors.ts';
 import { hasPermission, type ActionPermission } from '../../core/permissions.ts';
 import type { ApiKeyService } from '../../services/api-keys.ts';
 import type { AuthContext } from '../../services/auth-context.ts';
+import { PORTAL_ERRORS, isPortalToken, type PortalSessionService } from '../../services/portal-sessions.ts';
 import type { RateLimitService } from '../../services/rate-limits.ts';
 
 /** Per-route options read by the hooks (`config` in a route definition). */
@@ -15,6 +16,11 @@ export interface RouteAccess {
   permission?: ActionPermission;
   /** Reachable by a suspended or cancelled account (to see why). */
   allowInactiveAccount?: boolean;
+  /**
+   * A customer-portal endpoint: also accepts a portal session (`pss_…`, services/portal-sessions.ts).
+   * Every other route refuses one (401).
+   */
+  portal?: boolean;
 }
 
 declare module 'fastify' {
@@ -35,8 +41,18 @@ export function authOf(req: FastifyRequest): AuthContext {
  * (403, inside authenticate), rate limit (429, headers on every authenticated answer),
  * permission (403). Runs at onRequest, before the body is read or parsed.
  */
-export function registerAuth(app: FastifyInstance, apiKeys: ApiKeyService, rateLimits: RateLimitService): void {
+export function registerAuth(app: FastifyInstance, apiKeys: ApiKeyService, rateLimits: RateLimitService, portalSessions?: PortalSessionService): void {
   app.decorateRequest('auth', null);
+  const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
+  /** An API key, or on portal routes a portal session too; a session anywhere else is a 401. */
+  const authenticate = (header: string | undefined, portal: boolean): Promise<AuthContext> => {
+    const credential = header ? BEARER.exec(header)?.[1] : undefined;
+    if (credential && isPortalToken(credential)) {
+      if (!portal || !portalSessions) throw unauthorized(PORTAL_ERRORS.notPortalRoute);
+      return portalSessions.authenticate(credential);
+    }
+    return apiKeys.authenticate(header);
+  };
   app.addHook('onRequest', async (req, reply) => {
     const access = req.routeOptions.config as RouteAccess | undefined;
     if (!req.routeOptions.url) return; // unknown route: the 404 handler answers
@@ -44,7 +60,7 @@ export function registerAuth(app: FastifyInstance, apiKeys: ApiKeyService, rateL
       if (access.signupLimited) reply.headers(await rateLimits.forSignup(req.ip));
       return;
     }
-    const auth = await apiKeys.authenticate(req.headers.authorization);
+    const auth = await authenticate(req.headers.authorization, access?.portal === true);
     if (auth.accountStatus !== 'active' && !access?.allowInactiveAccount) throw forbidden(`account is ${auth.accountStatus}`);
     req.auth = auth;
     reply.headers(await rateLimits.forKey(auth));

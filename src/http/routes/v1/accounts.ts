@@ -62,7 +62,7 @@ export function accountRoutes(
   }, async (req) => s.accounts.status(authOf(req)));
 
   app.get('/v1/account/consents', {
-    config: { permission: 'account:read' },
+    config: { permission: 'account:read', portal: true },
     schema: {
       tags: ['accounts'], summary: 'Consent records, revoked ones included', security: [{ bearer: [] }],
       querystring: Type.Object(PageQuery), response: { 200: ListOf(ConsentSchema), ...authErrors },
@@ -70,7 +70,7 @@ export function accountRoutes(
   }, async (req) => s.consents.list(authOf(req), req.query as { limit: number; offset: number }));
 
   app.post('/v1/account/consents', {
-    config: { permission: 'account:write' },
+    config: { permission: 'account:write', portal: true },
     schema: {
       tags: ['accounts'], summary: 'Grant a consent', security: [{ bearer: [] }],
       body: Type.Object({ type: ConsentType, version: Type.String({ minLength: 1, maxLength: 50, 'x-error': 'version is required (1-50 characters)' }) }),
@@ -79,7 +79,7 @@ export function accountRoutes(
   }, async (req, reply) => reply.code(201).send(await s.consents.grant(authOf(req), req.body as never)));
 
   app.delete('/v1/account/consents/:id', {
-    config: { permission: 'account:write' },
+    config: { permission: 'account:write', portal: true },
     schema: {
       tags: ['accounts'], summary: 'Revoke a consent (the record stays, with revoked_at)', security: [{ bearer: [] }],
       params: IdParams, response: { 200: ConsentSchema, 404: ErrorBody, ...authErrors },

@@ -1,0 +1,47 @@
+import { Type } from 'typebox';
+import type { FastifyInstance } from 'fastify';
+import type { OfflineTokenService, TokenRequest } from '../../../services/offline-tokens.ts';
+import { authOf } from '../../hooks/auth.ts';
+import { StringEnum, authErrors, DateTime, ErrorBody } from '../../schemas.ts';
+
+const TokenBody = Type.Object({
+  agent_id: Type.String({ minLength: 1, maxLength: 255, pattern: '\\S', 'x-error': 'agent_id is required (1-255 characters)' }),
+  country: Type.String({ minLength: 2, maxLength: 2, 'x-error': 'country is required (ISO 3166-1 alpha-2, e.g. ES)' }),
+  environment: StringEnum(['sandbox', 'production'], { 'x-error': 'environment must be "sandbox" or "production"' }),
+});
+
+const Jwk = Type.Object({
+  kty: Type.String(), crv: Type.String(), x: Type.String(), kid: Type.String(), alg: Type.String(), use: Type.String(),
+});
+
+/**
+ * The management plane (spec Versioning §1: `/management/v1`): what the embedded engine
+ * calls on the hosted service. POST /tokens at `init`, GET /keys to verify tokens offline.
+ */
+export function managementTokenRoutes(app: FastifyInstance, s: { tokens: OfflineTokenService }) {
+  const security = [{ bearer: [] }];
+  app.post('/management/v1/tokens', {
+    // The token lets an engine fiscalize offline: the key must be allowed to write transactions.
+    config: { permission: 'transactions:write' },
+    schema: {
+      tags: ['management'], security,
+      summary: 'Exchange an API key for an offline token (Ed25519-signed JWS, 30 days) for an embedded engine',
+      description: 'The key prefix must match `environment` (sandbox: svc_test_, production: svc_live_) and the key must be allowed in `country`. ' +
+        'Claims: iss, sub (account), account_id, key_id, environment, countries, agent_id, iat, exp, jti. Verify with GET /management/v1/keys.',
+      body: TokenBody,
+      response: { 200: Type.Object({ token: Type.String(), expires_at: DateTime }), 400: ErrorBody, ...authErrors },
+    },
+  }, async (req) => s.tokens.issue(authOf(req), req.body as TokenRequest));
+
+  app.get('/management/v1/keys', {
+    schema: {
+      tags: ['management'], security,
+      summary: 'The public keys offline tokens are verified with (JWKS): the current key and retired keys whose tokens may still be valid',
+      response: { 200: Type.Object({ keys: Type.Array(Jwk) }), ...authErrors },
+    },
+  }, async (_req, reply) => {
+    // Cacheable: a key is published long before the tokens it signs stop being valid.
+    reply.header('cache-control', 'public, max-age=300');
+    return s.tokens.jwks();
+  });
+}

@@ -1,0 +1,211 @@
+import * as jose from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountsRepo } from '../../src/store/repos/accounts-repo.ts';
+import { createOfflineTokenService, TOKEN_ISSUER } from '../../src/services/offline-tokens.ts';
+import { ManualClock, startTestApp, type TestApp } from '../support/harness.ts';
+
+/*
+ * Offline tokens (POST /management/v1/tokens) and their public keys (GET
+ * /management/v1/keys): verified here as the embedded engine does, with the published
+ * JWKS only — nothing of the service's private state.
+ */
+const DAY = 24 * 3600_000;
+let t: TestApp;
+let clock: ManualClock;
+beforeAll(async () => {
+  clock = new ManualClock('2026-03-01T08:00:00.000Z');
+  t = await startTestApp({ clock, liveEnabled: true });
+});
+afterAll(() => t.close());
+
+const body = { agent_id: 'pos-42', country: 'ES', environment: 'sandbox' };
+const provision = (key: string | undefined, payload: object = body) => t.request({ method: 'POST', url: '/management/v1/tokens', key, payload });
+const jwks = async (key: string) => {
+  const res = await t.request({ method: 'GET', url: '/management/v1/keys', key });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json() as { keys: jose.JWK[] };
+};
+/** What the engine does offline: the JWKS it fetched, the token, the time on its own clock. */
+const verify = async (token: string, set: { keys: jose.JWK[] }) =>
+  jose.jwtVerify(token, jose.createLocalJWKSet(set as jose.JSONWebKeySet), { issuer: TOKEN_ISSUER, algorithms: ['EdDSA'], currentDate: clock.now() });
+
+async function newKey(root: string, payload: object) {
+  const res = await t.request({ method: 'POST', url: '/v1/api-keys', key: root, payload });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json() as { id: string; key: string };
+}
+
+describe('POST /management/v1/tokens', () => {
+  it('signs an Ed25519 JWS with the DECISIONS claims, verifiable with the published key only', async () => {
+    const { key, keyId, accountId } = await t.signup();
+    const res = await provision(key);
+    expect(res.statusCode, res.body).toBe(200);
+    const { token, expires_at } = res.json();
+    expect(new Date(expires_at).getTime()).toBe(clock.now().getTime() + 30 * DAY);
+
+    const set = await jwks(key);
+    expect(set.keys.length).toBeGreaterThanOrEqual(1);
+    for (const k of set.keys) {
+      expect(k).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig' });
+      expect(k).not.toHaveProperty('d'); // never the private part
+    }
+    const { payload, protectedHeader } = await verify(token, set);
+    expect(protectedHeader).toMatchObject({ alg: 'EdDSA', typ: 'JWT' });
+    expect(set.keys.map((k) => k.kid)).toContain(protectedHeader.kid);
+    expect(payload).toMatchObject({
+      iss: TOKEN_ISSUER, sub: accountId, account_id: accountId, key_id: keyId,
+      environment: 'sandbox', countries: ['ES'], agent_id: 'pos-42',
+      iat: Math.floor(clock.now().getTime() / 1000), exp: Math.floor(clock.now().getTime() / 1000) + 30 * 86400,
+    });
+    expect(payload.jti).toMatch(/^[0-9a-f-]{36}$/);
+
+    // A changed claim breaks the signature: the engine cannot be talked into more countries.
+    const [h, p, s] = token.split('.');
+    const forged = Buffer.from(JSON.stringify({ ...payload, countries: ['ES', 'IT'] })).toString('base64url');
+    await expect(verify(`${h}.${forged}.${s}`, set)).rejects.toThrow(/signature/i);
+    expect(p).not.toBe(forged);
+    // Another key (say, another installation's) does not verify it.
+    const other = await jose.generateKeyPair('EdDSA', { extractable: true });
+    const otherJwk = { ...(await jose.exportJWK(other.publicKey)), kid: protectedHeader.kid, alg: 'EdDSA' };
+    await expect(verify(token, { keys: [otherJwk] })).rejects.toThrow(/signature/i);
+    // It stops verifying once expired.
+    const later = await jose.jwtVerify(token, jose.createLocalJWKSet(set as jose.JSONWebKeySet), { currentDate: new Date(clock.now().getTime() + 30 * DAY + 1000) }).catch((e) => e);
+    expect(later).toBeInstanceOf(jose.errors.JWTExpired);
+  });
+
+  it('keeps the signing key sealed with MASTER_KEY, the public key in clear', async () => {
+    const { key } = await t.signup();
+    expect((await provision(key)).statusCode).toBe(200);
+    const rows = (await t.db.query<{ kid: string; key_material: string; public_jwk: string }>('SELECT kid, key_material, public_jwk FROM token_signing_keys')).rows;
+    expect(rows.length).toBeGreaterThanOrEqual(1);
+    for (const r of rows) {
+      expect(r.key_material).toMatch(/^sealed:v1:/);
+      expect(r.key_material).not.toContain('PRIVATE KEY');
+      expect(JSON.parse(r.public_jwk)).not.toHaveProperty('d');
+      expect(r.kid).toBe(await jose.calculateJwkThumbprint(JSON.parse(r.public_jwk)));
+    }
+  });
+
+  it('a live key provisions production; the prefix must match the environment (403)', async () => {
+    const { key } = await t.signup();
+    const live = await newKey(key, { name: 'live', environment: 'live' });
+    const ok = await provision(live.key, { ...body, environment: 'production', country: 'it' });
+    expect(ok.statusCode, ok.body).toBe(200);
+    const { payload } = await verify(ok.json().token, await jwks(live.key));
+    expect(payload).toMatchObject({ environment: 'production', countries: ['IT'], key_id: live.id });
+
+    const testForProduction = await provision(key, { ...body, environment: 'production' });
+    expect(testForProduction.statusCode).toBe(403);
+    expect(testForProduction.json()).toEqual({ error: 'API key does not match environment production: production needs a svc_live_ key' });
+    const liveForSandbox = await provision(live.key, { ...body, environment: 'sandbox' });
+    expect(liveForSandbox.statusCode).toBe(403);
+    expect(liveForSandbox.json()).toEqual({ error: 'API key does not match environment sandbox: sandbox needs a svc_test_ key' });
+  });
+
+  it('403 when the key lacks the country or the permission to write transactions', async () => {
+    const { key } = await t.signup();
+    const italyOnly = await newKey(key, { permissions: ['transactions:write', 'country:IT'] });
+    const es = await provision(italyOnly.key);
+    expect(es.statusCode).toBe(403);
+    expect(es.json()).toEqual({ error: 'API key is not allowed to act in country ES' });
+    expect((await provision(italyOnly.key, { ...body, country: 'IT' })).statusCode).toBe(200);
+
+    const readOnly = await newKey(key, { permissions: ['transactions:read'] });
+    const denied = await provision(readOnly.key);
+    expect(denied.statusCode).toBe(403);
+    expect(denied.json()).toEqual({ error: 'insufficient permission: transactions:write required' });
+    // Any valid key may read the public keys.
+    expect((await t.request({ method: 'GET', url: '/management/v1/keys', key: readOnly.key })).statusCode).toBe(200);
+  });
+
+  it('401 for a missing, malformed, unknown or revoked key; 403 for a suspended account', async () => {
+    const { key, accountId } = await t.signup();
+    const missing = await provision(undefined);
+    expect(missing.statusCode).toBe(401);
+    expect(missing.json()).toEqual({ error: 'missing or invalid Authorization header' });
+    const malformed = await provision('svc_test_short');
+    expect(malformed.json()).toEqual({ error: 'invalid API key format' });
+    const unknown = await provision(`svc_test_${'A'.repeat(32)}`);
+    expect(unknown.statusCode).toBe(401);
+    expect(unknown.json()).toEqual({ error: 'invalid API key' });
+    expect((await t.request({ method: 'GET', url: '/management/v1/keys' })).statusCode).toBe(401);
+
+    const spare = await newKey(key, { name: 'engine' });
+    expect((await t.request({ method: 'DELETE', url: `/v1/api-keys/${spare.id}`, key })).statusCode).toBe(204);
+    const revoked = await provision(spare.key);
+    expect(revoked.statusCode).toBe(401);
+    expect(revoked.json()).toEqual({ error: 'API key has been revoked' });
+
+    await accountsRepo.setStatus(t.db, accountId, 'suspended', 'payment failed', clock.now());
+    await t.rt.changes.sync();
+    const suspended = await provision(key);
+    expect(suspended.statusCode).toBe(403);
+    expect(suspended.json()).toEqual({ error: 'account is suspended' });
+  });
+
+  it('400 naming the field for a bad body', async () => {
+    const { key } = await t.signup();
+    const cases: Array<[object, string]> = [
+      [{ country: 'ES', environment: 'sandbox' }, 'agent_id is required (1-255 characters)'],
+      [{ ...body, agent_id: '' }, 'agent_id is required (1-255 characters)'],
+      [{ ...body, agent_id: 'x'.repeat(256) }, 'agent_id is required (1-255 characters)'],
+      [{ agent_id: 'a', environment: 'sandbox' }, 'country is required (ISO 3166-1 alpha-2, e.g. ES)'],
+      [{ ...body, country: 'XX' }, 'country must be one of ES, IT, FR, PT, GR'],
+      [{ agent_id: 'a', country: 'ES' }, 'environment must be "sandbox" or "production"'],
+      [{ ...body, environment: 'test' }, 'environment must be "sandbox" or "production"'],
+      [{ ...body, agent_id: 42 }, 'agent_id is required (1-255 characters)'],
+    ];
+    for (const [payload, error] of cases) {
+      const res = await provision(key, payload);
+      expect(res.statusCode, JSON.stringify(payload)).toBe(400);
+      expect(res.json(), JSON.stringify(payload)).toEqual({ error });
+    }
+    expect((await provision(key, { ...body, agent_id: 'x'.repeat(255) })).statusCode).toBe(200);
+  });
+});
+
+describe('signing key rotation', () => {
+  it('a new key signs; old tokens keep verifying until they expire; the JWKS lists both, then drops the old', async () => {
+    const { key } = await t.signup();
+    const first = (await provision(key)).json().token as string;
+    const kid1 = jose.decodeProtectedHeader(first).kid;
+
+    clock.advance(DAY);
+    // An operator rotates (another process on the same store: this node sees it when its cache lapses).
+    const { kid: kid2 } = await createOfflineTokenService(t.rt.deps).rotate();
+    expect(kid2).not.toBe(kid1);
+    clock.advance(2 * 60_000);
+    const second = (await provision(key)).json().token as string;
+    expect(jose.decodeProtectedHeader(second).kid).toBe(kid2);
+
+    const both = await jwks(key);
+    expect(both.keys.map((k) => k.kid)).toEqual(expect.arrayContaining([kid1, kid2]));
+    expect((await verify(first, both)).payload.agent_id).toBe('pos-42');
+    expect((await verify(second, both)).payload.agent_id).toBe('pos-42');
+
+    // 33 days after the first: its token has expired, and its key is no longer published.
+    clock.advance(32 * DAY);
+    const after = await jwks(key);
+    expect(after.keys.map((k) => k.kid)).toContain(kid2);
+    expect(after.keys.map((k) => k.kid)).not.toContain(kid1);
+    await expect(verify(first, after)).rejects.toBeInstanceOf(jose.errors.JWKSNoMatchingKey);
+
+    // The current key is replaced by age (90 days) at its next use.
+    clock.advance(90 * DAY);
+    const third = (await provision(key)).json().token as string;
+    const kid3 = jose.decodeProtectedHeader(third).kid;
+    expect(kid3).not.toBe(kid2);
+    const latest = await jwks(key);
+    expect(latest.keys[0]!.kid).toBe(kid3);
+    expect((await verify(third, latest)).payload.environment).toBe('sandbox');
+    const current = (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM token_signing_keys WHERE retired_at IS NULL')).rows[0]!.n;
+    expect(current).toBe(1);
+  });
+
+  it('concurrent first use and concurrent rotations leave exactly one current key', async () => {
+    const services = [0, 1, 2, 3].map(() => createOfflineTokenService(t.rt.deps));
+    await Promise.all(services.map((s) => s.rotate()));
+    const current = (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM token_signing_keys WHERE retired_at IS NULL')).rows[0]!.n;
+    expect(current).toBe(1);
+  });
+});
