@@ -30,12 +30,13 @@ export function createAccountTiers(deps: Pick<Deps, 'db' | 'clock'>, changes?: C
   changes?.on('subscriptions', (accountId) => subs.invalidate(accountId));
   changes?.onReset(() => subs.clear());
 
-  async function of(accountId: string): Promise<AccountTier> {
+  /** `fresh`: count the locations now (account status shows the count; the rate limiter may reuse it for 30 s). */
+  async function of(accountId: string, opts: { fresh?: boolean } = {}): Promise<AccountTier> {
     const subscribed = await subs.get(accountId, async () => (await subscriptionsRepo.merchantCount(deps.db, accountId)) ?? null);
     if (subscribed !== null) return { tier: tierForMerchantCount(subscribed), merchantCount: subscribed, source: 'subscription' };
     const nowMs = deps.clock.now().getTime();
     let hit = byLocations.get(accountId);
-    if (!hit || hit.until <= nowMs) {
+    if (!hit || hit.until <= nowMs || opts.fresh) {
       hit = { count: await locationsRepo.countActive(deps.db, accountId), until: nowMs + LOCATION_COUNT_MS };
       if (byLocations.size >= SUBSCRIPTION_CACHE.maxEntries) byLocations.delete(byLocations.keys().next().value as string);
       byLocations.set(accountId, hit);

@@ -85,7 +85,7 @@ export function createAccountService(deps: Deps, apiKeys: ApiKeyService, tiers: 
     const account = await accountsRepo.get(db, auth.accountId);
     if (!account) throw notFound('account not found');
     // The subscription's merchant count (active locations while there is none): AccountTiers.
-    const { tier, merchantCount } = await tiers.of(auth.accountId);
+    const { tier, merchantCount } = await tiers.of(auth.accountId, { fresh: true });
     const bucket = RATE_LIMIT_TIERS[auth.environment === 'test' ? 'sandbox' : tier];
     return {
       account_id: account.id,
