@@ -173,6 +173,29 @@ describe('PATCH /v1/subscriptions', () => {
     clock.set('2026-04-01T00:00:00.000Z');
   });
 
+  it('concurrent PATCHes are applied one after another: each prorates from the previous count', async () => {
+    clock.set('2026-04-01T00:00:00.000Z');
+    const { key, accountId } = await t.signup();
+    await post(t, key, body({ merchant_count: 1 }));
+    clock.set('2026-04-11T00:00:00.000Z'); // 20 of 30 days left
+    const counts = [5, 20, 60, 3, 300, 12];
+    const answers = await Promise.all(counts.map((merchant_count) => patch(t, key, { merchant_count })));
+    expect(answers.map((r) => r.statusCode)).toEqual(counts.map(() => 200));
+    const lines = (await subscriptionsRepo.lines(db, accountId)).filter((l) => l.kind === 'proration');
+    expect(lines).toHaveLength(counts.length);
+    let from = 1;
+    for (const l of lines) { // the ledger is a chain of changes: none prorated from a stale amount
+      expect(l.from_merchant_count).toBe(from);
+      from = l.to_merchant_count;
+    }
+    const final = (await get(t, key)).json();
+    expect(final.merchant_count).toBe(from);
+    // Each line is two thirds of its own difference; together, two thirds of the net change (± rounding).
+    const total = lines.reduce((sum, l) => sum + l.amount, 0);
+    expect(Math.abs(total - Math.round((final.monthly_amount - 1500) * 2 / 3))).toBeLessThanOrEqual(lines.length);
+    clock.set('2026-04-01T00:00:00.000Z');
+  });
+
   it('needs account:write (restricted key without it: 403); account:read may GET', async () => {
     const { key } = await t.signup();
     await post(t, key, body());
@@ -182,6 +205,16 @@ describe('PATCH /v1/subscriptions', () => {
     expect(res.statusCode).toBe(403);
     expect(res.json()).toEqual({ error: 'insufficient permission: account:write required' });
     expect((await post(t, reader, body())).statusCode).toBe(403);
+  });
+
+  it('GET shows the status the billing receiver sets (setStatus), of this account only', async () => {
+    const { key, accountId } = await t.signup();
+    await post(t, key, body());
+    expect(await subscriptionsRepo.setStatus(db, accountId, 'suspended', clock.now())).toBe(true);
+    expect((await get(t, key)).json().status).toBe('suspended');
+    expect(await subscriptionsRepo.setStatus(db, '00000000-0000-4000-8000-000000000000', 'suspended', clock.now())).toBe(false);
+    await subscriptionsRepo.setStatus(db, accountId, 'active', clock.now());
+    expect((await get(t, key)).json().status).toBe('active');
   });
 
   it("another account's subscription is never seen or changed", async () => {

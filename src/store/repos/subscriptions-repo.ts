@@ -84,6 +84,12 @@ export const subscriptionsRepo = {
     );
   },
 
+  /** For the billing receiver (suspend / restore): the subscription's status follows the account's. */
+  async setStatus(q: Queryable, accountId: string, status: SubscriptionStatus, at: Date): Promise<boolean> {
+    const r = await q.query('UPDATE subscriptions SET status = $2, updated_at = $3 WHERE account_id = $1', [accountId, status, at]);
+    return (r.rowCount ?? 0) > 0;
+  },
+
   async appendLine(q: Queryable, l: BillingLedgerRow): Promise<void> {
     await q.query(
       `INSERT INTO billing_ledger (id, account_id, subscription_id, kind, description, amount, currency, from_merchant_count,
