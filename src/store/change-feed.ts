@@ -11,7 +11,8 @@ export type ChangedTable = 'api_keys' | 'accounts' | 'locations' | 'subscription
  * Row changes of the tables the request path caches, as the database's triggers report
  * them (migrations 0013, 0022): api_keys by lookup handle, accounts and locations by id,
  * subscriptions by account id. Every writer is seen — this node, another node, an
- * operator's SQL — once its transaction commits. Caches register what to drop; `reset` (notifications possibly lost) drops all.
+ * operator's SQL — once its transaction commits. Caches register what to drop; `reset`
+ * (notifications possibly lost) drops all.
  */
 export interface ChangeFeed {
   /** Whether changes are being received now (else caches must not be trusted). */
