@@ -86,6 +86,15 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATA_DIR: tmp(), FISCALIZATION_LIVE_ENABLED: 'true', SOFTWARE_VENDOR_NIF: 'B12345674' }).softwareVendorNif).toBe('B12345674');
   });
 
+  it('billing provider: embedded without STRIPE_API_KEY; the Stripe one with it (address and product overridable)', () => {
+    expect(loadConfig({ DATA_DIR: tmp() }).billingProvider).toBeUndefined();
+    expect(loadConfig({ DATA_DIR: tmp(), STRIPE_API_KEY: 'sk_test_1' }).billingProvider).toEqual({ apiKey: 'sk_test_1', apiBaseUrl: undefined, productId: undefined });
+    expect(loadConfig({ DATA_DIR: tmp(), STRIPE_API_KEY: 'sk_test_1', STRIPE_API_BASE_URL: 'http://127.0.0.1:12111', STRIPE_PRODUCT_ID: 'prod_1' }).billingProvider)
+      .toEqual({ apiKey: 'sk_test_1', apiBaseUrl: 'http://127.0.0.1:12111', productId: 'prod_1' });
+    expect(() => loadConfig({ DATA_DIR: tmp(), STRIPE_API_KEY: 'sk_test_1', STRIPE_API_BASE_URL: 'ftp://x' })).toThrow('STRIPE_API_BASE_URL must be a https: or http: URL');
+    expect(() => loadConfig({ DATA_DIR: tmp(), STRIPE_API_BASE_URL: 'http://127.0.0.1:1' })).toThrow('STRIPE_API_BASE_URL is set but STRIPE_API_KEY is not');
+  });
+
   it('reads each software producer key (<CC>_SOFTWARE_KEY_FILE, _VERSION, _CERTIFICATE_NUMBER), refusing a bad one', () => {
     const dir = tmp();
     const file = path.join(dir, 'producer.pem');

@@ -62,6 +62,27 @@ export interface Config {
    * (the program's certificate number, optional). Read and parsed at start-up.
    */
   producerKeys: Record<string, { privateKey: crypto.KeyObject; version: string; certificateNumber?: string }>;
+  /** The real billing provider (STRIPE_API_KEY, STRIPE_API_BASE_URL, STRIPE_PRODUCT_ID); undefined = the embedded one, which charges nothing. */
+  billingProvider: BillingProviderConfig | undefined;
+}
+
+/** The Stripe-compatible billing API (src/billing/stripe-provider.ts). */
+export interface BillingProviderConfig {
+  apiKey: string;
+  /** Overrides the provider's API address (a proxy, a test double). */
+  apiBaseUrl: string | undefined;
+  /** The product recurring prices belong to; created on first use when unset. */
+  productId: string | undefined;
+}
+
+function billingProvider(env: Env): BillingProviderConfig | undefined {
+  const apiKey = env.STRIPE_API_KEY?.trim();
+  const apiBaseUrl = url(env, 'STRIPE_API_BASE_URL', ['https:', 'http:']);
+  if (!apiKey) {
+    if (apiBaseUrl) throw new ConfigError('STRIPE_API_BASE_URL is set but STRIPE_API_KEY is not');
+    return undefined;
+  }
+  return { apiKey, apiBaseUrl, productId: env.STRIPE_PRODUCT_ID?.trim() || undefined };
 }
 
 /** An OpenAI-compatible Chat Completions endpoint (TRANSLATION_AI_*). */
@@ -285,5 +306,6 @@ export function loadConfig(env: Env = process.env, mode: Mode = 'cloud', systems
     // The producer's NIF, written in TicketBAI EntidadDesarrolladora and VERI*FACTU SistemaInformatico.
     softwareVendorNif: env.SOFTWARE_VENDOR_NIF?.trim() ?? '',
     producerKeys: producerKeys(env),
+    billingProvider: billingProvider(env),
   };
 }

@@ -29,6 +29,10 @@ import type { Db } from './store/db.ts';
 import { createChangeFeed, type ChangeFeed } from './store/change-feed.ts';
 import { createBatch, createBatchJobHandlers, scheduleBatchJobs, type BatchOptions, type BatchService } from './batch/index.ts';
 import { createTranslator, type Translator } from './translations/service.ts';
+import { createAccountTiers, type AccountTiers } from './services/account-tiers.ts';
+import { createEmbeddedBillingProvider, type BillingProvider } from './billing/provider.ts';
+import { createStripeBillingProvider } from './billing/stripe-provider.ts';
+import type { BillingProviderConfig } from './config.ts';
 
 /**
  * The service core, wired once: the pieces the HTTP host and the workers share
@@ -55,6 +59,8 @@ export interface RuntimeOptions {
     inboundCa?: Record<string, string>;
     /** Batch processors (src/batch): alert threshold (default 0.2), authority request timeout, claim lease. */
     batch?: BatchOptions;
+    /** The real billing API (config.ts `billingProvider`); unset: the embedded provider (charges nothing). */
+    billingProvider?: BillingProviderConfig | undefined;
   };
   software?: SoftwareIdentity;
   /** Worker tuning (tests shorten the lease). */
@@ -88,6 +94,10 @@ export interface Runtime {
   submitter: Submitter;
   software: SoftwareIdentity;
   maxAttempts: number;
+  /** Each account's tier (its subscription's merchant count), cached and invalidated on every node. */
+  tiers: AccountTiers;
+  /** Where subscriptions are charged (src/billing/provider.ts). */
+  billing: BillingProvider;
 }
 
 /**
@@ -105,6 +115,9 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   // Row changes the request path's caches listen to (API keys, locations): store/change-feed.ts.
   const changes = createChangeFeed(o.db, o.log);
   const locations = createLocationService(deps, changes);
+  const tiers = createAccountTiers(deps, changes);
+  const bp = o.config.billingProvider;
+  const billing = bp ? createStripeBillingProvider({ apiKey: bp.apiKey, apiBaseUrl: bp.apiBaseUrl, productId: bp.productId }) : createEmbeddedBillingProvider();
   let signingKeys: SigningKeyService | undefined;
   const certificates = createCertificateService(deps, { onRemoved: (a, c) => signingKeys?.forget(a, c), onAdded: (a, c) => signingKeys?.forget(a, c) });
   signingKeys = createSigningKeyService(deps, certificates);
@@ -154,5 +167,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     deps, changes, events, locations, certificates, signingKeys, translator, batch, handlers, worker: w, submitter,
     software,
     maxAttempts,
+    tiers,
+    billing,
   };
 }

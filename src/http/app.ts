@@ -9,6 +9,7 @@ import { createApiKeyService } from '../services/api-keys.ts';
 import { createConsentService } from '../services/consents.ts';
 import { createRateLimitService } from '../services/rate-limits.ts';
 import { createRetryQueueService } from '../services/retry-queue.ts';
+import { createSubscriptionService } from '../services/subscriptions.ts';
 import type { Runtime } from '../runtime.ts';
 import { registerErrorHandling } from './errors.ts';
 import { registerAuth } from './hooks/auth.ts';
@@ -23,6 +24,7 @@ import { certificateRoutes } from './routes/v1/certificates.ts';
 import { adminRoutes } from './routes/v1/admin.ts';
 import { registerWebhookRoutes } from './routes/v1/webhooks.ts';
 import { inboundRoutes } from './routes/v1/inbound.ts';
+import { subscriptionRoutes } from './routes/v1/subscriptions.ts';
 import { locationFileRoutes } from './routes/v1/location-files.ts';
 import { portalSessionRoutes } from './routes/v1/portal-sessions.ts';
 import { managementTokenRoutes } from './routes/management/tokens.ts';
@@ -127,13 +129,13 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 
   const apiKeys = createApiKeyService(deps, rt.changes);
-  const rateLimits = createRateLimitService(deps);
+  const rateLimits = createRateLimitService(deps, rt.tiers);
   const portalSessions = createPortalSessionService(deps);
   registerAuth(app, apiKeys, rateLimits, portalSessions);
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   publicRoutes(app, { db: deps.db, serviceVersion: opts.serviceVersion ?? '0.0.0' });
-  accountRoutes(app, { accounts: createAccountService(deps, apiKeys), consents: createConsentService(deps) });
+  accountRoutes(app, { accounts: createAccountService(deps, apiKeys, rt.tiers), consents: createConsentService(deps) });
   apiKeyRoutes(app, { apiKeys });
   locationRoutes(app, { locations: rt.locations });
   locationFileRoutes(app, { locationFiles: rt.locationFiles });
@@ -148,6 +150,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   inboundRoutes(app, { inbound: rt.inbound });
   portalSessionRoutes(app, { portalSessions });
   managementTokenRoutes(app, { tokens: createOfflineTokenService(deps) });
+  subscriptionRoutes(app, { subscriptions: createSubscriptionService(deps, { provider: rt.billing, tiers: rt.tiers }) });
 
   return app;
 }

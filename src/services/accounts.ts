@@ -3,8 +3,8 @@ import { newId } from '../core/ids.ts';
 import { isUniqueViolation } from '../store/db.ts';
 import { accountsRepo, type AccountRow } from '../store/repos/accounts-repo.ts';
 import { consentsRepo } from '../store/repos/consents-repo.ts';
-import { locationsRepo } from '../store/repos/locations-repo.ts';
-import { RATE_LIMIT_TIERS, tierForMerchantCount } from '../ratelimit/tiers.ts';
+import { RATE_LIMIT_TIERS } from '../ratelimit/tiers.ts';
+import type { AccountTiers } from './account-tiers.ts';
 import type { ApiKeyService, ApiKeyWithSecret } from './api-keys.ts';
 import type { AuthContext } from './auth-context.ts';
 import type { Deps } from './deps.ts';
@@ -36,7 +36,7 @@ export interface CreateAccountInput {
 /** Consent given at sign-up must not claim a moment that has not happened yet (small clock-skew allowance). */
 const FUTURE_SKEW_MS = 5 * 60_000;
 
-export function createAccountService(deps: Deps, apiKeys: ApiKeyService) {
+export function createAccountService(deps: Deps, apiKeys: ApiKeyService, tiers: AccountTiers) {
   const { db, clock } = deps;
 
   /** Account, its sign-up consents and its first (root, test) key: one commit, or nothing. */
@@ -84,8 +84,8 @@ export function createAccountService(deps: Deps, apiKeys: ApiKeyService) {
   async function status(auth: AuthContext) {
     const account = await accountsRepo.get(db, auth.accountId);
     if (!account) throw notFound('account not found');
-    const merchantCount = await locationsRepo.countActive(db, auth.accountId);
-    const tier = tierForMerchantCount(merchantCount);
+    // The subscription's merchant count (active locations while there is none): AccountTiers.
+    const { tier, merchantCount } = await tiers.of(auth.accountId, { fresh: true });
     const bucket = RATE_LIMIT_TIERS[auth.environment === 'test' ? 'sandbox' : tier];
     return {
       account_id: account.id,

@@ -1,13 +1,10 @@
 import { ApiError } from '../core/errors.ts';
 import { rateLimitHeaders } from '../ratelimit/headers.ts';
 import type { BucketSpec } from '../ratelimit/limiter.ts';
-import { RATE_LIMIT_TIERS, tierForMerchantCount } from '../ratelimit/tiers.ts';
-import { locationsRepo } from '../store/repos/locations-repo.ts';
+import { RATE_LIMIT_TIERS } from '../ratelimit/tiers.ts';
+import type { AccountTiers } from './account-tiers.ts';
 import type { AuthContext } from './auth-context.ts';
 import type { Deps } from './deps.ts';
-
-/** How long a live account's tier (from its merchant count) is reused before it is counted again. */
-const TIER_CACHE_MS = 30_000;
 
 /** The bucket for unauthenticated sign-ups, per client address: enough to sign up, not to spray. */
 export const SIGNUP_BUCKET: BucketSpec = { requestsPerMinute: 10, burst: 20 };
@@ -17,16 +14,11 @@ export const SIGNUP_BUCKET: BucketSpec = { requestsPerMinute: 10, burst: 20 };
  * from their tier's. Test and live traffic of one account have separate buckets, so a
  * runaway integration test cannot starve production.
  */
-export function createRateLimitService(deps: Deps) {
-  const tierCache = new Map<string, { spec: BucketSpec; until: number }>();
-
-  async function bucketFor(auth: AuthContext, nowMs: number): Promise<BucketSpec> {
+export function createRateLimitService(deps: Deps, tiers: AccountTiers) {
+  /** The tier follows the subscription at once (AccountTiers: cached, invalidated on every node). */
+  async function bucketFor(auth: AuthContext): Promise<BucketSpec> {
     if (auth.environment === 'test') return RATE_LIMIT_TIERS.sandbox;
-    const cached = tierCache.get(auth.accountId);
-    if (cached && cached.until > nowMs) return cached.spec;
-    const spec = RATE_LIMIT_TIERS[tierForMerchantCount(await locationsRepo.countActive(deps.db, auth.accountId))];
-    tierCache.set(auth.accountId, { spec, until: nowMs + TIER_CACHE_MS });
-    return spec;
+    return RATE_LIMIT_TIERS[(await tiers.of(auth.accountId)).tier];
   }
 
   /** Takes one token; returns the rate headers, or throws the spec's 429 with them. */
@@ -41,8 +33,7 @@ export function createRateLimitService(deps: Deps) {
 
   return {
     async forKey(auth: AuthContext) {
-      const nowMs = deps.clock.now().getTime();
-      return take(`acct:${auth.accountId}:${auth.environment}`, await bucketFor(auth, nowMs));
+      return take(`acct:${auth.accountId}:${auth.environment}`, await bucketFor(auth));
     },
     forSignup(clientAddress: string) {
       return take(`signup:${clientAddress}`, SIGNUP_BUCKET);

@@ -5,13 +5,14 @@ import type { Db, Subscription } from './db.ts';
 /** The channel migration 0013's triggers notify: payload `<table>:<key>`. */
 export const CHANGES_CHANNEL = 'svc_changes';
 
-export type ChangedTable = 'api_keys' | 'accounts' | 'locations';
+export type ChangedTable = 'api_keys' | 'accounts' | 'locations' | 'subscriptions';
 
 /**
  * Row changes of the tables the request path caches, as the database's triggers report
- * them (migration 0013): api_keys by lookup handle, accounts and locations by id. Every
- * writer is seen — this node, another node, an operator's SQL — once its transaction
- * commits. Caches register what to drop; `reset` (notifications possibly lost) drops all.
+ * them (migrations 0013, 0022): api_keys by lookup handle, accounts and locations by id,
+ * subscriptions by account id. Every writer is seen — this node, another node, an
+ * operator's SQL — once its transaction commits. Caches register what to drop; `reset`
+ * (notifications possibly lost) drops all.
  */
 export interface ChangeFeed {
   /** Whether changes are being received now (else caches must not be trusted). */

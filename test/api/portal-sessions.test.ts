@@ -70,6 +70,17 @@ describe('what a portal session may call', () => {
     expect(revoked.json()).toMatchObject({ active: false });
   });
 
+  it('the subscription endpoints accept it too (create, read, change)', async () => {
+    const { key } = await t.signup();
+    const { token } = await open(key);
+    expect((await t.request({ method: 'GET', url: '/v1/subscriptions', key: token })).statusCode).toBe(404);
+    const made = await t.request({ method: 'POST', url: '/v1/subscriptions', key: token, payload: { company_name: 'Café Lisboa', billing_email: 'billing@example.com', payment_method_id: 'pm_card_visa', merchant_count: 3 } });
+    expect([made.statusCode, made.body]).toEqual([201, expect.any(String)]);
+    const read = await t.request({ method: 'GET', url: '/v1/subscriptions', key: token });
+    expect(read.statusCode).toBe(200);
+    expect(read.json()).toMatchObject({ merchant_count: 3 });
+  });
+
   it('every other endpoint refuses it with 401: keys, locations, transactions, tokens, new sessions', async () => {
     const { key } = await t.signup();
     const { token } = await open(key);
