@@ -62,6 +62,11 @@ export interface Config {
    * (the program's certificate number, optional). Read and parsed at start-up.
    */
   producerKeys: Record<string, { privateKey: crypto.KeyObject; version: string; certificateNumber?: string }>;
+  /** BILLING_WEBHOOK_SECRET: signs the billing provider's events; unset, the billing receiver refuses every delivery. */
+  billingWebhookSecret: string | undefined;
+  /** SMTP_URL (smtp:// or smtps://): notification e-mail; unset, messages wait in the outbox. SMTP_FROM: the sender. */
+  smtpUrl: string | undefined;
+  smtpFrom: string | undefined;
 }
 
 /** An OpenAI-compatible Chat Completions endpoint (TRANSLATION_AI_*). */
@@ -285,5 +290,9 @@ export function loadConfig(env: Env = process.env, mode: Mode = 'cloud', systems
     // The producer's NIF, written in TicketBAI EntidadDesarrolladora and VERI*FACTU SistemaInformatico.
     softwareVendorNif: env.SOFTWARE_VENDOR_NIF?.trim() ?? '',
     producerKeys: producerKeys(env),
+    // Any length: the provider issues it (its own are long); the deployment does not choose it.
+    billingWebhookSecret: env.BILLING_WEBHOOK_SECRET || undefined,
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    smtpFrom: env.SMTP_FROM?.trim() || undefined,
   };
 }

@@ -29,6 +29,9 @@ import type { Db } from './store/db.ts';
 import { createChangeFeed, type ChangeFeed } from './store/change-feed.ts';
 import { createBatch, createBatchJobHandlers, scheduleBatchJobs, type BatchOptions, type BatchService } from './batch/index.ts';
 import { createTranslator, type Translator } from './translations/service.ts';
+import { createMailer, type Mailer } from './email/mailer.ts';
+import { EMAIL_OUTBOX_JOB, createEmailOutboxHandler, scheduleEmailOutbox } from './jobs/tasks/email-outbox.ts';
+import { createBillingReceiver, type BillingReceiver } from './billing/receiver.ts';
 
 /**
  * The service core, wired once: the pieces the HTTP host and the workers share
@@ -55,6 +58,11 @@ export interface RuntimeOptions {
     inboundCa?: Record<string, string>;
     /** Batch processors (src/batch): alert threshold (default 0.2), authority request timeout, claim lease. */
     batch?: BatchOptions;
+    /** BILLING_WEBHOOK_SECRET (config.ts); unset: the billing receiver refuses every event. */
+    billingWebhookSecret?: string | undefined;
+    /** SMTP_URL and SMTP_FROM (config.ts); no URL: notification e-mail waits in the outbox. */
+    smtpUrl?: string | undefined;
+    smtpFrom?: string | undefined;
   };
   software?: SoftwareIdentity;
   /** Worker tuning (tests shorten the lease). */
@@ -68,6 +76,7 @@ export interface RuntimeOptions {
 export async function scheduleRecurringJobs(rt: Runtime): Promise<void> {
   await scheduleCertificateExpiry(rt.deps.db, rt.deps.clock);
   await scheduleBatchJobs(rt.deps.db, rt.deps.clock, rt.batch.processors);
+  await scheduleEmailOutbox(rt.deps.db, rt.deps.clock);
 }
 
 export interface Runtime {
@@ -83,6 +92,10 @@ export interface Runtime {
   batch: BatchService;
   /** The files inspectors ask for, as the plug-ins produce them (`FiscalSystem.locationFiles`). */
   locationFiles: LocationFileService;
+  /** Notification e-mail through the outbox (email/mailer.ts). */
+  mailer: Mailer;
+  /** The billing provider's events (billing/receiver.ts). */
+  billing: BillingReceiver;
   handlers: Record<string, JobHandler>;
   worker: Worker;
   submitter: Submitter;
@@ -128,6 +141,8 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     authorityBaseUrls: o.config.authorityBaseUrls, authorityCa: o.config.authorityCa, ...(o.random ? { random: o.random } : {}),
     ...(o.systems ? { systems: o.systems } : {}),
   });
+  const mailer = createMailer({ db: o.db, clock: o.clock, log: o.log, smtpUrl: o.config.smtpUrl, from: o.config.smtpFrom });
+  const billing = createBillingReceiver({ db: o.db, clock: o.clock, log: o.log, mailer, secret: o.config.billingWebhookSecret });
   const handlers: Record<string, JobHandler> = {
     // One handler sends a record and, for a system with `poll`, fetches its result later.
     [SUBMIT_JOB]: submit,
@@ -137,6 +152,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     [DELIVER_WEBHOOK]: createDeliverWebhookHandler({ ...deps, events, ...(o.config.webhookTimeoutMs ? { timeoutMs: o.config.webhookTimeoutMs } : {}) }),
     [TRANSLATE_JOB]: createTranslateErrorHandler({ ...deps, translator }),
     [CERTIFICATE_EXPIRY_JOB]: createCertificateExpiryHandler({ db: o.db, clock: o.clock, events }),
+    [EMAIL_OUTBOX_JOB]: createEmailOutboxHandler({ clock: o.clock, mailer }),
     ...createBatchJobHandlers({ clock: o.clock, batch }),
   };
   worker = createWorker({ db: o.db, clock: o.clock, log: o.log, handlers, ...o.worker });
@@ -151,6 +167,8 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     transactions,
     inbound,
     locationFiles,
+    mailer,
+    billing,
     deps, changes, events, locations, certificates, signingKeys, translator, batch, handlers, worker: w, submitter,
     software,
     maxAttempts,

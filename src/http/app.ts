@@ -23,6 +23,7 @@ import { certificateRoutes } from './routes/v1/certificates.ts';
 import { adminRoutes } from './routes/v1/admin.ts';
 import { registerWebhookRoutes } from './routes/v1/webhooks.ts';
 import { inboundRoutes } from './routes/v1/inbound.ts';
+import { billingReceiverRoutes } from './routes/v1/billing-receiver.ts';
 import { locationFileRoutes } from './routes/v1/location-files.ts';
 import { schemaErrorFormatter, validatorCompiler } from './validation.ts';
 
@@ -141,6 +142,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   registerWebhookRoutes(app, deps);
   adminRoutes(app, { batch: rt.batch });
   inboundRoutes(app, { inbound: rt.inbound });
+  billingReceiverRoutes(app, { billing: rt.billing });
 
   return app;
 }
