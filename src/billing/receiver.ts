@@ -137,18 +137,19 @@ export function createBillingReceiver(deps: BillingReceiverDeps) {
     throw badRequest('invalid payload: the event names no known account');
   }
 
-  async function apply(tx: Queryable, e: ProviderEvent, accountId: string, now: Date): Promise<BillingOutcome> {
+  /** The event's effect; `mail`: the outbox id of the e-mail it queued. */
+  async function apply(tx: Queryable, e: ProviderEvent, accountId: string, now: Date): Promise<{ outcome: BillingOutcome; mail?: string }> {
     const suspending = SUSPENDING_EVENTS[e.type];
     if (suspending) {
       const account = await accountsRepo.suspendIfActive(tx, accountId, suspending.reason, now);
-      if (!account) return 'unchanged'; // already suspended or cancelled: no second e-mail
-      await deps.mailer.enqueue(tx, { accountId, to: account.billing_email, subject: suspending.subject, text: suspending.text(account.name) });
-      return 'suspended';
+      if (!account) return { outcome: 'unchanged' }; // already suspended or cancelled: no second e-mail
+      const mail = await deps.mailer.enqueue(tx, { accountId, to: account.billing_email, subject: suspending.subject, text: suspending.text(account.name) });
+      return { outcome: 'suspended', mail };
     }
     if (e.type === RESTORING_EVENT) {
-      return (await accountsRepo.restoreIfSuspended(tx, accountId, now)) ? 'restored' : 'unchanged';
+      return { outcome: (await accountsRepo.restoreIfSuspended(tx, accountId, now)) ? 'restored' : 'unchanged' };
     }
-    return 'logged';
+    return { outcome: 'logged' };
   }
 
   async function receive(input: { signature: string | undefined; body: string }): Promise<BillingReceipt> {
@@ -168,21 +169,22 @@ export function createBillingReceiver(deps: BillingReceiverDeps) {
     const accountId = handled ? await accountOf(e) : null;
     if (accountId && !(await accountsRepo.get(deps.db, accountId))) throw badRequest('invalid payload: the event names no known account');
 
-    let outboxQueued = false;
+    let queuedMail: string | undefined;
     const result = await deps.db.transaction(async (tx) => {
       // The id first: a duplicate stops here (a racing one waits for this commit, then finds it).
       const first = await billingEventsRepo.claim(tx, { event_id: e.id, type: e.type, account_id: accountId, outcome: handled ? 'logged' : 'ignored', received_at: now });
       if (!first) return { duplicate: true, outcome: 'unchanged' as BillingOutcome };
       if (!accountId) return { duplicate: false, outcome: 'ignored' as BillingOutcome };
-      const outcome = await apply(tx, e, accountId, now);
+      const { outcome, mail } = await apply(tx, e, accountId, now);
       if (outcome !== 'logged') await billingEventsRepo.setOutcome(tx, e.id, outcome);
-      outboxQueued = outcome === 'suspended';
+      queuedMail = mail;
       return { duplicate: false, outcome };
     });
     deps.log.info({ event_id: e.id, type: e.type, account_id: accountId, ...result }, 'billing event');
-    // Sent after the commit (the outbox row exists whatever happens to this send).
-    if (outboxQueued && deps.mailer.configured) {
-      deps.mailer.flush().catch((err) => deps.log.warn({ err }, 'outbox flush after billing event failed'));
+    // Sent after the commit, not awaited (the provider wants its answer fast; the outbox row
+    // exists whatever happens to this send). Only this message: the backlog is the job's.
+    if (queuedMail && deps.mailer.configured) {
+      deps.mailer.flush({ ids: [queuedMail] }).catch((err) => deps.log.warn({ err }, 'sending the suspension e-mail failed; it stays in the outbox'));
     }
     return { received: true, event_id: e.id, type: e.type, ...result };
   }

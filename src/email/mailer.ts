@@ -50,7 +50,11 @@ export function retryDelayMs(attempts: number): number {
 }
 
 export function createMailer(o: MailerOptions): Mailer {
-  const transport = o.smtpUrl ? nodemailer.createTransport(o.smtpUrl) : undefined;
+  // Timeouts well inside the claim (nodemailer's own defaults reach 10 minutes), so a hung
+  // server gives the row back as a failed attempt rather than holding it past its claim.
+  const transport = o.smtpUrl
+    ? nodemailer.createTransport({ url: o.smtpUrl, connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 60_000 } as Parameters<typeof nodemailer.createTransport>[0])
+    : undefined;
   const from = o.from || DEFAULT_FROM;
 
   return {
