@@ -3,6 +3,7 @@ import { ManualClock, openTestDb, startTestApp, type TestApp } from '../support/
 import { startSmtpReceiver, type SmtpReceiver } from '../support/smtp-receiver.ts';
 import type { Db } from '../../src/store/db.ts';
 import { billingSignatureHeader } from '../../src/billing/signature.ts';
+import { createBillingReceiver } from '../../src/billing/receiver.ts';
 import { emailOutboxRepo } from '../../src/store/repos/email-outbox-repo.ts';
 import { billingEventsRepo } from '../../src/store/repos/billing-events-repo.ts';
 import { scheduleEmailOutbox } from '../../src/jobs/tasks/email-outbox.ts';
@@ -158,6 +159,23 @@ describe('billing receiver: payload', () => {
   });
 });
 
+describe('billing receiver: the customer id seam', () => {
+  it('an event without metadata finds its account through findAccountByCustomer', async () => {
+    const { accountId } = await a.signup();
+    const receiver = createBillingReceiver({
+      db, clock: a.clock, log: a.rt.deps.log, mailer: a.rt.mailer, secret: SECRET,
+      findAccountByCustomer: async (_db, customer) => (customer === 'cus_linked' ? accountId : undefined),
+    });
+    const body = JSON.stringify({ id: eventId(), type: 'customer.subscription.deleted', data: { object: { object: 'subscription', customer: 'cus_linked' } } });
+    const signature = billingSignatureHeader(SECRET, Math.floor(Date.now() / 1000), body);
+    expect(await receiver.receive({ signature, body })).toMatchObject({ outcome: 'suspended', duplicate: false });
+    expect((await db.query('SELECT status_reason FROM accounts WHERE id = $1', [accountId])).rows[0]).toEqual({ status_reason: 'subscription cancelled' });
+    const other = JSON.stringify({ id: eventId(), type: 'customer.subscription.deleted', data: { object: { customer: 'cus_other' } } });
+    await expect(receiver.receive({ signature: billingSignatureHeader(SECRET, Math.floor(Date.now() / 1000), other), body: other }))
+      .rejects.toThrow('invalid payload: the event names no known account');
+  });
+});
+
 describe('billing receiver: once per event id', () => {
   it('a replayed delivery is 200 and changes nothing', async () => {
     const { accountId, key } = await a.signup();
@@ -263,6 +281,10 @@ describe('notification e-mail', () => {
     const mail = smtp.received.find((m) => m.to.includes(email));
     expect(mail?.subject).toBe('Your Fiscalization API account is suspended: subscription cancelled');
     expect((await emailOutboxRepo.get(db, row!.id))?.sent_at).toBeInstanceOf(Date);
+    // The sweep scheduled its next run, a minute on.
+    const next = (await db.query<{ run_at: Date }>("SELECT run_at FROM jobs WHERE kind = 'scheduled:email_outbox' AND status = 'pending'")).rows;
+    expect(next).toHaveLength(1);
+    expect(next[0]!.run_at.getTime()).toBeGreaterThan(Date.now() + 30_000);
   });
 
   it('a refused send stays in the outbox and is retried after its backoff', async () => {
