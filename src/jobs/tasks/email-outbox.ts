@@ -7,7 +7,9 @@ import type { JobHandler } from '../runner.ts';
 /**
  * The outbox sweep: every minute, sends the notification e-mails that are due (queued
  * while SMTP was not configured, or whose send failed). Each run schedules the next one.
- * A node without SMTP_URL sends nothing and leaves the messages waiting.
+ * A node without SMTP_URL sends nothing and leaves the messages waiting. The one job row
+ * is deferred to its next run (not completed and enqueued again): a sweep every minute must
+ * not leave a completed job row behind every minute.
  */
 export const EMAIL_OUTBOX_JOB = 'scheduled:email_outbox';
 const EVERY_MS = 60_000;
@@ -21,12 +23,6 @@ export function createEmailOutboxHandler(deps: { clock: Clock; mailer: Mailer })
   return async () => {
     // Send failures are kept on each message (retried with its own backoff), never fail the sweep.
     await deps.mailer.flush({ limit: 200 });
-    return {
-      outcome: 'completed',
-      commit: async (tx) => {
-        const now = deps.clock.now();
-        await jobsRepo.enqueueScheduled(tx, { kind: EMAIL_OUTBOX_JOB, maxAttempts: 5, runAt: new Date(now.getTime() + EVERY_MS) }, now);
-      },
-    };
+    return { outcome: 'defer', runAt: new Date(deps.clock.now().getTime() + EVERY_MS) };
   };
 }
