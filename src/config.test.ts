@@ -70,6 +70,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATA_DIR: tmp(), SDI_INBOUND_SECRET: 'short' })).toThrow(new ConfigError('SDI_INBOUND_SECRET must be at least 16 characters'));
   });
 
+  it('reads the billing webhook secret and the SMTP settings, refusing a non-SMTP URL', () => {
+    const none = loadConfig({ DATA_DIR: tmp() });
+    expect([none.billingWebhookSecret, none.smtpUrl, none.smtpFrom]).toEqual([undefined, undefined, undefined]);
+    const set = loadConfig({ DATA_DIR: tmp(), BILLING_WEBHOOK_SECRET: 'whsec_abc', SMTP_URL: 'smtp://u:p@127.0.0.1:2525', SMTP_FROM: 'Billing <billing@example.com>' });
+    expect([set.billingWebhookSecret, set.smtpUrl, set.smtpFrom]).toEqual(['whsec_abc', 'smtp://u:p@127.0.0.1:2525', 'Billing <billing@example.com>']);
+    expect(() => loadConfig({ DATA_DIR: tmp(), SMTP_URL: 'http://mail' })).toThrow(new ConfigError('SMTP_URL must be a smtp: or smtps: URL'));
+  });
+
   it('reads each inbound channel trust anchors (<CHANNEL>_NOTIFICATION_CA_FILE), refusing a missing or non-PEM file', () => {
     const dir = tmp();
     const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';

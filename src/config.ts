@@ -64,6 +64,11 @@ export interface Config {
   producerKeys: Record<string, { privateKey: crypto.KeyObject; version: string; certificateNumber?: string }>;
   /** The real billing provider (STRIPE_API_KEY, STRIPE_API_BASE_URL, STRIPE_PRODUCT_ID); undefined = the embedded one, which charges nothing. */
   billingProvider: BillingProviderConfig | undefined;
+  /** BILLING_WEBHOOK_SECRET: signs the billing provider's events; unset, the billing receiver refuses every delivery. */
+  billingWebhookSecret: string | undefined;
+  /** SMTP_URL (smtp:// or smtps://): notification e-mail; unset, messages wait in the outbox. SMTP_FROM: the sender. */
+  smtpUrl: string | undefined;
+  smtpFrom: string | undefined;
 }
 
 /** The Stripe-compatible billing API (src/billing/stripe-provider.ts). */
@@ -307,5 +312,9 @@ export function loadConfig(env: Env = process.env, mode: Mode = 'cloud', systems
     softwareVendorNif: env.SOFTWARE_VENDOR_NIF?.trim() ?? '',
     producerKeys: producerKeys(env),
     billingProvider: billingProvider(env),
+    // Any length: the provider issues it (its own are long); the deployment does not choose it.
+    billingWebhookSecret: env.BILLING_WEBHOOK_SECRET || undefined,
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    smtpFrom: env.SMTP_FROM?.trim() || undefined,
   };
 }

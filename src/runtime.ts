@@ -33,6 +33,9 @@ import { createAccountTiers, type AccountTiers } from './services/account-tiers.
 import { createEmbeddedBillingProvider, type BillingProvider } from './billing/provider.ts';
 import { createStripeBillingProvider } from './billing/stripe-provider.ts';
 import type { BillingProviderConfig } from './config.ts';
+import { createMailer, type Mailer } from './email/mailer.ts';
+import { EMAIL_OUTBOX_JOB, createEmailOutboxHandler, scheduleEmailOutbox } from './jobs/tasks/email-outbox.ts';
+import { createBillingReceiver, type BillingReceiver } from './billing/receiver.ts';
 
 /**
  * The service core, wired once: the pieces the HTTP host and the workers share
@@ -61,6 +64,11 @@ export interface RuntimeOptions {
     batch?: BatchOptions;
     /** The real billing API (config.ts `billingProvider`); unset: the embedded provider (charges nothing). */
     billingProvider?: BillingProviderConfig | undefined;
+    /** BILLING_WEBHOOK_SECRET (config.ts); unset: the billing receiver refuses every event. */
+    billingWebhookSecret?: string | undefined;
+    /** SMTP_URL and SMTP_FROM (config.ts); no URL: notification e-mail waits in the outbox. */
+    smtpUrl?: string | undefined;
+    smtpFrom?: string | undefined;
   };
   software?: SoftwareIdentity;
   /** Worker tuning (tests shorten the lease). */
@@ -74,6 +82,7 @@ export interface RuntimeOptions {
 export async function scheduleRecurringJobs(rt: Runtime): Promise<void> {
   await scheduleCertificateExpiry(rt.deps.db, rt.deps.clock);
   await scheduleBatchJobs(rt.deps.db, rt.deps.clock, rt.batch.processors);
+  await scheduleEmailOutbox(rt.deps.db, rt.deps.clock);
 }
 
 export interface Runtime {
@@ -89,6 +98,10 @@ export interface Runtime {
   batch: BatchService;
   /** The files inspectors ask for, as the plug-ins produce them (`FiscalSystem.locationFiles`). */
   locationFiles: LocationFileService;
+  /** Notification e-mail through the outbox (email/mailer.ts). */
+  mailer: Mailer;
+  /** The billing provider's events (billing/receiver.ts). */
+  billingReceiver: BillingReceiver;
   handlers: Record<string, JobHandler>;
   worker: Worker;
   submitter: Submitter;
@@ -141,6 +154,8 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     authorityBaseUrls: o.config.authorityBaseUrls, authorityCa: o.config.authorityCa, ...(o.random ? { random: o.random } : {}),
     ...(o.systems ? { systems: o.systems } : {}),
   });
+  const mailer = createMailer({ db: o.db, clock: o.clock, log: o.log, smtpUrl: o.config.smtpUrl, from: o.config.smtpFrom });
+  const billingReceiver = createBillingReceiver({ db: o.db, clock: o.clock, log: o.log, mailer, secret: o.config.billingWebhookSecret });
   const handlers: Record<string, JobHandler> = {
     // One handler sends a record and, for a system with `poll`, fetches its result later.
     [SUBMIT_JOB]: submit,
@@ -150,6 +165,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     [DELIVER_WEBHOOK]: createDeliverWebhookHandler({ ...deps, events, ...(o.config.webhookTimeoutMs ? { timeoutMs: o.config.webhookTimeoutMs } : {}) }),
     [TRANSLATE_JOB]: createTranslateErrorHandler({ ...deps, translator }),
     [CERTIFICATE_EXPIRY_JOB]: createCertificateExpiryHandler({ db: o.db, clock: o.clock, events }),
+    [EMAIL_OUTBOX_JOB]: createEmailOutboxHandler({ clock: o.clock, mailer }),
     ...createBatchJobHandlers({ clock: o.clock, batch }),
   };
   worker = createWorker({ db: o.db, clock: o.clock, log: o.log, handlers, ...o.worker });
@@ -164,6 +180,8 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     transactions,
     inbound,
     locationFiles,
+    mailer,
+    billingReceiver,
     deps, changes, events, locations, certificates, signingKeys, translator, batch, handlers, worker: w, submitter,
     software,
     maxAttempts,

@@ -25,6 +25,7 @@ import { adminRoutes } from './routes/v1/admin.ts';
 import { registerWebhookRoutes } from './routes/v1/webhooks.ts';
 import { inboundRoutes } from './routes/v1/inbound.ts';
 import { subscriptionRoutes } from './routes/v1/subscriptions.ts';
+import { billingReceiverRoutes } from './routes/v1/billing-receiver.ts';
 import { locationFileRoutes } from './routes/v1/location-files.ts';
 import { portalSessionRoutes } from './routes/v1/portal-sessions.ts';
 import { managementTokenRoutes } from './routes/management/tokens.ts';
@@ -151,6 +152,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   portalSessionRoutes(app, { portalSessions });
   managementTokenRoutes(app, { tokens: createOfflineTokenService(deps) });
   subscriptionRoutes(app, { subscriptions: createSubscriptionService(deps, { provider: rt.billing, tiers: rt.tiers }) });
+  billingReceiverRoutes(app, { billing: rt.billingReceiver });
 
   return app;
 }

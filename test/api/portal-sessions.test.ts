@@ -79,6 +79,9 @@ describe('what a portal session may call', () => {
     const read = await t.request({ method: 'GET', url: '/v1/subscriptions', key: token });
     expect(read.statusCode).toBe(200);
     expect(read.json()).toMatchObject({ merchant_count: 3 });
+    // And the account status, which shows the subscribed tier.
+    const status = await t.request({ method: 'GET', url: '/v1/account/status', key: token });
+    expect(status.statusCode, status.body).toBe(200);
   });
 
   it('every other endpoint refuses it with 401: keys, locations, transactions, tokens, new sessions', async () => {

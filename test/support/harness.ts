@@ -120,6 +120,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
       await app.close();
       await rt.worker.stop();
       rt.changes.close();
+      rt.mailer.close();
       await limiter.close(); // the harness owns the limiter, passed in or not
       if (ownDb) await db.close();
     },

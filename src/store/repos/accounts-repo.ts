@@ -33,4 +33,25 @@ export const accountsRepo = {
       [id, status, reason, at],
     );
   },
+
+  /**
+   * Billing transitions (billing/receiver.ts): each moves only from the state it names and
+   * returns the row it changed (undefined: nothing to do). A cancelled account is neither
+   * restored by a payment nor suspended again.
+   */
+  async suspendIfActive(q: Queryable, id: string, reason: string, at: Date): Promise<AccountRow | undefined> {
+    return (await q.query<AccountRow>(
+      `UPDATE accounts SET status = 'suspended', status_reason = $2, status_since = $3, updated_at = $3
+       WHERE id = $1 AND status = 'active' RETURNING *`,
+      [id, reason, at],
+    )).rows[0];
+  },
+
+  async restoreIfSuspended(q: Queryable, id: string, at: Date): Promise<AccountRow | undefined> {
+    return (await q.query<AccountRow>(
+      `UPDATE accounts SET status = 'active', status_reason = NULL, status_since = $2, updated_at = $2
+       WHERE id = $1 AND status = 'suspended' RETURNING *`,
+      [id, at],
+    )).rows[0];
+  },
 };

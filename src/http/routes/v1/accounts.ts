@@ -36,7 +36,7 @@ const AccountStatusSchema = Type.Object({
   tier: Type.String(),
   features: Type.Array(Type.String()),
   merchant_count: Type.Integer(),
-  enforcement: Type.Object({ state: Type.String(), reason: Type.Union([Type.String(), Type.Null()]), since: DateTime }),
+  enforcement: Type.Object({ state: StringEnum(['ok', 'grace', 'suspended']), reason: Type.Union([Type.String(), Type.Null()]), since: DateTime }),
   rate_limit: Type.Object({ requests_per_minute: Type.Integer(), burst: Type.Integer() }),
 });
 
@@ -57,7 +57,7 @@ export function accountRoutes(
   });
 
   app.get('/v1/account/status', {
-    config: { permission: 'account:read', allowInactiveAccount: true },
+    config: { permission: 'account:read', allowInactiveAccount: true, portal: true },
     schema: { tags: ['accounts'], summary: 'Tier, features, merchant count, enforcement and rate limit', security: [{ bearer: [] }], response: { 200: AccountStatusSchema, ...authErrors } },
   }, async (req) => s.accounts.status(authOf(req)));
 
