@@ -24,6 +24,8 @@ import { adminRoutes } from './routes/v1/admin.ts';
 import { registerWebhookRoutes } from './routes/v1/webhooks.ts';
 import { inboundRoutes } from './routes/v1/inbound.ts';
 import { locationFileRoutes } from './routes/v1/location-files.ts';
+import { fleetRoutes } from './routes/v1/fleet.ts';
+import { createFleetService } from '../fleet/service.ts';
 import { schemaErrorFormatter, validatorCompiler } from './validation.ts';
 
 /** A JSON `\u0000` escape whose backslash is not itself escaped. */
@@ -141,6 +143,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   registerWebhookRoutes(app, deps);
   adminRoutes(app, { batch: rt.batch });
   inboundRoutes(app, { inbound: rt.inbound });
+  fleetRoutes(app, { fleet: createFleetService(deps) });
 
   return app;
 }
