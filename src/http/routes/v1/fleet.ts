@@ -8,6 +8,7 @@ import { StringEnum, authErrors, DateTime, ErrorBody, Nullable } from '../../sch
 /** Spec Limits: a telemetry batch holds at most 100 data points. */
 export const MAX_BATCH = 100;
 const MAX_COUNT = Number.MAX_SAFE_INTEGER;
+const VERSIONS_ERROR = 'adapter_versions must be an object of system names (1-50 characters) to version strings (1-100 characters)';
 
 const count = (field: string, description: string) => Type.Integer({
   minimum: 0, maximum: MAX_COUNT, description,
@@ -25,9 +26,9 @@ const DataPointSchema = Type.Object({
   queue_dead: count('queue_dead', 'dead entries in the local queue now (retries exhausted)'),
   storage_used_bytes: count('storage_used_bytes', 'local storage used now'),
   storage_total_bytes: count('storage_total_bytes', 'local storage available in all (at least storage_used_bytes)'),
-  adapter_versions: Type.Record(Type.String({ minLength: 1, maxLength: 50 }), Type.String({ minLength: 1, maxLength: 100 }), {
-    maxProperties: 50, description: 'system → version of its adapter, e.g. {"<system key>": "1.4.2"}',
-    'x-error-required': 'adapter_versions is required', 'x-error': 'adapter_versions must be an object of system names to version strings',
+  adapter_versions: Type.Record(Type.String({ minLength: 1, maxLength: 50, 'x-error': VERSIONS_ERROR }), Type.String({ minLength: 1, maxLength: 100, 'x-error': VERSIONS_ERROR }), {
+    maxProperties: 50, propertyNames: { minLength: 1, maxLength: 50, 'x-error': VERSIONS_ERROR }, description: 'system → version of its adapter, e.g. {"<system key>": "1.4.2"}',
+    'x-error-required': 'adapter_versions is required', 'x-error': VERSIONS_ERROR,
   }),
   deadline_alerts: Type.Optional(Type.Array(Type.Object({
     system: Type.String({ minLength: 1, maxLength: 50, 'x-error-required': 'deadline_alerts.system is required', 'x-error': 'deadline_alerts.system must be 1-50 characters' }),
