@@ -225,6 +225,25 @@ describe('anomaly detection', () => {
   });
 });
 
+describe('accounts are apart', () => {
+  it('two accounts\' agents of one name never mix', async () => {
+    const a = await t.signup();
+    const b = await t.signup();
+    await send('till-1', [point(5, { transactions_total: 10, queue_dead: 0 })], a.key);
+    const fromB = await send('till-1', [point(5, { transactions_total: 30, transactions_failed: 30, queue_dead: 9 })], b.key);
+    // B's point at the same agent and time is B's own (not a duplicate of A's), and its alerts are B's.
+    expect(fromB.json()).toMatchObject({ accepted: 1, duplicates: 0 });
+    const ma = (await metrics(`?account_id=${a.accountId}&range=1h`, a.key)).json();
+    expect(ma.transactions).toEqual({ total: 10, failed: 0, error_rate: 0 });
+    expect(ma.queue.dead).toBe(0);
+    expect(ma.alerts.total).toBe(0);
+    expect((await metrics(`?account_id=${a.accountId}&range=1h`, b.key)).statusCode).toBe(403);
+    const mb = (await metrics('?range=1h', b.key)).json();
+    expect(mb.transactions.total).toBe(30);
+    expect(mb.alerts.total).toBe(2);
+  });
+});
+
 describe('test and live fleets are apart', () => {
   it('a live key sees none of the test agents', async () => {
     const live = await startTestApp({ db, clock, liveEnabled: true });
