@@ -12,13 +12,13 @@ export const MAX_CLOCK_AHEAD_MS = 5 * 60_000;
 export const RECENT_ALERTS = 20;
 
 /**
- * Each range's length and bucket. Short ranges read the raw points; 24h and longer read
- * the hourly sums (fleet_hourly), so 30 days of 1,000 agents is at most 720,000 rows
- * whatever the engines' reporting rate (bench/fleet.ts measures it).
+ * Each range's length and bucket. `1h` reads the raw points (one-minute buckets); the
+ * others read the account's hourly sums (fleet_account_hourly): 30 days is at most 720
+ * rows whatever the fleet's size and the engines' reporting rate (bench/fleet.ts).
  */
 export const RANGE_PLAN: Record<Range, { ms: number; bucketSeconds: number; hourly: boolean }> = {
   '1h': { ms: 3600_000, bucketSeconds: 60, hourly: false },
-  '6h': { ms: 6 * 3600_000, bucketSeconds: 900, hourly: false },
+  '6h': { ms: 6 * 3600_000, bucketSeconds: 3600, hourly: true },
   '24h': { ms: 24 * 3600_000, bucketSeconds: 3600, hourly: true },
   '7d': { ms: 7 * 24 * 3600_000, bucketSeconds: 6 * 3600, hourly: true },
   '30d': { ms: 30 * 24 * 3600_000, bucketSeconds: 24 * 3600, hourly: true },
@@ -101,7 +101,7 @@ export function createFleetService(deps: Pick<Deps, 'db' | 'clock'>) {
       const s = scopeOf(auth);
       const [rows, active, gauges, counts, recent] = await Promise.all([
         fleetRepo.series(db, s, from, to, plan.bucketSeconds, plan.hourly),
-        fleetRepo.activeAgents(db, s, from, to, plan.hourly),
+        fleetRepo.activeAgents(db, s, from, to),
         fleetRepo.gauges(db, s, STORAGE_THRESHOLD),
         fleetRepo.alertCounts(db, s, from, to),
         fleetRepo.recentAlerts(db, s, from, to, RECENT_ALERTS),

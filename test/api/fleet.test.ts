@@ -151,6 +151,11 @@ describe('ingestion and metrics', () => {
     expect(day.transactions).toEqual({ total: 200, failed: 10, error_rate: 0.05 });
     expect(day.bucket_seconds).toBe(3600);
     expect(day.series.reduce((n: number, b: { transactions_total: number }) => n + b.transactions_total, 0)).toBe(200);
+    // Both agents reported in the 11:00 hour (pos-1 twice, and its resend counted no one twice).
+    expect(day.series.filter((b: { transactions_total: number }) => b.transactions_total > 0)).toEqual([
+      { timestamp: '2026-03-10T11:00:00.000Z', transactions_total: 200, transactions_failed: 10, error_rate: 0.05, agents: 2 },
+    ]);
+    expect((await metrics('?range=6h', k)).json()).toMatchObject({ bucket_seconds: 3600, transactions: { total: 200 } });
     // Default range is 24h.
     expect((await metrics('', k)).json().range).toBe('24h');
     // Another account sees none of it.

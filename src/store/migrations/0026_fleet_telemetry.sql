@@ -1,8 +1,9 @@
 -- Fleet telemetry (POST /v1/agents/{agent_id}/telemetry, GET /v1/fleet/metrics).
 -- Stored in three shapes so the metrics read stays fast over 30 days of 1,000 agents:
 --   fleet_points   every accepted data point, as sent (short ranges read these);
---   fleet_hourly   per agent and hour, the sums of the counters (24h, 7d and 30d read
---                  these: at most 720 rows per agent for 30 days, whatever the point rate);
+--   fleet_hourly   per agent and hour, the sums of the counters (the agent's own baseline
+--                  for anomaly detection);
+--   fleet_account_hourly  the same summed over the account's agents (long ranges read these);
 --   fleet_agents   per agent, the latest gauges (queue, storage, adapter versions): the
 --                  "now" of the fleet, and the previous state anomaly detection compares to.
 -- Keyed by account and environment: a test key's agents never mix with live ones.
@@ -37,6 +38,20 @@ CREATE TABLE fleet_hourly (
 -- The agent's own baseline (anomaly detection): its hours, newest first.
 CREATE INDEX fleet_hourly_agent_idx ON fleet_hourly (account_id, environment, agent_id, hour);
 
+-- Per account and hour, the sums over its agents: what 6h, 24h, 7d and 30d read (720 rows
+-- for 30 days, whatever the fleet's size; bench/fleet.ts measured 2 s for the same series
+-- summed from fleet_hourly over 1,000 agents). `agents`: how many agents reported in the hour.
+CREATE TABLE fleet_account_hourly (
+  account_id           uuid NOT NULL REFERENCES accounts (id),
+  environment          text NOT NULL,
+  hour                 timestamptz NOT NULL,
+  points               bigint NOT NULL,
+  transactions_total   bigint NOT NULL,
+  transactions_failed  bigint NOT NULL,
+  agents               integer NOT NULL,
+  PRIMARY KEY (account_id, environment, hour)
+);
+
 CREATE TABLE fleet_agents (
   account_id           uuid NOT NULL REFERENCES accounts (id),
   environment          text NOT NULL,
@@ -50,6 +65,8 @@ CREATE TABLE fleet_agents (
   adapter_versions     jsonb NOT NULL,
   PRIMARY KEY (account_id, environment, agent_id)
 );
+-- Active agents of a range: those whose newest point is in it.
+CREATE INDEX fleet_agents_seen_idx ON fleet_agents (account_id, environment, last_seen_at);
 
 -- Anomalies found when a batch is accepted (fleet/anomalies.ts).
 CREATE TABLE fleet_alerts (

@@ -70,7 +70,11 @@ export const fleetRepo = {
     return { transactions_total: Number(r.rows[0]?.t ?? 0), transactions_failed: Number(r.rows[0]?.f ?? 0) };
   },
 
-  /** Adds the points' counters to their hours. */
+  /**
+   * Adds the points' counters to their hours, the agent's and the account's. Hours are
+   * written in ascending order, so two batches touching the same hours lock them in the
+   * same order (no deadlock); an agent's first point in an hour counts it in `agents`.
+   */
   async addToHours(q: Queryable, s: FleetScope, agentId: string, points: readonly Point[]): Promise<void> {
     const byHour = new Map<number, { n: number; t: number; f: number }>();
     for (const p of points) {
@@ -79,14 +83,26 @@ export const fleetRepo = {
       acc.n += 1; acc.t += p.transactions_total; acc.f += p.transactions_failed;
       byHour.set(h, acc);
     }
-    const v = values([...byHour].map(([h, a]) => [s.accountId, s.environment, new Date(h), agentId, a.n, a.t, a.f]));
-    await q.query(
+    const hours = [...byHour].sort((a, b) => a[0] - b[0]);
+    const v = values(hours.map(([h, a]) => [s.accountId, s.environment, new Date(h), agentId, a.n, a.t, a.f]));
+    const res = await q.query<{ hour: Date; inserted: boolean }>(
       `INSERT INTO fleet_hourly (account_id, environment, hour, agent_id, points, transactions_total, transactions_failed)
        VALUES ${v.sql}
        ON CONFLICT (account_id, environment, hour, agent_id) DO UPDATE SET
          points = fleet_hourly.points + excluded.points,
          transactions_total = fleet_hourly.transactions_total + excluded.transactions_total,
-         transactions_failed = fleet_hourly.transactions_failed + excluded.transactions_failed`, v.params);
+         transactions_failed = fleet_hourly.transactions_failed + excluded.transactions_failed
+       RETURNING hour, (xmax = 0) AS inserted`, v.params);
+    const newAgentHours = new Set(res.rows.filter((r) => r.inserted).map((r) => new Date(r.hour).getTime()));
+    const w = values(hours.map(([h, a]) => [s.accountId, s.environment, new Date(h), a.n, a.t, a.f, newAgentHours.has(h) ? 1 : 0]));
+    await q.query(
+      `INSERT INTO fleet_account_hourly (account_id, environment, hour, points, transactions_total, transactions_failed, agents)
+       VALUES ${w.sql}
+       ON CONFLICT (account_id, environment, hour) DO UPDATE SET
+         points = fleet_account_hourly.points + excluded.points,
+         transactions_total = fleet_account_hourly.transactions_total + excluded.transactions_total,
+         transactions_failed = fleet_account_hourly.transactions_failed + excluded.transactions_failed,
+         agents = fleet_account_hourly.agents + excluded.agents`, w.params);
   },
 
   /** Records the newest point's gauges as the agent's state (an older point changes nothing). */
@@ -116,28 +132,27 @@ export const fleetRepo = {
   },
 
   /**
-   * Counters per bucket of `bucketSeconds` over [from, to]: from the raw points, or from
-   * the hourly sums (`hourly`, for buckets of whole hours: every hour that starts in the range).
+   * Counters per bucket of `bucketSeconds` over [from, to]: from the raw points (`agents`:
+   * distinct agents of the bucket), or from the account's hourly sums (`hourly`, every hour
+   * that starts in the range; `agents`: the most agents that reported in one of its hours).
    */
   async series(q: Queryable, s: FleetScope, from: Date, to: Date, bucketSeconds: number, hourly: boolean): Promise<SeriesRow[]> {
-    const table = hourly ? 'fleet_hourly' : 'fleet_points';
-    const col = hourly ? 'hour' : 'ts';
-    const r = await q.query<SeriesRow>(
-      `SELECT (floor(extract(epoch FROM ${col}) / $5::int) * $5::int)::float8 AS bucket,
-              sum(transactions_total)::float8 AS transactions_total, sum(transactions_failed)::float8 AS transactions_failed,
-              count(DISTINCT agent_id)::int AS agents
-       FROM ${table} WHERE account_id = $1 AND environment = $2 AND ${col} >= $3 AND ${col} <= $4
-       GROUP BY 1 ORDER BY 1`,
-      [s.accountId, s.environment, hourly ? hourOf(from) : from, to, bucketSeconds]);
+    const sql = hourly
+      ? `SELECT (floor(extract(epoch FROM hour) / $5::int) * $5::int)::float8 AS bucket,
+              sum(transactions_total)::float8 AS transactions_total, sum(transactions_failed)::float8 AS transactions_failed, max(agents)::int AS agents
+         FROM fleet_account_hourly WHERE account_id = $1 AND environment = $2 AND hour >= $3 AND hour <= $4 GROUP BY 1 ORDER BY 1`
+      : `SELECT (floor(extract(epoch FROM ts) / $5::int) * $5::int)::float8 AS bucket,
+              sum(transactions_total)::float8 AS transactions_total, sum(transactions_failed)::float8 AS transactions_failed, count(DISTINCT agent_id)::int AS agents
+         FROM fleet_points WHERE account_id = $1 AND environment = $2 AND ts >= $3 AND ts <= $4 GROUP BY 1 ORDER BY 1`;
+    const r = await q.query<SeriesRow>(sql, [s.accountId, s.environment, hourly ? hourOf(from) : from, to, bucketSeconds]);
     return r.rows.map((x) => ({ bucket: Number(x.bucket), transactions_total: Number(x.transactions_total), transactions_failed: Number(x.transactions_failed), agents: Number(x.agents) }));
   },
 
-  async activeAgents(q: Queryable, s: FleetScope, from: Date, to: Date, hourly: boolean): Promise<number> {
-    const table = hourly ? 'fleet_hourly' : 'fleet_points';
-    const col = hourly ? 'hour' : 'ts';
+  /** Agents whose newest point is in [from, to]. */
+  async activeAgents(q: Queryable, s: FleetScope, from: Date, to: Date): Promise<number> {
     const r = await q.query<{ n: number }>(
-      `SELECT count(DISTINCT agent_id)::int AS n FROM ${table} WHERE account_id = $1 AND environment = $2 AND ${col} >= $3 AND ${col} <= $4`,
-      [s.accountId, s.environment, hourly ? hourOf(from) : from, to]);
+      `SELECT count(*)::int AS n FROM fleet_agents WHERE account_id = $1 AND environment = $2 AND last_seen_at >= $3 AND last_seen_at <= $4`,
+      [s.accountId, s.environment, from, to]);
     return Number(r.rows[0]?.n ?? 0);
   },
 

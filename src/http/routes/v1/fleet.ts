@@ -64,8 +64,8 @@ const MetricsSchema = Type.Object({
   range: StringEnum(RANGES),
   from: DateTime,
   to: DateTime,
-  bucket_seconds: Type.Integer({ description: 'width of a series bucket: 60 (1h), 900 (6h), 3600 (24h), 21600 (7d), 86400 (30d)' }),
-  agents: Type.Object({ total: Type.Integer({ description: 'agents ever seen' }), active: Type.Integer({ description: 'agents that reported in the range' }) }),
+  bucket_seconds: Type.Integer({ description: 'width of a series bucket: 60 (1h), 3600 (6h, 24h), 21600 (7d), 86400 (30d)' }),
+  agents: Type.Object({ total: Type.Integer({ description: 'agents ever seen' }), active: Type.Integer({ description: 'agents whose newest data point is in the range' }) }),
   transactions: Type.Object({ total: Type.Integer(), failed: Type.Integer(), error_rate: Type.Number({ description: 'failed / total; 0 without transactions' }) }),
   queue: Type.Object({ pending: Type.Integer(), dead: Type.Integer() }, { description: "sums of every agent's latest reading" }),
   storage: Type.Object({
@@ -120,7 +120,8 @@ export function fleetRoutes(app: FastifyInstance, s: { fleet: FleetService }) {
       tags, security,
       summary: 'Aggregated metrics of the account\'s fleet',
       description: 'Transaction totals, error rates, queue and storage of the agents, fleet alerts and a time series over the range. '
-        + '`1h` and `6h` read the raw data points; `24h`, `7d` and `30d` read hourly sums (every hour that starts in the range).',
+        + '`1h` reads the raw data points; the longer ranges read hourly sums (every hour that starts in the range). '
+        + 'A series bucket\'s `agents`: distinct agents that reported in it (1h), the most that reported in one hour of it (longer ranges).',
       querystring: Type.Object({
         account_id: Type.Optional(Type.String({ format: 'uuid', description: "must be the caller's account (default)", 'x-error': 'account_id must be a uuid' })),
         range: StringEnum(RANGES, { default: '24h', 'x-error': 'invalid range' }),
