@@ -78,9 +78,11 @@ export function createFleetService(deps: Pick<Deps, 'db' | 'clock'>) {
           // The baseline: the agent's hours before this batch's first hour.
           const baseline = await fleetRepo.baseline(tx, s, agentId, new Date(first.getTime() - BASELINE_WINDOW_MS), first);
           alerts = detectAnomalies(fresh, prev, baseline).map((a) => ({ ...a, id: newId() }));
-          await fleetRepo.addToHours(tx, s, agentId, fresh);
+          const added = await fleetRepo.addToHours(tx, s, agentId, fresh);
           await fleetRepo.upsertAgent(tx, s, agentId, latest, first);
           await fleetRepo.insertAlerts(tx, s, agentId, alerts, now);
+          // Last: the account's hour rows are shared by all its agents (held until the commit only).
+          await fleetRepo.addToAccountHours(tx, s, added);
         }
         return {
           agent_id: agentId,

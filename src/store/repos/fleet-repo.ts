@@ -24,6 +24,12 @@ export interface SeriesRow {
   agents: number;
 }
 
+/** What a batch added to the agent's hours: per hour, points and sums; the hours new for the agent. */
+export interface HoursAdded {
+  hours: Array<[number, { n: number; t: number; f: number }]>;
+  newAgentHours: Set<number>;
+}
+
 const HOUR_MS = 3600_000;
 const hourOf = (d: Date) => new Date(Math.floor(d.getTime() / HOUR_MS) * HOUR_MS);
 
@@ -71,11 +77,11 @@ export const fleetRepo = {
   },
 
   /**
-   * Adds the points' counters to their hours, the agent's and the account's. Hours are
+   * Adds the points' counters to the agent's hours (then `addToAccountHours`). Hours are
    * written in ascending order, so two batches touching the same hours lock them in the
    * same order (no deadlock); an agent's first point in an hour counts it in `agents`.
    */
-  async addToHours(q: Queryable, s: FleetScope, agentId: string, points: readonly Point[]): Promise<void> {
+  async addToHours(q: Queryable, s: FleetScope, agentId: string, points: readonly Point[]): Promise<HoursAdded> {
     const byHour = new Map<number, { n: number; t: number; f: number }>();
     for (const p of points) {
       const h = hourOf(p.ts).getTime();
@@ -94,6 +100,16 @@ export const fleetRepo = {
          transactions_failed = fleet_hourly.transactions_failed + excluded.transactions_failed
        RETURNING hour, (xmax = 0) AS inserted`, v.params);
     const newAgentHours = new Set(res.rows.filter((r) => r.inserted).map((r) => new Date(r.hour).getTime()));
+    return { hours, newAgentHours };
+  },
+
+  /**
+   * Adds `addToHours`' sums to the account's hours. Every agent of the account writes these
+   * rows: the service calls this last in its transaction, so the row lock is held for the
+   * commit only.
+   */
+  async addToAccountHours(q: Queryable, s: FleetScope, added: HoursAdded): Promise<void> {
+    const { hours, newAgentHours } = added;
     const w = values(hours.map(([h, a]) => [s.accountId, s.environment, new Date(h), a.n, a.t, a.f, newAgentHours.has(h) ? 1 : 0]));
     await q.query(
       `INSERT INTO fleet_account_hourly (account_id, environment, hour, points, transactions_total, transactions_failed, agents)
