@@ -230,6 +230,19 @@ describe('anomaly detection', () => {
   });
 });
 
+describe('concurrent batches of one new agent', () => {
+  it('are applied one after the other: every point counted, a condition announced once', async () => {
+    const k = await fresh();
+    const batches = Array.from({ length: 8 }, (_, i) => [point(30 - i, { storage_used_bytes: 9_500, queue_dead: 1 })]);
+    const answers = await Promise.all(batches.map((b) => send('racer', b, k)));
+    expect(answers.map((a) => a.statusCode)).toEqual(Array(8).fill(202));
+    const m = (await metrics('?range=1h', k)).json();
+    expect(m.transactions.total).toBe(80);
+    expect(m.alerts.by_type).toMatchObject({ storage_high: 1, dead_queue_entries: 1 });
+    expect(m.agents).toEqual({ total: 1, active: 1 });
+  });
+});
+
 describe('accounts are apart', () => {
   it('two accounts\' agents of one name never mix', async () => {
     const a = await t.signup();

@@ -54,11 +54,16 @@ export const fleetRepo = {
     return new Set(res.rows.map((r) => new Date(r.ts).getTime()));
   },
 
-  /** The agent's latest state, locked: two batches of one agent are applied one after the other. */
+  /**
+   * The agent's latest state, locked: two batches of one agent are applied one after the
+   * other, also its very first ones (no row to lock yet: a transaction-scoped advisory
+   * lock on the agent's key), so a condition is never announced twice.
+   */
   async lockAgent(q: Queryable, s: FleetScope, agentId: string): Promise<AgentState | null> {
+    await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`fleet:${s.accountId}:${s.environment}:${agentId}`]);
     const r = await q.query<{ last_seen_at: Date; queue_dead: string; storage_used_bytes: string; storage_total_bytes: string }>(
       `SELECT last_seen_at, queue_dead, storage_used_bytes, storage_total_bytes FROM fleet_agents
-       WHERE account_id = $1 AND environment = $2 AND agent_id = $3 FOR UPDATE`, [s.accountId, s.environment, agentId]);
+       WHERE account_id = $1 AND environment = $2 AND agent_id = $3`, [s.accountId, s.environment, agentId]);
     const row = r.rows[0];
     if (!row) return null;
     return {
