@@ -1,9 +1,10 @@
 /**
  * Runs the benchmarks: `npm run bench` (locations and transactions), `npm run bench -- transactions` (by name),
- * `npm run bench -- transactions-profile` (the diagnostic, by name only).
+ * `npm run bench -- transactions-profile` (the diagnostic, by name only), `npm run bench -- fleet` (by name).
  * Settings come from the environment (BENCH_DURATION, BENCH_CONNECTIONS, BENCH_WARMUP…):
  * see bench/README.md. Exits 1 if a benchmark fails (e.g. a non-2xx answer).
  */
+import { main as fleet } from './fleet.ts';
 import { main as locations } from './locations.ts';
 import { main as transactions } from './transactions.ts';
 import { main as transactionsProfile } from './transactions-profile.ts';
@@ -11,6 +12,7 @@ import { main as transactionsProfile } from './transactions-profile.ts';
 const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   locations,
   transactions,
+  fleet,
   // A diagnostic, not a benchmark: run by name only (instruments the service; see the file).
   'transactions-profile': transactionsProfile,
 };

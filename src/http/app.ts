@@ -31,6 +31,8 @@ import { portalSessionRoutes } from './routes/v1/portal-sessions.ts';
 import { managementTokenRoutes } from './routes/management/tokens.ts';
 import { createPortalSessionService } from '../services/portal-sessions.ts';
 import { createOfflineTokenService } from '../services/offline-tokens.ts';
+import { fleetRoutes } from './routes/v1/fleet.ts';
+import { createFleetService } from '../fleet/service.ts';
 import { schemaErrorFormatter, validatorCompiler } from './validation.ts';
 
 /** A JSON `\u0000` escape whose backslash is not itself escaped. */
@@ -153,6 +155,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   managementTokenRoutes(app, { tokens: createOfflineTokenService(deps) });
   subscriptionRoutes(app, { subscriptions: createSubscriptionService(deps, { provider: rt.billing, tiers: rt.tiers }) });
   billingReceiverRoutes(app, { billing: rt.billingReceiver });
+  fleetRoutes(app, { fleet: createFleetService(deps) });
 
   return app;
 }

@@ -63,7 +63,11 @@ const ID_ROUTES: IdRoute[] = [
  * (no API key, no account: the channel's secret authenticates the authority, and the
  * message finds its record whoever owns it; test/api/lifecycle-hooks.test.ts).
  */
-const NOT_TENANT_ROUTES = ['POST /v1/inbound/:channel'];
+const NOT_TENANT_ROUTES = ['POST /v1/inbound/:channel',
+  // The agent id is a name the caller's engine picks, not an id the service issued: every
+  // account has its own agents, so another account's agent id is simply a new agent of the
+  // caller (test/api/fleet.test.ts checks two accounts' agents of one name stay apart).
+  'POST /v1/agents/:agent_id/telemetry'];
 
 interface ListRoute {
   url: string;

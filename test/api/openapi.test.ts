@@ -29,6 +29,7 @@ describe('API reference', () => {
       ['/v1/locations/{id}/corrispettivi', 'get'], ['/v1/locations/{id}/closures', 'get'], ['/v1/locations/{id}/jet', 'get'], ['/v1/locations/{id}/saft', 'get'],
       ['/v1/locations/{id}/archives', 'get'], ['/v1/locations/{id}/archives/{archive_id}', 'get'],
       ['/v1/portal/sessions', 'post'], ['/v1/portal/sessions/current', 'delete'], ['/management/v1/tokens', 'post'], ['/management/v1/keys', 'get'],
+      ['/v1/agents/{agent_id}/telemetry', 'post'], ['/v1/fleet/metrics', 'get'],
     ] as const) {
       expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
     }
