@@ -10,11 +10,13 @@ import { createConsentService } from '../services/consents.ts';
 import { createRateLimitService } from '../services/rate-limits.ts';
 import { createRetryQueueService } from '../services/retry-queue.ts';
 import { createSubscriptionService } from '../services/subscriptions.ts';
+import { createAccountUsageService } from '../services/account-usage.ts';
 import type { Runtime } from '../runtime.ts';
 import { registerErrorHandling } from './errors.ts';
 import { registerAuth } from './hooks/auth.ts';
 import { API_VERSION, publicRoutes } from './routes/public.ts';
 import { accountRoutes } from './routes/v1/accounts.ts';
+import { accountUsageRoutes } from './routes/v1/account-usage.ts';
 import { apiKeyRoutes } from './routes/v1/api-keys.ts';
 import { locationRoutes } from './routes/v1/locations.ts';
 import { retryQueueRoutes } from './routes/v1/retry-queue.ts';
@@ -156,6 +158,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   subscriptionRoutes(app, { subscriptions: createSubscriptionService(deps, { provider: rt.billing, tiers: rt.tiers }) });
   billingReceiverRoutes(app, { billing: rt.billingReceiver });
   fleetRoutes(app, { fleet: createFleetService(deps) });
+  accountUsageRoutes(app, { usage: createAccountUsageService(deps) });
 
   return app;
 }

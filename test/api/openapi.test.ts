@@ -16,7 +16,7 @@ describe('API reference', () => {
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const [path, method] of [
       ['/v1/accounts', 'post'], ['/v1/account/status', 'get'], ['/v1/account/consents', 'get'], ['/v1/account/consents', 'post'],
-      ['/v1/account/consents/{id}', 'delete'], ['/v1/api-keys', 'get'], ['/v1/api-keys', 'post'], ['/v1/api-keys/{id}', 'delete'],
+      ['/v1/account/consents/{id}', 'delete'], ['/v1/account/onboarding', 'get'], ['/v1/account/usage', 'get'], ['/v1/api-keys', 'get'], ['/v1/api-keys', 'post'], ['/v1/api-keys/{id}', 'delete'],
       ['/v1/api-keys/{id}/rotate', 'post'], ['/v1/locations', 'get'], ['/v1/locations', 'post'], ['/v1/locations/{id}', 'get'],
       ['/v1/locations/{id}', 'patch'], ['/v1/locations/{id}', 'delete'], ['/health', 'get'], ['/version', 'get'],
       ['/v1/transactions', 'post'], ['/v1/transactions', 'get'], ['/v1/transactions/{id}', 'get'],
