@@ -45,6 +45,11 @@ export interface UsageView {
   };
 }
 
+/** A month's share of a subscription: yearly ones are ten months over twelve, rounded half up. */
+export function monthlyShare(monthlyAmount: number, interval: 'month' | 'year', prices: PriceList = DEFAULT_PRICES): number {
+  return interval === 'year' ? Math.round((monthlyAmount * prices.yearlyMonths) / 12) : monthlyAmount;
+}
+
 const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
 export const PERIOD_ERROR = 'period must be a month in the form YYYY-MM';
 
@@ -91,7 +96,8 @@ export function createAccountUsageService(deps: Deps, o: { prices?: PriceList } 
     ]);
     const sum = (env?: 'test' | 'live') => rows.filter((r) => !env || r.environment === env).reduce((a, r) => a + r.count, 0);
     // A subscription bills its monthly amount for every month it overlaps (the current
-    // amount: a mid-month change is settled by proration in the billing ledger, not here).
+    // amount: a mid-month change is settled by proration in the billing ledger, not here);
+    // a yearly one bills a twelfth of its period amount (a year costs yearlyMonths months).
     const subscribed = sub !== undefined && sub.created_at.getTime() < end.getTime();
     // What the month would cost on a subscription sized to the live merchants it saw.
     const estimated = active.live > 0 ? quote(active.live, 'month', active.live, prices).monthlyAmount : 0;
@@ -103,7 +109,7 @@ export function createAccountUsageService(deps: Deps, o: { prices?: PriceList } 
         basis: subscribed ? 'subscription' : 'none',
         tier: subscribed ? sub.current_tier : null,
         merchant_count: subscribed ? sub.merchant_count : null,
-        billable_amount: subscribed ? sub.monthly_amount : 0,
+        billable_amount: subscribed ? monthlyShare(sub.monthly_amount, sub.billing_interval, prices) : 0,
         estimated_amount: estimated,
         currency: 'EUR',
       },

@@ -212,6 +212,18 @@ describe('GET /v1/account/usage', () => {
     expect([bad.statusCode, bad.json()]).toEqual([400, { error: 'period must be a month in the form YYYY-MM' }]);
   });
 
+  it('a yearly subscription bills a twelfth of its year (ten months of the monthly amount)', async () => {
+    at('2026-07-15T12:00:00.000Z');
+    const { key } = await t.signup();
+    const sub = await t.request({
+      method: 'POST', url: '/v1/subscriptions', key,
+      payload: { company_name: 'Bar Pepe SL', billing_email: 'billing@barpepe.example', payment_method_id: 'pm_card_visa', merchant_count: 7, billing_interval: 'year' },
+    });
+    expect(sub.statusCode, sub.body).toBe(201);
+    // 7 × 1500 = 10500 a month; a year is 105000; a twelfth is 8750.
+    expect((await usage(key, '2026-07')).json().billing).toEqual({ basis: 'subscription', tier: 'starter', merchant_count: 7, billable_amount: 8750, estimated_amount: 0, currency: 'EUR' });
+  });
+
   it('401 without a key; 403 for a key without account:read', async () => {
     const none = await t.request({ method: 'GET', url: '/v1/account/usage?period=2026-05' });
     expect([none.statusCode, none.json()]).toEqual([401, { error: 'missing or invalid Authorization header' }]);
