@@ -128,6 +128,8 @@ describe('GET /v1/account/usage', () => {
       const res = await usage(key, p);
       expect([p, res.statusCode, res.json()]).toEqual([p, 400, { error: 'period must be a month in the form YYYY-MM' }]);
     }
+    const twice = await t.request({ method: 'GET', url: '/v1/account/usage?period=2026-05&period=2026-06', key });
+    expect([twice.statusCode, twice.json()]).toEqual([400, { error: 'period must be a month in the form YYYY-MM' }]);
   });
 
   it('counts per country and environment in the UTC month, active merchants, never another account\'s rows', async () => {
