@@ -26,6 +26,7 @@ import type { Mailer } from '../email/mailer.ts';
 import type { Db, Queryable } from '../store/db.ts';
 import { accountsRepo } from '../store/repos/accounts-repo.ts';
 import { billingEventsRepo, type BillingOutcome } from '../store/repos/billing-events-repo.ts';
+import { subscriptionsRepo } from '../store/repos/subscriptions-repo.ts';
 import { verifyBillingSignature } from './signature.ts';
 
 /** Spec Limits: "Billing receiver body 64 KiB". */
@@ -143,11 +144,15 @@ export function createBillingReceiver(deps: BillingReceiverDeps) {
     if (suspending) {
       const account = await accountsRepo.suspendIfActive(tx, accountId, suspending.reason, now);
       if (!account) return { outcome: 'unchanged' }; // already suspended or cancelled: no second e-mail
+      // The subscription says so too (spec: Subscription status `active` | `suspended`).
+      await subscriptionsRepo.setStatus(tx, accountId, 'suspended', now);
       const mail = await deps.mailer.enqueue(tx, { accountId, to: account.billing_email, subject: suspending.subject, text: suspending.text(account.name) });
       return { outcome: 'suspended', mail };
     }
     if (e.type === RESTORING_EVENT) {
-      return { outcome: (await accountsRepo.restoreIfSuspended(tx, accountId, now)) ? 'restored' : 'unchanged' };
+      if (!(await accountsRepo.restoreIfSuspended(tx, accountId, now))) return { outcome: 'unchanged' };
+      await subscriptionsRepo.setStatus(tx, accountId, 'active', now);
+      return { outcome: 'restored' };
     }
     return { outcome: 'logged' };
   }

@@ -233,6 +233,19 @@ describe('suspension and restoration across nodes', () => {
       .toMatchObject({ status: 'active', enforcement: { state: 'ok', reason: null } });
   });
 
+  it("the account's subscription follows: suspended with the account, active again when paid", async () => {
+    const { accountId, key } = await a.signup();
+    const made = await a.request({ method: 'POST', url: '/v1/subscriptions', key, payload: { company_name: 'Bar Pepe SL', billing_email: 'billing@barpepe.example', payment_method_id: 'pm_card_visa', merchant_count: 2 } });
+    expect(made.statusCode, made.body).toBe(201);
+    const status = async () => (await db.query<{ status: string }>('SELECT status FROM subscriptions WHERE account_id = $1', [accountId])).rows[0]!.status;
+    expect(await status()).toBe('active');
+    expect((await deliver(a, event('invoice.payment_failed', accountId))).json()).toMatchObject({ outcome: 'suspended' });
+    expect(await status()).toBe('suspended');
+    expect((await deliver(a, event('invoice.payment_succeeded', accountId))).json()).toMatchObject({ outcome: 'restored' });
+    expect(await status()).toBe('active');
+    expect((await a.request({ method: 'GET', url: '/v1/subscriptions', key })).json()).toMatchObject({ status: 'active' });
+  });
+
   it('subscription deleted suspends too; subscription updated is only logged', async () => {
     const { accountId, key } = await a.signup();
     expect((await deliver(a, event('customer.subscription.updated', accountId))).json()).toMatchObject({ outcome: 'logged' });
