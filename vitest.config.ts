@@ -11,10 +11,6 @@ const stores = (process.env.TEST_STORES ?? 'pglite,postgres').split(',').map((s)
 
 export default defineConfig({
   test: {
-    // Two test files at once (vitest's default on a 2-core machine is one): many API
-    // tests wait on clocks and fake authorities (timeouts, retries, slow answers) rather
-    // than compute, and the suite had grown to ~19 minutes run one file at a time.
-    maxWorkers: 2,
     reporters: ['default', './test/support/summary-reporter.ts'],
     projects: [
       {
