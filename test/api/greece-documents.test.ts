@@ -4,7 +4,7 @@ import { myDataUid } from '../../src/countries/gr-mydata/uid.ts';
 import { startTestApp, type TestApp, unlimitedLimiter } from '../support/harness.ts';
 import { GR_AFM } from '../support/fixtures.ts';
 import { createLocation, createTx, getTx, saleBody, saleLines } from '../support/transactions.ts';
-import { HAVE_SCHEMAS, xsdValidate } from '../support/xml-tools.ts';
+import { HAVE_SCHEMAS, xsdValidate, firstTagText } from '../support/xml-tools.ts';
 
 /*
  * Greek documents as the API hands them out (test keys, stub AADE): each sale is a real
@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const tag = (xml: string, name: string): string => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1] ?? '';
+const tag = firstTagText;
 const greekSale = (loc: string, metadata: Record<string, unknown> = {}) => saleBody(loc, { ...saleLines['gr-mydata'], metadata });
 
 async function record(key: string, id: string) {

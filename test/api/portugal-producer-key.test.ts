@@ -7,6 +7,7 @@ import { opensslVerifyHash } from '../../src/countries/pt-saft/test-tools.ts';
 import { DEFAULT_SOFTWARE } from '../../src/runtime.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { createLocation, createTx, saleBody } from '../support/transactions.ts';
+import { firstTagText } from '../support/xml-tools.ts';
 
 /*
  * The SAF-T PT signing key is the certified program's, configured for the service
@@ -18,7 +19,7 @@ import { createLocation, createTx, saleBody } from '../support/transactions.ts';
 
 const producer = crypto.generateKeyPairSync('rsa', { modulusLength: 1024 });
 const producerPublicPem = producer.publicKey.export({ type: 'spki', format: 'pem' }).toString();
-const tag = (xml: string, name: string): string => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1] ?? '';
+const tag = firstTagText;
 
 let withKey: TestApp;
 let withoutKey: TestApp;

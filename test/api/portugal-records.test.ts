@@ -15,6 +15,7 @@ import { DEFAULT_SOFTWARE } from '../../src/runtime.ts';
 import { startTestApp, type TestApp, unlimitedLimiter } from '../support/harness.ts';
 import { exportP12, generateCert, uploadForm, type GeneratedCert } from '../support/p12.ts';
 import { createLocation, createTx, getTx, locationBody, saleBody } from '../support/transactions.ts';
+import { firstTagText } from '../support/xml-tools.ts';
 
 /*
  * Portuguese records as the API hands them out (test keys, stub mode): each document is
@@ -33,7 +34,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const tag = (xml: string, name: string): string => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1] ?? '';
+const tag = firstTagText;
 
 async function fiscalRecord(key: string, id: string): Promise<string> {
   const res = await t.request({ method: 'GET', url: `/v1/transactions/${id}/fiscal-record`, key });

@@ -4,6 +4,7 @@ import { HAVE_XSD11, XSD11_MISSING_MESSAGE, saftXsdValidate } from '../../src/co
 import { saftFilesRepo } from '../../src/store/repos/saft-files-repo.ts';
 import { startTestApp, type TestApp, unlimitedLimiter } from '../support/harness.ts';
 import { createLocation, createTx, saleBody } from '../support/transactions.ts';
+import { firstTagText } from '../support/xml-tools.ts';
 
 /*
  * Portugal's monthly SAF-T (PT) file through the API: PT documents made on a fixed clock
@@ -23,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const tag = (xml: string, name: string): string => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1] ?? '';
+const tag = firstTagText;
 const latin = (bytes: Buffer): string => new TextDecoder('windows-1252').decode(bytes);
 /** The Invoice element of one document in the file. */
 const invoice = (xml: string, invoiceNo: string): string => new RegExp(`<Invoice[^>]*><InvoiceNo>${invoiceNo}</InvoiceNo>.*?</Invoice>`, 's').exec(xml)?.[0] ?? '';

@@ -89,3 +89,6 @@ export function xmlsecVerify(xml: string | Buffer, opts: VerifyOptions): ToolRes
   if (r.error) throw r.error;
   return { ok: r.status === 0, output: `${r.stdout}${r.stderr}`.trim() };
 }
+
+/** The text of the first `<name>…</name>` element (no attributes), '' when there is none: for reading a field of a fiscal XML in a test. */
+export const firstTagText = (xml: string, name: string): string => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1] ?? '';
