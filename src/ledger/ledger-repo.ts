@@ -208,6 +208,25 @@ export const ledgerRepo = {
   },
 
   /**
+   * A chain's committed head, read without a lock and without creating it (a preview:
+   * a snapshot that may be stale by the time anyone appends). Undefined: no record yet.
+   */
+  async readChainHead(q: Pick<Queryable, 'query'>, chainKey: string): Promise<ChainHead | undefined> {
+    const res = await q.query<ChainHead>(
+      'SELECT chain_key, seq, last_fingerprint, last_fiscal_id, last_issued_at, last_link FROM chain_heads WHERE chain_key = $1',
+      [chainKey],
+    );
+    const head = res.rows[0];
+    return head === undefined ? undefined : { ...head, seq: Number(head.seq) };
+  },
+
+  /** The last number a series handed out, read without a lock (0: none yet); `takeNumbers` hands the next one. */
+  async readLastNumber(q: Pick<Queryable, 'query'>, numberingKey: string): Promise<number> {
+    const res = await q.query<{ last_number: string | number }>('SELECT last_number FROM number_series WHERE numbering_key = $1', [numberingKey]);
+    return Number(res.rows[0]?.last_number ?? 0);
+  },
+
+  /**
    * Takes `count` consecutive numbers of a series in one statement and returns the first
    * (a batch of appends numbers first, first + 1, …). Locked until the end of the transaction.
    */

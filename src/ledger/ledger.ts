@@ -60,6 +60,21 @@ interface BuiltOn {
   link: Record<string, string> | null;
 }
 
+/**
+ * The link an entry is built on when `head` is the chain's last record: the next place,
+ * its document number, and what the head left for it (nothing for a chain's first record).
+ * The one way a link is made, for an append and for a preview alike.
+ */
+function linkAfter(head: BuiltOn, number: number | undefined, now: Date): ChainLink {
+  return {
+    seq: head.seq + 1,
+    number,
+    previous: head.seq === 0
+      ? null
+      : { fingerprint: head.fingerprint, fiscalId: head.fiscalId, issuedAt: (head.issuedAt ?? now).toISOString(), linkData: head.link },
+  };
+}
+
 /** What a batch answers for one of its entries: appended (or replayed), or this entry's own error. */
 type Outcome = Appended | { error: unknown };
 
@@ -222,9 +237,6 @@ export function createLedger(deps: LedgerDeps): Ledger {
    * entry's document number (entries with a numbering series).
    */
   function buildBatch(chainKey: string, items: readonly LedgerEntry[], head: BuiltOn, numbers: readonly (number | undefined)[], now: Date) {
-    let previous: ChainLink['previous'] = head.seq === 0
-      ? null
-      : { fingerprint: head.fingerprint, fiscalId: head.fiscalId, issuedAt: (head.issuedAt ?? now).toISOString(), linkData: head.link };
     let seq = head.seq;
     let last: BuiltOn = head;
     const built: BuiltEntry[] = [];
@@ -235,7 +247,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
     const jobSpan: [number, number][] = [];
     for (const [index, p] of items.entries()) {
       seq += 1;
-      const b = p.build({ seq, number: numbers[index], previous }, now);
+      const b = p.build(linkAfter(last, numbers[index], now), now);
       built.push(b);
       records.push({ ...b.record, chain_key: chainKey, seq, previous_fingerprint: last.fingerprint, created_at: now });
       if (b.transaction) transactions.push(b.transaction);
@@ -248,7 +260,6 @@ export function createLedger(deps: LedgerDeps): Ledger {
       jobSpan.push([first, jobs.length]);
       const linkData = b.linkData ?? null;
       last = { seq, fingerprint: b.record.fingerprint, fiscalId: b.record.fiscal_id, issuedAt: now, link: linkData };
-      previous = { fingerprint: b.record.fingerprint, fiscalId: b.record.fiscal_id, issuedAt: now.toISOString(), linkData };
     }
     const eventInputs = built.flatMap((b) => b.events ?? []);
     const events = eventInputs.length > 0 ? deps.events.rows(eventInputs, now) : undefined;
@@ -368,6 +379,22 @@ export function createLedger(deps: LedgerDeps): Ledger {
       const outcome = await appends.run(entry.chainKey, entry);
       if ('error' in outcome) throw outcome.error;
       return outcome;
+    },
+
+    /**
+     * The entry built on the committed head, as `buildBatch` builds an append's first
+     * entry (the same `linkAfter`, the same `build`); the series' next number as
+     * `takeNumbers` would hand it. Reads only: no lock, no head row created.
+     */
+    async preview(entry) {
+      const now = clock.now();
+      const stored = await ledgerRepo.readChainHead(db, entry.chainKey);
+      const head: BuiltOn = stored
+        ? { seq: stored.seq, fingerprint: stored.last_fingerprint, fiscalId: stored.last_fiscal_id, issuedAt: stored.last_issued_at, link: stored.last_link }
+        : { seq: 0, fingerprint: null, fiscalId: null, issuedAt: null, link: null };
+      const number = entry.numberingKey === undefined ? undefined : (await ledgerRepo.readLastNumber(db, entry.numberingKey)) + 1;
+      const link = linkAfter(head, number, now);
+      return { built: entry.build(link, now), seq: link.seq, number, previousFingerprint: head.fingerprint, headAt: head.issuedAt, at: now };
     },
   };
 }

@@ -68,9 +68,32 @@ export type Appended =
     }
   | { created: false; replayed: TransactionRow };
 
+/** What `preview` answers: the entry as it would be built now on the chain's committed head. */
+export interface Previewed {
+  built: BuiltEntry;
+  /** The place it would take in its chain. */
+  seq: number;
+  /** The document number it would take in its series (entries with a `numberingKey`). */
+  number: number | undefined;
+  /** The fingerprint of the head it was built on (null: the chain's first record). */
+  previousFingerprint: string | null;
+  /** When that head was written (null: the chain has no record yet). */
+  headAt: Date | null;
+  /** The issue time it was built at. */
+  at: Date;
+}
+
 export interface Ledger {
   /** Appends one entry; resolves once it is committed (or replayed). Rejects with the entry's own error. */
   append(entry: LedgerEntry): Promise<Appended>;
+  /**
+   * Builds the entry exactly as `append` would on the chain's committed head and its
+   * series' next number, both read without a lock, and writes nothing: no head moved, no
+   * number taken, no row, job or event. A snapshot: an append made meanwhile (or one of
+   * this node's still in flight) moves the head under it. Rejects with the entry's own
+   * build error, as `append` would.
+   */
+  preview(entry: LedgerEntry): Promise<Previewed>;
 }
 
 /** The event side the ledger needs: event rows to insert, and the job that fans them out. */

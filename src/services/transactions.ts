@@ -19,6 +19,7 @@ import type { SigningKeyService } from './signing-keys.ts';
 import type { ListResult, Page } from './pagination.ts';
 import { transactionEntry, type TransactionAppend } from './transaction-entry.ts';
 import { toTransactionView, type TransactionView } from './transaction-view.ts';
+import { previewTransaction, type TransactionPreview } from './transaction-preview.ts';
 
 /**
  * Transactions: the business steps of a create and a cancel (validate, pick the fiscal
@@ -46,6 +47,9 @@ export interface TransactionDeps extends Deps {
   maxAttempts: number;
   signingKeys: SigningKeyService;
 }
+
+/** A sale ready to join its chain (create's and preview's `prepare`). */
+type Prepared = Pick<TransactionAppend, 'system' | 'location' | 'sandboxMode' | 'draft' | 'signingKey' | 'recordKey'>;
 
 /** A transaction appended (or the earlier one its idempotency key names), and its submit job. */
 interface Stored {
@@ -172,22 +176,35 @@ export function createTransactionService(deps: TransactionDeps) {
     return current;
   }
 
+  /**
+   * What a sale needs before it joins its chain: its location (usable, in the key's
+   * countries), its system's rules, the keys its record is signed with. Shared by create
+   * and preview, so a preview refuses what create refuses, with the same message.
+   */
+  async function prepare(auth: AuthContext, draft: TransactionDraft, sandbox: string | undefined): Promise<Prepared> {
+    const { system, location } = usableLocation(auth, await deps.locations.forTransaction(auth.accountId, draft.location_id));
+    const sandboxMode = auth.environment === 'test' && sandbox === undefined ? 'stub' : 'authority';
+    // A system that submits nothing (records signed locally are final) has no client to
+    // lack: its live records are made here, like its test ones.
+    if (sandboxMode === 'authority' && !system.capabilities.authorityTransport && system.capabilities.submission !== 'none') {
+      throw new ApiError(400, `the ${system.key} authority client is not available yet: use a test key without X-Svc-Sandbox (the sandbox stub)`);
+    }
+    const metadata = system.validateTransaction(draft, { location, environment: auth.environment, now: clock.now() });
+    return { system, location, sandboxMode, draft: { ...draft, metadata }, ...(await signingKeyFor(system, location, auth.environment, sandboxMode)) };
+  }
+
+  /** Hashes a create's request (with the header that changes what it makes) for its idempotency key. */
+  const requestHash = (body: unknown, sandbox: string | undefined) =>
+    crypto.createHash('sha256').update(stableStringify({ body, sandbox: sandbox ?? null })).digest('hex');
+
   async function create(auth: AuthContext, body: unknown, headers: CreateHeaders): Promise<{ transaction: TransactionView; created: boolean }> {
     const h = parseHeaders(auth, headers);
     const { draft } = normalizeTransactionRequest(body, clock.now(), LINE_FIELDS);
-    const hash = crypto.createHash('sha256').update(stableStringify({ body, sandbox: h.sandbox ?? null })).digest('hex');
+    const hash = requestHash(body, h.sandbox);
 
-    let prepared: Pick<TransactionAppend, 'system' | 'location' | 'sandboxMode' | 'draft' | 'signingKey' | 'recordKey'>;
+    let prepared: Prepared;
     try {
-      const { system, location } = usableLocation(auth, await deps.locations.forTransaction(auth.accountId, draft.location_id));
-      const sandboxMode = auth.environment === 'test' && h.sandbox === undefined ? 'stub' : 'authority';
-      // A system that submits nothing (records signed locally are final) has no client to
-      // lack: its live records are made here, like its test ones.
-      if (sandboxMode === 'authority' && !system.capabilities.authorityTransport && system.capabilities.submission !== 'none') {
-        throw new ApiError(400, `the ${system.key} authority client is not available yet: use a test key without X-Svc-Sandbox (the sandbox stub)`);
-      }
-      const metadata = system.validateTransaction(draft, { location, environment: auth.environment, now: clock.now() });
-      prepared = { system, location, sandboxMode, draft: { ...draft, metadata }, ...(await signingKeyFor(system, location, auth.environment, sandboxMode)) };
+      prepared = await prepare(auth, draft, h.sandbox);
     } catch (err) {
       // A replay answers what the first request got, even if the location changed since
       // (deactivated, rules tightened): look the key up before reporting the error.
@@ -214,6 +231,21 @@ export function createTransactionService(deps: TransactionDeps) {
     if (!stored.created) return { transaction: toTransactionView(stored.row), created: false };
     const settled = await settleInline(stored.row, stored.jobId, prepared.system, h.inline);
     return { transaction: toTransactionView(settled), created: true };
+  }
+
+  /**
+   * What create would make of this request, on the location's chain as it stands:
+   * the same headers read, the same steps (`prepare`, `transactionEntry`, the ledger's
+   * build) and errors, the same signing keys; nothing stored, numbered or sent, no
+   * idempotency key taken (docs/decisions.md "Transaction preview").
+   */
+  async function preview(auth: AuthContext, body: unknown, headers: CreateHeaders): Promise<TransactionPreview> {
+    const h = parseHeaders(auth, headers);
+    const { draft } = normalizeTransactionRequest(body, clock.now(), LINE_FIELDS);
+    const prepared = await prepare(auth, draft, h.sandbox);
+    return previewTransaction(deps.ledger, {
+      id: newId(), auth, ...prepared, kind: 'record', type: draft.type, idempotencyKey: h.key, hash: requestHash(body, h.sandbox), requestPayload: body,
+    }, { software: deps.software, maxAttempts: deps.maxAttempts });
   }
 
   async function get(auth: AuthContext, id: string): Promise<TransactionView> {
@@ -288,7 +320,7 @@ export function createTransactionService(deps: TransactionDeps) {
     }
   }
 
-  return { create, get, list, fiscalRecord, qrImage, cancel };
+  return { create, preview, get, list, fiscalRecord, qrImage, cancel };
 }
 
 export type TransactionService = ReturnType<typeof createTransactionService>;

@@ -47,6 +47,35 @@ const CreateBody = Type.Unknown({
     'Sandbox (test keys): metadata.sandbox_outcome = accept | reject:<code> | timeout | error:<code>.',
 });
 
+/** A dry run's answer (services/transaction-preview.ts; docs/decisions.md "Transaction preview"). */
+const PreviewSchema = Type.Object({
+  preview: Type.Literal(true),
+  computed_at: Type.String({ format: 'date-time', description: 'when the preview was built: the issue time its record carries' }),
+  chain_head_at: Type.Union([DateTime, Type.Null()], { description: 'when the chain head it was built on was written (null: the chain has no record yet); a snapshot read without a lock' }),
+  seq: Type.Integer({ description: 'the place the record would take in its chain' }),
+  previous_fingerprint: Type.Union([Type.String(), Type.Null()], { description: 'the chain link it would point back to' }),
+  normalized: Type.Record(Type.String(), Type.Unknown(), { description: 'the sale as create normalizes it (canonical form)' }),
+  transaction: Type.Object({
+    location_id: Type.String({ format: 'uuid' }), type: Type.String(), status: Type.String({ description: 'the status create would answer with' }),
+    amount: Type.Integer(), currency: Type.String(), country: Type.String(), system: Type.String(), environment: Type.String(),
+    fiscal_id: Type.Union([Type.String(), Type.Null()], { description: 'the fiscal id it would take' }),
+    render_hints: Type.Array(RenderHintSchema), deadline_at: NullableDateTime, completed_at: NullableDateTime,
+  }),
+  fiscal_record: Type.Object({
+    content_type: Type.String({ description: 'application/xml or application/json, as GET /v1/transactions/{id}/fiscal-record answers' }),
+    body: Type.String({ description: 'the fiscal document, signed with the key create would use' }),
+    placeholder: Type.Boolean(),
+    fingerprint: Type.Union([Type.String(), Type.Null()]),
+    fiscal_id: Type.Union([Type.String(), Type.Null()]),
+    document_number: Type.Union([Type.String(), Type.Null()], { description: 'the document number it would take in its series' }),
+    qr_data: Type.Union([Type.String(), Type.Null()], { description: 'the QR code content' }),
+  }),
+  signature: Type.Object({
+    certificate: Type.Union([Type.Literal('uploaded'), Type.Literal('sandbox'), Type.Null()], { description: 'the issuer certificate that signed it, where the system signs with one' }),
+    record_key_id: Type.Union([Type.String(), Type.Null()], { description: "the location's record key, where the installation signs the records" }),
+  }),
+});
+
 export function transactionRoutes(app: FastifyInstance, s: { transactions: TransactionService }) {
   const security = [{ bearer: [] }];
   const tags = ['transactions'];
@@ -70,6 +99,25 @@ export function transactionRoutes(app: FastifyInstance, s: { transactions: Trans
       idempotencyKey: one(h['idempotency-key']), timeout: one(h['x-fiscalization-timeout']), sandbox: one(h['x-svc-sandbox']),
     });
     return reply.code(created ? 201 : 200).send(transaction);
+  });
+
+  app.post('/v1/transactions/preview', {
+    config: { permission: 'transactions:write' },
+    schema: {
+      tags, security,
+      summary: 'Preview a create: the normalized sale, the exact fiscal record (signed as create would sign it), QR content and render hints, the number and chain place it would take, computed on the chain as it stands. Stores, numbers, sends and emits nothing; takes no idempotency key. Errors are create\'s, with the same messages.',
+      headers: Type.Object({
+        'x-svc-sandbox': Type.Optional(Type.String({ description: '"authority": preview the record for the real authority sandbox (test keys only), as create would make it' })),
+      }),
+      body: CreateBody,
+      response: { 200: PreviewSchema, 400: ErrorBody, ...authErrors },
+    },
+  }, async (req) => {
+    const h = req.headers;
+    const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+    return s.transactions.preview(authOf(req), req.body, {
+      idempotencyKey: one(h['idempotency-key']), timeout: one(h['x-fiscalization-timeout']), sandbox: one(h['x-svc-sandbox']),
+    });
   });
 
   app.get('/v1/transactions', {
