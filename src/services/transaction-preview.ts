@@ -22,7 +22,17 @@ export interface TransactionPreview {
   previous_fingerprint: string | null;
   /** The sale as create normalizes it (canonical form, the system's validated metadata). */
   normalized: TransactionDraft;
-  /** The transaction create would answer, without what only a stored one has (id, key, later times). */
+  /**
+   * The id the preview was built with. Create assigns its own, so what a record derives
+   * from it differs there (SII's invoice number when the request gives none, the NF525
+   * record's transaction_id, the PT qr_image URL, which answers 404 for this id).
+   */
+  transaction_id: string;
+  /**
+   * The transaction as create stores it: `status` is the one it is created with, before any
+   * submission (create may answer a later one after its inline wait, with the authority's
+   * render hints added).
+   */
   transaction: {
     location_id: string;
     type: string;
@@ -68,6 +78,7 @@ export async function previewTransaction(ledger: Ledger, p: TransactionAppend, d
     seq,
     previous_fingerprint: previousFingerprint,
     normalized: t.normalized,
+    transaction_id: t.id,
     transaction: {
       location_id: t.location_id, type: t.type, status: t.status, amount: t.amount, currency: t.currency, country: t.country,
       system: t.system, environment: t.environment, fiscal_id: t.fiscal_id, render_hints: t.render_hints,

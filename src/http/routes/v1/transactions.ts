@@ -55,8 +55,9 @@ const PreviewSchema = Type.Object({
   seq: Type.Integer({ description: 'the place the record would take in its chain' }),
   previous_fingerprint: Type.Union([Type.String(), Type.Null()], { description: 'the chain link it would point back to' }),
   normalized: Type.Record(Type.String(), Type.Unknown(), { description: 'the sale as create normalizes it (canonical form)' }),
+  transaction_id: Type.String({ format: 'uuid', description: 'the id the preview was built with: create assigns its own, so what a record derives from it (SII invoice number by default, NF525 transaction_id, PT qr_image URL) differs' }),
   transaction: Type.Object({
-    location_id: Type.String({ format: 'uuid' }), type: Type.String(), status: Type.String({ description: 'the status create would answer with' }),
+    location_id: Type.String({ format: 'uuid' }), type: Type.String(), status: Type.String({ description: 'the status create stores it with, before any submission (an inline wait may answer a later one)' }),
     amount: Type.Integer(), currency: Type.String(), country: Type.String(), system: Type.String(), environment: Type.String(),
     fiscal_id: Type.Union([Type.String(), Type.Null()], { description: 'the fiscal id it would take' }),
     render_hints: Type.Array(RenderHintSchema), deadline_at: NullableDateTime, completed_at: NullableDateTime,
