@@ -126,6 +126,17 @@ const ofPreview = (p: ReturnType<TestApp['request']> extends Promise<infer R> ? 
 };
 
 describe('POST /v1/transactions/preview', () => {
+  it('is in the OpenAPI document, with its answer\'s schema and create\'s errors', async () => {
+    const doc = (await t.request({ method: 'GET', url: '/openapi.json' })).json();
+    const op = doc.paths['/v1/transactions/preview']?.post;
+    expect(op).toBeDefined();
+    expect(op.requestBody).toBeDefined();
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '429']));
+    const schema = op.responses['200'].content['application/json'].schema;
+    expect(schema.required).toEqual(expect.arrayContaining(['preview', 'computed_at', 'chain_head_at', 'seq', 'previous_fingerprint', 'normalized', 'transaction_id', 'transaction', 'fiscal_record', 'signature']));
+    expect(schema.properties.fiscal_record.required).toEqual(expect.arrayContaining(['content_type', 'body', 'fingerprint', 'fiscal_id', 'document_number', 'qr_data']));
+  });
+
   it('covers every system of the registry', () => {
     expect(new Set(CASES.map((c) => c.system))).toEqual(new Set(SYSTEM_KEYS));
   });

@@ -88,6 +88,32 @@ describe('ledger', () => {
     expect(rows.map((r) => r.document_number)).toEqual([null, ...Array.from({ length: 10 }, (_, i) => String(i + 1))]);
   });
 
+  it('previews an entry on the committed head and series, writing nothing: the next append is built the same', async () => {
+    const key = `journal:${newId()}`;
+    const series = `journal-series:${newId()}`;
+    const rowsOf = async () => (await t.db.query<{ n: number }>(
+      `SELECT (SELECT count(*) FROM fiscal_records WHERE chain_key = $1) + (SELECT count(*) FROM chain_heads WHERE chain_key = $1)
+         + (SELECT count(*) FROM number_series WHERE numbering_key = $2) AS n`, [key, series])).rows[0]!.n;
+    // An empty chain: the first place, no link, number 1; not even the head's row is made.
+    const empty = await ledger.preview(journal(key, 'x', { numberingKey: series }));
+    expect(empty).toMatchObject({ seq: 1, number: 1, previousFingerprint: null, headAt: null });
+    expect(Number(await rowsOf())).toBe(0);
+    const first = await ledger.append(journal(key, 'x', { numberingKey: series }));
+    expect(first.created && first.built.record.fingerprint).toBe(empty.built.record.fingerprint);
+
+    await ledger.append(journal(key, 'y'));
+    const written = Number(await rowsOf());
+    const p = await ledger.preview(journal(key, 'z', { numberingKey: series }));
+    expect(Number(await rowsOf())).toBe(written);
+    const { head } = await chain(key);
+    expect(p).toMatchObject({ seq: 3, number: 2, previousFingerprint: head!.last_fingerprint });
+    expect(JSON.parse(p.built.record.body)).toMatchObject({ seq: 3, previous: head!.last_fingerprint });
+    const next = await ledger.append(journal(key, 'z', { numberingKey: series }));
+    expect(next.created && next.built.record.fingerprint).toBe(p.built.record.fingerprint);
+    expect(next.created && next.built.record.document_number).toBe('2');
+    await expect(ledger.preview(journal(key, 'boom'))).rejects.toThrow('this entry cannot be built');
+  });
+
   it('an entry that cannot be built fails alone; the others commit and the chain stays whole', async () => {
     const key = `journal:${newId()}`;
     const settled = await Promise.allSettled(['a', 'b', 'boom', 'c', 'd'].map((text) => ledger.append(journal(key, text))));
