@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
-import { SYSTEM_KEYS } from '../../src/countries/registry.ts';
+import { EVENT_TYPES, SYSTEM_KEYS } from '../../src/countries/registry.ts';
 import { verifyNf525Chain } from '../../src/countries/fr-nf525/verify.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { configs, RANDOM_UUID, type SystemKey } from '../support/fixtures.ts';
@@ -144,6 +144,9 @@ describe('POST /v1/transactions/preview', () => {
   it.each(CASES)('$name: the record create then makes, equal but for what is random; nothing written', async ({ system, location }) => {
     const { key } = await t.signup();
     const loc = await createLocation(t, key, system, location);
+    // A subscription to every event: a create's events would fan out to it (deliveries, jobs).
+    const hook = await t.request({ method: 'POST', url: '/v1/webhooks', key, payload: { url: 'http://127.0.0.1:9/hook', events: EVENT_TYPES } });
+    expect(hook.statusCode, hook.body).toBe(201);
     const body = sale(loc, system);
     // A chain with a head: the preview links to it.
     const first = await createTx(t, key, body, NO_WAIT);
@@ -166,6 +169,8 @@ describe('POST /v1/transactions/preview', () => {
 
     const created = await createTx(t, key, body, NO_WAIT);
     expect(created.statusCode, created.body).toBe(201);
+    // What the footprint counts does move with a create.
+    expect(await footprint()).not.toEqual(before);
     const c = created.json();
     const record = await storedRecord(c.id);
     const served = await t.request({ method: 'GET', url: `/v1/transactions/${c.id}/fiscal-record`, key });
