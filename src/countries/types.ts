@@ -248,6 +248,59 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
    * catalog (src/translations/catalog.ts). The spec serves Spain, Italy and France only.
    */
   errorTranslations?: boolean | undefined;
+
+  /**
+   * Optional: checks one stored record of a chain the way an auditor would, from the
+   * record alone, its predecessor and public keys (the operator's `verify-chain`,
+   * src/cli/verify-chain.ts): the fingerprint recomputed from the body, the signature
+   * verified, the link the body carries to the previous record. The shared verifier has
+   * checked the sequence and the stored link columns already. Null when sound, else the
+   * first fault. Pure: no I/O, no clock.
+   */
+  verifyRecord?: ((input: VerifyRecordInput) => RecordFault | null) | undefined;
+}
+
+/** A stored record of a chain, as `verifyRecord` sees it. */
+export interface ChainedRecord {
+  chainKey: string;
+  seq: number;
+  kind: 'record' | 'cancellation' | 'closure' | 'journal';
+  transactionId: string | null;
+  body: string;
+  contentType: string;
+  /** The stored fingerprint (what the next record links to). */
+  fingerprint: string | null;
+  /** The stored link to the previous record. */
+  previousFingerprint: string | null;
+  fiscalId: string | null;
+  documentNumber: string | null;
+}
+
+export interface VerifyRecordInput {
+  record: ChainedRecord;
+  /** The record before it in its chain; null for the first. */
+  previous: ChainedRecord | null;
+  location: LocationForFiscal;
+  environment: 'test' | 'live';
+  software: SoftwareIdentity;
+  /** The public key of the location's record key, when the system declares `capabilities.recordKey` and one exists. */
+  recordPublicKey?: KeyObject | undefined;
+  /** The key the location's records are signed with when it names an uploaded certificate (its public part is what verifies). */
+  signingKey?: SigningKey | undefined;
+}
+
+/**
+ * What broke (verify-chain's vocabulary): `body_changed`, the body no longer gives the
+ * stored fingerprint; `link_broken`, the record does not name its predecessor;
+ * `signature_invalid`, the signature does not verify; `seq_gap`, a number is missing or
+ * out of order (found by the shared verifier).
+ */
+export type RecordFaultKind = 'body_changed' | 'link_broken' | 'signature_invalid' | 'seq_gap';
+
+export interface RecordFault {
+  kind: RecordFaultKind;
+  /** One line for the operator. */
+  reason: string;
 }
 
 /**

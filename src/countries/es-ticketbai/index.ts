@@ -15,6 +15,7 @@ import { ticketBaiSandbox } from './sandbox.ts';
 import { TICKETBAI_CODES } from './codes.ts';
 import { TICKETBAI_STATUSES } from './statuses.ts';
 import { createLroeProcessor } from './lroe/processor.ts';
+import { verifyTicketBaiRecord } from './verify.ts';
 
 export const ticketBai: FiscalSystem<'es-ticketbai', 'ES'> = {
   key: 'es-ticketbai',
@@ -44,6 +45,8 @@ export const ticketBai: FiscalSystem<'es-ticketbai', 'ES'> = {
   numberingKey: ({ location, tx }) => `es-ticketbai:${location.account_id}:${location.tax_id ?? location.id}:${seriesOf(tx, location)}`,
   initialStatus: (location) => (location.config.territory === 'bizkaia' ? 'pending_batch' : 'pending'),
   build: buildTicketBai,
+  // verify-chain (src/cli/verify-chain.ts): fingerprint, signature and link of a stored record.
+  verifyRecord: verifyTicketBaiRecord,
   submit: submitTicketBai,
   codes: TICKETBAI_CODES,
   statuses: TICKETBAI_STATUSES,

@@ -12,6 +12,7 @@ import { buildVerifactu } from './build.ts';
 import { verifactuSandbox } from './sandbox.ts';
 import { VERIFACTU_CODES } from './codes.ts';
 import { MAX_RECORDS_PER_REQUEST } from './soap.ts';
+import { verifyVerifactuRecord } from './verify.ts';
 
 /** The AEAT client. It keeps no state: AEAT's waits (TiempoEsperaEnvio) go to `ctx.pacing`, the core's, shared by every worker. */
 const aeat = createVerifactuClient(VERIFACTU_CODES);
@@ -44,6 +45,8 @@ export const verifactu: FiscalSystem<'es-verifactu', 'ES'> = {
   numberingKey: ({ location, tx }) => `es-verifactu:${location.account_id}:${location.tax_id ?? location.id}:${seriesOf(tx)}`,
   initialStatus: () => 'pending',
   build: buildVerifactu,
+  // verify-chain (src/cli/verify-chain.ts): fingerprint, signature and link of a stored record.
+  verifyRecord: verifyVerifactuRecord,
   submit: async (record, ctx) => (ctx.mode === 'stub' ? runSandbox(record, ctx, verifactuSandbox) : aeat.submit(record, ctx)),
   submitMany: async (records, ctx) => (ctx.mode === 'stub' ? runSandboxMany(records, ctx, verifactuSandbox) : aeat.submitMany(records, ctx)),
   codes: VERIFACTU_CODES,

@@ -18,6 +18,7 @@ import { NF525_CODES } from './codes.ts';
 import { ARCHIVES_FILE } from './closures/archives.ts';
 import { CLOSURES_FILE, JET_FILE } from './closures/files.ts';
 import { createClosuresProcessor, journalSoftwareStart } from './closures/processor.ts';
+import { verifyNf525Record } from './verify-record.ts';
 
 export const nf525: FiscalSystem<'fr-nf525', 'FR'> = {
   key: 'fr-nf525',
@@ -41,6 +42,8 @@ export const nf525: FiscalSystem<'fr-nf525', 'FR'> = {
   chainKey: ({ location }) => chainKeyOf('fr-nf525', location.id, 'default'),
   initialStatus: () => 'success',
   build: buildNf525,
+  // verify-chain (src/cli/verify-chain.ts): fingerprint, signature and link of a stored record.
+  verifyRecord: verifyNf525Record,
   submit: stubOnlySubmit(nf525Sandbox),
   codes: NF525_CODES,
   errorTranslations: true,

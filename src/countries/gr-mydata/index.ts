@@ -15,6 +15,7 @@ import { myDataStubSubmit } from './sandbox.ts';
 import { submitToAade } from './client.ts';
 import { MYDATA_CODES } from './codes.ts';
 import { MYDATA_OFFLINE, MYDATA_STATUSES } from './offline.ts';
+import { verifyMyDataRecord } from './verify.ts';
 
 export const myData: FiscalSystem<'gr-mydata', 'GR'> = {
   key: 'gr-mydata',
@@ -38,6 +39,8 @@ export const myData: FiscalSystem<'gr-mydata', 'GR'> = {
   chainKey: ({ location, tx }) => chainKeyOf('gr-mydata', location.id, seriesOf(tx, location)),
   initialStatus: () => 'pending',
   build: buildMyData,
+  // verify-chain (src/cli/verify-chain.ts): fingerprint, signature and link of a stored record.
+  verifyRecord: verifyMyDataRecord,
   submit: (record, ctx) => (ctx.mode === 'stub' ? myDataStubSubmit(record, ctx) : submitToAade(record, ctx)),
   codes: MYDATA_CODES,
   statuses: MYDATA_STATUSES,

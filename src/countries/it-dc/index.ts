@@ -17,6 +17,7 @@ import { dcStubPoll, dcStubSubmit } from './sandbox.ts';
 import { pollAde, submitToAde } from './client.ts';
 import { DC_CODES } from './codes.ts';
 import { corrispettivi } from './corrispettivi/index.ts';
+import { verifyDcRecord } from './verify.ts';
 
 /**
  * The spec's Italy DC transitions: a document AdE refuses goes `pending` → `failed`
@@ -52,6 +53,8 @@ export const documentoCommerciale: FiscalSystem<'it-dc', 'IT'> = {
   chainKey: ({ location }) => chainKeyOf('it-dc', location.id, configString(location.config, 'pem_matricola') ?? 'default'),
   initialStatus: () => 'pending',
   build: buildDc,
+  // verify-chain (src/cli/verify-chain.ts): fingerprint, signature and link of a stored record.
+  verifyRecord: verifyDcRecord,
   submit: async (record, ctx) => failedWhenRejected(await (ctx.mode === 'stub' ? dcStubSubmit(record, ctx) : submitToAde(record, ctx))),
   poll: async (record, ctx) => failedWhenRejected(await (ctx.mode === 'stub' ? dcStubPoll(record, ctx) : pollAde(record, ctx))),
   codes: DC_CODES,

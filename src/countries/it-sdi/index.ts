@@ -16,6 +16,7 @@ import { SDI_CODES } from './codes.ts';
 import { submitToSdi } from './sdicoop.ts';
 import { SDI_STATUSES } from './statuses.ts';
 import { SDI_STATUS_EVENT, sdiNotifications } from './notifications.ts';
+import { verifySdiRecord } from './verify.ts';
 
 export const sdi: FiscalSystem<'it-sdi', 'IT'> = {
   key: 'it-sdi',
@@ -47,6 +48,8 @@ export const sdi: FiscalSystem<'it-sdi', 'IT'> = {
     `it-sdi:${location.account_id}:${String(location.config.partita_iva ?? location.tax_id ?? location.id)}`,
   initialStatus: () => 'pending',
   build: buildSdi,
+  // verify-chain (src/cli/verify-chain.ts): fingerprint, signature and link of a stored record.
+  verifyRecord: verifySdiRecord,
   // Stub mode: `sent`, and the RC or NS a real SdI would send, through the channel (sandbox.ts);
   // authority mode: SdICoop SdIRiceviFile (sdicoop.ts); the outcome arrives later as a notification.
   submit: async (record, ctx) => (ctx.mode === 'stub' ? sdiSubmit(record, ctx) : submitToSdi(record, ctx)),

@@ -17,6 +17,7 @@ import { saftSandbox } from './sandbox.ts';
 import { SAFT_CODES } from './codes.ts';
 import { SAFT_LOCATION_FILE } from './month-file.ts';
 import { createSaftProcessor } from './processor.ts';
+import { verifySaftRecord } from './verify.ts';
 
 export const saft: FiscalSystem<'pt-saft', 'PT'> = {
   key: 'pt-saft',
@@ -50,6 +51,8 @@ export const saft: FiscalSystem<'pt-saft', 'PT'> = {
   },
   initialStatus: () => 'success',
   build: buildSaft,
+  // verify-chain (src/cli/verify-chain.ts): fingerprint, signature and link of a stored record.
+  verifyRecord: verifySaftRecord,
   // The QR drawn on demand (GET /v1/transactions/{id}/qr.png) from the `qr` hint: AT's level M, version >= 9.
   qrImage: { hintKey: 'qr', png: saftQrPng },
   submit: stubOnlySubmit(saftSandbox),
