@@ -64,9 +64,9 @@ function writeOut(out: string | undefined, body: string | Buffer): void {
 
 // ---- verify-chain ---------------------------------------------------------------------
 
-export async function verifyChainCommand(opts: { location?: string; issuer?: string; environment?: Environment; json?: boolean }): Promise<number> {
+export async function verifyChainCommand(opts: { location?: string[]; issuer?: string; environment?: Environment; json?: boolean }): Promise<number> {
   if ((opts.location === undefined) === (opts.issuer === undefined)) throw usageError('give either --location <id> or --issuer <tax_id>');
-  const locationId = opts.location !== undefined ? checkUuid('--location', opts.location) : undefined;
+  const locationIds = opts.location?.map((l) => checkUuid('--location', l));
   return onStore((store) =>
     withRuntime(store, async (rt) => {
       const result = await verifyChains(
@@ -74,10 +74,10 @@ export async function verifyChainCommand(opts: { location?: string; issuer?: str
           db: store.db, systems: SYSTEMS, software: rt.software, toFiscal: rt.locations.toFiscal,
           signingKey: (location, environment) => rt.signingKeys.forRecordIfNamed(location, environment, 'authority'),
         },
-        { locationId, issuer: opts.issuer, environment: opts.environment },
+        { locationIds, issuer: opts.issuer, environment: opts.environment },
         createProgress(),
       );
-      if (result.locations === 0) throw failed(locationId ? `location ${locationId} not found` : `no location has tax id ${opts.issuer}`);
+      if (result.locations < (locationIds?.length ?? 1)) throw failed(locationIds ? `location not found: ${locationIds.join(', ')}` : `no location has tax id ${opts.issuer}`);
       const broken = result.chains.filter((c) => !c.ok);
       if (opts.json) {
         console.log(JSON.stringify({ ok: broken.length === 0, locations: result.locations, chains: result.chains }, null, 2));

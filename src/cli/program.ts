@@ -42,7 +42,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
 
   program.command('verify-chain')
     .description('recompute every link and signature of every chain of a location or issuer; report the first break of each chain')
-    .option('--location <id>', 'a location id')
+    .option('--location <id...>', 'a location id (several may be given)')
     .option('--issuer <tax_id>', 'every location with this tax id')
     .addOption(environmentOption('only the chains of this environment (default: both)'))
     .option('--json', 'print the report as JSON')

@@ -43,7 +43,7 @@ export interface ChainReport {
 }
 
 export interface VerifyScope {
-  locationId?: string | undefined;
+  locationIds?: readonly string[] | undefined;
   issuer?: string | undefined;
   environment?: 'test' | 'live' | undefined;
 }
@@ -74,8 +74,8 @@ const isSideSequence = (key: string): boolean => key.endsWith('#annulments');
 
 export async function verifyChains(deps: VerifyChainDeps, scope: VerifyScope, progress: Progress): Promise<{ locations: number; chains: ChainReport[] }> {
   const { db } = deps;
-  const locRows = scope.locationId
-    ? (await db.query<LocationRow>('SELECT * FROM locations WHERE id = $1', [scope.locationId])).rows
+  const locRows = scope.locationIds
+    ? (await db.query<LocationRow>('SELECT * FROM locations WHERE id = ANY($1::uuid[]) ORDER BY created_at', [scope.locationIds])).rows
     : (await db.query<LocationRow>('SELECT * FROM locations WHERE tax_id = $1 ORDER BY created_at', [scope.issuer])).rows;
   const locations = new Map(locRows.map((r) => [r.id, r]));
   if (locations.size === 0) return { locations: 0, chains: [] };
