@@ -6,11 +6,12 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { EXIT } from './exit.ts';
-import {
-  exportArchiveCommand, exportRecordsCommand, exportSaftCommand, keysCreateCommand, replayDeadCommand, verifyChainCommand,
-} from './operator.ts';
-import { migrateCommand, rotateTokenKeyCommand, runService } from './server.ts';
-import { packageVersion } from './store.ts';
+import { packageVersion } from './version.ts';
+
+// The commands' modules load the whole service: imported when a command runs, so --help
+// and usage errors answer at once.
+const operator = () => import('./operator.ts');
+const server = () => import('./server.ts');
 
 const environmentOption = (description: string) => new Option('--environment <env>', description).choices(['test', 'live']);
 
@@ -31,14 +32,14 @@ export function buildProgram(setExit: (code: number) => void): Command {
   program.exitOverride();
 
   program.command('serve').description('run the HTTP API (with the job workers in-process unless WORKERS_IN_PROCESS=false)')
-    .action(() => runService('serve'));
+    .action(async () => (await server()).runService('serve'));
   program.command('worker').description('run job workers only (PostgreSQL: any number of processes)')
-    .action(() => runService('worker'));
+    .action(async () => (await server()).runService('worker'));
   program.command('migrate').description('apply the database migrations and exit')
-    .action(async () => setExit((await migrateCommand(), EXIT.ok)));
+    .action(async () => setExit((await (await server()).migrateCommand(), EXIT.ok)));
   program.command('rotate-token-key').description('sign offline tokens with a new key')
     .option('--drop-retired', 'also unpublish the retired keys (after a leak)')
-    .action(async (o: { dropRetired?: boolean }) => setExit((await rotateTokenKeyCommand(o), EXIT.ok)));
+    .action(async (o: { dropRetired?: boolean }) => setExit((await (await server()).rotateTokenKeyCommand(o), EXIT.ok)));
 
   program.command('verify-chain')
     .description('recompute every link and signature of every chain of a location or issuer; report the first break of each chain')
@@ -47,7 +48,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .addOption(environmentOption('only the chains of this environment (default: both)'))
     .option('--json', 'print the report as JSON')
     .addHelpText('after', '\nExit code 0: every chain is intact; 1: a chain is broken, or no such location.')
-    .action(async (o) => setExit(await verifyChainCommand(o)));
+    .action(async (o) => setExit(await (await operator()).verifyChainCommand(o)));
 
   const exp = program.command('export').description('files for an inspector (SAF-T, NF525 archive, records)');
   exp.command('saft').description('Portugal: the SAF-T (PT) file of a month')
@@ -55,14 +56,14 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .requiredOption('--period <YYYY-MM>', 'the month')
     .addOption(environmentOption('environment of the documents').default('live'))
     .option('--out <file>', 'write to this file (default: stdout)')
-    .action(async (o) => setExit((await exportSaftCommand(o), EXIT.ok)));
+    .action(async (o) => setExit((await (await operator()).exportSaftCommand(o), EXIT.ok)));
   exp.command('archive').description('France: a signed NF525 archive')
     .requiredOption('--location <id>', 'a location id')
     .option('--archive-id <id>', 'the archive')
     .option('--latest', 'the newest archive')
     .addOption(environmentOption('environment of the archive').default('live'))
     .option('--out <file>', 'write to this file (default: stdout)')
-    .action(async (o) => setExit((await exportArchiveCommand(o), EXIT.ok)));
+    .action(async (o) => setExit((await (await operator()).exportArchiveCommand(o), EXIT.ok)));
   exp.command('records').description('the fiscal records of a date range (UTC days of creation), one file each, with index.json')
     .requiredOption('--location <id>', 'a location id')
     .requiredOption('--from <YYYY-MM-DD>', 'first day')
@@ -70,14 +71,14 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .requiredOption('--out <dir>', 'directory to write into')
     .addOption(environmentOption('only this environment (default: both)'))
     .addHelpText('after', '\nExit code 1: no record in the range.')
-    .action(async (o) => setExit(await exportRecordsCommand(o)));
+    .action(async (o) => setExit(await (await operator()).exportRecordsCommand(o)));
 
   program.command('replay-dead').description('move dead queue entries back to pending (attempts reset, due now)')
     .option('--account <id>', 'only this account\'s entries')
     .option('--system <key>', 'only entries of transactions of this system (e.g. es-verifactu)')
     .option('--dry-run', 'print what would move, change nothing')
     .addHelpText('after', '\nExit code 1: no dead entry matched.')
-    .action(async (o) => setExit(await replayDeadCommand(o)));
+    .action(async (o) => setExit(await (await operator()).replayDeadCommand(o)));
 
   const keys = program.command('keys').description('API keys without HTTP');
   keys.command('create').description('a root key for an account, or a new account with its first key; printed once (JSON)')
@@ -88,7 +89,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
       return v;
     })
     .addOption(environmentOption('the key\'s environment').default('test'))
-    .action(async (o) => setExit((await keysCreateCommand(o), EXIT.ok)));
+    .action(async (o) => setExit((await (await operator()).keysCreateCommand(o), EXIT.ok)));
 
   return program;
 }

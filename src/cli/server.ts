@@ -14,7 +14,8 @@ import { buildApp } from '../http/app.ts';
 import { createRateLimiter } from '../ratelimit/index.ts';
 import { scheduleRecurringJobs } from '../runtime.ts';
 import { createOfflineTokenService } from '../services/offline-tokens.ts';
-import { openStore, packageVersion, runtimeFor } from './store.ts';
+import { openStore, runtimeFor } from './store.ts';
+import { packageVersion } from './version.ts';
 
 export async function migrateCommand(): Promise<void> {
   const { db, applied } = await openStore();

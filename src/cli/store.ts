@@ -3,7 +3,6 @@
  * (config.ts: DATABASE_URL, else the embedded store in DATA_DIR), migrations applied and
  * MASTER_KEY checked against the store, so an operator tool never writes with another key.
  */
-import fs from 'node:fs';
 import pino from 'pino';
 import { loadConfig, type Config } from '../config.ts';
 import { systemClock } from '../core/clock.ts';
@@ -16,14 +15,7 @@ import { checkMasterKey } from '../services/server-secrets.ts';
 import type { Db } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
 import { openDb } from '../store/open.ts';
-
-export function packageVersion(): string {
-  try {
-    return (JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-  } catch {
-    return '0.0.0';
-  }
-}
+import { packageVersion } from './version.ts';
 
 export interface Store {
   config: Config;
