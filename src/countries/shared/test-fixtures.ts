@@ -8,6 +8,7 @@ import { toRecordKey } from '../../crypto/record-key.ts';
 import type {
   AuthorityPacing,
   BuildInput,
+  ChainedRecord,
   RecordKey,
   SigningKey,
   Country,
@@ -20,6 +21,7 @@ import type {
   TransactionContext,
   TransactionDraft,
   TxLine,
+  VerifyRecordInput,
 } from '../types.ts';
 
 /** 2026-01-15 10:00 UTC: 11:00 in Madrid/Rome/Paris, 10:00 in Lisbon, 12:00 in Athens. */
@@ -226,3 +228,19 @@ export function fixedRecordKey(): RecordKey {
 
 /** The PEM path of the fixed record key's public key, for `openssl dgst -verify`. */
 export const FIXED_RECORD_PUBLIC_KEY_PATH = new URL('../../../test/fixtures/signing/record-key-p256.pub.pem', import.meta.url);
+
+/** A built record as verify-chain reads it back from the store (countries/types.ts `ChainedRecord`). */
+export const chained = (record: FiscalRecord, seq: number, previous: FiscalRecord | null, kind: ChainedRecord['kind'] = 'record'): ChainedRecord => ({
+  chainKey: 'test-chain', seq, kind, transactionId: `tx-${seq}`, body: record.body, contentType: record.contentType,
+  fingerprint: record.fingerprint, previousFingerprint: previous?.fingerprint ?? null, fiscalId: record.fiscalId, documentNumber: record.documentNumber ?? null,
+});
+
+/** Runs a system's `verifyRecord` over a run of built records (seq from 1); the first fault, with its seq, or null. */
+export function verifyRun(system: FiscalSystem, loc: LocationForFiscal, records: readonly (ChainedRecord | FiscalRecord)[], extra: Partial<VerifyRecordInput> = {}): { seq: number; kind: string; reason: string } | null {
+  const list = records.map((r, i) => ('chainKey' in r ? r : chained(r, i + 1, null)));
+  for (let i = 0; i < list.length; i++) {
+    const fault = system.verifyRecord!({ record: list[i]!, previous: i > 0 ? list[i - 1]! : null, location: loc, environment: 'test', software: SOFTWARE, ...extra });
+    if (fault) return { seq: list[i]!.seq, ...fault };
+  }
+  return null;
+}
