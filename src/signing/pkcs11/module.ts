@@ -56,7 +56,10 @@ export function releaseModule(path: string): void {
 export function findTokenSlot(lib: pkcs11js.PKCS11, label: string): { slot: Buffer; labels: string[] } | { slot: undefined; labels: string[] } {
   const labels: string[] = [];
   for (const slot of lib.C_GetSlotList(true)) {
-    const tokenLabel = lib.C_GetTokenInfo(slot).label.trim();
+    const info = lib.C_GetTokenInfo(slot);
+    // A token not initialised yet (SoftHSM2's free slot) has no label to match.
+    if ((info.flags & pkcs11js.CKF_TOKEN_INITIALIZED) === 0) continue;
+    const tokenLabel = info.label.trim();
     labels.push(tokenLabel);
     if (tokenLabel === label) return { slot, labels };
   }
