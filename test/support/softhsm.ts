@@ -203,3 +203,42 @@ export function createTestDevice(tokenLabel = 'fiscal-device', pin = '123456'): 
   }
   return { hsm, module: hsm.module, tokenLabel, pin, keys: { records: 'records', certificate: 'tbai', producer: { PT: 'producer-pt' } } };
 }
+
+/**
+ * Imports a known private key into the token as a sensitive, non-extractable signing key
+ * (and its public key, same CKA_ID): the one way to compare the token's signatures with
+ * node:crypto's over the same key (the golden keys). A real device's keys are generated
+ * inside it (generateTokenKey).
+ */
+export function importTokenKey(hsm: SoftHsm, tokenLabel: string, pin: string, o: { label: string; privateKey: crypto.KeyObject }): void {
+  const jwk = o.privateKey.export({ format: 'jwk' });
+  const b = (v: string | undefined) => Buffer.from(v!, 'base64url');
+  const id = crypto.randomBytes(8);
+  const common = [
+    { type: pkcs11js.CKA_TOKEN, value: true },
+    { type: pkcs11js.CKA_LABEL, value: o.label },
+    { type: pkcs11js.CKA_ID, value: id },
+  ];
+  const secret = [
+    { type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PRIVATE_KEY },
+    { type: pkcs11js.CKA_PRIVATE, value: true },
+    { type: pkcs11js.CKA_SIGN, value: true },
+    { type: pkcs11js.CKA_SENSITIVE, value: true },
+    { type: pkcs11js.CKA_EXTRACTABLE, value: false },
+  ];
+  const pub = [{ type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PUBLIC_KEY }, { type: pkcs11js.CKA_VERIFY, value: true }];
+  withSession(hsm, tokenLabel, pin, (lib, session) => {
+    if (jwk.kty === 'RSA') {
+      const rsa = [{ type: pkcs11js.CKA_KEY_TYPE, value: pkcs11js.CKK_RSA }, { type: pkcs11js.CKA_MODULUS, value: b(jwk.n) }, { type: pkcs11js.CKA_PUBLIC_EXPONENT, value: b(jwk.e) }];
+      lib.C_CreateObject(session, [...common, ...secret, ...rsa,
+        { type: pkcs11js.CKA_PRIVATE_EXPONENT, value: b(jwk.d) }, { type: pkcs11js.CKA_PRIME_1, value: b(jwk.p) }, { type: pkcs11js.CKA_PRIME_2, value: b(jwk.q) },
+        { type: pkcs11js.CKA_EXPONENT_1, value: b(jwk.dp) }, { type: pkcs11js.CKA_EXPONENT_2, value: b(jwk.dq) }, { type: pkcs11js.CKA_COEFFICIENT, value: b(jwk.qi) }]);
+      lib.C_CreateObject(session, [...common, ...pub, ...rsa]);
+      return;
+    }
+    const params = { type: pkcs11js.CKA_EC_PARAMS, value: Buffer.from('06082a8648ce3d030107', 'hex') };
+    const ec = { type: pkcs11js.CKA_KEY_TYPE, value: pkcs11js.CKK_EC };
+    lib.C_CreateObject(session, [...common, ...secret, ec, params, { type: pkcs11js.CKA_VALUE, value: b(jwk.d) }]);
+    lib.C_CreateObject(session, [...common, ...pub, ec, params, { type: pkcs11js.CKA_EC_POINT, value: Buffer.concat([Buffer.from([0x04, 0x41, 0x04]), b(jwk.x), b(jwk.y)]) }]);
+  });
+}
