@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attemptExport, createTestDevice, generateTokenKey, HAVE_SOFTHSM, type TestDevice } from '../../../test/support/softhsm.ts';
@@ -13,6 +14,8 @@ describe.skipIf(!HAVE_SOFTHSM)('PKCS#11 signing device (SoftHSM2)', () => {
   beforeAll(() => {
     t = createTestDevice();
     generateTokenKey(t.hsm, t.tokenLabel, t.pin, { label: 'leaky', type: 'ec-p256', extractable: true });
+    t.hsm.initToken('removable', '222222');
+    generateTokenKey(t.hsm, 'removable', '222222', { label: 'records', type: 'ec-p256' });
     // Before any login of this process: the token itself checks the PIN.
     try {
       openSigningDevice({ module: t.module, tokenLabel: t.tokenLabel, pin: '999999', keys: t.keys });
@@ -111,5 +114,38 @@ describe.skipIf(!HAVE_SOFTHSM)('PKCS#11 signing device (SoftHSM2)', () => {
     // Closing `other` closed only its session; `device` keeps signing (and re-opens if the token logged it out).
     const data = Buffer.from('still signing');
     expect(verifyWith(device.records!.publicKey, 'sha256', data, device.records!.sign('sha256', data))).toBe(true);
+  });
+
+  it('a token gone for good: the signature fails with a clear error naming the device', () => {
+    const gone = openSigningDevice({ module: t.module, tokenLabel: 'removable', pin: '222222', keys: { records: 'records' } });
+    try {
+      expect(gone.records!.sign('sha256', Buffer.from('x'))).toHaveLength(64);
+      execFileSync('softhsm2-util', ['--delete-token', '--token', 'removable'], { env: { ...process.env, SOFTHSM2_CONF: t.hsm.conf }, stdio: 'pipe' });
+      const lib = acquireModule(t.module);
+      try {
+        // The deleted token's slot no longer answers C_GetTokenInfo: close its sessions (what unplugging does).
+        for (const slot of lib.C_GetSlotList(false)) {
+          let label: string | undefined;
+          try {
+            label = lib.C_GetTokenInfo(slot).label.trim();
+          } catch {
+            label = undefined;
+          }
+          if (label === undefined || label === 'removable') lib.C_CloseAllSessions(slot);
+        }
+      } finally {
+        releaseModule(t.module);
+      }
+      let err: unknown;
+      try {
+        gone.records!.sign('sha256', Buffer.from('y'));
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(SigningDeviceError);
+      expect(err).toMatchObject({ field: 'device', message: expect.stringMatching(/^the signing device \(token "removable"\) is unavailable: /) });
+    } finally {
+      gone.close();
+    }
   });
 });

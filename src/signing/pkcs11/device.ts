@@ -88,6 +88,8 @@ const RECONNECT_CODES = new Set<number>([
   pkcs11js.CKR_OBJECT_HANDLE_INVALID,
   pkcs11js.CKR_KEY_HANDLE_INVALID,
   pkcs11js.CKR_DEVICE_ERROR,
+  pkcs11js.CKR_GENERAL_ERROR,
+  pkcs11js.CKR_FUNCTION_FAILED,
 ]);
 
 /** DER of the P-256 curve OID 1.2.840.10045.3.1.7, CKA_EC_PARAMS of a P-256 key. */
@@ -268,7 +270,8 @@ export function openSigningDevice(options: SigningDeviceOptions): SigningDevice 
       return signOnce(field, digest, data);
     } catch (err) {
       const c = code(err);
-      if (c === undefined || !RECONNECT_CODES.has(c)) throw err;
+      if (c === undefined) throw err;
+      if (!RECONNECT_CODES.has(c)) throw new SigningDeviceError('device', `the signing device (token "${options.tokenLabel}") refused to sign: ${reason(err)}`);
       try {
         session = reconnect();
         return signOnce(field, digest, data);

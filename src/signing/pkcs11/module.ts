@@ -56,7 +56,12 @@ export function releaseModule(path: string): void {
 export function findTokenSlot(lib: pkcs11js.PKCS11, label: string): { slot: Buffer; labels: string[] } | { slot: undefined; labels: string[] } {
   const labels: string[] = [];
   for (const slot of lib.C_GetSlotList(true)) {
-    const info = lib.C_GetTokenInfo(slot);
+    let info: pkcs11js.TokenInfo;
+    try {
+      info = lib.C_GetTokenInfo(slot);
+    } catch {
+      continue; // a slot whose token is failing or going away: not the one we look for
+    }
     // A token not initialised yet (SoftHSM2's free slot) has no label to match.
     if ((info.flags & pkcs11js.CKF_TOKEN_INITIALIZED) === 0) continue;
     const tokenLabel = info.label.trim();
