@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDevice, HAVE_SOFTHSM, type TestDevice } from '../../../test/support/softhsm.ts';
 import { ConfigError, loadConfig } from '../../config.ts';
 import { DEFAULT_SOFTWARE } from '../../runtime.ts';
-import { openConfiguredSigningDevice, withDeviceProducerKeys } from './configured.ts';
+import { openConfiguredSigningDevice, signingDeviceOptionsFromParams, withDeviceProducerKeys } from './configured.ts';
+import { SigningDeviceError } from './device.ts';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'cfg-hsm-'));
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -94,5 +95,28 @@ describe.skipIf(!HAVE_SOFTHSM)('opening the configured device (SoftHSM2)', () =>
     } finally {
       device.close();
     }
+  });
+});
+
+describe("the engine's signing_device param", () => {
+  const field = (p: unknown): string => {
+    try {
+      signingDeviceOptionsFromParams(p);
+    } catch (err) {
+      if (err instanceof SigningDeviceError) return err.field;
+      throw err;
+    }
+    return 'none';
+  };
+  it('maps to device options; a malformed field is named', () => {
+    expect(signingDeviceOptionsFromParams({ token_label: 'fiscal', pin: '1234', keys: { records: 'r', producer: { PT: 'p' } } })).toEqual({
+      module: undefined, tokenLabel: 'fiscal', pin: '1234', keys: { records: 'r', certificate: undefined, producer: { PT: 'p' } },
+    });
+    expect(field(null)).toBe('device');
+    expect(field({ pin: '1', keys: {} })).toBe('token_label');
+    expect(field({ token_label: 't', keys: {} })).toBe('pin');
+    expect(field({ token_label: 't', pin: '1' })).toBe('keys');
+    expect(field({ token_label: 't', pin: '1', keys: { records: 3 } })).toBe('keys.records');
+    expect(field({ token_label: 't', pin: '1', keys: { producer: { pt: 'x' } } })).toBe('keys.producer.pt');
   });
 });

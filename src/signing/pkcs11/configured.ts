@@ -52,3 +52,29 @@ export function withDeviceProducerKeys(
   }
   return { ...software, producerKeys };
 }
+
+/**
+ * The engine's `init` param `signing_device: {module?, token_label, pin, keys: {records?,
+ * certificate?, producer?: {PT: label}}}` (snake case, as the envelope's params are) as
+ * device options; a malformed param is a SigningDeviceError whose `field` names it (the
+ * engine reports `signing_device.<field>`). Open the result with `openSigningDevice`.
+ */
+export function signingDeviceOptionsFromParams(p: unknown): SigningDeviceOptions {
+  const obj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const str = (v: unknown): v is string => typeof v === 'string' && v !== '';
+  if (!obj(p)) throw new SigningDeviceError('device', 'signing_device must be an object');
+  if (p.module !== undefined && !str(p.module)) throw new SigningDeviceError('module', 'module must be the path of a PKCS#11 library');
+  if (!str(p.token_label)) throw new SigningDeviceError('token_label', 'token_label is required (a string)');
+  if (!str(p.pin)) throw new SigningDeviceError('pin', 'pin is required (a string)');
+  if (!obj(p.keys)) throw new SigningDeviceError('keys', 'keys must be an object: {records?, certificate?, producer?}');
+  const { records, certificate, producer } = p.keys;
+  if (records !== undefined && !str(records)) throw new SigningDeviceError('keys.records', 'keys.records must be a key label');
+  if (certificate !== undefined && !str(certificate)) throw new SigningDeviceError('keys.certificate', 'keys.certificate must be a key label');
+  if (producer !== undefined && !obj(producer)) throw new SigningDeviceError('keys', 'keys.producer must map country codes to key labels');
+  const labels: Record<string, string> = {};
+  for (const [cc, label] of Object.entries(producer ?? {})) {
+    if (!/^[A-Z]{2}$/.test(cc) || !str(label)) throw new SigningDeviceError(`keys.producer.${cc}`, `keys.producer.${cc} must be a key label, under an upper-case country code`);
+    labels[cc] = label;
+  }
+  return { module: p.module as string | undefined, tokenLabel: p.token_label, pin: p.pin, keys: { records, certificate, producer: labels } };
+}
