@@ -39,11 +39,10 @@ import { seal, unseal } from '../crypto/sealed.ts';
 import { sandboxCertificatesRepo } from '../store/repos/sandbox-certificates-repo.ts';
 import { recordKeysRepo } from '../store/repos/record-keys-repo.ts';
 import type { RecordKey, RecordKeyKind } from '../core/record-key.ts';
-import { generateRecordKeyPem, toRecordKey } from '../crypto/record-key.ts';
+import { deviceRecordKey, generateRecordKeyPem, toRecordKey } from '../crypto/record-key.ts';
 import type { CertificateService } from './certificates.ts';
 import type { Deps } from './deps.ts';
 import type { SigningDevice } from '../signing/pkcs11/device.ts';
-import { deviceRecordKey } from '../crypto/record-key.ts';
 
 /**
  * `record_keys.key_material` of a key held by a signing device: no key material, a marker

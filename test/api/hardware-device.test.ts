@@ -141,4 +141,25 @@ describe.skipIf(!HAVE_SOFTHSM)('HardwareDevice mode (SoftHSM2 token)', () => {
     const { rows } = await app.db.query('SELECT 1 FROM sandbox_certificates WHERE account_id = $1', [accountId]);
     expect(rows).toHaveLength(0);
   });
+
+  it('a location keeps one record key: a device refuses a location signed in process, a host without the device refuses a device location', async () => {
+    clock.set('2026-03-02T10:00:00.000Z');
+    const plain = await startTestApp({ db: app.db, clock });
+    try {
+      const { key } = await app.signup();
+      const before = await createLocation(app, key, 'fr-nf525');
+      expect((await createTx(plain, key, saleBody(before))).statusCode).toBe(201); // in-process key, sealed in record_keys
+      const refused = await createTx(app, key, saleBody(before));
+      expect(refused.statusCode, refused.body).toBe(500);
+      const onDevice = await createLocation(app, key, 'fr-nf525');
+      expect((await createTx(app, key, saleBody(onDevice))).statusCode).toBe(201);
+      const noDevice = await createTx(plain, key, saleBody(onDevice));
+      expect(noDevice.statusCode, noDevice.body).toBe(500);
+      // Neither refusal wrote a record.
+      const { rows } = await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions WHERE location_id IN ($1, $2)', [before, onDevice]);
+      expect(rows[0]!.n).toBe(2);
+    } finally {
+      await plain.close();
+    }
+  });
 });
