@@ -12,6 +12,8 @@ import { checkMasterKey } from './services/server-secrets.ts';
 import { createOfflineTokenService } from './services/offline-tokens.ts';
 import { migrate } from './store/migrate.ts';
 import { openDb } from './store/open.ts';
+import { openConfiguredSigningDevice } from './signing/pkcs11/configured.ts';
+import type { SigningDevice } from './signing/pkcs11/device.ts';
 
 /**
  * CLI:
@@ -32,7 +34,7 @@ function packageVersion(): string {
   }
 }
 
-function runtimeFor(config: Config, db: Awaited<ReturnType<typeof openDb>>, log: pino.Logger) {
+function runtimeFor(config: Config, db: Awaited<ReturnType<typeof openDb>>, log: pino.Logger, signingDevice?: SigningDevice) {
   const keys = deriveKeys(config.masterKey);
   const limiter = createRateLimiter(config.redisUrl ? { redisUrl: config.redisUrl } : {});
   const backoff = { ...(config.mode === 'local' ? EMBEDDED_BACKOFF : CLOUD_BACKOFF), baseMs: config.submissionRetryBaseMs };
@@ -40,6 +42,7 @@ function runtimeFor(config: Config, db: Awaited<ReturnType<typeof openDb>>, log:
     db, clock: systemClock, keys, limiter, log,
     config: { ...config, backoff, submissionMaxAttempts: config.submissionMaxAttempts },
     software: { ...DEFAULT_SOFTWARE, name: config.softwareName, vendorTaxId: config.softwareVendorNif || DEFAULT_SOFTWARE.vendorTaxId, version: packageVersion(), producerKeys: config.producerKeys },
+    signingDevice,
   });
   return { rt, keys, limiter };
 }
@@ -53,6 +56,9 @@ async function main(argv: string[]): Promise<void> {
   const mode: Mode = 'cloud';
   const config = loadConfig(process.env, mode, SYSTEM_KEYS);
   const log = pino({ level: config.logLevel });
+  // HardwareDevice mode: the token is checked before anything else (a bad PIN or label stops start-up).
+  const signingDevice = command === 'serve' || command === 'worker' ? openConfiguredSigningDevice(config.signingDevice) : undefined;
+  if (signingDevice) log.info({ device: signingDevice.description }, 'signing device open');
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const applied = await migrate(db);
   await checkMasterKey(db, deriveKeys(config.masterKey));
@@ -76,7 +82,7 @@ async function main(argv: string[]): Promise<void> {
     throw new ConfigError('the worker command needs DATABASE_URL (PostgreSQL): the embedded store belongs to one process, and `serve` runs its workers in-process');
   }
 
-  const { rt, limiter } = runtimeFor(config, db, log);
+  const { rt, limiter } = runtimeFor(config, db, log, signingDevice);
   let stopping = false;
   let closeApp: (() => Promise<void>) | null = null;
   const stop = async (signal: string) => {
@@ -87,6 +93,7 @@ async function main(argv: string[]): Promise<void> {
     await rt.worker.stop();
     await limiter.close();
     await db.close();
+    signingDevice?.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));

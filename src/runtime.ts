@@ -32,10 +32,12 @@ import { createTranslator, type Translator } from './translations/service.ts';
 import { createAccountTiers, type AccountTiers } from './services/account-tiers.ts';
 import { createEmbeddedBillingProvider, type BillingProvider } from './billing/provider.ts';
 import { createStripeBillingProvider } from './billing/stripe-provider.ts';
-import type { BillingProviderConfig } from './config.ts';
+import type { BillingProviderConfig, SigningDeviceConfig } from './config.ts';
 import { createMailer, type Mailer } from './email/mailer.ts';
 import { EMAIL_OUTBOX_JOB, createEmailOutboxHandler, scheduleEmailOutbox } from './jobs/tasks/email-outbox.ts';
 import { createBillingReceiver, type BillingReceiver } from './billing/receiver.ts';
+import type { SigningDevice } from './signing/pkcs11/device.ts';
+import { withDeviceProducerKeys } from './signing/pkcs11/configured.ts';
 
 /**
  * The service core, wired once: the pieces the HTTP host and the workers share
@@ -69,8 +71,15 @@ export interface RuntimeOptions {
     /** SMTP_URL and SMTP_FROM (config.ts); no URL: notification e-mail waits in the outbox. */
     smtpUrl?: string | undefined;
     smtpFrom?: string | undefined;
+    /** SIGNING_DEVICE=pkcs11 (config.ts): here for the producer keys' versions and certificate numbers. */
+    signingDevice?: SigningDeviceConfig | undefined;
   };
   software?: SoftwareIdentity;
+  /**
+   * HardwareDevice mode: the opened PKCS#11 device (signing/pkcs11/device.ts) whose keys
+   * sign instead of in-process ones, purpose by purpose; the host opens and closes it.
+   */
+  signingDevice?: SigningDevice | undefined;
   /** Worker tuning (tests shorten the lease). */
   worker?: { leaseMs?: number; idleMs?: number; batchSize?: number; concurrency?: number; workerId?: string };
   random?: () => number;
@@ -133,11 +142,11 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   const billing = bp ? createStripeBillingProvider({ apiKey: bp.apiKey, apiBaseUrl: bp.apiBaseUrl, productId: bp.productId }) : createEmbeddedBillingProvider();
   let signingKeys: SigningKeyService | undefined;
   const certificates = createCertificateService(deps, { onRemoved: (a, c) => signingKeys?.forget(a, c), onAdded: (a, c) => signingKeys?.forget(a, c) });
-  signingKeys = createSigningKeyService(deps, certificates);
+  signingKeys = createSigningKeyService(deps, certificates, o.signingDevice);
   const translator = createTranslator(deps, o.config.translationAi);
   // The authorities' waits (VERI*FACTU TiempoEsperaEnvio) live in the store: every worker sees them.
   const pacing = createAuthorityPacing(o.db, o.log);
-  const software = o.software ?? DEFAULT_SOFTWARE;
+  const software = withDeviceProducerKeys(o.software ?? DEFAULT_SOFTWARE, o.signingDevice, o.config.signingDevice?.producerInfo);
   const ledger = createLedger({ db: o.db, clock: o.clock, log: o.log, events });
   // The processors the fiscal systems contribute, all built from these deps (batch/types.ts ProcessorDeps).
   const batch = createBatch({

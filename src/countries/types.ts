@@ -15,6 +15,7 @@ import type { StatusContribution } from '../core/status.ts';
 import type { Country } from '../core/country.ts';
 import type { RenderHint } from '../core/render-hint.ts';
 import type { SigningKey } from '../core/signing-key.ts';
+import type { Signer } from '../signing/signer.ts';
 import type { RecordKey, RecordKeyKind } from '../core/record-key.ts';
 import type { TransactionStatus } from '../core/status.ts';
 import type { LineField, TransactionDraft } from '../core/transaction.ts';
@@ -499,7 +500,10 @@ export interface SoftwareIdentity {
 
 /** A certified program's signing key (SoftwareIdentity.producerKeys). */
 export interface ProducerKey {
-  privateKey: KeyObject;
+  /** The private key when held in this process (`<CC>_SOFTWARE_KEY_FILE`). */
+  privateKey?: KeyObject | undefined;
+  /** Signs with the key: set for a key in the PKCS#11 token (HardwareDevice mode); absent: the in-process `privateKey`. */
+  signer?: Signer | undefined;
   /** The key's version as the authority numbers it (1 for the first key pair it received). */
   version: string;
   /** The program's certificate number the authority gave, when configured. */
