@@ -35,6 +35,7 @@ export function page(o: PageOptions, body: HtmlValue): SafeHtml {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${o.title} · Fiscalization portal</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/portal/assets/portal.css">
 </head>
 <body>
