@@ -179,7 +179,7 @@ ${error && on ? html`<p class="alert" role="alert">The location was not created:
 <input type="hidden" name="_csrf" value="${c.csrf}">
 ${field({ name: 'name', label: 'Name', value: str(values, 'name'), error: err('name'), required: true })}
 ${select({ name: 'country', label: 'Country', value: str(values, 'country'), error: err('country'), options: [['', 'Choose…'], ...COUNTRIES.map((k) => [k, k] as const)] })}
-${field({ name: 'tax_id', label: 'Tax id (NIF, partita IVA, SIRET, NIF, AFM)', value: str(values, 'tax_id'), error: err('tax_id') })}
+${field({ name: 'tax_id', label: 'Tax id (NIF, partita IVA, SIRET, AFM)', value: str(values, 'tax_id'), error: err('tax_id') })}
 ${field({ name: 'address', label: 'Address', value: str(values, 'address'), error: err('address') })}
 ${field({ name: 'country_config', label: 'Country configuration (JSON)', type: 'textarea', value: str(values, 'country_config') || '{}', error: err('country_config'), hint: 'The fiscal system and its settings, e.g. {"system": "verifactu", "legal_name": "…", "certificate_id": "…", "software_nif": "…"} for Spain. docs/countries lists every field.' })}
 <div><button type="submit">Register location</button></div>
@@ -328,7 +328,7 @@ ${field({ name: 'to', label: 'To (date, inclusive)', type: 'date', value: q.to ?
 </form>
 ${res.data.length === 0 ? html`<p>No transactions match.</p>` : html`<div class="table-wrap"><table>
 <thead><tr><th scope="col">Created</th><th scope="col">Transaction</th><th scope="col">Location</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Fiscal id</th></tr></thead>
-<tbody>${res.data.map((t) => html`<tr><td>${when(t.created_at)}</td><td><a href="/portal/transactions/${seg(t.id)}"><code>${t.id.slice(0, 8)}</code></a></td><td>${names.get(t.location_id) ?? t.location_id.slice(0, 8)}</td><td>${t.type}</td><td>${badge(t.status)}</td><td>${money(t.amount, t.currency)}</td><td>${t.fiscal_id ?? '—'}</td></tr>`)}</tbody>
+<tbody>${res.data.map((t) => html`<tr><td>${when(t.created_at)}</td><td><a href="/portal/transactions/${seg(t.id)}"><code>${t.id.slice(-8)}</code></a></td><td>${names.get(t.location_id) ?? t.location_id.slice(-8)}</td><td>${t.type}</td><td>${badge(t.status)}</td><td>${money(t.amount, t.currency)}</td><td>${t.fiscal_id ?? '—'}</td></tr>`)}</tbody>
 </table></div>`}
 ${pager('/portal/transactions', keep, offset, res.total)}`);
   });
@@ -356,7 +356,7 @@ ${submitError?.raw_message ? html`<dt>Authority message</dt><dd>${submitError.ra
     const c = callerOf(req);
     const t = await rt.transactions.get(c.auth, idParam(req, 'transaction'));
     const location = await rt.locations.get(c.auth, t.location_id).catch(() => null);
-    return render(reply, { c, title: `Transaction ${t.id.slice(0, 8)}`, section: 'transactions' }, html`
+    return render(reply, { c, title: `Transaction ${t.id.slice(-8)}`, section: 'transactions' }, html`
 ${await failureOf(t)}
 <dl class="facts card">
 <dt>Status</dt><dd>${badge(t.status)}</dd>
@@ -417,15 +417,10 @@ ${t.render_hints.length ? html`<h2>Receipt items (render hints)</h2>
         .header('content-security-policy', `default-src 'none'; img-src 'self' data:; style-src 'self' ${hashes.join(' ')}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`)
         .header('content-type', type).send(answer.body);
     }
-    const qrPng = t.render_hints.some((h) => h.kind === 'image_url');
-    return render(reply, { c, title: `Receipt ${t.fiscal_id ?? t.id.slice(0, 8)}`, section: 'transactions' }, html`
-<p class="muted">Drawn from the transaction's render hints.</p>
-<article class="receipt" aria-label="Receipt">
-${['header', 'body', 'footer'].map((place) => t.render_hints.filter((h) => h.placement === place || (place === 'body' && !['header', 'footer'].includes(h.placement))).map((h) =>
-    h.kind === 'image_url' ? '' : html`<p><strong>${h.key.replace(/_/g, ' ')}</strong>: ${h.value}</p>`))}
-<p><strong>Total</strong>: ${money(t.amount, t.currency)}</p>
-${qrPng ? html`<img src="/portal/transactions/${seg(t.id)}/qr.png" alt="QR code to verify the receipt with the tax authority" width="192" height="192">` : ''}
-</article>
+    const location = await rt.locations.get(c.auth, t.location_id).catch(() => null);
+    return render(reply, { c, title: `Receipt ${t.fiscal_id ?? t.id.slice(-8)}`, section: 'transactions' }, html`
+<p class="muted">Drawn from the transaction and its render hints (every mandatory item, in its placement).</p>
+${fallbackReceipt(t, location)}
 <p><a href="/portal/transactions/${seg(t.id)}">Back to the transaction</a></p>`);
   });
 
@@ -438,7 +433,7 @@ ${qrPng ? html`<img src="/portal/transactions/${seg(t.id)}/qr.png" alt="QR code 
     const stats = await s.retryQueue.stats(c.auth);
     const rows = [...retrying.data, ...failed.data];
     const failures = await Promise.all(rows.map(async (t) => html`<article class="card">
-<h2><a href="/portal/transactions/${seg(t.id)}">Transaction ${t.id.slice(0, 8)}</a> ${badge(t.status)}</h2>
+<h2><a href="/portal/transactions/${seg(t.id)}">Transaction ${t.id.slice(-8)}</a> ${badge(t.status)}</h2>
 <p class="muted">${money(t.amount, t.currency)} · ${t.country} / ${t.system} · ${when(t.created_at)}</p>
 ${await failureOf(t)}
 </article>`));
@@ -449,7 +444,7 @@ ${failures.length ? failures : html`<p class="notice">No failed transactions.</p
 <p class="muted">Last 24 hours: ${stats.pending} pending, ${stats.processing} processing, ${stats.completed} completed, ${stats.failed} failed (will retry), ${stats.dead} dead.</p>
 ${queue.data.length ? html`<div class="table-wrap"><table>
 <thead><tr><th scope="col">Transaction</th><th scope="col">Status</th><th scope="col">Attempt</th><th scope="col">Next retry</th><th scope="col">Last error</th></tr></thead>
-<tbody>${queue.data.map((e) => html`<tr><td>${e.transaction_id ? html`<a href="/portal/transactions/${seg(e.transaction_id)}"><code>${e.transaction_id.slice(0, 8)}</code></a>` : '—'}</td><td>${badge(e.status)}</td><td>${e.attempt} of ${e.max_attempts}</td><td>${when(e.next_retry_at)}</td><td>${e.last_error ?? '—'}</td></tr>`)}</tbody>
+<tbody>${queue.data.map((e) => html`<tr><td>${e.transaction_id ? html`<a href="/portal/transactions/${seg(e.transaction_id)}"><code>${e.transaction_id.slice(-8)}</code></a>` : '—'}</td><td>${badge(e.status)}</td><td>${e.attempt} of ${e.max_attempts}</td><td>${when(e.next_retry_at)}</td><td>${e.last_error ?? '—'}</td></tr>`)}</tbody>
 </table></div>` : html`<p>The retry queue is empty.</p>`}
 ${pager('/portal/failures', {}, offsetOf(req), queue.total)}`);
   });
@@ -593,6 +588,34 @@ ${checkboxes({ name: 'permissions', legend: 'Permissions', options: PERMISSION_N
     await s.apiKeys.revoke(callerOf(req).auth, idParam(req, 'API key'));
     return reply.redirect('/portal/api-keys?notice=key_revoked', 303);
   });
+}
+
+/** The placements of render hints, top to bottom (core/render-hint.ts). */
+const PLACEMENTS = ['header', 'body', 'footer_top', 'footer_bottom', 'footer_right'] as const;
+
+interface ReceiptLine { description?: unknown; quantity?: unknown; total_amount?: unknown; tax_rate?: unknown }
+
+/**
+ * The receipt as the portal draws it when the receipt service cannot: the location, the
+ * lines and totals of the request, and every render hint at its placement (the QR as the
+ * image the plug-in draws). The receipt service's own rendering (src/receipts) is preferred.
+ */
+function fallbackReceipt(t: TransactionView, location: LocationView | null): SafeHtml {
+  const req = (t.request_payload ?? {}) as { items?: ReceiptLine[]; tax_amount?: unknown; timestamp?: unknown };
+  const hintsAt = (p: string) => t.render_hints.filter((h) => h.placement === p).map((h) => h.kind === 'image_url' || h.kind === 'qr_url' || h.kind === 'qr_data'
+    ? (h.kind === 'image_url' ? html`<img src="/portal/transactions/${seg(t.id)}/qr.png" alt="QR code to verify this receipt with the tax authority" width="192" height="192">` : html`<p><strong>${h.key.replace(/_/g, ' ')}</strong>: <code>${h.value}</code></p>`)
+    : html`<p><strong>${h.key.replace(/_/g, ' ')}</strong>: ${h.value}</p>`);
+  const amount = (v: unknown) => (typeof v === 'number' ? money(v, t.currency) : '');
+  return html`<article class="receipt" aria-label="Receipt">
+${location ? html`<p><strong>${location.name}</strong>${location.address ? html`<br>${location.address}` : ''}${location.tax_id ? html`<br>${location.tax_id}` : ''}</p>` : ''}
+${hintsAt('header')}
+<p>${typeof req.timestamp === 'string' ? when(req.timestamp) : when(t.created_at)}</p>
+${Array.isArray(req.items) ? html`<table><tbody>${req.items.map((i) => html`<tr><td>${String(i.quantity ?? '')} × ${String(i.description ?? '')}</td><td>${amount(i.total_amount)}</td></tr>`)}</tbody></table>` : ''}
+${typeof req.tax_amount === 'number' ? html`<p>VAT: ${amount(req.tax_amount)}</p>` : ''}
+<p><strong>Total: ${money(t.amount, t.currency)}</strong></p>
+${PLACEMENTS.slice(1).map((p) => hintsAt(p))}
+${t.render_hints.filter((h) => !(PLACEMENTS as readonly string[]).includes(h.placement)).map((h) => html`<p><strong>${h.key.replace(/_/g, ' ')}</strong>: ${h.value}</p>`)}
+</article>`;
 }
 
 const STEP_LABELS: Record<string, string> = {
