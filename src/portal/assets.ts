@@ -26,6 +26,8 @@ main{max-width:72rem;margin:0 auto;padding:1rem}
 h1{font-size:1.6rem;margin:.5rem 0 1rem}
 h2{font-size:1.2rem;margin:1.5rem 0 .6rem}
 .card{background:#fff;border:1px solid #d5dbe1;border-radius:6px;padding:1rem;margin:0 0 1rem}
+.card>h2:first-child,.alert>h2:first-child{margin-top:0}
+.card dl.facts+.table-wrap{margin-top:1rem}
 .notice{background:#e6f4ea;border:1px solid #8ccf9f;border-radius:6px;padding:.7rem 1rem;margin:0 0 1rem}
 .alert{background:#fdecea;border:1px solid #f0a39b;border-radius:6px;padding:.7rem 1rem;margin:0 0 1rem}
 .warn{background:#fff6e0;border:1px solid #f1c65b;border-radius:6px;padding:.7rem 1rem;margin:0 0 1rem}
@@ -63,6 +65,7 @@ header.top button{background:transparent;border-color:#d9e8ff;color:#fff;padding
 .status-pending,.status-processing,.status-pending_submission,.status-pending_batch,.status-offline_pending{background:#fff6e0;color:#7a5200}
 ul.checklist{list-style:none;padding:0;margin:0}
 ul.checklist li{padding:.25rem 0}
+ul.checklist .status{min-width:3.6rem;text-align:center}
 .pager{display:flex;gap:1rem;margin:.5rem 0 1rem}
 .muted{color:#52606d}
 .actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:0 0 1rem}

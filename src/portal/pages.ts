@@ -125,7 +125,7 @@ export function registerPages(app: FastifyInstance, s: PortalServices): void {
 ${c.auth.accountStatus !== 'active' ? html`<p class="alert" role="alert">This account is ${c.auth.accountStatus}: only this page is available.</p>` : ''}
 <section class="card" aria-labelledby="h-onboarding">
 <h2 id="h-onboarding">Getting started (${onboarding.completed_steps} of ${onboarding.total_steps})</h2>
-<ul class="checklist">${onboarding.steps.map((st) => html`<li>${st.done ? '✅' : '⬜'} <span>${STEP_LABELS[st.step] ?? st.step}</span>${st.done ? html` <span class="muted">(${when(st.done_at)})</span>` : html` <span class="muted">(to do)</span>`}</li>`)}</ul>
+<ul class="checklist">${onboarding.steps.map((st) => html`<li>${st.done ? html`<span class="status status-success">done</span>` : html`<span class="status status-pending">to do</span>`} ${STEP_LABELS[st.step] ?? st.step}${st.done ? html` <span class="muted">(${when(st.done_at)})</span>` : ''}</li>`)}</ul>
 </section>
 <section class="card" aria-labelledby="h-subscription">
 <h2 id="h-subscription">Subscription</h2>

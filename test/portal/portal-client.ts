@@ -1,5 +1,4 @@
-import type { LightMyRequestResponse } from 'fastify';
-import type { TestApp } from '../support/harness.ts';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 
 /**
  * A browser-like client of the portal over `inject`: keeps the cookies the portal sets
@@ -9,7 +8,7 @@ export class PortalClient {
   readonly cookies = new Map<string, string>();
   lastCsrf = '';
 
-  constructor(private readonly t: TestApp, private readonly headers: Record<string, string> = {}) {}
+  constructor(private readonly t: { app: FastifyInstance }, private readonly headers: Record<string, string> = {}) {}
 
   private keep(res: LightMyRequestResponse) {
     for (const c of res.cookies as { name: string; value: string; maxAge?: number; expires?: Date }[]) {

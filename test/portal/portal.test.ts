@@ -1,5 +1,8 @@
+import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
+import { buildApp } from '../../src/http/app.ts';
+import { authOf } from '../../src/http/hooks/auth.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { createLocation, createTx, saleBody } from '../support/transactions.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
@@ -288,6 +291,44 @@ describe('transactions, failures, receipts', () => {
     const record = await client.get(`/portal/transactions/${ok.id}/fiscal-record`);
     expect(record.statusCode).toBe(200);
     expect(record.headers['content-type']).toBe('text/plain; charset=utf-8');
+  });
+});
+
+describe('the receipt service behind the portal', () => {
+  it('with a receipt route that accepts portal sessions, the portal serves its HTML with the session, inline <style> allowed by hash only', async () => {
+    // The receipt route is another part's (src/receipts); a stand-in with its path and contract.
+    const app = await buildApp(t.rt);
+    const seen: string[] = [];
+    app.get('/v1/transactions/:id/receipt', { config: { portal: true } }, async (req, reply) => {
+      seen.push(`${authOf(req).portalSessionId ? 'session' : 'key'} ${(req.query as { format?: string }).format}`);
+      const tx = await t.rt.transactions.get(authOf(req), (req.params as { id: string }).id);
+      return reply.header('content-type', 'text/html; charset=utf-8')
+        .send(`<!doctype html><html><head><style>p{font-family:monospace}</style></head><body><p>Receipt ${tx.fiscal_id}</p></body></html>`);
+    });
+    await app.ready();
+    try {
+      const { key } = await t.signup();
+      const loc = await createLocation(t, key, 'fr-nf525');
+      const tx = (await createTx(t, key, saleBody(loc))).json();
+      const client = new PortalClient({ app });
+      await client.signIn(key);
+      const res = await client.get(`/portal/transactions/${tx.id}/receipt`);
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toContain(`<p>Receipt ${tx.fiscal_id}</p>`);
+      expect(seen).toEqual(['session html']);
+      const csp = String(res.headers['content-security-policy']);
+      expect(csp).toContain("default-src 'none'");
+      expect(csp).toContain(`'sha256-${crypto.createHash('sha256').update('p{font-family:monospace}').digest('base64')}'`);
+      expect(csp).not.toContain('unsafe-inline');
+      expect(csp).toContain("frame-ancestors 'none'");
+      // Another account's transaction: the portal's 404 before the receipt service is asked.
+      const other = new PortalClient({ app });
+      await other.signIn((await t.signup()).key);
+      expect((await other.get(`/portal/transactions/${tx.id}/receipt`)).statusCode).toBe(404);
+      expect(seen).toHaveLength(1);
+    } finally {
+      await app.close();
+    }
   });
 });
 
