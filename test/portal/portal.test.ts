@@ -75,7 +75,11 @@ describe('sign-in and the session cookie', () => {
     expect(line).toMatch(/Max-Age=3600/);
     expect(line).not.toMatch(/Secure/);
     expect(String(res.headers['set-cookie'])).not.toContain(key);
-    for (const path of ['/portal/account', '/portal/api-keys', '/portal/locations']) {
+    for (const home of ['/portal', '/portal/']) {
+      const res = await client.get(home);
+      expect([res.statusCode, res.headers.location]).toEqual([303, '/portal/account']);
+    }
+    for (const path of ['/portal/account', '/portal/api-keys', '/portal/locations', '/portal/transactions', '/portal/failures', '/portal/webhooks', '/portal/certificates']) {
       const page = await client.get(path);
       expect(page.statusCode).toBe(200);
       expect(page.body).not.toContain(key);
@@ -133,6 +137,27 @@ describe('sign-in and the session cookie', () => {
     const replay = new PortalClient(t);
     replay.cookies.set('portal_session', token);
     expect((await replay.get('/portal/account')).statusCode).toBe(303);
+  });
+
+  it('a session ends after its hour: the next page is the sign-in page and the cookie is cleared', async () => {
+    const { client } = await signedIn();
+    expect((await client.get('/portal/locations')).statusCode).toBe(200);
+    clock.advance(3600_000);
+    const res = await client.get('/portal/locations');
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe('/portal/sign-in');
+    expect(client.cookies.has('portal_session')).toBe(false);
+  });
+
+  it('a suspended account sees its account page only', async () => {
+    const { client, accountId } = await signedIn();
+    await t.db.query(`UPDATE accounts SET status = 'suspended' WHERE id = $1`, [accountId]);
+    const account = await client.get('/portal/account');
+    expect(account.statusCode).toBe(200);
+    expect(account.body).toContain('This account is suspended');
+    const locations = await client.get('/portal/locations');
+    expect(locations.statusCode).toBe(403);
+    expect(locations.body).toContain('account is suspended');
   });
 });
 
@@ -356,6 +381,17 @@ describe('webhooks', () => {
     const log = await client.get(`/portal/webhooks/${id}`);
     expect(log.body).toContain('webhook.test');
     expect(log.body).toContain('status-succeeded');
+
+    // A failed test is shown in the log (one attempt) and announces no dead letter.
+    receiver.fail(500);
+    await client.post(`/portal/webhooks/${id}/test`);
+    await t.worker.drain();
+    receiver.ok();
+    const failedLog = await client.get(`/portal/webhooks/${id}`);
+    expect(failedLog.body).toContain('status-dead');
+    expect(failedLog.body).toContain('1 of 1');
+    const deadLetters = await t.db.query(`SELECT id FROM events WHERE data->>'webhook_id' = $1 AND type = 'fiscalization.dead_letter'`, [id]);
+    expect(deadLetters.rows).toHaveLength(0);
   });
 });
 
