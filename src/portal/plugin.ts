@@ -113,6 +113,8 @@ export async function portalPlugin(app: FastifyInstance, o: PortalOptions): Prom
   await app.register(helmet, {
     contentSecurityPolicy: { useDefaults: false, directives: PORTAL_CSP },
     frameguard: { action: 'deny' },
+    // HSTS is the whole host's choice (the operator's proxy), not one path's.
+    hsts: false,
     referrerPolicy: { policy: 'same-origin' },
   });
 
@@ -192,12 +194,15 @@ export async function portalPlugin(app: FastifyInstance, o: PortalOptions): Prom
     reply.setCookie(SESSION_COOKIE, session.token, {
       path: COOKIE_PATH, httpOnly: true, sameSite: 'strict', secure: 'auto', maxAge: Math.floor(PORTAL_SESSION_TTL_MS / 1000),
     });
+    // A new CSRF secret with the new session: no token issued before sign-in stays valid after it.
+    reply.clearCookie(CSRF_COOKIE, { path: COOKIE_PATH });
     return reply.redirect('/portal/account', 303);
   });
 
   app.post('/sign-out', { config: { allowInactiveAccount: true } }, async (req, reply) => {
     await o.portalSessions.end(callerOf(req).auth);
     reply.clearCookie(SESSION_COOKIE, { path: COOKIE_PATH });
+    reply.clearCookie(CSRF_COOKIE, { path: COOKIE_PATH });
     return reply.redirect('/portal/sign-in?notice=signed_out', 303);
   });
 

@@ -47,6 +47,7 @@ describe('sign-in and the session cookie', () => {
     expect(csp).not.toContain('unsafe-inline');
     expect(res.headers['x-frame-options']).toBe('DENY');
     expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['strict-transport-security']).toBeUndefined();
     const csrf = setCookieLine(res, 'portal_csrf')!;
     expect(csrf).toMatch(/HttpOnly/);
     expect(csrf).toMatch(/SameSite=Strict/);
@@ -75,6 +76,12 @@ describe('sign-in and the session cookie', () => {
     expect(line).toMatch(/Max-Age=3600/);
     expect(line).not.toMatch(/Secure/);
     expect(String(res.headers['set-cookie'])).not.toContain(key);
+    // The CSRF secret is renewed with the session: the sign-in page's token is worthless after it.
+    expect(setCookieLine(res, 'portal_csrf')).toMatch(/^portal_csrf=;/);
+    const before = client.lastCsrf;
+    await client.get('/portal/account');
+    expect(client.lastCsrf).not.toBe(before);
+    expect((await client.post('/portal/api-keys', { name: 'x', permissions: ['account:read'], _csrf: before })).statusCode).toBe(403);
     for (const home of ['/portal', '/portal/']) {
       const res = await client.get(home);
       expect([res.statusCode, res.headers.location]).toEqual([303, '/portal/account']);
