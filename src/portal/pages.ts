@@ -95,9 +95,16 @@ ${offset + PAGE_SIZE < total ? html`<a href="${link(pageNo + 1)}">Next →</a>` 
 </nav>`;
 }
 
-/** A service 400 → its message for the form (re-rendered with status 400); anything else goes on. */
-function formError(err: unknown): string {
-  if (err instanceof ApiError && err.status === 400) return err.message;
+/**
+ * A service refusal of what the form asked (400, 403, 409: invalid, not allowed, a limit)
+ * → its message for the form, re-rendered with that status; a 404 (another account's id)
+ * and anything else go on to the error handler.
+ */
+function formError(err: unknown, reply?: FastifyReply): string {
+  if (err instanceof ApiError && [400, 403, 409].includes(err.status)) {
+    reply?.code(err.status);
+    return err.message;
+  }
   throw err;
 }
 
@@ -218,8 +225,7 @@ ${field({ name: 'country_config', label: 'Country configuration (JSON)', type: '
         country_config: configOf(str(f, 'country_config')),
       });
     } catch (err) {
-      const message = formError(err);
-      reply.code(400);
+      const message = formError(err, reply);
       return render(reply, { c, title: 'Register a location', section: 'locations' }, locationForm(c, f, message));
     }
     return reply.redirect(`/portal/locations/${seg(created.id)}?notice=location_created`, 303);
@@ -273,9 +279,8 @@ ${field({ name: 'country_config', label: 'Country configuration (JSON)', type: '
         name: str(f, 'name'), address: str(f, 'address').trim() ? str(f, 'address') : null, country_config: configOf(str(f, 'country_config')) ?? {},
       });
     } catch (err) {
-      const message = formError(err);
+      const message = formError(err, reply);
       const l = await rt.locations.get(c.auth, id);
-      reply.code(400);
       return render(reply, { c, title: `Location ${l.name}`, section: 'locations' }, locationPage(c, l, f, message));
     }
     return reply.redirect(`/portal/locations/${seg(id)}?notice=location_saved`, 303);
@@ -482,8 +487,7 @@ ${webhookForm(c, form?.values ?? {}, form?.error)}`);
     try {
       created = await s.webhooks.create(c.auth, { url: str(f, 'url'), events: list(f, 'events'), description: str(f, 'description') || undefined } as never);
     } catch (err) {
-      const error = formError(err);
-      reply.code(400);
+      const error = formError(err, reply);
       return webhooksPage(reply, c, undefined, { values: f, error });
     }
     return render(reply, { c, title: 'Webhook added', section: 'webhooks' }, html`
@@ -573,8 +577,7 @@ ${checkboxes({ name: 'permissions', legend: 'Permissions', options: PERMISSION_N
       if (environment !== 'test' && environment !== 'live') throw badRequest("environment must be 'test' or 'live'");
       created = await s.apiKeys.create(c.auth, { name: str(f, 'name').trim() || undefined, environment: environment as Environment, permissions });
     } catch (err) {
-      const error = formError(err);
-      reply.code(400);
+      const error = formError(err, reply);
       return keysPage(reply, c, undefined, { values: f, error });
     }
     return render(reply, { c, title: 'API key created', section: 'api-keys' }, html`

@@ -267,6 +267,12 @@ describe('API keys', () => {
     const none = await client.post('/portal/api-keys', { name: 'POS', environment: 'test' });
     expect(none.statusCode).toBe(400);
     expect(none.body).toContain('choose at least one permission');
+    expect(none.body).toContain('id="f-permissions-error"');
+    // The service's own refusal is shown on the form too, the choices kept.
+    const unknown = await client.post('/portal/api-keys', { name: 'odd', permissions: ['transactions:read', 'bogus:perm'] });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.body).toContain('id="f-permissions-error">unknown permission: bogus:perm<');
+    expect(unknown.body).toMatch(/value="transactions:read" id="f-permissions-0" checked/);
 
     const res = await client.post('/portal/api-keys', { name: 'POS till 1', environment: 'test', permissions: ['transactions:write', 'transactions:read'] });
     expect(res.statusCode).toBe(200);
