@@ -21,7 +21,7 @@ import type { WebhookService } from '../services/webhooks.ts';
 import type { Environment } from '../crypto/api-key.ts';
 import { html, seg, type HtmlValue, type SafeHtml } from './html.ts';
 import { actionForm, badge, checkboxes, field, money, page, select, when, type Section } from './layout.ts';
-import { NOTICES, SESSION_COOKIE, callerOf, sendPage, sessionView, type PortalCaller } from './plugin.ts';
+import { NOTICES, SESSION_COOKIE, callerOf, sendPage, sessionView, type PortalCaller } from './context.ts';
 
 export interface PortalServices {
   rt: Runtime;

@@ -33,22 +33,13 @@ import { createWebhookService } from '../services/webhooks.ts';
 import { PORTAL_CSS } from './assets.ts';
 import { html, type SafeHtml } from './html.ts';
 import { field, page } from './layout.ts';
+import { COOKIE_PATH, CSRF_COOKIE, NOTICES, SESSION_COOKIE, callerOf, sendPage, sessionView } from './context.ts';
 import { registerPages, type PortalServices } from './pages.ts';
 
 export interface PortalOptions {
   rt: Runtime;
   apiKeys: ApiKeyService;
   portalSessions: PortalSessionService;
-}
-
-export const SESSION_COOKIE = 'portal_session';
-export const CSRF_COOKIE = 'portal_csrf';
-const COOKIE_PATH = '/portal';
-
-/** The signed-in caller of a page, with the CSRF token its forms carry. */
-export interface PortalCaller {
-  auth: AuthContext;
-  csrf: string;
 }
 
 declare module 'fastify' {
@@ -74,17 +65,6 @@ export const PORTAL_CSP = {
   upgradeInsecureRequests: null,
 };
 
-/** Fixed messages a redirect may ask for (`?notice=`): never text from the request. */
-export const NOTICES: Record<string, string> = {
-  signed_out: 'You are signed out.',
-  location_created: 'Location created.',
-  location_saved: 'Location saved.',
-  location_deactivated: 'Location deactivated.',
-  location_activated: 'Location active again.',
-  key_revoked: 'API key revoked.',
-  test_sent: 'Test delivery queued: it appears in the delivery log below once the worker has sent it.',
-};
-
 export async function portalPlugin(app: FastifyInstance, o: PortalOptions): Promise<void> {
   const deps = o.rt.deps;
   const services: PortalServices = {
@@ -98,7 +78,7 @@ export async function portalPlugin(app: FastifyInstance, o: PortalOptions): Prom
   };
 
   // The API's auth hook (http/hooks/auth.ts) skips public routes: the portal authenticates
-  // with its cookie instead. Pages are never cached (they show account data).
+  // with its cookie instead. Hidden from the OpenAPI document (they are not API).
   app.addHook('onRoute', (route) => {
     route.config = { ...(route.config as object), public: true };
     route.schema = { ...(route.schema ?? {}), hide: true };
@@ -118,6 +98,7 @@ export async function portalPlugin(app: FastifyInstance, o: PortalOptions): Prom
     referrerPolicy: { policy: 'same-origin' },
   });
 
+  // Pages are never cached (they show account data; a new key's page most of all).
   app.addHook('onSend', async (_req, reply) => {
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   });
@@ -207,24 +188,6 @@ export async function portalPlugin(app: FastifyInstance, o: PortalOptions): Prom
   });
 
   registerPages(app, services);
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    portalCaller: PortalCaller | null;
-  }
-}
-
-/** The signed-in caller; the session hook guarantees it on every non-open portal route. */
-export function callerOf(req: FastifyRequest): PortalCaller {
-  if (!req.portalCaller) throw new Error('callerOf on an open portal route');
-  return req.portalCaller;
-}
-
-export const sessionView = (c: PortalCaller) => ({ csrf: c.csrf, environment: c.auth.environment });
-
-export function sendPage(reply: FastifyReply, body: SafeHtml) {
-  return reply.header('content-type', 'text/html; charset=utf-8').send(body.value);
 }
 
 function notFoundPage(req: FastifyRequest, reply: FastifyReply) {
