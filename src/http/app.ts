@@ -36,6 +36,7 @@ import { createOfflineTokenService } from '../services/offline-tokens.ts';
 import { fleetRoutes } from './routes/v1/fleet.ts';
 import { createFleetService } from '../fleet/service.ts';
 import { schemaErrorFormatter, validatorCompiler } from './validation.ts';
+import { portalPlugin } from '../portal/plugin.ts';
 
 /** A JSON `\u0000` escape whose backslash is not itself escaped. */
 const UNESCAPED_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/;
@@ -159,6 +160,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   billingReceiverRoutes(app, { billing: rt.billingReceiver });
   fleetRoutes(app, { fleet: createFleetService(deps) });
   accountUsageRoutes(app, { usage: createAccountUsageService(deps) });
+  await app.register(portalPlugin, { prefix: '/portal', rt, apiKeys, portalSessions });
 
   return app;
 }

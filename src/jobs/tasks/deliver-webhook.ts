@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { createEventPublisher, isDeadLetterType, type WebhookEventPublisher } from '../../services/event-publisher.ts';
 import type { Deps } from '../../services/deps.ts';
 import type { EventPublisher } from '../../services/events.ts';
-import { openWebhookSecret, webhookUrlPolicy } from '../../services/webhooks.ts';
+import { WEBHOOK_TEST_EVENT, openWebhookSecret, webhookUrlPolicy } from '../../services/webhooks.ts';
 import type { Queryable } from '../../store/db.ts';
 import { webhookDeliveriesRepo, webhooksRepo, type AttemptRow, type DeliveryRow, type WebhookRow } from '../../store/repos/webhooks-repo.ts';
 import { signatureHeaders } from '../../webhooks/signing.ts';
@@ -192,7 +192,8 @@ export function createDeliverWebhookHandler(deps: DeliverWebhookDeps): JobHandle
         error: error!,
         commit: async (tx) => {
           await webhookDeliveriesRepo.recordAttempt(tx, attempt, { status: 'dead', nextAttemptAt: null, deliveredAt: null, at: now });
-          if (!isDeadLetterType(delivery.event_type)) await deadLetter(tx, job, delivery, sub, error!, now);
+          // A test delivery's failure is shown in its log; it is not an incident to announce.
+          if (!isDeadLetterType(delivery.event_type) && delivery.event_type !== WEBHOOK_TEST_EVENT) await deadLetter(tx, job, delivery, sub, error!, now);
         },
       };
     }
