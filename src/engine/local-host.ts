@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import type { BatchService } from '../batch/service.ts';
@@ -69,6 +71,48 @@ function refuseCloudSettings(env: Env): void {
 }
 
 /**
+ * One local host per data directory: PGlite has no lock of its own, and two processes
+ * writing the same files corrupt the store (seen: a second `local` on a live DATA_DIR
+ * started and served). The lock file holds the owner's pid; a lock whose process is gone
+ * (a crash, kill -9) is taken over. Returns the release function.
+ */
+export const LOCK_FILE = 'local-host.lock';
+
+function lockDataDir(dataDir: string): () => void {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const file = path.join(dataDir, LOCK_FILE);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      fs.writeFileSync(file, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const pid = Number.parseInt(fs.readFileSync(file, 'utf8'), 10);
+      if (attempt === 0 && !(Number.isInteger(pid) && pid > 0 && alive(pid))) {
+        fs.rmSync(file, { force: true });
+        continue;
+      }
+      throw new ConfigError(`DATA_DIR ${dataDir} is in use by another local host (process ${Number.isInteger(pid) ? pid : '?'}; lock file ${file}): one process per data directory`);
+    }
+  }
+  return () => {
+    try {
+      if (fs.readFileSync(file, 'utf8').trim() === String(process.pid)) fs.rmSync(file, { force: true });
+    } catch { /* already gone */ }
+  };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists, under another user.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
  * `process-pending` in local mode: the batch processors (the cloud behaviour), then a
  * catch-up of the caller's account queue. Retries waiting for their backoff and deferred
  * deliveries are made due now (the attempt still counts towards the retry maximum; a
@@ -89,8 +133,14 @@ function withQueueCatchUp(rt: Runtime): BatchService {
           WHERE account_id = $1 AND status IN ('pending', 'failed') AND run_at > $2`,
         [auth.accountId, now],
       );
-      const ran = await rt.worker.drain();
-      log.info({ accountId: auth.accountId, broughtForward: moved.rowCount, jobsRun: ran }, 'process-pending: local queue caught up');
+      // The batch processors' results stand whatever happens here: a failing job is the
+      // queue's business (its retry, GET /v1/retry-queue), not this answer's.
+      try {
+        const ran = await rt.worker.drain();
+        log.info({ accountId: auth.accountId, broughtForward: moved.rowCount, jobsRun: ran }, 'process-pending: local queue caught up');
+      } catch (err) {
+        log.error({ err, accountId: auth.accountId }, 'process-pending: draining the local queue failed');
+      }
       return results;
     },
   };
@@ -100,8 +150,16 @@ export async function startLocalHost(env: Env = process.env, opts: LocalHostOpti
   refuseCloudSettings(env);
   const config = loadConfig(env, 'local', SYSTEM_KEYS);
   const log = opts.log ?? pino({ level: config.logLevel });
-  const db = await openPgliteDb(config.dataDir, opts.pglite ?? {});
+  const unlock = lockDataDir(config.dataDir);
+  let db: Awaited<ReturnType<typeof openPgliteDb>>;
+  try {
+    db = await openPgliteDb(config.dataDir, opts.pglite ?? {});
+  } catch (err) {
+    unlock();
+    throw err;
+  }
   let runtime: Runtime | undefined;
+  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
   try {
     const applied = await migrate(db, ...(opts.migrationsDir ? [opts.migrationsDir] : []));
     const keys = deriveKeys(config.masterKey);
@@ -118,7 +176,7 @@ export async function startLocalHost(env: Env = process.env, opts: LocalHostOpti
       },
     });
     const rt = runtime;
-    const app = await buildApp({ ...rt, batch: withQueueCatchUp(rt) }, { bodyLimitBytes: config.bodyLimitBytes, ...(opts.serviceVersion ? { serviceVersion: opts.serviceVersion } : {}) });
+    app = await buildApp({ ...rt, batch: withQueueCatchUp(rt) }, { bodyLimitBytes: config.bodyLimitBytes, ...(opts.serviceVersion ? { serviceVersion: opts.serviceVersion } : {}) });
     log.info(
       { mode: 'local', store: 'pglite', dataDir: config.dataDir, masterKey: config.masterKeySource, migrations: applied, scheduler: false },
       `local host: data in ${config.dataDir} (embedded store, master key and all records: back this directory up, keep it with its master.key)`,
@@ -127,7 +185,8 @@ export async function startLocalHost(env: Env = process.env, opts: LocalHostOpti
     await app.listen({ host: config.host, port: config.port });
     // No scheduleRecurringJobs: the integrator calls POST /v1/admin/process-pending.
     rt.worker.start();
-    const address = app.server.address() as AddressInfo;
+    const server = app;
+    const address = server.server.address() as AddressInfo;
     const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
     log.info({ url }, `local host listening at ${url}`);
     let closing: Promise<void> | undefined;
@@ -136,18 +195,22 @@ export async function startLocalHost(env: Env = process.env, opts: LocalHostOpti
       dataDir: config.dataDir,
       runtime: rt,
       close: () => (closing ??= (async () => {
-        await app.close();
+        await server.close();
         await rt.worker.stop();
         rt.changes.close();
         rt.mailer.close();
         await limiter.close();
         await db.close();
+        unlock();
       })()),
     };
   } catch (err) {
+    // E.g. the port is taken: leave nothing open behind the error.
+    await app?.close().catch(() => {});
     runtime?.changes.close();
     runtime?.mailer.close();
     await db.close().catch(() => {});
+    unlock();
     throw err;
   }
 }

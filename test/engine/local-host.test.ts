@@ -3,12 +3,16 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalHost, type LocalHost } from '../../src/engine/local-host.ts';
+import { spawnSync } from 'node:child_process';
+import { ConfigError } from '../../src/config.ts';
+import { LOCK_FILE, startLocalHost, type LocalHost } from '../../src/engine/local-host.ts';
 import { startFakeAeatVerifactu, type FakeAeatVerifactu } from '../support/fake-aeat-verifactu.ts';
 import { STORE } from '../support/harness.ts';
 import { exportP12, generateCert, uploadForm } from '../support/p12.ts';
 import { CERT_PASSWORD, freshNif } from '../support/spain.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { cafeSale, eventually, jsonClient, localEnv, startChild, verifactuLocation } from './local-client.ts';
 
 /*
@@ -62,6 +66,7 @@ describe('npm run local', () => {
       expect(await host.stop()).toBe(0);
     }
     expect(fs.existsSync(path.join(dataDir, 'master.key'))).toBe(true);
+    expect(fs.existsSync(path.join(dataDir, LOCK_FILE))).toBe(false); // released on a clean stop
 
     host = await runLocal(dataDir);
     try {
@@ -75,12 +80,14 @@ describe('npm run local', () => {
     }
   }, 90_000);
 
-  it('refuses DATABASE_URL: the local host owns its embedded store', async () => {
-    const child = runLocal(tmp('local-pg-'), { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres' });
-    const err = await child.then(() => '', (e: Error) => e.message);
-    expect(err).toMatch(/exited with 78/);
-    expect(err).toContain('the local command runs on the embedded store in DATA_DIR: unset DATABASE_URL');
-  }, 60_000);
+  it('refuses the settings it cannot honour, naming them (exit code 78 from main.ts)', async () => {
+    const refused = (env: Record<string, string>) => startLocalHost({ DATA_DIR: tmp('local-refused-'), PORT: '0', ...env }).then(() => 'started', (e: Error) => e);
+    const pgErr = await refused({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres' });
+    expect(pgErr).toBeInstanceOf(ConfigError);
+    expect((pgErr as Error).message).toContain('the local command runs on the embedded store in DATA_DIR: unset DATABASE_URL');
+    expect(((await refused({ REDIS_URL: 'redis://127.0.0.1:6379' })) as Error).message).toContain('unset REDIS_URL');
+    expect(((await refused({ WORKERS_IN_PROCESS: 'false' })) as Error).message).toContain('unset WORKERS_IN_PROCESS');
+  });
 });
 
 describe.runIf(STORE === 'pglite')('local host in-process: no scheduler, process-pending catches the queue up', () => {
@@ -93,6 +100,9 @@ describe.runIf(STORE === 'pglite')('local host in-process: no scheduler, process
     [aeat, receiver] = await Promise.all([startFakeAeatVerifactu(), startWebhookReceiver()]);
     aeat.waitSeconds = 0;
     dataDir = tmp('local-inproc-');
+    // The lock of a host that died without releasing it (kill -9): a process that is gone.
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
+    fs.writeFileSync(path.join(dataDir, LOCK_FILE), `${gone}\n`);
     const caFile = path.join(dataDir, '..', `${path.basename(dataDir)}-ca.pem`);
     fs.writeFileSync(caFile, aeat.caPem);
     host = await startLocalHost({
@@ -112,6 +122,21 @@ describe.runIf(STORE === 'pglite')('local host in-process: no scheduler, process
     (await host.runtime.deps.db.query<{ kind: string }>(`SELECT kind FROM jobs WHERE kind LIKE 'scheduled:%' ORDER BY kind`)).rows.map((r) => r.kind);
   const submitJob = async (txId: string) =>
     (await host.runtime.deps.db.query<{ status: string; attempt: number; run_at: Date }>(`SELECT status, attempt, run_at FROM jobs WHERE transaction_id = $1 AND kind = 'submit'`, [txId])).rows[0];
+
+  it('took over the stale lock of a dead host, and refuses a second host on the same DATA_DIR', async () => {
+    expect(fs.readFileSync(path.join(dataDir, LOCK_FILE), 'utf8').trim()).toBe(String(process.pid));
+    const second = await startLocalHost({ DATA_DIR: dataDir, PORT: '0' }, { log: pino({ level: 'silent' }) }).then(
+      async (h) => {
+        await h.close();
+        return undefined;
+      },
+      (e: unknown) => e,
+    );
+    expect(second).toBeInstanceOf(ConfigError);
+    expect((second as Error).message).toContain(`DATA_DIR ${dataDir} is in use by another local host (process ${process.pid}`);
+    // The first host is unharmed.
+    expect((await jsonClient(host.url).get('/health')).body.database).toBe('ok');
+  });
 
   it('schedules no recurring job (batch processors, certificate expiry, e-mail outbox)', async () => {
     expect(host.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -159,4 +184,21 @@ describe.runIf(STORE === 'pglite')('local host in-process: no scheduler, process
     expect(receiver.received[0]!.check(receiver.secret!).all).toBe(true);
     expect(await recurringJobs()).toEqual([]);
   }, 60_000);
+
+  // docs/examples/local_sale.py, as docs/local-host.md tells a reader to run it (asynchronous
+  // execFile: the host answers from this event loop), then the API checked for what it made.
+  it('docs/examples/local_sale.py (Python 3 urllib) signs up, creates a location and a sale that reaches the authority', async () => {
+    const { stdout } = await promisify(execFile)('python3', [path.join(ROOT, 'docs', 'examples', 'local_sale.py'), host.url], { timeout: 30_000 });
+    const out = JSON.parse(stdout.trim().split('\n').pop()!) as { api_key: string; location_id: string; transaction_id: string; status: string };
+    expect(out.status).toBe('success');
+    const api = jsonClient(host.url);
+    const tx = await api.get(`/v1/transactions/${out.transaction_id}`, out.api_key);
+    expect(tx.status).toBe(200);
+    expect(tx.body).toMatchObject({ id: out.transaction_id, location_id: out.location_id, status: 'success', currency: 'EUR' });
+    expect((await api.get(`/v1/locations/${out.location_id}`, out.api_key)).body).toMatchObject({ country: 'ES', tax_id: 'B12345674' });
+    // It ran process-pending: the manual batch runs of its account are recorded.
+    const { accountId } = (await host.runtime.deps.db.query<{ accountId: string }>('SELECT account_id AS "accountId" FROM locations WHERE id = $1', [out.location_id])).rows[0]!;
+    const runs = await host.runtime.deps.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM batch_runs WHERE trigger = 'manual' AND account_id = $1`, [accountId]);
+    expect(runs.rows[0]!.n).toBeGreaterThan(0);
+  }, 30_000);
 });
