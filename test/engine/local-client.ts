@@ -68,13 +68,17 @@ export interface Child {
   stop(): Promise<number | null>;
 }
 
-/** Starts a host process and waits for its "local host listening at <url>" line. */
+/**
+ * Starts a host process and waits for its "local host listening at <url>" line. A fresh data
+ * directory's initdb takes a few seconds on an idle machine, far more on a loaded CI box:
+ * the generous default wait only matters when something is wrong.
+ */
 export async function startChild(command: string, args: string[], env: NodeJS.ProcessEnv, opts: { cwd?: string; timeoutMs?: number } = {}): Promise<Child> {
   const child = spawn(command, args, { env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listen line within ${opts.timeoutMs ?? 30_000} ms:\n${out}`)), opts.timeoutMs ?? 30_000);
+    const timer = setTimeout(() => reject(new Error(`no listen line within ${opts.timeoutMs ?? 90_000} ms:\n${out}`)), opts.timeoutMs ?? 90_000);
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
       const m = /local host listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);

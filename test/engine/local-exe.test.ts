@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORE } from '../support/harness.ts';
 import { cafeSale, eventually, jsonClient, localEnv, startChild, verifactuLocation } from './local-client.ts';
 
@@ -27,6 +27,10 @@ describe.runIf(STORE === 'pglite')('dist/fiscal-local (single executable)', () =
     fs.copyFileSync(path.join(ROOT, 'dist', 'fiscal-local'), exe);
     fs.chmodSync(exe, 0o755);
   }, 200_000);
+  // A copy of the executable and a data directory: 160 MB a run.
+  afterAll(() => {
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   it('prints its version', () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
@@ -61,5 +65,5 @@ describe.runIf(STORE === 'pglite')('dist/fiscal-local (single executable)', () =
     }
     expect(fs.existsSync(path.join(dataDir, 'master.key'))).toBe(true);
     expect(fs.existsSync(path.join(dataDir, 'PG_VERSION')) || fs.readdirSync(dataDir).length > 1).toBe(true);
-  }, 60_000);
+  }, 150_000);
 });

@@ -23,7 +23,16 @@ import { cafeSale, eventually, jsonClient, localEnv, startChild, verifactuLocati
  */
 const ROOT = path.join(import.meta.dirname, '..', '..');
 const MAIN = path.join(ROOT, 'src', 'main.ts');
-const tmp = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+const made: string[] = [];
+/** A temporary folder, removed after the file's tests (a PGlite data directory is ~40 MB). */
+const tmp = (prefix: string) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+});
 const runLocal = (dataDir: string, extra: NodeJS.ProcessEnv = {}) =>
   startChild(process.execPath, ['--import', 'tsx', MAIN, 'local'], localEnv(dataDir, extra), { cwd: ROOT });
 
@@ -78,7 +87,7 @@ describe('npm run local', () => {
     } finally {
       expect(await host.stop()).toBe(0);
     }
-  }, 90_000);
+  }, 200_000);
 
   it('refuses the settings it cannot honour, naming them (exit code 78 from main.ts)', async () => {
     const refused = (env: Record<string, string>) => startLocalHost({ DATA_DIR: tmp('local-refused-'), PORT: '0', ...env }).then(() => 'started', (e: Error) => e);
@@ -103,7 +112,7 @@ describe.runIf(STORE === 'pglite')('local host in-process: no scheduler, process
     // The lock of a host that died without releasing it (kill -9): a process that is gone.
     const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
     fs.writeFileSync(path.join(dataDir, LOCK_FILE), `${gone}\n`);
-    const caFile = path.join(dataDir, '..', `${path.basename(dataDir)}-ca.pem`);
+    const caFile = path.join(tmp('local-ca-'), 'ca.pem');
     fs.writeFileSync(caFile, aeat.caPem);
     host = await startLocalHost({
       DATA_DIR: dataDir, PORT: '0',
