@@ -121,7 +121,7 @@ describe.runIf(STORE === 'pglite')('local host in-process: no scheduler, process
       // process-pending can send it again within the test.
       FISCALIZATION_SUBMISSION_RETRY_DELAY: '3600',
     }, { log: pino({ level: 'silent' }) });
-  });
+  }, 120_000);
   afterAll(async () => {
     await host?.close();
     await Promise.all([aeat?.close(), receiver?.close()]);
