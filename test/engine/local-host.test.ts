@@ -1,9 +1,10 @@
+import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import { ConfigError } from '../../src/config.ts';
 import { LOCK_FILE, startLocalHost, type LocalHost } from '../../src/engine/local-host.ts';
 import { startFakeAeatVerifactu, type FakeAeatVerifactu } from '../support/fake-aeat-verifactu.ts';
@@ -11,15 +12,13 @@ import { STORE } from '../support/harness.ts';
 import { exportP12, generateCert, uploadForm } from '../support/p12.ts';
 import { CERT_PASSWORD, freshNif } from '../support/spain.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { cafeSale, eventually, jsonClient, localEnv, startChild, verifactuLocation } from './local-client.ts';
 
 /*
  * The local host (src/engine/local-host.ts, `npm run local`): the API over the embedded
  * store in DATA_DIR, no scheduler, process-pending run by the integrator. It is an
  * embedded-store host by definition (DATABASE_URL is refused), so it runs once, in the
- * pglite project; the postgres project only checks the refusal.
+ * pglite project; the postgres project only checks the refusals.
  */
 const ROOT = path.join(import.meta.dirname, '..', '..');
 const MAIN = path.join(ROOT, 'src', 'main.ts');
