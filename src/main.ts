@@ -14,6 +14,7 @@ import { migrate } from './store/migrate.ts';
 import { openDb } from './store/open.ts';
 import { openConfiguredSigningDevice } from './signing/pkcs11/configured.ts';
 import type { SigningDevice } from './signing/pkcs11/device.ts';
+import { startLocalHost } from './engine/local-host.ts';
 
 /**
  * CLI:
@@ -23,8 +24,10 @@ import type { SigningDevice } from './signing/pkcs11/device.ts';
  * - `migrate`: apply migrations and exit;
  * - `rotate-token-key [--drop-retired]`: a new offline-token signing key
  *   (services/offline-tokens.ts); `--drop-retired` also unpublishes the old ones (a leak).
+ * - `local`: the local host (Embedded-Local mode): the API on 127.0.0.1:8080 over the
+ *   embedded store, no scheduler (engine/local-host.ts).
  */
-const USAGE = 'usage: main <serve|worker|migrate|rotate-token-key [--drop-retired]>';
+const USAGE = 'usage: main <serve|worker|migrate|local|rotate-token-key [--drop-retired]>';
 
 function packageVersion(): string {
   try {
@@ -49,6 +52,7 @@ function runtimeFor(config: Config, db: Awaited<ReturnType<typeof openDb>>, log:
 
 async function main(argv: string[]): Promise<void> {
   const command = argv[0];
+  if (command === 'local') return runLocal();
   if (command !== 'serve' && command !== 'migrate' && command !== 'worker' && command !== 'rotate-token-key') {
     console.error(USAGE);
     process.exit(2);
@@ -115,6 +119,20 @@ async function main(argv: string[]): Promise<void> {
     await scheduleRecurringJobs(rt);
     rt.worker.start();
   }
+}
+
+/** `local`: the host lives in engine/local-host.ts; here only its process life (signals). */
+async function runLocal(): Promise<void> {
+  const host = await startLocalHost(process.env, { serviceVersion: packageVersion() });
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await host.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
 }
 
 main(process.argv.slice(2)).catch((err) => {

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { PGlite, type PGliteOptions, type Transaction } from '@electric-sql/pglite';
 import type { Db, Queryable, QueryResult, Subscription } from './db.ts';
 import { DurableNodeFS, durableStartParams } from './durable-nodefs.ts';
 
@@ -7,14 +7,18 @@ import { DurableNodeFS, durableStartParams } from './durable-nodefs.ts';
  * The embedded store: PGlite, one Postgres backend in this process.
  * `dataDir` undefined = in memory (tests); otherwise a durable file store (see
  * durable-nodefs.ts). PGlite serializes queries and transactions internally.
+ * `artifacts`: PGlite's WebAssembly modules and file-system bundle, for a host where they
+ * do not sit beside PGlite's module (the single executable: scripts/sea/).
  */
-export async function openPgliteDb(dataDir?: string): Promise<Db> {
+export type PgliteArtifacts = Pick<PGliteOptions, 'pgliteWasmModule' | 'initdbWasmModule' | 'fsBundle'>;
+
+export async function openPgliteDb(dataDir?: string, artifacts: PgliteArtifacts = {}): Promise<Db> {
   let pg: PGlite;
   if (dataDir) {
     fs.mkdirSync(dataDir, { recursive: true });
-    pg = await PGlite.create({ fs: new DurableNodeFS(dataDir), startParams: durableStartParams() });
+    pg = await PGlite.create({ ...artifacts, fs: new DurableNodeFS(dataDir), startParams: durableStartParams() });
   } else {
-    pg = await PGlite.create();
+    pg = await PGlite.create({ ...artifacts });
   }
   const run = async <T>(q: PGlite | Transaction, sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> => {
     const res = await q.query<T>(sql, params as unknown[] | undefined);
