@@ -1,0 +1,14 @@
+import type { ReceiptFacts } from '../types.ts';
+import { SPANISH_QR, spanishTitle } from '../es/receipt.ts';
+
+/**
+ * VERI*FACTU on the receipt (FORMATS.md §2.6): "QR tributario:" above the QR and the
+ * "VERI*FACTU" legend near it: all three are render hints (`qr_label`, `qr`,
+ * `verifactu_legend`), printed as they are, in their order.
+ */
+export const VERIFACTU_RECEIPT: ReceiptFacts = {
+  language: 'es',
+  title: spanishTitle,
+  labels: {},
+  qr: { qr: SPANISH_QR },
+};
