@@ -774,6 +774,11 @@ export interface ReceiptFacts {
    * printed as its value alone (the TicketBAI identifier, the VERI*FACTU legend).
    */
   labels: Readonly<Record<string, Localized>>;
+  /**
+   * Text hints the law wants on one line (TicketBAI: the identifier): printed in the
+   * printer's condensed font where the normal one is too wide (39 characters on 58 mm paper).
+   */
+  singleLine?: readonly string[] | undefined;
   /** The QR symbols' parameters, by hint key; a QR hint not listed is drawn at level M, 30 mm. */
   qr: Readonly<Record<string, ReceiptQrSpec>>;
   /**

@@ -8,13 +8,16 @@
  * be told a minimum: where the country fixes one (Portugal: version 9 at least) the
  * symbol is drawn here by `qrcode` and sent as a raster image (GS v 0) instead.
  *
+ * A one-line item too wide for the normal font (the TicketBAI identifier on 58 mm paper)
+ * is printed in font B (ESC M 1), 42 or 64 columns.
+ *
  * Text: Latin languages in code page WPC1252 (ESC t 16), Greek in WPC1253 (ESC t 47);
  * a character the page lacks prints as `?`.
  */
 import type { ReceiptQrSpec } from '../countries/types.ts';
 import type { Receipt } from './model.ts';
 import { QUIET_ZONE, qrSymbol } from './qr.ts';
-import { COLUMNS, layoutRows, type PaperWidth } from './text.ts';
+import { COLUMNS, CONDENSED_COLUMNS, layoutRows, type PaperWidth } from './text.ts';
 
 const ESC = 0x1b;
 const GS = 0x1d;
@@ -32,13 +35,15 @@ export function renderEscPos(r: Receipt, width: PaperWidth): Buffer {
   const encode = encoder(page.encoding);
   const out: number[] = [ESC, 0x40, ESC, 0x74, page.table];
   let bold = false;
-  for (const row of layoutRows(r, COLUMNS[width])) {
+  for (const row of layoutRows(r, COLUMNS[width], CONDENSED_COLUMNS[width])) {
     if (row.kind === 'text') {
       if (row.bold !== bold) {
         out.push(ESC, 0x45, row.bold ? 1 : 0);
         bold = row.bold;
       }
-      out.push(...encode(row.text.trimEnd()), LF);
+      // ESC M 1: font B (condensed) for a one-line item, then back to font A.
+      if (row.condensed) out.push(ESC, 0x4d, 1, ...encode(row.text.trimEnd()), LF, ESC, 0x4d, 0);
+      else out.push(...encode(row.text.trimEnd()), LF);
       continue;
     }
     out.push(ESC, 0x61, 1); // centred

@@ -22,8 +22,8 @@ import { WORDS, type ReceiptWords } from './i18n.ts';
 export const DEFAULT_QR: ReceiptQrSpec = { errorCorrectionLevel: 'M', sizeMm: 30 };
 
 export type Block =
-  /** A line of text; `key` names the render hint it prints, if any. */
-  | { kind: 'text'; text: string; align: 'left' | 'center'; bold: boolean; key?: string | undefined }
+  /** A line of text; `key` names the render hint it prints, if any; `oneLine`: condensed rather than wrapped where the printer can. */
+  | { kind: 'text'; text: string; align: 'left' | 'center'; bold: boolean; key?: string | undefined; oneLine?: boolean | undefined }
   /** Text on the left, an amount on the right. */
   | { kind: 'pair'; left: string; right: string; bold: boolean }
   | { kind: 'rule' }
@@ -77,6 +77,7 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
 
   const title = facts ? say(facts.title(hints, tx)) : 'Receipt';
   const titleBlocks: Block[] = [{ kind: 'rule' }, text(title, 'center', true)];
+  if (src.transaction.type === 'cancellation') titleBlocks.push(text(w.cancellation, 'center', true));
   if (src.transaction.environment === 'test') titleBlocks.push(text(w.test, 'center', true));
   titleBlocks.push(text(`${w.date}: ${localDateTime(src.transaction.created_at, src.transaction.country)}`, 'left'));
 
@@ -108,7 +109,8 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
       if (printed.some((o) => o !== h && o.kind === 'text' && o.value !== h.value && o.value.includes(h.value))) continue;
     }
     const label = facts?.labels[h.key];
-    out.push({ ...text(label ? joinLabel(say(label), h.value) : h.value, 'left', false), key: h.key });
+    const oneLine = facts?.singleLine?.includes(h.key) ? { oneLine: true } : {};
+    out.push({ ...text(label ? joinLabel(say(label), h.value) : h.value, 'left', false), key: h.key, ...oneLine });
   }
   for (const l of facts?.lines?.({ software: src.software, location: locationForFacts(src), tx }) ?? []) {
     byPlacement.get(l.placement)!.push(text(say(l.text), 'left'));

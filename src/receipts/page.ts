@@ -3,13 +3,13 @@
  * monospaced font (DejaVu Sans Mono, shipped under assets/fonts: it has the Greek
  * letters, and a deployed image need not have any font installed), 1.5 mm a character
  * as a 203-dpi thermal printer's 12-dot font, the page as wide as the paper (58 or 80 mm)
- * and as long as the receipt. QR symbols at the size the country fixes, quiet zone around.
+ * and as long as the receipt; a condensed row (a one-line item) in a smaller size. QR symbols at the size the country fixes, quiet zone around.
  * Positions are in millimetres from the top left.
  */
 import { fileURLToPath } from 'node:url';
 import type { Receipt } from './model.ts';
 import { QUIET_ZONE, qrSymbol, type QrSymbol } from './qr.ts';
-import { COLUMNS, layoutRows, type PaperWidth } from './text.ts';
+import { COLUMNS, CONDENSED_COLUMNS, layoutRows, type PaperWidth } from './text.ts';
 
 export const FONT_FILES = {
   regular: fileURLToPath(new URL('../../assets/fonts/DejaVuSansMono.ttf', import.meta.url)),
@@ -23,7 +23,8 @@ export const LINE_MM = 3.2;
 const QR_GAP_MM = 1;
 
 export type PageItem =
-  | { kind: 'text'; x: number; y: number; text: string; bold: boolean }
+  /** `scale`: of the font size (a condensed row: columns / condensed columns). */
+  | { kind: 'text'; x: number; y: number; text: string; bold: boolean; scale: number }
   | { kind: 'qr'; x: number; y: number; moduleMm: number; symbol: QrSymbol; content: string };
 
 export interface Page {
@@ -37,9 +38,10 @@ export function pageLayout(r: Receipt, width: PaperWidth): Page {
   const margin = (width - columns * CHAR_MM) / 2;
   const items: PageItem[] = [];
   let y = margin;
-  for (const row of layoutRows(r, columns)) {
+  for (const row of layoutRows(r, columns, CONDENSED_COLUMNS[width])) {
     if (row.kind === 'text') {
-      if (row.text.trim() !== '') items.push({ kind: 'text', x: margin, y, text: row.text, bold: row.bold });
+      const scale = row.condensed ? columns / CONDENSED_COLUMNS[width] : 1;
+      if (row.text.trim() !== '') items.push({ kind: 'text', x: margin, y, text: row.text, bold: row.bold, scale });
       y += LINE_MM;
       continue;
     }

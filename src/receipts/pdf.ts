@@ -28,10 +28,10 @@ export function renderPdf(r: Receipt, width: PaperWidth, issuedAt: Date): Promis
   });
   doc.registerFont('regular', FONT_FILES.regular);
   doc.registerFont('bold', FONT_FILES.bold);
-  doc.fontSize(pt(FONT_MM)).fillColor('#000');
+  doc.fillColor('#000');
   for (const item of page.items) {
     if (item.kind === 'text') {
-      doc.font(item.bold ? 'bold' : 'regular').text(item.text, pt(item.x), pt(item.y), { lineBreak: false });
+      doc.font(item.bold ? 'bold' : 'regular').fontSize(pt(FONT_MM * item.scale)).text(item.text, pt(item.x), pt(item.y), { lineBreak: false });
       continue;
     }
     const m = item.moduleMm;

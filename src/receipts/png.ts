@@ -36,7 +36,7 @@ export function renderPng(r: Receipt, width: PaperWidth): Buffer {
   for (const item of page.items) {
     if (item.kind === 'text') {
       const font = fontOf(item.bold);
-      const scale = fontPx / font.unitsPerEm;
+      const scale = (fontPx * item.scale) / font.unitsPerEm;
       // The line box is LINE_MM high; the glyphs' box (ascent to descent) is centred in it.
       const boxPx = (font.ascent - font.descent) * scale;
       const baseline = item.y * PX_PER_MM + (LINE_MM * PX_PER_MM - boxPx) / 2 + font.ascent * scale;

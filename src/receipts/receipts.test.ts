@@ -124,6 +124,26 @@ describe('receipts: country items', () => {
     expect(await text('es-verifactu')).toMatch(/QR tributario:\n\[QR\]\n[^]*\nVERI\*FACTU\n$/);
   });
 
+  it('TicketBAI at 58 mm: the identifier stays on one line in the condensed font (ESC/POS font B, PDF, PNG); plain text can only wrap it', async () => {
+    const c = byName('es-ticketbai');
+    const id = c.source.transaction.render_hints.find((h) => h.key === 'tbai_id')!.value;
+    expect(id.length).toBeGreaterThan(32);
+    const escpos = (await render(c, 'escpos', { width: 58 })).body as Buffer;
+    expect(escpos.includes(Buffer.concat([Buffer.from([0x1b, 0x4d, 1]), Buffer.from(`${id}\n`, 'latin1'), Buffer.from([0x1b, 0x4d, 0])]))).toBe(true);
+    expect(parseEscPos(escpos).text.split('\n')).toContain(id);
+    expect(pdfText((await render(c, 'pdf', { width: 58 })).body as Buffer).split('\n').map((l) => l.trim())).toContain(id);
+    expect(squeeze((await render(c, 'text', { width: 58 })).body as string)).toContain(id);
+  });
+
+  it('a cancellation\'s receipt says so under the title', async () => {
+    const c = byName('es-verifactu');
+    const cancelled = { ...c, source: { ...c.source, transaction: { ...c.source.transaction, type: 'cancellation' } } };
+    expect((await render(cancelled, 'text')).body).toContain('Factura simplificada\n');
+    expect((await render(cancelled, 'text')).body).toMatch(/\n\s+ANULACIÓN\n/);
+    expect((await render(cancelled, 'text', { lang: 'en' })).body).toMatch(/\n\s+CANCELLATION\n/);
+    expect((await render(c, 'text')).body).not.toContain('ANULACIÓN');
+  });
+
   it('Greece: MARK, UID and authentication code; the offline label only on the offline receipt, before the footer', async () => {
     const online = await text('gr-mydata');
     const offline = await text('gr-mydata-offline');

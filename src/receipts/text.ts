@@ -9,16 +9,27 @@ import type { Block, Receipt } from './model.ts';
 
 export type PaperWidth = 58 | 80;
 export const COLUMNS: Readonly<Record<PaperWidth, number>> = { 58: 32, 80: 48 };
+/** The printers' condensed font (Epson font B, 9×17 dots): 42 and 64 columns. */
+export const CONDENSED_COLUMNS: Readonly<Record<PaperWidth, number>> = { 58: 42, 80: 64 };
 
 export type Row =
-  | { kind: 'text'; text: string; bold: boolean; key?: string | undefined }
+  /** `condensed`: in the condensed font (a one-line item too wide for the normal one). */
+  | { kind: 'text'; text: string; bold: boolean; key?: string | undefined; condensed?: boolean | undefined }
   | { kind: 'qr'; key: string; content: string; spec: ReceiptQrSpec };
 
-/** The receipt's rows at `columns` characters a line; text rows are padded for centring, never longer than `columns`. */
-export function layoutRows(r: Receipt, columns: number): Row[] {
+/**
+ * The receipt's rows at `columns` characters a line; text rows are padded for centring,
+ * never longer than `columns`. With `condensedColumns` (a printer's condensed font), a
+ * one-line item too wide for `columns` is one condensed row instead of wrapping.
+ */
+export function layoutRows(r: Receipt, columns: number, condensedColumns?: number): Row[] {
   const rows: Row[] = [];
   for (const section of r.sections) {
-    for (const b of section.blocks) rows.push(...blockRows(b, columns));
+    for (const b of section.blocks) {
+      if (b.kind === 'text' && b.oneLine && condensedColumns !== undefined && chars(b.text).length > columns) {
+        rows.push(...wrap(b.text, condensedColumns).map((t) => ({ kind: 'text' as const, text: t, bold: b.bold, key: b.key, condensed: true })));
+      } else rows.push(...blockRows(b, columns));
+    }
   }
   return rows;
 }

@@ -9,5 +9,6 @@ export const TICKETBAI_RECEIPT: ReceiptFacts = {
   language: 'es',
   title: spanishTitle,
   labels: {},
+  singleLine: ['tbai_id'],
   qr: { qr: SPANISH_QR },
 };
