@@ -6,6 +6,7 @@
  * The `footer_right` items sit beside the `footer_bottom` ones (myDATA: the QR on the
  * right), and below them when the page is too narrow.
  */
+import crypto from 'node:crypto';
 import type { Block, Receipt } from './model.ts';
 import { QUIET_ZONE, qrSymbol } from './qr.ts';
 
@@ -18,6 +19,13 @@ hr{border:0;border-top:1px dashed #000;margin:2mm 0}
 figure{margin:2mm 0;text-align:center}svg{display:inline-block}
 .footer{display:flex;flex-wrap:wrap;gap:2mm;justify-content:space-between;align-items:flex-end}
 .footer>section{flex:1 1 auto}`;
+
+/**
+ * The page's Content-Security-Policy: nothing may load or run; only its own style block,
+ * by hash. Served with the page (render.ts), so a receipt shown as it is cannot be made
+ * to load anything, whatever a merchant typed into an item's description.
+ */
+export const RECEIPT_CSP = `default-src 'none'; style-src 'sha256-${crypto.createHash('sha256').update(STYLE).digest('base64')}'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'`;
 
 export function renderHtml(r: Receipt): string {
   const out: string[] = [];

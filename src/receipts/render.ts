@@ -6,7 +6,7 @@
 import { badRequest } from '../core/errors.ts';
 import type { ReceiptLanguage } from '../countries/types.ts';
 import { renderEscPos } from './escpos.ts';
-import { renderHtml } from './html.ts';
+import { RECEIPT_CSP, renderHtml } from './html.ts';
 import { buildReceipt, receiptLanguages, type ReceiptSource } from './model.ts';
 import { renderPdf } from './pdf.ts';
 import { renderPng } from './png.ts';
@@ -24,6 +24,8 @@ export interface ReceiptOptions {
 export interface RenderedReceipt {
   contentType: string;
   body: Buffer | string;
+  /** Response headers beside the content type (the HTML page's CSP, a file name). */
+  headers: Record<string, string>;
 }
 
 const one = (v: unknown): string | undefined => (Array.isArray(v) ? one(v[v.length - 1]) : typeof v === 'string' ? v : undefined);
@@ -49,17 +51,19 @@ export function receiptOptions(query: Record<string, unknown>, languages: readon
 
 export async function renderReceipt(src: ReceiptSource, o: ReceiptOptions): Promise<RenderedReceipt> {
   const receipt = buildReceipt(src, o.lang);
+  // Files are shown inline, with a name for when they are saved.
+  const file = (ext: string) => ({ 'content-disposition': `inline; filename="receipt-${src.transaction.id}.${ext}"` });
   switch (o.format) {
     case 'html':
-      return { contentType: 'text/html; charset=utf-8', body: renderHtml(receipt) };
+      return { contentType: 'text/html; charset=utf-8', body: renderHtml(receipt), headers: { 'content-security-policy': RECEIPT_CSP } };
     case 'text':
-      return { contentType: 'text/plain; charset=utf-8', body: renderText(receipt, o.width) };
+      return { contentType: 'text/plain; charset=utf-8', body: renderText(receipt, o.width), headers: {} };
     case 'escpos':
-      return { contentType: 'application/vnd.escpos', body: renderEscPos(receipt, o.width) };
+      return { contentType: 'application/vnd.escpos', body: renderEscPos(receipt, o.width), headers: file('bin') };
     case 'pdf':
-      return { contentType: 'application/pdf', body: await renderPdf(receipt, o.width, src.transaction.created_at) };
+      return { contentType: 'application/pdf', body: await renderPdf(receipt, o.width, src.transaction.created_at), headers: file('pdf') };
     case 'png':
-      return { contentType: 'image/png', body: renderPng(receipt, o.width) };
+      return { contentType: 'image/png', body: renderPng(receipt, o.width), headers: file('png') };
   }
 }
 

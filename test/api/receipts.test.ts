@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { decodePngQr, parseEscPos, pdfText, pdfToPng, squeeze } from '../../src/receipts/test-tools.ts';
@@ -41,6 +42,11 @@ describe('GET /v1/transactions/{id}/receipt', () => {
     expect(html.statusCode, html.body).toBe(200);
     expect(html.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(html.body).toContain('<html lang="pt">');
+    // The page may load and run nothing; its one style block is allowed by its hash.
+    const csp = String(html.headers['content-security-policy']);
+    expect(csp).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*';/);
+    const style = html.body.match(/<style>([^]*?)<\/style>/)![1]!;
+    expect(csp).toContain(`'sha256-${crypto.createHash('sha256').update(style).digest('base64')}'`);
     expect(html.body).toContain(`>ATCUD:${hints.atcud!.value}</p>`);
 
     const text = await receipt(key, tx.id, '?format=text&width=58');
@@ -56,6 +62,7 @@ describe('GET /v1/transactions/{id}/receipt', () => {
 
     const pdf = await receipt(key, tx.id, '?format=pdf');
     expect(pdf.headers['content-type']).toBe('application/pdf');
+    expect(pdf.headers['content-disposition']).toBe(`inline; filename="receipt-${tx.id}.pdf"`);
     expect(squeeze(pdfText(pdf.rawPayload))).toContain(squeeze(hints.software_certificate?.value ?? hints.hash_extract!.value));
     const fromPdf = decodePngQr(pdfToPng(pdf.rawPayload));
     expect(fromPdf?.data).toBe(qr);

@@ -39,6 +39,7 @@ export function receiptRoutes(app: FastifyInstance, s: { receipts: ReceiptServic
     },
   }, async (req, reply) => {
     const out = await s.receipts.render(authOf(req), (req.params as { id: string }).id, req.query as Record<string, unknown>);
+    for (const [k, v] of Object.entries(out.headers)) reply.header(k, v);
     return reply.header('content-type', out.contentType).send(out.body);
   });
 }
