@@ -135,6 +135,19 @@ describe('receipts: country items', () => {
     expect(squeeze((await render(c, 'text', { width: 58 })).body as string)).toContain(id);
   });
 
+  it('Spain: the title follows the invoice type (F2 simplified, F1 with the customer\'s tax id, R5/R1 corrective)', () => {
+    const c = byName('es-verifactu').source;
+    const titled = (over: Record<string, unknown>) => buildReceipt({ ...c, transaction: { ...c.transaction, normalized: { ...c.transaction.normalized, ...over } } }, 'es').title;
+    // The stored metadata carries the type validation chose (es/invoice.ts).
+    expect(c.transaction.normalized.metadata.invoice_type).toBe('F2');
+    expect(titled({})).toBe('Factura simplificada');
+    const buyer = { customer_context: { tax_id: 'B12345674' } };
+    expect(titled({ ...buyer, metadata: { invoice_type: 'F1' } })).toBe('Factura');
+    expect(titled({ type: 'refund', metadata: { invoice_type: 'R5' } })).toBe('Factura rectificativa simplificada');
+    expect(titled({ type: 'refund', ...buyer, metadata: { invoice_type: 'R1' } })).toBe('Factura rectificativa');
+    expect(titled({ type: 'refund', metadata: {} })).toBe('Factura rectificativa simplificada');
+  });
+
   it('a cancellation\'s receipt says so under the title', async () => {
     const c = byName('es-verifactu');
     const cancelled = { ...c, source: { ...c.source, transaction: { ...c.source.transaction, type: 'cancellation' } } };
