@@ -33,11 +33,6 @@ export function decodePngQr(png: Buffer): DecodedQr | undefined {
   return decodeQr(image.data, image.width, image.height);
 }
 
-export function pngSize(png: Buffer): { width: number; height: number } {
-  const image = PNG.sync.read(png);
-  return { width: image.width, height: image.height };
-}
-
 function withTemp<T>(fn: (dir: string) => T): T {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'receipt-'));
   try {
