@@ -785,5 +785,5 @@ export interface ReceiptFacts {
    * Fixed lines the law asks for that are not render hints (France: the software's name
    * and version), each with its placement; pure.
    */
-  lines?: ((input: { software: SoftwareIdentity; location: LocationForFiscal; tx: TransactionDraft }) => { placement: RenderPlacement; text: Localized }[]) | undefined;
+  lines?: ((input: { software: SoftwareIdentity; location: Pick<LocationForFiscal, 'name' | 'country' | 'tax_id' | 'address'>; tx: TransactionDraft }) => { placement: RenderPlacement; text: Localized }[]) | undefined;
 }

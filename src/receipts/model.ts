@@ -112,7 +112,7 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
     const oneLine = facts?.singleLine?.includes(h.key) ? { oneLine: true } : {};
     out.push({ ...text(label ? joinLabel(say(label), h.value) : h.value, 'left', false), key: h.key, ...oneLine });
   }
-  for (const l of facts?.lines?.({ software: src.software, location: locationForFacts(src), tx }) ?? []) {
+  for (const l of facts?.lines?.({ software: src.software, location: { name: src.location.name, country: src.transaction.country, tax_id: src.location.tax_id, address: src.location.address }, tx }) ?? []) {
     byPlacement.get(l.placement)!.push(text(say(l.text), 'left'));
   }
 
@@ -131,14 +131,6 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
 const joinLabel = (label: string, value: string): string => (label.endsWith(':') ? `${label}${value}` : `${label} ${value}`);
 
 const text = (t: string, align: 'left' | 'center', bold = false): Block & { kind: 'text' } => ({ kind: 'text', text: t, align, bold });
-
-/** The fixed lines' input: what a plug-in may know of a location (no secrets: none are needed on paper). */
-function locationForFacts(src: ReceiptSource) {
-  return {
-    id: '', account_id: '', name: src.location.name, country: src.transaction.country, tax_id: src.location.tax_id,
-    address: src.location.address, config: {},
-  };
-}
 
 /** Minor units in the language's form: `1210` → `12,10` (no grouping: receipts are narrow). */
 export function amount(minor: number, w: ReceiptWords): string {
