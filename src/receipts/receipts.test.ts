@@ -30,7 +30,8 @@ const EXPECTED_QR: Record<string, { level: 'M'; minVersion?: number }> = {
 
 describe('receipts: every mandatory item, every format', () => {
   it('each system has receipt facts and the cases cover every system with a QR and the Greek offline label', () => {
-    for (const c of cases) expect(c.system.receipt, c.name).toBeDefined();
+    const LANGUAGE = { ES: 'es', IT: 'it', FR: 'fr', PT: 'pt', GR: 'el' } as const;
+    for (const c of cases) expect(c.system.receipt?.language, c.name).toBe(LANGUAGE[c.system.country]);
     expect(cases.filter((c) => qrHint(c)).map((c) => c.name).sort()).toEqual(['es-ticketbai', 'es-verifactu', 'gr-mydata', 'pt-saft']);
   });
 
