@@ -1,14 +1,14 @@
 /**
  * Golden receipts: every system's receipt as HTML and as 80 mm text in its country's
  * language, and as 58 mm text in English, built from the real plug-ins on the fixed clock
- * and ids (test-cases.ts), kept byte for byte in golden/ so that any change to what a
+ * and ids (test/support/receipt-cases.ts), kept byte for byte in golden/ so that any change to what a
  * customer or an inspector reads shows up in review. `UPDATE_GOLDEN=1` rewrites them
  * (review the diff); without it a missing file fails, as in countries/shared/golden.ts.
  */
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { renderReceipt } from './render.ts';
-import { receiptCases } from './test-cases.ts';
+import { receiptCases } from '../../test/support/receipt-cases.ts';
 
 const DIR = new URL('./golden/', import.meta.url);
 const UPDATE = process.env.UPDATE_GOLDEN === '1';

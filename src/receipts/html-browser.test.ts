@@ -11,7 +11,7 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RECEIPT_CSP } from './html.ts';
 import { renderReceipt } from './render.ts';
-import { receiptCases } from './test-cases.ts';
+import { receiptCases } from '../../test/support/receipt-cases.ts';
 import { decodePngQr } from './test-tools.ts';
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => fs.existsSync(p));

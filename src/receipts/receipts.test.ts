@@ -11,7 +11,7 @@ import { buildReceipt } from './model.ts';
 import { qrSymbol } from './qr.ts';
 import { receiptOptions, renderReceipt, type ReceiptFormat } from './render.ts';
 import { PX_PER_MM } from './png.ts';
-import { receiptCases, type ReceiptCase } from './test-cases.ts';
+import { receiptCases, type ReceiptCase } from '../../test/support/receipt-cases.ts';
 import { decodePngQr, decodeQr, parseEscPos, pdfText, pdfToPng, squeeze } from './test-tools.ts';
 import { wrap } from './text.ts';
 

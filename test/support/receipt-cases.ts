@@ -4,11 +4,11 @@
  * the record answered by the deterministic myDATA sandbox, and the same record while
  * the authority was unreachable, with the offline label the core adds).
  */
-import { SYSTEMS } from '../countries/registry.ts';
-import type { FiscalSystem, RenderHint, SystemKey, TransactionDraft } from '../countries/types.ts';
-import { NOW, SOFTWARE, TX_ID, draft, line, location, stored, submitCtx, validatedBuild } from '../countries/shared/test-fixtures.ts';
-import { goldenProducerKey } from '../countries/pt-saft/golden-cases.ts';
-import type { ReceiptSource } from './model.ts';
+import { SYSTEMS } from '../../src/countries/registry.ts';
+import type { FiscalSystem, RenderHint, SystemKey, TransactionDraft } from '../../src/countries/types.ts';
+import { NOW, SOFTWARE, TX_ID, draft, line, location, stored, submitCtx, validatedBuild } from '../../src/countries/shared/test-fixtures.ts';
+import { goldenProducerKey } from '../../src/countries/pt-saft/golden-cases.ts';
+import type { ReceiptSource } from '../../src/receipts/model.ts';
 
 export interface ReceiptCase {
   name: string;
@@ -52,14 +52,13 @@ export async function receiptCases(): Promise<ReceiptCase[]> {
     // Portugal signs with the AT-certified producer's RSA-1024 key: its golden one.
     const over = system.key === 'pt-saft' ? { signingKey: goldenProducerKey() } : {};
     const { tx, record } = validatedBuild(system, loc, draft({ ...(items ? { items } : {}), metadata: METADATA[system.key] ?? {} }), over);
-    let hints = record.renderHints;
-    if (system.key === 'gr-mydata') {
-      const outcome = await system.submit(stored(record, tx), submitCtx(loc));
-      if (outcome.kind !== 'accepted') throw new Error(`myDATA sandbox answered ${outcome.kind}`);
-      out.push({ name: 'gr-mydata-offline', system, source: source(system, tx, [...hints, system.offline!.label]) });
-      hints = [...hints, ...(outcome.renderHints ?? [])];
-    }
-    out.push({ name: system.key, system, source: source(system, tx, hints) });
+    // As the core does: an offline system's record made while the authority was unreachable
+    // carries its label; the items an authority's answer adds (myDATA: MARK, UID, QR) are
+    // appended once it answers (here, its deterministic sandbox).
+    if (system.offline) out.push({ name: `${system.key}-offline`, system, source: source(system, tx, [...record.renderHints, system.offline.label]) });
+    const outcome = await system.submit(stored(record, tx), submitCtx(loc));
+    const answered = outcome.kind === 'accepted' ? outcome.renderHints ?? [] : [];
+    out.push({ name: system.key, system, source: source(system, tx, [...record.renderHints, ...answered]) });
   }
   return out;
 }
