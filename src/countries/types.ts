@@ -775,6 +775,15 @@ export interface ReceiptFacts {
    */
   labels: Readonly<Record<string, Localized>>;
   /**
+   * The document's number, printed at the top, where no render hint carries it
+   * (VERI*FACTU `NumSerieFactura`, TicketBAI series and number, myDATA series and aa):
+   * made from the stored record's `documentNumber` and the transaction's `fiscal_id`.
+   */
+  number?: {
+    label: Localized;
+    value(input: { documentNumber: string | null; fiscalId: string | null; tx: TransactionDraft }): string | null;
+  } | undefined;
+  /**
    * Text hints the law wants on one line (TicketBAI: the identifier): printed in the
    * printer's condensed font where the normal one is too wide (39 characters on 58 mm paper).
    */

@@ -45,6 +45,9 @@ export interface ReceiptSource {
     environment: 'test' | 'live';
     country: Country;
     created_at: Date;
+    /** The transaction's `fiscal_id` and its record's document number (FiscalRecord.documentNumber). */
+    fiscal_id: string | null;
+    document_number: string | null;
     normalized: TransactionDraft;
     render_hints: readonly RenderHint[];
   };
@@ -97,6 +100,9 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
   totals.push(text(`${w.payment}: ${w.methods[tx.payment_method]}`, 'left'));
 
   const byPlacement = new Map<RenderPlacement, Block[]>(PLACEMENTS.map((p) => [p, []]));
+  const docNumber = facts?.number?.value({ documentNumber: src.transaction.document_number, fiscalId: src.transaction.fiscal_id, tx });
+  // Printed first in the header, unless a hint already says it.
+  if (docNumber && !hints.some((h) => h.value === docNumber)) byPlacement.get('header')!.push(text(joinLabel(say(facts!.number!.label), docNumber), 'left'));
   const printed = hints.filter((h) => h.kind === 'text' || h.kind === 'qr_url' || h.kind === 'qr_data');
   for (const h of hints) {
     const out = byPlacement.get(h.placement) ?? byPlacement.get('body')!;

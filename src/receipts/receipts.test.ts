@@ -149,6 +149,15 @@ describe('receipts: country items', () => {
     expect(titled({ type: 'refund', metadata: {} })).toBe('Factura rectificativa simplificada');
   });
 
+  it('the document number at the top where no hint carries it: VERI*FACTU NumSerieFactura, TicketBAI series-number, myDATA series-aa', async () => {
+    expect(await text('es-verifactu')).toMatch(/\nFecha: [^\n]+\nFactura n\.º A-1\n/);
+    expect(await text('es-ticketbai')).toMatch(/\nFecha: [^\n]+\nFactura n\.º A-1\n/);
+    expect(await text('gr-mydata')).toMatch(/\nΗμερομηνία: [^\n]+\nΣειρά-Α\/Α A-1\n/);
+    expect(await text('gr-mydata', 'en')).toContain('\nSeries-No. A-1\n');
+    // Portugal's number is its `invoice_no` hint: not printed twice.
+    expect((await text('pt-saft')).split('FS A2026/1').length - 1).toBe(1 + 1 /* in the QR content */);
+  });
+
   it('a cancellation\'s receipt says so under the title', async () => {
     const c = byName('es-verifactu');
     const cancelled = { ...c, source: { ...c.source, transaction: { ...c.source.transaction, type: 'cancellation' } } };

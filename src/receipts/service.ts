@@ -9,6 +9,7 @@ import { getSystem, isSystemKey } from '../countries/registry.ts';
 import type { SoftwareIdentity } from '../countries/types.ts';
 import type { AuthContext } from '../services/auth-context.ts';
 import type { Db } from '../store/db.ts';
+import { fiscalRecordsRepo } from '../store/repos/fiscal-records-repo.ts';
 import { locationsRepo } from '../store/repos/locations-repo.ts';
 import { transactionsRepo } from '../store/repos/transactions-repo.ts';
 import { receiptLanguages, receiptOptions, renderReceipt, type RenderedReceipt } from './render.ts';
@@ -26,6 +27,7 @@ export function createReceiptService(deps: { db: Db; software: SoftwareIdentity 
       // The options are checked before anything is drawn: a bad one is a 400 whatever the transaction.
       const options = receiptOptions(query, receiptLanguages(system?.receipt));
       const location = await locationsRepo.getById(deps.db, row.location_id);
+      const record = await fiscalRecordsRepo.getForTransaction(deps.db, row.id);
       const legalName = location?.country_config.legal_name;
       return renderReceipt({
         transaction: {
@@ -34,6 +36,8 @@ export function createReceiptService(deps: { db: Db; software: SoftwareIdentity 
           environment: row.environment,
           country: row.country as Country,
           created_at: row.created_at,
+          fiscal_id: row.fiscal_id,
+          document_number: record?.document_number ?? null,
           normalized: row.normalized,
           render_hints: row.render_hints,
         },

@@ -79,6 +79,9 @@ describe('GET /v1/transactions/{id}/receipt', () => {
     const es = await receipt(key, tx.id, '?format=text');
     expect(es.body).toContain('Factura simplificada');
     expect(es.body).toContain(`${tbai}\n[QR]\n`);
+    // The number comes from the stored record (its NumFactura) and the series from the stored metadata.
+    const qrUrl = new URL(tx.render_hints.find((h) => h.key === 'qr')!.value);
+    expect(es.body).toContain(`\nFactura n.º ${qrUrl.searchParams.get('s')}-${qrUrl.searchParams.get('nf')}\n`);
     const en = await receipt(key, tx.id, '?format=text&lang=en');
     expect(en.body).toContain('Simplified invoice');
     const png = await receipt(key, tx.id, '?format=png');

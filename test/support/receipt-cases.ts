@@ -5,7 +5,7 @@
  * the authority was unreachable, with the offline label the core adds).
  */
 import { SYSTEMS } from '../../src/countries/registry.ts';
-import type { FiscalSystem, RenderHint, SystemKey, TransactionDraft } from '../../src/countries/types.ts';
+import type { FiscalRecord, FiscalSystem, RenderHint, SystemKey, TransactionDraft } from '../../src/countries/types.ts';
 import { NOW, SOFTWARE, TX_ID, draft, line, location, stored, submitCtx, validatedBuild } from '../../src/countries/shared/test-fixtures.ts';
 import { goldenProducerKey } from '../../src/countries/pt-saft/golden-cases.ts';
 import type { ReceiptSource } from '../../src/receipts/model.ts';
@@ -32,11 +32,14 @@ const METADATA: Partial<Record<SystemKey, Record<string, unknown>>> = {
   'it-sdi': { invoice_number: 'FT-2026/1', codice_destinatario: 'ABC1234' },
 };
 
-function source(system: FiscalSystem, tx: TransactionDraft, hints: readonly RenderHint[], environment: 'test' | 'live' = 'test'): ReceiptSource {
+function source(system: FiscalSystem, tx: TransactionDraft, record: FiscalRecord, hints: readonly RenderHint[], environment: 'test' | 'live' = 'test'): ReceiptSource {
   const loc = location(system.key);
   const legal = loc.config.legal_name;
   return {
-    transaction: { id: TX_ID, type: tx.type, environment, country: loc.country, created_at: NOW, normalized: tx, render_hints: hints },
+    transaction: {
+      id: TX_ID, type: tx.type, environment, country: loc.country, created_at: NOW,
+      fiscal_id: record.fiscalId, document_number: record.documentNumber ?? null, normalized: tx, render_hints: hints,
+    },
     location: { name: 'Shop', address: 'Calle Mayor 1, 20001', tax_id: loc.tax_id, legal_name: typeof legal === 'string' ? legal : null },
     system,
     software: SOFTWARE,
@@ -55,10 +58,10 @@ export async function receiptCases(): Promise<ReceiptCase[]> {
     // As the core does: an offline system's record made while the authority was unreachable
     // carries its label; the items an authority's answer adds (myDATA: MARK, UID, QR) are
     // appended once it answers (here, its deterministic sandbox).
-    if (system.offline) out.push({ name: `${system.key}-offline`, system, source: source(system, tx, [...record.renderHints, system.offline.label]) });
+    if (system.offline) out.push({ name: `${system.key}-offline`, system, source: source(system, tx, record, [...record.renderHints, system.offline.label]) });
     const outcome = await system.submit(stored(record, tx), submitCtx(loc));
     const answered = outcome.kind === 'accepted' ? outcome.renderHints ?? [] : [];
-    out.push({ name: system.key, system, source: source(system, tx, [...record.renderHints, ...answered]) });
+    out.push({ name: system.key, system, source: source(system, tx, record, [...record.renderHints, ...answered]) });
   }
   return out;
 }

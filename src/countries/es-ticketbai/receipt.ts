@@ -1,5 +1,6 @@
 import type { ReceiptFacts } from '../types.ts';
-import { SPANISH_QR, spanishTitle } from '../es/receipt.ts';
+import { metaString } from '../shared/metadata-fields.ts';
+import { SPANISH_NUMBER_LABEL, SPANISH_QR, spanishTitle } from '../es/receipt.ts';
 
 /**
  * TicketBAI on the receipt (FORMATS.md §1.3): the TBAI identifier alone on one line with
@@ -9,6 +10,11 @@ export const TICKETBAI_RECEIPT: ReceiptFacts = {
   language: 'es',
   title: spanishTitle,
   labels: {},
+  // SerieFactura and NumFactura (the stored metadata carries the series, metadata.ts `seriesOf`).
+  number: {
+    label: SPANISH_NUMBER_LABEL,
+    value: ({ documentNumber, tx }) => (documentNumber === null ? null : `${metaString(tx, 'series') ?? ''}${metaString(tx, 'series') ? '-' : ''}${documentNumber}`),
+  },
   singleLine: ['tbai_id'],
   qr: { qr: SPANISH_QR },
 };

@@ -7,6 +7,9 @@
 import type { Localized, ReceiptQrSpec, RenderHint, TransactionDraft } from '../types.ts';
 import { readSpanishInvoiceType } from './invoice.ts';
 
+/** "Factura n.º": the number and series of a Spanish invoice (RD 1619/2012 art. 6.1.a, 7.1.a). */
+export const SPANISH_NUMBER_LABEL: Localized = { es: 'Factura n.º', en: 'Invoice no.' };
+
 /** TicketBAI §1.3 and VERI*FACTU §2.6: level M, 30-40 mm; we print the smallest allowed. */
 export const SPANISH_QR: ReceiptQrSpec = { errorCorrectionLevel: 'M', sizeMm: 30 };
 

@@ -9,6 +9,8 @@ import type { ReceiptFacts } from '../types.ts';
 export const MYDATA_RECEIPT: ReceiptFacts = {
   language: 'el',
   title: (_hints, tx) => (tx.type === 'sale' ? { el: 'ΑΠΟΔΕΙΞΗ ΛΙΑΝΙΚΗΣ ΠΩΛΗΣΗΣ', en: 'RETAIL SALES RECEIPT' } : { el: 'ΠΙΣΤΩΤΙΚΟ ΣΤΟΙΧΕΙΟ ΛΙΑΝΙΚΗΣ', en: 'RETAIL CREDIT NOTE' }),
+  // Series and aa: the transaction's fiscal_id (`<series>-<aa>`, build.ts).
+  number: { label: { el: 'Σειρά-Α/Α', en: 'Series-No.' }, value: ({ fiscalId }) => fiscalId },
   labels: {
     mark: { el: 'ΜΑΡΚ', en: 'MARK' },
     uid: { el: 'UID', en: 'UID' },
