@@ -3,6 +3,7 @@
  * embedded (subset), each QR drawn as vector squares at its exact printed size.
  * The document's dates are the transaction's, so the same receipt gives the same bytes.
  */
+import fs from 'node:fs';
 import PDFDocument from 'pdfkit';
 import type { Receipt } from './model.ts';
 import { FONT_FILES, FONT_MM, pageLayout } from './page.ts';
@@ -26,8 +27,8 @@ export function renderPdf(r: Receipt, width: PaperWidth, issuedAt: Date): Promis
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
   });
-  doc.registerFont('regular', FONT_FILES.regular);
-  doc.registerFont('bold', FONT_FILES.bold);
+  doc.registerFont('regular', fontBytes('regular'));
+  doc.registerFont('bold', fontBytes('bold'));
   doc.fillColor('#000');
   for (const item of page.items) {
     if (item.kind === 'text') {
@@ -50,4 +51,15 @@ export function renderPdf(r: Receipt, width: PaperWidth, issuedAt: Date): Promis
   }
   doc.end();
   return done;
+}
+
+/** The font files, read once (pdfkit would read them again for every document). */
+const fonts = new Map<keyof typeof FONT_FILES, Buffer>();
+function fontBytes(face: keyof typeof FONT_FILES): Buffer {
+  let b = fonts.get(face);
+  if (b === undefined) {
+    b = fs.readFileSync(FONT_FILES[face]);
+    fonts.set(face, b);
+  }
+  return b;
 }
