@@ -34,6 +34,8 @@ import { managementTokenRoutes } from './routes/management/tokens.ts';
 import { createPortalSessionService } from '../services/portal-sessions.ts';
 import { createOfflineTokenService } from '../services/offline-tokens.ts';
 import { fleetRoutes } from './routes/v1/fleet.ts';
+import { receiptRoutes } from './routes/v1/receipts.ts';
+import { createReceiptService } from '../receipts/service.ts';
 import { createFleetService } from '../fleet/service.ts';
 import { schemaErrorFormatter, validatorCompiler } from './validation.ts';
 import { portalPlugin } from '../portal/plugin.ts';
@@ -161,6 +163,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   fleetRoutes(app, { fleet: createFleetService(deps) });
   accountUsageRoutes(app, { usage: createAccountUsageService(deps) });
   await app.register(portalPlugin, { prefix: '/portal', rt, apiKeys, portalSessions });
+  receiptRoutes(app, { receipts: createReceiptService({ db: deps.db, software: rt.software }) });
 
   return app;
 }

@@ -15,6 +15,7 @@ import { ticketBaiSandbox } from './sandbox.ts';
 import { TICKETBAI_CODES } from './codes.ts';
 import { TICKETBAI_STATUSES } from './statuses.ts';
 import { createLroeProcessor } from './lroe/processor.ts';
+import { TICKETBAI_RECEIPT } from './receipt.ts';
 
 export const ticketBai: FiscalSystem<'es-ticketbai', 'ES'> = {
   key: 'es-ticketbai',
@@ -50,6 +51,7 @@ export const ticketBai: FiscalSystem<'es-ticketbai', 'ES'> = {
   // Bizkaia's `pending_batch` records go to Batuz in the daily LROE batch (`spain/lroe`).
   processors: (deps) => [createLroeProcessor(deps)],
   errorTranslations: true,
+  receipt: TICKETBAI_RECEIPT,
 };
 
 /** Araba and Gipuzkoa take each record in real time; Bizkaia only in LROE batches. */

@@ -15,6 +15,7 @@ import { myDataStubSubmit } from './sandbox.ts';
 import { submitToAade } from './client.ts';
 import { MYDATA_CODES } from './codes.ts';
 import { MYDATA_OFFLINE, MYDATA_STATUSES } from './offline.ts';
+import { MYDATA_RECEIPT } from './receipt.ts';
 
 export const myData: FiscalSystem<'gr-mydata', 'GR'> = {
   key: 'gr-mydata',
@@ -45,4 +46,5 @@ export const myData: FiscalSystem<'gr-mydata', 'GR'> = {
   events: [MYDATA_OFFLINE.lateEvent, MYDATA_OFFLINE.expiredEvent],
   // The myDATA codes' translations (codes.ts): POST /v1/translations/errors accepts GR.
   errorTranslations: true,
+  receipt: MYDATA_RECEIPT,
 };

@@ -17,6 +17,7 @@ import { dcStubPoll, dcStubSubmit } from './sandbox.ts';
 import { pollAde, submitToAde } from './client.ts';
 import { DC_CODES } from './codes.ts';
 import { corrispettivi } from './corrispettivi/index.ts';
+import { DC_RECEIPT } from './receipt.ts';
 
 /**
  * The spec's Italy DC transitions: a document AdE refuses goes `pending` → `failed`
@@ -57,4 +58,5 @@ export const documentoCommerciale: FiscalSystem<'it-dc', 'IT'> = {
   codes: DC_CODES,
   errorTranslations: true,
   ...corrispettivi,
+  receipt: DC_RECEIPT,
 };

@@ -16,6 +16,7 @@ import { SDI_CODES } from './codes.ts';
 import { submitToSdi } from './sdicoop.ts';
 import { SDI_STATUSES } from './statuses.ts';
 import { SDI_STATUS_EVENT, sdiNotifications } from './notifications.ts';
+import { SDI_RECEIPT } from './receipt.ts';
 
 export const sdi: FiscalSystem<'it-sdi', 'IT'> = {
   key: 'it-sdi',
@@ -57,4 +58,5 @@ export const sdi: FiscalSystem<'it-sdi', 'IT'> = {
   // DECISIONS "Running it": "SDI status change event: `transaction.sdi_status_changed`".
   events: [SDI_STATUS_EVENT],
   errorTranslations: true,
+  receipt: SDI_RECEIPT,
 };

@@ -17,6 +17,7 @@ import { saftSandbox } from './sandbox.ts';
 import { SAFT_CODES } from './codes.ts';
 import { SAFT_LOCATION_FILE } from './month-file.ts';
 import { createSaftProcessor } from './processor.ts';
+import { SAFT_RECEIPT } from './receipt.ts';
 
 export const saft: FiscalSystem<'pt-saft', 'PT'> = {
   key: 'pt-saft',
@@ -56,4 +57,5 @@ export const saft: FiscalSystem<'pt-saft', 'PT'> = {
   codes: SAFT_CODES,
   processors: (deps) => [createSaftProcessor(deps)],
   locationFiles: [SAFT_LOCATION_FILE],
+  receipt: SAFT_RECEIPT,
 };
