@@ -69,6 +69,8 @@ export interface Config {
   /** SMTP_URL (smtp:// or smtps://): notification e-mail; unset, messages wait in the outbox. SMTP_FROM: the sender. */
   smtpUrl: string | undefined;
   smtpFrom: string | undefined;
+  /** METRICS_TOKEN: the bearer token `GET /metrics` asks for; unset, it answers loopback clients only. */
+  metricsToken: string | undefined;
 }
 
 /** The Stripe-compatible billing API (src/billing/stripe-provider.ts). */
@@ -261,6 +263,14 @@ function inboundCa(env: Env): Record<string, string> {
   return out;
 }
 
+/** METRICS_TOKEN: at least 16 characters (a short token is a guessable one), no spaces (it travels as a bearer token). */
+function metricsToken(env: Env): string | undefined {
+  const v = env.METRICS_TOKEN;
+  if (v === undefined || v === '') return undefined;
+  if (v.length < 16 || /\s/.test(v)) throw new ConfigError('METRICS_TOKEN must be at least 16 characters, without spaces');
+  return v;
+}
+
 function authorityCa(env: Env): string | undefined {
   const file = env.AUTHORITY_CA_FILE;
   if (!file) return undefined;
@@ -316,5 +326,6 @@ export function loadConfig(env: Env = process.env, mode: Mode = 'cloud', systems
     billingWebhookSecret: env.BILLING_WEBHOOK_SECRET || undefined,
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     smtpFrom: env.SMTP_FROM?.trim() || undefined,
+    metricsToken: metricsToken(env),
   };
 }

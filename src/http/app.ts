@@ -36,6 +36,7 @@ import { createOfflineTokenService } from '../services/offline-tokens.ts';
 import { fleetRoutes } from './routes/v1/fleet.ts';
 import { createFleetService } from '../fleet/service.ts';
 import { schemaErrorFormatter, validatorCompiler } from './validation.ts';
+import { registerMetrics } from '../metrics/http.ts';
 
 /** A JSON `\u0000` escape whose backslash is not itself escaped. */
 const UNESCAPED_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/;
@@ -46,6 +47,8 @@ export interface AppOptions {
   serviceVersion?: string;
   /** Trust X-Forwarded-For (behind a proxy) for the per-address sign-up limit. */
   trustProxy?: boolean;
+  /** METRICS_TOKEN: `GET /metrics` needs it as a bearer token; unset, only loopback clients (src/metrics/http.ts). */
+  metricsToken?: string | undefined;
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -112,6 +115,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   });
 
   registerErrorHandling(app);
+  registerMetrics(app, rt.metrics, { token: opts.metricsToken });
 
   await app.register(swagger, {
     openapi: {
@@ -134,7 +138,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 
   const apiKeys = createApiKeyService(deps, rt.changes);
-  const rateLimits = createRateLimitService(deps, rt.tiers);
+  const rateLimits = createRateLimitService(deps, rt.tiers, rt.metrics.rateLimits);
   const portalSessions = createPortalSessionService(deps);
   registerAuth(app, apiKeys, rateLimits, portalSessions);
 

@@ -1,0 +1,209 @@
+import crypto from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import parsePrometheusTextFormat, { type PromFamily, type PromSample } from 'parse-prometheus-text-format';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.ts';
+import { buildApp } from '../../src/http/app.ts';
+import { createRuntime } from '../../src/runtime.ts';
+import { createMemoryLimiter } from '../../src/ratelimit/memory-limiter.ts';
+import type { RateLimiter } from '../../src/ratelimit/limiter.ts';
+import { METRICS_ERRORS } from '../../src/metrics/http.ts';
+import { STORE, startTestApp, type TestApp } from '../support/harness.ts';
+import { createLocation, createTx, saleBody } from '../support/transactions.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+
+/**
+ * GET /metrics end to end: real traffic (a sale, a rejected sale, a webhook delivery, a
+ * 429), the exposition scraped and parsed with a Prometheus text-format parser, and the
+ * series checked by name, labels and value. Then who may scrape.
+ */
+let t: TestApp;
+let receiver: WebhookReceiver;
+const clock = new ManualClock('2026-03-02T10:00:00.000Z');
+/** Account buckets listed here get one request a minute (a real bucket, emptied by the test). */
+const tight = new Set<string>();
+const inner = createMemoryLimiter();
+const limiter: RateLimiter = {
+  take: (k, spec, now) => inner.take(k, tight.has(k) ? { requestsPerMinute: 1, burst: 1 } : spec, now),
+  close: () => inner.close(),
+};
+
+beforeAll(async () => {
+  t = await startTestApp({ clock, limiter });
+  receiver = await startWebhookReceiver({ now: () => clock.now().getTime() });
+});
+afterAll(async () => {
+  await receiver.close();
+  await t.close();
+});
+
+/**
+ * A scrape, parsed twice: `families` as the parser reads the exposition (names, types,
+ * help); `series` with the histograms read sample by sample (`_bucket`, `_sum`, `_count`),
+ * as the parser flattens a histogram with labels into one unlabelled sample.
+ */
+interface Scraped {
+  families: PromFamily[];
+  series: PromFamily[];
+}
+
+async function scrape(app: FastifyInstance = t.app): Promise<Scraped> {
+  const res = await app.inject({ method: 'GET', url: '/metrics' });
+  expect(res.statusCode, res.body).toBe(200);
+  expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+  return { families: parsePrometheusTextFormat(res.body), series: parsePrometheusTextFormat(res.body.replace(/^# TYPE (\S+) histogram$/gm, '# TYPE $1 untyped')) };
+}
+
+function family(m: Scraped, name: string): PromFamily {
+  const f = m.families.find((x) => x.name === name);
+  expect(f, `metric ${name}`).toBeDefined();
+  return f!;
+}
+
+/** The samples of `name` whose labels include `labels`. */
+function samples(m: Scraped, name: string, labels: Record<string, string> = {}): PromSample[] {
+  return m.series.filter((f) => f.name === name).flatMap((f) => f.metrics)
+    .filter((s) => Object.entries(labels).every(([k, v]) => s.labels?.[k] === v));
+}
+
+/** The value of the one sample of `name` with these labels' values (0 when there is none). */
+function value(m: Scraped, name: string, labels: Record<string, string>): number {
+  const found = samples(m, name, labels);
+  expect(found.length, `${name} ${JSON.stringify(labels)}: ${JSON.stringify(found)}`).toBeLessThanOrEqual(1);
+  return found.length ? Number(found[0]!.value) : 0;
+}
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+
+describe('GET /metrics', () => {
+  it('counts requests, creates, submissions, status changes, webhooks and 429s, with the right labels', async () => {
+    const { key, accountId } = await t.signup();
+    const sub = await t.request({ method: 'POST', url: '/v1/webhooks', key, payload: { url: receiver.url, events: ['fiscalization.completed'] } });
+    expect(sub.statusCode, sub.body).toBe(201);
+    receiver.secret = sub.json().secret;
+    // Two accounts, two chains: each record goes alone (operation `submit`, not `batch`).
+    const other = await t.signup();
+    const ok = await createTx(t, key, saleBody(await createLocation(t, key, 'es-verifactu')));
+    expect(ok.statusCode, ok.body).toBe(201);
+    const bad = await createTx(t, other.key, saleBody(await createLocation(t, other.key, 'es-verifactu'), { metadata: { sandbox_outcome: 'reject:4102' } }));
+    expect(bad.statusCode, bad.body).toBe(201);
+    expect((await t.request({ method: 'GET', url: `/v1/transactions/${ok.json().id}`, key })).statusCode).toBe(200);
+    expect((await t.request({ method: 'GET', url: `/v1/transactions/${crypto.randomUUID()}`, key })).statusCode).toBe(404);
+    expect((await t.request({ method: 'GET', url: `/no/such/${crypto.randomUUID()}` })).statusCode).toBe(404);
+
+    // Before the worker: both submissions wait in the queue; the oldest has waited 30 s.
+    clock.advance(30_000);
+    let m = await scrape();
+    expect(value(m, 'fiscal_queue_jobs', { status: 'pending', kind: 'submit', system: 'es-verifactu' })).toBe(2);
+    expect(value(m, 'fiscal_queue_oldest_pending_age_seconds', { kind: 'submit', system: 'es-verifactu' })).toBe(30);
+    expect(value(m, 'fiscal_queue_scrape_success', {})).toBe(1);
+    expect(value(m, 'fiscal_transactions_created_total', { country: 'ES', system: 'es-verifactu', status: 'pending', environment: 'test', type: 'sale' })).toBe(2);
+
+    await t.worker.drain(); // both submissions, then the webhook delivery and the translation job
+    expect(receiver.received.length).toBe(1);
+
+    // The 429: this account's bucket holds one request; the second is refused.
+    tight.add(`acct:${accountId}:test`);
+    expect((await t.request({ method: 'GET', url: '/v1/locations', key })).statusCode).toBe(200);
+    expect((await t.request({ method: 'GET', url: '/v1/locations', key })).statusCode).toBe(429);
+    tight.delete(`acct:${accountId}:test`);
+
+    m = await scrape();
+    // Submissions: one accepted, one rejected, each timed.
+    expect(value(m, 'fiscal_submissions_total', { system: 'es-verifactu', operation: 'submit', outcome: 'accepted' })).toBe(1);
+    expect(value(m, 'fiscal_submissions_total', { system: 'es-verifactu', operation: 'submit', outcome: 'rejected' })).toBe(1);
+    expect(family(m, 'fiscal_submission_duration_seconds').type).toBe('HISTOGRAM');
+    expect(value(m, 'fiscal_submission_duration_seconds_count', { system: 'es-verifactu', operation: 'submit' })).toBe(2);
+    expect(value(m, 'fiscal_submission_duration_seconds_bucket', { system: 'es-verifactu', operation: 'submit', le: '+Inf' })).toBe(2);
+    expect(value(m, 'fiscal_submission_duration_seconds_sum', { system: 'es-verifactu', operation: 'submit' })).toBeGreaterThan(0);
+    // Status changes made by the worker.
+    expect(value(m, 'fiscal_transaction_status_changes_total', { system: 'es-verifactu', status: 'processing' })).toBe(2);
+    expect(value(m, 'fiscal_transaction_status_changes_total', { system: 'es-verifactu', status: 'success' })).toBe(1);
+    expect(value(m, 'fiscal_transaction_status_changes_total', { system: 'es-verifactu', status: 'failed_permanent' })).toBe(1);
+    // The rejected submission's job is dead (the retry queue); nothing is pending any more.
+    expect(value(m, 'fiscal_queue_jobs', { status: 'dead', kind: 'submit', system: 'es-verifactu' })).toBe(1);
+    expect(value(m, 'fiscal_queue_jobs', { status: 'pending', kind: 'submit', system: 'es-verifactu' })).toBe(0);
+    expect(samples(m, 'fiscal_queue_oldest_pending_age_seconds', { kind: 'submit' })).toEqual([]);
+    // The webhook delivery and the 429.
+    expect(value(m, 'svc_webhook_deliveries_total', { outcome: 'succeeded' })).toBe(1);
+    expect(value(m, 'svc_webhook_delivery_duration_seconds_count', {})).toBe(1);
+    expect(value(m, 'svc_rate_limit_rejections_total', { bucket: 'sandbox' })).toBe(1);
+
+    // HTTP: by route pattern and status, never a raw URL.
+    expect(value(m, 'svc_http_requests_total', { method: 'POST', route: '/v1/transactions', status_code: '201' })).toBe(2);
+    expect(value(m, 'svc_http_requests_total', { method: 'GET', route: '/v1/transactions/:id', status_code: '200' })).toBe(1);
+    expect(value(m, 'svc_http_requests_total', { method: 'GET', route: '/v1/transactions/:id', status_code: '404' })).toBe(1);
+    expect(value(m, 'svc_http_requests_total', { method: 'GET', route: 'unmatched', status_code: '404' })).toBe(1);
+    expect(value(m, 'svc_http_requests_total', { method: 'GET', route: '/v1/locations', status_code: '429' })).toBe(1);
+    expect(value(m, 'svc_http_request_duration_seconds_count', { method: 'POST', route: '/v1/transactions', status_code: '201' })).toBe(2);
+    for (const f of m.series.filter((x) => x.name.startsWith('svc_http_'))) {
+      for (const s of f.metrics) {
+        expect(s.labels?.route, JSON.stringify(s.labels)).toBeDefined();
+        expect(s.labels!.route).not.toMatch(UUID);
+      }
+    }
+  });
+
+  it('reports the database pool and the process, event loop included', async () => {
+    const m = await scrape();
+    const store = { store: STORE };
+    expect(value(m, 'svc_db_pool_max_connections', store)).toBe(STORE === 'postgres' ? 20 : 1);
+    expect(value(m, 'svc_db_pool_connections', store)).toBeGreaterThanOrEqual(STORE === 'postgres' ? 0 : 1);
+    expect(value(m, 'svc_db_pool_waiting', store)).toBeGreaterThanOrEqual(0);
+    expect(samples(m, 'svc_db_pool_idle_connections', store)).toHaveLength(1);
+    for (const name of ['nodejs_eventloop_lag_seconds', 'nodejs_eventloop_lag_p99_seconds', 'process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes']) {
+      expect(samples(m, name).length, name).toBeGreaterThan(0);
+    }
+    expect(family(m, 'nodejs_eventloop_lag_seconds').type).toBe('GAUGE');
+  });
+
+  it('answers loopback clients only when no token is set', async () => {
+    const far = await t.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '10.1.2.3' });
+    expect(far.statusCode).toBe(403);
+    expect(far.json()).toEqual({ error: METRICS_ERRORS.loopbackOnly });
+    // A proxy on this machine forwarding someone else: refused too.
+    const forwarded = await t.app.inject({ method: 'GET', url: '/metrics', headers: { 'x-forwarded-for': '203.0.113.9' } });
+    expect(forwarded.statusCode).toBe(403);
+    // An API key is no way in.
+    const { key } = await t.signup();
+    expect((await t.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '10.1.2.3', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(403);
+    expect((await t.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '::1' })).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '::ffff:127.0.0.1' })).statusCode).toBe(200);
+  });
+
+  it('with METRICS_TOKEN: the bearer token is required, from anywhere', async () => {
+    const token = 'scrape-token-0123456789abcdef';
+    // A second app on the same runtime: same registry, its own access rule.
+    const app = await buildApp(t.rt, { metricsToken: token });
+    await app.ready();
+    try {
+      const none = await app.inject({ method: 'GET', url: '/metrics' });
+      expect(none.statusCode).toBe(401);
+      expect(none.json()).toEqual({ error: METRICS_ERRORS.tokenRequired });
+      const wrong = await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer scrape-token-0123456789abcdeX' } });
+      expect(wrong.statusCode).toBe(401);
+      expect(wrong.json()).toEqual({ error: METRICS_ERRORS.tokenInvalid });
+      const good = await app.inject({ method: 'GET', url: '/metrics', remoteAddress: '10.1.2.3', headers: { authorization: `Bearer ${token}` } });
+      expect(good.statusCode).toBe(200);
+      expect(parsePrometheusTextFormat(good.body).some((f: PromFamily) => f.name === 'fiscal_transactions_created_total')).toBe(true);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('two runtimes in one process keep separate registries', async () => {
+    const rt = createRuntime({ db: t.db, clock, keys: t.rt.deps.keys, limiter, log: t.rt.deps.log, config: t.rt.deps.config });
+    const app = await buildApp(rt);
+    try {
+      await app.ready();
+      const m = await scrape(app);
+      expect(samples(m, 'fiscal_transactions_created_total')).toEqual([]);
+      expect(samples(m, 'svc_http_requests_total', { route: '/v1/transactions' })).toEqual([]);
+      expect(value(await scrape(), 'fiscal_transactions_created_total', { country: 'ES', system: 'es-verifactu', status: 'pending', environment: 'test', type: 'sale' })).toBe(2);
+    } finally {
+      await app.close();
+      rt.changes.close();
+      rt.mailer.close();
+    }
+  });
+});
