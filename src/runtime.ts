@@ -152,7 +152,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   }, o.config.batch);
   // Before the handlers: the inbound_message jobs deliver the stub's notifications through it.
   const inbound = createInboundService({
-    db: o.db, clock: o.clock, log: o.log, events, secrets: o.config.inboundSecrets ?? {}, trustedCa: o.config.inboundCa ?? {},
+    db: o.db, clock: o.clock, log: o.log, events, secrets: o.config.inboundSecrets ?? {}, trustedCa: o.config.inboundCa ?? {}, metrics: metrics.submissions,
     ...(o.systems ? { systems: SYSTEMS.map((s) => o.systems!(s.key)) } : {}),
   });
   const submit = createSubmitHandler({

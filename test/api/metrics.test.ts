@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import parsePrometheusTextFormat, { type PromFamily, type PromSample } from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +10,7 @@ import { createMemoryLimiter } from '../../src/ratelimit/memory-limiter.ts';
 import type { RateLimiter } from '../../src/ratelimit/limiter.ts';
 import { METRICS_ERRORS } from '../../src/metrics/http.ts';
 import { STORE, startTestApp, type TestApp } from '../support/harness.ts';
-import { createLocation, createTx, saleBody } from '../support/transactions.ts';
+import { createLocation, createTx, saleBody, saleMetadata } from '../support/transactions.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 /**
@@ -157,6 +158,39 @@ describe('GET /metrics', () => {
     expect(delta('fiscal_submissions_total', { system: 'es-verifactu', operation: 'batch', outcome: 'accepted' })).toBe(3);
     expect(delta('fiscal_submissions_total', { system: 'es-verifactu', operation: 'submit', outcome: 'accepted' })).toBe(0);
     expect(delta('fiscal_transaction_status_changes_total', { system: 'es-verifactu', status: 'success' })).toBe(3);
+  });
+
+  it("SDI: the submission is `sent`; the notification's status change is counted by the inbound path", async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'it-sdi');
+    const before = await scrape();
+    const res = await createTx(t, key, saleBody(loc, { metadata: { ...saleMetadata['it-sdi'] } }));
+    expect(res.statusCode, res.body).toBe(201);
+    await t.worker.drain(); // the submission, then the stub's notification through the inbound channel
+    expect((await t.request({ method: 'GET', url: `/v1/transactions/${res.json().id}`, key })).json().status).toBe('delivered');
+    const after = await scrape();
+    const delta = (name: string, labels: Record<string, string>) => value(after, name, labels) - value(before, name, labels);
+    expect(delta('fiscal_transactions_created_total', { country: 'IT', system: 'it-sdi', status: 'pending', environment: 'test', type: 'sale' })).toBe(1);
+    expect(delta('fiscal_submissions_total', { system: 'it-sdi', operation: 'submit', outcome: 'sent' })).toBe(1);
+    expect(delta('fiscal_transaction_status_changes_total', { system: 'it-sdi', status: 'pending' })).toBe(1);
+    expect(delta('fiscal_transaction_status_changes_total', { system: 'it-sdi', status: 'delivered' })).toBe(1);
+  });
+
+  it('the Grafana dashboard is valid JSON and uses only metric names the service exposes', async () => {
+    const dashboard = JSON.parse(fs.readFileSync(new URL('../../docs/grafana-dashboard.json', import.meta.url), 'utf8'));
+    const exprs: string[] = dashboard.panels.flatMap((p: { targets?: { expr: string }[] }) => (p.targets ?? []).map((x) => x.expr));
+    expect(exprs.length).toBeGreaterThan(15);
+    const used = new Set(exprs.flatMap((e) => e.match(/\b(?:svc|fiscal|nodejs|process)_[a-z0-9_]+/g) ?? []));
+    const exposed = new Set((await scrape()).families.map((f) => f.name));
+    for (const name of used) {
+      const base = name.replace(/_(bucket|sum|count)$/, '');
+      expect(exposed.has(name) || exposed.has(base), name).toBe(true);
+    }
+    // Every family the service defines has a panel.
+    for (const name of exposed) {
+      if (!/^(svc|fiscal)_/.test(name)) continue;
+      expect([...used].some((u) => u === name || u.startsWith(`${name}_`)), name).toBe(true);
+    }
   });
 
   it('reports the database pool and the process, event loop included', async () => {
