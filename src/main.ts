@@ -99,7 +99,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
 
-  const app = await buildApp(rt, { bodyLimitBytes: config.bodyLimitBytes, serviceVersion: packageVersion(), metricsToken: config.metricsToken });
+  const app = await buildApp(rt, { bodyLimitBytes: config.bodyLimitBytes, serviceVersion: packageVersion() });
   closeApp = () => app.close();
   log.info({ store: db.kind, dataDir: db.kind === 'pglite' ? config.dataDir : undefined, rateLimiter: config.redisUrl ? 'redis' : 'memory', masterKey: config.masterKeySource, migrations: applied, workers: config.workersInProcess }, 'starting');
   if (config.masterKeySource === 'generated') log.warn(`MASTER_KEY not set: generated one in ${config.dataDir}/master.key; keep it with the data, and set MASTER_KEY when running several nodes`);

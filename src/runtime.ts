@@ -70,6 +70,8 @@ export interface RuntimeOptions {
     /** SMTP_URL and SMTP_FROM (config.ts); no URL: notification e-mail waits in the outbox. */
     smtpUrl?: string | undefined;
     smtpFrom?: string | undefined;
+    /** METRICS_TOKEN (config.ts): the bearer token `GET /metrics` asks for; unset, loopback clients only. */
+    metricsToken?: string | undefined;
   };
   software?: SoftwareIdentity;
   /** Worker tuning (tests shorten the lease). */
@@ -116,6 +118,8 @@ export interface Runtime {
   billing: BillingProvider;
   /** This runtime's Prometheus registry and the observers fed by the core (src/metrics). */
   metrics: Metrics;
+  /** The token `GET /metrics` asks for (RuntimeOptions.config.metricsToken). */
+  metricsToken: string | undefined;
 }
 
 /**
@@ -195,5 +199,6 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     tiers,
     billing,
     metrics,
+    metricsToken: o.config.metricsToken,
   };
 }

@@ -47,7 +47,7 @@ export interface AppOptions {
   serviceVersion?: string;
   /** Trust X-Forwarded-For (behind a proxy) for the per-address sign-up limit. */
   trustProxy?: boolean;
-  /** METRICS_TOKEN: `GET /metrics` needs it as a bearer token; unset, only loopback clients (src/metrics/http.ts). */
+  /** Overrides the runtime's METRICS_TOKEN (`rt.metricsToken`): `GET /metrics` then needs it as a bearer token (src/metrics/http.ts). */
   metricsToken?: string | undefined;
 }
 
@@ -115,7 +115,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   });
 
   registerErrorHandling(app);
-  registerMetrics(app, rt.metrics, { token: opts.metricsToken });
+  registerMetrics(app, rt.metrics, { token: opts.metricsToken ?? rt.metricsToken });
 
   await app.register(swagger, {
     openapi: {

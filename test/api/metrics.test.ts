@@ -48,8 +48,8 @@ interface Scraped {
   series: PromFamily[];
 }
 
-async function scrape(app: FastifyInstance = t.app): Promise<Scraped> {
-  const res = await app.inject({ method: 'GET', url: '/metrics' });
+async function scrape(app: FastifyInstance = t.app, token?: string): Promise<Scraped> {
+  const res = await app.inject({ method: 'GET', url: '/metrics', ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}) });
   expect(res.statusCode, res.body).toBe(200);
   expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
   return { families: parsePrometheusTextFormat(res.body), series: parsePrometheusTextFormat(res.body.replace(/^# TYPE (\S+) histogram$/gm, '# TYPE $1 untyped')) };
@@ -241,11 +241,14 @@ describe('GET /metrics', () => {
   });
 
   it('two runtimes in one process keep separate registries', async () => {
-    const rt = createRuntime({ db: t.db, clock, keys: t.rt.deps.keys, limiter, log: t.rt.deps.log, config: t.rt.deps.config });
+    // Its METRICS_TOKEN from the runtime configuration, as the hosts pass it (main.ts spreads loadConfig's).
+    const token = 'runtime-token-0123456789';
+    const rt = createRuntime({ db: t.db, clock, keys: t.rt.deps.keys, limiter, log: t.rt.deps.log, config: { ...t.rt.deps.config, metricsToken: token } });
     const app = await buildApp(rt);
     try {
       await app.ready();
-      const m = await scrape(app);
+      expect((await app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(401);
+      const m = await scrape(app, token);
       expect(samples(m, 'fiscal_transactions_created_total')).toEqual([]);
       expect(samples(m, 'svc_http_requests_total', { route: '/v1/transactions' })).toEqual([]);
       expect(value(await scrape(), 'fiscal_transactions_created_total', { country: 'ES', system: 'es-verifactu', status: 'pending', environment: 'test', type: 'sale' })).toBeGreaterThan(0);
