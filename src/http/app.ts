@@ -36,7 +36,7 @@ import { createOfflineTokenService } from '../services/offline-tokens.ts';
 import { fleetRoutes } from './routes/v1/fleet.ts';
 import { createFleetService } from '../fleet/service.ts';
 import { schemaErrorFormatter, validatorCompiler } from './validation.ts';
-import { registerMetrics } from '../metrics/http.ts';
+import { metricsRoutes, registerRequestMetrics } from '../metrics/http.ts';
 
 /** A JSON `\u0000` escape whose backslash is not itself escaped. */
 const UNESCAPED_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/;
@@ -115,7 +115,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   });
 
   registerErrorHandling(app);
-  registerMetrics(app, rt.metrics, { token: opts.metricsToken ?? rt.metricsToken });
+  registerRequestMetrics(app, rt.metrics);
 
   await app.register(swagger, {
     openapi: {
@@ -144,6 +144,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   publicRoutes(app, { db: deps.db, serviceVersion: opts.serviceVersion ?? '0.0.0' });
+  metricsRoutes(app, rt.metrics, { token: opts.metricsToken ?? rt.metricsToken });
   accountRoutes(app, { accounts: createAccountService(deps, apiKeys, rt.tiers), consents: createConsentService(deps) });
   apiKeyRoutes(app, { apiKeys });
   locationRoutes(app, { locations: rt.locations });

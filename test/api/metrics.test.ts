@@ -240,6 +240,16 @@ describe('GET /metrics', () => {
     }
   });
 
+  it('is in the OpenAPI document, with its text answer and its 401 and 403', async () => {
+    const doc = (await t.request({ method: 'GET', url: '/openapi.json' })).json();
+    const op = doc.paths['/metrics']?.get;
+    expect(op).toBeDefined();
+    expect(Object.keys(op.responses['200'].content)).toEqual(['text/plain']);
+    expect(op.responses['401']).toBeDefined();
+    expect(op.responses['403']).toBeDefined();
+    expect(op.description).toContain('METRICS_TOKEN');
+  });
+
   it('two runtimes in one process keep separate registries', async () => {
     // Its METRICS_TOKEN from the runtime configuration, as the hosts pass it (main.ts spreads loadConfig's).
     const token = 'runtime-token-0123456789';
