@@ -153,6 +153,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   const batch = createBatch({
     db: o.db, clock: o.clock, log: o.log, events, ledger, locations, signingKeys, pacing, software,
     authorityBaseUrls: o.config.authorityBaseUrls, authorityCa: o.config.authorityCa,
+    metrics: metrics.submissions,
   }, o.config.batch);
   // Before the handlers: the inbound_message jobs deliver the stub's notifications through it.
   const inbound = createInboundService({

@@ -97,7 +97,9 @@ export function createInboundService(deps: InboundDeps) {
     const match = await transactionsRepo.findByAuthorityId(deps.db, system.key, message.match);
     if (!match) throw notFound('transaction not found');
 
+    let originalCancelled = false;
     const result = await deps.db.transaction(async (tx): Promise<InboundResult> => {
+      originalCancelled = false;
       const now = deps.clock.now();
       const t = (await transactionsRepo.getById(tx, match.id, { forUpdate: true }))!;
       const notifications = [
@@ -119,12 +121,13 @@ export function createInboundService(deps: InboundDeps) {
       const updated = (await transactionsRepo.update(tx, t.id, {
         ...fields, status: effect.status, ...(statuses.isAccepted(effect.status) ? { completed_at: now } : {}),
       }, now, statuses.sources(effect.status, 'authority')))!;
-      await cancelOriginalIfAccepted(tx, updated, now);
+      if (await cancelOriginalIfAccepted(tx, updated, now)) originalCancelled = true;
       if (effect.event) await deps.events.publish(tx, transactionEvent(effect.event, updated, now), now);
       deps.log.info({ channel: name, transactionId: t.id, from: t.status, to: updated.status }, 'inbound authority message');
       return { transaction_id: t.id, status: updated.status, changed: true };
     });
     if (result.changed) deps.metrics?.statusChanged(system.key, result.status);
+    if (originalCancelled) deps.metrics?.statusChanged(system.key, 'cancelled');
     return result;
   }
 

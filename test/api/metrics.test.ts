@@ -9,6 +9,7 @@ import { createRuntime } from '../../src/runtime.ts';
 import { createMemoryLimiter } from '../../src/ratelimit/memory-limiter.ts';
 import type { RateLimiter } from '../../src/ratelimit/limiter.ts';
 import { METRICS_ERRORS } from '../../src/metrics/http.ts';
+import { configs, locationBodies } from '../support/fixtures.ts';
 import { STORE, startTestApp, type TestApp } from '../support/harness.ts';
 import { createLocation, createTx, saleBody, saleMetadata } from '../support/transactions.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
@@ -174,6 +175,27 @@ describe('GET /metrics', () => {
     expect(delta('fiscal_submissions_total', { system: 'it-sdi', operation: 'submit', outcome: 'sent' })).toBe(1);
     expect(delta('fiscal_transaction_status_changes_total', { system: 'it-sdi', status: 'pending' })).toBe(1);
     expect(delta('fiscal_transaction_status_changes_total', { system: 'it-sdi', status: 'delivered' })).toBe(1);
+  });
+
+  it('Bizkaia LROE: the batch verdicts and the original cancelled by an accepted cancellation are status changes too', async () => {
+    const { key } = await t.signup();
+    const { certificate_id: _none, ...bizkaia } = { ...configs.ticketbai, territory: 'bizkaia' };
+    const loc = await t.request({ method: 'POST', url: '/v1/locations', key, payload: { ...locationBodies['es-ticketbai'], country_config: bizkaia } });
+    expect(loc.statusCode, loc.body).toBe(201);
+    const before = await scrape();
+    const sale = await createTx(t, key, saleBody(loc.json().id));
+    expect(sale.json().status).toBe('pending_batch');
+    expect((await t.request({ method: 'POST', url: '/v1/admin/process-pending', key })).statusCode).toBe(200);
+    const cancel = await t.request({ method: 'POST', url: `/v1/transactions/${sale.json().id}/cancel`, key });
+    expect(cancel.statusCode, cancel.body).toBe(201);
+    expect((await t.request({ method: 'POST', url: '/v1/admin/process-pending', key })).statusCode).toBe(200);
+    expect((await t.request({ method: 'GET', url: `/v1/transactions/${sale.json().id}`, key })).json().status).toBe('cancelled');
+    const after = await scrape();
+    const delta = (name: string, labels: Record<string, string>) => value(after, name, labels) - value(before, name, labels);
+    expect(delta('fiscal_transactions_created_total', { country: 'ES', system: 'es-ticketbai', status: 'pending_batch', environment: 'test', type: 'sale' })).toBe(1);
+    expect(delta('fiscal_transactions_created_total', { country: 'ES', system: 'es-ticketbai', status: 'pending_batch', environment: 'test', type: 'cancellation' })).toBe(1);
+    expect(delta('fiscal_transaction_status_changes_total', { system: 'es-ticketbai', status: 'success' })).toBe(2);
+    expect(delta('fiscal_transaction_status_changes_total', { system: 'es-ticketbai', status: 'cancelled' })).toBe(1);
   });
 
   it('the Grafana dashboard is valid JSON and uses only metric names the service exposes', async () => {

@@ -205,7 +205,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
         }, now, from(fields.status!));
         if (!updated) return;
         note(updated);
-        await cancelOriginalIfAccepted(tx, updated, now);
+        note(await cancelOriginalIfAccepted(tx, updated, now));
         await deps.events.publish(tx, completionEvent(updated, now, job), now);
         const offline = systemOf(t.system).offline;
         if (offline && t.status === offline.status) {
