@@ -2,7 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../core/clock.ts';
 import type { Db, DbStats } from '../store/db.ts';
-import { queueMetricsRepo } from '../store/repos/queue-metrics-repo.ts';
+import { queueMetricsRepo, type QueueDepthRow } from '../store/repos/queue-metrics-repo.ts';
 import type {
   RateLimitObserver, SubmissionObserver, SubmissionOperation, SubmissionOutcome, TransactionObserver, WebhookDeliveryOutcome, WebhookObserver,
 } from './observers.ts';
@@ -135,28 +135,37 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     collectDefaultMetrics({ register: registry });
   }
 
+  /**
+   * Reads the queue, then replaces the gauges' series in one synchronous step: a scrape
+   * running at the same time sees the old series or the new ones, never an empty set.
+   */
   async function readQueue(): Promise<void> {
-    queueJobs.reset();
-    queueOldest.reset();
+    const now = deps.clock.now();
+    let rows: QueueDepthRow[];
     try {
-      const now = deps.clock.now();
-      // Several statuses of one kind and system: the oldest of them.
-      const oldest = new Map<string, { kind: string; system: string; age: number }>();
-      for (const row of await queueMetricsRepo.depth(deps.db, now)) {
-        const system = row.system ?? NO_SYSTEM;
-        queueJobs.set({ status: row.status, kind: row.kind, system }, row.jobs);
-        if (row.oldest_due === null) continue;
-        const age = Math.max(0, (now.getTime() - row.oldest_due.getTime()) / 1000);
-        const key = `${row.kind}\n${system}`;
-        if (age >= (oldest.get(key)?.age ?? 0)) oldest.set(key, { kind: row.kind, system, age });
-      }
-      for (const o of oldest.values()) queueOldest.set({ kind: o.kind, system: o.system }, o.age);
-      queueUp.set(1);
+      rows = await queueMetricsRepo.depth(deps.db, now);
     } catch (err) {
       // A scrape still answers (the process metrics are worth having while the store is down).
       deps.log.warn({ err }, 'metrics: reading the queue failed');
+      queueJobs.reset();
+      queueOldest.reset();
       queueUp.set(0);
+      return;
     }
+    // Several statuses of one kind and system: the oldest of them.
+    const oldest = new Map<string, { kind: string; system: string; age: number }>();
+    queueJobs.reset();
+    queueOldest.reset();
+    for (const row of rows) {
+      const system = row.system ?? NO_SYSTEM;
+      queueJobs.set({ status: row.status, kind: row.kind, system }, row.jobs);
+      if (row.oldest_due === null) continue;
+      const age = Math.max(0, (now.getTime() - row.oldest_due.getTime()) / 1000);
+      const key = `${row.kind}\n${system}`;
+      if (age >= (oldest.get(key)?.age ?? 0)) oldest.set(key, { kind: row.kind, system, age });
+    }
+    for (const o of oldest.values()) queueOldest.set({ kind: o.kind, system: o.system }, o.age);
+    queueUp.set(1);
   }
 
   const submissions: SubmissionObserver = {
