@@ -146,6 +146,28 @@ describe('GET /metrics', () => {
     }
   });
 
+  it('webhook outcomes: a failed attempt, then the retry cancelled once the webhook is deleted', async () => {
+    const { key } = await t.signup();
+    const sub = await t.request({ method: 'POST', url: '/v1/webhooks', key, payload: { url: receiver.url, events: ['fiscalization.completed'] } });
+    expect(sub.statusCode, sub.body).toBe(201);
+    const before = await scrape();
+    receiver.fail(500);
+    try {
+      expect((await createTx(t, key, saleBody(await createLocation(t, key, 'es-verifactu')))).statusCode).toBe(201);
+      await t.worker.drain();
+    } finally {
+      receiver.ok();
+    }
+    const failed = await scrape();
+    expect(value(failed, 'svc_webhook_deliveries_total', { outcome: 'failed' }) - value(before, 'svc_webhook_deliveries_total', { outcome: 'failed' })).toBe(1);
+    expect((await t.request({ method: 'DELETE', url: `/v1/webhooks/${sub.json().id}`, key })).statusCode).toBe(204);
+    clock.advance(11_000); // the second attempt is due (+10 s)
+    await t.worker.drain();
+    const after = await scrape();
+    expect(value(after, 'svc_webhook_deliveries_total', { outcome: 'cancelled' }) - value(failed, 'svc_webhook_deliveries_total', { outcome: 'cancelled' })).toBe(1);
+    expect(value(after, 'svc_webhook_deliveries_total', { outcome: 'failed' })).toBe(value(failed, 'svc_webhook_deliveries_total', { outcome: 'failed' }));
+  });
+
   it("a chain's records sent in one request: one timed call, an outcome per record", async () => {
     const { key } = await t.signup();
     const loc = await createLocation(t, key, 'es-verifactu');
