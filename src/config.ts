@@ -69,6 +69,8 @@ export interface Config {
   /** SMTP_URL (smtp:// or smtps://): notification e-mail; unset, messages wait in the outbox. SMTP_FROM: the sender. */
   smtpUrl: string | undefined;
   smtpFrom: string | undefined;
+  /** METRICS_TOKEN: the bearer token `GET /metrics` asks for; unset, it answers loopback clients only. */
+  metricsToken: string | undefined;
   /**
    * HardwareDevice mode (SIGNING_DEVICE=pkcs11, docs/hardware-device.md): the private keys
    * live in a PKCS#11 token, opened at start-up (signing/pkcs11/configured.ts); undefined:
@@ -333,6 +335,14 @@ function inboundCa(env: Env): Record<string, string> {
   return out;
 }
 
+/** METRICS_TOKEN: at least 16 characters (a short token is a guessable one), no spaces (it travels as a bearer token). */
+function metricsToken(env: Env): string | undefined {
+  const v = env.METRICS_TOKEN;
+  if (v === undefined || v === '') return undefined;
+  if (v.length < 16 || /\s/.test(v)) throw new ConfigError('METRICS_TOKEN must be at least 16 characters, without spaces');
+  return v;
+}
+
 function authorityCa(env: Env): string | undefined {
   const file = env.AUTHORITY_CA_FILE;
   if (!file) return undefined;
@@ -389,5 +399,6 @@ export function loadConfig(env: Env = process.env, mode: Mode = 'cloud', systems
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     smtpFrom: env.SMTP_FROM?.trim() || undefined,
     signingDevice: signingDevice(env),
+    metricsToken: metricsToken(env),
   };
 }

@@ -20,18 +20,28 @@ export async function openPgliteDb(dataDir?: string, artifacts: PgliteArtifacts 
   } else {
     pg = await PGlite.create({ ...artifacts });
   }
+  // Operations started and not finished (PGlite runs one at a time): Db.stats.
+  let inFlight = 0;
+  const tracked = async <T>(op: () => Promise<T>): Promise<T> => {
+    inFlight++;
+    try {
+      return await op();
+    } finally {
+      inFlight--;
+    }
+  };
   const run = async <T>(q: PGlite | Transaction, sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> => {
     const res = await q.query<T>(sql, params as unknown[] | undefined);
     return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
   };
   return {
     kind: 'pglite',
-    query: (sql, params) => run(pg, sql, params),
-    exec: async (sql) => {
+    query: (sql, params) => tracked(() => run(pg, sql, params)),
+    exec: (sql) => tracked(async () => {
       await pg.exec(sql);
-    },
+    }),
     transaction: (fn) =>
-      pg.transaction((tx) => {
+      tracked(() => pg.transaction((tx) => {
         const q: Queryable = {
           query: (sql, params) => run(tx, sql, params),
           exec: async (sql) => {
@@ -39,7 +49,8 @@ export async function openPgliteDb(dataDir?: string, artifacts: PgliteArtifacts 
           },
         };
         return fn(q);
-      }),
+      })),
+    stats: () => ({ total: 1, idle: inFlight === 0 ? 1 : 0, waiting: Math.max(0, inFlight - 1), max: 1 }),
     subscribe(channel, listener): Subscription {
       // PGlite delivers the NOTIFYs of its (only) backend once the notifying transaction
       // committed; nothing can drop in between, so `reset` is never needed.
