@@ -123,4 +123,11 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATA_DIR: tmp(), PT_SOFTWARE_KEY_FILE: file, PT_SOFTWARE_KEY_VERSION: 'v2' })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: tmp(), PT_SOFTWARE_KEY_FILE: file, PT_SOFTWARE_CERTIFICATE_NUMBER: '12/AT' })).toThrow(/PT_SOFTWARE_CERTIFICATE_NUMBER must contain only digits/);
   });
+
+  it('METRICS_TOKEN: unset by default; at least 16 characters, no spaces', () => {
+    expect(loadConfig({ DATA_DIR: tmp() }).metricsToken).toBeUndefined();
+    expect(loadConfig({ DATA_DIR: tmp(), METRICS_TOKEN: 'abcdefghijklmnop' }).metricsToken).toBe('abcdefghijklmnop');
+    expect(() => loadConfig({ DATA_DIR: tmp(), METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN must be at least 16 characters/);
+    expect(() => loadConfig({ DATA_DIR: tmp(), METRICS_TOKEN: 'abcdefgh ijklmnopq' })).toThrow(ConfigError);
+  });
 });

@@ -69,6 +69,34 @@ export interface Config {
   /** SMTP_URL (smtp:// or smtps://): notification e-mail; unset, messages wait in the outbox. SMTP_FROM: the sender. */
   smtpUrl: string | undefined;
   smtpFrom: string | undefined;
+  /** METRICS_TOKEN: the bearer token `GET /metrics` asks for; unset, it answers loopback clients only. */
+  metricsToken: string | undefined;
+  /**
+   * HardwareDevice mode (SIGNING_DEVICE=pkcs11, docs/hardware-device.md): the private keys
+   * live in a PKCS#11 token, opened at start-up (signing/pkcs11/configured.ts); undefined:
+   * keys in process, as always.
+   */
+  signingDevice?: SigningDeviceConfig | undefined;
+}
+
+/** SIGNING_DEVICE=pkcs11 and its PKCS11_* settings, checked for shape here and against the token at start-up. */
+export interface SigningDeviceConfig {
+  /** PKCS11_MODULE (default SoftHSM2's library). */
+  module: string;
+  /** PKCS11_TOKEN_LABEL */
+  tokenLabel: string;
+  /** PKCS11_PIN */
+  pin: string;
+  keys: {
+    /** PKCS11_KEY_RECORDS: France NF525's EC P-256 record key. */
+    records: string | undefined;
+    /** PKCS11_KEY_CERTIFICATE: the RSA key whose certificate (same CKA_ID, in the token) signs TicketBAI and Italy's XAdES. */
+    certificate: string | undefined;
+    /** PKCS11_KEY_PRODUCER_<CC>: software producer keys (Portugal SAF-T), by country. */
+    producer: Record<string, string>;
+  };
+  /** Each producer key's version and certificate number (<CC>_SOFTWARE_KEY_VERSION, <CC>_SOFTWARE_CERTIFICATE_NUMBER). */
+  producerInfo: Record<string, { version: string; certificateNumber?: string }>;
 }
 
 /** The Stripe-compatible billing API (src/billing/stripe-provider.ts). */
@@ -243,6 +271,52 @@ function producerKeys(env: Env): Config['producerKeys'] {
   return out;
 }
 
+/** The `<CC>_SOFTWARE_KEY_VERSION` and `<CC>_SOFTWARE_CERTIFICATE_NUMBER` of a producer key. */
+function producerKeyInfo(env: Env, cc: string): { version: string; certificateNumber?: string } {
+  const version = env[`${cc}_SOFTWARE_KEY_VERSION`]?.trim() || '1';
+  if (!/^[1-9][0-9]{0,8}$/.test(version)) throw new ConfigError(`${cc}_SOFTWARE_KEY_VERSION must be a positive integer (got "${version}")`);
+  const certificateNumber = env[`${cc}_SOFTWARE_CERTIFICATE_NUMBER`]?.trim() || undefined;
+  if (certificateNumber !== undefined && !/^[0-9]+$/.test(certificateNumber)) {
+    throw new ConfigError(`${cc}_SOFTWARE_CERTIFICATE_NUMBER must contain only digits (got "${certificateNumber}")`);
+  }
+  return { version, ...(certificateNumber !== undefined ? { certificateNumber } : {}) };
+}
+
+/**
+ * SIGNING_DEVICE (`none`, default, or `pkcs11`) and its PKCS11_* settings. The token itself
+ * (label, PIN, keys) is checked when the host opens it (signing/pkcs11/configured.ts).
+ */
+function signingDevice(env: Env): SigningDeviceConfig | undefined {
+  const kind = env.SIGNING_DEVICE?.trim() || 'none';
+  // PKCS11_MODULE alone is left alone (other PKCS#11 tools read it too).
+  const pkcs11Settings = Object.keys(env).filter((n) => n.startsWith('PKCS11_') && n !== 'PKCS11_MODULE' && env[n]);
+  if (kind === 'none') {
+    if (pkcs11Settings.length > 0) throw new ConfigError(`${pkcs11Settings[0]} is set but SIGNING_DEVICE is not pkcs11 (set SIGNING_DEVICE=pkcs11 to sign with the token)`);
+    return undefined;
+  }
+  if (kind !== 'pkcs11') throw new ConfigError(`SIGNING_DEVICE must be none or pkcs11 (got "${kind}")`);
+  const tokenLabel = env.PKCS11_TOKEN_LABEL?.trim();
+  if (!tokenLabel) throw new ConfigError('PKCS11_TOKEN_LABEL is required when SIGNING_DEVICE is pkcs11');
+  const pin = env.PKCS11_PIN;
+  if (!pin) throw new ConfigError('PKCS11_PIN is required when SIGNING_DEVICE is pkcs11');
+  const producer: Record<string, string> = {};
+  const producerInfo: SigningDeviceConfig['producerInfo'] = {};
+  for (const [name, value] of Object.entries(env)) {
+    const m = /^PKCS11_KEY_PRODUCER_([A-Z]{2})$/.exec(name);
+    if (!m || !value?.trim()) continue;
+    const cc = m[1]!;
+    // One place for the key: in the token, or a file, not both.
+    if (env[`${cc}_SOFTWARE_KEY_FILE`]) throw new ConfigError(`${name} and ${cc}_SOFTWARE_KEY_FILE are both set: the producer key is in the token (unset ${cc}_SOFTWARE_KEY_FILE)`);
+    producer[cc] = value.trim();
+    producerInfo[cc] = producerKeyInfo(env, cc);
+  }
+  const keys = { records: env.PKCS11_KEY_RECORDS?.trim() || undefined, certificate: env.PKCS11_KEY_CERTIFICATE?.trim() || undefined, producer };
+  if (!keys.records && !keys.certificate && Object.keys(producer).length === 0) {
+    throw new ConfigError('SIGNING_DEVICE=pkcs11 needs at least one key label: PKCS11_KEY_RECORDS, PKCS11_KEY_CERTIFICATE or PKCS11_KEY_PRODUCER_<CC>');
+  }
+  return { module: env.PKCS11_MODULE?.trim() || '/usr/lib/softhsm/libsofthsm2.so', tokenLabel, pin, keys, producerInfo };
+}
+
 /** Every `<NAME>_NOTIFICATION_CA_FILE`, read, by lower-case channel name. */
 function inboundCa(env: Env): Record<string, string> {
   const out: Record<string, string> = {};
@@ -259,6 +333,14 @@ function inboundCa(env: Env): Record<string, string> {
     out[m[1]!.toLowerCase()] = pem;
   }
   return out;
+}
+
+/** METRICS_TOKEN: at least 16 characters (a short token is a guessable one), no spaces (it travels as a bearer token). */
+function metricsToken(env: Env): string | undefined {
+  const v = env.METRICS_TOKEN;
+  if (v === undefined || v === '') return undefined;
+  if (v.length < 16 || /\s/.test(v)) throw new ConfigError('METRICS_TOKEN must be at least 16 characters, without spaces');
+  return v;
 }
 
 function authorityCa(env: Env): string | undefined {
@@ -316,5 +398,7 @@ export function loadConfig(env: Env = process.env, mode: Mode = 'cloud', systems
     billingWebhookSecret: env.BILLING_WEBHOOK_SECRET || undefined,
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     smtpFrom: env.SMTP_FROM?.trim() || undefined,
+    signingDevice: signingDevice(env),
+    metricsToken: metricsToken(env),
   };
 }

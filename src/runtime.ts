@@ -32,10 +32,13 @@ import { createTranslator, type Translator } from './translations/service.ts';
 import { createAccountTiers, type AccountTiers } from './services/account-tiers.ts';
 import { createEmbeddedBillingProvider, type BillingProvider } from './billing/provider.ts';
 import { createStripeBillingProvider } from './billing/stripe-provider.ts';
-import type { BillingProviderConfig } from './config.ts';
+import type { BillingProviderConfig, SigningDeviceConfig } from './config.ts';
 import { createMailer, type Mailer } from './email/mailer.ts';
 import { EMAIL_OUTBOX_JOB, createEmailOutboxHandler, scheduleEmailOutbox } from './jobs/tasks/email-outbox.ts';
 import { createBillingReceiver, type BillingReceiver } from './billing/receiver.ts';
+import type { SigningDevice } from './signing/pkcs11/device.ts';
+import { withDeviceProducerKeys } from './signing/pkcs11/configured.ts';
+import { createMetrics, type Metrics } from './metrics/metrics.ts';
 
 /**
  * The service core, wired once: the pieces the HTTP host and the workers share
@@ -69,13 +72,24 @@ export interface RuntimeOptions {
     /** SMTP_URL and SMTP_FROM (config.ts); no URL: notification e-mail waits in the outbox. */
     smtpUrl?: string | undefined;
     smtpFrom?: string | undefined;
+    /** SIGNING_DEVICE=pkcs11 (config.ts): here for the producer keys' versions and certificate numbers. */
+    signingDevice?: SigningDeviceConfig | undefined;
+    /** METRICS_TOKEN (config.ts): the bearer token `GET /metrics` asks for; unset, loopback clients only. */
+    metricsToken?: string | undefined;
   };
   software?: SoftwareIdentity;
+  /**
+   * HardwareDevice mode: the opened PKCS#11 device (signing/pkcs11/device.ts) whose keys
+   * sign instead of in-process ones, purpose by purpose; the host opens and closes it.
+   */
+  signingDevice?: SigningDevice | undefined;
   /** Worker tuning (tests shorten the lease). */
   worker?: { leaseMs?: number; idleMs?: number; batchSize?: number; concurrency?: number; workerId?: string };
   random?: () => number;
   /** The plug-in of a system key (default: the registry's). Tests wrap a system to give it hooks it lacks yet. */
   systems?: (key: string) => FiscalSystem;
+  /** The Prometheus metrics (default: a registry of this runtime's own, src/metrics). */
+  metrics?: Metrics;
 }
 
 /** Schedules the recurring jobs (idempotent): called by every host that runs workers. */
@@ -111,6 +125,10 @@ export interface Runtime {
   tiers: AccountTiers;
   /** Where subscriptions are charged (src/billing/provider.ts). */
   billing: BillingProvider;
+  /** This runtime's Prometheus registry and the observers fed by the core (src/metrics). */
+  metrics: Metrics;
+  /** The token `GET /metrics` asks for (RuntimeOptions.config.metricsToken). */
+  metricsToken: string | undefined;
 }
 
 /**
@@ -122,6 +140,7 @@ export const DEFAULT_SOFTWARE: SoftwareIdentity = { name: 'Fiscalization API', v
 
 export function createRuntime(o: RuntimeOptions): Runtime {
   const deps: Deps = { db: o.db, clock: o.clock, keys: o.keys, config: o.config, limiter: o.limiter, log: o.log };
+  const metrics = o.metrics ?? createMetrics({ db: o.db, clock: o.clock, log: o.log });
   // Deliveries start as soon as they are committed, not after the worker's idle pause.
   let worker: Worker | undefined;
   const events = createEventPublisher(deps, { onEnqueued: () => worker?.notify() });
@@ -133,26 +152,28 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   const billing = bp ? createStripeBillingProvider({ apiKey: bp.apiKey, apiBaseUrl: bp.apiBaseUrl, productId: bp.productId }) : createEmbeddedBillingProvider();
   let signingKeys: SigningKeyService | undefined;
   const certificates = createCertificateService(deps, { onRemoved: (a, c) => signingKeys?.forget(a, c), onAdded: (a, c) => signingKeys?.forget(a, c) });
-  signingKeys = createSigningKeyService(deps, certificates);
+  signingKeys = createSigningKeyService(deps, certificates, o.signingDevice);
   const translator = createTranslator(deps, o.config.translationAi);
   // The authorities' waits (VERI*FACTU TiempoEsperaEnvio) live in the store: every worker sees them.
   const pacing = createAuthorityPacing(o.db, o.log);
-  const software = o.software ?? DEFAULT_SOFTWARE;
+  const software = withDeviceProducerKeys(o.software ?? DEFAULT_SOFTWARE, o.signingDevice, o.config.signingDevice?.producerInfo);
   const ledger = createLedger({ db: o.db, clock: o.clock, log: o.log, events });
   // The processors the fiscal systems contribute, all built from these deps (batch/types.ts ProcessorDeps).
   const batch = createBatch({
     db: o.db, clock: o.clock, log: o.log, events, ledger, locations, signingKeys, pacing, software,
     authorityBaseUrls: o.config.authorityBaseUrls, authorityCa: o.config.authorityCa,
+    metrics: metrics.submissions,
   }, o.config.batch);
   // Before the handlers: the inbound_message jobs deliver the stub's notifications through it.
   const inbound = createInboundService({
-    db: o.db, clock: o.clock, log: o.log, events, secrets: o.config.inboundSecrets ?? {}, trustedCa: o.config.inboundCa ?? {},
+    db: o.db, clock: o.clock, log: o.log, events, secrets: o.config.inboundSecrets ?? {}, trustedCa: o.config.inboundCa ?? {}, metrics: metrics.submissions,
     ...(o.systems ? { systems: SYSTEMS.map((s) => o.systems!(s.key)) } : {}),
   });
   const submit = createSubmitHandler({
     db: o.db, clock: o.clock, log: o.log, events, locations, signingKeys, pacing, backoff: o.config.backoff ?? CLOUD_BACKOFF,
     authorityBaseUrls: o.config.authorityBaseUrls, authorityCa: o.config.authorityCa, ...(o.random ? { random: o.random } : {}),
     ...(o.systems ? { systems: o.systems } : {}),
+    metrics: metrics.submissions,
   });
   const mailer = createMailer({ db: o.db, clock: o.clock, log: o.log, smtpUrl: o.config.smtpUrl, from: o.config.smtpFrom });
   const billingReceiver = createBillingReceiver({ db: o.db, clock: o.clock, log: o.log, mailer, secret: o.config.billingWebhookSecret });
@@ -162,7 +183,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     [POLL_JOB]: submit,
     [INBOUND_MESSAGE_JOB]: createInboundMessageHandler({ inbound, log: o.log }),
     [FAN_OUT_EVENTS]: createFanOutEventsHandler({ clock: o.clock, events }),
-    [DELIVER_WEBHOOK]: createDeliverWebhookHandler({ ...deps, events, ...(o.config.webhookTimeoutMs ? { timeoutMs: o.config.webhookTimeoutMs } : {}) }),
+    [DELIVER_WEBHOOK]: createDeliverWebhookHandler({ ...deps, events, ...(o.config.webhookTimeoutMs ? { timeoutMs: o.config.webhookTimeoutMs } : {}), metrics: metrics.webhooks }),
     [TRANSLATE_JOB]: createTranslateErrorHandler({ ...deps, translator }),
     [CERTIFICATE_EXPIRY_JOB]: createCertificateExpiryHandler({ db: o.db, clock: o.clock, events }),
     [EMAIL_OUTBOX_JOB]: createEmailOutboxHandler({ clock: o.clock, mailer }),
@@ -172,7 +193,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   const w = worker;
   const submitter: Submitter = { runNow: (id) => w.runJobNow(id), notify: () => w.notify() };
   const maxAttempts = o.config.submissionMaxAttempts ?? 50;
-  const transactions = createTransactionService({ ...deps, ledger, locations, submitter, software, maxAttempts, signingKeys });
+  const transactions = createTransactionService({ ...deps, ledger, locations, submitter, software, maxAttempts, signingKeys, metrics: metrics.transactions });
   const locationFiles = createLocationFileService({
     db: o.db, clock: o.clock, log: o.log, signingKeys, software, ledger, locations, systems: SYSTEMS,
   });
@@ -187,5 +208,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     maxAttempts,
     tiers,
     billing,
+    metrics,
+    metricsToken: o.config.metricsToken,
   };
 }

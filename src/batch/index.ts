@@ -7,6 +7,7 @@ import { checkProcessors, createBatchProcessors } from './registry.ts';
 import { createBatchService, type BatchService } from './service.ts';
 import { settleRecord } from './settle.ts';
 import type { BatchProcessor, ProcessorDeps } from './types.ts';
+import type { SubmissionObserver } from '../metrics/observers.ts';
 
 export interface BatchOptions {
   /** Failure rate above which a run raises the alert (default 0.2, result.ts). */
@@ -20,12 +21,17 @@ export interface BatchOptions {
 }
 
 /** What the runtime provides; the batch side adds `settle` and the options. */
-export type BatchDeps = Omit<ProcessorDeps, 'settle' | 'timeoutMs' | 'claimLeaseMs' | 'claimLimit'>;
+export type BatchDeps = Omit<ProcessorDeps, 'settle' | 'timeoutMs' | 'claimLeaseMs' | 'claimLimit'> & {
+  /** Counts the status changes the verdicts make (src/metrics). */
+  metrics?: Pick<SubmissionObserver, 'statusChanged'> | undefined;
+};
 
 export function createBatch(deps: BatchDeps, o: BatchOptions = {}): BatchService {
   const registered = createBatchProcessors({
     ...deps,
-    settle: (tx, item, now) => settleRecord(tx, item, deps.events, now),
+    settle: async (tx, item, now) => {
+      for (const status of await settleRecord(tx, item, deps.events, now)) deps.metrics?.statusChanged(item.t.system, status);
+    },
     timeoutMs: o.timeoutMs,
     claimLeaseMs: o.claimLeaseMs,
   });

@@ -30,23 +30,25 @@ export type { SettleItem } from './types.ts';
  */
 const inFlight = (): readonly string[] => statuses.inBatch;
 
-export async function settleRecord(tx: Queryable, item: SettleItem, events: EventPublisher, now: Date): Promise<void> {
+/** Returns the statuses the records moved to (the metrics count them): none when another run had taken the record over. */
+export async function settleRecord(tx: Queryable, item: SettleItem, events: EventPublisher, now: Date): Promise<string[]> {
   const { t, verdict, batch } = item;
   const IN_FLIGHT = inFlight();
   switch (verdict.kind) {
     case 'success': {
       const updated = await transactionsRepo.update(tx, t.id, acceptedFields(t, verdict.outcome, now, { batch }), now, IN_FLIGHT);
-      if (!updated) return;
-      await cancelOriginalIfAccepted(tx, updated, now);
+      if (!updated) return [];
+      const original = await cancelOriginalIfAccepted(tx, updated, now);
       await events.publish(tx, completionEvent(updated, now), now);
-      return;
+      return original ? [updated.status, original.status] : [updated.status];
     }
     case 'rejected': {
-      await recordFailure(tx, t, { code: verdict.code, message: verdict.message, response: verdict.response }, 'failed', now, IN_FLIGHT, { payload: { batch } });
-      return;
+      const updated = await recordFailure(tx, t, { code: verdict.code, message: verdict.message, response: verdict.response }, 'failed', now, IN_FLIGHT, { payload: { batch } });
+      return updated ? [updated.status] : [];
     }
-    case 'retry':
-      await transactionsRepo.update(tx, t.id, { status: 'pending_batch' }, now, IN_FLIGHT);
-      return;
+    case 'retry': {
+      const updated = await transactionsRepo.update(tx, t.id, { status: 'pending_batch' }, now, IN_FLIGHT);
+      return updated ? [updated.status] : [];
+    }
   }
 }

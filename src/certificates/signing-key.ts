@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
-import type { SigningKey } from '../core/signing-key.ts';
+import type { InProcessSigningKey, SigningKey } from '../core/signing-key.ts';
 import type { SigningMaterial } from './pkcs12.ts';
 
 /** Parses unsealed signing material once into the key objects the plug-ins sign with. */
-export function toSigningKey(m: SigningMaterial, source: SigningKey['source']): SigningKey {
+export function toSigningKey(m: SigningMaterial, source: SigningKey['source']): InProcessSigningKey {
   return {
     privateKey: crypto.createPrivateKey(m.privateKeyPem),
     certificate: new crypto.X509Certificate(m.certificatePem),

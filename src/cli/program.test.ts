@@ -26,7 +26,7 @@ async function parse(args: string[]): Promise<{ code: string; exitCode: number; 
 }
 
 const COMMANDS = [
-  ['serve'], ['worker'], ['migrate'], ['rotate-token-key'], ['verify-chain'],
+  ['serve'], ['worker'], ['local'], ['migrate'], ['rotate-token-key'], ['verify-chain'],
   ['export'], ['export', 'saft'], ['export', 'archive'], ['export', 'records'], ['replay-dead'], ['keys'], ['keys', 'create'],
 ];
 
@@ -34,7 +34,7 @@ describe('cli program', () => {
   it('lists every command; each has --help', async () => {
     const top = await parse(['--help']);
     expect(top.code).toBe('commander.helpDisplayed');
-    for (const name of ['serve', 'worker', 'migrate', 'rotate-token-key', 'verify-chain', 'export', 'replay-dead', 'keys']) expect(top.text).toContain(name);
+    for (const name of ['serve', 'worker', 'local', 'migrate', 'rotate-token-key', 'verify-chain', 'export', 'replay-dead', 'keys']) expect(top.text).toContain(name);
     expect(top.text).toContain('Exit codes: 0 ok; 1 verification failed or nothing found; 2 usage error; 78 configuration error.');
     for (const cmd of COMMANDS) {
       const h = await parse([...cmd, '--help']);

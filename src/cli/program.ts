@@ -35,6 +35,8 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .action(async () => (await server()).runService('serve'));
   program.command('worker').description('run job workers only (PostgreSQL: any number of processes)')
     .action(async () => (await server()).runService('worker'));
+  program.command('local').description('run the local host: the API on 127.0.0.1:8080 over the embedded store, no scheduler (docs/local-host.md)')
+    .action(async () => (await server()).runLocal());
   program.command('migrate').description('apply the database migrations and exit')
     .action(async () => setExit((await (await server()).migrateCommand(), EXIT.ok)));
   program.command('rotate-token-key').description('sign offline tokens with a new key')

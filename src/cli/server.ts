@@ -6,6 +6,8 @@
  * - `migrate`: apply migrations and exit;
  * - `rotate-token-key [--drop-retired]`: a new offline-token signing key
  *   (services/offline-tokens.ts); `--drop-retired` also unpublishes the old ones (a leak).
+ * - `local`: the local host (Embedded-Local mode): the API on 127.0.0.1:8080 over the
+ *   embedded store, no scheduler (engine/local-host.ts).
  */
 import { ConfigError } from '../config.ts';
 import { systemClock } from '../core/clock.ts';
@@ -13,6 +15,7 @@ import { deriveKeys } from '../crypto/master-key.ts';
 import { buildApp } from '../http/app.ts';
 import { createRateLimiter } from '../ratelimit/index.ts';
 import { scheduleRecurringJobs } from '../runtime.ts';
+import { startLocalHost } from '../engine/local-host.ts';
 import { createOfflineTokenService } from '../services/offline-tokens.ts';
 import { openStore, runtimeFor } from './store.ts';
 import { packageVersion } from './version.ts';
@@ -36,7 +39,7 @@ export async function rotateTokenKeyCommand(opts: { dropRetired?: boolean }): Pr
 
 /** `serve` and `worker`: run until SIGINT/SIGTERM, then stop cleanly (exit 0). */
 export async function runService(command: 'serve' | 'worker'): Promise<void> {
-  const store = await openStore();
+  const store = await openStore({ signingDevice: true });
   const { config, db, log, applied } = store;
   if (command === 'worker' && db.kind === 'pglite') {
     throw new ConfigError('the worker command needs DATABASE_URL (PostgreSQL): the embedded store belongs to one process, and `serve` runs its workers in-process');
@@ -52,6 +55,7 @@ export async function runService(command: 'serve' | 'worker'): Promise<void> {
     await rt.worker.stop();
     await limiter.close();
     await db.close();
+    store.signingDevice?.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
@@ -73,4 +77,18 @@ export async function runService(command: 'serve' | 'worker'): Promise<void> {
     await scheduleRecurringJobs(rt);
     rt.worker.start();
   }
+}
+
+/** `local`: the host lives in engine/local-host.ts; here only its process life (signals). */
+export async function runLocal(): Promise<void> {
+  const host = await startLocalHost(process.env, { serviceVersion: packageVersion() });
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await host.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
 }

@@ -15,6 +15,8 @@ import { checkMasterKey } from '../services/server-secrets.ts';
 import type { Db } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
 import { openDb } from '../store/open.ts';
+import { openConfiguredSigningDevice } from '../signing/pkcs11/configured.ts';
+import type { SigningDevice } from '../signing/pkcs11/device.ts';
 import { packageVersion } from './version.ts';
 
 export interface Store {
@@ -23,17 +25,22 @@ export interface Store {
   log: pino.Logger;
   /** Migrations applied by this opening. */
   applied: string[];
+  /** HardwareDevice mode (`serve`, `worker`): the configured PKCS#11 token, open. */
+  signingDevice?: SigningDevice | undefined;
 }
 
 /** Opens the configured store (ConfigError → exit 78) and brings it up to date. */
-export async function openStore(opts: { logLevel?: string } = {}): Promise<Store> {
+export async function openStore(opts: { logLevel?: string; signingDevice?: boolean } = {}): Promise<Store> {
   const config = loadConfig(process.env, 'cloud', SYSTEM_KEYS);
   // Operator tools log to stderr, quietly: stdout holds their results.
   const log = opts.logLevel ? pino({ level: opts.logLevel }, pino.destination(2)) : pino({ level: config.logLevel });
+  // HardwareDevice mode: the token is checked before anything else (a bad PIN or label stops start-up).
+  const signingDevice = opts.signingDevice ? openConfiguredSigningDevice(config.signingDevice) : undefined;
+  if (signingDevice) log.info({ device: signingDevice.description }, 'signing device open');
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const applied = await migrate(db);
   await checkMasterKey(db, deriveKeys(config.masterKey));
-  return { config, db, log, applied };
+  return { config, db, log, applied, signingDevice };
 }
 
 /** The service's runtime on an open store (the same services the HTTP routes use). */
@@ -46,6 +53,7 @@ export function runtimeFor(store: Store) {
     db, clock: systemClock, keys, limiter, log,
     config: { ...config, backoff, submissionMaxAttempts: config.submissionMaxAttempts },
     software: { ...DEFAULT_SOFTWARE, name: config.softwareName, vendorTaxId: config.softwareVendorNif || DEFAULT_SOFTWARE.vendorTaxId, version: packageVersion(), producerKeys: config.producerKeys },
+    signingDevice: store.signingDevice,
   });
   return { rt, keys, limiter };
 }

@@ -13,8 +13,9 @@ import type { ChainLink } from '../core/chain-link.ts';
 import type { EventType } from '../core/events.ts';
 import type { StatusContribution } from '../core/status.ts';
 import type { Country } from '../core/country.ts';
-import type { RenderHint } from '../core/render-hint.ts';
+import type { RenderHint, RenderPlacement } from '../core/render-hint.ts';
 import type { SigningKey } from '../core/signing-key.ts';
+import type { Signer } from '../signing/signer.ts';
 import type { RecordKey, RecordKeyKind } from '../core/record-key.ts';
 import type { TransactionStatus } from '../core/status.ts';
 import type { LineField, TransactionDraft } from '../core/transaction.ts';
@@ -139,6 +140,15 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
    * `image_url` render hint kind).
    */
   qrImage?: { hintKey: string; png(content: string): Buffer } | undefined;
+
+  /**
+   * Optional: what the rendered receipt (GET /v1/transactions/{id}/receipt, src/receipts)
+   * needs to know of this system beyond its render hints: its language, the document's
+   * title, how each hint is introduced, the QR symbols' parameters. Country text lives
+   * here; the shared renderer reads it (`ReceiptFacts`). Absent: English only, hints
+   * printed as they are, QR at level M.
+   */
+  receipt?: ReceiptFacts | undefined;
 
   /**
    * Optional: the legal submission deadline of a record created at `createdAt`, when it is
@@ -552,7 +562,10 @@ export interface SoftwareIdentity {
 
 /** A certified program's signing key (SoftwareIdentity.producerKeys). */
 export interface ProducerKey {
-  privateKey: KeyObject;
+  /** The private key when held in this process (`<CC>_SOFTWARE_KEY_FILE`). */
+  privateKey?: KeyObject | undefined;
+  /** Signs with the key: set for a key in the PKCS#11 token (HardwareDevice mode); absent: the in-process `privateKey`. */
+  signer?: Signer | undefined;
   /** The key's version as the authority numbers it (1 for the first key pair it received). */
   version: string;
   /** The program's certificate number the authority gave, when configured. */
@@ -791,4 +804,52 @@ export class TransportError extends Error {
     this.name = 'TransportError';
     this.code = code;
   }
+}
+
+/** A receipt language: the country's own (ISO 639-1) or English. */
+export type ReceiptLanguage = 'en' | 'es' | 'it' | 'fr' | 'pt' | 'el';
+/** A text in English and in the country's language. */
+export type Localized = { readonly en: string } & { readonly [L in ReceiptLanguage]?: string };
+
+/** A QR symbol's parameters as the country's law fixes them (FORMATS.md §1.3, §2.6, §7.3). */
+export interface ReceiptQrSpec {
+  errorCorrectionLevel: 'L' | 'M' | 'Q' | 'H';
+  /** The smallest symbol version allowed (Portugal: 9); unset: the smallest that holds the content. */
+  minVersion?: number | undefined;
+  /** Printed side of the symbol in millimetres, quiet zone excluded (TicketBAI, VERI*FACTU, AT: 30 to 40). */
+  sizeMm: number;
+}
+
+/** What the rendered receipt knows of a system (`FiscalSystem.receipt`). */
+export interface ReceiptFacts {
+  /** The country's language: the receipt's default (`lang=` may ask for `en` instead). */
+  language: Exclude<ReceiptLanguage, 'en'>;
+  /** The document's title, from its render hints (Portugal: by document type). */
+  title(hints: readonly RenderHint[], tx: TransactionDraft): Localized;
+  /**
+   * How a text hint is introduced (`ATCUD:`, `MARK`), by hint key. A key not listed is
+   * printed as its value alone (the TicketBAI identifier, the VERI*FACTU legend).
+   */
+  labels: Readonly<Record<string, Localized>>;
+  /**
+   * The document's number, printed at the top, where no render hint carries it
+   * (VERI*FACTU `NumSerieFactura`, TicketBAI series and number, myDATA series and aa):
+   * made from the stored record's `documentNumber` and the transaction's `fiscal_id`.
+   */
+  number?: {
+    label: Localized;
+    value(input: { documentNumber: string | null; fiscalId: string | null; tx: TransactionDraft }): string | null;
+  } | undefined;
+  /**
+   * Text hints the law wants on one line (TicketBAI: the identifier): printed in the
+   * printer's condensed font where the normal one is too wide (39 characters on 58 mm paper).
+   */
+  singleLine?: readonly string[] | undefined;
+  /** The QR symbols' parameters, by hint key; a QR hint not listed is drawn at level M, 30 mm. */
+  qr: Readonly<Record<string, ReceiptQrSpec>>;
+  /**
+   * Fixed lines the law asks for that are not render hints (France: the software's name
+   * and version), each with its placement; pure.
+   */
+  lines?: ((input: { software: SoftwareIdentity; location: Pick<LocationForFiscal, 'name' | 'country' | 'tax_id' | 'address'>; tx: TransactionDraft }) => { placement: RenderPlacement; text: Localized }[]) | undefined;
 }

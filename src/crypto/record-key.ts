@@ -4,7 +4,9 @@
  */
 import crypto from 'node:crypto';
 import { promisify } from 'node:util';
-import type { RecordKey, RecordKeyKind } from '../core/record-key.ts';
+import type { InProcessRecordKey, RecordKey, RecordKeyKind } from '../core/record-key.ts';
+import type { Signer } from '../signing/signer.ts';
+import { inProcessSigner } from '../signing/signer.ts';
 
 const generateKeyPair = promisify(crypto.generateKeyPair);
 
@@ -21,7 +23,7 @@ export function recordKeyId(publicKey: crypto.KeyObject): string {
 }
 
 /** Parses a private key PEM into a `RecordKey`, checking that it is of `kind`. */
-export function toRecordKey(kind: RecordKeyKind, privateKeyPem: string): RecordKey {
+export function toRecordKey(kind: RecordKeyKind, privateKeyPem: string): InProcessRecordKey {
   const privateKey = crypto.createPrivateKey(privateKeyPem);
   if (privateKey.asymmetricKeyType !== 'ec' || privateKey.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
     throw new Error(`record key is not of kind ${kind}`);
@@ -30,8 +32,21 @@ export function toRecordKey(kind: RecordKeyKind, privateKeyPem: string): RecordK
   return {
     kind,
     keyId: recordKeyId(publicKey),
+    signer: inProcessSigner(privateKey),
     privateKey,
     publicKey,
     publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }) as string,
+  };
+}
+
+/** A `RecordKey` whose private key is elsewhere (the PKCS#11 token, HardwareDevice mode): only its signer and public key. */
+export function deviceRecordKey(kind: RecordKeyKind, signer: Signer): RecordKey {
+  if (signer.algorithm !== kind) throw new Error(`record key is not of kind ${kind}`);
+  return {
+    kind,
+    keyId: recordKeyId(signer.publicKey),
+    signer,
+    publicKey: signer.publicKey,
+    publicKeyPem: signer.publicKey.export({ format: 'pem', type: 'spki' }) as string,
   };
 }

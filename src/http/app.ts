@@ -34,8 +34,12 @@ import { managementTokenRoutes } from './routes/management/tokens.ts';
 import { createPortalSessionService } from '../services/portal-sessions.ts';
 import { createOfflineTokenService } from '../services/offline-tokens.ts';
 import { fleetRoutes } from './routes/v1/fleet.ts';
+import { receiptRoutes } from './routes/v1/receipts.ts';
+import { createReceiptService } from '../receipts/service.ts';
 import { createFleetService } from '../fleet/service.ts';
 import { schemaErrorFormatter, validatorCompiler } from './validation.ts';
+import { portalPlugin } from '../portal/plugin.ts';
+import { metricsRoutes, registerRequestMetrics } from '../metrics/http.ts';
 
 /** A JSON `\u0000` escape whose backslash is not itself escaped. */
 const UNESCAPED_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/;
@@ -46,6 +50,8 @@ export interface AppOptions {
   serviceVersion?: string;
   /** Trust X-Forwarded-For (behind a proxy) for the per-address sign-up limit. */
   trustProxy?: boolean;
+  /** Overrides the runtime's METRICS_TOKEN (`rt.metricsToken`): `GET /metrics` then needs it as a bearer token (src/metrics/http.ts). */
+  metricsToken?: string | undefined;
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -112,6 +118,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   });
 
   registerErrorHandling(app);
+  registerRequestMetrics(app, rt.metrics);
 
   await app.register(swagger, {
     openapi: {
@@ -134,12 +141,13 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 
   const apiKeys = createApiKeyService(deps, rt.changes);
-  const rateLimits = createRateLimitService(deps, rt.tiers);
+  const rateLimits = createRateLimitService(deps, rt.tiers, rt.metrics.rateLimits);
   const portalSessions = createPortalSessionService(deps);
   registerAuth(app, apiKeys, rateLimits, portalSessions);
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   publicRoutes(app, { db: deps.db, serviceVersion: opts.serviceVersion ?? '0.0.0' });
+  metricsRoutes(app, rt.metrics, { token: opts.metricsToken ?? rt.metricsToken });
   accountRoutes(app, { accounts: createAccountService(deps, apiKeys, rt.tiers), consents: createConsentService(deps) });
   apiKeyRoutes(app, { apiKeys });
   locationRoutes(app, { locations: rt.locations });
@@ -159,6 +167,8 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   billingReceiverRoutes(app, { billing: rt.billingReceiver });
   fleetRoutes(app, { fleet: createFleetService(deps) });
   accountUsageRoutes(app, { usage: createAccountUsageService(deps) });
+  await app.register(portalPlugin, { prefix: '/portal', rt, apiKeys, portalSessions });
+  receiptRoutes(app, { receipts: createReceiptService({ db: deps.db, software: rt.software }) });
 
   return app;
 }

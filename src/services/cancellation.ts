@@ -13,10 +13,11 @@ export async function cancelOriginalIfAccepted(
   cancellation: Pick<TransactionRow, 'id' | 'status' | 'cancels_id'>,
   now: Date,
   opts: { linkFirst?: boolean } = {},
-): Promise<void> {
-  if (!cancellation.cancels_id) return;
+): Promise<TransactionRow | undefined> {
+  if (!cancellation.cancels_id) return undefined;
   // When the cancellation is written: the original names it (a second cancel answers it).
   if (opts.linkFirst) await transactionsRepo.update(tx, cancellation.cancels_id, { cancelled_by_id: cancellation.id }, now);
-  if (!statuses.isAccepted(cancellation.status)) return;
-  await transactionsRepo.update(tx, cancellation.cancels_id, { status: 'cancelled' }, now, statuses.sources('cancelled', 'cancellation'));
+  if (!statuses.isAccepted(cancellation.status)) return undefined;
+  // The original, now `cancelled` (undefined: it was not in a status that may be cancelled).
+  return transactionsRepo.update(tx, cancellation.cancels_id, { status: 'cancelled' }, now, statuses.sources('cancelled', 'cancellation'));
 }

@@ -23,6 +23,7 @@ import { transactionsRepo, type TransactionRow } from '../store/repos/transactio
 import { cancelOriginalIfAccepted } from './cancellation.ts';
 import type { EventPublisher } from './events.ts';
 import { transactionEvent } from './transaction-view.ts';
+import type { SubmissionObserver } from '../metrics/observers.ts';
 
 export interface InboundDeps {
   db: Db;
@@ -35,6 +36,8 @@ export interface InboundDeps {
   trustedCa?: Readonly<Record<string, string>>;
   /** The plug-ins (default: the registry's); a test may pass a system with a channel it lacks yet. */
   systems?: readonly FiscalSystem[];
+  /** Counts the status changes the authority's messages make (src/metrics), once committed. */
+  metrics?: Pick<SubmissionObserver, 'statusChanged'>;
 }
 
 export interface InboundMessageInput {
@@ -94,7 +97,9 @@ export function createInboundService(deps: InboundDeps) {
     const match = await transactionsRepo.findByAuthorityId(deps.db, system.key, message.match);
     if (!match) throw notFound('transaction not found');
 
-    return deps.db.transaction(async (tx) => {
+    let originalCancelled = false;
+    const result = await deps.db.transaction(async (tx): Promise<InboundResult> => {
+      originalCancelled = false;
       const now = deps.clock.now();
       const t = (await transactionsRepo.getById(tx, match.id, { forUpdate: true }))!;
       const notifications = [
@@ -116,11 +121,14 @@ export function createInboundService(deps: InboundDeps) {
       const updated = (await transactionsRepo.update(tx, t.id, {
         ...fields, status: effect.status, ...(statuses.isAccepted(effect.status) ? { completed_at: now } : {}),
       }, now, statuses.sources(effect.status, 'authority')))!;
-      await cancelOriginalIfAccepted(tx, updated, now);
+      if (await cancelOriginalIfAccepted(tx, updated, now)) originalCancelled = true;
       if (effect.event) await deps.events.publish(tx, transactionEvent(effect.event, updated, now), now);
       deps.log.info({ channel: name, transactionId: t.id, from: t.status, to: updated.status }, 'inbound authority message');
       return { transaction_id: t.id, status: updated.status, changed: true };
     });
+    if (result.changed) deps.metrics?.statusChanged(system.key, result.status);
+    if (originalCancelled) deps.metrics?.statusChanged(system.key, 'cancelled');
+    return result;
   }
 
   return { receive, receiveTrusted, channels: () => [...channels.keys()] };

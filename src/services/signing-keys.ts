@@ -18,6 +18,17 @@
  * installation signs (`capabilities.recordKey`), sealed with MASTER_KEY, never replaced,
  * cached for the life of the process. Test and live records of the location use the same
  * one (they share its chains).
+ *
+ * HardwareDevice mode (`device`, signing/pkcs11/device.ts; docs/hardware-device.md): the
+ * keys of the purposes the device holds never come from the database and none is
+ * generated, stored or sealed there:
+ * - record keys: the device's `records` key signs for every location (a device serves
+ *   the merchant's own locations); the location's `record_keys` row keeps its public key
+ *   (what archives and verifiers read) with a marker instead of key material;
+ * - certificate keys: the device's `certificate` key and the certificate stored beside
+ *   it sign every record of the systems that sign with a certificate (no sandbox
+ *   certificate is generated). The authority's TLS door (`forAuthority`) still opens
+ *   with the uploaded certificate: Node's TLS cannot use a key inside a PKCS#11 token.
  */
 import { toSigningKey } from '../certificates/signing-key.ts';
 import { generateSandboxCertificate } from '../certificates/sandbox-certificate.ts';
@@ -28,9 +39,16 @@ import { seal, unseal } from '../crypto/sealed.ts';
 import { sandboxCertificatesRepo } from '../store/repos/sandbox-certificates-repo.ts';
 import { recordKeysRepo } from '../store/repos/record-keys-repo.ts';
 import type { RecordKey, RecordKeyKind } from '../core/record-key.ts';
-import { generateRecordKeyPem, toRecordKey } from '../crypto/record-key.ts';
+import { deviceRecordKey, generateRecordKeyPem, toRecordKey } from '../crypto/record-key.ts';
 import type { CertificateService } from './certificates.ts';
 import type { Deps } from './deps.ts';
+import type { SigningDevice } from '../signing/pkcs11/device.ts';
+
+/**
+ * `record_keys.key_material` of a key held by a signing device: no key material, a marker
+ * (the column is NOT NULL). Never unsealed; a host without the device refuses it.
+ */
+export const DEVICE_KEY_MATERIAL = 'device:pkcs11';
 
 const CACHE_MS = 60_000;
 const sandboxAad = (accountId: string) => `sandbox-certificate:${accountId}`;
@@ -43,7 +61,15 @@ export const SIGNING_ERRORS = {
   certificateMissing: 'certificate not found',
 } as const;
 
-export function createSigningKeyService(deps: Deps, certificates: Pick<CertificateService, 'loadSigningMaterial'>) {
+/** Record keys that do not match the mode the service runs in (a misconfiguration: 500, logged). */
+export const DEVICE_KEY_ERRORS = {
+  deviceKeyWithoutDevice: (locationId: string) =>
+    `record key of location ${locationId}: it is held by a signing device (HardwareDevice mode): start the service with SIGNING_DEVICE=pkcs11 and the same token`,
+  otherKey: (locationId: string, stored: string, device: string) =>
+    `record key of location ${locationId}: its records are signed with key ${stored}, not the signing device's key ${device}: a location keeps one record key for life`,
+} as const;
+
+export function createSigningKeyService(deps: Deps, certificates: Pick<CertificateService, 'loadSigningMaterial'>, device?: SigningDevice) {
   const { db, clock, keys } = deps;
   const uploaded = new Map<string, { key: SigningKey; until: number }>();
   const sandbox = new Map<string, Promise<SigningKey>>();
@@ -111,7 +137,28 @@ export function createSigningKeyService(deps: Deps, certificates: Pick<Certifica
 
   const recordKeys = new Map<string, Promise<RecordKey>>();
 
+  /** The device's key for every location; its row stores the public key and the marker, never key material. */
+  async function loadDeviceRecordKey(location: LocationForFiscal, kind: RecordKeyKind, signer: NonNullable<SigningDevice['records']>): Promise<RecordKey> {
+    const key = deviceRecordKey(kind, signer);
+    const row =
+      (await recordKeysRepo.get(db, location.id, kind)) ??
+      (await db.transaction((tx) =>
+        recordKeysRepo.insertOrGet(tx, {
+          location_id: location.id,
+          kind,
+          account_id: location.account_id,
+          key_id: key.keyId,
+          public_key_pem: key.publicKeyPem,
+          key_material: DEVICE_KEY_MATERIAL,
+          created_at: clock.now(),
+        }),
+      ));
+    if (row.key_id !== key.keyId) throw new Error(DEVICE_KEY_ERRORS.otherKey(location.id, row.key_id, key.keyId));
+    return key;
+  }
+
   async function loadRecordKey(location: LocationForFiscal, kind: RecordKeyKind): Promise<RecordKey> {
+    if (device?.records && kind === device.records.algorithm) return loadDeviceRecordKey(location, kind, device.records);
     let row = await recordKeysRepo.get(db, location.id, kind);
     if (!row) {
       const pem = await generateRecordKeyPem(kind);
@@ -128,11 +175,21 @@ export function createSigningKeyService(deps: Deps, certificates: Pick<Certifica
         }),
       );
     }
+    if (row.key_material === DEVICE_KEY_MATERIAL) throw new Error(DEVICE_KEY_ERRORS.deviceKeyWithoutDevice(location.id));
     const key = toRecordKey(kind, unseal(keys.seal, row.key_material, recordKeyAad(location.id, kind)));
     // The public key verifiers are given is the one that signs (the row's clear columns match the sealed key).
     if (key.keyId !== row.key_id || key.publicKeyPem !== row.public_key_pem) throw new Error(`record key of location ${location.id}: stored public key does not match the sealed key`);
     return key;
   }
+
+  /** The device's certificate key, when the device holds one (HardwareDevice mode). */
+  const deviceKey: SigningKey | undefined = device?.certificate && {
+    signer: device.certificate.signer,
+    certificate: device.certificate.certificate,
+    chain: [],
+    certificatePem: device.certificate.certificatePem,
+    source: 'device',
+  };
 
   const service = {
     /**
@@ -152,6 +209,8 @@ export function createSigningKeyService(deps: Deps, certificates: Pick<Certifica
 
     /** The key a record of this location is signed with. */
     async forRecord(location: LocationForFiscal, environment: 'test' | 'live', mode: 'stub' | 'authority'): Promise<SigningKey> {
+      // HardwareDevice mode: the token's key signs every record, test or live.
+      if (deviceKey) return deviceKey;
       const certificateId = certificateIdOf(location);
       if (environment === 'test' && mode === 'stub') {
         // Spec "Sandbox": on test keys the request works without a certificate. A named
@@ -180,7 +239,7 @@ export function createSigningKeyService(deps: Deps, certificates: Pick<Certifica
      * (the record is signed with the software producer's key).
      */
     async forRecordIfNamed(location: LocationForFiscal, environment: 'test' | 'live', mode: 'stub' | 'authority'): Promise<SigningKey | undefined> {
-      if (!(environment === 'test' && mode === 'stub') && !certificateIdOf(location)) return undefined;
+      if (!deviceKey && !(environment === 'test' && mode === 'stub') && !certificateIdOf(location)) return undefined;
       return service.forRecord(location, environment, mode);
     },
 

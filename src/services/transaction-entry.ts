@@ -72,7 +72,7 @@ export function transactionEntry(p: TransactionAppend, deps: EntryDeps): LedgerE
     idempotency: { accountId: p.auth.accountId, environment: p.auth.environment, key: p.idempotencyKey },
     build: (link, now) => build(p, deps, link, now),
     // A cancellation marks its original, and cancels it at once when it is final at creation.
-    afterWrite: p.original ? (tx, built, now) => cancelOriginalIfAccepted(tx, built.transaction!, now, { linkFirst: true }) : undefined,
+    afterWrite: p.original ? async (tx, built, now) => void (await cancelOriginalIfAccepted(tx, built.transaction!, now, { linkFirst: true })) : undefined,
   };
 }
 

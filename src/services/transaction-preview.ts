@@ -60,7 +60,7 @@ export interface TransactionPreview {
   /** The keys the record was signed with: the same ones create would use. */
   signature: {
     /** The issuer's certificate (systems that sign with one): the account's uploaded one, or its sandbox one. */
-    certificate: 'uploaded' | 'sandbox' | null;
+    certificate: 'uploaded' | 'sandbox' | 'device' | null;
     /** The location's record key id (systems whose records the installation signs). */
     record_key_id: string | null;
   };

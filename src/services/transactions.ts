@@ -13,6 +13,7 @@ import { fiscalRecordsRepo, type FiscalRecordRow } from '../store/repos/fiscal-r
 import { locationsRepo } from '../store/repos/locations-repo.ts';
 import { transactionsRepo, type TransactionFilter, type TransactionRow } from '../store/repos/transactions-repo.ts';
 import type { AuthContext } from './auth-context.ts';
+import type { TransactionObserver } from '../metrics/observers.ts';
 import type { Deps } from './deps.ts';
 import type { CachedLocation, LocationService } from './locations.ts';
 import type { SigningKeyService } from './signing-keys.ts';
@@ -46,6 +47,8 @@ export interface TransactionDeps extends Deps {
   software: SoftwareIdentity;
   maxAttempts: number;
   signingKeys: SigningKeyService;
+  /** Counts each transaction stored (src/metrics); a counter only, nothing awaited. */
+  metrics?: TransactionObserver;
 }
 
 /** A sale ready to join its chain (create's and preview's `prepare`). */
@@ -79,8 +82,10 @@ export function createTransactionService(deps: TransactionDeps) {
       return { row: appended.replayed, jobId: null, created: false };
     }
     await appended.ready;
+    const row = appended.built.transaction!;
+    deps.metrics?.created({ country: row.country, system: row.system, status: row.status, environment: row.environment, type: row.type });
     await firstRecord(p);
-    return { row: appended.built.transaction!, jobId: appended.jobIds[0] ?? null, created: true };
+    return { row, jobId: appended.jobIds[0] ?? null, created: true };
   }
 
   /** Locations (and environments) this process has signed a record for, for `afterFirstRecord`. */

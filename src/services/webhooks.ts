@@ -2,14 +2,16 @@ import { badRequest, conflict, notFound } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import type { DerivedKeys } from '../crypto/master-key.ts';
 import { seal, unseal } from '../crypto/sealed.ts';
+import { jobsRepo } from '../store/repos/jobs-repo.ts';
 import {
-  webhookDeliveriesRepo, webhooksRepo, type AttemptRow, type DeliveryRow, type DeliveryStatus, type WebhookRow,
+  eventsRepo, webhookDeliveriesRepo, webhooksRepo, type AttemptRow, type DeliveryRow, type DeliveryStatus, type WebhookRow,
 } from '../store/repos/webhooks-repo.ts';
 import { checkWebhookUrl, WebhookUrlError, type LookupAll, type UrlPolicy } from '../webhooks/url-guard.ts';
 import { generateWebhookSecret } from '../webhooks/signing.ts';
 import type { AuthContext } from './auth-context.ts';
 import type { Deps } from './deps.ts';
 import { EVENT_TYPES, type EventType } from './events.ts';
+import { DELIVER_WEBHOOK } from './event-publisher.ts';
 import type { ListResult, Page } from './pagination.ts';
 
 /** A subscription as read: never the secret. */
@@ -69,6 +71,13 @@ export interface DeliveryView {
 
 /** A soft cap: every event fans out to every matching subscription. */
 export const MAX_WEBHOOKS_PER_ACCOUNT = 100;
+
+/**
+ * The event a "send test" delivery carries (the portal's button): not one of EVENT_TYPES,
+ * so no subscription ever receives it unasked; sent once (no retries) and, when it fails,
+ * it announces no dead letter (jobs/tasks/deliver-webhook.ts).
+ */
+export const WEBHOOK_TEST_EVENT = 'webhook.test';
 
 /** The sealed secret is bound to its subscription: copied to another row it does not open. */
 export const webhookSecretAad = (id: string) => `webhook:${id}:secret`;
@@ -212,7 +221,33 @@ export function createWebhookService(deps: Deps, opts: WebhookServiceOptions = {
     return { data: rows.map((r) => toDeliveryView(r, byDelivery.get(r.id) ?? [])), total, ...page };
   }
 
-  return { create, list, get, patch, remove, rotateSecret, deliveries };
+  /**
+   * A test delivery to this one webhook (enabled or not): a `webhook.test` event signed and
+   * sent like any other, one attempt, recorded in its delivery log. Answers the delivery id.
+   */
+  async function sendTest(auth: AuthContext, id: string): Promise<{ delivery_id: string; event_id: string }> {
+    const sub = await found(auth, id);
+    const now = clock.now();
+    const eventId = newId();
+    const deliveryId = newId();
+    const jobId = newId();
+    const data = { webhook_id: sub.id, test: true };
+    await db.transaction(async (tx) => {
+      await eventsRepo.insert(tx, { id: eventId, account_id: auth.accountId, type: WEBHOOK_TEST_EVENT, data, created_at: now });
+      await jobsRepo.enqueueMany(tx, [{
+        id: jobId, kind: DELIVER_WEBHOOK, accountId: auth.accountId, payload: { delivery_id: deliveryId }, maxAttempts: 1, runAt: now,
+      }], now);
+      await webhookDeliveriesRepo.insertMany(tx, [{
+        id: deliveryId, subscription_id: sub.id, account_id: auth.accountId, event_id: eventId, event_type: WEBHOOK_TEST_EVENT,
+        payload: { id: eventId, event: WEBHOOK_TEST_EVENT, account_id: auth.accountId, ...data, timestamp: now.toISOString() },
+        job_id: jobId, status: 'pending', attempt: 0, max_attempts: 1, response_status: null, response_body: null, error: null,
+        duration_ms: null, next_attempt_at: now, created_at: now, updated_at: now, delivered_at: null,
+      }]);
+    });
+    return { delivery_id: deliveryId, event_id: eventId };
+  }
+
+  return { create, list, get, patch, remove, rotateSecret, deliveries, sendTest };
 }
 
 const toDeliveryView = (r: DeliveryRow, attempts: DeliveryAttemptView[]): DeliveryView => ({

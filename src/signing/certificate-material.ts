@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import forge from 'node-forge';
 import type { SigningKey } from '../core/signing-key.ts';
 import { el } from '../xml/escape.ts';
+import { signerOf } from './signer.ts';
 
 export interface CertificateMaterial {
   /** `<ds:X509Data>…</ds:X509Data><ds:KeyValue>…</ds:KeyValue>`: the inside of `ds:KeyInfo`. */
@@ -43,7 +44,11 @@ function compute(key: SigningKey): CertificateMaterial {
   if (publicKey.asymmetricKeyType !== 'rsa') throw new Error('xades: the signing certificate must hold an RSA key');
   const bits = publicKey.asymmetricKeyDetails?.modulusLength ?? 0;
   if (bits <= 1024) throw new Error(`xades: the RSA key must be longer than 1024 bits (it has ${bits})`);
-  if (!cert.checkPrivateKey(key.privateKey)) throw new Error('xades: the private key does not match the signing certificate');
+  // The key that signs (in process or in the PKCS#11 token) is the certificate's.
+  const signer = signerOf(key);
+  if (!signer.publicKey.export({ type: 'spki', format: 'der' }).equals(publicKey.export({ type: 'spki', format: 'der' }))) {
+    throw new Error('xades: the private key does not match the signing certificate');
+  }
 
   const jwk = publicKey.export({ format: 'jwk' });
   const certificates = [cert, ...key.chain].map((c) => el('ds:X509Certificate', c.raw.toString('base64'))).join('');

@@ -39,11 +39,12 @@
  *   enveloped transform already does;
  * - SHA-256 digests where the samples use SHA-512: the policy asks "SHA-256 or stronger".
  */
-import { createHash, sign } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { SigningKey } from '../core/signing-key.ts';
 import { el } from '../xml/escape.ts';
 import { certificateMaterial } from './certificate-material.ts';
 import { readRoot } from './namespaces.ts';
+import { signerOf } from './signer.ts';
 
 export const C14N_INCLUSIVE = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315';
 export const RSA_SHA256 = 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256';
@@ -188,7 +189,8 @@ export function signXadesEnveloped(input: XadesInput, policy: SignaturePolicy | 
   // SignatureMethod RSA-SHA256 (RFC 6931 §2.3.2): RSASSA-PKCS1-v1_5 over SHA-256 of the
   // canonical SignedInfo.
   const canonicalSignedInfo = signedInfoOpen(ns) + signedInfoContent + '</ds:SignedInfo>';
-  const signatureValue = sign('sha256', Buffer.from(canonicalSignedInfo, 'utf8'), key.privateKey).toString('base64');
+  // Through the key's signer: node:crypto in process, CKM_SHA256_RSA_PKCS in the PKCS#11 token (HardwareDevice mode).
+  const signatureValue = signerOf(key).sign('sha256', Buffer.from(canonicalSignedInfo, 'utf8')).toString('base64');
 
   const signature =
     `<ds:Signature Id="${ids.signature}">` +

@@ -187,4 +187,13 @@ describe('enveloped signature verification: what xml-crypto alone would accept',
     const sig = /<ds:Signature[\s\S]*<\/ds:Signature>/.exec(signed)![0];
     expect(failure(signed.replace(sig, '').replace('</IdentificativoSdI>', `</IdentificativoSdI><x>${sig}</x>`))).toBe('the document has no enveloped ds:Signature');
   });
+
+  it('orders namespace declarations by code point, as C14N does: TicketBAI records (root T:TicketBai with xmlns:ds) verify', () => {
+    // xml-crypto's own order put xmlns:ds before xmlns:T and every TicketBAI digest failed.
+    for (const name of ['gipuzkoa-first.xml', 'gipuzkoa-chained.xml', 'cancellation.xml']) {
+      const xml = fs.readFileSync(new URL(`../countries/es-ticketbai/golden/${name}`, import.meta.url), 'utf8');
+      expect(verify(xml).certificate.subject, name).toContain('TEST MERCHANT SL');
+      expect(failure(xml.replace('<NumFactura>', '<NumFactura>9'))).toBe('Reference 1 (URI=""): the digest does not match (the content was altered)');
+    }
+  });
 });

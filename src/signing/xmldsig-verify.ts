@@ -85,13 +85,34 @@ const signatureAlgorithm = (uri: string, { hash, ec }: { hash: string; ec: boole
       crypto.verify(hash, Buffer.from(material, 'utf8'), ec ? { key: crypto.createPublicKey(key), dsaEncoding: 'ieee-p1363' } : key, Buffer.from(value, 'base64'));
   } as unknown as new () => SignatureAlgorithm;
 
+type C14nClass = SignedXml['CanonicalizationAlgorithms'][string];
+
+/**
+ * xml-crypto (6.x) sorts namespace declarations with `localeCompare`, a locale collation:
+ * `xmlns:ds` before `xmlns:T`. Canonical XML sorts them by prefix in code-point order
+ * (C14N 1.0 §2.2: "lexicographic order … namespace URI as primary key" for attributes and
+ * "local name" for namespace nodes, compared as code points), so `T` (U+0054) comes before
+ * `ds` (U+0064). With the locale order, every TicketBAI record (root `T:TicketBai` with
+ * `xmlns:ds`, `xmlns:xades`) failed its whole-document digest here while xmlsec1 accepted
+ * it. The classes with a `nsCompare` get one in code-point order; the others are kept.
+ */
+function codePointNamespaceOrder(c14n: C14nClass): C14nClass {
+  if (typeof (c14n.prototype as { nsCompare?: unknown }).nsCompare !== 'function') return c14n;
+  const Base = c14n as unknown as new () => { nsCompare(a: { prefix: string }, b: { prefix: string }): number };
+  return class extends Base {
+    override nsCompare(a: { prefix: string }, b: { prefix: string }): number {
+      return a.prefix === b.prefix ? 0 : a.prefix < b.prefix ? -1 : 1;
+    }
+  } as unknown as C14nClass;
+}
+
 /** A `SignedXml` that knows exactly the algorithms accepted here and takes its key from `key()`. */
 function signedXml(key: () => string): SignedXml {
   const sx = new SignedXml({ getCertFromKeyInfo: key });
   const builtIn = { hash: sx.HashAlgorithms, sig: sx.SignatureAlgorithms, c14n: sx.CanonicalizationAlgorithms };
   sx.HashAlgorithms = Object.fromEntries(Object.entries(DIGESTS).map(([uri, h]) => [uri, builtIn.hash[uri] ?? digestAlgorithm(uri, h)]));
   sx.SignatureAlgorithms = Object.fromEntries(Object.entries(SIGNATURES).map(([uri, s]) => [uri, builtIn.sig[uri] ?? signatureAlgorithm(uri, s)]));
-  sx.CanonicalizationAlgorithms = Object.fromEntries([...CANONICALIZATIONS, ENVELOPED].map((uri) => [uri, builtIn.c14n[uri]!]));
+  sx.CanonicalizationAlgorithms = Object.fromEntries([...CANONICALIZATIONS, ENVELOPED].map((uri) => [uri, codePointNamespaceOrder(builtIn.c14n[uri]!)]));
   wholeDocumentWithInstructions(sx);
   return sx;
 }

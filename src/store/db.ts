@@ -52,6 +52,20 @@ export interface Db extends Queryable {
   /** Runs `fn` in one database transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /** The connections as they are now, for the metrics (src/metrics): O(1), no I/O. */
+  stats?(): DbStats;
+}
+
+/**
+ * PostgreSQL: the `pg` pool's clients. The embedded store has one backend that runs one
+ * statement or transaction at a time: `total` and `max` are 1, `waiting` counts the
+ * operations queued behind the running one.
+ */
+export interface DbStats {
+  total: number;
+  idle: number;
+  waiting: number;
+  max: number;
 }
 
 /** SQLSTATE of a unique-index violation: how races are settled (duplicate email, idempotency key…). */

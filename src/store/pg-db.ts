@@ -71,7 +71,8 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
   // made each claim pay it.
   const options = '-c plan_cache_mode=force_custom_plan -c jit=off';
   const connectionTimeoutMillis = opts.connectionTimeoutMillis ?? 5_000;
-  const pool = new pg.Pool({ connectionString, options, max: opts.max ?? 20, connectionTimeoutMillis, idleTimeoutMillis: 30_000 });
+  const max = opts.max ?? 20;
+  const pool = new pg.Pool({ connectionString, options, max, connectionTimeoutMillis, idleTimeoutMillis: 30_000 });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const listener = createPgListener(connectionString);
@@ -180,6 +181,7 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
       }
     },
     subscribe: (channel, l) => listener.subscribe(channel, l),
+    stats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max }),
     close: async () => {
       await listener.close();
       const pipe = pipeClient;

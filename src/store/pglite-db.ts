@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { PGlite, type PGliteOptions, type Transaction } from '@electric-sql/pglite';
 import type { Db, Queryable, QueryResult, Subscription } from './db.ts';
 import { DurableNodeFS, durableStartParams } from './durable-nodefs.ts';
 
@@ -7,27 +7,41 @@ import { DurableNodeFS, durableStartParams } from './durable-nodefs.ts';
  * The embedded store: PGlite, one Postgres backend in this process.
  * `dataDir` undefined = in memory (tests); otherwise a durable file store (see
  * durable-nodefs.ts). PGlite serializes queries and transactions internally.
+ * `artifacts`: PGlite's WebAssembly modules and file-system bundle, for a host where they
+ * do not sit beside PGlite's module (the single executable: scripts/sea/).
  */
-export async function openPgliteDb(dataDir?: string): Promise<Db> {
+export type PgliteArtifacts = Pick<PGliteOptions, 'pgliteWasmModule' | 'initdbWasmModule' | 'fsBundle'>;
+
+export async function openPgliteDb(dataDir?: string, artifacts: PgliteArtifacts = {}): Promise<Db> {
   let pg: PGlite;
   if (dataDir) {
     fs.mkdirSync(dataDir, { recursive: true });
-    pg = await PGlite.create({ fs: new DurableNodeFS(dataDir), startParams: durableStartParams() });
+    pg = await PGlite.create({ ...artifacts, fs: new DurableNodeFS(dataDir), startParams: durableStartParams() });
   } else {
-    pg = await PGlite.create();
+    pg = await PGlite.create({ ...artifacts });
   }
+  // Operations started and not finished (PGlite runs one at a time): Db.stats.
+  let inFlight = 0;
+  const tracked = async <T>(op: () => Promise<T>): Promise<T> => {
+    inFlight++;
+    try {
+      return await op();
+    } finally {
+      inFlight--;
+    }
+  };
   const run = async <T>(q: PGlite | Transaction, sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> => {
     const res = await q.query<T>(sql, params as unknown[] | undefined);
     return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
   };
   return {
     kind: 'pglite',
-    query: (sql, params) => run(pg, sql, params),
-    exec: async (sql) => {
+    query: (sql, params) => tracked(() => run(pg, sql, params)),
+    exec: (sql) => tracked(async () => {
       await pg.exec(sql);
-    },
+    }),
     transaction: (fn) =>
-      pg.transaction((tx) => {
+      tracked(() => pg.transaction((tx) => {
         const q: Queryable = {
           query: (sql, params) => run(tx, sql, params),
           exec: async (sql) => {
@@ -35,7 +49,8 @@ export async function openPgliteDb(dataDir?: string): Promise<Db> {
           },
         };
         return fn(q);
-      }),
+      })),
+    stats: () => ({ total: 1, idle: inFlight === 0 ? 1 : 0, waiting: Math.max(0, inFlight - 1), max: 1 }),
     subscribe(channel, listener): Subscription {
       // PGlite delivers the NOTIFYs of its (only) backend once the notifying transaction
       // committed; nothing can drop in between, so `reset` is never needed.

@@ -60,6 +60,8 @@ export interface TestAppOptions {
   worker?: RuntimeOptions['worker'];
   /** The plug-in of a system key (default: the registry's): a test wraps a system to give it a hook it lacks yet. */
   systems?: RuntimeOptions['systems'];
+  /** HardwareDevice mode: an opened PKCS#11 device (test/support/softhsm.ts); the test closes it. */
+  signingDevice?: RuntimeOptions['signingDevice'];
 }
 
 export interface TestApp {
@@ -91,6 +93,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     ...(opts.worker ? { worker: opts.worker } : {}),
     ...(opts.software ? { software: opts.software } : {}),
     ...(opts.systems ? { systems: opts.systems } : {}),
+    ...(opts.signingDevice ? { signingDevice: opts.signingDevice } : {}),
   });
   const app = await buildApp(rt, opts.app ?? {});
   await app.ready();

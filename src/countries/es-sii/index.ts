@@ -15,6 +15,7 @@ import { siiSandbox } from './sandbox.ts';
 import { SII_CODES } from './codes.ts';
 import { submitToAeat } from './client.ts';
 import { siiSubmissionDeadline } from './deadline.ts';
+import { SII_RECEIPT } from './receipt.ts';
 
 export const sii: FiscalSystem<'es-sii', 'ES'> = {
   key: 'es-sii',
@@ -40,4 +41,5 @@ export const sii: FiscalSystem<'es-sii', 'ES'> = {
   submit: async (record, ctx) => (ctx.mode === 'stub' ? runSandbox(record, ctx, siiSandbox) : submitToAeat(record, ctx)),
   codes: SII_CODES,
   errorTranslations: true,
+  receipt: SII_RECEIPT,
 };

@@ -16,6 +16,7 @@ import { TICKETBAI_CODES } from './codes.ts';
 import { TICKETBAI_STATUSES } from './statuses.ts';
 import { createLroeProcessor } from './lroe/processor.ts';
 import { verifyTicketBaiRecord } from './verify.ts';
+import { TICKETBAI_RECEIPT } from './receipt.ts';
 
 export const ticketBai: FiscalSystem<'es-ticketbai', 'ES'> = {
   key: 'es-ticketbai',
@@ -53,6 +54,7 @@ export const ticketBai: FiscalSystem<'es-ticketbai', 'ES'> = {
   // Bizkaia's `pending_batch` records go to Batuz in the daily LROE batch (`spain/lroe`).
   processors: (deps) => [createLroeProcessor(deps)],
   errorTranslations: true,
+  receipt: TICKETBAI_RECEIPT,
 };
 
 /** Araba and Gipuzkoa take each record in real time; Bizkaia only in LROE batches. */

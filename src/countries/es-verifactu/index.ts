@@ -13,6 +13,7 @@ import { verifactuSandbox } from './sandbox.ts';
 import { VERIFACTU_CODES } from './codes.ts';
 import { MAX_RECORDS_PER_REQUEST } from './soap.ts';
 import { verifyVerifactuRecord } from './verify.ts';
+import { VERIFACTU_RECEIPT } from './receipt.ts';
 
 /** The AEAT client. It keeps no state: AEAT's waits (TiempoEsperaEnvio) go to `ctx.pacing`, the core's, shared by every worker. */
 const aeat = createVerifactuClient(VERIFACTU_CODES);
@@ -51,4 +52,5 @@ export const verifactu: FiscalSystem<'es-verifactu', 'ES'> = {
   submitMany: async (records, ctx) => (ctx.mode === 'stub' ? runSandboxMany(records, ctx, verifactuSandbox) : aeat.submitMany(records, ctx)),
   codes: VERIFACTU_CODES,
   errorTranslations: true,
+  receipt: VERIFACTU_RECEIPT,
 };

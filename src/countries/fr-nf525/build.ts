@@ -12,7 +12,7 @@
  * The fingerprint (what the next record signs as `previous`) is the signature itself.
  * verify.ts checks a run of records the way an auditor would.
  */
-import type { KeyObject } from 'node:crypto';
+import type { Signer } from '../../signing/signer.ts';
 import type { BuildInput, FiscalRecord, TransactionDraft, TransactionType } from '../types.ts';
 import { configString } from '../shared/config-fields.ts';
 import { localDate, localDateTimeWithOffset } from '../shared/dates.ts';
@@ -60,11 +60,11 @@ export function vatTotals(tx: TransactionDraft, sign: 1 | -1): VatTotal[] {
 
 export function buildNf525(input: BuildInput): FiscalRecord {
   const unsigned = prepareNf525(input);
-  return unsigned.finish(signMessage(unsigned.message, unsigned.privateKey));
+  return unsigned.finish(signMessage(unsigned.message, unsigned.signer));
 }
 
 /** Everything of the record but its signature: the message to sign, and how the signature completes the record. */
-function prepareNf525(input: BuildInput): { message: string; privateKey: KeyObject; finish: (value: string) => FiscalRecord } {
+function prepareNf525(input: BuildInput): { message: string; signer: Signer; finish: (value: string) => FiscalRecord } {
   const key = input.recordKey;
   if (key === undefined || key.kind !== 'ec-p256') {
     throw new Error('fr-nf525: no record key: NF525 records are signed with the location\'s ec-p256 record key (capabilities.recordKey)');
@@ -136,5 +136,5 @@ function prepareNf525(input: BuildInput): { message: string; privateKey: KeyObje
       renderHints: [textHint('document_number', 'header', number), textHint('signature_extract', 'footer_bottom', signatureExtract(value))],
     };
   };
-  return { message, privateKey: key.privateKey, finish };
+  return { message, signer: key.signer, finish };
 }

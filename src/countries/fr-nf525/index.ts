@@ -19,6 +19,7 @@ import { ARCHIVES_FILE } from './closures/archives.ts';
 import { CLOSURES_FILE, JET_FILE } from './closures/files.ts';
 import { createClosuresProcessor, journalSoftwareStart } from './closures/processor.ts';
 import { verifyNf525Record } from './verify-record.ts';
+import { NF525_RECEIPT } from './receipt.ts';
 
 export const nf525: FiscalSystem<'fr-nf525', 'FR'> = {
   key: 'fr-nf525',
@@ -53,4 +54,5 @@ export const nf525: FiscalSystem<'fr-nf525', 'FR'> = {
   locationFiles: [CLOSURES_FILE, JET_FILE, ARCHIVES_FILE],
   // The JET journals the software's start: the first record a process signs for a register.
   afterFirstRecord: journalSoftwareStart,
+  receipt: NF525_RECEIPT,
 };

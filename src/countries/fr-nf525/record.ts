@@ -59,6 +59,7 @@
  * so the chain stays consistent.
  */
 import crypto from 'node:crypto';
+import { inProcessSigner, type Signer } from '../../signing/signer.ts';
 
 export const NF525_FORMAT = 'nf525.record';
 export const NF525_RECORD_VERSION = 1;
@@ -172,9 +173,13 @@ export function nf525Message(r: Omit<Nf525Record, 'signature'> & { signature: Pi
   return fields.join('|');
 }
 
-/** ES256 over the message: base64url of the raw r||s. */
-export const signMessage = (message: string, privateKey: crypto.KeyObject): string =>
-  crypto.sign('sha256', Buffer.from(message, 'utf8'), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url');
+/**
+ * ES256 over the message: base64url of the raw r||s. Through the key's signer
+ * (signing/signer.ts): in process, or the PKCS#11 token in HardwareDevice mode, which
+ * returns the same r||s form. A bare KeyObject signs in process.
+ */
+export const signMessage = (message: string, key: crypto.KeyObject | Signer): string =>
+  (key instanceof crypto.KeyObject ? inProcessSigner(key) : key).sign('sha256', Buffer.from(message, 'utf8')).toString('base64url');
 
 /** Checks an ES256 signature (base64url r||s) over the message. */
 export function verifyMessage(message: string, signature: string, publicKey: crypto.KeyObject): boolean {

@@ -16,6 +16,7 @@ import { submitToAade } from './client.ts';
 import { MYDATA_CODES } from './codes.ts';
 import { MYDATA_OFFLINE, MYDATA_STATUSES } from './offline.ts';
 import { verifyMyDataRecord } from './verify.ts';
+import { MYDATA_RECEIPT } from './receipt.ts';
 
 export const myData: FiscalSystem<'gr-mydata', 'GR'> = {
   key: 'gr-mydata',
@@ -48,4 +49,5 @@ export const myData: FiscalSystem<'gr-mydata', 'GR'> = {
   events: [MYDATA_OFFLINE.lateEvent, MYDATA_OFFLINE.expiredEvent],
   // The myDATA codes' translations (codes.ts): POST /v1/translations/errors accepts GR.
   errorTranslations: true,
+  receipt: MYDATA_RECEIPT,
 };

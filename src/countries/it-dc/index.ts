@@ -18,6 +18,7 @@ import { pollAde, submitToAde } from './client.ts';
 import { DC_CODES } from './codes.ts';
 import { corrispettivi } from './corrispettivi/index.ts';
 import { verifyDcRecord } from './verify.ts';
+import { DC_RECEIPT } from './receipt.ts';
 
 /**
  * The spec's Italy DC transitions: a document AdE refuses goes `pending` → `failed`
@@ -60,4 +61,5 @@ export const documentoCommerciale: FiscalSystem<'it-dc', 'IT'> = {
   codes: DC_CODES,
   errorTranslations: true,
   ...corrispettivi,
+  receipt: DC_RECEIPT,
 };

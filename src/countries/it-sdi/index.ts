@@ -17,6 +17,7 @@ import { submitToSdi } from './sdicoop.ts';
 import { SDI_STATUSES } from './statuses.ts';
 import { SDI_STATUS_EVENT, sdiNotifications } from './notifications.ts';
 import { verifySdiRecord } from './verify.ts';
+import { SDI_RECEIPT } from './receipt.ts';
 
 export const sdi: FiscalSystem<'it-sdi', 'IT'> = {
   key: 'it-sdi',
@@ -60,4 +61,5 @@ export const sdi: FiscalSystem<'it-sdi', 'IT'> = {
   // DECISIONS "Running it": "SDI status change event: `transaction.sdi_status_changed`".
   events: [SDI_STATUS_EVENT],
   errorTranslations: true,
+  receipt: SDI_RECEIPT,
 };

@@ -15,7 +15,7 @@
  * original's new DocumentStatus (xml.ts `statusChangeXml`), which the monthly SAF-T file
  * applies to the original (saft-file.ts).
  */
-import type { KeyObject } from 'node:crypto';
+import type { Signer } from '../../signing/signer.ts';
 import type { BuildInput, FiscalRecord, RenderHint, TxLine } from '../types.ts';
 import { decimal } from '../shared/amounts.ts';
 import { isoDate, localDate, localDateTimeWithOffset } from '../shared/dates.ts';
@@ -57,7 +57,7 @@ export function buildSaft(input: BuildInput): FiscalRecord {
 }
 
 /** Everything of the document but its Hash: the message to sign, the key, and how the Hash completes the document. */
-function prepareDocument(input: BuildInput): { message: string; key: KeyObject; finish: (hash: string) => FiscalRecord } {
+function prepareDocument(input: BuildInput): { message: string; key: Signer; finish: (hash: string) => FiscalRecord } {
   const { tx, location } = input;
   const type = documentTypeOf(tx);
   const entry = seriesEntryOf(location, type);

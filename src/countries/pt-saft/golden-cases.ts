@@ -16,13 +16,14 @@
 import { readFileSync } from 'node:fs';
 import { toSigningKey } from '../../certificates/signing-key.ts';
 import type { FiscalRecord, SigningKey, TransactionDraft } from '../types.ts';
+import type { InProcessSigningKey } from '../../core/signing-key.ts';
 import { NOW, SOFTWARE, draft, line, location, validatedBuild } from '../shared/test-fixtures.ts';
 import { saft } from './index.ts';
 import { buildSaftFile, type SaftFile } from './saft-file.ts';
 
-let key: SigningKey | undefined;
+let key: InProcessSigningKey | undefined;
 /** The fixed RSA-1024 producer key of the golden files. */
-export function goldenProducerKey(): SigningKey {
+export function goldenProducerKey(): InProcessSigningKey {
   if (key) return key;
   const dir = new URL('./golden/', import.meta.url);
   key = toSigningKey(

@@ -18,6 +18,7 @@ import { SAFT_CODES } from './codes.ts';
 import { SAFT_LOCATION_FILE } from './month-file.ts';
 import { createSaftProcessor } from './processor.ts';
 import { verifySaftRecord } from './verify.ts';
+import { SAFT_RECEIPT } from './receipt.ts';
 
 export const saft: FiscalSystem<'pt-saft', 'PT'> = {
   key: 'pt-saft',
@@ -59,4 +60,5 @@ export const saft: FiscalSystem<'pt-saft', 'PT'> = {
   codes: SAFT_CODES,
   processors: (deps) => [createSaftProcessor(deps)],
   locationFiles: [SAFT_LOCATION_FILE],
+  receipt: SAFT_RECEIPT,
 };

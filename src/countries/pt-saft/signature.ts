@@ -23,6 +23,7 @@
  */
 import crypto from 'node:crypto';
 import { badRequest } from '../../core/errors.ts';
+import { inProcessSigner, signerOf, type Signer } from '../../signing/signer.ts';
 import type { BuildInput, LocationForFiscal, ProducerKey, SoftwareIdentity } from '../types.ts';
 import { configString } from '../shared/config-fields.ts';
 import { sandboxProducerKey } from './sandbox-key.ts';
@@ -44,9 +45,13 @@ export function hashMessage(f: HashMessageFields): string {
   return [f.invoiceDate, f.systemEntryDate, f.invoiceNo, f.grossTotal, f.previousHash ?? ''].join(';');
 }
 
-/** RSA-SHA1 (PKCS#1 v1.5) over the UTF-8 message, base64 on one line. */
-export function signHashMessage(message: string, key: crypto.KeyObject): string {
-  return crypto.sign('sha1', Buffer.from(message, 'utf8'), { key, padding: crypto.constants.RSA_PKCS1_PADDING }).toString('base64');
+/**
+ * RSA-SHA1 (PKCS#1 v1.5) over the UTF-8 message, base64 on one line. Through the key's
+ * signer (signing/signer.ts: in process, or CKM_SHA1_RSA_PKCS in the PKCS#11 token); a
+ * bare KeyObject signs in process.
+ */
+export function signHashMessage(message: string, key: crypto.KeyObject | Signer): string {
+  return (key instanceof crypto.KeyObject ? inProcessSigner(key) : key).sign('sha1', Buffer.from(message, 'utf8')).toString('base64');
 }
 
 /** Checks a Hash against its message with the producer's public key (or private key, or a certificate PEM). */
@@ -64,12 +69,12 @@ export const CONFIGURED_KEY_SIZE_ERROR =
 export const LIVE_NEEDS_PRODUCER_KEY =
   'live SAF-T PT documents are signed with the certified software key: the service has none configured (PT_SOFTWARE_KEY_FILE) and the location names none (country_config.at_certificate_id)';
 
-const isRsa1024 = (key: crypto.KeyObject): boolean =>
-  key.asymmetricKeyType === 'rsa' && key.asymmetricKeyDetails?.modulusLength === 1024;
+const isRsa1024 = (signer: Signer): boolean =>
+  signer.publicKey.asymmetricKeyType === 'rsa' && signer.publicKey.asymmetricKeyDetails?.modulusLength === 1024;
 
 /** The key a document is signed with, and its version (HashControl). */
 export interface ProducerSigner {
-  key: crypto.KeyObject;
+  key: Signer;
   hashControl: string;
   source: 'location' | 'configured' | 'sandbox';
 }
@@ -78,14 +83,17 @@ export interface ProducerSigner {
 export function producerKey(input: Pick<BuildInput, 'signingKey' | 'software' | 'environment'>): ProducerSigner {
   const { signingKey } = input;
   if (signingKey?.source === 'uploaded') {
-    if (!isRsa1024(signingKey.privateKey)) throw badRequest(PRODUCER_KEY_SIZE_ERROR);
-    return { key: signingKey.privateKey, hashControl: HASH_CONTROL, source: 'location' };
+    const signer = signerOf(signingKey);
+    if (!isRsa1024(signer)) throw badRequest(PRODUCER_KEY_SIZE_ERROR);
+    return { key: signer, hashControl: HASH_CONTROL, source: 'location' };
   }
-  if (input.environment === 'test') return { key: sandboxProducerKey, hashControl: HASH_CONTROL, source: 'sandbox' };
+  if (input.environment === 'test') return { key: inProcessSigner(sandboxProducerKey), hashControl: HASH_CONTROL, source: 'sandbox' };
   const configured = configuredProducerKey(input.software);
   if (configured === undefined) throw badRequest(LIVE_NEEDS_PRODUCER_KEY);
-  if (!isRsa1024(configured.privateKey)) throw badRequest(CONFIGURED_KEY_SIZE_ERROR);
-  return { key: configured.privateKey, hashControl: configured.version, source: 'configured' };
+  // The configured key: in process (PT_SOFTWARE_KEY_FILE) or in the PKCS#11 token (HardwareDevice mode).
+  const signer = signerOf(configured);
+  if (!isRsa1024(signer)) throw badRequest(CONFIGURED_KEY_SIZE_ERROR);
+  return { key: signer, hashControl: configured.version, source: 'configured' };
 }
 
 /** The service's configured producer key for Portugal (config.ts `producerKeys`, `PT_SOFTWARE_*`). */

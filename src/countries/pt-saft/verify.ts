@@ -12,6 +12,7 @@ import crypto from 'node:crypto';
 import type { RecordFault, VerifyRecordInput } from '../types.ts';
 import { configuredProducerKey, documentHashMessage, verifyHash } from './signature.ts';
 import { sandboxProducerKey } from './sandbox-key.ts';
+import { signerOf } from '../../signing/signer.ts';
 
 export function verifySaftRecord({ record, previous, environment, signingKey, software }: VerifyRecordInput): RecordFault | null {
   if (record.fingerprint === null) return null;
@@ -26,11 +27,12 @@ export function verifySaftRecord({ record, previous, environment, signingKey, so
     return { kind: 'body_changed', reason: (err as Error).message };
   }
   const keys: crypto.KeyObject[] = [];
-  if (signingKey?.source === 'uploaded') keys.push(crypto.createPublicKey(signingKey.privateKey));
+  // The public half of the key `producerKey` (signature.ts) signs with: in process or in a PKCS#11 token.
+  if (signingKey?.source === 'uploaded') keys.push(signerOf(signingKey).publicKey);
   else if (environment === 'test') keys.push(crypto.createPublicKey(sandboxProducerKey));
   else {
     const configured = configuredProducerKey(software);
-    if (configured) keys.push(crypto.createPublicKey(configured.privateKey));
+    if (configured) keys.push(signerOf(configured).publicKey);
   }
   if (keys.length === 0) return { kind: 'signature_invalid', reason: 'no producer key to verify live documents with (PT_SOFTWARE_KEY_FILE)' };
   if (!keys.some((k) => verifyHash(message, hash, k))) {

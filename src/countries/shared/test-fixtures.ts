@@ -4,6 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { toSigningKey } from '../../certificates/signing-key.ts';
+import type { InProcessSigningKey } from '../../core/signing-key.ts';
+import type { InProcessRecordKey } from '../../core/record-key.ts';
 import { toRecordKey } from '../../crypto/record-key.ts';
 import type {
   AuthorityPacing,
@@ -204,8 +206,8 @@ export const stored = (record: FiscalRecord, tx: TransactionDraft, kind: 'record
  * The fixed RSA key and self-signed certificate of `test/fixtures/signing/` (tests only):
  * signatures over the same bytes are the same, so signed golden files are stable.
  */
-let fixedKey: SigningKey | undefined;
-export function fixedSigningKey(): SigningKey {
+let fixedKey: InProcessSigningKey | undefined;
+export function fixedSigningKey(): InProcessSigningKey {
   if (fixedKey) return fixedKey;
   const dir = new URL('../../../test/fixtures/signing/', import.meta.url);
   fixedKey = toSigningKey(
@@ -220,8 +222,8 @@ export function fixedSigningKey(): SigningKey {
 }
 
 /** The fixed ECDSA P-256 record key of `test/fixtures/signing/record-key-p256.pem` (tests only). */
-let fixedEcKey: RecordKey | undefined;
-export function fixedRecordKey(): RecordKey {
+let fixedEcKey: InProcessRecordKey | undefined;
+export function fixedRecordKey(): InProcessRecordKey {
   fixedEcKey ??= toRecordKey('ec-p256', readFileSync(new URL('../../../test/fixtures/signing/record-key-p256.pem', import.meta.url), 'utf8'));
   return fixedEcKey;
 }

@@ -4,13 +4,14 @@ import { performance } from 'node:perf_hooks';
 import { createEventPublisher, isDeadLetterType, type WebhookEventPublisher } from '../../services/event-publisher.ts';
 import type { Deps } from '../../services/deps.ts';
 import type { EventPublisher } from '../../services/events.ts';
-import { openWebhookSecret, webhookUrlPolicy } from '../../services/webhooks.ts';
+import { WEBHOOK_TEST_EVENT, openWebhookSecret, webhookUrlPolicy } from '../../services/webhooks.ts';
 import type { Queryable } from '../../store/db.ts';
 import { webhookDeliveriesRepo, webhooksRepo, type AttemptRow, type DeliveryRow, type WebhookRow } from '../../store/repos/webhooks-repo.ts';
 import { signatureHeaders } from '../../webhooks/signing.ts';
 import { guardedLookup, parseWebhookUrl, type LookupAll, type ParsedWebhookUrl, type UrlPolicy } from '../../webhooks/url-guard.ts';
 import type { AttemptResult, JobHandler } from '../runner.ts';
 import type { JobRow } from '../../store/repos/jobs-repo.ts';
+import { NO_WEBHOOK_METRICS, type WebhookObserver } from '../../metrics/observers.ts';
 
 /** Retry delays after attempts 1..4 (spec "Delivery"): 5 attempts in all. */
 export const WEBHOOK_RETRY_DELAYS_MS = [10_000, 60_000, 300_000, 600_000] as const;
@@ -31,6 +32,8 @@ export type DeliverWebhookDeps = Pick<Deps, 'db' | 'clock' | 'keys' | 'config' |
    * replaced by one.
    */
   events?: EventPublisher | undefined;
+  /** Each attempt's outcome and duration (src/metrics). */
+  metrics?: WebhookObserver | undefined;
 };
 
 export interface PostResult {
@@ -115,6 +118,7 @@ function describeError(err: NodeJS.ErrnoException): string {
  */
 export function createDeliverWebhookHandler(deps: DeliverWebhookDeps): JobHandler {
   const { db, clock, keys, log } = deps;
+  const metrics = deps.metrics ?? NO_WEBHOOK_METRICS;
   const policy = webhookUrlPolicy(deps.config);
   const timeoutMs = deps.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const publisher: WebhookEventPublisher =
@@ -149,6 +153,7 @@ export function createDeliverWebhookHandler(deps: DeliverWebhookDeps): JobHandle
     const sub = await webhooksRepo.getAny(db, delivery.subscription_id);
     if (!sub || sub.deleted_at || !sub.enabled) {
       const reason = !sub || sub.deleted_at ? 'webhook deleted' : 'webhook disabled';
+      metrics.delivery('cancelled');
       return { outcome: 'completed', commit: (tx) => webhookDeliveriesRepo.cancel(tx, delivery.id, reason, clock.now()) };
     }
 
@@ -183,19 +188,24 @@ export function createDeliverWebhookHandler(deps: DeliverWebhookDeps): JobHandle
     };
     log.debug({ deliveryId: delivery.id, attempt: job.attempt, status: result.status, error }, 'webhook attempt');
 
+    const seconds = result.status !== null || result.durationMs > 0 ? result.durationMs / 1000 : undefined;
     if (ok) {
+      metrics.delivery('succeeded', seconds);
       return { outcome: 'completed', commit: (tx) => webhookDeliveriesRepo.recordAttempt(tx, attempt, { status: 'succeeded', nextAttemptAt: null, deliveredAt: now, at: now }) };
     }
     if (job.attempt >= job.max_attempts) {
+      metrics.delivery('dead', seconds);
       return {
         outcome: 'dead',
         error: error!,
         commit: async (tx) => {
           await webhookDeliveriesRepo.recordAttempt(tx, attempt, { status: 'dead', nextAttemptAt: null, deliveredAt: null, at: now });
-          if (!isDeadLetterType(delivery.event_type)) await deadLetter(tx, job, delivery, sub, error!, now);
+          // A test delivery's failure is shown in its log; it is not an incident to announce.
+          if (!isDeadLetterType(delivery.event_type) && delivery.event_type !== WEBHOOK_TEST_EVENT) await deadLetter(tx, job, delivery, sub, error!, now);
         },
       };
     }
+    metrics.delivery('failed', seconds);
     const delay = WEBHOOK_RETRY_DELAYS_MS[Math.min(job.attempt, WEBHOOK_RETRY_DELAYS_MS.length) - 1]!;
     const runAt = new Date(now.getTime() + delay);
     return {

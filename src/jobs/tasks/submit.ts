@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import DataLoader from 'dataloader';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../core/clock.ts';
@@ -19,6 +20,7 @@ import { transactionsRepo, type StartedSubmission, type SubmissionRecord, type T
 import { retryDelayMs, type BackoffPolicy } from '../backoff.ts';
 import { jobsRepo, type JobRow } from '../../store/repos/jobs-repo.ts';
 import type { AttemptOutcome, AttemptResult, FollowerOutcome, JobHandler } from '../runner.ts';
+import { NO_SUBMISSION_METRICS, statusRecorder, type SubmissionObserver, type SubmissionOperation, type SubmissionOutcome } from '../../metrics/observers.ts';
 
 /**
  * The submit task: sends a stored fiscal record to its authority and turns the answer
@@ -71,6 +73,8 @@ export interface SubmitTaskDeps {
   random?: () => number;
   /** The plug-in of a system key (default: the registry's; a test may wrap one). */
   systems?: (key: string) => FiscalSystem;
+  /** Authority calls, their outcomes and the status changes they make (src/metrics). */
+  metrics?: SubmissionObserver;
 }
 
 /** Attempts of an `inbound_message` job: only a database failure is retried (jobs/tasks/inbound-message.ts). */
@@ -96,6 +100,7 @@ interface Failure {
 export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
   const { db, clock } = deps;
   const systemOf = deps.systems ?? getSystem;
+  const metrics = deps.metrics ?? NO_SUBMISSION_METRICS;
 
   /**
    * A worker starts the jobs of a claim side by side: the transactions they start in the
@@ -107,6 +112,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
   const begin = new DataLoader<string, StartedSubmission | null>(
     async (ids) => {
       const started = await transactionsRepo.beginSubmissions(db, ids, clock.now(), statuses.open, statuses.keptWhileSubmitting);
+      for (const s of started.values()) if (s.t.status === 'processing') metrics.statusChanged(s.t.system, 'processing');
       return ids.map((id) => started.get(id) ?? null);
     },
     { cache: false, batchScheduleFn: (run) => setImmediate(run), maxBatchSize: 200 },
@@ -158,17 +164,35 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
     ({ transactionId: t.id, kind: record.kind, body: record.body, contentType: record.content_type, fiscalId: record.fiscal_id, tx: t.normalized, upstreamId: t.fiscal_id_upstream });
 
   async function callAuthority(system: FiscalSystem, t: TransactionRow, record: SubmissionRecord, locRow: LocationRow, job: JobRow): Promise<AuthorityOutcome | Failure> {
+    const operation: SubmissionOperation = job.kind === POLL_JOB ? 'poll' : 'submit';
+    const answer = await sendOne(system, t, record, locRow, job);
+    metrics.outcome(system.key, operation, outcomeOf(answer));
+    return answer;
+  }
+
+  async function sendOne(system: FiscalSystem, t: TransactionRow, record: SubmissionRecord, locRow: LocationRow, job: JobRow): Promise<AuthorityOutcome | Failure> {
     const ctx = await submitContext(system, t, locRow, job);
     if (!('mode' in ctx)) return ctx;
     // A poll job asks for the result of a record sent earlier; any other job sends it.
     if (job.kind === POLL_JOB) {
       if (!system.poll) return { code: 'poll_unsupported', message: `${system.key} has no result to poll`, retriable: false };
-      return bounded(ctx, () => system.poll!(storedRecord(t, record), ctx));
+      return timed(system, 'poll', () => bounded(ctx, () => system.poll!(storedRecord(t, record), ctx)));
     }
-    return bounded(ctx, () => system.submit(storedRecord(t, record), ctx));
+    return timed(system, 'submit', () => bounded(ctx, () => system.submit(storedRecord(t, record), ctx)));
+  }
+
+  /** Times one authority call (src/metrics: fiscal_submission_duration_seconds). */
+  async function timed<T>(system: FiscalSystem, operation: SubmissionOperation, call: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await call();
+    } finally {
+      metrics.call(system.key, operation, (performance.now() - started) / 1000);
+    }
   }
 
   function succeed(t: TransactionRow, job: JobRow, outcome: Extract<AuthorityOutcome, { kind: 'accepted' | 'duplicate' }>): AttemptResult {
+    const note = statusRecorder(metrics, t.system);
     return {
       outcome: 'completed',
       commit: async (tx) => {
@@ -180,7 +204,8 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
           render_hints: mergeHints(t.render_hints, extraHints),
         }, now, from(fields.status!));
         if (!updated) return;
-        await cancelOriginalIfAccepted(tx, updated, now);
+        note(updated);
+        note(await cancelOriginalIfAccepted(tx, updated, now));
         await deps.events.publish(tx, completionEvent(updated, now, job), now);
         const offline = systemOf(t.system).offline;
         if (offline && t.status === offline.status) {
@@ -196,17 +221,20 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
    * does not count against the job's maximum.
    */
   function defer(t: TransactionRow, seconds: number): AttemptOutcome {
-    return { outcome: 'defer', runAt: new Date(clock.now().getTime() + seconds * 1000), commit: backToPending(t.id) };
+    return { outcome: 'defer', runAt: new Date(clock.now().getTime() + seconds * 1000), commit: backToPending(t.id, t.system) };
   }
 
   /** An adopted job whose record was not judged: back to `waiting` (runner), its transaction to `pending`. */
-  function release(transactionId: string | null): FollowerOutcome {
-    return { outcome: 'release', ...(transactionId ? { commit: backToPending(transactionId) } : {}) };
+  function release(transactionId: string | null, system: string): FollowerOutcome {
+    return { outcome: 'release', ...(transactionId ? { commit: backToPending(transactionId, system) } : {}) };
   }
 
   /** Nothing of this attempt was decided for the transaction: from `processing` back to `pending`. */
-  const backToPending = (transactionId: string) => async (tx: Queryable) => {
-    await transactionsRepo.update(tx, transactionId, { status: 'pending' }, clock.now(), ['processing']);
+  const backToPending = (transactionId: string, system: string) => {
+    const note = statusRecorder(metrics, system);
+    return async (tx: Queryable) => {
+      note(await transactionsRepo.update(tx, transactionId, { status: 'pending' }, clock.now(), ['processing']));
+    };
   };
 
   /**
@@ -223,18 +251,19 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
       if (job.attempt >= job.max_attempts) {
         return fail(t, job, system, { code: 'result_not_available', message: `no result from the authority after ${job.attempt} polls`, retriable: false, response: outcome.response });
       }
-      return { outcome: 'retry', error: 'result not ready', runAt: new Date(now.getTime() + after), commit: backToPending(t.id) };
+      return { outcome: 'retry', error: 'result not ready', runAt: new Date(now.getTime() + after), commit: backToPending(t.id, t.system) };
     }
     const polled = system.poll !== undefined && outcome.pollAfterSeconds !== undefined;
     const channel = system.inbound?.name;
     if (outcome.notifications?.length && channel === undefined) throw new Error(`${system.key} produced notifications but has no inbound channel`);
+    const note = statusRecorder(metrics, t.system);
     return {
       outcome: 'completed',
       commit: async (tx) => {
-        await transactionsRepo.update(tx, t.id, {
+        note(await transactionsRepo.update(tx, t.id, {
           status: 'pending', fiscal_id: t.fiscal_id ?? outcome.reference, fiscal_id_upstream: outcome.upstreamId ?? t.fiscal_id_upstream,
           response_payload: { authority: outcome.response, ...(polled ? { awaiting_result: true } : { awaiting_notification: true }) },
-        }, now, from('pending'));
+        }, now, from('pending')));
         if (polled) {
           await jobsRepo.enqueue(tx, {
             kind: POLL_JOB, accountId: t.account_id, transactionId: t.id, maxAttempts: job.max_attempts, runAt: new Date(now.getTime() + after),
@@ -258,6 +287,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
     const lastError = `${f.code}: ${f.message}`;
     const grace = system.capabilities.offlineGraceSeconds;
     const offline = system.offline;
+    const note = statusRecorder(metrics, t.system);
 
     if (offline && grace !== undefined && f.retriable) {
       const until = new Date(t.created_at.getTime() + grace * 1000);
@@ -266,6 +296,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
           outcome: 'dead', error: lastError,
           commit: async (tx) => {
             const updated = await recordFailure(tx, t, f, offline.expiredStatus, now);
+            note(updated);
             if (updated) {
               await deps.events.publish(tx, jobEvent(offline.expiredEvent, updated, job, 'dead', lastError, now), now);
               await deps.events.publish(tx, jobEvent('fiscalization.dead_letter', updated, job, 'dead', lastError, now), now);
@@ -277,7 +308,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
       return {
         outcome: 'retry', error: lastError, runAt: new Date(next),
         commit: async (tx) => {
-          await recordFailure(tx, t, f, offline.status, now, { offline_until: until, render_hints: mergeHints(t.render_hints, [offline.label]) });
+          note(await recordFailure(tx, t, f, offline.status, now, { offline_until: until, render_hints: mergeHints(t.render_hints, [offline.label]) }));
         },
       };
     }
@@ -287,6 +318,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
         outcome: 'dead', error: lastError,
         commit: async (tx) => {
           const updated = await recordFailure(tx, t, f, f.status ?? 'failed_permanent', now);
+          note(updated);
           if (updated) await deps.events.publish(tx, jobEvent('fiscalization.dead_letter', updated, job, 'dead', lastError, now), now);
         },
       };
@@ -294,7 +326,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
     return {
       outcome: 'retry', error: lastError, runAt: new Date(now.getTime() + delayMs(job, f)),
       commit: async (tx) => {
-        await recordFailure(tx, t, f, 'failed', now);
+        note(await recordFailure(tx, t, f, 'failed', now));
       },
     };
   }
@@ -343,7 +375,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
       else settled.push({ job, result: { outcome: 'completed' } });
     }
     const adopted = members.slice(1);
-    const releaseAll = () => [...adopted.map((m) => ({ job: m.job, result: release(m.t.id) })), ...settled];
+    const releaseAll = () => [...adopted.map((m) => ({ job: m.job, result: release(m.t.id, m.t.system) })), ...settled];
 
     if (adopted.length === 0) {
       return { ...resultOf(head.t, head.job, system, await callAuthority(system, head.t, head.record, location, head.job)), followers: settled };
@@ -351,7 +383,11 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
     const ctx = await submitContext(system, head.t, location, head.job);
     const answer: BatchOutcome | Failure = !('mode' in ctx)
       ? ctx
-      : await bounded(ctx, () => system.submitMany!(members.map((m) => storedRecord(m.t, m.record)), ctx));
+      : await timed(system, 'batch', () => bounded(ctx, () => system.submitMany!(members.map((m) => storedRecord(m.t, m.record)), ctx)));
+    // One outcome per record the authority judged; one for a request answered (or failed) as a whole.
+    if (!('kind' in answer)) metrics.outcome(system.key, 'batch', 'error');
+    else if (answer.kind === 'request') metrics.outcome(system.key, 'batch', outcomeOf(answer.outcome));
+    else for (const o of answer.outcomes) metrics.outcome(system.key, 'batch', outcomeOf(o));
 
     if (!('kind' in answer)) return { ...fail(head.t, head.job, system, answer), followers: releaseAll() };
     if (answer.kind === 'request') {
@@ -371,9 +407,9 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
     adopted.forEach((m, i) => {
       const o = answer.outcomes[i + 1]!;
       let r: FollowerOutcome;
-      if (o.kind === 'retry_later' && o.flowControl) r = release(m.t.id);
+      if (o.kind === 'retry_later' && o.flowControl) r = release(m.t.id, m.t.system);
       else r = resultOf(m.t, m.job, system, o) as FollowerOutcome; // never `defer`: flow control is handled above
-      if (held && r.outcome !== 'completed') r = release(m.t.id);
+      if (held && r.outcome !== 'completed') r = release(m.t.id, m.t.system);
       if (r.outcome === 'retry' || r.outcome === 'release') held = true;
       out.push({ job: m.job, result: r });
     });
@@ -402,10 +438,22 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
       deps.log.error({ err, jobId: job.id, followers: followers.length }, 'batch submission failed');
       return {
         outcome: 'retry', error: `internal error: ${(err as Error).message}`, runAt: new Date(clock.now().getTime() + 60_000),
-        followers: followers.map((f) => ({ job: f, result: release(f.transaction_id) })),
+        followers: followers.map((f) => ({ job: f, result: release(f.transaction_id, t.system) })),
       };
     }
   };
+}
+
+/** How an operator counts an answer (metrics/observers.ts SubmissionOutcome). */
+export function outcomeOf(answer: AuthorityOutcome | { code: string }): SubmissionOutcome {
+  if (!('kind' in answer)) return 'error';
+  switch (answer.kind) {
+    case 'accepted': return 'accepted';
+    case 'duplicate': return 'duplicate';
+    case 'rejected': return 'rejected';
+    case 'retry_later': return 'retry';
+    case 'sent': return 'sent';
+  }
 }
 
 /** Adds hints, replacing any with the same key (no duplicates on repeated attempts). */

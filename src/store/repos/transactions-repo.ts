@@ -49,6 +49,10 @@ export interface SubmissionRecord {
 export interface TransactionFilter {
   status?: string | undefined;
   location_id?: string | undefined;
+  /** Created at or after (the portal's date range). */
+  created_from?: Date | undefined;
+  /** Created strictly before. */
+  created_before?: Date | undefined;
 }
 
 /** Columns written by `update` (never taken from input). */
@@ -161,6 +165,14 @@ export const transactionsRepo = {
       if (!isUuid(f.location_id)) return { rows: [], total: 0 };
       params.push(f.location_id);
       where.push(`location_id = $${params.length}`);
+    }
+    if (f.created_from) {
+      params.push(f.created_from);
+      where.push(`created_at >= $${params.length}`);
+    }
+    if (f.created_before) {
+      params.push(f.created_before);
+      where.push(`created_at < $${params.length}`);
     }
     const cond = where.join(' AND ');
     const [rows, count] = await Promise.all([

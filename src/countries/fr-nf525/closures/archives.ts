@@ -119,7 +119,7 @@ export async function archiveClosure(
     locationId: s.locationId, environment: s.environment, publicKeyPem: keyRow?.public_key_pem ?? s.key.publicKeyPem, keyId: s.key.keyId, registerId: s.registerId,
     software: deps.software, d, closureSignature: c.signature.value,
   });
-  const signature = signMessage(manifest, s.key.privateKey);
+  const signature = signMessage(manifest, s.key.signer);
   return s.jet('archive', { ...d, manifest_sha256: sha256Hex(manifest), signature }, (ld) => {
     if (Number(ld?.archive_closure_seq ?? '0') >= c.seq) throw new JetSkipped('this closure is archived already');
   }, c.seq);

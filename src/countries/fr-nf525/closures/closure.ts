@@ -177,7 +177,7 @@ export function buildClosure(input: ClosureInput, link: ChainLink, now: Date): {
     records: input.content.records,
   };
   const previous = link.previous?.fingerprint ?? null;
-  const value = signMessage(closureMessage({ ...unsigned, signature: { key_id: input.key.keyId, previous } }), input.key.privateKey);
+  const value = signMessage(closureMessage({ ...unsigned, signature: { key_id: input.key.keyId, previous } }), input.key.signer);
   const closure: Nf525Closure = {
     format: CLOSURE_FORMAT,
     version: CLOSURE_VERSION,

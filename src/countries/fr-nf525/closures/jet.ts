@@ -128,7 +128,7 @@ export function buildJet(input: JetInput, link: ChainLink, now: Date): { entry: 
     details: Object.fromEntries(Object.keys(input.details).sort().map((k) => [k, input.details[k]!])),
   };
   const previous = link.previous?.fingerprint ?? null;
-  const value = signMessage(jetMessage({ ...unsigned, signature: { key_id: input.key.keyId, previous } }), input.key.privateKey);
+  const value = signMessage(jetMessage({ ...unsigned, signature: { key_id: input.key.keyId, previous } }), input.key.signer);
   const entry: Nf525JetEntry = {
     format: JET_FORMAT, version: JET_VERSION, ...unsigned, software: input.software,
     signature: { algorithm: SIGNATURE_ALGORITHM, key_id: input.key.keyId, previous, value },

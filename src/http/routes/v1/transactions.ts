@@ -72,7 +72,7 @@ const PreviewSchema = Type.Object({
     qr_data: Type.Union([Type.String(), Type.Null()], { description: 'the QR code content' }),
   }),
   signature: Type.Object({
-    certificate: Type.Union([Type.Literal('uploaded'), Type.Literal('sandbox'), Type.Null()], { description: 'the issuer certificate that signed it, where the system signs with one' }),
+    certificate: Type.Union([Type.Literal('uploaded'), Type.Literal('sandbox'), Type.Literal('device'), Type.Null()], { description: 'the issuer certificate that signed it, where the system signs with one (device: held in the PKCS#11 signing device)' }),
     record_key_id: Type.Union([Type.String(), Type.Null()], { description: "the location's record key, where the installation signs the records" }),
   }),
 });

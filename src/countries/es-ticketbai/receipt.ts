@@ -1,0 +1,20 @@
+import type { ReceiptFacts } from '../types.ts';
+import { metaString } from '../shared/metadata-fields.ts';
+import { SPANISH_NUMBER_LABEL, SPANISH_QR, spanishTitle } from '../es/receipt.ts';
+
+/**
+ * TicketBAI on the receipt (FORMATS.md §1.3): the TBAI identifier alone on one line with
+ * the QR below it, both at the bottom (the `tbai_id` and `qr` hints, in that order).
+ */
+export const TICKETBAI_RECEIPT: ReceiptFacts = {
+  language: 'es',
+  title: spanishTitle,
+  labels: {},
+  // SerieFactura and NumFactura (the stored metadata carries the series, metadata.ts `seriesOf`).
+  number: {
+    label: SPANISH_NUMBER_LABEL,
+    value: ({ documentNumber, tx }) => (documentNumber === null ? null : `${metaString(tx, 'series') ?? ''}${metaString(tx, 'series') ? '-' : ''}${documentNumber}`),
+  },
+  singleLine: ['tbai_id'],
+  qr: { qr: SPANISH_QR },
+};

@@ -1,0 +1,16 @@
+import type { ReceiptFacts } from '../types.ts';
+import { SPANISH_NUMBER_LABEL, SPANISH_QR, spanishTitle } from '../es/receipt.ts';
+
+/**
+ * VERI*FACTU on the receipt (FORMATS.md §2.6): "QR tributario:" above the QR and the
+ * "VERI*FACTU" legend near it: all three are render hints (`qr_label`, `qr`,
+ * `verifactu_legend`), printed as they are, in their order.
+ */
+export const VERIFACTU_RECEIPT: ReceiptFacts = {
+  language: 'es',
+  title: spanishTitle,
+  labels: {},
+  // NumSerieFactura: series and number in one (build.ts).
+  number: { label: SPANISH_NUMBER_LABEL, value: ({ documentNumber }) => documentNumber },
+  qr: { qr: SPANISH_QR },
+};

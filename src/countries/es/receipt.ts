@@ -1,0 +1,33 @@
+/**
+ * What a Spanish receipt prints beyond its render hints (src/receipts): Spanish, and the
+ * QR rules TicketBAI and VERI*FACTU share: ISO/IEC 18004, error correction M, printed
+ * between 30 and 40 mm (FORMATS.md §1.3 and §2.6); the title the invoice type gives
+ * (RD 1619/2012: art. 6 full invoice, art. 7 simplified, art. 15 corrective).
+ */
+import type { Localized, ReceiptQrSpec, RenderHint, TransactionDraft } from '../types.ts';
+import { readSpanishInvoiceType } from './invoice.ts';
+
+/** "Factura n.º": the number and series of a Spanish invoice (RD 1619/2012 art. 6.1.a, 7.1.a). */
+export const SPANISH_NUMBER_LABEL: Localized = { es: 'Factura n.º', en: 'Invoice no.' };
+
+/** TicketBAI §1.3 and VERI*FACTU §2.6: level M, 30-40 mm; we print the smallest allowed. */
+export const SPANISH_QR: ReceiptQrSpec = { errorCorrectionLevel: 'M', sizeMm: 30 };
+
+const SIMPLIFIED: Localized = { es: 'Factura simplificada', en: 'Simplified invoice' };
+const FULL: Localized = { es: 'Factura', en: 'Invoice' };
+const RECTIFYING: Localized = { es: 'Factura rectificativa', en: 'Corrective invoice' };
+const RECTIFYING_SIMPLIFIED: Localized = { es: 'Factura rectificativa simplificada', en: 'Corrective simplified invoice' };
+
+/** The title of the record's invoice type (es/invoice.ts: F1, F2, R1-R4, R5), as the stored metadata says. */
+export function spanishTitle(_hints: readonly RenderHint[], tx: TransactionDraft): Localized {
+  let type: string;
+  try {
+    type = readSpanishInvoiceType(tx, tx.metadata);
+  } catch {
+    // Stored metadata was validated at creation; should a rule have changed since, the family still titles it.
+    type = tx.type === 'sale' ? 'F2' : 'R5';
+  }
+  if (type === 'F1') return FULL;
+  if (type === 'F2') return SIMPLIFIED;
+  return type === 'R5' ? RECTIFYING_SIMPLIFIED : RECTIFYING;
+}

@@ -1,0 +1,170 @@
+/**
+ * The receipt as a list of blocks, whatever the output format (html.ts, text.ts,
+ * escpos.ts, pdf.ts, png.ts draw it): the merchant, the title, the lines, the totals,
+ * then every render hint in its placement and order (DECISIONS "Fiscal record and receipt
+ * data": a receipt is printed from `render_hints`), introduced as the system's `receipt`
+ * facts say. Pure: no I/O, no clock.
+ *
+ * Mandatory hints are never dropped: a text hint is always printed whole (wrapped, never
+ * cut), a QR hint always drawn (or, in plain text, its content printed). Dropped on
+ * purpose, and only when not mandatory: an `image_url` hint (an image of a QR this
+ * renderer draws itself from its `qr_*` hint) and a text hint whose value another
+ * printed hint repeats (Portugal's `hash_extract`, inside the certified-program line).
+ */
+import type { Country } from '../core/country.ts';
+import type {
+  FiscalSystem, Localized, ReceiptFacts, ReceiptLanguage, ReceiptQrSpec, RenderHint, RenderPlacement, SoftwareIdentity, TransactionDraft,
+} from '../countries/types.ts';
+import { COUNTRY_TIME_ZONES } from '../countries/shared/dates.ts';
+import { WORDS, type ReceiptWords } from './i18n.ts';
+
+/** A QR symbol drawn with no rule of the country's: level M at 30 mm, as TicketBAI, VERI*FACTU and AT ask. */
+export const DEFAULT_QR: ReceiptQrSpec = { errorCorrectionLevel: 'M', sizeMm: 30 };
+
+export type Block =
+  /** A line of text; `key` names the render hint it prints, if any; `oneLine`: condensed rather than wrapped where the printer can. */
+  | { kind: 'text'; text: string; align: 'left' | 'center'; bold: boolean; key?: string | undefined; oneLine?: boolean | undefined }
+  /** Text on the left, an amount on the right. */
+  | { kind: 'pair'; left: string; right: string; bold: boolean }
+  | { kind: 'rule' }
+  | { kind: 'qr'; key: string; content: string; spec: ReceiptQrSpec };
+
+export type SectionName = 'merchant' | 'title' | 'lines' | 'totals' | RenderPlacement;
+
+export interface Receipt {
+  lang: ReceiptLanguage;
+  title: string;
+  sections: { name: SectionName; blocks: Block[] }[];
+}
+
+/** What a receipt is made from: a stored transaction, its location, its system. */
+export interface ReceiptSource {
+  transaction: {
+    id: string;
+    type: string;
+    environment: 'test' | 'live';
+    country: Country;
+    created_at: Date;
+    /** The transaction's `fiscal_id` and its record's document number (FiscalRecord.documentNumber). */
+    fiscal_id: string | null;
+    document_number: string | null;
+    normalized: TransactionDraft;
+    render_hints: readonly RenderHint[];
+  };
+  location: { name: string; address: string | null; tax_id: string | null; legal_name: string | null };
+  system: Pick<FiscalSystem, 'receipt'> | undefined;
+  software: SoftwareIdentity;
+}
+
+/** The languages a receipt of this system is offered in: the country's, then English. */
+export function receiptLanguages(facts: ReceiptFacts | undefined): ReceiptLanguage[] {
+  return facts ? [facts.language, 'en'] : ['en'];
+}
+
+const PLACEMENTS: readonly RenderPlacement[] = ['header', 'body', 'footer_top', 'footer_bottom', 'footer_right'];
+
+export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt {
+  const facts = src.system?.receipt;
+  const w = WORDS[lang];
+  const say = (text: Localized): string => text[lang] ?? text.en;
+  const tx = src.transaction.normalized;
+  const hints = src.transaction.render_hints;
+  const money = (minor: number): string => amount(minor, w);
+
+  const merchant: Block[] = [];
+  const name = src.location.legal_name ?? src.location.name;
+  merchant.push(text(name, 'center', true));
+  if (src.location.legal_name !== null && src.location.legal_name !== src.location.name) merchant.push(text(src.location.name, 'center'));
+  if (src.location.address) merchant.push(text(src.location.address, 'center'));
+  if (src.location.tax_id) merchant.push(text(`${w.taxId}: ${src.location.tax_id}`, 'center'));
+
+  const title = facts ? say(facts.title(hints, tx)) : 'Receipt';
+  const titleBlocks: Block[] = [{ kind: 'rule' }, text(title, 'center', true)];
+  if (src.transaction.type === 'cancellation') titleBlocks.push(text(w.cancellation, 'center', true));
+  if (src.transaction.environment === 'test') titleBlocks.push(text(w.test, 'center', true));
+  titleBlocks.push(text(`${w.date}: ${localDateTime(src.transaction.created_at, src.transaction.country)}`, 'left'));
+
+  const lines: Block[] = [{ kind: 'rule' }];
+  for (const l of tx.items) {
+    lines.push({ kind: 'pair', left: l.description, right: money(l.total_amount), bold: false });
+    const qty = l.quantity === 1 ? '' : `${number(l.quantity, w)} x ${money(l.unit_price)} `;
+    lines.push(text(`  ${qty}${w.tax} ${number(l.tax_rate, w)} %`, 'left'));
+  }
+
+  const totals: Block[] = [{ kind: 'rule' }];
+  totals.push({ kind: 'pair', left: w.subtotal, right: money(tx.pretax_amount), bold: false });
+  for (const [rate, t] of taxBreakdown(tx)) {
+    totals.push({ kind: 'pair', left: `${w.tax} ${number(rate, w)} % (${money(t.base)})`, right: money(t.tax), bold: false });
+  }
+  totals.push({ kind: 'pair', left: `${w.total} ${tx.currency}`, right: money(tx.total_amount), bold: true });
+  totals.push(text(`${w.payment}: ${w.methods[tx.payment_method]}`, 'left'));
+
+  const byPlacement = new Map<RenderPlacement, Block[]>(PLACEMENTS.map((p) => [p, []]));
+  const docNumber = facts?.number?.value({ documentNumber: src.transaction.document_number, fiscalId: src.transaction.fiscal_id, tx });
+  // Printed first in the header, unless a hint already says it.
+  if (docNumber && !hints.some((h) => h.value === docNumber)) byPlacement.get('header')!.push(text(joinLabel(say(facts!.number!.label), docNumber), 'left'));
+  const printed = hints.filter((h) => h.kind === 'text' || h.kind === 'qr_url' || h.kind === 'qr_data');
+  for (const h of hints) {
+    const out = byPlacement.get(h.placement) ?? byPlacement.get('body')!;
+    if (h.kind === 'qr_url' || h.kind === 'qr_data') {
+      out.push({ kind: 'qr', key: h.key, content: h.value, spec: facts?.qr[h.key] ?? DEFAULT_QR });
+      continue;
+    }
+    if (!h.mandatory) {
+      if (h.kind === 'image_url') continue;
+      if (printed.some((o) => o !== h && o.kind === 'text' && o.value !== h.value && o.value.includes(h.value))) continue;
+    }
+    const label = facts?.labels[h.key];
+    const oneLine = facts?.singleLine?.includes(h.key) ? { oneLine: true } : {};
+    out.push({ ...text(label ? joinLabel(say(label), h.value) : h.value, 'left', false), key: h.key, ...oneLine });
+  }
+  for (const l of facts?.lines?.({ software: src.software, location: { name: src.location.name, country: src.transaction.country, tax_id: src.location.tax_id, address: src.location.address }, tx }) ?? []) {
+    byPlacement.get(l.placement)!.push(text(say(l.text), 'left'));
+  }
+
+  const sections: Receipt['sections'] = [
+    { name: 'merchant', blocks: merchant },
+    { name: 'title', blocks: titleBlocks },
+    { name: 'header', blocks: byPlacement.get('header')! },
+    { name: 'lines', blocks: lines },
+    { name: 'totals', blocks: totals },
+  ];
+  for (const p of PLACEMENTS.slice(1)) sections.push({ name: p, blocks: byPlacement.get(p)! });
+  return { lang, title, sections: sections.filter((s) => s.blocks.length > 0) };
+}
+
+/** `ATCUD:` is followed by its value directly (Portaria 195/2020's printed form); other labels by a space. */
+const joinLabel = (label: string, value: string): string => (label.endsWith(':') ? `${label}${value}` : `${label} ${value}`);
+
+const text = (t: string, align: 'left' | 'center', bold = false): Block & { kind: 'text' } => ({ kind: 'text', text: t, align, bold });
+
+/** Minor units in the language's form: `1210` → `12,10` (no grouping: receipts are narrow). */
+export function amount(minor: number, w: ReceiptWords): string {
+  const sign = minor < 0 ? '-' : '';
+  const abs = Math.abs(minor);
+  return `${sign}${Math.floor(abs / 100)}${w.decimalSeparator}${String(abs % 100).padStart(2, '0')}`;
+}
+
+/** A quantity or a rate (`5.5` → `5,5`). */
+const number = (n: number, w: ReceiptWords): string => String(n).replace('.', w.decimalSeparator);
+
+/** Base and tax per rate, in the order rates first appear. */
+function taxBreakdown(tx: TransactionDraft): Map<number, { base: number; tax: number }> {
+  const out = new Map<number, { base: number; tax: number }>();
+  for (const l of tx.items) {
+    const t = out.get(l.tax_rate) ?? { base: 0, tax: 0 };
+    t.base += l.total_amount - l.tax_amount;
+    t.tax += l.tax_amount;
+    out.set(l.tax_rate, t);
+  }
+  return out;
+}
+
+/** `15/01/2026 11:00`, in the country's legal time zone (countries/shared/dates.ts). */
+export function localDateTime(at: Date, country: Country): string {
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone: COUNTRY_TIME_ZONES[country], year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
+  }).formatToParts(at);
+  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
+  return `${get('day')}/${get('month')}/${get('year')} ${get('hour')}:${get('minute')}`;
+}

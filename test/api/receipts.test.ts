@@ -1,0 +1,126 @@
+import crypto from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.ts';
+import { decodePngQr, parseEscPos, pdfText, pdfToPng, squeeze } from '../../src/receipts/test-tools.ts';
+import { startTestApp, type TestApp } from '../support/harness.ts';
+import type { SystemKey } from '../support/fixtures.ts';
+import { createLocation, createTx, saleBody, saleLines, saleMetadata } from '../support/transactions.ts';
+
+/*
+ * GET /v1/transactions/{id}/receipt through the API, on both stores: every format of a
+ * stored transaction with its mandatory render hints on it (the QR decoded back from the
+ * PNG and from the PDF turned into PNG by pdftoppm), the Greek offline label, languages,
+ * the options' 400s, and another account's transaction a 404.
+ */
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ clock: new ManualClock('2026-03-02T10:00:00.000Z') });
+});
+afterAll(() => t?.close());
+
+type Hint = { key: string; kind: string; mandatory: boolean; value: string };
+
+async function sale(system: SystemKey, outcome?: string) {
+  const { key } = await t.signup();
+  const loc = await createLocation(t, key, system);
+  const metadata = { ...(saleMetadata[system] ?? {}), ...(outcome ? { sandbox_outcome: outcome } : {}) };
+  const res = await createTx(t, key, saleBody(loc, { ...saleLines[system], metadata }));
+  expect(res.statusCode, res.body).toBe(201);
+  return { key, tx: res.json() as { id: string; status: string; render_hints: Hint[] } };
+}
+
+const receipt = (key: string, id: string, query = '') => t.request({ method: 'GET', url: `/v1/transactions/${id}/receipt${query}`, key });
+
+describe('GET /v1/transactions/{id}/receipt', () => {
+  it('Portugal: HTML by default, text, ESC/POS, PDF and PNG, each with the ATCUD, the certified-program line and the QR content', async () => {
+    const { key, tx } = await sale('pt-saft');
+    const hints = Object.fromEntries(tx.render_hints.map((h) => [h.key, h]));
+    const qr = hints.qr!.value;
+
+    const html = await receipt(key, tx.id);
+    expect(html.statusCode, html.body).toBe(200);
+    expect(html.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(html.body).toContain('<html lang="pt">');
+    // The page may load and run nothing; its one style block is allowed by its hash.
+    const csp = String(html.headers['content-security-policy']);
+    expect(csp).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*';/);
+    const style = html.body.match(/<style>([^]*?)<\/style>/)![1]!;
+    expect(csp).toContain(`'sha256-${crypto.createHash('sha256').update(style).digest('base64')}'`);
+    expect(html.body).toContain(`>ATCUD:${hints.atcud!.value}</p>`);
+
+    const text = await receipt(key, tx.id, '?format=text&width=58');
+    expect(text.headers['content-type']).toBe('text/plain; charset=utf-8');
+    for (const line of text.body.split('\n')) expect([...line].length).toBeLessThanOrEqual(32);
+    for (const h of tx.render_hints.filter((x) => x.mandatory)) expect(squeeze(text.body), h.key).toContain(squeeze(h.value));
+
+    const escpos = await receipt(key, tx.id, '?format=text&escpos=1');
+    expect(escpos.headers['content-type']).toBe('application/vnd.escpos');
+    const parsed = parseEscPos(escpos.rawPayload);
+    expect(parsed.text).toContain(`ATCUD:${hints.atcud!.value}`);
+    expect(parsed.images).toHaveLength(1);
+
+    const pdf = await receipt(key, tx.id, '?format=pdf');
+    expect(pdf.headers['content-type']).toBe('application/pdf');
+    expect(pdf.headers['content-disposition']).toBe(`inline; filename="receipt-${tx.id}.pdf"`);
+    expect(squeeze(pdfText(pdf.rawPayload))).toContain(squeeze(hints.software_certificate?.value ?? hints.hash_extract!.value));
+    const fromPdf = decodePngQr(pdfToPng(pdf.rawPayload));
+    expect(fromPdf?.data).toBe(qr);
+    expect(fromPdf!.version).toBeGreaterThanOrEqual(9);
+
+    const png = await receipt(key, tx.id, '?format=png&width=58');
+    expect(png.headers['content-type']).toBe('image/png');
+    expect(decodePngQr(png.rawPayload)?.data).toBe(qr);
+  });
+
+  it('Spain (TicketBAI): the identifier and the QR, in Spanish or English', async () => {
+    const { key, tx } = await sale('es-ticketbai');
+    const tbai = tx.render_hints.find((h) => h.key === 'tbai_id')!.value;
+    const es = await receipt(key, tx.id, '?format=text');
+    expect(es.body).toContain('Factura simplificada');
+    expect(es.body).toContain(`${tbai}\n[QR]\n`);
+    // The number comes from the stored record (its NumFactura) and the series from the stored metadata.
+    const qrUrl = new URL(tx.render_hints.find((h) => h.key === 'qr')!.value);
+    expect(es.body).toContain(`\nFactura n.º ${qrUrl.searchParams.get('s')}-${qrUrl.searchParams.get('nf')}\n`);
+    const en = await receipt(key, tx.id, '?format=text&lang=en');
+    expect(en.body).toContain('Simplified invoice');
+    const png = await receipt(key, tx.id, '?format=png');
+    expect(decodePngQr(png.rawPayload)?.data).toBe(tx.render_hints.find((h) => h.key === 'qr')!.value);
+  });
+
+  it('Greece: the MARK once AADE answered; an offline_pending receipt carries the offline label', async () => {
+    const online = await sale('gr-mydata');
+    expect(online.tx.status).toBe('success');
+    const mark = online.tx.render_hints.find((h) => h.key === 'mark')!.value;
+    expect((await receipt(online.key, online.tx.id, '?format=text')).body).toContain(`ΜΑΡΚ ${mark}`);
+    expect((await receipt(online.key, online.tx.id, '?format=text&lang=en')).body).toContain(`MARK ${mark}`);
+
+    const offline = await sale('gr-mydata', 'timeout');
+    expect(offline.tx.status).toBe('offline_pending');
+    const label = offline.tx.render_hints.find((h) => h.key === 'late_transmission_label')!.value;
+    const html = await receipt(offline.key, offline.tx.id);
+    expect(html.body).toContain(`<p data-hint="late_transmission_label">${label}</p>`);
+    expect(squeeze(pdfText((await receipt(offline.key, offline.tx.id, '?format=pdf')).rawPayload))).toContain(squeeze(label));
+  });
+
+  it('bad options are a 400 that says what is allowed; another account\'s or an unknown transaction a 404', async () => {
+    const { key, tx } = await sale('fr-nf525');
+    const bad = async (query: string, error: string) => {
+      const res = await receipt(key, tx.id, query);
+      expect([res.statusCode, res.json()]).toEqual([400, { error }]);
+    };
+    await bad('?format=docx', 'format must be one of: html, pdf, png, text, escpos');
+    await bad('?lang=es', 'lang must be one of: fr, en');
+    await bad('?format=text&width=76', 'width must be 58 or 80 (paper width in mm)');
+    await bad('?format=png&escpos=1', 'escpos applies to format=text only');
+
+    const other = await t.signup();
+    for (const [k, id] of [[other.key, tx.id], [key, '00000000-0000-4000-8000-000000000000'], [key, 'not-an-id']] as const) {
+      const res = await receipt(k, id, '?format=text');
+      expect([res.statusCode, res.json()]).toEqual([404, { error: 'transaction not found' }]);
+    }
+    // Another account's transaction is a 404 even with a bad option: nothing about it leaks.
+    const res = await receipt(other.key, tx.id, '?format=docx');
+    expect(res.statusCode).toBe(404);
+  });
+});
