@@ -98,11 +98,22 @@ beforeAll(async () => {
       const metadata = system === 'it-sdi' ? { ...saleMetadata['it-sdi'], invoice_number: `FT-2026-000${n}`, codice_destinatario: 'UFXYZ1' } : saleMetadata[system];
       const res = await createTx(t!, key, saleBody(location, { ...(metadata ? { metadata } : {}), ...(saleLines[system] ?? {}) }));
       expect(res.statusCode, `${system}: ${res.body}`).toBe(201);
+      return res.json().id as string;
     };
+    const firsts: Partial<Record<SystemKey, string>> = {};
     for (let n = 1; n <= 2; n++) {
-      for (const system of SYSTEMS) await sale(system, loc[system]!, n);
+      for (const system of SYSTEMS) {
+        const id = await sale(system, loc[system]!, n);
+        firsts[system] ??= id;
+      }
       await sale('fr-nf525', gapLoc, n);
       await sale('pt-saft', swapLoc, n);
+    }
+    await t.worker.drain();
+    // Cancellations: TicketBAI's stand outside the chain (its annulments sequence), VERI*FACTU's join it.
+    for (const system of ['es-ticketbai', 'es-verifactu'] as const) {
+      const cancel = await t.request({ method: 'POST', url: `/v1/transactions/${firsts[system]}/cancel`, key });
+      expect(cancel.statusCode, cancel.body).toBe(201);
     }
     await t.worker.drain();
     // The next night (02:00 in Paris, 1 March): France's closures and the month's archive.
@@ -157,9 +168,10 @@ describe('export', () => {
     const out = path.join(dir, 'records');
     const records = await cli(store, 'export', 'records', '--location', loc['es-ticketbai']!, '--from', '2026-02-10', '--to', '2026-02-10', '--out', out);
     expect(records.code, records.stderr).toBe(0);
-    const index = JSON.parse(fs.readFileSync(path.join(out, 'index.json'), 'utf8')) as { count: number; records: Array<{ file: string; transaction_id: string; seq: number; content_type: string }> };
-    expect(index.count).toBe(2);
-    expect(index.records.map((r) => r.seq)).toEqual([1, 2]);
+    const index = JSON.parse(fs.readFileSync(path.join(out, 'index.json'), 'utf8')) as { count: number; records: Array<{ file: string; transaction_id: string; kind: string; seq: number; content_type: string }> };
+    expect(index.count).toBe(3);
+    // Two invoices of the chain, then the annulment (its own sequence, outside the chain).
+    expect(index.records.map((r) => [r.kind, r.seq])).toEqual([['record', 1], ['record', 2], ['cancellation', 1]]);
     await withDb(store, async (db) => {
       for (const r of index.records) {
         expect(r.file).toMatch(/\.xml$/);
@@ -167,7 +179,7 @@ describe('export', () => {
         const stored = (await db.query<{ body: string }>('SELECT body FROM fiscal_records WHERE transaction_id = $1', [r.transaction_id])).rows[0]!.body;
         expect(body).toBe(stored);
         if (HAVE_SCHEMAS) {
-          const v = xsdValidate(body, 'es/ticketbai/ticketbaiv1-2-2.xsd');
+          const v = xsdValidate(body, r.kind === 'cancellation' ? 'es/ticketbai/anula_ticketbaiv1-2-2.xsd' : 'es/ticketbai/ticketbaiv1-2-2.xsd');
           expect(v.ok, v.output).toBe(true);
         }
       }
@@ -233,6 +245,8 @@ describe('verify-chain', () => {
     expect(good.ok).toBe(true);
     const systems = new Set(good.chains.map((c) => c.system));
     expect([...systems].sort()).toEqual([...SYSTEMS].sort());
+    expect(good.chains.find((c) => c.system === 'es-ticketbai' && c.chain_key.endsWith('#annulments'))).toMatchObject({ records: 1, ok: true });
+    expect(good.chains.find((c) => c.system === 'es-verifactu')).toMatchObject({ records: 3, ok: true });
     // France: the records, the daily/monthly closures and the JET, each its own chain.
     const fr = good.chains.filter((c) => c.chain_key.includes(loc['fr-nf525']!)).map((c) => c.chain_key);
     expect(fr.some((k) => k.includes(':closures:'))).toBe(true);
