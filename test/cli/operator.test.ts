@@ -29,14 +29,22 @@ interface Store {
   open(): Promise<Db>;
 }
 
+/** Temporary directories of this file, removed at the end. */
+const temps: string[] = [];
+const tempDir = (prefix: string) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  temps.push(dir);
+  return dir;
+};
+
 async function newStore(): Promise<Store> {
   const base: NodeJS.ProcessEnv = { ...process.env, MASTER_KEY: TEST_MASTER_KEY.toString('hex'), LOG_LEVEL: 'warn' };
   delete base.DATABASE_URL;
   if (STORE === 'postgres') {
     const url = await createTestDatabase();
-    return { env: { ...base, DATABASE_URL: url, DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'cli-')) }, open: () => openPostgresDb(url) };
+    return { env: { ...base, DATABASE_URL: url, DATA_DIR: tempDir('cli-') }, open: () => openPostgresDb(url) };
   }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-'));
+  const dir = tempDir('cli-');
   return {
     env: { ...base, DATA_DIR: dir },
     async open() {
@@ -132,7 +140,9 @@ beforeAll(async () => {
   }
 }, 180_000);
 
-afterAll(() => undefined);
+afterAll(() => {
+  for (const dir of temps) fs.rmSync(dir, { recursive: true, force: true });
+});
 
 const allLocations = () => [...SYSTEMS.map((s) => loc[s]!), gapLoc, swapLoc];
 
@@ -143,7 +153,7 @@ interface Report {
 
 describe('export', () => {
   it('SAF-T valid against the XSD, the NF525 archive verified, records one file each with index.json (XML valid against its XSD)', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-export-'));
+    const dir = tempDir('cli-export-');
     const saftFile = path.join(dir, 'saft.xml');
     const saft = await cli(store, 'export', 'saft', '--location', loc['pt-saft']!, '--period', '2026-02', '--environment', 'test', '--out', saftFile);
     expect(saft.code, saft.stderr).toBe(0);
