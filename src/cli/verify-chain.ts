@@ -92,7 +92,12 @@ export async function verifyChains(deps: VerifyChainDeps, scope: VerifyScope, pr
     for (const r of own.rows) keys.add(r.chain_key);
   }
   const chainKeys = [...keys].filter((k) => !scope.environment || environmentOfKey(k) === scope.environment).sort();
-  const total = chainKeys.length === 0 ? 0 : Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM fiscal_records WHERE chain_key = ANY($1::text[])', [chainKeys])).rows[0]!.n);
+  const sizes = new Map<string, number>();
+  if (chainKeys.length > 0) {
+    const counted = await db.query<{ chain_key: string; n: string | number }>('SELECT chain_key, count(*) AS n FROM fiscal_records WHERE chain_key = ANY($1::text[]) GROUP BY chain_key', [chainKeys]);
+    for (const r of counted.rows) sizes.set(r.chain_key, Number(r.n));
+  }
+  const total = [...sizes.values()].reduce((a, b) => a + b, 0);
 
   // Public material per location, read once.
   const fiscal = new Map<string, LocationForFiscal>();
@@ -161,6 +166,8 @@ export async function verifyChains(deps: VerifyChainDeps, scope: VerifyScope, pr
       if (page.rows.length < PAGE) break;
       afterSeq = Number(page.rows[page.rows.length - 1]!.seq);
     }
+    // The records after a break are not judged: the bar moves past them.
+    if (found !== undefined) progress.tick(Math.max(0, (sizes.get(chainKey) ?? count) - count));
     reports.push({ chain_key: chainKey, system, environment, records: count, ok: found === undefined, ...(found ? { break: found } : {}) });
 
     async function check(record: ChainedRecord, prev: ChainedRecord | null, r: Row): Promise<RecordFault | null> {
