@@ -289,6 +289,13 @@ export function openapiTransform({ schema, url, route }: TransformInput): { sche
   const out: Schema = { ...own };
   out.operationId = own.operationId ?? OPERATION_IDS[key] ?? derivedOperationId(method, path);
 
+  // A query parameter with a default (limit, offset) may be left out: the document says so
+  // (the route's schema lists it as required only so that validation fills the default in).
+  if (own.querystring?.properties && Array.isArray(own.querystring.required)) {
+    const props = own.querystring.properties as Schema;
+    out.querystring = { ...clone(own.querystring), required: own.querystring.required.filter((n: string) => props[n]?.default === undefined) };
+  }
+
   const docBody = DOC_BODIES[key];
   if (docBody) out.body = clone(docBody(clone(own.body)));
 

@@ -52,7 +52,7 @@ export const getAccountStatus = <ThrowOnError extends boolean = false>(options?:
 /**
  * Consent records, revoked ones included
  */
-export const listConsents = <ThrowOnError extends boolean = false>(options: Options<ListConsentsData, ThrowOnError>) => (options.client ?? client).get<ListConsentsResponses, ListConsentsErrors, ThrowOnError>({
+export const listConsents = <ThrowOnError extends boolean = false>(options?: Options<ListConsentsData, ThrowOnError>) => (options?.client ?? client).get<ListConsentsResponses, ListConsentsErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/account/consents',
     ...options
@@ -83,7 +83,7 @@ export const revokeConsent = <ThrowOnError extends boolean = false>(options: Opt
 /**
  * List keys (metadata only; revoked keys included)
  */
-export const listApiKeys = <ThrowOnError extends boolean = false>(options: Options<ListApiKeysData, ThrowOnError>) => (options.client ?? client).get<ListApiKeysResponses, ListApiKeysErrors, ThrowOnError>({
+export const listApiKeys = <ThrowOnError extends boolean = false>(options?: Options<ListApiKeysData, ThrowOnError>) => (options?.client ?? client).get<ListApiKeysResponses, ListApiKeysErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/api-keys',
     ...options
@@ -123,7 +123,7 @@ export const rotateApiKey = <ThrowOnError extends boolean = false>(options: Opti
 /**
  * List locations, newest first
  */
-export const listLocations = <ThrowOnError extends boolean = false>(options: Options<ListLocationsData, ThrowOnError>) => (options.client ?? client).get<ListLocationsResponses, ListLocationsErrors, ThrowOnError>({
+export const listLocations = <ThrowOnError extends boolean = false>(options?: Options<ListLocationsData, ThrowOnError>) => (options?.client ?? client).get<ListLocationsResponses, ListLocationsErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/locations',
     ...options
@@ -230,7 +230,7 @@ export const getLocationSaft = <ThrowOnError extends boolean = false>(options: O
 /**
  * List transactions, newest first
  */
-export const listTransactions = <ThrowOnError extends boolean = false>(options: Options<ListTransactionsData, ThrowOnError>) => (options.client ?? client).get<ListTransactionsResponses, ListTransactionsErrors, ThrowOnError>({
+export const listTransactions = <ThrowOnError extends boolean = false>(options?: Options<ListTransactionsData, ThrowOnError>) => (options?.client ?? client).get<ListTransactionsResponses, ListTransactionsErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/transactions',
     ...options
@@ -292,7 +292,7 @@ export const cancelTransaction = <ThrowOnError extends boolean = false>(options:
 /**
  * Submission entries, newest first
  */
-export const listRetryQueue = <ThrowOnError extends boolean = false>(options: Options<ListRetryQueueData, ThrowOnError>) => (options.client ?? client).get<ListRetryQueueResponses, ListRetryQueueErrors, ThrowOnError>({
+export const listRetryQueue = <ThrowOnError extends boolean = false>(options?: Options<ListRetryQueueData, ThrowOnError>) => (options?.client ?? client).get<ListRetryQueueResponses, ListRetryQueueErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/retry-queue',
     ...options
@@ -548,7 +548,7 @@ export const sendTelemetry = <ThrowOnError extends boolean = false>(options: Opt
  *
  * Transaction totals, error rates, queue and storage of the agents, fleet alerts and a time series over the range. `1h` reads the raw data points; the longer ranges read hourly sums (every hour that starts in the range). A series bucket's `agents`: distinct agents that reported in it (1h), the most that reported in one hour of it (longer ranges).
  */
-export const getFleetMetrics = <ThrowOnError extends boolean = false>(options: Options<GetFleetMetricsData, ThrowOnError>) => (options.client ?? client).get<GetFleetMetricsResponses, GetFleetMetricsErrors, ThrowOnError>({
+export const getFleetMetrics = <ThrowOnError extends boolean = false>(options?: Options<GetFleetMetricsData, ThrowOnError>) => (options?.client ?? client).get<GetFleetMetricsResponses, GetFleetMetricsErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/fleet/metrics',
     ...options

@@ -254,9 +254,9 @@ export type GetAccountStatusResponse = GetAccountStatusResponses[keyof GetAccoun
 export type ListConsentsData = {
     body?: never;
     path?: never;
-    query: {
-        limit: number;
-        offset: number;
+    query?: {
+        limit?: number;
+        offset?: number;
     };
     url: '/v1/account/consents';
 };
@@ -468,9 +468,9 @@ export type RevokeConsentResponse = RevokeConsentResponses[keyof RevokeConsentRe
 export type ListApiKeysData = {
     body?: never;
     path?: never;
-    query: {
-        limit: number;
-        offset: number;
+    query?: {
+        limit?: number;
+        offset?: number;
     };
     url: '/v1/api-keys';
 };
@@ -814,9 +814,9 @@ export type RotateApiKeyResponse = RotateApiKeyResponses[keyof RotateApiKeyRespo
 export type ListLocationsData = {
     body?: never;
     path?: never;
-    query: {
-        limit: number;
-        offset: number;
+    query?: {
+        limit?: number;
+        offset?: number;
         country?: string;
         status?: 'active' | 'inactive';
     };
@@ -1754,9 +1754,9 @@ export type ListLocationClosuresData = {
     path: {
         id: string;
     };
-    query: {
-        limit: number;
-        offset: number;
+    query?: {
+        limit?: number;
+        offset?: number;
     };
     url: '/v1/locations/{id}/closures';
 };
@@ -1830,9 +1830,9 @@ export type ListLocationJetData = {
     path: {
         id: string;
     };
-    query: {
-        limit: number;
-        offset: number;
+    query?: {
+        limit?: number;
+        offset?: number;
     };
     url: '/v1/locations/{id}/jet';
 };
@@ -1906,9 +1906,9 @@ export type ListLocationArchivesData = {
     path: {
         id: string;
     };
-    query: {
-        limit: number;
-        offset: number;
+    query?: {
+        limit?: number;
+        offset?: number;
     };
     url: '/v1/locations/{id}/archives';
 };
@@ -2112,9 +2112,9 @@ export type GetLocationSaftResponse = GetLocationSaftResponses[keyof GetLocation
 export type ListTransactionsData = {
     body?: never;
     path?: never;
-    query: {
-        limit: number;
-        offset: number;
+    query?: {
+        limit?: number;
+        offset?: number;
         status?: 'pending' | 'processing' | 'success' | 'failed' | 'failed_permanent' | 'pending_lroe' | 'pending_submission' | 'pending_batch' | 'cancelled' | 'delivered' | 'rejected' | 'delivery_error' | 'offline_pending' | 'failed_offline_grace_expired';
         location_id?: string;
     };
@@ -2990,9 +2990,9 @@ export type CancelTransactionResponse = CancelTransactionResponses[keyof CancelT
 export type ListRetryQueueData = {
     body?: never;
     path?: never;
-    query: {
-        limit: number;
-        offset: number;
+    query?: {
+        limit?: number;
+        offset?: number;
         status?: 'pending' | 'processing' | 'completed' | 'failed' | 'dead';
     };
     url: '/v1/retry-queue';
@@ -3941,9 +3941,9 @@ export type ListWebhookDeliveriesData = {
     path: {
         id: string;
     };
-    query: {
-        limit: number;
-        offset: number;
+    query?: {
+        limit?: number;
+        offset?: number;
         status?: 'pending' | 'succeeded' | 'failed' | 'dead' | 'cancelled';
     };
     url: '/v1/webhooks/{id}/deliveries';
@@ -5136,12 +5136,12 @@ export type SendTelemetryResponse = SendTelemetryResponses[keyof SendTelemetryRe
 export type GetFleetMetricsData = {
     body?: never;
     path?: never;
-    query: {
+    query?: {
         /**
          * must be the caller's account (default)
          */
         account_id?: string;
-        range: '1h' | '6h' | '24h' | '7d' | '30d';
+        range?: '1h' | '6h' | '24h' | '7d' | '30d';
     };
     url: '/v1/fleet/metrics';
 };
