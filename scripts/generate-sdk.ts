@@ -3,6 +3,7 @@
  *
  *   node --import tsx scripts/generate-sdk.ts            # writes sdk/openapi.json and sdk/src/generated/
  *   node --import tsx scripts/generate-sdk.ts --out DIR  # writes DIR/openapi.json and DIR/generated/ (the CI check)
+ *   … --from FILE                                         # a document from FILE instead of the service's
  *
  * 1. starts the app in-process on an in-memory embedded store (nothing listens on a port)
  *    and takes GET /openapi.json — the document the running service serves;
@@ -98,6 +99,8 @@ export async function runGenerator(inputFile: string, outDir: string): Promise<v
     input: inputFile,
     output: { path: outDir },
     plugins: ['@hey-api/client-fetch', '@hey-api/typescript', '@hey-api/sdk'],
+    // The generator's own check of the document: an invalid one stops generation.
+    parser: { validate_EXPERIMENTAL: 'strict' },
     logs: { level: 'silent' },
   } as never);
   fs.writeFileSync(path.join(outDir, 'idempotent.gen.ts'), idempotentOperations(JSON.parse(fs.readFileSync(inputFile, 'utf8'))));
@@ -125,8 +128,10 @@ async function main(argv: string[]): Promise<void> {
   const base = outIndex >= 0 ? path.resolve(argv[outIndex + 1] ?? '') : path.join(ROOT, 'sdk');
   const docFile = path.join(base, 'openapi.json');
   const genDir = outIndex >= 0 ? path.join(base, 'generated') : path.join(base, 'src', 'generated');
+  const fromIndex = argv.indexOf('--from');
+  const doc = fromIndex >= 0 ? JSON.parse(fs.readFileSync(path.resolve(argv[fromIndex + 1] ?? ''), 'utf8')) : await serviceOpenapiDocument();
   fs.mkdirSync(base, { recursive: true });
-  fs.writeFileSync(docFile, formatDocument(await serviceOpenapiDocument()));
+  fs.writeFileSync(docFile, formatDocument(doc));
   await runGenerator(docFile, genDir);
   console.log(`wrote ${path.relative(process.cwd(), docFile)} and ${path.relative(process.cwd(), genDir)}/`);
 }

@@ -307,6 +307,7 @@ export function openapiTransform({ schema, url, route }: TransformInput): { sche
     if (Number(status) >= 400 && ERROR_TEXT[status] && (!r.description || r.description.startsWith('Every error'))) {
       response[status] = { ...r, description: ERROR_TEXT[status] };
     }
+    if (status === '429' && !response[status].headers) response[status] = { ...response[status], headers: RETRY_AFTER };
   }
   for (const status of genericErrorStatuses({ method, url, isPublic })) response[status] ??= ERROR_RESPONSES[status]!();
   // A route without any documented success would show none: its success is a JSON answer.

@@ -16,7 +16,11 @@ export const saftDocs: SystemApiDocs = {
   }),
   location: {
     name: 'Café Lisboa', country: 'PT', tax_id: '123456789',
-    country_config: { software_certificate_number: '1234', series: { FT: { prefix: 'A', atcud_code: 'AAJFJMVNTN' } } },
+    country_config: {
+      software_certificate_number: '1234',
+      // FT invoices, FS simplified invoices (a sale to a consumer without a tax id), NC credit notes.
+      series: { FT: { prefix: 'A', atcud_code: 'AAJFJMVNTN' }, FS: { prefix: 'B', atcud_code: 'BBJFJMVNTN' }, NC: { prefix: 'C', atcud_code: 'CCJFJMVNTN' } },
+    },
   },
   sale: twoLineSale(EXAMPLE_LOCATION_ID, 'EUR', [
     { description: 'Pastel de nata', quantity: 2, unit_price: 110, tax_rate: 13 },
