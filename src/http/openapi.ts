@@ -256,6 +256,38 @@ const DOC_BODIES: Record<string, (own: Schema | undefined) => Schema> = {
   'PATCH /v1/locations/{id}': (own) => ({ ...own, properties: { ...own?.properties, country_config: CountryConfigDoc() } }),
 };
 
+/** Bodies that are not JSON: their media types, for the document (the routes parse them themselves). */
+const DOC_CONSUMES: Record<string, string[]> = {
+  'POST /v1/certificates': ['multipart/form-data'],
+  'POST /v1/inbound/{channel}': ['application/xml'],
+};
+
+DOC_BODIES['POST /v1/certificates'] = () => ({
+  type: 'object',
+  required: ['certificate', 'password', 'certificate_id'],
+  properties: {
+    certificate: { type: 'string', format: 'binary', description: 'the PKCS#12 file (.p12/.pfx: certificate, private key, intermediates), at most 10 MB' },
+    password: { type: 'string', description: 'the PKCS#12 password' },
+    certificate_id: { type: 'string', pattern: '^[A-Za-z0-9._-]+$', description: 'your id for it (letters, digits, hyphen, underscore, dot); locations name it' },
+  },
+});
+DOC_BODIES['POST /v1/inbound/{channel}'] = () => ({
+  type: 'string',
+  description: 'The authority\'s notification as sent (Italy SDI: the RC, NS, MC, NE, DT or AT XML), authenticated by the channel\'s X-SDI-Secret header',
+});
+DOC_BODIES['POST /v1/webhooks/stripe'] = () => ({
+  type: 'object',
+  required: ['id', 'type', 'data'],
+  additionalProperties: true,
+  description: 'The billing provider\'s event, raw (the signature covers the exact bytes), at most 64 KiB; header Billing-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">',
+  properties: {
+    id: { type: 'string', description: 'processed once per id; a repeat answers 200 without reprocessing' },
+    type: { type: 'string', description: 'invoice.payment_succeeded, invoice.payment_failed, customer.subscription.deleted, customer.subscription.updated' },
+    created: { type: 'integer' },
+    data: { type: 'object', additionalProperties: true, properties: { object: { type: 'object', additionalProperties: true } } },
+  },
+});
+
 /** Success responses of routes that answer a file, not JSON. */
 const DOC_RESPONSES: Record<string, Schema> = {
   'GET /v1/transactions/{id}/fiscal-record': {
@@ -298,6 +330,7 @@ export function openapiTransform({ schema, url, route }: TransformInput): { sche
 
   const docBody = DOC_BODIES[key];
   if (docBody) out.body = clone(docBody(clone(own.body)));
+  if (DOC_CONSUMES[key]) out.consumes = DOC_CONSUMES[key];
 
   const response: Schema = { ...(own.response ?? {}) };
   for (const [status, r] of Object.entries(DOC_RESPONSES[key] ?? {})) response[status] ??= clone(r);

@@ -10,6 +10,7 @@ import { billingSignatureHeader as serviceBillingHeader, verifyBillingSignature 
 import { createMemoryLimiter } from '../../src/ratelimit/memory-limiter.ts';
 import type { RateLimiter } from '../../src/ratelimit/limiter.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
+import { exportP12, generateCert } from '../support/p12.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 /**
@@ -207,6 +208,18 @@ describe('SDK against the running service', () => {
     const err = await fiscal.createLocation({ body: locationBody('fr-nf525') }).catch((e: unknown) => e);
     expect(err).toMatchObject({ name: 'FiscalApiError', status: 503 });
     expect(proxy.seen).toHaveLength(1);
+  });
+
+  it('uploads a certificate as multipart/form-data (the document\'s typed form body) and lists it', async () => {
+    const { fiscal } = await signUp();
+    const p12 = exportP12(generateCert(), 'sdk-pass');
+    const cert = await fiscal.uploadCertificate({ body: { certificate: new Blob([new Uint8Array(p12)]), password: 'sdk-pass', certificate_id: 'sdk_cert.1' } });
+    expect(cert).toMatchObject({ certificate_id: 'sdk_cert.1', nif: '12345678Z' });
+    expect((await fiscal.listCertificates()).data.map((c) => c.certificate_id)).toEqual(['sdk_cert.1']);
+    const wrong = await fiscal.uploadCertificate({ body: { certificate: new Blob([new Uint8Array(p12)]), password: 'nope', certificate_id: 'sdk_cert.2' } }).catch((e: unknown) => e);
+    expect(wrong).toMatchObject({ name: 'FiscalApiError', status: 400 });
+    await fiscal.deleteCertificate({ path: { id: 'sdk_cert.1' } });
+    expect((await fiscal.listCertificates()).data).toEqual([]);
   });
 
   it('webhook helper: verifies a real delivery (all three signatures), rejects a tampered, re-signed or stale one', async () => {

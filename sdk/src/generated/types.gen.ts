@@ -3303,7 +3303,20 @@ export type ListCertificatesResponses = {
 export type ListCertificatesResponse = ListCertificatesResponses[keyof ListCertificatesResponses];
 
 export type UploadCertificateData = {
-    body?: never;
+    body: {
+        /**
+         * the PKCS#12 file (.p12/.pfx: certificate, private key, intermediates), at most 10 MB
+         */
+        certificate: Blob | File;
+        /**
+         * the PKCS#12 password
+         */
+        password: string;
+        /**
+         * your id for it (letters, digits, hyphen, underscore, dot); locations name it
+         */
+        certificate_id: string;
+    };
     path?: never;
     query?: never;
     url: '/v1/certificates';
@@ -5423,7 +5436,10 @@ export type GetAccountUsageResponses = {
 export type GetAccountUsageResponse = GetAccountUsageResponses[keyof GetAccountUsageResponses];
 
 export type ReceiveInboundData = {
-    body?: never;
+    /**
+     * The authority's notification as sent (Italy SDI: the RC, NS, MC, NE, DT or AT XML), authenticated by the channel's X-SDI-Secret header
+     */
+    body: string;
     path: {
         channel: string;
     };
@@ -5498,7 +5514,27 @@ export type ReceiveInboundResponses = {
 export type ReceiveInboundResponse = ReceiveInboundResponses[keyof ReceiveInboundResponses];
 
 export type ReceiveBillingEventData = {
-    body?: never;
+    /**
+     * The billing provider's event, raw (the signature covers the exact bytes), at most 64 KiB; header Billing-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">
+     */
+    body: {
+        /**
+         * processed once per id; a repeat answers 200 without reprocessing
+         */
+        id: string;
+        /**
+         * invoice.payment_succeeded, invoice.payment_failed, customer.subscription.deleted, customer.subscription.updated
+         */
+        type: string;
+        created?: number;
+        data: {
+            object?: {
+                [key: string]: unknown;
+            };
+            [key: string]: unknown;
+        };
+        [key: string]: unknown;
+    };
     path?: never;
     query?: never;
     url: '/v1/webhooks/stripe';
