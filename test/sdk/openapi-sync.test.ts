@@ -56,4 +56,12 @@ describe('SDK in sync with the service', () => {
       fs.rmSync(out, { recursive: true, force: true });
     }
   }, 150_000);
+
+  // The SDK stands alone: no Node types (lib DOM), so it builds for browsers and edge runtimes too.
+  it.skipIf(STORE !== 'pglite')('sdk/ typechecks on its own (sdk/tsconfig.json: no Node types)', async () => {
+    const tsc = path.join(ROOT, 'node_modules', '.bin', 'tsc');
+    const run = await promisify(execFile)(tsc, ['--noEmit', '-p', path.join(SDK, 'tsconfig.json')], { cwd: ROOT, timeout: 120_000 }).catch((e: { stdout?: string; code?: number }) => e);
+    expect((run as { stdout?: string }).stdout ?? '').toBe('');
+    expect((run as { code?: number }).code ?? 0).toBe(0);
+  }, 150_000);
 });
