@@ -11,9 +11,11 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 /**
  * Every route the app registered, from its own route table (printRoutes, not a list kept
  * by hand): routes added later (preview, receipts, metrics, portal…) are covered as they
- * come. HEAD/OPTIONS are Fastify's own; /openapi.json and swagger-ui's /docs pages are
- * hidden on purpose.
+ * come. HEAD/OPTIONS are Fastify's own; the routes below are left out of the document on
+ * purpose (a route hidden with `schema.hide` must be added here, or it fails this test).
  */
+const UNDOCUMENTED = [/^\/openapi\.json$/, /^\/docs(\/|$)/];
+
 function registeredRoutes(app: FastifyInstance): { method: string; url: string }[] {
   const out: { method: string; url: string }[] = [];
   const stack: string[] = [];
@@ -24,7 +26,7 @@ function registeredRoutes(app: FastifyInstance): { method: string; url: string }
     stack.push(m[2]!);
     for (const method of m[3]?.split(', ') ?? []) out.push({ method, url: stack.join('') });
   }
-  return out.filter((r) => r.method !== 'HEAD' && r.method !== 'OPTIONS' && r.url !== '/openapi.json' && !r.url.startsWith('/docs'));
+  return out.filter((r) => r.method !== 'HEAD' && r.method !== 'OPTIONS' && !UNDOCUMENTED.some((re) => re.test(r.url)));
 }
 
 type Operation = { operationId?: string; security?: unknown[]; parameters?: { in: string; name: string }[]; requestBody?: any; responses: Record<string, any> };
