@@ -337,8 +337,8 @@ export function openapiTransform({ schema, url, route }: TransformInput): { sche
   for (const status of Object.keys(response)) {
     const r = response[status];
     // A declared error without its own words gets the status's (the shared ErrorBody's are generic).
-    if (Number(status) >= 400 && ERROR_TEXT[status] && (!r.description || r.description.startsWith('Every error'))) {
-      response[status] = { ...r, description: ERROR_TEXT[status] };
+    if (Number(status) >= 400 && (!r.description || r.description.startsWith('Every error'))) {
+      response[status] = { ...r, description: ERROR_TEXT[status] ?? 'Error: `{error: string}`' };
     }
     if (status === '429' && !response[status].headers) response[status] = { ...response[status], headers: RETRY_AFTER };
   }
