@@ -64,4 +64,33 @@ describe('SDK in sync with the service', () => {
     expect((run as { stdout?: string }).stdout ?? '').toBe('');
     expect((run as { code?: number }).code ?? 0).toBe(0);
   }, 150_000);
+
+  // The quickstarts' SDK snippets are real code: each compiles against the SDK's types.
+  it.skipIf(STORE !== 'pglite')('every quickstart\'s SDK snippet typechecks against the SDK', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quickstarts-'));
+    try {
+      const guides = fs.readdirSync(path.join(ROOT, 'docs', 'quickstart')).filter((f) => f.endsWith('.md'));
+      expect(guides.length).toBeGreaterThanOrEqual(8);
+      for (const guide of guides) {
+        const text = fs.readFileSync(path.join(ROOT, 'docs', 'quickstart', guide), 'utf8');
+        const snippet = /```ts\n([\s\S]*?)```/.exec(text)?.[1];
+        expect(snippet, `${guide} has an SDK snippet`).toBeDefined();
+        const code = snippet!.replaceAll("'@fiscal/sdk'", JSON.stringify(path.join(SDK, 'src', 'index.ts')));
+        fs.writeFileSync(path.join(dir, guide.replace(/\.md$/, '.ts')), `${code}\nexport {};\n`);
+      }
+      fs.writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}');
+      fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM'], types: ['node'],
+          typeRoots: [path.join(ROOT, 'node_modules', '@types')], strict: true, noEmit: true, allowImportingTsExtensions: true, skipLibCheck: true,
+        },
+        include: ['*.ts'],
+      }));
+      const run = await promisify(execFile)(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', path.join(dir, 'tsconfig.json')], { cwd: dir, timeout: 120_000 })
+        .catch((e: { stdout?: string; code?: number }) => e);
+      expect((run as { stdout?: string }).stdout ?? '').toBe('');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 150_000);
 });
