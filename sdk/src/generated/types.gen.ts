@@ -89,6 +89,51 @@ export type GetVersionResponses = {
 
 export type GetVersionResponse = GetVersionResponses[keyof GetVersionResponses];
 
+export type GetMetricsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/metrics';
+};
+
+export type GetMetricsErrors = {
+    /**
+     * Missing or malformed Authorization header, invalid or revoked key
+     */
+    401: {
+        error: string;
+    };
+    /**
+     * Inactive account, live mode not enabled, missing permission or country scope
+     */
+    403: {
+        error: string;
+    };
+    /**
+     * Unexpected failure
+     */
+    500: {
+        error: string;
+    };
+    /**
+     * Database unreachable: retry after the Retry-After header
+     */
+    503: {
+        error: string;
+    };
+};
+
+export type GetMetricsError = GetMetricsErrors[keyof GetMetricsErrors];
+
+export type GetMetricsResponses = {
+    /**
+     * Prometheus text exposition format 0.0.4
+     */
+    200: string;
+};
+
+export type GetMetricsResponse = GetMetricsResponses[keyof GetMetricsResponses];
+
 export type CreateAccountData = {
     body: {
         name: string;
@@ -2543,6 +2588,266 @@ export type CreateTransactionResponses = {
 };
 
 export type CreateTransactionResponse = CreateTransactionResponses[keyof CreateTransactionResponses];
+
+export type PreviewTransactionData = {
+    body: {
+        /**
+         * an active location of the account
+         */
+        location_id: string;
+        type?: 'sale' | 'refund' | 'void';
+        timestamp: string;
+        items: Array<{
+            description: string;
+            /**
+             * may be fractional (kg, litres)
+             */
+            quantity: number;
+            /**
+             * pretax price of one unit, integer minor units (cents)
+             */
+            unit_price: number;
+            /**
+             * percentage, e.g. 21 or 5.5
+             */
+            tax_rate: number;
+            /**
+             * round-half-up(quantity × unit_price × tax_rate / 100), integer minor units (cents)
+             */
+            tax_amount: number;
+            /**
+             * quantity × unit_price + tax_amount, integer minor units (cents)
+             */
+            total_amount: number;
+            /**
+             * Italy: exemption code N1…N6 (and subcodes, e.g. N2.2); required when tax_rate is 0
+             */
+            natura?: string;
+        }>;
+        /**
+         * sum of the lines' quantity × unit_price, integer minor units (cents)
+         */
+        pretax_amount: number;
+        /**
+         * sum of the lines' tax_amount, integer minor units (cents)
+         */
+        tax_amount: number;
+        /**
+         * pretax_amount + tax_amount, integer minor units (cents)
+         */
+        total_amount: number;
+        /**
+         * ISO 4217
+         */
+        currency: string;
+        payment_method: 'cash' | 'card' | 'transfer' | 'other';
+        /**
+         * customer data for the receipt
+         */
+        customer_context?: {
+            [key: string]: unknown;
+        };
+        /**
+         * Country-dependent (see the quickstarts, docs/quickstart/). Italy SDI: invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento. Italy DC: cash_amount, electronic_amount, is_return, is_cancellation, original_*. Spain SII: invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…
+         */
+        metadata?: {
+            /**
+             * Test keys only: what the sandbox authority answers. accept (default) | reject:<authority_code> | timeout | error:<authority_code> (retriable).
+             */
+            sandbox_outcome?: string;
+            [key: string]: unknown;
+        };
+    } | {
+        location_id: string;
+        type?: 'sale' | 'refund' | 'void';
+        /**
+         * total, integer minor units (cents)
+         */
+        amount: number;
+        currency?: string;
+        timestamp?: string;
+        payment_method?: 'cash' | 'card' | 'transfer' | 'other';
+        line_items: Array<{
+            description: string;
+            quantity: number;
+            /**
+             * gross or net unit price as the guide shows, integer minor units (cents)
+             */
+            unit_price: number;
+            /**
+             * hundredths of a percent (2100 = 21 %)
+             */
+            vat_rate: number;
+        }>;
+        /**
+         * Country-dependent (see the quickstarts, docs/quickstart/). Italy SDI: invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento. Italy DC: cash_amount, electronic_amount, is_return, is_cancellation, original_*. Spain SII: invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…
+         */
+        metadata?: {
+            /**
+             * Test keys only: what the sandbox authority answers. accept (default) | reject:<authority_code> | timeout | error:<authority_code> (retriable).
+             */
+            sandbox_outcome?: string;
+            [key: string]: unknown;
+        };
+    };
+    headers?: {
+        /**
+         * "authority": preview the record for the real authority sandbox (test keys only), as create would make it
+         */
+        'x-svc-sandbox'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/transactions/preview';
+};
+
+export type PreviewTransactionErrors = {
+    /**
+     * Validation error: `error` names the field, with the spec's message where it gives one
+     */
+    400: {
+        error: string;
+    };
+    /**
+     * Missing or malformed Authorization header, invalid or revoked key
+     */
+    401: {
+        error: string;
+    };
+    /**
+     * Inactive account, live mode not enabled, missing permission or country scope
+     */
+    403: {
+        error: string;
+    };
+    /**
+     * Request body too large
+     */
+    413: {
+        error: string;
+    };
+    /**
+     * Unsupported content type
+     */
+    415: {
+        error: string;
+    };
+    /**
+     * Rate limit exceeded: wait `retry_after` seconds (also the Retry-After header)
+     */
+    429: {
+        error: 'rate_limit_exceeded';
+        retry_after: number;
+    };
+    /**
+     * Unexpected failure
+     */
+    500: {
+        error: string;
+    };
+    /**
+     * Database unreachable: retry after the Retry-After header
+     */
+    503: {
+        error: string;
+    };
+};
+
+export type PreviewTransactionError = PreviewTransactionErrors[keyof PreviewTransactionErrors];
+
+export type PreviewTransactionResponses = {
+    /**
+     * Default Response
+     */
+    200: {
+        preview: true;
+        /**
+         * when the preview was built: the issue time its record carries
+         */
+        computed_at: string;
+        /**
+         * when the chain head it was built on was written (null: the chain has no record yet); a snapshot read without a lock
+         */
+        chain_head_at: string | null;
+        /**
+         * the place the record would take in its chain
+         */
+        seq: number;
+        /**
+         * the chain link it would point back to
+         */
+        previous_fingerprint: string | null;
+        /**
+         * the sale as create normalizes it (canonical form)
+         */
+        normalized: {
+            [key: string]: unknown;
+        };
+        /**
+         * the id the preview was built with: create assigns its own, so what a record derives from it (SII invoice number by default, NF525 transaction_id, PT qr_image URL) differs
+         */
+        transaction_id: string;
+        transaction: {
+            location_id: string;
+            type: string;
+            /**
+             * the status create stores it with, before any submission (an inline wait may answer a later one)
+             */
+            status: string;
+            amount: number;
+            currency: string;
+            country: string;
+            system: string;
+            environment: string;
+            /**
+             * the fiscal id it would take
+             */
+            fiscal_id: string | null;
+            render_hints: Array<{
+                key: string;
+                placement: string;
+                mandatory: boolean;
+                kind: string;
+                value: string;
+            }>;
+            deadline_at: string | null;
+            completed_at: string | null;
+        };
+        fiscal_record: {
+            /**
+             * application/xml or application/json, as GET /v1/transactions/{id}/fiscal-record answers
+             */
+            content_type: string;
+            /**
+             * the fiscal document, signed with the key create would use
+             */
+            body: string;
+            placeholder: boolean;
+            fingerprint: string | null;
+            fiscal_id: string | null;
+            /**
+             * the document number it would take in its series
+             */
+            document_number: string | null;
+            /**
+             * the QR code content
+             */
+            qr_data: string | null;
+        };
+        signature: {
+            /**
+             * the issuer certificate that signed it, where the system signs with one (device: held in the PKCS#11 signing device)
+             */
+            certificate: 'uploaded' | 'sandbox' | 'device' | null;
+            /**
+             * the location's record key, where the installation signs the records
+             */
+            record_key_id: string | null;
+        };
+    };
+};
+
+export type PreviewTransactionResponse = PreviewTransactionResponses[keyof PreviewTransactionResponses];
 
 export type GetTransactionData = {
     body?: never;
@@ -5592,3 +5897,86 @@ export type ReceiveBillingEventResponses = {
 };
 
 export type ReceiveBillingEventResponse = ReceiveBillingEventResponses[keyof ReceiveBillingEventResponses];
+
+export type GetTransactionReceiptData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: {
+        /**
+         * html (default), pdf, png, text, or escpos (ESC/POS bytes with a native QR)
+         */
+        format?: string;
+        /**
+         * paper width in mm for text, escpos, pdf and png: 80 (48 columns, default) or 58 (32 columns)
+         */
+        width?: string;
+        /**
+         * the country's language (es, it, fr, pt, el) or en; default the country's
+         */
+        lang?: string;
+        /**
+         * with format=text: 1 answers ESC/POS bytes (as format=escpos)
+         */
+        escpos?: string;
+    };
+    url: '/v1/transactions/{id}/receipt';
+};
+
+export type GetTransactionReceiptErrors = {
+    /**
+     * Validation error: `error` names the field, with the spec's message where it gives one
+     */
+    400: {
+        error: string;
+    };
+    /**
+     * Missing or malformed Authorization header, invalid or revoked key
+     */
+    401: {
+        error: string;
+    };
+    /**
+     * Inactive account, live mode not enabled, missing permission or country scope
+     */
+    403: {
+        error: string;
+    };
+    /**
+     * Not found, or another account's resource
+     */
+    404: {
+        error: string;
+    };
+    /**
+     * Rate limit exceeded: wait `retry_after` seconds (also the Retry-After header)
+     */
+    429: {
+        error: 'rate_limit_exceeded';
+        retry_after: number;
+    };
+    /**
+     * Unexpected failure
+     */
+    500: {
+        error: string;
+    };
+    /**
+     * Database unreachable: retry after the Retry-After header
+     */
+    503: {
+        error: string;
+    };
+};
+
+export type GetTransactionReceiptError = GetTransactionReceiptErrors[keyof GetTransactionReceiptErrors];
+
+export type GetTransactionReceiptResponses = {
+    /**
+     * the receipt
+     */
+    200: string;
+};
+
+export type GetTransactionReceiptResponse = GetTransactionReceiptResponses[keyof GetTransactionReceiptResponses];
