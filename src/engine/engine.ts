@@ -357,7 +357,8 @@ export function createEngine(opts: EngineOptions = {}) {
       const s = need();
       // What POST /v1/admin/process-pending does locally, plus the due queue entries.
       const jobs = await s.rt.worker.drain();
-      const batch = await s.rt.batch.processPending(s.auth);
+      // Only where the token's country has a batch processor (a GR-only token has none to run).
+      const batch = s.rt.batch.processors.some((b) => b.country === s.country) ? await s.rt.batch.processPending(s.auth) : [];
       const sent = await report(s).catch((err) => {
         log.warn({ err }, 'telemetry round failed');
         return 0;
