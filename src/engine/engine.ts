@@ -365,6 +365,12 @@ export function createEngine(opts: EngineOptions = {}) {
       });
       return json({ jobs_run: jobs, batch, telemetry_sent: sent, queue: await queueStatus(s.db, clock, s.auth) });
     },
+    /** A telemetry round now (process_pending and the timer do one too): a data point kept, then the outbox sent if the service answers. */
+    async send_telemetry() {
+      const s = need();
+      const sent = await report(s);
+      return json({ sent, outbox: await s.telemetry.outbox() });
+    },
     async queue_status() {
       const s = need();
       const status = await queueStatus(s.db, clock, s.auth);
