@@ -59,6 +59,8 @@ export interface EngineOptions {
   startWorker?: boolean;
   /** Worker tuning passed to the runtime. */
   worker?: RuntimeOptions['worker'];
+  /** The backoff jitter's randomness (tests: a constant, for exact retry times). */
+  random?: () => number;
 }
 
 interface QueueSettings {
@@ -258,6 +260,7 @@ export function createEngine(opts: EngineOptions = {}) {
         },
         software: { ...DEFAULT_SOFTWARE },
         ...(opts.worker ? { worker: opts.worker } : {}),
+        ...(opts.random ? { random: opts.random } : {}),
       };
       const rt = buildRuntime(runtimeOptions, queue);
       const auth: AuthContext = {

@@ -30,14 +30,6 @@ afterAll(async () => {
   cleanupDirs();
 });
 
-async function waitFor(cond: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 it('1,000 sales offline, then the queue drains: every document reaches AADE once', { timeout: 240_000 }, async () => {
   const clock = new ManualClock(new Date());
   const e = createEngine({ clock, startWorker: false, worker: { concurrency: Number(process.env.ENGINE_CONC ?? 50), batchSize: Number(process.env.ENGINE_CONC ?? 50) } });
