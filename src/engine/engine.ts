@@ -349,6 +349,12 @@ export function createEngine(opts: EngineOptions = {}) {
       const s = need();
       return json(await s.rt.transactions.get(s.auth, str(p, 'id')!));
     },
+    /** The fiscal document exactly as signed or sent (GET /v1/transactions/{id}/fiscal-record). */
+    async get_fiscal_record(p) {
+      const s = need();
+      const r = await s.rt.transactions.fiscalRecord(s.auth, str(p, 'id')!);
+      return { content_type: r.content_type, body: r.body, placeholder: r.placeholder, seq: Number(r.seq) };
+    },
     async cancel_transaction(p) {
       const s = need();
       const reason = p.reason;

@@ -53,7 +53,7 @@ describe('the envelope, before init', () => {
   });
 
   it('answers not_initialized for every method but init', async () => {
-    for (const m of ['process_transaction', 'get_transaction', 'cancel_transaction', 'process_pending', 'queue_init', 'queue_status', 'send_telemetry',
+    for (const m of ['process_transaction', 'get_transaction', 'get_fiscal_record', 'cancel_transaction', 'process_pending', 'queue_init', 'queue_status', 'send_telemetry',
       'create_location', 'update_location', 'get_location']) {
       expect(code(await call(e, m, { id: 'x' })), m).toBe('not_initialized');
     }
