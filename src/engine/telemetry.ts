@@ -64,11 +64,14 @@ export interface TelemetryDeps {
   serviceUrl: string;
   agentId: string;
   apiKey: string;
+  /** Points kept while offline (default MAX_OUTBOX). */
+  maxOutbox?: number;
 }
 
 export function createTelemetry(d: TelemetryDeps) {
   let since = d.clock.now();
   let flushing: Promise<number> | null = null;
+  const maxOutbox = d.maxOutbox ?? MAX_OUTBOX;
 
   /** Takes a data point now and keeps it in the outbox (oldest dropped past MAX_OUTBOX). */
   async function collect(queue: QueueStatus): Promise<DataPoint> {
@@ -100,7 +103,7 @@ export function createTelemetry(d: TelemetryDeps) {
     await d.db.transaction(async (tx) => {
       await tx.query('INSERT INTO engine_telemetry (point) VALUES ($1)', [JSON.stringify(point)]);
       const over = await tx.query<{ seq: string }>(
-        'DELETE FROM engine_telemetry WHERE seq IN (SELECT seq FROM engine_telemetry ORDER BY seq DESC OFFSET $1) RETURNING seq', [MAX_OUTBOX],
+        'DELETE FROM engine_telemetry WHERE seq IN (SELECT seq FROM engine_telemetry ORDER BY seq DESC OFFSET $1) RETURNING seq', [maxOutbox],
       );
       if (over.rowCount > 0) {
         await tx.query(
@@ -117,7 +120,8 @@ export function createTelemetry(d: TelemetryDeps) {
   async function flushNow(): Promise<number> {
     let sent = 0;
     for (;;) {
-      const batch = await d.db.query<{ seq: string; point: DataPoint }>('SELECT seq::text AS seq, point FROM engine_telemetry ORDER BY seq LIMIT $1', [TELEMETRY_BATCH]);
+      // Oldest first, by the bigint column (the text alias would order '10' before '9').
+      const batch = await d.db.query<{ s: string; point: DataPoint }>('SELECT seq::text AS s, point FROM engine_telemetry ORDER BY seq LIMIT $1', [TELEMETRY_BATCH]);
       if (batch.rows.length === 0) return sent;
       let res: Response;
       try {
@@ -131,9 +135,9 @@ export function createTelemetry(d: TelemetryDeps) {
         d.log.debug({ err }, 'telemetry not sent: service unreachable');
         return sent;
       }
-      const last = batch.rows[batch.rows.length - 1]!.seq;
+      const last = batch.rows[batch.rows.length - 1]!.s;
       if (res.status === 202) {
-        await d.db.query('DELETE FROM engine_telemetry WHERE seq <= $1', [last]);
+        await d.db.query('DELETE FROM engine_telemetry WHERE seq <= $1::bigint', [last]);
         sent += batch.rows.length;
         continue;
       }
@@ -141,7 +145,7 @@ export function createTelemetry(d: TelemetryDeps) {
       if (res.status === 400) {
         // The service will never take these points: keeping them would block every later batch.
         d.log.error({ status: res.status, body: text }, 'telemetry batch refused as invalid: dropped');
-        await d.db.query('DELETE FROM engine_telemetry WHERE seq <= $1', [last]);
+        await d.db.query('DELETE FROM engine_telemetry WHERE seq <= $1::bigint', [last]);
         continue;
       }
       d.log.warn({ status: res.status, body: text }, 'telemetry not accepted: kept for later');
