@@ -236,11 +236,20 @@ export function createEngine(opts: EngineOptions = {}) {
       throw new EngineError('store_error', err instanceof ConfigError ? err.message : `master key: ${(err as Error).message}`);
     }
     const keys = deriveKeys(masterKey);
-    const db = await openDb({ dataDir: path.join(dataDir, STORE_DIR) });
+    let db: Db;
+    try {
+      db = await openDb({ dataDir: path.join(dataDir, STORE_DIR) });
+    } catch (err) {
+      throw new EngineError('store_error', `the embedded store in ${dataDir} cannot be opened: ${(err as Error).message}`);
+    }
     const limiter = createMemoryLimiter();
     try {
-      await migrate(db);
-      await checkMasterKey(db, keys);
+      try {
+        await migrate(db);
+        await checkMasterKey(db, keys);
+      } catch (err) {
+        throw new EngineError('store_error', `the embedded store in ${dataDir} cannot be used: ${(err as Error).message}`);
+      }
       const accountId = token.claims.account_id;
       // The token's account, mirrored: the engine's locations and transactions belong to it.
       const now = clock.now();

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { createEngine, fiscalCall } from '../../src/engine/index.ts';
 import { TOKEN_FILE } from '../../src/engine/token.ts';
+import { generateMasterKey } from '../../src/crypto/master-key.ts';
 import { locationBodies } from '../support/fixtures.ts';
 import { saleBody, saleLines } from '../support/transactions.ts';
 import { cleanupDirs, ok, startService, tempDir, type LiveService } from './support.ts';
@@ -188,6 +189,11 @@ describe('an initialised engine', () => {
     clock.advance(-31 * 24 * 3600_000);
     expect(ok(await call(e, 'init', initParams(dir))).offline).toBe(true);
     expect(ok(await call(e, 'shutdown'))).toEqual({ shutdown: true });
+    // A store set up with another master key is refused, not overwritten.
+    fs.writeFileSync(path.join(dir, 'master.key'), generateMasterKey() + '\n');
+    const wrongKey = await call(e, 'init', initParams(dir));
+    expect(code(wrongKey)).toBe('store_error');
+    expect((wrongKey as { error: { message: string } }).error.message).toMatch(/MASTER_KEY does not match/);
   });
 });
 
