@@ -2,8 +2,9 @@ import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:chil
 import path from 'node:path';
 import readline from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.ts';
 import { createEngine } from '../../src/engine/index.ts';
-import { locationBody, saleBody } from '../support/transactions.ts';
+import { locationBody, saleBody, saleLines } from '../support/transactions.ts';
 import { cleanupDirs, ok, startService, tempDir, type LiveService } from './support.ts';
 
 /*
@@ -59,22 +60,34 @@ describe('the stdio host', () => {
   it('kill -9 mid-queue loses no acknowledged sale', { timeout: 90_000 }, async () => {
     const h = startHost();
     const dataDir = tempDir();
-    const params = { api_key: key, environment: 'sandbox', country: 'PT', service_url: svc.url, data_dir: dataDir, telemetry_interval_seconds: 0 };
+    // Greece through the sandbox stub: each sale answered at once (no inline wait) and
+    // submitted by the host's worker in the background, so the kill lands mid-queue.
+    const params = { api_key: key, environment: 'sandbox', country: 'GR', service_url: svc.url, data_dir: dataDir, telemetry_interval_seconds: 0 };
     h.send({ version: 1, method: 'init', params });
     ok(await next(h.lines));
-    h.send({ version: 1, method: 'create_location', params: locationBody('pt-saft') });
+    h.send({ version: 1, method: 'create_location', params: locationBody('gr-mydata') });
     const loc = ok(await next(h.lines)).id;
     // A stream of sales; the host is killed after 40 answers, with more still in flight.
-    for (let i = 0; i < 80; i++) h.send({ version: 1, method: 'process_transaction', params: { ...saleBody(loc), idempotency_key: `s${i}` } });
+    for (let i = 0; i < 80; i++) {
+      h.send({ version: 1, method: 'process_transaction', params: { ...saleBody(loc, saleLines['gr-mydata']), idempotency_key: `s${i}`, inline_timeout_seconds: 0 } });
+    }
     const acked: string[] = [];
     while (acked.length < 40) acked.push(ok(await next(h.lines)).id);
     const exit = exitOf(h.child);
     h.child.kill('SIGKILL');
     await exit;
 
-    const e = createEngine({ startWorker: false });
+    // Reopened: every acknowledged sale is there, and the queue still holds the ones the
+    // worker had not finished: draining it settles all of them.
+    // Two minutes on: the leases the killed worker held (60 s) have run out.
+    const e = createEngine({ startWorker: false, clock: new ManualClock(new Date(Date.now() + 120_000)) });
     ok(await e.call({ version: 1, method: 'init', params }));
     for (const id of acked) expect(ok(await e.call({ version: 1, method: 'get_transaction', params: { id } })).id).toBe(id);
+    const before = ok(await e.call({ version: 1, method: 'queue_status' }));
+    expect(before.total).toBeGreaterThanOrEqual(acked.length);
+    ok(await e.call({ version: 1, method: 'process_pending' }));
+    for (const id of acked) expect(ok(await e.call({ version: 1, method: 'get_transaction', params: { id } })).status).toBe('success');
+    expect(ok(await e.call({ version: 1, method: 'queue_status' }))).toMatchObject({ pending: 0, processing: 0, failed: 0, dead: 0 });
     ok(await e.call({ version: 1, method: 'shutdown' }));
   });
 });
