@@ -197,6 +197,21 @@ describe('an initialised engine', () => {
   });
 });
 
+describe('the telemetry timer', () => {
+  it('reports to the service on its own, every telemetry_interval_seconds', { timeout: 30_000 }, async () => {
+    const e = createEngine({ startWorker: false });
+    ok(await call(e, 'init', initParams(tempDir(), { agent_id: 'pos-timer', telemetry_interval_seconds: 1 })));
+    try {
+      const count = async () => Number((await svc.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM fleet_points WHERE agent_id = 'pos-timer'`)).rows[0]!.n);
+      const until = Date.now() + 15_000;
+      while ((await count()) < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+      expect(await count()).toBeGreaterThanOrEqual(2);
+    } finally {
+      ok(await call(e, 'shutdown'));
+    }
+  });
+});
+
 describe('fiscalCall (the package export)', () => {
   it('is the same envelope, object in object out, string in string out', async () => {
     expect(await fiscalCall({ version: 1, method: 'queue_status' })).toEqual({ version: 1, error: { code: 'not_initialized', message: 'the engine is not initialised: call init first' } });
