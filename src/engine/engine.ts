@@ -23,6 +23,8 @@ import { CreateBody as LocationCreateBody, PatchBody as LocationPatchBody } from
 import { EMBEDDED_BACKOFF } from '../jobs/backoff.ts';
 import { createMemoryLimiter } from '../ratelimit/memory-limiter.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
+import { signingDeviceOptionsFromParams } from '../signing/pkcs11/configured.ts';
+import { openSigningDevice, SigningDeviceError, type SigningDevice, type SigningDeviceOptions } from '../signing/pkcs11/device.ts';
 import { createRuntime, DEFAULT_SOFTWARE, scheduleRecurringJobs, type Runtime, type RuntimeOptions } from '../runtime.ts';
 import type { AuthContext } from '../services/auth-context.ts';
 import { ENGINE_ENVIRONMENTS, TOKEN_ERRORS, type EngineEnvironment } from '../services/offline-tokens.ts';
@@ -187,6 +189,7 @@ export function createEngine(opts: EngineOptions = {}) {
     await stopRuntime(s.rt);
     await s.limiter.close();
     await s.db.close();
+    s.runtimeOptions.signingDevice?.close();
   }
 
   async function init(p: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -212,8 +215,17 @@ export function createEngine(opts: EngineOptions = {}) {
     }
     const authorityCa = str(p, 'authority_ca', { optional: true });
     const interval = int(p, 'telemetry_interval_seconds', 0, 86_400) ?? DEFAULT_TELEMETRY_SECONDS;
-    // HardwareDevice mode (issue #17 part 8): the PKCS#11 signer plugs in here; not in this build.
-    if (p.signing_device !== undefined) throw new EngineError('unsupported_feature', 'signing_device is not supported by this build of the engine');
+    // HardwareDevice mode (docs/hardware-device.md): `signing_device` names a PKCS#11 token
+    // whose keys sign every locally signed record; checked for shape now, opened below.
+    let deviceOptions: SigningDeviceOptions | undefined;
+    if (p.signing_device !== undefined) {
+      try {
+        deviceOptions = signingDeviceOptionsFromParams(p.signing_device);
+      } catch (err) {
+        if (err instanceof SigningDeviceError) throw bad(`signing_device${err.field === 'device' ? '' : `.${err.field}`}: ${err.message}`);
+        throw err;
+      }
+    }
     // Spec Authentication §6: the prefix must match the environment, before any network call.
     const prefix = ENGINE_ENVIRONMENTS[environment] === 'test' ? 'svc_test_' : 'svc_live_';
     if (!apiKey.startsWith(prefix)) throw new EngineError('environment_mismatch', TOKEN_ERRORS.environmentMismatch(environment));
@@ -243,7 +255,16 @@ export function createEngine(opts: EngineOptions = {}) {
       throw new EngineError('store_error', `the embedded store in ${dataDir} cannot be opened: ${(err as Error).message}`);
     }
     const limiter = createMemoryLimiter();
+    let signingDevice: SigningDevice | undefined;
     try {
+      if (deviceOptions) {
+        try {
+          signingDevice = openSigningDevice(deviceOptions);
+        } catch (err) {
+          if (err instanceof SigningDeviceError) throw new EngineError('signing_device_error', `signing_device.${err.field}: ${err.message}`);
+          throw err;
+        }
+      }
       try {
         await migrate(db);
         await checkMasterKey(db, keys);
@@ -268,6 +289,7 @@ export function createEngine(opts: EngineOptions = {}) {
           authorityCa,
         },
         software: { ...DEFAULT_SOFTWARE },
+        ...(signingDevice ? { signingDevice } : {}),
         ...(opts.worker ? { worker: opts.worker } : {}),
         ...(opts.random ? { random: opts.random } : {}),
       };
@@ -295,6 +317,7 @@ export function createEngine(opts: EngineOptions = {}) {
         token_expires_at: token.expiresAt.toISOString(), offline: token.offline,
       };
     } catch (err) {
+      signingDevice?.close();
       await limiter.close().catch(() => {});
       await db.close().catch(() => {});
       throw err;

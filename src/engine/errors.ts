@@ -19,9 +19,10 @@ export const ENGINE_ERROR_CODES = [
   'environment_mismatch', // the key prefix does not match `environment`
   'network_unavailable', // the service could not be reached and no usable cached token exists
   'token_expired', // the cached token expired and the service could not be reached to renew it
-  'unsupported_feature', // a parameter this build does not implement (signing_device)
+  'unsupported_feature', // a parameter this build does not implement
   'store_error', // the embedded store failed (disk, corruption, closed)
   'internal_error', // anything else: a bug; the message is generic, details go to stderr
+  'signing_device_error', // init's signing_device cannot be used: library, token, PIN or key label (the message names which)
 ] as const;
 export type EngineErrorCode = (typeof ENGINE_ERROR_CODES)[number];
 

@@ -68,7 +68,9 @@ describe('the envelope, before init', () => {
     expect(code(await call(e, 'init', initParams(dir, { country: 'XX' })))).toBe('invalid_params');
     expect(code(await call(e, 'init', initParams(dir, { service_url: 'ftp://x' })))).toBe('invalid_params');
     expect(code(await call(e, 'init', initParams(dir, { authority: 'real' })))).toBe('invalid_params');
-    expect(code(await call(e, 'init', initParams(dir, { signing_device: { module: '/usr/lib/softhsm/libsofthsm2.so' } })))).toBe('unsupported_feature');
+    expect(await call(e, 'init', initParams(dir, { signing_device: { module: '/usr/lib/softhsm/libsofthsm2.so' } }))).toEqual({
+      version: 1, error: { code: 'invalid_params', message: 'signing_device.token_label: token_label is required (a string)' },
+    });
     // Spec Authentication §6: a test key with production, a live key with sandbox.
     const unreachable = 'http://127.0.0.1:9';
     expect(await call(e, 'init', initParams(dir, { environment: 'production', service_url: unreachable }))).toEqual({
