@@ -406,6 +406,25 @@ export function createEngine(opts: EngineOptions = {}) {
       });
       return json({ jobs_run: jobs, batch, telemetry_sent: sent, queue: await queueStatus(s.db, clock, s.auth) });
     },
+    /**
+     * The issuer's PKCS#12 into the local store (POST /v1/certificates' service): the systems
+     * that sign with a certificate (TicketBAI, VERI*FACTU and SII over mutual TLS, Italy's
+     * XAdES) need one to reach the real authority (`authority: "sandbox"`, or live).
+     * `certificate` is the file in base64; the answers and 400/409 messages are the API's.
+     */
+    async upload_certificate(p) {
+      const s = need();
+      const b64 = str(p, 'certificate', { optional: true, max: 14_000_000 });
+      if (b64 !== undefined && !/^[A-Za-z0-9+/\r\n]*={0,2}\s*$/.test(b64)) throw bad('certificate must be the PKCS#12 file in base64');
+      const file = b64 === undefined ? undefined : Buffer.from(b64, 'base64');
+      const password = typeof p.password === 'string' ? p.password : undefined;
+      const certificateId = typeof p.certificate_id === 'string' ? p.certificate_id : undefined;
+      return json(await s.rt.certificates.upload(s.auth, { file, password, certificateId }));
+    },
+    async list_certificates() {
+      const s = need();
+      return json(await s.rt.certificates.list(s.auth));
+    },
     /** A telemetry round now (process_pending and the timer do one too): a data point kept, then the outbox sent if the service answers. */
     async send_telemetry() {
       const s = need();

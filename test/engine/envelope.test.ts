@@ -9,6 +9,8 @@ import { generateMasterKey } from '../../src/crypto/master-key.ts';
 import { locationBodies } from '../support/fixtures.ts';
 import { saleBody, saleLines } from '../support/transactions.ts';
 import { cleanupDirs, ok, startService, tempDir, type LiveService } from './support.ts';
+import { exportP12, generateCert } from '../support/p12.ts';
+import { CERT_ERRORS } from '../../src/services/certificates.ts';
 
 /*
  * The envelope of fiscalCall (spec "Embedded engine call envelope"): every method, every
@@ -114,6 +116,21 @@ describe('an initialised engine', () => {
     expect(payload).toMatchObject({ account_id: accountId, countries: ['GR'], agent_id: 'pos-1', environment: 'sandbox' });
     expect(r.token_expires_at).toBe(new Date(payload.exp! * 1000).toISOString());
     expect(fs.existsSync(path.join(dir, 'master.key'))).toBe(true);
+  });
+
+  it('certificates: a PKCS#12 in base64 stored as POST /v1/certificates stores it; its refusals are the API\'s', async () => {
+    const cert = generateCert({ subject: '/C=GR/O=Engine Test/CN=ENGINE TEST' });
+    const p12 = exportP12(cert, 'secret');
+    const stored = ok(await call(e, 'upload_certificate', { certificate_id: 'pos-cert', password: 'secret', certificate: p12.toString('base64') }));
+    expect(stored).toMatchObject({ certificate_id: 'pos-cert' });
+    expect(ok(await call(e, 'list_certificates')).data.map((c: { certificate_id: string }) => c.certificate_id)).toEqual(['pos-cert']);
+    expect(await call(e, 'upload_certificate', { certificate_id: 'pos-cert', password: 'secret', certificate: p12.toString('base64') }))
+      .toEqual({ version: 1, error: { code: 'conflict', message: CERT_ERRORS.duplicate } });
+    expect(await call(e, 'upload_certificate', { certificate_id: 'other', password: 'wrong', certificate: p12.toString('base64') }))
+      .toEqual({ version: 1, error: { code: 'validation_error', message: CERT_ERRORS.badPassword } });
+    expect(await call(e, 'upload_certificate', { certificate_id: 'other', password: 'secret' }))
+      .toEqual({ version: 1, error: { code: 'validation_error', message: CERT_ERRORS.fileRequired } });
+    expect(code(await call(e, 'upload_certificate', { certificate_id: 'other', password: 'secret', certificate: '%%%' }))).toBe('invalid_params');
   });
 
   it('locations: the HTTP API\'s bodies, validation and answers', async () => {
