@@ -5,6 +5,7 @@
  * see bench/README.md. Exits 1 if a benchmark fails (e.g. a non-2xx answer).
  */
 import { main as fleet } from './fleet.ts';
+import { main as engine } from './engine.ts';
 import { main as locations } from './locations.ts';
 import { main as transactions } from './transactions.ts';
 import { main as transactionsProfile } from './transactions-profile.ts';
@@ -13,6 +14,7 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   locations,
   transactions,
   fleet,
+  engine,
   // A diagnostic, not a benchmark: run by name only (instruments the service; see the file).
   'transactions-profile': transactionsProfile,
 };

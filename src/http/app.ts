@@ -40,6 +40,7 @@ import { createFleetService } from '../fleet/service.ts';
 import { schemaErrorFormatter, validatorCompiler } from './validation.ts';
 import { portalPlugin } from '../portal/plugin.ts';
 import { metricsRoutes, registerRequestMetrics } from '../metrics/http.ts';
+import { openapiTransform } from './openapi.ts';
 
 /** A JSON `\u0000` escape whose backslash is not itself escaped. */
 const UNESCAPED_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/;
@@ -133,6 +134,8 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key: svc_test_… or svc_live_…' } } },
     },
+    // Documentation only: operationIds, every error, typed bodies and examples (openapi.ts).
+    transform: openapiTransform as never,
   });
   // swagger-ui's own routes (the page and its assets) are public.
   app.addHook('onRoute', (route) => {

@@ -24,7 +24,7 @@ export const LocationSchema = Type.Object({
   warnings: Type.Optional(Type.Array(Type.String(), { description: 'on create and PATCH, e.g. the certificate NIF differs from tax_id' })),
 });
 
-const CreateBody = Type.Object({
+export const CreateBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' }),
   country: Type.String({ minLength: 1, maxLength: 2 }),
   address: Type.Optional(Type.String({ maxLength: 500 })),
@@ -32,7 +32,7 @@ const CreateBody = Type.Object({
   country_config: Type.Optional(CountryConfig),
 });
 
-const PatchBody = Type.Object({
+export const PatchBody = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '\\S', 'x-error': 'name must be 1-255 characters' })),
   // One schema (not an anyOf), so the length error carries this message.
   address: Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'], maxLength: 500, 'x-error': 'address must be at most 500 characters or null' })),

@@ -1,0 +1,29 @@
+import { EXAMPLE_LOCATION_ID, configObject, str, twoLineSale, type SystemApiDocs } from '../shared/api-docs-parts.ts';
+
+export const sdiDocs: SystemApiDocs = {
+  key: 'it-sdi',
+  title: 'Italy: SDI electronic invoice (FatturaPA)',
+  configSchema: configObject('SDI', ['codice_fiscale', 'formato_trasmissione', 'regime_fiscale'], {
+    system: { const: 'sdi', description: 'optional: a config with formato_trasmissione is SDI' },
+    codice_fiscale: str('11-16 uppercase alphanumeric', { pattern: '^[A-Z0-9]{11,16}$' }),
+    formato_trasmissione: { type: 'string', enum: ['FPA12', 'FPR12'], description: 'FPA12 government, FPR12 B2B' },
+    regime_fiscale: str('RF01 to RF19', { pattern: '^RF(0[1-9]|1[0-9])$' }),
+    api_credential_id: str('credential of the transmission channel'),
+    certificate_id: str('an uploaded certificate (POST /v1/certificates)'),
+    progressivo_invio: str('file sequence prefix; generated when empty'),
+    partita_iva: str('11-digit VAT number'),
+    legal_name: str('1-80 Latin characters'),
+    indirizzo: str('seller address, 1-60 Latin characters'),
+    cap: str('5 digits', { pattern: '^[0-9]{5}$' }),
+    comune: str('1-60 Latin characters'),
+    provincia: str('2 capital letters (e.g. RM)', { pattern: '^[A-Z]{2}$' }),
+  }),
+  location: {
+    name: 'Trattoria Roma', country: 'IT', address: 'Via Roma 1', tax_id: '01234567897',
+    country_config: { codice_fiscale: '01234567897', formato_trasmissione: 'FPR12', regime_fiscale: 'RF01' },
+  },
+  sale: twoLineSale(EXAMPLE_LOCATION_ID, 'EUR', [
+    { description: 'Consulenza', quantity: 1, unit_price: 10000, tax_rate: 22 },
+    { description: 'Libro', quantity: 1, unit_price: 2000, tax_rate: 4 },
+  ], { payment_method: 'transfer', metadata: { invoice_number: 'FT-2026-0001', codice_destinatario: '0000000' } }),
+};

@@ -1,0 +1,103 @@
+/**
+ * The embedded local queue as `queue_status` reports it (spec "Embedded local queue"):
+ * the submission jobs of the engine's store (the same `jobs` rows the service's workers
+ * run: pending → processing → completed; a failure is `failed` until its retry, `dead`
+ * after `submission.retry_max` attempts), and the deadline alerts of the transactions not
+ * yet finally submitted.
+ *
+ * A transaction's deadline comes from its fiscal system through the plug-in contract,
+ * never from its country: the stored `deadline_at` (set at creation from
+ * `capabilities.submissionWindowDays` or `submissionDeadline`: ES 4 days, IT 12 days), or
+ * for a system with `capabilities.offlineGraceSeconds` (Greece) creation + that grace.
+ * A system with neither (PT, FR: locally signed records are final) raises no alert.
+ */
+import type { Clock } from '../core/clock.ts';
+import { getSystem, statuses } from '../countries/registry.ts';
+import { POLL_JOB, SUBMIT_JOB } from '../services/transaction-view.ts';
+import type { Queryable } from '../store/db.ts';
+
+export type AlertLevel = 'warning_75pct' | 'critical_90pct' | 'breached_100pct';
+
+export interface QueueAlert {
+  transaction_id: string;
+  country: string;
+  system: string;
+  deadline: string;
+  pct_elapsed: number;
+  level: AlertLevel;
+}
+
+export interface QueueStatus {
+  pending: number;
+  processing: number;
+  completed: number;
+  failed: number;
+  dead: number;
+  total: number;
+  alerts: QueueAlert[];
+}
+
+/** The level for a share of the window elapsed (percent), or none below 75 %. */
+export function alertLevel(pct: number): AlertLevel | null {
+  if (pct >= 100) return 'breached_100pct';
+  if (pct >= 90) return 'critical_90pct';
+  if (pct >= 75) return 'warning_75pct';
+  return null;
+}
+
+/** Share of [createdAt, deadline] elapsed at `now`, in percent (one decimal). */
+export function pctElapsed(createdAt: Date, deadline: Date, now: Date): number {
+  const span = deadline.getTime() - createdAt.getTime();
+  if (span <= 0) return 100;
+  return Math.round(((now.getTime() - createdAt.getTime()) / span) * 1000) / 10;
+}
+
+/** The deadline of a transaction, by its system's capabilities (see the module comment). */
+export function deadlineOf(row: { system: string; created_at: Date; deadline_at: Date | null }): Date | null {
+  if (row.deadline_at) return row.deadline_at;
+  let grace: number | undefined;
+  try {
+    grace = getSystem(row.system).capabilities.offlineGraceSeconds;
+  } catch {
+    return null; // a system this build no longer knows: no deadline to read
+  }
+  return grace ? new Date(row.created_at.getTime() + grace * 1000) : null;
+}
+
+/** Statuses of a record not yet finally at its authority: open to submission, or waiting for / inside a batch. */
+function unsubmittedStatuses(): string[] {
+  return [...new Set([...statuses.open, ...statuses.inBatch, 'pending_batch', 'pending_submission'])];
+}
+
+export async function queueStatus(db: Queryable, clock: Clock, scope: { accountId: string; environment: string }): Promise<QueueStatus> {
+  const counts = await db.query<{ status: string; n: string }>(
+    `SELECT status, count(*)::text AS n FROM jobs WHERE account_id = $1 AND kind = ANY($2::text[]) GROUP BY status`,
+    [scope.accountId, [SUBMIT_JOB, POLL_JOB]],
+  );
+  const by: Record<string, number> = {};
+  for (const r of counts.rows) by[r.status] = Number(r.n);
+  // `waiting`: an ordered queue's entry behind its chain's head; for the integrator it is pending.
+  const status = {
+    pending: (by.pending ?? 0) + (by.waiting ?? 0),
+    processing: by.processing ?? 0,
+    completed: by.completed ?? 0,
+    failed: by.failed ?? 0,
+    dead: by.dead ?? 0,
+  };
+  const rows = await db.query<{ id: string; country: string; system: string; created_at: Date; deadline_at: Date | null }>(
+    `SELECT id, country, system, created_at, deadline_at FROM transactions
+      WHERE account_id = $1 AND environment = $2 AND status = ANY($3::text[])
+      ORDER BY created_at`,
+    [scope.accountId, scope.environment, unsubmittedStatuses()],
+  );
+  const now = clock.now();
+  const alerts: QueueAlert[] = [];
+  for (const r of rows.rows) {
+    const deadline = deadlineOf(r);
+    if (!deadline) continue;
+    const pct = pctElapsed(r.created_at, deadline, now);
+    const level = alertLevel(pct);
+    if (level) alerts.push({ transaction_id: r.id, country: r.country, system: r.system, deadline: deadline.toISOString(), pct_elapsed: pct, level });
+  }
+  return { ...status, total: Object.values(status).reduce((a, b) => a + b, 0), alerts };
+}

@@ -1,0 +1,174 @@
+/**
+ * Telemetry from the edge (issue #17 part 7; DECISIONS "Fleet, tokens, embedded engine"):
+ * the engine takes data points (its counters since the previous point, its queue, the bytes
+ * its data_dir holds, its adapters' versions, and its deadline alerts as `deadline_alerts`,
+ * docs/decisions.md "Fleet telemetry") and keeps them in its own store (migration 0030)
+ * until the service accepts them: batches of at most 100 to
+ * `POST {service_url}/v1/agents/{agent_id}/telemetry`; a batch leaves the store only once
+ * answered 202. Offline the outbox is bounded: past MAX_OUTBOX points the oldest are
+ * dropped and counted.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../core/clock.ts';
+import { SYSTEMS } from '../countries/registry.ts';
+import type { DataPoint } from '../fleet/types.ts';
+import type { Db } from '../store/db.ts';
+import type { QueueStatus } from './queue.ts';
+
+/** The fleet endpoint's batch limit (spec Limits; src/http/routes/v1/fleet.ts MAX_BATCH). */
+export const TELEMETRY_BATCH = 100;
+/** Points kept while offline; a week of five-minute points is ~2,000. */
+export const MAX_OUTBOX = 10_000;
+/** The fleet endpoint takes at most 20 deadline alerts per point. */
+const MAX_ALERTS_PER_POINT = 20;
+
+/** Bytes under a directory (the engine's whole data_dir: store, keys, token). */
+export function directoryBytes(dir: string): number {
+  let total = 0;
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const e of entries) {
+    const p = path.join(dir, e.name);
+    try {
+      if (e.isDirectory()) total += directoryBytes(p);
+      else if (e.isFile()) total += fs.statSync(p).size;
+    } catch {
+      // removed meanwhile (PGlite's temporary files)
+    }
+  }
+  return total;
+}
+
+function diskBytes(dir: string, used: number): number {
+  try {
+    const s = fs.statfsSync(dir);
+    return Math.max(used, s.blocks * s.bsize);
+  } catch {
+    return used;
+  }
+}
+
+export interface TelemetryDeps {
+  db: Db;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  dataDir: string;
+  accountId: string;
+  environment: 'test' | 'live';
+  serviceUrl: string;
+  agentId: string;
+  apiKey: string;
+  /** Points kept while offline (default MAX_OUTBOX). */
+  maxOutbox?: number;
+}
+
+export function createTelemetry(d: TelemetryDeps) {
+  let since = d.clock.now();
+  let flushing: Promise<number> | null = null;
+  const maxOutbox = d.maxOutbox ?? MAX_OUTBOX;
+
+  /** Takes a data point now and keeps it in the outbox (oldest dropped past MAX_OUTBOX). */
+  async function collect(queue: QueueStatus): Promise<DataPoint> {
+    const now = d.clock.now();
+    const counts = await d.db.query<{ total: string; failed: string }>(
+      `SELECT count(*)::text AS total, count(*) FILTER (WHERE status LIKE 'failed%')::text AS failed
+         FROM transactions WHERE account_id = $1 AND environment = $2 AND created_at > $3 AND created_at <= $4`,
+      [d.accountId, d.environment, since, now],
+    );
+    since = now;
+    const used = directoryBytes(d.dataDir);
+    const point: DataPoint = {
+      timestamp: now.toISOString(),
+      transactions_total: Number(counts.rows[0]?.total ?? 0),
+      transactions_failed: Number(counts.rows[0]?.failed ?? 0),
+      queue_pending: queue.pending + queue.failed + queue.processing,
+      queue_dead: queue.dead,
+      storage_used_bytes: used,
+      storage_total_bytes: diskBytes(d.dataDir, used),
+      adapter_versions: Object.fromEntries(SYSTEMS.map((s) => [s.key, s.version])),
+    };
+    if (queue.alerts.length > 0) {
+      point.deadline_alerts = queue.alerts.slice(0, MAX_ALERTS_PER_POINT).map((a) => ({
+        system: a.system,
+        message: `transaction ${a.transaction_id} (${a.country}) not yet submitted: ${a.pct_elapsed}% of its submission window elapsed (${a.level})`,
+        due_at: a.deadline,
+      }));
+    }
+    await d.db.transaction(async (tx) => {
+      await tx.query('INSERT INTO engine_telemetry (point) VALUES ($1)', [JSON.stringify(point)]);
+      const over = await tx.query<{ seq: string }>(
+        'DELETE FROM engine_telemetry WHERE seq IN (SELECT seq FROM engine_telemetry ORDER BY seq DESC OFFSET $1) RETURNING seq', [maxOutbox],
+      );
+      if (over.rowCount > 0) {
+        await tx.query(
+          `INSERT INTO engine_telemetry_dropped (id, dropped) VALUES (true, $1)
+           ON CONFLICT (id) DO UPDATE SET dropped = engine_telemetry_dropped.dropped + $1`, [over.rowCount],
+        );
+        d.log.warn({ dropped: over.rowCount }, 'telemetry outbox full: oldest data points dropped');
+      }
+    });
+    return point;
+  }
+
+  /** Sends the outbox in batches; stops at the first batch not answered 202. Returns the points sent. */
+  async function flushNow(): Promise<number> {
+    let sent = 0;
+    for (;;) {
+      // Oldest first, by the bigint column (the text alias would order '10' before '9').
+      const batch = await d.db.query<{ s: string; point: DataPoint }>('SELECT seq::text AS s, point FROM engine_telemetry ORDER BY seq LIMIT $1', [TELEMETRY_BATCH]);
+      if (batch.rows.length === 0) return sent;
+      let res: Response;
+      try {
+        res = await fetch(`${d.serviceUrl}/v1/agents/${encodeURIComponent(d.agentId)}/telemetry`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${d.apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ data_points: batch.rows.map((r) => r.point) }),
+          signal: AbortSignal.timeout(10_000),
+        });
+      } catch (err) {
+        d.log.debug({ err }, 'telemetry not sent: service unreachable');
+        return sent;
+      }
+      const last = batch.rows[batch.rows.length - 1]!.s;
+      if (res.status === 202) {
+        await d.db.query('DELETE FROM engine_telemetry WHERE seq <= $1::bigint', [last]);
+        sent += batch.rows.length;
+        continue;
+      }
+      const text = await res.text().catch(() => '');
+      if (res.status === 400) {
+        // The service will never take these points: keeping them would block every later batch.
+        d.log.error({ status: res.status, body: text }, 'telemetry batch refused as invalid: dropped');
+        await d.db.query('DELETE FROM engine_telemetry WHERE seq <= $1::bigint', [last]);
+        continue;
+      }
+      d.log.warn({ status: res.status, body: text }, 'telemetry not accepted: kept for later');
+      return sent;
+    }
+  }
+
+  /** One flush at a time (the timer and process_pending may meet). */
+  function flush(): Promise<number> {
+    flushing ??= flushNow().finally(() => {
+      flushing = null;
+    });
+    return flushing;
+  }
+
+  async function outbox(): Promise<{ points: number; dropped: number }> {
+    const r = await d.db.query<{ points: string; dropped: string | null }>(
+      'SELECT (SELECT count(*) FROM engine_telemetry)::text AS points, (SELECT dropped FROM engine_telemetry_dropped)::text AS dropped',
+    );
+    return { points: Number(r.rows[0]?.points ?? 0), dropped: Number(r.rows[0]?.dropped ?? 0) };
+  }
+
+  return { collect, flush, outbox };
+}
+
+export type Telemetry = ReturnType<typeof createTelemetry>;

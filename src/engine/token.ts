@@ -1,0 +1,154 @@
+/**
+ * The engine's offline token (spec Authentication §6, DECISIONS "Fleet, tokens, embedded
+ * engine"): at `init` the API key is exchanged ONCE for a signed token
+ * (`POST {service_url}/management/v1/tokens`), the service's public keys are fetched
+ * (`GET /management/v1/keys`), the token is verified (EdDSA, jose) and both are cached in
+ * `data_dir`. A later init with the same key, environment, country and agent reuses the
+ * cached token without the network, verified again with the cached keys, until it expires.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import * as jose from 'jose';
+import type { Clock } from '../core/clock.ts';
+import { TOKEN_ALG, TOKEN_ISSUER, type EngineEnvironment, type OfflineTokenClaims } from '../services/offline-tokens.ts';
+import { EngineError } from './errors.ts';
+
+export const TOKEN_FILE = 'engine-token.json';
+/** A provisioning call that takes longer than this is treated as the network being down. */
+const NETWORK_TIMEOUT_MS = 10_000;
+
+interface CachedToken {
+  /** SHA-256 of the API key: the cache belongs to one key, and the key itself is never written. */
+  key_hash: string;
+  environment: EngineEnvironment;
+  country: string;
+  agent_id: string;
+  service_url: string;
+  token: string;
+  expires_at: string;
+  jwks: { keys: jose.JWK[] };
+}
+
+export interface TokenRequest {
+  apiKey: string;
+  environment: EngineEnvironment;
+  country: string;
+  agentId: string;
+  serviceUrl: string;
+  dataDir: string;
+}
+
+export interface VerifiedToken {
+  token: string;
+  claims: OfflineTokenClaims;
+  expiresAt: Date;
+  /** True: the cached token was used and the service was not called. */
+  offline: boolean;
+}
+
+const keyHash = (apiKey: string) => crypto.createHash('sha256').update(apiKey).digest('hex');
+
+function readCache(dataDir: string): CachedToken | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dataDir, TOKEN_FILE), 'utf8')) as CachedToken;
+  } catch {
+    return undefined; // absent or unreadable: provision again
+  }
+}
+
+function writeCache(dataDir: string, c: CachedToken): void {
+  // Written aside then renamed: a crash mid-write never leaves half a cache.
+  const file = path.join(dataDir, TOKEN_FILE);
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify(c), { mode: 0o600 });
+  fs.renameSync(`${file}.tmp`, file);
+}
+
+/** Verifies `token` with `jwks` at the clock's time and checks it is the one asked for. */
+async function verify(token: string, jwks: { keys: jose.JWK[] }, req: TokenRequest, clock: Clock): Promise<OfflineTokenClaims> {
+  let payload: jose.JWTPayload;
+  try {
+    ({ payload } = await jose.jwtVerify(token, jose.createLocalJWKSet(jwks as jose.JSONWebKeySet), {
+      issuer: TOKEN_ISSUER, algorithms: [TOKEN_ALG], currentDate: clock.now(),
+    }));
+  } catch (err) {
+    if (err instanceof jose.errors.JWTExpired) throw new EngineError('token_expired', 'the offline token has expired: connect to the service and call init again');
+    throw new EngineError('unauthorized', `the offline token does not verify with the service's published keys (${(err as Error).message})`);
+  }
+  const claims = payload as unknown as OfflineTokenClaims;
+  if (claims.environment !== req.environment || !claims.countries?.includes(req.country) || typeof claims.account_id !== 'string') {
+    throw new EngineError('unauthorized', 'the offline token was issued for another environment or country');
+  }
+  return claims;
+}
+
+async function call(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, { ...init, signal: AbortSignal.timeout(NETWORK_TIMEOUT_MS) });
+  } catch (err) {
+    throw new EngineError('network_unavailable', `the service at ${new URL(url).origin} cannot be reached (${(err as Error).message})`);
+  }
+}
+
+/** The service's answer as an envelope error: its `{error}` message is kept. */
+async function failure(res: Response, what: string): Promise<EngineError> {
+  let message = `${what}: HTTP ${res.status}`;
+  try {
+    const body = (await res.json()) as { error?: unknown };
+    if (typeof body.error === 'string') message = body.error;
+  } catch {
+    // not JSON: keep the status line
+  }
+  if (res.status === 401) return new EngineError('unauthorized', message);
+  if (res.status === 403) return new EngineError(/does not match environment/.test(message) ? 'environment_mismatch' : 'forbidden', message);
+  if (res.status === 400) return new EngineError('invalid_params', message);
+  return new EngineError('network_unavailable', message); // 5xx, 429, a proxy's page: the service is not usable now
+}
+
+/** The two provisioning calls: the token, then the keys that verify it. */
+async function provision(req: TokenRequest, clock: Clock): Promise<VerifiedToken> {
+  const base = req.serviceUrl.replace(/\/+$/, '');
+  const auth = { authorization: `Bearer ${req.apiKey}` };
+  const res = await call(`${base}/management/v1/tokens`, {
+    method: 'POST', headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ agent_id: req.agentId, country: req.country, environment: req.environment }),
+  });
+  if (res.status !== 200) throw await failure(res, 'token request refused');
+  const issued = (await res.json()) as { token: string; expires_at: string };
+  const keysRes = await call(`${base}/management/v1/keys`, { headers: auth });
+  if (keysRes.status !== 200) throw await failure(keysRes, 'key request refused');
+  const jwks = (await keysRes.json()) as { keys: jose.JWK[] };
+  const claims = await verify(issued.token, jwks, req, clock);
+  writeCache(req.dataDir, {
+    key_hash: keyHash(req.apiKey), environment: req.environment, country: req.country, agent_id: req.agentId,
+    service_url: base, token: issued.token, expires_at: new Date(claims.exp * 1000).toISOString(), jwks,
+  });
+  return { token: issued.token, claims, expiresAt: new Date(claims.exp * 1000), offline: false };
+}
+
+/**
+ * The token for this init: the cached one while it is valid for the same key,
+ * environment, country and agent (no network); otherwise a new one from the service. An
+ * expired cached token with the service unreachable is `token_expired`.
+ */
+export async function obtainToken(req: TokenRequest, clock: Clock): Promise<VerifiedToken> {
+  const cached = readCache(req.dataDir);
+  const same = cached && cached.key_hash === keyHash(req.apiKey) && cached.environment === req.environment
+    && cached.country === req.country && cached.agent_id === req.agentId;
+  if (same) {
+    try {
+      const claims = await verify(cached.token, cached.jwks, req, clock);
+      return { token: cached.token, claims, expiresAt: new Date(claims.exp * 1000), offline: true };
+    } catch (err) {
+      if (!(err instanceof EngineError) || err.code !== 'token_expired') throw err;
+      // Expired: renew online; offline, the engine must stop fiscalizing (the token is its licence).
+      try {
+        return await provision(req, clock);
+      } catch (e) {
+        if (e instanceof EngineError && e.code === 'network_unavailable') throw err;
+        throw e;
+      }
+    }
+  }
+  return provision(req, clock);
+}

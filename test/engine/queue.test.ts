@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.ts';
+import { createEngine } from '../../src/engine/index.ts';
+import { locationBodies } from '../support/fixtures.ts';
+import { saleBody } from '../support/transactions.ts';
+import { cleanupDirs, ok, startService, tempDir, type LiveService } from './support.ts';
+
+/*
+ * The local queue with a manual clock (spec "Embedded local queue"): a submission that
+ * fails (the sandbox stub's `timeout`, a transient failure) is retried after 2 s, 4 s,
+ * 8 s… and is `dead` after retry_max attempts; a record not yet submitted raises
+ * warning_75pct, critical_90pct and breached_100pct as its submission window (VERI*FACTU:
+ * 4 days, through the plug-in's submissionWindowDays) elapses.
+ */
+let svc: LiveService;
+let key: string;
+beforeAll(async () => {
+  svc = await startService();
+  ({ key } = await svc.t.signup());
+});
+afterAll(async () => {
+  await svc?.close();
+  cleanupDirs();
+});
+
+const DAY = 86_400_000;
+
+it('backoff 2 s doubling, dead after retry_max; deadline alert levels', { timeout: 60_000 }, async () => {
+  const clock = new ManualClock(new Date());
+  const e = createEngine({ clock, startWorker: false, random: () => 0.5 });
+  const call = (method: string, params: Record<string, unknown> = {}) => e.call({ version: 1, method, params });
+  ok(await call('init', { api_key: key, environment: 'sandbox', country: 'ES', service_url: svc.url, data_dir: tempDir(), telemetry_interval_seconds: 0 }));
+  ok(await call('queue_init', { retry_max: 4 }));
+  const loc = ok(await call('create_location', locationBodies['es-verifactu'])).id;
+  const failing = (n: number) => ({
+    ...saleBody(loc), timestamp: clock.now().toISOString(), metadata: { sandbox_outcome: 'timeout', invoice_number: `F-${n}` }, inline_timeout_seconds: 0,
+  });
+
+  const sale = ok(await call('process_transaction', failing(1)));
+  expect(sale.status).toBe('pending');
+  expect(ok(await call('queue_status'))).toMatchObject({ pending: 1, failed: 0, total: 1 });
+  // jobs_run counts every job of the drain (a failure's event and translation jobs too).
+  expect(ok(await call('process_pending')).jobs_run).toBeGreaterThanOrEqual(1); // attempt 1 fails
+  expect(ok(await call('queue_status'))).toMatchObject({ pending: 0, failed: 1, dead: 0 });
+  for (const delay of [2000, 4000, 8000]) {
+    clock.advance(delay - 100);
+    expect(ok(await call('process_pending')).jobs_run, `not before ${delay} ms`).toBe(0);
+    clock.advance(100);
+    expect(ok(await call('process_pending')).jobs_run, `at ${delay} ms`).toBeGreaterThanOrEqual(1);
+    expect(ok(await call('queue_status')).failed + ok(await call('queue_status')).dead).toBe(1);
+  }
+  // The fourth attempt was the last (retry_max 4).
+  expect(ok(await call('queue_status'))).toMatchObject({ pending: 0, failed: 0, dead: 1, total: 1, alerts: [] });
+  expect(ok(await call('get_transaction', { id: sale.id })).status).toBe('failed_permanent');
+
+  // A record left in the queue: alerts as its 4-day window elapses.
+  ok(await call('queue_init', { retry_max: 20 }));
+  const open = ok(await call('process_transaction', failing(2)));
+  expect(open.deadline_at).toBe(new Date(new Date(open.created_at).getTime() + 4 * DAY).toISOString());
+  const at = (pct: number) => clock.set(new Date(new Date(open.created_at).getTime() + (4 * DAY * pct) / 100));
+  const alerts = async () => ok(await call('queue_status')).alerts as Array<Record<string, unknown>>;
+  at(74);
+  expect(await alerts()).toEqual([]);
+  at(75);
+  expect(await alerts()).toEqual([{ transaction_id: open.id, country: 'ES', system: 'es-verifactu', deadline: open.deadline_at, pct_elapsed: 75, level: 'warning_75pct' }]);
+  at(90);
+  expect((await alerts())[0]).toMatchObject({ pct_elapsed: 90, level: 'critical_90pct' });
+  at(120);
+  expect((await alerts())[0]).toMatchObject({ pct_elapsed: 120, level: 'breached_100pct' });
+  ok(await call('shutdown'));
+});
