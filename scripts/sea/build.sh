@@ -18,7 +18,7 @@ PGLITE=node_modules/@electric-sql/pglite/dist
 # The inputs' hash: sources (not tests), this folder, the lock file, the node binary's version.
 inputs_hash() {
   {
-    find src scripts/sea -type f \( -name '*.ts' -o -name '*.mjs' \) ! -name '*.test.ts' -print0 | sort -z | xargs -0 sha256sum
+    find src scripts/sea -type f \( -name '*.ts' -o -name '*.mjs' -o -name '*.cjs' \) ! -name '*.test.ts' -print0 | sort -z | xargs -0 sha256sum
     find src/store/migrations -type f -name '*.sql' -print0 | sort -z | xargs -0 sha256sum
     sha256sum scripts/sea/build.sh package.json package-lock.json
     "$NODE" --version

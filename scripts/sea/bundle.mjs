@@ -48,6 +48,8 @@ await esbuild.build({
   define: { 'import.meta.url': '__sea_import_meta_url', FISCAL_LOCAL_VERSION: JSON.stringify(version) },
   banner: { js: 'const __sea_import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
   plugins: [packageDirRewrite],
+  // A native addon cannot be part of the one script: PKCS#11 (HardwareDevice mode) is left out.
+  alias: { pkcs11js: './scripts/sea/no-pkcs11.cjs' },
 });
 
 // The extracted packages' files as one JSON asset: package -> relative path -> base64.
