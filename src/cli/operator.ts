@@ -119,7 +119,7 @@ export async function exportArchiveCommand(opts: { location: string; archiveId?:
       const auth = await ownerOf(store.db, locationId, opts.environment);
       let id = opts.archiveId;
       if (id === undefined) {
-        // The list is newest first (countries/fr-nf525/closures/archives.ts).
+        // The location files' archive list is newest first (the plug-in's locationFiles).
         const list = await asExit(() => rt.locationFiles.produce(auth, locationId, 'archives', { limit: '1', offset: '0' }));
         id = (JSON.parse(String(list.body)) as { data: Array<{ id: string }> }).data[0]?.id;
         if (id === undefined) throw failed(`location ${locationId} has no archive (${opts.environment})`);

@@ -77,7 +77,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
 
   program.command('replay-dead').description('move dead queue entries back to pending (attempts reset, due now)')
     .option('--account <id>', 'only this account\'s entries')
-    .option('--system <key>', 'only entries of transactions of this system (e.g. es-verifactu)')
+    .option('--system <key>', 'only entries of transactions of this system (a system key, as the location\'s "system" field shows it)')
     .option('--dry-run', 'print what would move, change nothing')
     .addHelpText('after', '\nExit code 1: no dead entry matched.')
     .action(async (o) => setExit(await (await operator()).replayDeadCommand(o)));

@@ -154,6 +154,20 @@ export function genericErrorStatuses(route: { method: string; url: string; isPub
 
 const money = (description: string): JsonSchema => ({ type: 'integer', description: `${description}, integer minor units (cents)` });
 
+/** Line-item fields some systems read, each once, naming the systems (their api-docs.ts). */
+function systemItemProperties(): Record<string, JsonSchema> {
+  const out: Record<string, JsonSchema> = {};
+  for (const d of SYSTEM_API_DOCS) {
+    for (const [name, schema] of Object.entries(d.itemProperties ?? {})) {
+      const seen = out[name];
+      out[name] = seen
+        ? { ...seen, description: `${d.title}; ${String(seen.description)}` }
+        : { ...schema, description: `${d.title}: ${String(schema.description ?? '')}` };
+    }
+  }
+  return out;
+}
+
 const CanonicalItem: JsonSchema = {
   type: 'object',
   required: ['description', 'quantity', 'unit_price', 'tax_rate', 'tax_amount', 'total_amount'],
@@ -164,7 +178,8 @@ const CanonicalItem: JsonSchema = {
     tax_rate: { type: 'number', description: 'percentage, e.g. 21 or 5.5' },
     tax_amount: money('round-half-up(quantity × unit_price × tax_rate / 100)'),
     total_amount: money('quantity × unit_price + tax_amount'),
-    natura: { type: 'string', description: 'Italy: exemption code N1…N6 (and subcodes, e.g. N2.2); required when tax_rate is 0' },
+    // Fields a system alone reads, from its own docs (countries/<system>/api-docs.ts).
+    ...systemItemProperties(),
   },
 };
 
@@ -172,9 +187,8 @@ const Metadata: JsonSchema = {
   type: 'object',
   additionalProperties: true,
   description:
-    'Country-dependent (see the quickstarts, docs/quickstart/). Italy SDI: invoice_number (required), invoice_date, codice_destinatario, ' +
-    'buyer_denomination, buyer_country, tipo_documento. Italy DC: cash_amount, electronic_amount, is_return, is_cancellation, original_*. ' +
-    'Spain SII: invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…',
+    'Country-dependent (see the quickstarts, docs/quickstart/). ' +
+    SYSTEM_API_DOCS.filter((d) => d.metadata).map((d) => `${d.title}: ${d.metadata}.`).join(' '),
   properties: {
     sandbox_outcome: {
       type: 'string',

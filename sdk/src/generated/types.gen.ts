@@ -2313,7 +2313,7 @@ export type CreateTransactionData = {
              */
             total_amount: number;
             /**
-             * Italy: exemption code N1…N6 (and subcodes, e.g. N2.2); required when tax_rate is 0
+             * Italy: Documento Commerciale (retail receipt); Italy: SDI electronic invoice (FatturaPA): exemption code N1…N6 (and subcodes, e.g. N2.2); required when tax_rate is 0
              */
             natura?: string;
         }>;
@@ -2341,7 +2341,7 @@ export type CreateTransactionData = {
             [key: string]: unknown;
         };
         /**
-         * Country-dependent (see the quickstarts, docs/quickstart/). Italy SDI: invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento. Italy DC: cash_amount, electronic_amount, is_return, is_cancellation, original_*. Spain SII: invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…
+         * Country-dependent (see the quickstarts, docs/quickstart/). Spain: SII (Suministro Inmediato de Información): invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…. Italy: SDI electronic invoice (FatturaPA): invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento. Italy: Documento Commerciale (retail receipt): cash_amount, electronic_amount, is_return, is_cancellation, original_*.
          */
         metadata?: {
             /**
@@ -2373,7 +2373,7 @@ export type CreateTransactionData = {
             vat_rate: number;
         }>;
         /**
-         * Country-dependent (see the quickstarts, docs/quickstart/). Italy SDI: invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento. Italy DC: cash_amount, electronic_amount, is_return, is_cancellation, original_*. Spain SII: invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…
+         * Country-dependent (see the quickstarts, docs/quickstart/). Spain: SII (Suministro Inmediato de Información): invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…. Italy: SDI electronic invoice (FatturaPA): invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento. Italy: Documento Commerciale (retail receipt): cash_amount, electronic_amount, is_return, is_cancellation, original_*.
          */
         metadata?: {
             /**
@@ -2620,7 +2620,7 @@ export type PreviewTransactionData = {
              */
             total_amount: number;
             /**
-             * Italy: exemption code N1…N6 (and subcodes, e.g. N2.2); required when tax_rate is 0
+             * Italy: Documento Commerciale (retail receipt); Italy: SDI electronic invoice (FatturaPA): exemption code N1…N6 (and subcodes, e.g. N2.2); required when tax_rate is 0
              */
             natura?: string;
         }>;
@@ -2648,7 +2648,7 @@ export type PreviewTransactionData = {
             [key: string]: unknown;
         };
         /**
-         * Country-dependent (see the quickstarts, docs/quickstart/). Italy SDI: invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento. Italy DC: cash_amount, electronic_amount, is_return, is_cancellation, original_*. Spain SII: invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…
+         * Country-dependent (see the quickstarts, docs/quickstart/). Spain: SII (Suministro Inmediato de Información): invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…. Italy: SDI electronic invoice (FatturaPA): invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento. Italy: Documento Commerciale (retail receipt): cash_amount, electronic_amount, is_return, is_cancellation, original_*.
          */
         metadata?: {
             /**
@@ -2680,7 +2680,7 @@ export type PreviewTransactionData = {
             vat_rate: number;
         }>;
         /**
-         * Country-dependent (see the quickstarts, docs/quickstart/). Italy SDI: invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento. Italy DC: cash_amount, electronic_amount, is_return, is_cancellation, original_*. Spain SII: invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…
+         * Country-dependent (see the quickstarts, docs/quickstart/). Spain: SII (Suministro Inmediato de Información): invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…. Italy: SDI electronic invoice (FatturaPA): invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento. Italy: Documento Commerciale (retail receipt): cash_amount, electronic_amount, is_return, is_cancellation, original_*.
          */
         metadata?: {
             /**

@@ -18,4 +18,5 @@ export const siiDocs: SystemApiDocs = {
     { description: 'Menú del día', quantity: 1, unit_price: 1200, tax_rate: 10 },
     { description: 'Vino', quantity: 2, unit_price: 300, tax_rate: 21 },
   ], { metadata: { simplified: true } }),
+  metadata: 'invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…',
 };

@@ -20,4 +20,8 @@ export const dcDocs: SystemApiDocs = {
     { description: 'Caffè', quantity: 2, unit_price: 100, tax_rate: 10 },
     { description: 'Cornetto', quantity: 2, unit_price: 120, tax_rate: 10 },
   ], { payment_method: 'cash' }),
+  itemProperties: {
+    natura: { type: 'string', description: 'exemption code N1…N6 (and subcodes, e.g. N2.2); required when tax_rate is 0' },
+  },
+  metadata: 'cash_amount, electronic_amount, is_return, is_cancellation, original_*',
 };

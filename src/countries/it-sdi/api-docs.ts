@@ -26,4 +26,8 @@ export const sdiDocs: SystemApiDocs = {
     { description: 'Consulenza', quantity: 1, unit_price: 10000, tax_rate: 22 },
     { description: 'Libro', quantity: 1, unit_price: 2000, tax_rate: 4 },
   ], { payment_method: 'transfer', metadata: { invoice_number: 'FT-2026-0001', codice_destinatario: '0000000' } }),
+  itemProperties: {
+    natura: { type: 'string', description: 'exemption code N1…N6 (and subcodes, e.g. N2.2); required when tax_rate is 0' },
+  },
+  metadata: 'invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento',
 };

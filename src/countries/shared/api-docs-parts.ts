@@ -13,6 +13,10 @@ export interface SystemApiDocs {
   location: Record<string, unknown>;
   /** A complete POST /v1/transactions body; `location_id` is a placeholder to replace. */
   sale: Record<string, unknown>;
+  /** Fields of a line item only this system reads (documentation of the create body). */
+  itemProperties?: Record<string, JsonSchema>;
+  /** What this system reads from `metadata`, in a sentence (the create body's metadata description). */
+  metadata?: string;
 }
 
 /** The placeholder location id of the sale examples. */
