@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { SigningDeviceError } from '../signing/pkcs11/errors.ts';
 import { ApiError, DbUnavailableError } from '../core/errors.ts';
 
 /** Seconds a client should wait before retrying when the database is unreachable. */
@@ -9,6 +10,9 @@ const DB_RETRY_AFTER_SECONDS = 5;
  * a 500: Fastify's own client errors keep their 4xx status with a clear message.
  * A 500 logs its cause and answers a generic message.
  */
+/** Seconds a client waits before sending again when the signing device is gone (HardwareDevice mode). */
+const DEVICE_RETRY_AFTER_SECONDS = 30;
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (err instanceof ApiError) {
@@ -18,6 +22,13 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (err instanceof DbUnavailableError || (err as { cause?: unknown }).cause instanceof DbUnavailableError) {
       req.log.error({ err }, 'database unreachable');
       void reply.header('retry-after', String(DB_RETRY_AFTER_SECONDS)).code(503).send({ error: 'service temporarily unavailable: database unreachable' });
+      return;
+    }
+    if (err instanceof SigningDeviceError && err.field === 'device') {
+      // HardwareDevice mode: the token went away at signing time (device.ts re-opens it once
+      // first). Nothing was written; the caller may send the same request again.
+      req.log.error({ err }, 'signing device unavailable');
+      void reply.header('retry-after', String(DEVICE_RETRY_AFTER_SECONDS)).code(503).send({ error: 'service temporarily unavailable: the signing device is unavailable' });
       return;
     }
     const status = err.statusCode ?? 500;

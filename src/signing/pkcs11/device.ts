@@ -30,6 +30,7 @@
 import crypto, { X509Certificate, type KeyObject } from 'node:crypto';
 import pkcs11js from 'pkcs11js';
 import type { Signer, SignerDigest, SignerKeyType } from '../signer.ts';
+import { SigningDeviceError, type SigningDeviceField } from './errors.ts';
 import { acquireModule, findObjects, findTokenSlot, loggedInWith, releaseModule, rememberLogin } from './module.ts';
 
 export const DEFAULT_PKCS11_MODULE = '/usr/lib/softhsm/libsofthsm2.so';
@@ -53,18 +54,7 @@ export interface SigningDeviceOptions {
   keys: SigningDeviceKeys;
 }
 
-/** The option a device error is about: `module`, `token_label`, `pin`, `keys.records`, `keys.certificate`, `keys.producer.PT`, or `device` (at signing time). */
-export type SigningDeviceField = 'module' | 'token_label' | 'pin' | 'keys' | 'keys.records' | 'keys.certificate' | `keys.producer.${string}` | 'device';
-
-export class SigningDeviceError extends Error {
-  constructor(
-    readonly field: SigningDeviceField,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SigningDeviceError';
-  }
-}
+export { SigningDeviceError, type SigningDeviceField } from './errors.ts';
 
 export interface SigningDevice {
   /** Description for logs: library, token label and serial. */
