@@ -822,6 +822,12 @@ export interface ReceiptQrSpec {
 
 /** What the rendered receipt knows of a system (`FiscalSystem.receipt`). */
 export interface ReceiptFacts {
+  /**
+   * Reprints the law wants marked and numbered (France: "duplicata" and its number,
+   * BOI-TVA-DECLA-30-10-30): the line printed under the title of copy `n` (from 1). A system
+   * without it has no numbered duplicates (POST …/receipt/duplicate answers 400).
+   */
+  duplicate?: { label(copy: number): Localized } | undefined;
   /** The country's language: the receipt's default (`lang=` may ask for `en` instead). */
   language: Exclude<ReceiptLanguage, 'en'>;
   /** The document's title, from its render hints (Portugal: by document type). */

@@ -171,7 +171,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   fleetRoutes(app, { fleet: createFleetService(deps) });
   accountUsageRoutes(app, { usage: createAccountUsageService(deps) });
   await app.register(portalPlugin, { prefix: '/portal', rt, apiKeys, portalSessions });
-  receiptRoutes(app, { receipts: createReceiptService({ db: deps.db, software: rt.software }) });
+  receiptRoutes(app, { receipts: createReceiptService({ db: deps.db, software: rt.software }), clock: deps.clock });
 
   return app;
 }

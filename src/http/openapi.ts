@@ -56,6 +56,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /v1/transactions/{id}/cancel': 'cancelTransaction',
   'POST /v1/transactions/preview': 'previewTransaction',
   'GET /v1/transactions/{id}/receipt': 'getTransactionReceipt',
+  'POST /v1/transactions/{id}/receipt/duplicate': 'createTransactionReceiptDuplicate',
   'GET /v1/retry-queue': 'listRetryQueue',
   'GET /v1/retry-queue/stats': 'getRetryQueueStats',
   'POST /v1/translations/errors': 'translateError',

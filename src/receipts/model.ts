@@ -50,6 +50,8 @@ export interface ReceiptSource {
     document_number: string | null;
     normalized: TransactionDraft;
     render_hints: readonly RenderHint[];
+    /** A numbered duplicate (from 1) of a system with `receipt.duplicate`; absent: the original. */
+    copy?: number | undefined;
   };
   location: { name: string; address: string | null; tax_id: string | null; legal_name: string | null };
   system: Pick<FiscalSystem, 'receipt'> | undefined;
@@ -81,6 +83,7 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
   const title = facts ? say(facts.title(hints, tx)) : 'Receipt';
   const titleBlocks: Block[] = [{ kind: 'rule' }, text(title, 'center', true)];
   if (src.transaction.type === 'cancellation') titleBlocks.push(text(w.cancellation, 'center', true));
+  if (src.transaction.copy !== undefined && facts?.duplicate) titleBlocks.push(text(say(facts.duplicate.label(src.transaction.copy)), 'center', true));
   if (src.transaction.environment === 'test') titleBlocks.push(text(w.test, 'center', true));
   titleBlocks.push(text(`${w.date}: ${localDateTime(src.transaction.created_at, src.transaction.country)}`, 'left'));
 

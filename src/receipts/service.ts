@@ -3,7 +3,7 @@
  * found), the location it was made at (deleted or not: the receipt is of the past
  * sale), its system's receipt facts, drawn by render.ts.
  */
-import { notFound } from '../core/errors.ts';
+import { badRequest, notFound } from '../core/errors.ts';
 import type { Country } from '../core/country.ts';
 import { getSystem, isSystemKey } from '../countries/registry.ts';
 import type { SoftwareIdentity } from '../countries/types.ts';
@@ -16,40 +16,70 @@ import { receiptLanguages, receiptOptions, renderReceipt, type RenderedReceipt }
 
 export interface ReceiptService {
   render(auth: AuthContext, id: string, query: Record<string, unknown>): Promise<RenderedReceipt>;
+  /** A numbered duplicate (a reprint), counted: for systems whose receipts have them (`receipt.duplicate`). */
+  duplicate(auth: AuthContext, id: string, query: Record<string, unknown>, now: Date): Promise<RenderedReceipt & { copy: number }>;
 }
 
+export const RECEIPT_ERRORS = {
+  noDuplicates: 'this transaction\'s receipts have no numbered duplicates: print the receipt again (GET /v1/transactions/{id}/receipt)',
+} as const;
+
 export function createReceiptService(deps: { db: Db; software: SoftwareIdentity }): ReceiptService {
+  async function draw(auth: AuthContext, id: string, query: Record<string, unknown>, copyOf?: (txId: string) => Promise<number>) {
+    const row = await transactionsRepo.get(deps.db, auth.accountId, id);
+    if (!row) throw notFound('transaction not found');
+    const system = row.system && isSystemKey(row.system) ? getSystem(row.system) : undefined;
+    // The options are checked before anything is drawn (or counted): a bad one is a 400 whatever the transaction.
+    const options = receiptOptions(query, receiptLanguages(system?.receipt));
+    if (copyOf && !system?.receipt?.duplicate) throw badRequest(RECEIPT_ERRORS.noDuplicates);
+    const copy = copyOf ? await copyOf(row.id) : undefined;
+    const location = await locationsRepo.getById(deps.db, row.location_id);
+    const record = await fiscalRecordsRepo.getForTransaction(deps.db, row.id);
+    const legalName = location?.country_config.legal_name;
+    return renderReceipt({
+      transaction: {
+        id: row.id,
+        type: row.type,
+        environment: row.environment,
+        country: row.country as Country,
+        created_at: row.created_at,
+        fiscal_id: row.fiscal_id,
+        document_number: record?.document_number ?? null,
+        normalized: row.normalized,
+        render_hints: row.render_hints,
+        copy,
+      },
+      location: {
+        name: location?.name ?? '',
+        address: location?.address ?? null,
+        tax_id: location?.tax_id ?? null,
+        legal_name: typeof legalName === 'string' && legalName !== '' ? legalName : null,
+      },
+      system,
+      software: deps.software,
+    }, options).then((out) => ({ ...out, copy }));
+  }
+
   return {
-    async render(auth, id, query) {
-      const row = await transactionsRepo.get(deps.db, auth.accountId, id);
-      if (!row) throw notFound('transaction not found');
-      const system = row.system && isSystemKey(row.system) ? getSystem(row.system) : undefined;
-      // The options are checked before anything is drawn: a bad one is a 400 whatever the transaction.
-      const options = receiptOptions(query, receiptLanguages(system?.receipt));
-      const location = await locationsRepo.getById(deps.db, row.location_id);
-      const record = await fiscalRecordsRepo.getForTransaction(deps.db, row.id);
-      const legalName = location?.country_config.legal_name;
-      return renderReceipt({
-        transaction: {
-          id: row.id,
-          type: row.type,
-          environment: row.environment,
-          country: row.country as Country,
-          created_at: row.created_at,
-          fiscal_id: row.fiscal_id,
-          document_number: record?.document_number ?? null,
-          normalized: row.normalized,
-          render_hints: row.render_hints,
-        },
-        location: {
-          name: location?.name ?? '',
-          address: location?.address ?? null,
-          tax_id: location?.tax_id ?? null,
-          legal_name: typeof legalName === 'string' && legalName !== '' ? legalName : null,
-        },
-        system,
-        software: deps.software,
-      }, options);
+    render: (auth, id, query) => draw(auth, id, query),
+    async duplicate(auth, id, query, now) {
+      const out = await draw(auth, id, query, async (txId) => {
+        // The next number of this transaction's copies, in one statement; the primary key
+        // sends a racing reprint round again for the number after.
+        for (let attempt = 0; ; attempt++) {
+          try {
+            const { rows } = await deps.db.query<{ copy_number: number }>(
+              `INSERT INTO receipt_duplicates (transaction_id, copy_number, account_id, created_at)
+               SELECT $1, COALESCE(MAX(copy_number), 0) + 1, $2, $3 FROM receipt_duplicates WHERE transaction_id = $1
+               RETURNING copy_number`, [txId, auth.accountId, now]);
+            return rows[0]!.copy_number;
+          } catch (err) {
+            if (attempt < 5 && (err as { code?: string }).code === '23505') continue;
+            throw err;
+          }
+        }
+      });
+      return { ...out, copy: out.copy! };
     },
   };
 }

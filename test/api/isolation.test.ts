@@ -50,6 +50,7 @@ const ID_ROUTES: IdRoute[] = [
   { method: 'GET', path: '/v1/transactions/:id/fiscal-record', kind: 'transaction', notFound: 'transaction not found' },
   { method: 'GET', path: '/v1/transactions/:id/qr.png', kind: 'transaction', notFound: 'transaction not found' },
   { method: 'GET', path: '/v1/transactions/:id/receipt', kind: 'transaction', notFound: 'transaction not found' },
+  { method: 'POST', path: '/v1/transactions/:id/receipt/duplicate', kind: 'transaction', notFound: 'transaction not found' },
   { method: 'POST', path: '/v1/transactions/:id/cancel', kind: 'transaction', notFound: 'transaction not found' },
   { method: 'GET', path: '/v1/webhooks/:id', kind: 'webhook', notFound: 'webhook not found' },
   { method: 'PATCH', path: '/v1/webhooks/:id', kind: 'webhook', payload: { enabled: false }, notFound: 'webhook not found' },

@@ -124,3 +124,44 @@ describe('GET /v1/transactions/{id}/receipt', () => {
     expect(res.statusCode).toBe(404);
   });
 });
+
+describe('POST /v1/transactions/{id}/receipt/duplicate', () => {
+  const duplicate = (key: string, id: string, query = '') => t.request({ method: 'POST', url: `/v1/transactions/${id}/receipt/duplicate${query}`, key });
+
+  it('France: each reprint is marked DUPLICATA and numbered, counted once; the original stays unmarked', async () => {
+    const { key, tx } = await sale('fr-nf525');
+    const first = await duplicate(key, tx.id, '?format=text');
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.headers['x-receipt-copy']).toBe('1');
+    expect(first.body).toContain('DUPLICATA n° 1');
+    const second = await duplicate(key, tx.id, '?lang=en&format=text');
+    expect(second.headers['x-receipt-copy']).toBe('2');
+    expect(second.body).toContain('DUPLICATE no. 2');
+    // Everything else of the ticket is the original's.
+    const original = await receipt(key, tx.id, '?format=text');
+    expect(original.body).not.toContain('DUPLICATA');
+    expect(first.body.replace(/^.*DUPLICATA n° 1.*\n/m, '')).toBe(original.body);
+    // A bad option is refused before a number is taken; the next copy is 3.
+    expect((await duplicate(key, tx.id, '?format=doc')).statusCode).toBe(400);
+    expect((await duplicate(key, tx.id, '?format=pdf')).headers['x-receipt-copy']).toBe('3');
+    const { rows } = await t.db.query<{ copy_number: number }>('SELECT copy_number FROM receipt_duplicates WHERE transaction_id = $1 ORDER BY copy_number', [tx.id]);
+    expect(rows.map((r) => r.copy_number)).toEqual([1, 2, 3]);
+  });
+
+  it('racing reprints take distinct numbers', async () => {
+    const { key, tx } = await sale('fr-nf525');
+    const answers = await Promise.all(Array.from({ length: 6 }, () => duplicate(key, tx.id, '?format=text')));
+    expect(answers.map((a) => Number(a.headers['x-receipt-copy'])).sort()).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('a system without numbered duplicates: 400; another account\'s transaction: 404; a read-only key: 403', async () => {
+    const { key, tx } = await sale('es-verifactu');
+    const res = await duplicate(key, tx.id);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatch(/^this transaction's receipts have no numbered duplicates/);
+    const fr = await sale('fr-nf525');
+    expect((await duplicate(key, fr.tx.id)).statusCode).toBe(404);
+    const ro = await t.request({ method: 'POST', url: '/v1/api-keys', key: fr.key, payload: { name: 'ro', permissions: ['transactions:read'] } });
+    expect((await duplicate(ro.json().key, fr.tx.id)).statusCode).toBe(403);
+  });
+});

@@ -5980,3 +5980,98 @@ export type GetTransactionReceiptResponses = {
 };
 
 export type GetTransactionReceiptResponse = GetTransactionReceiptResponses[keyof GetTransactionReceiptResponses];
+
+export type CreateTransactionReceiptDuplicateData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: {
+        /**
+         * html (default), pdf, png, text, or escpos (ESC/POS bytes with a native QR)
+         */
+        format?: string;
+        /**
+         * paper width in mm for text, escpos, pdf and png: 80 (48 columns, default) or 58 (32 columns)
+         */
+        width?: string;
+        /**
+         * the country's language (es, it, fr, pt, el) or en; default the country's
+         */
+        lang?: string;
+        /**
+         * with format=text: 1 answers ESC/POS bytes (as format=escpos)
+         */
+        escpos?: string;
+    };
+    url: '/v1/transactions/{id}/receipt/duplicate';
+};
+
+export type CreateTransactionReceiptDuplicateErrors = {
+    /**
+     * Validation error: `error` names the field, with the spec's message where it gives one
+     */
+    400: {
+        error: string;
+    };
+    /**
+     * Missing or malformed Authorization header, invalid or revoked key
+     */
+    401: {
+        error: string;
+    };
+    /**
+     * Inactive account, live mode not enabled, missing permission or country scope
+     */
+    403: {
+        error: string;
+    };
+    /**
+     * Not found, or another account's resource
+     */
+    404: {
+        error: string;
+    };
+    /**
+     * Request body too large
+     */
+    413: {
+        error: string;
+    };
+    /**
+     * Unsupported content type
+     */
+    415: {
+        error: string;
+    };
+    /**
+     * Rate limit exceeded: wait `retry_after` seconds (also the Retry-After header)
+     */
+    429: {
+        error: 'rate_limit_exceeded';
+        retry_after: number;
+    };
+    /**
+     * Unexpected failure
+     */
+    500: {
+        error: string;
+    };
+    /**
+     * Database unreachable: retry after the Retry-After header
+     */
+    503: {
+        error: string;
+    };
+};
+
+export type CreateTransactionReceiptDuplicateError = CreateTransactionReceiptDuplicateErrors[keyof CreateTransactionReceiptDuplicateErrors];
+
+export type CreateTransactionReceiptDuplicateResponses = {
+    /**
+     * the receipt
+     */
+    200: string;
+};
+
+export type CreateTransactionReceiptDuplicateResponse = CreateTransactionReceiptDuplicateResponses[keyof CreateTransactionReceiptDuplicateResponses];

@@ -14,6 +14,9 @@ export const NF525_RECEIPT: ReceiptFacts = {
     signature_extract: { fr: 'Signature', en: 'Signature' },
   },
   qr: {},
+  // A reprint of a ticket says so, with its number (BOI-TVA-DECLA-30-10-30: duplicates are
+  // identified and counted); the original is the receipt as first drawn.
+  duplicate: { label: (copy) => ({ fr: `DUPLICATA n° ${copy}`, en: `DUPLICATE no. ${copy}` }) },
   lines: ({ software }) => [
     { placement: 'footer_bottom', text: { fr: `Logiciel de caisse : ${software.name} ${software.version}`, en: `Cash-register software: ${software.name} ${software.version}` } },
   ],
