@@ -14,6 +14,7 @@ import type { Deps } from './services/deps.ts';
 import { DELIVER_WEBHOOK, FAN_OUT_EVENTS, createEventPublisher } from './services/event-publisher.ts';
 import { createFanOutEventsHandler } from './jobs/tasks/fan-out-events.ts';
 import { createLedger } from './ledger/ledger.ts';
+import type { Ledger } from './ledger/types.ts';
 import { createInboundService, type InboundService } from './services/inbound.ts';
 import { SYSTEMS } from './countries/registry.ts';
 import { INBOUND_MESSAGE_JOB, POLL_JOB, SUBMIT_JOB, TRANSLATE_JOB } from './services/transaction-view.ts';
@@ -112,6 +113,8 @@ export interface Runtime {
   batch: BatchService;
   /** The files inspectors ask for, as the plug-ins produce them (`FiscalSystem.locationFiles`). */
   locationFiles: LocationFileService;
+  /** The one chain ledger (ledger/ledger.ts): what appends outside a create go through (a duplicate's JET event). */
+  ledger: Ledger;
   /** Notification e-mail through the outbox (email/mailer.ts). */
   mailer: Mailer;
   /** The billing provider's events (billing/receiver.ts). */
@@ -199,6 +202,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   });
   return {
     transactions,
+    ledger,
     inbound,
     locationFiles,
     mailer,

@@ -827,7 +827,17 @@ export interface ReceiptFacts {
    * BOI-TVA-DECLA-30-10-30): the line printed under the title of copy `n` (from 1). A system
    * without it has no numbered duplicates (POST …/receipt/duplicate answers 400).
    */
-  duplicate?: { label(copy: number): Localized } | undefined;
+  duplicate?: {
+    label(copy: number): Localized;
+    /**
+     * Journals the duplicate where the law wants reprints traced (France: a JET event), after
+     * its number is taken; a failure undoes the number and fails the request.
+     */
+    journal?(deps: FirstRecordDeps, input: {
+      location: LocationForFiscal; environment: 'test' | 'live'; recordKey: RecordKey | undefined;
+      transactionId: string; documentNumber: string | null; copy: number;
+    }): Promise<void>;
+  } | undefined;
   /** The country's language: the receipt's default (`lang=` may ask for `en` instead). */
   language: Exclude<ReceiptLanguage, 'en'>;
   /** The document's title, from its render hints (Portugal: by document type). */

@@ -171,7 +171,13 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   fleetRoutes(app, { fleet: createFleetService(deps) });
   accountUsageRoutes(app, { usage: createAccountUsageService(deps) });
   await app.register(portalPlugin, { prefix: '/portal', rt, apiKeys, portalSessions });
-  receiptRoutes(app, { receipts: createReceiptService({ db: deps.db, software: rt.software }), clock: deps.clock });
+  receiptRoutes(app, {
+    receipts: createReceiptService({
+      db: deps.db, software: rt.software,
+      journal: { ledger: rt.ledger, clock: deps.clock, log: deps.log, locations: rt.locations, signingKeys: rt.signingKeys },
+    }),
+    clock: deps.clock,
+  });
 
   return app;
 }

@@ -6,12 +6,15 @@
 import { badRequest, notFound } from '../core/errors.ts';
 import type { Country } from '../core/country.ts';
 import { getSystem, isSystemKey } from '../countries/registry.ts';
-import type { SoftwareIdentity } from '../countries/types.ts';
+import type { FirstRecordDeps, FiscalSystem, SoftwareIdentity } from '../countries/types.ts';
+import type { Clock } from '../core/clock.ts';
+import type { LocationService } from '../services/locations.ts';
+import type { SigningKeyService } from '../services/signing-keys.ts';
 import type { AuthContext } from '../services/auth-context.ts';
 import type { Db } from '../store/db.ts';
 import { fiscalRecordsRepo } from '../store/repos/fiscal-records-repo.ts';
 import { locationsRepo } from '../store/repos/locations-repo.ts';
-import { transactionsRepo } from '../store/repos/transactions-repo.ts';
+import { transactionsRepo, type TransactionRow } from '../store/repos/transactions-repo.ts';
 import { receiptLanguages, receiptOptions, renderReceipt, type RenderedReceipt } from './render.ts';
 
 export interface ReceiptService {
@@ -24,15 +27,41 @@ export const RECEIPT_ERRORS = {
   noDuplicates: 'this transaction\'s receipts have no numbered duplicates: print the receipt again (GET /v1/transactions/{id}/receipt)',
 } as const;
 
-export function createReceiptService(deps: { db: Db; software: SoftwareIdentity }): ReceiptService {
-  async function draw(auth: AuthContext, id: string, query: Record<string, unknown>, copyOf?: (txId: string) => Promise<number>) {
+/** What a duplicate's journaling needs (`receipt.duplicate.journal`): the ledger, the location and its record key. */
+export interface DuplicateJournalDeps {
+  ledger: FirstRecordDeps['ledger'];
+  clock: Clock;
+  log: FirstRecordDeps['log'];
+  locations: Pick<LocationService, 'forTransaction'>;
+  signingKeys: Pick<SigningKeyService, 'recordKey'>;
+}
+
+export function createReceiptService(deps: { db: Db; software: SoftwareIdentity; journal?: DuplicateJournalDeps | undefined }): ReceiptService {
+  /** The system's journaling of copy `copy`, where it has one (France: the JET). */
+  function journalOf(auth: AuthContext, row: TransactionRow, system: FiscalSystem, copy: number): (() => Promise<void>) | undefined {
+    const hook = system.receipt?.duplicate?.journal;
+    const j = deps.journal;
+    if (!hook || !j) return undefined;
+    return async () => {
+      const location = await j.locations.forTransaction(auth.accountId, row.location_id);
+      if (!location) throw new Error(`receipt duplicate: location ${row.location_id} not found`);
+      const kind = system.capabilities.recordKey;
+      const recordKey = kind ? await j.signingKeys.recordKey(location.fiscal, kind) : undefined;
+      const record = await fiscalRecordsRepo.getForTransaction(deps.db, row.id);
+      await hook({ db: deps.db, clock: j.clock, log: j.log, ledger: j.ledger, software: deps.software }, {
+        location: location.fiscal, environment: row.environment, recordKey, transactionId: row.id, documentNumber: record?.document_number ?? null, copy,
+      });
+    };
+  }
+
+  async function draw(auth: AuthContext, id: string, query: Record<string, unknown>, copyOf?: (txId: string, row: TransactionRow, system: FiscalSystem) => Promise<number>) {
     const row = await transactionsRepo.get(deps.db, auth.accountId, id);
     if (!row) throw notFound('transaction not found');
     const system = row.system && isSystemKey(row.system) ? getSystem(row.system) : undefined;
     // The options are checked before anything is drawn (or counted): a bad one is a 400 whatever the transaction.
     const options = receiptOptions(query, receiptLanguages(system?.receipt));
     if (copyOf && !system?.receipt?.duplicate) throw badRequest(RECEIPT_ERRORS.noDuplicates);
-    const copy = copyOf ? await copyOf(row.id) : undefined;
+    const copy = copyOf ? await copyOf(row.id, row, system!) : undefined;
     const location = await locationsRepo.getById(deps.db, row.location_id);
     const record = await fiscalRecordsRepo.getForTransaction(deps.db, row.id);
     const legalName = location?.country_config.legal_name;
@@ -63,7 +92,8 @@ export function createReceiptService(deps: { db: Db; software: SoftwareIdentity 
   return {
     render: (auth, id, query) => draw(auth, id, query),
     async duplicate(auth, id, query, now) {
-      const out = await draw(auth, id, query, async (txId) => {
+      let journal: (() => Promise<void>) | undefined;
+      const out = await draw(auth, id, query, async (txId, row, system) => {
         // The next number of this transaction's copies, in one statement; the primary key
         // sends a racing reprint round again for the number after.
         for (let attempt = 0; ; attempt++) {
@@ -72,13 +102,24 @@ export function createReceiptService(deps: { db: Db; software: SoftwareIdentity 
               `INSERT INTO receipt_duplicates (transaction_id, copy_number, account_id, created_at)
                SELECT $1, COALESCE(MAX(copy_number), 0) + 1, $2, $3 FROM receipt_duplicates WHERE transaction_id = $1
                RETURNING copy_number`, [txId, auth.accountId, now]);
-            return rows[0]!.copy_number;
+            const copy = rows[0]!.copy_number;
+            journal = journalOf(auth, row, system, copy);
+            return copy;
           } catch (err) {
             if (attempt < 5 && (err as { code?: string }).code === '23505') continue;
             throw err;
           }
         }
       });
+      if (journal) {
+        try {
+          await journal();
+        } catch (err) {
+          // Not traced, not printed: the number is given back (the next reprint takes it).
+          await deps.db.query('DELETE FROM receipt_duplicates WHERE transaction_id = $1 AND copy_number = $2', [id, out.copy]);
+          throw err;
+        }
+      }
       return { ...out, copy: out.copy! };
     },
   };

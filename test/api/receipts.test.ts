@@ -3,6 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { decodePngQr, parseEscPos, pdfText, pdfToPng, squeeze } from '../../src/receipts/test-tools.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
+import type { Nf525JetEntry } from '../../src/countries/fr-nf525/closures/jet.ts';
+import { verifyJet } from '../../src/countries/fr-nf525/closures/verify.ts';
+import { recordKeysRepo } from '../../src/store/repos/record-keys-repo.ts';
 import type { SystemKey } from '../support/fixtures.ts';
 import { createLocation, createTx, saleBody, saleLines, saleMetadata } from '../support/transactions.ts';
 
@@ -146,6 +149,18 @@ describe('POST /v1/transactions/{id}/receipt/duplicate', () => {
     expect((await duplicate(key, tx.id, '?format=pdf')).headers['x-receipt-copy']).toBe('3');
     const { rows } = await t.db.query<{ copy_number: number }>('SELECT copy_number FROM receipt_duplicates WHERE transaction_id = $1 ORDER BY copy_number', [tx.id]);
     expect(rows.map((r) => r.copy_number)).toEqual([1, 2, 3]);
+    // Each duplicate is traced in the register's JET (code 70), signed and chained with the rest.
+    const loc = (tx as unknown as { location_id: string }).location_id;
+    const jet = await t.request({ method: 'GET', url: `/v1/locations/${loc}/jet?limit=100`, key });
+    expect(jet.statusCode, jet.body).toBe(200);
+    const events = [...(jet.json().data as Nf525JetEntry[])].reverse();
+    // The ticket's number on the register (its record's document number, the transaction's fiscal_id).
+    const ticket = (await t.request({ method: 'GET', url: `/v1/transactions/${tx.id}`, key })).json().fiscal_id;
+    expect(ticket).toMatch(/-00000001$/);
+    expect(events.filter((e) => e.event === 'duplicate').map((e) => [e.code, e.details])).toEqual([1, 2, 3].map((copy) =>
+      ['70', { transaction_id: tx.id, ticket, copy: String(copy) }]));
+    const publicKey = crypto.createPublicKey((await recordKeysRepo.get(t.db, loc, 'ec-p256'))!.public_key_pem);
+    expect(verifyJet(events, publicKey)).toMatchObject({ ok: true, count: events.length });
   });
 
   it('racing reprints take distinct numbers', async () => {

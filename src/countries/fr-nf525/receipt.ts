@@ -1,4 +1,5 @@
 import type { ReceiptFacts } from '../types.ts';
+import { jetWriter } from './closures/processor.ts';
 
 /**
  * An NF525 ticket (CGI art. 286-I-3° bis; FORMATS.md §8, items as industry summaries of
@@ -16,7 +17,16 @@ export const NF525_RECEIPT: ReceiptFacts = {
   qr: {},
   // A reprint of a ticket says so, with its number (BOI-TVA-DECLA-30-10-30: duplicates are
   // identified and counted); the original is the receipt as first drawn.
-  duplicate: { label: (copy) => ({ fr: `DUPLICATA n° ${copy}`, en: `DUPLICATE no. ${copy}` }) },
+  duplicate: {
+    label: (copy) => ({ fr: `DUPLICATA n° ${copy}`, en: `DUPLICATE no. ${copy}` }),
+    // Each reprint is traced in the register's JET (code 70), signed and chained like every event.
+    async journal(deps, input) {
+      if (input.recordKey === undefined) throw new Error('fr-nf525: a duplicate is journaled with the location\'s record key');
+      await jetWriter(deps, { accountId: input.location.account_id, location: input.location, environment: input.environment, key: input.recordKey })(
+        'duplicate', { transaction_id: input.transactionId, ticket: input.documentNumber ?? '', copy: String(input.copy) },
+      );
+    },
+  },
   lines: ({ software }) => [
     { placement: 'footer_bottom', text: { fr: `Logiciel de caisse : ${software.name} ${software.version}`, en: `Cash-register software: ${software.name} ${software.version}` } },
   ],

@@ -24,6 +24,9 @@
  *                          closure archived: `archive_closure_seq`)
  *   `60` export            a file was read by an inspector; details: `file`, `limit`,
  *                          `offset`, `count`
+ *   `70` duplicate         a numbered duplicate of a ticket was printed (a reprint,
+ *                          POST /v1/transactions/{id}/receipt/duplicate); details:
+ *                          `transaction_id`, `ticket` (the ticket's number), `copy`
  *   `90` closure_error     a closure run failed for the register; details: `message`
  *
  * The signed message (`jetMessage`), one line of UTF-8, 11 fields joined by `|`:
@@ -59,6 +62,7 @@ export const JET_EVENTS = {
   closure: '40',
   archive: '50',
   export: '60',
+  duplicate: '70',
   closure_error: '90',
 } as const;
 export type JetEvent = keyof typeof JET_EVENTS;
