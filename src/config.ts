@@ -71,6 +71,8 @@ export interface Config {
   smtpFrom: string | undefined;
   /** METRICS_TOKEN: the bearer token `GET /metrics` asks for; unset, it answers loopback clients only. */
   metricsToken: string | undefined;
+  /** METRICS_PORT: the `worker` command serves `GET /metrics` on HOST:METRICS_PORT (it has no API server); unset, none. */
+  metricsPort: number | undefined;
   /**
    * HardwareDevice mode (SIGNING_DEVICE=pkcs11, docs/hardware-device.md): the private keys
    * live in a PKCS#11 token, opened at start-up (signing/pkcs11/configured.ts); undefined:
@@ -400,5 +402,6 @@ export function loadConfig(env: Env = process.env, mode: Mode = 'cloud', systems
     smtpFrom: env.SMTP_FROM?.trim() || undefined,
     signingDevice: signingDevice(env),
     metricsToken: metricsToken(env),
+    metricsPort: env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : int(env, 'METRICS_PORT', 0, 1, 65535),
   };
 }

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -82,7 +83,9 @@ describe('main serve', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'serve-tx-'));
     const apart = STORE === 'postgres';
     const { child, url } = await serve(dataDir, apart ? { WORKERS_IN_PROCESS: 'false' } : {});
-    const worker = apart ? spawn(process.execPath, ['--import', 'tsx', MAIN, 'worker'], { env: env(dataDir), stdio: ['ignore', 'pipe', 'pipe'] }) : null;
+    // The worker serves its own /metrics (it has no API server): METRICS_PORT.
+    const metricsPort = apart ? await freePort() : 0;
+    const worker = apart ? spawn(process.execPath, ['--import', 'tsx', MAIN, 'worker'], { env: { ...env(dataDir), METRICS_PORT: String(metricsPort) }, stdio: ['ignore', 'pipe', 'pipe'] }) : null;
     try {
       const post = async (p: string, body: unknown, key?: string) => {
         const res = await fetch(`${url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) }, body: JSON.stringify(body) });
@@ -102,6 +105,11 @@ describe('main serve', () => {
         status = ((await (await fetch(`${url}/v1/transactions/${tx.body.id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { status: string }).status;
       }
       expect(status).toBe('success');
+      if (apart) {
+        // The submission was the worker's: its counter is on the worker's /metrics.
+        const scrape = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        expect(scrape).toMatch(/^fiscal_submissions_total\{[^}]*system="es-verifactu"[^}]*\} [1-9]/m);
+      }
     } finally {
       worker?.kill('SIGTERM');
       expect(await stop(child)).toBe(0);
@@ -127,3 +135,15 @@ describe('main serve', () => {
     expect(err).toContain('configuration error: PORT must be an integer');
   }, 60_000);
 });
+
+/** A port nothing listens on now (the kernel's pick, released at once). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}

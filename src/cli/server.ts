@@ -9,6 +9,8 @@
  * - `local`: the local host (Embedded-Local mode): the API on 127.0.0.1:8080 over the
  *   embedded store, no scheduler (engine/local-host.ts).
  */
+import Fastify from 'fastify';
+import { metricsRoutes } from '../metrics/http.ts';
 import { ConfigError } from '../config.ts';
 import { systemClock } from '../core/clock.ts';
 import { deriveKeys } from '../crypto/master-key.ts';
@@ -63,6 +65,15 @@ export async function runService(command: 'serve' | 'worker'): Promise<void> {
 
   if (command === 'worker') {
     log.info({ store: db.kind, workerId: rt.worker.workerId }, 'worker starting');
+    if (config.metricsPort !== undefined) {
+      // A worker has no API server: its own counters (submissions, webhook deliveries) are
+      // scraped here, with the same access rule as the API's /metrics (docs/metrics.md).
+      const metricsApp = Fastify({ logger: false });
+      metricsRoutes(metricsApp, rt.metrics, { token: config.metricsToken });
+      await metricsApp.listen({ host: config.host, port: config.metricsPort });
+      closeApp = () => metricsApp.close();
+      log.info({ url: `http://${config.host}:${config.metricsPort}/metrics` }, 'worker metrics');
+    }
     await scheduleRecurringJobs(rt);
     rt.worker.start();
     return;
