@@ -12,8 +12,8 @@
  * A QR module is a whole number of pixels, rounded up, so the symbol is never smaller
  * than the size the country asks (30 mm: 240 px) and scanners see square modules.
  */
-import zlib from 'node:zlib';
 import * as fontkit from 'fontkit';
+import { greyscalePng } from '../core/png.ts';
 import type { Receipt } from './model.ts';
 import { FONT_FILES, FONT_MM, LINE_MM, pageLayout } from './page.ts';
 import { QUIET_ZONE } from './qr.ts';
@@ -68,7 +68,6 @@ export function renderPng(r: Receipt, width: PaperWidth): Buffer {
   return greyPng(w, h, ink);
 }
 
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** An 8-bit greyscale PNG of the coverage (1: black), each row with filter 0 (none). */
 function greyPng(w: number, h: number, ink: Float32Array): Buffer {
@@ -76,21 +75,7 @@ function greyPng(w: number, h: number, ink: Float32Array): Buffer {
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) raw[y * (w + 1) + 1 + x] = 255 - Math.round(Math.min(1, ink[y * w + x]!) * 255);
   }
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(w, 0);
-  header.writeUInt32BE(h, 4);
-  header[8] = 8; // bit depth
-  header[9] = 0; // greyscale; compression, filter, interlace: 0
-  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', header), chunk('IDAT', zlib.deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
-}
-
-function chunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'ascii');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(zlib.crc32(Buffer.concat([head.subarray(4), data])) >>> 0, 0);
-  return Buffer.concat([head, data, crc]);
+  return greyscalePng(w, h, 8, raw);
 }
 
 const fonts = new Map<boolean, fontkit.Font>();

@@ -137,22 +137,20 @@ export function createSigningKeyService(deps: Deps, certificates: Pick<Certifica
 
   const recordKeys = new Map<string, Promise<RecordKey>>();
 
+  /** The location's record key row, or the one a racing node stored first (insertOrGet). */
+  function storeRecordKey(location: LocationForFiscal, kind: RecordKeyKind, key: Pick<RecordKey, 'keyId' | 'publicKeyPem'>, keyMaterial: string) {
+    return db.transaction((tx) => recordKeysRepo.insertOrGet(tx, {
+      location_id: location.id, kind, account_id: location.account_id, key_id: key.keyId,
+      public_key_pem: key.publicKeyPem, key_material: keyMaterial, created_at: clock.now(),
+    }));
+  }
+
   /** The device's key for every location; its row stores the public key and the marker, never key material. */
   async function loadDeviceRecordKey(location: LocationForFiscal, kind: RecordKeyKind, signer: NonNullable<SigningDevice['records']>): Promise<RecordKey> {
     const key = deviceRecordKey(kind, signer);
     const row =
       (await recordKeysRepo.get(db, location.id, kind)) ??
-      (await db.transaction((tx) =>
-        recordKeysRepo.insertOrGet(tx, {
-          location_id: location.id,
-          kind,
-          account_id: location.account_id,
-          key_id: key.keyId,
-          public_key_pem: key.publicKeyPem,
-          key_material: DEVICE_KEY_MATERIAL,
-          created_at: clock.now(),
-        }),
-      ));
+      (await storeRecordKey(location, kind, key, DEVICE_KEY_MATERIAL));
     if (row.key_id !== key.keyId) throw new Error(DEVICE_KEY_ERRORS.otherKey(location.id, row.key_id, key.keyId));
     return key;
   }
@@ -163,17 +161,7 @@ export function createSigningKeyService(deps: Deps, certificates: Pick<Certifica
     if (!row) {
       const pem = await generateRecordKeyPem(kind);
       const key = toRecordKey(kind, pem);
-      row = await db.transaction((tx) =>
-        recordKeysRepo.insertOrGet(tx, {
-          location_id: location.id,
-          kind,
-          account_id: location.account_id,
-          key_id: key.keyId,
-          public_key_pem: key.publicKeyPem,
-          key_material: seal(keys.seal, pem, recordKeyAad(location.id, kind)),
-          created_at: clock.now(),
-        }),
-      );
+      row = await storeRecordKey(location, kind, key, seal(keys.seal, pem, recordKeyAad(location.id, kind)));
     }
     if (row.key_material === DEVICE_KEY_MATERIAL) throw new Error(DEVICE_KEY_ERRORS.deviceKeyWithoutDevice(location.id));
     const key = toRecordKey(kind, unseal(keys.seal, row.key_material, recordKeyAad(location.id, kind)));

@@ -6,7 +6,7 @@
  * stored, numbered, moved, enqueued or emitted (docs/decisions.md "Transaction preview").
  */
 import type { TransactionDraft } from '../core/transaction.ts';
-import type { RenderHint } from '../core/render-hint.ts';
+import type { TransactionView } from './transaction-view.ts';
 import type { Ledger } from '../ledger/types.ts';
 import { transactionEntry, type EntryDeps, type TransactionAppend } from './transaction-entry.ts';
 
@@ -33,20 +33,8 @@ export interface TransactionPreview {
    * submission (create may answer a later one after its inline wait, with the authority's
    * render hints added).
    */
-  transaction: {
-    location_id: string;
-    type: string;
-    status: string;
-    amount: number;
-    currency: string;
-    country: string;
-    system: string;
-    environment: string;
-    fiscal_id: string | null;
-    render_hints: RenderHint[];
-    deadline_at: Date | null;
-    completed_at: Date | null;
-  };
+  transaction: Pick<TransactionView,
+    'location_id' | 'type' | 'status' | 'amount' | 'currency' | 'country' | 'system' | 'environment' | 'fiscal_id' | 'render_hints' | 'deadline_at' | 'completed_at'>;
   /** The fiscal document as `GET /v1/transactions/{id}/fiscal-record` would return it, with its link and QR content. */
   fiscal_record: {
     content_type: string;

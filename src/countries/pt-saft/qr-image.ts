@@ -10,7 +10,7 @@
  * written here, 1 bit per pixel and synchronously (qrcode's own PNG writer is a stream). Pure:
  * the same content gives the same bytes.
  */
-import zlib from 'node:zlib';
+import { greyscalePng } from '../../core/png.ts';
 import QRCode from 'qrcode';
 
 /** AT: "versão mínima 9". */
@@ -188,25 +188,10 @@ export function saftQrPng(content: string): Buffer {
     const y0 = (my + QR_MARGIN) * QR_SCALE;
     for (let y = y0; y < y0 + QR_SCALE; y++) line.copy(raw, y * (rowBytes + 1));
   }
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(side, 0);
-  header.writeUInt32BE(side, 4);
-  header[8] = 1; // bit depth
-  header[9] = 0; // greyscale
-  // compression, filter, interlace: 0
-  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', header), chunk('IDAT', zlib.deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return greyscalePng(side, side, 1, raw);
 }
 
 /** The image as the render hint carries it. */
 export const saftQrDataUrl = (content: string): string => `data:image/png;base64,${saftQrPng(content).toString('base64')}`;
 
-export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-function chunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'ascii');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(zlib.crc32(Buffer.concat([head.subarray(4), data])) >>> 0, 0);
-  return Buffer.concat([head, data, crc]);
-}
+export { PNG_SIGNATURE } from '../../core/png.ts';
