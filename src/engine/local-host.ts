@@ -1,3 +1,4 @@
+import { catchUpQueue } from '../jobs/catch-up.ts';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -122,23 +123,17 @@ function alive(pid: number): boolean {
  * entries stay dead: they need a person (GET /v1/retry-queue).
  */
 function withQueueCatchUp(rt: Runtime): BatchService {
-  const { db, clock, log } = rt.deps;
+  const { log } = rt.deps;
   const base = rt.batch;
   return {
     ...base,
     async processPending(auth: AuthContext) {
       const results = await base.processPending(auth);
-      const now = clock.now();
-      const moved = await db.query(
-        `UPDATE jobs SET run_at = $2, updated_at = $2
-          WHERE account_id = $1 AND status IN ('pending', 'failed') AND run_at > $2`,
-        [auth.accountId, now],
-      );
       // The batch processors' results stand whatever happens here: a failing job is the
       // queue's business (its retry, GET /v1/retry-queue), not this answer's.
       try {
-        const ran = await rt.worker.drain();
-        log.info({ accountId: auth.accountId, broughtForward: moved.rowCount, jobsRun: ran }, 'process-pending: local queue caught up');
+        const { broughtForward, jobsRun } = await catchUpQueue(rt, auth.accountId);
+        log.info({ accountId: auth.accountId, broughtForward, jobsRun }, 'process-pending: local queue caught up');
       } catch (err) {
         log.error({ err, accountId: auth.accountId }, 'process-pending: draining the local queue failed');
       }

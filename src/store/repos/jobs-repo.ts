@@ -313,6 +313,19 @@ export const jobsRepo = {
   },
 
   /** One job by id (any account: callers scope it). */
+  /**
+   * Makes every waiting retry of an account due now (`pending`/`failed` jobs whose `run_at`
+   * is later): the embedded hosts' catch-up after an outage (jobs/catch-up.ts).
+   */
+  async bringForward(q: Queryable, accountId: string, now: Date): Promise<number> {
+    const r = await q.query(
+      `UPDATE jobs SET run_at = $2, updated_at = $2
+        WHERE account_id = $1 AND status IN ('pending', 'failed') AND run_at > $2`,
+      [accountId, now],
+    );
+    return r.rowCount;
+  },
+
   async get(q: Queryable, id: string): Promise<JobRow | undefined> {
     return (await q.query<JobRow>(`SELECT ${RETURNING} FROM jobs WHERE id = $1`, [id])).rows[0];
   },
