@@ -22,3 +22,11 @@ export interface PreviousLink {
   /** What the previous record left for its successor (`FiscalRecord.linkData`), e.g. TicketBAI series, number, date. */
   linkData?: Record<string, string> | null | undefined;
 }
+
+/**
+ * A link whose previous record's fingerprint is not known yet (its signature is being
+ * made): what `FiscalSystem.prepare` builds on. Everything else of the link is there.
+ */
+export interface PendingLink extends Omit<ChainLink, 'previous'> {
+  previous: Omit<PreviousLink, 'fingerprint'> | null;
+}

@@ -9,7 +9,8 @@
  */
 import type { KeyObject } from 'node:crypto';
 import type { BatchProcessor, ProcessorDeps } from '../batch/types.ts';
-import type { ChainLink } from '../core/chain-link.ts';
+import type { ChainLink, PendingLink } from '../core/chain-link.ts';
+import type { ChainSigning } from '../signing/chain-signer.ts';
 import type { EventType } from '../core/events.ts';
 import type { StatusContribution } from '../core/status.ts';
 import type { Country } from '../core/country.ts';
@@ -133,6 +134,16 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
 
   /** Builds the fiscal record (or, for kind `cancellation`, the annulment record). Pure. */
   build(input: BuildInput): FiscalRecord;
+  /**
+   * Optional, for systems whose record signs the previous record's signature at the very
+   * end of its signed message (NF525, SAF-T PT): the record built up to that signature,
+   * without the previous record's fingerprint (`PrepareInput`). The ledger then signs a
+   * batch's run of such records together off the event loop (signing/chain-signer.ts)
+   * and completes each with `finish`. Null: this record is not signed that way (a SAF-T
+   * annulment): the ledger calls `build`. What `finish` gives must equal what `build`
+   * gives for the same input and signature (`buildPrepared` builds one from the other).
+   */
+  prepare?(input: PrepareInput): PreparedRecord | null;
   /**
    * The system's QR code as a PNG, drawn with the symbol parameters its law fixes (error
    * correction, minimum version, quiet zone), from the value of its `hintKey` render hint:
@@ -601,6 +612,23 @@ export interface BuildInput {
   signingKey?: SigningKey | undefined;
   /** Present when the system declares `capabilities.recordKey`: the location's key of that kind. */
   recordKey?: RecordKey | undefined;
+}
+
+/** `BuildInput` without the previous record's fingerprint, which `PreparedRecord.finish` receives. */
+export type PrepareInput = Omit<BuildInput, 'chain'> & { chain: PendingLink };
+
+/** A record built up to its chained signature (`FiscalSystem.prepare`). */
+export interface PreparedRecord {
+  /** Its signing: the message's head, to which the previous record's signature text ('' for none) is appended. */
+  signing: ChainSigning;
+  /** The facts the next record is built on that do not depend on the signature. */
+  fiscalId: string | null;
+  linkData?: Record<string, string> | null | undefined;
+  /**
+   * The record, given its signature's text and the previous record's (null: the chain's
+   * first). Its `fingerprint` is the signature text: the next record signs it.
+   */
+  finish(signature: string, previous: string | null): FiscalRecord;
 }
 
 export interface FiscalRecord {

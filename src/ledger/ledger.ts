@@ -20,7 +20,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../core/clock.ts';
-import type { ChainLink } from '../core/chain-link.ts';
+import type { ChainLink, PendingLink } from '../core/chain-link.ts';
 import { GroupCommitter, type Turn } from '../core/group-commit.ts';
 import { promoteQueue, type EnqueueInput } from '../store/repos/jobs-repo.ts';
 import { isUniqueViolation, type Db, type Queryable } from '../store/db.ts';
@@ -29,7 +29,8 @@ import type { TransactionRow } from '../store/repos/transactions-repo.ts';
 import { Combiner } from './combiner.ts';
 import { CHAIN_HEAD_MOVED, NUMBERS_MOVED, ledgerRepo, renderBatch, type ChainBatch, type RenderedBatch, type Written } from './ledger-repo.ts';
 import { sortOutReplays, type Replays } from './replays.ts';
-import type { Appended, BuiltEntry, Ledger, LedgerEntry, LedgerEvents } from './types.ts';
+import { createChainSigner, type SignChain } from '../signing/chain-signer.ts';
+import type { Appended, BuiltEntry, Ledger, LedgerEntry, LedgerEvents, PreparedEntry } from './types.ts';
 
 /** SQLSTATE deadlock_detected. */
 const DEADLOCK = '40P01';
@@ -49,7 +50,12 @@ export interface LedgerDeps {
   clock: Clock;
   log: FastifyBaseLogger;
   events: LedgerEvents;
+  /** Signs runs of prepared entries (default: one signing thread per process, shared). */
+  signChain?: SignChain;
 }
+
+/** The process's signing thread, shared by its ledgers (started on first use). */
+let sharedSigner: SignChain | undefined;
 
 /** A chain head as a batch is built on it: the last record's facts, or none for a new chain. */
 interface BuiltOn {
@@ -75,6 +81,13 @@ function linkAfter(head: BuiltOn, number: number | undefined, now: Date): ChainL
   };
 }
 
+/** A link as `prepare` gets it: without the previous fingerprint, which may not be signed yet. */
+const withoutFingerprint = (link: ChainLink): PendingLink => ({
+  seq: link.seq,
+  number: link.number,
+  previous: link.previous === null ? null : { fiscalId: link.previous.fiscalId, issuedAt: link.previous.issuedAt, linkData: link.previous.linkData },
+});
+
 /** What a batch answers for one of its entries: appended (or replayed), or this entry's own error. */
 type Outcome = Appended | { error: unknown };
 
@@ -89,6 +102,7 @@ interface Ahead { base: BuiltOn; head: BuiltOn; numbers: Map<string, number> }
 
 export function createLedger(deps: LedgerDeps): Ledger {
   const { db, clock } = deps;
+  const signChain = deps.signChain ?? (sharedSigner ??= createChainSigner(deps.log));
   /** Sets `key` as the most recent entry of a bounded map (oldest out). */
   const rememberIn = <V>(map: Map<string, V>, key: string, value: V) => {
     map.delete(key);
@@ -235,21 +249,62 @@ export function createLedger(deps: LedgerDeps): Ledger {
    * Builds a batch's entries on `head`, in order, each on the one before it: the rows to
    * write, the jobs, the events, and the head after the last entry. `numbers` gives each
    * entry's document number (entries with a numbering series).
+   *
+   * Entries that sign the previous one's signature (`prepare`) are prepared in a run, and
+   * the run is signed at once by the signing thread (`signChain`) when an entry that needs
+   * the previous fingerprint comes, or at the end; meanwhile the event loop serves others.
    */
-  function buildBatch(chainKey: string, items: readonly LedgerEntry[], head: BuiltOn, numbers: readonly (number | undefined)[], now: Date) {
-    let seq = head.seq;
+  async function buildBatch(chainKey: string, items: readonly LedgerEntry[], head: BuiltOn, numbers: readonly (number | undefined)[], now: Date) {
+    const built: BuiltEntry[] = new Array(items.length);
+    /** What the next entry is built on; `fingerprint` is stale while `run` waits for its signatures. */
     let last: BuiltOn = head;
-    const built: BuiltEntry[] = [];
+    let run: { index: number; prepared: PreparedEntry }[] = [];
+    /** The fingerprint the run's first entry signs. */
+    let runFrom: string | null = null;
+    const signRun = async () => {
+      const signatures = await signChain(run.map((r) => r.prepared.signing), runFrom);
+      let previous = runFrom;
+      run.forEach(({ index, prepared }, k) => {
+        const signature = signatures[k]!;
+        const b = prepared.finish(signature, previous);
+        if (b.record.fingerprint !== signature) throw new Error(`ledger: a prepared entry of ${chainKey} does not carry its signature as its fingerprint`);
+        built[index] = b;
+        previous = signature;
+      });
+      last = { ...last, fingerprint: previous };
+      run = [];
+    };
+    for (const [index, p] of items.entries()) {
+      const link = linkAfter(last, numbers[index], now);
+      const prepared = p.prepare?.(withoutFingerprint(link), now) ?? null;
+      if (prepared !== null) {
+        if (run.length === 0) runFrom = last.fingerprint;
+        run.push({ index, prepared });
+        last = { seq: last.seq + 1, fingerprint: null, fiscalId: prepared.fiscalId, issuedAt: now, link: prepared.linkData };
+        continue;
+      }
+      if (run.length > 0) {
+        await signRun();
+        // Built again on the run's last signature, which the first link lacked.
+        built[index] = p.build(linkAfter(last, numbers[index], now), now);
+      } else {
+        built[index] = p.build(link, now);
+      }
+      const b = built[index];
+      last = { seq: last.seq + 1, fingerprint: b.record.fingerprint, fiscalId: b.record.fiscal_id, issuedAt: now, link: b.linkData ?? null };
+    }
+    if (run.length > 0) await signRun();
+
+    let seq = head.seq;
+    let previous = head.fingerprint;
     const records: FiscalRecordRow[] = [];
     const transactions: TransactionRow[] = [];
     const jobs: EnqueueInput[] = [];
     /** Each entry's jobs: [first, end) in `jobs`. */
     const jobSpan: [number, number][] = [];
-    for (const [index, p] of items.entries()) {
+    for (const b of built) {
       seq += 1;
-      const b = p.build(linkAfter(last, numbers[index], now), now);
-      built.push(b);
-      records.push({ ...b.record, chain_key: chainKey, seq, previous_fingerprint: last.fingerprint, created_at: now });
+      records.push({ ...b.record, chain_key: chainKey, seq, previous_fingerprint: previous, created_at: now });
       if (b.transaction) transactions.push(b.transaction);
       const first = jobs.length;
       for (const j of b.jobs ?? []) {
@@ -258,8 +313,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
         jobs.push(j.inChainOrder ? { ...j.input, queueKey: chainKey, queueSeq: seq, waiting: true } : j.input);
       }
       jobSpan.push([first, jobs.length]);
-      const linkData = b.linkData ?? null;
-      last = { seq, fingerprint: b.record.fingerprint, fiscalId: b.record.fiscal_id, issuedAt: now, link: linkData };
+      previous = b.record.fingerprint;
     }
     const eventInputs = built.flatMap((b) => b.events ?? []);
     const events = eventInputs.length > 0 ? deps.events.rows(eventInputs, now) : undefined;
@@ -317,7 +371,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
       return n;
     });
     const numbersAfter = new Map([...nextOf].map(([key, next]) => [key, next - 1]));
-    const { built, batch, jobSpan, last } = buildBatch(chainKey, items, head, numbers, now);
+    const { built, batch, jobSpan, last } = await buildBatch(chainKey, items, head, numbers, now);
     const written = await ledgerRepo.insertBatch(tx, batch);
     for (const [i, p] of items.entries()) if (p.afterWrite) await p.afterWrite(tx, built[i]!, now);
     return { outcomes: settle(replays, built, jobSpan, written.jobIds, (i) => head.seq + i + 1), head: last, numbers: numbersAfter, fannedOut: written.fannedOut };
@@ -348,7 +402,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
       series.set(key, s);
       return s.to;
     });
-    const { built, batch, jobSpan, last } = buildBatch(chainKey, items, known, numbers, now);
+    const { built, batch, jobSpan, last } = await buildBatch(chainKey, items, known, numbers, now);
     const part = renderBatch({ ...batch, guard: known, numbers: [...series].map(([key, s]) => ({ key, from: s.from, to: s.to })) });
     const ahead: Ahead = { base: known, head: last, numbers: new Map([...series].map(([key, s]) => [key, s.to])) };
     aheadOf.set(chainKey, ahead);

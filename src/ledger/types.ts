@@ -8,7 +8,8 @@
  * HTTP create, a cancellation, a scheduled closure) says only what the entry is; how it
  * takes its place (locks, guarded statements, batching, caches) is the ledger's business.
  */
-import type { ChainLink } from '../core/chain-link.ts';
+import type { ChainLink, PendingLink } from '../core/chain-link.ts';
+import type { ChainSigning } from '../signing/chain-signer.ts';
 import type { EventInput } from '../core/events.ts';
 import type { Queryable } from '../store/db.ts';
 import type { EnqueueInput } from '../store/repos/jobs-repo.ts';
@@ -33,10 +34,28 @@ export interface LedgerEntry {
   /** Builds the entry on its link, at `now` (the issue time). Pure: the ledger may call it again. */
   build(link: ChainLink, now: Date): BuiltEntry;
   /**
+   * Optional: the entry built up to its chained signature, on a link whose previous
+   * fingerprint is not known yet (FiscalSystem.prepare). The ledger signs a batch's run
+   * of such entries together, off the event loop (signing/chain-signer.ts), and finishes
+   * each. Null: this entry is not signed that way; the ledger calls `build`.
+   */
+  prepare?: ((link: PendingLink, now: Date) => PreparedEntry | null) | undefined;
+  /**
    * More writes that must commit with the entry (a cancellation marks its original). An
    * entry with such writes takes the locking path (a database transaction).
    */
   afterWrite?: ((tx: Queryable, built: BuiltEntry, now: Date) => Promise<void>) | undefined;
+}
+
+/** An entry up to its chained signature (`LedgerEntry.prepare`). */
+export interface PreparedEntry {
+  /** Its signing: the message's head, completed by the previous entry's signature text. */
+  signing: ChainSigning;
+  /** What the next entry is built on, known before the signature. */
+  fiscalId: string | null;
+  linkData: Record<string, string> | null;
+  /** The entry, given its signature text and the previous entry's; its record's fingerprint is the signature text. */
+  finish(signature: string, previous: string | null): BuiltEntry;
 }
 
 /** The record as its builder gives it; the ledger adds its place (chain key, seq, previous link, time). */

@@ -4,7 +4,8 @@
  * records final at creation, its completion event. The ledger (src/ledger) decides how
  * and when it takes its place; this file only says what it is.
  */
-import type { BuildInput, FiscalRecord, FiscalSystem, LocationForFiscal, RecordKey, SigningKey, SoftwareIdentity, TransactionDraft } from '../countries/types.ts';
+import type { BuildInput, FiscalRecord, PrepareInput, FiscalSystem, LocationForFiscal, RecordKey, SigningKey, SoftwareIdentity, TransactionDraft } from '../countries/types.ts';
+import type { ChainLink, PendingLink } from '../core/chain-link.ts';
 import { newId } from '../core/ids.ts';
 import { inEnvironment } from '../countries/shared/chain-key.ts';
 import type { BuiltEntry, LedgerEntry } from '../ledger/types.ts';
@@ -70,14 +71,25 @@ export function transactionEntry(p: TransactionAppend, deps: EntryDeps): LedgerE
     // Only new documents take a number: an annulment names the number of its original.
     numberingKey: p.kind === 'record' ? numberingKeyOf(p) : undefined,
     idempotency: { accountId: p.auth.accountId, environment: p.auth.environment, key: p.idempotencyKey },
-    build: (link, now) => build(p, deps, link, now),
+    build: (link, now) => entryOf(p, deps, p.system.build(inputOf(p, deps, link, now)), now),
+    prepare: p.system.prepare
+      ? (link, now) => {
+          const prepared = p.system.prepare!(inputOf(p, deps, link, now));
+          return prepared === null
+            ? null
+            : { signing: prepared.signing, fiscalId: prepared.fiscalId, linkData: prepared.linkData ?? null, finish: (signature, previous) => entryOf(p, deps, prepared.finish(signature, previous), now) };
+        }
+      : undefined,
     // A cancellation marks its original, and cancels it at once when it is final at creation.
     afterWrite: p.original ? async (tx, built, now) => void (await cancelOriginalIfAccepted(tx, built.transaction!, now, { linkFirst: true })) : undefined,
   };
 }
 
-function build(p: TransactionAppend, deps: EntryDeps, link: Parameters<LedgerEntry['build']>[0], now: Date): BuiltEntry {
-  const input: BuildInput = {
+/** What the system builds on: the transaction on its link (for `prepare`, one without the previous fingerprint). */
+function inputOf(p: TransactionAppend, deps: EntryDeps, link: ChainLink, now: Date): BuildInput;
+function inputOf(p: TransactionAppend, deps: EntryDeps, link: PendingLink, now: Date): PrepareInput;
+function inputOf(p: TransactionAppend, deps: EntryDeps, link: PendingLink, now: Date): PrepareInput {
+  return {
     transactionId: p.id,
     kind: p.kind,
     tx: p.draft,
@@ -96,7 +108,6 @@ function build(p: TransactionAppend, deps: EntryDeps, link: Parameters<LedgerEnt
     signingKey: p.signingKey,
     recordKey: p.recordKey,
   };
-  return entryOf(p, deps, p.system.build(input), now);
 }
 
 function entryOf(p: TransactionAppend, deps: EntryDeps, record: FiscalRecord, now: Date): BuiltEntry {

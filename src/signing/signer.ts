@@ -36,6 +36,11 @@ function keyTypeOf(key: KeyObject): SignerKeyType {
 }
 
 const inProcess = new WeakMap<KeyObject, Signer>();
+/** The private key of each in-process signer: what chain-signer.ts hands its signing thread. */
+const keyOfSigner = new WeakMap<Signer, KeyObject>();
+
+/** The private key an in-process signer signs with; undefined for any other signer (a PKCS#11 token's). */
+export const inProcessKeyOf = (signer: Signer): KeyObject | undefined => keyOfSigner.get(signer);
 
 /** Today's behaviour: node:crypto with a private KeyObject held in this process (one signer per key, cached). */
 export function inProcessSigner(privateKey: KeyObject): Signer {
@@ -53,6 +58,7 @@ export function inProcessSigner(privateKey: KeyObject): Signer {
           : crypto.sign(digest, data, { key: privateKey, dsaEncoding: 'ieee-p1363' }),
     };
     inProcess.set(privateKey, s);
+    keyOfSigner.set(s, privateKey);
   }
   return s;
 }

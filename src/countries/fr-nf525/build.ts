@@ -12,18 +12,17 @@
  * The fingerprint (what the next record signs as `previous`) is the signature itself.
  * verify.ts checks a run of records the way an auditor would.
  */
-import type { Signer } from '../../signing/signer.ts';
-import type { BuildInput, FiscalRecord, TransactionDraft, TransactionType } from '../types.ts';
+import type { BuildInput, FiscalRecord, PrepareInput, PreparedRecord, TransactionDraft, TransactionType } from '../types.ts';
 import { configString } from '../shared/config-fields.ts';
+import { buildPrepared } from '../shared/prepared-record.ts';
 import { localDate, localDateTimeWithOffset } from '../shared/dates.ts';
 import { textHint } from '../shared/render-hints.ts';
 import {
   NF525_FORMAT,
   NF525_RECORD_VERSION,
   SIGNATURE_ALGORITHM,
-  nf525Message,
+  nf525MessageHead,
   rateText,
-  signMessage,
   signatureExtract,
   type Nf525Operation,
   type Nf525Record,
@@ -37,7 +36,7 @@ export const nf525Number = (registerId: string, seq: number): string => `${regis
 const SIGN: Record<TransactionType, 1 | -1> = { sale: 1, refund: -1, void: -1 };
 
 /** The record's operation and the sign its amounts take (a cancellation negates its original). */
-function operationOf(input: BuildInput, tx: TransactionDraft): { operation: Nf525Operation; sign: 1 | -1 } {
+function operationOf(input: Pick<BuildInput, 'kind'>, tx: TransactionDraft): { operation: Nf525Operation; sign: 1 | -1 } {
   if (input.kind === 'cancellation') return { operation: 'cancellation', sign: SIGN[tx.type] === 1 ? -1 : 1 };
   return { operation: tx.type, sign: SIGN[tx.type] };
 }
@@ -58,13 +57,15 @@ export function vatTotals(tx: TransactionDraft, sign: 1 | -1): VatTotal[] {
     .map(([rate, t]) => ({ rate: rateText(rate), excl_tax: sign * t.excl + 0, tax: sign * t.tax + 0, incl_tax: sign * t.incl + 0 }));
 }
 
-export function buildNf525(input: BuildInput): FiscalRecord {
-  const unsigned = prepareNf525(input);
-  return unsigned.finish(signMessage(unsigned.message, unsigned.signer));
-}
+export const buildNf525 = (input: BuildInput): FiscalRecord => buildPrepared(prepareNf525(input), input);
 
-/** Everything of the record but its signature: the message to sign, and how the signature completes the record. */
-function prepareNf525(input: BuildInput): { message: string; signer: Signer; finish: (value: string) => FiscalRecord } {
+/**
+ * Everything of the record but its signature (FiscalSystem.prepare): the message up to
+ * the previous record's signature (its last field), and how the signature completes the
+ * record. Nothing here reads that previous signature; the grand totals come from the
+ * previous record's link data.
+ */
+export function prepareNf525(input: PrepareInput): PreparedRecord {
   const key = input.recordKey;
   if (key === undefined || key.kind !== 'ec-p256') {
     throw new Error('fr-nf525: no record key: NF525 records are signed with the location\'s ec-p256 record key (capabilities.recordKey)');
@@ -117,9 +118,8 @@ function prepareNf525(input: BuildInput): { message: string; signer: Signer; fin
     },
     software: { name: input.software.name, version: input.software.version },
   };
-  const previous = input.chain.previous?.fingerprint ?? null;
-  const message = nf525Message({ ...unsigned, signature: { key_id: key.keyId, previous } });
-  const finish = (value: string): FiscalRecord => {
+  const linkData = { ...otherEnvironmentLinkData(previousLink, env), ...totalsLinkData(env, after) };
+  const finish = (value: string, previous: string | null): FiscalRecord => {
     const record: Nf525Record = { ...unsigned, signature: { algorithm: SIGNATURE_ALGORITHM, key_id: key.keyId, previous, value } };
     return {
       // One line: the record is stored, written to the database and served as it is signed
@@ -130,11 +130,16 @@ function prepareNf525(input: BuildInput): { message: string; signer: Signer; fin
       fiscalId: number,
       documentNumber: number,
       fingerprint: value,
-      linkData: { ...otherEnvironmentLinkData(previousLink, env), ...totalsLinkData(env, after) },
+      linkData,
       qrData: null,
       placeholder: false,
       renderHints: [textHint('document_number', 'header', number), textHint('signature_extract', 'footer_bottom', signatureExtract(value))],
     };
   };
-  return { message, signer: key.signer, finish };
+  return {
+    signing: { signer: key.signer, digest: 'sha256', encoding: 'base64url', messageHead: nf525MessageHead({ ...unsigned, signature: { key_id: key.keyId } }) },
+    fiscalId: number,
+    linkData,
+    finish,
+  };
 }

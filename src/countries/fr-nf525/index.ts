@@ -12,7 +12,7 @@ import { chainKeyOf } from '../shared/chain-key.ts';
 import { stubOnlySubmit } from '../shared/sandbox.ts';
 import { validateNf525Config } from './config.ts';
 import { validateNf525Transaction } from './metadata.ts';
-import { buildNf525 } from './build.ts';
+import { buildNf525, prepareNf525 } from './build.ts';
 import { nf525Sandbox } from './sandbox.ts';
 import { NF525_CODES } from './codes.ts';
 import { ARCHIVES_FILE } from './closures/archives.ts';
@@ -43,6 +43,7 @@ export const nf525: FiscalSystem<'fr-nf525', 'FR'> = {
   chainKey: ({ location }) => chainKeyOf('fr-nf525', location.id, 'default'),
   initialStatus: () => 'success',
   build: buildNf525,
+  prepare: prepareNf525,
   // verify-chain (src/cli/verify-chain.ts): fingerprint, signature and link of a stored record.
   verifyRecord: verifyNf525Record,
   submit: stubOnlySubmit(nf525Sandbox),

@@ -137,6 +137,15 @@ export const linesText = (lines: Nf525Record['lines']): string =>
 
 /** The exact message a record's signature covers (see the file comment). */
 export function nf525Message(r: Omit<Nf525Record, 'signature'> & { signature: Pick<Nf525Record['signature'], 'key_id' | 'previous'> }): string {
+  return nf525MessageHead(r) + (r.signature.previous ?? '');
+}
+
+/**
+ * The message up to its last field, the previous record's signature (which cannot hold
+ * `|`: base64url): fields 1-25 and the separator after them. What the ledger's signing
+ * thread completes (FiscalSystem.prepare).
+ */
+export function nf525MessageHead(r: Omit<Nf525Record, 'signature'> & { signature: Pick<Nf525Record['signature'], 'key_id'> }): string {
   const vat = r.vat.map((v) => `${v.rate}:${v.excl_tax}:${v.tax}:${v.incl_tax}`).join(';');
   const g = r.grand_totals;
   const fields: (string | number)[] = [
@@ -165,12 +174,11 @@ export function nf525Message(r: Omit<Nf525Record, 'signature'> & { signature: Pi
     r.cancels?.document_number ?? '',
     crypto.createHash('sha256').update(linesText(r.lines), 'utf8').digest('hex'),
     r.signature.key_id,
-    r.signature.previous ?? '',
   ];
   for (const f of fields) {
     if (String(f).includes('|')) throw new Error(`nf525: a signed field contains "|": ${String(f)}`);
   }
-  return fields.join('|');
+  return `${fields.join('|')}|`;
 }
 
 /**

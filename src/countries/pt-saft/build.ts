@@ -15,16 +15,16 @@
  * original's new DocumentStatus (xml.ts `statusChangeXml`), which the monthly SAF-T file
  * applies to the original (saft-file.ts).
  */
-import type { Signer } from '../../signing/signer.ts';
-import type { BuildInput, FiscalRecord, RenderHint, TxLine } from '../types.ts';
+import type { BuildInput, FiscalRecord, PrepareInput, PreparedRecord, RenderHint, TxLine } from '../types.ts';
 import { decimal } from '../shared/amounts.ts';
 import { isoDate, localDate, localDateTimeWithOffset } from '../shared/dates.ts';
+import { buildPrepared } from '../shared/prepared-record.ts';
 import { MISSING_TAX_ID, issuerTaxId } from '../shared/issuer-tax-id.ts';
 import { metaString } from '../shared/metadata-fields.ts';
 import { qrDataHint, textHint } from '../shared/render-hints.ts';
 import { documentTypeOf, seriesEntryOf, taxRegionOf } from './metadata.ts';
 import { hashExtract, saftQrData } from './qr.ts';
-import { certificateNumberOf, certifiedProgramText, hashMessage, producerKey, signHashMessage } from './signature.ts';
+import { certificateNumberOf, certifiedProgramText, hashMessage, producerKey } from './signature.ts';
 import { PAYMENT_MECHANISM, customerOf, money, productOf, qrCountryOf, quantityText, taxOf } from './document.ts';
 import { exemptionOf } from './tax.ts';
 import { invoiceXml, statusChangeXml, type InvoiceLineXml } from './xml.ts';
@@ -51,13 +51,17 @@ export const saftDateTime = (at: Date): string => localDateTimeWithOffset(at, 'P
 export const sourceIdOf = (input: Pick<BuildInput, 'software'>): string => input.software.name.slice(0, 30) || 'api';
 
 export function buildSaft(input: BuildInput): FiscalRecord {
-  if (input.kind === 'cancellation') return buildCancellation(input);
-  const unsigned = prepareDocument(input);
-  return unsigned.finish(signHashMessage(unsigned.message, unsigned.key));
+  return input.kind === 'cancellation' ? buildCancellation(input) : buildPrepared(prepareDocument(input), input);
 }
 
-/** Everything of the document but its Hash: the message to sign, the key, and how the Hash completes the document. */
-function prepareDocument(input: BuildInput): { message: string; key: Signer; finish: (hash: string) => FiscalRecord } {
+/** FiscalSystem.prepare: a document up to its Hash; an annulment is not signed (null: `build` makes it). */
+export const prepareSaft = (input: PrepareInput): PreparedRecord | null => (input.kind === 'cancellation' ? null : prepareDocument(input));
+
+/**
+ * Everything of the document but its Hash (signature.ts): the message up to the previous
+ * document's Hash (its last field), the key, and how the Hash completes the document.
+ */
+function prepareDocument(input: PrepareInput): PreparedRecord {
   const { tx, location } = input;
   const type = documentTypeOf(tx);
   const entry = seriesEntryOf(location, type);
@@ -74,7 +78,8 @@ function prepareDocument(input: BuildInput): { message: string; key: Signer; fin
   const invoiceDate = isoDate(date);
   const systemEntryDate = saftDateTime(at);
   const grossTotal = decimal(tx.total_amount);
-  const message = hashMessage({ invoiceDate, systemEntryDate, invoiceNo, grossTotal, previousHash: input.chain.previous?.fingerprint ?? null });
+  // The previous Hash is the message's last field: the head is the message with none.
+  const messageHead = hashMessage({ invoiceDate, systemEntryDate, invoiceNo, grossTotal, previousHash: null });
   const finish = (hash: string): FiscalRecord => {
     const customer = customerOf(tx);
     const credit = type === 'NC';
@@ -162,14 +167,14 @@ function prepareDocument(input: BuildInput): { message: string; key: Signer; fin
       renderHints: hints,
     };
   };
-  return { message, key: signer.key, finish };
+  return { signing: { signer: signer.key, digest: 'sha1', encoding: 'base64', messageHead }, fiscalId: atcud, finish };
 }
 
 /** A string field of a request line (FiscalSystem.lineFields). */
 const lineString = (line: TxLine, name: string): string | undefined => (typeof line[name] === 'string' ? (line[name] as string) : undefined);
 
 /** The document's time: the record's, or its predecessor's in the chain when that is later. */
-function issueTime(input: BuildInput): Date {
+function issueTime(input: PrepareInput): Date {
   const previous = input.chain.previous ? Date.parse(input.chain.previous.issuedAt) : Number.NaN;
   return Number.isFinite(previous) && previous > input.now.getTime() ? new Date(previous) : input.now;
 }

@@ -11,7 +11,7 @@ import { chainKeyOf } from '../shared/chain-key.ts';
 import { stubOnlySubmit } from '../shared/sandbox.ts';
 import { validateSaftConfig } from './config.ts';
 import { EXEMPTION_LINE_FIELD, documentTypeOf, seriesEntryOf, validateSaftTransaction } from './metadata.ts';
-import { buildSaft } from './build.ts';
+import { buildSaft, prepareSaft } from './build.ts';
 import { saftQrPng } from './qr-image.ts';
 import { saftSandbox } from './sandbox.ts';
 import { SAFT_CODES } from './codes.ts';
@@ -52,6 +52,7 @@ export const saft: FiscalSystem<'pt-saft', 'PT'> = {
   },
   initialStatus: () => 'success',
   build: buildSaft,
+  prepare: prepareSaft,
   // verify-chain (src/cli/verify-chain.ts): fingerprint, signature and link of a stored record.
   verifyRecord: verifySaftRecord,
   // The QR drawn on demand (GET /v1/transactions/{id}/qr.png) from the `qr` hint: AT's level M, version >= 9.

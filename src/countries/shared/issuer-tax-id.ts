@@ -5,7 +5,7 @@
 import type { BuildInput } from '../types.ts';
 
 /** The location's tax id as the records write it (null when the location has none). */
-export function issuerTaxId(input: BuildInput): string | null {
+export function issuerTaxId(input: Pick<BuildInput, 'location'>): string | null {
   const id = input.location.tax_id?.trim();
   return id === undefined || id === '' ? null : id;
 }
