@@ -95,36 +95,32 @@ const idOf = (key: KeyObject): number => {
  * alive), restarted after a failure. A run waits behind the runs sent before it; the
  * thread has work only while a chain's batch is being built.
  */
-export function createChainSigner(log?: { warn(obj: object, msg: string): void }): SignChain & { close(): Promise<void> } {
-  let worker: Worker | undefined;
-  let sent = new Set<number>();
-  const pending = new Map<number, Pending>();
+export function createChainSigner(log?: { warn(obj: object, msg: string): void }): SignChain & { close(): Promise<void>; readonly runs: { thread: number; inline: number } } {
+  /** The thread, with the runs it has not answered yet (a gone thread fails its own runs only). */
+  let worker: { thread: Worker; pending: Map<number, Pending>; sent: Set<number> } | undefined;
+  /** Runs signed by the thread and on the calling thread (a key not in process, a thread failure). */
+  const runs = { thread: 0, inline: 0 };
   let nextId = 1;
 
-  const failAll = (err: Error) => {
-    for (const p of pending.values()) p.reject(err);
-    pending.clear();
-  };
-  const start = (): Worker => {
-    const w = new Worker(WORKER_SOURCE, { eval: true });
-    w.unref();
-    w.on('message', (m: { id: number; out?: string[]; error?: string }) => {
-      const p = pending.get(m.id);
+  const start = () => {
+    const thread = new Worker(WORKER_SOURCE, { eval: true });
+    thread.unref();
+    const self = { thread, pending: new Map<number, Pending>(), sent: new Set<number>() };
+    thread.on('message', (m: { id: number; out?: string[]; error?: string }) => {
+      const p = self.pending.get(m.id);
       if (!p) return;
-      pending.delete(m.id);
+      self.pending.delete(m.id);
       if (m.out) p.resolve(m.out);
       else p.reject(new Error(m.error ?? 'the signing thread failed'));
     });
     const gone = (err: Error) => {
-      if (worker === w) {
-        worker = undefined;
-        sent = new Set();
-      }
-      failAll(err);
+      if (worker === self) worker = undefined;
+      for (const p of self.pending.values()) p.reject(err);
+      self.pending.clear();
     };
-    w.on('error', gone);
-    w.on('exit', (code) => gone(new Error(`the signing thread exited (${code})`)));
-    return w;
+    thread.on('error', gone);
+    thread.on('exit', (code) => gone(new Error(`the signing thread exited (${code})`)));
+    return self;
   };
 
   const sign = async (run: readonly ChainSigning[], previous: string | null): Promise<string[]> => {
@@ -132,7 +128,10 @@ export function createChainSigner(log?: { warn(obj: object, msg: string): void }
     const keys: KeyObject[] = [];
     for (const r of run) {
       const key = inProcessKeyOf(r.signer);
-      if (key === undefined) return signChainInline(run, previous);
+      if (key === undefined) {
+        runs.inline += 1;
+        return signChainInline(run, previous);
+      }
       keys.push(key);
     }
     try {
@@ -140,28 +139,32 @@ export function createChainSigner(log?: { warn(obj: object, msg: string): void }
       const fresh: { id: number; key: KeyObject }[] = [];
       const items = run.map((r, i) => {
         const keyId = idOf(keys[i]!);
-        if (!sent.has(keyId)) {
-          sent.add(keyId);
+        if (!w.sent.has(keyId)) {
+          w.sent.add(keyId);
           fresh.push({ id: keyId, key: keys[i]! });
         }
         return { keyId, digest: r.digest, encoding: r.encoding, messageHead: r.messageHead };
       });
       const id = nextId++;
-      const answer = new Promise<string[]>((resolve, reject) => pending.set(id, { resolve, reject }));
-      w.postMessage({ id, keys: fresh, run: items, previous: previous ?? '' });
-      return await answer;
+      const answer = new Promise<string[]>((resolve, reject) => w.pending.set(id, { resolve, reject }));
+      w.thread.postMessage({ id, keys: fresh, run: items, previous: previous ?? '' });
+      const out = await answer;
+      runs.thread += 1;
+      return out;
     } catch (err) {
       // The thread is gone or refused the run: sign here (the record must not fail for it).
       log?.warn({ err }, 'the signing thread failed: signing the run on the main thread');
+      runs.inline += 1;
       return signChainInline(run, previous);
     }
   };
 
   return Object.assign(sign, {
+    runs,
     async close() {
       const w = worker;
       worker = undefined;
-      if (w) await w.terminate();
+      if (w) await w.thread.terminate();
     },
   });
 }

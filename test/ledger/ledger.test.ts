@@ -4,7 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.ts';
 import { newId } from '../../src/core/ids.ts';
 import { createLedger } from '../../src/ledger/ledger.ts';
+import type { PendingLink } from '../../src/core/chain-link.ts';
 import type { BuiltEntry, Ledger, LedgerEntry } from '../../src/ledger/types.ts';
+import { createChainSigner, signChainInline } from '../../src/signing/chain-signer.ts';
+import { inProcessSigner, verifyWith } from '../../src/signing/signer.ts';
 import { FAN_OUT_EVENTS, createEventPublisher } from '../../src/services/event-publisher.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 
@@ -153,4 +156,61 @@ describe('ledger', () => {
     // Delivered under the name the subscription asked for (the alias of the published one).
     expect(delivered.map((d) => d.event_type)).toEqual(['transaction.fiscalized']);
   });
+
+  it('entries that sign the previous signature are prepared, signed as a run off the event loop, and finished in order', async () => {
+    const key = `signed:${newId()}`;
+    const ecKey = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+    const signer = inProcessSigner(ecKey);
+    const threads = createChainSigner();
+    const runs: number[] = [];
+    const signing = createLedger({
+      db: t.db, clock: systemClock, log: pino({ level: 'silent' }), events: createEventPublisher({ log: pino({ level: 'silent' }) }),
+      signChain: (run, previous) => (runs.push(run.length), threads(run, previous)),
+    });
+    const head = (link: PendingLink, text: string) => `S|${link.seq}|${link.previous?.fiscalId ?? ''}|${text}|`;
+    /** Signed over its head and the previous fingerprint; `prepare` null for 'plain' entries (built whole). */
+    const signed = (text: string): LedgerEntry => {
+      const finish = (link: PendingLink, now: Date, signature: string, previous: string | null): BuiltEntry => ({
+        record: {
+          id: newId(), transaction_id: null, account_id: accountId, system: 'test', kind: 'journal', fingerprint: signature,
+          fiscal_id: `S-${link.seq}`, document_number: null, qr_data: null, content_type: 'application/json',
+          body: JSON.stringify({ text, seq: link.seq, previous, at: now.toISOString() }), placeholder: false,
+        },
+        linkData: { text },
+      });
+      return {
+        chainKey: key,
+        prepare: (link, now) => (text.startsWith('plain')
+          ? null
+          : { signing: { signer, digest: 'sha256', encoding: 'base64url', messageHead: head(link, text) }, fiscalId: `S-${link.seq}`, linkData: { text },
+              finish: (signature, previous) => finish(link, now, signature, previous) }),
+        build: (link, now) => {
+          const previous = link.previous?.fingerprint ?? null;
+          const [signature] = signChainInline([{ signer, digest: 'sha256', encoding: 'base64url', messageHead: head(link, text) }], previous);
+          return finish(link, now, signature!, previous);
+        },
+      };
+    };
+    const texts = Array.from({ length: 40 }, (_, i) => (i % 7 === 6 ? `plain ${i}` : `entry ${i}`));
+    // A journal entry (no `prepare`, fingerprint over the previous one) also comes between runs.
+    const results = await Promise.all([...texts.map((x) => signing.append(signed(x))), signing.append(journal(key, 'journal'))]);
+    expect(results.every((r) => r.created)).toBe(true);
+    const { rows, head: stored } = await chain(key);
+    expect(rows.map((r) => Number(r.seq))).toEqual(Array.from({ length: 41 }, (_, i) => i + 1));
+    rows.forEach((r, i) => {
+      expect(r.previous_fingerprint).toBe(i === 0 ? null : rows[i - 1]!.fingerprint);
+      const body = JSON.parse(r.body) as { text: string; previous: string | null };
+      expect(body.previous).toBe(r.previous_fingerprint);
+      if (body.text === 'journal') return expect(r.fingerprint).toBe(sha(`${r.previous_fingerprint ?? ''}|${i + 1}||journal`));
+      const link = { seq: i + 1, previous: i === 0 ? null : { fiscalId: `S-${i}`, issuedAt: '' } };
+      const message = head(link, body.text) + (r.previous_fingerprint ?? '');
+      expect(verifyWith(signer.publicKey, 'sha256', Buffer.from(message), Buffer.from(r.fingerprint, 'base64url'))).toBe(true);
+    });
+    expect(stored!.last_fingerprint).toBe(rows[40]!.fingerprint);
+    // Concurrent appends queued into batches: some runs held several entries, and the thread signed them.
+    expect(Math.max(...runs)).toBeGreaterThan(1);
+    expect(threads.runs.thread).toBe(runs.length);
+    await threads.close();
+  });
 });
+

@@ -1,0 +1,78 @@
+import crypto from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createChainSigner, signChainInline, type ChainSigning } from './chain-signer.ts';
+import { inProcessSigner, verifyWith, type Signer } from './signer.ts';
+
+const ec = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+const rsa = crypto.generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey;
+const signer = createChainSigner();
+afterAll(() => signer.close());
+
+const ecRun = (n: number, s: Signer = inProcessSigner(ec)): ChainSigning[] =>
+  Array.from({ length: n }, (_, i) => ({ signer: s, digest: 'sha256', encoding: 'base64url', messageHead: `NF|${i + 1}|${'x'.repeat(i)}|` }));
+const rsaRun = (n: number): ChainSigning[] =>
+  Array.from({ length: n }, (_, i) => ({ signer: inProcessSigner(rsa), digest: 'sha1', encoding: 'base64', messageHead: `2026-01-0${(i % 9) + 1};2026-01-01T10:00:00;FT A/${i + 1};1.00;` }));
+
+/** Every signature checks over its head and the text before it (the run's `previous` first). */
+function expectChained(run: ChainSigning[], out: string[], previous: string | null) {
+  expect(out).toHaveLength(run.length);
+  let last = previous ?? '';
+  run.forEach((r, i) => {
+    const sig = Buffer.from(out[i]!, r.encoding);
+    expect(sig.toString(r.encoding)).toBe(out[i]);
+    expect(verifyWith(r.signer.publicKey, r.digest, Buffer.from(r.messageHead + last, 'utf8'), sig)).toBe(true);
+    last = out[i]!;
+  });
+}
+
+describe('chain signer', () => {
+  it('signs an ECDSA run in order on its thread, each message ending with the signature before it', async () => {
+    const run = ecRun(25);
+    const before = { ...signer.runs };
+    const out = await signer(run, 'the-previous-signature');
+    expect(signer.runs).toEqual({ thread: before.thread + 1, inline: before.inline });
+    expectChained(run, out, 'the-previous-signature');
+    for (const s of out) expect(Buffer.from(s, 'base64url')).toHaveLength(64); // P1363 r||s
+    expectChained(run.slice(0, 3), await signer(run.slice(0, 3), null), null);
+  });
+
+  it('gives byte for byte the RSA-SHA1 signatures the main thread gives (PKCS#1 v1.5 is deterministic)', async () => {
+    const run = rsaRun(12);
+    const out = await signer(run, null);
+    expect(out).toEqual(signChainInline(run, null));
+    expectChained(run, out, null);
+    for (const s of out) expect(Buffer.from(s, 'base64')).toHaveLength(128);
+  });
+
+  it('runs with two keys and runs sent together each keep their own order', async () => {
+    const mixed = [...ecRun(2), ...rsaRun(2), ...ecRun(2)];
+    const [a, b, c] = await Promise.all([signer(mixed, 'p'), signer(rsaRun(5), 'q'), signer(ecRun(7), null)]);
+    expectChained(mixed, a, 'p');
+    expectChained(rsaRun(5), b, 'q');
+    expectChained(ecRun(7), c, null);
+    expect(await signer([], 'p')).toEqual([]);
+  });
+
+  it('signs on the calling thread with a key that is not held in process (a PKCS#11 token)', async () => {
+    const inner = inProcessSigner(ec);
+    let calls = 0;
+    const token: Signer = { algorithm: 'ec-p256', publicKey: inner.publicKey, device: 'pkcs11', sign: (d, data) => (calls++, inner.sign(d, data)) };
+    const run = ecRun(4, token);
+    const before = { ...signer.runs };
+    const out = await signer(run, null);
+    expect(calls).toBe(4);
+    expect(signer.runs).toEqual({ thread: before.thread, inline: before.inline + 1 });
+    expectChained(run, out, null);
+  });
+
+  it('starts a new thread after the last one is gone, and a run the thread refuses fails with its error', async () => {
+    await signer.close();
+    const run = ecRun(3);
+    const before = signer.runs.thread;
+    expectChained(run, await signer(run, null), null);
+    expect(signer.runs.thread).toBe(before + 1);
+    const bad = run.map((r) => ({ ...r, digest: 'no-such-digest' as 'sha256' }));
+    await expect(signer(bad, null)).rejects.toThrow(/digest/i);
+    expectChained(run, await signer(run, 'after'), 'after');
+  });
+});
