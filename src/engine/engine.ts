@@ -33,6 +33,7 @@ import { checkMasterKey } from '../services/server-secrets.ts';
 import type { Db } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
 import { openDb } from '../store/open.ts';
+import { accountsRepo } from '../store/repos/accounts-repo.ts';
 import { EngineError, toEngineError } from './errors.ts';
 import { queueStatus } from './queue.ts';
 import { createTelemetry, type Telemetry } from './telemetry.ts';
@@ -274,11 +275,7 @@ export function createEngine(opts: EngineOptions = {}) {
       const accountId = token.claims.account_id;
       // The token's account, mirrored: the engine's locations and transactions belong to it.
       const now = clock.now();
-      await db.query(
-        `INSERT INTO accounts (id, name, billing_email, status, status_since, created_at, updated_at)
-         VALUES ($1, $2, $3, 'active', $4, $4, $4) ON CONFLICT (id) DO NOTHING`,
-        [accountId, `engine ${agentId}`, `engine+${accountId}@embedded.invalid`, now],
-      );
+      await accountsRepo.ensureMirror(db, accountId, `engine ${agentId}`, `engine+${accountId}@embedded.invalid`, now);
       const queue: QueueSettings = { ...DEFAULT_QUEUE, ...readJson<QueueSettings>(path.join(dataDir, QUEUE_FILE)) };
       const live = environment === 'production';
       const runtimeOptions: Session['runtimeOptions'] = {

@@ -15,6 +15,8 @@ import type { Clock } from '../core/clock.ts';
 import { getSystem, statuses } from '../countries/registry.ts';
 import { POLL_JOB, SUBMIT_JOB } from '../services/transaction-view.ts';
 import type { Queryable } from '../store/db.ts';
+import { jobsRepo } from '../store/repos/jobs-repo.ts';
+import { transactionsRepo } from '../store/repos/transactions-repo.ts';
 
 export type AlertLevel = 'warning_75pct' | 'critical_90pct' | 'breached_100pct';
 
@@ -70,12 +72,7 @@ function unsubmittedStatuses(): string[] {
 }
 
 export async function queueStatus(db: Queryable, clock: Clock, scope: { accountId: string; environment: string }): Promise<QueueStatus> {
-  const counts = await db.query<{ status: string; n: string }>(
-    `SELECT status, count(*)::text AS n FROM jobs WHERE account_id = $1 AND kind = ANY($2::text[]) GROUP BY status`,
-    [scope.accountId, [SUBMIT_JOB, POLL_JOB]],
-  );
-  const by: Record<string, number> = {};
-  for (const r of counts.rows) by[r.status] = Number(r.n);
+  const by = await jobsRepo.countByStatus(db, scope.accountId, [SUBMIT_JOB, POLL_JOB]);
   // `waiting`: an ordered queue's entry behind its chain's head; for the integrator it is pending.
   const status = {
     pending: (by.pending ?? 0) + (by.waiting ?? 0),
@@ -84,15 +81,10 @@ export async function queueStatus(db: Queryable, clock: Clock, scope: { accountI
     failed: by.failed ?? 0,
     dead: by.dead ?? 0,
   };
-  const rows = await db.query<{ id: string; country: string; system: string; created_at: Date; deadline_at: Date | null }>(
-    `SELECT id, country, system, created_at, deadline_at FROM transactions
-      WHERE account_id = $1 AND environment = $2 AND status = ANY($3::text[])
-      ORDER BY created_at`,
-    [scope.accountId, scope.environment, unsubmittedStatuses()],
-  );
+  const rows = await transactionsRepo.listInStatuses(db, scope, unsubmittedStatuses());
   const now = clock.now();
   const alerts: QueueAlert[] = [];
-  for (const r of rows.rows) {
+  for (const r of rows) {
     const deadline = deadlineOf(r);
     if (!deadline) continue;
     const pct = pctElapsed(r.created_at, deadline, now);

@@ -15,6 +15,8 @@ import type { Clock } from '../core/clock.ts';
 import { SYSTEMS } from '../countries/registry.ts';
 import type { DataPoint } from '../fleet/types.ts';
 import type { Db } from '../store/db.ts';
+import { engineTelemetryRepo } from '../store/repos/engine-telemetry-repo.ts';
+import { transactionsRepo } from '../store/repos/transactions-repo.ts';
 import type { QueueStatus } from './queue.ts';
 
 /** The fleet endpoint's batch limit (spec Limits; src/http/routes/v1/fleet.ts MAX_BATCH). */
@@ -76,17 +78,13 @@ export function createTelemetry(d: TelemetryDeps) {
   /** Takes a data point now and keeps it in the outbox (oldest dropped past MAX_OUTBOX). */
   async function collect(queue: QueueStatus): Promise<DataPoint> {
     const now = d.clock.now();
-    const counts = await d.db.query<{ total: string; failed: string }>(
-      `SELECT count(*)::text AS total, count(*) FILTER (WHERE status LIKE 'failed%')::text AS failed
-         FROM transactions WHERE account_id = $1 AND environment = $2 AND created_at > $3 AND created_at <= $4`,
-      [d.accountId, d.environment, since, now],
-    );
+    const counts = await transactionsRepo.countCreatedBetween(d.db, { accountId: d.accountId, environment: d.environment }, since, now);
     since = now;
     const used = directoryBytes(d.dataDir);
     const point: DataPoint = {
       timestamp: now.toISOString(),
-      transactions_total: Number(counts.rows[0]?.total ?? 0),
-      transactions_failed: Number(counts.rows[0]?.failed ?? 0),
+      transactions_total: counts.total,
+      transactions_failed: counts.failed,
       queue_pending: queue.pending + queue.failed + queue.processing,
       queue_dead: queue.dead,
       storage_used_bytes: used,
@@ -100,19 +98,8 @@ export function createTelemetry(d: TelemetryDeps) {
         due_at: a.deadline,
       }));
     }
-    await d.db.transaction(async (tx) => {
-      await tx.query('INSERT INTO engine_telemetry (point) VALUES ($1)', [JSON.stringify(point)]);
-      const over = await tx.query<{ seq: string }>(
-        'DELETE FROM engine_telemetry WHERE seq IN (SELECT seq FROM engine_telemetry ORDER BY seq DESC OFFSET $1) RETURNING seq', [maxOutbox],
-      );
-      if (over.rowCount > 0) {
-        await tx.query(
-          `INSERT INTO engine_telemetry_dropped (id, dropped) VALUES (true, $1)
-           ON CONFLICT (id) DO UPDATE SET dropped = engine_telemetry_dropped.dropped + $1`, [over.rowCount],
-        );
-        d.log.warn({ dropped: over.rowCount }, 'telemetry outbox full: oldest data points dropped');
-      }
-    });
+    const dropped = await d.db.transaction((tx) => engineTelemetryRepo.keep(tx, point, maxOutbox));
+    if (dropped > 0) d.log.warn({ dropped }, 'telemetry outbox full: oldest data points dropped');
     return point;
   }
 
@@ -120,32 +107,31 @@ export function createTelemetry(d: TelemetryDeps) {
   async function flushNow(): Promise<number> {
     let sent = 0;
     for (;;) {
-      // Oldest first, by the bigint column (the text alias would order '10' before '9').
-      const batch = await d.db.query<{ s: string; point: DataPoint }>('SELECT seq::text AS s, point FROM engine_telemetry ORDER BY seq LIMIT $1', [TELEMETRY_BATCH]);
-      if (batch.rows.length === 0) return sent;
+      const rows = await engineTelemetryRepo.oldest<DataPoint>(d.db, TELEMETRY_BATCH);
+      if (rows.length === 0) return sent;
       let res: Response;
       try {
         res = await fetch(`${d.serviceUrl}/v1/agents/${encodeURIComponent(d.agentId)}/telemetry`, {
           method: 'POST',
           headers: { authorization: `Bearer ${d.apiKey}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ data_points: batch.rows.map((r) => r.point) }),
+          body: JSON.stringify({ data_points: rows.map((r) => r.point) }),
           signal: AbortSignal.timeout(10_000),
         });
       } catch (err) {
         d.log.debug({ err }, 'telemetry not sent: service unreachable');
         return sent;
       }
-      const last = batch.rows[batch.rows.length - 1]!.s;
+      const last = rows[rows.length - 1]!.s;
       if (res.status === 202) {
-        await d.db.query('DELETE FROM engine_telemetry WHERE seq <= $1::bigint', [last]);
-        sent += batch.rows.length;
+        await engineTelemetryRepo.forgetThrough(d.db, last);
+        sent += rows.length;
         continue;
       }
       const text = await res.text().catch(() => '');
       if (res.status === 400) {
         // The service will never take these points: keeping them would block every later batch.
         d.log.error({ status: res.status, body: text }, 'telemetry batch refused as invalid: dropped');
-        await d.db.query('DELETE FROM engine_telemetry WHERE seq <= $1::bigint', [last]);
+        await engineTelemetryRepo.forgetThrough(d.db, last);
         continue;
       }
       d.log.warn({ status: res.status, body: text }, 'telemetry not accepted: kept for later');
@@ -161,12 +147,7 @@ export function createTelemetry(d: TelemetryDeps) {
     return flushing;
   }
 
-  async function outbox(): Promise<{ points: number; dropped: number }> {
-    const r = await d.db.query<{ points: string; dropped: string | null }>(
-      'SELECT (SELECT count(*) FROM engine_telemetry)::text AS points, (SELECT dropped FROM engine_telemetry_dropped)::text AS dropped',
-    );
-    return { points: Number(r.rows[0]?.points ?? 0), dropped: Number(r.rows[0]?.dropped ?? 0) };
-  }
+  const outbox = (): Promise<{ points: number; dropped: number }> => engineTelemetryRepo.size(d.db);
 
   return { collect, flush, outbox };
 }

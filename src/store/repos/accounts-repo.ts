@@ -14,6 +14,15 @@ export interface AccountRow {
 }
 
 export const accountsRepo = {
+  /** The embedded engine's mirror of its token's account (active, named for the agent); nothing if it exists. */
+  async ensureMirror(q: Queryable, id: string, name: string, billingEmail: string, now: Date): Promise<void> {
+    await q.query(
+      `INSERT INTO accounts (id, name, billing_email, status, status_since, created_at, updated_at)
+       VALUES ($1, $2, $3, 'active', $4, $4, $4) ON CONFLICT (id) DO NOTHING`,
+      [id, name, billingEmail, now],
+    );
+  },
+
   async insert(q: Queryable, a: Omit<AccountRow, 'status_reason' | 'updated_at'>): Promise<void> {
     await q.query(
       `INSERT INTO accounts (id, name, billing_email, status, status_since, created_at, updated_at)

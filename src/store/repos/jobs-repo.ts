@@ -97,6 +97,14 @@ const CLAIMABLE = `(${DUE} OR ${EXPIRED})`;
 const ACTIVE = `('pending', 'failed', 'processing')`;
 
 export const jobsRepo = {
+  /** An account's jobs of these kinds, counted by status. */
+  async countByStatus(q: Queryable, accountId: string, kinds: readonly string[]): Promise<Record<string, number>> {
+    const r = await q.query<{ status: string; n: string }>(
+      'SELECT status, count(*)::text AS n FROM jobs WHERE account_id = $1 AND kind = ANY($2::text[]) GROUP BY status', [accountId, kinds],
+    );
+    return Object.fromEntries(r.rows.map((row) => [row.status, Number(row.n)]));
+  },
+
   async enqueue(q: Queryable, input: EnqueueInput, now: Date): Promise<JobRow> {
     const values: unknown[] = [];
     const { sql } = jobsInsertSql([input], now, (v) => `$${values.push(v)}`);

@@ -73,6 +73,26 @@ export interface StartedSubmission {
 }
 
 export const transactionsRepo = {
+  /** Transactions of a scope created in (from, to], and how many of them failed (the engine's telemetry). */
+  async countCreatedBetween(q: Queryable, scope: { accountId: string; environment: string }, from: Date, to: Date): Promise<{ total: number; failed: number }> {
+    const r = await q.query<{ total: string; failed: string }>(
+      `SELECT count(*)::text AS total, count(*) FILTER (WHERE status LIKE 'failed%')::text AS failed
+         FROM transactions WHERE account_id = $1 AND environment = $2 AND created_at > $3 AND created_at <= $4`,
+      [scope.accountId, scope.environment, from, to],
+    );
+    return { total: Number(r.rows[0]?.total ?? 0), failed: Number(r.rows[0]?.failed ?? 0) };
+  },
+
+  /** A scope's transactions in these statuses, oldest first, with what their deadline is read from (the engine's queue). */
+  async listInStatuses(q: Queryable, scope: { accountId: string; environment: string }, statuses: readonly string[]) {
+    return (await q.query<{ id: string; country: string; system: string; created_at: Date; deadline_at: Date | null }>(
+      `SELECT id, country, system, created_at, deadline_at FROM transactions
+        WHERE account_id = $1 AND environment = $2 AND status = ANY($3::text[])
+        ORDER BY created_at`,
+      [scope.accountId, scope.environment, statuses],
+    )).rows;
+  },
+
   async get(q: Queryable, accountId: string, id: string): Promise<TransactionRow | undefined> {
     if (!isUuid(id)) return undefined;
     return fix((await q.query<TransactionRow>('SELECT * FROM transactions WHERE account_id = $1 AND id = $2', [accountId, id])).rows[0]);
