@@ -4,7 +4,7 @@ import { deriveKeys } from '../../src/crypto/master-key.ts';
 import { checkMasterKey } from '../../src/services/server-secrets.ts';
 import type { Db } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
-import { TEST_MASTER_KEY, openTestDb } from '../support/harness.ts';
+import { STORE, TEST_MASTER_KEY, openTestDb } from '../support/harness.ts';
 
 let db: Db;
 beforeAll(async () => {
@@ -25,6 +25,20 @@ describe('migrations', () => {
       "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name",
     )).rows.map((r) => r.table_name);
     expect(tables).toEqual(expect.arrayContaining(['accounts', 'api_keys', 'consents', 'locations', 'server_secrets', 'schema_migrations']));
+  });
+
+  it('compresses long record bodies and request columns with lz4 where the server has it (0041)', async () => {
+    const methods = (await db.query<{ attname: string; c: string }>(
+      `SELECT attname, attcompression::text AS c FROM pg_attribute
+        WHERE (attrelid = 'fiscal_records'::regclass AND attname = 'body')
+           OR (attrelid = 'transactions'::regclass AND attname IN ('request_payload', 'normalized', 'response_payload', 'render_hints'))`,
+    )).rows;
+    expect(methods).toHaveLength(5);
+    // Debian's PostgreSQL (this machine's, CI's) is built with LZ4; PGlite may not be, and
+    // then keeps the default ('': pglz) on all five.
+    const expected = STORE === 'postgres' ? ['l'] : ['l', ''];
+    expect(expected).toContain(methods[0]!.c);
+    for (const m of methods) expect(m.c).toBe(methods[0]!.c);
   });
 });
 
