@@ -3,6 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentHashMessage, verifyHash } from '../../src/countries/pt-saft/signature.ts';
+import { SANDBOX_PRODUCER_PUBLIC_KEY_PEM } from '../../src/countries/pt-saft/sandbox-key.ts';
+import { locationBodies } from '../support/fixtures.ts';
 import { STORE } from '../support/harness.ts';
 import { cafeSale, eventually, jsonClient, localEnv, startChild, verifactuLocation } from './local-client.ts';
 
@@ -58,6 +61,23 @@ describe.runIf(STORE === 'pglite')('dist/fiscal-local (single executable)', () =
       const record = await fetch(`${host.url}/v1/transactions/${tx.body.id}/fiscal-record`, { headers: { authorization: `Bearer ${key}` } });
       expect(record.status).toBe(200);
       expect(await record.text()).toContain('B12345674');
+      // A Portuguese burst: the documents' Hashes are made on the signing thread
+      // (signing/chain-signer.ts), started from the executable's one bundled file.
+      const ptBody = locationBodies['pt-saft'];
+      const pt = await api.post('/v1/locations', { ...ptBody, country_config: { ...ptBody.country_config, series: { FS: { prefix: 'A', atcud_code: 'AAJFJMVNTN' } } } }, key);
+      expect(pt.status, JSON.stringify(pt.body)).toBe(201);
+      const ptSale = cafeSale(pt.body.id, { items: [{ description: 'Café', quantity: 1, unit_price: 200, tax_rate: 23 }], pretax_amount: 200, tax_amount: 46, total_amount: 246 });
+      const burst = await Promise.all(Array.from({ length: 6 }, () => api.post('/v1/transactions', ptSale, key)));
+      for (const b of burst) expect(b.status, JSON.stringify(b.body)).toBe(201);
+      const xmls = await Promise.all(burst.map(async (b) => (await fetch(`${host.url}/v1/transactions/${b.body.id}/fiscal-record`, { headers: { authorization: `Bearer ${key}` } })).text()));
+      const tag = (xml: string, name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)![1]!;
+      let previous: string | null = null;
+      for (const xml of xmls.sort((a, b) => Number(tag(a, 'InvoiceNo').split('/')[1]) - Number(tag(b, 'InvoiceNo').split('/')[1]))) {
+        expect(verifyHash(documentHashMessage(xml, previous), tag(xml, 'Hash'), SANDBOX_PRODUCER_PUBLIC_KEY_PEM)).toBe(true);
+        previous = tag(xml, 'Hash');
+      }
+      // Signed there, not by the inline fallback (which logs why it was needed).
+      expect(host.output()).not.toContain('signing thread');
       // The /docs page's files come out of the executable too.
       expect((await fetch(`${host.url}/docs/static/swagger-ui.css`)).status).toBe(200);
     } finally {
