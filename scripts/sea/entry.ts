@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sea from 'node:sea';
+import { closeOnSignals } from '../../src/cli/exit.ts';
 import { ConfigError } from '../../src/config.ts';
 import { startLocalHost } from '../../src/engine/local-host.ts';
 
@@ -67,15 +68,7 @@ async function main(): Promise<void> {
     migrationsDir,
     pglite: { pgliteWasmModule, initdbWasmModule, fsBundle: new Blob([asset('pglite.data')]) },
   });
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    await host.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
+  closeOnSignals(() => host.close());
 }
 
 main().catch((err) => {

@@ -22,3 +22,20 @@ export class ExitError extends Error {
 
 export const usageError = (message: string) => new ExitError(EXIT.usage, message);
 export const failed = (message: string) => new ExitError(EXIT.failed, message);
+
+/**
+ * A long-running command's end: on the first SIGINT or SIGTERM, `close` runs once (a
+ * second signal meanwhile is ignored), then the process exits 0. The service, the worker,
+ * the local host and the single executable all stop this way.
+ */
+export function closeOnSignals(close: (signal: NodeJS.Signals) => Promise<void>): void {
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    await close(signal);
+    process.exit(EXIT.ok);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}

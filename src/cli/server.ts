@@ -19,6 +19,7 @@ import { createRateLimiter } from '../ratelimit/index.ts';
 import { scheduleRecurringJobs } from '../runtime.ts';
 import { startLocalHost } from '../engine/local-host.ts';
 import { createOfflineTokenService } from '../services/offline-tokens.ts';
+import { closeOnSignals } from './exit.ts';
 import { openStore, runtimeFor } from './store.ts';
 import { packageVersion } from './version.ts';
 
@@ -47,21 +48,15 @@ export async function runService(command: 'serve' | 'worker'): Promise<void> {
     throw new ConfigError('the worker command needs DATABASE_URL (PostgreSQL): the embedded store belongs to one process, and `serve` runs its workers in-process');
   }
   const { rt, limiter } = runtimeFor(store);
-  let stopping = false;
   let closeApp: (() => Promise<void>) | null = null;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
+  closeOnSignals(async (signal) => {
     log.info({ signal }, 'stopping');
     await closeApp?.();
     await rt.worker.stop();
     await limiter.close();
     await db.close();
     store.signingDevice?.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  });
 
   if (command === 'worker') {
     log.info({ store: db.kind, workerId: rt.worker.workerId }, 'worker starting');
@@ -93,13 +88,5 @@ export async function runService(command: 'serve' | 'worker'): Promise<void> {
 /** `local`: the host lives in engine/local-host.ts; here only its process life (signals). */
 export async function runLocal(): Promise<void> {
   const host = await startLocalHost(process.env, { serviceVersion: packageVersion() });
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    await host.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
+  closeOnSignals(() => host.close());
 }
