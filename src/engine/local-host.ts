@@ -1,4 +1,3 @@
-import { catchUpQueue } from '../jobs/catch-up.ts';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -12,6 +11,7 @@ import { SYSTEM_KEYS } from '../countries/registry.ts';
 import { deriveKeys } from '../crypto/master-key.ts';
 import { buildApp } from '../http/app.ts';
 import { EMBEDDED_BACKOFF } from '../jobs/backoff.ts';
+import { catchUpQueue } from '../jobs/catch-up.ts';
 import { createMemoryLimiter } from '../ratelimit/index.ts';
 import { createRuntime, DEFAULT_SOFTWARE, type Runtime } from '../runtime.ts';
 import { checkMasterKey } from '../services/server-secrets.ts';

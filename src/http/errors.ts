@@ -4,15 +4,14 @@ import { ApiError, DbUnavailableError } from '../core/errors.ts';
 
 /** Seconds a client should wait before retrying when the database is unreachable. */
 const DB_RETRY_AFTER_SECONDS = 5;
+/** Seconds a client waits before sending again when the signing device is gone (HardwareDevice mode). */
+const DEVICE_RETRY_AFTER_SECONDS = 30;
 
 /**
  * Turns every failure into `{error: string}` with the right status. Bad input is never
  * a 500: Fastify's own client errors keep their 4xx status with a clear message.
  * A 500 logs its cause and answers a generic message.
  */
-/** Seconds a client waits before sending again when the signing device is gone (HardwareDevice mode). */
-const DEVICE_RETRY_AFTER_SECONDS = 30;
-
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (err instanceof ApiError) {

@@ -275,22 +275,16 @@ export function createLedger(deps: LedgerDeps): Ledger {
       run = [];
     };
     for (const [index, p] of items.entries()) {
-      const link = linkAfter(last, numbers[index], now);
-      const prepared = p.prepare?.(withoutFingerprint(link), now) ?? null;
+      const prepared = p.prepare?.(withoutFingerprint(linkAfter(last, numbers[index], now)), now) ?? null;
       if (prepared !== null) {
         if (run.length === 0) runFrom = last.fingerprint;
         run.push({ index, prepared });
         last = { seq: last.seq + 1, fingerprint: null, fiscalId: prepared.fiscalId, issuedAt: now, link: prepared.linkData };
         continue;
       }
-      if (run.length > 0) {
-        await signRun();
-        // Built again on the run's last signature, which the first link lacked.
-        built[index] = p.build(linkAfter(last, numbers[index], now), now);
-      } else {
-        built[index] = p.build(link, now);
-      }
-      const b = built[index];
+      // Built whole: on the run before it, once signed (its link needs the last signature).
+      if (run.length > 0) await signRun();
+      const b = (built[index] = p.build(linkAfter(last, numbers[index], now), now));
       last = { seq: last.seq + 1, fingerprint: b.record.fingerprint, fiscalId: b.record.fiscal_id, issuedAt: now, link: b.linkData ?? null };
     }
     if (run.length > 0) await signRun();

@@ -14,6 +14,7 @@ import type { AuthContext } from '../services/auth-context.ts';
 import type { Db } from '../store/db.ts';
 import { fiscalRecordsRepo } from '../store/repos/fiscal-records-repo.ts';
 import { locationsRepo } from '../store/repos/locations-repo.ts';
+import { receiptDuplicatesRepo } from '../store/repos/receipt-duplicates-repo.ts';
 import { transactionsRepo, type TransactionRow } from '../store/repos/transactions-repo.ts';
 import { receiptLanguages, receiptOptions, renderReceipt, type RenderedReceipt } from './render.ts';
 
@@ -37,8 +38,8 @@ export interface DuplicateJournalDeps {
 }
 
 export function createReceiptService(deps: { db: Db; software: SoftwareIdentity; journal?: DuplicateJournalDeps | undefined }): ReceiptService {
-  /** The system's journaling of copy `copy`, where it has one (France: the JET). */
-  function journalOf(auth: AuthContext, row: TransactionRow, system: FiscalSystem, copy: number): (() => Promise<void>) | undefined {
+  /** The system's journaling of a copy, where it has one (France: the JET). */
+  function journalOf(auth: AuthContext, row: TransactionRow, system: FiscalSystem, documentNumber: string | null, copy: number): (() => Promise<void>) | undefined {
     const hook = system.receipt?.duplicate?.journal;
     const j = deps.journal;
     if (!hook || !j) return undefined;
@@ -47,23 +48,30 @@ export function createReceiptService(deps: { db: Db; software: SoftwareIdentity;
       if (!location) throw new Error(`receipt duplicate: location ${row.location_id} not found`);
       const kind = system.capabilities.recordKey;
       const recordKey = kind ? await j.signingKeys.recordKey(location.fiscal, kind) : undefined;
-      const record = await fiscalRecordsRepo.getForTransaction(deps.db, row.id);
       await hook({ db: deps.db, clock: j.clock, log: j.log, ledger: j.ledger, software: deps.software }, {
-        location: location.fiscal, environment: row.environment, recordKey, transactionId: row.id, documentNumber: record?.document_number ?? null, copy,
+        location: location.fiscal, environment: row.environment, recordKey, transactionId: row.id, documentNumber, copy,
       });
     };
   }
 
-  async function draw(auth: AuthContext, id: string, query: Record<string, unknown>, copyOf?: (txId: string, row: TransactionRow, system: FiscalSystem) => Promise<number>) {
+  /**
+   * Draws a transaction's receipt; with `copyOf`, a numbered duplicate, whose number it
+   * answers (taken once the options are checked and the system is known to have them).
+   */
+  async function draw(
+    auth: AuthContext, id: string, query: Record<string, unknown>,
+    copyOf?: (row: TransactionRow, system: FiscalSystem, documentNumber: string | null) => Promise<number>,
+  ) {
     const row = await transactionsRepo.get(deps.db, auth.accountId, id);
     if (!row) throw notFound('transaction not found');
     const system = row.system && isSystemKey(row.system) ? getSystem(row.system) : undefined;
     // The options are checked before anything is drawn (or counted): a bad one is a 400 whatever the transaction.
     const options = receiptOptions(query, receiptLanguages(system?.receipt));
     if (copyOf && !system?.receipt?.duplicate) throw badRequest(RECEIPT_ERRORS.noDuplicates);
-    const copy = copyOf ? await copyOf(row.id, row, system!) : undefined;
-    const location = await locationsRepo.getById(deps.db, row.location_id);
     const record = await fiscalRecordsRepo.getForTransaction(deps.db, row.id);
+    const documentNumber = record?.document_number ?? null;
+    const copy = copyOf ? await copyOf(row, system!, documentNumber) : undefined;
+    const location = await locationsRepo.getById(deps.db, row.location_id);
     const legalName = location?.country_config.legal_name;
     return renderReceipt({
       transaction: {
@@ -73,7 +81,7 @@ export function createReceiptService(deps: { db: Db; software: SoftwareIdentity;
         country: row.country as Country,
         created_at: row.created_at,
         fiscal_id: row.fiscal_id,
-        document_number: record?.document_number ?? null,
+        document_number: documentNumber,
         normalized: row.normalized,
         render_hints: row.render_hints,
         copy,
@@ -93,30 +101,17 @@ export function createReceiptService(deps: { db: Db; software: SoftwareIdentity;
     render: (auth, id, query) => draw(auth, id, query),
     async duplicate(auth, id, query, now) {
       let journal: (() => Promise<void>) | undefined;
-      const out = await draw(auth, id, query, async (txId, row, system) => {
-        // The next number of this transaction's copies, in one statement; the primary key
-        // sends a racing reprint round again for the number after.
-        for (let attempt = 0; ; attempt++) {
-          try {
-            const { rows } = await deps.db.query<{ copy_number: number }>(
-              `INSERT INTO receipt_duplicates (transaction_id, copy_number, account_id, created_at)
-               SELECT $1, COALESCE(MAX(copy_number), 0) + 1, $2, $3 FROM receipt_duplicates WHERE transaction_id = $1
-               RETURNING copy_number`, [txId, auth.accountId, now]);
-            const copy = rows[0]!.copy_number;
-            journal = journalOf(auth, row, system, copy);
-            return copy;
-          } catch (err) {
-            if (attempt < 5 && (err as { code?: string }).code === '23505') continue;
-            throw err;
-          }
-        }
+      const out = await draw(auth, id, query, async (row, system, documentNumber) => {
+        const copy = await receiptDuplicatesRepo.takeNext(deps.db, row.id, auth.accountId, now);
+        journal = journalOf(auth, row, system, documentNumber, copy);
+        return copy;
       });
       if (journal) {
         try {
           await journal();
         } catch (err) {
           // Not traced, not printed: the number is given back (the next reprint takes it).
-          await deps.db.query('DELETE FROM receipt_duplicates WHERE transaction_id = $1 AND copy_number = $2', [id, out.copy]);
+          await receiptDuplicatesRepo.giveBack(deps.db, id, out.copy!);
           throw err;
         }
       }

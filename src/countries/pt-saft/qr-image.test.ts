@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { saft } from './index.ts';
 import { draft, location, validatedBuild } from '../shared/test-fixtures.ts';
 import { goldenProducerKey } from './golden-cases.ts';
-import { PNG_SIGNATURE, QR_MARGIN, QR_MIN_VERSION, QR_SCALE, saftQrDataUrl, saftQrModules, saftQrPng, saftQrSymbol } from './qr-image.ts';
+import { PNG_SIGNATURE } from '../../core/png.ts';
+import { QR_MARGIN, QR_MIN_VERSION, QR_SCALE, saftQrDataUrl, saftQrModules, saftQrPng, saftQrSymbol } from './qr-image.ts';
 
 /*
  * The QR image (AT QR spec v1.0: level M, byte mode, version >= 9): decoded back with an

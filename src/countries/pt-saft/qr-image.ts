@@ -193,5 +193,3 @@ export function saftQrPng(content: string): Buffer {
 
 /** The image as the render hint carries it. */
 export const saftQrDataUrl = (content: string): string => `data:image/png;base64,${saftQrPng(content).toString('base64')}`;
-
-export { PNG_SIGNATURE } from '../../core/png.ts';

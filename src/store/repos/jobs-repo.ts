@@ -320,10 +320,9 @@ export const jobsRepo = {
     return res.rowCount;
   },
 
-  /** One job by id (any account: callers scope it). */
   /**
    * Makes every waiting retry of an account due now (`pending`/`failed` jobs whose `run_at`
-   * is later): the embedded hosts' catch-up after an outage (jobs/catch-up.ts).
+   * is later): the local host's catch-up after an outage (jobs/catch-up.ts).
    */
   async bringForward(q: Queryable, accountId: string, now: Date): Promise<number> {
     const r = await q.query(
@@ -334,6 +333,7 @@ export const jobsRepo = {
     return r.rowCount;
   },
 
+  /** One job by id (any account: callers scope it). */
   async get(q: Queryable, id: string): Promise<JobRow | undefined> {
     return (await q.query<JobRow>(`SELECT ${RETURNING} FROM jobs WHERE id = $1`, [id])).rows[0];
   },
