@@ -2,19 +2,30 @@ import { describe, expect, it } from 'vitest';
 import { GroupCommitter } from './group-commit.ts';
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
+/**
+ * A gate the test opens: a batch that must still be running when the test queues more
+ * waits on one, rather than for a time (on a busy machine a timer can fire late).
+ */
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const wait = new Promise<void>((r) => (open = r));
+  return { wait, open };
+}
 
 describe('GroupCommitter', () => {
   it('batches what queues up while a batch runs, in arrival order', async () => {
     const batches: number[][] = [];
+    const running = gate();
     const g = new GroupCommitter<number, string>(async (_key, take) => {
       const items = take();
       batches.push(items);
-      await tick();
+      await (batches.length === 1 ? running.wait : tick());
       return items.map((i) => `r${i}`);
     });
     const first = [1, 2].map((i) => g.run('chain', i));
-    await new Promise((r) => setTimeout(r, 1)); // the first batch is running
+    while (batches.length === 0) await new Promise((r) => setImmediate(r)); // the first batch is running
     const later = [3, 4, 5].map((i) => g.run('chain', i));
+    running.open();
     expect(await Promise.all([...first, ...later])).toEqual(['r1', 'r2', 'r3', 'r4', 'r5']);
     // Arrivals of one turn share a batch; those that queued while it ran share the next.
     expect(batches).toEqual([[1, 2], [3, 4, 5]]);
@@ -71,15 +82,19 @@ describe('GroupCommitter', () => {
 
   it('takes its batch only once the transaction has begun: arrivals meanwhile join it', async () => {
     const batches: number[][] = [];
+    const connection = gate();
+    let begun = false;
     const g = new GroupCommitter<number, number>(async (_k, take) => {
-      await tick(); // waiting for a connection, or for the embedded store's lock
+      begun = true;
+      await connection.wait; // waiting for a connection, or for the embedded store's lock
       const items = take();
       batches.push(items);
       return items;
     });
     const first = g.run('k', 1);
-    await new Promise((r) => setTimeout(r, 1));
+    while (!begun) await new Promise((r) => setImmediate(r));
     const rest = [2, 3].map((i) => g.run('k', i));
+    connection.open();
     expect(await Promise.all([first, ...rest])).toEqual([1, 2, 3]);
     expect(batches).toEqual([[1, 2, 3]]);
   });
@@ -101,6 +116,11 @@ describe('GroupCommitter', () => {
     it('a batch that releases lets the next one take and build while it still writes; answers stay in order', async () => {
       const log: string[] = [];
       const turns: { pipelined: boolean }[] = [];
+      // The first two batches write until the test opens their gate.
+      const gates = new Map([1, 2].map((n) => [n, gate()]));
+      const logged = async (line: string) => {
+        while (!log.includes(line)) await new Promise((r) => setImmediate(r));
+      };
       const g = new GroupCommitter<number, number>(async (_k, take, turn) => {
         const items = take();
         turns.push({ pipelined: turn.pipelined });
@@ -108,15 +128,18 @@ describe('GroupCommitter', () => {
         turn.release();
         await turn.previous;
         log.push(`write ${items.join(',')}`);
-        await tick();
+        await (gates.get(items[0]!)?.wait ?? tick());
         log.push(`written ${items.join(',')}`);
         return items;
       }, 64, 2);
       const first = g.run('k', 1);
-      await new Promise((r) => setTimeout(r, 1)); // the first batch is writing
+      await logged('write 1'); // the first batch is writing
       const second = [2, 3].map((i) => g.run('k', i));
-      await new Promise((r) => setTimeout(r, 1));
+      await logged('built 2,3');
       const third = g.run('k', 4); // two batches begun: this one waits for the first to end
+      gates.get(1)!.open();
+      await logged('built 4');
+      gates.get(2)!.open();
       expect(await Promise.all([first, ...second, third])).toEqual([1, 2, 3, 4]);
       expect(log).toEqual(['built 1', 'write 1', 'built 2,3', 'written 1', 'write 2,3', 'built 4', 'written 2,3', 'write 4', 'written 4']);
       expect(turns.map((t) => t.pipelined)).toEqual([false, true, true]);
@@ -139,21 +162,28 @@ describe('GroupCommitter', () => {
 
     it('a failed batch finds its culprit after the batch before ends, and the batch after waits for that', async () => {
       const log: string[] = [];
+      const firstWrite = gate();
+      const begun: number[][] = [];
       const g = new GroupCommitter<number, number>(async (_k, take, turn) => {
         const items = take();
+        begun.push(items);
         turn.release();
         await turn.previous;
         log.push(`write ${items.join(',')}`);
-        await tick();
+        await (items[0] === 1 ? firstWrite.wait : tick());
         if (items.length > 1 && items.includes(3)) throw new Error('bad 3');
         if (items.length === 1 && items[0] === 3) throw new Error('bad 3 alone');
         return items.map((i) => i * 10);
       }, 64, 2);
+      const until = async (ok: () => boolean) => {
+        while (!ok()) await new Promise((r) => setImmediate(r));
+      };
       const a = g.run('k', 1);
-      await new Promise((r) => setTimeout(r, 1));
+      await until(() => log.includes('write 1'));
       const b = [2, 3].map((i) => g.run('k', i));
-      await new Promise((r) => setTimeout(r, 1));
+      await until(() => begun.length === 2);
       const c = g.run('k', 4);
+      firstWrite.open();
       const settled = await Promise.allSettled([a, ...b, c]);
       expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message))).toEqual([10, 20, 'bad 3 alone', 40]);
       // 2,3 failed: each alone, in order, before 4 (begun behind it) wrote.
