@@ -70,6 +70,16 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
   // queries; every statement here is short, and a high cost estimate on a growing queue
   // made each claim pay it.
   const options = '-c plan_cache_mode=force_custom_plan -c jit=off';
+  // The ordered pipe runs only the one-statement appends (ledger-repo appendGuarded). Its
+  // inserts fire foreign-key checks, which PostgreSQL runs as saved plans that
+  // plan_cache_mode governs too: under force_custom_plan every check of every row was
+  // planned again (perf on a busy France chain: planning and running those checks about
+  // a third of PostgreSQL's CPU). So the pipe keeps the default mode, where a check's
+  // plan is made generic after five executions and reused; and it sends its statements
+  // unnamed (`run`'s `named`), so the append itself is parsed and planned at every
+  // execution with the tables' current statistics: a plan kept from a new database (a
+  // sequential scan of a small chain_heads, seen) cannot stick as the tables grow.
+  const pipeOptions = '-c jit=off';
   const connectionTimeoutMillis = opts.connectionTimeoutMillis ?? 5_000;
   const max = opts.max ?? 20;
   const pool = new pg.Pool({ connectionString, options, max, connectionTimeoutMillis, idleTimeoutMillis: 30_000 });
@@ -89,7 +99,7 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
   };
   const pipeNow = (): pg.Client => {
     if (pipeClient) return pipeClient;
-    const client = new pg.Client({ connectionString, options, connectionTimeoutMillis, pipeline: true } as pg.ClientConfig);
+    const client = new pg.Client({ connectionString, options: pipeOptions, connectionTimeoutMillis, pipeline: true } as pg.ClientConfig);
     client.on('error', () => dropPipe(client));
     client.on('end', () => dropPipe(client));
     // A failed connect fails the statements queued on it (their own errors).
@@ -103,7 +113,7 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
     // corked, they leave in one (the query is written synchronously, within `run`'s call).
     const stream = (client as unknown as { connection?: { stream?: { cork(): void; uncork(): void } } }).connection?.stream;
     stream?.cork();
-    const answer = run<T>(client, sql, params);
+    const answer = run<T>(client, sql, params, false);
     stream?.uncork();
     try {
       return await answer;
@@ -115,9 +125,9 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
     }
   };
 
-  const run = async <T>(q: pg.Pool | pg.PoolClient | pg.Client, sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> => {
+  const run = async <T>(q: pg.Pool | pg.PoolClient | pg.Client, sql: string, params?: readonly unknown[], named = true): Promise<QueryResult<T>> => {
     try {
-      const name = params?.length ? statementName(sql) : undefined;
+      const name = named && params?.length ? statementName(sql) : undefined;
       const res = name
         ? await q.query({ name, text: sql, values: params as unknown[] })
         : await q.query(sql, params as unknown[] | undefined);

@@ -40,6 +40,19 @@ describe.runIf(process.env.TEST_STORE === 'postgres')('the ordered pipe', () => 
     expect((await db.query('SELECT n FROM pipe_probe WHERE n > 100 ORDER BY n')).rows).toEqual([{ n: 101 }, { n: 102 }]);
   });
 
+  it('plans its statements afresh each time, and lets the foreign-key checks keep theirs', async () => {
+    const pipe = db.pipe!;
+    // The pool plans every statement with its values; the pipe's statements are unnamed
+    // (parsed and planned at each execution: no plan outlives the tables' statistics) and
+    // its mode is the default, where the saved plans of foreign-key checks become generic
+    // after five runs instead of being planned again for every row (pg-db.ts).
+    expect((await db.query<{ plan_cache_mode: string }>('SHOW plan_cache_mode')).rows[0]!.plan_cache_mode).toBe('force_custom_plan');
+    expect((await pipe.query<{ plan_cache_mode: string }>('SHOW plan_cache_mode', [])).rows[0]!.plan_cache_mode).toBe('auto');
+    await pipe.query('INSERT INTO pipe_probe (n, backend) VALUES ($1, pg_backend_pid())', [201]);
+    const kept = await pipe.query<{ n: string }>("SELECT count(*) AS n FROM pg_prepared_statements WHERE statement LIKE '%pipe_probe%'", []);
+    expect(Number(kept.rows[0]!.n)).toBe(0);
+  });
+
   it('a lost connection fails what was on it, and the next statement opens another', async () => {
     const pipe = db.pipe!;
     const pid = (await pipe.query<{ pid: number }>('SELECT pg_backend_pid() AS pid', [])).rows[0]!.pid;
