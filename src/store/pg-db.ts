@@ -73,12 +73,15 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
   // The ordered pipe runs only the one-statement appends (ledger-repo appendGuarded). Its
   // inserts fire foreign-key checks, which PostgreSQL runs as saved plans that
   // plan_cache_mode governs too: under force_custom_plan every check of every row was
-  // planned again (perf on a busy France chain: planning and running those checks about
-  // a third of PostgreSQL's CPU). So the pipe keeps the default mode, where a check's
-  // plan is made generic after five executions and reused; and it sends its statements
-  // unnamed (`run`'s `named`), so the append itself is parsed and planned at every
-  // execution with the tables' current statistics: a plan kept from a new database (a
-  // sequential scan of a small chain_heads, seen) cannot stick as the tables grow.
+  // planned again (perf on a busy France chain: planning and running those checks about a
+  // third of PostgreSQL's CPU). So the pipe keeps the default mode, where a saved plan
+  // becomes generic after five executions and is reused. That suits the append itself
+  // too: its rows travel as JSON parameters, so no value can make one plan better than
+  // another, and a generic plan is made once per statement text instead of at every
+  // execution. It does not outlive the tables' statistics: PostgreSQL plans a prepared
+  // statement again whenever ANALYZE (autovacuum's included) updated the statistics of a
+  // table it uses (documented under PREPARE), so a plan made on a new database's empty
+  // chain_heads does not stick as the table grows.
   const pipeOptions = '-c jit=off';
   const connectionTimeoutMillis = opts.connectionTimeoutMillis ?? 5_000;
   const max = opts.max ?? 20;
@@ -113,7 +116,7 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
     // corked, they leave in one (the query is written synchronously, within `run`'s call).
     const stream = (client as unknown as { connection?: { stream?: { cork(): void; uncork(): void } } }).connection?.stream;
     stream?.cork();
-    const answer = run<T>(client, sql, params, false);
+    const answer = run<T>(client, sql, params);
     stream?.uncork();
     try {
       return await answer;
@@ -125,9 +128,9 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
     }
   };
 
-  const run = async <T>(q: pg.Pool | pg.PoolClient | pg.Client, sql: string, params?: readonly unknown[], named = true): Promise<QueryResult<T>> => {
+  const run = async <T>(q: pg.Pool | pg.PoolClient | pg.Client, sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> => {
     try {
-      const name = named && params?.length ? statementName(sql) : undefined;
+      const name = params?.length ? statementName(sql) : undefined;
       const res = name
         ? await q.query({ name, text: sql, values: params as unknown[] })
         : await q.query(sql, params as unknown[] | undefined);
