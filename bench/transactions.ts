@@ -299,7 +299,9 @@ export async function runTransactionsBench(load: LoadSettings = loadSettingsFrom
   const cleanups = cleanupStack('stopping servers, dropping the benchmark databases');
   const log = (s: string) => console.error(`[bench] ${s}`);
   const profDir = process.env.BENCH_CPU_PROF_DIR;
-  const serviceArgv = profDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profDir)}`] : [];
+  // BENCH_SERVICE_NODE_ARGS: more node/V8 flags for the service children (experiments: GC, heap).
+  const extraArgv = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const serviceArgv = [...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profDir)}`] : []), ...extraArgv];
 
   try {
     const code = codeVersion();
