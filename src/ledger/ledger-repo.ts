@@ -6,6 +6,13 @@
  * type (json_populate_recordset): the statement's text does not vary with the batch size
  * (prepared once per connection), and the driver encodes a few strings instead of some
  * forty values per entry. json columns keep the text JSON.stringify wrote.
+ *
+ * Except the records' bodies (the signed XML or JSON document, the largest field of a
+ * create): they go as one binary parameter (bytea, sent as bytes) with each body's length,
+ * and the statement cuts them out in the records' order. Inside the JSON, PostgreSQL read
+ * every body twice, character by character (once to check the JSON, once to fill the
+ * row, unescaping each quote of a JSON body): measured 14 µs of PostgreSQL time a France
+ * record and 22 µs a Portugal one, of ~0.15–0.21 ms of PostgreSQL CPU a create.
  */
 import type { Queryable } from '../store/db.ts';
 import type { EnqueueInput } from '../store/repos/jobs-repo.ts';
@@ -33,6 +40,8 @@ void allTransactionColumns;
 void allRecordColumns;
 const TRANSACTION_COLUMNS = TRANSACTION_COLUMN_LIST.join(', ');
 const RECORD_COLUMNS = RECORD_COLUMN_LIST.join(', ');
+/** The records' columns as the insert selects them: the body cut from the bodies' bytes (`b`), the rest from the JSON row (`r`). */
+const RECORD_SELECT = RECORD_COLUMN_LIST.map((c) => (c === 'body' ? `convert_from(substring(%BODIES% FROM b.off FOR b.len), 'UTF8')` : `r.${c}`)).join(', ');
 
 /** SQLSTATEs a guarded append raises (migration 0015 `svc_assert`). */
 export const CHAIN_HEAD_MOVED = 'SV001';
@@ -99,7 +108,10 @@ export interface GuardedBatch extends ChainBatch {
  */
 interface RenderedRows {
   tx: string | null;
+  /** The records without their bodies. */
   rec: string;
+  /** The records' bodies, in order: joined, and each one's length in UTF-8 bytes. */
+  bodies: { text: string; bytes: number[] };
   jobs: { json: string; ids: string[] } | null;
   events: RenderedEvents | null;
   fanOut: string | null;
@@ -117,7 +129,7 @@ function renderRows(part: ChainBatch): RenderedRows {
   const at = part.head.issuedAt;
   return {
     tx: part.transactions.length > 0 ? JSON.stringify(part.transactions) : null,
-    rec: JSON.stringify(part.records),
+    ...recordsRendered(part.records),
     jobs: part.jobs && part.jobs.length > 0 ? jobRowsJson(part.jobs, at) : null,
     events: part.events && part.events.rows.length > 0 ? eventRowsJson(part.events) : null,
     fanOut: part.fanOut && part.fanOut.length > 0 ? jobRowsJson(part.fanOut, at).json : null,
@@ -139,6 +151,13 @@ export function renderBatch(part: GuardedBatch): RenderedBatch {
   };
 }
 
+/** The records as the statement takes them: the JSON rows without their bodies, and the bodies apart. */
+function recordsRendered(records: readonly FiscalRecordRow[]): Pick<RenderedRows, 'rec' | 'bodies'> {
+  const bodies = records.map((r) => r.body);
+  const rest = records.map(({ body: _body, ...row }) => row);
+  return { rec: JSON.stringify(rest), bodies: { text: bodies.join(''), bytes: bodies.map((b) => Buffer.byteLength(b, 'utf8')) } };
+}
+
 /** JSON arrays (each `[…]`, none empty) as one. */
 function joinArrays(arrays: readonly string[]): string {
   return arrays.length === 1 ? arrays[0]! : `[${arrays.map((a) => a.slice(1, -1)).join(',')}]`;
@@ -151,7 +170,15 @@ function batchWrites(param: (v: unknown) => string, parts: readonly RenderedRows
   if (txs.length > 0) {
     writes.push(`tx AS (INSERT INTO transactions (${TRANSACTION_COLUMNS}) SELECT ${TRANSACTION_COLUMNS} FROM json_populate_recordset(NULL::transactions, ${param(joinArrays(txs))}::json))`);
   }
-  writes.push(`rec AS (INSERT INTO fiscal_records (${RECORD_COLUMNS}) SELECT ${RECORD_COLUMNS} FROM json_populate_recordset(NULL::fiscal_records, ${param(joinArrays(parts.map((p) => p.rec)))}::json))`);
+  // Each body's place in the bytes: its offset from the lengths before it (the rows and the
+  // lengths are both numbered in the records' order).
+  const bodies = param(Buffer.from(parts.map((p) => p.bodies.text).join(''), 'utf8'));
+  writes.push(`rec AS (INSERT INTO fiscal_records (${RECORD_COLUMNS})
+         SELECT ${RECORD_SELECT.replace('%BODIES%', () => `${bodies}::bytea`)}
+         FROM json_populate_recordset(NULL::fiscal_records, ${param(joinArrays(parts.map((p) => p.rec)))}::json) WITH ORDINALITY AS r
+         JOIN (SELECT n, len, (sum(len) OVER (ORDER BY n) - len + 1)::int AS off
+               FROM unnest(${param(parts.flatMap((p) => p.bodies.bytes))}::int[]) WITH ORDINALITY AS l(len, n)) b ON b.n = r.ordinality
+         ORDER BY r.ordinality)`);
   const jobs = parts.flatMap((p) => (p.jobs ? [p.jobs.json] : []));
   if (jobs.length > 0) writes.push(`jobs AS (${jobsInsertFromJson(param(joinArrays(jobs)))})`);
   const events = parts.flatMap((p) => (p.events ? [p.events] : []));

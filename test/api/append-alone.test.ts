@@ -289,8 +289,23 @@ describe('one-statement append', () => {
     for (let i = 0; i < 12; i++) locs.push(await createLocation(a, key, 'fr-nf525'));
     for (const loc of locs) expect((await createTx(a, key, saleBody(loc))).statusCode).toBe(201); // heads learnt
     const before = { transactions: onA.n.transactions, guarded: onA.n.guarded.length, refused: onA.n.refused.length };
-    const res = await Promise.all(locs.map((loc) => createTx(a, key, saleBody(loc))));
+    // Descriptions of different UTF-8 lengths (1 to 4 bytes a character), one per chain:
+    // the records' bodies travel as bytes cut by length (ledger-repo), so each must land
+    // whole on its own row.
+    const described = (i: number) => {
+      const body = saleBody(locs[i]!);
+      body.items[0] = { ...body.items[0]!, description: `${'Crème brûlée € '.repeat(i)}🍰 n.º ${i}` };
+      return body;
+    };
+    const res = await Promise.all(locs.map((_, i) => createTx(a, key, described(i))));
     expect(res.map((r) => r.statusCode)).toEqual(locs.map(() => 201));
+    for (const [i, r] of res.entries()) {
+      const stored = await shared.query<{ body: string; fingerprint: string }>('SELECT body, fingerprint FROM fiscal_records WHERE transaction_id = $1', [r.json().id]);
+      const record = JSON.parse(stored.rows[0]!.body) as { transaction_id: string; lines: { description: string }[]; signature: { value: string } };
+      expect(record.transaction_id).toBe(r.json().id);
+      expect(record.lines[0]!.description).toBe(described(i).items[0]!.description);
+      expect(record.signature.value).toBe(stored.rows[0]!.fingerprint);
+    }
     const statements = onA.n.guarded.slice(before.guarded);
     expect(statements.reduce((x, y) => x + y, 0)).toBe(12); // every chain's batch, once
     // On PostgreSQL the batches that queued behind busy statements went together. The
