@@ -7,12 +7,14 @@
  * (prepared once per connection), and the driver encodes a few strings instead of some
  * forty values per entry. json columns keep the text JSON.stringify wrote.
  *
- * Except the records' bodies (the signed XML or JSON document, the largest field of a
- * create): they go as one binary parameter (bytea, sent as bytes) with each body's length,
- * and the statement cuts them out in the records' order. Inside the JSON, PostgreSQL read
- * every body twice, character by character (once to check the JSON, once to fill the
- * row, unescaping each quote of a JSON body): measured 14 µs of PostgreSQL time a France
- * record and 22 µs a Portugal one, of ~0.15–0.21 ms of PostgreSQL CPU a create.
+ * Except the large documents (`BYTE_COLUMNS`: the records' bodies, the transactions' json
+ * documents): they go as one binary parameter (bytea, sent as bytes) with each value's
+ * length, and the statement cuts them out in the rows' order. Inside the rows' JSON,
+ * PostgreSQL 15 read each of them twice, character by character (once to check the JSON,
+ * once to fill the row, unescaping each quote of a JSON body), before a json column's own
+ * check: measured on the statement alone, 18 rows, the bodies 14 µs of PostgreSQL a France
+ * record and 22 µs a Portugal one, the transactions' documents 2 and 12 µs, of ~0.15–0.21
+ * ms of PostgreSQL CPU a create.
  */
 import type { Queryable } from '../store/db.ts';
 import type { EnqueueInput } from '../store/repos/jobs-repo.ts';
@@ -38,10 +40,12 @@ const allTransactionColumns: Missing<TransactionRow, typeof TRANSACTION_COLUMN_L
 const allRecordColumns: Missing<FiscalRecordRow, typeof RECORD_COLUMN_LIST> extends never ? true : never = true;
 void allTransactionColumns;
 void allRecordColumns;
-const TRANSACTION_COLUMNS = TRANSACTION_COLUMN_LIST.join(', ');
-const RECORD_COLUMNS = RECORD_COLUMN_LIST.join(', ');
-/** The records' columns as the insert selects them: the body cut from the bodies' bytes (`b`), the rest from the JSON row (`r`). */
-const RECORD_SELECT = RECORD_COLUMN_LIST.map((c) => (c === 'body' ? `convert_from(substring(%BODIES% FROM b.off FOR b.len), 'UTF8')` : `r.${c}`)).join(', ');
+/** The columns that travel as bytes, not inside the rows' JSON, and their type. */
+const BYTE_COLUMNS = {
+  transactions: { request_payload: 'json', normalized: 'json', response_payload: 'json', render_hints: 'json' },
+  fiscal_records: { body: 'text' },
+} as const satisfies { transactions: Partial<Record<keyof TransactionRow, 'json' | 'text'>>; fiscal_records: Partial<Record<keyof FiscalRecordRow, 'json' | 'text'>> };
+type ByteTable = keyof typeof BYTE_COLUMNS;
 
 /** SQLSTATEs a guarded append raises (migration 0015 `svc_assert`). */
 export const CHAIN_HEAD_MOVED = 'SV001';
@@ -107,11 +111,10 @@ export interface GuardedBatch extends ChainBatch {
  * batches share a statement.
  */
 interface RenderedRows {
-  tx: string | null;
-  /** The records without their bodies. */
-  rec: string;
-  /** The records' bodies, in order: joined, and each one's length in UTF-8 bytes. */
-  bodies: { text: string; bytes: number[] };
+  /** The transactions without their BYTE_COLUMNS, and those apart. */
+  tx: SplitRows | null;
+  /** The records without their bodies, and the bodies apart. */
+  rec: SplitRows;
   jobs: { json: string; ids: string[] } | null;
   events: RenderedEvents | null;
   fanOut: string | null;
@@ -128,8 +131,8 @@ export interface RenderedBatch extends RenderedRows {
 function renderRows(part: ChainBatch): RenderedRows {
   const at = part.head.issuedAt;
   return {
-    tx: part.transactions.length > 0 ? JSON.stringify(part.transactions) : null,
-    ...recordsRendered(part.records),
+    tx: part.transactions.length > 0 ? splitRows('transactions', part.transactions) : null,
+    rec: splitRows('fiscal_records', part.records),
     jobs: part.jobs && part.jobs.length > 0 ? jobRowsJson(part.jobs, at) : null,
     events: part.events && part.events.rows.length > 0 ? eventRowsJson(part.events) : null,
     fanOut: part.fanOut && part.fanOut.length > 0 ? jobRowsJson(part.fanOut, at).json : null,
@@ -151,11 +154,60 @@ export function renderBatch(part: GuardedBatch): RenderedBatch {
   };
 }
 
-/** The records as the statement takes them: the JSON rows without their bodies, and the bodies apart. */
-function recordsRendered(records: readonly FiscalRecordRow[]): Pick<RenderedRows, 'rec' | 'bodies'> {
-  const bodies = records.map((r) => r.body);
-  const rest = records.map(({ body: _body, ...row }) => row);
-  return { rec: JSON.stringify(rest), bodies: { text: bodies.join(''), bytes: bodies.map((b) => Buffer.byteLength(b, 'utf8')) } };
+/**
+ * Rows as the statement takes them: JSON without the table's BYTE_COLUMNS, and those
+ * values apart, row after row in column order, joined, with each one's length in UTF-8
+ * bytes (-1: NULL). A json column's text is what JSON.stringify writes, as it was inside
+ * the row.
+ */
+interface SplitRows {
+  json: string;
+  text: string;
+  bytes: number[];
+}
+function splitRows<T extends object>(table: ByteTable, rows: readonly T[]): SplitRows {
+  const columns = Object.entries(BYTE_COLUMNS[table]) as [string, 'json' | 'text'][];
+  const values: string[] = [];
+  const bytes: number[] = [];
+  const rest = rows.map((row) => {
+    const out = { ...row } as Record<string, unknown>;
+    for (const [column, type] of columns) {
+      const v = out[column];
+      delete out[column];
+      const text = v === null || v === undefined ? null : type === 'json' ? JSON.stringify(v) : String(v);
+      if (text === null) bytes.push(-1);
+      else {
+        values.push(text);
+        bytes.push(Buffer.byteLength(text, 'utf8'));
+      }
+    }
+    return out;
+  });
+  return { json: JSON.stringify(rest), text: values.join(''), bytes };
+}
+
+/**
+ * The INSERT of `table`'s rows from several SplitRows: the JSON rows numbered in order
+ * (WITH ORDINALITY), each joined to its values' offsets and lengths in the bytes (numbered
+ * the same way, `columns` a row), inserted in the rows' order.
+ */
+function insertSplit(param: (v: unknown) => string, table: ByteTable, columnList: readonly string[], parts: readonly SplitRows[]): string {
+  const byteColumns = Object.entries(BYTE_COLUMNS[table]) as [string, 'json' | 'text'][];
+  const bytes = `${param(Buffer.from(parts.map((p) => p.text).join(''), 'utf8'))}::bytea`;
+  const select = columnList.map((c) => {
+    const k = byteColumns.findIndex(([name]) => name === c);
+    if (k < 0) return `r.${c}`;
+    const cut = `convert_from(substring(${bytes} FROM b.offs[${k + 1}] FOR b.lens[${k + 1}]), 'UTF8')`;
+    return `CASE WHEN b.lens[${k + 1}] < 0 THEN NULL ELSE ${byteColumns[k]![1] === 'json' ? `${cut}::json` : cut} END`;
+  });
+  return `INSERT INTO ${table} (${columnList.join(', ')})
+         SELECT ${select.join(', ')}
+         FROM json_populate_recordset(NULL::${table}, ${param(joinArrays(parts.map((p) => p.json)))}::json) WITH ORDINALITY AS r
+         JOIN (SELECT (n - 1) / ${byteColumns.length} + 1 AS row, array_agg(off ORDER BY n) AS offs, array_agg(len ORDER BY n) AS lens
+               FROM (SELECT n, len, (sum(greatest(len, 0)) OVER (ORDER BY n) - greatest(len, 0) + 1)::int AS off
+                     FROM unnest(${param(parts.flatMap((p) => p.bytes))}::int[]) WITH ORDINALITY AS l(len, n)) o
+               GROUP BY 1) b ON b.row = r.ordinality
+         ORDER BY r.ordinality`;
 }
 
 /** JSON arrays (each `[…]`, none empty) as one. */
@@ -167,18 +219,8 @@ function joinArrays(arrays: readonly string[]): string {
 function batchWrites(param: (v: unknown) => string, parts: readonly RenderedRows[]): { writes: string[]; fannedOut: boolean; jobIds: string[][] } {
   const writes: string[] = [];
   const txs = parts.flatMap((p) => (p.tx ? [p.tx] : []));
-  if (txs.length > 0) {
-    writes.push(`tx AS (INSERT INTO transactions (${TRANSACTION_COLUMNS}) SELECT ${TRANSACTION_COLUMNS} FROM json_populate_recordset(NULL::transactions, ${param(joinArrays(txs))}::json))`);
-  }
-  // Each body's place in the bytes: its offset from the lengths before it (the rows and the
-  // lengths are both numbered in the records' order).
-  const bodies = param(Buffer.from(parts.map((p) => p.bodies.text).join(''), 'utf8'));
-  writes.push(`rec AS (INSERT INTO fiscal_records (${RECORD_COLUMNS})
-         SELECT ${RECORD_SELECT.replace('%BODIES%', () => `${bodies}::bytea`)}
-         FROM json_populate_recordset(NULL::fiscal_records, ${param(joinArrays(parts.map((p) => p.rec)))}::json) WITH ORDINALITY AS r
-         JOIN (SELECT n, len, (sum(len) OVER (ORDER BY n) - len + 1)::int AS off
-               FROM unnest(${param(parts.flatMap((p) => p.bodies.bytes))}::int[]) WITH ORDINALITY AS l(len, n)) b ON b.n = r.ordinality
-         ORDER BY r.ordinality)`);
+  if (txs.length > 0) writes.push(`tx AS (${insertSplit(param, 'transactions', TRANSACTION_COLUMN_LIST, txs)})`);
+  writes.push(`rec AS (${insertSplit(param, 'fiscal_records', RECORD_COLUMN_LIST, parts.map((p) => p.rec))})`);
   const jobs = parts.flatMap((p) => (p.jobs ? [p.jobs.json] : []));
   if (jobs.length > 0) writes.push(`jobs AS (${jobsInsertFromJson(param(joinArrays(jobs)))})`);
   const events = parts.flatMap((p) => (p.events ? [p.events] : []));

@@ -305,6 +305,13 @@ describe('one-statement append', () => {
       expect(record.transaction_id).toBe(r.json().id);
       expect(record.lines[0]!.description).toBe(described(i).items[0]!.description);
       expect(record.signature.value).toBe(stored.rows[0]!.fingerprint);
+      // The transaction's json documents travel as bytes too.
+      const tx = await shared.query<{ request_payload: unknown; normalized: unknown; render_hints: unknown }>(
+        'SELECT request_payload, normalized, render_hints FROM transactions WHERE id = $1', [r.json().id]);
+      const asStored = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v) as { items: { description: string }[] };
+      expect(asStored(tx.rows[0]!.request_payload)).toEqual(described(i));
+      expect(asStored(tx.rows[0]!.normalized).items[0]!.description).toBe(described(i).items[0]!.description);
+      expect(asStored(tx.rows[0]!.render_hints)).toEqual(r.json().render_hints);
     }
     const statements = onA.n.guarded.slice(before.guarded);
     expect(statements.reduce((x, y) => x + y, 0)).toBe(12); // every chain's batch, once
