@@ -46,6 +46,7 @@ const BYTE_COLUMNS = {
   fiscal_records: { body: 'text' },
 } as const satisfies { transactions: Partial<Record<keyof TransactionRow, 'json' | 'text'>>; fiscal_records: Partial<Record<keyof FiscalRecordRow, 'json' | 'text'>> };
 type ByteTable = keyof typeof BYTE_COLUMNS;
+const byteColumnsOf = (table: ByteTable) => Object.entries(BYTE_COLUMNS[table]) as [string, 'json' | 'text'][];
 
 /** SQLSTATEs a guarded append raises (migration 0015 `svc_assert`). */
 export const CHAIN_HEAD_MOVED = 'SV001';
@@ -166,14 +167,16 @@ interface SplitRows {
   bytes: number[];
 }
 function splitRows<T extends object>(table: ByteTable, rows: readonly T[]): SplitRows {
-  const columns = Object.entries(BYTE_COLUMNS[table]) as [string, 'json' | 'text'][];
+  const columns = byteColumnsOf(table);
   const values: string[] = [];
   const bytes: number[] = [];
   const rest = rows.map((row) => {
-    const out = { ...row } as Record<string, unknown>;
+    // Copied without those columns (not copied whole and deleted from: an object that
+    // lost properties is slower for JSON.stringify).
+    const out: Record<string, unknown> = {};
+    for (const [key, v] of Object.entries(row)) if (!(key in BYTE_COLUMNS[table])) out[key] = v;
     for (const [column, type] of columns) {
-      const v = out[column];
-      delete out[column];
+      const v = (row as Record<string, unknown>)[column];
       const text = v === null || v === undefined ? null : type === 'json' ? JSON.stringify(v) : String(v);
       if (text === null) bytes.push(-1);
       else {
@@ -189,10 +192,10 @@ function splitRows<T extends object>(table: ByteTable, rows: readonly T[]): Spli
 /**
  * The INSERT of `table`'s rows from several SplitRows: the JSON rows numbered in order
  * (WITH ORDINALITY), each joined to its values' offsets and lengths in the bytes (numbered
- * the same way, `columns` a row), inserted in the rows' order.
+ * the same way, as many a row as the table has byte columns), inserted in the rows' order.
  */
 function insertSplit(param: (v: unknown) => string, table: ByteTable, columnList: readonly string[], parts: readonly SplitRows[]): string {
-  const byteColumns = Object.entries(BYTE_COLUMNS[table]) as [string, 'json' | 'text'][];
+  const byteColumns = byteColumnsOf(table);
   const bytes = `${param(Buffer.from(parts.map((p) => p.text).join(''), 'utf8'))}::bytea`;
   const select = columnList.map((c) => {
     const k = byteColumns.findIndex(([name]) => name === c);

@@ -33,7 +33,6 @@ describe('database pool gauges (Db.stats)', () => {
     await started;
     const waiter = d.query<{ n: number }>('SELECT 2 AS n');
     // The waiter is queued synchronously (pg's pool, PGlite's count of operations begun).
-    await new Promise((r) => setTimeout(r, 20));
     expect(d.stats!()).toMatchObject({ total: 1, idle: 0, waiting: 1, max: 1 });
 
     release();
