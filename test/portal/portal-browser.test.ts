@@ -55,6 +55,9 @@ describe.skipIf(STORE === 'postgres')('portal in headless Chromium', () => {
 
     // Keyboard only: Tab to the key field (it is autofocused; Tab from the top reaches it too), type, Enter.
     await page.goto(`${base}/portal/sign-in`);
+    // Chromium applies autofocus at its next rendering opportunity, which may come after the
+    // load event goto waits for (missed once in CI on a busy machine): wait for it, 2 s at most.
+    await page.waitForFunction(() => document.activeElement?.id === 'f-api_key', { timeout: 2_000 }).catch(() => {});
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('f-api_key');
     await page.evaluate(() => (document.activeElement as HTMLElement).blur());
     for (let i = 0; i < 5 && (await page.evaluate(() => document.activeElement?.id)) !== 'f-api_key'; i++) await page.keyboard.press('Tab');
