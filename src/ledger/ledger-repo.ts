@@ -19,6 +19,7 @@
 import type { Queryable } from '../store/db.ts';
 import type { EnqueueInput } from '../store/repos/jobs-repo.ts';
 import { jobRowsJson, jobsInsertFromJson } from '../store/repos/job-rows.ts';
+import { jsonValue } from '../store/repos/json-rows.ts';
 import { eventRowsJson, eventsInsertFromJson, type EventBatch, type RenderedEvents } from '../store/repos/webhooks-repo.ts';
 import type { FiscalRecordRow } from '../store/repos/fiscal-records-repo.ts';
 import type { TransactionRow } from '../store/repos/transactions-repo.ts';
@@ -47,6 +48,11 @@ const BYTE_COLUMNS = {
 } as const satisfies { transactions: Partial<Record<keyof TransactionRow, 'json' | 'text'>>; fiscal_records: Partial<Record<keyof FiscalRecordRow, 'json' | 'text'>> };
 type ByteTable = keyof typeof BYTE_COLUMNS;
 const byteColumnsOf = (table: ByteTable) => Object.entries(BYTE_COLUMNS[table]) as [string, 'json' | 'text'][];
+/** The columns that travel inside the rows' JSON: all but BYTE_COLUMNS. */
+const JSON_COLUMNS: Record<ByteTable, readonly string[]> = {
+  transactions: TRANSACTION_COLUMN_LIST.filter((c) => !(c in BYTE_COLUMNS.transactions)),
+  fiscal_records: RECORD_COLUMN_LIST.filter((c) => !(c in BYTE_COLUMNS.fiscal_records)),
+};
 
 /** SQLSTATEs a guarded append raises (migration 0015 `svc_assert`). */
 export const CHAIN_HEAD_MOVED = 'SV001';
@@ -168,15 +174,17 @@ interface SplitRows {
 }
 function splitRows<T extends object>(table: ByteTable, rows: readonly T[]): SplitRows {
   const columns = byteColumnsOf(table);
+  const inJson = JSON_COLUMNS[table];
   const values: string[] = [];
   const bytes: number[] = [];
   const rest = rows.map((row) => {
-    // Copied without those columns (not copied whole and deleted from: an object that
-    // lost properties is slower for JSON.stringify).
+    const r = row as Record<string, unknown>;
+    // A new object with the same keys in the same order for every row (one shape: V8's
+    // fast serializer), dates as their text (store/repos/json-rows.ts).
     const out: Record<string, unknown> = {};
-    for (const [key, v] of Object.entries(row)) if (!(key in BYTE_COLUMNS[table])) out[key] = v;
+    for (const c of inJson) out[c] = jsonValue(r[c]);
     for (const [column, type] of columns) {
-      const v = (row as Record<string, unknown>)[column];
+      const v = r[column];
       const text = v === null || v === undefined ? null : type === 'json' ? JSON.stringify(v) : String(v);
       if (text === null) bytes.push(-1);
       else {
