@@ -424,6 +424,9 @@ export function createLedger(deps: LedgerDeps): Ledger {
 
   return {
     async append(entry) {
+      // Between two requests: a batch whose signatures came back goes on now, not after
+      // the event loop's next turn (signing/chain-signer.ts `poll`).
+      signChain.poll?.();
       const outcome = await appends.run(entry.chainKey, entry);
       if ('error' in outcome) throw outcome.error;
       return outcome;

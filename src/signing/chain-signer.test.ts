@@ -53,6 +53,20 @@ describe('chain signer', () => {
     expect(await signer([], 'p')).toEqual([]);
   });
 
+  it('poll takes a run\'s answer while this thread is busy, without the event loop', async () => {
+    const run = ecRun(6);
+    let settled = false;
+    const answer = signer(run, null).then((out) => ((settled = true), out));
+    // Busy, as an event loop under load: only poll can take the answer now. Without it the
+    // answer stays on the port until the loop is free again, and this loop ends at 10 s.
+    const until = Date.now() + 10_000;
+    while (signer.awaiting() > 0 && Date.now() < until) signer.poll();
+    expect(signer.awaiting()).toBe(0);
+    expect(settled).toBe(false); // taken, and settled by the next microtask
+    expectChained(run, await answer, null);
+    signer.poll(); // nothing awaited: nothing to do
+  });
+
   it('signs on the calling thread with a key that is not held in process (a PKCS#11 token)', async () => {
     const inner = inProcessSigner(ec);
     let calls = 0;

@@ -163,9 +163,13 @@ describe('ledger', () => {
     const signer = inProcessSigner(ecKey);
     const threads = createChainSigner();
     const runs: number[] = [];
+    let polls = 0;
     const signing = createLedger({
       db: t.db, clock: systemClock, log: pino({ level: 'silent' }), events: createEventPublisher({ log: pino({ level: 'silent' }) }),
-      signChain: (run, previous) => (runs.push(run.length), threads(run, previous)),
+      // Polled at every append (the answers are taken between requests, not after the event loop's turn).
+      signChain: Object.assign((run: Parameters<typeof threads>[0], previous: string | null) => (runs.push(run.length), threads(run, previous)), {
+        poll: () => ((polls += 1), threads.poll()),
+      }),
     });
     const head = (link: PendingLink, text: string) => `S|${link.seq}|${link.previous?.fiscalId ?? ''}|${text}|`;
     /** Signed over its head and the previous fingerprint; `prepare` null for 'plain' entries (built whole). */
@@ -210,6 +214,7 @@ describe('ledger', () => {
     // Concurrent appends queued into batches: some runs held several entries, and the thread signed them.
     expect(Math.max(...runs)).toBeGreaterThan(1);
     expect(threads.runs.thread).toBe(runs.length);
+    expect(polls).toBe(41);
     await threads.close();
   });
 });
