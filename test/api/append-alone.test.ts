@@ -324,6 +324,32 @@ describe('one-statement append', () => {
     for (const loc of locs) expectWhole(await chainOf(loc), 2);
   });
 
+  it('the locking path (a chain\'s first batch) carries bodies and documents of any UTF-8 length whole too', async () => {
+    const { key } = await a.signup();
+    const locs: string[] = [];
+    for (let i = 0; i < 4; i++) locs.push(await createLocation(a, key, 'fr-nf525'));
+    const before = onA.n.transactions;
+    const described = (i: number) => {
+      const body = saleBody(locs[i]!);
+      body.items[0] = { ...body.items[0]!, description: `${'Ünïcödé ✓ '.repeat(i + 1)}𝄞 ${i}` };
+      return body;
+    };
+    const res = await Promise.all(locs.map((_, i) => createTx(a, key, described(i))));
+    expect(res.map((r) => r.statusCode)).toEqual(locs.map(() => 201));
+    // Each chain's first batch locked its head (a French register's first create also opens its journal's chain).
+    expect(onA.n.transactions - before).toBeGreaterThanOrEqual(4);
+    for (const [i, r] of res.entries()) {
+      const stored = await shared.query<{ body: string; created_at: Date }>('SELECT body, created_at FROM fiscal_records WHERE transaction_id = $1', [r.json().id]);
+      const record = JSON.parse(stored.rows[0]!.body) as { lines: { description: string }[] };
+      expect(record.lines[0]!.description).toBe(described(i).items[0]!.description);
+      const tx = await shared.query<{ request_payload: unknown; created_at: Date }>('SELECT request_payload, created_at FROM transactions WHERE id = $1', [r.json().id]);
+      expect((typeof tx.rows[0]!.request_payload === 'string' ? JSON.parse(tx.rows[0]!.request_payload) : tx.rows[0]!.request_payload)).toEqual(described(i));
+      // Dates travel as their ISO text (store/repos/json-rows.ts): the same instant as answered.
+      expect(new Date(tx.rows[0]!.created_at).toISOString()).toBe(r.json().created_at);
+      expect(new Date(stored.rows[0]!.created_at).getTime()).toBe(new Date(tx.rows[0]!.created_at).getTime());
+    }
+  });
+
   it('one moved head among them: the shared statement is refused whole, each batch runs again alone, that chain alone takes the locking path', async () => {
     const { key } = await a.signup();
     const locs: string[] = [];
