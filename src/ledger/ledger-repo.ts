@@ -47,12 +47,12 @@ const BYTE_COLUMNS = {
   fiscal_records: { body: 'text' },
 } as const satisfies { transactions: Partial<Record<keyof TransactionRow, 'json' | 'text'>>; fiscal_records: Partial<Record<keyof FiscalRecordRow, 'json' | 'text'>> };
 type ByteTable = keyof typeof BYTE_COLUMNS;
-const byteColumnsOf = (table: ByteTable) => Object.entries(BYTE_COLUMNS[table]) as [string, 'json' | 'text'][];
-/** The columns that travel inside the rows' JSON: all but BYTE_COLUMNS. */
-const JSON_COLUMNS: Record<ByteTable, readonly string[]> = {
-  transactions: TRANSACTION_COLUMN_LIST.filter((c) => !(c in BYTE_COLUMNS.transactions)),
-  fiscal_records: RECORD_COLUMN_LIST.filter((c) => !(c in BYTE_COLUMNS.fiscal_records)),
+/** Each table's columns as its rows travel: as bytes (BYTE_COLUMNS, with their type) and inside the rows' JSON (all the others). */
+const columnsOf = (table: ByteTable, list: readonly string[]) => {
+  const inBytes = Object.entries(BYTE_COLUMNS[table]) as [string, 'json' | 'text'][];
+  return { inBytes, inJson: list.filter((c) => !(c in BYTE_COLUMNS[table])) };
 };
+const COLUMNS = { transactions: columnsOf('transactions', TRANSACTION_COLUMN_LIST), fiscal_records: columnsOf('fiscal_records', RECORD_COLUMN_LIST) };
 
 /** SQLSTATEs a guarded append raises (migration 0015 `svc_assert`). */
 export const CHAIN_HEAD_MOVED = 'SV001';
@@ -173,8 +173,7 @@ interface SplitRows {
   bytes: number[];
 }
 function splitRows<T extends object>(table: ByteTable, rows: readonly T[]): SplitRows {
-  const columns = byteColumnsOf(table);
-  const inJson = JSON_COLUMNS[table];
+  const { inBytes: columns, inJson } = COLUMNS[table];
   const values: string[] = [];
   const bytes: number[] = [];
   const rest = rows.map((row) => {
@@ -203,7 +202,7 @@ function splitRows<T extends object>(table: ByteTable, rows: readonly T[]): Spli
  * the same way, as many a row as the table has byte columns), inserted in the rows' order.
  */
 function insertSplit(param: (v: unknown) => string, table: ByteTable, columnList: readonly string[], parts: readonly SplitRows[]): string {
-  const byteColumns = byteColumnsOf(table);
+  const byteColumns = COLUMNS[table].inBytes;
   const bytes = `${param(Buffer.from(parts.map((p) => p.text).join(''), 'utf8'))}::bytea`;
   const select = columnList.map((c) => {
     const k = byteColumns.findIndex(([name]) => name === c);

@@ -1,6 +1,6 @@
 import { isUuid } from '../../core/ids.ts';
 import type { Queryable } from '../db.ts';
-import { jsonValue } from './json-rows.ts';
+import { isoText } from './json-rows.ts';
 
 /** A webhook subscription as stored; `secret` is sealed (see services/webhooks.ts). */
 export interface WebhookRow {
@@ -184,7 +184,7 @@ export interface RenderedEvents {
 export function eventRowsJson(batch: EventBatch): RenderedEvents {
   // One JSON parameter for every row (see store/repos/job-rows.ts): the text does not vary with the count.
   return {
-    json: JSON.stringify(batch.rows.map((e) => ({ id: e.id, account_id: e.account_id, type: e.type, data: e.data, created_at: jsonValue(e.created_at) }))),
+    json: JSON.stringify(batch.rows.map((e) => ({ id: e.id, account_id: e.account_id, type: e.type, data: e.data, created_at: isoText(e.created_at) }))),
     accounts: [...new Set(batch.rows.map((e) => e.account_id))],
     types: [...batch.types],
   };
