@@ -16,7 +16,7 @@ import { createBenchDatabase, dropBenchDatabase } from './lib/pg-admin.ts';
 import { cpuBetween, cpuSnapshot } from './lib/proc-cpu.ts';
 import { enqueueSubmitJobs, openQueueContext } from './lib/queue.ts';
 import { fileStamp, fmt, markdownTable } from './lib/report.ts';
-import { prepareService } from './transactions.ts';
+import { type BenchSystem, prepareService } from './transactions.ts';
 
 /**
  * Where the time goes in the transactions benchmark (`npm run bench -- transactions-profile`,
@@ -78,16 +78,21 @@ export async function runTransactionsProfile(): Promise<ProfileReport> {
   const load = loadSettingsFromEnv();
   const spread = Number(process.env.BENCH_PROFILE_LOCATIONS ?? 50);
   const jobs = Number(process.env.BENCH_PROFILE_JOBS ?? 5000);
+  // BENCH_PROFILE_SYSTEM=pt-saft: the HTTP runs create for that system (default France);
+  // BENCH_PROFILE_ONLY=http-pg1: only the PostgreSQL one-location run, no drains, no floor.
+  const system = (process.env.BENCH_PROFILE_SYSTEM ?? 'fr-nf525') as BenchSystem;
+  const only = process.env.BENCH_PROFILE_ONLY;
   const rawDir = process.env.BENCH_PROFILE_DIR ? path.resolve(process.env.BENCH_PROFILE_DIR) : undefined;
   const log = (s: string) => console.error(`[profile] ${s}`);
   const cleanups = cleanupStack('stopping servers, dropping the profile databases');
   try {
     const http: HttpProfile[] = [];
-    const runs: Array<{ store: 'postgres' | 'pglite'; locations: number }> = [
+    const all: Array<{ store: 'postgres' | 'pglite'; locations: number }> = [
       { store: 'postgres', locations: 1 },
       { store: 'postgres', locations: spread },
       { store: 'pglite', locations: 1 },
     ];
+    const runs = all.filter((r) => only !== 'http-pg1' || (r.store === 'postgres' && r.locations === 1));
     for (const run of runs) {
       const database = run.store === 'postgres' ? await createBenchDatabase() : undefined;
       if (database) cleanups.push(() => dropBenchDatabase(database.name));
@@ -98,11 +103,11 @@ export async function runTransactionsProfile(): Promise<ProfileReport> {
         ...(rawDir ? { BENCH_PROFILE_DIR: rawDir } : {}),
         ...(database ? { BENCH_STORE: 'postgres', DATABASE_URL: database.url } : { BENCH_STORE: 'pglite', DATA_DIR: dataDir! }),
       };
-      const label = `POST /v1/transactions, ${run.locations} location${run.locations > 1 ? 's' : ''}`;
+      const label = `POST /v1/transactions (${system}), ${run.locations} location${run.locations > 1 ? 's' : ''}`;
       log(`${label} on ${run.store}…`);
       const server = await forkServer(SERVICE, env);
       cleanups.push(() => server.stop());
-      const prep = await prepareService(server, `prof-${run.store}-${run.locations}`, run.locations);
+      const prep = await prepareService(server, `prof-${run.store}-${run.locations}`, run.locations, system);
       let sampler: ActivitySampler | undefined;
       let activity: ActivityProfile | undefined;
       let probe: ProbeSnapshot | undefined;
@@ -127,7 +132,7 @@ export async function runTransactionsProfile(): Promise<ProfileReport> {
     }
 
     const drains: DrainProfile[] = [];
-    for (const store of ['postgres', 'pglite'] as const) {
+    for (const store of only === 'http-pg1' ? [] : (['postgres', 'pglite'] as const)) {
       const n = store === 'postgres' ? jobs : Math.max(1, Math.round(jobs / 5));
       let inner: Db;
       let database: { name: string; url: string } | undefined;
@@ -179,6 +184,7 @@ export async function runTransactionsProfile(): Promise<ProfileReport> {
       await cleanups.pop()!(); // ctx
       await cleanups.pop()!(); // db
     }
+    if (only === 'http-pg1') return { benchmark: 'transactions-profile', startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), code: codeVersion(), http, drains, chainFloor: [] };
     log('chain floor: one hash chain behind a row lock, bare SQL…');
     const floorDb = await createBenchDatabase();
     cleanups.push(() => dropBenchDatabase(floorDb.name));

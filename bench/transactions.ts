@@ -598,19 +598,33 @@ export function transactionsMarkdown(report: TransactionsReport): string {
     [false, false, true, true, true, true, true, true, false, false],
   );
 
+  // The whole machine's CPU a request (every process: server, PostgreSQL, autocannon, the
+  // rest), and what it bounds: on a machine whose cores are all busy, a scenario cannot
+  // reach more than (bare POST's CPU a request ÷ its own) of the bare POST's rate, however
+  // short its waits. Its measured ratio over that bound says how much of the gap is waiting.
+  const machinePerReq = (m: Measurement) =>
+    m.postgresCpuPct === undefined ? undefined : (m.serverCpuPct + m.postgresCpuPct + m.loadgenCpuPct + m.otherCpuPct) / 100 / Math.max(1e-9, m.okPerSec) * 1000;
+  const bares = report.http.filter((h) => h.kind === 'baseline' && h.store === 'postgres');
+  const bareCpuOf = (h: HttpDetail) => {
+    const b = bares.find((x) => h.round !== undefined && x.round === h.round) ?? bares[0];
+    return b ? machinePerReq(b.measurement) : undefined;
+  };
   const resources = markdownTable(
-    ['scenario', 'store', 'requests (2xx)', 'server CPU', 'server CPU ms/req', 'PostgreSQL CPU', 'PostgreSQL CPU ms/req', 'autocannon CPU', 'other CPU', 'server RSS MB', 'limiter takes'],
+    ['scenario', 'store', 'requests (2xx)', 'server CPU', 'server CPU ms/req', 'PostgreSQL CPU', 'PostgreSQL CPU ms/req', 'autocannon CPU', 'other CPU', 'machine CPU ms/req', 'CPU bound vs bare', 'server RSS MB', 'limiter takes'],
     report.http.map((h) => {
       const m = h.measurement;
       const perReq = (pct: number) => (pct / 100 / Math.max(1e-9, m.okPerSec) * 1000).toFixed(2);
+      const machine = machinePerReq(m);
+      const bare = bareCpuOf(h);
+      const bound = h.kind === 'baseline' || h.store !== 'postgres' || machine === undefined || bare === undefined ? '–' : `${(bare / machine).toFixed(2)}×`;
       return [
         h.scenario, storeLabel(h.kind, h.store), fmt.int(m.ok2xx), fmt.pct(m.serverCpuPct), perReq(m.serverCpuPct),
         m.postgresCpuPct === undefined ? '?' : fmt.pct(m.postgresCpuPct), m.postgresCpuPct === undefined ? '?' : perReq(m.postgresCpuPct),
-        fmt.pct(m.loadgenCpuPct), fmt.pct(m.otherCpuPct), String(Math.round(m.serverRssMb)),
+        fmt.pct(m.loadgenCpuPct), fmt.pct(m.otherCpuPct), machine === undefined ? '?' : machine.toFixed(2), bound, String(Math.round(m.serverRssMb)),
         m.limiterTakes === undefined ? '–' : fmt.int(m.limiterTakes),
       ];
     }),
-    [false, false, true, true, true, true, true, true, true, true, true],
+    [false, false, true, true, true, true, true, true, true, true, true, true, true],
   );
 
   const withActivity = report.http.filter((h) => h.activity);
@@ -710,6 +724,10 @@ export function transactionsMarkdown(report: TransactionsReport): string {
     '## Resources during the measured HTTP runs',
     '',
     resources,
+    '',
+    'Machine CPU ms/req: server + PostgreSQL + autocannon + other, ÷ 2xx answers (2 cores = 2,000 ms a second). CPU bound vs bare: the bare POST\'s ' +
+      'machine CPU a request (same round) ÷ this row\'s: the ratio this scenario could reach at most on a machine whose cores the bare POST keeps busy; ' +
+      'the measured ratio falls short of it by the time requests wait (chain order, the signing thread, the event loop).',
     '',
     ...(withActivity.length
       ? [
