@@ -89,4 +89,24 @@ describe('chain signer', () => {
     await expect(signer(bad, null)).rejects.toThrow(/digest/i);
     expectChained(run, await signer(run, 'after'), 'after');
   });
+
+  it('logs a gone thread, not a run that crypto refuses (signed again here, it fails with its own error)', async () => {
+    const warned: string[] = [];
+    const own = createChainSigner({ warn: (_obj, msg) => void warned.push(msg) });
+    try {
+      const run = ecRun(2);
+      expectChained(run, await own(run, null), null);
+      await expect(own(run.map((r) => ({ ...r, digest: 'no-such-digest' as 'sha256' })), null)).rejects.toThrow(/digest/i);
+      expect(warned).toEqual([]);
+      expect(own.runs).toEqual({ thread: 1, inline: 1 });
+      // A thread gone with a run on it (~60 ms of signing: it cannot answer first).
+      const long = ecRun(2000);
+      const signing = own(long, null);
+      await own.close();
+      expectChained(long, await signing, null);
+      expect(warned).toEqual(['the signing thread failed: signing the run on the main thread']);
+    } finally {
+      await own.close();
+    }
+  });
 });

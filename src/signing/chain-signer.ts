@@ -141,7 +141,8 @@ export function createChainSigner(log?: { warn(obj: object, msg: string): void }
       if (!p) return;
       pending.delete(m.id);
       if (m.out) p.resolve(m.out);
-      else p.reject(new Error(m.error ?? 'the signing thread failed'));
+      // The thread is fine: the run itself did not sign (a digest or key crypto refuses).
+      else p.reject(Object.assign(new Error(m.error ?? 'the run could not be signed'), { refused: true }));
     };
     const self = { thread, answers, answered, pending, sent: new Set<number>() };
     answers.on('message', answered);
@@ -199,8 +200,10 @@ export function createChainSigner(log?: { warn(obj: object, msg: string): void }
       runs.thread += 1;
       return out;
     } catch (err) {
-      // The thread is gone or refused the run: sign here (the record must not fail for it).
-      log?.warn({ err }, 'the signing thread failed: signing the run on the main thread');
+      // The thread is gone or refused the run: sign here. A gone thread's runs still sign
+      // (the record must not fail for it), and is logged; a refused run fails here with this
+      // thread's own error (its stack, its code), and is not the thread's failure.
+      if ((err as { refused?: boolean }).refused !== true) log?.warn({ err }, 'the signing thread failed: signing the run on the main thread');
       runs.inline += 1;
       return signChainInline(run, previous);
     }
