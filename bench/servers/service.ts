@@ -86,7 +86,10 @@ function probeControl(probe: ReturnType<typeof probeDb>): (action: string) => Pr
       case 'probe-read':
         return probe.snapshot();
       case 'profile-start':
-        profiler = startProfiler();
+        // BENCH_PROFILE_HEAP=1 with BENCH_PROFILE_DIR: the window's allocations too (.heapprofile).
+        profiler = startProfiler(process.env.BENCH_PROFILE_HEAP === '1' && process.env.BENCH_PROFILE_DIR
+          ? path.join(process.env.BENCH_PROFILE_DIR, `service-${process.env.BENCH_STORE}-${process.pid}.heapprofile`)
+          : undefined);
         return null;
       case 'profile-stop': {
         if (!profiler) throw new Error('profile-stop before profile-start');
