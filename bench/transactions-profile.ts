@@ -16,7 +16,7 @@ import { createBenchDatabase, dropBenchDatabase } from './lib/pg-admin.ts';
 import { cpuBetween, cpuSnapshot } from './lib/proc-cpu.ts';
 import { enqueueSubmitJobs, openQueueContext } from './lib/queue.ts';
 import { fileStamp, fmt, markdownTable } from './lib/report.ts';
-import { type BenchSystem, prepareService } from './transactions.ts';
+import { BENCH_SYSTEMS, type BenchSystem, prepareService } from './transactions.ts';
 
 /**
  * Where the time goes in the transactions benchmark (`npm run bench -- transactions-profile`,
@@ -81,7 +81,9 @@ export async function runTransactionsProfile(): Promise<ProfileReport> {
   // BENCH_PROFILE_SYSTEM=pt-saft: the HTTP runs create for that system (default France);
   // BENCH_PROFILE_ONLY=http-pg1: only the PostgreSQL one-location run, no drains, no floor.
   const system = (process.env.BENCH_PROFILE_SYSTEM ?? 'fr-nf525') as BenchSystem;
+  if (!BENCH_SYSTEMS.includes(system)) throw new Error(`BENCH_PROFILE_SYSTEM must be one of ${BENCH_SYSTEMS.join(', ')} (got "${system}")`);
   const only = process.env.BENCH_PROFILE_ONLY;
+  if (only !== undefined && only !== 'http-pg1') throw new Error(`BENCH_PROFILE_ONLY must be http-pg1 or unset (got "${only}")`);
   const rawDir = process.env.BENCH_PROFILE_DIR ? path.resolve(process.env.BENCH_PROFILE_DIR) : undefined;
   const log = (s: string) => console.error(`[profile] ${s}`);
   const cleanups = cleanupStack('stopping servers, dropping the profile databases');

@@ -202,7 +202,8 @@ const franceLocation = (name: string) =>
   JSON.stringify({ name, country: 'FR', country_config: { legal_name: 'Acme SARL', register_id: '73282932000074' } });
 
 /** The systems the HTTP scenarios create transactions of. */
-export type BenchSystem = 'fr-nf525' | 'es-ticketbai' | 'it-sdi' | 'pt-saft' | 'gr-mydata';
+export const BENCH_SYSTEMS = ['fr-nf525', 'es-ticketbai', 'it-sdi', 'pt-saft', 'gr-mydata'] as const;
+export type BenchSystem = (typeof BENCH_SYSTEMS)[number];
 
 /** Tracks the Idempotency-Key of every request sent and of every 2xx answer. */
 export interface KeyTracker {
