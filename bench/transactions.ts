@@ -201,6 +201,12 @@ export const json = { 'content-type': 'application/json' };
 const franceLocation = (name: string) =>
   JSON.stringify({ name, country: 'FR', country_config: { legal_name: 'Acme SARL', register_id: '73282932000074' } });
 
+/** The bare POST of `h`'s round (BENCH_ROUNDS > 1), if it has one. */
+const sameRound = (baselines: readonly HttpDetail[], h: HttpDetail) => baselines.find((b) => h.round !== undefined && b.round === h.round);
+
+/** CPU `pct` (% of one core over the run) as milliseconds a 2xx answer. */
+const msPerRequest = (m: Measurement, pct: number) => pct / 100 / Math.max(1e-9, m.okPerSec) * 1000;
+
 /** The systems the HTTP scenarios create transactions of. */
 export const BENCH_SYSTEMS = ['fr-nf525', 'es-ticketbai', 'it-sdi', 'pt-saft', 'gr-mydata'] as const;
 export type BenchSystem = (typeof BENCH_SYSTEMS)[number];
@@ -467,7 +473,7 @@ export async function runTransactionsBench(load: LoadSettings = loadSettingsFrom
     const baselines = http.filter((h) => h.kind === 'baseline');
     // A row against the bare POST of its own round; rows of no round against the median bare POST.
     const bareOf = (h: HttpDetail) =>
-      baselines.find((b) => h.round !== undefined && b.round === h.round)?.measurement.reqPerSec ?? median(baselines.map((b) => b.measurement.reqPerSec));
+      sameRound(baselines, h)?.measurement.reqPerSec ?? median(baselines.map((b) => b.measurement.reqPerSec));
     const codeAfter = codeVersion();
     if (codeAfter.srcSha256 !== code.srcSha256) {
       log(`warning: src/ changed during the run (${code.srcSha256} → ${codeAfter.srcSha256}); servers started after the change measured the new code`);
@@ -604,17 +610,17 @@ export function transactionsMarkdown(report: TransactionsReport): string {
   // reach more than (bare POST's CPU a request ÷ its own) of the bare POST's rate, however
   // short its waits. Its measured ratio over that bound says how much of the gap is waiting.
   const machinePerReq = (m: Measurement) =>
-    m.postgresCpuPct === undefined ? undefined : (m.serverCpuPct + m.postgresCpuPct + m.loadgenCpuPct + m.otherCpuPct) / 100 / Math.max(1e-9, m.okPerSec) * 1000;
+    m.postgresCpuPct === undefined ? undefined : msPerRequest(m, m.serverCpuPct + m.postgresCpuPct + m.loadgenCpuPct + m.otherCpuPct);
   const bares = report.http.filter((h) => h.kind === 'baseline' && h.store === 'postgres');
   const bareCpuOf = (h: HttpDetail) => {
-    const b = bares.find((x) => h.round !== undefined && x.round === h.round) ?? bares[0];
+    const b = sameRound(bares, h) ?? bares[0];
     return b ? machinePerReq(b.measurement) : undefined;
   };
   const resources = markdownTable(
     ['scenario', 'store', 'requests (2xx)', 'server CPU', 'server CPU ms/req', 'PostgreSQL CPU', 'PostgreSQL CPU ms/req', 'autocannon CPU', 'other CPU', 'machine CPU ms/req', 'CPU bound vs bare', 'server RSS MB', 'limiter takes'],
     report.http.map((h) => {
       const m = h.measurement;
-      const perReq = (pct: number) => (pct / 100 / Math.max(1e-9, m.okPerSec) * 1000).toFixed(2);
+      const perReq = (pct: number) => msPerRequest(m, pct).toFixed(2);
       const machine = machinePerReq(m);
       const bare = bareCpuOf(h);
       const bound = h.kind === 'baseline' || h.store !== 'postgres' || machine === undefined || bare === undefined ? '–' : `${(bare / machine).toFixed(2)}×`;
