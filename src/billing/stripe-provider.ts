@@ -1,4 +1,4 @@
-import Stripe from 'stripe';
+import { lazyImport } from '../core/lazy-import.ts';
 import type { BillingProvider } from './provider.ts';
 
 export interface StripeProviderOptions {
@@ -22,7 +22,9 @@ export interface StripeProviderOptions {
  */
 export function createStripeBillingProvider(opts: StripeProviderOptions): BillingProvider {
   const base = opts.apiBaseUrl ? new URL(opts.apiBaseUrl) : undefined;
-  const stripe = new Stripe(opts.apiKey, {
+  // The `stripe` package is imported with the first call (core/lazy-import.ts): most
+  // processes (the CLI, the local host, a node without billing) never make one.
+  const client = lazyImport(async () => new (await import('stripe')).default(opts.apiKey, {
     maxNetworkRetries: 2,
     timeout: opts.timeoutMs ?? 20_000,
     ...(base ? {
@@ -30,10 +32,10 @@ export function createStripeBillingProvider(opts: StripeProviderOptions): Billin
       port: base.port || (base.protocol === 'http:' ? 80 : 443),
       protocol: base.protocol === 'http:' ? 'http' : 'https',
     } : {}),
-  });
+  }));
   let product: Promise<string> | undefined = opts.productId ? Promise.resolve(opts.productId) : undefined;
   const productId = () => {
-    product ??= stripe.products.create({ name: 'Fiscalization API subscription' }).then((p) => p.id);
+    product ??= client().then((stripe) => stripe.products.create({ name: 'Fiscalization API subscription' })).then((p) => p.id);
     product.catch(() => { product = undefined; }); // a failure is retried by the next call
     return product;
   };
@@ -41,6 +43,7 @@ export function createStripeBillingProvider(opts: StripeProviderOptions): Billin
   return {
     name: 'stripe',
     async createCustomer({ accountId, companyName, email, paymentMethodId }) {
+      const stripe = await client();
       const c = await stripe.customers.create({
         name: companyName, email, payment_method: paymentMethodId,
         invoice_settings: { default_payment_method: paymentMethodId },
@@ -49,6 +52,7 @@ export function createStripeBillingProvider(opts: StripeProviderOptions): Billin
       return { customerId: c.id };
     },
     async createSubscription({ customerId, accountId, periodAmount, interval }) {
+      const stripe = await client();
       const s = await stripe.subscriptions.create({
         customer: customerId,
         items: [{ price_data: { currency: 'eur', product: await productId(), unit_amount: periodAmount, recurring: { interval } }, quantity: 1 }],
@@ -57,6 +61,7 @@ export function createStripeBillingProvider(opts: StripeProviderOptions): Billin
       return { subscriptionId: s.id };
     },
     async changeSubscription({ customerId, subscriptionId, periodAmount, interval, prorationAmount, description }) {
+      const stripe = await client();
       const current = await stripe.subscriptions.retrieve(subscriptionId);
       const item = current.items.data[0];
       await stripe.subscriptions.update(subscriptionId, {

@@ -1,7 +1,8 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../core/clock.ts';
 import { newId } from '../core/ids.ts';
+import { lazyImport } from '../core/lazy-import.ts';
 import type { Db, Queryable } from '../store/db.ts';
 import { emailOutboxRepo } from '../store/repos/email-outbox-repo.ts';
 
@@ -52,8 +53,14 @@ export function retryDelayMs(attempts: number): number {
 export function createMailer(o: MailerOptions): Mailer {
   // Timeouts well inside the claim (nodemailer's own defaults reach 10 minutes), so a hung
   // server gives the row back as a failed attempt rather than holding it past its claim.
-  const transport = o.smtpUrl
-    ? nodemailer.createTransport({ url: o.smtpUrl, connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 60_000 } as Parameters<typeof nodemailer.createTransport>[0])
+  // nodemailer is imported with the first send (core/lazy-import.ts): most processes send none.
+  let opened: Transporter | undefined;
+  const smtpUrl = o.smtpUrl;
+  const transport = smtpUrl
+    ? lazyImport(async () => {
+      const { default: nodemailer } = await import('nodemailer');
+      return (opened = nodemailer.createTransport({ url: smtpUrl, connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 60_000 } as Parameters<typeof nodemailer.createTransport>[0]));
+    })
     : undefined;
   const from = o.from || DEFAULT_FROM;
 
@@ -68,6 +75,7 @@ export function createMailer(o: MailerOptions): Mailer {
 
     async flush(opts = {}) {
       if (!transport) return { sent: 0, failed: 0 };
+      const smtp = await transport();
       const now = o.clock.now();
       const rows = await emailOutboxRepo.claimDue(o.db, now, new Date(now.getTime() + CLAIM_MS), opts.limit ?? 50, opts.ids);
       let sent = 0;
@@ -75,7 +83,7 @@ export function createMailer(o: MailerOptions): Mailer {
       for (const row of rows) {
         try {
           // The outbox id as Message-ID: a resend after a crash between send and markSent is recognizable.
-          await transport.sendMail({ from, to: row.to_address, subject: row.subject, text: row.body_text, messageId: `<${row.id}@outbox>` });
+          await smtp.sendMail({ from, to: row.to_address, subject: row.subject, text: row.body_text, messageId: `<${row.id}@outbox>` });
           await emailOutboxRepo.markSent(o.db, row.id, o.clock.now());
           sent++;
         } catch (err) {
@@ -89,7 +97,7 @@ export function createMailer(o: MailerOptions): Mailer {
     },
 
     close() {
-      transport?.close();
+      opened?.close();
     },
   };
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { lazyImport } from '../core/lazy-import.ts';
 import {
   assertValidSpec,
   type BucketSpec,
@@ -89,12 +90,18 @@ export interface RedisLimiterOptions {
  */
 export function createRedisLimiter(redis: Redis | string, opts: RedisLimiterOptions = {}): RateLimiter {
   const ownsClient = typeof redis === 'string';
+  // Given a URL, the client (and ioredis) comes with the first take (core/lazy-import.ts).
   // A few retries only: a rate-limit check must not hold a request for ioredis's default 20.
-  const client = typeof redis === 'string' ? new Redis(redis, { maxRetriesPerRequest: 2 }) : redis;
+  const open = typeof redis === 'string'
+    ? lazyImport(async () => new (await import('ioredis')).Redis(redis, { maxRetriesPerRequest: 2 }))
+    : async () => redis;
+  let opening: Promise<Redis> | undefined;
+  const clientOf = () => (opening = open());
   const keyPrefix = opts.keyPrefix ?? 'ratelimit:';
   const marginMs = Math.max(0, Math.floor(opts.expiryMarginMs ?? 60_000));
 
   async function runScript(key: string, args: (string | number)[]): Promise<unknown> {
+    const client = await clientOf();
     try {
       return await client.evalsha(TAKE_SCRIPT_SHA, 1, key, ...args);
     } catch (err) {
@@ -120,7 +127,8 @@ export function createRedisLimiter(redis: Redis | string, opts: RedisLimiterOpti
     },
 
     async close(): Promise<void> {
-      if (ownsClient) await client.quit();
+      // A client being opened by a take in flight is quit too, once it exists.
+      if (ownsClient && opening) await (await opening.catch(() => undefined))?.quit();
     },
   };
 }

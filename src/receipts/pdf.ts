@@ -4,7 +4,7 @@
  * The document's dates are the transaction's, so the same receipt gives the same bytes.
  */
 import fs from 'node:fs';
-import PDFDocument from 'pdfkit';
+import { lazyImport } from '../core/lazy-import.ts';
 import type { Receipt } from './model.ts';
 import { FONT_FILES, FONT_MM, pageLayout } from './page.ts';
 import { QUIET_ZONE } from './qr.ts';
@@ -12,7 +12,11 @@ import type { PaperWidth } from './text.ts';
 
 const PT_PER_MM = 72 / 25.4;
 
-export function renderPdf(r: Receipt, width: PaperWidth, issuedAt: Date): Promise<Buffer> {
+/** pdfkit, loaded with the first PDF (core/lazy-import.ts). */
+const pdfkit = lazyImport(() => import('pdfkit'));
+
+export async function renderPdf(r: Receipt, width: PaperWidth, issuedAt: Date): Promise<Buffer> {
+  const { default: PDFDocument } = await pdfkit();
   const page = pageLayout(r, width);
   const pt = (mm: number) => mm * PT_PER_MM;
   const doc = new PDFDocument({

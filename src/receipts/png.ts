@@ -12,7 +12,8 @@
  * A QR module is a whole number of pixels, rounded up, so the symbol is never smaller
  * than the size the country asks (30 mm: 240 px) and scanners see square modules.
  */
-import * as fontkit from 'fontkit';
+import type * as fontkit from 'fontkit';
+import { lazyImport } from '../core/lazy-import.ts';
 import { greyscalePng } from '../core/png.ts';
 import type { Receipt } from './model.ts';
 import { FONT_FILES, FONT_MM, LINE_MM, pageLayout } from './page.ts';
@@ -27,7 +28,8 @@ const CURVE_STEPS = 8;
 
 type Edge = { x0: number; y0: number; x1: number; y1: number; dir: 1 | -1 };
 
-export function renderPng(r: Receipt, width: PaperWidth): Buffer {
+export async function renderPng(r: Receipt, width: PaperWidth): Promise<Buffer> {
+  const fonts = await loadFonts();
   const page = pageLayout(r, width);
   const w = Math.round(page.widthMm * PX_PER_MM);
   const h = Math.ceil(page.heightMm * PX_PER_MM);
@@ -36,7 +38,7 @@ export function renderPng(r: Receipt, width: PaperWidth): Buffer {
   const fontPx = FONT_MM * PX_PER_MM;
   for (const item of page.items) {
     if (item.kind === 'text') {
-      const font = fontOf(item.bold);
+      const font = item.bold ? fonts.bold : fonts.regular;
       const scale = (fontPx * item.scale) / font.unitsPerEm;
       // The line box is LINE_MM high; the glyphs' box (ascent to descent) is centred in it.
       const boxPx = (font.ascent - font.descent) * scale;
@@ -78,15 +80,11 @@ function greyPng(w: number, h: number, ink: Float32Array): Buffer {
   return greyscalePng(w, h, 8, raw);
 }
 
-const fonts = new Map<boolean, fontkit.Font>();
-function fontOf(bold: boolean): fontkit.Font {
-  let f = fonts.get(bold);
-  if (f === undefined) {
-    f = fontkit.openSync(bold ? FONT_FILES.bold : FONT_FILES.regular);
-    fonts.set(bold, f);
-  }
-  return f;
-}
+/** The shipped fonts, opened with the first PNG, fontkit with them (core/lazy-import.ts). */
+const loadFonts = lazyImport(async () => {
+  const fk = await import('fontkit');
+  return { regular: fk.openSync(FONT_FILES.regular), bold: fk.openSync(FONT_FILES.bold) };
+});
 
 /** A glyph's outline as line segments in pixels (font units are y-up from the baseline). */
 function glyphEdges(commands: readonly fontkit.PathCommand[], ox: number, baseline: number, scale: number): Edge[] {

@@ -63,7 +63,7 @@ export async function renderReceipt(src: ReceiptSource, o: ReceiptOptions): Prom
     case 'pdf':
       return { contentType: 'application/pdf', body: await renderPdf(receipt, o.width, src.transaction.created_at), headers: file('pdf') };
     case 'png':
-      return { contentType: 'image/png', body: renderPng(receipt, o.width), headers: file('png') };
+      return { contentType: 'image/png', body: await renderPng(receipt, o.width), headers: file('png') };
   }
 }
 
