@@ -33,7 +33,7 @@ export interface DuplicateJournalDeps {
   ledger: FirstRecordDeps['ledger'];
   clock: Clock;
   log: FirstRecordDeps['log'];
-  locations: Pick<LocationService, 'forTransaction'>;
+  locations: Pick<LocationService, 'toFiscal'>;
   signingKeys: Pick<SigningKeyService, 'recordKey'>;
 }
 
@@ -44,12 +44,16 @@ export function createReceiptService(deps: { db: Db; software: SoftwareIdentity;
     const j = deps.journal;
     if (!hook || !j) return undefined;
     return async () => {
-      const location = await j.locations.forTransaction(auth.accountId, row.location_id);
-      if (!location) throw new Error(`receipt duplicate: location ${row.location_id} not found`);
+      // The location the transaction was made at, deleted or not: a reprint of a closed
+      // register's ticket is journaled in that register's log all the same (as a
+      // cancellation of it is recorded in its chain).
+      const at = await locationsRepo.getById(deps.db, row.location_id);
+      if (!at) throw new Error(`receipt duplicate: location ${row.location_id} not found`);
+      const fiscal = j.locations.toFiscal(at);
       const kind = system.capabilities.recordKey;
-      const recordKey = kind ? await j.signingKeys.recordKey(location.fiscal, kind) : undefined;
+      const recordKey = kind ? await j.signingKeys.recordKey(fiscal, kind) : undefined;
       await hook({ db: deps.db, clock: j.clock, log: j.log, ledger: j.ledger, software: deps.software }, {
-        location: location.fiscal, environment: row.environment, recordKey, transactionId: row.id, documentNumber, copy,
+        location: fiscal, environment: row.environment, recordKey, transactionId: row.id, documentNumber, copy,
       });
     };
   }

@@ -60,11 +60,16 @@ export function createLocationFileService(deps: LocationFileServiceDeps) {
   }
 
   /**
-   * The caller's location (404 when another account's, unknown or deleted) and what its
-   * system serves at `path`, picked from its file by `pick` (404 when it serves nothing).
+   * The caller's location (404 when another account's or unknown) and what its system
+   * serves at `path`, picked from its file by `pick` (404 when it serves nothing).
+   *
+   * A deleted location's files are served too: deleting a location (closing a shop) ends
+   * its sales, not the merchant's duty to show its books: they are kept for years (France:
+   * six, Livre des procédures fiscales art. L102 B), and an inspector asks for them whether
+   * the register still sells or not.
    */
   async function locate<T>(auth: AuthContext, locationId: string, path: string, pick: (file: LocationFile) => T | undefined) {
-    const row = await locationsRepo.get(deps.db, auth.accountId, locationId);
+    const row = await locationsRepo.getOwned(deps.db, auth.accountId, locationId);
     if (!row) throw notFound('location not found');
     const entry = (byPath.get(path) ?? []).find((o) => o.system === row.system);
     const file = entry ? pick(entry.file) : undefined;

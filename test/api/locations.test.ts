@@ -6,6 +6,7 @@ import { ManualClock, startTestApp, TEST_MASTER_KEY, type TestApp } from '../sup
 import {
   configs, ES_NIF, FR_SIRET, GR_SUBSCRIPTION_KEY, IT_PIVA, locationBodies, RANDOM_UUID, type SystemKey,
 } from '../support/fixtures.ts';
+import { locationBody, saleBody } from '../support/transactions.ts';
 
 /*
  * The Locations endpoints end to end, through HTTP. The clock is manual: each test moves
@@ -599,6 +600,31 @@ describe('DELETE /v1/locations/{id}', () => {
     }
     // The other location is untouched.
     expect((await get(key, keep.id)).json()).toEqual(keep);
+  });
+
+  it("keeps serving a deleted location's inspector files (SAF-T, JET, closures, archives), to its account only", async () => {
+    const { key } = await t.signup();
+    const other = await t.signup();
+    const pt = await created(key, locationBody('pt-saft'));
+    const fr = await created(key, locationBodies['fr-nf525']);
+    for (const loc of [pt, fr]) {
+      const sale = await t.request({ method: 'POST', url: '/v1/transactions', key, payload: saleBody(loc.id, { timestamp: t.clock.now().toISOString() }) });
+      expect(sale.statusCode, sale.body).toBe(201);
+      expect((await del(key, loc.id)).statusCode).toBe(204);
+    }
+    const period = t.clock.now().toISOString().slice(0, 7);
+    const saft = await t.request({ method: 'GET', url: `/v1/locations/${pt.id}/saft?period=${period}`, key });
+    expect(saft.statusCode, saft.body).toBe(200);
+    expect(saft.body).toContain('<InvoiceNo>');
+    const jet = await t.request({ method: 'GET', url: `/v1/locations/${fr.id}/jet`, key });
+    expect(jet.statusCode).toBe(200);
+    expect(jet.json().total).toBeGreaterThan(0);
+    for (const file of ['closures', 'archives']) expect((await t.request({ method: 'GET', url: `/v1/locations/${fr.id}/${file}`, key })).statusCode).toBe(200);
+    // Deleted or not, another account's location is not found.
+    for (const url of [`/v1/locations/${pt.id}/saft?period=${period}`, `/v1/locations/${fr.id}/jet`]) {
+      const res = await t.request({ method: 'GET', url, key: other.key });
+      expect([res.statusCode, res.json()]).toEqual([404, NOT_FOUND]);
+    }
   });
 });
 

@@ -163,6 +163,24 @@ describe('POST /v1/transactions/{id}/receipt/duplicate', () => {
     expect(verifyJet(events, publicKey)).toMatchObject({ ok: true, count: events.length });
   });
 
+  it('a ticket of a deleted location: its reprint is numbered and traced in that register\'s JET all the same', async () => {
+    const { key, tx } = await sale('fr-nf525');
+    const loc = (tx as unknown as { location_id: string }).location_id;
+    expect((await t.request({ method: 'DELETE', url: `/v1/locations/${loc}`, key })).statusCode).toBe(204);
+    const res = await duplicate(key, tx.id, '?format=text');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.headers['x-receipt-copy']).toBe('1');
+    expect(res.body).toContain('DUPLICATA n° 1');
+    // The register's JET stays readable (an inspector's file), the reprint in it.
+    const jet = await t.request({ method: 'GET', url: `/v1/locations/${loc}/jet?limit=100`, key });
+    expect(jet.statusCode, jet.body).toBe(200);
+    const ticket = (await t.request({ method: 'GET', url: `/v1/transactions/${tx.id}`, key })).json().fiscal_id;
+    expect((jet.json().data as Nf525JetEntry[]).filter((e) => e.event === 'duplicate').map((e) => e.details)).toEqual([{ transaction_id: tx.id, ticket, copy: '1' }]);
+    // Still the caller's only: another account gets a 404.
+    const other = await t.signup();
+    expect((await t.request({ method: 'GET', url: `/v1/locations/${loc}/jet`, key: other.key })).statusCode).toBe(404);
+  });
+
   it('racing reprints take distinct numbers', async () => {
     const { key, tx } = await sale('fr-nf525');
     const answers = await Promise.all(Array.from({ length: 6 }, () => duplicate(key, tx.id, '?format=text')));

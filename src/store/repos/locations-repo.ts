@@ -47,6 +47,15 @@ export const locationsRepo = {
     ).rows[0];
   },
 
+  /**
+   * A location of this account, deleted or not: what it recorded stays the account's
+   * (its inspector's files, the reprint of one of its tickets).
+   */
+  async getOwned(q: Queryable, accountId: string, id: string): Promise<LocationRow | undefined> {
+    if (!isUuid(id)) return undefined;
+    return (await q.query<LocationRow>('SELECT * FROM locations WHERE account_id = $1 AND id = $2', [accountId, id])).rows[0];
+  },
+
   /** By id alone, deleted or not: workers load the location a stored transaction was made at. */
   async getById(q: Queryable, id: string): Promise<LocationRow | undefined> {
     return (await q.query<LocationRow>('SELECT * FROM locations WHERE id = $1', [id])).rows[0];
