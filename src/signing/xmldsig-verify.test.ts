@@ -72,6 +72,13 @@ describe('enveloped signature verification: structure', () => {
     expect(verifyEnvelopedSignature(parseXml(xml), { now, trustedCa: key.certificatePem }).trusted).toBe(true);
   });
 
+  it('reads a document nested deeper than the call stack (a loop, not recursion), then finds no signature', () => {
+    const deep = '<a>'.repeat(50_000) + '</a>'.repeat(50_000);
+    const doc = parseXml(deep);
+    expect(doc.root.localName).toBe('a');
+    expect(() => verifyEnvelopedSignature(doc, { now })).toThrow(SignatureError);
+  });
+
   it('names what is missing or unsupported', () => {
     expect(failure(RC)).toBe('the document has no enveloped ds:Signature');
     const signed = xadesSign(RC, { keyPem: signer.keyPem, certPem: signer.certPem });

@@ -162,9 +162,14 @@ export interface XmlDocument {
   root: XmlElement;
 }
 
-function* elements(el: Element): Generator<Element> {
-  yield el;
-  for (const c of Array.from(el.childNodes)) if (c.nodeType === ELEMENT) yield* elements(c as Element);
+/** The element and its descendants, in document order; a loop, not recursion: a hostile document may nest deeper than the stack. */
+function* elements(root: Element): Generator<Element> {
+  const stack: Element[] = [root];
+  for (let el = stack.pop(); el !== undefined; el = stack.pop()) {
+    yield el;
+    const children = Array.from(el.childNodes).filter((c): c is Element => c.nodeType === ELEMENT);
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+  }
 }
 
 /** Parses a document (no DTD) with xmldom, refusing what it only warns about. */

@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBenchLimiter } from '../../bench/lib/unthrottled-limiter.ts';
+import { billingSignatureHeader } from '../../src/billing/signature.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
+import { multipartBody } from '../support/p12.ts';
 import type { SystemKey } from '../support/fixtures.ts';
 import { createLocation, locationBody, saleBody, saleLines, saleMetadata } from '../support/transactions.ts';
 
@@ -56,6 +58,9 @@ function metadataFields(system: SystemKey): string[] {
 /** Query values. */
 const BAD_QUERY: readonly string[] = ['', 'x', '-1', '0', '99999999999999999999', '1.5', 'null', '%00', '[]', '2026-13-45', 'a'.repeat(5000), 'true'];
 
+const SDI_SECRET = 'route-fuzz-sdi-secret-0123456789';
+const BILLING_SECRET = 'route-fuzz-billing-secret';
+
 let t: TestApp;
 let key: string;
 /** Real ids a path can name, by the word before `{id}` in the path. */
@@ -64,7 +69,7 @@ let doc: { paths: Record<string, Record<string, Operation>>; components?: { sche
 
 beforeAll(async () => {
   // Never limited: thousands of requests on one key would otherwise meet 429s, not the routes.
-  t = await startTestApp({ limiter: createBenchLimiter() });
+  t = await startTestApp({ limiter: createBenchLimiter(), config: { inboundSecrets: { sdi: SDI_SECRET }, billingWebhookSecret: BILLING_SECRET } });
   ({ key } = await t.signup());
   const locationId = await createLocation(t, key, 'fr-nf525');
   const tx = await t.request({ method: 'POST', url: '/v1/transactions', key, payload: saleBody(locationId) });
@@ -179,4 +184,54 @@ describe('every documented route, bad input: never a 500', () => {
     }
     expect(failures).toEqual([]);
   }, 600_000);
+
+  it('XML to the authority receiver, forms to the certificate upload, events to the billing receiver: never a 500, nothing read from disk', async () => {
+    const sdiNotice = fs.readFileSync(new URL('../../src/countries/it-sdi/fixtures/notifications/NS.xml', import.meta.url), 'utf8');
+    const xml: string[] = [
+      '', ' ', '<', '<a>', '<a></b>', 'not xml at all', '\u0000<a/>', '<?xml version="1.0" encoding="UTF-16"?><a/>',
+      // Entities: expanded a billion times, or read from the disk (XXE): neither may happen.
+      '<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">' +
+        '<!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;"><!ENTITY e "&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;"><!ENTITY f "&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;">]><l>&f;&f;&f;&f;&f;</l>',
+      '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><x>&xxe;</x>',
+      sdiNotice.replace(/<NomeFile>[^<]+<\/NomeFile>/, '<NomeFile>&xxe;</NomeFile>').replace('<?xml version="1.0" encoding="UTF-8"?>', '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>'),
+      '<a>'.repeat(20_000) + '</a>'.repeat(20_000),
+      sdiNotice, sdiNotice.replace(/<IdentificativoSdI>\d+<\/IdentificativoSdI>/g, '<IdentificativoSdI>x'.repeat(1000) + '</IdentificativoSdI>'),
+      sdiNotice.replace(/<NomeFile>[^<]+<\/NomeFile>/, ''), sdiNotice.replace(/<ListaErrori>[\s\S]*<\/ListaErrori>/, '<ListaErrori><Errore/></ListaErrori>'),
+    ];
+    const failures: string[] = [];
+    const check = (what: string, res: { statusCode: number; body: string }) => {
+      if (res.statusCode >= 500) failures.push(`${what.slice(0, 160)} → ${res.statusCode} ${res.body.slice(0, 200)}`);
+      if (res.body.includes('root:')) failures.push(`${what.slice(0, 160)} → answered with /etc/passwd`);
+    };
+    for (const body of xml) {
+      for (const contentType of ['application/xml', 'text/xml; charset=utf-8', 'application/soap+xml', 'application/json']) {
+        check(`inbound ${contentType} ${body}`, await t.request({ method: 'POST', url: '/v1/inbound/sdi', payload: body, headers: { 'content-type': contentType, 'x-sdi-secret': SDI_SECRET } }));
+      }
+    }
+    const p12 = Buffer.from('3082010a0201033082', 'hex');
+    const forms: Parameters<typeof multipartBody>[0][] = [
+      [], [{ name: 'certificate_id', value: 'x' }], [{ name: 'password', value: 'x' }],
+      [{ name: 'certificate', filename: 'c.p12', data: Buffer.alloc(0) }, { name: 'password', value: '' }, { name: 'certificate_id', value: 'c1' }],
+      [{ name: 'certificate', filename: 'c.p12', data: p12 }, { name: 'password', value: 'x'.repeat(100_000) }, { name: 'certificate_id', value: 'c1' }],
+      [{ name: 'certificate', filename: 'c.p12', data: Buffer.from('not a p12') }, { name: 'password', value: 'pw' }, { name: 'certificate_id', value: '../../etc' }],
+      [{ name: 'certificate', filename: '../../x.p12', data: p12 }, { name: 'password', value: 'pw' }, { name: 'certificate_id', value: 'é\u0000'.repeat(50) }],
+      [{ name: 'certificate', value: 'text instead of a file' }, { name: 'password', value: 'pw' }, { name: 'certificate_id', value: 'c2' }],
+      [{ name: 'certificate', filename: 'a.p12', data: p12 }, { name: 'certificate', filename: 'b.p12', data: p12 }, { name: 'password', value: 'pw' }, { name: 'certificate_id', value: 'c3' }],
+    ];
+    for (const parts of forms) {
+      const { payload, headers } = multipartBody(parts);
+      check(`certificates ${JSON.stringify(parts.map((p) => p.name))}`, await t.request({ method: 'POST', url: '/v1/certificates', key, payload, headers }));
+    }
+    check('certificates, a broken boundary', await t.request({ method: 'POST', url: '/v1/certificates', key, payload: '--x\r\nnot a part', headers: { 'content-type': 'multipart/form-data; boundary=x' } }));
+    check('certificates, no boundary', await t.request({ method: 'POST', url: '/v1/certificates', key, payload: 'x', headers: { 'content-type': 'multipart/form-data' } }));
+    const now = Math.floor(Date.now() / 1000);
+    const events = ['', 'null', '[]', '{}', '{"id":"evt_1"}', '{"id":"evt_2","type":"invoice.payment_succeeded"}', '{"id":"evt_3","type":"invoice.payment_succeeded","data":null}',
+      '{"id":"evt_4","type":"invoice.payment_failed","data":{"object":{"customer":12}}}', '{"id":"evt_5","type":"customer.subscription.deleted","data":{"object":[]}}', '{"id":7,"type":{}}'];
+    for (const body of events) {
+      for (const signature of [billingSignatureHeader(BILLING_SECRET, now, body), 't=,v1=', 't=abc,v1=zz', `t=${'9'.repeat(30)},v1=00`, 'v1=' + 'a'.repeat(10_000), ',,,,']) {
+        check(`billing ${signature.slice(0, 30)} ${body}`, await t.request({ method: 'POST', url: '/v1/webhooks/stripe', payload: body, headers: { 'content-type': 'application/json', 'billing-signature': signature } }));
+      }
+    }
+    expect(failures).toEqual([]);
+  }, 300_000);
 });

@@ -81,6 +81,12 @@ describe('the it-sdi inbound channel', () => {
     expect(errors[1]).toEqual({ Codice: '09999', Descrizione: expect.any(String), Suggerimento: 'Verificare i totali' });
   });
 
+  it('a well-formed document nested deeper than the parser takes is a 400, not a crash', () => {
+    const deep = '<a>'.repeat(20_000) + '</a>'.repeat(20_000);
+    expect(() => read(deep)).toThrow(ValidationError);
+    expect(() => read(deep)).toThrow(/^the SDI notification cannot be read: /);
+  });
+
   it('MC marks the missed delivery (the invoice stays valid)', () => {
     expect(read(fixture('MC'))).toMatchObject({
       status: 'delivery_error', match: { upstreamId: '4242000103', fiscalId: 'IT01234567890_00003.xml' },

@@ -163,7 +163,14 @@ export function parseSdiNotification(body: string): SdiNotification {
   if (xml.trim() === '') throw badRequest('the SDI notification is empty');
   if (/<!DOCTYPE/i.test(xml)) throw badRequest('an SDI notification must not carry a DOCTYPE');
   if (XMLValidator.validate(xml) !== true) throw badRequest('the SDI notification is not well-formed XML');
-  const doc = parser.parse(xml) as Obj;
+  let doc: Obj;
+  try {
+    doc = parser.parse(xml) as Obj;
+  } catch (e) {
+    // Well-formed but beyond what the parser takes (its limit: 100 nested elements; an SDI
+    // notification has fewer than ten): the sender's fault, a 400, never a 500.
+    throw badRequest(`the SDI notification cannot be read: ${e instanceof Error ? e.message : String(e)}`);
+  }
   const roots = Object.keys(doc).filter((k) => !k.startsWith('?'));
   if (roots.length !== 1) throw badRequest(`not an SDI notification: expected ${KNOWN}`);
   const rootName = roots[0]!;
