@@ -79,9 +79,11 @@ const noticeOf = (req: FastifyRequest): string | undefined => {
   return n ? NOTICES[n] : undefined;
 };
 
+/** The most pages a list goes to: a larger `page` (typed into the address bar) shows the last one, empty. */
+const MAX_PAGE = 1_000_000;
 const offsetOf = (req: FastifyRequest): number => {
   const p = Number((req.query as { page?: string }).page ?? '1');
-  return Number.isInteger(p) && p > 1 ? (p - 1) * PAGE_SIZE : 0;
+  return Number.isInteger(p) && p > 1 ? (Math.min(p, MAX_PAGE) - 1) * PAGE_SIZE : 0;
 };
 
 /** Previous/next links keeping the other query parameters. */

@@ -75,7 +75,8 @@ beforeAll(async () => {
   const tx = await t.request({ method: 'POST', url: '/v1/transactions', key, payload: saleBody(locationId) });
   expect(tx.statusCode).toBe(201);
   for (const system of SYSTEMS) realIds[`location:${system}`] = await createLocation(t, key, system);
-  const hook = await t.request({ method: 'POST', url: '/v1/webhooks', key, payload: { url: 'https://example.com/hook', events: ['fiscalization.completed'] } });
+  const hook = await t.request({ method: 'POST', url: '/v1/webhooks', key, payload: { url: 'https://receiver.invalid/hook', events: ['fiscalization.completed'] } });
+  expect(hook.statusCode, hook.body).toBe(201);
   const keys = await t.request({ method: 'GET', url: '/v1/api-keys', key });
   Object.assign(realIds, {
     locations: locationId, transactions: tx.json().id, webhooks: hook.json().id, 'api-keys': keys.json().data?.[0]?.id ?? keys.json()[0]?.id,
@@ -110,7 +111,7 @@ const BASES: Record<string, () => Record<string, unknown>> = {
   'POST /v1/transactions': () => saleBody(realIds.locations!),
   'POST /v1/transactions/preview': () => saleBody(realIds.locations!),
   'POST /v1/locations': () => ({ ...locationBody('pt-saft') }),
-  'POST /v1/webhooks': () => ({ url: 'https://example.com/hook', events: ['fiscalization.completed'] }),
+  'POST /v1/webhooks': () => ({ url: 'https://receiver.invalid/hook', events: ['fiscalization.completed'] }),
   'POST /v1/accounts': () => ({ name: 'Fuzz SL', billing_email: `fuzz-${Math.random().toString(36).slice(2)}@example.com` }),
 };
 
@@ -139,7 +140,7 @@ function callsOf(path: string, method: string, op: Operation): Call[] {
 describe('every documented route, bad input: never a 500', () => {
   it('covers the API reference', () => {
     expect(Object.keys(doc.paths).length).toBeGreaterThan(40);
-    expect(realIds.transactions).toMatch(/^[0-9a-f-]{36}$/);
+    for (const kind of ['transactions', 'locations', 'webhooks', 'api-keys']) expect(realIds[kind], kind).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('answers every wrong body, query and id with a status below 500, as JSON with an error', async () => {
