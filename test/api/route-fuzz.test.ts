@@ -186,6 +186,29 @@ describe('every documented route, bad input: never a 500', () => {
     expect(failures).toEqual([]);
   }, 600_000);
 
+  it('odd headers: keys, idempotency keys, content types, accept: never a 500', async () => {
+    const failures: string[] = [];
+    const sale = JSON.stringify(saleBody(realIds.locations!));
+    const odd = ['', ' ', 'x'.repeat(10_000), 'é', '\u00ff\u00fe', 'a\tb', 'Bearer', 'Bearer ', `Bearer ${'x'.repeat(5000)}`, 'Basic dXNlcjpwYXNz', 'bearer ' + key, `Bearer ${key} extra`, `Bearer ${key.slice(0, -1)}`];
+    const send = async (what: string, headers: Record<string, string>, url = '/v1/transactions', payload: string | undefined = sale) => {
+      const res = await t.app.inject({ method: payload === undefined ? 'GET' : 'POST', url, ...(payload === undefined ? {} : { payload }), headers });
+      if (res.statusCode >= 500) failures.push(`${what} → ${res.statusCode} ${res.body.slice(0, 200)}`);
+    };
+    for (const v of odd) {
+      // Latin-1 text is what a raw header byte can carry; inject takes strings.
+      await send(`authorization ${v.slice(0, 40)}`, { authorization: v, 'content-type': 'application/json' }, '/v1/locations', undefined);
+      await send(`idempotency-key ${v.slice(0, 40)}`, { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': v });
+    }
+    for (const type of ['application/json; charset=utf-16', 'application/json; charset=latin1', 'application/json;;', 'application/JSON', 'application/vnd.api+json', 'application/json; boundary=x', '*/*', 'text/json']) {
+      await send(`content-type ${type}`, { authorization: `Bearer ${key}`, 'content-type': type, 'idempotency-key': `ct-${type}` });
+    }
+    for (const accept of ['application/xml', 'text/html', '*/*;q=0', 'application/json;q=x', 'x'.repeat(5000)]) {
+      await send(`accept ${accept.slice(0, 40)}`, { authorization: `Bearer ${key}`, accept }, `/v1/transactions/${realIds.transactions}`, undefined);
+      await send(`accept ${accept.slice(0, 40)} (receipt)`, { authorization: `Bearer ${key}`, accept }, `/v1/transactions/${realIds.transactions}/receipt`, undefined);
+    }
+    expect(failures).toEqual([]);
+  });
+
   it('XML to the authority receiver, forms to the certificate upload, events to the billing receiver: never a 500, nothing read from disk', async () => {
     const sdiNotice = fs.readFileSync(new URL('../../src/countries/it-sdi/fixtures/notifications/NS.xml', import.meta.url), 'utf8');
     const xml: string[] = [
