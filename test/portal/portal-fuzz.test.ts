@@ -43,7 +43,7 @@ describe('the portal with wrong input: never a 500', () => {
     };
     const pages = ['/portal/account', '/portal/locations', '/portal/locations/new', '/portal/transactions', '/portal/failures', '/portal/webhooks', '/portal/certificates', '/portal/api-keys'];
     for (const page of pages) {
-      for (const q of ['status', 'location_id', 'from', 'to', 'offset', 'limit', 'page', 'notice', 'country']) {
+      for (const q of ['status', 'location_id', 'from', 'to', 'page', 'notice']) {
         for (const v of ODD) check(`GET ${page}?${q}=${v}`, await c.get(`${page}?${q}=${encodeURIComponent(v)}`));
       }
     }
@@ -64,7 +64,9 @@ describe('the portal with wrong input: never a 500', () => {
         // The session's CSRF token (any page carries it; it holds until the session ends).
         await c.get('/portal/account');
         check(`POST ${url} {}`, await c.post(url, {}));
-        for (const field of FIELDS) {
+        // Every field odd in turn on the real target; a bad id is refused before any field is read.
+        const fields = id === '' || id === realFor(route) ? FIELDS : FIELDS.slice(0, 1);
+        for (const field of fields) {
           for (const v of ODD) check(`POST ${url} ${field}=${v}`, await c.post(url, { [field]: v }));
           check(`POST ${url} ${field}=[a, b]`, await c.post(url, { [field]: ['a', 'b'] }));
         }
