@@ -48,8 +48,8 @@ export const locationsRepo = {
   },
 
   /**
-   * A location of this account, deleted or not: what it recorded stays the account's
-   * (its inspector's files, the reprint of one of its tickets).
+   * A location of this account, deleted or not: what it recorded stays the account's to
+   * read (its inspector's files: services/location-files.ts).
    */
   async getOwned(q: Queryable, accountId: string, id: string): Promise<LocationRow | undefined> {
     if (!isUuid(id)) return undefined;
