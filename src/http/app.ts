@@ -45,6 +45,15 @@ import { openapiTransform } from './openapi.ts';
 /** A JSON `\u0000` escape whose backslash is not itself escaped. */
 const UNESCAPED_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/;
 export const NUL_IN_BODY = 'strings in the body may not contain the NUL character (\\u0000)';
+/**
+ * A JSON escape of a character XML 1.0 cannot carry (C0 controls but tab, LF and CR, as
+ * `\uXXXX` or the short `\b` and `\f`; U+FFFE, U+FFFF), its backslash not itself
+ * escaped; or such a character raw (JSON strings may hold U+FFFE and U+FFFF as they are;
+ * raw C0 controls are malformed JSON).
+ */
+const UNESCAPED_XML_FORBIDDEN = /(?:^|[^\\])(?:\\\\)*\\(?:[bf]|u(?:00(?:0[1-8bBcCeEfF]|1[0-9a-fA-F])|[fF]{3}[eEfF]))/;
+const RAW_XML_FORBIDDEN = /[\uFFFE\uFFFF]/;
+export const CONTROL_IN_BODY = 'strings in the body may not contain control characters other than tab, line feed and carriage return (nor U+FFFE, U+FFFF): fiscal documents cannot carry them';
 
 export interface AppOptions {
   bodyLimitBytes?: number;
@@ -105,6 +114,10 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
     // PostgreSQL's text and json cannot hold U+0000: refused here, with a 400, rather
     // than by the store with a 500 (a literal NUL, or an unescaped \u0000 escape).
     if (text.includes('\0') || UNESCAPED_NUL.test(text)) return done(new ValidationError(NUL_IN_BODY), undefined);
+    // Nor can XML (every fiscal document but France's): a description or a name with a
+    // control character would make a record that no authority reads (or a 500 on the
+    // way), so it is refused here with a 400 naming why.
+    if (RAW_XML_FORBIDDEN.test(text) || UNESCAPED_XML_FORBIDDEN.test(text)) return done(new ValidationError(CONTROL_IN_BODY), undefined);
     try {
       done(null, sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
     } catch {

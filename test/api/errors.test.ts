@@ -2,7 +2,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.ts';
 import { deriveKeys } from '../../src/crypto/master-key.ts';
-import { NUL_IN_BODY, buildApp } from '../../src/http/app.ts';
+import { CONTROL_IN_BODY, NUL_IN_BODY, buildApp } from '../../src/http/app.ts';
 import { createMemoryLimiter } from '../../src/ratelimit/memory-limiter.ts';
 import { openPostgresDb } from '../../src/store/pg-db.ts';
 import type { Db } from '../../src/store/db.ts';
@@ -10,7 +10,7 @@ import { createRuntime } from '../../src/runtime.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { TEST_MASTER_KEY, startTestApp, type TestApp } from '../support/harness.ts';
-import { createLocation, saleBody } from '../support/transactions.ts';
+import { createLocation, saleBody, saleMetadata } from '../support/transactions.ts';
 
 /** A runtime over a given store, for apps the test builds itself. */
 function runtime(db: Db, log = pino({ level: 'silent' })) {
@@ -53,6 +53,25 @@ describe('error responses are {error: string} with the right status, never a 500
     expect(plain.statusCode).toBe(201);
     const stored = await t.db.query<{ d: string }>(`SELECT normalized->'items'->0->>'description' AS d FROM transactions WHERE id = $1`, [plain.json().id]);
     expect(stored.rows[0]!.d).toBe('a backslash then u0000: \\u0000');
+  });
+
+  it('400 for a character XML cannot carry (C0 controls but tab, LF, CR; U+FFFE, U+FFFF), escaped or raw, for every system; tab, newlines and an escaped backslash pass', async () => {
+    const post = (payload: string) => t.request({ method: 'POST', url: '/v1/transactions', headers: { ...auth(), 'content-type': 'application/json' }, payload });
+    for (const system of ['es-ticketbai', 'es-sii', 'pt-saft', 'fr-nf525'] as const) {
+      const loc = await createLocation(t, key, system);
+      const body = (description: string) => JSON.stringify(saleBody(loc, { metadata: { ...saleMetadata[system] }, items: [
+        { description, quantity: 1, unit_price: 1200, tax_rate: 10, tax_amount: 120, total_amount: 1320 },
+        { description: 'Vino', quantity: 2, unit_price: 300, tax_rate: 21, tax_amount: 126, total_amount: 726 },
+      ] }));
+      for (const payload of [body('bell\u0007'), body('Men\u0001u'), body('x\u000b\u000c\u001f'), body('bom \ufffe'), body('raw \uffff').replace('\\uffff', '\uffff'), JSON.stringify({ name: 'Shop\u0008' })]) {
+        const res = await post(payload);
+        expect([res.statusCode, res.json()], `${system} ${payload.slice(0, 60)}`).toEqual([400, { error: CONTROL_IN_BODY }]);
+      }
+      for (const ok of ['tab\tand\nnewline\r', 'a backslash then u0001: \\u0001']) {
+        const res = await post(body(ok));
+        expect(res.statusCode, `${system} ${res.body}`).toBe(201);
+      }
+    }
   });
 
   it('400 when the body is JSON but not an object, or missing where required', async () => {

@@ -28,7 +28,7 @@ type Operation = { parameters?: { in: string; name: string }[]; requestBody?: { 
 
 /** Values of every JSON kind a field could wrongly carry. */
 const BAD_VALUES: readonly unknown[] = [
-  null, true, 0, -1, 1.5, 1e308, -1e308, 2 ** 63, '', ' ', 'x'.repeat(70_000), '\u202e\ud83d\ude00é', '0000-00-00', '../../etc/passwd',
+  null, true, 0, -1, 1.5, 1e308, -1e308, 2 ** 63, '', ' ', 'x'.repeat(70_000), '\u202e\ud83d\ude00é', 'bell\u0007', '\ufffe', '0000-00-00', '../../etc/passwd',
   '%00', [], [null], [{}], {}, { a: { b: { c: [] } } }, '2026-02-30T25:61:00Z', 'not-a-uuid',
 ];
 /** Whole bodies that are not what any route takes. */

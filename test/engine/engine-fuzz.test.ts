@@ -12,7 +12,7 @@ import { cleanupDirs, ok, startService, tempDir, type LiveService } from './supp
  * envelope.test.ts.
  */
 const BAD: readonly unknown[] = [
-  null, true, 0, -1, 1.5, 1e308, '', ' ', 'x'.repeat(70_000), '\u202e\ud83d\ude00é', '../../etc', '%00', [], [null], {}, { a: { b: [] } }, 'not-a-uuid',
+  null, true, 0, -1, 1.5, 1e308, '', ' ', 'x'.repeat(70_000), '\u202e\ud83d\ude00é', 'bell\u0007', '\ufffe', '../../etc', '%00', [], [null], {}, { a: { b: [] } }, 'not-a-uuid',
   '00000000-0000-4000-8000-000000000000', '2026-02-30T25:61:00Z',
 ];
 

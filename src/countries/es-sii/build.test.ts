@@ -5,6 +5,7 @@ import { goldenFiles } from '../shared/golden.ts';
 import { TX_ID, NOW, draft, line, location, stored, submitCtx, validatedBuild } from '../shared/test-fixtures.ts';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../test/support/xml-tools.ts';
 import type { FiscalRecord, TransactionDraft } from '../types.ts';
+import { XmlCharacterError } from '../../xml/escape.ts';
 
 /** Byte-for-byte comparison with golden/<name> (shared/golden.ts; `UPDATE_GOLDEN=1` rewrites it). */
 const expectGolden = goldenFiles(new URL('./golden/', import.meta.url));
@@ -48,6 +49,12 @@ describe('es-sii records (SII 1.1 RegistroLRFacturasEmitidas / RegistroLRBajaExp
     expect(record.body).not.toContain('Contraparte');
     expectGolden('f2-simplified.xml', record.body);
     expectValid(record, 'record');
+  });
+
+  it('a character XML cannot carry (stored data from before the API refused it) is a 400, never a broken record', () => {
+    const bad = [{ ...line(), description: 'bell\u0007' }];
+    expect(() => validatedBuild(sii, loc, draft({ items: bad, metadata: { simplified: true, invoice_number: 18 } }))).toThrow(XmlCharacterError);
+    expect(() => validatedBuild(sii, loc, draft({ metadata: { ...party, counterparty_name: 'Cliente\u0001', invoice_number: 'F-2026-2' } }))).toThrow(XmlCharacterError);
   });
 
   it('F1 invoice names the counterparty by NIF', () => {

@@ -18,6 +18,7 @@
  * No XML declaration: the record is a fragment of the SOAP message.
  */
 import { XMLBuilder } from 'fast-xml-parser';
+import { XML_FORBIDDEN, XmlCharacterError } from '../../xml/escape.ts';
 import { decimal } from '../shared/amounts.ts';
 import type { TransactionDraft, TxLine } from '../types.ts';
 
@@ -44,8 +45,18 @@ export const siiXmlBuilder = new XMLBuilder({
 
 export type XmlNode = Record<string, unknown>;
 
-/** Serializes one element (`{ 'prefix:Name': content }`) without a trailing newline. */
-export const renderXml = (node: XmlNode): string => siiXmlBuilder.build(node).replace(/\n+$/, '');
+/**
+ * Serializes one element (`{ 'prefix:Name': content }`) without a trailing newline. The
+ * builder escapes markup but passes characters XML cannot carry (a control character in a
+ * description) through: such a document would be stored and refused by AEAT forever, so
+ * it is a 400 here (XmlCharacterError) instead.
+ */
+export const renderXml = (node: XmlNode): string => {
+  const xml = siiXmlBuilder.build(node).replace(/\n+$/, '');
+  const bad = XML_FORBIDDEN.exec(xml);
+  if (bad) throw new XmlCharacterError(bad[0]);
+  return xml;
+};
 
 /** The invoice as SII identifies it: issuer NIF, series+number, issue date (DD-MM-YYYY). */
 export interface SiiInvoiceId {
