@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBenchLimiter } from '../../bench/lib/unthrottled-limiter.ts';
-import { startTestApp, type TestApp } from '../support/harness.ts';
+import { startTestApp, unlimitedLimiter, type TestApp } from '../support/harness.ts';
 import { createLocation, saleBody } from '../support/transactions.ts';
 
 /**
@@ -13,8 +12,8 @@ let a: TestApp;
 let b: TestApp;
 let key: string;
 beforeAll(async () => {
-  a = await startTestApp({ limiter: createBenchLimiter() });
-  b = await startTestApp({ db: a.db, limiter: createBenchLimiter() });
+  a = await startTestApp({ limiter: unlimitedLimiter() });
+  b = await startTestApp({ db: a.db, limiter: unlimitedLimiter() });
   ({ key } = await a.signup());
 });
 afterAll(async () => {

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBenchLimiter } from '../../bench/lib/unthrottled-limiter.ts';
 import { billingSignatureHeader } from '../../src/billing/signature.ts';
-import { startTestApp, type TestApp } from '../support/harness.ts';
+import { startTestApp, unlimitedLimiter, type TestApp } from '../support/harness.ts';
 import { multipartBody } from '../support/p12.ts';
 import type { SystemKey } from '../support/fixtures.ts';
 import { createLocation, locationBody, saleBody, saleLines, saleMetadata } from '../support/transactions.ts';
@@ -69,7 +68,7 @@ let doc: { paths: Record<string, Record<string, Operation>>; components?: { sche
 
 beforeAll(async () => {
   // Never limited: thousands of requests on one key would otherwise meet 429s, not the routes.
-  t = await startTestApp({ limiter: createBenchLimiter(), config: { inboundSecrets: { sdi: SDI_SECRET }, billingWebhookSecret: BILLING_SECRET } });
+  t = await startTestApp({ limiter: unlimitedLimiter(), config: { inboundSecrets: { sdi: SDI_SECRET }, billingWebhookSecret: BILLING_SECRET } });
   ({ key } = await t.signup());
   const locationId = await createLocation(t, key, 'fr-nf525');
   const tx = await t.request({ method: 'POST', url: '/v1/transactions', key, payload: saleBody(locationId) });

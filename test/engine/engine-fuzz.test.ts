@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine/index.ts';
 import { locationBodies } from '../support/fixtures.ts';
 import { saleBody, saleLines } from '../support/transactions.ts';
-import { cleanupDirs, ok, startService, tempDir, type LiveService } from './support.ts';
+import { ok, tempDir, useLiveService } from './support.ts';
 
 /**
  * The embedded engine's envelope with wrong params for every method, initialised on a
@@ -16,22 +16,13 @@ const BAD: readonly unknown[] = [
   '00000000-0000-4000-8000-000000000000', '2026-02-30T25:61:00Z',
 ];
 
-let svc: LiveService;
-let key: string;
-beforeAll(async () => {
-  svc = await startService();
-  ({ key } = await svc.t.signup());
-});
-afterAll(async () => {
-  await svc?.close();
-  cleanupDirs();
-});
+const live = useLiveService();
 
 describe('the engine with wrong params: never internal_error or store_error', () => {
   it('every method, each param of a valid call set wrong in turn', async () => {
     const e = createEngine({ startWorker: false });
     const call = (method: string, params?: unknown) => e.call({ version: 1, method, ...(params === undefined ? {} : { params }) });
-    const init = { api_key: key, environment: 'sandbox', country: 'GR', service_url: svc.url, data_dir: tempDir(), agent_id: 'pos-1', telemetry_interval_seconds: 0 };
+    const init = { api_key: live.key, environment: 'sandbox', country: 'GR', service_url: live.svc.url, data_dir: tempDir(), agent_id: 'pos-1', telemetry_interval_seconds: 0 };
     ok(await call('init', init));
     const loc = ok(await call('create_location', locationBodies['gr-mydata'])).id as string;
     const sale = ok(await call('process_transaction', { ...saleBody(loc, saleLines['gr-mydata']), idempotency_key: 'fuzz-sale' })).id as string;

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { createEngine } from '../../src/engine/index.ts';
 import { locationBodies } from '../support/fixtures.ts';
 import { saleBody } from '../support/transactions.ts';
-import { cleanupDirs, ok, startService, tempDir, type LiveService } from './support.ts';
+import { ok, tempDir, useLiveService } from './support.ts';
 
 /*
  * The local queue with a manual clock (spec "Embedded local queue"): a submission that
@@ -12,16 +12,7 @@ import { cleanupDirs, ok, startService, tempDir, type LiveService } from './supp
  * warning_75pct, critical_90pct and breached_100pct as its submission window (VERI*FACTU:
  * 4 days, through the plug-in's submissionWindowDays) elapses.
  */
-let svc: LiveService;
-let key: string;
-beforeAll(async () => {
-  svc = await startService();
-  ({ key } = await svc.t.signup());
-});
-afterAll(async () => {
-  await svc?.close();
-  cleanupDirs();
-});
+const live = useLiveService();
 
 const DAY = 86_400_000;
 
@@ -29,7 +20,7 @@ it('backoff 2 s doubling, dead after retry_max; deadline alert levels', { timeou
   const clock = new ManualClock(new Date());
   const e = createEngine({ clock, startWorker: false, random: () => 0.5 });
   const call = (method: string, params: Record<string, unknown> = {}) => e.call({ version: 1, method, params });
-  ok(await call('init', { api_key: key, environment: 'sandbox', country: 'ES', service_url: svc.url, data_dir: tempDir(), telemetry_interval_seconds: 0 }));
+  ok(await call('init', { api_key: live.key, environment: 'sandbox', country: 'ES', service_url: live.svc.url, data_dir: tempDir(), telemetry_interval_seconds: 0 }));
   ok(await call('queue_init', { retry_max: 4 }));
   const loc = ok(await call('create_location', locationBodies['es-verifactu'])).id;
   const failing = (n: number) => ({

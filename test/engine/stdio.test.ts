@@ -1,11 +1,11 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { createEngine } from '../../src/engine/index.ts';
 import { locationBody, saleBody, saleLines } from '../support/transactions.ts';
-import { cleanupDirs, ok, startService, tempDir, type LiveService } from './support.ts';
+import { ok, tempDir, useLiveService } from './support.ts';
 
 /*
  * The stdio host (`npm run engine`): one envelope per line in, one answer per line out, in
@@ -16,16 +16,7 @@ import { cleanupDirs, ok, startService, tempDir, type LiveService } from './supp
  */
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const HOST = ['--import', 'tsx', path.join(ROOT, 'src/engine/stdio-host.ts')];
-let svc: LiveService;
-let key: string;
-beforeAll(async () => {
-  svc = await startService();
-  ({ key } = await svc.t.signup());
-});
-afterAll(async () => {
-  await svc?.close();
-  cleanupDirs();
-});
+const live = useLiveService();
 
 function startHost(): { child: ChildProcessWithoutNullStreams; lines: AsyncIterableIterator<string>; send(o: unknown): void; stderr(): string } {
   const child = spawn(process.execPath, HOST, { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'info' } });
@@ -42,7 +33,7 @@ describe('the stdio host', () => {
     const h = startHost();
     const dataDir = tempDir();
     h.send('not json');
-    h.send({ version: 1, method: 'init', params: { api_key: key, environment: 'sandbox', country: 'PT', service_url: svc.url, data_dir: dataDir, telemetry_interval_seconds: 0 } });
+    h.send({ version: 1, method: 'init', params: { api_key: live.key, environment: 'sandbox', country: 'PT', service_url: live.svc.url, data_dir: dataDir, telemetry_interval_seconds: 0 } });
     h.send({ version: 1, method: 'nope' });
     expect(await next(h.lines)).toMatchObject({ version: 1, error: { code: 'invalid_request' } });
     expect(ok(await next(h.lines)).country).toBe('PT');
@@ -62,7 +53,7 @@ describe('the stdio host', () => {
     const dataDir = tempDir();
     // Greece through the sandbox stub: each sale answered at once (no inline wait) and
     // submitted by the host's worker in the background, so the kill lands mid-queue.
-    const params = { api_key: key, environment: 'sandbox', country: 'GR', service_url: svc.url, data_dir: dataDir, telemetry_interval_seconds: 0 };
+    const params = { api_key: live.key, environment: 'sandbox', country: 'GR', service_url: live.svc.url, data_dir: dataDir, telemetry_interval_seconds: 0 };
     h.send({ version: 1, method: 'init', params });
     ok(await next(h.lines));
     h.send({ version: 1, method: 'create_location', params: locationBody('gr-mydata') });
@@ -98,7 +89,7 @@ describe.skipIf(!hasPython)('docs/examples/engine_stdio.py (skipped: python3 is 
     const child = spawn('python3', [path.join(ROOT, 'docs/examples/engine_stdio.py')], {
       cwd: ROOT,
       env: {
-        ...process.env, ENGINE_API_KEY: key, ENGINE_SERVICE_URL: svc.url, ENGINE_DATA_DIR: tempDir(),
+        ...process.env, ENGINE_API_KEY: live.key, ENGINE_SERVICE_URL: live.svc.url, ENGINE_DATA_DIR: tempDir(),
         ENGINE_CMD: `${process.execPath} ${HOST.join(' ')}`,
       },
     });

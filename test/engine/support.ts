@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 import { startTestApp, unlimitedLimiter, openTestDb, type TestApp, type TestAppOptions } from '../support/harness.ts';
 import type { Db } from '../../src/store/db.ts';
 
@@ -65,4 +66,29 @@ export function cleanupDirs(): void {
 export function ok<T = Record<string, any>>(r: { version: 1; result?: unknown; error?: { code: string; message: string } } | any): T {
   if (!('result' in r)) throw new Error(`engine error: ${JSON.stringify(r.error)}`);
   return r.result as T;
+}
+
+/**
+ * A live service and a signed-up account for this test file: started before its tests,
+ * closed (with the engines' data directories) after them. Read `svc` and `key` inside
+ * tests, not at import time.
+ */
+export function useLiveService(): { readonly svc: LiveService; readonly key: string } {
+  const state: { svc?: LiveService; key?: string } = {};
+  beforeAll(async () => {
+    state.svc = await startService();
+    ({ key: state.key } = await state.svc.t.signup());
+  });
+  afterAll(async () => {
+    await state.svc?.close();
+    cleanupDirs();
+  });
+  return {
+    get svc() {
+      return state.svc!;
+    },
+    get key() {
+      return state.key!;
+    },
+  };
 }

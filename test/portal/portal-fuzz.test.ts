@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBenchLimiter } from '../../bench/lib/unthrottled-limiter.ts';
-import { startTestApp, type TestApp } from '../support/harness.ts';
+import { startTestApp, unlimitedLimiter, type TestApp } from '../support/harness.ts';
 import { createLocation, saleBody } from '../support/transactions.ts';
 import { PortalClient } from './portal-client.ts';
 
@@ -22,7 +21,7 @@ let key: string;
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  t = await startTestApp({ limiter: createBenchLimiter() });
+  t = await startTestApp({ limiter: unlimitedLimiter() });
   ({ key } = await t.signup());
   ids.location = await createLocation(t, key, 'fr-nf525');
   const tx = await t.request({ method: 'POST', url: '/v1/transactions', key, payload: saleBody(ids.location) });
