@@ -66,6 +66,8 @@ function writeOut(out: string | undefined, body: string | Buffer): void {
 
 export async function verifyChainCommand(opts: { location?: string[]; issuer?: string; environment?: Environment; json?: boolean }): Promise<number> {
   if ((opts.location === undefined) === (opts.issuer === undefined)) throw usageError('give either --location <id> or --issuer <tax_id>');
+  // An empty tax id is a typo (an unset shell variable), not a search that finds nothing.
+  if (opts.issuer !== undefined && opts.issuer.trim() === '') throw usageError('--issuer must not be empty');
   const locationIds = opts.location?.map((l) => checkUuid('--location', l));
   return onStore((store) =>
     withRuntime(store, async (rt) => {

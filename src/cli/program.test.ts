@@ -1,6 +1,7 @@
 import { CommanderError, type Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from './program.ts';
+import { EXIT, ExitError } from './exit.ts';
 
 /** Every command answers --help (exit 0) without touching a store; bad usage is a CommanderError (main.ts: exit 2). */
 function program(): { root: Command; out: () => string } {
@@ -51,6 +52,14 @@ describe('cli program', () => {
       expect(r.code, args.join(' ')).not.toBe('none');
       expect(r.code).not.toBe('commander.helpDisplayed');
       expect(r.exitCode).not.toBe(0);
+    }
+  });
+
+  it('verify-chain: an empty --issuer is a usage error (exit 2) before the store is opened', async () => {
+    for (const issuer of ['', '  ']) {
+      const err = await parse(['verify-chain', '--issuer', issuer]).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ExitError);
+      expect(err).toMatchObject({ code: EXIT.usage, message: '--issuer must not be empty' });
     }
   });
 });
