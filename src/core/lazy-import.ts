@@ -3,10 +3,11 @@
  * uses it loads.
  *
  * Why: most processes never use the heavy packages a few features need (pdfkit and its
- * font engine for PDF and PNG receipts, date-holidays for SII deadlines, Stripe, the SMTP
- * client, the Redis client), yet importing them cost every start of the service, of each
- * CLI command, of the local host and of each test file ~0.4 s (measured: eight test files
- * importing the test harness, 14.6 s of import with them loaded at start, 11.4 s without).
+ * font engine for PDF and PNG receipts, Stripe, the SMTP client, the Redis client), yet
+ * importing them cost every start of the service, of each CLI command, of the local host
+ * and of each test file (measured: eight test files importing the test harness, 15.4 s of
+ * import with them loaded at start, 13.2 s without, ~0.27 s a file). date-holidays (SII
+ * deadlines) is still loaded at start: the deadline is computed inside a synchronous build.
  *
  * The argument must be a function calling `import('<literal>')`: the bundler of the single
  * executable (scripts/sea/bundle.mjs, esbuild) follows such a call and puts the package

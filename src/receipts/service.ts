@@ -13,7 +13,7 @@ import type { SigningKeyService } from '../services/signing-keys.ts';
 import type { AuthContext } from '../services/auth-context.ts';
 import type { Db } from '../store/db.ts';
 import { fiscalRecordsRepo } from '../store/repos/fiscal-records-repo.ts';
-import { locationsRepo } from '../store/repos/locations-repo.ts';
+import { locationsRepo, type LocationRow } from '../store/repos/locations-repo.ts';
 import { receiptDuplicatesRepo } from '../store/repos/receipt-duplicates-repo.ts';
 import { transactionsRepo, type TransactionRow } from '../store/repos/transactions-repo.ts';
 import { receiptLanguages, receiptOptions, renderReceipt, type RenderedReceipt } from './render.ts';
@@ -38,16 +38,17 @@ export interface DuplicateJournalDeps {
 }
 
 export function createReceiptService(deps: { db: Db; software: SoftwareIdentity; journal?: DuplicateJournalDeps | undefined }): ReceiptService {
-  /** The system's journaling of a copy, where it has one (France: the JET). */
-  function journalOf(auth: AuthContext, row: TransactionRow, system: FiscalSystem, documentNumber: string | null, copy: number): (() => Promise<void>) | undefined {
+  /**
+   * The system's journaling of a copy, where it has one (France: the JET), in the log of
+   * the location the transaction was made at, deleted or not: a reprint of a closed
+   * register's ticket is journaled there all the same (as a cancellation of it is recorded
+   * in its chain).
+   */
+  function journalOf(row: TransactionRow, at: LocationRow | undefined, system: FiscalSystem, documentNumber: string | null, copy: number): (() => Promise<void>) | undefined {
     const hook = system.receipt?.duplicate?.journal;
     const j = deps.journal;
     if (!hook || !j) return undefined;
     return async () => {
-      // The location the transaction was made at, deleted or not: a reprint of a closed
-      // register's ticket is journaled in that register's log all the same (as a
-      // cancellation of it is recorded in its chain).
-      const at = await locationsRepo.getById(deps.db, row.location_id);
       if (!at) throw new Error(`receipt duplicate: location ${row.location_id} not found`);
       const fiscal = j.locations.toFiscal(at);
       const kind = system.capabilities.recordKey;
@@ -64,7 +65,7 @@ export function createReceiptService(deps: { db: Db; software: SoftwareIdentity;
    */
   async function draw(
     auth: AuthContext, id: string, query: Record<string, unknown>,
-    copyOf?: (row: TransactionRow, system: FiscalSystem, documentNumber: string | null) => Promise<number>,
+    copyOf?: (row: TransactionRow, location: LocationRow | undefined, system: FiscalSystem, documentNumber: string | null) => Promise<number>,
   ) {
     const row = await transactionsRepo.get(deps.db, auth.accountId, id);
     if (!row) throw notFound('transaction not found');
@@ -74,8 +75,9 @@ export function createReceiptService(deps: { db: Db; software: SoftwareIdentity;
     if (copyOf && !system?.receipt?.duplicate) throw badRequest(RECEIPT_ERRORS.noDuplicates);
     const record = await fiscalRecordsRepo.getForTransaction(deps.db, row.id);
     const documentNumber = record?.document_number ?? null;
-    const copy = copyOf ? await copyOf(row, system!, documentNumber) : undefined;
+    // Deleted or not: the location the transaction was made at (drawn, and journaled in).
     const location = await locationsRepo.getById(deps.db, row.location_id);
+    const copy = copyOf ? await copyOf(row, location, system!, documentNumber) : undefined;
     const legalName = location?.country_config.legal_name;
     return renderReceipt({
       transaction: {
@@ -105,9 +107,9 @@ export function createReceiptService(deps: { db: Db; software: SoftwareIdentity;
     render: (auth, id, query) => draw(auth, id, query),
     async duplicate(auth, id, query, now) {
       let journal: (() => Promise<void>) | undefined;
-      const out = await draw(auth, id, query, async (row, system, documentNumber) => {
+      const out = await draw(auth, id, query, async (row, location, system, documentNumber) => {
         const copy = await receiptDuplicatesRepo.takeNext(deps.db, row.id, auth.accountId, now);
-        journal = journalOf(auth, row, system, documentNumber, copy);
+        journal = journalOf(row, location, system, documentNumber, copy);
         return copy;
       });
       if (journal) {

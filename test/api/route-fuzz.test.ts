@@ -31,7 +31,7 @@ const BAD_VALUES: readonly unknown[] = [
   '%00', [], [null], [{}], {}, { a: { b: { c: [] } } }, '2026-02-30T25:61:00Z', 'not-a-uuid',
 ];
 /** Whole bodies that are not what any route takes. */
-const BAD_BODIES: readonly string[] = ['null', '[]', '"text"', '123', 'true', '{}', '{"a":' .repeat(200) + '1' + '}'.repeat(200), '[' + '{},'.repeat(500) + '{}]'];
+const BAD_BODIES: readonly string[] = ['null', '[]', '"text"', '123', 'true', '{}', '{"a":'.repeat(200) + '1' + '}'.repeat(200), '[' + '{},'.repeat(500) + '{}]'];
 /** Path parameter values besides the real ids. */
 const BAD_IDS: readonly string[] = ['x', 'a'.repeat(300), '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', '%E2%82', '..%2F..', '1', '-1', 'null'];
 /** Fewer kinds for the many metadata fields. */

@@ -61,6 +61,7 @@ describe('authority answers nobody planned for: read or refused, never a crash',
   it.each(Object.keys(readers))('%s', (name) => {
     const read = readers[name]!;
     const crashes: string[] = [];
+    // A reader that takes the HTTP status (and headers) is tried with each: its arity says.
     for (const body of BODIES) {
       for (const status of read.length > 1 ? STATUSES : [200]) {
         for (const headers of read.length > 2 ? HEADERS : [{}]) {
