@@ -95,6 +95,13 @@ export function createWorker(opts: WorkerOptions) {
   let running = false;
   /** Who waits for the next notify(): the pump, or a drain (see `wake`). */
   const waiters = new Set<() => void>();
+  /**
+   * How many notify() calls so far. A job can end (and commit the job it enqueued) while a
+   * claim is on its way: the claim saw the queue before that commit and answers nothing,
+   * and the notify found no waiter. Comparing the count before and after a claim tells the
+   * loops to look again rather than stop (drain) or sleep (the pump).
+   */
+  let notices = 0;
   let loop: Promise<void> | null = null;
 
   /**
@@ -213,9 +220,11 @@ export function createWorker(opts: WorkerOptions) {
     let failure: { err: unknown } | undefined;
     const onError = (err: unknown) => void (failure ??= { err });
     for (let i = 0; i < maxClaims; i++) {
+      const seen = notices;
       const n = await claimMore(onError);
       total += n;
       if (n > 0 && room() > 0) continue;
+      if (notices !== seen) continue; // something ended or was enqueued during the claim
       if (inFlight.size === 0) break;
       await wake();
     }
@@ -250,6 +259,7 @@ export function createWorker(opts: WorkerOptions) {
     loop = (async () => {
       while (running) {
         let n = 0;
+        const seen = notices;
         try {
           if (Date.now() - lastSweep >= sweepMs) {
             lastSweep = Date.now();
@@ -261,6 +271,7 @@ export function createWorker(opts: WorkerOptions) {
         }
         if (n > 0 && room() > 0) continue;
         if (!running) break;
+        if (notices !== seen && room() > 0) continue; // a job ended or was enqueued during the claim
         // Full, or nothing runnable: wait for a job to end, a notify(), or the idle pause
         // (retries fall due by the clock, not by an event).
         await wake(idleMs);
@@ -284,6 +295,7 @@ export function createWorker(opts: WorkerOptions) {
 
   /** A job was just enqueued in this process: look now rather than after the idle pause. */
   function notify(): void {
+    notices++;
     for (const w of [...waiters]) w();
   }
 

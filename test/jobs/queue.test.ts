@@ -178,6 +178,50 @@ describe('job queue', () => {
     });
   });
 
+  it('drain runs the job another job enqueued even when that job ended during a claim that saw nothing', async () => {
+    // The race: drain's claim reads the queue before a running job commits the job it
+    // enqueues; the running job ends (and notifies, with nobody waiting) before the claim
+    // answers; drain then sees nothing claimed and nothing in flight. It must look again.
+    const clock = new ManualClock('2026-05-11T12:00:00Z');
+    await enqueue('r1', clock.now(), clock.now());
+    let claims = 0;
+    let secondClaimRead!: () => void;
+    const read = new Promise<void>((r) => (secondClaimRead = r));
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const gated: Db = {
+      kind: db.kind, subscribe: (c, l) => db.subscribe(c, l), close: () => db.close(), exec: (sql) => db.exec(sql),
+      transaction: (fn) => db.transaction(fn),
+      query: async (sql, params) => {
+        const res = await db.query(sql, params);
+        if (sql.includes('WITH due AS') && ++claims === 2) {
+          expect(res.rows).toEqual([]); // read before the first job committed its follower
+          secondClaimRead();
+          // Answer only once the first job has committed and its slot is free again.
+          for (let i = 0; i < 500 && !(await db.query(`SELECT 1 FROM jobs WHERE kind = 'r2'`)).rows.length; i++) await sleep(5);
+          await sleep(50);
+        }
+        return res as never;
+      },
+    } as Db;
+    const ran: string[] = [];
+    const worker = createWorker({
+      db: gated, clock, log,
+      handlers: {
+        r1: async () => {
+          await read;
+          ran.push('r1');
+          return { outcome: 'completed', commit: async (tx) => void (await jobsRepo.enqueue(tx, { kind: 'r2', maxAttempts: 1, runAt: clock.now() }, clock.now())) };
+        },
+        r2: async () => {
+          ran.push('r2');
+          return { outcome: 'completed' };
+        },
+      },
+    });
+    expect(await worker.drain()).toBe(2);
+    expect(ran).toEqual(['r1', 'r2']);
+  });
+
   it('a lost lease in a group discards that attempt alone: the others of the group are recorded', async () => {
     const clock = new ManualClock('2026-05-12T00:00:00Z');
     await db.query('CREATE TABLE IF NOT EXISTS test_marks (job_id uuid PRIMARY KEY, outcome text NOT NULL)');
