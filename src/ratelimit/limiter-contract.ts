@@ -96,32 +96,38 @@ export function describeLimiterContract(storeName: string, getLimiter: () => Rat
         retryAfterSeconds: 0,
       });
       await takeMany(limiter, key, SANDBOX, T0, 199);
-      // Empty: full again after 200 x 0.6 s = 120 s; one token after 0.6 s -> Retry-After 1.
+      // Empty: full again after 200 x 0.6 s = 120 s. T0 is 40 s past a minute: Retry-After
+      // is the 20 s to the next minute boundary (spec, Limits).
       expect(await limiter.take(key, SANDBOX, T0)).toEqual({
         allowed: false,
         limit: 100,
         remaining: 0,
         resetEpochSeconds: T0_S + 120,
-        retryAfterSeconds: 1,
+        retryAfterSeconds: 20,
       });
-      // 300 ms in: half a token; still full at T0 + 120 s, Retry-After rounds 0.3 s up to 1.
+      // 300 ms in: still full at T0 + 120 s; 19.7 s to the boundary, rounded up.
       expect(await limiter.take(key, SANDBOX, T0 + 300)).toMatchObject({
         allowed: false,
         remaining: 0,
         resetEpochSeconds: T0_S + 120,
-        retryAfterSeconds: 1,
+        retryAfterSeconds: 20,
       });
       // Reset is rounded up to the next whole second.
       expect((await limiter.take(key, SANDBOX, T0 + 1500)).resetEpochSeconds).toBe(T0_S + 121);
+      // 19.9 s in, the tokens refilled by then taken: 0.1 s to the boundary, rounded up.
+      const late = await takeMany(limiter, key, SANDBOX, T0 + 19_900, 40);
+      expect(late.at(-1)).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
     });
 
-    it('gives Retry-After as whole seconds until one token is back (1 rpm)', async () => {
+    it('gives Retry-After never earlier than one token is back, on a bucket slower than the minute boundary (1 rpm)', async () => {
       const limiter = getLimiter();
       const key = freshKey();
       const slow: BucketSpec = { requestsPerMinute: 1, burst: 1 };
       expect((await limiter.take(key, slow, T0)).allowed).toBe(true);
+      // The boundary is 20 s away, the token 60 s: the later.
       expect(await limiter.take(key, slow, T0)).toMatchObject({ allowed: false, retryAfterSeconds: 60, resetEpochSeconds: T0_S + 60 });
-      expect(await limiter.take(key, slow, T0 + 59_500)).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
+      // 59.5 s in: the token in 0.5 s, the boundary in 20.5 s: 21.
+      expect(await limiter.take(key, slow, T0 + 59_500)).toMatchObject({ allowed: false, retryAfterSeconds: 21 });
       expect(await limiter.take(key, slow, T0 + 60_000)).toMatchObject({ allowed: true, remaining: 0 });
     });
 

@@ -29,12 +29,18 @@ describe('bucket math', () => {
     expect(takeToken({ units: TOKEN_SCALE, tsMs: T0 }, spec, T0)).toEqual({ allowed: true, state: { units: 0, tsMs: T0 } });
   });
 
-  it('matches the brief formula: retryAfter = max(1, ceil((1 - tokens) / ratePerSecond))', () => {
-    const slow = { requestsPerMinute: 6, burst: 3 }; // 0.1 token per second
+  it('answers Retry-After in seconds to the next minute boundary, never before one token is back', () => {
+    // T0 is 40 s past a minute boundary.
+    const tiers = { requestsPerMinute: 100, burst: 200 };
+    for (const [offsetMs, want] of [[0, 20], [300, 20], [19_001, 1], [19_999, 1], [20_000, 60], [20_001, 60]] as const) {
+      expect(describeTake({ units: 0, tsMs: T0 + offsetMs }, false, tiers, T0 + offsetMs).retryAfterSeconds, `+${offsetMs} ms`).toBe(want);
+    }
+    // A bucket slower than the boundary: its next token (0.1 a second).
+    const slow = { requestsPerMinute: 6, burst: 3 };
     for (const tokens of [0, 0.05, 0.5, 0.95, 0.99]) {
       const units = Math.round(tokens * TOKEN_SCALE);
       const r = describeTake({ units, tsMs: T0 }, false, slow, T0);
-      expect(r.retryAfterSeconds).toBe(Math.max(1, Math.ceil((1 - units / TOKEN_SCALE) / 0.1)));
+      expect(r.retryAfterSeconds).toBe(Math.max(20, Math.ceil((1 - units / TOKEN_SCALE) / 0.1)));
     }
   });
 });

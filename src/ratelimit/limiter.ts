@@ -29,7 +29,7 @@ export interface TakeResult {
   remaining: number;
   /** X-RateLimit-Reset: UTC epoch seconds at which the bucket is full again (rounded up). */
   resetEpochSeconds: number;
-  /** Retry-After on a refusal: whole seconds until one token is back, at least 1. 0 when allowed. */
+  /** Retry-After on a refusal: whole seconds to the next minute boundary (1-60; describeTake). 0 when allowed. */
   retryAfterSeconds: number;
 }
 
@@ -45,6 +45,8 @@ export interface RateLimiter {
 
 /** Scaled units per token: one minute in milliseconds, so R rpm refills R units per ms. */
 export const TOKEN_SCALE = 60_000;
+/** Retry-After counts to the next minute boundary (spec, Limits). */
+const MINUTE_MS = 60_000;
 
 /** A bucket: scaled tokens, and the time (epoch ms) up to which refill has been credited. */
 export interface BucketState {
@@ -110,17 +112,18 @@ export function msUntilTokens(state: BucketState, spec: BucketSpec, tokens: numb
  * Waits are measured from the bucket's time (`tsMs`, which is later than `nowMs` when the
  * caller's clock is behind) and then expressed relative to `nowMs`.
  *
- * Retry-After: the spec says "seconds to the next minute boundary". We answer the precise
- * time until one token is back instead (at 100 rpm: 1 s, not up to 60 s). That is never
- * later than a client needs to wait, and a client waiting for the minute boundary is not
- * harmed by it. Rounded up and at least 1, so a client retrying on time gets a token.
+ * Retry-After: seconds to the next minute boundary, as the spec says (Limits), 1 to 60.
+ * With the tiers' rates (100 a minute and up) one token is back within 0.6 s, so the
+ * boundary is never too early; a bucket slower than a token a second (tests only) answers
+ * the later of the boundary and its next token, so a client retrying on time gets one.
  */
 export function describeTake(state: BucketState, allowed: boolean, spec: BucketSpec, nowMs: number): TakeResult {
   const fullAtMs = state.tsMs + msUntilTokens(state, spec, spec.burst);
   let retryAfterSeconds = 0;
   if (!allowed) {
     const oneTokenAtMs = state.tsMs + msUntilTokens(state, spec, 1);
-    retryAfterSeconds = Math.max(1, Math.ceil((oneTokenAtMs - nowMs) / 1000));
+    const toMinuteBoundary = Math.ceil((MINUTE_MS - (((nowMs % MINUTE_MS) + MINUTE_MS) % MINUTE_MS)) / 1000);
+    retryAfterSeconds = Math.max(1, toMinuteBoundary, Math.ceil((oneTokenAtMs - nowMs) / 1000));
   }
   return {
     allowed,

@@ -24,8 +24,8 @@ async function drain(apps: TestApp[], key: string, n: number) {
 }
 
 describe('rate limit (in memory, one node)', () => {
-  it('burst of 200 for a test key, then 429 with the spec body and Retry-After; refill at 100/min', async () => {
-    const clock = new ManualClock('2026-03-01T12:00:00.000Z');
+  it('burst of 200 for a test key, then 429 with the spec body and Retry-After (to the minute boundary); refill at 100/min', async () => {
+    const clock = new ManualClock('2026-03-01T12:00:45.000Z'); // 15 s before a minute boundary
     const t = await startTestApp({ db, clock });
     try {
       const { key } = await t.signup();
@@ -38,8 +38,8 @@ describe('rate limit (in memory, one node)', () => {
 
       const refused = await t.request({ method: 'GET', url: '/v1/account/status', key });
       expect(refused.statusCode).toBe(429);
-      expect(refused.json()).toEqual({ error: 'rate_limit_exceeded', retry_after: 1 });
-      expect(refused.headers['retry-after']).toBe('1');
+      expect(refused.json()).toEqual({ error: 'rate_limit_exceeded', retry_after: 15 });
+      expect(refused.headers['retry-after']).toBe('15');
       expect(refused.headers['x-ratelimit-remaining']).toBe('0');
 
       clock.advance(599);
@@ -96,7 +96,7 @@ describe('rate limit (in memory, one node)', () => {
 describe('rate limit shared through Redis (two nodes)', () => {
   it('two API nodes on one Redis share one bucket: 200 in all, then 429 on both', async () => {
     const prefix = `test:rl:${crypto.randomUUID()}:`;
-    const clock = new ManualClock('2026-03-01T12:00:00.000Z');
+    const clock = new ManualClock('2026-03-01T12:00:45.000Z');
     const a = await startTestApp({ db, clock, limiter: createRedisLimiter(REDIS_URL, { keyPrefix: prefix }) });
     const b = await startTestApp({ db, clock, limiter: createRedisLimiter(REDIS_URL, { keyPrefix: prefix }) });
     try {
@@ -105,7 +105,7 @@ describe('rate limit shared through Redis (two nodes)', () => {
       for (const node of [a, b]) {
         const res = await node.request({ method: 'GET', url: '/v1/account/status', key });
         expect(res.statusCode).toBe(429);
-        expect(res.json()).toEqual({ error: 'rate_limit_exceeded', retry_after: 1 });
+        expect(res.json()).toEqual({ error: 'rate_limit_exceeded', retry_after: 15 });
       }
       clock.advance(600);
       expect((await b.request({ method: 'GET', url: '/v1/account/status', key })).statusCode).toBe(200);
