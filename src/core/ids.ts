@@ -42,3 +42,9 @@ export const newId = (): string => {
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (s: string): boolean => UUID_RE.test(s);
+/**
+ * An id as we write it (lower case). PostgreSQL's uuid matches either case, so an id in
+ * capitals finds the same row, and code comparing ids as strings (the calling key's own
+ * id) must see the one spelling.
+ */
+export const canonicalId = (s: string): string => (UUID_RE.test(s) ? s.toLowerCase() : s);

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
+import { canonicalId } from '../core/ids.ts';
 import swaggerUi from '@fastify/swagger-ui';
 import sjson from 'secure-json-parse';
 import { ValidationError } from '../core/errors.ts';
@@ -127,8 +128,12 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
 
   // No body is an empty object: optional bodies (cancel's reason) need no special case,
   // and a create without a body reports its first missing field.
+  // Ids in the path in one spelling (core/ids.ts canonicalId): a key's own id in capitals
+  // is still the calling key.
   app.addHook('preValidation', async (req) => {
     if (req.body === undefined && (req.method === 'POST' || req.method === 'PATCH')) req.body = {};
+    const params = req.params as Record<string, unknown> | undefined;
+    if (params) for (const [k, v] of Object.entries(params)) if (typeof v === 'string') params[k] = canonicalId(v);
   });
 
   registerErrorHandling(app);

@@ -35,10 +35,37 @@ function makeAjv(coerce: boolean): Ajv {
 const bodyAjv = makeAjv(false);
 const textAjv = makeAjv(true);
 
+/** The body schemas' error objects carry their root schema (nullIsMissing reads it). */
+const ROOT = Symbol('root schema');
+type RootedError = ErrorObject & { [ROOT]?: unknown };
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  return ajv.compile(schema as object) as never;
+  if (httpPart !== 'body') return textAjv.compile(schema as object) as never;
+  const validate = bodyAjv.compile(schema as object);
+  const rooted = (data: unknown): boolean => {
+    const ok = validate(data);
+    rooted.errors = validate.errors?.map((e): RootedError => ({ ...e, [ROOT]: schema })) ?? null;
+    return ok;
+  };
+  rooted.errors = null as RootedError[] | null;
+  return rooted as never;
 };
+
+/**
+ * A required field sent as `null` is a missing one (what Go's decoder makes of it: the
+ * zero value, which then fails `required`), so it gets the spec's `Key:` message rather
+ * than "must be a string". An optional field's null stays a type error.
+ */
+function nullIsMissing(e: RootedError): boolean {
+  if (e.keyword !== 'type' || e.data !== null) return false;
+  // …/properties/<name>/type: the object schema is three segments up.
+  const path = e.schemaPath.replace(/^#\/?/, '').split('/').filter(Boolean);
+  if (path.length < 3 || path.at(-3) !== 'properties') return false;
+  let node: unknown = e[ROOT];
+  for (const seg of path.slice(0, -3)) node = (node as Record<string, unknown> | undefined)?.[decodeURIComponent(seg.replace(/~1/g, '/').replace(/~0/g, '~'))];
+  const required = (node as { required?: unknown } | undefined)?.required;
+  return Array.isArray(required) && required.includes(path.at(-2));
+}
 
 /** snake_case → the Go struct field name the spec's messages use (location_id → LocationID). */
 export function goFieldName(snake: string): string {
@@ -84,10 +111,11 @@ export function messageFor(e: ErrorObject, part: string): string {
   const field = fieldOf(e);
   if (part !== 'body') return `${field || part} ${e.message ?? 'is invalid'}`;
   if (!field) return e.keyword === 'type' ? 'request body must be a JSON object' : `request body ${e.message ?? 'is invalid'}`;
-  if (e.keyword === 'type') return `${field} must be ${(e.params as { type: string }).type === 'integer' ? 'an integer' : `a ${(e.params as { type: string }).type}`}`;
+  const missing = nullIsMissing(e);
+  if (e.keyword === 'type' && !missing) return `${field} must be ${(e.params as { type: string }).type === 'integer' ? 'an integer' : `a ${(e.params as { type: string }).type}`}`;
   const go = field.split('.').map((seg) => (/^\d+$/.test(seg) ? `[${seg}]` : goFieldName(seg))).join('.').replace(/\.\[/g, '[');
   const last = go.split('.').pop()!;
-  return `Key: 'CreateRequest.${go}' Error:Field validation for '${last}' failed on the '${goTag(e)}' tag`;
+  return `Key: 'CreateRequest.${go}' Error:Field validation for '${last}' failed on the '${missing ? 'required' : goTag(e)}' tag`;
 }
 
 export function schemaErrorFormatter(errors: ErrorObject[], dataVar: string): Error {

@@ -38,6 +38,10 @@ describe('POST /v1/accounts', () => {
     expect(long.statusCode).toBe(400);
     expect(long.json().error).toBe("Key: 'CreateRequest.Name' Error:Field validation for 'Name' failed on the 'max' tag");
     expect((await post({ name: 5, billing_email: email() })).json().error).toBe('name must be a string');
+    // null is a missing field (Go decodes it to the zero value), for a required field only.
+    expect((await post({ name: null, billing_email: email() })).json().error).toBe("Key: 'CreateRequest.Name' Error:Field validation for 'Name' failed on the 'required' tag");
+    expect((await post({ name: 'x', billing_email: null })).json().error).toBe("Key: 'CreateRequest.BillingEmail' Error:Field validation for 'BillingEmail' failed on the 'required' tag");
+    expect((await post({ name: 'x', billing_email: email(), terms_accepted_at: null, privacy_policy_version: 'v1' })).json().error).toBe('terms_accepted_at must be an ISO 8601 date-time');
   });
 
   it('takes the sign-up consent pair both or neither, and records terms and privacy policy', async () => {
@@ -48,6 +52,8 @@ describe('POST /v1/accounts', () => {
     expect(other.json().error).toBe('terms_accepted_at and privacy_policy_version must be given together');
     const badDate = await post({ name: 'x', billing_email: email(), terms_accepted_at: 'yesterday', privacy_policy_version: 'v1' });
     expect(badDate.json().error).toBe('terms_accepted_at must be an ISO 8601 date-time');
+    const blank = await post({ name: 'x', billing_email: email(), terms_accepted_at: '2026-01-01T00:00:00Z', privacy_policy_version: '   ' });
+    expect([blank.statusCode, blank.json().error]).toEqual([400, 'privacy_policy_version must be a string of 1-50 characters']);
     const future = await post({ name: 'x', billing_email: email(), terms_accepted_at: '2999-01-01T00:00:00Z', privacy_policy_version: 'v1' });
     expect(future.json().error).toBe('terms_accepted_at must not be in the future');
 
@@ -110,6 +116,8 @@ describe('consents', () => {
     expect((await t.request({ method: 'POST', url: '/v1/account/consents', key, payload: { type: 'cookies', version: 'v1' } })).json())
       .toEqual({ error: 'type must be one of terms, privacy_policy, marketing, data_processing' });
     expect((await t.request({ method: 'POST', url: '/v1/account/consents', key, payload: { type: 'terms' } })).json())
+      .toEqual({ error: 'version is required (1-50 characters)' });
+    expect((await t.request({ method: 'POST', url: '/v1/account/consents', key, payload: { type: 'terms', version: '   ' } })).json())
       .toEqual({ error: 'version is required (1-50 characters)' });
     expect((await t.request({ method: 'DELETE', url: '/v1/account/consents/00000000-0000-4000-8000-000000000000', key })).statusCode).toBe(404);
     expect((await t.request({ method: 'DELETE', url: '/v1/account/consents/not-a-uuid', key })).json()).toEqual({ error: 'consent not found' });

@@ -133,6 +133,19 @@ describe('API keys', () => {
     const rot = await t.request({ method: 'POST', url: `/v1/api-keys/${keyId}/rotate`, key });
     expect(rot.statusCode).toBe(400);
     expect(rot.json()).toEqual({ error: 'cannot rotate the calling key' });
+    // Its id in capitals names the same key (PostgreSQL's uuid ignores the case).
+    for (const [method, url, verb] of [['DELETE', `/v1/api-keys/${keyId.toUpperCase()}`, 'revoke'], ['POST', `/v1/api-keys/${keyId.toUpperCase()}/rotate`, 'rotate']] as const) {
+      const res = await t.request({ method, url, key });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json()).toEqual({ error: `cannot ${verb} the calling key` });
+    }
     expect((await get(key)).statusCode).toBe(200);
+  });
+
+  it('another key\'s id in capitals is that key (revoked, then 404 either way)', async () => {
+    const { key } = await t.signup();
+    const other = (await createKey(key, { name: 'caps' })).json();
+    expect((await t.request({ method: 'DELETE', url: `/v1/api-keys/${other.id.toUpperCase()}`, key })).statusCode).toBe(204);
+    expect((await t.request({ method: 'DELETE', url: `/v1/api-keys/${other.id}`, key })).statusCode).toBe(404);
   });
 });

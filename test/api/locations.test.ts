@@ -167,6 +167,7 @@ describe('POST /v1/locations: validation', () => {
     const { name: _n, ...noName } = locationBodies['fr-nf525'];
     await expect400(noName, "Key: 'CreateRequest.Name' Error:Field validation for 'Name' failed on the 'required' tag");
     await expect400({ ...noName, name: '' }, "Key: 'CreateRequest.Name' Error:Field validation for 'Name' failed on the 'required' tag");
+    await expect400({ ...noName, name: null }, "Key: 'CreateRequest.Name' Error:Field validation for 'Name' failed on the 'required' tag");
     await expect400({ ...noName, name: 'n'.repeat(256) }, "Key: 'CreateRequest.Name' Error:Field validation for 'Name' failed on the 'max' tag");
     const blank = await create(key, { ...noName, name: '   ' });
     expect(blank.statusCode).toBe(400);

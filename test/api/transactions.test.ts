@@ -126,6 +126,7 @@ describe('validation', () => {
     const { key, loc } = await fresh('fr-nf525');
     const cases: [object, string][] = [
       [{ ...sale(loc, 'fr-nf525'), location_id: undefined }, "Key: 'CreateRequest.LocationID' Error:Field validation for 'LocationID' failed on the 'required' tag"],
+      [{ ...sale(loc, 'fr-nf525'), location_id: null }, "Key: 'CreateRequest.LocationID' Error:Field validation for 'LocationID' failed on the 'required' tag"],
       [sale(loc, 'fr-nf525', { items: [] }), 'items must be a non-empty array'],
       [sale(loc, 'fr-nf525', { total_amount: 2000 }), 'pretax_amount + tax_amount must equal total_amount'],
       [sale(RANDOM_UUID, 'fr-nf525'), 'location not found'],

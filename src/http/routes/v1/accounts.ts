@@ -18,7 +18,7 @@ const CreateAccountBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
   billing_email: Type.String({ format: 'email', maxLength: 254 }),
   terms_accepted_at: Type.Optional(Type.String({ format: 'date-time', 'x-error': 'terms_accepted_at must be an ISO 8601 date-time' })),
-  privacy_policy_version: Type.Optional(Type.String({ minLength: 1, maxLength: 50, 'x-error': 'privacy_policy_version must be a string of 1-50 characters' })),
+  privacy_policy_version: Type.Optional(Type.String({ minLength: 1, maxLength: 50, pattern: '\\S', 'x-error': 'privacy_policy_version must be a string of 1-50 characters' })),
 });
 
 const ConsentType = StringEnum(['terms', 'privacy_policy', 'marketing', 'data_processing'], {
@@ -73,7 +73,7 @@ export function accountRoutes(
     config: { permission: 'account:write', portal: true },
     schema: {
       tags: ['accounts'], summary: 'Grant a consent', security: [{ bearer: [] }],
-      body: Type.Object({ type: ConsentType, version: Type.String({ minLength: 1, maxLength: 50, 'x-error': 'version is required (1-50 characters)' }) }),
+      body: Type.Object({ type: ConsentType, version: Type.String({ minLength: 1, maxLength: 50, pattern: '\\S', 'x-error': 'version is required (1-50 characters)' }) }),
       response: { 201: ConsentSchema, 400: ErrorBody, ...authErrors },
     },
   }, async (req, reply) => reply.code(201).send(await s.consents.grant(authOf(req), req.body as never)));
