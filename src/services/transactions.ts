@@ -54,6 +54,9 @@ export interface TransactionDeps extends Deps {
 /** A sale ready to join its chain (create's and preview's `prepare`). */
 type Prepared = Pick<TransactionAppend, 'system' | 'location' | 'sandboxMode' | 'draft' | 'signingKey' | 'recordKey'>;
 
+/** The idempotency keys of cancellations: `cancel:<original id>`, refused from clients. */
+const CANCEL_KEY_PREFIX = 'cancel:';
+
 /** A transaction appended (or the earlier one its idempotency key names), and its submit job. */
 interface Stored {
   row: TransactionRow;
@@ -137,6 +140,9 @@ export function createTransactionService(deps: TransactionDeps) {
   function parseHeaders(auth: AuthContext, h: CreateHeaders) {
     const key = h.idempotencyKey ?? crypto.randomUUID();
     if (key.length < 1 || key.length > 255) throw badRequest('Idempotency-Key must be 1-255 characters');
+    // A cancellation is keyed `cancel:<original id>` (cancel below): a sale under such a key
+    // would make that transaction impossible to cancel (409 on the key) for good.
+    if (key.startsWith(CANCEL_KEY_PREFIX)) throw badRequest(`Idempotency-Key may not start with "${CANCEL_KEY_PREFIX}": the service keys cancellations so`);
     let inline: number | undefined;
     if (h.timeout !== undefined) {
       inline = Number(h.timeout);
@@ -310,7 +316,7 @@ export function createTransactionService(deps: TransactionDeps) {
       const originalRecord = await fiscalRecordsRepo.getForTransaction(db, original.id);
       const stored = await append({
         id: newId(), auth, system, location, draft, kind: 'cancellation', type: 'cancellation',
-        idempotencyKey: `cancel:${original.id}`, hash: `cancel:${original.id}`, requestPayload: { reason: reason ?? null },
+        idempotencyKey: `${CANCEL_KEY_PREFIX}${original.id}`, hash: `${CANCEL_KEY_PREFIX}${original.id}`, requestPayload: { reason: reason ?? null },
         sandboxMode: original.sandbox_mode ?? 'stub', original, originalRecord, ...keys,
       });
       if (!stored.created) return { transaction: toTransactionView(stored.row), created: false };

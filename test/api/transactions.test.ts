@@ -181,6 +181,16 @@ describe('validation', () => {
     expect((await createTx(t, key, sale(loc, 'fr-nf525'), { 'idempotency-key': 'k'.repeat(256) })).json()).toEqual({ error: 'Idempotency-Key must be 1-255 characters' });
   });
 
+  it('a client key in the cancellations\' form is refused: it would make that transaction impossible to cancel', async () => {
+    const { key, loc } = await fresh('fr-nf525');
+    const original = (await createTx(t, key, sale(loc, 'fr-nf525'))).json();
+    const squat = await createTx(t, key, sale(loc, 'fr-nf525'), { 'idempotency-key': `cancel:${original.id}` });
+    expect([squat.statusCode, squat.json()]).toEqual([400, { error: 'Idempotency-Key may not start with "cancel:": the service keys cancellations so' }]);
+    const cancel = await t.request({ method: 'POST', url: `/v1/transactions/${original.id}/cancel`, key });
+    expect(cancel.statusCode).toBe(201);
+    expect(cancel.json()).toMatchObject({ type: 'cancellation', cancels_transaction_id: original.id });
+  });
+
   it('a key scoped to other countries gets 403', async () => {
     const { key, loc } = await fresh('fr-nf525');
     const scoped = (await t.request({ method: 'POST', url: '/v1/api-keys', key, payload: { permissions: ['transactions:write', 'country:ES'] } })).json().key;
