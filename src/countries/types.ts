@@ -102,6 +102,13 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
    */
   certificateFields: readonly string[];
   /**
+   * Optional: config fields that name where the location's records went, fixed once it has
+   * transactions (a PATCH changing one is a 400): a later cancel is sent where its
+   * original was (TicketBAI `territory`: the Diputación that holds the invoices). The
+   * system itself is always fixed then (services/locations.ts).
+   */
+  sealedConfigFields?: readonly string[];
+  /**
    * Optional: fields this system adds to each line of the transaction request, read at the
    * edge as declared (`LineField`) and stored on the line under their names; the system
    * validates their values in `validateTransaction`. The request accepts the fields of

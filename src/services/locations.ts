@@ -8,6 +8,7 @@ import { isSealed, maskSecret, seal, unseal } from '../crypto/sealed.ts';
 import { nifMismatchWarning } from '../certificates/nif-match.ts';
 import { certificatesRepo } from '../store/repos/certificates-repo.ts';
 import { locationsRepo, type LocationFilter, type LocationRow } from '../store/repos/locations-repo.ts';
+import { transactionsRepo } from '../store/repos/transactions-repo.ts';
 import { InvalidatingCache } from '../core/invalidating-cache.ts';
 import type { ChangeFeed } from '../store/change-feed.ts';
 import type { AuthContext } from './auth-context.ts';
@@ -188,6 +189,17 @@ export function createLocationService(deps: Deps, changes?: ChangeFeed) {
       const incoming = keepUnchangedSecrets(row, input.country_config);
       const resolved = resolveLocationSystem(row.country, incoming, row.tax_id);
       system = resolved.system.key;
+      // The config is sealed once records exist (spec: Location): a location that issued
+      // TicketBAI invoices cannot turn VERI*FACTU (nor SDI into Documento Commerciale), or
+      // a later cancel would annul them in a system that never received them.
+      const moved = system !== row.system
+        ? 'system'
+        : (resolved.system.sealedConfigFields ?? []).find((f) => resolved.config[f] !== (row.country_config as Record<string, unknown> | null)?.[f]);
+      if (moved && row.system && (await transactionsRepo.anyAtLocation(db, auth.accountId, id))) {
+        throw badRequest(moved === 'system'
+          ? `country_config.system cannot be changed once the location has transactions (it issues ${row.system} records): create a new location for ${system}`
+          : `country_config.${moved} cannot be changed once the location has transactions: create a new location`);
+      }
       config = sealSecrets(row.id, system, resolved.config);
       certificateRef = certificateRefOf(resolved.system, resolved.config);
     }

@@ -301,7 +301,9 @@ export function createTransactionService(deps: TransactionDeps) {
     if (original.type === 'cancellation' || !statuses.cancellable.includes(original.status)) throw conflict('transaction cannot be cancelled');
 
     const locRow = await locationsRepo.getById(db, original.location_id);
-    if (!locRow?.system) throw conflict('transaction cannot be cancelled');
+    // A location moved to another system before the seal (services/locations.ts) cannot
+    // annul what it issued under the old one: its config no longer describes it.
+    if (!locRow?.system || locRow.system !== original.system) throw conflict('transaction cannot be cancelled');
     if (!allowsCountry(auth.permissions, locRow.country)) throw forbidden(`API key is not allowed to act in country ${locRow.country}`);
     const system = getSystem(locRow.system);
     const location = deps.locations.toFiscal(locRow);

@@ -497,6 +497,27 @@ describe('PATCH /v1/locations/{id}', () => {
     expect((await get(key, loc.id)).json()).toEqual(before);
   });
 
+  it('seals the system (and TicketBAI\'s territory) once the location has transactions: a cancel goes where its original went', async () => {
+    const { key } = await t.signup();
+    const loc = await created(key, locationBodies['es-ticketbai']);
+    const sale = await t.request({ method: 'POST', url: '/v1/transactions', key, payload: saleBody(loc.id, { timestamp: t.clock.now().toISOString() }) });
+    expect(sale.statusCode, sale.body).toBe(201);
+    const before = (await get(key, loc.id)).json();
+    tick();
+    for (const [config, error] of [
+      [configs.verifactu, 'country_config.system cannot be changed once the location has transactions (it issues es-ticketbai records): create a new location for es-verifactu'],
+      [{ ...configs.ticketbai, territory: 'bizkaia' }, 'country_config.territory cannot be changed once the location has transactions: create a new location'],
+    ] as const) {
+      const res = await patch(key, loc.id, { country_config: config });
+      expect([res.statusCode, res.json()]).toEqual([400, { error }]);
+    }
+    expect((await get(key, loc.id)).json()).toEqual(before);
+    // Other fields still change, and the territory given again (as a code) is no change.
+    const renamed = await patch(key, loc.id, { country_config: { ...configs.ticketbai, territory: '20', legal_name: 'Otro Nombre SL' } });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    expect(renamed.json().country_config).toMatchObject({ territory: 'gipuzkoa', legal_name: 'Otro Nombre SL' });
+  });
+
   it.each([
     [{ status: 'paused' }, STATUS_INVALID],
     [{ status: 'deleted' }, STATUS_INVALID],

@@ -38,6 +38,8 @@ export const ticketBai: FiscalSystem<'es-ticketbai', 'ES'> = {
   validateConfig: validateTicketBaiConfig,
   secretConfigFields: [],
   certificateFields: SPAIN_CERTIFICATE_FIELDS,
+  // Each Diputación holds its own invoices: an annulment goes to the one that has the original.
+  sealedConfigFields: ['territory'],
   validateTransaction: validateTicketBaiTransaction,
   // Each invoice names "the previous invoice issued by the same software" for the issuer,
   // whatever its series (SerieFacturaAnterior is part of the link; FORMATS.md §1.5): one

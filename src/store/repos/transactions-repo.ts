@@ -170,6 +170,12 @@ export const transactionsRepo = {
        ORDER BY created_at LIMIT 1`, [system, match.fiscalId, match.upstreamId, match.history])).rows[0]);
   },
 
+  /** Whether the location has issued anything (a PATCH may not move it to another system then). */
+  async anyAtLocation(q: Queryable, accountId: string, locationId: string): Promise<boolean> {
+    const res = await q.query('SELECT 1 FROM transactions WHERE account_id = $1 AND location_id = $2 LIMIT 1', [accountId, locationId]);
+    return res.rows.length > 0;
+  },
+
   async findCancellation(q: Queryable, originalId: string): Promise<TransactionRow | undefined> {
     return fix((await q.query<TransactionRow>('SELECT * FROM transactions WHERE cancels_id = $1', [originalId])).rows[0]);
   },
