@@ -64,6 +64,47 @@ describe('Greece: myDATA documents through the API', () => {
     }
   });
 
+  it('two locations of one AFM and branch draw one series: never the same number twice; another branch numbers on its own', async () => {
+    const { key, loc } = await fresh();
+    const twin = await createLocation(t, key, 'gr-mydata', { name: 'Second till' });
+    const other = await t.request({ method: 'GET', url: `/v1/locations/${loc}`, key });
+    const branch1 = await createLocation(t, key, 'gr-mydata', { name: 'Branch 1', country_config: { ...other.json().country_config, subscription_key: 'secret-key-1234', branch: 1 } });
+    const made = await Promise.all([loc, twin, loc, twin].map((l) => createTx(t, key, greekSale(l))));
+    expect(made.map((r) => r.statusCode)).toEqual([201, 201, 201, 201]);
+    expect(made.map((r) => r.json().fiscal_id).sort()).toEqual(['A-1', 'A-2', 'A-3', 'A-4']);
+    expect((await createTx(t, key, greekSale(branch1))).json().fiscal_id).toBe('A-1');
+    // Another account with the same AFM is another tenant: its own numbering.
+    const stranger = await fresh();
+    expect((await createTx(t, stranger.key, greekSale(stranger.loc))).json().fiscal_id).toBe('A-1');
+  });
+
+  it('migration 0042 moves per-location chains to the issuer\'s series; chains that already collided continue from the furthest', async () => {
+    const { key, loc } = await fresh();
+    const twin = await createLocation(t, key, 'gr-mydata', { name: 'Twin' });
+    const alone = await fresh();
+    const account = (await t.db.query<{ account_id: string }>('SELECT account_id FROM locations WHERE id = $1', [loc])).rows[0]!.account_id;
+    const lone = (await t.db.query<{ account_id: string }>('SELECT account_id FROM locations WHERE id = $1', [alone.loc])).rows[0]!.account_id;
+    const now = new Date('2026-03-01T09:00:00Z');
+    // Heads as the per-location keys left them: two of one AFM and branch (A-3 and A-5
+    // issued), one alone (B-2, live).
+    for (const [k, seq, fiscalId] of [[`gr-mydata:${loc}:A`, 3, 'A-3'], [`gr-mydata:${twin}:A`, 5, 'A-5'], [`gr-mydata:${alone.loc}:B:live`, 2, 'B-2']] as const) {
+      await t.db.query('INSERT INTO chain_heads (chain_key, seq, last_fiscal_id, last_issued_at, updated_at) VALUES ($1, $2, $3, $4, $4)', [k, seq, fiscalId, now]);
+    }
+    const sql = (await import('node:fs')).readFileSync(new URL('../../src/store/migrations/0042_greek_series_chains.sql', import.meta.url), 'utf8');
+    await t.db.transaction((tx) => tx.exec(sql));
+    const heads = async (prefix: string) => (await t.db.query<{ chain_key: string; seq: string | number }>(
+      'SELECT chain_key, seq FROM chain_heads WHERE chain_key LIKE $1 ORDER BY chain_key', [`${prefix}%`])).rows.map((r) => [r.chain_key, Number(r.seq)]);
+    expect(await heads(`gr-mydata:${account}:`)).toEqual([[`gr-mydata:${account}:${GR_AFM}:0:A`, 5]]);
+    expect(await heads(`gr-mydata:${loc}:`)).toEqual([[`gr-mydata:${loc}:A`, 3]]); // kept: its records keep their key
+    expect(await heads(`gr-mydata:${lone}:`)).toEqual([[`gr-mydata:${lone}:${GR_AFM}:0:B:live`, 2]]);
+    expect(await heads(`gr-mydata:${alone.loc}:`)).toEqual([]);
+    // The next sale of either twin is A-6: no number a third time.
+    expect((await createTx(t, key, greekSale(twin))).json().fiscal_id).toBe('A-6');
+    // Running it again changes nothing.
+    await t.db.transaction((tx) => tx.exec(sql));
+    expect(await heads(`gr-mydata:${account}:`)).toEqual([[`gr-mydata:${account}:${GR_AFM}:0:A`, 6]]);
+  });
+
   it('a new Greek year restarts the numbering (00:30 on 1 January in Athens is still 31 December UTC)', async () => {
     const { key, loc } = await fresh();
     clock.set('2026-12-31T21:00:00.000Z');

@@ -286,7 +286,7 @@ describe('verify-chain', () => {
       await edit('closure', `fr-nf525:${loc['fr-nf525']}:default:closures:test`, 1, 'signature_invalid', (b) => b.replace(/"count":\s*(\d+)/, (_m, n: string) => `"count": ${Number(n) + 1}`));
       await edit('jet', `fr-nf525:${loc['fr-nf525']}:jet:test`, 1, 'body_changed', (b) => b.replace(/"event":\s*"([^"]+)"/, '"event": "archive"'));
       await edit('saft', `pt-saft:${loc['pt-saft']}:%`, 2, 'signature_invalid', (b) => b.replace(/<GrossTotal>[^<]+</, '<GrossTotal>1.00<'));
-      await edit('mydata', `gr-mydata:${loc['gr-mydata']}:%`, 2, 'body_changed', (b) => b.replace(/<issueDate>[^<]+</, '<issueDate>2026-01-01<'));
+      await edit('mydata', `gr-mydata:${acct}`, 2, 'body_changed', (b) => b.replace(/<issueDate>[^<]+</, '<issueDate>2026-01-01<'));
       // SII records carry no fingerprint nor signature: what can break is the sequence (a deleted record).
       const sii = await rowOf(`es-sii:${loc['es-sii']}:%`, 1);
       await db.query('DELETE FROM fiscal_records WHERE id = $1', [sii.id]);

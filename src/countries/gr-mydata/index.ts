@@ -9,7 +9,7 @@
 import type { FiscalSystem } from '../types.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
 import { GREECE_SECRET_FIELDS, validateMyDataConfig } from './config.ts';
-import { seriesOf, validateMyDataTransaction } from './metadata.ts';
+import { issuerBranchOf, seriesOf, validateMyDataTransaction } from './metadata.ts';
 import { buildMyData } from './build.ts';
 import { myDataStubSubmit } from './sandbox.ts';
 import { submitToAade } from './client.ts';
@@ -36,8 +36,11 @@ export const myData: FiscalSystem<'gr-mydata', 'GR'> = {
   secretConfigFields: GREECE_SECRET_FIELDS,
   certificateFields: [],
   validateTransaction: validateMyDataTransaction,
-  // Documents are numbered (aa) per series, restarting each year (build.ts nextAa).
-  chainKey: ({ location, tx }) => chainKeyOf('gr-mydata', location.id, seriesOf(tx, location)),
+  // Documents are numbered (aa) per series, restarting each year (build.ts nextAa). The
+  // series is the issuer's (AFM and branch: the spec's default_series is "unique per (afm,
+  // year, branch)", and AADE's UID is made of them), so every location of one AFM and
+  // branch draws from one numbering (migration 0042 moved the per-location chains).
+  chainKey: ({ location, tx }) => chainKeyOf('gr-mydata', issuerBranchOf(location), seriesOf(tx, location)),
   initialStatus: () => 'pending',
   build: buildMyData,
   // verify-chain (src/cli/verify-chain.ts): fingerprint, signature and link of a stored record.

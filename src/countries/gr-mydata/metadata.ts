@@ -38,6 +38,13 @@ import {
 export const seriesOf = (tx: TransactionDraft, location: LocationForFiscal): string =>
   metaString(tx, 'series') ?? configString(location.config, 'default_series') ?? 'A';
 
+/**
+ * Whose numbering a series is: the account's issuer (AFM) at one establishment (branch),
+ * `<account id>:<afm>:<branch>` (the key migration 0042 builds in SQL alike).
+ */
+export const issuerBranchOf = (location: LocationForFiscal): string =>
+  `${location.account_id}:${configString(location.config, 'afm') ?? location.tax_id ?? location.id}:${String(location.config.branch ?? 0)}`;
+
 const COUNTERPART_FIELDS = [
   'counterpart_vat_number', 'counterpart_country', 'counterpart_branch', 'counterpart_name',
   'counterpart_street', 'counterpart_number', 'counterpart_postal_code', 'counterpart_city',
