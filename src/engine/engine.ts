@@ -19,6 +19,7 @@ import { ACTION_PERMISSIONS } from '../core/permissions.ts';
 import { COUNTRIES } from '../countries/registry.ts';
 import { deriveKeys } from '../crypto/master-key.ts';
 import { validatorCompiler, schemaErrorFormatter } from '../http/validation.ts';
+import { nestsDeeperThan, TOO_DEEP_BODY } from '../http/json-depth.ts';
 import { CreateBody as LocationCreateBody, PatchBody as LocationPatchBody } from '../http/routes/v1/locations.ts';
 import { EMBEDDED_BACKOFF } from '../jobs/backoff.ts';
 import { createMemoryLimiter } from '../ratelimit/memory-limiter.ts';
@@ -475,6 +476,7 @@ export function createEngine(opts: EngineOptions = {}) {
   function call(req: unknown): Promise<EngineResponse>;
   async function call(req: unknown): Promise<EngineResponse | string> {
     if (typeof req !== 'string') return callObject(req);
+    if (nestsDeeperThan(req)) return JSON.stringify({ version: 1, error: { code: 'invalid_request', message: TOO_DEEP_BODY } });
     let parsed: unknown;
     try {
       parsed = JSON.parse(req);

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import { canonicalId } from '../core/ids.ts';
+import { nestsDeeperThan, TOO_DEEP_BODY } from './json-depth.ts';
 import swaggerUi from '@fastify/swagger-ui';
 import sjson from 'secure-json-parse';
 import { ValidationError } from '../core/errors.ts';
@@ -119,6 +120,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
     // control character would make a record that no authority reads (or a 500 on the
     // way), so it is refused here with a 400 naming why.
     if (RAW_XML_FORBIDDEN.test(text) || UNESCAPED_XML_FORBIDDEN.test(text)) return done(new ValidationError(CONTROL_IN_BODY), undefined);
+    if (nestsDeeperThan(text)) return done(new ValidationError(TOO_DEEP_BODY), undefined);
     try {
       done(null, sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
     } catch {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.ts';
 import { deriveKeys } from '../../src/crypto/master-key.ts';
 import { CONTROL_IN_BODY, NUL_IN_BODY, buildApp } from '../../src/http/app.ts';
+import { TOO_DEEP_BODY } from '../../src/http/json-depth.ts';
 import { createMemoryLimiter } from '../../src/ratelimit/memory-limiter.ts';
 import { openPostgresDb } from '../../src/store/pg-db.ts';
 import type { Db } from '../../src/store/db.ts';
@@ -72,6 +73,21 @@ describe('error responses are {error: string} with the right status, never a 500
         expect(res.statusCode, `${system} ${res.body}`).toBe(201);
       }
     }
+  });
+
+  it('400 for a body nested deeper than 64 levels (the idempotency hash overflowed the stack at ~3,000: a 500), on create and preview alike', async () => {
+    // This file's app takes 4 KB bodies: 1,500 levels fit, 65 are enough to be refused.
+    const loc = await createLocation(t, key, 'fr-nf525');
+    const deep = (n: number) => JSON.stringify(saleBody(loc)).replace(/}$/, `,"metadata":{"x":${'['.repeat(n)}1${']'.repeat(n)}}}`);
+    for (const url of ['/v1/transactions', '/v1/transactions/preview']) {
+      const res = await t.request({ method: 'POST', url, headers: { ...auth(), 'content-type': 'application/json' }, payload: deep(1500) });
+      expect([res.statusCode, res.json()], url).toEqual([400, { error: TOO_DEEP_BODY }]);
+    }
+    const res = await t.request({ method: 'POST', url: '/v1/transactions', headers: { ...auth(), 'content-type': 'application/json' }, payload: deep(63) });
+    expect([res.statusCode, res.json()]).toEqual([400, { error: TOO_DEEP_BODY }]);
+    // 60 levels in metadata (62 with the body and metadata objects) is still a sale.
+    const ok = await t.request({ method: 'POST', url: '/v1/transactions', headers: { ...auth(), 'content-type': 'application/json' }, payload: deep(60) });
+    expect(ok.statusCode, ok.body).toBe(201);
   });
 
   it('400 when the body is JSON but not an object, or missing where required', async () => {

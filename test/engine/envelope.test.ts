@@ -3,6 +3,7 @@ import path from 'node:path';
 import * as jose from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
+import { TOO_DEEP_BODY } from '../../src/http/json-depth.ts';
 import { createEngine, fiscalCall } from '../../src/engine/index.ts';
 import { TOKEN_FILE } from '../../src/engine/token.ts';
 import { generateMasterKey } from '../../src/crypto/master-key.ts';
@@ -41,6 +42,8 @@ describe('the envelope, before init', () => {
     const notJson = await e.call('{not json');
     expect(typeof notJson).toBe('string');
     expect(JSON.parse(notJson)).toEqual({ version: 1, error: { code: 'invalid_request', message: 'the request is not valid JSON' } });
+    const deep = await e.call(`{"version":1,"method":"init","params":{"x":${'['.repeat(5000)}${']'.repeat(5000)}}}`);
+    expect(JSON.parse(deep)).toEqual({ version: 1, error: { code: 'invalid_request', message: TOO_DEEP_BODY } });
     expect(code(await e.call(JSON.parse('[1,2]')))).toBe('invalid_request');
     expect(code(await e.call(null as never))).toBe('invalid_request');
     expect(code(await e.call({ method: 'init' }))).toBe('invalid_request');
