@@ -37,6 +37,7 @@ import type { BillingProviderConfig, SigningDeviceConfig } from './config.ts';
 import { createMailer, type Mailer } from './email/mailer.ts';
 import { EMAIL_OUTBOX_JOB, createEmailOutboxHandler, scheduleEmailOutbox } from './jobs/tasks/email-outbox.ts';
 import { createBillingReceiver, type BillingReceiver } from './billing/receiver.ts';
+import { pricesFor, type PriceList } from './billing/pricing.ts';
 import type { SigningDevice } from './signing/pkcs11/device.ts';
 import { withDeviceProducerKeys } from './signing/pkcs11/configured.ts';
 import { createMetrics, type Metrics } from './metrics/metrics.ts';
@@ -126,6 +127,8 @@ export interface Runtime {
   maxAttempts: number;
   /** Each account's tier (its subscription's merchant count), cached and invalidated on every node. */
   tiers: AccountTiers;
+  /** Subscription prices: the location floor only in HardwareDevice mode (billing/pricing.ts pricesFor). */
+  prices: PriceList;
   /** Where subscriptions are charged (src/billing/provider.ts). */
   billing: BillingProvider;
   /** This runtime's Prometheus registry and the observers fed by the core (src/metrics). */
@@ -211,6 +214,8 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     software,
     maxAttempts,
     tiers,
+    /** Subscription prices: the location floor only in HardwareDevice mode (billing/pricing.ts). */
+    prices: pricesFor({ hardwareDevice: o.signingDevice !== undefined }),
     billing,
     metrics,
     metricsToken: o.config.metricsToken,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addMonthsUtc, DEFAULT_PRICES, periodAt, prorate, quote } from './pricing.ts';
+import { addMonthsUtc, DEFAULT_PRICES, periodAt, pricesFor, prorate, quote } from './pricing.ts';
 
 describe('quote', () => {
   it('prices the whole count at its tier rate, by DECISIONS', () => {
@@ -24,6 +24,14 @@ describe('quote', () => {
     // One merchant subscribed, five devices: 5 × 1000 beats 1 × 1500.
     expect(quote(1, 'year', 5)).toEqual({ tier: 'starter', monthlyAmount: 5000, periodAmount: 50_000 });
     expect(DEFAULT_PRICES.locationFloorMonthly).toBe(1000);
+  });
+
+  it('pricesFor: the floor in HardwareDevice mode only', () => {
+    expect(pricesFor({ hardwareDevice: true })).toBe(DEFAULT_PRICES);
+    const cloud = pricesFor({ hardwareDevice: false });
+    expect(cloud).toMatchObject({ locationFloorMonthly: 0, perMerchantMonthly: DEFAULT_PRICES.perMerchantMonthly });
+    expect(quote(1, 'month', 52, cloud).monthlyAmount).toBe(1500);
+    expect(quote(51, 'month', 52, cloud).monthlyAmount).toBe(51 * 900);
   });
 });
 

@@ -3,8 +3,8 @@ import type { BillingInterval, PaidTier } from '../store/repos/subscriptions-rep
 
 /**
  * Subscription prices (DECISIONS "Accounts, consents, subscriptions"): per merchant per
- * month in EUR minor units by tier, a year costs 10 months, and a HardwareDevice floor of
- * 1000 per active location. Proration is by the remaining seconds of the current period.
+ * month in EUR minor units by tier, a year costs 10 months, and in HardwareDevice mode
+ * a floor of 1000 per active location (pricesFor). Proration is by the remaining seconds of the current period.
  */
 export interface PriceList {
   perMerchantMonthly: Readonly<Record<PaidTier, number>>;
@@ -20,6 +20,15 @@ export const DEFAULT_PRICES: PriceList = Object.freeze({
   locationFloorMonthly: 1000,
 });
 
+/**
+ * The price list of a deployment: the HardwareDevice floor applies where a certified
+ * signing device signs (SIGNING_DEVICE=pkcs11, the spec's HardwareDevice mode: "a
+ * per-location pricing floor of 10 EUR per location applies"); elsewhere it is 0.
+ */
+export function pricesFor(o: { hardwareDevice: boolean }, base: PriceList = DEFAULT_PRICES): PriceList {
+  return o.hardwareDevice ? base : Object.freeze({ ...base, locationFloorMonthly: 0 });
+}
+
 /** A merchant count above this is refused: it keeps every amount a safe integer (and no real account comes near). */
 export const MAX_MERCHANT_COUNT = 1_000_000;
 
@@ -33,8 +42,8 @@ export interface Quote {
 
 /**
  * The whole count is priced at its tier's rate (volume pricing, not graduated): 11 merchants
- * cost 11 × 1200. The floor counts active locations, which may exceed the merchants
- * subscribed: a location is a device billed at least 1000 a month.
+ * cost 11 × 1200. In HardwareDevice mode the floor counts active locations, which may
+ * exceed the merchants subscribed: a location is a device billed at least 1000 a month.
  */
 export function quote(merchantCount: number, interval: BillingInterval, activeLocations: number, prices: PriceList = DEFAULT_PRICES): Quote {
   const tier = tierForMerchantCount(merchantCount);

@@ -186,10 +186,10 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   inboundRoutes(app, { inbound: rt.inbound });
   portalSessionRoutes(app, { portalSessions });
   managementTokenRoutes(app, { tokens: createOfflineTokenService(deps) });
-  subscriptionRoutes(app, { subscriptions: createSubscriptionService(deps, { provider: rt.billing, tiers: rt.tiers }) });
+  subscriptionRoutes(app, { subscriptions: createSubscriptionService(deps, { provider: rt.billing, tiers: rt.tiers, prices: rt.prices }) });
   billingReceiverRoutes(app, { billing: rt.billingReceiver });
   fleetRoutes(app, { fleet: createFleetService(deps) });
-  accountUsageRoutes(app, { usage: createAccountUsageService(deps) });
+  accountUsageRoutes(app, { usage: createAccountUsageService(deps, { prices: rt.prices }) });
   await app.register(portalPlugin, { prefix: '/portal', rt, apiKeys, portalSessions });
   receiptRoutes(app, {
     receipts: createReceiptService({

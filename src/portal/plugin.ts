@@ -72,8 +72,8 @@ export async function portalPlugin(app: FastifyInstance, o: PortalOptions): Prom
     apiKeys: o.apiKeys,
     portalSessions: o.portalSessions,
     retryQueue: createRetryQueueService(deps),
-    subscriptions: createSubscriptionService(deps, { provider: o.rt.billing, tiers: o.rt.tiers }),
-    usage: createAccountUsageService(deps),
+    subscriptions: createSubscriptionService(deps, { provider: o.rt.billing, tiers: o.rt.tiers, prices: o.rt.prices }),
+    usage: createAccountUsageService(deps, { prices: o.rt.prices }),
     webhooks: createWebhookService(deps),
   };
 

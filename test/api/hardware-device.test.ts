@@ -142,6 +142,16 @@ describe.skipIf(!HAVE_SOFTHSM)('HardwareDevice mode (SoftHSM2 token)', () => {
     expect(rows).toHaveLength(0);
   });
 
+  it('the HardwareDevice pricing floor: a subscription costs at least 1000 a month per active location', async () => {
+    const { key } = await app.signup();
+    for (let i = 0; i < 2; i++) await createLocation(app, key, 'es-sii', { name: `Till ${i}` });
+    const res = await app.request({ method: 'POST', url: '/v1/subscriptions', key, payload: {
+      company_name: 'Device SL', billing_email: 'device@example.com', payment_method_id: 'pm_test_1', merchant_count: 1, billing_interval: 'month',
+    } });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({ current_tier: 'starter', merchant_count: 1, monthly_amount: 2000 });
+  });
+
   it('a location keeps one record key: a device refuses a location signed in process, a host without the device refuses a device location', async () => {
     clock.set('2026-03-02T10:00:00.000Z');
     const plain = await startTestApp({ db: app.db, clock });

@@ -111,11 +111,12 @@ describe('POST /v1/subscriptions', () => {
     });
   });
 
-  it('the HardwareDevice floor: at least 1000 a month per active location', async () => {
+  it('no location floor outside HardwareDevice mode (spec: the floor is that mode\'s): 1 merchant with 3 locations costs 1 merchant', async () => {
     const { key } = await t.signup();
-    for (let i = 0; i < 2; i++) await createLocation(t, key, 'es-sii', { name: `Shop ${i}` });
+    for (let i = 0; i < 3; i++) await createLocation(t, key, 'es-sii', { name: `Shop ${i}` });
     const s = (await post(t, key, body({ merchant_count: 1 }))).json();
-    expect(s).toMatchObject({ current_tier: 'starter', merchant_count: 1, monthly_amount: 2000 });
+    expect(s).toMatchObject({ current_tier: 'starter', merchant_count: 1, monthly_amount: 1500 });
+    // The device mode's floor: test/api/hardware-device.test.ts.
   });
 });
 
