@@ -5,9 +5,11 @@
  * - success: `fiscal_id`, the authority's answer, `completed_at`, the completion event
  *   (`fiscalization.completed`); a cancellation's success makes its original `cancelled`
  *   (DECISIONS "Statuses");
- * - rejected: `failed` with `response_payload.submit_error` {error_code, raw_message} at
- *   once and `error_message` null until the background translation fills it (spec
- *   "Errors", failed submissions);
+ * - rejected: `failed_permanent` with `response_payload.submit_error` {error_code,
+ *   raw_message} at once and `error_message` null until the background translation fills
+ *   it (spec "Errors", failed submissions), and the dead-letter event: the authority
+ *   refused the record as it is, and no batch sends it again (a `failed` record is one
+ *   the spec says is being retried);
  * - retry: back to `pending_batch` for the next run.
  * Every change is a compare-and-set from the in-batch status: a record another run took over
  * (its claim had gone stale) is left to that run.
@@ -15,7 +17,7 @@
 import { statuses } from '../countries/registry.ts';
 import type { EventPublisher } from '../services/events.ts';
 import { cancelOriginalIfAccepted } from '../services/cancellation.ts';
-import { completionEvent } from '../services/transaction-view.ts';
+import { batchDeadLetterEvent, completionEvent } from '../services/transaction-view.ts';
 import { acceptedFields, recordFailure } from '../services/authority-outcome.ts';
 import type { Queryable } from '../store/db.ts';
 import { transactionsRepo } from '../store/repos/transactions-repo.ts';
@@ -43,8 +45,10 @@ export async function settleRecord(tx: Queryable, item: SettleItem, events: Even
       return original ? [updated.status, original.status] : [updated.status];
     }
     case 'rejected': {
-      const updated = await recordFailure(tx, t, { code: verdict.code, message: verdict.message, response: verdict.response }, 'failed', now, IN_FLIGHT, { payload: { batch } });
-      return updated ? [updated.status] : [];
+      const updated = await recordFailure(tx, t, { code: verdict.code, message: verdict.message, response: verdict.response }, 'failed_permanent', now, IN_FLIGHT, { payload: { batch } });
+      if (!updated) return [];
+      await events.publish(tx, batchDeadLetterEvent(updated, `${verdict.code}: ${verdict.message}`, now), now);
+      return [updated.status];
     }
     case 'retry': {
       const updated = await transactionsRepo.update(tx, t.id, { status: 'pending_batch' }, now, IN_FLIGHT);

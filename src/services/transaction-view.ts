@@ -117,6 +117,16 @@ export function jobEvent(type: EventInput['type'], t: TransactionRow, job: JobRo
   return transactionEventOf(type, t, now, { job, status: entryStatus, lastError });
 }
 
+/**
+ * The dead letter of a record a batch sent and the authority refused (no job behind it: a
+ * batch is not retried record by record): the retry-entry shape with no entry, `dead`,
+ * one attempt of one.
+ */
+export function batchDeadLetterEvent(t: TransactionRow, lastError: string, now: Date): EventInput {
+  const event = transactionEventOf('fiscalization.dead_letter', t, now);
+  return { ...event, data: { ...event.data, status: 'dead', attempt: 1, max_attempts: 1, last_error: lastError } };
+}
+
 /** An event about a transaction's change that no job caused (an authority's later message), same shape. */
 export function transactionEvent(type: EventInput['type'], t: TransactionRow, now: Date): EventInput {
   return transactionEventOf(type, t, now);

@@ -257,7 +257,7 @@ describe('spain/lroe in the sandbox stub', () => {
     expect(await processed(t, key)).toMatchObject({ ...ZERO, errors_count: 0, failure_rate: 0, alert_triggered: false });
   });
 
-  it('sandbox_outcome: reject:<code> → failed with submit_error and a translation; error / timeout wait for the next run; the alert fires', async () => {
+  it('sandbox_outcome: reject:<code> → failed_permanent with submit_error, a dead letter and a translation; error / timeout wait for the next run; the alert fires', async () => {
     const { key } = await t.signup();
     const loc = await bizkaia(t, key);
     const ok = await created(t, key, loc);
@@ -281,9 +281,13 @@ describe('spain/lroe in the sandbox stub', () => {
 
     expect((await getTx(t, key, ok.id)).status).toBe('success');
     const failed = await getTx(t, key, rejected.id);
-    expect(failed).toMatchObject({ status: 'failed', error_message: null });
+    // Refused as it is, and no batch sends it again: failed_permanent and its dead letter
+    // (a `failed` record is one the spec says is being retried).
+    expect(failed).toMatchObject({ status: 'failed_permanent', error_message: null });
     expect(failed.response_payload.submit_error).toEqual({ error_code: 'B4_2000020', raw_message: expect.any(String) });
-    expect(await eventsOf(t, rejected.id)).toEqual([]);
+    expect(await eventsOf(t, rejected.id)).toEqual(['fiscalization.dead_letter']);
+    const dead = (await t.db.query<{ data: Record<string, unknown> }>(`SELECT data FROM events WHERE data->>'transaction_id' = $1`, [rejected.id])).rows[0]!.data;
+    expect(dead).toMatchObject({ entry_id: null, status: 'dead', attempt: 1, max_attempts: 1, last_error: expect.stringMatching(/^B4_2000020: /), transaction: { status: 'failed_permanent' } });
     for (const tx of [busy, slow]) expect((await getTx(t, key, tx.id)).status).toBe('pending_batch');
 
     await t.worker.drain(); // the translation job
@@ -369,7 +373,7 @@ describe('spain/lroe against Batuz (X-Svc-Sandbox: authority, the fake LROE serv
     return { key, loc: await bizkaia(t, key, { withCert: true }) };
   }
 
-  withSchemas('records are pending_lroe while the batch is in flight; after it, success or failed per record; the fake got a schema-valid LROE request holding our signed files', async () => {
+  withSchemas('records are pending_lroe while the batch is in flight; after it, success or failed_permanent per record; the fake got a schema-valid LROE request holding our signed files', async () => {
     const { key, loc } = await authorityAccount();
     const txs = [await created(t, key, loc, { authority: true }), await created(t, key, loc, { authority: true }), await created(t, key, loc, { authority: true })];
     const bodies = await Promise.all(txs.map((tx) => fiscalRecord(t, key, tx.id)));
@@ -396,7 +400,7 @@ describe('spain/lroe against Batuz (X-Svc-Sandbox: authority, the fake LROE serv
       expect(ok.response_payload.authority).toMatchObject({ estado_registro: 'Correcto', lroe_tipo_respuesta: 'Parcialmente correcto' });
       expect(ok.fiscal_id).toBe(ticketBaiIdentity(bodies[txs.findIndex((x) => x.id === ok.id)]!)!.tbaiId);
     }
-    expect(second).toMatchObject({ status: 'failed', error_message: null });
+    expect(second).toMatchObject({ status: 'failed_permanent', error_message: null });
     expect(second.response_payload.submit_error).toEqual({ error_code: 'B4_2000020', raw_message: 'La fecha de expedición no es válida' });
 
     // One LROE request, Modelo 240 alta, valid against its XSD, carrying exactly our signed files.

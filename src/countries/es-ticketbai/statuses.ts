@@ -13,6 +13,6 @@ export const TICKETBAI_STATUSES: StatusContribution = {
   statuses: [{ name: PENDING_LROE, cancellable: true, inBatch: true, listedAfter: 'failed_permanent' }],
   transitions: [
     { by: 'batch', from: ['pending_batch'], to: [PENDING_LROE] },
-    { by: 'batch', from: [PENDING_LROE], to: ['success', 'failed', 'pending_batch'] },
+    { by: 'batch', from: [PENDING_LROE], to: ['success', 'failed_permanent', 'pending_batch'] },
   ],
 };
