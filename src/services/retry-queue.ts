@@ -3,9 +3,16 @@ import { jobsRepo } from '../store/repos/jobs-repo.ts';
 import type { AuthContext } from './auth-context.ts';
 import type { Deps } from './deps.ts';
 import type { ListResult, Page } from './pagination.ts';
-import { SUBMIT_JOB } from './transaction-view.ts';
+import { POLL_JOB, SUBMIT_JOB } from './transaction-view.ts';
 
-/** A retry-queue entry: a submission job, in the spec's shape. */
+/**
+ * The jobs a retry entry is: a submission, and the poll for its result where the authority
+ * answers later (Italy DC): a document refused at the poll is that entry, `dead`, while the
+ * send before it completed.
+ */
+const ENTRY_KINDS = [SUBMIT_JOB, POLL_JOB] as const;
+
+/** A retry-queue entry: a submission (or result poll) job, in the spec's shape. */
 export interface RetryEntryView {
   id: string;
   transaction_id: string | null;
@@ -41,13 +48,13 @@ export function createRetryQueueService(deps: Deps) {
 
   return {
     async list(auth: AuthContext, status: JobStatus | undefined, page: Page): Promise<ListResult<RetryEntryView>> {
-      const { rows, total } = await jobsRepo.list(deps.db, auth.accountId, SUBMIT_JOB, status, page.limit, page.offset);
+      const { rows, total } = await jobsRepo.list(deps.db, auth.accountId, ENTRY_KINDS, status, page.limit, page.offset);
       return { data: rows.map(toView), total, ...page };
     },
     /** Counts over the entries touched in the last 24 hours. */
     async stats(auth: AuthContext) {
       const since = new Date(deps.clock.now().getTime() - STATS_WINDOW_MS);
-      const s = await jobsRepo.stats(deps.db, auth.accountId, SUBMIT_JOB, since);
+      const s = await jobsRepo.stats(deps.db, auth.accountId, ENTRY_KINDS, since);
       return { ...s, total: s.pending + s.processing + s.completed + s.failed + s.dead };
     },
   };

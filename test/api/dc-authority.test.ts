@@ -245,6 +245,12 @@ describe('Documento Commerciale with test keys (the stub answers AdE\'s XML thro
     const row = await getTx(t, s.key, res.json().id);
     expect(row.status).toBe(status);
     if (code) expect(row.response_payload.submit_error).toMatchObject({ error_code: code });
+    // The retry queue tells the same story: a refused document's entry is dead (at the send
+    // for 0100/0403, at the result poll for 0200), an accepted one's completed.
+    const queue = (await t.request({ method: 'GET', url: '/v1/retry-queue?limit=100', key: s.key })).json().data
+      .filter((e: { transaction_id: string }) => e.transaction_id === row.id);
+    if (code) expect(queue.filter((e: { status: string }) => e.status === 'dead')).toEqual([expect.objectContaining({ last_error: expect.stringMatching(new RegExp(`^${code}: `)) })]);
+    else expect(queue.map((e: { status: string }) => e.status).every((st: string) => st === 'completed')).toBe(true);
     // The stub's record is sealed with the account's sandbox certificate, like a real one.
     const rec = await t.request({ method: 'GET', url: `/v1/transactions/${row.id}/fiscal-record`, key: s.key });
     expect(rec.body).toContain('<ds:SignatureValue');

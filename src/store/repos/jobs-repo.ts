@@ -338,9 +338,9 @@ export const jobsRepo = {
     return (await q.query<JobRow>(`SELECT ${RETURNING} FROM jobs WHERE id = $1`, [id])).rows[0];
   },
 
-  async list(q: Queryable, accountId: string, kind: string, status: JobStatus | undefined, limit: number, offset: number): Promise<{ rows: JobRow[]; total: number }> {
-    const params: unknown[] = [accountId, kind];
-    let where = 'account_id = $1 AND kind = $2';
+  async list(q: Queryable, accountId: string, kinds: readonly string[], status: JobStatus | undefined, limit: number, offset: number): Promise<{ rows: JobRow[]; total: number }> {
+    const params: unknown[] = [accountId, [...kinds]];
+    let where = 'account_id = $1 AND kind = ANY($2::text[])';
     if (status) {
       // The API's `pending` includes jobs waiting behind an earlier one of their chain.
       params.push(status === 'pending' ? ['pending', 'waiting'] : [status]);
@@ -353,11 +353,11 @@ export const jobsRepo = {
     return { rows: rows.rows, total: count.rows[0]?.n ?? 0 };
   },
 
-  /** Counts per status of an account's jobs of one kind updated since `since`. */
-  async stats(q: Queryable, accountId: string, kind: string, since: Date): Promise<Record<Exclude<JobStatus, 'waiting'>, number>> {
+  /** Counts per status of an account's jobs of these kinds updated since `since`. */
+  async stats(q: Queryable, accountId: string, kinds: readonly string[], since: Date): Promise<Record<Exclude<JobStatus, 'waiting'>, number>> {
     const res = await q.query<{ status: JobStatus; n: number }>(
-      `SELECT status, count(*)::int AS n FROM jobs WHERE account_id = $1 AND kind = $2 AND updated_at >= $3 GROUP BY status`,
-      [accountId, kind, since],
+      `SELECT status, count(*)::int AS n FROM jobs WHERE account_id = $1 AND kind = ANY($2::text[]) AND updated_at >= $3 GROUP BY status`,
+      [accountId, [...kinds], since],
     );
     const out: Record<Exclude<JobStatus, 'waiting'>, number> = { pending: 0, processing: 0, completed: 0, failed: 0, dead: 0 };
     for (const r of res.rows) out[r.status === 'waiting' ? 'pending' : r.status] += r.n;
