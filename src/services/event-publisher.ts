@@ -59,9 +59,9 @@ const RESERVED = new Set(['id', 'event', 'timestamp']);
  * runnable at once, 5 attempts. All of it commits with the change that caused the event,
  * or not at all.
  *
- * Body delivered: `{id: <event id>, event: <the name the subscription asked for>,
- * account_id, ...data, timestamp: <event time, ISO 8601>}`. A subscription that asked
- * for both names of one fact gets one delivery, under the published name.
+ * Body delivered: `{id: <event id>, event: <one of the fact's names>, account_id, ...data,
+ * timestamp: <event time, ISO 8601>}`. A subscription that asked for either name of a
+ * fact with two gets two deliveries, one under each (DECISIONS), the same `id`.
  *
  * `onEnqueued` (optional) is called after the publish returns, e.g. `worker.notify` in
  * a process that runs a worker; it is a hint (the transaction may still roll back).
@@ -88,8 +88,10 @@ export function createEventPublisher(deps: Pick<Deps, 'log'>, opts: { onEnqueued
   function deliveriesOf(eventId: string, event: EventInput, subs: readonly WebhookRow[], now: Date, eventAt: Date): { delivery: DeliveryRow; job: EnqueueInput }[] {
     const names = namesOf(event.type);
     const rest = Object.fromEntries(Object.entries(event.data).filter(([k]) => !RESERVED.has(k)));
-    return subs.filter((sub) => names.some((n) => sub.events.includes(n))).map((sub) => {
-      const name = sub.events.includes(event.type) ? event.type : names.find((n) => sub.events.includes(n))!;
+    // DECISIONS "Events and webhooks": "on every emission the service delivers both names
+    // of the same fact to subscriptions that asked for either". One delivery per name, the
+    // published name first; the event id is the fact's, the same in both.
+    return subs.filter((sub) => names.some((n) => sub.events.includes(n))).flatMap((sub) => names.map((name) => {
       const deliveryId = newId();
       const jobId = newId();
       return {
@@ -115,7 +117,7 @@ export function createEventPublisher(deps: Pick<Deps, 'log'>, opts: { onEnqueued
           delivered_at: null,
         },
       };
-    });
+    }));
   }
 
   /** One delivery (log row + job) per subscription that asked for the event under either name. */

@@ -38,7 +38,7 @@ describe('signatures', () => {
   });
 
   it('every header of an attempt', () => {
-    const h = signatureHeaders({ secret, eventId: 'evt_1', timestamp: 1700000000, body });
+    const h = signatureHeaders({ secret, messageId: 'evt_1', timestamp: 1700000000, body });
     const hex = specSignature(secret, 1700000000, body);
     expect(h).toEqual({
       'x-webhook-timestamp': '1700000000',
@@ -51,7 +51,7 @@ describe('signatures', () => {
   });
 
   it('verifySpecSignature accepts either spec header, and refuses a wrong secret, a changed body or a stale time', () => {
-    const h = signatureHeaders({ secret, eventId: 'evt_1', timestamp: 1700000000, body });
+    const h = signatureHeaders({ secret, messageId: 'evt_1', timestamp: 1700000000, body });
     const now = 1700000100;
     expect(verifySpecSignature(secret, { timestamp: h['x-webhook-timestamp'], signature: h['x-webhook-signature'] }, body, now)).toBe(true);
     expect(verifySpecSignature(secret, { signature: h['x-fiscalization-signature'] }, body, now)).toBe(true);

@@ -54,8 +54,12 @@ export function standardSignature(secret: string, id: string, timestamp: number,
 
 export interface SignInput {
   secret: string;
-  /** The event id: Standard Webhooks' `webhook-id`, the same on every retry of one delivery. */
-  eventId: string;
+  /**
+   * Standard Webhooks' `webhook-id`: the delivery's id, the same on every retry of it.
+   * Not the event's: one fact goes out under both its names (two deliveries to one
+   * endpoint, DECISIONS), and a receiver deduplicating by `webhook-id` must keep both.
+   */
+  messageId: string;
   /** Unix seconds of this attempt. */
   timestamp: number;
   /** The exact bytes sent. */
@@ -69,9 +73,9 @@ export function signatureHeaders(s: SignInput): Record<string, string> {
     'x-webhook-timestamp': String(s.timestamp),
     'x-webhook-signature': `sha256=${hex}`,
     'x-fiscalization-signature': `t=${s.timestamp},v1=${hex}`,
-    'webhook-id': s.eventId,
+    'webhook-id': s.messageId,
     'webhook-timestamp': String(s.timestamp),
-    'webhook-signature': `v1,${standardSignature(s.secret, s.eventId, s.timestamp, s.body)}`,
+    'webhook-signature': `v1,${standardSignature(s.secret, s.messageId, s.timestamp, s.body)}`,
   };
 }
 

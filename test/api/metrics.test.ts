@@ -101,8 +101,8 @@ describe('GET /metrics', () => {
     expect(value(m, 'fiscal_queue_scrape_success', {})).toBe(1);
     expect(value(m, 'fiscal_transactions_created_total', { country: 'ES', system: 'es-verifactu', status: 'pending', environment: 'test', type: 'sale' })).toBe(2);
 
-    await t.worker.drain(); // both submissions, then the webhook delivery and the translation job
-    expect(receiver.received.length).toBe(1);
+    await t.worker.drain(); // both submissions, then the webhook deliveries (the fact under both its names) and the translation job
+    expect(receiver.received.length).toBe(2);
 
     // The 429: this account's bucket holds one request; the second is refused.
     tight.add(`acct:${accountId}:test`);
@@ -127,8 +127,8 @@ describe('GET /metrics', () => {
     expect(value(m, 'fiscal_queue_jobs', { status: 'pending', kind: 'submit', system: 'es-verifactu' })).toBe(0);
     expect(samples(m, 'fiscal_queue_oldest_pending_age_seconds', { kind: 'submit' })).toEqual([]);
     // The webhook delivery and the 429.
-    expect(value(m, 'svc_webhook_deliveries_total', { outcome: 'succeeded' })).toBe(1);
-    expect(value(m, 'svc_webhook_delivery_duration_seconds_count', {})).toBe(1);
+    expect(value(m, 'svc_webhook_deliveries_total', { outcome: 'succeeded' })).toBe(2);
+    expect(value(m, 'svc_webhook_delivery_duration_seconds_count', {})).toBe(2);
     expect(value(m, 'svc_rate_limit_rejections_total', { bucket: 'sandbox' })).toBe(1);
 
     // HTTP: by route pattern and status, never a raw URL.
@@ -159,12 +159,13 @@ describe('GET /metrics', () => {
       receiver.ok();
     }
     const failed = await scrape();
-    expect(value(failed, 'svc_webhook_deliveries_total', { outcome: 'failed' }) - value(before, 'svc_webhook_deliveries_total', { outcome: 'failed' })).toBe(1);
+    // One failed attempt for each of the fact's two names.
+    expect(value(failed, 'svc_webhook_deliveries_total', { outcome: 'failed' }) - value(before, 'svc_webhook_deliveries_total', { outcome: 'failed' })).toBe(2);
     expect((await t.request({ method: 'DELETE', url: `/v1/webhooks/${sub.json().id}`, key })).statusCode).toBe(204);
     clock.advance(11_000); // the second attempt is due (+10 s)
     await t.worker.drain();
     const after = await scrape();
-    expect(value(after, 'svc_webhook_deliveries_total', { outcome: 'cancelled' }) - value(failed, 'svc_webhook_deliveries_total', { outcome: 'cancelled' })).toBe(1);
+    expect(value(after, 'svc_webhook_deliveries_total', { outcome: 'cancelled' }) - value(failed, 'svc_webhook_deliveries_total', { outcome: 'cancelled' })).toBe(2); // both names' retries
     expect(value(after, 'svc_webhook_deliveries_total', { outcome: 'failed' })).toBe(value(failed, 'svc_webhook_deliveries_total', { outcome: 'failed' }));
   });
 

@@ -34,14 +34,16 @@ describe('transaction events to webhooks', () => {
     const loc = await createLocation(t, key, 'es-verifactu');
     const tx = (await createTx(t, key, saleBody(loc))).json();
     receiver.received.length = 0;
-    await t.worker.drain(); // submission, then the delivery it enqueued
-    expect(receiver.received).toHaveLength(1);
-    const got = receiver.received[0]!;
-    expect(got.check(receiver.secret!)).toEqual({ spec: true, fiscalization: true, standard: true, fresh: true, all: true });
-    expect(got.json).toMatchObject({
-      event: 'transaction.fiscalized', transaction_id: tx.id, account_id: accountId, status: 'completed', attempt: 1,
-      transaction: { id: tx.id, status: 'success' },
-    });
+    await t.worker.drain(); // submission, then the deliveries it enqueued
+    // DECISIONS: "delivers both names of the same fact to subscriptions that asked for either".
+    expect(receiver.received.map((r) => r.json.event).sort()).toEqual(['fiscalization.completed', 'transaction.fiscalized']);
+    for (const got of receiver.received) {
+      expect(got.check(receiver.secret!)).toEqual({ spec: true, fiscalization: true, standard: true, fresh: true, all: true });
+      expect(got.json).toMatchObject({
+        transaction_id: tx.id, account_id: accountId, status: 'completed', attempt: 1,
+        transaction: { id: tx.id, status: 'success' },
+      });
+    }
   });
 
   it('a dead submission → fiscalization.dead_letter', async () => {

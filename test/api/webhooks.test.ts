@@ -371,16 +371,16 @@ describe('delivery', () => {
   it('an event published in a transaction is delivered, signed in every scheme, and logged', async () => {
     const r = await receiver();
     const { key, accountId } = await signup();
-    const w = await created(key, { url: r.url, events: ['fiscalization.completed'] });
+    const w = await created(key, { url: r.url, events: ['certificate.expiring'] });
     r.secret = w.secret;
     tick();
     const publishedAt = clock.now();
 
     // As the submission side does: publish inside its database transaction (the port's method).
     const data = entryData(accountId, { id: 'ignored', event: 'ignored', timestamp: 'ignored' });
-    await t.db.transaction((tx) => publisher().publish(tx, { accountId, type: 'fiscalization.completed', data }, publishedAt));
+    await t.db.transaction((tx) => publisher().publish(tx, { accountId, type: 'certificate.expiring', data }, publishedAt));
     const [event] = await eventsOf(accountId);
-    expect(event).toMatchObject({ type: 'fiscalization.completed', data });
+    expect(event).toMatchObject({ type: 'certificate.expiring', data });
     const pending = await deliveryLog(key, w.id);
     expect(pending).toMatchObject({ total: 1, limit: 20, offset: 0, data: [{ status: 'pending', attempt: 0, attempts: [] }] });
     expect(r.received).toHaveLength(0); // nothing is sent before a worker runs
@@ -395,19 +395,18 @@ describe('delivery', () => {
     expect(got.headers['content-type']).toBe('application/json');
     expect(got.headers['x-webhook-timestamp']).toBe(String(nowSeconds()));
     expect(got.headers['webhook-timestamp']).toBe(String(nowSeconds()));
-    expect(got.headers['webhook-id']).toBe(event!.id);
     expect(got.headers['x-webhook-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
     expect(got.headers['x-fiscalization-signature']).toMatch(new RegExp(`^t=${nowSeconds()},v1=[0-9a-f]{64}$`));
     expect(got.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
     expect(got.check(w.secret)).toEqual({ spec: true, fiscalization: true, standard: true, fresh: true, all: true });
     const { id: _i, event: _e, timestamp: _t, ...rest } = data as Record<string, unknown>;
-    expect(got.json).toEqual({ id: event!.id, event: 'fiscalization.completed', ...rest, timestamp: publishedAt.toISOString() });
+    expect(got.json).toEqual({ id: event!.id, event: 'certificate.expiring', ...rest, timestamp: publishedAt.toISOString() });
 
     const logged = await deliveryLog(key, w.id);
     expect(logged).toEqual({
       total: 1, limit: 20, offset: 0,
       data: [{
-        id: expect.any(String), webhook_id: w.id, event_id: event!.id, event: 'fiscalization.completed', status: 'succeeded',
+        id: expect.any(String), webhook_id: w.id, event_id: event!.id, event: 'certificate.expiring', status: 'succeeded',
         attempt: 1, max_attempts: 5, response_status: 200, response_body: 'ok: received', error: null,
         duration_ms: expect.any(Number), next_attempt_at: null, created_at: publishedAt.toISOString(), delivered_at: nowIso(),
         payload: got.json,
@@ -418,13 +417,15 @@ describe('delivery', () => {
       }],
     });
     expect((await jobOf(logged.data[0].id)).status).toBe('completed');
+    // webhook-id is the delivery's (the same on its retries): a fact with two names is two deliveries.
+    expect(got.headers['webhook-id']).toBe(logged.data[0].id);
     // Done means done: another drain sends nothing.
     tick(3_600_000);
     expect(await workerWith().drain()).toBe(0);
     expect(r.received).toHaveLength(1);
   });
 
-  it('fan-out: only enabled subscriptions of the account that asked for the type or its alias; the name delivered is the one asked for', async () => {
+  it('fan-out: only enabled subscriptions of the account that asked for the type or its alias; a fact goes out under both its names', async () => {
     const r = await receiver();
     const { key, accountId } = await signup();
     const other = await signup();
@@ -444,28 +445,34 @@ describe('delivery', () => {
     r.secret = undefined; // checked below per subscription
     r.fail(204, ''); // any 2xx is a success
 
+    // DECISIONS: "delivers both names of the same fact to subscriptions that asked for either".
     const { eventId, deliveryIds } = await publish(accountId, 'fiscalization.completed', entryData(accountId));
-    expect(deliveryIds).toHaveLength(3);
+    expect(deliveryIds).toHaveLength(6);
     await workerWith().drain();
-    const byHook = Object.fromEntries(r.received.map((x) => [new URL(x.path, 'http://h').searchParams.get('h'), x]));
-    expect(Object.keys(byHook).sort()).toEqual(['both', 'completed', 'fiscalized']);
-    expect(byHook.completed!.json.event).toBe('fiscalization.completed');
-    expect(byHook.fiscalized!.json.event).toBe('transaction.fiscalized');
-    expect(byHook.both!.json.event).toBe('fiscalization.completed');
-    expect(byHook.completed!.check(completed.secret).all).toBe(true);
-    expect(byHook.fiscalized!.check(fiscalized.secret).all).toBe(true);
-    expect(byHook.both!.check(both.secret).all).toBe(true);
-    expect(byHook.both!.check(completed.secret).spec).toBe(false); // each subscription its own secret
+    const got = (h: string) => r.received.filter((x) => new URL(x.path, 'http://h').searchParams.get('h') === h);
+    expect([...new Set(r.received.map((x) => new URL(x.path, 'http://h').searchParams.get('h')))].sort()).toEqual(['both', 'completed', 'fiscalized']);
+    for (const [h, w] of [['completed', completed], ['fiscalized', fiscalized], ['both', both]] as const) {
+      expect(got(h).map((x) => x.json.event).sort(), h).toEqual(['fiscalization.completed', 'transaction.fiscalized']);
+      for (const x of got(h)) expect(x.check(w.secret).all, h).toBe(true);
+      // Two messages, two webhook-ids: a receiver deduplicating by webhook-id keeps both.
+      expect(new Set(got(h).map((x) => x.headers['webhook-id'])).size).toBe(2);
+    }
+    expect(got('both')[0]!.check(completed.secret).spec).toBe(false); // each subscription its own secret
     for (const x of r.received) expect(x.json.id).toBe(eventId);
-    expect((await deliveryLog(key, fiscalized.id)).data[0]).toMatchObject({ event: 'transaction.fiscalized', status: 'succeeded', response_status: 204, response_body: '' });
+    expect((await deliveryLog(key, fiscalized.id)).data.map((d: { event: string; status: string }) => [d.event, d.status]).sort()).toEqual([
+      ['fiscalization.completed', 'succeeded'], ['transaction.fiscalized', 'succeeded'],
+    ]);
+    expect((await deliveryLog(key, fiscalized.id)).data[0]).toMatchObject({ response_status: 204, response_body: '' });
 
     // The other direction of the alias: transaction.failed reaches a fiscalization.dead_letter subscriber under that name.
     r.received.length = 0;
     tick();
     await publish(accountId, 'transaction.failed', entryData(accountId, { status: 'dead' }));
     await workerWith().drain();
-    expect(r.received.map((x) => [new URL(x.path, 'http://h').searchParams.get('h'), x.json.event])).toEqual([['dead-letter', 'fiscalization.dead_letter']]);
-    expect(r.received[0]!.check(deadLetter.secret).all).toBe(true);
+    expect(r.received.map((x) => [new URL(x.path, 'http://h').searchParams.get('h'), x.json.event]).sort()).toEqual([
+      ['dead-letter', 'fiscalization.dead_letter'], ['dead-letter', 'transaction.failed'],
+    ]);
+    for (const x of r.received) expect(x.check(deadLetter.secret).all).toBe(true);
 
     // An event nobody asked for is still recorded, with no delivery.
     tick();
@@ -478,14 +485,14 @@ describe('delivery', () => {
     const watcher = await receiver();
     const { key, accountId } = await signup();
     // The failing subscription also asks for dead letters: its own must not be sent to it.
-    const a = await created(key, { url: failing.url, events: ['fiscalization.completed', 'fiscalization.dead_letter'] });
+    const a = await created(key, { url: failing.url, events: ['certificate.expiring', 'fiscalization.dead_letter'] });
     const b = await created(key, { url: watcher.url, events: ['transaction.failed'] });
     failing.secret = a.secret;
     watcher.secret = b.secret;
     failing.fail(500);
     tick();
     const t0 = clock.now().getTime();
-    const { eventId, deliveryIds } = await publish(accountId, 'fiscalization.completed', entryData(accountId));
+    const { eventId, deliveryIds } = await publish(accountId, 'certificate.expiring', entryData(accountId));
     expect(deliveryIds).toHaveLength(1);
     const worker = workerWith();
 
@@ -504,8 +511,8 @@ describe('delivery', () => {
     }
     expect(failing.received.map((x) => x.timestamp - t0 / 1000)).toEqual(offsets);
     for (const x of failing.received) {
-      expect(x.json).toMatchObject({ id: eventId, event: 'fiscalization.completed' });
-      expect(x.headers['webhook-id']).toBe(eventId); // the same id on every retry
+      expect(x.json).toMatchObject({ id: eventId, event: 'certificate.expiring' });
+      expect(x.headers['webhook-id']).toBe(deliveryIds[0]); // the same id on every retry
       expect(x.check(a.secret).all).toBe(true);
     }
 
@@ -525,14 +532,16 @@ describe('delivery', () => {
     expect(dead[0]!.data).toEqual({
       source: 'webhook_delivery', entry_id: deliveryIds[0], transaction_id: entryData(accountId).transaction_id, account_id: accountId,
       status: 'dead', attempt: 5, max_attempts: 5, last_error: 'HTTP 500', webhook_id: a.id, webhook_url: a.url,
-      failed_event: { id: eventId, event: 'fiscalization.completed' },
+      failed_event: { id: eventId, event: 'certificate.expiring' },
     });
-    // Delivered to the other subscriber (under the name it asked for), not to the failing one.
+    // Delivered to the other subscriber (under both its names), not to the failing one.
     await worker.drain();
     expect(failing.received).toHaveLength(5);
-    expect(watcher.received).toHaveLength(1);
-    expect(watcher.received[0]!.json).toMatchObject({ id: dead[0]!.id, event: 'transaction.failed', entry_id: deliveryIds[0], status: 'dead' });
-    expect(watcher.received[0]!.answered).toBe(200);
+    expect(watcher.received.map((x) => x.json.event).sort()).toEqual(['fiscalization.dead_letter', 'transaction.failed']);
+    for (const x of watcher.received) {
+      expect(x.json).toMatchObject({ id: dead[0]!.id, entry_id: deliveryIds[0], status: 'dead' });
+      expect(x.answered).toBe(200);
+    }
     expect((await deliveryLog(key, a.id)).total).toBe(1);
   });
 
@@ -554,21 +563,25 @@ describe('delivery', () => {
       if (!next) break;
       clock.set(next);
     }
-    expect(ra.received.map((x) => x.json.event)).toEqual(Array(5).fill('fiscalization.completed'));
-    // b asked for both names: one delivery, under the published name.
-    expect(rb.received.map((x) => x.json.event)).toEqual(Array(5).fill('fiscalization.dead_letter'));
-    expect((await eventsOf(accountId)).map((e) => e.type)).toEqual(['fiscalization.completed', 'fiscalization.dead_letter']);
-    expect((await deliveryLog(key, a.id)).data.map((d: any) => d.status)).toEqual(['dead']);
-    expect((await deliveryLog(key, b.id)).data.map((d: any) => [d.event, d.status])).toEqual([['fiscalization.dead_letter', 'dead']]);
+    // a: the fact under both names, five attempts each, both dead: two dead letters.
+    const count = (xs: { json: { event: string } }[]) => xs.reduce<Record<string, number>>((m, x) => ({ ...m, [x.json.event]: (m[x.json.event] ?? 0) + 1 }), {});
+    expect(count(ra.received)).toEqual({ 'fiscalization.completed': 5, 'transaction.fiscalized': 5 });
+    // b: each dead letter under both names, five attempts each, all dead; nothing announces those.
+    expect(count(rb.received)).toEqual({ 'fiscalization.dead_letter': 10, 'transaction.failed': 10 });
+    expect((await eventsOf(accountId)).map((e) => e.type)).toEqual(['fiscalization.completed', 'fiscalization.dead_letter', 'fiscalization.dead_letter']);
+    expect((await deliveryLog(key, a.id)).data.map((d: any) => d.status)).toEqual(['dead', 'dead']);
+    expect((await deliveryLog(key, b.id)).data.map((d: any) => [d.event, d.status]).sort()).toEqual([
+      ['fiscalization.dead_letter', 'dead'], ['fiscalization.dead_letter', 'dead'], ['transaction.failed', 'dead'], ['transaction.failed', 'dead'],
+    ]);
   });
 
   it('a receiver that does not answer times out (configurable timeout) and is retried', async () => {
     const r = await receiver();
     const { key, accountId } = await signup();
-    const w = await created(key, { url: r.url, events: ['fiscalization.completed'] });
+    const w = await created(key, { url: r.url, events: ['certificate.expiring'] });
     r.secret = w.secret;
     r.hang();
-    await publish(accountId, 'fiscalization.completed', entryData(accountId));
+    await publish(accountId, 'certificate.expiring', entryData(accountId));
     const started = Date.now();
     await workerWith({ timeoutMs: 300 }).drain();
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
@@ -591,14 +604,14 @@ describe('delivery', () => {
   it('rotate-secret: a new secret at once; the pending retry is signed with it and no longer verifies with the old one', async () => {
     const r = await receiver();
     const { key, accountId } = await signup();
-    const w = await created(key, { url: r.url, events: ['fiscalization.completed'] });
+    const w = await created(key, { url: r.url, events: ['certificate.expiring'] });
     r.secret = w.secret;
-    await publish(accountId, 'fiscalization.completed', entryData(accountId));
+    await publish(accountId, 'certificate.expiring', entryData(accountId));
     await workerWith().drain();
     expect(r.received[0]!.answered).toBe(200);
 
     r.fail(500);
-    const { eventId } = await publish(accountId, 'fiscalization.completed', entryData(accountId, { attempt: 2 }));
+    const { deliveryIds: [retried] } = await publish(accountId, 'certificate.expiring', entryData(accountId, { attempt: 2 }));
     await workerWith().drain();
     expect(r.received).toHaveLength(2);
     expect(r.received[1]!.check(w.secret).all).toBe(true);
@@ -617,13 +630,13 @@ describe('delivery', () => {
     await workerWith().drain();
     expect(r.received).toHaveLength(3);
     const retry = r.received[2]!;
-    expect(retry.headers['webhook-id']).toBe(eventId);
+    expect(retry.headers['webhook-id']).toBe(retried);
     expect(retry.answered).toBe(200);
     expect(retry.check(fresh).all).toBe(true);
     expect(retry.check(w.secret)).toMatchObject({ spec: false, fiscalization: false, standard: false });
     // The receiver holding the old secret would refuse it.
     r.secret = w.secret;
-    await publish(accountId, 'fiscalization.completed', entryData(accountId));
+    await publish(accountId, 'certificate.expiring', entryData(accountId));
     await workerWith().drain();
     expect(r.received[3]!.answered).toBe(401);
   });
@@ -631,9 +644,9 @@ describe('delivery', () => {
   it('the receiver refuses stale timestamps: a delivery signed too long ago fails', async () => {
     const r = await receiver({ skewMs: 301_000 }); // the receiver's clock is 5 min 1 s ahead
     const { key, accountId } = await signup();
-    const w = await created(key, { url: r.url, events: ['fiscalization.completed'] });
+    const w = await created(key, { url: r.url, events: ['certificate.expiring'] });
     r.secret = w.secret;
-    await publish(accountId, 'fiscalization.completed', entryData(accountId));
+    await publish(accountId, 'certificate.expiring', entryData(accountId));
     await workerWith().drain();
     expect(r.received[0]!.check(w.secret)).toMatchObject({ spec: true, fiscalization: true, standard: true, fresh: false, all: false });
     expect((await deliveryLog(key, w.id)).data[0]).toMatchObject({ status: 'failed', response_status: 401, response_body: 'stale timestamp', error: 'HTTP 401' });
@@ -642,10 +655,10 @@ describe('delivery', () => {
   it('the log keeps the first 1 KiB of an answer; paging and the status filter', async () => {
     const r = await receiver();
     const { key, accountId } = await signup();
-    const w = await created(key, { url: r.url, events: ['fiscalization.completed'] });
+    const w = await created(key, { url: r.url, events: ['certificate.expiring'] });
     r.secret = w.secret;
     r.fail(502, 'é'.repeat(3000));
-    await publish(accountId, 'fiscalization.completed', entryData(accountId));
+    await publish(accountId, 'certificate.expiring', entryData(accountId));
     await workerWith().drain();
     const first = (await deliveryLog(key, w.id)).data[0];
     expect(Buffer.byteLength(first.response_body)).toBeLessThanOrEqual(1024 + 2);
@@ -654,7 +667,7 @@ describe('delivery', () => {
 
     r.ok();
     tick();
-    await publish(accountId, 'fiscalization.completed', entryData(accountId));
+    await publish(accountId, 'certificate.expiring', entryData(accountId));
     await workerWith().drain();
     const all = await deliveryLog(key, w.id);
     expect(all.total).toBe(2);
@@ -667,7 +680,7 @@ describe('delivery', () => {
     // A redirect is not followed: it is a failed attempt.
     r.fail(302);
     tick();
-    await publish(accountId, 'fiscalization.completed', entryData(accountId));
+    await publish(accountId, 'certificate.expiring', entryData(accountId));
     await workerWith().drain();
     expect((await deliveryLog(key, w.id, '?limit=1')).data[0]).toMatchObject({ status: 'failed', response_status: 302, error: 'HTTP 302 (redirects are not followed)' });
     expect(r.received).toHaveLength(3);
@@ -676,9 +689,9 @@ describe('delivery', () => {
   it('a webhook deleted or disabled before its delivery: the delivery is cancelled, nothing is sent', async () => {
     const r = await receiver();
     const { key, accountId } = await signup();
-    const gone = await created(key, { url: r.url, events: ['fiscalization.completed'] });
-    const paused = await created(key, { url: r.url, events: ['fiscalization.completed'] });
-    const { deliveryIds } = await publish(accountId, 'fiscalization.completed', entryData(accountId));
+    const gone = await created(key, { url: r.url, events: ['certificate.expiring'] });
+    const paused = await created(key, { url: r.url, events: ['certificate.expiring'] });
+    const { deliveryIds } = await publish(accountId, 'certificate.expiring', entryData(accountId));
     expect(deliveryIds).toHaveLength(2);
     expect((await del(key, gone.id)).statusCode).toBe(204);
     expect((await patch(key, paused.id, { enabled: false })).statusCode).toBe(200);
@@ -688,15 +701,15 @@ describe('delivery', () => {
     expect(rows.map((x) => [x.status, x.error]).sort()).toEqual([['cancelled', 'webhook deleted'], ['cancelled', 'webhook disabled']]);
     expect((await deliveryLog(key, paused.id)).data[0]).toMatchObject({ status: 'cancelled', attempts: [] });
     // No dead letter for a cancellation.
-    expect((await eventsOf(accountId)).map((e) => e.type)).toEqual(['fiscalization.completed']);
+    expect((await eventsOf(accountId)).map((e) => e.type)).toEqual(['certificate.expiring']);
   });
 
   it('the URL is checked again at delivery: rules in force now, and DNS answers checked right before connecting', async () => {
     const r = await receiver();
     const { key, accountId } = await signup();
-    const w = await created(key, { url: r.url, events: ['fiscalization.completed'] });
+    const w = await created(key, { url: r.url, events: ['certificate.expiring'] });
     r.secret = w.secret;
-    await publish(accountId, 'fiscalization.completed', entryData(accountId));
+    await publish(accountId, 'certificate.expiring', entryData(accountId));
     // The server now runs as deployed (no insecure webhooks): the loopback http URL is refused.
     await workerWith({ config: { liveEnabled: false, mode: 'cloud', webhookAllowInsecure: false } }).drain();
     expect(r.received).toHaveLength(0);

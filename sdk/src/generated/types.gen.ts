@@ -4321,14 +4321,17 @@ export type ListWebhookDeliveriesResponses = {
      */
     200: {
         data: Array<{
+            /**
+             * the delivery; also the `webhook-id` header, the same on every attempt
+             */
             id: string;
             webhook_id: string;
             /**
-             * also the `webhook-id` header: the same on every attempt
+             * the event (the body's `id`): a fact delivered under both its names has two deliveries with one event_id
              */
             event_id: string;
             /**
-             * the name delivered (the one the subscription asked for)
+             * the name delivered (a fact with two names is delivered under each)
              */
             event: string;
             /**

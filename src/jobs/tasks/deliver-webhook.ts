@@ -166,7 +166,7 @@ export function createDeliverWebhookHandler(deps: DeliverWebhookDeps): JobHandle
       const headers = {
         'content-type': 'application/json',
         'user-agent': USER_AGENT,
-        ...signatureHeaders({ secret: openWebhookSecret(keys, sub), eventId: delivery.event_id, timestamp, body }),
+        ...signatureHeaders({ secret: openWebhookSecret(keys, sub), messageId: delivery.id, timestamp, body }),
       };
       result = await postWebhook(target, headers, body, timeoutMs, policy, deps.lookup);
     } catch (err) {

@@ -68,10 +68,10 @@ const AttemptSchema = Type.Object({
 });
 
 export const DeliverySchema = Type.Object({
-  id: Type.String({ format: 'uuid' }),
+  id: Type.String({ format: 'uuid', description: 'the delivery; also the `webhook-id` header, the same on every attempt' }),
   webhook_id: Type.String({ format: 'uuid' }),
-  event_id: Type.String({ format: 'uuid', description: 'also the `webhook-id` header: the same on every attempt' }),
-  event: Type.String({ description: 'the name delivered (the one the subscription asked for)' }),
+  event_id: Type.String({ format: 'uuid', description: 'the event (the body\'s `id`): a fact delivered under both its names has two deliveries with one event_id' }),
+  event: Type.String({ description: 'the name delivered (a fact with two names is delivered under each)' }),
   status: StringEnum(DELIVERY_STATUSES, { description: 'pending (not tried yet), succeeded, failed (a retry is scheduled), dead (5 attempts failed), cancelled (webhook deleted or disabled)' }),
   attempt: Type.Integer(),
   max_attempts: Type.Integer(),
