@@ -1,5 +1,6 @@
 import type { LineField, PaymentMethod, TransactionDraft, TransactionType, TxLine } from './transaction.ts';
 import { badRequest } from './errors.ts';
+import { isUuid } from './ids.ts';
 import { isMinorUnits, lineNet, lineTax, toDecimal, type Decimal } from './money.ts';
 
 /**
@@ -41,6 +42,9 @@ export function normalizeTransactionRequest(body: unknown, now: Date, lineFields
 function commonFields(body: Obj, defaults: { timestamp?: string; payment_method?: PaymentMethod; currency?: string }) {
   if (body.location_id === undefined || body.location_id === null || body.location_id === '') throw required('location_id');
   if (typeof body.location_id !== 'string') throw badRequest('location_id must be a string');
+  // Not an id at all is an invalid required field (spec: the Key: form names location_id);
+  // a well-formed id we do not know is `location not found`.
+  if (!isUuid(body.location_id)) throw badRequest(`Key: 'CreateRequest.LocationID' Error:Field validation for 'LocationID' failed on the 'uuid' tag`);
 
   const type = body.type ?? 'sale';
   if (typeof type !== 'string' || !TYPES.includes(type as TransactionType)) throw badRequest('type must be one of sale, refund, void');

@@ -130,7 +130,7 @@ describe('validation', () => {
       [sale(loc, 'fr-nf525', { items: [] }), 'items must be a non-empty array'],
       [sale(loc, 'fr-nf525', { total_amount: 2000 }), 'pretax_amount + tax_amount must equal total_amount'],
       [sale(RANDOM_UUID, 'fr-nf525'), 'location not found'],
-      [sale('not-a-uuid', 'fr-nf525'), 'location not found'],
+      [sale('not-a-uuid', 'fr-nf525'), "Key: 'CreateRequest.LocationID' Error:Field validation for 'LocationID' failed on the 'uuid' tag"],
     ];
     for (const [body, error] of cases) {
       const res = await createTx(t, key, body);
