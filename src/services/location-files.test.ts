@@ -7,13 +7,17 @@ describe('location files', () => {
   it('dates: real calendar dates only; months: YYYY-MM', () => {
     const date = { name: 'date', kind: 'date' as const };
     expect(checkParam(date, '2026-02-28')).toBe('2026-02-28');
-    for (const bad of [undefined, '', '2026-02-30', '2026-2-01', '2026-02', ['2026-02-01']]) {
-      expect(() => checkParam(date, bad)).toThrow(new ValidationError('date is required: a date in the form YYYY-MM-DD'));
+    for (const missing of [undefined, '']) {
+      expect(() => checkParam(date, missing)).toThrow(new ValidationError('date is required: a date in the form YYYY-MM-DD'));
+    }
+    for (const bad of ['2026-02-30', '2026-2-01', '2026-02', ['2026-02-01']]) {
+      expect(() => checkParam(date, bad)).toThrow(new ValidationError('date must be a date in the form YYYY-MM-DD'));
     }
     const month = { name: 'period', kind: 'month' as const };
     expect(checkParam(month, '2026-12')).toBe('2026-12');
+    expect(() => checkParam(month, undefined)).toThrow(new ValidationError('period is required: a month in the form YYYY-MM'));
     for (const bad of ['2026-13', '2026-00', '2026-01-01', 202601]) {
-      expect(() => checkParam(month, bad)).toThrow(new ValidationError('period is required: a month in the form YYYY-MM'));
+      expect(() => checkParam(month, bad)).toThrow(new ValidationError('period must be a month in the form YYYY-MM'));
     }
   });
 

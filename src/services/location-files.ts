@@ -22,16 +22,15 @@ const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
 
 type ValueParam = Extract<LocationFile['param'], { name: string }>;
 
-/** The 400 of a missing or malformed parameter. */
-export function paramError(param: ValueParam): string {
-  return param.kind === 'date'
-    ? `${param.name} is required: a date in the form YYYY-MM-DD`
-    : `${param.name} is required: a month in the form YYYY-MM`;
+/** The 400 of a missing parameter, or of one given that is not a date (month) that exists. */
+export function paramError(param: ValueParam, given: boolean): string {
+  const form = param.kind === 'date' ? 'a date in the form YYYY-MM-DD' : 'a month in the form YYYY-MM';
+  return given ? `${param.name} must be ${form}` : `${param.name} is required: ${form}`;
 }
 
 export function checkParam(param: ValueParam, value: unknown): string {
   const ok = typeof value === 'string' && (param.kind === 'date' ? isIsoDate(value) : MONTH.test(value));
-  if (!ok) throw badRequest(paramError(param));
+  if (!ok) throw badRequest(paramError(param, value !== undefined && value !== ''));
   return value as string;
 }
 

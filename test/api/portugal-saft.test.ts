@@ -141,9 +141,13 @@ describe('Portugal: the monthly SAF-T (PT) file', () => {
     const future = await saft(key, loc, '?period=2026-06');
     expect([future.statusCode, future.json()]).toEqual([404, { error: 'no SAF-T file for 2026-06: the month has not begun' }]);
 
-    for (const q of ['', '?period=2026-13', '?period=2026-5', '?period=2026-05-01', '?date=2026-05']) {
+    for (const q of ['', '?date=2026-05']) {
       const bad = await saft(key, loc, q);
       expect([bad.statusCode, bad.json()], q).toEqual([400, { error: 'period is required: a month in the form YYYY-MM' }]);
+    }
+    for (const q of ['?period=2026-13', '?period=2026-5', '?period=2026-05-01']) {
+      const bad = await saft(key, loc, q);
+      expect([bad.statusCode, bad.json()], q).toEqual([400, { error: 'period must be a month in the form YYYY-MM' }]);
     }
 
     const other = await t.signup();
