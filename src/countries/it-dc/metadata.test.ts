@@ -21,6 +21,10 @@ describe('it-dc validateTransaction', () => {
   it('split payments must add up to the total', () => {
     expect(validate({ cash_amount: 1000, electronic_amount: 110, ticket_amount: 100 })).toMatchObject({ cash_amount: 1000, electronic_amount: 110 });
     expect400(() => validate({ cash_amount: 1000, electronic_amount: 100 }), SUM_MESSAGE);
+    // One of them given: it (with the ticket) says how the whole was paid; the other is 0.
+    expect(validate({ cash_amount: 1210 }, { payment_method: 'card' })).toMatchObject({ cash_amount: 1210 });
+    expect(validate({ electronic_amount: 1110, ticket_amount: 100 })).toMatchObject({ electronic_amount: 1110, ticket_amount: 100 });
+    for (const meta of [{ electronic_amount: 999_999 }, { cash_amount: 1 }, { cash_amount: 5, ticket_amount: 7 }]) expect400(() => validate(meta), SUM_MESSAGE);
     expect(SUM_MESSAGE).toBe('cash_amount + electronic_amount + ticket_amount must equal total_amount');
     expect400(() => validate({ cash_amount: 12.1, electronic_amount: 0 }), 'metadata.cash_amount must be a non-negative integer amount in minor units');
   });

@@ -66,8 +66,10 @@ function readPayments(tx: TransactionDraft, meta: Metadata) {
     if (rest < 0) throw badRequest(SUM_MESSAGE);
     if (tx.payment_method === 'cash') cash_amount = rest;
     else if (tx.payment_method === 'card' || tx.payment_method === 'transfer') electronic_amount = rest;
-  } else if (cash_amount !== undefined && electronic_amount !== undefined) {
-    if (cash_amount + electronic_amount + (ticket_amount ?? 0) !== tx.total_amount) throw badRequest(SUM_MESSAGE);
+  } else if ((cash_amount ?? 0) + (electronic_amount ?? 0) + (ticket_amount ?? 0) !== tx.total_amount) {
+    // Either given: what was given says how the whole was paid (a missing one is 0), or
+    // the document would declare a payment other than its total (9,999.99 paid on 12.20).
+    throw badRequest(SUM_MESSAGE);
   }
   return { cash_amount, electronic_amount, ticket_amount };
 }
