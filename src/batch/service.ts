@@ -43,7 +43,10 @@ export interface BatchScheduleEntry {
   processor: string;
   cron: string;
   timezone: string;
-  next_run_at: Date;
+  /** The next scheduled run; null where nothing schedules runs (the local host). */
+  next_run_at: Date | null;
+  /** What starts a run: the schedule, or only `POST /v1/admin/process-pending` (the local host). */
+  runs_on: 'schedule' | 'process_pending';
 }
 
 export function createBatchService(deps: BatchServiceDeps) {
@@ -124,9 +127,18 @@ export function createBatchService(deps: BatchServiceDeps) {
       });
     },
 
-    schedule(): BatchScheduleEntry[] {
+    /**
+     * Each processor's cron and next run. `scheduled` false (the local host: spec, Embedded-
+     * Local "no scheduler"): no run comes by itself, so none is announced; the integrator
+     * runs them with POST /v1/admin/process-pending.
+     */
+    schedule(scheduled = true): BatchScheduleEntry[] {
       const now = clock.now();
-      return processors.map((p) => ({ processor: p.name, cron: p.cron, timezone: BATCH_TIMEZONE, next_run_at: nextRunAt(p.cron, now) }));
+      return processors.map((p) => ({
+        processor: p.name, cron: p.cron, timezone: BATCH_TIMEZONE,
+        next_run_at: scheduled ? nextRunAt(p.cron, now) : null,
+        runs_on: scheduled ? 'schedule' : 'process_pending',
+      }));
     },
 
     processors,

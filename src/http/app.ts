@@ -87,7 +87,9 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
     },
     schemaErrorFormatter: schemaErrorFormatter as never,
     // Ids longer than this cannot be ours; the router answers them (frameworkErrors below).
-    routerOptions: { maxParamLength: 256 },
+    // In UTF-16 units: a telemetry agent_id may be 255 characters outside the BMP (510
+    // units), and one a little too long must reach the route's own 400.
+    routerOptions: { maxParamLength: 1024 },
     // Router-level failures (an over-long path parameter, a bad percent-encoding) never
     // reach the error handler: answer them here in the same {error} shape.
     frameworkErrors: (err, req, res) => {
@@ -182,7 +184,8 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   translationRoutes(app, { translations: rt.translator });
   certificateRoutes(app, { certificates: rt.certificates });
   registerWebhookRoutes(app, deps);
-  adminRoutes(app, { batch: rt.batch });
+  // The local host runs no scheduler (spec, Embedded-Local): its schedule announces no run.
+  adminRoutes(app, { batch: rt.batch, scheduled: rt.deps.config.mode !== 'local' });
   inboundRoutes(app, { inbound: rt.inbound });
   portalSessionRoutes(app, { portalSessions });
   managementTokenRoutes(app, { tokens: createOfflineTokenService(deps) });

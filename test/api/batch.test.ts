@@ -549,7 +549,7 @@ describe('the daily run, the schedule and the stats', () => {
   it('GET /v1/batch/schedule: spain/lroe daily at 02:00 UTC, next_run_at from the clock', async () => {
     const { key } = await timed.signup();
     const schedule = async () => (await timed.request({ method: 'GET', url: '/v1/batch/schedule', key })).json();
-    expect(await schedule()).toEqual({ schedule: [{ processor: 'spain/lroe', cron: '0 2 * * *', timezone: 'UTC', next_run_at: '2026-03-03T02:00:00.000Z' }] });
+    expect(await schedule()).toEqual({ schedule: [{ processor: 'spain/lroe', cron: '0 2 * * *', timezone: 'UTC', next_run_at: '2026-03-03T02:00:00.000Z', runs_on: 'schedule' }] });
     tclock.set('2026-03-03T01:59:59.000Z');
     expect((await schedule()).schedule[0].next_run_at).toBe('2026-03-03T02:00:00.000Z');
     tclock.set('2026-03-03T02:00:00.000Z');

@@ -391,7 +391,7 @@ describe('schedule and reference', () => {
     const s = await scenario();
     clock.set(START);
     const res = await t.request({ method: 'GET', url: '/v1/batch/schedule', key: s.key });
-    expect(res.json().schedule).toContainEqual({ processor: 'italy/corrispettivi', cron: '0 1 * * *', timezone: 'UTC', next_run_at: '2026-03-03T01:00:00.000Z' });
+    expect(res.json().schedule).toContainEqual({ processor: 'italy/corrispettivi', cron: '0 1 * * *', timezone: 'UTC', next_run_at: '2026-03-03T01:00:00.000Z', runs_on: 'schedule' });
   });
 
   it('the scheduled run visits only the scopes with a closed day to send', async () => {

@@ -148,9 +148,11 @@ describe('error responses are {error: string} with the right status, never a 500
   });
 
   it('a path parameter too long for the router is still a JSON 404 with a request id', async () => {
-    const res = await t.request({ method: 'GET', url: `/v1/locations/${'a'.repeat(300)}`, headers: auth() });
+    const res = await t.request({ method: 'GET', url: `/v1/locations/${'a'.repeat(1100)}`, headers: auth() });
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual({ error: 'not found' });
+    // Up to 1,024 UTF-16 units the route answers itself.
+    expect((await t.request({ method: 'GET', url: `/v1/locations/${'a'.repeat(300)}`, headers: auth() })).json()).toEqual({ error: 'location not found' });
     expect(res.headers['x-request-id']).toBeDefined();
   });
 

@@ -72,6 +72,9 @@ describe('POST /v1/agents/{agent_id}/telemetry: validation', () => {
     expect(long.statusCode).toBe(400);
     expect(long.json()).toEqual({ error: 'agent_id must be 1-255 characters' });
     expect((await send('a'.repeat(255), [point(1)])).statusCode).toBe(202);
+    // Far longer, and 255 characters outside the BMP (510 UTF-16 units): the route's own rule, not the router's.
+    expect((await send('a'.repeat(900), [point(1)])).json()).toEqual({ error: 'agent_id must be 1-255 characters' });
+    expect((await send('😀'.repeat(255), [point(1)])).statusCode).toBe(202);
     const empty = await t.request({ method: 'POST', url: '/v1/agents//telemetry', key, payload: { data_points: [point(1)] } });
     expect(empty.statusCode).toBe(400);
     expect(empty.json()).toEqual({ error: 'agent_id must be 1-255 characters' });

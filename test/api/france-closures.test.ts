@@ -186,7 +186,7 @@ describe('france/closures', () => {
     clock.set('2026-03-30T08:00:00.000Z');
     await sale(a, key, loc);
     const res = await a.request({ method: 'GET', url: '/v1/batch/schedule', key });
-    expect(res.json().schedule).toContainEqual({ processor: 'france/closures', cron: '0 1 * * *', timezone: 'UTC', next_run_at: '2026-03-31T01:00:00.000Z' });
+    expect(res.json().schedule).toContainEqual({ processor: 'france/closures', cron: '0 1 * * *', timezone: 'UTC', next_run_at: '2026-03-31T01:00:00.000Z', runs_on: 'schedule' });
     const p = a.rt.batch.processors.find((x) => x.name === 'france/closures')!;
     expect(await p.scopesWithWork(a.db, clock.now())).not.toContainEqual({ accountId, environment: 'test' });
     clock.set('2026-03-31T01:00:00.000Z');

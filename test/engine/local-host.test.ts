@@ -150,6 +150,12 @@ describe.runIf(STORE === 'pglite')('local host in-process: no scheduler, process
     expect(host.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     // The cloud host would have scheduled these at start-up (runtime.ts scheduleRecurringJobs).
     expect(await recurringJobs()).toEqual([]);
+    // And its schedule announces no run: only process-pending runs them.
+    const api = jsonClient(host.url);
+    const { key } = await api.signup();
+    const schedule = (await api.get('/v1/batch/schedule', key)).body.schedule as { processor: string; next_run_at: unknown; runs_on: string }[];
+    expect(schedule.map((e) => e.processor)).toContain('spain/lroe');
+    for (const e of schedule) expect(e).toMatchObject({ next_run_at: null, runs_on: 'process_pending' });
   });
 
   it('after an authority outage, process-pending sends the waiting submission at once and delivers its webhook to 127.0.0.1', async () => {

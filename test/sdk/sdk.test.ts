@@ -277,11 +277,13 @@ describe('SDK against the running service', () => {
 describe('SDK: 429', () => {
   let limited: TestApp;
   let limitedUrl: string;
+  /** Added to the limiter's clock: Retry-After counts to the next minute boundary, so the test puts it close. */
+  let shiftMs = 0;
   beforeAll(async () => {
     // A low tier: 60 requests a minute (one token a second), a burst of 2. Sign-ups keep theirs.
     const inner = createMemoryLimiter();
     const limiter: RateLimiter = {
-      take: (k, spec, now) => inner.take(k, k.startsWith('signup:') ? spec : { requestsPerMinute: 60, burst: 2 }, now),
+      take: (k, spec, now) => inner.take(k, k.startsWith('signup:') ? spec : { requestsPerMinute: 60, burst: 2 }, now + shiftMs),
       close: () => inner.close(),
     };
     // The same store as the main app (no second migration run); its own limiter.
@@ -292,6 +294,8 @@ describe('SDK: 429', () => {
 
   it('waits Retry-After (never less) and then succeeds; a wait longer than allowed gives the 429 as a FiscalApiError', async () => {
     const { key } = await limited.signup();
+    // The limiter's time 58.5 s into a minute: the 429 below waits ~2 s, not up to a minute.
+    shiftMs = (58_500 - (Date.now() % 60_000) + 60_000) % 60_000;
     const spy = spyFetch();
     const fiscal = createFiscalClient({ baseUrl: limitedUrl, apiKey: key, fetch: spy.fetch, retry: { baseDelayMs: 5 } });
     for (let i = 0; i < 3; i++) await fiscal.getAccountStatus();
@@ -301,7 +305,7 @@ describe('SDK: 429', () => {
     const refused = spy.calls[2]!;
     const retryAfter = Number(refused.retryAfter);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
-    // The retry came no earlier than the Retry-After the service gave (1 s at one token a second).
+    // The retry came no earlier than the Retry-After the service gave (to the minute boundary).
     expect(spy.calls[3]!.at - refused.at).toBeGreaterThanOrEqual(retryAfter * 1000 - 50);
 
     const impatient = createFiscalClient({ baseUrl: limitedUrl, apiKey: key, retry: { maxRetryAfterMs: 100 } });

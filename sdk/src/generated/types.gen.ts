@@ -4696,7 +4696,14 @@ export type GetBatchScheduleResponses = {
              */
             cron: string;
             timezone: string;
-            next_run_at: string;
+            /**
+             * null on the local host: no scheduler runs it (runs_on)
+             */
+            next_run_at: string | null;
+            /**
+             * process_pending: only POST /v1/admin/process-pending runs it (the local host)
+             */
+            runs_on: 'schedule' | 'process_pending';
         }>;
     };
 };

@@ -51,10 +51,11 @@ const ScheduleEntry = Type.Object({
   processor: Type.String(),
   cron: Type.String({ description: 'five fields, in `timezone`' }),
   timezone: Type.String(),
-  next_run_at: DateTime,
+  next_run_at: Type.Union([DateTime, Type.Null()], { description: 'null on the local host: no scheduler runs it (runs_on)' }),
+  runs_on: StringEnum(['schedule', 'process_pending'], { description: 'process_pending: only POST /v1/admin/process-pending runs it (the local host)' }),
 });
 
-export function adminRoutes(app: FastifyInstance, s: { batch: BatchService }) {
+export function adminRoutes(app: FastifyInstance, s: { batch: BatchService; scheduled: boolean }) {
   const security = [{ bearer: [] }];
   const tags = ['batch'];
 
@@ -91,5 +92,5 @@ export function adminRoutes(app: FastifyInstance, s: { batch: BatchService }) {
       tags, security, summary: 'Upcoming batch runs',
       response: { 200: Type.Object({ schedule: Type.Array(ScheduleEntry) }), 500: ErrorBody, ...authErrors },
     },
-  }, async () => ({ schedule: s.batch.schedule() }));
+  }, async () => ({ schedule: s.batch.schedule(s.scheduled) }));
 }
