@@ -56,11 +56,11 @@ function commonFields(body: Obj, defaults: { timestamp?: string; payment_method?
   }
 
   const currency = body.currency ?? defaults.currency;
-  if (currency === undefined || currency === null || currency === '') throw badRequest('currency is required');
+  if (currency === undefined || currency === null || currency === '') throw required('currency');
   if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) throw badRequest('currency must be a 3-letter ISO 4217 code in upper case (e.g. EUR)');
 
   const payment = body.payment_method ?? defaults.payment_method;
-  if (payment === undefined || payment === null || payment === '') throw badRequest('payment_method is required');
+  if (payment === undefined || payment === null || payment === '') throw required('payment_method');
   if (typeof payment !== 'string' || !PAYMENT_METHODS.includes(payment as PaymentMethod)) throw badRequest('payment_method must be one of cash, card, transfer, other');
 
   const customer = body.customer_context ?? null;
@@ -159,7 +159,7 @@ function fromCanonical(body: Obj, fields: readonly LineField[]): TransactionDraf
     return line(raw, path, rate, Number(raw.tax_rate), fields);
   });
   for (const f of ['pretax_amount', 'tax_amount', 'total_amount'] as const) {
-    if (body[f] === undefined || body[f] === null) throw badRequest(`${f} is required`);
+    if (body[f] === undefined || body[f] === null) throw required(f);
     if (!isMinorUnits(body[f]) || (body[f] as number) < 0) throw badRequest(minorUnitsMessage(f));
   }
   const pretax = body.pretax_amount as number;
@@ -185,7 +185,7 @@ function fromGuide(body: Obj, now: Date, fields: readonly LineField[]): Transact
   });
   const total = items.reduce((s, l) => s + l.total_amount, 0);
   const tax = items.reduce((s, l) => s + l.tax_amount, 0);
-  if (body.amount === undefined || body.amount === null) throw badRequest('amount is required');
+  if (body.amount === undefined || body.amount === null) throw required('amount');
   if (!isMinorUnits(body.amount)) throw badRequest(minorUnitsMessage('amount'));
   if (body.amount !== total) throw badRequest(`amount must equal the sum of the line items' totals (${total})`);
   if (total <= 0) throw badRequest('amount must be greater than 0');

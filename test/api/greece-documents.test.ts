@@ -78,6 +78,18 @@ describe('Greece: myDATA documents through the API', () => {
     expect((await createTx(t, stranger.key, greekSale(stranger.loc))).json().fiscal_id).toBe('A-1');
   });
 
+  it('a location that issued documents keeps its AFM and branch (the numbering they were issued under)', async () => {
+    const { key, loc } = await fresh();
+    const before = (await t.request({ method: 'GET', url: `/v1/locations/${loc}`, key })).json();
+    const config = { ...before.country_config, subscription_key: 'secret-key-1234' };
+    // No document yet: the branch may still change.
+    expect((await t.request({ method: 'PATCH', url: `/v1/locations/${loc}`, key, payload: { country_config: { ...config, branch: 2 } } })).statusCode).toBe(200);
+    expect((await createTx(t, key, greekSale(loc))).statusCode).toBe(201);
+    const moved = await t.request({ method: 'PATCH', url: `/v1/locations/${loc}`, key, payload: { country_config: { ...config, branch: 3 } } });
+    expect([moved.statusCode, moved.json()]).toEqual([400, { error: 'country_config.branch cannot be changed once the location has transactions: create a new location' }]);
+    expect((await t.request({ method: 'PATCH', url: `/v1/locations/${loc}`, key, payload: { country_config: { ...config, branch: 2, legal_name: 'New Name AE' } } })).statusCode).toBe(200);
+  });
+
   it('migration 0042 moves per-location chains to the issuer\'s series; chains that already collided continue from the furthest', async () => {
     const { key, loc } = await fresh();
     const twin = await createLocation(t, key, 'gr-mydata', { name: 'Twin' });

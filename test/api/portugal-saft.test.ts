@@ -169,7 +169,7 @@ describe('Portugal: the monthly SAF-T (PT) file', () => {
     clock.set('2026-06-10T10:00:00.000Z');
     const { key, accountId } = await t.signup();
     const schedule = (await t.request({ method: 'GET', url: '/v1/batch/schedule', key })).json().schedule;
-    expect(schedule).toContainEqual({ processor: 'portugal/saft', cron: '0 2 1 * *', timezone: 'UTC', next_run_at: '2026-07-01T02:00:00.000Z' });
+    expect(schedule).toContainEqual({ processor: 'portugal/saft', cron: '0 2 1 * *', timezone: 'UTC', next_run_at: '2026-07-01T02:00:00.000Z', runs_on: 'schedule' });
 
     const loc = await createLocation(t, key, 'pt-saft');
     const june = await sale(key, loc);

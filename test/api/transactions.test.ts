@@ -127,6 +127,10 @@ describe('validation', () => {
     const cases: [object, string][] = [
       [{ ...sale(loc, 'fr-nf525'), location_id: undefined }, "Key: 'CreateRequest.LocationID' Error:Field validation for 'LocationID' failed on the 'required' tag"],
       [{ ...sale(loc, 'fr-nf525'), location_id: null }, "Key: 'CreateRequest.LocationID' Error:Field validation for 'LocationID' failed on the 'required' tag"],
+      // Every missing required field of the request in the same form (decisions: Errors).
+      [{ ...sale(loc, 'fr-nf525'), currency: undefined }, "Key: 'CreateRequest.Currency' Error:Field validation for 'Currency' failed on the 'required' tag"],
+      [{ ...sale(loc, 'fr-nf525'), payment_method: null }, "Key: 'CreateRequest.PaymentMethod' Error:Field validation for 'PaymentMethod' failed on the 'required' tag"],
+      [{ ...sale(loc, 'fr-nf525'), total_amount: undefined }, "Key: 'CreateRequest.TotalAmount' Error:Field validation for 'TotalAmount' failed on the 'required' tag"],
       [sale(loc, 'fr-nf525', { items: [] }), 'items must be a non-empty array'],
       [sale(loc, 'fr-nf525', { total_amount: 2000 }), 'pretax_amount + tax_amount must equal total_amount'],
       [sale(RANDOM_UUID, 'fr-nf525'), 'location not found'],

@@ -153,8 +153,8 @@ describe('ledger', () => {
     await t.worker.drain();
     const delivered = (await t.db.query<{ event_type: string; payload: Record<string, unknown> | string }>(
       `SELECT d.event_type, d.payload FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE e.data->>'journal' = 'heard'`)).rows;
-    // Delivered under the name the subscription asked for (the alias of the published one).
-    expect(delivered.map((d) => d.event_type)).toEqual(['transaction.fiscalized']);
+    // Delivered under both names of the fact: the published one and the alias asked for.
+    expect(delivered.map((d) => d.event_type).sort()).toEqual(['fiscalization.completed', 'transaction.fiscalized']);
   });
 
   it('entries that sign the previous signature are prepared, signed as a run off the event loop, and finished in order', async () => {

@@ -35,6 +35,8 @@ export const myData: FiscalSystem<'gr-mydata', 'GR'> = {
   validateConfig: validateMyDataConfig,
   secretConfigFields: GREECE_SECRET_FIELDS,
   certificateFields: [],
+  // The issuer and establishment its documents were numbered and sent under (the chain key).
+  sealedConfigFields: ['afm', 'branch'],
   validateTransaction: validateMyDataTransaction,
   // Documents are numbered (aa) per series, restarting each year (build.ts nextAa). The
   // series is the issuer's (AFM and branch: the spec's default_series is "unique per (afm,
