@@ -56,7 +56,7 @@ describe('it-sdi build and sandbox', () => {
     expect(rateText(22)).toBe('22.00');
     expect(rateText(5.5)).toBe('5.50');
     expect(MODALITA_PAGAMENTO).toEqual({ cash: 'MP01', card: 'MP08', transfer: 'MP05', other: 'MP01' });
-    expect(latin('Caffè  “speciale”\n', 80)).toBe('Caffè ?speciale?');
+    expect(latin('Caffè  “speciale”\n', 80)).toBe('Caffè "speciale"');
   });
 
   it('cancellation is a TD04 credit note numbered from the original', () => {
