@@ -49,7 +49,7 @@
  * Signature: ECDSA on P-256 with SHA-256 over the message bytes (JWS `ES256`), written
  * base64url without padding of the raw 64-byte `r || s` (each 32 bytes big-endian, IEEE
  * P1363 / JWS form, 86 characters). It is the record's fingerprint: the next record
- * signs it as its field 25. To check one with OpenSSL, convert r||s to a DER
+ * signs it as its field 26. To check one with OpenSSL, convert r||s to a DER
  * `ECDSA-Sig-Value` and run `openssl dgst -sha256 -verify pub.pem -signature sig.der
  * message.txt` (`rawToDer` below; the golden test does exactly that).
  *
