@@ -84,13 +84,14 @@ describe.each(SYSTEMS.map((s) => [s.key, s] as [SystemKey, FiscalSystem]))('%s',
     expect(system.initialStatus(loc)).toBe(e.initial);
   });
 
-  it('chainKey is <system>:<location id>:<series> (VERI*FACTU, TicketBAI: <system>:<account>:<issuer NIF>; myDATA: <system>:<account>:<afm>:<branch>:<series>)', () => {
+  it('chainKey is <system>:<location id>:<series> (VERI*FACTU: <system>:<account>:<issuer NIF>; TicketBAI: …:<territory>; myDATA: <system>:<account>:<afm>:<branch>:<series>)', () => {
     const tx = { ...validSale(key), metadata: system.validateTransaction(validSale(key), txCtx(loc)) };
-    // VERI*FACTU chains every record of the obligated issuer, across series and locations (FORMATS.md §2.4).
-    const perIssuer = key === 'es-verifactu' || key === 'es-ticketbai';
-    // myDATA numbers a series per AFM and branch, whichever location issues (gr-mydata/index.ts).
-    const expected = perIssuer
+    // VERI*FACTU chains every record of the obligated issuer, across series and locations (FORMATS.md §2.4);
+    // TicketBAI the issuer's records in one territory (one Diputación, one licence).
+    const expected = key === 'es-verifactu'
       ? `^${key}:${loc.account_id}:${loc.tax_id}$`
+      : key === 'es-ticketbai' ? `^${key}:${loc.account_id}:${loc.tax_id}:${String(loc.config.territory)}$`
+      // myDATA numbers a series per AFM and branch, whichever location issues (gr-mydata/index.ts).
       : key === 'gr-mydata' ? `^${key}:${loc.account_id}:${String(loc.config.afm)}:${String(loc.config.branch)}:.+$` : `^${key}:${LOCATION_ID}:.+$`;
     expect(system.chainKey({ location: loc, tx })).toMatch(new RegExp(expected));
   });

@@ -175,6 +175,57 @@ describe('TicketBAI records in stub mode are really signed', () => {
   });
 });
 
+describe('TicketBAI: one chain per issuer and territory', () => {
+  it('an issuer in Gipuzkoa and Araba: each territory\'s invoices chain and number on their own', async () => {
+    const { key } = await a.signup();
+    const gipuzkoa = await ticketBaiLocation(key, withoutCertificate());
+    const araba = await ticketBaiLocation(key, { name: 'Gasteiz', country_config: { ...withoutCertificate().country_config, territory: 'araba', tbai_license: 'TBAIARPRE00000000123' } });
+    const g1 = await ticketBaiRecord(key, gipuzkoa);
+    const g2 = await ticketBaiRecord(key, gipuzkoa);
+    const a1 = await ticketBaiRecord(key, araba);
+    const g3 = await ticketBaiRecord(key, gipuzkoa);
+    const a2 = await ticketBaiRecord(key, araba);
+    // Araba's first invoice names no previous one (not Gipuzkoa's), and numbers from 1.
+    expect(a1.xml).not.toContain('EncadenamientoFacturaAnterior');
+    expect([tagText(a1.xml, 'NumFactura'), tagText(a2.xml, 'NumFactura')]).toEqual(['1', '2']);
+    expect(tagText(a2.xml, 'NumFacturaAnterior')).toBe('1');
+    expect(tagText(a2.xml, 'SignatureValueFirmaFacturaAnterior')).toBe(tagText(a1.xml, 'ds:SignatureValue')!.replace(/\s/g, '').slice(0, 100));
+    // Gipuzkoa's third follows its second, whatever Araba did in between.
+    expect([g1, g2, g3].map((r) => tagText(r.xml, 'NumFactura'))).toEqual(['1', '2', '3']);
+    expect(tagText(g3.xml, 'NumFacturaAnterior')).toBe('2');
+    for (const r of [g1, g2, g3, a1, a2]) expectSchemaValid(r.xml);
+  });
+
+  it('migration 0044: a one-territory issuer\'s chain and series are renamed; a several-territory issuer\'s continue per territory from the shared head', async () => {
+    const { key, accountId } = await a.signup();
+    const nif = freshNif();
+    const body = (territory: string, name: string) => ({ name, tax_id: nif, country_config: { ...withoutCertificate().country_config, territory, tbai_license: 'TBAIGIPRE00000000123' } });
+    await ticketBaiLocation(key, body('gipuzkoa', 'G'));
+    const other = await a.signup();
+    await createLocation(a, other.key, 'es-ticketbai', body('gipuzkoa', 'G2'));
+    await createLocation(a, other.key, 'es-ticketbai', body('araba', 'A2'));
+    const now = new Date('2026-03-01T09:00:00Z');
+    const old = (acct: string) => `es-ticketbai:${acct}:${nif}`;
+    // As the old keys left them: a record and heads for the one-territory issuer, heads and series for the other.
+    await a.db.query('INSERT INTO chain_heads (chain_key, seq, last_fiscal_id, last_issued_at, updated_at) VALUES ($1, 7, $2, $3, $3), ($4, 9, $5, $3, $3)',
+      [old(accountId), 'F7', now, old(other.accountId), 'F9']);
+    await a.db.query('INSERT INTO number_series (numbering_key, last_number, updated_at) VALUES ($1, 7, $3), ($2, 9, $3), ($4, 2, $3)',
+      [`${old(accountId)}:A`, `${old(other.accountId)}:A`, now, `${old(accountId)}:A:live`]);
+    const sql = (await import('node:fs')).readFileSync(new URL('../../src/store/migrations/0044_ticketbai_territory_chains.sql', import.meta.url), 'utf8');
+    const heads = async (acct: string) => (await a.db.query<{ chain_key: string; seq: string | number }>(
+      'SELECT chain_key, seq FROM chain_heads WHERE chain_key LIKE $1 ORDER BY chain_key', [`es-ticketbai:${acct}:%`])).rows.map((r) => [r.chain_key, Number(r.seq)]);
+    const series = async (acct: string) => (await a.db.query<{ numbering_key: string; last_number: string | number }>(
+      'SELECT numbering_key, last_number FROM number_series WHERE numbering_key LIKE $1 ORDER BY numbering_key', [`es-ticketbai:${acct}:%`])).rows.map((r) => [r.numbering_key, Number(r.last_number)]);
+    for (let run = 0; run < 2; run++) { // and a second run changes nothing
+      await a.db.transaction((tx) => tx.exec(sql));
+      expect(await heads(accountId)).toEqual([[`${old(accountId)}:gipuzkoa`, 7]]);
+      expect(await series(accountId)).toEqual([[`${old(accountId)}:gipuzkoa:A`, 7], [`${old(accountId)}:gipuzkoa:A:live`, 2]]);
+      expect(await heads(other.accountId)).toEqual([[old(other.accountId), 9], [`${old(other.accountId)}:araba`, 9], [`${old(other.accountId)}:gipuzkoa`, 9]]);
+      expect(await series(other.accountId)).toEqual([[`${old(other.accountId)}:A`, 9], [`${old(other.accountId)}:araba:A`, 9], [`${old(other.accountId)}:gipuzkoa:A`, 9]]);
+    }
+  });
+});
+
 describe('SII: deadline_at is the fourth working day (Saturdays, Sundays and national holidays excluded), end of day in Madrid', () => {
   const cases: Array<[string, string, string]> = [
     // Fri 9 Oct 2026; Sat, Sun, Mon 12 Oct (Fiesta Nacional) excluded → Tue 13 … Fri 16, 23:59:59.999 CEST.

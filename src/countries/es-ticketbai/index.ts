@@ -9,7 +9,7 @@ import { runSandbox } from '../shared/sandbox.ts';
 import { TransportError } from '../types.ts';
 import { submitTicketBaiRealtime } from './rest-client.ts';
 import { validateTicketBaiConfig } from './config.ts';
-import { validateTicketBaiTransaction, seriesOf } from './metadata.ts';
+import { issuerTerritoryOf, validateTicketBaiTransaction, seriesOf } from './metadata.ts';
 import { buildTicketBai } from './build.ts';
 import { ticketBaiSandbox } from './sandbox.ts';
 import { TICKETBAI_CODES } from './codes.ts';
@@ -43,9 +43,12 @@ export const ticketBai: FiscalSystem<'es-ticketbai', 'ES'> = {
   validateTransaction: validateTicketBaiTransaction,
   // Each invoice names "the previous invoice issued by the same software" for the issuer,
   // whatever its series (SerieFacturaAnterior is part of the link; FORMATS.md §1.5): one
-  // chain per issuer, while numbers run without gaps within each series.
-  chainKey: ({ location }) => `es-ticketbai:${location.account_id}:${location.tax_id ?? location.id}`,
-  numberingKey: ({ location, tx }) => `es-ticketbai:${location.account_id}:${location.tax_id ?? location.id}:${seriesOf(tx, location)}`,
+  // chain per issuer and territory, while numbers run without gaps within each series.
+  // Per territory: each Diputación certifies the software under its own licence (TBAIGI…,
+  // TBAIAR…, TBAIBI…) and holds only its own invoices, so an Araba invoice never names a
+  // Gipuzkoa one as its previous (migration 0044 split the chains that did).
+  chainKey: ({ location }) => issuerTerritoryOf(location),
+  numberingKey: ({ location, tx }) => `${issuerTerritoryOf(location)}:${seriesOf(tx, location)}`,
   initialStatus: (location) => (location.config.territory === 'bizkaia' ? 'pending_batch' : 'pending'),
   build: buildTicketBai,
   // verify-chain (src/cli/verify-chain.ts): fingerprint, signature and link of a stored record.

@@ -30,6 +30,13 @@ export const defaultSeries = (location: LocationForFiscal): string => configStri
 export const seriesOf = (tx: TransactionDraft, location: LocationForFiscal): string =>
   metaString(tx, 'series') ?? defaultSeries(location);
 
+/**
+ * The issuer's chain in one territory: `es-ticketbai:<account>:<NIF>:<territory>` (the
+ * territory as stored: gipuzkoa, araba, bizkaia). Migration 0044 builds the same key in SQL.
+ */
+export const issuerTerritoryOf = (location: LocationForFiscal): string =>
+  `es-ticketbai:${location.account_id}:${location.tax_id ?? location.id}:${String(location.config.territory)}`;
+
 /*
  * Characters XML 1.0 cannot carry (../../xml/escape.ts refuses them when the record is
  * written): refused here with a 400 instead of failing the build. Patterns use the `u`
