@@ -196,6 +196,21 @@ describe('TicketBAI: one chain per issuer and territory', () => {
     for (const r of [g1, g2, g3, a1, a2]) expectSchemaValid(r.xml);
   });
 
+  it('refunds (corrective invoices) are numbered in a series of their own (RD 1619/2012 art. 6.1.a): RA beside A, in TicketBAI and VERI*FACTU', async () => {
+    const { key } = await a.signup();
+    const tbai = await ticketBaiLocation(key, withoutCertificate());
+    const vf = await createLocation(a, key, 'es-verifactu', { name: 'VF' });
+    for (const [loc, number] of [[tbai, (x: string) => `${tagText(x, 'SerieFactura')}-${tagText(x, 'NumFactura')}`], [vf, (x: string) => tagText(x, 'sf:NumSerieFactura')!]] as const) {
+      const made: string[] = [];
+      for (const type of ['sale', 'sale', 'refund', 'sale', 'refund']) {
+        const res = await createTx(a, key, saleBody(loc, { type }));
+        expect(res.statusCode, res.body).toBe(201);
+        made.push(number(await fiscalRecord(a, key, res.json().id)));
+      }
+      expect(made).toEqual(['A-1', 'A-2', 'RA-1', 'A-3', 'RA-2']);
+    }
+  });
+
   it('migration 0044: a one-territory issuer\'s chain and series are renamed; a several-territory issuer\'s continue per territory from the shared head', async () => {
     const { key, accountId } = await a.signup();
     const nif = freshNif();

@@ -86,7 +86,7 @@ describe('es-ticketbai corrected invoice (FacturasRectificadasSustituidas)', () 
     );
   });
   it('a refund that names nothing stays valid (the block is optional in the XSD)', () => {
-    expect(validate(refund({}))).toEqual({ series: 'A', invoice_type: 'R5' });
+    expect(validate(refund({}))).toEqual({ series: 'RA', invoice_type: 'R5' }); // corrective invoices: a series of their own
   });
   it.each([
     [{ original_invoice_number: 'X'.repeat(21), original_issue_date: '14-01-2026' }, ORIGINAL_NUMBER_INVALID],

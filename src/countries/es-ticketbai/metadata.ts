@@ -21,7 +21,7 @@ import type { LocationForFiscal, TransactionContext, TransactionDraft } from '..
 import { isDmyDate } from '../shared/dates.ts';
 import { baseMetadata, customerTaxId, optionalText, withoutUndefined, metaString } from '../shared/metadata-fields.ts';
 import { configString } from '../shared/config-fields.ts';
-import { readInvoiceNumber, readSeries, readSpanishInvoiceType, type SpanishInvoiceType } from '../es/invoice.ts';
+import { readInvoiceNumber, readSpanishInvoiceType, seriesFor, type SpanishInvoiceType } from '../es/invoice.ts';
 
 /** The series when metadata gives none: the location's configured one, else `A`. */
 export const defaultSeries = (location: LocationForFiscal): string => configString(location.config, 'series') ?? 'A';
@@ -70,9 +70,9 @@ export function validateTicketBaiTransaction(tx: TransactionDraft, ctx: Transact
   // (the build would have no issuer: a 500 before this check).
   if (!ctx.location.tax_id?.trim()) throw badRequest(TAX_ID_REQUIRED);
   const meta = baseMetadata(tx, 'ES');
-  const series = readSeries(meta, defaultSeries(ctx.location));
   const invoice_number = readInvoiceNumber(meta);
   const invoice_type = readSpanishInvoiceType(tx, meta);
+  const series = seriesFor(meta, invoice_type, defaultSeries(ctx.location));
   const description = optionalText(meta, 'description', DESCRIPTION_INVALID, DESCRIPTION);
   const original = readOriginal(tx, meta);
   checkRates(tx);

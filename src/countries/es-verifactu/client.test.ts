@@ -82,7 +82,7 @@ describe('VERI*FACTU client against the fake AEAT', () => {
     expect(outcomes.map((o) => o.kind)).toEqual(['accepted', 'accepted', 'accepted', 'accepted', 'accepted', 'accepted']);
     expect(outcomes.every((o) => o.kind === 'accepted' && o.warnings === undefined)).toBe(true); // every huella recomputed by the fake
     const held = fake.held('B12345674');
-    expect(held.map((h) => `${h.type} ${h.id.NumSerieFactura}`)).toEqual(['Alta A-1', 'Alta A-2', 'Alta A-3', 'Alta A-4', 'Alta A-5', 'Anulacion A-1']);
+    expect(held.map((h) => `${h.type} ${h.id.NumSerieFactura}`)).toEqual(['Alta A-1', 'Alta A-2', 'Alta A-3', 'Alta RA-4', 'Alta RA-5', 'Anulacion A-1']);
     expect(held[0]!.cancelled).toBe(true);
   });
 
@@ -249,7 +249,7 @@ describe('VERI*FACTU client: a live request never names the placeholder issuer 0
 
 describe('VERI*FACTU submitMany: several records of one issuer in one request', () => {
   const chainRecords = () => goldenChain().map((c) => stored(c.record, c.tx, c.kind, c.transactionId));
-  const names = ['Alta A-1', 'Alta A-2', 'Alta A-3', 'Alta A-4', 'Alta A-5', 'Anulacion A-1'];
+  const names = ['Alta A-1', 'Alta A-2', 'Alta A-3', 'Alta RA-4', 'Alta RA-5', 'Anulacion A-1'];
 
   it('the whole chain in ONE request, in order: one Cabecera, each record answered by its own line, one CSV', async () => {
     const out = await client.submitMany(chainRecords(), ctx());

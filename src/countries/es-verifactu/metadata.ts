@@ -12,7 +12,7 @@ import { badRequest } from '../../core/errors.ts';
 import type { TransactionContext, TransactionDraft } from '../types.ts';
 import { isDmyDate } from '../shared/dates.ts';
 import { baseMetadata, optionalText, withoutUndefined, metaString } from '../shared/metadata-fields.ts';
-import { readInvoiceNumber, readSeries, readSpanishInvoiceType } from '../es/invoice.ts';
+import { readInvoiceNumber, readSpanishInvoiceType, seriesFor } from '../es/invoice.ts';
 import { requireLiveTaxId } from '../es/common.ts';
 
 export const DEFAULT_SERIES = 'A';
@@ -36,9 +36,9 @@ export function validateVerifactuTransaction(tx: TransactionDraft, ctx: Transact
   // A live record names its issuer by the location's NIF, never the sandbox placeholder.
   requireLiveTaxId(ctx, 'verifactu');
   const meta = baseMetadata(tx, 'ES');
-  const series = readSeries(meta, DEFAULT_SERIES);
   const invoice_number = readInvoiceNumber(meta);
   const invoice_type = readSpanishInvoiceType(tx, meta);
+  const series = seriesFor(meta, invoice_type, DEFAULT_SERIES);
   const description = optionalText(meta, 'description', DESCRIPTION_INVALID, /^[\s\S]{1,500}$/);
   const original_invoice_number = optionalText(meta, 'original_invoice_number', ORIGINAL_NUMBER_INVALID, ORIGINAL_NUMBER, true);
   const original_issue_date = optionalText(meta, 'original_issue_date', ORIGINAL_DATE_INVALID);

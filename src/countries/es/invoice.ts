@@ -26,6 +26,18 @@ export const INVOICE_NUMBER_INVALID = `metadata.invoice_number must be ${SAFE_TE
 export const readSeries = (meta: Metadata, fallback: string): string =>
   optionalText(meta, 'series', SERIES_INVALID, SAFE) ?? fallback;
 
+/**
+ * The series a corrective invoice (R1-R5) takes when the request names none: RD 1619/2012
+ * art. 6.1.a makes a specific series compulsory for corrective invoices, so a refund never
+ * shares the sales' numbering. Ours: `R` before the sales series (A → RA), within the 20
+ * characters a series may have. A series the request gives is taken as given.
+ */
+export const correctiveSeries = (salesSeries: string): string => `R${salesSeries}`.slice(0, 20);
+
+/** The series of an invoice of this type: the request's, else the sales series or its corrective one. */
+export const seriesFor = (meta: Metadata, type: SpanishInvoiceType, salesSeries: string): string =>
+  readSeries(meta, type.startsWith('R') ? correctiveSeries(salesSeries) : salesSeries);
+
 /** Optional: numbering is normally ours (the chain's sequence number). */
 export const readInvoiceNumber = (meta: Metadata): string | undefined =>
   optionalText(meta, 'invoice_number', INVOICE_NUMBER_INVALID, SAFE, true);
