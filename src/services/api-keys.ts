@@ -1,5 +1,5 @@
 import { badRequest, forbidden, notFound, unauthorized } from '../core/errors.ts';
-import { canonicalId, newId } from '../core/ids.ts';
+import { newId } from '../core/ids.ts';
 import { allPermissions, covers, unknownPermissions, type Grant } from '../core/permissions.ts';
 import { COUNTRIES } from '../countries/registry.ts';
 import { generateApiKey, hashApiKey, hashesEqual, parseApiKey, type Environment } from '../crypto/api-key.ts';
@@ -155,10 +155,10 @@ export function createApiKeyService(deps: Deps, changes?: ChangeFeed) {
 
   /** A target key this caller may manage: its own account's, live, not the calling key, not more privileged. */
   async function manageable(auth: AuthContext, id: string, verb: 'revoke' | 'rotate'): Promise<ApiKeyRow> {
-    if (canonicalId(id) === auth.keyId) throw badRequest(`cannot ${verb} the calling key`);
     const row = await apiKeysRepo.get(db, auth.accountId, id);
     if (!row || row.revoked_at) throw notFound('API key not found');
-    if (row.id === auth.keyId) throw badRequest(`cannot ${verb} the calling key`); // whatever the spelling
+    // The row's id, not the path's: PostgreSQL's uuid finds the key whatever the spelling.
+    if (row.id === auth.keyId) throw badRequest(`cannot ${verb} the calling key`);
     assertNoEscalation(auth, row.permissions, row.environment);
     return row;
   }

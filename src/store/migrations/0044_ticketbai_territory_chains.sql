@@ -10,21 +10,20 @@
 -- records included, and go on as they were. An issuer in several: each territory gets a
 -- chain head and series copied from the shared ones (its next invoice continues the
 -- numbers, so none repeats), and the shared records keep their keys.
+-- Each issuer (account and NIF) with the key prefix both kinds of key start with, and the
+-- territories of its locations.
 CREATE TEMPORARY TABLE tbai_issuers ON COMMIT DROP AS
-  SELECT l.account_id::text AS account_id, COALESCE(l.tax_id, l.id::text) AS nif,
+  SELECT 'es-ticketbai:' || l.account_id::text || ':' || COALESCE(l.tax_id, l.id::text) AS prefix,
          array_agg(DISTINCT l.country_config->>'territory') AS territories
     FROM locations l
    WHERE l.system = 'es-ticketbai' AND l.country_config ? 'territory'
-   GROUP BY 1, 2;
+   GROUP BY 1;
 
--- Old chain keys: the prefix es-ticketbai:<account>:<NIF> and what follows (:live, #annulments).
+-- Old chain keys: the prefix and what follows it (nothing, :live, #annulments, or both).
 CREATE TEMPORARY TABLE tbai_chain_moves ON COMMIT DROP AS
-  SELECT h.chain_key AS old_key, i.territories,
-         'es-ticketbai:' || i.account_id || ':' || i.nif AS prefix,
-         substr(h.chain_key, length('es-ticketbai:' || i.account_id || ':' || i.nif) + 1) AS rest
-    FROM chain_heads h
-    JOIN tbai_issuers i ON h.chain_key LIKE 'es-ticketbai:' || i.account_id || ':' || i.nif || '%'
-   WHERE substr(h.chain_key, length('es-ticketbai:' || i.account_id || ':' || i.nif) + 1) IN ('', ':live', '#annulments', ':live#annulments');
+  SELECT h.chain_key AS old_key, i.territories, i.prefix, substr(h.chain_key, length(i.prefix) + 1) AS rest
+    FROM chain_heads h JOIN tbai_issuers i ON starts_with(h.chain_key, i.prefix)
+   WHERE substr(h.chain_key, length(i.prefix) + 1) IN ('', ':live', '#annulments', ':live#annulments');
 
 -- One territory: rename.
 UPDATE fiscal_records f SET chain_key = m.prefix || ':' || m.territories[1] || m.rest
@@ -41,15 +40,12 @@ SELECT m.prefix || ':' || t.territory || m.rest, h.seq, h.last_fingerprint, h.la
  WHERE cardinality(m.territories) > 1
 ON CONFLICT (chain_key) DO NOTHING;
 
--- Number series: es-ticketbai:<account>:<NIF>:<series>[:live] → …:<NIF>:<territory>:<series>[:live].
+-- Number series: <prefix>:<series>[:live] → <prefix>:<territory>:<series>[:live]; a key that
+-- already has a territory after the prefix is of the new form.
 CREATE TEMPORARY TABLE tbai_series_moves ON COMMIT DROP AS
-  SELECT s.numbering_key AS old_key, i.territories,
-         'es-ticketbai:' || i.account_id || ':' || i.nif AS prefix,
-         substr(s.numbering_key, length('es-ticketbai:' || i.account_id || ':' || i.nif) + 1) AS rest
-    FROM number_series s
-    JOIN tbai_issuers i ON s.numbering_key LIKE 'es-ticketbai:' || i.account_id || ':' || i.nif || ':%'
-   -- not a key of the new form already (a territory right after the NIF)
-   WHERE split_part(substr(s.numbering_key, length('es-ticketbai:' || i.account_id || ':' || i.nif) + 2), ':', 1) NOT IN ('gipuzkoa', 'araba', 'bizkaia');
+  SELECT s.numbering_key AS old_key, i.territories, i.prefix, substr(s.numbering_key, length(i.prefix) + 1) AS rest
+    FROM number_series s JOIN tbai_issuers i ON starts_with(s.numbering_key, i.prefix || ':')
+   WHERE split_part(substr(s.numbering_key, length(i.prefix) + 2), ':', 1) NOT IN ('gipuzkoa', 'araba', 'bizkaia');
 
 INSERT INTO number_series (numbering_key, last_number, updated_at)
 SELECT m.prefix || ':' || t.territory || m.rest, s.last_number, s.updated_at
