@@ -357,3 +357,57 @@ describe('TicketBAI: 1,000 concurrent creates on one Gipuzkoa location, through 
     for (const i of [0, N - 1]) expect(await fiscalRecord(a, key, rows[i]!.transaction_id)).toBe(rows[i]!.body);
   }, 120_000);
 });
+
+/*
+ * Exempt operations (metadata.exemption_code, src/countries/es/exemption.ts): the 0 % lines
+ * are reported with their legal cause in each Spanish record, never as S1 at 0 %.
+ */
+describe('exempt operations (metadata.exemption_code) in the three Spanish records', () => {
+  const exemptSale = (loc: string, meta: Record<string, unknown>, code: unknown = 'E1') =>
+    saleBody(loc, {
+      items: [
+        { description: 'Consulta médica', quantity: 1, unit_price: 6000, tax_rate: 0, tax_amount: 0, total_amount: 6000 },
+        { description: 'Crema', quantity: 1, unit_price: 1000, tax_rate: 21, tax_amount: 210, total_amount: 1210 },
+      ],
+      pretax_amount: 7000,
+      tax_amount: 210,
+      total_amount: 7210,
+      metadata: code === null ? meta : { ...meta, exemption_code: code },
+    });
+  const cases = [
+    { system: 'es-verifactu', meta: {}, exempt: /<sf:OperacionExenta>E1<\/sf:OperacionExenta>\s*<sf:BaseImponibleOimporteNoSujeto>60\.00</, xsd: null },
+    { system: 'es-ticketbai', meta: {}, exempt: /<Exenta><DetalleExenta><CausaExencion>E1<\/CausaExencion><BaseImponible>60\.00</, xsd: TBAI_XSD },
+    { system: 'es-sii', meta: { simplified: true }, exempt: /<sii:CausaExencion>E1<\/sii:CausaExencion>\s*<sii:BaseImponible>60\.00</, xsd: null },
+  ] as const;
+
+  it.each(cases)('$system: stored in metadata, written with its cause beside the S1 line, cited on the receipt', async ({ system, meta, exempt, xsd }) => {
+    const { key } = await a.signup();
+    const loc = await createLocation(a, key, system);
+    const res = await createTx(a, key, exemptSale(loc, meta));
+    expect(res.statusCode, res.body).toBe(201);
+    const tx = res.json();
+    expect((await getTx(a, key, tx.id)).request_payload.metadata.exemption_code).toBe('E1');
+    expect(tx.render_hints.find((h: { key: string }) => h.key === 'exemption')?.value).toMatch(/^Operación exenta de IVA \(art\. 20 (Ley 37\/1992|Norma Foral del IVA)\)$/);
+    const xml = await fiscalRecord(a, key, tx.id);
+    expect(xml).toMatch(exempt);
+    expect(xml).not.toMatch(/<(\w+:)?TipoImpositivo>0\.00</);
+    if (xsd) expectSchemaValid(xml, xsd);
+  });
+
+  it.each(cases)('$system: an unknown cause, or a cause without a 0 % line, is a 400 with the field named', async ({ system, meta }) => {
+    const { key } = await a.signup();
+    const loc = await createLocation(a, key, system);
+    for (const bad of ['E9', 'e1', 7, true]) {
+      const res = await createTx(a, key, exemptSale(loc, meta, bad));
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().error).toBe('metadata.exemption_code must be one of E1, E2, E3, E4, E5, E6');
+    }
+    const noZero = await createTx(a, key, saleBody(loc, { metadata: { ...meta, exemption_code: 'E1' } }));
+    expect(noZero.statusCode, noZero.body).toBe(400);
+    expect(noZero.json().error).toBe('metadata.exemption_code applies to the lines with tax_rate 0, and this transaction has none');
+    // Without a code a 0 % line stays a taxed line at 0 % (S1), as before.
+    const plain = await createTx(a, key, exemptSale(loc, meta, null));
+    expect(plain.statusCode, plain.body).toBe(201);
+    expect(await fiscalRecord(a, key, plain.json().id)).toMatch(/<(\w+:)?TipoImpositivo>0\.00</);
+  });
+});

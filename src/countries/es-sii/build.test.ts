@@ -84,6 +84,25 @@ describe('es-sii records (SII 1.1 RegistroLRFacturasEmitidas / RegistroLRBajaExp
     expectValid(record, 'record');
   });
 
+  it('an exempt operation: the 0 % lines go under Sujeta/Exenta with their cause, the others under NoExenta (S1); the receipt cites the article', () => {
+    const exempt = line({ description: 'Curso de formación', unit_price: 12000, tax_rate: 0, tax_amount: 0, total_amount: 12000 });
+    const { record } = validatedBuild(sii, loc, draft({ items: [exempt, ...twoRates], metadata: { ...party, invoice_number: 'F-2026-9', exemption_code: 'E1' } }));
+    expect(record.body).toMatch(
+      /<sii:Sujeta>\s*<sii:Exenta>\s*<sii:DetalleExenta>\s*<sii:CausaExencion>E1<\/sii:CausaExencion>\s*<sii:BaseImponible>120\.00<\/sii:BaseImponible>\s*<\/sii:DetalleExenta>\s*<\/sii:Exenta>\s*<sii:NoExenta>/,
+    );
+    expect(record.body.match(/<sii:DetalleIVA>/g)).toHaveLength(2); // 21 % and 4 %, not the exempt 0 %
+    expect(record.body).not.toContain('<sii:TipoImpositivo>0.00</sii:TipoImpositivo>');
+    expect(record.renderHints).toContainEqual({ key: 'exemption', placement: 'body', mandatory: true, kind: 'text', value: 'Operación exenta de IVA (art. 20 Ley 37/1992)' });
+    expectGolden('f1-exempt.xml', record.body);
+    expectValid(record, 'record');
+    // Every line exempt: Exenta alone. A refund of it is negative, as every corrective by differences.
+    const only = validatedBuild(sii, loc, draft({ type: 'refund', items: [exempt], metadata: { simplified: true, exemption_code: 'E6' } })).record;
+    expect(only.body).toContain('<sii:CausaExencion>E6</sii:CausaExencion>');
+    expect(only.body).toContain('<sii:BaseImponible>-120.00</sii:BaseImponible>');
+    expect(only.body).not.toContain('NoExenta');
+    expectValid(only, 'record');
+  });
+
   it('R5 (refund of a simplified invoice) names no counterparty; escapes text', () => {
     const { record } = validatedBuild(sii, loc, draft({ type: 'refund', metadata: { simplified: true, description: 'Devolución <café> & "té"' } }));
     expect(record.body).toContain('<sii:TipoFactura>R5</sii:TipoFactura>');

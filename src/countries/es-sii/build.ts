@@ -12,6 +12,7 @@ import { MISSING_TAX_ID, issuerTaxId } from '../shared/issuer-tax-id.ts';
 import { metaString } from '../shared/metadata-fields.ts';
 import { dmyDate, localDate } from '../shared/dates.ts';
 import { textHint } from '../shared/render-hints.ts';
+import { exemptBase, exemptionCodeOf, exemptionLegend, taxedLines } from '../es/exemption.ts';
 import { bajaXml, isCorrective, issuedInvoiceXml, signedTotal, vatBreakdown, type SiiParty } from './xml.ts';
 
 /** `NumSerieFacturaEmisor`: the series (when given) prefixed to the number (spec table). */
@@ -39,6 +40,8 @@ function buildAlta(input: BuildInput): FiscalRecord {
   const corrective = isCorrective(invoiceType);
   // A refund or void is reported by differences (TipoRectificativa I): negative amounts.
   const sign = corrective ? -1 : 1;
+  const exemption = exemptionCodeOf(tx);
+  const exempt = exemptBase(tx.items, exemption);
   const originalNumber = metaString(tx, 'original_invoice_number');
   const originalDate = metaString(tx, 'original_issue_date');
   const body = issuedInvoiceXml({
@@ -52,7 +55,8 @@ function buildAlta(input: BuildInput): FiscalRecord {
     total: signedTotal(tx, sign),
     // F1 and R1 name the customer (RD 1619/2012 art. 6.1.d); F2 and R5 do not.
     counterparty: invoiceType === 'F1' || invoiceType === 'R1' ? counterpartyOf(tx) : undefined,
-    vat: vatBreakdown(tx.items, sign),
+    vat: vatBreakdown(taxedLines(tx.items, exemption), sign),
+    exempt: exempt === null || exemption === undefined ? undefined : { cause: exemption, base: sign * exempt },
   });
   return {
     body,
@@ -62,7 +66,11 @@ function buildAlta(input: BuildInput): FiscalRecord {
     fingerprint: null,
     qrData: null,
     placeholder: false,
-    renderHints: [textHint('invoice_number', 'header', number)],
+    // An exempt operation names its legal ground on the invoice (RD 1619/2012 art. 6.1.j).
+    renderHints: [
+      textHint('invoice_number', 'header', number),
+      ...(exemption === undefined || exempt === null ? [] : [textHint('exemption', 'body', exemptionLegend(exemption, 'Ley 37/1992'))]),
+    ],
   };
 }
 

@@ -25,6 +25,7 @@ import {
 } from '../shared/metadata-fields.ts';
 import { isValidSpanishNif } from '../es/nif.ts';
 import { requireLiveTaxId } from '../es/common.ts';
+import { readExemptionCode } from '../es/exemption.ts';
 
 /** Issued-invoice keys offered by the spec (ClaveRegimenEspecialOTrascendencia, FORMATS §3). */
 export const REGIME_KEYS = ['01', '02', '03', '05', '07', '09'] as const;
@@ -124,6 +125,7 @@ export function validateSiiTransaction(tx: TransactionDraft, ctx: TransactionCon
     ...party,
     original_invoice_number,
     original_issue_date,
+    exemption_code: voiding ? undefined : readExemptionCode(tx, meta),
   });
 }
 

@@ -85,8 +85,10 @@ export interface SiiIssuedInvoice {
   /** Minor units, signed (negative for a credit by differences). */
   total: number;
   counterparty?: SiiParty | undefined;
-  /** One entry per VAT rate, amounts signed in minor units. */
+  /** One entry per VAT rate of the taxed (S1) lines, amounts signed in minor units; empty when all are exempt. */
   vat: { rateHundredths: number; base: number; tax: number }[];
+  /** The exempt lines (../es/exemption.ts): their cause and signed base. */
+  exempt?: { cause: string; base: number } | undefined;
 }
 
 const id = (invoice: SiiInvoiceId): XmlNode => ({
@@ -123,25 +125,26 @@ export function issuedInvoiceXml(inv: SiiIssuedInvoice): string {
   factura['sii:ImporteTotal'] = decimal(inv.total);
   factura['sii:DescripcionOperacion'] = inv.description;
   if (inv.counterparty) factura['sii:Contraparte'] = party(inv.counterparty);
-  // Every line is subject and not exempt (S1, no reverse charge): the transaction model
-  // has no exemption causes; DesgloseFactura (not DesgloseTipoOperacion) is the
-  // breakdown of a domestic operation.
-  factura['sii:TipoDesglose'] = {
-    'sii:DesgloseFactura': {
-      'sii:Sujeta': {
-        'sii:NoExenta': {
-          'sii:TipoNoExenta': 'S1',
-          'sii:DesgloseIVA': {
-            'sii:DetalleIVA': inv.vat.map((v) => ({
-              'sii:TipoImpositivo': decimal(v.rateHundredths),
-              'sii:BaseImponible': decimal(v.base),
-              'sii:CuotaRepercutida': decimal(v.tax),
-            })),
-          },
-        },
+  // Subject operations (DesgloseFactura, not DesgloseTipoOperacion: the breakdown of a
+  // domestic operation): the exempt lines with their cause (SujetaType: Exenta first),
+  // then the taxed ones, S1 (not exempt, no reverse charge).
+  const sujeta: XmlNode = {};
+  if (inv.exempt) {
+    sujeta['sii:Exenta'] = { 'sii:DetalleExenta': { 'sii:CausaExencion': inv.exempt.cause, 'sii:BaseImponible': decimal(inv.exempt.base) } };
+  }
+  if (inv.vat.length > 0) {
+    sujeta['sii:NoExenta'] = {
+      'sii:TipoNoExenta': 'S1',
+      'sii:DesgloseIVA': {
+        'sii:DetalleIVA': inv.vat.map((v) => ({
+          'sii:TipoImpositivo': decimal(v.rateHundredths),
+          'sii:BaseImponible': decimal(v.base),
+          'sii:CuotaRepercutida': decimal(v.tax),
+        })),
       },
-    },
-  };
+    };
+  }
+  factura['sii:TipoDesglose'] = { 'sii:DesgloseFactura': { 'sii:Sujeta': sujeta } };
   return renderXml({
     'siiLR:RegistroLRFacturasEmitidas': {
       ...NS_ATTRS,

@@ -16,6 +16,7 @@ import { TERRITORIES, type Territory } from './territory.ts';
 import { qrBaseUrl, tbaiId, tbaiQrUrl } from './tbai.ts';
 import { seriesOf } from './metadata.ts';
 import { anulaTicketBaiXml, invoiceFields, issuerOf, softwareOf, ticketBaiXml } from './xml.ts';
+import { exemptionLegend } from '../es/exemption.ts';
 
 /**
  * Signature policy per territory (FORMATS.md §1.4): identifier URL and SHA-256 of the
@@ -90,8 +91,13 @@ function buildInvoice(input: BuildInput): FiscalRecord {
     linkData: { series: fields.invoice.series ?? '', number, date: fields.invoice.date },
     qrData: qr,
     placeholder: false,
-    // Spec v1.1 §4.3.3: the identifier on one line, the QR below it, at the foot.
-    renderHints: [textHint('tbai_id', 'footer_bottom', id), qrUrlHint('qr', 'footer_bottom', qr)],
+    // Spec v1.1 §4.3.3: the identifier on one line, the QR below it, at the foot. An
+    // exempt operation names its legal ground on the invoice (RD 1619/2012 art. 6.1.j).
+    renderHints: [
+      ...(fields.exempt === null ? [] : [textHint('exemption', 'body', exemptionLegend(fields.exempt.cause, 'Norma Foral del IVA'))]),
+      textHint('tbai_id', 'footer_bottom', id),
+      qrUrlHint('qr', 'footer_bottom', qr),
+    ],
   };
 }
 

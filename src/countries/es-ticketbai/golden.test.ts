@@ -84,6 +84,24 @@ const SCENARIOS: Array<{ name: string; record: FiscalRecord; xsd: string }> = [
     xsd: ALTA,
   },
   {
+    // An exempt operation (E1) beside a taxed line: Sujeta/Exenta then Sujeta/NoExenta.
+    name: 'exempt-mixed.xml',
+    record: validatedBuild(ticketBai, gipuzkoa, draft({
+      metadata: { exemption_code: 'E1' },
+      items: [line({ description: 'Consulta médica', unit_price: 6000, tax_rate: 0, tax_amount: 0, total_amount: 6000 }), line()],
+    }), { signingKey: key, transactionId: 'a1b2c3d4-0007-4000-8000-000000000007' }).record,
+    xsd: ALTA,
+  },
+  {
+    // Every line exempt (E5, an intra-EU supply): Exenta alone, no NoExenta.
+    name: 'exempt-only.xml',
+    record: validatedBuild(ticketBai, bizkaia, draft({
+      metadata: { exemption_code: 'E5' },
+      items: [line({ description: 'Maquinaria', unit_price: 150000, tax_rate: 0, tax_amount: 0, total_amount: 150000 })],
+    }), { signingKey: key, transactionId: 'a1b2c3d4-0008-4000-8000-000000000008' }).record,
+    xsd: ALTA,
+  },
+  {
     name: 'cancellation.xml',
     record: ticketBai.build({
       transactionId: 'a1b2c3d4-0006-4000-8000-000000000006',
@@ -108,6 +126,18 @@ describe('es-ticketbai golden records', () => {
       checkWithTools(s.record.body, s.xsd);
     });
   }
+
+  it('exempt operations: the 0 % lines are one DetalleExenta with the cause, the other lines stay S1; the receipt cites the article', () => {
+    const mixed = SCENARIOS.find((x) => x.name === 'exempt-mixed.xml')!.record;
+    expect(mixed.body).toContain(
+      '<Sujeta><Exenta><DetalleExenta><CausaExencion>E1</CausaExencion><BaseImponible>60.00</BaseImponible></DetalleExenta></Exenta><NoExenta><DetalleNoExenta><TipoNoExenta>S1</TipoNoExenta><DesgloseIVA><DetalleIVA><BaseImponible>10.00</BaseImponible><TipoImpositivo>21.00</TipoImpositivo>',
+    );
+    expect(mixed.renderHints[0]).toEqual({ key: 'exemption', placement: 'body', mandatory: true, kind: 'text', value: 'Operación exenta de IVA (art. 20 Norma Foral del IVA)' });
+    const only = SCENARIOS.find((x) => x.name === 'exempt-only.xml')!.record;
+    expect(only.body).toContain('<Sujeta><Exenta><DetalleExenta><CausaExencion>E5</CausaExencion><BaseImponible>1500.00</BaseImponible></DetalleExenta></Exenta></Sujeta>');
+    expect(only.body).not.toContain('NoExenta');
+    expect(only.renderHints[0]!.value).toBe('Operación exenta de IVA (art. 25 Norma Foral del IVA)');
+  });
 
   it('the golden chain links: the second invoice repeats the first one’s series, number, date and signature', () => {
     expect(chained.record.body).toContain(

@@ -12,6 +12,8 @@
  *   SerieFactura TextMax20Type);
  * - the lines' tax rates: `TipoImpositivo` is Tipo3.2Type (at most 2 decimals) and
  *   `DesgloseIVA` holds at most 12 `DetalleIVA`, one per rate (DesgloseIVAType);
+ * - `exemption_code` (E1–E6): the 0 % lines are an exempt operation, written as
+ *   `Sujeta/Exenta/DetalleExenta` (../es/exemption.ts);
  * - the customer's name: `IDDestinatario` requires `ApellidosNombreRazonSocial`
  *   (TextMax120Type) next to the tax id, and a full invoice names its customer
  *   (RD 1619/2012 art. 6.1.d).
@@ -22,6 +24,7 @@ import { isDmyDate } from '../shared/dates.ts';
 import { baseMetadata, customerTaxId, optionalText, withoutUndefined, metaString } from '../shared/metadata-fields.ts';
 import { configString } from '../shared/config-fields.ts';
 import { readInvoiceNumber, readSpanishInvoiceType, seriesFor, type SpanishInvoiceType } from '../es/invoice.ts';
+import { readExemptionCode } from '../es/exemption.ts';
 
 /** The series when metadata gives none: the location's configured one, else `A`. */
 export const defaultSeries = (location: LocationForFiscal): string => configString(location.config, 'series') ?? 'A';
@@ -77,7 +80,8 @@ export function validateTicketBaiTransaction(tx: TransactionDraft, ctx: Transact
   const original = readOriginal(tx, meta);
   checkRates(tx);
   checkCustomerName(tx, invoice_type);
-  return withoutUndefined({ ...meta, series, invoice_number, invoice_type, description, ...original });
+  const exemption_code = readExemptionCode(tx, meta);
+  return withoutUndefined({ ...meta, series, invoice_number, invoice_type, description, ...original, exemption_code });
 }
 
 /**

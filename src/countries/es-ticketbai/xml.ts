@@ -18,6 +18,7 @@ import { dmyDate, isDmyDate, localDate, localDateTimeWithOffset } from '../share
 import { customerTaxId, metaString } from '../shared/metadata-fields.ts';
 import { configString } from '../shared/config-fields.ts';
 import { readSpanishInvoiceType, type SpanishInvoiceType } from '../es/invoice.ts';
+import { type ExemptionCode, exemptBase, exemptionCodeOf, taxedLines } from '../es/exemption.ts';
 import { seriesOf } from './metadata.ts';
 
 export const NS_EMISION = 'urn:ticketbai:emision';
@@ -80,7 +81,10 @@ export interface InvoiceFields {
   regimeKey: string;
   /** `DesgloseTipoOperacion/Entrega` instead of `DesgloseFactura` (foreign customer). */
   byOperation: boolean;
+  /** The taxed (S1) breakdown, per rate; empty when every line is exempt. */
   vat: VatDetail[];
+  /** The exempt lines' base and cause (../es/exemption.ts), or null. */
+  exempt: { cause: ExemptionCode; base: string } | null;
   previous: (InvoiceRef & { signatureExcerpt: string }) | null;
   software: SoftwareFields;
 }
@@ -124,8 +128,11 @@ function desgloseXml(f: InvoiceFields): string {
       ),
     )
     .join('');
-  // S1: subject and not exempt, no reverse charge (TipoOperacionSujetaNoExentaType).
-  const sujeta = wrap('Sujeta', wrap('NoExenta', wrap('DetalleNoExenta', el('TipoNoExenta', 'S1') + wrap('DesgloseIVA', detalles))));
+  // Exempt lines first (SujetaType: Exenta, then NoExenta), then S1: subject and not
+  // exempt, no reverse charge (TipoOperacionSujetaNoExentaType).
+  const exenta = f.exempt === null ? '' : wrap('Exenta', wrap('DetalleExenta', el('CausaExencion', f.exempt.cause) + el('BaseImponible', f.exempt.base)));
+  const noExenta = f.vat.length === 0 ? '' : wrap('NoExenta', wrap('DetalleNoExenta', el('TipoNoExenta', 'S1') + wrap('DesgloseIVA', detalles)));
+  const sujeta = wrap('Sujeta', exenta + noExenta);
   return wrap('TipoDesglose', f.byOperation ? wrap('DesgloseTipoOperacion', wrap('Entrega', sujeta)) : wrap('DesgloseFactura', sujeta));
 }
 
@@ -297,10 +304,10 @@ function rectifiedOf(tx: TransactionDraft): InvoiceRef[] {
   return [{ series: series && Array.from(series).length <= 20 ? series : null, number, date }];
 }
 
-/** Per-rate VAT breakdown: bases and quotas summed per rate, highest rate first. */
+/** Per-rate VAT breakdown of the taxed lines: bases and quotas summed per rate, highest rate first. */
 function vatOf(tx: TransactionDraft, sign: 1 | -1): VatDetail[] {
   const byRate = new Map<number, { base: number; quota: number }>();
-  for (const l of tx.items) {
+  for (const l of taxedLines(tx.items, exemptionCodeOf(tx))) {
     const acc = byRate.get(l.tax_rate) ?? { base: 0, quota: 0 };
     acc.base += l.total_amount - l.tax_amount;
     acc.quota += l.tax_amount;
@@ -311,6 +318,13 @@ function vatOf(tx: TransactionDraft, sign: 1 | -1): VatDetail[] {
   return [...byRate.entries()]
     .sort(([a], [b]) => b - a)
     .map(([rate, v]) => ({ base: decimal(sign * v.base), rate: rateText(rate), quota: decimal(sign * v.quota) }));
+}
+
+/** The exempt lines as one DetalleExenta (a transaction names one cause), or null. */
+function exemptOf(tx: TransactionDraft, sign: 1 | -1): InvoiceFields['exempt'] {
+  const code = exemptionCodeOf(tx);
+  const base = exemptBase(tx.items, code);
+  return code === undefined || base === null ? null : { cause: code, base: decimal(sign * base) };
 }
 
 /** What the build input says about the invoice, as the document writes it. */
@@ -353,6 +367,7 @@ export function invoiceFields(input: BuildInput, number: string): InvoiceFields 
     regimeKey: '01',
     byOperation: customer !== null && 'idOtro' in customer.id,
     vat: vatOf(tx, sign),
+    exempt: exemptOf(tx, sign),
     previous: chained,
     software: softwareOf(input),
   };

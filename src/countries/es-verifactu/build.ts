@@ -13,6 +13,7 @@ import { MISSING_TAX_ID, issuerTaxId } from '../shared/issuer-tax-id.ts';
 import { configString } from '../shared/config-fields.ts';
 import { qrUrlHint, textHint } from '../shared/render-hints.ts';
 import { isValidSpanishNif } from '../es/nif.ts';
+import { type ExemptionCode, exemptionCodeOf, exemptionLegend } from '../es/exemption.ts';
 import { seriesOf } from './metadata.ts';
 import { verifactuQrUrl } from './qr.ts';
 import {
@@ -128,10 +129,12 @@ const rateText = (rate: number): string => decimal(Math.round(rate * 100));
 
 /**
  * One DetalleDesglose per VAT rate, in the order rates first appear: IVA (01), general
- * regime (01), subject and not exempt (S1). A corrective invoice "by differences"
- * (TipoRectificativa I) carries the amounts it takes off, so they are negative.
+ * regime (01), subject and not exempt (S1). When the transaction names an exemption cause
+ * its 0 % lines are one exempt detail instead (OperacionExenta, no rate or quota:
+ * ../es/exemption.ts). A corrective invoice "by differences" (TipoRectificativa I)
+ * carries the amounts it takes off, so they are negative.
  */
-function desglose(items: TxLine[], sign: 1 | -1): { lines: DesgloseLine[]; cuota: number; total: number } {
+function desglose(items: TxLine[], sign: 1 | -1, exemption: ExemptionCode | undefined): { lines: DesgloseLine[]; cuota: number; total: number } {
   const byRate = new Map<number, { base: number; tax: number }>();
   for (const l of items) {
     const g = byRate.get(l.tax_rate) ?? { base: 0, tax: 0 };
@@ -141,9 +144,12 @@ function desglose(items: TxLine[], sign: 1 | -1): { lines: DesgloseLine[]; cuota
   }
   let cuota = 0;
   let total = 0;
-  const lines = [...byRate].map(([rate, g]) => {
+  const lines = [...byRate].map(([rate, g]): DesgloseLine => {
     cuota += sign * g.tax;
     total += sign * (g.base + g.tax);
+    if (exemption !== undefined && rate === 0) {
+      return { Impuesto: '01', ClaveRegimen: '01', OperacionExenta: exemption, BaseImponibleOimporteNoSujeto: decimal(sign * g.base) };
+    }
     return {
       Impuesto: '01',
       ClaveRegimen: '01',
@@ -189,7 +195,8 @@ function buildAlta(input: BuildInput): FiscalRecord {
   };
   const tipo = metaString(tx, 'invoice_type') ?? 'F2';
   const corrective = CORRECTIVE.has(tipo);
-  const { lines, cuota, total } = desglose(tx.items, corrective ? -1 : 1);
+  const exemption = exemptionCodeOf(tx);
+  const { lines, cuota, total } = desglose(tx.items, corrective ? -1 : 1, exemption);
   const customer = NAMES_CUSTOMER.has(tipo) ? destinatario(tx) : undefined;
   const rectified = corrective ? rectifiedInvoice(input, nif) : undefined;
   const { xml, huella } = registroAltaXml({
@@ -225,7 +232,9 @@ function buildAlta(input: BuildInput): FiscalRecord {
     placeholder: false,
     // Print rules (AEAT QR specification, as implementations cite it): "QR tributario:"
     // above the code, and the "VERI*FACTU" legend next to it.
+    // An exempt operation names its legal ground on the invoice (RD 1619/2012 art. 6.1.j).
     renderHints: [
+      ...(exemption === undefined ? [] : [textHint('exemption', 'body', exemptionLegend(exemption, 'Ley 37/1992'))]),
       textHint('qr_label', 'footer_bottom', 'QR tributario:'),
       qrUrlHint('qr', 'footer_bottom', qr),
       textHint('verifactu_legend', 'footer_bottom', 'VERI*FACTU'),

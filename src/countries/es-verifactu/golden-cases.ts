@@ -19,7 +19,7 @@ export interface GoldenCase {
 const at = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);
 const customer = { nif: 'B64717838', name: 'Cliente Ejemplo SA' };
 
-/** The chain, in generation order: F2, F2, F1 (two VAT rates), R5, R1, RegistroAnulacion. */
+/** The chain, in generation order: F2, F2, F1 (two VAT rates), R5, R1, RegistroAnulacion, F2 with an exempt line. */
 export function goldenChain(loc = location('es-verifactu')): GoldenCase[] {
   const out: GoldenCase[] = [];
   const previous = (): BuildInput['chain']['previous'] => {
@@ -59,5 +59,16 @@ export function goldenChain(loc = location('es-verifactu')): GoldenCase[] {
     software: SOFTWARE,
   });
   out.push({ file: 'anulacion.xml', kind: 'cancellation', transactionId, tx: first.tx, record });
+
+  // After the annulment, so the records above keep their bytes: an exempt operation (E1,
+  // e.g. a medical service) beside a taxed line, one DetalleDesglose each.
+  alta(
+    'alta-exempt.xml',
+    draft({
+      metadata: { exemption_code: 'E1' },
+      items: [line({ description: 'Consulta médica', unit_price: 6000, tax_rate: 0, tax_amount: 0, total_amount: 6000 }), line()],
+    }),
+    360,
+  );
   return out;
 }

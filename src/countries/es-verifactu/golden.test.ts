@@ -75,7 +75,8 @@ describe('VERI*FACTU golden records', () => {
       const alta = (parser.parse(c.record.body) as Record<string, Record<string, any>>).RegistroAlta!;
       const detalles = [alta.Desglose.DetalleDesglose].flat() as Record<string, string>[];
       const cents = (s: string) => Math.round(Number(s) * 100);
-      const cuota = detalles.reduce((sum, d) => sum + cents(d.CuotaRepercutida!), 0);
+      // An exempt detail (OperacionExenta) has a base and no quota.
+      const cuota = detalles.reduce((sum, d) => sum + (d.OperacionExenta === undefined ? cents(d.CuotaRepercutida!) : 0), 0);
       const base = detalles.reduce((sum, d) => sum + cents(d.BaseImponibleOimporteNoSujeto!), 0);
       expect(cents(alta.CuotaTotal)).toBe(cuota);
       expect(cents(alta.ImporteTotal)).toBe(cuota + base);
@@ -86,10 +87,20 @@ describe('VERI*FACTU golden records', () => {
     }
   });
 
-  it('types: F2, F2, F1 with Destinatarios, R5 without, R1 with Destinatarios and FacturasRectificadas', () => {
+  it('types: F2, F2, F1 with Destinatarios, R5 without, R1 with Destinatarios and FacturasRectificadas, F2', () => {
     const altas = chain.filter((c) => c.kind === 'record').map((c) => (parser.parse(c.record.body) as Record<string, Record<string, any>>).RegistroAlta!);
-    expect(altas.map((a) => a.TipoFactura)).toEqual(['F2', 'F2', 'F1', 'R5', 'R1']);
-    expect(altas.map((a) => a.Destinatarios !== undefined)).toEqual([false, false, true, false, true]);
+    expect(altas.map((a) => a.TipoFactura)).toEqual(['F2', 'F2', 'F1', 'R5', 'R1', 'F2']);
+    expect(altas.map((a) => a.Destinatarios !== undefined)).toEqual([false, false, true, false, true, false]);
     expect(altas[4]!.FacturasRectificadas.IDFacturaRectificada).toEqual({ IDEmisorFactura: 'B12345674', NumSerieFactura: 'A-3', FechaExpedicionFactura: '15-01-2026' });
+  });
+
+  it('an exempt operation: its 0 % lines are one DetalleDesglose with OperacionExenta, no rate and no quota (AEAT 1196); the others stay S1', () => {
+    const c = chain.find((x) => x.file === 'alta-exempt.xml')!;
+    const detalles = [(parser.parse(c.record.body) as Record<string, Record<string, any>>).RegistroAlta!.Desglose.DetalleDesglose].flat();
+    expect(detalles).toEqual([
+      { Impuesto: '01', ClaveRegimen: '01', OperacionExenta: 'E1', BaseImponibleOimporteNoSujeto: '60.00' },
+      { Impuesto: '01', ClaveRegimen: '01', CalificacionOperacion: 'S1', TipoImpositivo: '21.00', BaseImponibleOimporteNoSujeto: '10.00', CuotaRepercutida: '2.10' },
+    ]);
+    expect(c.record.renderHints[0]).toEqual({ key: 'exemption', placement: 'body', mandatory: true, kind: 'text', value: 'Operación exenta de IVA (art. 20 Ley 37/1992)' });
   });
 });

@@ -5,7 +5,8 @@
  * - `description`: `DescripcionOperacion` (mandatory in the record, max 500 characters;
  *   the line descriptions when not given);
  * - `original_invoice_number` / `original_issue_date` (DD-MM-YYYY): the invoice a refund
- *   corrects, written as `FacturasRectificadas` (both or neither).
+ *   corrects, written as `FacturasRectificadas` (both or neither);
+ * - `exemption_code` (E1–E6): the 0 % lines are an exempt operation (../es/exemption.ts).
  * With a live key the location must have a tax_id (es/common.ts `requireLiveTaxId`).
  */
 import { badRequest } from '../../core/errors.ts';
@@ -14,6 +15,7 @@ import { isDmyDate } from '../shared/dates.ts';
 import { baseMetadata, optionalText, withoutUndefined, metaString } from '../shared/metadata-fields.ts';
 import { readInvoiceNumber, readSpanishInvoiceType, seriesFor } from '../es/invoice.ts';
 import { requireLiveTaxId } from '../es/common.ts';
+import { readExemptionCode } from '../es/exemption.ts';
 
 export const DEFAULT_SERIES = 'A';
 
@@ -47,5 +49,6 @@ export function validateVerifactuTransaction(tx: TransactionDraft, ctx: Transact
   // AEAT error 1117: FacturasRectificadas only on a corrective invoice.
   if (original_invoice_number !== undefined && tx.type === 'sale') throw badRequest(ORIGINAL_ON_SALE);
   if (new Set(tx.items.map((l) => l.tax_rate)).size > 12) throw badRequest(TOO_MANY_RATES);
-  return withoutUndefined({ ...meta, series, invoice_number, invoice_type, description, original_invoice_number, original_issue_date });
+  const exemption_code = readExemptionCode(tx, meta);
+  return withoutUndefined({ ...meta, series, invoice_number, invoice_type, description, original_invoice_number, original_issue_date, exemption_code });
 }

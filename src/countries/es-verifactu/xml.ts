@@ -58,11 +58,13 @@ export interface DesgloseLine {
   Impuesto: string;
   /** 01 general regime. */
   ClaveRegimen: string;
-  /** S1 subject, not exempt, no reverse charge. */
-  CalificacionOperacion: string;
-  TipoImpositivo: string;
+  /** S1 subject, not exempt, no reverse charge; or, for an exempt operation, OperacionExenta. */
+  CalificacionOperacion?: string;
+  /** E1–E6 (../es/exemption.ts): then no rate and no quota. */
+  OperacionExenta?: string;
+  TipoImpositivo?: string;
   BaseImponibleOimporteNoSujeto: string;
-  CuotaRepercutida: string;
+  CuotaRepercutida?: string;
 }
 
 /** The previous record of the chain: null for the first one (`PrimerRegistro` S). */
@@ -166,10 +168,11 @@ export function registroAltaXml(f: AltaFields): BuiltRecord {
         'DetalleDesglose',
         s('Impuesto', d.Impuesto) +
           s('ClaveRegimen', d.ClaveRegimen) +
-          s('CalificacionOperacion', d.CalificacionOperacion) +
-          s('TipoImpositivo', d.TipoImpositivo) +
+          optEl('sf:CalificacionOperacion', d.CalificacionOperacion) +
+          optEl('sf:OperacionExenta', d.OperacionExenta) +
+          optEl('sf:TipoImpositivo', d.TipoImpositivo) +
           s('BaseImponibleOimporteNoSujeto', d.BaseImponibleOimporteNoSujeto) +
-          s('CuotaRepercutida', d.CuotaRepercutida),
+          optEl('sf:CuotaRepercutida', d.CuotaRepercutida),
       ),
     ).join(''),
   );
