@@ -187,8 +187,27 @@ describe('POST /v1/transactions/{id}/receipt/duplicate', () => {
     expect(answers.map((a) => Number(a.headers['x-receipt-copy'])).sort()).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
+  it.each([
+    ['es-verifactu', 'DUPLICADO n.º 1', 'DUPLICADO n.º 2'],
+    ['es-ticketbai', 'DUPLICADO n.º 1', 'DUPLICADO n.º 2'],
+    ['es-sii', 'DUPLICADO n.º 1', 'DUPLICADO n.º 2'],
+    ['pt-saft', '2.ª via', '2.ª via'],
+  ] as const)('%s: a reprint says so (Spain: RD 1619/2012 art. 14.3 "duplicado"; Portugal: "2.ª via"), numbered, nothing else changed', async (system, first, second) => {
+    const { key, tx } = await sale(system);
+    const one = await duplicate(key, tx.id, '?format=text');
+    expect(one.statusCode, one.body).toBe(200);
+    expect(one.headers['x-receipt-copy']).toBe('1');
+    expect(one.body).toContain(first);
+    const two = await duplicate(key, tx.id, '?format=text');
+    expect(two.headers['x-receipt-copy']).toBe('2');
+    expect(two.body).toContain(second);
+    const original = await receipt(key, tx.id, '?format=text');
+    expect(original.body).not.toContain(first);
+    expect(one.body.replace(new RegExp(`^.*${first.replace(/[.*]/g, '\\$&')}.*\n`, 'm'), '')).toBe(original.body);
+  });
+
   it('a system without numbered duplicates: 400; another account\'s transaction: 404; a read-only key: 403', async () => {
-    const { key, tx } = await sale('es-verifactu');
+    const { key, tx } = await sale('gr-mydata');
     const res = await duplicate(key, tx.id);
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toMatch(/^this transaction's receipts have no numbered duplicates/);

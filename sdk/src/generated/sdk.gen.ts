@@ -635,7 +635,7 @@ export const getTransactionReceipt = <ThrowOnError extends boolean = false>(opti
 });
 
 /**
- * A numbered duplicate of the receipt (a reprint), for systems whose law wants reprints marked and counted (France: "DUPLICATA n° k"); the copy number is in X-Receipt-Copy.
+ * A numbered duplicate of the receipt (a reprint), for systems whose law wants reprints marked and counted (France "DUPLICATA n° k", Spain "DUPLICADO n.º k", Portugal "2.ª via"); the copy number is in X-Receipt-Copy.
  */
 export const createTransactionReceiptDuplicate = <ThrowOnError extends boolean = false>(options: Options<CreateTransactionReceiptDuplicateData, ThrowOnError>) => (options.client ?? client).post<CreateTransactionReceiptDuplicateResponses, CreateTransactionReceiptDuplicateErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

@@ -1,6 +1,6 @@
 import type { ReceiptFacts } from '../types.ts';
 import { metaString } from '../shared/metadata-fields.ts';
-import { SPANISH_NUMBER_LABEL, SPANISH_QR, spanishTitle } from '../es/receipt.ts';
+import { SPANISH_NUMBER_LABEL, SPANISH_QR, spanishTitle, SPANISH_DUPLICATE } from '../es/receipt.ts';
 
 /**
  * TicketBAI on the receipt (FORMATS.md §1.3): the TBAI identifier alone on one line with
@@ -9,6 +9,7 @@ import { SPANISH_NUMBER_LABEL, SPANISH_QR, spanishTitle } from '../es/receipt.ts
 export const TICKETBAI_RECEIPT: ReceiptFacts = {
   language: 'es',
   title: spanishTitle,
+  duplicate: SPANISH_DUPLICATE,
   labels: {},
   // SerieFactura and NumFactura (the stored metadata carries the series, metadata.ts `seriesOf`).
   number: {

@@ -1,5 +1,5 @@
 import type { ReceiptFacts } from '../types.ts';
-import { SPANISH_NUMBER_LABEL, SPANISH_QR, spanishTitle } from '../es/receipt.ts';
+import { SPANISH_NUMBER_LABEL, SPANISH_QR, spanishTitle, SPANISH_DUPLICATE } from '../es/receipt.ts';
 
 /**
  * VERI*FACTU on the receipt (FORMATS.md §2.6): "QR tributario:" above the QR and the
@@ -9,6 +9,7 @@ import { SPANISH_NUMBER_LABEL, SPANISH_QR, spanishTitle } from '../es/receipt.ts
 export const VERIFACTU_RECEIPT: ReceiptFacts = {
   language: 'es',
   title: spanishTitle,
+  duplicate: SPANISH_DUPLICATE,
   labels: {},
   // NumSerieFactura: series and number in one (build.ts).
   number: { label: SPANISH_NUMBER_LABEL, value: ({ documentNumber }) => documentNumber },

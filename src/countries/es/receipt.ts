@@ -4,7 +4,7 @@
  * between 30 and 40 mm (FORMATS.md §1.3 and §2.6); the title the invoice type gives
  * (RD 1619/2012: art. 6 full invoice, art. 7 simplified, art. 15 corrective).
  */
-import type { Localized, ReceiptQrSpec, RenderHint, TransactionDraft } from '../types.ts';
+import type { Localized, ReceiptFacts, ReceiptQrSpec, RenderHint, TransactionDraft } from '../types.ts';
 import { readSpanishInvoiceType } from './invoice.ts';
 
 /** "Factura n.º": the number and series of a Spanish invoice (RD 1619/2012 art. 6.1.a, 7.1.a). */
@@ -31,3 +31,13 @@ export function spanishTitle(_hints: readonly RenderHint[], tx: TransactionDraft
   if (type === 'F2') return SIMPLIFIED;
   return type === 'R5' ? RECTIFYING_SIMPLIFIED : RECTIFYING;
 }
+
+/**
+ * A reprint of a Spanish invoice is a duplicate, and says so: RD 1619/2012 art. 14.3 ("Los
+ * duplicados deberán hacer constar la expresión «duplicado»"). The number is ours (the
+ * copy counter of POST …/receipt/duplicate); nothing is journaled: the invoice record
+ * itself is unchanged, and no Spanish system records reprints.
+ */
+export const SPANISH_DUPLICATE: NonNullable<ReceiptFacts['duplicate']> = {
+  label: (copy) => ({ es: `DUPLICADO n.º ${copy}`, en: `DUPLICATE no. ${copy}` }),
+};

@@ -23,4 +23,11 @@ export const SAFT_RECEIPT: ReceiptFacts = {
     atcud: { pt: 'ATCUD:', en: 'ATCUD:' },
   },
   qr: { qr: { errorCorrectionLevel: 'M', minVersion: QR_MIN_VERSION, sizeMm: 30 } },
+  // A reprint is marked "2.ª via" (second copy), as Portuguese certified software prints
+  // reprints (the AT's FAQs on annulled documents speak of the "2.ª via" printed
+  // afterwards); it is the same wording for every reprint, the number is in X-Receipt-Copy.
+  // The SAF-T document is unchanged and the file has no place for reprints: nothing is journaled.
+  duplicate: {
+    label: () => ({ pt: '2.ª via', en: 'Reprint (2.ª via)' }),
+  },
 };

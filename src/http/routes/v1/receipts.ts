@@ -49,7 +49,7 @@ export function receiptRoutes(app: FastifyInstance, s: { receipts: ReceiptServic
     config: { permission: 'transactions:write' },
     schema: {
       tags: ['transactions'], security: [{ bearer: [] }], params: IdParams, querystring,
-      summary: 'A numbered duplicate of the receipt (a reprint), for systems whose law wants reprints marked and counted (France: "DUPLICATA n° k"); the copy number is in X-Receipt-Copy.',
+      summary: 'A numbered duplicate of the receipt (a reprint), for systems whose law wants reprints marked and counted (France "DUPLICATA n° k", Spain "DUPLICADO n.º k", Portugal "2.ª via"); the copy number is in X-Receipt-Copy.',
       response: { 200: receiptBody, 400: ErrorBody, 404: ErrorBody, ...authErrors },
     },
   }, async (req, reply) => {
