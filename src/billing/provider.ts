@@ -9,9 +9,18 @@ import type { BillingInterval } from '../store/repos/subscriptions-repo.ts';
  */
 export interface BillingProvider {
   readonly name: string;
-  createCustomer(input: { accountId: string; companyName: string; email: string; paymentMethodId: string }): Promise<{ customerId: string }>;
+  /**
+   * `renewalOf`: when the account subscribes again after a suspension, the provider id of the
+   * subscription it replaces (so a provider's idempotency keys tell the two apart, and a
+   * retried renewal still makes one customer). Absent for the account's first subscription.
+   */
+  createCustomer(input: { accountId: string; companyName: string; email: string; paymentMethodId: string; renewalOf?: string | undefined }): Promise<{ customerId: string }>;
   /** A recurring charge of `periodAmount` every `interval`. */
-  createSubscription(input: { customerId: string; accountId: string; periodAmount: number; interval: BillingInterval }): Promise<{ subscriptionId: string }>;
+  createSubscription(input: {
+    customerId: string; accountId: string; periodAmount: number; interval: BillingInterval; renewalOf?: string | undefined;
+  }): Promise<{ subscriptionId: string }>;
+  /** Ends a recurring charge at once (the one a renewal replaces). One that has already ended is not an error. */
+  cancelSubscription(input: { subscriptionId: string }): Promise<void>;
   /** The recurring charge from the next period on, and the prorated line for the rest of this one (0: none). */
   changeSubscription(input: {
     customerId: string; subscriptionId: string; periodAmount: number; interval: BillingInterval; prorationAmount: number; description: string;
@@ -29,5 +38,6 @@ export function createEmbeddedBillingProvider(): BillingProvider {
     createCustomer: async () => ({ customerId: id('emb_cus_') }),
     createSubscription: async () => ({ subscriptionId: id('emb_sub_') }),
     changeSubscription: async () => ({ prorationRef: null }),
+    cancelSubscription: async () => {},
   };
 }

@@ -2,9 +2,14 @@
  * The billing provider's events (spec "Inbound billing-provider receiver",
  * `POST /v1/webhooks/stripe`): signature checked (./signature.ts), then each event id
  * applied once:
- * - `invoice.payment_succeeded`: a suspended account is restored (a cancelled one stays);
+ * - `invoice.payment_succeeded`: an account suspended because a payment failed is restored
+ *   (one whose subscription was deleted is not: it subscribes again; a cancelled one stays);
  * - `invoice.payment_failed`, `customer.subscription.deleted`: an active account is
- *   suspended and its billing e-mail told why (email/mailer.ts, through the outbox);
+ *   suspended and its billing contact told why (email/mailer.ts, through the outbox); a
+ *   deletion also turns a payment-failed suspension into a subscription-cancelled one;
+ * - events come in any order (a provider retries for days): one older (its `created`) than
+ *   the latest that changed the account, or about a subscription the account has since
+ *   replaced, changes nothing (`unchanged`);
  * - `customer.subscription.updated`: logged;
  * - any other type: recorded and answered 200 (the provider would otherwise retry it).
  *
@@ -37,14 +42,15 @@ export const SUSPENDING_EVENTS: Record<string, { reason: string; subject: string
     reason: 'payment failed',
     subject: 'Your Fiscalization API account is suspended: payment failed',
     text: (name) => `Hello ${name},\n\nthe payment of your latest invoice failed, so your account is suspended: ` +
-      'its API keys are refused (403) until the invoice is paid. Update your payment method in the customer portal; ' +
-      'the account is restored as soon as the payment succeeds.\n',
+      'its API keys are refused (403) until the invoice is paid. The account is restored as soon as the payment succeeds; ' +
+      'to pay with another payment method, subscribe again in the customer portal (or POST /v1/subscriptions), ' +
+      'which replaces the unpaid subscription.\n',
   },
   'customer.subscription.deleted': {
     reason: 'subscription cancelled',
     subject: 'Your Fiscalization API account is suspended: subscription cancelled',
     text: (name) => `Hello ${name},\n\nyour subscription has ended, so your account is suspended: ` +
-      'its API keys are refused (403). Subscribe again in the customer portal to restore it.\n',
+      'its API keys are refused (403). Subscribe again in the customer portal (or POST /v1/subscriptions) to restore it.\n',
   },
 };
 export const RESTORING_EVENT = 'invoice.payment_succeeded';
@@ -76,8 +82,14 @@ export interface BillingReceipt {
 interface ProviderEvent {
   id: string;
   type: string;
+  /** The provider's creation time (`created`, Unix seconds), when given. */
+  created: Date | undefined;
   object: Record<string, unknown>;
 }
+
+/** The reason a payment failure suspends with: the one a later payment lifts. */
+const PAYMENT_FAILED = SUSPENDING_EVENTS['invoice.payment_failed']!.reason;
+const SUBSCRIPTION_DELETED = 'customer.subscription.deleted';
 
 const obj = (v: unknown): Record<string, unknown> | undefined =>
   v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
@@ -93,10 +105,24 @@ function parseEvent(raw: string): ProviderEvent {
   const id = e?.id;
   const type = e?.type;
   if (typeof id !== 'string' || id.length === 0 || id.length > 255 || id.includes('\0')) throw badRequest('invalid payload');
-  if (typeof type !== 'string' || type.length === 0 || type.length > 255) throw badRequest('invalid payload');
+  // No NUL in what is stored (PostgreSQL text cannot hold one).
+  if (typeof type !== 'string' || type.length === 0 || type.length > 255 || type.includes('\0')) throw badRequest('invalid payload');
   const object = obj(obj(e!.data)?.object);
   if (!object) throw badRequest('invalid payload');
-  return { id, type, object };
+  const created = typeof e!.created === 'number' && Number.isFinite(e!.created) && e!.created > 0 && e!.created < 1e11
+    ? new Date(e!.created * 1000) : undefined;
+  return { id, type, created, object };
+}
+
+/** The provider subscription an event is about, when it names one (a subscription, or an invoice of one). */
+function subscriptionOf(e: ProviderEvent): string | undefined {
+  const o = e.object;
+  const candidates = [
+    o.object === 'subscription' ? o.id : undefined,
+    o.subscription,
+    obj(obj(o.parent)?.subscription_details)?.subscription,
+  ];
+  return candidates.find((c): c is string => typeof c === 'string' && c !== '');
 }
 
 /** metadata.account_id on the object, or on the invoice's subscription details (both places the provider copies it). */
@@ -141,20 +167,32 @@ export function createBillingReceiver(deps: BillingReceiverDeps) {
   /** The event's effect; `mail`: the outbox id of the e-mail it queued. */
   async function apply(tx: Queryable, e: ProviderEvent, accountId: string, now: Date): Promise<{ outcome: BillingOutcome; mail?: string }> {
     const suspending = SUSPENDING_EVENTS[e.type];
+    if (!suspending && e.type !== RESTORING_EVENT) return { outcome: 'logged' };
+    // The row lock orders two events of one account; the second sees what the first did.
+    const account = await accountsRepo.get(tx, accountId, true);
+    if (!account) return { outcome: 'unchanged' };
+    const at = e.created ?? now;
+    // Older than what we applied changes nothing. In whole seconds (the provider's `created`
+    // has no more), so an event of the same second as a renewal still counts.
+    if (account.billing_event_at && at.getTime() < Math.floor(account.billing_event_at.getTime() / 1000) * 1000) return { outcome: 'unchanged' };
+    const subscription = await subscriptionsRepo.getByAccount(tx, accountId);
+    const about = subscriptionOf(e);
+    if (about !== undefined && subscription && about !== subscription.billing_subscription_id) return { outcome: 'unchanged' }; // a replaced subscription
     if (suspending) {
-      const account = await accountsRepo.suspendIfActive(tx, accountId, suspending.reason, now);
-      if (!account) return { outcome: 'unchanged' }; // already suspended or cancelled: no second e-mail
+      let changed = await accountsRepo.suspendIfActive(tx, accountId, suspending.reason, now, at);
+      // Deleted while suspended for a failed payment: a payment no longer lifts it, and the e-mail says what does.
+      if (!changed && e.type === SUBSCRIPTION_DELETED) changed = await accountsRepo.resuspend(tx, accountId, PAYMENT_FAILED, suspending.reason, now, at);
+      if (!changed) return { outcome: 'unchanged' }; // already suspended (so), or cancelled: no second e-mail
       // The subscription says so too (spec: Subscription status `active` | `suspended`).
       await subscriptionsRepo.setStatus(tx, accountId, 'suspended', now);
-      const mail = await deps.mailer.enqueue(tx, { accountId, to: account.billing_email, subject: suspending.subject, text: suspending.text(account.name) });
+      // The billing contact the subscription names, else the sign-up's.
+      const to = subscription?.billing_email ?? changed.billing_email;
+      const mail = await deps.mailer.enqueue(tx, { accountId, to, subject: suspending.subject, text: suspending.text(changed.name) });
       return { outcome: 'suspended', mail };
     }
-    if (e.type === RESTORING_EVENT) {
-      if (!(await accountsRepo.restoreIfSuspended(tx, accountId, now))) return { outcome: 'unchanged' };
-      await subscriptionsRepo.setStatus(tx, accountId, 'active', now);
-      return { outcome: 'restored' };
-    }
-    return { outcome: 'logged' };
+    if (!(await accountsRepo.restoreIfSuspended(tx, accountId, now, { reason: PAYMENT_FAILED, eventAt: at }))) return { outcome: 'unchanged' };
+    await subscriptionsRepo.setStatus(tx, accountId, 'active', now);
+    return { outcome: 'restored' };
   }
 
   async function receive(input: { signature: string | undefined; body: string }): Promise<BillingReceipt> {

@@ -59,6 +59,22 @@ describe('Stripe billing provider (against a local fake of the API)', () => {
     expect(b.customerId).toBe(a.customerId);
   });
 
+  it('a renewal after a suspension is a new customer and subscription (its own idempotency keys); cancelling the old one twice is not an error', async () => {
+    const p = createStripeBillingProvider({ apiKey: fake.key, apiBaseUrl: fake.url, productId: 'prod_given' });
+    const first = await p.createCustomer({ accountId: 'acc-6', companyName: 'X', email: 'x@example.com', paymentMethodId: 'pm_1' });
+    const { subscriptionId: old } = await p.createSubscription({ customerId: first.customerId, accountId: 'acc-6', periodAmount: 15_000, interval: 'month' });
+    const before = fake.calls.length;
+    const renewed = await p.createCustomer({ accountId: 'acc-6', companyName: 'X', email: 'x@example.com', paymentMethodId: 'pm_2', renewalOf: old });
+    const { subscriptionId } = await p.createSubscription({ customerId: renewed.customerId, accountId: 'acc-6', periodAmount: 15_000, interval: 'month', renewalOf: old });
+    expect(renewed.customerId).not.toBe(first.customerId);
+    expect(subscriptionId).not.toBe(old);
+    expect(fake.calls.slice(before).map((c) => c.idempotencyKey)).toEqual([`customer-acc-6-renewing-${old}`, `subscription-acc-6-renewing-${old}`]);
+    await p.cancelSubscription({ subscriptionId: old });
+    expect(fake.subscriptions.get(old)).toMatchObject({ status: 'canceled' });
+    await p.cancelSubscription({ subscriptionId: old }); // already over: nothing sent
+    expect(fake.calls.filter((c) => c.method === 'DELETE')).toHaveLength(1);
+  });
+
   it('a wrong key and a declined card are errors', async () => {
     const wrong = createStripeBillingProvider({ apiKey: 'sk_test_wrong', apiBaseUrl: fake.url });
     await expect(wrong.createCustomer({ accountId: 'acc-4', companyName: 'X', email: 'x@example.com', paymentMethodId: 'pm_1' })).rejects.toThrow(/Invalid API Key/);

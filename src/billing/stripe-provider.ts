@@ -42,23 +42,29 @@ export function createStripeBillingProvider(opts: StripeProviderOptions): Billin
 
   return {
     name: 'stripe',
-    async createCustomer({ accountId, companyName, email, paymentMethodId }) {
+    async createCustomer({ accountId, companyName, email, paymentMethodId, renewalOf }) {
       const stripe = await client();
       const c = await stripe.customers.create({
         name: companyName, email, payment_method: paymentMethodId,
         invoice_settings: { default_payment_method: paymentMethodId },
         metadata: { account_id: accountId },
-      }, { idempotencyKey: `customer-${accountId}` });
+      }, { idempotencyKey: `customer-${accountId}${renewalOf ? `-renewing-${renewalOf}` : ''}` });
       return { customerId: c.id };
     },
-    async createSubscription({ customerId, accountId, periodAmount, interval }) {
+    async createSubscription({ customerId, accountId, periodAmount, interval, renewalOf }) {
       const stripe = await client();
       const s = await stripe.subscriptions.create({
         customer: customerId,
         items: [{ price_data: { currency: 'eur', product: await productId(), unit_amount: periodAmount, recurring: { interval } }, quantity: 1 }],
         metadata: { account_id: accountId },
-      }, { idempotencyKey: `subscription-${accountId}` });
+      }, { idempotencyKey: `subscription-${accountId}${renewalOf ? `-renewing-${renewalOf}` : ''}` });
       return { subscriptionId: s.id };
+    },
+    async cancelSubscription({ subscriptionId }) {
+      const stripe = await client();
+      const current = await stripe.subscriptions.retrieve(subscriptionId);
+      if (current.status === 'canceled' || current.status === 'incomplete_expired') return; // already over
+      await stripe.subscriptions.cancel(subscriptionId);
     },
     async changeSubscription({ customerId, subscriptionId, periodAmount, interval, prorationAmount, description }) {
       const stripe = await client();

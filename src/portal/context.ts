@@ -20,6 +20,7 @@ export interface PortalCaller {
 export const NOTICES: Record<string, string> = {
   signed_out: 'You are signed out.',
   location_created: 'Location created.',
+  subscribed: 'Subscribed: the subscription is active.',
   location_saved: 'Location saved.',
   location_deactivated: 'Location deactivated.',
   location_activated: 'Location active again.',

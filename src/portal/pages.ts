@@ -114,6 +114,45 @@ export function registerPages(app: FastifyInstance, s: PortalServices): void {
   const { rt } = s;
 
   // ---- account: onboarding, subscription, usage -------------------------------------------
+  /**
+   * Subscribe (no subscription yet), or subscribe again when the subscription is suspended:
+   * the merchant's way back after a failed payment or a deleted subscription (the suspension
+   * e-mails send them here). The same service as POST /v1/subscriptions.
+   */
+  function subscribeForm(c: PortalCaller, values: Form = {}, error?: string): SafeHtml {
+    const on = error ? fieldOfMessage(error, ['company_name', 'billing_email', 'payment_method_id', 'merchant_count', 'billing_interval']) : undefined;
+    const err = (k: string) => (on === k ? error : undefined);
+    return html`
+${error && !on ? html`<p class="alert" role="alert">${error}</p>` : ''}
+<form class="stack" method="post" action="/portal/account/subscription" novalidate>
+<input type="hidden" name="_csrf" value="${c.csrf}">
+${field({ name: 'company_name', label: 'Company name', value: str(values, 'company_name'), error: err('company_name'), required: true })}
+${field({ name: 'billing_email', label: 'Billing e-mail', value: str(values, 'billing_email'), error: err('billing_email'), required: true })}
+${field({ name: 'payment_method_id', label: 'Payment method id', value: str(values, 'payment_method_id'), error: err('payment_method_id'), required: true, hint: 'The id your billing provider gave the card or mandate (e.g. pm_…).' })}
+${field({ name: 'merchant_count', label: 'Merchants', value: str(values, 'merchant_count') || '1', error: err('merchant_count'), required: true })}
+${select({ name: 'billing_interval', label: 'Billing', options: [['month', 'Monthly'], ['year', 'Yearly (ten months)']], value: str(values, 'billing_interval') || 'month', error: err('billing_interval') })}
+<div><button type="submit">Subscribe</button></div>
+</form>`;
+  }
+
+  app.post('/account/subscription', { config: { allowInactiveAccount: 'suspended' } }, async (req, reply) => {
+    const c = callerOf(req);
+    const f = formOf(req);
+    try {
+      const count = str(f, 'merchant_count').trim();
+      await s.subscriptions.create(c.auth, {
+        company_name: str(f, 'company_name'), billing_email: str(f, 'billing_email'), payment_method_id: str(f, 'payment_method_id'),
+        // Not a whole number: the service's own message (merchant_count must be …).
+        merchant_count: /^\d{1,9}$/.test(count) ? Number(count) : Number.NaN,
+        billing_interval: (str(f, 'billing_interval') || 'month') as 'month' | 'year',
+      });
+    } catch (err) {
+      const message = formError(err, reply);
+      return render(reply, { c, title: 'Subscribe', section: 'account' }, html`<section class="card"><h2>Subscribe</h2>${subscribeForm(c, f, message)}</section>`);
+    }
+    return reply.redirect('/portal/account?notice=subscribed', 303);
+  });
+
   app.get('/account', { config: { allowInactiveAccount: true } }, async (req, reply) => {
     const c = callerOf(req);
     const q = req.query as { period?: string };
@@ -131,7 +170,7 @@ export function registerPages(app: FastifyInstance, s: PortalServices): void {
       usage = await s.usage.usage(c.auth, {});
     }
     return render(reply, { c, title: 'Account', section: 'account', notice: noticeOf(req) }, html`
-${c.auth.accountStatus !== 'active' ? html`<p class="alert" role="alert">This account is ${c.auth.accountStatus}: only this page is available.</p>` : ''}
+${c.auth.accountStatus !== 'active' ? html`<p class="alert" role="alert">This account is ${c.auth.accountStatus}: only this page is available.${c.auth.accountStatus === 'suspended' ? ' Subscribe again below to restore it.' : ''}</p>` : ''}
 <section class="card" aria-labelledby="h-onboarding">
 <h2 id="h-onboarding">Getting started (${onboarding.completed_steps} of ${onboarding.total_steps})</h2>
 <ul class="checklist">${onboarding.steps.map((st) => html`<li>${st.done ? html`<span class="status status-success">done</span>` : html`<span class="status status-pending">to do</span>`} ${STEP_LABELS[st.step] ?? st.step}${st.done ? html` <span class="muted">(${when(st.done_at)})</span>` : ''}</li>`)}</ul>
@@ -144,7 +183,9 @@ ${subscription ? html`<dl class="facts">
 <dt>Merchants</dt><dd>${subscription.merchant_count} (tier ${subscription.current_tier})</dd>
 <dt>Price</dt><dd>${money(subscription.period_amount, subscription.currency)} per ${subscription.billing_interval}</dd>
 <dt>Current period</dt><dd>${when(subscription.current_period_start)} – ${when(subscription.current_period_end)}</dd>
-</dl>` : html`<p>No subscription yet: test keys work without one; live transactions need one (<code>POST /v1/subscriptions</code>).</p>`}
+</dl>` : html`<p>No subscription yet: test keys work without one; live use is billed by subscription (here, or <code>POST /v1/subscriptions</code>).</p>`}
+${(!subscription || subscription.status === 'suspended') && c.auth.accountStatus !== 'cancelled'
+    ? html`${subscription ? html`<h3>Subscribe again</h3><p>A new subscription replaces the suspended one, and the account is active again at once.</p>` : ''}${subscribeForm(c)}` : ''}
 </section>
 <section class="card" aria-labelledby="h-usage">
 <h2 id="h-usage">Usage in ${usage.period}</h2>

@@ -24,6 +24,7 @@ import { ApiError, forbidden } from '../core/errors.ts';
 import type { Runtime } from '../runtime.ts';
 import type { ApiKeyService } from '../services/api-keys.ts';
 import type { AuthContext } from '../services/auth-context.ts';
+import { accountMayCall } from '../http/hooks/auth.ts';
 import type { PortalSessionService } from '../services/portal-sessions.ts';
 import { PORTAL_SESSION_TTL_MS } from '../services/portal-sessions.ts';
 import { createRetryQueueService } from '../services/retry-queue.ts';
@@ -147,7 +148,7 @@ export async function portalPlugin(app: FastifyInstance, o: PortalOptions): Prom
     }
     req.portalCaller = { auth, csrf: reply.generateCsrf() };
     // As on the API: a suspended or cancelled account sees only its account page (to see why).
-    if (auth.accountStatus !== 'active' && !req.routeOptions.config.allowInactiveAccount) throw forbidden(`account is ${auth.accountStatus}`);
+    if (!accountMayCall(auth.accountStatus, req.routeOptions.config.allowInactiveAccount)) throw forbidden(`account is ${auth.accountStatus}`);
   });
 
   app.get('/assets/portal.css', { config: { portalOpen: true } }, async (_req, reply) =>

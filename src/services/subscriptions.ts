@@ -4,6 +4,7 @@ import { newId } from '../core/ids.ts';
 import { DEFAULT_PRICES, MAX_MERCHANT_COUNT, periodAt, prorate, quote, type PriceList } from '../billing/pricing.ts';
 import type { BillingProvider } from '../billing/provider.ts';
 import { isUniqueViolation } from '../store/db.ts';
+import { accountsRepo } from '../store/repos/accounts-repo.ts';
 import { locationsRepo } from '../store/repos/locations-repo.ts';
 import { subscriptionsRepo, type BillingInterval, type BillingLedgerRow, type SubscriptionRow } from '../store/repos/subscriptions-repo.ts';
 import type { AccountTiers } from './account-tiers.ts';
@@ -121,35 +122,67 @@ export function createSubscriptionService(deps: Deps, o: { provider: BillingProv
     const interval = input.billing_interval ?? 'month';
     if (interval !== 'month' && interval !== 'year') throw badRequest('billing_interval must be "month" or "year"');
 
-    if (await subscriptionsRepo.getByAccount(db, auth.accountId)) throw conflict('subscription already exists');
+    // One subscription per account: 409 while it is active. A suspended one (its payment
+    // failed, or the provider deleted it) is replaced: the merchant's way back.
+    const previous = await subscriptionsRepo.getByAccount(db, auth.accountId);
+    if (previous?.status === 'active') throw conflict('subscription already exists');
+    const renewalOf = previous?.billing_subscription_id;
     const now = clock.now();
     const q = quote(merchantCount, interval, await locationsRepo.countActive(db, auth.accountId), prices);
     const { customerId } = await atProvider(deps, 'create customer', () =>
-      o.provider.createCustomer({ accountId: auth.accountId, companyName, email, paymentMethodId }));
+      o.provider.createCustomer({ accountId: auth.accountId, companyName, email, paymentMethodId, renewalOf }));
     const { subscriptionId } = await atProvider(deps, 'create subscription', () =>
-      o.provider.createSubscription({ customerId, accountId: auth.accountId, periodAmount: q.periodAmount, interval }));
+      o.provider.createSubscription({ customerId, accountId: auth.accountId, periodAmount: q.periodAmount, interval, renewalOf }));
     const period = periodAt(now, interval, now);
     const row: SubscriptionRow = {
-      id: `sub_${randomBytes(12).toString('hex')}`, account_id: auth.accountId, company_name: companyName, billing_email: email,
+      id: previous?.id ?? `sub_${randomBytes(12).toString('hex')}`, account_id: auth.accountId, company_name: companyName, billing_email: email,
       payment_method_id: paymentMethodId, billing_customer_id: customerId, billing_subscription_id: subscriptionId, status: 'active',
       merchant_count: merchantCount, billing_interval: interval, current_tier: q.tier, monthly_amount: q.monthlyAmount,
       period_start: period.start, period_end: period.end, created_at: now, updated_at: now,
     };
+    let stored: boolean;
     try {
-      await db.transaction(async (tx) => {
-        await subscriptionsRepo.insert(tx, row);
+      stored = await db.transaction(async (tx) => {
+        if (previous) {
+          // Only the suspended row we read: a concurrent renewal that got there first wins.
+          if (!(await subscriptionsRepo.renew(tx, row))) return false;
+        } else {
+          await subscriptionsRepo.insert(tx, row);
+        }
+        // A suspended account is active again at once (every node hears it through the
+        // accounts change feed); a later billing event older than now changes nothing.
+        await accountsRepo.restoreIfSuspended(tx, auth.accountId, now);
         await subscriptionsRepo.appendLine(tx, line(row, {
-          kind: 'period_charge', description: `first ${interval}: ${merchantCount} merchants, ${q.tier}`, amount: q.periodAmount,
-          from: null, remaining: null, ref: subscriptionId, now,
+          kind: 'period_charge', description: `${previous ? 'renewed, first' : 'first'} ${interval}: ${merchantCount} merchants, ${q.tier}`,
+          amount: q.periodAmount, from: null, remaining: null, ref: subscriptionId, now,
         }));
+        return true;
       });
     } catch (err) {
       // Two POSTs at once: the unique account_id lets one in.
-      if (isUniqueViolation(err)) throw conflict('subscription already exists');
-      throw err;
+      if (!isUniqueViolation(err)) throw err;
+      stored = false;
     }
+    if (!stored) {
+      await cancelQuietly(subscriptionId, 'a concurrent subscription won');
+      throw conflict('subscription already exists');
+    }
+    // The replaced subscription stops charging (a deleted one has already stopped).
+    if (renewalOf) await cancelQuietly(renewalOf, 'replaced by a renewal');
     o.tiers.forget(auth.accountId);
     return toView(row, prices);
+  }
+
+  /**
+   * Ends a provider subscription we no longer keep. Not the request's failure: what we
+   * stored stands, and an operator sees the log line (the provider would keep charging it).
+   */
+  async function cancelQuietly(subscriptionId: string, why: string): Promise<void> {
+    try {
+      await o.provider.cancelSubscription({ subscriptionId });
+    } catch (err) {
+      deps.log.error({ err, subscriptionId }, `billing provider: cancelling a subscription (${why}) failed; cancel it at the provider`);
+    }
   }
 
   async function changeMerchantCount(auth: AuthContext, input: { merchant_count?: number }): Promise<SubscriptionView & { proration: ProrationView }> {

@@ -257,6 +257,74 @@ describe('suspension and restoration across nodes', () => {
       .toMatchObject({ enforcement: { state: 'suspended', reason: 'subscription cancelled' } });
   });
 
+  it('events apply in the order the provider made them: an older one that arrives later changes nothing', async () => {
+    const { accountId, key } = await a.signup();
+    const at = (type: string, created: number) => ({ ...event(type, accountId), created });
+    const t0 = Math.floor(Date.now() / 1000);
+    expect((await deliver(a, at('invoice.payment_failed', t0 - 300))).json()).toMatchObject({ outcome: 'suspended' });
+    expect((await deliver(a, at('invoice.payment_succeeded', t0 - 100))).json()).toMatchObject({ outcome: 'restored' });
+    // The failure of an invoice before the paid one, delivered late: still active.
+    expect((await deliver(a, at('invoice.payment_failed', t0 - 200))).json()).toMatchObject({ outcome: 'unchanged' });
+    expect((await a.request({ method: 'GET', url: '/v1/account/status', key })).json()).toMatchObject({ status: 'active' });
+  });
+
+  it('a deleted subscription is not revived by a payment; deleted while a payment had failed, the reason and the e-mail change', async () => {
+    const { accountId, key } = await a.signup();
+    const made = await a.request({ method: 'POST', url: '/v1/subscriptions', key, payload: { company_name: 'Acme', billing_email: 'bill@acme.example', payment_method_id: 'pm_1', merchant_count: 2 } });
+    expect(made.statusCode, made.body).toBe(201);
+    const t0 = Math.floor(Date.now() / 1000);
+    expect((await deliver(a, { ...event('invoice.payment_failed', accountId), created: t0 + 1 })).json()).toMatchObject({ outcome: 'suspended' });
+    expect((await deliver(a, { ...event('customer.subscription.deleted', accountId), created: t0 + 2 })).json()).toMatchObject({ outcome: 'suspended' });
+    const status = async () => (await a.request({ method: 'GET', url: '/v1/account/status', key })).json();
+    expect(await status()).toMatchObject({ status: 'suspended', enforcement: { reason: 'subscription cancelled' } });
+    // Both e-mails, to the billing contact the subscription names.
+    const mails = await emailOutboxRepo.listForAccount(db, accountId);
+    expect(mails.map((m) => [m.to_address, m.subject])).toEqual([
+      ['bill@acme.example', 'Your Fiscalization API account is suspended: payment failed'],
+      ['bill@acme.example', 'Your Fiscalization API account is suspended: subscription cancelled'],
+    ]);
+    // A payment (of an older invoice, settled late) does not bring a deleted subscription back.
+    expect((await deliver(a, { ...event('invoice.payment_succeeded', accountId), created: t0 + 3 })).json()).toMatchObject({ outcome: 'unchanged' });
+    expect(await status()).toMatchObject({ status: 'suspended' });
+    expect((await a.request({ method: 'GET', url: '/v1/subscriptions', key })).json()).toMatchObject({ status: 'suspended' });
+  });
+
+  it('a suspended merchant subscribes again: the subscription is replaced, the account active at once; events of the old one change nothing', async () => {
+    const { accountId, key } = await a.signup();
+    const body = { company_name: 'Acme', billing_email: 'bill@acme.example', payment_method_id: 'pm_old', merchant_count: 2 };
+    const first = (await a.request({ method: 'POST', url: '/v1/subscriptions', key, payload: body })).json();
+    // While it is active, a second one is a 409.
+    expect((await a.request({ method: 'POST', url: '/v1/subscriptions', key, payload: body })).json()).toEqual({ error: 'subscription already exists' });
+    expect((await deliver(a, event('customer.subscription.deleted', accountId, eventId(), { id: first.billing_subscription_id }))).json()).toMatchObject({ outcome: 'suspended' });
+    await synced();
+    expect((await locations(a, key)).json()).toEqual({ error: 'account is suspended' });
+    // The way back: read the subscription, subscribe again (new payment method, another tier).
+    expect((await a.request({ method: 'GET', url: '/v1/subscriptions', key })).json()).toMatchObject({ status: 'suspended' });
+    const again = await a.request({ method: 'POST', url: '/v1/subscriptions', key, payload: { ...body, payment_method_id: 'pm_new', merchant_count: 12 } });
+    expect(again.statusCode, again.body).toBe(201);
+    const renewed = again.json();
+    expect(renewed).toMatchObject({ id: first.id, status: 'active', merchant_count: 12, current_tier: 'growth' });
+    expect(renewed.billing_subscription_id).not.toBe(first.billing_subscription_id);
+    await synced();
+    expect((await locations(a, key)).statusCode).toBe(200);
+    expect((await a.request({ method: 'GET', url: '/v1/account/status', key })).json()).toMatchObject({ status: 'active', enforcement: { state: 'ok' } });
+    // The ledger keeps both first charges, on the one subscription.
+    const ledger = (await db.query<{ description: string }>('SELECT description FROM billing_ledger WHERE account_id = $1 ORDER BY created_at', [accountId])).rows;
+    expect(ledger.map((l) => l.description)).toEqual(['first month: 2 merchants, starter', 'renewed, first month: 12 merchants, growth']);
+    // A late failure of the replaced subscription's invoice: nothing happens.
+    const late = event('invoice.payment_failed', accountId, eventId(), { subscription: first.billing_subscription_id });
+    expect((await deliver(a, { ...late, created: Math.floor(Date.now() / 1000) + 5 })).json()).toMatchObject({ outcome: 'unchanged' });
+    // The new one's does suspend.
+    const current = event('invoice.payment_failed', accountId, eventId(), { subscription: renewed.billing_subscription_id });
+    expect((await deliver(a, { ...current, created: Math.floor(Date.now() / 1000) + 6 })).json()).toMatchObject({ outcome: 'suspended' });
+  });
+
+  it('a NUL in the event type is a 400 invalid payload, never a 500', async () => {
+    const res = await deliver(a, { id: eventId(), type: 'x\u0000', data: { object: {} } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'invalid payload' });
+  });
+
   it('a cancelled account is neither restored by a payment nor suspended', async () => {
     const { accountId } = await a.signup();
     await db.query("UPDATE accounts SET status = 'cancelled' WHERE id = $1", [accountId]);

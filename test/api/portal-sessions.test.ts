@@ -176,12 +176,21 @@ describe('ending a session', () => {
     }
   });
 
-  it('a suspended account\'s session gets 403 like its keys', async () => {
+  it('a suspended account\'s session gets 403 like its keys, except on its way back (subscribing) and its consents', async () => {
     const { key, accountId } = await t.signup();
     const { token } = await open(key);
     await accountsRepo.setStatus(t.db, accountId, 'suspended', 'payment failed', clock.now());
-    const res = await consents(t, token);
+    const res = await t.request({ method: 'PATCH', url: '/v1/subscriptions', key: token, payload: { merchant_count: 2 } });
     expect(res.statusCode).toBe(403);
     expect(res.json()).toEqual({ error: 'account is suspended' });
+    expect((await consents(t, token)).statusCode).toBe(200);
+    expect((await t.request({ method: 'GET', url: '/v1/subscriptions', key: token })).statusCode).toBe(404);
+    // A new session can still be opened (the portal is where the merchant subscribes again).
+    expect((await t.request({ method: 'POST', url: '/v1/portal/sessions', key })).statusCode).toBe(201);
+    // Cancelled is final: no way back through the API. (The session is read from the store at
+    // each request; the key's cache hears the change through the change feed, a moment later.)
+    await accountsRepo.setStatus(t.db, accountId, 'cancelled', null, clock.now());
+    expect((await t.request({ method: 'GET', url: '/v1/subscriptions', key: token })).json()).toEqual({ error: 'account is cancelled' });
+    expect((await t.request({ method: 'POST', url: '/v1/subscriptions', key: token, payload: {} })).json()).toEqual({ error: 'account is cancelled' });
   });
 });

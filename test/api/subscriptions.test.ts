@@ -308,6 +308,21 @@ describe('with the Stripe provider (a local fake of the billing API)', () => {
     clock.set('2026-04-01T00:00:00.000Z');
   });
 
+  it('subscribing again after a failed payment: a new customer and subscription there, the unpaid one cancelled', async () => {
+    const { key, accountId } = await s.signup();
+    const first = (await post(s, key, body())).json();
+    await subscriptionsRepo.setStatus(db, accountId, 'suspended', clock.now());
+    await db.query("UPDATE accounts SET status = 'suspended', status_reason = 'payment failed' WHERE id = $1", [accountId]);
+    await s.rt.changes.sync();
+    const again = await post(s, key, body({ payment_method_id: 'pm_card_mastercard' }));
+    expect(again.statusCode, again.body).toBe(201);
+    const renewed = again.json();
+    expect(fake.customers.get(renewed.billing_customer_id)).toMatchObject({ payment_method: 'pm_card_mastercard' });
+    expect(fake.subscriptions.get(renewed.billing_subscription_id)).toMatchObject({ status: 'active' });
+    expect(fake.subscriptions.get(first.billing_subscription_id)).toMatchObject({ status: 'canceled' });
+    expect((await db.query('SELECT status FROM accounts WHERE id = $1', [accountId])).rows[0]).toEqual({ status: 'active' });
+  });
+
   it('a provider refusal is a 502 and stores nothing', async () => {
     const { key } = await s.signup();
     fake.declineNext = true;

@@ -166,6 +166,25 @@ describe('sign-in and the session cookie', () => {
     expect(locations.statusCode).toBe(403);
     expect(locations.body).toContain('account is suspended');
   });
+
+  it('a suspended merchant subscribes again from its account page: the account is active at once', async () => {
+    const { client, accountId } = await signedIn();
+    await t.db.query(`UPDATE accounts SET status = 'suspended', status_reason = 'subscription cancelled' WHERE id = $1`, [accountId]);
+    const account = await client.get('/portal/account');
+    expect(account.body).toContain('Subscribe again below to restore it');
+    expect(account.body).toContain('action="/portal/account/subscription"');
+    // A refusal re-renders the form with the service's message.
+    const bad = await client.post('/portal/account/subscription', { company_name: 'Acme', billing_email: 'nope', payment_method_id: 'pm_1', merchant_count: '2', billing_interval: 'month' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('billing_email must be a valid email address');
+    const res = await client.post('/portal/account/subscription', { company_name: 'Acme', billing_email: 'bill@acme.example', payment_method_id: 'pm_1', merchant_count: '2', billing_interval: 'month' });
+    expect([res.statusCode, res.headers.location]).toEqual([303, '/portal/account?notice=subscribed']);
+    expect((await t.db.query('SELECT status FROM accounts WHERE id = $1', [accountId])).rows[0]).toEqual({ status: 'active' });
+    const after = await client.get('/portal/account?notice=subscribed');
+    expect(after.body).toContain('Subscribed: the subscription is active.');
+    expect(after.body).not.toContain('action="/portal/account/subscription"');
+    expect((await client.get('/portal/locations')).statusCode).toBe(200);
+  });
 });
 
 describe('CSRF', () => {

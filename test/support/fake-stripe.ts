@@ -10,7 +10,7 @@ import type { AddressInfo, Socket } from 'node:net';
  * `{error: {type, code, message}}`.
  *
  * Endpoints: POST /v1/products, POST /v1/customers, POST /v1/subscriptions,
- * GET|POST /v1/subscriptions/:id, POST /v1/invoiceitems. `declineNext` answers the next
+ * GET|POST|DELETE /v1/subscriptions/:id, POST /v1/invoiceitems. `declineNext` answers the next
  * call with a 402 card error (not retried by the client, like a real decline).
  */
 export interface FakeStripeCall {
@@ -92,6 +92,13 @@ export async function startFakeStripe(opts: { key?: string } = {}): Promise<Fake
       const s = state.subscriptions.get(sm[1]!) as ReturnType<typeof subscriptionObject> | undefined;
       if (!s) return missing('subscription', sm[1]);
       if (method === 'GET') return { status: 200, body: s };
+      if (method === 'DELETE') {
+        // Stripe's cancel: an already canceled subscription cannot be canceled again.
+        if (s.status === 'canceled') return { status: 400, body: { error: { type: 'invalid_request_error', message: 'A canceled subscription can only update its cancellation_details and metadata.' } } };
+        const canceled = { ...s, status: 'canceled' };
+        state.subscriptions.set(s.id, canceled);
+        return { status: 200, body: canceled };
+      }
       const itemId = ((body.items as Record<string, Record<string, unknown>> | undefined)?.['0']?.id as string | undefined) ?? id('si');
       const next = { ...subscriptionObject(s.id, s.customer, { ...body, metadata: s.metadata }, itemId), proration_behavior: body.proration_behavior };
       state.subscriptions.set(s.id, next);

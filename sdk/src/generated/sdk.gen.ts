@@ -541,7 +541,7 @@ export const updateSubscription = <ThrowOnError extends boolean = false>(options
 });
 
 /**
- * Subscribe: merchant count (sets the tier), billing interval, payment method
+ * Subscribe: merchant count (sets the tier), billing interval, payment method. A suspended subscription is replaced and the account restored; 409 while one is active
  */
 export const createSubscription = <ThrowOnError extends boolean = false>(options: Options<CreateSubscriptionData, ThrowOnError>) => (options.client ?? client).post<CreateSubscriptionResponses, CreateSubscriptionErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

@@ -14,8 +14,12 @@ export interface RouteAccess {
   signupLimited?: boolean;
   /** The permission a restricted key needs. */
   permission?: ActionPermission;
-  /** Reachable by a suspended or cancelled account (to see why). */
-  allowInactiveAccount?: boolean;
+  /**
+   * Reachable by an account that is not active: `true` for a suspended or cancelled one (to
+   * see why, to withdraw a consent), `'suspended'` for a suspended one only (its way back:
+   * subscribing again, the portal). Absent: 403 `account is <status>`.
+   */
+  allowInactiveAccount?: boolean | 'suspended';
   /**
    * A customer-portal endpoint: also accepts a portal session (`pss_…`, services/portal-sessions.ts).
    * Every other route refuses one (401).
@@ -28,6 +32,11 @@ declare module 'fastify' {
     auth: AuthContext | null;
   }
   interface FastifyContextConfig extends RouteAccess {}
+}
+
+/** Whether an account in this status may call a route with this `allowInactiveAccount`. */
+export function accountMayCall(status: AuthContext['accountStatus'], allow: RouteAccess['allowInactiveAccount']): boolean {
+  return status === 'active' || allow === true || (allow === 'suspended' && status === 'suspended');
 }
 
 /** The caller of an authenticated route; the hook guarantees it is set. */
@@ -61,7 +70,7 @@ export function registerAuth(app: FastifyInstance, apiKeys: ApiKeyService, rateL
       return;
     }
     const auth = await authenticate(req.headers.authorization, access?.portal === true);
-    if (auth.accountStatus !== 'active' && !access?.allowInactiveAccount) throw forbidden(`account is ${auth.accountStatus}`);
+    if (!accountMayCall(auth.accountStatus, access?.allowInactiveAccount)) throw forbidden(`account is ${auth.accountStatus}`);
     req.auth = auth;
     reply.headers(await rateLimits.forKey(auth));
     if (access?.permission && !hasPermission(auth.permissions, access.permission)) {

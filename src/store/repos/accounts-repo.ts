@@ -9,6 +9,8 @@ export interface AccountRow {
   status: AccountStatus;
   status_reason: string | null;
   status_since: Date;
+  /** The latest billing event (provider time) that changed the account's state (migration 0045). */
+  billing_event_at?: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -31,8 +33,8 @@ export const accountsRepo = {
     );
   },
 
-  async get(q: Queryable, id: string): Promise<AccountRow | undefined> {
-    return (await q.query<AccountRow>('SELECT * FROM accounts WHERE id = $1', [id])).rows[0];
+  async get(q: Queryable, id: string, forUpdate = false): Promise<AccountRow | undefined> {
+    return (await q.query<AccountRow>(`SELECT * FROM accounts WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id])).rows[0];
   },
 
   async setStatus(q: Queryable, id: string, status: AccountStatus, reason: string | null, at: Date): Promise<void> {
@@ -48,19 +50,29 @@ export const accountsRepo = {
    * returns the row it changed (undefined: nothing to do). A cancelled account is neither
    * restored by a payment nor suspended again.
    */
-  async suspendIfActive(q: Queryable, id: string, reason: string, at: Date): Promise<AccountRow | undefined> {
+  async suspendIfActive(q: Queryable, id: string, reason: string, at: Date, eventAt: Date = at): Promise<AccountRow | undefined> {
     return (await q.query<AccountRow>(
-      `UPDATE accounts SET status = 'suspended', status_reason = $2, status_since = $3, updated_at = $3
+      `UPDATE accounts SET status = 'suspended', status_reason = $2, status_since = $3, updated_at = $3, billing_event_at = $4
        WHERE id = $1 AND status = 'active' RETURNING *`,
-      [id, reason, at],
+      [id, reason, at, eventAt],
     )).rows[0];
   },
 
-  async restoreIfSuspended(q: Queryable, id: string, at: Date): Promise<AccountRow | undefined> {
+  /** A suspended account's reason changes (a subscription deleted while its payment had failed). */
+  async resuspend(q: Queryable, id: string, fromReason: string, reason: string, at: Date, eventAt: Date): Promise<AccountRow | undefined> {
     return (await q.query<AccountRow>(
-      `UPDATE accounts SET status = 'active', status_reason = NULL, status_since = $2, updated_at = $2
-       WHERE id = $1 AND status = 'suspended' RETURNING *`,
-      [id, at],
+      `UPDATE accounts SET status_reason = $3, status_since = $4, updated_at = $4, billing_event_at = $5
+       WHERE id = $1 AND status = 'suspended' AND status_reason = $2 RETURNING *`,
+      [id, fromReason, reason, at, eventAt],
+    )).rows[0];
+  },
+
+  /** Restored, when suspended (for `reason` only, when given). */
+  async restoreIfSuspended(q: Queryable, id: string, at: Date, o: { reason?: string; eventAt?: Date } = {}): Promise<AccountRow | undefined> {
+    return (await q.query<AccountRow>(
+      `UPDATE accounts SET status = 'active', status_reason = NULL, status_since = $2, updated_at = $2, billing_event_at = $3
+       WHERE id = $1 AND status = 'suspended' AND ($4::text IS NULL OR status_reason = $4) RETURNING *`,
+      [id, at, o.eventAt ?? at, o.reason ?? null],
     )).rows[0];
   },
 };

@@ -85,6 +85,19 @@ export const subscriptionsRepo = {
   },
 
   /** For the billing receiver (suspend / restore): the subscription's status follows the account's. */
+  /** A suspended subscription replaced by a new one (the same row and id: its ledger lines stay attached). */
+  async renew(q: Queryable, s: SubscriptionRow): Promise<boolean> {
+    const r = await q.query(
+      `UPDATE subscriptions SET company_name = $2, billing_email = $3, payment_method_id = $4, billing_customer_id = $5,
+         billing_subscription_id = $6, status = 'active', merchant_count = $7, billing_interval = $8, current_tier = $9,
+         monthly_amount = $10, period_start = $11, period_end = $12, created_at = $13, updated_at = $13
+       WHERE account_id = $1 AND status = 'suspended'`,
+      [s.account_id, s.company_name, s.billing_email, s.payment_method_id, s.billing_customer_id, s.billing_subscription_id,
+        s.merchant_count, s.billing_interval, s.current_tier, s.monthly_amount, s.period_start, s.period_end, s.created_at],
+    );
+    return (r.rowCount ?? 0) > 0;
+  },
+
   async setStatus(q: Queryable, accountId: string, status: SubscriptionStatus, at: Date): Promise<boolean> {
     const r = await q.query('UPDATE subscriptions SET status = $2, updated_at = $3 WHERE account_id = $1', [accountId, status, at]);
     return (r.rowCount ?? 0) > 0;

@@ -61,8 +61,10 @@ export function accountRoutes(
     schema: { tags: ['accounts'], summary: 'Tier, features, merchant count, enforcement and rate limit', security: [{ bearer: [] }], response: { 200: AccountStatusSchema, ...authErrors } },
   }, async (req) => s.accounts.status(authOf(req)));
 
+  // Consents stay readable and revocable whatever the account's state: withdrawing one must
+  // not depend on having paid (GDPR art. 7.3, as easy to withdraw as to give).
   app.get('/v1/account/consents', {
-    config: { permission: 'account:read', portal: true },
+    config: { permission: 'account:read', allowInactiveAccount: true, portal: true },
     schema: {
       tags: ['accounts'], summary: 'Consent records, revoked ones included', security: [{ bearer: [] }],
       querystring: Type.Object(PageQuery), response: { 200: ListOf(ConsentSchema), ...authErrors },
@@ -79,7 +81,7 @@ export function accountRoutes(
   }, async (req, reply) => reply.code(201).send(await s.consents.grant(authOf(req), req.body as never)));
 
   app.delete('/v1/account/consents/:id', {
-    config: { permission: 'account:write', portal: true },
+    config: { permission: 'account:write', allowInactiveAccount: true, portal: true },
     schema: {
       tags: ['accounts'], summary: 'Revoke a consent (the record stays, with revoked_at)', security: [{ bearer: [] }],
       params: IdParams, response: { 200: ConsentSchema, 404: ErrorBody, ...authErrors },

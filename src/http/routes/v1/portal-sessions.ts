@@ -13,6 +13,8 @@ const PortalSessionSchema = Type.Object({
 
 export function portalSessionRoutes(app: FastifyInstance, s: { portalSessions: PortalSessionService }) {
   app.post('/v1/portal/sessions', {
+    // A suspended account's way back goes through the portal (subscribing again).
+    config: { allowInactiveAccount: 'suspended' },
     schema: {
       tags: ['portal'], summary: 'Open a customer-portal session (root key only): a pss_ token valid 1 hour, accepted only by portal endpoints',
       security: [{ bearer: [] }], response: { 201: PortalSessionSchema, ...authErrors },
@@ -20,7 +22,7 @@ export function portalSessionRoutes(app: FastifyInstance, s: { portalSessions: P
   }, async (req, reply) => reply.code(201).send(await s.portalSessions.open(authOf(req))));
 
   app.delete('/v1/portal/sessions/current', {
-    config: { portal: true },
+    config: { portal: true, allowInactiveAccount: true },
     schema: {
       tags: ['portal'], summary: 'End the calling portal session (log-out); its token stops working at once',
       security: [{ bearer: [] }], response: { 204: Type.Null(), 400: ErrorBody, ...authErrors },

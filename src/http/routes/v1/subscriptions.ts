@@ -49,10 +49,12 @@ const CreateBody = Type.Object({
 });
 
 export function subscriptionRoutes(app: FastifyInstance, s: { subscriptions: SubscriptionService }) {
+  // A suspended account may read its subscription and subscribe again (its way back); a
+  // PATCH waits until it is active.
   app.post('/v1/subscriptions', {
-    config: { permission: 'account:write', portal: true },
+    config: { permission: 'account:write', portal: true, allowInactiveAccount: 'suspended' },
     schema: {
-      tags: ['subscriptions'], summary: 'Subscribe: merchant count (sets the tier), billing interval, payment method', security: [{ bearer: [] }],
+      tags: ['subscriptions'], summary: 'Subscribe: merchant count (sets the tier), billing interval, payment method. A suspended subscription is replaced and the account restored; 409 while one is active', security: [{ bearer: [] }],
       body: CreateBody,
       response: { 201: SubscriptionSchema, 400: ErrorBody, 409: ErrorBody, 502: ErrorBody, ...authErrors },
     },
@@ -69,7 +71,7 @@ export function subscriptionRoutes(app: FastifyInstance, s: { subscriptions: Sub
   }, async (req) => s.subscriptions.changeMerchantCount(authOf(req), req.body as never));
 
   app.get('/v1/subscriptions', {
-    config: { permission: 'account:read', portal: true },
+    config: { permission: 'account:read', portal: true, allowInactiveAccount: 'suspended' },
     schema: {
       tags: ['subscriptions'], summary: "The account's subscription", security: [{ bearer: [] }],
       response: { 200: SubscriptionSchema, 404: ErrorBody, ...authErrors },
