@@ -32,6 +32,11 @@ describe('the status machine (core table + every system)', () => {
     expect(() => statuses.sources('cancelled', 'submission')).toThrow('no transition to cancelled by submission');
   });
 
+  it('refused: final and not accepted (a cancellation in it did not cancel, the original may be cancelled again)', () => {
+    expect(statuses.names.filter((n) => statuses.isRefused(n))).toEqual(['failed_permanent', 'rejected']);
+    expect(statuses.names.filter((n) => statuses.isRefused(n) && (statuses.isAccepted(n) || statuses.open.includes(n)))).toEqual([]);
+  });
+
   it('refuses a table that names an undeclared status, or declares one twice', () => {
     expect(() => new StatusMachine([CORE_STATUS_TABLE, { statuses: [], transitions: [{ by: 'batch', from: ['pending'], to: ['nowhere'] }] }]))
       .toThrow('undeclared status nowhere');

@@ -39,6 +39,11 @@ export interface StatusSpec {
   cancellable?: boolean;
   /** Accepted by the authority, or final at creation: a cancellation in it cancels its original. */
   accepted?: boolean;
+  /**
+   * Final and not accepted: the authority refused it, or its retries ran out. A cancellation
+   * in it did not cancel its original, which may be cancelled again.
+   */
+  refused?: boolean;
   /** Inside a batch that was sent, awaiting the authority's answer (a batch processor's claim). */
   inBatch?: boolean;
   /** Where the spec's list names it, when not after the core's and the earlier systems' (`names`). */
@@ -71,7 +76,7 @@ export const CORE_STATUS_TABLE: StatusContribution = {
     { name: 'processing', open: true },
     { name: 'success', cancellable: true, accepted: true },
     { name: 'failed', open: true },
-    { name: 'failed_permanent' },
+    { name: 'failed_permanent', refused: true },
     // Signed locally by an embedded engine, waiting in its local queue.
     { name: 'pending_submission', cancellable: true },
     // Signed, waiting for the next batch (a system that sends in batches, per location).
@@ -154,6 +159,11 @@ export class StatusMachine {
   /** Accepted by the authority, or final at creation. */
   isAccepted(status: string): boolean {
     return this.specs.get(status)?.accepted === true;
+  }
+
+  /** Final and not accepted (refused, out of retries). */
+  isRefused(status: string): boolean {
+    return this.specs.get(status)?.refused === true;
   }
 
   /** Whether `by` may move a transaction from `from` to `to`. */

@@ -291,13 +291,15 @@ export function createTransactionService(deps: TransactionDeps) {
 
   /**
    * Cancels through the same pipeline: a new `cancellation` transaction carrying the
-   * system's annulment record. Idempotent: a second cancel returns the first one.
+   * system's annulment record. Idempotent: a second cancel returns the first one, unless
+   * that one was refused (or ran out of retries): then the original was not cancelled, and
+   * a new cancellation is issued (its own idempotency key, `cancel:<id>:<attempt>`).
    */
   async function cancel(auth: AuthContext, id: string, reason: string | undefined): Promise<{ transaction: TransactionView; created: boolean }> {
     const original = await transactionsRepo.get(db, auth.accountId, id);
     if (!original) throw notFound('transaction not found');
     const already = original.cancelled_by_id ? await transactionsRepo.getById(db, original.cancelled_by_id) : undefined;
-    if (already) return { transaction: toTransactionView(already), created: false };
+    if (already && !statuses.isRefused(already.status)) return { transaction: toTransactionView(already), created: false };
     if (original.type === 'cancellation' || !statuses.cancellable.includes(original.status)) throw conflict('transaction cannot be cancelled');
 
     const locRow = await locationsRepo.getById(db, original.location_id);
@@ -316,9 +318,13 @@ export function createTransactionService(deps: TransactionDeps) {
     try {
       // The original's record never changes once written: read outside the append.
       const originalRecord = await fiscalRecordsRepo.getForTransaction(db, original.id);
+      // The first attempt keeps the key it always had; each later one (after a refusal)
+      // its number: two concurrent retries of one attempt collide on it, one wins.
+      const attempt = already ? (await transactionsRepo.countCancellations(db, original.id)) + 1 : 1;
+      const key = attempt === 1 ? `${CANCEL_KEY_PREFIX}${original.id}` : `${CANCEL_KEY_PREFIX}${original.id}:${attempt}`;
       const stored = await append({
         id: newId(), auth, system, location, draft, kind: 'cancellation', type: 'cancellation',
-        idempotencyKey: `${CANCEL_KEY_PREFIX}${original.id}`, hash: `${CANCEL_KEY_PREFIX}${original.id}`, requestPayload: { reason: reason ?? null },
+        idempotencyKey: key, hash: key, requestPayload: { reason: reason ?? null },
         sandboxMode: original.sandbox_mode ?? 'stub', original, originalRecord, ...keys,
       });
       if (!stored.created) return { transaction: toTransactionView(stored.row), created: false };

@@ -195,6 +195,32 @@ describe('validation', () => {
     expect(cancel.json()).toMatchObject({ type: 'cancellation', cancels_transaction_id: original.id });
   });
 
+  it('a cancellation that was refused (or ran out of retries) did not cancel: the next cancel issues a new one; one in flight or accepted is answered again', async () => {
+    const { key, loc } = await fresh('es-verifactu');
+    const original = (await createTx(t, key, sale(loc, 'es-verifactu'))).json();
+    await t.worker.drain();
+    const cancel = () => t.request({ method: 'POST', url: `/v1/transactions/${original.id}/cancel`, key });
+    const first = await cancel();
+    expect(first.statusCode, first.body).toBe(201);
+    // Its retries ran out before it was sent (as if AEAT had been down for days).
+    await t.db.query("UPDATE jobs SET status = 'dead' WHERE transaction_id = $1", [first.json().id]);
+    await t.db.query("UPDATE transactions SET status = 'failed_permanent' WHERE id = $1", [first.json().id]);
+    expect((await getTx(t, key, original.id)).status).toBe('success');
+    const second = await cancel();
+    expect(second.statusCode, second.body).toBe(201);
+    expect(second.json().id).not.toBe(first.json().id);
+    expect(second.json().idempotency_key).toBe(`cancel:${original.id}:2`);
+    expect((await getTx(t, key, original.id)).cancellation_transaction_id).toBe(second.json().id);
+    // In flight: answered again, nothing new.
+    const again = await cancel();
+    expect([again.statusCode, again.json().id]).toEqual([200, second.json().id]);
+    await t.worker.drain();
+    expect((await getTx(t, key, second.json().id)).status).toBe('success');
+    expect((await getTx(t, key, original.id)).status).toBe('cancelled');
+    const done = await cancel();
+    expect([done.statusCode, done.json().id]).toEqual([200, second.json().id]);
+  });
+
   it('a key scoped to other countries gets 403', async () => {
     const { key, loc } = await fresh('fr-nf525');
     const scoped = (await t.request({ method: 'POST', url: '/v1/api-keys', key, payload: { permissions: ['transactions:write', 'country:ES'] } })).json().key;

@@ -147,27 +147,46 @@ export const transactionsRepo = {
   },
 
   /**
-   * The transaction an authority's later message is about: by the id the authority gave it,
-   * else (while pending) by its fiscal id (migration 0017's partial indexes).
+   * The transaction an authority's later message is about (services/inbound.ts), among the
+   * records that were sent (`submitted_at`: a submission was attempted) in the message's
+   * scope: `sandboxMode` `authority` for a message from the real authority (live records,
+   * and test records sent to its test service), `stub` for the sandbox stub's; with
+   * `transactionId`, that record only (the stub's message names the record it was made for).
+   * In order: by the id the authority gave it; else by its fiscal id among records in one
+   * of the `open` statuses (those the authority may still move), the first sent first
+   * (the authority keeps the first file of a name and refuses later ones); else, with
+   * `history`, by its fiscal id in any status, preferring one that once carried the id
+   * under that name (migration 0047's index: fiscal ids of sent records).
    */
   async findByAuthorityId(
     q: Queryable, system: string, match: { upstreamId?: string | undefined; fiscalId?: string | undefined; history?: string | undefined },
+    scope: { sandboxMode: 'stub' | 'authority'; transactionId?: string | undefined; open: readonly string[] },
   ): Promise<TransactionRow | undefined> {
+    const params: unknown[] = [system, scope.sandboxMode];
+    let cond = "system = $1 AND submitted_at IS NOT NULL AND COALESCE(sandbox_mode, 'authority') = $2";
+    if (scope.transactionId !== undefined) {
+      if (!isUuid(scope.transactionId)) return undefined;
+      params.push(scope.transactionId);
+      cond += ` AND id = $${params.length}`;
+    }
+    const n = params.length;
     if (match.upstreamId) {
       const row = (await q.query<TransactionRow>(
-        'SELECT * FROM transactions WHERE system = $1 AND fiscal_id_upstream = $2 AND fiscal_id_upstream IS NOT NULL ORDER BY created_at LIMIT 1', [system, match.upstreamId])).rows[0];
+        `SELECT * FROM transactions WHERE ${cond} AND fiscal_id_upstream = $${n + 1} ORDER BY created_at LIMIT 1`, [...params, match.upstreamId])).rows[0];
       if (row) return fix(row);
     }
     if (!match.fiscalId) return undefined;
-    const pending = fix((await q.query<TransactionRow>(
-      "SELECT * FROM transactions WHERE system = $1 AND fiscal_id = $2 AND status = 'pending' ORDER BY created_at LIMIT 1", [system, match.fiscalId])).rows[0]);
-    if (pending || !match.history || !match.upstreamId) return pending;
-    // An earlier copy's id (not indexed: rare messages only, InboundMessage.match.history).
+    const open = fix((await q.query<TransactionRow>(
+      `SELECT * FROM transactions WHERE ${cond} AND fiscal_id = $${n + 1} AND status = ANY($${n + 2}::text[])
+       ORDER BY submitted_at, created_at LIMIT 1`, [...params, match.fiscalId, scope.open])).rows[0]);
+    if (open || !match.history || !match.upstreamId) return open;
+    // Another copy's message (InboundMessage.match.history): the record that named that copy first.
     return fix((await q.query<TransactionRow>(
-      `SELECT * FROM transactions WHERE system = $1 AND fiscal_id = $2
-         AND (response_payload->'authority'->>($4::text) = $3::text
-              OR (response_payload::jsonb)->'notifications' @> jsonb_build_array(jsonb_build_object($4::text, $3::text)))
-       ORDER BY created_at LIMIT 1`, [system, match.fiscalId, match.upstreamId, match.history])).rows[0]);
+      `SELECT * FROM transactions WHERE ${cond} AND fiscal_id = $${n + 1}
+       ORDER BY (response_payload->'authority'->>($${n + 3}::text) = $${n + 2}::text
+                 OR (response_payload::jsonb)->'notifications' @> jsonb_build_array(jsonb_build_object($${n + 3}::text, $${n + 2}::text))) DESC NULLS LAST,
+                submitted_at, created_at
+       LIMIT 1`, [...params, match.fiscalId, match.upstreamId, match.history])).rows[0]);
   },
 
   /** Whether the location has issued anything (a PATCH may not move it to another system then). */
@@ -176,8 +195,13 @@ export const transactionsRepo = {
     return res.rows.length > 0;
   },
 
+  /** The latest cancellation of a transaction (earlier ones were refused: services/transactions.ts `cancel`). */
   async findCancellation(q: Queryable, originalId: string): Promise<TransactionRow | undefined> {
-    return fix((await q.query<TransactionRow>('SELECT * FROM transactions WHERE cancels_id = $1', [originalId])).rows[0]);
+    return fix((await q.query<TransactionRow>('SELECT * FROM transactions WHERE cancels_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1', [originalId])).rows[0]);
+  },
+
+  async countCancellations(q: Queryable, originalId: string): Promise<number> {
+    return Number((await q.query<{ n: string | number }>('SELECT count(*) AS n FROM transactions WHERE cancels_id = $1', [originalId])).rows[0]!.n);
   },
 
   async list(q: Queryable, accountId: string, f: TransactionFilter, limit: number, offset: number): Promise<{ rows: TransactionRow[]; total: number }> {
