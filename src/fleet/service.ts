@@ -8,6 +8,12 @@ import type { Alert, DataPoint, Point, Range } from './types.ts';
 
 /** A data point may be ahead of the server clock by this much (an engine's clock drifts), not more. */
 export const MAX_CLOCK_AHEAD_MS = 5 * 60_000;
+/**
+ * The earliest reading taken: an engine whose clock was reset (1970, year 1) would send
+ * points that no metrics range shows, and before year 100 the store's date does not
+ * round-trip (the point was stored yet counted a duplicate).
+ */
+export const EARLIEST_READING = new Date('2020-01-01T00:00:00Z');
 /** Alerts listed in a metrics answer (the counts cover all of the range). */
 export const RECENT_ALERTS = 20;
 
@@ -39,6 +45,7 @@ function checkPoint(p: DataPoint, now: Date): Point {
   const ts = new Date(p.timestamp);
   if (Number.isNaN(ts.getTime())) throw badRequest('timestamp must be an RFC 3339 date-time');
   if (ts.getTime() > now.getTime() + MAX_CLOCK_AHEAD_MS) throw badRequest('timestamp must not be more than 5 minutes in the future');
+  if (ts.getTime() < EARLIEST_READING.getTime()) throw badRequest('timestamp must not be before 2020-01-01 (is the agent\'s clock set?)');
   if (p.transactions_failed > p.transactions_total) throw badRequest('transactions_failed must not exceed transactions_total');
   if (p.storage_used_bytes > p.storage_total_bytes) throw badRequest('storage_used_bytes must not exceed storage_total_bytes');
   for (const d of p.deadline_alerts ?? []) {

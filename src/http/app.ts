@@ -47,6 +47,7 @@ import { openapiTransform } from './openapi.ts';
 /** A JSON `\u0000` escape whose backslash is not itself escaped. */
 const UNESCAPED_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/;
 export const NUL_IN_BODY = 'strings in the body may not contain the NUL character (\\u0000)';
+export const NUL_IN_PARAMETERS = 'path and query parameters may not contain the NUL character (%00)';
 /**
  * A JSON escape of a character XML 1.0 cannot carry (C0 controls but tab, LF and CR, as
  * `\uXXXX` or the short `\b` and `\f`; U+FFFE, U+FFFF), its backslash not itself
@@ -134,9 +135,15 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   // and a create without a body reports its first missing field.
   // Ids in the path in one spelling (core/ids.ts canonicalId): a key's own id in capitals
   // is still the calling key.
+  // A NUL in a path or query parameter is refused as in a body: PostgreSQL text cannot hold
+  // it, and the store would answer a 500 (found on the telemetry agent_id).
   app.addHook('preValidation', async (req) => {
     if (req.body === undefined && (req.method === 'POST' || req.method === 'PATCH')) req.body = {};
     const params = req.params as Record<string, unknown> | undefined;
+    const query = req.query as Record<string, unknown> | undefined;
+    for (const v of [...Object.values(params ?? {}), ...Object.values(query ?? {}).flat()]) {
+      if (typeof v === 'string' && v.includes('\0')) throw new ValidationError(NUL_IN_PARAMETERS);
+    }
     if (params) for (const [k, v] of Object.entries(params)) if (typeof v === 'string') params[k] = canonicalId(v);
   });
 

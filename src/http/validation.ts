@@ -105,6 +105,12 @@ export function messageFor(e: ErrorObject, part: string): string {
     const propSchema = (parent?.properties as Record<string, Record<string, unknown>> | undefined)?.[missing];
     const custom = propSchema?.['x-error-required'] ?? propSchema?.['x-error'];
     if (typeof custom === 'string') return custom;
+  } else if (e.keyword === 'type' && nullIsMissing(e) && typeof parent?.['x-error-required'] === 'string') {
+    // A required field sent as null is a missing one (docs/decisions.md "Errors").
+    return parent['x-error-required'] as string;
+  } else if (e.keyword === 'type' && typeof parent?.['x-error-type'] === 'string') {
+    // The wrong type, where the field's general message would say something false ("5" is not "less than 1").
+    return parent['x-error-type'] as string;
   } else if (typeof parent?.['x-error'] === 'string') {
     return parent['x-error'] as string;
   }

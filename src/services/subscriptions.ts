@@ -71,7 +71,8 @@ const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 function requiredString(v: string | undefined, field: string, max: number): string {
   const s = v?.trim() ?? '';
   if (s === '') throw badRequest(`${field} is required`);
-  if (s.length > max) throw badRequest(`${field} must be at most ${max} characters`);
+  // Characters (code points), as the spec's limit means: an emoji is one.
+  if ([...s].length > max) throw badRequest(`${field} must be at most ${max} characters`);
   return s;
 }
 

@@ -46,8 +46,12 @@ describe('POST /v1/agents/{agent_id}/telemetry: validation', () => {
     ['missing timestamp', [{ ...point(1), timestamp: undefined }], 'timestamp is required'],
     ['bad timestamp', [point(1, { timestamp: 'yesterday' })], 'timestamp must be an RFC 3339 date-time'],
     ['future timestamp', [point(-6)], 'timestamp must not be more than 5 minutes in the future'],
-    ['negative total', [point(1, { transactions_total: -1 })], 'transactions_total must be a non-negative integer'],
-    ['fractional failed', [point(1, { transactions_failed: 1.5 })], 'transactions_failed must be a non-negative integer'],
+    ['negative total', [point(1, { transactions_total: -1 })], 'transactions_total must be an integer from 0 to 1000000000'],
+    ['fractional failed', [point(1, { transactions_failed: 1.5 })], 'transactions_failed must be an integer from 0 to 1000000000'],
+    // Beyond any POS between two readings; at 2^53 the account's hourly sums overflowed (500).
+    ['huge total', [point(1, { transactions_total: Number.MAX_SAFE_INTEGER })], 'transactions_total must be an integer from 0 to 1000000000'],
+    ['clock reset', [point(1, { timestamp: '1970-01-01T00:00:00Z' })], 'timestamp must not be before 2020-01-01 (is the agent\'s clock set?)'],
+    ['year 1', [point(1, { timestamp: '0001-01-01T00:00:00Z' })], 'timestamp must not be before 2020-01-01 (is the agent\'s clock set?)'],
     ['string count', [point(1, { queue_pending: '3' })], 'queue_pending must be a non-negative integer'],
     ['missing queue_dead', [{ ...point(1), queue_dead: undefined }], 'queue_dead is required'],
     ['failed > total', [point(1, { transactions_total: 2, transactions_failed: 3 })], 'transactions_failed must not exceed transactions_total'],
@@ -65,6 +69,12 @@ describe('POST /v1/agents/{agent_id}/telemetry: validation', () => {
     const res = await send('agent-v', points);
     expect(res.statusCode, res.body).toBe(400);
     expect(res.json()).toEqual({ error: message });
+  });
+
+  it('a NUL in agent_id (or any path or query parameter) → 400, never a 500', async () => {
+    const res = await send('a\u0000b', [point(1)]);
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json()).toEqual({ error: 'path and query parameters may not contain the NUL character (%00)' });
   });
 
   it('agent_id longer than 255 characters → 400; 255 is accepted', async () => {

@@ -47,8 +47,15 @@ describe('POST /v1/subscriptions', () => {
       [{ merchant_count: undefined }, 'merchant_count must be at least 1'],
       [{ merchant_count: 0 }, 'merchant_count must be at least 1'],
       [{ merchant_count: -3 }, 'merchant_count must be at least 1'],
-      [{ merchant_count: 2.5 }, 'merchant_count must be at least 1'],
-      [{ merchant_count: '5' }, 'merchant_count must be at least 1'],
+      [{ merchant_count: 2.5 }, 'merchant_count must be a whole number of at least 1'],
+      [{ merchant_count: '5' }, 'merchant_count must be a whole number of at least 1'],
+      [{ merchant_count: null }, 'merchant_count must be at least 1'],
+      // A required field sent as null is a missing one.
+      [{ company_name: null }, 'company_name is required'],
+      [{ billing_email: null }, 'billing_email is required'],
+      [{ payment_method_id: null }, 'payment_method_id is required'],
+      // 101 characters (code points): an emoji is one.
+      [{ company_name: '😀'.repeat(101) }, 'company_name must be at most 100 characters'],
       [{ merchant_count: 1_000_001 }, 'merchant_count must be at most 1000000'],
       [{ billing_interval: 'week' }, 'billing_interval must be "month" or "year"'],
       [{ billing_interval: '' }, 'billing_interval must be "month" or "year"'],
@@ -59,6 +66,8 @@ describe('POST /v1/subscriptions', () => {
       expect({ over, status: res.statusCode, body: res.json() }).toEqual({ over, status: 400, body: { error } });
     }
     expect((await get(t, key)).statusCode).toBe(404); // nothing was stored
+    // 100 emoji are 100 characters (200 UTF-16 units): accepted.
+    expect((await post(t, key, body({ company_name: '😀'.repeat(100) }))).statusCode).toBe(201);
   });
 
   it('201 with every field; monthly by default; 409 for a second one; GET answers it', async () => {
@@ -128,10 +137,10 @@ describe('PATCH /v1/subscriptions', () => {
     const res = await patch(t, key, { merchant_count: 5 });
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual({ error: 'subscription not found' });
-    for (const merchant_count of [0, undefined, 'many']) {
+    for (const [merchant_count, error] of [[0, 'merchant_count must be at least 1'], [undefined, 'merchant_count must be at least 1'], ['many', 'merchant_count must be a whole number of at least 1']] as const) {
       const bad = await patch(t, key, merchant_count === undefined ? {} : { merchant_count });
       expect(bad.statusCode).toBe(400);
-      expect(bad.json()).toEqual({ error: 'merchant_count must be at least 1' });
+      expect(bad.json()).toEqual({ error });
     }
   });
 

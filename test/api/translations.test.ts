@@ -123,6 +123,8 @@ describe('POST /v1/translations/errors: input and permissions', () => {
     [{ country: 'ES' }, 'error_code is required'],
     [{ error_code: '   ', country: 'ES' }, 'error_code is required'],
     [{ error_code: '1100' }, 'country is required'],
+    [{ error_code: null, country: 'ES' }, 'error_code is required'],
+    [{ error_code: '1100', country: null }, 'country is required'],
     [{ error_code: '1100', country: '' }, 'country is required'],
     [{ error_code: '1100', country: 'PT' }, 'country must be ES, IT, FR or GR'],
     [{ error_code: '1100', country: 7 }, 'country must be ES, IT, FR or GR'],

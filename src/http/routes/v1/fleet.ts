@@ -8,20 +8,27 @@ import { StringEnum, authErrors, DateTime, ErrorBody, Nullable } from '../../sch
 /** Spec Limits: a telemetry batch holds at most 100 data points. */
 export const MAX_BATCH = 100;
 const MAX_COUNT = Number.MAX_SAFE_INTEGER;
+/**
+ * Transactions counted between two readings of one agent: far above what a POS does, and
+ * low enough that the account's hourly sums (bigint) cannot overflow (a point at 2^53 made
+ * them, and every later point of the account in that hour, a 500).
+ */
+export const MAX_TRANSACTIONS_PER_POINT = 1_000_000_000;
 const VERSIONS_ERROR = 'adapter_versions must be an object of system names (1-50 characters) to version strings (1-100 characters)';
 
-const count = (field: string, description: string) => Type.Integer({
-  minimum: 0, maximum: MAX_COUNT, description,
-  'x-error-required': `${field} is required`, 'x-error': `${field} must be a non-negative integer`,
+const count = (field: string, description: string, max = MAX_COUNT) => Type.Integer({
+  minimum: 0, maximum: max, description,
+  'x-error-required': `${field} is required`,
+  'x-error': max === MAX_COUNT ? `${field} must be a non-negative integer` : `${field} must be an integer from 0 to ${max}`,
 });
 
 const DataPointSchema = Type.Object({
   timestamp: Type.String({
-    format: 'date-time', description: 'when the agent took the reading (RFC 3339); at most 5 minutes ahead of the server clock',
+    format: 'date-time', description: 'when the agent took the reading (RFC 3339); at most 5 minutes ahead of the server clock, and not before 2020',
     'x-error-required': 'timestamp is required', 'x-error': 'timestamp must be an RFC 3339 date-time',
   }),
-  transactions_total: count('transactions_total', 'transactions processed since the previous data point'),
-  transactions_failed: count('transactions_failed', 'of those, the failed ones (at most transactions_total)'),
+  transactions_total: count('transactions_total', 'transactions processed since the previous data point', MAX_TRANSACTIONS_PER_POINT),
+  transactions_failed: count('transactions_failed', 'of those, the failed ones (at most transactions_total)', MAX_TRANSACTIONS_PER_POINT),
   queue_pending: count('queue_pending', 'entries waiting in the local queue now'),
   queue_dead: count('queue_dead', 'dead entries in the local queue now (retries exhausted)'),
   storage_used_bytes: count('storage_used_bytes', 'local storage used now'),

@@ -39,7 +39,10 @@ const ProrationSchema = Type.Object({
 
 // Messages: the spec's error table. Blank strings and the upper bounds are checked by the
 // service (subscriptions.ts) so that "" is "is required", like an absent field.
-const MerchantCount = Type.Integer({ minimum: 1, 'x-error': 'merchant_count must be at least 1' });
+const MerchantCount = Type.Integer({
+  minimum: 1, 'x-error': 'merchant_count must be at least 1', 'x-error-required': 'merchant_count must be at least 1',
+  'x-error-type': 'merchant_count must be a whole number of at least 1',
+});
 const CreateBody = Type.Object({
   company_name: Type.String({ 'x-error-required': 'company_name is required', 'x-error': 'company_name must be a string of 1-100 characters' }),
   billing_email: Type.String({ 'x-error-required': 'billing_email is required', 'x-error': 'billing_email must be a valid email address' }),
