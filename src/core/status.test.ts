@@ -12,7 +12,8 @@ describe('the status machine (core table + every system)', () => {
   });
 
   it('groups: cancellable (DECISIONS "Statuses"), open to a submission, kept while submitting, in a batch', () => {
-    expect([...statuses.cancellable].sort()).toEqual(['delivered', 'pending_batch', 'pending_lroe', 'pending_submission', 'success']);
+    // Greece's offline_pending too (docs/decisions.md "Greece: cancellation": a reversing document).
+    expect([...statuses.cancellable].sort()).toEqual(['delivered', 'delivery_error', 'offline_pending', 'pending_batch', 'pending_lroe', 'pending_submission', 'success']);
     expect([...statuses.open].sort()).toEqual(['failed', 'offline_pending', 'pending', 'processing']);
     expect(statuses.keptWhileSubmitting).toEqual(['offline_pending']);
     expect(statuses.inBatch).toEqual(['pending_lroe']);
@@ -23,9 +24,11 @@ describe('the status machine (core table + every system)', () => {
 
   it('says who may cause each transition, and from where', () => {
     expect([...statuses.sources('success', 'submission')].sort()).toEqual(['failed', 'offline_pending', 'pending', 'processing']);
-    expect([...statuses.sources('cancelled', 'cancellation')].sort()).toEqual(['delivered', 'pending_batch', 'pending_lroe', 'pending_submission', 'success']);
+    // Not offline_pending: it is cancelled once its own submission is accepted (cancelledOnceAccepted).
+    expect([...statuses.sources('cancelled', 'cancellation')].sort()).toEqual(['delivered', 'delivery_error', 'pending_batch', 'pending_lroe', 'pending_submission', 'success']);
     expect(statuses.sources('pending_lroe', 'batch')).toEqual(['pending_batch']);
-    expect(statuses.sources('delivered', 'authority')).toEqual(['pending']);
+    // An SdI notification applies to a file SdI holds whatever our attempt made of it; an RC after an MC delivers.
+    expect(statuses.sources('delivered', 'authority')).toEqual(['pending', 'processing', 'failed', 'failed_permanent', 'delivery_error']);
     expect(statuses.allows('create', 'new', 'pending_batch')).toBe(true);
     expect(statuses.allows('create', 'new', 'cancelled')).toBe(false);
     expect(statuses.allows('submission', 'cancelled', 'success')).toBe(false);
@@ -33,7 +36,7 @@ describe('the status machine (core table + every system)', () => {
   });
 
   it('refused: final and not accepted (a cancellation in it did not cancel, the original may be cancelled again)', () => {
-    expect(statuses.names.filter((n) => statuses.isRefused(n))).toEqual(['failed_permanent', 'rejected']);
+    expect(statuses.names.filter((n) => statuses.isRefused(n))).toEqual(['failed_permanent', 'rejected', 'failed_offline_grace_expired']);
     expect(statuses.names.filter((n) => statuses.isRefused(n) && (statuses.isAccepted(n) || statuses.open.includes(n)))).toEqual([]);
   });
 

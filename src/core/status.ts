@@ -37,6 +37,13 @@ export interface StatusSpec {
   keptWhileSubmitting?: boolean;
   /** A cancellation may be issued from it. */
   cancellable?: boolean;
+  /**
+   * With `cancellable`: still on its way to the authority, which will hold it (Greece
+   * `offline_pending`: retried until it gets its MARK). Its accepted cancellation does not
+   * make it `cancelled` there (it would stop being sent): it becomes `cancelled` once its
+   * own submission is accepted (services/cancellation.ts `cancelIfCancellationAccepted`).
+   */
+  cancelledOnceAccepted?: boolean;
   /** Accepted by the authority, or final at creation: a cancellation in it cancels its original. */
   accepted?: boolean;
   /**
@@ -106,8 +113,9 @@ export class StatusMachine {
     }
     for (const part of parts) {
       for (const t of part.transitions) {
-        // `cancellable` as a source: every status that may be cancelled, whoever declared it.
-        const from = t.from === 'cancellable' ? this.where((s) => s.cancellable) : t.from;
+        // `cancellable` as a source: every status that may be cancelled, whoever declared it,
+        // except those that become `cancelled` only once accepted (they pass through `success`).
+        const from = t.from === 'cancellable' ? this.where((s) => s.cancellable && !s.cancelledOnceAccepted) : t.from;
         for (const name of [...(from === 'new' ? [] : from), ...t.to]) {
           if (!this.specs.has(name)) throw new Error(`transition names an undeclared status ${name}`);
         }

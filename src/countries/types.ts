@@ -142,6 +142,15 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
   /** Builds the fiscal record (or, for kind `cancellation`, the annulment record). Pure. */
   build(input: BuildInput): FiscalRecord;
   /**
+   * Optional: the document of the chain this record annuls, when the system can tell (Italy
+   * DC: a cancellation's original, or a document of the register named by the request's
+   * annulment metadata): a document is annulled once, whichever way. The core refuses a
+   * second record of the chain naming the same `document` while an earlier one stands (is
+   * not refused by the authority) with 409 `message`. Pure; null: it annuls nothing the
+   * system can name. Given the input `build` gets, without the chain link.
+   */
+  annulledDocument?(input: Omit<BuildInput, 'chain' | 'now' | 'software' | 'signingKey' | 'recordKey'>): { document: string; message: string } | null;
+  /**
    * Optional, for systems whose record signs the previous record's signature at the very
    * end of its signed message (NF525, SAF-T PT): the record built up to that signature,
    * without the previous record's fingerprint (`PrepareInput`). The ledger then signs a
@@ -440,11 +449,15 @@ export interface InboundRead {
 
 export interface InboundMessage {
   /**
-   * How to find the record: the id the authority gave it (`fiscal_id_upstream`), or its
-   * fiscal id while it is `pending`. `history` (a field name, e.g. `IdentificativoSdI`):
-   * also a record with this fiscal id, in any status, that once carried `upstreamId` under
-   * that name (in its `response_payload.authority` answer or a recorded notification): for
-   * rare messages about another copy of the record only (not indexed).
+   * How to find the record, among records sent to the authority only (a submission was
+   * attempted; a posted message: records sent to the real authority, an internal one: the
+   * stub's): the id the authority gave it (`fiscal_id_upstream`), else its fiscal id while
+   * the authority may still move it (pending, or its attempt's answer unknown or failed).
+   * When both are given and the id finds a record of another fiscal id, the message is
+   * refused (409). `history` (a field name, e.g. `IdentificativoSdI`): also a record with
+   * this fiscal id, in any status, preferring one that once carried `upstreamId` under that
+   * name (in its `response_payload.authority` answer or a recorded notification): for
+   * messages about another copy of the record only.
    */
   match: { upstreamId?: string | undefined; fiscalId?: string | undefined; history?: string | undefined };
   /**
@@ -459,10 +472,18 @@ export interface InboundMessage {
   /** The event announcing the change (DECISIONS: `transaction.sdi_status_changed`). */
   event?: EventType | undefined;
   /**
-   * When the effect depends on the record found (its status and stored answers): the
-   * status and event to apply, in place of `status` and `event`. Pure.
+   * The authority refused the record (Italy SDI: an NS): its first error's code and our
+   * text of it. The core records it as a failed submission's error (`submit_error`, the
+   * translated `error_message`) and announces the dead letter, as for a refused submission.
    */
-  resolve?: ((found: { status: TransactionStatus; response_payload: Record<string, unknown> }) => { status?: TransactionStatus | undefined; event?: EventType | undefined }) | undefined;
+  failure?: { code: string; message: string } | undefined;
+  /**
+   * When the effect depends on the record found (its status and stored answers): the
+   * status, event and failure to apply, in place of `status`, `event` and `failure`. Pure.
+   */
+  resolve?: ((found: { status: TransactionStatus; response_payload: Record<string, unknown> }) => {
+    status?: TransactionStatus | undefined; event?: EventType | undefined; failure?: { code: string; message: string } | undefined;
+  }) | undefined;
 }
 
 export interface OfflineFallback {
@@ -496,6 +517,12 @@ export interface Capabilities {
   offlineGraceSeconds?: number;
   /** Legal submission window in days, for deadline alerts (ES 4, IT 12). */
   submissionWindowDays?: number;
+  /**
+   * How many times a `poll_result` job asks for a record's result (`poll`) before it gives up
+   * (`result_not_available`, `failed_permanent`): the system's polling horizon, with the
+   * waits its `poll` answers (`pollAfterSeconds`). Unset: the send job's max attempts.
+   */
+  pollAttempts?: number | undefined;
   /**
    * The real authority protocol client exists (`submit` in `authority` mode works).
    * While false, `submit` only answers in `stub` mode and the core refuses

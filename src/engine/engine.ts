@@ -35,6 +35,7 @@ import type { Db } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
 import { openDb } from '../store/open.ts';
 import { accountsRepo } from '../store/repos/accounts-repo.ts';
+import { DataDirInUse, lockDataDir } from '../store/data-dir-lock.ts';
 import { EngineError, toEngineError } from './errors.ts';
 import { queueStatus } from './queue.ts';
 import { createTelemetry, type Telemetry } from './telemetry.ts';
@@ -48,7 +49,6 @@ export type EngineResponse =
   | { version: 1; error: { code: string; message: string } };
 
 /** Spec "Embedded local queue": 20 attempts (`submission.retry_max`), 2 s doubling to 21,600 s. */
-export const DEFAULT_QUEUE = { retry_max: 20, retry_delay_seconds: EMBEDDED_BACKOFF.baseMs / 1000 };
 const QUEUE_FILE = 'engine-queue.json';
 const AGENT_FILE = 'engine-agent-id';
 const STORE_DIR = 'store';
@@ -88,6 +88,10 @@ interface Session {
   sandbox: 'authority' | undefined;
   runtimeOptions: Omit<RuntimeOptions, 'config'> & { config: RuntimeOptions['config'] };
   queue: QueueSettings;
+  /** Releases the data directory's lock (store/data-dir-lock.ts). */
+  unlock: () => void;
+  /** The token is the engine's licence: past this, nothing new is fiscalized (`licensed`). */
+  tokenExpiresAt: Date;
 }
 
 // ---- parameter checks (invalid_params) ----
@@ -161,6 +165,19 @@ export function createEngine(opts: EngineOptions = {}) {
     if (!session) throw new EngineError('not_initialized', 'the engine is not initialised: call init first');
     return session;
   };
+  /**
+   * A session whose token is still valid, for what fiscalizes (a location, a sale, a
+   * cancellation): the token is the engine's licence, checked at every such call, not only
+   * at init (a POS that never restarts must stop too). Reads, the queue and telemetry go on:
+   * what was signed before is still sent.
+   */
+  const licensed = (): Session => {
+    const s = need();
+    if (clock.now().getTime() >= s.tokenExpiresAt.getTime()) {
+      throw new EngineError('token_expired', 'the offline token has expired: connect to the service and call init again');
+    }
+    return s;
+  };
 
   function buildRuntime(o: Session['runtimeOptions'], queue: QueueSettings): Runtime {
     return createRuntime({
@@ -192,6 +209,7 @@ export function createEngine(opts: EngineOptions = {}) {
     await s.limiter.close();
     await s.db.close();
     s.runtimeOptions.signingDevice?.close();
+    s.unlock();
   }
 
   async function init(p: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -239,85 +257,117 @@ export function createEngine(opts: EngineOptions = {}) {
     }
     const agentId = str(p, 'agent_id', { optional: true, max: 255 }) ?? agentIdOf(dataDir);
 
-    if (session) await shutdown(); // a second init replaces the first
+    // The token first: if the service refuses (or is unreachable without a usable cached
+    // token), a running session stays as it was.
     const token = await obtainToken({ apiKey, environment, country, agentId, serviceUrl: url.toString().replace(/\/+$/, ''), dataDir }, clock);
+    if (session) await shutdown(); // a second init replaces the first
+    // One process per data directory (store/data-dir-lock.ts): two engines on one store lose
+    // each other's acknowledged sales. Released by shutdown.
+    let unlock: () => void;
+    try {
+      unlock = lockDataDir(dataDir);
+    } catch (err) {
+      if (err instanceof DataDirInUse) {
+        throw new EngineError('store_error', `data_dir ${dataDir} is in use by another engine or local host (process ${err.pid ?? '?'}; lock file ${err.lockFile}): one process per data directory`);
+      }
+      throw new EngineError('store_error', `data_dir cannot be locked: ${(err as Error).message}`);
+    }
+    const openSession = async (): Promise<Record<string, unknown>> => {
 
-    // MASTER_KEY the way local mode keeps it: <data_dir>/master.key, generated once (config.ts).
-    let masterKey: Buffer;
-    try {
-      masterKey = loadConfig({ DATA_DIR: dataDir, ...(process.env.MASTER_KEY ? { MASTER_KEY: process.env.MASTER_KEY } : {}) }, 'local').masterKey;
-    } catch (err) {
-      throw new EngineError('store_error', err instanceof ConfigError ? err.message : `master key: ${(err as Error).message}`);
-    }
-    const keys = deriveKeys(masterKey);
-    let db: Db;
-    try {
-      db = await openDb({ dataDir: path.join(dataDir, STORE_DIR) });
-    } catch (err) {
-      throw new EngineError('store_error', `the embedded store in ${dataDir} cannot be opened: ${(err as Error).message}`);
-    }
-    const limiter = createMemoryLimiter();
-    let signingDevice: SigningDevice | undefined;
-    try {
-      if (deviceOptions) {
-        try {
-          signingDevice = openSigningDevice(deviceOptions);
-        } catch (err) {
-          if (err instanceof SigningDeviceError) throw new EngineError('signing_device_error', `signing_device.${err.field}: ${err.message}`);
-          throw err;
-        }
-      }
+      // MASTER_KEY the way local mode keeps it: <data_dir>/master.key, generated once (config.ts);
+      // the local queue's defaults from the spec's settings (Limits: FISCALIZATION_SUBMISSION_RETRY_MAX
+      // "(engine)", FISCALIZATION_SUBMISSION_RETRY_DELAY), which queue_init overrides.
+      let masterKey: Buffer;
+      let queueDefaults: QueueSettings;
       try {
-        await migrate(db);
-        await checkMasterKey(db, keys);
+        const env = process.env;
+        const cfg = loadConfig({
+          DATA_DIR: dataDir,
+          ...(env.MASTER_KEY ? { MASTER_KEY: env.MASTER_KEY } : {}),
+          ...(env.FISCALIZATION_SUBMISSION_RETRY_MAX ? { FISCALIZATION_SUBMISSION_RETRY_MAX: env.FISCALIZATION_SUBMISSION_RETRY_MAX } : {}),
+          ...(env.FISCALIZATION_SUBMISSION_RETRY_DELAY ? { FISCALIZATION_SUBMISSION_RETRY_DELAY: env.FISCALIZATION_SUBMISSION_RETRY_DELAY } : {}),
+        }, 'local');
+        masterKey = cfg.masterKey;
+        queueDefaults = { retry_max: cfg.submissionMaxAttempts, retry_delay_seconds: cfg.submissionRetryBaseMs / 1000 };
       } catch (err) {
-        throw new EngineError('store_error', `the embedded store in ${dataDir} cannot be used: ${(err as Error).message}`);
+        throw new EngineError('store_error', err instanceof ConfigError ? err.message : `master key: ${(err as Error).message}`);
       }
-      const accountId = token.claims.account_id;
-      // The token's account, mirrored: the engine's locations and transactions belong to it.
-      const now = clock.now();
-      await accountsRepo.ensureMirror(db, accountId, `engine ${agentId}`, `engine+${accountId}@embedded.invalid`, now);
-      const queue: QueueSettings = { ...DEFAULT_QUEUE, ...readJson<QueueSettings>(path.join(dataDir, QUEUE_FILE)) };
-      const live = environment === 'production';
-      const runtimeOptions: Session['runtimeOptions'] = {
-        db, clock, keys, limiter, log,
-        config: {
-          liveEnabled: live, mode: 'local', webhookAllowInsecure: true,
-          authorityBaseUrls: (baseUrls as Record<string, string> | undefined) ?? {},
-          authorityCa,
-        },
-        software: { ...DEFAULT_SOFTWARE },
-        ...(signingDevice ? { signingDevice } : {}),
-        ...(opts.worker ? { worker: opts.worker } : {}),
-        ...(opts.random ? { random: opts.random } : {}),
-      };
-      const rt = buildRuntime(runtimeOptions, queue);
-      const auth: AuthContext = {
-        accountId, keyId: token.claims.key_id, environment: ENGINE_ENVIRONMENTS[environment],
-        // The token grants its one country (offline-tokens.ts `countries`), nothing more.
-        permissions: [...ACTION_PERMISSIONS, `country:${country}`], accountStatus: 'active',
-      };
-      const telemetry = createTelemetry({
-        db, clock, log, dataDir, accountId, environment: auth.environment, serviceUrl: url.toString().replace(/\/+$/, ''), agentId, apiKey,
-      });
-      const s: Session = {
-        db, rt, limiter, auth, telemetry, timer: undefined, dataDir, country, environment, agentId,
-        sandbox: environment === 'sandbox' && authority === 'sandbox' ? 'authority' : undefined, runtimeOptions, queue,
-      };
-      await startRuntime(s);
-      if (interval > 0) {
-        s.timer = setInterval(() => void report(s).catch((err) => log.warn({ err }, 'telemetry round failed')), interval * 1000);
-        s.timer.unref();
+      const keys = deriveKeys(masterKey);
+      let db: Db;
+      try {
+        db = await openDb({ dataDir: path.join(dataDir, STORE_DIR) });
+      } catch (err) {
+        throw new EngineError('store_error', `the embedded store in ${dataDir} cannot be opened: ${(err as Error).message}`);
       }
-      session = s;
-      return {
-        agent_id: agentId, account_id: accountId, environment, country,
-        token_expires_at: token.expiresAt.toISOString(), offline: token.offline,
-      };
+      const limiter = createMemoryLimiter();
+      let signingDevice: SigningDevice | undefined;
+      try {
+        if (deviceOptions) {
+          try {
+            signingDevice = openSigningDevice(deviceOptions);
+          } catch (err) {
+            if (err instanceof SigningDeviceError) throw new EngineError('signing_device_error', `signing_device.${err.field}: ${err.message}`);
+            throw err;
+          }
+        }
+        try {
+          await migrate(db);
+          await checkMasterKey(db, keys);
+        } catch (err) {
+          throw new EngineError('store_error', `the embedded store in ${dataDir} cannot be used: ${(err as Error).message}`);
+        }
+        const accountId = token.claims.account_id;
+        // The token's account, mirrored: the engine's locations and transactions belong to it.
+        const now = clock.now();
+        await accountsRepo.ensureMirror(db, accountId, `engine ${agentId}`, `engine+${accountId}@embedded.invalid`, now);
+        const queue: QueueSettings = { ...queueDefaults, ...readJson<QueueSettings>(path.join(dataDir, QUEUE_FILE)) };
+        const live = environment === 'production';
+        const runtimeOptions: Session['runtimeOptions'] = {
+          db, clock, keys, limiter, log,
+          config: {
+            liveEnabled: live, mode: 'local', webhookAllowInsecure: true,
+            authorityBaseUrls: (baseUrls as Record<string, string> | undefined) ?? {},
+            authorityCa,
+          },
+          software: { ...DEFAULT_SOFTWARE },
+          ...(signingDevice ? { signingDevice } : {}),
+          ...(opts.worker ? { worker: opts.worker } : {}),
+          ...(opts.random ? { random: opts.random } : {}),
+        };
+        const rt = buildRuntime(runtimeOptions, queue);
+        const auth: AuthContext = {
+          accountId, keyId: token.claims.key_id, environment: ENGINE_ENVIRONMENTS[environment],
+          // The token grants its one country (offline-tokens.ts `countries`), nothing more.
+          permissions: [...ACTION_PERMISSIONS, `country:${country}`], accountStatus: 'active',
+        };
+        const telemetry = createTelemetry({
+          db, clock, log, dataDir, accountId, environment: auth.environment, serviceUrl: url.toString().replace(/\/+$/, ''), agentId, apiKey,
+        });
+        const s: Session = {
+          db, rt, limiter, auth, telemetry, timer: undefined, dataDir, country, environment, agentId, unlock, tokenExpiresAt: token.expiresAt,
+          sandbox: environment === 'sandbox' && authority === 'sandbox' ? 'authority' : undefined, runtimeOptions, queue,
+        };
+        await startRuntime(s);
+        if (interval > 0) {
+          s.timer = setInterval(() => void report(s).catch((err) => log.warn({ err }, 'telemetry round failed')), interval * 1000);
+          s.timer.unref();
+        }
+        session = s;
+        return {
+          agent_id: agentId, account_id: accountId, environment, country,
+          token_expires_at: token.expiresAt.toISOString(), offline: token.offline,
+        };
+      } catch (err) {
+        signingDevice?.close();
+        await limiter.close().catch(() => {});
+        await db.close().catch(() => {});
+        throw err;
+      }
+    };
+    try {
+      return await openSession();
     } catch (err) {
-      signingDevice?.close();
-      await limiter.close().catch(() => {});
-      await db.close().catch(() => {});
+      unlock();
       throw err;
     }
   }
@@ -352,11 +402,11 @@ export function createEngine(opts: EngineOptions = {}) {
 
   const methods: Record<string, (p: Record<string, unknown>) => Promise<Record<string, unknown>>> = {
     async create_location(p) {
-      const s = need();
+      const s = licensed();
       return json(await s.rt.locations.create(s.auth, locationCreateCheck(p)));
     },
     async update_location(p) {
-      const s = need();
+      const s = licensed();
       const id = str(p, 'id')!;
       const { id: _id, ...body } = p;
       return json(await s.rt.locations.patch(s.auth, id, locationPatchCheck(body)));
@@ -366,7 +416,7 @@ export function createEngine(opts: EngineOptions = {}) {
       return json(await s.rt.locations.get(s.auth, str(p, 'id')!));
     },
     async process_transaction(p) {
-      const s = need();
+      const s = licensed();
       const { idempotency_key, inline_timeout_seconds, ...body } = p;
       if (idempotency_key !== undefined && typeof idempotency_key !== 'string') throw bad('idempotency_key must be a string');
       if (inline_timeout_seconds !== undefined && typeof inline_timeout_seconds !== 'number') throw bad('inline_timeout_seconds must be a number');
@@ -386,7 +436,7 @@ export function createEngine(opts: EngineOptions = {}) {
       return { content_type: r.content_type, body: r.body, placeholder: r.placeholder, seq: Number(r.seq) };
     },
     async cancel_transaction(p) {
-      const s = need();
+      const s = licensed();
       const reason = p.reason;
       if (reason !== undefined && (typeof reason !== 'string' || reason.length > 500)) throw bad('reason must be a string of at most 500 characters');
       const { transaction } = await s.rt.transactions.cancel(s.auth, str(p, 'id')!, reason as string | undefined);

@@ -18,6 +18,7 @@ import { checkMasterKey } from '../services/server-secrets.ts';
 import type { AuthContext } from '../services/auth-context.ts';
 import { migrate } from '../store/migrate.ts';
 import { openPgliteDb, type PgliteArtifacts } from '../store/pglite-db.ts';
+import { DATA_DIR_LOCK_FILE, DataDirInUse, lockDataDir } from '../store/data-dir-lock.ts';
 
 /**
  * The local host (DECISIONS "One core, three hosts": `local`, the spec's Embedded-Local
@@ -72,45 +73,17 @@ function refuseCloudSettings(env: Env): void {
   }
 }
 
-/**
- * One local host per data directory: PGlite has no lock of its own, and two processes
- * writing the same files corrupt the store (seen: a second `local` on a live DATA_DIR
- * started and served). The lock file holds the owner's pid; a lock whose process is gone
- * (a crash, kill -9) is taken over. Returns the release function.
- */
-export const LOCK_FILE = 'local-host.lock';
+/** One local host per data directory (store/data-dir-lock.ts); the engine takes the same lock. */
+export const LOCK_FILE = DATA_DIR_LOCK_FILE;
 
-function lockDataDir(dataDir: string): () => void {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const file = path.join(dataDir, LOCK_FILE);
-  for (let attempt = 0; ; attempt++) {
-    try {
-      fs.writeFileSync(file, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const pid = Number.parseInt(fs.readFileSync(file, 'utf8'), 10);
-      if (attempt === 0 && !(Number.isInteger(pid) && pid > 0 && alive(pid))) {
-        fs.rmSync(file, { force: true });
-        continue;
-      }
-      throw new ConfigError(`DATA_DIR ${dataDir} is in use by another local host (process ${Number.isInteger(pid) ? pid : '?'}; lock file ${file}): one process per data directory`);
-    }
-  }
-  return () => {
-    try {
-      if (fs.readFileSync(file, 'utf8').trim() === String(process.pid)) fs.rmSync(file, { force: true });
-    } catch { /* already gone */ }
-  };
-}
-
-function alive(pid: number): boolean {
+function lockLocalDataDir(dataDir: string): () => void {
   try {
-    process.kill(pid, 0);
-    return true;
+    return lockDataDir(dataDir);
   } catch (err) {
-    // EPERM: it exists, under another user.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if (err instanceof DataDirInUse) {
+      throw new ConfigError(`DATA_DIR ${dataDir} is in use by another local host or engine (process ${err.pid ?? '?'}; lock file ${err.lockFile}): one process per data directory`);
+    }
+    throw err;
   }
 }
 
@@ -152,7 +125,7 @@ export async function startLocalHost(env: Env = process.env, opts: LocalHostOpti
   if (signingDevice) log.info({ device: signingDevice.description }, 'signing device open');
   let unlock: () => void;
   try {
-    unlock = lockDataDir(config.dataDir);
+    unlock = lockLocalDataDir(config.dataDir);
   } catch (err) {
     signingDevice?.close();
     throw err;

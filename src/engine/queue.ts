@@ -66,9 +66,14 @@ export function deadlineOf(row: { system: string; created_at: Date; deadline_at:
   return grace ? new Date(row.created_at.getTime() + grace * 1000) : null;
 }
 
-/** Statuses of a record not yet finally at its authority: open to submission, or waiting for / inside a batch. */
+/**
+ * Statuses of a record not accepted by its authority: open to submission, waiting for /
+ * inside a batch, or refused for good (out of retries, rejected, Greece's grace expired).
+ * The refused ones keep their alert: they are the records that surely miss their window,
+ * so they reach `breached_100pct` instead of dropping out of the list.
+ */
 function unsubmittedStatuses(): string[] {
-  return [...new Set([...statuses.open, ...statuses.inBatch, 'pending_batch', 'pending_submission'])];
+  return [...new Set([...statuses.open, ...statuses.inBatch, 'pending_batch', 'pending_submission', ...statuses.names.filter((n) => statuses.isRefused(n))])];
 }
 
 export async function queueStatus(db: Queryable, clock: Clock, scope: { accountId: string; environment: string }): Promise<QueueStatus> {

@@ -21,3 +21,22 @@ export async function cancelOriginalIfAccepted(
   // The original, now `cancelled` (undefined: it was not in a status that may be cancelled).
   return transactionsRepo.update(tx, cancellation.cancels_id, { status: 'cancelled' }, now, statuses.sources('cancelled', 'cancellation'));
 }
+
+/**
+ * The other order (statuses `cancelledOnceAccepted`, Greece `offline_pending`): the
+ * transaction was cancelled while still on its way to the authority, and its cancellation
+ * was accepted before it was. Called with the transaction just accepted: it becomes
+ * `cancelled` if its cancellation was accepted meanwhile. The cancellation is read FOR
+ * UPDATE: should it be committing its own acceptance right now, this waits for it and sees
+ * it (else both would miss each other). Undefined: nothing changed.
+ */
+export async function cancelIfCancellationAccepted(
+  tx: Queryable,
+  accepted: Pick<TransactionRow, 'id' | 'status' | 'cancelled_by_id'>,
+  now: Date,
+): Promise<TransactionRow | undefined> {
+  if (!accepted.cancelled_by_id || !statuses.isAccepted(accepted.status)) return undefined;
+  const cancellation = await transactionsRepo.getById(tx, accepted.cancelled_by_id, { forUpdate: true });
+  if (!cancellation || !statuses.isAccepted(cancellation.status)) return undefined;
+  return transactionsRepo.update(tx, accepted.id, { status: 'cancelled' }, now, statuses.sources('cancelled', 'cancellation'));
+}

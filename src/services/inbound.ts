@@ -9,8 +9,9 @@
  * Answers: 200 with the transaction's id and status (also when the message changes
  * nothing: the same notification twice, or one that only informs); 401 for a missing or
  * wrong secret (and for a channel without a configured secret: nobody may post to it);
- * 400 for a message the channel cannot read; 404 when no record matches; 409 when the
- * message does not apply to the transaction's status.
+ * 400 for a message the channel cannot read; 404 when no sent record matches; 409 when the
+ * message does not apply to the transaction's status, or the authority's id it carries is
+ * another record's than the fiscal id it names.
  */
 import crypto from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
@@ -20,9 +21,10 @@ import { SYSTEMS, statuses } from '../countries/registry.ts';
 import type { FiscalSystem, InboundChannel } from '../countries/types.ts';
 import type { Db } from '../store/db.ts';
 import { transactionsRepo, type TransactionRow } from '../store/repos/transactions-repo.ts';
+import { recordFailure } from './authority-outcome.ts';
 import { cancelOriginalIfAccepted } from './cancellation.ts';
 import type { EventPublisher } from './events.ts';
-import { transactionEvent } from './transaction-view.ts';
+import { batchDeadLetterEvent, completionEvent, transactionEvent } from './transaction-view.ts';
 import type { SubmissionObserver } from '../metrics/observers.ts';
 
 export interface InboundDeps {
@@ -82,20 +84,48 @@ export function createInboundService(deps: InboundDeps) {
    * A message from inside the service (the sandbox stub's notifications, delivered by an
    * `inbound_message` job: jobs/tasks/inbound-message.ts): no secret to check, and no
    * signature (origin `internal`: the stub does not sign); read, matched and applied
-   * exactly as a posted one (the one path for both).
+   * exactly as a posted one (the one path for both), among the stub's records only, and
+   * only the job's own record when it names one.
    */
-  async function receiveTrusted(name: string, input: { body: string; contentType: string | undefined }): Promise<InboundResult> {
+  async function receiveTrusted(name: string, input: { body: string; contentType: string | undefined; transactionId?: string | undefined }): Promise<InboundResult> {
     return apply(name, { ...input, origin: 'internal' });
   }
 
-  /** Reads (a posted message's signature verified by the channel), matches and applies a message. */
-  async function apply(name: string, input: { body: string; contentType: string | undefined; origin: 'posted' | 'internal' }): Promise<InboundResult> {
+  /** The statuses the authority may still move a record from (the status machine): where a message looks by fiscal id. */
+  let authorityOpen: readonly string[] | undefined;
+  const openToAuthority = () => (authorityOpen ??= statuses.names.filter((from) => statuses.names.some((to) => statuses.allows('authority', from, to))));
+
+  /**
+   * Reads (a posted message's signature verified by the channel), matches and applies a message.
+   *
+   * Only a record that was sent is matched (a submission was attempted), one of the
+   * message's world first: a posted message (the real authority) prefers a record sent to
+   * the authority to one the sandbox stub handled (which it matches only when no other
+   * does: a developer posting notifications by hand to test invoices); an internal one
+   * (the stub's) matches the record it was made for only. A message the authority's id
+   * matches to a record of another fiscal id is refused (409).
+   *
+   * A move into an accepted status (from one that was not) is the record's fiscalization:
+   * `fiscalization.completed`, as a submission's acceptance announces it. A message that
+   * says the authority refused the record (`failure`) records the error as a failed
+   * submission does (`submit_error`, the translated `error_message`) and announces the dead
+   * letter. The channel's own event (`transaction.sdi_status_changed`) comes first.
+   */
+  async function apply(name: string, input: { body: string; contentType: string | undefined; origin: 'posted' | 'internal'; transactionId?: string | undefined }): Promise<InboundResult> {
     const found = channels.get(name);
     if (!found) throw notFound('inbound channel not found');
     const { system, channel } = found;
-    const message = channel.read({ ...input, trustedCa: deps.trustedCa?.[name], now: deps.clock.now() });
-    const match = await transactionsRepo.findByAuthorityId(deps.db, system.key, message.match);
+    const message = channel.read({ body: input.body, contentType: input.contentType, origin: input.origin, trustedCa: deps.trustedCa?.[name], now: deps.clock.now() });
+    const match = await transactionsRepo.findByAuthorityId(deps.db, system.key, message.match, {
+      prefer: input.origin === 'internal' ? 'stub' : 'authority',
+      transactionId: input.origin === 'internal' ? input.transactionId : undefined,
+      open: openToAuthority(),
+    });
     if (!match) throw notFound('transaction not found');
+    const { fiscalId, upstreamId } = message.match;
+    if (fiscalId !== undefined && match.fiscal_id !== null && match.fiscal_id !== fiscalId) {
+      throw conflict(`the message names ${fiscalId}, but the authority's id ${upstreamId ?? ''} is the one of ${match.fiscal_id}: not recorded`);
+    }
 
     let originalCancelled = false;
     const result = await deps.db.transaction(async (tx): Promise<InboundResult> => {
@@ -118,11 +148,26 @@ export function createInboundService(deps: InboundDeps) {
       if (!statuses.allows('authority', t.status, effect.status)) {
         throw conflict(`the notification does not apply to a transaction in status ${t.status}`);
       }
-      const updated = (await transactionsRepo.update(tx, t.id, {
-        ...fields, status: effect.status, ...(statuses.isAccepted(effect.status) ? { completed_at: now } : {}),
-      }, now, statuses.sources(effect.status, 'authority')))!;
+      // The outcome came: nothing is awaited any more; an earlier attempt's error (an
+      // answer lost, the retries run out) is no longer the record's.
+      const { awaiting_notification: _awaiting, submit_error: _submitError, error: _error, ...payload } = fields.response_payload as Record<string, unknown>;
+      const from = statuses.sources(effect.status, 'authority');
+      const accepted = statuses.isAccepted(effect.status);
+      const completedAt = t.completed_at ?? now;
+      const failure = effect.failure;
+      const updated = failure
+        ? await recordFailure(tx, t, failure, effect.status, now, from, {
+          fields: { fiscal_id_upstream: fields.fiscal_id_upstream, completed_at: completedAt }, payload,
+        })
+        : await transactionsRepo.update(tx, t.id, {
+          status: effect.status, response_payload: payload, fiscal_id_upstream: fields.fiscal_id_upstream,
+          ...(accepted ? { completed_at: completedAt, error_message: null } : {}),
+        }, now, from);
+      if (!updated) throw conflict(`the notification does not apply to a transaction in status ${t.status}`);
       if (await cancelOriginalIfAccepted(tx, updated, now)) originalCancelled = true;
       if (effect.event) await deps.events.publish(tx, transactionEvent(effect.event, updated, now), now);
+      if (accepted && !statuses.isAccepted(t.status)) await deps.events.publish(tx, completionEvent(updated, now), now);
+      if (failure) await deps.events.publish(tx, batchDeadLetterEvent(updated, `${failure.code}: ${failure.message}`, now), now);
       deps.log.info({ channel: name, transactionId: t.id, from: t.status, to: updated.status }, 'inbound authority message');
       return { transaction_id: t.id, status: updated.status, changed: true };
     });

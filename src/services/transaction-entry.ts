@@ -12,6 +12,9 @@ import type { BuiltEntry, LedgerEntry } from '../ledger/types.ts';
 import type { FiscalRecordRow } from '../store/repos/fiscal-records-repo.ts';
 import type { TransactionRow } from '../store/repos/transactions-repo.ts';
 import { statuses } from '../countries/registry.ts';
+import { conflict } from '../core/errors.ts';
+import type { Queryable } from '../store/db.ts';
+import { annulmentsRepo } from '../store/repos/annulments-repo.ts';
 import type { AuthContext } from './auth-context.ts';
 import { cancelOriginalIfAccepted } from './cancellation.ts';
 import { completionEvent, SUBMIT_JOB, submitJobMaxAttempts } from './transaction-view.ts';
@@ -66,8 +69,17 @@ function numberingKeyOf(p: TransactionAppend): string | undefined {
 }
 
 export function transactionEntry(p: TransactionAppend, deps: EntryDeps): LedgerEntry {
+  const chainKey = chainKeyOf(p);
+  // A document is annulled once (FiscalSystem.annulledDocument): checked under the chain's lock.
+  const annulled = p.system.annulledDocument?.({
+    transactionId: p.id, kind: p.kind, tx: p.draft, original: originalOf(p), location: p.location, environment: p.auth.environment,
+  }) ?? null;
+  const writes: ((tx: Queryable, built: BuiltEntry, now: Date) => Promise<void>)[] = [];
+  if (annulled) writes.push((tx, built, now) => annulOnce(tx, chainKey, annulled, built.transaction!.id, now));
+  // A cancellation marks its original, and cancels it at once when it is final at creation.
+  if (p.original) writes.push(async (tx, built, now) => void (await cancelOriginalIfAccepted(tx, built.transaction!, now, { linkFirst: true })));
   return {
-    chainKey: chainKeyOf(p),
+    chainKey,
     // Only new documents take a number: an annulment names the number of its original.
     numberingKey: p.kind === 'record' ? numberingKeyOf(p) : undefined,
     idempotency: { accountId: p.auth.accountId, environment: p.auth.environment, key: p.idempotencyKey },
@@ -80,9 +92,31 @@ export function transactionEntry(p: TransactionAppend, deps: EntryDeps): LedgerE
             : { signing: prepared.signing, fiscalId: prepared.fiscalId, linkData: prepared.linkData ?? null, finish: (signature, previous) => entryOf(p, deps, prepared.finish(signature, previous), now) };
         }
       : undefined,
-    // A cancellation marks its original, and cancels it at once when it is final at creation.
-    afterWrite: p.original ? async (tx, built, now) => void (await cancelOriginalIfAccepted(tx, built.transaction!, now, { linkFirst: true })) : undefined,
+    afterWrite: writes.length > 0 ? async (tx, built, now) => { for (const w of writes) await w(tx, built, now); } : undefined,
   };
+}
+
+/**
+ * Records that `transactionId` annuls `document` of its chain, unless an earlier record of
+ * the chain annuls it and stands (not refused by the authority): then 409 with the system's
+ * message. Runs in the append's transaction, under the chain's lock: two annulments of one
+ * document cannot both pass.
+ */
+async function annulOnce(tx: Queryable, chainKey: string, annulled: { document: string; message: string }, transactionId: string, now: Date): Promise<void> {
+  const refused = statuses.names.filter((n) => statuses.isRefused(n));
+  if (await annulmentsRepo.standing(tx, chainKey, annulled.document, transactionId, refused)) throw conflict(annulled.message);
+  await annulmentsRepo.insert(tx, { chainKey, document: annulled.document, transactionId, now });
+}
+
+/** The original a cancellation names, as `build` gets it. */
+function originalOf(p: TransactionAppend): BuildInput['original'] {
+  return p.original
+    ? {
+        transactionId: p.original.id, fiscalId: p.original.fiscal_id, tx: p.original.normalized,
+        issuedAt: (p.originalRecord?.created_at ?? p.original.created_at).toISOString(),
+        documentNumber: p.originalRecord?.document_number ?? null, upstreamId: p.original.fiscal_id_upstream,
+      }
+    : undefined;
 }
 
 /** What the system builds on: the transaction on its link (for `prepare`, one without the previous fingerprint). */
@@ -93,13 +127,7 @@ function inputOf(p: TransactionAppend, deps: EntryDeps, link: PendingLink, now: 
     transactionId: p.id,
     kind: p.kind,
     tx: p.draft,
-    original: p.original
-      ? {
-          transactionId: p.original.id, fiscalId: p.original.fiscal_id, tx: p.original.normalized,
-          issuedAt: (p.originalRecord?.created_at ?? p.original.created_at).toISOString(),
-          documentNumber: p.originalRecord?.document_number ?? null, upstreamId: p.original.fiscal_id_upstream,
-        }
-      : undefined,
+    original: originalOf(p),
     location: p.location,
     environment: p.auth.environment,
     now,

@@ -414,3 +414,90 @@ describe('schedule and reference', () => {
     expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '404']));
   });
 });
+
+describe('a document of the register is annulled once (metadata annulment or POST cancel, whichever comes second: 409)', () => {
+  const DAY2 = '2026-03-05';
+  const PIZZA = () => [line('Pizza', 1, 200, 10)];
+  /** A sale, sent and its result polled (the stub, a second later): `success`. */
+  async function settledSale(s: Scenario) {
+    const sale = await tx(s, 'sale', PIZZA(), {});
+    await t.worker.drain();
+    clock.advance(1000);
+    await t.worker.drain();
+    return sale;
+  }
+  const annul = (s: Scenario, number: string, matricola = s.matricola) =>
+    createTx(t, s.key, {
+      location_id: s.loc, timestamp: clock.now().toISOString(), currency: 'EUR', payment_method: 'cash',
+      items: PIZZA(), pretax_amount: 200, tax_amount: 20, total_amount: 220,
+      metadata: { is_cancellation: true, original_matricola: matricola, original_date: DAY2, original_number: number },
+    });
+  const cancel = (s: Scenario, id: string) => t.request({ method: 'POST', url: `/v1/transactions/${id}/cancel`, key: s.key });
+  const already = (s: Scenario, number: string) => ({ error: `document ${number} of ${DAY2} on register ${s.matricola} is already cancelled` });
+
+  it('by metadata first: a second annulment by metadata and POST …/cancel are 409; the day counts the annulment once', async () => {
+    const s = await scenario();
+    clock.set(`${DAY2}T08:00:00.000Z`);
+    const sale = await settledSale(s);
+    expect(sale).toMatchObject({ fiscal_id: '0001-0001' });
+
+    const first = await annul(s, '0001-0001');
+    expect(first.statusCode, first.body).toBe(201);
+    // The register's matricola in another case is the same register.
+    const again = await annul(s, '0001-0001', s.matricola.toLowerCase());
+    expect(again.statusCode, again.body).toBe(409);
+    expect(again.json()).toEqual(already(s, '0001-0001'));
+    const viaCancel = await cancel(s, sale.id);
+    expect(viaCancel.statusCode, viaCancel.body).toBe(409);
+    expect(viaCancel.json()).toEqual(already(s, '0001-0001'));
+    // Nothing was numbered for the refused ones: the next document continues without a gap.
+    const next = await tx(s, 'sale', PIZZA(), {});
+    expect(next).toMatchObject({ fiscal_id: '0001-0003' });
+    // Another register's document is not ours to know: not checked.
+    expect((await annul(s, '0001-0001', '99ZZ-000001')).statusCode).toBe(201);
+
+    await t.worker.drain();
+    const day = await inspect(s, `?date=${DAY2}`);
+    expect(day.statusCode, day.body).toBe(200);
+    // The 2.20 sale annulled once by us, and the other register's 2.20 document.
+    expect(day.body).toContain('<TotaleAmmontareAnnulli>4.40</TotaleAmmontareAnnulli>');
+    expect(day.body).toContain('<NumeroDocCommerciali>4</NumeroDocCommerciali>');
+  });
+
+  it('by POST …/cancel first: an annulment by metadata naming it is 409; the cancel stays idempotent', async () => {
+    const s = await scenario();
+    clock.set(`${DAY2}T09:00:00.000Z`);
+    const sale = await settledSale(s);
+    const c = await cancel(s, sale.id);
+    expect(c.statusCode, c.body).toBe(201);
+    await t.worker.drain();
+    const byMetadata = await annul(s, '0001-0001');
+    expect(byMetadata.statusCode, byMetadata.body).toBe(409);
+    expect(byMetadata.json()).toEqual(already(s, '0001-0001'));
+    const repeat = await cancel(s, sale.id);
+    expect(repeat.statusCode, repeat.body).toBe(200);
+    expect(repeat.json().id).toBe(c.json().id);
+  });
+
+  it('an annulment refused by AdE (or out of retries) did not annul: the document may be annulled again', async () => {
+    const s = await scenario();
+    clock.set(`${DAY2}T10:00:00.000Z`);
+    await settledSale(s);
+    const first = await annul(s, '0001-0001');
+    expect(first.statusCode, first.body).toBe(201);
+    await t.db.query(`UPDATE transactions SET status = 'failed_permanent' WHERE id = $1`, [first.json().id]);
+    const second = await annul(s, '0001-0001');
+    expect(second.statusCode, second.body).toBe(201);
+  });
+
+  it('the receipt of an annulment or a return made by metadata says so (not "di vendita")', async () => {
+    const s = await scenario();
+    clock.set(`${DAY2}T11:00:00.000Z`);
+    await settledSale(s);
+    const a = (await annul(s, '0001-0001')).json();
+    const r = await tx(s, 'sale', PIZZA(), { is_return: true, original_matricola: s.matricola, original_date: DAY2, original_number: '0001-0001' });
+    const title = async (id: string) => (await t.request({ method: 'GET', url: `/v1/transactions/${id}/receipt?format=text`, key: s.key })).body;
+    expect(await title(a.id)).toContain('emesso per annullamento');
+    expect(await title(r.id)).toContain('emesso per reso merce');
+  });
+});

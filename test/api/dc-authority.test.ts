@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { documentoCommerciale } from '../../src/countries/it-dc/index.ts';
-import { DC_POLL_AFTER_SECONDS } from '../../src/countries/it-dc/response.ts';
+import { DC_POLL_AFTER_SECONDS, DC_POLL_ATTEMPTS, DC_POLL_HORIZON_SECONDS } from '../../src/countries/it-dc/response.ts';
 import { startFakeAdeDocuments, ADE_DOCUMENTS_PATH, DCL_XSD, type FakeAdeDocuments } from '../support/fake-ade-documents.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { exportP12, generateCert, uploadForm } from '../support/p12.ts';
@@ -158,6 +158,42 @@ describe('Documento Commerciale against the fake AdE', () => {
     await t.worker.drain();
     expect((await getTx(t, s.key, tx.id)).status).toBe('success');
   });
+
+  it('a result that takes long: polled with growing waits for 48 h (still pending after a day), then failed_permanent with a dead letter', async () => {
+    const s = await scenario();
+    fake.pendingPolls(100_000);
+    const tx = await createAuthorityTx(s);
+    const sentAt = clock.now().getTime();
+    await t.worker.drain();
+    const pollJob = async () =>
+      (await t.db.query<{ status: string; attempt: number; max_attempts: number; run_at: Date }>(
+        `SELECT status, attempt, max_attempts, run_at FROM jobs WHERE transaction_id = $1 AND kind = 'poll_result'`, [tx.id])).rows[0]!;
+    expect((await pollJob()).max_attempts).toBe(DC_POLL_ATTEMPTS);
+    const waits: number[] = [];
+    let dayChecked = false;
+    for (let i = 0; i < 200; i++) {
+      const job = await pollJob();
+      if (job.status === 'dead') break;
+      // A day after the send AdE may still answer: the document is still waiting for it.
+      if (!dayChecked && job.run_at.getTime() - sentAt > 24 * 3600_000) {
+        expect((await getTx(t, s.key, tx.id)).status).toBe('pending');
+        dayChecked = true;
+      }
+      waits.push(job.run_at.getTime() - clock.now().getTime());
+      clock.set(job.run_at);
+      await t.worker.drain();
+    }
+    expect(dayChecked).toBe(true);
+    expect([...fake.documents.values()][0]!.polls).toBe(DC_POLL_ATTEMPTS);
+    // 60 s at first, then growing, never more than an hour apart.
+    expect(waits.slice(0, 10).every((w) => w === 60_000)).toBe(true);
+    expect(Math.max(...waits)).toBe(3600_000);
+    const failed = await getTx(t, s.key, tx.id);
+    expect(failed).toMatchObject({ status: 'failed_permanent', response_payload: { submit_error: { error_code: 'result_not_available' } } });
+    expect(new Date(failed.updated_at).getTime() - sentAt).toBeGreaterThanOrEqual(DC_POLL_HORIZON_SECONDS * 1000);
+    const dead = await t.db.query<{ type: string }>(`SELECT type FROM events WHERE data->>'transaction_id' = $1 AND type = 'fiscalization.dead_letter'`, [tx.id]);
+    expect(dead.rows).toHaveLength(1);
+  }, 60_000);
 
   it('429 and an outage are retried (0429, 0500); once AdE answers the document goes through', async () => {
     const s = await scenario();

@@ -132,6 +132,11 @@ describe('myDATA against the fake AADE', () => {
     expect(fake.duplicates).toEqual([original.uid]);
     expect(hint(done, 'mark')).toBe(original.mark);
     expect(hint(done, 'uid')).toBe(original.uid);
+    // AADE's duplicate answer names the MARK but no QR URL: read from its book, as the
+    // spec's mandatory `qr` item (placement and kind of the normal success path).
+    expect(hint(done, 'auth_code')).toBe(original.authenticationCode);
+    expect(done.render_hints.find((h: { key: string }) => h.key === 'qr')).toMatchObject({ placement: 'footer_right', kind: 'qr_url', mandatory: true, value: original.qrUrl });
+    expect(done.response_payload.authority).toMatchObject({ qrUrl: original.qrUrl, lookup: { service: 'RequestTransmittedDocs' } });
     expect(await events(tx.id)).toEqual(expect.arrayContaining(['transaction.late_authority_confirmed', 'fiscalization.completed']));
     const lateOnes = () => receiver.received.filter((r) => r.json.event === 'transaction.late_authority_confirmed');
     // Its delivery may still be on its way when the first drain returns (seen once in CI with
@@ -268,6 +273,76 @@ describe('myDATA against the fake AADE', () => {
     expect(full.response_payload.error).toEqual({ category: 'permanent' });
     expect(fake.requests[0]!.status).toBe(401);
   });
+
+  /** Holds a transaction's submit job back (or lets it run now), so a test orders two retries. */
+  const holdJob = async (id: string, until: Date) =>
+    t.db.query(`UPDATE jobs SET run_at = $2 WHERE transaction_id = $1 AND kind = 'submit'`, [id, until]);
+  const fiscalRecord = async (key: string, id: string) =>
+    (await t.request({ method: 'GET', url: `/v1/transactions/${id}/fiscal-record`, key })).body;
+
+  it('an offline_pending sale can be cancelled: a reversing 11.4 in <series>-CN; the original is still sent, and is cancelled once it has its MARK (reversal accepted first)', async () => {
+    const s = await scenario();
+    await fake.refuse();
+    const tx = (await createTx(t, s.key, sale(s.loc), AUTHORITY)).json();
+    expect(tx.status).toBe('offline_pending');
+
+    const res = await t.request({ method: 'POST', url: `/v1/transactions/${tx.id}/cancel`, key: s.key, headers: AUTHORITY, payload: {} });
+    expect(res.statusCode, res.body).toBe(201);
+    const cancel = res.json();
+    expect(cancel).toMatchObject({ type: 'cancellation', status: 'offline_pending', fiscal_id: `T${series}-CN-1` });
+    // No MARK to name: a reversing document (docs/decisions.md "Greece: cancellation"), not CancelInvoice.
+    const reversal = await fiscalRecord(s.key, cancel.id);
+    expect(reversal).toContain('<invoiceType>11.4</invoiceType>');
+    expect(reversal).toContain(`<series>T${series}-CN</series>`);
+    // Idempotent meanwhile; the original is not cancelled yet.
+    const again = await t.request({ method: 'POST', url: `/v1/transactions/${tx.id}/cancel`, key: s.key, headers: AUTHORITY, payload: {} });
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json().id).toBe(cancel.id);
+    expect((await getTx(t, s.key, tx.id)).status).toBe('offline_pending');
+
+    // AADE is back; the reversal's retry runs first.
+    await fake.normal();
+    await holdJob(tx.id, new Date(clock.now().getTime() + 86_400_000));
+    clock.set((await submitJob(cancel.id)).run_at);
+    await t.worker.drain();
+    expect((await getTx(t, s.key, cancel.id)).status).toBe('success');
+    // Not cancelled yet: AADE must first hold the sale the reversal reverses, so it is still sent.
+    const waiting = await getTx(t, s.key, tx.id);
+    expect(waiting.status).toBe('offline_pending');
+    expect((await submitJob(tx.id)).status).not.toBe('completed');
+
+    await holdJob(tx.id, clock.now());
+    await t.worker.drain();
+    const done = await getTx(t, s.key, tx.id);
+    expect(done.status).toBe('cancelled');
+    expect(done.fiscal_id_upstream).toMatch(/^\d+$/);
+    const docs = [...fake.documents.values()];
+    expect(docs.map((d) => `${d.invoiceType} ${d.series}-${d.aa}`).sort()).toEqual([`11.1 T${series}-1`, `11.4 T${series}-CN-1`]);
+    expect(docs.every((d) => d.schemaValid)).toBe(true);
+    expect(fake.requests.some((r) => r.path.startsWith('/CancelInvoice'))).toBe(false);
+  }, 20_000);
+
+  it('an offline_pending sale cancelled, the original accepted first: cancelled when its reversal is accepted', async () => {
+    const s = await scenario();
+    await fake.refuse();
+    const tx = (await createTx(t, s.key, sale(s.loc), AUTHORITY)).json();
+    expect(tx.status).toBe('offline_pending');
+    const cancel = (await t.request({ method: 'POST', url: `/v1/transactions/${tx.id}/cancel`, key: s.key, headers: AUTHORITY, payload: {} })).json();
+    expect(cancel.status).toBe('offline_pending');
+
+    await fake.normal();
+    await holdJob(cancel.id, new Date(clock.now().getTime() + 86_400_000));
+    clock.set((await submitJob(tx.id)).run_at);
+    await t.worker.drain();
+    expect((await getTx(t, s.key, tx.id)).status).toBe('success');
+    expect((await getTx(t, s.key, cancel.id)).status).toBe('offline_pending');
+
+    await holdJob(cancel.id, clock.now());
+    await t.worker.drain();
+    expect((await getTx(t, s.key, cancel.id)).status).toBe('success');
+    expect((await getTx(t, s.key, tx.id)).status).toBe('cancelled');
+    expect([...fake.documents.values()].map((d) => d.invoiceType).sort()).toEqual(['11.1', '11.4']);
+  }, 20_000);
 
   it('cancellation: CancelInvoice by the MARK; the original becomes cancelled', async () => {
     const s = await scenario();

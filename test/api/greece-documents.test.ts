@@ -164,4 +164,27 @@ describe('Greece: myDATA documents through the API', () => {
     expect(rec.contentType).toMatch(/^application\/json/);
     expect(JSON.parse(rec.body)).toEqual({ operation: 'CancelInvoice', mark, entityVatNumber: null });
   });
+
+  it('sandbox reject:233 (a duplicate with its MARK): success with every receipt item of an accept, the mandatory qr among them', async () => {
+    const { key, loc } = await fresh();
+    const dup = (await createTx(t, key, greekSale(loc, { sandbox_outcome: 'reject:233' }))).json();
+    expect(dup.status).toBe('success');
+    const full = await getTx(t, key, dup.id);
+    expect(full.response_payload.authority).toMatchObject({ category: 'duplicate_as_success', authority_code: '233' });
+    const hints = Object.fromEntries(full.render_hints.map((h: { key: string }) => [h.key, h]));
+    expect(Object.keys(hints)).toEqual(expect.arrayContaining(['mark', 'uid', 'auth_code', 'qr']));
+    // As the normal success path gives it (spec: qr | online | footer_right | yes | qr_url).
+    expect(hints.qr).toMatchObject({ placement: 'footer_right', mandatory: true, kind: 'qr_url', value: expect.stringMatching(/^https:\/\/mydataapidev\.aade\.gr\/TimologioQR\/QRInfo\?q=/) });
+    expect(hints.mark.value).toBe(full.fiscal_id_upstream);
+  });
+
+  it('sandbox timeout: offline_pending with error.category transient, as the real client answers a timeout', async () => {
+    const { key, loc } = await fresh();
+    const tx = (await createTx(t, key, greekSale(loc, { sandbox_outcome: 'timeout' }))).json();
+    expect(tx.status).toBe('offline_pending');
+    const full = await getTx(t, key, tx.id);
+    expect(full.response_payload.error).toEqual({ category: 'transient' });
+    expect(full.response_payload.authority).toMatchObject({ category: 'transient' });
+    expect(full.response_payload.submit_error).toMatchObject({ error_code: 'timeout' });
+  });
 });

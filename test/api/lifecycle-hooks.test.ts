@@ -110,10 +110,12 @@ describe('inbound authority messages (POST /v1/inbound/{channel})', () => {
     expect(after.response_payload.notifications).toEqual([expect.objectContaining({ notification: 'RC', IdentificativoSdI: '5550001111' })]);
     const events = (await t.db.query<{ type: string; data: { transaction_id: string; status: string } }>(
       `SELECT type, data FROM events WHERE account_id = $1 AND data->>'transaction_id' = $2 ORDER BY created_at`, [accountId, tx.id])).rows;
-    expect(events.map((e) => [e.type, e.data.status])).toEqual([['transaction.sdi_status_changed', 'delivered']]);
+    // The channel's event, and the fiscalization's (spec Events: "transaction fiscalized → fiscalization.completed").
+    expect(events.map((e) => [e.type, e.data.status]).sort()).toEqual([['fiscalization.completed', 'delivered'], ['transaction.sdi_status_changed', 'delivered']]);
     // Matched by the authority's id from now on; the same notice twice is a no-op.
     const again = await post('sdi', notice('RC', 'another-file-name.xml', '5550001111'));
-    expect(again.json()).toEqual({ transaction_id: tx.id, status: 'delivered', changed: false });
+    expect(again.statusCode).toBe(409); // the id names another file than the message: not this record's
+    expect((await post('sdi', notice('RC', tx.fiscal_id, '5550001111'))).json()).toEqual({ transaction_id: tx.id, status: 'delivered', changed: false });
     // An informational message (no status) is kept, changes nothing.
     expect((await post('sdi', notice('NE', tx.fiscal_id, '5550001111'))).json()).toMatchObject({ status: 'delivered', changed: false });
     expect((await getTx(t, key, tx.id)).response_payload.notifications).toHaveLength(3);

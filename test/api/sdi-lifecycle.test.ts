@@ -275,6 +275,29 @@ describe('SdI lifecycle: fake SdI → signed notifications → POST /v1/inbound/
     },
   );
 
+  it('the answer lost, the RC delivered while the transaction is failed (before the retry): delivered, completed; the retry sends nothing', async () => {
+    const s = await scenario();
+    const tx = await invoice(s);
+    fake.setMode('answer-lost');
+    try {
+      await send();
+    } finally {
+      fake.setMode('normal');
+    }
+    expect(await statusOf(s, tx.id)).toBe('failed');
+    const got = await fake.deliver({ pick: (n) => n.nomeFile === tx.fiscal_id });
+    expect(got.map((n) => [n.type, n.answers[0]!.status])).toEqual([['RC', 200]]);
+    expect(await getTx(t, s.key, tx.id)).toMatchObject({ status: 'delivered', fiscal_id_upstream: got[0]!.identificativoSdI });
+    const sentBefore = fake.received.filter((r) => r.nomeFile === tx.fiscal_id).length;
+    const { rows } = await t.db.query<{ run_at: Date }>(`SELECT run_at FROM jobs WHERE transaction_id = $1 AND kind = 'submit'`, [tx.id]);
+    clock.set(rows[0]!.run_at);
+    await send();
+    expect(fake.received.filter((r) => r.nomeFile === tx.fiscal_id).length).toBe(sentBefore);
+    expect(fake.outbox.filter((n) => n.nomeFile === tx.fiscal_id)).toEqual([]);
+    expect(await statusOf(s, tx.id)).toBe('delivered');
+    expect(sdiEvents(tx.id)).toEqual(['delivered']);
+  });
+
   it('an invoice number used twice (sent once, SdI holds another invoice with it): NS 00404 rejects it, with the event', async () => {
     const s = await scenario();
     const number = `FT-DUP-${Date.now() % 100_000}`;

@@ -2,15 +2,18 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { getSystem } from '../../src/countries/registry.ts';
-import type { AuthorityOutcome, FiscalSystem } from '../../src/countries/types.ts';
+import { TransportError, type AuthorityOutcome, type FiscalSystem } from '../../src/countries/types.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
-import { createLocation, createTx, getTx, saleBody, saleMetadata } from '../support/transactions.ts';
+import { exportP12, generateCert, uploadForm } from '../support/p12.ts';
+import { createTx, getTx, locationBody, saleBody, saleMetadata } from '../support/transactions.ts';
 
 /*
  * SdI notifications through POST /v1/inbound/sdi with the REAL it-sdi channel
- * (src/countries/it-sdi/notifications.ts), on each store. Only `submit` is wrapped: the
- * sandbox stub answers `delivered` at once, while a real SdI takes the file (`sent`,
- * status `pending`, fiscal id = the file name) and answers later by notification.
+ * (src/countries/it-sdi/notifications.ts), on each store. Only `submit` is wrapped: a
+ * real SdI takes the file (`sent`, status `pending`, fiscal id = the file name) and
+ * answers later by notification. The invoices are sent "to SdI" (a test key with
+ * `X-Svc-Sandbox: authority`, the location's uploaded certificate): a posted notification
+ * is SdI's, and only a file sent to SdI is matched by one (never the stub's).
  */
 
 const SECRET = 'sdi-notifications-secret-for-tests';
@@ -19,9 +22,21 @@ const clock = new ManualClock('2026-11-20T10:00:00.000Z');
 const sdi = getSystem('it-sdi');
 /** The FatturaPA file name the record carries as its fiscal id (build.ts): IT + VAT number + _ + 5 characters. */
 const FILE_NAME = /^IT\d{11}_[0-9A-Z]{5}\.xml$/;
+/** Every file handed to `submit`, by transaction id (a resend shows here twice). */
+const submits: string[] = [];
+/** When set, what an attempt meets before its answer (an answer lost, an attempt still in flight). */
+let attemptHook: ((transactionId: string) => Promise<void>) | undefined;
 const sentSdi: FiscalSystem = {
   ...sdi,
-  submit: async (record): Promise<AuthorityOutcome> => ({ kind: 'sent', reference: record.fiscalId ?? record.transactionId, response: { sent: true } }),
+  submit: async (record): Promise<AuthorityOutcome> => {
+    submits.push(record.transactionId);
+    await attemptHook?.(record.transactionId);
+    return { kind: 'sent', reference: record.fiscalId ?? record.transactionId, response: { sent: true } };
+  },
+};
+/** SdI took the file, then the connection broke: no answer (a transport fault, retried). */
+const answerLost = async () => {
+  throw new TransportError('timeout', 'no answer from the authority within 30 s');
 };
 
 type Kind = 'RC' | 'NS' | 'MC' | 'NE-EC01' | 'NE-EC02' | 'DT' | 'AT';
@@ -51,8 +66,27 @@ beforeAll(async () => {
     systems: (k) => (k === 'it-sdi' ? sentSdi : getSystem(k)),
   });
   ({ key, accountId } = await t.signup());
-  location = await createLocation(t, key, 'it-sdi');
+  location = await sdiLocation(key);
 });
+
+const AUTHORITY = { 'x-svc-sandbox': 'authority' } as const;
+const PASSWORD = 'password-del-certificato';
+let certificates = 0;
+/** An it-sdi location (the given partita IVA, else the fixtures') naming a certificate uploaded for it: files may go to SdI. */
+async function sdiLocation(apiKey: string, taxId?: string): Promise<string> {
+  const certificateId = `cert-it-${++certificates}-${Date.now() % 100_000}`;
+  const cert = generateCert({ subject: '/C=IT/serialNumber=TINIT-01234567897/CN=Trasmittente Test', days: 3650 });
+  const { payload, headers } = uploadForm({ certificateId, password: PASSWORD, file: exportP12(cert, PASSWORD) });
+  const up = await t.request({ method: 'POST', url: '/v1/certificates', key: apiKey, payload, headers });
+  expect(up.statusCode, up.body).toBe(201);
+  const body = locationBody('it-sdi') as { country_config: Record<string, unknown> };
+  const res = await t.request({
+    method: 'POST', url: '/v1/locations', key: apiKey,
+    payload: { ...body, ...(taxId ? { tax_id: taxId } : {}), country_config: { ...body.country_config, certificate_id: certificateId } },
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().id;
+}
 afterAll(async () => {
   await t.close();
 });
@@ -62,7 +96,7 @@ const post = (body: string, headers: Record<string, string> = { 'x-sdi-secret': 
 
 /** An invoice sent to SdI, awaiting its notification. */
 async function sentInvoice(): Promise<{ id: string; fiscal_id: string }> {
-  const res = await createTx(t, key, saleBody(location, { metadata: saleMetadata['it-sdi'] }));
+  const res = await createTx(t, key, saleBody(location, { metadata: saleMetadata['it-sdi'] }), AUTHORITY);
   expect(res.statusCode).toBe(201);
   await t.worker.drain();
   const tx = await getTx(t, key, res.json().id);
@@ -144,14 +178,21 @@ describe('SdI notifications (POST /v1/inbound/sdi, the it-sdi channel)', () => {
     expect(await eventsOf(alone.id)).toEqual([['transaction.sdi_status_changed', 'delivery_error']]);
   });
 
-  it('an NE or DT on a pending invoice is recorded and gives it its IdentificativoSdI; the RC that follows is matched by it', async () => {
+  it('an NE or DT on a pending invoice is recorded and gives it its IdentificativoSdI; another file under that id is refused (409), the RC that follows is matched by it', async () => {
     const tx = await sentInvoice();
     const id = sdiId();
     expect((await post(notice('DT', tx.fiscal_id, id))).json()).toEqual({ transaction_id: tx.id, status: 'pending', changed: false });
     expect(await getTx(t, key, tx.id)).toMatchObject({ status: 'pending', fiscal_id_upstream: id });
     expect(await eventsOf(tx.id)).toEqual([]);
-    // Another file name, the same IdentificativoSdI: the authority's id finds it.
-    expect((await post(notice('RC', 'IT01234567890_ZZZZZ.xml', id))).json()).toEqual({ transaction_id: tx.id, status: 'delivered', changed: true });
+    // Another file name, the same IdentificativoSdI: not this invoice's notification; neither recorded nor applied.
+    const other = await post(notice('RC', 'IT01234567890_ZZZZZ.xml', id));
+    expect([other.statusCode, other.json()]).toEqual([409, {
+      error: `the message names IT01234567890_ZZZZZ.xml, but the authority's id ${id} is the one of ${tx.fiscal_id}: not recorded`,
+    }]);
+    const still = await getTx(t, key, tx.id);
+    expect(still.status).toBe('pending');
+    expect((still.response_payload.notifications as unknown[]).length).toBe(1);
+    expect((await post(notice('RC', tx.fiscal_id, id))).json()).toEqual({ transaction_id: tx.id, status: 'delivered', changed: true });
   });
 
   it('answers 401 without the secret, 400 for what it cannot read, 404 for an unknown invoice; none changes anything', async () => {
@@ -183,5 +224,222 @@ describe('SdI notifications (POST /v1/inbound/sdi, the it-sdi channel)', () => {
     expect(still).toMatchObject({ status: 'pending', fiscal_id_upstream: null });
     expect(still.response_payload.notifications).toBeUndefined();
     expect(await eventsOf(tx.id)).toEqual([]);
+  });
+});
+
+/** Every event about the transaction (both vocabularies are delivered from one row: core/events.ts). */
+const allEventsOf = async (transactionId: string) => (await t.db.query<{ type: string; data: { status: string; last_error: string | null } }>(
+  `SELECT type, data FROM events WHERE data->>'transaction_id' = $1 ORDER BY created_at, type`, [transactionId])).rows
+  .map((e) => [e.type, e.data.status]);
+
+/** An invoice created and its submit job's id, not yet run. */
+async function createdInvoice(apiKey = key, loc = location, headers: Record<string, string> = AUTHORITY): Promise<{ id: string; fiscal_id: string; job: string }> {
+  const res = await createTx(t, apiKey, saleBody(loc, { metadata: saleMetadata['it-sdi'] }), headers);
+  expect(res.statusCode, res.body).toBe(201);
+  const { rows } = await t.db.query<{ id: string }>(`SELECT id FROM jobs WHERE transaction_id = $1 AND kind = 'submit'`, [res.json().id]);
+  return { id: res.json().id, fiscal_id: res.json().fiscal_id, job: rows[0]!.id };
+}
+
+/** The submit job's retry, due: the clock moved to it and the queue drained. */
+async function runRetry(id: string) {
+  const { rows } = await t.db.query<{ run_at: Date }>(`SELECT run_at FROM jobs WHERE transaction_id = $1 AND kind = 'submit'`, [id]);
+  if (rows[0]!.run_at.getTime() > clock.now().getTime()) clock.set(rows[0]!.run_at);
+  await t.worker.drain();
+}
+
+/** A valid partita IVA (10 digits and the check digit), fresh per call. */
+let pivaSeq = Number(String(Date.now()).slice(-6)) * 100;
+function freshPartitaIva(): string {
+  const base = String(1_000_000_000 + (++pivaSeq % 1_000_000_000)).slice(0, 10);
+  let sum = 0;
+  for (let i = 0; i < 10; i++) {
+    const d = Number(base[i]);
+    if (i % 2 === 0) sum += d;
+    else sum += d * 2 > 9 ? d * 2 - 9 : d * 2;
+  }
+  return `${base}${(10 - (sum % 10)) % 10}`;
+}
+
+describe('a notification while the attempt that sent the file failed or is in flight (F1)', () => {
+  it('failed (the answer lost, a retry due): the RC delivers it, once announced; the retry sends nothing again', async () => {
+    const tx = await createdInvoice();
+    attemptHook = answerLost;
+    try {
+      expect(await t.worker.runJobNow(tx.job)).toBe(true);
+    } finally {
+      attemptHook = undefined;
+    }
+    const failed = await getTx(t, key, tx.id);
+    expect(failed).toMatchObject({ status: 'failed', fiscal_id_upstream: null });
+    const id = sdiId();
+    const rc = await post(notice('RC', tx.fiscal_id, id));
+    expect([rc.statusCode, rc.json()]).toEqual([200, { transaction_id: tx.id, status: 'delivered', changed: true }]);
+    const delivered = await getTx(t, key, tx.id);
+    expect(delivered).toMatchObject({ status: 'delivered', fiscal_id_upstream: id, error_message: null });
+    expect(delivered.completed_at).not.toBeNull();
+    expect(delivered.response_payload.submit_error).toBeUndefined();
+    expect(delivered.response_payload.awaiting_notification).toBeUndefined();
+
+    await runRetry(tx.id);
+    expect(submits.filter((x) => x === tx.id)).toHaveLength(1);
+    expect((await getTx(t, key, tx.id)).status).toBe('delivered');
+    const { rows } = await t.db.query<{ status: string }>(`SELECT status FROM jobs WHERE transaction_id = $1 AND kind = 'submit'`, [tx.id]);
+    expect(rows).toEqual([{ status: 'completed' }]);
+    expect(await allEventsOf(tx.id)).toEqual([['fiscalization.completed', 'delivered'], ['transaction.sdi_status_changed', 'delivered']]);
+  });
+
+  it('processing (the resend in flight when the RC comes): delivered; the resend\'s answer and its NS 00002 change nothing', async () => {
+    const tx = await createdInvoice();
+    let entered!: () => void;
+    const inFlight = new Promise<void>((resolve) => { entered = resolve; });
+    let release!: () => void;
+    attemptHook = () => {
+      entered();
+      return new Promise<void>((resolve) => { release = resolve; });
+    };
+    const running = t.worker.runJobNow(tx.job);
+    try {
+      await inFlight;
+      expect((await getTx(t, key, tx.id)).status).toBe('processing');
+      const id = sdiId();
+      expect((await post(notice('RC', tx.fiscal_id, id))).json()).toEqual({ transaction_id: tx.id, status: 'delivered', changed: true });
+    } finally {
+      attemptHook = undefined;
+      release();
+      await running;
+    }
+    const after = await getTx(t, key, tx.id);
+    expect(after.status).toBe('delivered');
+    // SdI refuses the copy that was in flight (same file name): recorded, nothing moves.
+    const dup = notice('NS', tx.fiscal_id, sdiId()).replace(/<ListaErrori>[\s\S]*<\/ListaErrori>/,
+      '<ListaErrori><Errore><Codice>00002</Codice><Descrizione>Nome file duplicato</Descrizione></Errore></ListaErrori>');
+    expect((await post(dup)).json()).toEqual({ transaction_id: tx.id, status: 'delivered', changed: false });
+    const final = await getTx(t, key, tx.id);
+    expect(final.status).toBe('delivered');
+    expect((final.response_payload.notifications as { notification: string; duplicate?: boolean }[]).map((n) => [n.notification, n.duplicate]))
+      .toEqual([['RC', undefined], ['NS', true]]);
+  });
+
+  it('failed_permanent (the retries ran out although SdI had the file): the RC still delivers it', async () => {
+    const tx = await createdInvoice();
+    await t.db.query(`UPDATE jobs SET max_attempts = 1 WHERE id = $1`, [tx.job]);
+    attemptHook = answerLost;
+    try {
+      expect(await t.worker.runJobNow(tx.job)).toBe(true);
+    } finally {
+      attemptHook = undefined;
+    }
+    expect((await getTx(t, key, tx.id)).status).toBe('failed_permanent');
+    const rc = await post(notice('RC', tx.fiscal_id, sdiId()));
+    expect([rc.statusCode, rc.json()]).toEqual([200, { transaction_id: tx.id, status: 'delivered', changed: true }]);
+    // The clock stands still: listed by type.
+    expect(await allEventsOf(tx.id)).toEqual([
+      ['fiscalization.completed', 'delivered'], ['fiscalization.dead_letter', 'dead'], ['transaction.sdi_status_changed', 'delivered'],
+    ]);
+  });
+
+  it('an NS for a file whose answer was lost rejects it, with its error', async () => {
+    const tx = await createdInvoice();
+    attemptHook = answerLost;
+    try {
+      await t.worker.runJobNow(tx.job);
+    } finally {
+      attemptHook = undefined;
+    }
+    expect((await post(notice('NS', tx.fiscal_id, sdiId()))).json()).toEqual({ transaction_id: tx.id, status: 'rejected', changed: true });
+    await runRetry(tx.id);
+    expect(submits.filter((x) => x === tx.id)).toHaveLength(1);
+    expect(await getTx(t, key, tx.id)).toMatchObject({ status: 'rejected', response_payload: { submit_error: { error_code: '00305' } } });
+  });
+});
+
+describe('only a file sent is matched, the one sent to SdI first, in its own account when it can be told (F2)', () => {
+  it('an invoice never sent is not "delivered"; of two accounts with one partita IVA, the one that sent the file to SdI, not the stub\'s', async () => {
+    const piva = freshPartitaIva();
+    const a = await t.signup();
+    const b = await t.signup();
+    const c = await t.signup();
+    const [locA, locB, locC] = [await sdiLocation(a.key, piva), await sdiLocation(b.key, piva), await sdiLocation(c.key, piva)];
+    const txA = await createdInvoice(a.key, locA);
+    const txB = await createdInvoice(b.key, locB);
+    // C is a test key on the stub (no X-Svc-Sandbox): its file never reaches SdI.
+    const txC = await createdInvoice(c.key, locC, {});
+    expect(new Set([txA.fiscal_id, txB.fiscal_id, txC.fiscal_id])).toEqual(new Set([`IT${piva}_00001.xml`]));
+
+    // Nothing of that name was sent yet: no record for the notification.
+    const id = sdiId();
+    const early = await post(notice('RC', txA.fiscal_id, id));
+    expect([early.statusCode, early.json()]).toEqual([404, { error: 'transaction not found' }]);
+
+    // The stub's file is sent first, B's to SdI after it: SdI's notification is B's.
+    expect(await t.worker.runJobNow(txC.job)).toBe(true);
+    expect(await t.worker.runJobNow(txB.job)).toBe(true);
+    expect((await post(notice('RC', txA.fiscal_id, id))).json()).toEqual({ transaction_id: txB.id, status: 'delivered', changed: true });
+    const notSent = await getTx(t, a.key, txA.id);
+    expect(notSent).toMatchObject({ status: 'pending', fiscal_id_upstream: null, submitted_at: null });
+    expect(notSent.response_payload.notifications).toBeUndefined();
+    expect((await getTx(t, c.key, txC.id)).response_payload.notifications).toBeUndefined();
+
+    // A's file, once sent, gets its own notification under its own IdentificativoSdI; B's id still finds B.
+    expect(await t.worker.runJobNow(txA.job)).toBe(true);
+    const idA = sdiId();
+    expect((await post(notice('MC', txA.fiscal_id, idA))).json()).toEqual({ transaction_id: txA.id, status: 'delivery_error', changed: true });
+    expect((await post(notice('RC', txA.fiscal_id, id))).json()).toEqual({ transaction_id: txB.id, status: 'delivered', changed: false });
+    expect((await post(notice('RC', txA.fiscal_id, idA))).json()).toEqual({ transaction_id: txA.id, status: 'delivered', changed: true });
+    expect((await getTx(t, c.key, txC.id)).response_payload.notifications).toBeUndefined();
+  });
+});
+
+describe('outcome events and failure fields (F5), delivery_error (F6), the receiver\'s content type (F12)', () => {
+  it('RC: fiscalization.completed beside transaction.sdi_status_changed; NS: the dead letter, submit_error, the translated error_message, completed_at', async () => {
+    const ok = await sentInvoice();
+    await post(notice('RC', ok.fiscal_id, sdiId()));
+    expect(await allEventsOf(ok.id)).toEqual([['fiscalization.completed', 'delivered'], ['transaction.sdi_status_changed', 'delivered']]);
+
+    const ko = await sentInvoice();
+    await post(notice('NS', ko.fiscal_id, sdiId()));
+    expect(await allEventsOf(ko.id)).toEqual([['fiscalization.dead_letter', 'dead'], ['transaction.sdi_status_changed', 'rejected']]);
+    const { rows } = await t.db.query<{ data: { last_error: string } }>(
+      `SELECT data FROM events WHERE type = 'fiscalization.dead_letter' AND data->>'transaction_id' = $1`, [ko.id]);
+    expect(rows[0]!.data.last_error).toMatch(/^00305: /);
+    await t.worker.drain(); // the translation
+    const rejected = await getTx(t, key, ko.id);
+    expect(rejected).toMatchObject({ status: 'rejected', response_payload: { submit_error: { error_code: '00305', raw_message: expect.stringContaining('00423') } } });
+    expect(rejected.error_message).toEqual(expect.any(String));
+    expect(rejected.error_message).not.toBe('');
+    expect(rejected.completed_at).not.toBeNull();
+    expect(rejected.response_payload.awaiting_notification).toBeUndefined();
+    expect(rejected.response_payload.notifications).toHaveLength(1);
+  });
+
+  it('delivery_error (MC: the invoice is issued): completed, cancellable by a credit note; an RC after the MC delivers it', async () => {
+    const later = await sentInvoice();
+    const id = sdiId();
+    expect((await post(notice('MC', later.fiscal_id, id))).json()).toEqual({ transaction_id: later.id, status: 'delivery_error', changed: true });
+    const missed = await getTx(t, key, later.id);
+    expect(missed.completed_at).not.toBeNull();
+    expect((await post(notice('RC', later.fiscal_id, id))).json()).toEqual({ transaction_id: later.id, status: 'delivered', changed: true });
+    const delivered = await getTx(t, key, later.id);
+    expect(delivered.completed_at).toBe(missed.completed_at);
+    expect(await allEventsOf(later.id)).toEqual([
+      ['fiscalization.completed', 'delivery_error'], ['transaction.sdi_status_changed', 'delivery_error'], ['transaction.sdi_status_changed', 'delivered'],
+    ]);
+
+    const kept = await sentInvoice();
+    await post(notice('MC', kept.fiscal_id, sdiId()));
+    const cancel = await t.request({ method: 'POST', url: `/v1/transactions/${kept.id}/cancel`, key, payload: { reason: 'reso' }, headers: AUTHORITY });
+    expect(cancel.statusCode, cancel.body).toBe(201);
+    const note = cancel.json() as { id: string; fiscal_id: string };
+    await t.worker.drain();
+    expect((await post(notice('RC', note.fiscal_id, sdiId()))).json()).toEqual({ transaction_id: note.id, status: 'delivered', changed: true });
+    expect((await getTx(t, key, kept.id)).status).toBe('cancelled');
+  });
+
+  it('the receiver reads XML only: JSON, another type or none is a 415 that says what to send', async () => {
+    const expected = { error: 'unsupported content type: send the message as application/xml, text/xml or application/soap+xml' };
+    for (const headers of [{ 'content-type': 'application/json' }, { 'content-type': 'text/plain' }, {}]) {
+      const res = await t.request({ method: 'POST', url: '/v1/inbound/sdi', payload: '{"a":1}', headers: { 'x-sdi-secret': SECRET, ...headers } });
+      expect([res.statusCode, res.json()], JSON.stringify(headers)).toEqual([415, expected]);
+    }
   });
 });

@@ -117,6 +117,51 @@ describe('test keys: the stub SdI notifies through the receiver', () => {
   });
 });
 
+describe('test keys: cancelling a credit note, and long invoice numbers', () => {
+  const document = async (id: string) => {
+    const record = await t.request({ method: 'GET', url: `/v1/transactions/${id}/fiscal-record`, key });
+    expect(record.statusCode, record.body).toBe(200);
+    if (HAVE_SCHEMAS) {
+      const v = xsdValidate(record.body, 'it/fatturapa/Schema_del_file_xml_FatturaPA_v1.2.2.xsd');
+      expect(v.ok, v.output).toBe(true);
+    }
+    const tipo = /<TipoDocumento>([^<]+)<\/TipoDocumento>/.exec(record.body)![1];
+    const numero = /<Numero>([^<]+)<\/Numero>/.exec(record.body)![1]!;
+    const collegata = /<DatiFattureCollegate>\s*<IdDocumento>([^<]+)<\/IdDocumento>/.exec(record.body)?.[1];
+    return { tipo, numero, collegata };
+  };
+  const delivered = async (metadata: Record<string, unknown>, type = 'sale') => {
+    const res = await createTx(t, key, { ...saleBody(location, { metadata: { ...saleMetadata['it-sdi'], ...metadata } }), type });
+    expect(res.statusCode, res.body).toBe(201);
+    await t.worker.drain();
+    expect((await getTx(t, key, res.json().id)).status).toBe('delivered');
+    return res.json().id as string;
+  };
+  const cancel = async (id: string) => {
+    const res = await t.request({ method: 'POST', url: `/v1/transactions/${id}/cancel`, key, payload: {} });
+    expect(res.statusCode, res.body).toBe(201);
+    await t.worker.drain();
+    return res.json().id as string;
+  };
+
+  it('a refund (TD04) is reversed by a debit note (TD05) naming it, not a second credit note', async () => {
+    const refund = await delivered({ invoice_number: 'R-refund-1' }, 'refund');
+    expect(await document(refund)).toMatchObject({ tipo: 'TD04', numero: 'R-refund-1' });
+    const reversal = await cancel(refund);
+    expect(await document(reversal)).toEqual({ tipo: 'TD05', numero: 'ND-R-refund-1', collegata: 'R-refund-1' });
+    expect((await getTx(t, key, reversal)).status).toBe('delivered');
+    expect((await getTx(t, key, refund)).status).toBe('cancelled');
+  });
+
+  it('an invoice numbered with 19 characters is credited under a number of at most 20, valid against the XSD', async () => {
+    const sale = await delivered({ invoice_number: 'FATT-2026-000000012' });
+    const note = await document(await cancel(sale));
+    expect(note.tipo).toBe('TD04');
+    expect(note.numero).toMatch(/^NC-000000012-\d{6}$/);
+    expect(note.collegata).toBe('FATT-2026-000000012');
+  });
+});
+
 describe('test keys: an FPA12 (public administration) file is signed XAdES-BES', () => {
   it('with the account\'s sandbox certificate (no certificate uploaded): verified by xmlsec1, valid against the XSD; an FPR12 file stays unsigned', async () => {
     const pa = await createLocation(t, key, 'it-sdi', { country_config: { ...configs.sdi, formato_trasmissione: 'FPA12' } });

@@ -141,7 +141,7 @@ describe.runIf(STORE === 'pglite')('local host in-process: no scheduler, process
       (e: unknown) => e,
     );
     expect(second).toBeInstanceOf(ConfigError);
-    expect((second as Error).message).toContain(`DATA_DIR ${dataDir} is in use by another local host (process ${process.pid}`);
+    expect((second as Error).message).toContain(`DATA_DIR ${dataDir} is in use by another local host or engine (process ${process.pid}`);
     // The first host is unharmed.
     expect((await jsonClient(host.url).get('/health')).body.database).toBe('ok');
   });

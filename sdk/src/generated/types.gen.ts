@@ -5326,7 +5326,7 @@ export type SendTelemetryData = {
          */
         data_points: Array<{
             /**
-             * when the agent took the reading (RFC 3339); at most 5 minutes ahead of the server clock
+             * when the agent took the reading (RFC 3339); at most 5 minutes ahead of the server clock, and not before 2020
              */
             timestamp: string;
             /**

@@ -22,7 +22,10 @@ import { XMLParser } from 'fast-xml-parser';
 import { authorityGet, authorityPost } from '../shared/authority-http.ts';
 import { configString } from '../shared/config-fields.ts';
 import { TransportError, type AuthorityOutcome, type StoredRecord, type SubmitContext } from '../types.ts';
-import { cancelOutcome, duplicateNotFoundOutcome, errorOf, foundDuplicateOutcome, LOCAL_CODES, markLessDuplicate, sendOutcome, type AadeAnswer } from './response.ts';
+import {
+  cancelOutcome, duplicateNotFoundOutcome, duplicateWithLookup, errorOf, foundDuplicateOutcome, LOCAL_CODES, markLessDuplicate, sendOutcome,
+  type AadeAnswer, type TransmittedLookup,
+} from './response.ts';
 import { findByUid, lookupQuery, MAX_PAGES, parseRequestedDoc, uidOf, type RequestedDoc } from './transmitted.ts';
 
 export type MyDataEnv = 'sandbox' | 'production' | 'provider_sandbox' | 'provider_production';
@@ -146,10 +149,42 @@ async function get(url: string, ctx: SubmitContext, timeoutMs: number): Promise<
 }
 
 /**
- * Looks up, with RequestTransmittedDocs (transmitted.ts), the document AADE says it holds
- * without naming its MARK: at most `MAX_PAGES` pages, all within the attempt's time (the
- * core bounds the whole `submit` by it). Found → the original MARK, UID, authentication
- * code and QR URL (`duplicate_as_success`); not found, or the lookup fails → transient.
+ * Looks up, with RequestTransmittedDocs (transmitted.ts), the document AADE says it holds:
+ * at most `MAX_PAGES` pages, all within the attempt's time (the core bounds the whole
+ * `submit` by it). Found → its entry (MARK, UID, authentication code, QR URL); else why not.
+ */
+async function findTransmitted(
+  doc: { uid: string; issueDate?: string | undefined; invoiceType?: string | undefined },
+  ctx: SubmitContext,
+  deadline: number,
+): Promise<TransmittedLookup> {
+  let page: RequestedDoc['continuation'];
+  let pages = 0;
+  while (pages < MAX_PAGES) {
+    const left = deadline - Date.now();
+    if (left < 200) return { why: `could not be read to the end within the attempt's time (${pages} pages)`, pages };
+    let answer: AadeAnswer;
+    try {
+      answer = await get(`${myDataUrl('RequestTransmittedDocs', ctx)}?${lookupQuery(doc, page).toString()}`, ctx, left);
+    } catch (err) {
+      if (err instanceof TransportError) return { why: `did not answer (${err.code}: ${err.message})`, pages };
+      throw err;
+    }
+    pages++;
+    const requested = answer.status === 200 ? parseRequestedDoc(answer.body) : null;
+    if (requested === null) return { why: `answered HTTP ${answer.status} without a RequestedDoc`, pages };
+    const found = findByUid(requested, doc.uid);
+    if (found?.mark !== undefined) return { found: { ...found, mark: found.mark }, pages };
+    if (!requested.continuation) return { why: `does not list it (${pages} pages)`, pages };
+    page = requested.continuation;
+  }
+  return { why: `does not list it in the first ${MAX_PAGES} pages`, pages };
+}
+
+/**
+ * AADE holds the document without naming its MARK: the lookup recovers it (`duplicate_as_success`
+ * with the original MARK, UID, authentication code and QR URL); not found, or the lookup
+ * fails → transient.
  */
 async function lookUpDuplicate(
   dup: { code: string; message: string },
@@ -157,39 +192,24 @@ async function lookUpDuplicate(
   ctx: SubmitContext,
   deadline: number,
 ): Promise<AuthorityOutcome> {
-  let page: RequestedDoc['continuation'];
-  let pages = 0;
-  while (pages < MAX_PAGES) {
-    const left = deadline - Date.now();
-    if (left < 200) return duplicateNotFoundOutcome(dup, `could not be read to the end within the attempt's time (${pages} pages)`, pages);
-    let answer: AadeAnswer;
-    try {
-      answer = await get(`${myDataUrl('RequestTransmittedDocs', ctx)}?${lookupQuery(doc, page).toString()}`, ctx, left);
-    } catch (err) {
-      if (err instanceof TransportError) return duplicateNotFoundOutcome(dup, `did not answer (${err.code}: ${err.message})`, pages);
-      throw err;
-    }
-    pages++;
-    const requested = answer.status === 200 ? parseRequestedDoc(answer.body) : null;
-    if (requested === null) return duplicateNotFoundOutcome(dup, `answered HTTP ${answer.status} without a RequestedDoc`, pages);
-    const found = findByUid(requested, doc.uid);
-    if (found?.mark !== undefined) return foundDuplicateOutcome(dup, doc.uid, { ...found, mark: found.mark }, pages);
-    if (!requested.continuation) return duplicateNotFoundOutcome(dup, `does not list it (${pages} pages)`, pages);
-    page = requested.continuation;
-  }
-  return duplicateNotFoundOutcome(dup, `does not list it in the first ${MAX_PAGES} pages`, pages);
+  const r = await findTransmitted(doc, ctx, deadline);
+  return 'found' in r ? foundDuplicateOutcome(dup, doc.uid, r.found, r.pages) : duplicateNotFoundOutcome(dup, r.why, r.pages);
 }
+
+/**
+ * No answer at all (timeout, connection cut or refused): transient, as the spec's Greek
+ * `error.category` says; the core retries it like the TransportError it was. The stub
+ * (sandbox.ts) answers a rehearsed timeout with the same outcome.
+ */
+export const transportFaultOutcome = (err: TransportError): AuthorityOutcome =>
+  ({ kind: 'retry_later', code: err.code, message: err.message, response: { category: 'transient' }, error: errorOf('transient') });
 
 /** Sends the record to AADE and reads its answer. */
 export async function submitToAade(record: StoredRecord, ctx: SubmitContext): Promise<AuthorityOutcome> {
   try {
     return await send(record, ctx);
   } catch (err) {
-    // No answer at all (timeout, connection cut or refused): transient, as the spec's
-    // Greek `error.category` says; the core retries it like the TransportError it was.
-    if (err instanceof TransportError) {
-      return { kind: 'retry_later', code: err.code, message: err.message, response: { category: 'transient' }, error: errorOf('transient') };
-    }
+    if (err instanceof TransportError) return transportFaultOutcome(err);
     throw err;
   }
 }
@@ -211,5 +231,10 @@ async function send(record: StoredRecord, ctx: SubmitContext): Promise<Authority
   // A duplicate answer without the MARK: ask AADE which MARK it gave this UID.
   const dup = markLessDuplicate(answer, { uid: doc.uid });
   if (dup !== null && doc.uid !== undefined) return lookUpDuplicate(dup, { ...doc, uid: doc.uid }, ctx, deadline);
-  return sendOutcome(answer, { uid: doc.uid });
+  const outcome = sendOutcome(answer, { uid: doc.uid });
+  // A duplicate naming its MARK still lacks the QR URL the receipt must print: AADE's book has it.
+  if (outcome.kind === 'duplicate' && doc.uid !== undefined) {
+    return duplicateWithLookup(outcome, await findTransmitted({ ...doc, uid: doc.uid }, ctx, deadline));
+  }
+  return outcome;
 }

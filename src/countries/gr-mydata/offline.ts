@@ -13,9 +13,13 @@ export const GRACE_EXPIRED = 'failed_offline_grace_expired';
 export const MYDATA_STATUSES: StatusContribution = {
   statuses: [
     // Still open: retried until the window closes; it keeps its status while a retry runs,
-    // because its receipt already says "transmitted later".
-    { name: OFFLINE_PENDING, open: true, keptWhileSubmitting: true },
-    { name: GRACE_EXPIRED },
+    // because its receipt already says "transmitted later". Cancellable (docs/decisions.md
+    // "Greece: cancellation": no MARK yet, so a reversing document is issued), but it stays
+    // `offline_pending` and is still sent: AADE must hold what the reversal reverses. It
+    // becomes `cancelled` once it has its MARK and its reversal is accepted, in either order.
+    { name: OFFLINE_PENDING, open: true, keptWhileSubmitting: true, cancellable: true, cancelledOnceAccepted: true },
+    // Final: never reached AADE within the window (refused: a cancellation in it did not cancel).
+    { name: GRACE_EXPIRED, refused: true },
   ],
   transitions: [
     { by: 'submission', from: ['pending', 'processing', 'failed', OFFLINE_PENDING], to: [OFFLINE_PENDING, GRACE_EXPIRED] },

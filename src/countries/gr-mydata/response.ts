@@ -295,3 +295,40 @@ export function duplicateNotFoundOutcome(dup: { code: string; message: string },
     error: errorOf('transient'),
   };
 }
+
+/** What a RequestTransmittedDocs lookup gave: the document's entry, or why none. */
+export type TransmittedLookup =
+  | { found: TransmittedInvoice & { mark: string }; pages: number }
+  | { why: string; pages: number };
+
+/**
+ * A duplicate answer that names the original MARK (AADE's "already sent" message) carries
+ * no QR URL, which the receipt must print (spec, Greek render_hints: `qr` mandatory), and
+ * often no authentication code: the items come from AADE's book (RequestTransmittedDocs,
+ * the stub's own book in the sandbox) and are added as the normal success path adds them.
+ * The lookup is trusted only for the MARK the answer named. Not found (or another MARK):
+ * the document is registered all the same (AADE named its MARK), so it stays
+ * `duplicate_as_success`, without the items the lookup would have given, and
+ * `response.lookup.found` says so (docs: .scratch/decisions-gr-dc.md).
+ */
+export function duplicateWithLookup(outcome: Extract<AuthorityOutcome, { kind: 'duplicate' }>, lookup: TransmittedLookup): AuthorityOutcome {
+  const uid = typeof outcome.response.invoiceUid === 'string' ? outcome.response.invoiceUid : undefined;
+  const hintValue = (key: string) => outcome.renderHints?.find((h) => h.key === key)?.value;
+  if (!('found' in lookup) || lookup.found.mark !== outcome.upstreamId) {
+    const why = 'found' in lookup ? `lists the UID under another MARK (${lookup.found.mark})` : lookup.why;
+    return { ...outcome, response: { ...outcome.response, lookup: { service: 'RequestTransmittedDocs', pages: lookup.pages, found: false, why } } };
+  }
+  const inv = lookup.found;
+  const authenticationCode = hintValue('auth_code') ?? inv.authenticationCode;
+  return {
+    ...outcome,
+    response: {
+      ...outcome.response,
+      ...(authenticationCode !== undefined ? { authenticationCode } : {}),
+      ...(inv.qrCodeUrl !== undefined ? { qrUrl: inv.qrCodeUrl } : {}),
+      ...(inv.cancelledByMark ? { cancelledByMark: inv.cancelledByMark } : {}),
+      lookup: { service: 'RequestTransmittedDocs', pages: lookup.pages },
+    },
+    renderHints: myDataHints({ mark: outcome.upstreamId, uid: uid ?? inv.uid, authenticationCode, qrUrl: inv.qrCodeUrl }),
+  };
+}

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { TransportError, type StoredRecord, type SubmitContext } from '../types.ts';
 import { parseResponseDoc } from './response.ts';
 import { myDataStubSubmit, stubAnswer } from './sandbox.ts';
+import { transportFaultOutcome } from './client.ts';
 
 /* The stub AADE answers as AADE's ResponseDoc, read by the real parser. */
 
@@ -26,12 +27,20 @@ describe('myDATA stub', () => {
     const accepted = await myDataStubSubmit(record(), ctx);
     const dup = await myDataStubSubmit(record('reject:233'), ctx);
     expect(dup).toMatchObject({ kind: 'duplicate', upstreamId: (accepted as { upstreamId: string }).upstreamId, response: { category: 'duplicate_as_success' } });
+    // The receipt items an accept gives, the mandatory QR among them (spec, Greek render_hints).
+    const hints = (o: typeof dup) => (o.kind === 'accepted' || o.kind === 'duplicate' ? o.renderHints : undefined);
+    expect(hints(dup)).toEqual(hints(accepted));
+    expect(hints(dup)!.map((h) => h.key)).toEqual(['mark', 'uid', 'auth_code', 'qr']);
   });
 
-  it('error:<code> → TechnicalError, error:503 → HTTP 503: transient; timeout → a transport fault', async () => {
-    expect(await myDataStubSubmit(record('error:999'), ctx)).toMatchObject({ kind: 'retry_later', code: '999' });
-    expect(await myDataStubSubmit(record('error:503'), ctx)).toMatchObject({ kind: 'retry_later', code: 'unavailable' });
-    await expect(myDataStubSubmit(record('timeout'), ctx)).rejects.toBeInstanceOf(TransportError);
+  it('error:<code> → TechnicalError, error:503 → HTTP 503: transient; timeout → no answer, transient as the real client says', async () => {
+    expect(await myDataStubSubmit(record('error:999'), ctx)).toMatchObject({ kind: 'retry_later', code: '999', error: { category: 'transient' } });
+    expect(await myDataStubSubmit(record('error:503'), ctx)).toMatchObject({ kind: 'retry_later', code: 'unavailable', error: { category: 'transient' } });
+    // The shape submitToAade gives a TransportError (client.ts transportFaultOutcome).
+    expect(await myDataStubSubmit(record('timeout'), ctx)).toEqual({
+      ...transportFaultOutcome(new TransportError('timeout', 'sandbox: AADE did not answer in time (sandbox_outcome timeout)')),
+      response: { category: 'transient', sandbox: true },
+    });
   });
 
   it('a cancellation gets a cancellationMark', async () => {

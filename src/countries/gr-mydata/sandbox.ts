@@ -9,18 +9,21 @@
  * - accept (default) → Success;
  * - reject:<code> → ValidationError with that code (`regulatory_reject`); reject:233 (or
  *   any code codes.ts marks `duplicate`) → AADE's "already sent" answer naming the
- *   original MARK: success with that MARK (`duplicate_as_success`);
+ *   original MARK: success with that MARK (`duplicate_as_success`), and the QR URL and
+ *   authentication code from the stub's book, as the real client reads them from
+ *   RequestTransmittedDocs;
  * - error:<code> → TechnicalError with that code, error:5xx → that HTTP status: retried
  *   (Greece: `offline_pending` meanwhile);
- * - timeout → no answer (the shared stub's transport fault): `offline_pending`.
+ * - timeout → no answer (the shared stub's transport fault), which the stub answers as the
+ *   real client answers one: `retry_later`, `error.category` `transient` → `offline_pending`.
  *
  * Everything is derived from the transaction id, so a retried job gets the same MARK.
  */
-import type { AuthorityOutcome, StoredRecord, SubmitContext } from '../types.ts';
+import { TransportError, type AuthorityOutcome, type StoredRecord, type SubmitContext } from '../types.ts';
 import { derivedDigits, derivedHex, outcomeOf, runSandbox, type SandboxSpec } from '../shared/sandbox.ts';
 import { MYDATA_CODES } from './codes.ts';
-import { cancelOutcome, responseDocXml, sendOutcome, type AadeAnswer, type MyDataResponse } from './response.ts';
-import { callOf } from './client.ts';
+import { cancelOutcome, duplicateWithLookup, responseDocXml, sendOutcome, type AadeAnswer, type MyDataResponse, type TransmittedLookup } from './response.ts';
+import { callOf, transportFaultOutcome } from './client.ts';
 
 const QR_BASE = {
   test: 'https://mydataapidev.aade.gr/TimologioQR/QRInfo?q=',
@@ -79,13 +82,34 @@ export function stubAnswer(record: StoredRecord, ctx: SubmitContext): AadeAnswer
 
 const sandboxMarked = (o: AuthorityOutcome): AuthorityOutcome => ({ ...o, response: { ...o.response, sandbox: true } }) as AuthorityOutcome;
 
+/** The stub's own book, as RequestTransmittedDocs would list the document (the accept's MARK, UID, code and QR URL). */
+function stubBook(record: StoredRecord, ctx: SubmitContext): TransmittedLookup {
+  return {
+    found: {
+      mark: stubMark(record), uid: stubUid(record), qrCodeUrl: qrUrl(record.transactionId, ctx),
+      authenticationCode: derivedHex(record.transactionId, 'mydata-auth', 32),
+    },
+    pages: 1,
+  };
+}
+
 export async function myDataStubSubmit(record: StoredRecord, ctx: SubmitContext): Promise<AuthorityOutcome> {
-  // A rehearsed timeout is the shared stub's transport fault.
-  if (outcomeOf(record).kind === 'timeout') return runSandbox(record, ctx, spec);
+  if (outcomeOf(record).kind === 'timeout') {
+    // A rehearsed timeout is the shared stub's transport fault, answered as the real
+    // client answers one (client.ts `transportFaultOutcome`: `transient`).
+    try {
+      return sandboxMarked(await runSandbox(record, ctx, spec));
+    } catch (err) {
+      if (err instanceof TransportError) return sandboxMarked(transportFaultOutcome(err));
+      throw err;
+    }
+  }
   const answer = stubAnswer(record, ctx);
   const call = callOf(record);
   const outcome = record.kind === 'cancellation'
     ? cancelOutcome(answer, call.op === 'cancel' ? call.mark : (record.upstreamId ?? ''))
     : sendOutcome(answer);
+  // As the real client does: a duplicate's QR URL (and code) come from AADE's book.
+  if (outcome.kind === 'duplicate' && record.kind !== 'cancellation') return sandboxMarked(duplicateWithLookup(outcome, stubBook(record, ctx)));
   return sandboxMarked(outcome);
 }

@@ -16,7 +16,7 @@
 import { authorityGet, authorityPost } from '../shared/authority-http.ts';
 import type { AuthorityOutcome, StoredRecord, SubmitContext } from '../types.ts';
 import { DC_CODES } from './codes.ts';
-import { resultOutcome, sendOutcome } from './response.ts';
+import { dcPollAfterSeconds, resultOutcome, sendOutcome } from './response.ts';
 
 export const ADE_HOSTS = {
   test: 'https://v-apid-ivaservizi.agenziaentrate.gov.it',
@@ -60,5 +60,7 @@ export async function pollAde(record: StoredRecord, ctx: SubmitContext): Promise
     ca: ctx.authorityCa,
     timeoutMs: ctx.timeoutMs,
   });
-  return resultOutcome({ status: res.status, body: res.body.toString('utf8') }, operationId);
+  const outcome = resultOutcome({ status: res.status, body: res.body.toString('utf8') }, operationId);
+  // Not ready yet: the next poll after the horizon's wait for this attempt (response.ts).
+  return outcome.kind === 'sent' ? { ...outcome, pollAfterSeconds: dcPollAfterSeconds(ctx.attempt) } : outcome;
 }

@@ -13,9 +13,11 @@ import { configString } from '../shared/config-fields.ts';
 import { DC_CERTIFICATE_FIELDS, validateDcConfig } from './config.ts';
 import { validateDcTransaction } from './metadata.ts';
 import { buildDc } from './build.ts';
+import { dcAnnulledDocument } from './annulment.ts';
 import { dcStubPoll, dcStubSubmit } from './sandbox.ts';
 import { pollAde, submitToAde } from './client.ts';
 import { DC_CODES } from './codes.ts';
+import { DC_POLL_ATTEMPTS } from './response.ts';
 import { corrispettivi } from './corrispettivi/index.ts';
 import { verifyDcRecord } from './verify.ts';
 import { DC_RECEIPT } from './receipt.ts';
@@ -37,6 +39,9 @@ export const documentoCommerciale: FiscalSystem<'it-dc', 'IT'> = {
     chained: true,
     submission: 'realtime',
     submissionWindowDays: 12,
+    // A result that does not come is asked for 48 h (response.ts DC_POLL_ATTEMPTS, with
+    // growing waits), not the send job's attempts at 60 s (50 minutes).
+    pollAttempts: DC_POLL_ATTEMPTS,
     authorityTransport: true,
     // A documento di annullo is a new document with its own number on the register.
     cancellationJoinsChain: true,
@@ -54,6 +59,8 @@ export const documentoCommerciale: FiscalSystem<'it-dc', 'IT'> = {
   chainKey: ({ location }) => chainKeyOf('it-dc', location.id, configString(location.config, 'pem_matricola') ?? 'default'),
   initialStatus: () => 'pending',
   build: buildDc,
+  // An annullo names its document: the core lets each document be annulled once (annulment.ts).
+  annulledDocument: dcAnnulledDocument,
   // verify-chain (src/cli/verify-chain.ts): fingerprint, signature and link of a stored record.
   verifyRecord: verifyDcRecord,
   submit: async (record, ctx) => failedWhenRejected(await (ctx.mode === 'stub' ? dcStubSubmit(record, ctx) : submitToAde(record, ctx))),

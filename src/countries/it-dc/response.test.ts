@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HAVE_SCHEMAS, xsdValidate } from '../../../test/support/xml-tools.ts';
 import { esitoDocumentoXml, esitoOperazioneXml } from './answers.ts';
-import { resultOutcome, sendOutcome, specCodeOf, DC_POLL_AFTER_SECONDS } from './response.ts';
+import { resultOutcome, sendOutcome, specCodeOf, DC_POLL_AFTER_SECONDS, DC_POLL_ATTEMPTS, DC_POLL_HORIZON_SECONDS, dcPollAfterSeconds } from './response.ts';
 
 const ok = (body: string) => ({ status: 200, body });
 const AT = '2026-01-15T10:00:05+01:00';
@@ -65,5 +65,19 @@ describe('AdE answers (the stub and the fake write them, response.ts reads them)
     expect(resultOutcome({ status: 202, body: '' }, '7')).toMatchObject({ kind: 'sent' });
     expect(resultOutcome({ status: 500, body: '' }, '7')).toMatchObject({ kind: 'retry_later', code: '0500' });
     expect(resultOutcome({ status: 403, body: '' }, '7')).toMatchObject({ kind: 'rejected', code: '0403' });
+  });
+});
+
+describe('the result poll horizon', () => {
+  it('60 s for 10 polls, then doubling to an hour; DC_POLL_ATTEMPTS polls reach 48 h and no fewer would', () => {
+    expect([1, 10, 11, 12, 15, 16, 17, 60].map(dcPollAfterSeconds)).toEqual([60, 60, 120, 240, 1920, 3600, 3600, 3600]);
+    const lastPollAt = (polls: number) => {
+      let at = DC_POLL_AFTER_SECONDS;
+      for (let k = 1; k < polls; k++) at += dcPollAfterSeconds(k);
+      return at;
+    };
+    expect(DC_POLL_ATTEMPTS).toBe(63);
+    expect(lastPollAt(DC_POLL_ATTEMPTS)).toBeGreaterThanOrEqual(DC_POLL_HORIZON_SECONDS);
+    expect(lastPollAt(DC_POLL_ATTEMPTS - 1)).toBeLessThan(DC_POLL_HORIZON_SECONDS);
   });
 });

@@ -36,6 +36,33 @@ export interface AdeError {
 /** Seconds before asking for a document's result (AdE gives none; its RT answers come within a minute). */
 export const DC_POLL_AFTER_SECONDS = 60;
 
+/**
+ * The polling horizon: AdE may take a document's result late (a backlog, an outage on its
+ * side) and accept it all the same, so a result that does not come is asked for again for
+ * 48 hours before the document is given up (`result_not_available`, `failed_permanent`, a
+ * dead letter; the operator's `replay-dead` asks again after that). The waits: every 60 s
+ * for the first 10 polls (the usual answer comes within a minute), then doubling from
+ * 2 minutes up to one hour, then hourly (`dcPollAfterSeconds`). `DC_POLL_ATTEMPTS` polls
+ * (63) reach the horizon: the last one about 48 h 13 min after the send.
+ */
+export const DC_POLL_HORIZON_SECONDS = 48 * 3600;
+const DC_POLL_STEADY_POLLS = 10;
+const DC_POLL_MAX_WAIT_SECONDS = 3600;
+
+/** Seconds to wait after poll number `attempt` (1-based) found no result yet. */
+export function dcPollAfterSeconds(attempt: number): number {
+  if (attempt <= DC_POLL_STEADY_POLLS) return DC_POLL_AFTER_SECONDS;
+  return Math.min(DC_POLL_MAX_WAIT_SECONDS, DC_POLL_AFTER_SECONDS * 2 ** (attempt - DC_POLL_STEADY_POLLS));
+}
+
+/** Polls until the horizon: the first `DC_POLL_AFTER_SECONDS` after the send, then the waits above. */
+export const DC_POLL_ATTEMPTS: number = (() => {
+  let at = DC_POLL_AFTER_SECONDS;
+  let polls = 1;
+  while (at < DC_POLL_HORIZON_SECONDS) at += dcPollAfterSeconds(polls++);
+  return polls;
+})();
+
 const DUPLICATE = '00306';
 const TEMPORARILY_UNAVAILABLE = '00302';
 const NON_COMPLIANT = new Set(['00000', '99999']);

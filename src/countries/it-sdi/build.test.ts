@@ -1,9 +1,12 @@
 import { XMLParser } from 'fast-xml-parser';
 import { describe, it, expect } from 'vitest';
 import { sdi } from './index.ts';
-import { MODALITA_PAGAMENTO, quantityText, rateText } from './build.ts';
+import { MODALITA_PAGAMENTO, NUMERO_MAX, cancellationNumber, quantityText, rateText } from './build.ts';
 import { latin } from '../it/latin.ts';
 import { NOW, TX_ID, draft, location, stored, submitCtx, validatedBuild } from '../shared/test-fixtures.ts';
+import { HAVE_SCHEMAS, xsdValidate } from '../../../test/support/xml-tools.ts';
+
+const FATTURAPA_XSD = 'it/fatturapa/Schema_del_file_xml_FatturaPA_v1.2.2.xsd';
 
 describe('it-sdi build and sandbox', () => {
   const loc = location('it-sdi');
@@ -77,6 +80,59 @@ describe('it-sdi build and sandbox', () => {
     const g = doc(note.body).FatturaElettronicaBody.DatiGenerali;
     expect(g.DatiGeneraliDocumento).toMatchObject({ TipoDocumento: 'TD04', Numero: 'NC-2026/15' });
     expect(g.DatiFattureCollegate).toEqual({ IdDocumento: '2026/15', Data: '2026-01-15' });
+  });
+
+  /** The cancellation of a built original, as the core asks for it. */
+  const cancelOf = (original: ReturnType<typeof validatedBuild>) => sdi.build({
+    transactionId: 'c1',
+    kind: 'cancellation',
+    tx: original.tx,
+    original: { transactionId: TX_ID, fiscalId: original.record.fiscalId, tx: original.tx, issuedAt: NOW.toISOString(), documentNumber: original.record.documentNumber },
+    location: loc,
+    environment: 'test',
+    now: NOW,
+    chain: { seq: 1, previous: null },
+    software: { name: 'x', version: '1', vendorTaxId: 'x' },
+  });
+
+  it('cancelling a credit note (TD04) issues a debit note (TD05) naming it, not a second credit note; valid against the XSD', () => {
+    const refund = validatedBuild(sdi, loc, draft({ type: 'refund', metadata: { invoice_number: 'R-refund-1' } }));
+    expect(doc(refund.record.body).FatturaElettronicaBody.DatiGenerali.DatiGeneraliDocumento.TipoDocumento).toBe('TD04');
+    const debit = cancelOf(refund);
+    const g = doc(debit.body).FatturaElettronicaBody.DatiGenerali;
+    expect(g.DatiGeneraliDocumento).toMatchObject({ TipoDocumento: 'TD05', Numero: 'ND-R-refund-1', ImportoTotaleDocumento: '12.10' });
+    expect(g.DatiFattureCollegate).toMatchObject({ IdDocumento: 'R-refund-1' });
+    expect(debit.documentNumber).toBe('ND-R-refund-1');
+    // An explicit TD04 sale (tipo_documento) is a credit note too; a TD01 invoice still gets a TD04.
+    const explicit = validatedBuild(sdi, loc, draft({ metadata: { invoice_number: 'NC-77', tipo_documento: 'TD04' } }));
+    expect(doc(cancelOf(explicit).body).FatturaElettronicaBody.DatiGenerali.DatiGeneraliDocumento.TipoDocumento).toBe('TD05');
+    expect(doc(cancelOf(validatedBuild(sdi, loc, sale())).body).FatturaElettronicaBody.DatiGenerali.DatiGeneraliDocumento.TipoDocumento).toBe('TD04');
+    if (HAVE_SCHEMAS) {
+      const v = xsdValidate(debit.body, FATTURAPA_XSD);
+      expect(v.ok, v.output).toBe(true);
+    }
+  });
+
+  it('the cancelling number stays within Numero\'s 20 characters for originals of 18-20, deterministic and distinct; valid against the XSD', () => {
+    expect(cancellationNumber('NC-', '2026/15')).toBe('NC-2026/15');
+    expect(cancellationNumber('NC-', '12345678901234567')).toBe('NC-12345678901234567');
+    const long = 'FATT-2026-000000012';
+    const n = cancellationNumber('NC-', long);
+    expect(n).toMatch(/^NC-000000012-\d{6}$/);
+    expect(Array.from(n).length).toBeLessThanOrEqual(NUMERO_MAX);
+    expect(cancellationNumber('NC-', 'AB12345678901234567X')).toMatch(/^NC-901234567X-\d{6}$/);
+    expect(cancellationNumber('NC-', 'AB12345678901234567X')).toHaveLength(NUMERO_MAX);
+    expect(cancellationNumber('NC-', long)).toBe(n);
+    // Originals that differ only before the kept tail still get different numbers.
+    expect(cancellationNumber('NC-', 'GATT-2026-000000012')).not.toBe(n);
+    for (const original of ['A'.repeat(17) + '1', 'FATT-2026-000000012', '20-characters-00001X']) {
+      const built = cancelOf(validatedBuild(sdi, loc, draft({ metadata: { invoice_number: original } })));
+      expect(Array.from(built.documentNumber!).length).toBeLessThanOrEqual(NUMERO_MAX);
+      if (HAVE_SCHEMAS) {
+        const v = xsdValidate(built.body, FATTURAPA_XSD);
+        expect(v.ok, `${original}: ${v.output}`).toBe(true);
+      }
+    }
   });
 
   it('stub: sent with the file name and IdentificativoSdI; the RC or NS follows as a notification (00404: an NS and the RC of the held copy) (sandbox.test.ts)', async () => {

@@ -4,11 +4,13 @@
  * signed XAdES-BES enveloped with the location's key (`signingKey`, the core hands it
  * because of `capabilities.signsWithCertificate`); an FPR12 file is sent unsigned, as
  * SdI allows through a channel (docs/decisions.md "FPA12 signature"). SDI has no annulment:
- * cancelling issues a credit note (TD04) for the whole invoice (DECISIONS "Cancelling").
+ * cancelling issues a credit note (TD04) for the whole invoice (DECISIONS "Cancelling"),
+ * or, for a credit note, a debit note (TD05) that reverses it (cancellationDocument).
  * The stored record is the XML; the fiscal id is the SdI file name the document is sent
  * under (`IT<IdCodice>_<progressivo>.xml`, FORMATS.md §4.3); SdI's own
  * IdentificativoSdI comes with its answer. Amounts are integer cents (decimal()).
  */
+import crypto from 'node:crypto';
 import { conflict } from '../../core/errors.ts';
 import type { BuildInput, FiscalRecord, TransactionDraft, TxLine } from '../types.ts';
 import { decimal } from '../shared/amounts.ts';
@@ -21,12 +23,42 @@ import { MISSING_TAX_ID } from '../shared/issuer-tax-id.ts';
 import { latin } from '../it/latin.ts';
 import { fatturaXml, type Anagrafica, type IdFiscale, type Linea, type Riepilogo, type Sede } from './xml.ts';
 
+/** NumeroType of FatturaPA 1.2.2: `(\p{IsBasicLatin}{1,20})`. */
+export const NUMERO_MAX = 20;
+
 /**
- * The credit note's number. Italian invoices are numbered by the merchant, and a credit
- * note needs a number of its own: the original's number in a separate `NC-` sequence
- * (one credit note per cancelled invoice, so it is unique).
+ * The document that cancels an invoice, by the original's TipoDocumento. SDI has no
+ * annulment: an invoice (TD01 and the others) is reversed by a credit note, TD04 (nota di
+ * credito, DPR 633/1972 art. 26); a credit note (TD04) is reversed by a debit note, TD05
+ * (nota di debito), which restores what it credited. Crediting a credit note again would
+ * file two credits.
  */
-export const creditNoteNumber = (originalNumber: string): string => `NC-${originalNumber}`;
+export function cancellationDocument(originalTipo: string): { tipo: 'TD04' | 'TD05'; prefix: 'NC-' | 'ND-' } {
+  return originalTipo === 'TD04' ? { tipo: 'TD05', prefix: 'ND-' } : { tipo: 'TD04', prefix: 'NC-' };
+}
+
+/**
+ * The cancelling document's number. Italian invoices are numbered by the merchant, and the
+ * credit (or debit) note needs a number of its own: the original's number in a separate
+ * `NC-` (`ND-`) sequence (one per cancelled document, so it is unique). Numero has at most
+ * 20 characters (XSD NumeroType), and originals may have 20: when prefix and number do not
+ * fit, the number's last characters are kept, with a 6-digit digest of the whole original
+ * number after them (`NC-<last 10>-<digest>`, 20 characters): the same original always
+ * gives the same number, two originals the same only by a digest collision (1 in 10^6
+ * among originals ending alike), and it always holds a digit (SdI wants one in Numero).
+ */
+export function cancellationNumber(prefix: string, originalNumber: string): string {
+  const plain = `${prefix}${originalNumber}`;
+  if (Array.from(plain).length <= NUMERO_MAX) return plain;
+  const digest = (BigInt(`0x${crypto.createHash('sha256').update(originalNumber, 'utf8').digest('hex').slice(0, 15)}`) % 1_000_000n)
+    .toString().padStart(6, '0');
+  // A separator the tail begins with is dropped (`NC-000000012-…`, not `NC--000000012-…`).
+  const tail = Array.from(originalNumber).slice(-(NUMERO_MAX - prefix.length - 1 - digest.length)).join('').replace(/^[^A-Za-z0-9]+/, '');
+  return `${prefix}${tail}-${digest}`;
+}
+
+/** The credit note's number (a TD04 cancelling an invoice): see cancellationNumber. */
+export const creditNoteNumber = (originalNumber: string): string => cancellationNumber('NC-', originalNumber);
 
 /** Truncates to `max` characters (code points, as XSD maxLength counts them). */
 const clip = (text: string, max: number): string => {
@@ -232,7 +264,10 @@ export function buildSdi(input: BuildInput): FiscalRecord {
   // A credit note repeats the cancelled invoice's lines and buyer.
   const tx = cancellation ? (input.original?.tx ?? input.tx) : input.tx;
   const originalNumber = metaString(tx, 'invoice_number') ?? '';
-  const numero = cancellation ? creditNoteNumber(originalNumber) : (metaString(tx, 'invoice_number') ?? '');
+  // A credit note (TD04) is reversed by a debit note (TD05), anything else by a credit note;
+  // stored metadata carries tipo_documento (metadata.ts), the fallback is its default.
+  const reversal = cancellation ? cancellationDocument(metaString(tx, 'tipo_documento') ?? (tx.type === 'sale' ? 'TD01' : 'TD04')) : undefined;
+  const numero = reversal ? cancellationNumber(reversal.prefix, originalNumber) : originalNumber;
   const today = isoDate(localDate(input.now, 'IT'));
   const data = cancellation ? today : (metaString(tx, 'invoice_date') ?? today);
   const versione = configString(location.config, 'formato_trasmissione') === 'FPA12' ? 'FPA12' : 'FPR12';
@@ -264,7 +299,7 @@ export function buildSdi(input: BuildInput): FiscalRecord {
     },
     cessionario: cessionario(tx, buyerCountry),
     documento: {
-      TipoDocumento: cancellation ? 'TD04' : (metaString(tx, 'tipo_documento') ?? 'TD01'),
+      TipoDocumento: reversal ? reversal.tipo : (metaString(tx, 'tipo_documento') ?? 'TD01'),
       Divisa: tx.currency,
       Data: data,
       Numero: numero,

@@ -262,11 +262,25 @@ describe('NS 00002/00404 (SdI already has the file or the invoice)', () => {
     });
     // Not the record's id: a duplicate may be about another copy.
     expect(m.upstreamId).toBeUndefined();
-    expect(m.resolve!({ status: 'pending', response_payload: payload(false) })).toEqual({ status: 'rejected', event: 'transaction.sdi_status_changed' });
+    expect(m.resolve!({ status: 'pending', response_payload: payload(false) })).toEqual({
+      status: 'rejected', event: 'transaction.sdi_status_changed', failure: { code: codice, message: expect.stringContaining('Duplicate') },
+    });
     expect(m.resolve!({ status: 'pending', response_payload: payload(true) })).toEqual({});
     expect(m.resolve!({ status: 'delivered', response_payload: payload(true) })).toEqual({});
+    // Settled by the held copy's own notification, the resend's duplicate after it: recorded only.
+    expect(m.resolve!({ status: 'delivered', response_payload: payload(false) })).toEqual({});
+    // The attempt's answer not stored or lost (its outcome unknown): nothing moves either.
+    for (const status of ['processing', 'failed', 'failed_permanent']) {
+      expect(m.resolve!({ status, response_payload: { submit_error: { error_code: 'timeout' } } })).toEqual({});
+    }
     // Before the submit job stored SdI's answer (the notice raced it): unknown, nothing moves.
     expect(m.resolve!({ status: 'pending', response_payload: { submit_error: { error_code: 'timeout' } } })).toEqual({});
+  });
+
+  it('an NS carries its failure for the core (first code, our text of it, the other codes named); RC, MC and the others none', () => {
+    const m = read(fixture('NS'));
+    expect(m.failure).toEqual({ code: '00305', message: expect.stringMatching(/\(and 1 more: 00423\)$/) });
+    for (const kind of ['RC', 'MC', 'DT', 'AT'] as const) expect(read(fixture(kind)).failure).toBeUndefined();
   });
 
   it('00404 with any other error is a rejection like any NS', () => {

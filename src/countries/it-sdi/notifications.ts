@@ -280,12 +280,16 @@ export const DUPLICATE_CODES: ReadonlySet<string> = new Set(['00002', '00404']);
  * An NS whose every error is 00002 (duplicate file name) or 00404 (duplicate invoice: SdI
  * already holds an invoice of this seller with this number in this year, not rejected).
  * What it means depends on how we sent the file (docs/decisions.md "NS 00404"):
- * - sent on a retry (`response_payload.authority.resend`, sdicoop.ts): an earlier attempt
- *   may have been taken with its answer lost, so SdI holds our own copy, whose
- *   notification (RC, MC or NS) decides: the duplicate notice is recorded
- *   (`duplicate: true`) and moves nothing;
- * - sent once: the copy SdI holds is not this transaction's (a reused invoice number, a
- *   file name used twice): a rejection like any NS.
+ * - sent once, its answer stored (`pending`, `awaiting_notification`, not a resend): the
+ *   copy SdI holds is not this transaction's (a reused invoice number, a file name used
+ *   twice): a rejection like any NS;
+ * - otherwise: sent on a retry (`response_payload.authority.resend`, sdicoop.ts), or how
+ *   we sent it is unknown (the attempt's answer not stored yet, or lost: `processing`,
+ *   `failed`, `failed_permanent`), or the transaction is settled already (the held copy's
+ *   own RC, MC or NS came first, and the retry that was in flight when it came got the
+ *   duplicate): an earlier attempt may have been taken with its answer lost, so SdI holds
+ *   our own copy, whose notification decides. The duplicate notice is recorded
+ *   (`duplicate: true`) and moves nothing.
  */
 export const isDuplicateNotice = (n: SdiNotification): boolean =>
   n.notification === 'NS' && (n.ListaErrori ?? []).length > 0 && n.ListaErrori!.every((e) => DUPLICATE_CODES.has(e.Codice));
@@ -294,6 +298,21 @@ const resent = (payload: Record<string, unknown>): boolean => {
   const authority = payload.authority;
   return typeof authority === 'object' && authority !== null && (authority as Record<string, unknown>).resend === true;
 };
+
+/**
+ * What an NS says went wrong, as the core records a refusal (`submit_error`, translated
+ * into `error_message`): the first error's code and our text of it (SdI's Descrizione for
+ * a code we do not know), naming the other codes when there are more.
+ */
+export function scartoFailure(n: SdiNotification): { code: string; message: string } | undefined {
+  const [first, ...more] = n.ListaErrori ?? [];
+  if (!first) return undefined;
+  const text = first.message ?? first.Descrizione;
+  return {
+    code: first.Codice,
+    message: more.length === 0 ? text : `${text} (and ${more.length} more: ${more.map((e) => e.Codice).join(', ')})`,
+  };
+}
 
 /** The it-sdi plug-in's inbound channel. */
 export const sdiNotifications: InboundChannel = {
@@ -313,11 +332,10 @@ export const sdiNotifications: InboundChannel = {
         status: 'rejected',
         event: SDI_STATUS_EVENT,
         response: { ...response, duplicate: true },
-        // Before the submission's answer is stored (a notice racing the submit job's commit)
-        // how we sent it is unknown: nothing moves, as for a resend.
-        resolve: (found) => (resent(found.response_payload) || (found.status === 'pending' && found.response_payload.awaiting_notification !== true)
-          ? {}
-          : { status: 'rejected', event: SDI_STATUS_EVENT }),
+        // Only a file sent once, its answer stored, is rejected by it (isDuplicateNotice).
+        resolve: (found) => (found.status === 'pending' && found.response_payload.awaiting_notification === true && !resent(found.response_payload)
+          ? { status: 'rejected', event: SDI_STATUS_EVENT, failure: scartoFailure(n) }
+          : {}),
       };
     }
     return {
@@ -326,6 +344,7 @@ export const sdiNotifications: InboundChannel = {
       status: kind.status,
       response,
       event: kind.status !== undefined ? SDI_STATUS_EVENT : undefined,
+      failure: kind.code === 'NS' ? scartoFailure(n) : undefined,
     };
   },
 };

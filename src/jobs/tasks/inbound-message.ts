@@ -30,7 +30,8 @@ export function createInboundMessageHandler(deps: InboundMessageDeps): JobHandle
       return { outcome: 'dead', error: 'inbound_message job without a channel or body' };
     }
     try {
-      const r = await deps.inbound.receiveTrusted(channel, { body, contentType });
+      // The stub made the message for this job's record: matched among it alone.
+      const r = await deps.inbound.receiveTrusted(channel, { body, contentType, transactionId: job.transaction_id ?? undefined });
       deps.log.debug({ jobId: job.id, channel, transactionId: r.transaction_id, status: r.status, changed: r.changed }, 'inbound message delivered');
       return { outcome: 'completed' };
     } catch (err) {

@@ -11,7 +11,7 @@ import { ApiError } from '../../core/errors.ts';
 import type { SigningKeyService } from '../../services/signing-keys.ts';
 import type { EventPublisher } from '../../services/events.ts';
 import type { LocationService } from '../../services/locations.ts';
-import { cancelOriginalIfAccepted } from '../../services/cancellation.ts';
+import { cancelIfCancellationAccepted, cancelOriginalIfAccepted } from '../../services/cancellation.ts';
 import { acceptedFields, recordFailure as recordAuthorityFailure } from '../../services/authority-outcome.ts';
 import { completionEvent, INBOUND_MESSAGE_JOB, jobEvent, POLL_JOB } from '../../services/transaction-view.ts';
 import type { Db, Queryable } from '../../store/db.ts';
@@ -206,6 +206,8 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
         if (!updated) return;
         note(updated);
         note(await cancelOriginalIfAccepted(tx, updated, now));
+        // Cancelled before it was accepted (Greece offline_pending), its cancellation accepted first.
+        note(await cancelIfCancellationAccepted(tx, updated, now));
         await deps.events.publish(tx, completionEvent(updated, now, job), now);
         const offline = systemOf(t.system).offline;
         if (offline && t.status === offline.status) {
@@ -242,7 +244,8 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
    * notification (SDI: `services/inbound.ts`), or, for a system with `poll` that says when
    * to ask, is fetched by a `poll_result` job: the transaction stays `pending` meanwhile.
    * A poll that answers `sent` again (not ready) asks again later, without recording a
-   * failure, until the job's attempts run out; then the result never came: a failure.
+   * failure, until the job's attempts run out (the system's `pollAttempts`, else the send
+   * job's); then the result never came: a failure.
    */
   function sent(t: TransactionRow, job: JobRow, system: FiscalSystem, outcome: Extract<AuthorityOutcome, { kind: 'sent' }>): AttemptOutcome {
     const now = clock.now();
@@ -266,7 +269,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
         }, now, from('pending')));
         if (polled) {
           await jobsRepo.enqueue(tx, {
-            kind: POLL_JOB, accountId: t.account_id, transactionId: t.id, maxAttempts: job.max_attempts, runAt: new Date(now.getTime() + after),
+            kind: POLL_JOB, accountId: t.account_id, transactionId: t.id, maxAttempts: system.capabilities.pollAttempts ?? job.max_attempts, runAt: new Date(now.getTime() + after),
           }, now);
         }
         // The stub's notifications, delivered through the inbound channel once this commits.

@@ -148,22 +148,23 @@ export const transactionsRepo = {
 
   /**
    * The transaction an authority's later message is about (services/inbound.ts), among the
-   * records that were sent (`submitted_at`: a submission was attempted) in the message's
-   * scope: `sandboxMode` `authority` for a message from the real authority (live records,
-   * and test records sent to its test service), `stub` for the sandbox stub's; with
-   * `transactionId`, that record only (the stub's message names the record it was made for).
-   * In order: by the id the authority gave it; else by its fiscal id among records in one
-   * of the `open` statuses (those the authority may still move), the first sent first
-   * (the authority keeps the first file of a name and refuses later ones); else, with
-   * `history`, by its fiscal id in any status, preferring one that once carried the id
-   * under that name (migration 0047's index: fiscal ids of sent records).
+   * records that were sent (`submitted_at`: a submission was attempted), preferring those
+   * of the message's world (`prefer`): `authority` for a message from the real authority
+   * (live records, and test records sent to its test service), `stub` for the sandbox
+   * stub's; with `transactionId`, that record only (the stub's message names the record
+   * it was made for). In order: by the id the authority gave it; else by its fiscal id
+   * among records in one of the `open` statuses (those the authority may still move), the
+   * first sent first (the authority keeps the first file of a name and refuses later
+   * ones); else, with `history`, by its fiscal id in any status, preferring one that once
+   * carried the id under that name (migration 0047's index: fiscal ids of sent records).
    */
   async findByAuthorityId(
     q: Queryable, system: string, match: { upstreamId?: string | undefined; fiscalId?: string | undefined; history?: string | undefined },
-    scope: { sandboxMode: 'stub' | 'authority'; transactionId?: string | undefined; open: readonly string[] },
+    scope: { prefer: 'stub' | 'authority'; transactionId?: string | undefined; open: readonly string[] },
   ): Promise<TransactionRow | undefined> {
-    const params: unknown[] = [system, scope.sandboxMode];
-    let cond = "system = $1 AND submitted_at IS NOT NULL AND COALESCE(sandbox_mode, 'authority') = $2";
+    const params: unknown[] = [system, scope.prefer];
+    let cond = 'system = $1 AND submitted_at IS NOT NULL';
+    const world = "(COALESCE(sandbox_mode, 'authority') = $2) DESC";
     if (scope.transactionId !== undefined) {
       if (!isUuid(scope.transactionId)) return undefined;
       params.push(scope.transactionId);
@@ -172,18 +173,19 @@ export const transactionsRepo = {
     const n = params.length;
     if (match.upstreamId) {
       const row = (await q.query<TransactionRow>(
-        `SELECT * FROM transactions WHERE ${cond} AND fiscal_id_upstream = $${n + 1} ORDER BY created_at LIMIT 1`, [...params, match.upstreamId])).rows[0];
+        `SELECT * FROM transactions WHERE ${cond} AND fiscal_id_upstream = $${n + 1} ORDER BY ${world}, created_at LIMIT 1`, [...params, match.upstreamId])).rows[0];
       if (row) return fix(row);
     }
     if (!match.fiscalId) return undefined;
     const open = fix((await q.query<TransactionRow>(
       `SELECT * FROM transactions WHERE ${cond} AND fiscal_id = $${n + 1} AND status = ANY($${n + 2}::text[])
-       ORDER BY submitted_at, created_at LIMIT 1`, [...params, match.fiscalId, scope.open])).rows[0]);
+       ORDER BY ${world}, submitted_at, created_at LIMIT 1`, [...params, match.fiscalId, scope.open])).rows[0]);
     if (open || !match.history || !match.upstreamId) return open;
     // Another copy's message (InboundMessage.match.history): the record that named that copy first.
     return fix((await q.query<TransactionRow>(
       `SELECT * FROM transactions WHERE ${cond} AND fiscal_id = $${n + 1}
-       ORDER BY (response_payload->'authority'->>($${n + 3}::text) = $${n + 2}::text
+       ORDER BY ${world},
+                (response_payload->'authority'->>($${n + 3}::text) = $${n + 2}::text
                  OR (response_payload::jsonb)->'notifications' @> jsonb_build_array(jsonb_build_object($${n + 3}::text, $${n + 2}::text))) DESC NULLS LAST,
                 submitted_at, created_at
        LIMIT 1`, [...params, match.fiscalId, match.upstreamId, match.history])).rows[0]);

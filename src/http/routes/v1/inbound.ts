@@ -1,7 +1,10 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { InboundService } from '../../../services/inbound.ts';
+import { ApiError } from '../../../core/errors.ts';
 import { ErrorBody } from '../../schemas.ts';
+
+const NOT_XML = 'unsupported content type: send the message as application/xml, text/xml or application/soap+xml';
 
 /**
  * `POST /v1/inbound/{channel}`: an authority's later message about a record it holds
@@ -11,8 +14,11 @@ import { ErrorBody } from '../../schemas.ts';
  */
 export function inboundRoutes(app: FastifyInstance, s: { inbound: InboundService }) {
   app.register(async (scope) => {
-    // The root accepts JSON only; authorities post XML (and SOAP) here.
+    // The root accepts JSON only; authorities post XML (and SOAP) here, and nothing else:
+    // JSON, any other type and a body without a type are a 415 that says so.
+    scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser(['application/xml', 'text/xml', 'application/soap+xml'], { parseAs: 'string' }, (_req, body, done) => done(null, body));
+    scope.addContentTypeParser('*', (_req, _payload, done) => done(new ApiError(415, NOT_XML), undefined));
     scope.post('/v1/inbound/:channel', {
       config: { public: true },
       schema: {
