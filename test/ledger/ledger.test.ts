@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.ts';
+import { conflict } from '../../src/core/errors.ts';
 import { newId } from '../../src/core/ids.ts';
 import { createLedger } from '../../src/ledger/ledger.ts';
 import type { PendingLink } from '../../src/core/chain-link.ts';
@@ -134,6 +135,27 @@ describe('ledger', () => {
     await ledger.append(journal(key, 'kept', { afterWrite: async (tx, built) => { seen = (await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM fiscal_records WHERE id = $1', [built.record.id])).rows[0]!.n === 1 ? 'in the same transaction' : 'not'; } }));
     expect(seen).toBe('in the same transaction');
     expect((await chain(key)).rows.map((r) => JSON.parse(r.body).text)).toEqual(['first', 'kept']);
+  });
+
+  it('an entry refused by its own writes (a client error) fails alone, even batched with others: they commit, the chain stays whole', async () => {
+    const key = `journal:${newId()}`;
+    // The first entry holds the chain (its own write waits) while the others queue behind
+    // it, so they go as one batch. Every entry has writes of its own; one refuses.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const first = ledger.append(journal(key, 'first', { afterWrite: () => held }));
+    await new Promise((r) => setTimeout(r, 50));
+    const own = (refuse: boolean) => ({ afterWrite: async () => { if (refuse) throw conflict('document 0001-0001 is already cancelled'); } });
+    const pending = Promise.allSettled(['a', 'b', 'twice', 'c', 'd'].map((text) => ledger.append(journal(key, text, own(text === 'twice')))));
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    await first;
+    const settled = await pending;
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((settled[2] as PromiseRejectedResult).reason).toMatchObject({ status: 409, message: 'document 0001-0001 is already cancelled' });
+    const { rows } = await chain(key);
+    expect(rows.map((r) => JSON.parse(r.body).text)).toEqual(['first', 'a', 'b', 'c', 'd']);
+    rows.forEach((r, i) => expect(r.previous_fingerprint).toBe(i === 0 ? null : rows[i - 1]!.fingerprint));
   });
 
   it("an entry's events commit with it; their fan-out job only when a subscription wants them", async () => {
