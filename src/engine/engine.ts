@@ -26,7 +26,7 @@ import { createMemoryLimiter } from '../ratelimit/memory-limiter.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
 import { signingDeviceOptionsFromParams } from '../signing/pkcs11/configured.ts';
 import { openSigningDevice, SigningDeviceError, type SigningDevice, type SigningDeviceOptions } from '../signing/pkcs11/device.ts';
-import { createRuntime, DEFAULT_SOFTWARE, scheduleRecurringJobs, type Runtime, type RuntimeOptions } from '../runtime.ts';
+import { createRuntime, DEFAULT_SOFTWARE, type Runtime, type RuntimeOptions } from '../runtime.ts';
 import type { AuthContext } from '../services/auth-context.ts';
 import { ENGINE_ENVIRONMENTS, TOKEN_ERRORS, type EngineEnvironment } from '../services/offline-tokens.ts';
 import type { CreateLocationInput, PatchLocationInput } from '../services/locations.ts';
@@ -190,9 +190,14 @@ export function createEngine(opts: EngineOptions = {}) {
     });
   }
 
+  /**
+   * The worker only: no recurring jobs (batch processors' cron, certificate-expiry scan,
+   * e-mail outbox). Embedded-Local has "no scheduler" (spec Deployment modes): the
+   * integrator calls `process_pending`, as the local host's integrator calls
+   * POST /v1/admin/process-pending.
+   */
   async function startRuntime(s: Session): Promise<void> {
     if (opts.startWorker === false) return;
-    await scheduleRecurringJobs(s.rt);
     s.rt.worker.start();
   }
 

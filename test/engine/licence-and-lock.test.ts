@@ -5,6 +5,7 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { createEngine } from '../../src/engine/index.ts';
 import type { EngineResponse } from '../../src/engine/engine.ts';
 import { DATA_DIR_LOCK_FILE } from '../../src/store/data-dir-lock.ts';
+import { openDb } from '../../src/store/open.ts';
 import { locationBodies } from '../support/fixtures.ts';
 import { saleBody } from '../support/transactions.ts';
 import { ok, tempDir, useLiveService } from './support.ts';
@@ -72,4 +73,17 @@ it('a re-init that fails (the service unreachable, no cached token for it) leave
   expect(errorOf(failed)).toMatchObject({ code: 'network_unavailable' });
   expect(ok(await call('queue_status')).total).toBe(0);
   ok(await call('shutdown'));
+});
+
+it('Embedded-Local has no scheduler: a running engine schedules no recurring job (the integrator calls process_pending)', async () => {
+  const dir = tempDir();
+  const e = createEngine();
+  ok(await e.call({ version: 1, method: 'init', params: initParams(dir) }));
+  ok(await e.call({ version: 1, method: 'shutdown' }));
+  const db = await openDb({ dataDir: path.join(dir, 'store') });
+  try {
+    expect((await db.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE kind LIKE 'scheduled:%'")).rows[0]!.n).toBe(0);
+  } finally {
+    await db.close();
+  }
 });
