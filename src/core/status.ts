@@ -38,8 +38,8 @@ export interface StatusSpec {
   /** A cancellation may be issued from it. */
   cancellable?: boolean;
   /**
-   * With `cancellable`: still on its way to the authority, which will hold it (Greece
-   * `offline_pending`: retried until it gets its MARK). Its accepted cancellation does not
+   * With `cancellable`: still on its way to the authority, which will hold it (an offline
+   * fallback's status, retried until the authority registers it). Its accepted cancellation does not
    * make it `cancelled` there (it would stop being sent): it becomes `cancelled` once its
    * own submission is accepted (services/cancellation.ts `cancelIfCancellationAccepted`).
    */

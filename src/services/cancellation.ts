@@ -23,7 +23,7 @@ export async function cancelOriginalIfAccepted(
 }
 
 /**
- * The other order (statuses `cancelledOnceAccepted`, Greece `offline_pending`): the
+ * The other order (statuses `cancelledOnceAccepted`: an offline fallback's): the
  * transaction was cancelled while still on its way to the authority, and its cancellation
  * was accepted before it was. Called with the transaction just accepted: it becomes
  * `cancelled` if its cancellation was accepted meanwhile. The cancellation is read FOR

@@ -109,7 +109,7 @@ export function createInboundService(deps: InboundDeps) {
    * `fiscalization.completed`, as a submission's acceptance announces it. A message that
    * says the authority refused the record (`failure`) records the error as a failed
    * submission does (`submit_error`, the translated `error_message`) and announces the dead
-   * letter. The channel's own event (`transaction.sdi_status_changed`) comes first.
+   * letter. The channel's own status event comes first.
    */
   async function apply(name: string, input: { body: string; contentType: string | undefined; origin: 'posted' | 'internal'; transactionId?: string | undefined }): Promise<InboundResult> {
     const found = channels.get(name);

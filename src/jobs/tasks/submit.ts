@@ -206,7 +206,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
         if (!updated) return;
         note(updated);
         note(await cancelOriginalIfAccepted(tx, updated, now));
-        // Cancelled before it was accepted (Greece offline_pending), its cancellation accepted first.
+        // Cancelled before it was accepted (a status `cancelledOnceAccepted`), its cancellation accepted first.
         note(await cancelIfCancellationAccepted(tx, updated, now));
         await deps.events.publish(tx, completionEvent(updated, now, job), now);
         const offline = systemOf(t.system).offline;
