@@ -12,6 +12,8 @@ import { deriveKeys } from '../crypto/master-key.ts';
 import { buildApp } from '../http/app.ts';
 import { EMBEDDED_BACKOFF } from '../jobs/backoff.ts';
 import { catchUpQueue } from '../jobs/catch-up.ts';
+import { authOf } from '../http/hooks/auth.ts';
+import { queueStatus } from './queue.ts';
 import { createMemoryLimiter } from '../ratelimit/index.ts';
 import { createRuntime, DEFAULT_SOFTWARE, type Runtime } from '../runtime.ts';
 import { checkMasterKey } from '../services/server-secrets.ts';
@@ -158,6 +160,16 @@ export async function startLocalHost(env: Env = process.env, opts: LocalHostOpti
     });
     const rt = runtime;
     app = await buildApp({ ...rt, batch: withQueueCatchUp(rt) }, { bodyLimitBytes: config.bodyLimitBytes, ...(opts.serviceVersion ? { serviceVersion: opts.serviceVersion } : {}) });
+    // The local queue with its deadline alerts (spec "Embedded local queue": warning_75pct,
+    // critical_90pct, breached_100pct), what the engine's `queue_status` answers: a POS that
+    // integrates over HTTP learns which records near or passed their legal window.
+    app.get('/v1/local/queue', {
+      config: { permission: 'retry_queue:read' },
+      schema: { tags: ['retry queue'], summary: 'Local host only: the local queue\'s counts and the deadline alerts of records not accepted by their authority', security: [{ bearer: [] }] },
+    }, async (req) => {
+      const auth = authOf(req);
+      return { ...(await queueStatus(db, systemClock, auth)), retry_max: config.submissionMaxAttempts };
+    });
     log.info(
       { mode: 'local', store: 'pglite', dataDir: config.dataDir, masterKey: config.masterKeySource, migrations: applied, scheduler: false },
       `local host: data in ${config.dataDir} (embedded store, master key and all records: back this directory up, keep it with its master.key)`,

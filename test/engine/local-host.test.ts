@@ -185,6 +185,11 @@ describe.runIf(STORE === 'pglite')('local host in-process: no scheduler, process
     expect(failed.run_at.getTime() - Date.now()).toBeGreaterThan(50 * 60_000);
     expect((await api.get(`/v1/transactions/${tx.body.id}`, key)).body.status).not.toBe('success');
     expect(receiver.received).toHaveLength(0);
+    // The local queue over HTTP, as the engine's queue_status: the waiting entry, no alert
+    // yet (its 4-day window has barely begun), the retry maximum from config.
+    const queue = await api.get('/v1/local/queue', key);
+    expect(queue.status, JSON.stringify(queue.body)).toBe(200);
+    expect(queue.body).toMatchObject({ failed: 1, dead: 0, alerts: [], retry_max: 20 });
 
     aeat.behave({ kind: 'normal' });
     const before = aeat.requests.length;
