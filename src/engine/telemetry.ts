@@ -70,8 +70,25 @@ export interface TelemetryDeps {
   maxOutbox?: number;
 }
 
+/**
+ * When the last data point was taken, kept in data_dir: the counters of the first point
+ * after a restart count from there, so the sales made between the last point and a
+ * shutdown are counted (they were lost: `since` began again at each init).
+ */
+export const SINCE_FILE = 'engine-telemetry-since';
+
+function sinceOf(dataDir: string, now: Date): Date {
+  try {
+    const at = new Date(fs.readFileSync(path.join(dataDir, SINCE_FILE), 'utf8').trim());
+    if (!Number.isNaN(at.getTime()) && at.getTime() <= now.getTime()) return at;
+  } catch {
+    // the first start: counting begins now
+  }
+  return now;
+}
+
 export function createTelemetry(d: TelemetryDeps) {
-  let since = d.clock.now();
+  let since = sinceOf(d.dataDir, d.clock.now());
   let flushing: Promise<number> | null = null;
   const maxOutbox = d.maxOutbox ?? MAX_OUTBOX;
 
@@ -100,6 +117,11 @@ export function createTelemetry(d: TelemetryDeps) {
     }
     const dropped = await d.db.transaction((tx) => engineTelemetryRepo.keep(tx, point, maxOutbox));
     if (dropped > 0) d.log.warn({ dropped }, 'telemetry outbox full: oldest data points dropped');
+    try {
+      fs.writeFileSync(path.join(d.dataDir, SINCE_FILE), `${now.toISOString()}\n`, { mode: 0o600 });
+    } catch (err) {
+      d.log.warn({ err }, 'telemetry: the time of this point could not be kept (the next start counts from then)');
+    }
     return point;
   }
 

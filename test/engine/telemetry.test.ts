@@ -2,11 +2,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { createTelemetry } from '../../src/engine/telemetry.ts';
 import type { QueueStatus } from '../../src/engine/queue.ts';
 import type { Db } from '../../src/store/db.ts';
+import { transactionsRepo } from '../../src/store/repos/transactions-repo.ts';
 import { openTestDb } from '../support/harness.ts';
 import { cleanupDirs, tempDir } from './support.ts';
 
@@ -82,4 +83,27 @@ it('carries the deadline alerts as the fleet\'s deadline_alerts', async () => {
   expect(point.deadline_alerts).toEqual([{ system: 'es-verifactu', due_at: alert.deadline, message: expect.stringContaining('80% of its submission window elapsed (warning_75pct)') }]);
   expect(await t.flush()).toBe(1);
   expect(batches[0]!.data_points[0]!.deadline_alerts).toHaveLength(1);
+});
+
+it('counts from the last point taken, across a restart: the sales between the last point and a shutdown are not lost', async () => {
+  await db.query('DELETE FROM engine_telemetry');
+  const dataDir = tempDir();
+  const clock = new ManualClock('2026-03-02T10:00:00Z');
+  const spy = vi.spyOn(transactionsRepo, 'countCreatedBetween');
+  try {
+    const first = createTelemetry({ db, clock, log, dataDir, accountId: ACCOUNT, environment: 'test', serviceUrl: url, agentId: 'pos-7', apiKey: 'svc_test_x' });
+    clock.set('2026-03-02T10:05:00Z');
+    await first.collect(queue());
+    // Shut down at 10:07 (sales made meanwhile), started again at 10:30.
+    clock.set('2026-03-02T10:30:00Z');
+    const second = createTelemetry({ db, clock, log, dataDir, accountId: ACCOUNT, environment: 'test', serviceUrl: url, agentId: 'pos-7', apiKey: 'svc_test_x' });
+    clock.set('2026-03-02T10:35:00Z');
+    await second.collect(queue());
+    expect(spy.mock.calls.map((c) => [c[2].toISOString(), c[3].toISOString()])).toEqual([
+      ['2026-03-02T10:00:00.000Z', '2026-03-02T10:05:00.000Z'],
+      ['2026-03-02T10:05:00.000Z', '2026-03-02T10:35:00.000Z'],
+    ]);
+  } finally {
+    spy.mockRestore();
+  }
 });
