@@ -62,7 +62,7 @@ sale = call("POST", "/v1/transactions", key, {
 
 status = sale["status"]
 for _ in range(100):
-    if status not in ("pending", "processing"):
+    if status not in ("pending", "pending_submission", "processing"):
         break
     time.sleep(0.1)
     status = call("GET", f"/v1/transactions/{sale['id']}", key)["status"]

@@ -14,8 +14,8 @@ describe('the status machine (core table + every system)', () => {
   it('groups: cancellable (DECISIONS "Statuses"), open to a submission, kept while submitting, in a batch', () => {
     // Greece's offline_pending too (docs/decisions.md "Greece: cancellation": a reversing document).
     expect([...statuses.cancellable].sort()).toEqual(['delivered', 'delivery_error', 'offline_pending', 'pending_batch', 'pending_lroe', 'pending_submission', 'success']);
-    expect([...statuses.open].sort()).toEqual(['failed', 'offline_pending', 'pending', 'processing']);
-    expect(statuses.keptWhileSubmitting).toEqual(['offline_pending']);
+    expect([...statuses.open].sort()).toEqual(['failed', 'offline_pending', 'pending', 'pending_submission', 'processing']);
+    expect(statuses.keptWhileSubmitting).toEqual(['pending_submission', 'offline_pending']);
     expect(statuses.inBatch).toEqual(['pending_lroe']);
     expect(statuses.isAccepted('success')).toBe(true);
     expect(statuses.isAccepted('delivered')).toBe(true);
@@ -23,12 +23,15 @@ describe('the status machine (core table + every system)', () => {
   });
 
   it('says who may cause each transition, and from where', () => {
-    expect([...statuses.sources('success', 'submission')].sort()).toEqual(['failed', 'offline_pending', 'pending', 'processing']);
-    // Not offline_pending: it is cancelled once its own submission is accepted (cancelledOnceAccepted).
-    expect([...statuses.sources('cancelled', 'cancellation')].sort()).toEqual(['delivered', 'delivery_error', 'pending_batch', 'pending_lroe', 'pending_submission', 'success']);
+    expect([...statuses.sources('success', 'submission')].sort()).toEqual(['failed', 'offline_pending', 'pending', 'pending_submission', 'processing']);
+    // Not offline_pending nor pending_submission: cancelled once their own submission is accepted (cancelledOnceAccepted).
+    expect([...statuses.sources('cancelled', 'cancellation')].sort()).toEqual(['delivered', 'delivery_error', 'pending_batch', 'pending_lroe', 'success']);
+    // pending_submission moves as pending does (asPending), and stays itself between retries.
+    expect(statuses.allows('submission', 'pending_submission', 'pending_submission')).toBe(true);
+    expect(statuses.allows('create', 'new', 'pending_submission')).toBe(true);
     expect(statuses.sources('pending_lroe', 'batch')).toEqual(['pending_batch']);
     // An SdI notification applies to a file SdI holds whatever our attempt made of it; an RC after an MC delivers.
-    expect(statuses.sources('delivered', 'authority')).toEqual(['pending', 'processing', 'failed', 'failed_permanent', 'delivery_error']);
+    expect(statuses.sources('delivered', 'authority')).toEqual(['pending', 'processing', 'failed', 'failed_permanent', 'pending_submission', 'delivery_error']);
     expect(statuses.allows('create', 'new', 'pending_batch')).toBe(true);
     expect(statuses.allows('create', 'new', 'cancelled')).toBe(false);
     expect(statuses.allows('submission', 'cancelled', 'success')).toBe(false);

@@ -44,6 +44,12 @@ export interface StatusSpec {
    * own submission is accepted (services/cancellation.ts `cancelIfCancellationAccepted`).
    */
   cancelledOnceAccepted?: boolean;
+  /**
+   * Moves as `pending` does: every transition from `pending` (whoever declared it: an offline
+   * fallback, a notification, a result poll) is one from it too (Embedded-Local's
+   * `pending_submission`: a queued record, under another name).
+   */
+  asPending?: boolean;
   /** Accepted by the authority, or final at creation: a cancellation in it cancels its original. */
   accepted?: boolean;
   /**
@@ -84,14 +90,19 @@ export const CORE_STATUS_TABLE: StatusContribution = {
     { name: 'success', cancellable: true, accepted: true },
     { name: 'failed', open: true },
     { name: 'failed_permanent', refused: true },
-    // Signed locally by an embedded engine, waiting in its local queue.
-    { name: 'pending_submission', cancellable: true },
+    // Signed locally by an embedded engine (or the local host), waiting in its local queue
+    // (DECISIONS "Statuses"): submitted like `pending`, and it stays so while its submission
+    // runs and between retries (the POS may still cancel it), until accepted or refused. A
+    // cancellation of it is sent behind it and cancels it once both are accepted.
+    { name: 'pending_submission', open: true, asPending: true, keptWhileSubmitting: true, cancellable: true, cancelledOnceAccepted: true },
     // Signed, waiting for the next batch (a system that sends in batches, per location).
     { name: 'pending_batch', cancellable: true },
     { name: 'cancelled' },
   ],
   transitions: [
-    { by: 'create', from: 'new', to: ['pending', 'success', 'pending_batch'] },
+    { by: 'create', from: 'new', to: ['pending', 'success', 'pending_batch', 'pending_submission'] },
+    // A retriable failure leaves a queued embedded record as it is (its retry is due later).
+    { by: 'submission', from: ['pending_submission'], to: ['pending_submission'] },
     { by: 'submission', from: OPEN, to: ['processing', 'pending', 'success', 'failed', 'failed_permanent'] },
     { by: 'batch', from: ['pending_batch'], to: ['success'] },
     { by: 'cancellation', from: 'cancellable', to: ['cancelled'] },
@@ -115,7 +126,9 @@ export class StatusMachine {
       for (const t of part.transitions) {
         // `cancellable` as a source: every status that may be cancelled, whoever declared it,
         // except those that become `cancelled` only once accepted (they pass through `success`).
-        const from = t.from === 'cancellable' ? this.where((s) => s.cancellable && !s.cancelledOnceAccepted) : t.from;
+        const declared = t.from === 'cancellable' ? this.where((s) => s.cancellable && !s.cancelledOnceAccepted) : t.from;
+        // A status that moves as `pending` does joins every transition from `pending`.
+        const from = declared !== 'new' && declared.includes('pending') ? [...declared, ...this.where((s) => s.asPending)] : declared;
         for (const name of [...(from === 'new' ? [] : from), ...t.to]) {
           if (!this.specs.has(name)) throw new Error(`transition names an undeclared status ${name}`);
         }

@@ -42,7 +42,16 @@ export interface TransactionAppend {
 export interface EntryDeps {
   software: SoftwareIdentity;
   maxAttempts: number;
+  /**
+   * Embedded-Local (the engine, the local host): a record signed here and waiting for its
+   * submission is `pending_submission` (DECISIONS "Statuses": "signed locally by an
+   * Embedded-Local engine, waiting in its local queue"), not `pending`.
+   */
+  embedded?: boolean;
 }
+
+/** The status a record queued for submission takes at creation (see EntryDeps.embedded). */
+export const QUEUED_EMBEDDED = 'pending_submission';
 
 /** The legal submission deadline: the system's own rule, else its window in calendar days. */
 function deadlineOf(system: FiscalSystem, createdAt: Date, tx: TransactionDraft): Date | null {
@@ -139,7 +148,9 @@ function inputOf(p: TransactionAppend, deps: EntryDeps, link: PendingLink, now: 
 }
 
 function entryOf(p: TransactionAppend, deps: EntryDeps, record: FiscalRecord, now: Date): BuiltEntry {
-  const status = p.system.initialStatus(p.location);
+  const initial = p.system.initialStatus(p.location);
+  const queued = initial === 'pending';
+  const status = queued && deps.embedded ? QUEUED_EMBEDDED : initial;
   const final = statuses.isAccepted(status);
   const t: TransactionRow = {
     id: p.id,
@@ -179,7 +190,7 @@ function entryOf(p: TransactionAppend, deps: EntryDeps, record: FiscalRecord, no
       content_type: record.contentType, body: record.body, placeholder: record.placeholder,
     },
     linkData: record.linkData ?? null,
-    jobs: status === 'pending'
+    jobs: queued
       ? [{
           input: { kind: SUBMIT_JOB, accountId: p.auth.accountId, transactionId: p.id, maxAttempts: submitJobMaxAttempts(p.system, deps.maxAttempts), runAt: now },
           inChainOrder: isOrdered(p.system),

@@ -18,7 +18,7 @@ import type { Deps } from './deps.ts';
 import type { CachedLocation, LocationService } from './locations.ts';
 import type { SigningKeyService } from './signing-keys.ts';
 import type { ListResult, Page } from './pagination.ts';
-import { transactionEntry, type TransactionAppend } from './transaction-entry.ts';
+import { QUEUED_EMBEDDED, transactionEntry, type TransactionAppend } from './transaction-entry.ts';
 import { toTransactionView, type TransactionView } from './transaction-view.ts';
 import { previewTransaction, type TransactionPreview } from './transaction-preview.ts';
 
@@ -54,6 +54,9 @@ export interface TransactionDeps extends Deps {
 /** A sale ready to join its chain (create's and preview's `prepare`). */
 type Prepared = Pick<TransactionAppend, 'system' | 'location' | 'sandboxMode' | 'draft' | 'signingKey' | 'recordKey'>;
 
+/** Statuses an inline create waits on (its submission not decided yet). */
+const WAITING_INLINE: readonly string[] = ['pending', 'processing', QUEUED_EMBEDDED];
+
 /** The idempotency keys of cancellations: `cancel:<original id>`, refused from clients. */
 const CANCEL_KEY_PREFIX = 'cancel:';
 
@@ -72,6 +75,7 @@ export interface CreateHeaders {
 
 export function createTransactionService(deps: TransactionDeps) {
   const { db, clock } = deps;
+  const entryDeps = { software: deps.software, maxAttempts: deps.maxAttempts, embedded: deps.config.mode === 'local' };
 
   /**
    * Appends the transaction's record to its chain (the ledger), answering once it is
@@ -79,7 +83,7 @@ export function createTransactionService(deps: TransactionDeps) {
    * that holds it: the same request gets it back, another request is a 409.
    */
   async function append(p: TransactionAppend): Promise<Stored> {
-    const appended = await deps.ledger.append(transactionEntry(p, { software: deps.software, maxAttempts: deps.maxAttempts }));
+    const appended = await deps.ledger.append(transactionEntry(p, entryDeps));
     if (!appended.created) {
       if (appended.replayed.request_hash !== p.hash) throw conflict('idempotency key already used with a different request');
       return { row: appended.replayed, jobId: null, created: false };
@@ -180,7 +184,7 @@ export function createTransactionService(deps: TransactionDeps) {
     let current = (await transactionsRepo.getById(db, row.id)) ?? row;
     // A worker of this or another process took the job first: wait for its outcome instead,
     // within the same budget.
-    while (ranHere === false && (current.status === 'pending' || current.status === 'processing') && Date.now() < deadline) {
+    while (ranHere === false && WAITING_INLINE.includes(current.status) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, INLINE_POLL_MS));
       current = (await transactionsRepo.getById(db, row.id)) ?? current;
     }
@@ -256,7 +260,7 @@ export function createTransactionService(deps: TransactionDeps) {
     const prepared = await prepare(auth, draft, h.sandbox);
     return previewTransaction(deps.ledger, {
       id: newId(), auth, ...prepared, kind: 'record', type: draft.type, idempotencyKey: h.key, hash: requestHash(body, h.sandbox), requestPayload: body,
-    }, { software: deps.software, maxAttempts: deps.maxAttempts });
+    }, entryDeps);
   }
 
   async function get(auth: AuthContext, id: string): Promise<TransactionView> {

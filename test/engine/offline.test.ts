@@ -55,7 +55,7 @@ it('1,000 sales offline, then the queue drains: every document reaches AADE once
   expect(results).toHaveLength(SALES);
   expect(new Set(results.map((r) => r.id)).size).toBe(SALES);
   expect(results.slice(0, 10).map((r) => r.status)).toEqual(Array(10).fill('offline_pending'));
-  for (const r of results.slice(10)) expect(r.status).toBe('pending');
+  for (const r of results.slice(10)) expect(r.status).toBe('pending_submission');
   expect(fake.requests.length).toBe(0);
   const offline = ok(await call('queue_status'));
   expect(offline).toMatchObject({ pending: SALES - 10, processing: 0, failed: 10, dead: 0, completed: 0 });

@@ -28,7 +28,7 @@ it('backoff 2 s doubling, dead after retry_max; deadline alert levels', { timeou
   });
 
   const sale = ok(await call('process_transaction', failing(1)));
-  expect(sale.status).toBe('pending');
+  expect(sale.status).toBe('pending_submission');
   expect(ok(await call('queue_status'))).toMatchObject({ pending: 1, failed: 0, total: 1 });
   // jobs_run counts every job of the drain (a failure's event and translation jobs too).
   expect(ok(await call('process_pending')).jobs_run).toBeGreaterThanOrEqual(1); // attempt 1 fails
@@ -83,4 +83,21 @@ it('the queue\'s defaults come from FISCALIZATION_SUBMISSION_RETRY_MAX / _DELAY 
     if (saved.max === undefined) delete process.env.FISCALIZATION_SUBMISSION_RETRY_MAX; else process.env.FISCALIZATION_SUBMISSION_RETRY_MAX = saved.max;
     if (saved.delay === undefined) delete process.env.FISCALIZATION_SUBMISSION_RETRY_DELAY; else process.env.FISCALIZATION_SUBMISSION_RETRY_DELAY = saved.delay;
   }
+});
+
+it('a sale waiting in the local queue is pending_submission, and cancellable: its cancellation goes behind it, the original is cancelled once both are accepted', { timeout: 60_000 }, async () => {
+  const clock = new ManualClock(new Date());
+  const e = createEngine({ clock, startWorker: false });
+  const call = (method: string, params: Record<string, unknown> = {}) => e.call({ version: 1, method, params });
+  ok(await call('init', { api_key: live.key, environment: 'sandbox', country: 'ES', service_url: live.svc.url, data_dir: tempDir(), telemetry_interval_seconds: 0 }));
+  const loc = ok(await call('create_location', locationBodies['es-verifactu'])).id;
+  const sale = ok(await call('process_transaction', { ...saleBody(loc), timestamp: clock.now().toISOString(), inline_timeout_seconds: 0 }));
+  expect(sale.status).toBe('pending_submission');
+  const cancellation = ok(await call('cancel_transaction', { id: sale.id }));
+  expect(cancellation).toMatchObject({ type: 'cancellation', status: 'pending_submission', cancels_transaction_id: sale.id });
+  expect(ok(await call('get_transaction', { id: sale.id }))).toMatchObject({ status: 'pending_submission', cancellation_transaction_id: cancellation.id });
+  ok(await call('process_pending'));
+  expect(ok(await call('get_transaction', { id: cancellation.id })).status).toBe('success');
+  expect(ok(await call('get_transaction', { id: sale.id })).status).toBe('cancelled');
+  ok(await call('shutdown'));
 });

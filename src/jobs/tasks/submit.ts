@@ -329,7 +329,8 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
     return {
       outcome: 'retry', error: lastError, runAt: new Date(now.getTime() + delayMs(job, f)),
       commit: async (tx) => {
-        note(await recordFailure(tx, t, f, 'failed', now));
+        // A status kept while submitting (a queued embedded record) is kept between retries too.
+        note(await recordFailure(tx, t, f, statuses.keptWhileSubmitting.includes(t.status) ? t.status : 'failed', now));
       },
     };
   }
