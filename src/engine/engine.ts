@@ -35,6 +35,7 @@ import type { Db } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
 import { openDb } from '../store/open.ts';
 import { accountsRepo } from '../store/repos/accounts-repo.ts';
+import { catchUpQueue } from '../jobs/catch-up.ts';
 import { DataDirInUse, lockDataDir } from '../store/data-dir-lock.ts';
 import { EngineError, toEngineError } from './errors.ts';
 import { queueStatus } from './queue.ts';
@@ -447,17 +448,22 @@ export function createEngine(opts: EngineOptions = {}) {
       const { transaction } = await s.rt.transactions.cancel(s.auth, str(p, 'id')!, reason as string | undefined);
       return json(transaction);
     },
-    async process_pending() {
+    async process_pending(p) {
       const s = need();
-      // What POST /v1/admin/process-pending does locally, plus the due queue entries.
-      const jobs = await s.rt.worker.drain();
+      if (p.catch_up !== undefined && typeof p.catch_up !== 'boolean') throw bad('catch_up must be a boolean');
+      // The due entries; with `catch_up`, what the local host's POST /v1/admin/process-pending
+      // does: the retries waiting for their backoff are made due now first (after an outage,
+      // to send at once; each attempt still counts towards retry_max).
+      const { jobsRun: jobs, broughtForward } = p.catch_up === true
+        ? await catchUpQueue(s.rt, s.auth.accountId)
+        : { jobsRun: await s.rt.worker.drain(), broughtForward: 0 };
       // Only where the token's country has a batch processor (a GR-only token has none to run).
       const batch = s.rt.batch.processors.some((b) => b.country === s.country) ? await s.rt.batch.processPending(s.auth) : [];
       const sent = await report(s).catch((err) => {
         log.warn({ err }, 'telemetry round failed');
         return 0;
       });
-      return json({ jobs_run: jobs, batch, telemetry_sent: sent, queue: await queueStatus(s.db, clock, s.auth) });
+      return json({ jobs_run: jobs, brought_forward: broughtForward, batch, telemetry_sent: sent, queue: await queueStatus(s.db, clock, s.auth) });
     },
     /**
      * The issuer's PKCS#12 into the local store (POST /v1/certificates' service): the systems

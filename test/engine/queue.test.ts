@@ -42,6 +42,16 @@ it('backoff 2 s doubling, dead after retry_max; deadline alert levels', { timeou
   }
   // The fourth attempt was the last (retry_max 4).
   expect(ok(await call('queue_status'))).toMatchObject({ pending: 0, failed: 0, dead: 1, total: 1, alerts: [] });
+  // catch_up makes a waiting retry due at once (after an outage), as the local host's process-pending.
+  const waiting = ok(await call('process_transaction', failing(9)));
+  ok(await call('process_pending'));
+  expect(ok(await call('process_pending')).jobs_run, 'its retry waits 2 s').toBe(0);
+  const caught = ok(await call('process_pending', { catch_up: true }));
+  expect(caught).toMatchObject({ brought_forward: 1 });
+  expect(caught.jobs_run).toBeGreaterThanOrEqual(1);
+  const refused = await call('process_pending', { catch_up: 'yes' });
+  expect('error' in refused ? refused.error : undefined).toEqual({ code: 'invalid_params', message: 'catch_up must be a boolean' });
+  expect(ok(await call('get_transaction', { id: waiting.id })).status).toBe('pending_submission');
   expect(ok(await call('get_transaction', { id: sale.id })).status).toBe('failed_permanent');
 
   // A record left in the queue: alerts as its 4-day window elapses.
