@@ -19,7 +19,7 @@ import { ACTION_PERMISSIONS } from '../core/permissions.ts';
 import { COUNTRIES } from '../countries/registry.ts';
 import { deriveKeys } from '../crypto/master-key.ts';
 import { validatorCompiler, schemaErrorFormatter } from '../http/validation.ts';
-import { nestsDeeperThan, TOO_DEEP_BODY } from '../http/json-depth.ts';
+import { MAX_JSON_DEPTH, nestsDeeperThan, TOO_DEEP_BODY } from '../http/json-depth.ts';
 import { CreateBody as LocationCreateBody, PatchBody as LocationPatchBody } from '../http/routes/v1/locations.ts';
 import { EMBEDDED_BACKOFF } from '../jobs/backoff.ts';
 import { createMemoryLimiter } from '../ratelimit/memory-limiter.ts';
@@ -497,6 +497,25 @@ export function createEngine(opts: EngineOptions = {}) {
     },
   };
 
+  /**
+   * Params given as an object hold what the JSON form could hold: at most MAX_JSON_DEPTH
+   * levels (the string form's rule, `invalid_request`), no cycle, no BigInt, function or
+   * symbol (`invalid_params`). They reached the core and failed there as `internal_error`.
+   */
+  function checkPlainJson(root: Record<string, unknown>): void {
+    const onPath = new Set<object>();
+    const walk = (v: unknown, depth: number): void => {
+      if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || v === undefined) return;
+      if (typeof v !== 'object') throw new EngineError('invalid_params', `params must hold JSON values only (found a ${typeof v})`);
+      if (depth > MAX_JSON_DEPTH) throw new EngineError('invalid_request', TOO_DEEP_BODY);
+      if (onPath.has(v)) throw new EngineError('invalid_params', 'params must hold JSON values only (found a cycle)');
+      onPath.add(v);
+      for (const child of Array.isArray(v) ? v : Object.values(v)) walk(child, depth + 1);
+      onPath.delete(v);
+    };
+    walk(root, 2); // the envelope is the first level, as in the JSON form
+  }
+
   /** One call: envelope object in, envelope object out. Never throws. */
   async function callObject(req: unknown): Promise<EngineResponse> {
     try {
@@ -506,6 +525,7 @@ export function createEngine(opts: EngineOptions = {}) {
       if (typeof req.method !== 'string' || req.method === '') throw new EngineError('invalid_request', 'method is required');
       const params = req.params ?? {};
       if (!isObj(params)) throw new EngineError('invalid_params', 'params must be an object');
+      checkPlainJson(params);
       const method = req.method;
       let result: Record<string, unknown>;
       if (method === 'init' || method === 'shutdown' || method === 'queue_init') {

@@ -102,6 +102,11 @@ async function failure(res: Response, what: string): Promise<EngineError> {
   if (res.status === 401) return new EngineError('unauthorized', message);
   if (res.status === 403) return new EngineError(/does not match environment/.test(message) ? 'environment_mismatch' : 'forbidden', message);
   if (res.status === 400) return new EngineError('invalid_params', message);
+  // No such route: the service is there, but service_url is not its base URL (a path in it,
+  // another server). A configuration error, not an outage: retrying will not help.
+  if (res.status === 404 || res.status === 405) {
+    return new EngineError('invalid_params', `service_url does not lead to the service (HTTP ${res.status}: ${message}): give the service's base URL, without a path`);
+  }
   return new EngineError('network_unavailable', message); // 5xx, 429, a proxy's page: the service is not usable now
 }
 

@@ -54,6 +54,18 @@ describe('the envelope, before init', () => {
     expect(await e.call({ version: 1, method: 'explode' })).toEqual({ version: 1, error: { code: 'unknown_method', message: 'unknown method "explode"' } });
     expect(code(await e.call({ version: 1, method: '__proto__' }))).toBe('unknown_method');
     expect(code(await e.call({ version: 1, method: 'queue_status', params: [1] }))).toBe('invalid_params');
+    // Params as an object: what JSON could carry, else the same codes as the string form (they were internal_error).
+    let nested: Record<string, unknown> = {};
+    const top = nested;
+    for (let i = 0; i < 20_000; i++) nested = (nested.x = {}) as Record<string, unknown>;
+    expect(await e.call({ version: 1, method: 'process_transaction', params: { metadata: top } })).toEqual({ version: 1, error: { code: 'invalid_request', message: TOO_DEEP_BODY } });
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    expect(await e.call({ version: 1, method: 'process_transaction', params: { metadata: cyclic } })).toEqual({ version: 1, error: { code: 'invalid_params', message: 'params must hold JSON values only (found a cycle)' } });
+    expect(await e.call({ version: 1, method: 'process_transaction', params: { metadata: { n: 10n } } })).toEqual({ version: 1, error: { code: 'invalid_params', message: 'params must hold JSON values only (found a bigint)' } });
+    // The same object twice (not a cycle) is fine: it reaches the method (not initialised here).
+    const shared = { k: 1 };
+    expect(code(await e.call({ version: 1, method: 'queue_status', params: { a: shared, b: shared } }))).toBe('not_initialized');
     // A string in, a string out, for a valid envelope too.
     expect(JSON.parse(await e.call(JSON.stringify({ version: 1, method: 'queue_status' })))).toMatchObject({ error: { code: 'not_initialized' } });
   });
@@ -72,6 +84,9 @@ describe('the envelope, before init', () => {
     expect(code(await call(e, 'init', initParams(dir, { environment: 'staging' })))).toBe('invalid_params');
     expect(code(await call(e, 'init', initParams(dir, { country: 'XX' })))).toBe('invalid_params');
     expect(code(await call(e, 'init', initParams(dir, { service_url: 'ftp://x' })))).toBe('invalid_params');
+    // A base URL with a path: the service answers 404, a configuration error (not network_unavailable).
+    const pathed = await call(e, 'init', initParams(dir, { service_url: `${svc.url}/v1` }));
+    expect(pathed).toMatchObject({ error: { code: 'invalid_params', message: expect.stringMatching(/^service_url does not lead to the service \(HTTP 404: .*\): give the service's base URL, without a path$/) } });
     expect(code(await call(e, 'init', initParams(dir, { authority: 'real' })))).toBe('invalid_params');
     expect(await call(e, 'init', initParams(dir, { signing_device: { module: '/usr/lib/softhsm/libsofthsm2.so' } }))).toEqual({
       version: 1, error: { code: 'invalid_params', message: 'signing_device.token_label: token_label is required (a string)' },
