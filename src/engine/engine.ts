@@ -19,7 +19,7 @@ import { ACTION_PERMISSIONS } from '../core/permissions.ts';
 import { COUNTRIES } from '../countries/registry.ts';
 import { deriveKeys } from '../crypto/master-key.ts';
 import { validatorCompiler, schemaErrorFormatter } from '../http/validation.ts';
-import { MAX_JSON_DEPTH, nestsDeeperThan, TOO_DEEP_BODY } from '../http/json-depth.ts';
+import { MAX_JSON_DEPTH, nestsDeeperThan, TOO_DEEP_BODY } from '../core/json-depth.ts';
 import { CreateBody as LocationCreateBody, PatchBody as LocationPatchBody } from '../http/routes/v1/locations.ts';
 import { EMBEDDED_BACKOFF } from '../jobs/backoff.ts';
 import { createMemoryLimiter } from '../ratelimit/memory-limiter.ts';

@@ -39,7 +39,7 @@ import { receiptRoutes } from './routes/v1/receipts.ts';
 import { createReceiptService } from '../receipts/service.ts';
 import { createFleetService } from '../fleet/service.ts';
 import { schemaErrorFormatter, validatorCompiler } from './validation.ts';
-import { nestsDeeperThan, TOO_DEEP_BODY } from './json-depth.ts';
+import { nestsDeeperThan, TOO_DEEP_BODY } from '../core/json-depth.ts';
 import { portalPlugin } from '../portal/plugin.ts';
 import { metricsRoutes, registerRequestMetrics } from '../metrics/http.ts';
 import { openapiTransform } from './openapi.ts';

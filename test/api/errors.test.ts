@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.ts';
 import { deriveKeys } from '../../src/crypto/master-key.ts';
 import { CONTROL_IN_BODY, NUL_IN_BODY, buildApp } from '../../src/http/app.ts';
-import { TOO_DEEP_BODY } from '../../src/http/json-depth.ts';
+import { TOO_DEEP_BODY } from '../../src/core/json-depth.ts';
 import { createMemoryLimiter } from '../../src/ratelimit/memory-limiter.ts';
 import { openPostgresDb } from '../../src/store/pg-db.ts';
 import type { Db } from '../../src/store/db.ts';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import * as jose from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
-import { TOO_DEEP_BODY } from '../../src/http/json-depth.ts';
+import { TOO_DEEP_BODY } from '../../src/core/json-depth.ts';
 import { createEngine, fiscalCall } from '../../src/engine/index.ts';
 import { TOKEN_FILE } from '../../src/engine/token.ts';
 import { generateMasterKey } from '../../src/crypto/master-key.ts';
