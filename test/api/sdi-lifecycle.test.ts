@@ -10,6 +10,7 @@ import { createTx, getTx, locationBody, saleBody } from '../support/transactions
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 import { xadesSign } from '../support/xades-sign.ts';
 import { HAVE_SCHEMAS, xsdValidate } from '../support/xml-tools.ts';
+import { freshPartitaIva } from '../support/italy.ts';
 
 /*
  * The whole SdI lifecycle through the real client and the real receiver, on each store:
@@ -60,18 +61,6 @@ interface Scenario {
   loc: string;
 }
 
-/** A valid partita IVA (10 digits and the check digit), fresh per scenario: SdI file names are per transmitter. */
-let pivaSeq = Number(String(Date.now()).slice(-6)) * 100;
-function freshPartitaIva(): string {
-  const base = String(1_000_000_000 + (++pivaSeq % 1_000_000_000)).slice(0, 10);
-  let sum = 0;
-  for (let i = 0; i < 10; i++) {
-    const d = Number(base[i]);
-    if (i % 2 === 0) sum += d;
-    else sum += d * 2 > 9 ? d * 2 - 9 : d * 2;
-  }
-  return `${base}${(10 - (sum % 10)) % 10}`;
-}
 
 /** A fresh account with its uploaded certificate, an it-sdi location (its own partita IVA) naming it, and a webhook for the SDI event. */
 async function scenario(): Promise<Scenario> {
@@ -234,18 +223,24 @@ describe('SdI lifecycle: fake SdI → signed notifications → POST /v1/inbound/
     expect(await statusOf(s, tx.id)).toBe('rejected');
   });
 
+  /** An invoice SdI took while our attempt's answer was lost: the transaction is `failed`, a retry due. */
+  async function answerLost() {
+    const s = await scenario();
+    const tx = await invoice(s);
+    fake.setMode('answer-lost');
+    try {
+      await send();
+    } finally {
+      fake.setMode('normal');
+    }
+    expect(await statusOf(s, tx.id)).toBe('failed');
+    return { s, tx };
+  }
+
   it.each(['written', 'reversed'] as const)(
     'the answer lost after SdI took the file: the retry (a resend) gets NS 00002 for its copy, the held copy an RC; delivered in %s order, never a 404',
     async (order) => {
-      const s = await scenario();
-      const tx = await invoice(s);
-      fake.setMode('answer-lost');
-      try {
-        await send();
-      } finally {
-        fake.setMode('normal');
-      }
-      expect(await statusOf(s, tx.id)).toBe('failed');
+      const { s, tx } = await answerLost();
       const { rows } = await t.db.query<{ run_at: Date }>(`SELECT run_at FROM jobs WHERE transaction_id = $1 AND kind = 'submit'`, [tx.id]);
       clock.set(rows[0]!.run_at);
       await send(); // the retry: the same file again
@@ -276,15 +271,7 @@ describe('SdI lifecycle: fake SdI → signed notifications → POST /v1/inbound/
   );
 
   it('the answer lost, the RC delivered while the transaction is failed (before the retry): delivered, completed; the retry sends nothing', async () => {
-    const s = await scenario();
-    const tx = await invoice(s);
-    fake.setMode('answer-lost');
-    try {
-      await send();
-    } finally {
-      fake.setMode('normal');
-    }
-    expect(await statusOf(s, tx.id)).toBe('failed');
+    const { s, tx } = await answerLost();
     const got = await fake.deliver({ pick: (n) => n.nomeFile === tx.fiscal_id });
     expect(got.map((n) => [n.type, n.answers[0]!.status])).toEqual([['RC', 200]]);
     expect(await getTx(t, s.key, tx.id)).toMatchObject({ status: 'delivered', fiscal_id_upstream: got[0]!.identificativoSdI });

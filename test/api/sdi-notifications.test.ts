@@ -6,6 +6,7 @@ import { TransportError, type AuthorityOutcome, type FiscalSystem } from '../../
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { exportP12, generateCert, uploadForm } from '../support/p12.ts';
 import { createTx, getTx, locationBody, saleBody, saleMetadata } from '../support/transactions.ts';
+import { freshPartitaIva } from '../support/italy.ts';
 
 /*
  * SdI notifications through POST /v1/inbound/sdi with the REAL it-sdi channel
@@ -247,18 +248,6 @@ async function runRetry(id: string) {
   await t.worker.drain();
 }
 
-/** A valid partita IVA (10 digits and the check digit), fresh per call. */
-let pivaSeq = Number(String(Date.now()).slice(-6)) * 100;
-function freshPartitaIva(): string {
-  const base = String(1_000_000_000 + (++pivaSeq % 1_000_000_000)).slice(0, 10);
-  let sum = 0;
-  for (let i = 0; i < 10; i++) {
-    const d = Number(base[i]);
-    if (i % 2 === 0) sum += d;
-    else sum += d * 2 > 9 ? d * 2 - 9 : d * 2;
-  }
-  return `${base}${(10 - (sum % 10)) % 10}`;
-}
 
 describe('a notification while the attempt that sent the file failed or is in flight (F1)', () => {
   it('failed (the answer lost, a retry due): the RC delivers it, once announced; the retry sends nothing again', async () => {
