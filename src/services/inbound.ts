@@ -22,7 +22,7 @@ import type { FiscalSystem, InboundChannel } from '../countries/types.ts';
 import type { Db } from '../store/db.ts';
 import { transactionsRepo, type TransactionRow } from '../store/repos/transactions-repo.ts';
 import { recordFailure } from './authority-outcome.ts';
-import { cancelOriginalIfAccepted } from './cancellation.ts';
+import { cancelIfCancellationAccepted, cancelOriginalIfAccepted } from './cancellation.ts';
 import type { EventPublisher } from './events.ts';
 import { batchDeadLetterEvent, completionEvent, transactionEvent } from './transaction-view.ts';
 import type { SubmissionObserver } from '../metrics/observers.ts';
@@ -165,11 +165,13 @@ export function createInboundService(deps: InboundDeps) {
         }, now, from);
       if (!updated) throw conflict(`the notification does not apply to a transaction in status ${t.status}`);
       if (await cancelOriginalIfAccepted(tx, updated, now)) originalCancelled = true;
+      // Cancelled while still queued (a status `cancelledOnceAccepted`), its cancellation accepted first: cancelled now.
+      const self = await cancelIfCancellationAccepted(tx, updated, now);
       if (effect.event) await deps.events.publish(tx, transactionEvent(effect.event, updated, now), now);
       if (accepted && !statuses.isAccepted(t.status)) await deps.events.publish(tx, completionEvent(updated, now), now);
       if (failure) await deps.events.publish(tx, batchDeadLetterEvent(updated, `${failure.code}: ${failure.message}`, now), now);
       deps.log.info({ channel: name, transactionId: t.id, from: t.status, to: updated.status }, 'inbound authority message');
-      return { transaction_id: t.id, status: updated.status, changed: true };
+      return { transaction_id: t.id, status: (self ?? updated).status, changed: true };
     });
     if (result.changed) deps.metrics?.statusChanged(system.key, result.status);
     if (originalCancelled) deps.metrics?.statusChanged(system.key, 'cancelled');
