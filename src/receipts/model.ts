@@ -52,6 +52,8 @@ export interface ReceiptSource {
     render_hints: readonly RenderHint[];
     /** A numbered duplicate (from 1) of a system with `receipt.duplicate`; absent: the original. */
     copy?: number | undefined;
+    /** The transaction's status now: a document since cancelled prints so. */
+    status?: string | undefined;
   };
   location: { name: string; address: string | null; tax_id: string | null; legal_name: string | null };
   system: Pick<FiscalSystem, 'receipt'> | undefined;
@@ -84,6 +86,7 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
   const titleBlocks: Block[] = [{ kind: 'rule' }, text(title, 'center', true)];
   if (src.transaction.type === 'cancellation') titleBlocks.push(text(w.cancellation, 'center', true));
   if (src.transaction.copy !== undefined && facts?.duplicate) titleBlocks.push(text(say(facts.duplicate.label(src.transaction.copy)), 'center', true));
+  if (src.transaction.status === 'cancelled') titleBlocks.push(text(w.cancelled, 'center', true));
   if (src.transaction.environment === 'test') titleBlocks.push(text(w.test, 'center', true));
   titleBlocks.push(text(`${w.date}: ${localDateTime(src.transaction.created_at, src.transaction.country)}`, 'left'));
 

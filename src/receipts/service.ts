@@ -91,6 +91,7 @@ export function createReceiptService(deps: { db: Db; software: SoftwareIdentity;
         normalized: row.normalized,
         render_hints: row.render_hints,
         copy,
+        status: row.status,
       },
       location: {
         name: location?.name ?? '',

@@ -206,6 +206,19 @@ describe('POST /v1/transactions/{id}/receipt/duplicate', () => {
     expect(one.body.replace(new RegExp(`^.*${first.replace(/[.*]/g, '\\$&')}.*\n`, 'm'), '')).toBe(original.body);
   });
 
+  it('a document since cancelled says so on every print: Portugal "ANULADO" on the receipt and its 2.ª via', async () => {
+    const { key, tx } = await sale('pt-saft');
+    expect((await receipt(key, tx.id, '?format=text')).body).not.toContain('ANULADO');
+    const cancelled = await t.request({ method: 'POST', url: `/v1/transactions/${tx.id}/cancel`, key });
+    expect(cancelled.statusCode, cancelled.body).toBe(201);
+    expect((await t.request({ method: 'GET', url: `/v1/transactions/${tx.id}`, key })).json().status).toBe('cancelled');
+    expect((await receipt(key, tx.id, '?format=text')).body).toContain('ANULADO');
+    const copy = await duplicate(key, tx.id, '?format=text');
+    expect(copy.body).toContain('2.ª via');
+    expect(copy.body).toContain('ANULADO');
+    expect((await receipt(key, tx.id, '?format=text&lang=en')).body).toContain('CANCELLED');
+  });
+
   it('a system without numbered duplicates: 400; another account\'s transaction: 404; a read-only key: 403', async () => {
     const { key, tx } = await sale('gr-mydata');
     const res = await duplicate(key, tx.id);
