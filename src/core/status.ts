@@ -187,6 +187,11 @@ export class StatusMachine {
     return this.specs.get(status)?.refused === true;
   }
 
+  /** The refused statuses, whoever declared them. */
+  get refused(): readonly string[] {
+    return this.group('refused', (s) => s.refused);
+  }
+
   /** Whether `by` may move a transaction from `from` to `to`. */
   allows(by: StatusActor, from: string | 'new', to: string): boolean {
     return this.moves.some((m) => m.by === by && m.to.includes(to) && (m.from === 'new' ? from === 'new' : m.from.includes(from)));

@@ -49,8 +49,10 @@ export type EngineResponse =
   | { version: 1; result: Record<string, unknown> }
   | { version: 1; error: { code: string; message: string } };
 
-/** Spec "Embedded local queue": 20 attempts (`submission.retry_max`), 2 s doubling to 21,600 s. */
+/** queue_init's settings, kept across restarts (defaults: FISCALIZATION_SUBMISSION_RETRY_MAX / _DELAY, else 20 attempts, 2 s). */
 const QUEUE_FILE = 'engine-queue.json';
+/** The settings the engine reads from its process's environment (the rest are init params). */
+const ENGINE_ENV_SETTINGS = ['MASTER_KEY', 'FISCALIZATION_SUBMISSION_RETRY_MAX', 'FISCALIZATION_SUBMISSION_RETRY_DELAY'] as const;
 const AGENT_FILE = 'engine-agent-id';
 const STORE_DIR = 'store';
 const DEFAULT_TELEMETRY_SECONDS = 300;
@@ -278,21 +280,16 @@ export function createEngine(opts: EngineOptions = {}) {
       }
       throw new EngineError('store_error', `data_dir cannot be locked: ${(err as Error).message}`);
     }
-    const openSession = async (): Promise<Record<string, unknown>> => {
-
+    // Anything that fails from here leaves the directory unlocked again.
+    try {
       // MASTER_KEY the way local mode keeps it: <data_dir>/master.key, generated once (config.ts);
       // the local queue's defaults from the spec's settings (Limits: FISCALIZATION_SUBMISSION_RETRY_MAX
       // "(engine)", FISCALIZATION_SUBMISSION_RETRY_DELAY), which queue_init overrides.
       let masterKey: Buffer;
       let queueDefaults: QueueSettings;
       try {
-        const env = process.env;
-        const cfg = loadConfig({
-          DATA_DIR: dataDir,
-          ...(env.MASTER_KEY ? { MASTER_KEY: env.MASTER_KEY } : {}),
-          ...(env.FISCALIZATION_SUBMISSION_RETRY_MAX ? { FISCALIZATION_SUBMISSION_RETRY_MAX: env.FISCALIZATION_SUBMISSION_RETRY_MAX } : {}),
-          ...(env.FISCALIZATION_SUBMISSION_RETRY_DELAY ? { FISCALIZATION_SUBMISSION_RETRY_DELAY: env.FISCALIZATION_SUBMISSION_RETRY_DELAY } : {}),
-        }, 'local');
+        const fromEnv = Object.fromEntries(ENGINE_ENV_SETTINGS.flatMap((k) => (process.env[k] ? [[k, process.env[k]]] : [])));
+        const cfg = loadConfig({ ...fromEnv, DATA_DIR: dataDir }, 'local');
         masterKey = cfg.masterKey;
         queueDefaults = { retry_max: cfg.submissionMaxAttempts, retry_delay_seconds: cfg.submissionRetryBaseMs / 1000 };
       } catch (err) {
@@ -369,9 +366,6 @@ export function createEngine(opts: EngineOptions = {}) {
         await db.close().catch(() => {});
         throw err;
       }
-    };
-    try {
-      return await openSession();
     } catch (err) {
       unlock();
       throw err;

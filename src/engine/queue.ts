@@ -73,7 +73,8 @@ export function deadlineOf(row: { system: string; created_at: Date; deadline_at:
  * so they reach `breached_100pct` instead of dropping out of the list.
  */
 function unsubmittedStatuses(): string[] {
-  return [...new Set([...statuses.open, ...statuses.inBatch, 'pending_batch', 'pending_submission', ...statuses.names.filter((n) => statuses.isRefused(n))])];
+  // `pending_submission` is open (core/status.ts); `pending_batch` waits for its batch.
+  return [...new Set([...statuses.open, ...statuses.inBatch, 'pending_batch', ...statuses.refused])];
 }
 
 export async function queueStatus(db: Queryable, clock: Clock, scope: { accountId: string; environment: string }): Promise<QueueStatus> {

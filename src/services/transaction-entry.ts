@@ -112,8 +112,7 @@ export function transactionEntry(p: TransactionAppend, deps: EntryDeps): LedgerE
  * document cannot both pass.
  */
 async function annulOnce(tx: Queryable, chainKey: string, annulled: { document: string; message: string }, transactionId: string, now: Date): Promise<void> {
-  const refused = statuses.names.filter((n) => statuses.isRefused(n));
-  if (await annulmentsRepo.standing(tx, chainKey, annulled.document, transactionId, refused)) throw conflict(annulled.message);
+  if (await annulmentsRepo.standing(tx, chainKey, annulled.document, transactionId, statuses.refused)) throw conflict(annulled.message);
   await annulmentsRepo.insert(tx, { chainKey, document: annulled.document, transactionId, now });
 }
 

@@ -309,7 +309,7 @@ export type TransmittedLookup =
  * The lookup is trusted only for the MARK the answer named. Not found (or another MARK):
  * the document is registered all the same (AADE named its MARK), so it stays
  * `duplicate_as_success`, without the items the lookup would have given, and
- * `response.lookup.found` says so (docs: .scratch/decisions-gr-dc.md).
+ * `response.lookup.found` says so (docs/decisions.md "Greece: a duplicate's receipt items (F10)").
  */
 export function duplicateWithLookup(outcome: Extract<AuthorityOutcome, { kind: 'duplicate' }>, lookup: TransmittedLookup): AuthorityOutcome {
   const uid = typeof outcome.response.invoiceUid === 'string' ? outcome.response.invoiceUid : undefined;

@@ -1,5 +1,6 @@
 /**
- * A document of the register is annulled once (docs: .scratch/decisions-gr-dc.md, F9). An
+ * A document of the register is annulled once (docs/decisions.md "Italy DC: a document is
+ * annulled once (F9)"). An
  * annullo names the document it annuls by register (matricola), day and number, whichever
  * way it was made: POST /v1/transactions/{id}/cancel (the original's own number and day) or
  * a transaction whose metadata says `is_cancellation` with `original_matricola`,

@@ -57,9 +57,6 @@ export function cancellationNumber(prefix: string, originalNumber: string): stri
   return `${prefix}${tail}-${digest}`;
 }
 
-/** The credit note's number (a TD04 cancelling an invoice): see cancellationNumber. */
-export const creditNoteNumber = (originalNumber: string): string => cancellationNumber('NC-', originalNumber);
-
 /** Truncates to `max` characters (code points, as XSD maxLength counts them). */
 const clip = (text: string, max: number): string => {
   const chars = Array.from(text);
