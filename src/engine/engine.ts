@@ -439,7 +439,7 @@ export function createEngine(opts: EngineOptions = {}) {
       const s = licensed();
       const reason = p.reason;
       if (reason !== undefined && (typeof reason !== 'string' || reason.length > 500)) throw bad('reason must be a string of at most 500 characters');
-      const { transaction } = await s.rt.transactions.cancel(s.auth, str(p, 'id')!, reason as string | undefined);
+      const { transaction } = await s.rt.transactions.cancel(s.auth, str(p, 'id')!, reason as string | undefined, p.sandbox_outcome);
       return json(transaction);
     },
     async process_pending(p) {

@@ -6,6 +6,7 @@ import { stableStringify } from '../core/stable-json.ts';
 import { normalizeTransactionRequest } from '../core/transaction-request.ts';
 import { LINE_FIELDS, getSystem, statuses } from '../countries/registry.ts';
 import type { FiscalSystem, LocationForFiscal, SoftwareIdentity } from '../countries/types.ts';
+import { readSandboxOutcome } from '../countries/shared/sandbox.ts';
 import type { TransactionDraft } from '../core/transaction.ts';
 import type { Ledger } from '../ledger/types.ts';
 import { isUniqueViolation } from '../store/db.ts';
@@ -299,7 +300,9 @@ export function createTransactionService(deps: TransactionDeps) {
    * that one was refused (or ran out of retries): then the original was not cancelled, and
    * a new cancellation is issued (its own idempotency key, `cancel:<id>:<attempt>`).
    */
-  async function cancel(auth: AuthContext, id: string, reason: string | undefined): Promise<{ transaction: TransactionView; created: boolean }> {
+  async function cancel(auth: AuthContext, id: string, reason: string | undefined, sandboxOutcome?: unknown): Promise<{ transaction: TransactionView; created: boolean }> {
+    // Checked before anything is looked up: a malformed body is a 400 whatever the id.
+    const cancelOutcome = readSandboxOutcome({ sandbox_outcome: sandboxOutcome });
     const original = await transactionsRepo.get(db, auth.accountId, id);
     if (!original) throw notFound('transaction not found');
     const already = original.cancelled_by_id ? await transactionsRepo.getById(db, original.cancelled_by_id) : undefined;
@@ -314,10 +317,18 @@ export function createTransactionService(deps: TransactionDeps) {
     const system = getSystem(locRow.system);
     const location = deps.locations.toFiscal(locRow);
     const keys = await signingKeyFor(system, location, original.environment, original.sandbox_mode ?? 'stub');
+    // The stub's magic value is the cancellation's own (the cancel body's), not the
+    // original's: a sale rehearsing a rejection must still be cancellable in the sandbox,
+    // and a refused cancellation is rehearsed by asking for one.
+    const { sandbox_outcome: _originalOutcome, ...inherited } = original.normalized.metadata;
     const draft: TransactionDraft = {
       ...original.normalized,
       timestamp: clock.now().toISOString(),
-      metadata: { ...original.normalized.metadata, ...(reason ? { cancellation_reason: reason } : {}) },
+      metadata: {
+        ...inherited,
+        ...(cancelOutcome !== undefined ? { sandbox_outcome: cancelOutcome } : {}),
+        ...(reason ? { cancellation_reason: reason } : {}),
+      },
     };
     try {
       // The original's record never changes once written: read outside the append.
@@ -328,11 +339,11 @@ export function createTransactionService(deps: TransactionDeps) {
       const key = attempt === 1 ? `${CANCEL_KEY_PREFIX}${original.id}` : `${CANCEL_KEY_PREFIX}${original.id}:${attempt}`;
       const stored = await append({
         id: newId(), auth, system, location, draft, kind: 'cancellation', type: 'cancellation',
-        idempotencyKey: key, hash: key, requestPayload: { reason: reason ?? null },
+        idempotencyKey: key, hash: key, requestPayload: { reason: reason ?? null, ...(cancelOutcome !== undefined ? { sandbox_outcome: cancelOutcome } : {}) },
         sandboxMode: original.sandbox_mode ?? 'stub', original, originalRecord, ...keys,
       });
       if (!stored.created) return { transaction: toTransactionView(stored.row), created: false };
-        const settled = await settleInline(stored.row, stored.jobId, system, undefined);
+      const settled = await settleInline(stored.row, stored.jobId, system, undefined);
       return { transaction: toTransactionView(settled), created: true };
     } catch (err) {
       if (isUniqueViolation(err)) {

@@ -221,6 +221,40 @@ describe('validation', () => {
     expect([done.statusCode, done.json().id]).toEqual([200, second.json().id]);
   });
 
+  it('the sandbox outcome of a cancellation is the cancel body\'s own, not inherited from the original: a refused one is rehearsed, then cancelled for real', async () => {
+    const { key, loc } = await fresh('es-verifactu');
+    const original = (await createTx(t, key, sale(loc, 'es-verifactu'))).json();
+    await t.worker.drain();
+    const cancel = (payload: Record<string, unknown>) => t.request({ method: 'POST', url: `/v1/transactions/${original.id}/cancel`, key, payload });
+    const bad = await cancel({ sandbox_outcome: 'reject' });
+    expect([bad.statusCode, bad.json()]).toEqual([400, { error: 'metadata.sandbox_outcome must be accept, reject:<code>, timeout or error:<code>' }]);
+    const refused = await cancel({ sandbox_outcome: 'reject:4102' });
+    expect(refused.statusCode, refused.body).toBe(201);
+    expect(refused.json().request_payload).toEqual({ reason: null, sandbox_outcome: 'reject:4102' });
+    await t.worker.drain();
+    expect((await getTx(t, key, refused.json().id)).status).toBe('failed_permanent');
+    expect((await getTx(t, key, original.id)).status).toBe('success');
+    const accepted = await cancel({});
+    expect(accepted.statusCode, accepted.body).toBe(201);
+    expect(accepted.json().request_payload).toEqual({ reason: null });
+    await t.worker.drain();
+    expect((await getTx(t, key, accepted.json().id)).status).toBe('success');
+    expect((await getTx(t, key, original.id)).status).toBe('cancelled');
+  });
+
+  it('a cancellation does not inherit the original\'s sandbox outcome: a Greek sale offline after a timeout is reversed, and the reversal reaches the stub', async () => {
+    const { key, loc } = await fresh('gr-mydata');
+    const original = (await createTx(t, key, sale(loc, 'gr-mydata', { metadata: { sandbox_outcome: 'timeout' } }))).json();
+    expect(original.status).toBe('offline_pending');
+    const c = await t.request({ method: 'POST', url: `/v1/transactions/${original.id}/cancel`, key });
+    expect(c.statusCode, c.body).toBe(201);
+    await t.worker.runOnce();
+    // Accepted by the stub (inherited, it timed out as its original does and went offline too).
+    const reversal = await getTx(t, key, c.json().id);
+    expect(reversal.status).toBe('success');
+    expect((await getTx(t, key, original.id)).status).toBe('offline_pending');
+  });
+
   it('a key scoped to other countries gets 403', async () => {
     const { key, loc } = await fresh('fr-nf525');
     const scoped = (await t.request({ method: 'POST', url: '/v1/api-keys', key, payload: { permissions: ['transactions:write', 'country:ES'] } })).json().key;

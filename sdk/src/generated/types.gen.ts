@@ -3091,6 +3091,10 @@ export type GetTransactionQrImageResponse = GetTransactionQrImageResponses[keyof
 export type CancelTransactionData = {
     body: {
         reason?: string;
+        /**
+         * Test keys only: what the sandbox authority answers to this cancellation, as metadata.sandbox_outcome does for a create (accept by default; the original's value is not inherited).
+         */
+        sandbox_outcome?: unknown;
     };
     path: {
         id: string;

@@ -176,12 +176,15 @@ export function transactionRoutes(app: FastifyInstance, s: { transactions: Trans
     schema: {
       tags, security, summary: 'Cancel: a new cancellation transaction carrying the annulment record (idempotent)',
       params: IdParams,
-      body: Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500, 'x-error': 'reason must be a string of at most 500 characters' })) }),
+      body: Type.Object({
+        reason: Type.Optional(Type.String({ maxLength: 500, 'x-error': 'reason must be a string of at most 500 characters' })),
+        sandbox_outcome: Type.Optional(Type.Unknown({ description: 'Test keys only: what the sandbox authority answers to this cancellation, as metadata.sandbox_outcome does for a create (accept by default; the original\'s value is not inherited).' })),
+      }),
       response: { 200: TransactionSchema, 201: TransactionSchema, 404: ErrorBody, 409: ErrorBody, ...authErrors },
     },
   }, async (req, reply) => {
-    const body = (req.body ?? {}) as { reason?: string };
-    const { transaction, created } = await s.transactions.cancel(authOf(req), (req.params as { id: string }).id, body.reason);
+    const body = (req.body ?? {}) as { reason?: string; sandbox_outcome?: unknown };
+    const { transaction, created } = await s.transactions.cancel(authOf(req), (req.params as { id: string }).id, body.reason, body.sandbox_outcome);
     return reply.code(created ? 201 : 200).send(transaction);
   });
 }
