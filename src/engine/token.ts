@@ -5,6 +5,12 @@
  * (`GET /management/v1/keys`), the token is verified (EdDSA, jose) and both are cached in
  * `data_dir`. A later init with the same key, environment, country and agent reuses the
  * cached token without the network, verified again with the cached keys, until it expires.
+ *
+ * The cache is sealed with an HMAC keyed by the API key (given at every init, never
+ * written): the keys that verify the token sit beside it, so without the seal whoever can
+ * write `data_dir` could put a key pair of their own there and a token signed with it, and
+ * fiscalize on after the licence (the token) ran out or the key was revoked. A cache whose
+ * seal does not match is not used.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -30,6 +36,12 @@ interface CachedToken {
   jwks: { keys: jose.JWK[] };
 }
 
+/** The file's content: the cache and its seal. */
+interface SealedCache extends CachedToken {
+  /** HMAC-SHA256, keyed by the API key, of the cache's canonical JSON (every field but this one). */
+  seal: string;
+}
+
 export interface TokenRequest {
   apiKey: string;
   environment: EngineEnvironment;
@@ -49,18 +61,38 @@ export interface VerifiedToken {
 
 const keyHash = (apiKey: string) => crypto.createHash('sha256').update(apiKey).digest('hex');
 
-function readCache(dataDir: string): CachedToken | undefined {
+/** The cache's fields in a fixed order: what the seal covers. */
+const canonical = (c: CachedToken): string => JSON.stringify([
+  c.key_hash, c.environment, c.country, c.agent_id, c.service_url, c.token, c.expires_at, c.jwks,
+]);
+const sealOf = (apiKey: string, c: CachedToken): string => crypto.createHmac('sha256', apiKey).update(canonical(c)).digest('hex');
+
+type CacheRead = { state: 'absent' } | { state: 'altered' } | { state: 'ok'; cache: CachedToken };
+
+/** The cache, if there is one and its seal matches `apiKey`'s. */
+function readCache(dataDir: string, apiKey: string): CacheRead {
+  let raw: SealedCache;
   try {
-    return JSON.parse(fs.readFileSync(path.join(dataDir, TOKEN_FILE), 'utf8')) as CachedToken;
+    raw = JSON.parse(fs.readFileSync(path.join(dataDir, TOKEN_FILE), 'utf8')) as SealedCache;
   } catch {
-    return undefined; // absent or unreadable: provision again
+    return { state: 'absent' }; // absent or unreadable: provision again
   }
+  if (raw === null || typeof raw !== 'object' || typeof raw.seal !== 'string') return { state: 'altered' };
+  const { seal, ...cache } = raw;
+  const expected = Buffer.from(sealOf(apiKey, cache), 'hex');
+  const given = Buffer.from(seal, 'hex');
+  if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) {
+    // Another key's cache (its hash differs too) is not altered: it is simply not ours.
+    return cache.key_hash === keyHash(apiKey) ? { state: 'altered' } : { state: 'absent' };
+  }
+  return { state: 'ok', cache };
 }
 
-function writeCache(dataDir: string, c: CachedToken): void {
+function writeCache(dataDir: string, apiKey: string, c: CachedToken): void {
   // Written aside then renamed: a crash mid-write never leaves half a cache.
   const file = path.join(dataDir, TOKEN_FILE);
-  fs.writeFileSync(`${file}.tmp`, JSON.stringify(c), { mode: 0o600 });
+  const sealed: SealedCache = { ...c, seal: sealOf(apiKey, c) };
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify(sealed), { mode: 0o600 });
   fs.renameSync(`${file}.tmp`, file);
 }
 
@@ -124,7 +156,7 @@ async function provision(req: TokenRequest, clock: Clock): Promise<VerifiedToken
   if (keysRes.status !== 200) throw await failure(keysRes, 'key request refused');
   const jwks = (await keysRes.json()) as { keys: jose.JWK[] };
   const claims = await verify(issued.token, jwks, req, clock);
-  writeCache(req.dataDir, {
+  writeCache(req.dataDir, req.apiKey, {
     key_hash: keyHash(req.apiKey), environment: req.environment, country: req.country, agent_id: req.agentId,
     service_url: base, token: issued.token, expires_at: new Date(claims.exp * 1000).toISOString(), jwks,
   });
@@ -137,7 +169,19 @@ async function provision(req: TokenRequest, clock: Clock): Promise<VerifiedToken
  * expired cached token with the service unreachable is `token_expired`.
  */
 export async function obtainToken(req: TokenRequest, clock: Clock): Promise<VerifiedToken> {
-  const cached = readCache(req.dataDir);
+  const read = readCache(req.dataDir, req.apiKey);
+  if (read.state === 'altered') {
+    // Not trusted, not used: the service decides again, and without it there is no licence.
+    try {
+      return await provision(req, clock);
+    } catch (e) {
+      if (e instanceof EngineError && e.code === 'network_unavailable') {
+        throw new EngineError('unauthorized', `the cached offline token in data_dir does not match its seal (it was changed outside the engine): connect to the service and call init again (${e.message})`);
+      }
+      throw e;
+    }
+  }
+  const cached = read.state === 'ok' ? read.cache : undefined;
   const same = cached && cached.key_hash === keyHash(req.apiKey) && cached.environment === req.environment
     && cached.country === req.country && cached.agent_id === req.agentId;
   if (same) {

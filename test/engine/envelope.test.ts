@@ -234,6 +234,50 @@ describe('an initialised engine', () => {
   });
 });
 
+describe('the token cache\'s seal', () => {
+  it('a cache changed outside the engine (its own keys and a token signed with them) is not used: re-provisioned online, unauthorized offline', async () => {
+    const clock = new ManualClock(new Date());
+    const e = createEngine({ clock, startWorker: false });
+    const dir = tempDir();
+    ok(await call(e, 'init', initParams(dir)));
+    ok(await call(e, 'shutdown'));
+    const file = path.join(dir, TOKEN_FILE);
+    const genuine = fs.readFileSync(file, 'utf8');
+    const cache = JSON.parse(genuine);
+    expect(cache.seal).toMatch(/^[0-9a-f]{64}$/);
+    // The forgery: a key pair of one's own in place of the service's, a token valid for a year.
+    const { publicKey, privateKey } = await jose.generateKeyPair('EdDSA', { extractable: true });
+    const jwk = { ...(await jose.exportJWK(publicKey)), kid: 'forged', alg: 'EdDSA' };
+    const claims = (await jose.decodeJwt(cache.token)) as Record<string, unknown>;
+    const forged = await new jose.SignJWT({ ...claims, exp: Math.floor(clock.now().getTime() / 1000) + 365 * 86_400 })
+      .setProtectedHeader({ alg: 'EdDSA', kid: 'forged' }).sign(privateKey);
+    const tampered = { ...cache, token: forged, jwks: { keys: [jwk] }, expires_at: new Date(clock.now().getTime() + 365 * 86_400_000).toISOString() };
+    fs.writeFileSync(file, JSON.stringify(tampered));
+    // Online: the service issues a genuine token again (the forged one is not reused).
+    const online = ok(await call(e, 'init', initParams(dir)));
+    expect(online.offline).toBe(false);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).token).not.toBe(forged);
+    ok(await call(e, 'shutdown'));
+    // Offline: no licence. The seal dropped altogether is no better.
+    await svc.stop();
+    try {
+      fs.writeFileSync(file, JSON.stringify(tampered));
+      const refused = await call(e, 'init', initParams(dir));
+      expect(code(refused)).toBe('unauthorized');
+      expect((refused as { error: { message: string } }).error.message).toMatch(/does not match its seal/);
+      const { seal: _seal, ...unsealed } = tampered;
+      fs.writeFileSync(file, JSON.stringify(unsealed));
+      expect(code(await call(e, 'init', initParams(dir)))).toBe('unauthorized');
+      // The genuine cache still works offline.
+      fs.writeFileSync(file, genuine);
+      expect(ok(await call(e, 'init', initParams(dir))).offline).toBe(true);
+      ok(await call(e, 'shutdown'));
+    } finally {
+      await svc.restart();
+    }
+  });
+});
+
 describe('the telemetry timer', () => {
   it('reports to the service on its own, every telemetry_interval_seconds', { timeout: 30_000 }, async () => {
     const e = createEngine({ startWorker: false });
