@@ -38,6 +38,8 @@ import { createMailer, type Mailer } from './email/mailer.ts';
 import { EMAIL_OUTBOX_JOB, createEmailOutboxHandler, scheduleEmailOutbox } from './jobs/tasks/email-outbox.ts';
 import { createBillingReceiver, type BillingReceiver } from './billing/receiver.ts';
 import { pricesFor, type PriceList } from './billing/pricing.ts';
+import { FLOOR_REQUOTE_JOB, createFloorRequoteHandler, enqueueFloorRequote } from './billing/floor-requote.ts';
+import { createSubscriptionService } from './services/subscriptions.ts';
 import type { SigningDevice } from './signing/pkcs11/device.ts';
 import { withDeviceProducerKeys } from './signing/pkcs11/configured.ts';
 import { createMetrics, type Metrics } from './metrics/metrics.ts';
@@ -152,10 +154,13 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   const events = createEventPublisher(deps, { onEnqueued: () => worker?.notify() });
   // Row changes the request path's caches listen to (API keys, locations): store/change-feed.ts.
   const changes = createChangeFeed(o.db, o.log);
-  const locations = createLocationService(deps, changes);
+  const prices = pricesFor({ hardwareDevice: o.signingDevice !== undefined });
+  // With a location floor, every change of an account's active locations re-quotes its subscription.
+  const locations = createLocationService(deps, changes, prices.locationFloorMonthly > 0 ? { onActiveLocationsChanged: enqueueFloorRequote } : {});
   const tiers = createAccountTiers(deps, changes);
   const bp = o.config.billingProvider;
   const billing = bp ? createStripeBillingProvider({ apiKey: bp.apiKey, apiBaseUrl: bp.apiBaseUrl, productId: bp.productId }) : createEmbeddedBillingProvider();
+  const subscriptions = createSubscriptionService(deps, { provider: billing, tiers, prices });
   let signingKeys: SigningKeyService | undefined;
   const certificates = createCertificateService(deps, { onRemoved: (a, c) => signingKeys?.forget(a, c), onAdded: (a, c) => signingKeys?.forget(a, c) });
   signingKeys = createSigningKeyService(deps, certificates, o.signingDevice);
@@ -193,6 +198,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     [TRANSLATE_JOB]: createTranslateErrorHandler({ ...deps, translator }),
     [CERTIFICATE_EXPIRY_JOB]: createCertificateExpiryHandler({ db: o.db, clock: o.clock, events }),
     [EMAIL_OUTBOX_JOB]: createEmailOutboxHandler({ clock: o.clock, mailer }),
+    [FLOOR_REQUOTE_JOB]: createFloorRequoteHandler({ clock: o.clock, requoteFloor: subscriptions.requoteFloor, ...(o.random ? { random: o.random } : {}) }),
     ...createBatchJobHandlers({ clock: o.clock, batch }),
   };
   worker = createWorker({ db: o.db, clock: o.clock, log: o.log, handlers, ...o.worker });
@@ -215,7 +221,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     maxAttempts,
     tiers,
     /** Subscription prices: the location floor only in HardwareDevice mode (billing/pricing.ts). */
-    prices: pricesFor({ hardwareDevice: o.signingDevice !== undefined }),
+    prices,
     billing,
     metrics,
     metricsToken: o.config.metricsToken,

@@ -11,6 +11,7 @@ import { locationsRepo, type LocationFilter, type LocationRow } from '../store/r
 import { transactionsRepo } from '../store/repos/transactions-repo.ts';
 import { InvalidatingCache } from '../core/invalidating-cache.ts';
 import type { ChangeFeed } from '../store/change-feed.ts';
+import type { Queryable } from '../store/db.ts';
 import type { AuthContext } from './auth-context.ts';
 import type { Deps } from './deps.ts';
 import type { ListResult, Page } from './pagination.ts';
@@ -74,8 +75,27 @@ export function certificateRefOf(system: Pick<FiscalSystem, 'certificateFields'>
   return typeof value === 'string' ? value : null;
 }
 
-export function createLocationService(deps: Deps, changes?: ChangeFeed) {
+export interface LocationServiceOptions {
+  /**
+   * Called in the same database transaction as a change of the account's active locations
+   * (one created, deleted, or its status changed): HardwareDevice mode re-quotes the
+   * subscription's location floor (billing/floor-requote.ts). Absent: nothing to do.
+   */
+  onActiveLocationsChanged?: (q: Queryable, accountId: string, now: Date) => Promise<void>;
+}
+
+export function createLocationService(deps: Deps, changes?: ChangeFeed, opts: LocationServiceOptions = {}) {
   const { db, clock, keys } = deps;
+  const onActive = opts.onActiveLocationsChanged;
+  /** `write`, and the hook in its transaction when `changed` (without a hook, just `write`). */
+  async function withActiveChange<T>(changed: boolean, accountId: string, now: Date, write: (q: Queryable) => Promise<T>): Promise<T> {
+    if (!onActive || !changed) return write(db);
+    return db.transaction(async (tx) => {
+      const out = await write(tx);
+      if (out) await onActive(tx, accountId, now); // a write that found nothing changed nothing
+      return out;
+    });
+  }
   const cache = new InvalidatingCache<string, CachedLocation | undefined>({ ...LOCATION_CACHE, live: () => changes?.live() ?? false });
   changes?.on('locations', (id) => cache.invalidate(id));
   changes?.onReset(() => cache.clear());
@@ -160,7 +180,7 @@ export function createLocationService(deps: Deps, changes?: ChangeFeed) {
       updated_at: now,
       deleted_at: null,
     };
-    return withWarnings(toView(await locationsRepo.insert(db, row)));
+    return withWarnings(toView(await withActiveChange(true, auth.accountId, now, (q) => locationsRepo.insert(q, row))));
   }
 
   async function get(auth: AuthContext, id: string): Promise<LocationView> {
@@ -203,14 +223,15 @@ export function createLocationService(deps: Deps, changes?: ChangeFeed) {
       config = sealSecrets(row.id, system, resolved.config);
       certificateRef = certificateRefOf(resolved.system, resolved.config);
     }
-    const updated = await locationsRepo.update(db, auth.accountId, id, {
+    const now = clock.now();
+    const updated = await withActiveChange(input.status !== undefined && input.status !== row.status, auth.accountId, now, (q) => locationsRepo.update(q, auth.accountId, id, {
       name: input.name?.trim(),
       address: input.address === null ? null : input.address?.trim(),
       status: input.status,
       system,
       country_config: config,
       certificate_ref: certificateRef,
-    }, clock.now());
+    }, now));
     if (!updated) throw notFound('location not found');
     cache.invalidate(id); // this node at once; the others through the trigger's notification
     return withWarnings(toView(updated));
@@ -247,7 +268,8 @@ export function createLocationService(deps: Deps, changes?: ChangeFeed) {
     const row = await locationsRepo.get(db, auth.accountId, id);
     if (!row) throw notFound('location not found');
     assertCountryAllowed(auth, row.country);
-    if (!(await locationsRepo.softDelete(db, auth.accountId, id, clock.now()))) throw notFound('location not found');
+    const now = clock.now();
+    if (!(await withActiveChange(row.status === 'active', auth.accountId, now, (q) => locationsRepo.softDelete(q, auth.accountId, id, now)))) throw notFound('location not found');
     cache.invalidate(id);
   }
 

@@ -188,17 +188,49 @@ export function createSubscriptionService(deps: Deps, o: { provider: BillingProv
 
   async function changeMerchantCount(auth: AuthContext, input: { merchant_count?: number }): Promise<SubscriptionView & { proration: ProrationView }> {
     const merchantCount = merchantCountOf(input.merchant_count);
+    const result = await requote(auth.accountId, (current) => ({ merchantCount, force: true, why: `${current.merchant_count} → ${merchantCount} merchants` }));
+    if (result === null || result === 'unchanged') throw notFound('subscription not found'); // forced: never unchanged
+    return result;
+  }
+
+  /**
+   * HardwareDevice mode: the subscription re-quoted after the account's active locations
+   * changed (a location created, deactivated, reactivated or deleted), since the location
+   * floor may have moved the amount (billing/pricing.ts `quote`). Charged or credited like a
+   * PATCH, for the rest of the period, and written to the billing ledger. Nothing happens
+   * when the amount stays, or without an active subscription. Run by the `billing:floor_requote`
+   * job (billing/floor-requote.ts), so a location change never waits on the provider.
+   */
+  async function requoteFloor(accountId: string): Promise<'unchanged' | 'requoted' | 'no subscription'> {
+    const r = await requote(accountId, (current) => ({ merchantCount: current.merchant_count, force: false, why: 'active locations changed (location floor)' }));
+    return r === null ? 'no subscription' : r === 'unchanged' ? 'unchanged' : 'requoted';
+  }
+
+  /**
+   * The one path that changes what a subscription costs: the row locked (PATCHes and
+   * re-quotes of one account are serialized, each prorating from the previous one's
+   * amount), the new quote, the provider told, the row and a `proration` ledger line
+   * written in the same commit. `force: false` skips an unchanged amount; null: no active
+   * subscription (a floor re-quote; a PATCH answers 404).
+   */
+  async function requote(
+    accountId: string,
+    change: (current: SubscriptionRow) => { merchantCount: number; force: boolean; why: string },
+  ): Promise<(SubscriptionView & { proration: ProrationView }) | 'unchanged' | null> {
     const result = await db.transaction(async (tx) => {
-      // The row lock serializes PATCHes of one account: each prorates from the previous one's amount.
-      const current = await subscriptionsRepo.getByAccount(tx, auth.accountId, true);
-      if (!current) throw notFound('subscription not found');
+      const current = await subscriptionsRepo.getByAccount(tx, accountId, true);
+      if (!current) return null;
+      const { merchantCount, force, why } = change(current);
+      if (!force && current.status !== 'active') return null;
       const now = clock.now();
       const period = periodAt(current.created_at, current.billing_interval, now);
-      const q = quote(merchantCount, current.billing_interval, await locationsRepo.countActive(tx, auth.accountId), prices);
+      const locations = await locationsRepo.countActive(tx, accountId);
+      const q = quote(merchantCount, current.billing_interval, locations, prices);
       const fromPeriodAmount = periodAmountOf(current, prices);
+      if (!force && q.periodAmount === fromPeriodAmount && q.tier === current.current_tier) return 'unchanged' as const;
       const p = prorate(fromPeriodAmount, q.periodAmount, period, now);
-      const description = `${current.merchant_count} → ${merchantCount} merchants (${current.current_tier} → ${q.tier}), ` +
-        `${p.remainingSeconds} of ${p.periodSeconds} s left in the period`;
+      const floor = prices.locationFloorMonthly > 0 ? `, ${locations} active locations` : '';
+      const description = `${why} (${current.current_tier} → ${q.tier}${floor}), ${p.remainingSeconds} of ${p.periodSeconds} s left in the period`;
       const { prorationRef } = await atProvider(deps, 'change subscription', () => o.provider.changeSubscription({
         customerId: current.billing_customer_id, subscriptionId: current.billing_subscription_id, periodAmount: q.periodAmount,
         interval: current.billing_interval, prorationAmount: p.amount, description,
@@ -219,7 +251,7 @@ export function createSubscriptionService(deps: Deps, o: { provider: BillingProv
       return { ...toView(next, prices), proration };
     });
     // This node's next request already sees the new tier; the others hear the trigger's NOTIFY.
-    o.tiers.forget(auth.accountId);
+    if (result !== null && result !== 'unchanged') o.tiers.forget(accountId);
     return result;
   }
 
@@ -232,7 +264,7 @@ export function createSubscriptionService(deps: Deps, o: { provider: BillingProv
     };
   }
 
-  return { get, create, changeMerchantCount };
+  return { get, create, changeMerchantCount, requoteFloor };
 }
 
 export type SubscriptionService = ReturnType<typeof createSubscriptionService>;

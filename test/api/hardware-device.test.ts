@@ -152,6 +152,42 @@ describe.skipIf(!HAVE_SOFTHSM)('HardwareDevice mode (SoftHSM2 token)', () => {
     expect(res.json()).toMatchObject({ current_tier: 'starter', merchant_count: 1, monthly_amount: 2000 });
   });
 
+  it('the floor follows the active locations: a location added, deactivated or deleted re-quotes the subscription in the background (prorated, in the billing ledger)', async () => {
+    const { key, accountId } = await app.signup();
+    const locs = [await createLocation(app, key, 'es-sii', { name: 'Till A' }), await createLocation(app, key, 'es-sii', { name: 'Till B' })];
+    const created = await app.request({ method: 'POST', url: '/v1/subscriptions', key, payload: {
+      company_name: 'Device SL', billing_email: 'device@example.com', payment_method_id: 'pm_test_1', merchant_count: 1, billing_interval: 'month',
+    } });
+    expect(created.json().monthly_amount).toBe(2000);
+    const amount = async () => {
+      await app.worker.drain();
+      return (await app.request({ method: 'GET', url: '/v1/subscriptions', key })).json().monthly_amount;
+    };
+    const prorations = async () => (await app.db.query<{ amount: number; description: string }>(
+      "SELECT amount::int AS amount, description FROM billing_ledger WHERE account_id = $1 AND kind = 'proration' ORDER BY created_at, id", [accountId])).rows;
+
+    clock.advance(86_400_000);
+    locs.push(await createLocation(app, key, 'es-sii', { name: 'Till C' }));
+    expect(await amount()).toBe(3000);
+    const [added] = await prorations();
+    expect(added!.amount).toBeGreaterThan(0); // charged for the rest of the period
+    expect(added!.description).toMatch(/active locations changed \(location floor\) \(starter → starter, 3 active locations\)/);
+
+    const off = await app.request({ method: 'PATCH', url: `/v1/locations/${locs[0]}`, key, payload: { status: 'inactive' } });
+    expect(off.statusCode, off.body).toBe(200);
+    expect(await amount()).toBe(2000);
+    expect(await app.request({ method: 'DELETE', url: `/v1/locations/${locs[1]}`, key }).then((r) => r.statusCode)).toBe(204);
+    // One active location: the merchant price (1500) is above the floor (1000).
+    expect(await amount()).toBe(1500);
+    const lines = await prorations();
+    expect(lines).toHaveLength(3);
+    expect(lines.slice(1).every((l) => l.amount < 0)).toBe(true); // credited
+    // A change that leaves the active count as it was (a rename) re-quotes nothing.
+    await app.request({ method: 'PATCH', url: `/v1/locations/${locs[2]}`, key, payload: { name: 'Till C2' } });
+    await app.worker.drain();
+    expect(await prorations()).toHaveLength(3);
+  });
+
   it('a location keeps one record key: a device refuses a location signed in process, a host without the device refuses a device location', async () => {
     clock.set('2026-03-02T10:00:00.000Z');
     const plain = await startTestApp({ db: app.db, clock });
