@@ -104,8 +104,19 @@ function readMark(meta: Metadata): string | undefined {
   return v;
 }
 
+/**
+ * myDATA's AmountType (SimpleTypes-v1.0.12.xsd: xs:decimal, totalDigits 15, fractionDigits
+ * 2) holds at most 13 integer digits: 9,999,999,999,999.99 EUR. Every amount of the
+ * document is at most the total, so a larger total would give an InvoicesDoc the schema
+ * refuses; it is refused at creation.
+ */
+export const MYDATA_MAX_AMOUNT = 999_999_999_999_999;
+export const MYDATA_AMOUNT_TOO_LARGE =
+  'total_amount must be at most 9999999999999.99 EUR (999999999999999 minor units): myDATA amounts have at most 15 digits';
+
 export function validateMyDataTransaction(tx: TransactionDraft, ctx: TransactionContext): Record<string, unknown> {
   const meta = baseMetadata(tx, 'GR');
+  if (tx.total_amount > MYDATA_MAX_AMOUNT) throw badRequest(MYDATA_AMOUNT_TOO_LARGE);
   const sale = tx.type === 'sale';
 
   let zeroRated = false;

@@ -24,6 +24,7 @@ import { derivedDigits, derivedHex, outcomeOf, runSandbox, type SandboxSpec } fr
 import { MYDATA_CODES } from './codes.ts';
 import { cancelOutcome, duplicateWithLookup, responseDocXml, sendOutcome, type AadeAnswer, type MyDataResponse, type TransmittedLookup } from './response.ts';
 import { callOf, transportFaultOutcome } from './client.ts';
+import { uidOfDocument } from './uid.ts';
 
 const QR_BASE = {
   test: 'https://mydataapidev.aade.gr/TimologioQR/QRInfo?q=',
@@ -44,7 +45,10 @@ const spec: SandboxSpec = {
 };
 
 const stubMark = (record: StoredRecord) => derivedDigits(record.transactionId, 'mydata-mark', 15);
-const stubUid = (record: StoredRecord) => derivedHex(record.transactionId, 'mydata-uid', 40);
+// The UID AADE computes from the document (uid.ts, FORMATS.md §6), so that what a sandbox
+// receipt prints is what AADE would answer; derived from the id only for a body that is no
+// InvoicesDoc (the stub is never asked for one).
+const stubUid = (record: StoredRecord) => uidOfDocument(record.body) ?? derivedHex(record.transactionId, 'mydata-uid', 40);
 
 /** What the stub AADE answers over HTTP for this record. */
 export function stubAnswer(record: StoredRecord, ctx: SubmitContext): AadeAnswer {

@@ -11,6 +11,7 @@
  * against a real MARK/UID pair (docs/decisions.md).
  */
 import { createHash } from 'node:crypto';
+import { textAt, xmlRoot } from '../shared/record-verify.ts';
 
 export interface UidFields {
   afm: string;
@@ -24,3 +25,25 @@ export interface UidFields {
 export const uidInput = (f: UidFields): string => [f.afm, f.issueDate, String(f.branch), f.invoiceType, f.series, f.aa].join('-');
 
 export const myDataUid = (f: UidFields): string => createHash('sha1').update(uidInput(f), 'utf8').digest('hex').toUpperCase();
+
+/**
+ * The UID of an `InvoicesDoc` (its first invoice), recomputed from the document itself, as
+ * AADE does on receipt; undefined for anything else (a CancelInvoice request is JSON).
+ * The stub AADE (sandbox.ts) answers it as `invoiceUid`, so a sandbox receipt prints the
+ * UID AADE would give.
+ */
+export function uidOfDocument(body: string): string | undefined {
+  const parsed = xmlRoot(body);
+  if ('fault' in parsed || parsed.root.localName !== 'InvoicesDoc') return undefined;
+  const invoice = parsed.root.getElementsByTagNameNS('*', 'invoice')[0];
+  if (!invoice) return undefined;
+  const t = (...path: string[]) => textAt(invoice, ...path) ?? '';
+  return myDataUid({
+    afm: t('issuer', 'vatNumber'),
+    issueDate: t('invoiceHeader', 'issueDate'),
+    branch: Number(t('issuer', 'branch')),
+    invoiceType: t('invoiceHeader', 'invoiceType'),
+    series: t('invoiceHeader', 'series'),
+    aa: t('invoiceHeader', 'aa'),
+  });
+}

@@ -22,12 +22,14 @@ import {
   type Metadata,
 } from '../shared/metadata-fields.ts';
 import { checkNatura } from '../it/natura.ts';
+import { checkItalianAmounts } from '../it/amounts.ts';
 
 export const SUM_MESSAGE = 'cash_amount + electronic_amount + ticket_amount must equal total_amount';
 
 export function validateDcTransaction(tx: TransactionDraft, _ctx: TransactionContext): Record<string, unknown> {
   const meta = baseMetadata(tx, 'IT');
   checkNatura(tx);
+  checkItalianAmounts(tx);
 
   const payments = readPayments(tx, meta);
   const ticket_count = optionalCount(meta, 'ticket_count');

@@ -1,7 +1,7 @@
 import { XMLParser } from 'fast-xml-parser';
 import { describe, it, expect } from 'vitest';
 import { sdi } from './index.ts';
-import { MODALITA_PAGAMENTO, NUMERO_MAX, cancellationNumber, quantityText, rateText } from './build.ts';
+import { MODALITA_PAGAMENTO, NUMERO_MAX, cancellationNumber, quantityText, rateText, summaryTax } from './build.ts';
 import { latin } from '../it/latin.ts';
 import { NOW, TX_ID, draft, location, stored, submitCtx, validatedBuild } from '../shared/test-fixtures.ts';
 import { HAVE_SCHEMAS, xsdValidate } from '../../../test/support/xml-tools.ts';
@@ -156,5 +156,18 @@ describe('it-sdi build and sandbox', () => {
       response: { notification: 'NS+RC', code: '00404' },
       notifications: [{ body: expect.stringContaining('<Codice>00404</Codice>') }, { body: expect.stringContaining('<types:RicevutaConsegna') }],
     });
+  });
+});
+
+describe('summaryTax: the DatiRiepilogo VAT SdI accepts (check 00421)', () => {
+  it('keeps the lines\' VAT within ±0.01 of taxable × rate, else the product rounded half up', () => {
+    expect(summaryTax(510, 22, 110)).toBe(112); // 5 × 1.02: 1.10 vs 1.122
+    expect(summaryTax(510, 22, 113)).toBe(113); // 0.008 off: kept
+    expect(summaryTax(510, 22, 111)).toBe(112); // 0.012 off: recomputed
+    expect(summaryTax(123, 22, 22)).toBe(27); // 0.2706
+    expect(summaryTax(1000, 5.5, 55)).toBe(55);
+    expect(summaryTax(1050, 5.5, 50)).toBe(58); // 0.5775 rounds half up to 0.58
+    expect(summaryTax(9_999_999_999_999, 22, 2_199_999_999_999)).toBe(2_199_999_999_999); // 2,199,999,999,999.78 cents, in integers
+    expect(summaryTax(1999, 0, 0)).toBe(0);
   });
 });

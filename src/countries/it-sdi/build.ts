@@ -230,8 +230,30 @@ function linee(items: readonly TxLine[]): Linea[] {
   }));
 }
 
-/** DatiRiepilogo: one per rate and, at 0 %, per Natura, in order of first appearance. */
-function riepilogo(items: readonly TxLine[]): { rows: Riepilogo[]; total: number } {
+/**
+ * The VAT SdI accepts for a summary row (check 00421, "Imposta non calcolato secondo le
+ * regole definite nelle specifiche tecniche"): ImponibileImporto × AliquotaIVA / 100 within
+ * ±0.01 EUR (SdI "Elenco controlli", as read here: docs/decisions.md "FatturaPA VAT
+ * summary"). The summary's VAT is the sum of the lines' VAT (the transaction's cents)
+ * whenever that sum is within the tolerance, which it is unless many lines round the same
+ * way (5 lines of 1.02 at 22 %: 5 × 0.22 = 1.10, but 5.10 × 22 % = 1.122). FatturaPA lines
+ * carry no VAT of their own, so SdI only sees the summary: outside the tolerance, the
+ * row's VAT is the product rounded half up (integer arithmetic), as an Italian invoice
+ * computes it, and the document's total keeps the transaction's (see `buildSdi`).
+ */
+export function summaryTax(base: number, rate: number, linesTax: number): number {
+  const rateHundredths = BigInt(Math.round(rate * 100));
+  const exact = BigInt(base) * rateHundredths; // VAT in cents × 10,000
+  const diff = BigInt(linesTax) * 10_000n - exact;
+  if (diff >= -10_000n && diff <= 10_000n) return linesTax;
+  return Number((exact + 5_000n) / 10_000n);
+}
+
+/**
+ * DatiRiepilogo: one per rate and, at 0 %, per Natura, in order of first appearance;
+ * `total` is the sum of the rows' taxable amounts and VAT.
+ */
+export function riepilogo(items: readonly TxLine[]): { rows: Riepilogo[]; total: number } {
   const groups = new Map<string, { rate: number; natura: string | undefined; base: number; tax: number }>();
   for (const l of items) {
     const natura = l.tax_rate === 0 && typeof l.natura === 'string' ? l.natura : undefined;
@@ -243,12 +265,13 @@ function riepilogo(items: readonly TxLine[]): { rows: Riepilogo[]; total: number
   }
   let total = 0;
   const rows = [...groups.values()].map((g) => {
-    total += g.base + g.tax;
+    const tax = summaryTax(g.base, g.rate, g.tax);
+    total += g.base + tax;
     return {
       AliquotaIVA: rateText(g.rate),
       Natura: g.natura,
       ImponibileImporto: decimal(g.base),
-      Imposta: decimal(g.tax),
+      Imposta: decimal(tax),
       EsigibilitaIVA: 'I',
     };
   });
@@ -300,7 +323,11 @@ export function buildSdi(input: BuildInput): FiscalRecord {
       Divisa: tx.currency,
       Data: data,
       Numero: numero,
-      ImportoTotaleDocumento: decimal(total),
+      // The total the buyer pays is the transaction's; where the summary's VAT had to be
+      // recomputed (summaryTax), the cents it differs by are the document's Arrotondamento
+      // (2.1.1.10), so ImportoTotaleDocumento = summary + Arrotondamento still holds.
+      ImportoTotaleDocumento: decimal(tx.total_amount),
+      Arrotondamento: tx.total_amount === total ? undefined : decimal(tx.total_amount - total),
     },
     collegata: cancellation ? { IdDocumento: originalNumber, Data: metaString(tx, 'invoice_date') } : undefined,
     linee: linee(tx.items),
@@ -308,7 +335,7 @@ export function buildSdi(input: BuildInput): FiscalRecord {
     pagamento: {
       CondizioniPagamento: 'TP02',
       ModalitaPagamento: MODALITA_PAGAMENTO[tx.payment_method] ?? 'MP01',
-      ImportoPagamento: decimal(total),
+      ImportoPagamento: decimal(tx.total_amount),
     },
   });
   const xml = signed

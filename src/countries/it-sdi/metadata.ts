@@ -7,6 +7,7 @@ import type { TransactionContext, TransactionDraft } from '../types.ts';
 import { isIsoDate, isoDate, localDate } from '../shared/dates.ts';
 import { baseMetadata, optionalChoice, optionalText, withoutUndefined } from '../shared/metadata-fields.ts';
 import { checkNatura } from '../it/natura.ts';
+import { checkItalianAmounts } from '../it/amounts.ts';
 import { buyerIdentity, missingSedeFields } from './build.ts';
 
 /** TipoDocumento codes offered (FatturaPA 1.2.2): invoice, advance, credit note, fee note, debit note of a fee, deferred invoice. */
@@ -25,6 +26,7 @@ export function validateSdiTransaction(tx: TransactionDraft, ctx: TransactionCon
   const meta = baseMetadata(tx, 'IT');
   checkNatura(tx);
   checkNaturaSubcode(tx);
+  checkItalianAmounts(tx);
 
   const invoice_number = optionalText(
     meta,

@@ -80,6 +80,8 @@ export interface FatturaFields {
     Data: string;
     Numero: string;
     ImportoTotaleDocumento: string;
+    /** 2.1.1.10: what the total differs from the summary's taxable amounts plus VAT (build.ts riepilogo). */
+    Arrotondamento?: string | undefined;
   };
   /** DatiFattureCollegate of a credit note: the invoice it corrects. */
   collegata?: { IdDocumento: string; Data?: string | undefined } | undefined;
@@ -138,7 +140,8 @@ export function fatturaXml(f: FatturaFields): string {
         el('Divisa', d.Divisa) +
         el('Data', d.Data) +
         el('Numero', d.Numero) +
-        el('ImportoTotaleDocumento', d.ImportoTotaleDocumento),
+        el('ImportoTotaleDocumento', d.ImportoTotaleDocumento) +
+        optEl('Arrotondamento', d.Arrotondamento),
     ) + (f.collegata ? w('DatiFattureCollegate', el('IdDocumento', f.collegata.IdDocumento) + optEl('Data', f.collegata.Data)) : ''),
   );
   const beni = w(

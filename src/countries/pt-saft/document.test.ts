@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { draft } from '../shared/test-fixtures.ts';
-import { customerOf, money, productOf, quantityText, taxOf } from './document.ts';
+import { customerOf, money, productOf, quantityText, splitVatPrefix, taxOf } from './document.ts';
 import { decodeWindows1252, encodeWindows1252Xml } from './windows-1252.ts';
 
 describe('SAF-T (PT) document helpers', () => {
@@ -37,5 +37,27 @@ describe('SAF-T (PT) document helpers', () => {
     const bytes = encodeWindows1252Xml('<a>€ “ç” — ž Ω</a>');
     expect([...bytes.subarray(3, 14)]).toEqual([0x80, 0x20, 0x93, 0xe7, 0x94, 0x20, 0x97, 0x20, 0x9e, 0x20, 0x26]);
     expect(decodeWindows1252(bytes)).toBe('<a>€ “ç” — ž &#937;</a>');
+  });
+});
+
+describe('splitVatPrefix: CustomerTaxID "sem o prefixo do país" (SAF-T (PT) 2.2.4)', () => {
+  it('takes a known VAT prefix off, and names its country', () => {
+    expect(splitVatPrefix('PT503504564')).toEqual({ taxId: '503504564', prefixCountry: 'PT' });
+    expect(splitVatPrefix('pt 503 504 564')).toEqual({ taxId: '503504564', prefixCountry: 'PT' });
+    expect(splitVatPrefix('EL094259216')).toEqual({ taxId: '094259216', prefixCountry: 'GR' });
+    expect(splitVatPrefix('ATU12345678')).toEqual({ taxId: 'U12345678', prefixCountry: 'AT' });
+    expect(splitVatPrefix('ESB12345674')).toEqual({ taxId: 'B12345674', prefixCountry: 'ES' });
+  });
+  it('leaves anything else as given', () => {
+    expect(splitVatPrefix('503504564')).toEqual({ taxId: '503504564', prefixCountry: undefined });
+    expect(splitVatPrefix('XX123456')).toEqual({ taxId: 'XX123456', prefixCountry: undefined });
+    expect(splitVatPrefix('PTABCDEF')).toEqual({ taxId: 'PTABCDEF', prefixCountry: undefined });
+  });
+});
+
+describe('encodeWindows1252Xml: a lone surrogate', () => {
+  it('is written as U+FFFD, never as a reference XML refuses (&#55357;)', () => {
+    const bytes = encodeWindows1252Xml('<a>Name\ud83d \udc00x 😀</a>');
+    expect(bytes.toString('latin1')).toBe('<a>Name&#65533; &#65533;x &#128512;</a>');
   });
 });

@@ -32,9 +32,37 @@ const text = (v: unknown): string | undefined => (typeof v === 'string' && v.tri
 const clip = (s: string, max: number): string => (s.length > max ? s.slice(0, max) : s);
 
 /**
- * The customer of a document, from `customer_context`: `nif` or `tax_id`, `name` or
- * `legal_name`, `address` (text), `city`, `postal_code`, `country` (2 letters). Without a
- * tax id: the final consumer (`Consumidor final`, address unknown), as AT asks.
+ * The VAT-number prefixes (EU VIES prefixes, `EL` for Greece and `XI` for Northern
+ * Ireland, and `GB`) a customer's tax id may start with, and the ISO country each means.
+ */
+const VAT_PREFIX_COUNTRY: Readonly<Record<string, string>> = Object.fromEntries(
+  ['AT', 'BE', 'BG', 'CY', 'CZ', 'DE', 'DK', 'EE', 'ES', 'FI', 'FR', 'GB', 'HR', 'HU', 'IE', 'IT', 'LT', 'LU', 'LV', 'MT', 'NL', 'PL', 'PT', 'RO', 'SE', 'SI', 'SK']
+    .map((c) => [c, c]),
+);
+const PREFIX_COUNTRY: Readonly<Record<string, string>> = { ...VAT_PREFIX_COUNTRY, EL: 'GR', XI: 'GB' };
+
+/**
+ * A customer's tax id split from its VAT country prefix (`PT503504564` → `503504564`, PT;
+ * `DE123456789` → `123456789`, DE): SAF-T (PT) CustomerTaxID "deve ser indicado sem o
+ * prefixo do país" (Portaria 302/2016, SAF-T (PT) structure, field 2.2.4), and QR field B
+ * repeats it. Only a known prefix followed by a code holding a digit is taken as one.
+ */
+export function splitVatPrefix(raw: string): { taxId: string; prefixCountry: string | undefined } {
+  const compact = raw.replace(/[\s.-]/g, '').toUpperCase();
+  const m = /^([A-Z]{2})([0-9A-Z]+)$/.exec(compact);
+  const country = m ? PREFIX_COUNTRY[m[1]!] : undefined;
+  if (!m || country === undefined || !/[0-9]/.test(m[2]!)) return { taxId: raw, prefixCountry: undefined };
+  return { taxId: m[2]!, prefixCountry: country };
+}
+
+/**
+ * The customer of a document, from `customer_context`: `nif` or `tax_id` (with or without
+ * its VAT country prefix, which CustomerTaxID leaves out), `name` or `legal_name`, the
+ * address as flat fields (`address` text, `city`, `postal_code`, `country`, 2 letters) or
+ * as an object `address` {`street`, `city`, `postal_code`, `country`} (the form the other
+ * countries read). The country: the one given, else the tax id's prefix, else PT for a
+ * 9-digit NIF. Without a tax id: the final consumer (`Consumidor final`, address
+ * unknown), as AT asks.
  */
 export function customerOf(tx: TransactionDraft): SaftCustomer {
   const nif = customerTaxId(tx);
@@ -42,17 +70,22 @@ export function customerOf(tx: TransactionDraft): SaftCustomer {
     return { id: FINAL_CONSUMER_NIF, taxId: FINAL_CONSUMER_NIF, name: 'Consumidor final', addressDetail: UNKNOWN, city: UNKNOWN, postalCode: UNKNOWN, country: UNKNOWN };
   }
   const ctx = tx.customer_context ?? {};
-  const country = text(ctx.country)?.toUpperCase();
-  const taxId = clip(nif, 30);
+  const address = ctx.address !== null && typeof ctx.address === 'object' && !Array.isArray(ctx.address) ? (ctx.address as Record<string, unknown>) : {};
+  const given = (text(ctx.country) ?? text(address.country))?.toUpperCase();
+  const { taxId: bare, prefixCountry } = splitVatPrefix(nif);
+  const taxId = clip(bare, 30);
+  const country =
+    given !== undefined && /^[A-Z]{2}$/.test(given) ? given : prefixCountry ?? (/^[0-9]{9}$/.test(taxId) ? 'PT' : UNKNOWN);
   return {
-    id: taxId,
+    // CustomerID stays the id as given for a foreign customer (two countries may share a
+    // bare number); a Portuguese customer is its NIF, prefixed or not.
+    id: country === 'PT' && /^[0-9]{9}$/.test(taxId) ? taxId : clip(nif, 30),
     taxId,
     name: clip(text(ctx.name) ?? text(ctx.legal_name) ?? UNKNOWN, 100),
-    addressDetail: clip(text(ctx.address) ?? UNKNOWN, 210),
-    city: clip(text(ctx.city) ?? UNKNOWN, 50),
-    postalCode: clip(text(ctx.postal_code) ?? UNKNOWN, 20),
-    // A Portuguese NIF without a country is a Portuguese customer.
-    country: country !== undefined && /^[A-Z]{2}$/.test(country) ? country : /^[0-9]{9}$/.test(taxId) ? 'PT' : UNKNOWN,
+    addressDetail: clip(text(ctx.address) ?? text(address.street) ?? text(address.address_detail) ?? UNKNOWN, 210),
+    city: clip(text(ctx.city) ?? text(address.city) ?? UNKNOWN, 50),
+    postalCode: clip(text(ctx.postal_code) ?? text(address.postal_code) ?? UNKNOWN, 20),
+    country,
   };
 }
 

@@ -39,6 +39,15 @@ export const fsLimitMessage = (limit: number) =>
 export const NO_SERIES_ABOVE_FS_LIMIT = (limit: number) =>
   `the sale is above the simplified invoice limit of ${decimal(limit)} EUR (CIVA art. 40) and the location has no FR or FT series`;
 
+/**
+ * The QR code's money fields (I2-I8, N, O: AT "Especificações Técnicas Código QR" v1.0,
+ * FORMATS.md §7.3) hold at most 16 characters: 9999999999999.99 EUR. Every one of them is
+ * at most the gross total, so a larger total would give a QR AT's readers refuse.
+ */
+export const QR_MAX_AMOUNT = 999_999_999_999_999;
+export const QR_AMOUNT_TOO_LARGE =
+  'total_amount must be at most 9999999999999.99 EUR (999999999999999 minor units): the document\'s QR code holds amounts of at most 16 characters';
+
 /** The line field naming a 0 % line's exemption (FiscalSystem.lineFields). */
 export const EXEMPTION_LINE_FIELD: LineField = { name: 'tax_exemption_code', type: 'string', upperCase: true };
 
@@ -77,6 +86,7 @@ export function seriesEntryOf(location: LocationForFiscal, type: DocumentType): 
 
 export function validateSaftTransaction(tx: TransactionDraft, ctx: TransactionContext): Record<string, unknown> {
   const meta = baseMetadata(tx, 'PT');
+  if (tx.total_amount > QR_MAX_AMOUNT) throw badRequest(QR_AMOUNT_TOO_LARGE);
   const chosen = optionalChoice(meta, 'document_type', DOCUMENT_TYPES, 'metadata.document_type must be one of FT, FS, FR, NC, ND');
   const limit = fsLimitOf(ctx.location);
   const document_type = chosen ?? defaultTypeWithin(tx, ctx.location, limit);

@@ -5,6 +5,11 @@
  * characters below. A character the code page lacks is written as an XML character
  * reference (`&#8364;` style), which is only correct where XML allows one: in text and
  * attribute values, the only places our documents carry non-ASCII characters.
+ *
+ * A lone UTF-16 surrogate (JSON allows `"\ud83d"` in a customer's name) is no character:
+ * a reference to it (`&#55357;`) makes the whole file not well-formed (XML 1.0 §2.2, Char),
+ * so it is written as U+FFFD, the replacement character, as UTF-8 encoding writes it in
+ * the other documents.
  */
 const HIGH: Readonly<Record<number, number>> = {
   0x20ac: 0x80, 0x201a: 0x82, 0x0192: 0x83, 0x201e: 0x84, 0x2026: 0x85, 0x2020: 0x86, 0x2021: 0x87,
@@ -16,7 +21,8 @@ const HIGH: Readonly<Record<number, number>> = {
 export function encodeWindows1252Xml(xml: string): Buffer {
   const bytes: number[] = [];
   for (const ch of xml) {
-    const cp = ch.codePointAt(0)!;
+    let cp = ch.codePointAt(0)!;
+    if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd;
     if (cp < 0x80 || (cp >= 0xa0 && cp <= 0xff)) bytes.push(cp);
     else if (HIGH[cp] !== undefined) bytes.push(HIGH[cp]!);
     else for (const c of `&#${cp};`) bytes.push(c.charCodeAt(0));

@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.ts';
+import { startTestApp, type TestApp, unlimitedLimiter } from '../support/harness.ts';
+import { createLocation, createTx } from '../support/transactions.ts';
+import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, firstTagText, xsdValidate } from '../support/xml-tools.ts';
+
+/*
+ * Black-box conformance of the Italian documents (docs-it-gr-pt-fr audit): what the API
+ * makes of demanding but legal inputs, checked as an outside checker would, from the
+ * fiscal record's bytes alone: the official XSD (xmllint), and SdI's arithmetic checks
+ * recomputed here independently (00421: each DatiRiepilogo's Imposta is ImponibileImporto
+ * × AliquotaIVA / 100 within ±0.01; the document total is the summary plus Arrotondamento).
+ */
+
+const FATTURAPA_XSD = 'it/fatturapa/Schema_del_file_xml_FatturaPA_v1.2.2.xsd';
+const LOTTERIA_XSD = 'it/corrispettivi/DocCommercialiLotteriaTypes_v1.0.xsd';
+
+let t: TestApp;
+let key: string;
+let sdi: string;
+let dc: string;
+beforeAll(async () => {
+  t = await startTestApp({ clock: new ManualClock('2026-11-20T10:00:00.000Z'), limiter: unlimitedLimiter() });
+  ({ key } = await t.signup());
+  sdi = await createLocation(t, key, 'it-sdi');
+  dc = await createLocation(t, key, 'it-dc');
+});
+afterAll(() => t?.close());
+
+/** A line as the canonical request wants it: tax = round-half-up(q × price × rate / 100). */
+function line(description: string, quantity: number, unit_price: number, tax_rate: number, extra: Record<string, unknown> = {}) {
+  const net = Math.round(quantity * unit_price);
+  const tax = Math.round((quantity * unit_price * tax_rate) / 100);
+  return { description, quantity, unit_price, tax_rate, tax_amount: tax, total_amount: net + tax, ...extra };
+}
+
+function body(location: string, items: ReturnType<typeof line>[], over: Record<string, unknown> = {}) {
+  const tax = items.reduce((s, l) => s + l.tax_amount, 0);
+  const total = items.reduce((s, l) => s + l.total_amount, 0);
+  return { location_id: location, timestamp: '2026-11-20T09:30:00Z', currency: 'EUR', payment_method: 'card', items, pretax_amount: total - tax, tax_amount: tax, total_amount: total, ...over };
+}
+
+const cents = (text: string): number => Math.round(Number(text) * 100);
+const all = (xml: string, name: string): string[] => [...xml.matchAll(new RegExp(`<${name}>([^<]*)</${name}>`, 'g'))].map((m) => m[1]!);
+
+async function record(id: string): Promise<string> {
+  const res = await t.request({ method: 'GET', url: `/v1/transactions/${id}/fiscal-record`, key });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.body;
+}
+
+function expectValid(xml: string, xsd: string): void {
+  if (!HAVE_SCHEMAS) return console.warn(`conformance-italy: ${SCHEMAS_MISSING_MESSAGE}`);
+  const r = xsdValidate(xml, xsd);
+  expect(r.ok, r.output).toBe(true);
+}
+
+/** SdI's 00421 and the totals, recomputed from the document alone. */
+function expectSdiArithmetic(xml: string): void {
+  const rows = [...xml.matchAll(/<DatiRiepilogo>(.*?)<\/DatiRiepilogo>/g)].map((m) => m[1]!);
+  let sum = 0;
+  for (const row of rows) {
+    const base = cents(firstTagText(row, 'ImponibileImporto'));
+    const rate = Number(firstTagText(row, 'AliquotaIVA'));
+    const tax = cents(firstTagText(row, 'Imposta'));
+    // |Imposta − Imponibile × Aliquota / 100| ≤ 0.01, in cents × 100.
+    expect(Math.abs(tax * 100 - base * rate), `DatiRiepilogo ${row}`).toBeLessThanOrEqual(100);
+    sum += base + tax;
+  }
+  // ImponibileImporto = the sum of its lines' PrezzoTotale (00422), per rate.
+  const lines = [...xml.matchAll(/<DettaglioLinee>(.*?)<\/DettaglioLinee>/g)].map((m) => m[1]!);
+  for (const row of rows) {
+    const key = `${firstTagText(row, 'AliquotaIVA')}|${firstTagText(row, 'Natura')}`;
+    const net = lines.filter((l) => `${firstTagText(l, 'AliquotaIVA')}|${firstTagText(l, 'Natura')}` === key).reduce((s, l) => s + cents(firstTagText(l, 'PrezzoTotale')), 0);
+    expect(cents(firstTagText(row, 'ImponibileImporto'))).toBe(net);
+  }
+  const rounding = firstTagText(xml, 'Arrotondamento');
+  expect(cents(firstTagText(xml, 'ImportoTotaleDocumento'))).toBe(sum + (rounding === '' ? 0 : cents(rounding)));
+}
+
+describe('Italy SDI: the FatturaPA VAT summary passes SdI check 00421', () => {
+  it('five lines of 1.02 at 22 %: the summary VAT is 5.10 × 22 % = 1.12 (not the lines\' 1.10), the 0.02 are Arrotondamento, the total is the transaction\'s', async () => {
+    const items = Array.from({ length: 5 }, (_, i) => line(`Articolo ${i + 1}`, 1, 102, 22));
+    expect(items.reduce((s, l) => s + l.tax_amount, 0)).toBe(110);
+    const res = await createTx(t, key, body(sdi, items, { metadata: { invoice_number: 'FT/2026/0421' } }));
+    expect(res.statusCode, res.body).toBe(201);
+    const xml = await record(res.json().id);
+    expectValid(xml, FATTURAPA_XSD);
+    expect(xml).toContain('<DatiRiepilogo><AliquotaIVA>22.00</AliquotaIVA><ImponibileImporto>5.10</ImponibileImporto><Imposta>1.12</Imposta><EsigibilitaIVA>I</EsigibilitaIVA></DatiRiepilogo>');
+    expect(xml).toContain('<ImportoTotaleDocumento>6.20</ImportoTotaleDocumento><Arrotondamento>-0.02</Arrotondamento>');
+    expect(firstTagText(xml, 'ImportoPagamento')).toBe('6.20');
+    expectSdiArithmetic(xml);
+  });
+
+  it('many rates, 0 % with Natura, fractional quantities, tiny lines, non-Latin-1 text: valid, and every summary row passes', async () => {
+    const items = [
+      line('Caffè «espresso» – 3× €0,333 “tazzina” <b>&amp;', 3, 33, 22),
+      line('Pane ąčę 中文 Ελληνικά 😀', 0.333, 100, 4),
+      line('Libro', 1, 1999, 0, { natura: 'N4' }),
+      line('Servizio estero', 1, 5000, 0, { natura: 'N2.1' }),
+      line('Vino', 7, 333, 10),
+      ...Array.from({ length: 12 }, (_, i) => line(`riga ${i}`, 1, 2, 22)),
+    ];
+    const res = await createTx(t, key, body(sdi, items, {
+      metadata: { invoice_number: 'FT/2026/0422' },
+      customer_context: { tax_id: 'DE123456789', legal_name: 'Müller GmbH & Co. KG <Ost>', address: { street: 'Hauptstraße 1', postal_code: '10115', city: 'Berlin', country: 'DE' } },
+    }));
+    expect(res.statusCode, res.body).toBe(201);
+    const xml = await record(res.json().id);
+    expectValid(xml, FATTURAPA_XSD);
+    expectSdiArithmetic(xml);
+    // The lines' 0.22 at 22 % would be 00421 (1.23 × 22 % = 0.27).
+    expect(all(xml, 'Imposta')).toEqual(['0.27', '0.01', '0.00', '0.00', '2.33']);
+    expect(cents(firstTagText(xml, 'ImportoTotaleDocumento'))).toBe(res.json().amount);
+
+  });
+
+  it('within the tolerance the summary keeps the lines\' VAT: no Arrotondamento', async () => {
+    const items = [line('A', 1, 1200, 10), line('B', 2, 300, 22)];
+    const res = await createTx(t, key, body(sdi, items, { metadata: { invoice_number: 'FT/2026/0423' } }));
+    expect(res.statusCode, res.body).toBe(201);
+    const xml = await record(res.json().id);
+    expect(xml).not.toContain('Arrotondamento');
+    expect(all(xml, 'Imposta')).toEqual(['1.20', '1.32']);
+    expectSdiArithmetic(xml);
+  });
+});
+
+describe('Italy: amounts beyond the documents\' 11 integer digits are refused, not written invalid', () => {
+  const MAX = 9_999_999_999_999; // 99,999,999,999.99 EUR
+
+  it('SDI: a total above 99,999,999,999.99 → 400 naming the field; the largest that fits gives a valid FatturaPA', async () => {
+    const over = await createTx(t, key, body(sdi, [line('Grande', 1, 10 ** 13, 0, { natura: 'N4' })], { metadata: { invoice_number: 'FT/2026/9001' } }));
+    expect(over.statusCode, over.body).toBe(400);
+    expect(over.json().error).toBe('items[0].unit_price must be at most 99999999999.99 EUR (9999999999999 minor units): the Italian fiscal documents have at most 11 integer digits');
+    const total = await createTx(t, key, body(sdi, [line('Grande', 1, 9_000_000_000_000, 22)], { metadata: { invoice_number: 'FT/2026/9002' } }));
+    expect(total.statusCode, total.body).toBe(400);
+    expect(total.json().error).toMatch(/^items\[0\]\.total_amount must be at most 99999999999\.99 EUR/);
+    // A large unit price with a small quantity: PrezzoUnitario would overflow.
+    const price = await createTx(t, key, body(sdi, [line('Frazione', 0.001, 10 ** 14, 0, { natura: 'N4' })], { metadata: { invoice_number: 'FT/2026/9003' } }));
+    expect(price.statusCode, price.body).toBe(400);
+    expect(price.json().error).toMatch(/^items\[0\]\.unit_price must be at most/);
+
+    const max = await createTx(t, key, body(sdi, [line('Massimo', 1, MAX, 0, { natura: 'N4' })], { metadata: { invoice_number: 'FT/2026/9004' } }));
+    expect(max.statusCode, max.body).toBe(201);
+    const xml = await record(max.json().id);
+    expect(firstTagText(xml, 'ImportoTotaleDocumento')).toBe('99999999999.99');
+    expectValid(xml, FATTURAPA_XSD);
+  });
+
+  it('Documento Commerciale: the same limit (Ammontare); the largest that fits is a valid DocCommercialiLotteria', async () => {
+    const items = [line('Grande', 1, 10 ** 13, 22)];
+    const over = await createTx(t, key, body(dc, items, { metadata: { electronic_amount: items[0]!.total_amount } }));
+    expect(over.statusCode, over.body).toBe(400);
+    expect(over.json().error).toMatch(/^items\[0\]\.unit_price must be at most 99999999999\.99 EUR/);
+
+    const fits = [line('Massimo', 1, 8_000_000_000_000, 22)];
+    const ok = await createTx(t, key, body(dc, fits, { metadata: { electronic_amount: fits[0]!.total_amount } }));
+    expect(ok.statusCode, ok.body).toBe(201);
+    const xml = await record(ok.json().id);
+    expect(firstTagText(xml, 'Ammontare')).toBe('97600000000.00');
+    expectValid(xml, LOTTERIA_XSD);
+  });
+});
