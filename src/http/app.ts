@@ -57,6 +57,27 @@ export const NUL_IN_PARAMETERS = 'path and query parameters may not contain the 
 const UNESCAPED_XML_FORBIDDEN = /(?:^|[^\\])(?:\\\\)*\\(?:[bf]|u(?:00(?:0[1-8bBcCeEfF]|1[0-9a-fA-F])|[fF]{3}[eEfF]))/;
 const RAW_XML_FORBIDDEN = /[\uFFFE\uFFFF]/;
 export const CONTROL_IN_BODY = 'strings in the body may not contain control characters other than tab, line feed and carriage return (nor U+FFFE, U+FFFF): fiscal documents cannot carry them';
+/**
+ * A surrogate written as a JSON escape (`\uD800`–`\uDFFF`), its backslash not itself
+ * escaped. Raw UTF-8 cannot encode a lone surrogate (the decoder gives U+FFFD), so only an
+ * escape can bring one; a pair (an escaped emoji) matches too and is looked at closely.
+ */
+const ESCAPED_SURROGATE = /(?:^|[^\\])(?:\\\\)*\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
+export const LONE_SURROGATE_IN_BODY = 'strings in the body may not contain a lone UTF-16 surrogate (\\uD800 to \\uDFFF without its pair): fiscal documents cannot carry it';
+
+/** A high surrogate not followed by a low one, or a low one not after a high one (code units). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const isWellFormed = (s: string) => !LONE_SURROGATE.test(s);
+
+/** Whether every string (and key) in a parsed JSON value is well-formed UTF-16. */
+function wellFormedStrings(v: unknown): boolean {
+  if (typeof v === 'string') return isWellFormed(v);
+  if (Array.isArray(v)) return v.every(wellFormedStrings);
+  if (v !== null && typeof v === 'object') {
+    for (const [k, x] of Object.entries(v)) if (!isWellFormed(k) || !wellFormedStrings(x)) return false;
+  }
+  return true;
+}
 
 export interface AppOptions {
   bodyLimitBytes?: number;
@@ -124,11 +145,17 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
     // way), so it is refused here with a 400 naming why.
     if (RAW_XML_FORBIDDEN.test(text) || UNESCAPED_XML_FORBIDDEN.test(text)) return done(new ValidationError(CONTROL_IN_BODY), undefined);
     if (nestsDeeperThan(text)) return done(new ValidationError(TOO_DEEP_BODY), undefined);
+    let parsed: unknown;
     try {
-      done(null, sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
+      parsed = sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
     } catch {
-      done(new ValidationError('malformed JSON body'), undefined);
+      return done(new ValidationError('malformed JSON body'), undefined);
     }
+    // A lone surrogate is not a character: XML 1.0 cannot carry it (a SAF-T month file with
+    // one as a character reference could not be parsed at all), and UTF-8 writes it as U+FFFD.
+    // The walk runs only for a body that escapes a surrogate (rare: clients send UTF-8).
+    if (ESCAPED_SURROGATE.test(text) && !wellFormedStrings(parsed)) return done(new ValidationError(LONE_SURROGATE_IN_BODY), undefined);
+    done(null, parsed);
   });
 
   // No body is an empty object: optional bodies (cancel's reason) need no special case,

@@ -2,7 +2,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.ts';
 import { deriveKeys } from '../../src/crypto/master-key.ts';
-import { CONTROL_IN_BODY, NUL_IN_BODY, buildApp } from '../../src/http/app.ts';
+import { CONTROL_IN_BODY, LONE_SURROGATE_IN_BODY, NUL_IN_BODY, buildApp } from '../../src/http/app.ts';
 import { TOO_DEEP_BODY } from '../../src/core/json-depth.ts';
 import { createMemoryLimiter } from '../../src/ratelimit/memory-limiter.ts';
 import { openPostgresDb } from '../../src/store/pg-db.ts';
@@ -72,6 +72,22 @@ describe('error responses are {error: string} with the right status, never a 500
         const res = await post(body(ok));
         expect(res.statusCode, `${system} ${res.body}`).toBe(201);
       }
+    }
+  });
+
+  it('400 for a lone UTF-16 surrogate (escaped: UTF-8 cannot carry one), in a value or a key; a pair, escaped or raw, and an escaped backslash pass', async () => {
+    const post = (payload: string) => t.request({ method: 'POST', url: '/v1/transactions', headers: { ...auth(), 'content-type': 'application/json' }, payload });
+    const loc = await createLocation(t, key, 'pt-saft');
+    const body = (name: string) => JSON.stringify(saleBody(loc, { metadata: { ...saleMetadata['pt-saft'] }, customer_context: { name } }));
+    // JSON.stringify writes a lone surrogate as its escape (well-formed JSON.stringify).
+    for (const payload of [body('Cliente \ud83d'), body('\ude00 first'), body('reversed \ude00\ud83d'), JSON.stringify({ ['k\ud800']: 1, name: 'Shop' })]) {
+      expect(payload).toMatch(/\\ud[89a-f]/i);
+      const res = await post(payload);
+      expect([res.statusCode, res.json()], payload.slice(-80)).toEqual([400, { error: LONE_SURROGATE_IN_BODY }]);
+    }
+    for (const ok of [body('emoji 😀'), body('emoji 😀').replace('😀', '\\ud83d\\ude00'), body('a backslash then ud83d: \\ud83d')]) {
+      const res = await post(ok);
+      expect(res.statusCode, `${ok.slice(-80)} ${res.body}`).toBe(201);
     }
   });
 
