@@ -162,3 +162,31 @@ describe('Italy: amounts beyond the documents\' 11 integer digits are refused, n
     expectValid(xml, LOTTERIA_XSD);
   });
 });
+
+describe('Italy SDI: a refund\'s credit note names the invoice it corrects (DPR 633/1972 art. 26)', () => {
+  it('metadata.original_invoice_number / _date → DatiFattureCollegate on the TD04, XSD-valid; refused where they cannot apply', async () => {
+    const items = [line('Reso', 1, 1000, 22)];
+    const refund = await createTx(t, key, body(sdi, items, {
+      type: 'refund', metadata: { invoice_number: 'NC/2026/0007', original_invoice_number: 'FT/2026/0421', original_invoice_date: '2026-11-02' },
+    }));
+    expect(refund.statusCode, refund.body).toBe(201);
+    const xml = await record(refund.json().id);
+    expect(firstTagText(xml, 'TipoDocumento')).toBe('TD04');
+    expect(xml).toMatch(/<DatiFattureCollegate><IdDocumento>FT\/2026\/0421<\/IdDocumento><Data>2026-11-02<\/Data><\/DatiFattureCollegate>/);
+    expectValid(xml, FATTURAPA_XSD);
+    // Without them, as before: no link (the field is optional in the schema).
+    const bare = await createTx(t, key, body(sdi, items, { type: 'refund', metadata: { invoice_number: 'NC/2026/0008' } }));
+    expect(await record(bare.json().id)).not.toContain('DatiFattureCollegate');
+
+    const refused = async (metadata: Record<string, unknown>, over: Record<string, unknown> = {}) => {
+      const res = await createTx(t, key, body(sdi, items, { type: 'refund', ...over, metadata: { invoice_number: 'NC/2026/0009', ...metadata } }));
+      expect(res.statusCode, res.body).toBe(400);
+      return res.json().error;
+    };
+    expect(await refused({ original_invoice_number: 'FT/2026/0421' }, { type: 'sale' })).toBe('metadata.original_invoice_number applies to credit notes (TD04)');
+    expect(await refused({ original_invoice_date: '2026-11-02' })).toBe('metadata.original_invoice_date needs metadata.original_invoice_number');
+    expect(await refused({ original_invoice_number: 'FT', original_invoice_date: '2026-11-02' })).toBe('metadata.original_invoice_number must be 1-20 characters and contain at least one digit');
+    expect(await refused({ original_invoice_number: 'FT/1', original_invoice_date: '02-11-2026' })).toBe('metadata.original_invoice_date must be a date in the form YYYY-MM-DD');
+    expect(await refused({ original_invoice_number: 'FT/1', original_invoice_date: '2026-11-21', invoice_date: '2026-11-20' })).toBe('metadata.original_invoice_date must not be after metadata.invoice_date');
+  });
+});

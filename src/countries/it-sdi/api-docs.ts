@@ -29,5 +29,5 @@ export const sdiDocs: SystemApiDocs = {
   itemProperties: {
     natura: { type: 'string', description: 'exemption code N1…N6 (and subcodes, e.g. N2.2); required when tax_rate is 0' },
   },
-  metadata: 'invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento',
+  metadata: 'invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento, pec_destinatario; refunds (TD04): original_invoice_number, original_invoice_date (DatiFattureCollegate)',
 };

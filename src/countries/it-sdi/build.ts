@@ -199,6 +199,12 @@ export function buyerIdentity(tx: TransactionDraft, country: string): { IdFiscal
   return { IdFiscaleIVA, CodiceFiscale: CodiceFiscale !== undefined && /^[A-Z0-9]{11,16}$/.test(CodiceFiscale) ? CodiceFiscale : undefined };
 }
 
+
+/** A refund's credit note names the invoice it corrects when the client gave it (metadata.ts `readOriginalInvoice`). */
+function linkedInvoice(tx: TransactionDraft): { IdDocumento: string; Data?: string | undefined } | undefined {
+  const number = metaString(tx, 'original_invoice_number');
+  return number === undefined ? undefined : { IdDocumento: number, Data: metaString(tx, 'original_invoice_date') };
+}
 function cessionario(tx: TransactionDraft, country: string) {
   const ctx = tx.customer_context ?? {};
   const { IdFiscaleIVA, CodiceFiscale } = buyerIdentity(tx, country);
@@ -329,7 +335,9 @@ export function buildSdi(input: BuildInput): FiscalRecord {
       ImportoTotaleDocumento: decimal(tx.total_amount),
       Arrotondamento: tx.total_amount === total ? undefined : decimal(tx.total_amount - total),
     },
-    collegata: cancellation ? { IdDocumento: originalNumber, Data: metaString(tx, 'invoice_date') } : undefined,
+    collegata: cancellation
+      ? { IdDocumento: originalNumber, Data: metaString(tx, 'invoice_date') }
+      : linkedInvoice(tx),
     linee: linee(tx.items),
     riepilogo: rows,
     pagamento: {

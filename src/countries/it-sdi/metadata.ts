@@ -65,6 +65,8 @@ export function validateSdiTransaction(tx: TransactionDraft, ctx: TransactionCon
     /^(?=.{1,256}$)[^\s@"]+@[^\s@"]+\.[^\s@"]+$/,
   );
 
+  const { original_invoice_number, original_invoice_date } = readOriginalInvoice(meta, tipo_documento, invoice_date);
+
   if (ctx.environment === 'live') requireLiveParties(tx, ctx, buyer_country);
 
   return withoutUndefined({
@@ -76,7 +78,36 @@ export function validateSdiTransaction(tx: TransactionDraft, ctx: TransactionCon
     buyer_denomination,
     buyer_country,
     tipo_documento,
+    original_invoice_number,
+    original_invoice_date,
   });
+}
+
+/**
+ * The invoice a credit note corrects (DatiFattureCollegate 2.1.6: IdDocumento, Data): DPR
+ * 633/1972 art. 26 wants a variation note to name the invoice it varies, and a refund is
+ * a TD04. The names are SII's (`original_invoice_number`, `original_issue_date` there, in
+ * DD-MM-YYYY; here the ISO date every Italian date takes). A cancellation names its
+ * original itself; a refund can only name it through these.
+ */
+function readOriginalInvoice(meta: Record<string, unknown>, tipo: string, invoiceDate: string): { original_invoice_number?: string; original_invoice_date?: string } {
+  const number = optionalText(
+    meta,
+    'original_invoice_number',
+    'metadata.original_invoice_number must be 1-20 characters and contain at least one digit',
+    NUMERO,
+    true,
+  );
+  const date = optionalText(meta, 'original_invoice_date', 'metadata.original_invoice_date must be a date in the form YYYY-MM-DD');
+  if (date !== undefined && !isIsoDate(date)) throw badRequest('metadata.original_invoice_date must be a date in the form YYYY-MM-DD');
+  if (number === undefined) {
+    if (date !== undefined) throw badRequest('metadata.original_invoice_date needs metadata.original_invoice_number');
+    return {};
+  }
+  if (tipo !== 'TD04') throw badRequest('metadata.original_invoice_number applies to credit notes (TD04)');
+  // SdI refuses a document dated before the invoice it refers to (00418).
+  if (date !== undefined && date > invoiceDate) throw badRequest('metadata.original_invoice_date must not be after metadata.invoice_date');
+  return { original_invoice_number: number, ...(date !== undefined ? { original_invoice_date: date } : {}) };
 }
 
 /**
