@@ -68,7 +68,20 @@ describe('es-sii records (SII 1.1 RegistroLRFacturasEmitidas / RegistroLRBajaExp
     const foreign = { counterparty_name: 'Client SARL', counterparty_id_type: '02', counterparty_country: 'FR', counterparty_id: 'FR12345678901' };
     const { record } = validatedBuild(sii, loc, draft({ metadata: foreign }));
     expect(record.body).toContain('<sii:IDOtro>\n        <sii:CodigoPais>FR</sii:CodigoPais>\n        <sii:IDType>02</sii:IDType>\n        <sii:ID>FR12345678901</sii:ID>');
+    // AEAT: a counterparty named by IDOtro takes the breakdown by operation type (OCA's
+    // _is_sii_type_breakdown_required), never DesgloseFactura.
+    expect(record.body).toContain('<sii:TipoDesglose>\n      <sii:DesgloseTipoOperacion>\n        <sii:Entrega>\n          <sii:Sujeta>');
+    expect(record.body).not.toContain('DesgloseFactura');
     expectValid(record, 'record');
+  });
+
+  it('a non-resident entity (NIF starting with N) too takes DesgloseTipoOperacion; a Spanish NIF keeps DesgloseFactura', () => {
+    const nonResident = validatedBuild(sii, loc, draft({ metadata: { counterparty_nif: 'N0032484H', counterparty_name: 'Non Resident Ltd' } })).record;
+    expect(nonResident.body).toContain('<sii:DesgloseTipoOperacion>');
+    expect(nonResident.body).not.toContain('DesgloseFactura');
+    expectValid(nonResident, 'record');
+    const domestic = validatedBuild(sii, loc, draft({ metadata: party })).record;
+    expect(domestic.body).toContain('<sii:DesgloseFactura>');
   });
 
   it('R1 refund: corrective by differences, negative amounts, names the corrected invoice', () => {

@@ -13,7 +13,7 @@ import { metaString } from '../shared/metadata-fields.ts';
 import { dmyDate, localDate } from '../shared/dates.ts';
 import { textHint } from '../shared/render-hints.ts';
 import { exemptBase, exemptionCodeOf, exemptionLegend, taxedLines } from '../es/exemption.ts';
-import { bajaXml, isCorrective, issuedInvoiceXml, signedTotal, vatBreakdown, type SiiParty } from './xml.ts';
+import { bajaXml, isCorrective, issuedInvoiceXml, needsBreakdownByOperation, signedTotal, vatBreakdown, type SiiParty } from './xml.ts';
 
 /** `NumSerieFacturaEmisor`: the series (when given) prefixed to the number (spec table). */
 export const numSerieOf = (tx: TransactionDraft, transactionId: string): string =>
@@ -44,6 +44,8 @@ function buildAlta(input: BuildInput): FiscalRecord {
   const exempt = exemptBase(tx.items, exemption);
   const originalNumber = metaString(tx, 'original_invoice_number');
   const originalDate = metaString(tx, 'original_issue_date');
+  // F1 and R1 name the customer (RD 1619/2012 art. 6.1.d); F2 and R5 do not.
+  const counterparty = invoiceType === 'F1' || invoiceType === 'R1' ? counterpartyOf(tx) : undefined;
   const body = issuedInvoiceXml({
     exercise: metaString(tx, 'exercise') ?? localDate(input.now, 'ES').year,
     period: metaString(tx, 'period') ?? localDate(input.now, 'ES').month,
@@ -53,8 +55,8 @@ function buildAlta(input: BuildInput): FiscalRecord {
     regimeKey: metaString(tx, 'regime_key') ?? '01',
     description: metaString(tx, 'description') ?? 'Sale',
     total: signedTotal(tx, sign),
-    // F1 and R1 name the customer (RD 1619/2012 art. 6.1.d); F2 and R5 do not.
-    counterparty: invoiceType === 'F1' || invoiceType === 'R1' ? counterpartyOf(tx) : undefined,
+    counterparty,
+    byOperation: needsBreakdownByOperation(invoiceType, counterparty),
     vat: vatBreakdown(taxedLines(tx.items, exemption), sign),
     exempt: exempt === null || exemption === undefined ? undefined : { cause: exemption, base: sign * exempt },
   });

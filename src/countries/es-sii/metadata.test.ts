@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { sii } from './index.ts';
+import { SII_SIMPLIFIED_TOO_LARGE } from './metadata.ts';
 import { expect400 } from '../shared/test-helpers.ts';
 import { draft, line, location, txCtx } from '../shared/test-fixtures.ts';
 import { liveTaxIdRequired } from '../es/common.ts';
@@ -19,6 +20,13 @@ describe('es-sii validateTransaction', () => {
     expect(liveTaxIdRequired('sii')).toBe('location tax_id is required for live sii transactions: AEAT identifies the issuer by its NIF');
     expect(sii.validateTransaction(tx, txCtx(bare))).toMatchObject({ invoice_type: 'F2' });
     expect(sii.validateTransaction(tx, { ...txCtx(loc), environment: 'live' })).toMatchObject({ invoice_type: 'F2' });
+  });
+
+  it('no simplified invoice above 3,000.00 EUR (RD 1619/2012 art. 4): F2 refused, F1 and R5 not', () => {
+    const over = [line({ unit_price: 247_935, tax_rate: 21, tax_amount: 52_066, total_amount: 300_001 })];
+    expect400(() => validate({ simplified: true }, { items: over }), SII_SIMPLIFIED_TOO_LARGE);
+    expect(validate(party, { items: over })).toMatchObject({ invoice_type: 'F1' });
+    expect(validate({ simplified: true }, { items: over, type: 'refund' })).toMatchObject({ invoice_type: 'R5' });
   });
 
   it('defaults for a simplified sale (invoice_number left to the core)', () => {

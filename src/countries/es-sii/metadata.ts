@@ -26,6 +26,7 @@ import {
 import { isValidSpanishNif } from '../es/nif.ts';
 import { requireLiveTaxId } from '../es/common.ts';
 import { readExemptionCode } from '../es/exemption.ts';
+import { checkSimplifiedLimit } from '../es/invoice.ts';
 
 /** Issued-invoice keys offered by the spec (ClaveRegimenEspecialOTrascendencia, FORMATS §3). */
 export const REGIME_KEYS = ['01', '02', '03', '05', '07', '09'] as const;
@@ -43,6 +44,8 @@ const F1_MESSAGE =
   'counterparty_nif and counterparty_name are required in metadata for SII standard invoices (F1); set simplified: true for an F2';
 const R1_PARTY_MESSAGE =
   'counterparty_nif and counterparty_name are required in metadata for SII credit notes (R1); set simplified: true for an R5';
+export const SII_SIMPLIFIED_TOO_LARGE =
+  'an SII simplified invoice (F2) cannot exceed 3,000.00 EUR (RD 1619/2012 art. 4): leave simplified out and give counterparty_nif and counterparty_name for a full invoice (F1)';
 const R1_ORIGINAL_MESSAGE = 'original_invoice_number and original_issue_date are required in metadata for SII credit notes (R1)';
 const VOID_ORIGINAL_MESSAGE = 'original_invoice_number and original_issue_date are required in metadata for an SII void (the baja names the invoice it withdraws)';
 
@@ -97,6 +100,8 @@ export function validateSiiTransaction(tx: TransactionDraft, ctx: TransactionCon
   const book_type = optionalChoice(meta, 'book_type', ['issued', 'received'] as const, 'metadata.book_type must be issued or received') ?? 'issued';
 
   const invoice_type = voiding ? undefined : tx.type === 'sale' ? (simplified ? 'F2' : 'F1') : simplified ? 'R5' : 'R1';
+  // RD 1619/2012 art. 4: no simplified invoice above 3,000 EUR (../es/invoice.ts).
+  if (invoice_type === 'F2') checkSimplifiedLimit(tx, SII_SIMPLIFIED_TOO_LARGE);
 
   const party = readCounterparty(meta);
   if (invoice_type === 'F1' || invoice_type === 'R1') {

@@ -89,7 +89,20 @@ export interface SiiIssuedInvoice {
   vat: { rateHundredths: number; base: number; tax: number }[];
   /** The exempt lines (../es/exemption.ts): their cause and signed base. */
   exempt?: { cause: string; base: number } | undefined;
+  /** `DesgloseTipoOperacion/Entrega` instead of `DesgloseFactura` (see `needsBreakdownByOperation`). */
+  byOperation?: boolean | undefined;
 }
+
+/**
+ * AEAT's SII validation: an issued invoice other than F2/F4 whose counterparty is named by
+ * IDOtro, or by a NIF starting with N (non-resident entities), must break its taxes down by
+ * operation type (DesgloseTipoOperacion), never by invoice (DesgloseFactura); the record is
+ * refused otherwise. As OCA l10n-spain's `_is_sii_type_breakdown_required` does, the whole
+ * breakdown goes under `Entrega` (the transaction does not say goods or services). Until
+ * session 18 a foreign counterparty got DesgloseFactura (the session-18 document audit).
+ */
+export const needsBreakdownByOperation = (invoiceType: string, counterparty: SiiParty | undefined): boolean =>
+  invoiceType !== 'F2' && counterparty !== undefined && (counterparty.other !== undefined || /^N/i.test(counterparty.nif ?? ''));
 
 const id = (invoice: SiiInvoiceId): XmlNode => ({
   'sii:IDEmisorFactura': { 'sii:NIF': invoice.issuerNif },
@@ -144,7 +157,9 @@ export function issuedInvoiceXml(inv: SiiIssuedInvoice): string {
       },
     };
   }
-  factura['sii:TipoDesglose'] = { 'sii:DesgloseFactura': { 'sii:Sujeta': sujeta } };
+  factura['sii:TipoDesglose'] = inv.byOperation
+    ? { 'sii:DesgloseTipoOperacion': { 'sii:Entrega': { 'sii:Sujeta': sujeta } } }
+    : { 'sii:DesgloseFactura': { 'sii:Sujeta': sujeta } };
   return renderXml({
     'siiLR:RegistroLRFacturasEmitidas': {
       ...NS_ATTRS,

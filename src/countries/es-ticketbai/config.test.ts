@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { EPIGRAFE_INVALID, EPIGRAFE_REQUIRED, validateTicketBaiConfig } from './config.ts';
+import { EPIGRAFE_INVALID, EPIGRAFE_REQUIRED, LICENSE_INVALID, SERIES_INVALID, validateTicketBaiConfig } from './config.ts';
 import { ticketBai } from './index.ts';
 import { expect400 } from '../shared/test-helpers.ts';
 
@@ -105,6 +105,12 @@ describe('es-ticketbai config', () => {
     [{ ...base, tbai_license: undefined }, 'country_config.tbai_license is required for ticketbai'],
     [{ ...base, tbai_license: ' ' }, 'country_config.tbai_license is required for ticketbai'],
     [{ ...base, series: 1 }, 'country_config.series must be a string'],
+    // LicenciaTBAI and SerieFactura are TextMax20Type: longer values made every record schema-invalid.
+    [{ ...base, tbai_license: 'TBAIGIPRE000000001234' }, LICENSE_INVALID],
+    [{ ...base, tbai_license: 'TBAI GIPRE' }, LICENSE_INVALID],
+    [{ ...base, series: 'S'.repeat(21) }, SERIES_INVALID],
+    [{ ...base, series: 'A B' }, SERIES_INVALID],
+    [{ ...base, series: 'Ñ' }, SERIES_INVALID],
     [{ ...base, lroe_epigrafe: '659.4' }, EPIGRAFE_INVALID],
     [{ ...base, lroe_epigrafe: '12345678' }, EPIGRAFE_INVALID],
     [{ ...base, lroe_epigrafe: 6520 }, EPIGRAFE_INVALID],

@@ -44,6 +44,18 @@ export const EPIGRAFE_INVALID = 'country_config.lroe_epigrafe must be 1 to 7 dig
 export const EPIGRAFE_REQUIRED =
   "country_config.lroe_epigrafe is required for a Bizkaia ticketbai location whose tax_id is a natural person's NIF (LROE Modelo 140)";
 
+/*
+ * Both go into every record as written: `HuellaTBAI/Software/LicenciaTBAI` and
+ * `SerieFactura` are TextMax20Type in ticketbaiv1-2-2.xsd, so a longer value made every
+ * invoice of the location schema-invalid (the Diputación refuses it, and the chain stalls
+ * behind it). Refused here, at registration, instead. The series takes the characters the
+ * metadata series takes (../es/invoice.ts: safe in TicketBAI and AEAT alike).
+ */
+export const LICENSE = /^[\x21-\x7E]{1,20}$/;
+export const LICENSE_INVALID = 'country_config.tbai_license must be 1-20 characters without spaces (TicketBAI LicenciaTBAI)';
+export const SERIES = /^[A-Za-z0-9._/-]{1,20}$/;
+export const SERIES_INVALID = 'country_config.series must be 1-20 characters: letters, digits, ".", "_", "/" or "-"';
+
 export function validateTicketBaiConfig({ config, taxId }: LocationConfigInput): Record<string, unknown> {
   const cfg = readSpainConfig(config, 'ticketbai');
   rejectUnknownFields(cfg, KNOWN_FIELDS, 'ticketbai');
@@ -54,7 +66,9 @@ export function validateTicketBaiConfig({ config, taxId }: LocationConfigInput):
   // The software licence number (TBAI license) registered with the Hacienda Foral; every
   // TicketBAI record names the certified software that produced it.
   const tbai_license = requiredString(cfg, 'tbai_license', 'country_config.tbai_license is required for ticketbai');
+  if (!LICENSE.test(tbai_license)) throw badRequest(LICENSE_INVALID);
   const series = optionalString(cfg, 'series');
+  if (series !== undefined && !SERIES.test(series)) throw badRequest(SERIES_INVALID);
   checkSpainTaxId(taxId);
   const lroe_epigrafe = optionalPatternString(cfg, 'lroe_epigrafe', EPIGRAFE, EPIGRAFE_INVALID);
   // Batuz takes a natural person's invoices only in Modelo 140, whose every alta names the

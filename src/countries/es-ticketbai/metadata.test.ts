@@ -1,6 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import { ticketBai } from './index.ts';
 import { expect400 } from '../shared/test-helpers.ts';
+import { CUSTOMER_COUNTRY_REQUIRED } from '../es/party.ts';
+import { LICENSE_INVALID, SERIES_INVALID as CONFIG_SERIES_INVALID } from './config.ts';
 import { draft, line, location, txCtx, validatedBuild } from '../shared/test-fixtures.ts';
 import {
   DESCRIPTION_INVALID,
@@ -26,6 +28,18 @@ describe('es-ticketbai validateTransaction', () => {
     expect400(() => validate(draft(), { ...location('es-ticketbai'), tax_id: null }), TAX_ID_REQUIRED);
     expect400(() => validate(draft(), { ...location('es-ticketbai'), tax_id: '  ' }), TAX_ID_REQUIRED);
   });
+  it('a customer tax id that is neither a Spanish NIF nor an EU VAT number needs customer_context.country (the record must say 02 or 04)', () => {
+    expect400(() => validate(withCustomer({ tax_id: '12-3456789', name: 'US Inc' })), CUSTOMER_COUNTRY_REQUIRED);
+    expect(validate(withCustomer({ tax_id: '12-3456789', name: 'US Inc', country: 'US' }))).toMatchObject({ invoice_type: 'F1' });
+    expect(validate(withCustomer({ tax_id: 'DE123456789', name: 'GmbH' }))).toMatchObject({ invoice_type: 'F1' });
+    expect(validate(withCustomer({ tax_id: 'ES B95123451', name: 'SA' }))).toMatchObject({ invoice_type: 'F1' });
+  });
+
+  it('a location stored before the config checks, with a licence or series longer than TextMax20, issues nothing until PATCHed', () => {
+    expect400(() => validate(draft(), location('es-ticketbai', { tbai_license: 'TBAIARbdcb78bc0e44f3b4' })), LICENSE_INVALID);
+    expect400(() => validate(draft(), location('es-ticketbai', { series: 'TIENDA-CENTRO-2026-XX' })), CONFIG_SERIES_INVALID);
+  });
+
   it('defaults: series A, simplified invoice F2, no invoice number (ours)', () => {
     expect(validate()).toEqual({ series: 'A', invoice_type: 'F2' });
   });

@@ -25,6 +25,11 @@ import { baseMetadata, customerTaxId, optionalText, withoutUndefined, metaString
 import { configString } from '../shared/config-fields.ts';
 import { readInvoiceNumber, readSpanishInvoiceType, seriesFor, type SpanishInvoiceType } from '../es/invoice.ts';
 import { readExemptionCode } from '../es/exemption.ts';
+import { checkForeignCustomer } from '../es/party.ts';
+import { LICENSE, LICENSE_INVALID, SERIES, SERIES_INVALID as CONFIG_SERIES_INVALID } from './config.ts';
+
+/** NIFType of ticketbaiv1-2-2.xsd: the shape of a Spanish NIF (the check letter is the authority's to verify). */
+export const NIF_SHAPE = /^(?:[A-Z]\d{7}[A-Z]|\d{8}[A-Z]|[A-Z]\d{8})$/;
 
 /** The series when metadata gives none: the location's configured one, else `A`. */
 export const defaultSeries = (location: LocationForFiscal): string => configString(location.config, 'series') ?? 'A';
@@ -72,6 +77,13 @@ export function validateTicketBaiTransaction(tx: TransactionDraft, ctx: Transact
   // A location may be registered before its NIF is known; it cannot issue a record then
   // (the build would have no issuer: a 500 before this check).
   if (!ctx.location.tax_id?.trim()) throw badRequest(TAX_ID_REQUIRED);
+  // A location stored before config.ts checked them may hold a licence or series longer than
+  // the record's TextMax20: every record would be schema-invalid, so it issues nothing until
+  // PATCHed (as the spec's versioning note has older configs fail at the next transaction).
+  const license = configString(ctx.location.config, 'tbai_license');
+  if (license !== undefined && !LICENSE.test(license)) throw badRequest(LICENSE_INVALID);
+  const configSeries = configString(ctx.location.config, 'series');
+  if (configSeries !== undefined && !SERIES.test(configSeries)) throw badRequest(CONFIG_SERIES_INVALID);
   const meta = baseMetadata(tx, 'ES');
   const invoice_number = readInvoiceNumber(meta);
   const invoice_type = readSpanishInvoiceType(tx, meta);
@@ -80,6 +92,8 @@ export function validateTicketBaiTransaction(tx: TransactionDraft, ctx: Transact
   const original = readOriginal(tx, meta);
   checkRates(tx);
   checkCustomerName(tx, invoice_type);
+  // A foreign customer's IDOtro needs its country (../es/party.ts): 02 for the EU, 04 elsewhere.
+  checkForeignCustomer(tx, (id) => NIF_SHAPE.test(id));
   const exemption_code = readExemptionCode(tx, meta);
   return withoutUndefined({ ...meta, series, invoice_number, invoice_type, description, ...original, exemption_code });
 }

@@ -108,6 +108,14 @@ describe('customer (Destinatarios)', () => {
     expect(customer({ tax_id: '123456789', country: 'pt', name: 'Cliente Lda' })?.id).toEqual({ idOtro: { country: 'PT', idType: '02', id: '123456789' } });
   });
 
+  it('a tax id of a country outside the EU: IDOtro 04 (documento oficial del país de residencia), not 02 (NIF-IVA)', () => {
+    expect(customer({ tax_id: '12-3456789', country: 'US', name: 'US Inc' })?.id).toEqual({ idOtro: { country: 'US', idType: '04', id: '12-3456789' } });
+    expect(customer({ tax_id: 'CHE123456789', country_code: 'ch', name: 'AG' })?.id).toEqual({ idOtro: { country: 'CH', idType: '04', id: 'CHE123456789' } });
+    expect(customer({ tax_id: 'EL094259216', name: 'AE' })?.id).toEqual({ idOtro: { country: 'GR', idType: '02', id: 'EL094259216' } });
+    // The address as an object with its country, as other countries' guides send it.
+    expect(customer({ tax_id: '12-3456789', name: 'US Inc', address: { street: '1 Main St', country: 'us' } })?.id).toEqual({ idOtro: { country: 'US', idType: '04', id: '12-3456789' } });
+  });
+
   it('the name is required with the tax id (metadata validation refuses its absence first); legal_name is read too', () => {
     expect(() => customer({ nif: 'B95123451' })).toThrow(/no name/);
     expect(customer({ nif: 'B95123451', legal_name: 'Cliente SA' })?.name).toBe('Cliente SA');

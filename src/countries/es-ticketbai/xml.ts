@@ -19,7 +19,8 @@ import { customerTaxId, metaString } from '../shared/metadata-fields.ts';
 import { configString } from '../shared/config-fields.ts';
 import { readSpanishInvoiceType, type SpanishInvoiceType } from '../es/invoice.ts';
 import { type ExemptionCode, exemptBase, exemptionCodeOf, taxedLines } from '../es/exemption.ts';
-import { seriesOf } from './metadata.ts';
+import { NIF_SHAPE, seriesOf } from './metadata.ts';
+import { foreignPartyId, givenCountry } from '../es/party.ts';
 
 export const NS_EMISION = 'urn:ticketbai:emision';
 export const NS_ANULACION = 'urn:ticketbai:anulacion';
@@ -255,8 +256,6 @@ const stringField = (ctx: Record<string, unknown>, ...keys: string[]): string | 
   return null;
 };
 
-/** NIFType of ticketbaiv1-2-2.xsd: the shape of a Spanish NIF (the check letter is the authority's to verify). */
-const NIF_SHAPE = /^(?:[A-Z]\d{7}[A-Z]|\d{8}[A-Z]|[A-Z]\d{8})$/;
 
 /**
  * The customer, when `customer_context` gives a tax id (`nif` or `tax_id`):
@@ -270,14 +269,17 @@ export function customerOf(tx: TransactionDraft): Customer | null {
   if (taxId === undefined) return null;
   const ctx = tx.customer_context ?? {};
   const compact = taxId.toUpperCase().replace(/[\s.-]/g, '');
-  const given = stringField(ctx, 'country_code', 'country')?.toUpperCase() ?? null;
-  const country = given !== null && /^[A-Z]{2}$/.test(given) ? given : null;
+  const country = givenCountry(ctx);
   const nif = compact.startsWith('ES') && NIF_SHAPE.test(compact.slice(2)) ? compact.slice(2) : compact;
   let id: CustomerId;
   if ((country === null || country === 'ES') && NIF_SHAPE.test(nif)) id = { nif };
   else {
+    // 02 NIF-IVA for an EU VAT number, 04 for a tax id of a country outside the EU
+    // (../es/party.ts); metadata.ts asks for the country when nothing gives it. A stored
+    // transaction from before that rule keeps the old reading (02, the prefix's letters).
+    const foreign = foreignPartyId(taxId, country);
     const prefix = /^[A-Z]{2}/.exec(compact)?.[0] ?? null;
-    id = { idOtro: { country: country ?? prefix, idType: '02', id: clip(taxId, 20) } };
+    id = { idOtro: { country: foreign?.country ?? country ?? prefix, idType: foreign?.idType ?? '02', id: clip(taxId, 20) } };
   }
   // IDDestinatario requires ApellidosNombreRazonSocial, and a full invoice names its
   // customer (RD 1619/2012 art. 6.1.d): metadata.ts refuses a tax id without a name (400),

@@ -4,6 +4,8 @@ import { verifactuQrUrl } from './qr.ts';
 import { ORIGINAL_DATE_INVALID, ORIGINAL_ON_SALE, ORIGINAL_PAIR, TOO_MANY_RATES } from './metadata.ts';
 import { expect400 } from '../shared/test-helpers.ts';
 import { liveTaxIdRequired } from '../es/common.ts';
+import { CUSTOMER_COUNTRY_REQUIRED } from '../es/party.ts';
+import { SOFTWARE_NIF_INVALID } from './config.ts';
 import { NOW, draft, line, location, stored, submitCtx, txCtx, validatedBuild } from '../shared/test-fixtures.ts';
 
 describe('es-verifactu validateTransaction', () => {
@@ -99,6 +101,21 @@ describe('es-verifactu build', () => {
   it('escapes text and names a foreign customer by IDOtro (NIF-IVA)', () => {
     const { record } = validatedBuild(verifactu, loc, draft({ customer_context: { tax_id: 'DE123456789', name: 'Müller & Söhne <GmbH>' } }));
     expect(record.body).toContain('<sf:IDDestinatario><sf:NombreRazon>Müller &amp; Söhne &lt;GmbH&gt;</sf:NombreRazon><sf:IDOtro><sf:IDType>02</sf:IDType><sf:ID>DE123456789</sf:ID></sf:IDOtro></sf:IDDestinatario>');
+  });
+
+  it('a customer tax id of a country outside the EU is IDOtro 04 (IDEnPaisResidencia) with CodigoPais, never 02 (NIF-IVA); without a country it is a 400', () => {
+    const { record } = validatedBuild(verifactu, loc, draft({ customer_context: { tax_id: '12-3456789', name: 'US Inc', country: 'us' } }));
+    expect(record.body).toContain('<sf:IDOtro><sf:CodigoPais>US</sf:CodigoPais><sf:IDType>04</sf:IDType><sf:ID>12-3456789</sf:ID></sf:IDOtro>');
+    const swiss = validatedBuild(verifactu, loc, draft({ customer_context: { tax_id: 'CHE-123.456.789', name: 'AG', country_code: 'CH' } })).record;
+    expect(swiss.body).toContain('<sf:IDOtro><sf:CodigoPais>CH</sf:CodigoPais><sf:IDType>04</sf:IDType><sf:ID>CHE-123.456.789</sf:ID></sf:IDOtro>');
+    // An EU VAT number given with its country stays a NIF-IVA.
+    const greek = validatedBuild(verifactu, loc, draft({ customer_context: { tax_id: 'EL094259216', name: 'AE' } })).record;
+    expect(greek.body).toContain('<sf:IDOtro><sf:IDType>02</sf:IDType><sf:ID>EL094259216</sf:ID></sf:IDOtro>');
+    expect400(() => validatedBuild(verifactu, loc, draft({ customer_context: { tax_id: '12-3456789', name: 'US Inc' } })), CUSTOMER_COUNTRY_REQUIRED);
+  });
+
+  it('a location stored before the config check, naming its producer by something AEAT cannot identify, issues nothing until PATCHed', () => {
+    expect400(() => validatedBuild(verifactu, location('es-verifactu', { software_nif: 'N' }), draft()), SOFTWARE_NIF_INVALID);
   });
 
   it('installation_number from the config, else the location id', () => {

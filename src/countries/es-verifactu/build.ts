@@ -14,6 +14,7 @@ import { configString } from '../shared/config-fields.ts';
 import { qrUrlHint, textHint } from '../shared/render-hints.ts';
 import { isValidSpanishNif } from '../es/nif.ts';
 import { type ExemptionCode, exemptionCodeOf, exemptionLegend } from '../es/exemption.ts';
+import { foreignPartyId, givenCountry } from '../es/party.ts';
 import { seriesOf } from './metadata.ts';
 import { verifactuQrUrl } from './qr.ts';
 import {
@@ -69,6 +70,24 @@ function partyId(taxId: string): Party['id'] {
   const id = taxId.trim().toUpperCase();
   if (isValidSpanishNif(id)) return { nif: id };
   if (/^ES/.test(id) && isValidSpanishNif(id.slice(2))) return { nif: id.slice(2) };
+  return { idOtro: { idType: '02', id: clip(id, 20) } };
+}
+
+/**
+ * The customer's identification: a Spanish NIF as `partyId` does (unless another country is
+ * given); a foreign id by IDOtro with the type its country calls for (../es/party.ts): 02
+ * NIF-IVA for an EU VAT number (CodigoPais left out, the prefix says it: AEAT 1111), 04 with
+ * CodigoPais for a tax id of a country outside the EU. A stored transaction from before the
+ * country was asked for keeps the old 02.
+ */
+function customerId(taxId: string, country: string | null): Party['id'] {
+  const id = taxId.trim().toUpperCase();
+  if (country === null || country === 'ES') {
+    const spanish = partyId(id);
+    if ('nif' in spanish) return spanish;
+  }
+  const foreign = foreignPartyId(id, country);
+  if (foreign?.idType === '04') return { idOtro: { codigoPais: foreign.country, idType: '04', id: clip(id, 20) } };
   return { idOtro: { idType: '02', id: clip(id, 20) } };
 }
 
@@ -177,7 +196,7 @@ function destinatario(tx: TransactionDraft): Party | undefined {
   const ctx = tx.customer_context ?? {};
   const named = [ctx.name, ctx.legal_name].find((v): v is string => typeof v === 'string' && v.trim() !== '');
   // NombreRazon is mandatory; without a name the tax id stands in (AEAT checks the NIF).
-  return { nombreRazon: clip(printable(named?.trim() ?? taxId), 120), id: partyId(taxId) };
+  return { nombreRazon: clip(printable(named?.trim() ?? taxId), 120), id: customerId(taxId, givenCountry(ctx)) };
 }
 
 const CORRECTIVE = new Set(['R1', 'R2', 'R3', 'R4', 'R5']);

@@ -16,6 +16,10 @@ import { baseMetadata, optionalText, withoutUndefined, metaString } from '../sha
 import { readInvoiceNumber, readSpanishInvoiceType, seriesFor } from '../es/invoice.ts';
 import { requireLiveTaxId } from '../es/common.ts';
 import { readExemptionCode } from '../es/exemption.ts';
+import { checkForeignCustomer } from '../es/party.ts';
+import { configString } from '../shared/config-fields.ts';
+import { SOFTWARE_NIF_INVALID, isProducerTaxId } from './config.ts';
+import { isValidSpanishNif } from '../es/nif.ts';
 
 export const DEFAULT_SERIES = 'A';
 
@@ -37,6 +41,10 @@ export const TOO_MANY_RATES = 'a VERI*FACTU invoice carries at most 12 different
 export function validateVerifactuTransaction(tx: TransactionDraft, ctx: TransactionContext): Record<string, unknown> {
   // A live record names its issuer by the location's NIF, never the sandbox placeholder.
   requireLiveTaxId(ctx, 'verifactu');
+  // A location stored before config.ts checked it may name its producer by something AEAT
+  // cannot identify: every record would be refused, so it issues nothing until PATCHed.
+  const producer = configString(ctx.location.config, 'software_nif');
+  if (producer !== undefined && !isProducerTaxId(producer)) throw badRequest(SOFTWARE_NIF_INVALID);
   const meta = baseMetadata(tx, 'ES');
   const invoice_number = readInvoiceNumber(meta);
   const invoice_type = readSpanishInvoiceType(tx, meta);
@@ -50,5 +58,7 @@ export function validateVerifactuTransaction(tx: TransactionDraft, ctx: Transact
   if (original_invoice_number !== undefined && tx.type === 'sale') throw badRequest(ORIGINAL_ON_SALE);
   if (new Set(tx.items.map((l) => l.tax_rate)).size > 12) throw badRequest(TOO_MANY_RATES);
   const exemption_code = readExemptionCode(tx, meta);
+  // A foreign customer's IDOtro needs its country (../es/party.ts): 02 for the EU, 04 elsewhere.
+  checkForeignCustomer(tx, isValidSpanishNif);
   return withoutUndefined({ ...meta, series, invoice_number, invoice_type, description, original_invoice_number, original_issue_date, exemption_code });
 }

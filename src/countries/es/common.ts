@@ -35,6 +35,9 @@ export const SPAIN_ROUTING: CountryRouting = {
   route: (config) => `es-${readSpainSystem(config)}`,
 };
 
+export const LEGAL_NAME_MAX = 120;
+export const LEGAL_NAME_TOO_LONG = 'country_config.legal_name must be at most 120 characters for Spain locations (the records name the issuer in 120)';
+
 /** Fields every Spanish system takes. */
 export const SPAIN_COMMON_FIELDS = ['system', 'legal_name', 'certificate_id'] as const;
 
@@ -54,9 +57,14 @@ export function readSpainConfig(config: unknown, expected: SpainSystem): ConfigO
 
 /** The fields every Spanish system takes, normalized (call after readSpainConfig). */
 export function readSpainCommon(config: ConfigObject, system: SpainSystem) {
+  const legal_name = requiredString(config, 'legal_name', 'country_config.legal_name is required for Spain locations');
+  // Every record names the issuer in 120 characters (VERI*FACTU NombreRazonEmisor and the
+  // header's NombreRazon, TicketBAI ApellidosNombreRazonSocial, SII and LROE NombreRazon:
+  // TextMax120Type). A longer name was cut silently in the records; refused here instead.
+  if (Array.from(legal_name).length > LEGAL_NAME_MAX) throw badRequest(LEGAL_NAME_TOO_LONG);
   return {
     system,
-    legal_name: requiredString(config, 'legal_name', 'country_config.legal_name is required for Spain locations'),
+    legal_name,
     /*
      * The spec's table marks certificate_id required, but validation accepts a location
      * without one: with test keys the sandbox signs with a generated sandbox certificate

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
-import { INVOICE_NUMBER_INVALID, SERIES_INVALID, readInvoiceNumber, readSeries, readSpanishInvoiceType } from './invoice.ts';
+import { INVOICE_NUMBER_INVALID, SERIES_INVALID, SIMPLIFIED_TOO_LARGE, readInvoiceNumber, readSeries, readSpanishInvoiceType } from './invoice.ts';
 import { expect400 } from '../shared/test-helpers.ts';
-import { draft } from '../shared/test-fixtures.ts';
+import { draft, line } from '../shared/test-fixtures.ts';
 
 const withNif = { customer_context: { nif: 'B12345674' } };
 
@@ -34,6 +34,17 @@ describe('Spanish invoice type (TicketBAI, VERI*FACTU)', () => {
       () => readSpanishInvoiceType(draft(), { invoice_type: 'F1' }),
       "metadata.invoice_type F1 needs the customer's tax id in customer_context (nif or tax_id)",
     );
+  });
+
+  it('no simplified invoice above 3,000.00 EUR (RD 1619/2012 art. 4; AEAT 1150): F2 refused, F1 and corrective types not', () => {
+    // 2,479.34 + 21 % = 3,000.00: the limit itself is allowed.
+    const at = [line({ unit_price: 247_934, tax_rate: 21, tax_amount: 52_066, total_amount: 300_000 })];
+    const over = [line({ unit_price: 247_935, tax_rate: 21, tax_amount: 52_066, total_amount: 300_001 })];
+    expect(readSpanishInvoiceType(draft({ items: at }), {})).toBe('F2');
+    expect400(() => readSpanishInvoiceType(draft({ items: over }), {}), SIMPLIFIED_TOO_LARGE);
+    expect400(() => readSpanishInvoiceType(draft({ items: over, ...withNif }), { invoice_type: 'F2' }), SIMPLIFIED_TOO_LARGE);
+    expect(readSpanishInvoiceType(draft({ items: over, ...withNif }), {})).toBe('F1');
+    expect(readSpanishInvoiceType(draft({ items: over, type: 'refund' }), {})).toBe('R5');
   });
 
   it('series and invoice number', () => {

@@ -52,6 +52,27 @@ export type SpanishInvoiceType = (typeof SALE_TYPES)[number] | (typeof CORRECTIV
  * `metadata.invoice_type` may choose another type of the same family.
  */
 export function readSpanishInvoiceType(tx: TransactionDraft, meta: Metadata): SpanishInvoiceType {
+  const type = chosenInvoiceType(tx, meta);
+  if (type === 'F2') checkSimplifiedLimit(tx, SIMPLIFIED_TOO_LARGE);
+  return type;
+}
+
+/**
+ * RD 1619/2012 art. 4 (and the Basque Decretos Forales that copy it): a simplified invoice
+ * is allowed up to 3,000 EUR, VAT included (400 EUR outside the activities of art. 4.2, which
+ * the API cannot tell apart: the merchant's duty). AEAT refuses a VERI*FACTU F2 above it
+ * (error 1150: the sum of the bases and quotas of its lines), so the sale is refused here,
+ * before anything is chained or numbered, rather than dead at the authority.
+ */
+export const SIMPLIFIED_LIMIT_MINOR = 300_000;
+export const SIMPLIFIED_TOO_LARGE =
+  "a simplified invoice (F2) cannot exceed 3,000.00 EUR (RD 1619/2012 art. 4): give the customer's tax id and name in customer_context for a full invoice (F1)";
+
+export function checkSimplifiedLimit(tx: TransactionDraft, message: string): void {
+  if (tx.total_amount > SIMPLIFIED_LIMIT_MINOR) throw badRequest(message);
+}
+
+function chosenInvoiceType(tx: TransactionDraft, meta: Metadata): SpanishInvoiceType {
   const hasCustomer = customerTaxId(tx) !== undefined;
   const corrective = tx.type !== 'sale';
   const raw = meta.invoice_type;
