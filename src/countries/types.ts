@@ -151,6 +151,16 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
    */
   annulledDocument?(input: Omit<BuildInput, 'chain' | 'now' | 'software' | 'signingKey' | 'recordKey'>): { document: string; message: string } | null;
   /**
+   * Optional: the number a new document is issued under when the request chose it (a
+   * client's own invoice number), in the form that identifies it in its chain (series and
+   * number; with the year where numbering restarts yearly). The core refuses a second record
+   * of the chain issued under the same `document` while an earlier one stands (is not
+   * refused by the authority) with 409 `message`: an authority that already holds the number
+   * answers "duplicate", which reads as accepted, and the second sale would never be
+   * registered. Null: the system numbers the document itself. Pure.
+   */
+  issuedDocument?(input: { tx: TransactionDraft; location: LocationForFiscal }): { document: string; message: string } | null;
+  /**
    * Optional, for systems whose record signs the previous record's signature at the very
    * end of its signed message (NF525, SAF-T PT): the record built up to that signature,
    * without the previous record's fingerprint (`PrepareInput`). The ledger then signs a

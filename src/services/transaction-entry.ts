@@ -14,7 +14,7 @@ import type { TransactionRow } from '../store/repos/transactions-repo.ts';
 import { statuses } from '../countries/registry.ts';
 import { conflict } from '../core/errors.ts';
 import type { Queryable } from '../store/db.ts';
-import { annulmentsRepo } from '../store/repos/annulments-repo.ts';
+import { chainDocumentsRepo, type ChainDocumentRole } from '../store/repos/chain-documents-repo.ts';
 import type { AuthContext } from './auth-context.ts';
 import { cancelOriginalIfAccepted } from './cancellation.ts';
 import { completionEvent, SUBMIT_JOB, submitJobMaxAttempts } from './transaction-view.ts';
@@ -83,8 +83,14 @@ export function transactionEntry(p: TransactionAppend, deps: EntryDeps): LedgerE
   const annulled = p.system.annulledDocument?.({
     transactionId: p.id, kind: p.kind, tx: p.draft, original: originalOf(p), location: p.location, environment: p.auth.environment,
   }) ?? null;
+  // A number the request chose is issued once (FiscalSystem.issuedDocument): a reused client
+  // number would reach an authority that keeps the first and answers "duplicate".
+  const issued = p.kind === 'record'
+    ? p.system.issuedDocument?.({ tx: p.draft, location: p.location }) ?? null
+    : null;
   const writes: ((tx: Queryable, built: BuiltEntry, now: Date) => Promise<void>)[] = [];
-  if (annulled) writes.push((tx, built, now) => annulOnce(tx, chainKey, annulled, built.transaction!.id, now));
+  if (annulled) writes.push((tx, built, now) => onceInChain(tx, 'annulled', chainKey, annulled, built.transaction!.id, now));
+  if (issued) writes.push((tx, built, now) => onceInChain(tx, 'issued', chainKey, issued, built.transaction!.id, now));
   // A cancellation marks its original, and cancels it at once when it is final at creation.
   if (p.original) writes.push(async (tx, built, now) => void (await cancelOriginalIfAccepted(tx, built.transaction!, now, { linkFirst: true })));
   return {
@@ -106,14 +112,14 @@ export function transactionEntry(p: TransactionAppend, deps: EntryDeps): LedgerE
 }
 
 /**
- * Records that `transactionId` annuls `document` of its chain, unless an earlier record of
- * the chain annuls it and stands (not refused by the authority): then 409 with the system's
- * message. Runs in the append's transaction, under the chain's lock: two annulments of one
- * document cannot both pass.
+ * Records that `transactionId` annuls (or is issued under) `document` of its chain, unless
+ * an earlier record of the chain does so in the same role and stands (not refused by the
+ * authority): then 409 with the system's message. Runs in the append's transaction, under
+ * the chain's lock: two records of one document and role cannot both pass.
  */
-async function annulOnce(tx: Queryable, chainKey: string, annulled: { document: string; message: string }, transactionId: string, now: Date): Promise<void> {
-  if (await annulmentsRepo.standing(tx, chainKey, annulled.document, transactionId, statuses.refused)) throw conflict(annulled.message);
-  await annulmentsRepo.insert(tx, { chainKey, document: annulled.document, transactionId, now });
+async function onceInChain(tx: Queryable, role: ChainDocumentRole, chainKey: string, doc: { document: string; message: string }, transactionId: string, now: Date): Promise<void> {
+  if (await chainDocumentsRepo.standing(tx, role, chainKey, doc.document, transactionId, statuses.refused)) throw conflict(doc.message);
+  await chainDocumentsRepo.insert(tx, { role, chainKey, document: doc.document, transactionId, now });
 }
 
 /** The original a cancellation names, as `build` gets it. */

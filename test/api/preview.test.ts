@@ -154,9 +154,11 @@ describe('POST /v1/transactions/preview', () => {
     const firstRecord = await storedRecord(first.json().id);
 
     const before = await footprint();
-    const p1 = await preview(key, body);
+    // The next sale (Italy: the merchant's next invoice number; a number is issued once).
+    const second = sale(loc, system);
+    const p1 = await preview(key, second);
     expect(p1.statusCode, p1.body).toBe(200);
-    const p2 = await preview(key, body);
+    const p2 = await preview(key, second);
     expect(await footprint()).toEqual(before);
     const v = p1.json();
     expect(v).toMatchObject({
@@ -167,7 +169,7 @@ describe('POST /v1/transactions/preview', () => {
     // Two previews in a row: the same place, the same number, the same record.
     expect(ofPreview(p2)).toEqual(ofPreview(p1));
 
-    const created = await createTx(t, key, body, NO_WAIT);
+    const created = await createTx(t, key, second, NO_WAIT);
     expect(created.statusCode, created.body).toBe(201);
     // What the footprint counts does move with a create.
     expect(await footprint()).not.toEqual(before);
@@ -201,9 +203,10 @@ describe('POST /v1/transactions/preview', () => {
     // again what the next create makes.
     const headAt = clock.now().toISOString();
     clock.advance(60_000);
-    const p3 = await preview(key, body);
+    const third = sale(loc, system);
+    const p3 = await preview(key, third);
     expect(p3.json()).toMatchObject({ seq: Number(record.seq) + 1, previous_fingerprint: record.fingerprint, chain_head_at: headAt, computed_at: clock.now().toISOString() });
-    const next = (await createTx(t, key, body, NO_WAIT)).json();
+    const next = (await createTx(t, key, third, NO_WAIT)).json();
     const nextRecord = await storedRecord(next.id);
     expect(ofPreview(p3)).toEqual(comparable(next.id, {
       ...nextRecord, render_hints: next.render_hints, status: next.status, seq: Number(nextRecord.seq), previous_fingerprint: nextRecord.previous_fingerprint,

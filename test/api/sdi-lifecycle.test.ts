@@ -292,7 +292,19 @@ describe('SdI lifecycle: fake SdI → signed notifications → POST /v1/inbound/
     await send();
     await fake.deliver();
     expect(await statusOf(s, first.id)).toBe('delivered');
-    const again = await invoice(s, { invoice_number: number });
+    // At the same location the number is refused at creation (FiscalSystem.issuedDocument)…
+    const refused = await createTx(t, s.key, saleBody(s.loc, { metadata: { invoice_number: number } }), AUTHORITY);
+    expect(refused.statusCode, refused.body).toBe(409);
+    expect(refused.json().error).toBe(`metadata.invoice_number ${number} was already issued as TD01 in ${refused.json().error.match(/in (\d{4}):/)?.[1]}: SdI refuses a duplicate invoice (00404)`);
+    expect(refused.json().error).toMatch(/ in \d{4}: /);
+    // …but a second location of the same issuer (its own chain) can still send it: SdI answers.
+    const loc = (await t.request({ method: 'GET', url: `/v1/locations/${s.loc}`, key: s.key })).json();
+    const twin = await t.request({
+      method: 'POST', url: '/v1/locations', key: s.key,
+      payload: { name: 'Seconda cassa', country: 'IT', address: loc.address, tax_id: loc.tax_id, country_config: loc.country_config },
+    });
+    expect(twin.statusCode, twin.body).toBe(201);
+    const again = await invoice({ ...s, loc: twin.json().id }, { invoice_number: number });
     await send();
     const got = await fake.deliver();
     expect(got.map((n) => [n.type, n.nomeFile, n.answers[0]!.status])).toEqual([['NS', again.fiscal_id, 200]]);

@@ -357,15 +357,22 @@ describe.each(CASES)('$name through the API with X-Svc-Sandbox: authority', (c) 
       });
       return;
     }
-    // AEAT: an invoice with the issuer, number and date it already holds (the client numbered both 'F-7').
+    // AEAT: an invoice with the issuer, number and date it already holds. A second sale the
+    // client numbers 'F-7' again never gets that far (409 at creation: AEAT's "duplicate"
+    // would read as accepted and the sale would never be registered)…
     const first = await createAuthorityTx(c, s, { invoice_number: 'F-7' });
     await t.worker.drain();
     const firstTx = await getTx(t, s.key, first.id);
     expect(firstTx.status).toBe('success');
-    const second = await createAuthorityTx(c, s, { invoice_number: 'F-7' });
+    const again = await createTx(t, s.key, sale(c, s, { invoice_number: 'F-7' }), AUTHORITY);
+    expect(again.statusCode, again.body).toBe(409);
+    expect(again.json().error).toMatch(/^metadata\.invoice_number F-7 was already issued/);
+    // …so AEAT holds it when our own record is sent again: an attempt whose answer was lost.
+    await t.db.query("UPDATE transactions SET status = 'pending' WHERE id = $1", [first.id]);
+    await t.db.query("UPDATE jobs SET status = 'pending', run_at = now() - interval '1 second' WHERE transaction_id = $1 AND kind = 'submit'", [first.id]);
     const reqs = await drainAndCollect(c);
     expect(reqs).toHaveLength(1);
-    const tx = await getTx(t, s.key, second.id);
+    const tx = await getTx(t, s.key, first.id);
     expect(tx.status).toBe('success');
     expect(tx.response_payload.duplicate).toBe(true);
     expect(tx.response_payload.submit_error).toBeUndefined();

@@ -19,9 +19,15 @@ export function saleBody(locationId: string, over: Record<string, unknown> = {})
   };
 }
 
-/** Metadata each system needs for a plain sale. */
+/**
+ * Metadata each system needs for a plain sale. Italy's merchant numbers its invoices and a
+ * number is issued once (FiscalSystem.issuedDocument): each read gives the next number.
+ */
+let sdiInvoice = 0;
 export const saleMetadata: Partial<Record<SystemKey, Record<string, unknown>>> = {
-  'it-sdi': { invoice_number: 'FT-2026-0001' },
+  get 'it-sdi'() {
+    return { invoice_number: `FT-2026-${String(++sdiInvoice).padStart(4, '0')}` };
+  },
   'es-sii': { simplified: true },
 };
 

@@ -5,6 +5,7 @@
  */
 import type { FiscalSystem } from '../types.ts';
 import { SPAIN_CERTIFICATE_FIELDS } from '../es/common.ts';
+import { clientInvoiceNumber } from '../es/invoice.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
 import { metaString } from '../shared/metadata-fields.ts';
 import { runSandbox } from '../shared/sandbox.ts';
@@ -34,6 +35,8 @@ export const sii: FiscalSystem<'es-sii', 'ES'> = {
   secretConfigFields: [],
   certificateFields: SPAIN_CERTIFICATE_FIELDS,
   validateTransaction: validateSiiTransaction,
+  // NumSerieFacturaEmisor: the series prefixed to the number, as AEAT reads it.
+  issuedDocument: ({ tx }) => clientInvoiceNumber(tx, metaString(tx, 'series') ?? '', (series, number) => `${series}${number}`),
   chainKey: ({ location, tx }) => chainKeyOf('es-sii', location.id, metaString(tx, 'series') ?? 'default'),
   initialStatus: () => 'pending',
   build: buildSii,

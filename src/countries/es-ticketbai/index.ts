@@ -5,6 +5,7 @@
  */
 import type { FiscalSystem, StoredRecord, SubmitContext } from '../types.ts';
 import { SPAIN_CERTIFICATE_FIELDS } from '../es/common.ts';
+import { clientInvoiceNumber } from '../es/invoice.ts';
 import { runSandbox } from '../shared/sandbox.ts';
 import { TransportError } from '../types.ts';
 import { submitTicketBaiRealtime } from './rest-client.ts';
@@ -41,6 +42,8 @@ export const ticketBai: FiscalSystem<'es-ticketbai', 'ES'> = {
   // Each Diputación holds its own invoices: an annulment goes to the one that has the original.
   sealedConfigFields: ['territory'],
   validateTransaction: validateTicketBaiTransaction,
+  // SerieFactura and NumFactura are separate fields (a series has no spaces).
+  issuedDocument: ({ tx, location }) => clientInvoiceNumber(tx, seriesOf(tx, location), (series, number) => `${series} ${number}`),
   // Each invoice names "the previous invoice issued by the same software" for the issuer,
   // whatever its series (SerieFacturaAnterior is part of the link; FORMATS.md §1.5): one
   // chain per issuer and territory, while numbers run without gaps within each series.

@@ -4,11 +4,12 @@
  */
 import type { FiscalSystem } from '../types.ts';
 import { SPAIN_CERTIFICATE_FIELDS } from '../es/common.ts';
+import { clientInvoiceNumber } from '../es/invoice.ts';
 import { runSandbox, runSandboxMany } from '../shared/sandbox.ts';
 import { createVerifactuClient } from './client.ts';
 import { validateVerifactuConfig } from './config.ts';
 import { seriesOf, validateVerifactuTransaction } from './metadata.ts';
-import { buildVerifactu } from './build.ts';
+import { buildVerifactu, numSerieOf } from './build.ts';
 import { verifactuSandbox } from './sandbox.ts';
 import { VERIFACTU_CODES } from './codes.ts';
 import { MAX_RECORDS_PER_REQUEST } from './soap.ts';
@@ -39,6 +40,8 @@ export const verifactu: FiscalSystem<'es-verifactu', 'ES'> = {
   secretConfigFields: [],
   certificateFields: SPAIN_CERTIFICATE_FIELDS,
   validateTransaction: validateVerifactuTransaction,
+  // NumSerieFactura as AEAT reads it.
+  issuedDocument: ({ tx }) => clientInvoiceNumber(tx, seriesOf(tx), numSerieOf),
   // The chain runs over every record of the obligated issuer, across series and
   // locations, altas and anulaciones in generation order (FORMATS.md §2.4).
   chainKey: ({ location }) => `es-verifactu:${location.account_id}:${location.tax_id ?? location.id}`,

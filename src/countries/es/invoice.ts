@@ -11,7 +11,7 @@
  */
 import { badRequest } from '../../core/errors.ts';
 import type { TransactionDraft } from '../types.ts';
-import { customerTaxId, optionalText, type Metadata } from '../shared/metadata-fields.ts';
+import { customerTaxId, metaString, optionalText, type Metadata } from '../shared/metadata-fields.ts';
 
 /*
  * Series and numbers: TicketBAI `SerieFactura` / `NumFactura` allow 20 characters each,
@@ -94,4 +94,22 @@ function chosenInvoiceType(tx: TransactionDraft, meta: Metadata): SpanishInvoice
     throw badRequest(`metadata.invoice_type ${chosen} needs the customer's tax id in customer_context (nif or tax_id)`);
   }
   return chosen;
+}
+
+/**
+ * FiscalSystem.issuedDocument for the Spanish systems: a number the client chose is issued
+ * once in its series (RD 1619/2012 art. 6.1.a: numbering is correlative within a series,
+ * each number used once). AEAT answers a second record under the same number and date
+ * "duplicate" (3000), which reads as accepted: the second sale would never be registered.
+ * `document` is the number as the authority sees it (series and number). Null when the
+ * system numbers the invoice itself (its numbers are the chain's, never reused).
+ */
+export function clientInvoiceNumber(tx: TransactionDraft, series: string, document: (series: string, number: string) => string): { document: string; message: string } | null {
+  const number = metaString(tx, 'invoice_number');
+  if (number === undefined) return null;
+  const where = series === '' ? '' : ` in series ${series}`;
+  return {
+    document: document(series, number),
+    message: `metadata.invoice_number ${number} was already issued${where}: an invoice number is used once in its series (RD 1619/2012 art. 6.1.a)`,
+  };
 }

@@ -9,7 +9,7 @@ import type { FiscalSystem } from '../types.ts';
 import { NATURA_LINE_FIELD } from '../it/natura.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
 import { validateSdiConfig } from './config.ts';
-import { validateSdiTransaction } from './metadata.ts';
+import { sdiIssuedDocument, validateSdiTransaction } from './metadata.ts';
 import { buildSdi } from './build.ts';
 import { sdiSubmit } from './sandbox.ts';
 import { SDI_CODES } from './codes.ts';
@@ -41,6 +41,7 @@ export const sdi: FiscalSystem<'it-sdi', 'IT'> = {
   certificateFields: ['certificate_id'],
   lineFields: [NATURA_LINE_FIELD],
   validateTransaction: validateSdiTransaction,
+  issuedDocument: ({ tx }) => sdiIssuedDocument(tx),
   // The merchant numbers its invoices; the key only groups a location's records.
   chainKey: ({ location }) => chainKeyOf('it-sdi', location.id, 'default'),
   // The SdI file progressivo is unique per transmitter (the partita IVA): a gapless

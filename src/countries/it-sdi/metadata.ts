@@ -174,3 +174,21 @@ function requireLiveParties(tx: TransactionDraft, ctx: TransactionContext, buyer
     throw badRequest('customer_context.tax_id (partita IVA) or customer_context.codice_fiscale is required for live SDI invoices: SdI refuses a buyer without either (00417)');
   }
 }
+
+/**
+ * FiscalSystem.issuedDocument: SdI refuses an invoice that repeats one it holds (00404:
+ * the same cedente, TipoDocumento, year of Data and Numero), so a number is issued once per
+ * document type and year (DPR 633/1972 art. 21: progressive numbering, which may restart
+ * each calendar year). Caught at creation as a 409 instead of a rejection days later.
+ */
+export function sdiIssuedDocument(tx: TransactionDraft): { document: string; message: string } | null {
+  const number = tx.metadata.invoice_number;
+  const date = tx.metadata.invoice_date;
+  if (typeof number !== 'string' || typeof date !== 'string') return null;
+  const tipo = typeof tx.metadata.tipo_documento === 'string' ? tx.metadata.tipo_documento : defaultTipoDocumento(tx);
+  const year = date.slice(0, 4);
+  return {
+    document: `${tipo} ${year} ${number}`,
+    message: `metadata.invoice_number ${number} was already issued as ${tipo} in ${year}: SdI refuses a duplicate invoice (00404)`,
+  };
+}
