@@ -11,7 +11,6 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../core/clock.ts';
-import { forbidden } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { allowsCountry } from '../core/permissions.ts';
 import type { AuthContext } from '../services/auth-context.ts';
@@ -85,11 +84,15 @@ export function createBatchService(deps: BatchServiceDeps) {
     return result;
   }
 
-  /** The processors a key may run: those of the countries it may act in. */
+  /**
+   * The processors a key may run: those of the countries it may act in. A key whose
+   * countries have no processor (e.g. one scoped to a country without periodic work) has
+   * nothing to run and nothing to report: an empty list, not a 403. The key is allowed to
+   * act where it acts; refusing it named a country it never asked about, and broke an
+   * Embedded-Local integrator's process-pending loop (platform audit).
+   */
   function allowed(auth: AuthContext): BatchProcessor[] {
-    const mine = processors.filter((p) => allowsCountry(auth.permissions, p.country));
-    if (mine.length === 0 && processors.length > 0) throw forbidden(`API key is not allowed to act in country ${processors[0]!.country}`);
-    return mine;
+    return processors.filter((p) => allowsCountry(auth.permissions, p.country));
   }
 
   return {

@@ -24,6 +24,42 @@ export interface CertificateInfo {
   notBefore: Date;
   notAfter: Date;
   nif: string | null;
+  /**
+   * Whether the certificate may sign: false only when it carries a keyUsage extension
+   * (RFC 5280 §4.2.1.3) that grants neither digitalSignature nor nonRepudiation (a CA or an
+   * encryption-only certificate). No keyUsage extension means no restriction.
+   */
+  canSign: boolean;
+}
+
+const KEY_USAGE_OID = '2.5.29.15';
+
+/**
+ * The keyUsage bits of a DER certificate, or null when it has no keyUsage extension.
+ * Read with forge's ASN.1 reader rather than `forge.pki.certificateFromAsn1`, which refuses
+ * every key that is not RSA (EC certificates are uploaded too). Certificate ::= SEQUENCE
+ * { tbsCertificate, … }; the extensions are the tbsCertificate's [3] EXPLICIT field.
+ */
+export function keyUsageOf(der: Buffer): { digitalSignature: boolean; nonRepudiation: boolean } | null {
+  // forge's options form (its typings know only the boolean `strict`): BIT STRINGs left as
+  // bytes, so the KeyUsage bits are never mistaken for nested ASN.1.
+  const fromDer = forge.asn1.fromDer as unknown as (b: forge.util.ByteStringBuffer, o: { decodeBitStrings: boolean }) => forge.asn1.Asn1;
+  const read = (bytes: string) => fromDer(forge.util.createBuffer(bytes), { decodeBitStrings: false });
+  const cert = read(der.toString('binary'));
+  const tbs = (cert.value as forge.asn1.Asn1[])[0]!;
+  const explicit3 = (tbs.value as forge.asn1.Asn1[]).find((n) => n.tagClass === forge.asn1.Class.CONTEXT_SPECIFIC && n.type === 3);
+  const extensions = explicit3 ? ((explicit3.value as forge.asn1.Asn1[])[0]?.value as forge.asn1.Asn1[] | undefined) ?? [] : [];
+  for (const ext of extensions) {
+    const parts = ext.value as forge.asn1.Asn1[];
+    if (forge.asn1.derToOid(forge.util.createBuffer(parts[0]!.value as string)) !== KEY_USAGE_OID) continue;
+    // extnValue (the last part; `critical` may sit between) is an OCTET STRING holding the
+    // DER of KeyUsage ::= BIT STRING: first byte = unused bits, then bit 0 (digitalSignature)
+    // is the high bit of the next byte, bit 1 (nonRepudiation) the one after.
+    const bits = read(parts[parts.length - 1]!.value as string).value as string;
+    const first = bits.length > 1 ? bits.charCodeAt(1) : 0;
+    return { digitalSignature: (first & 0x80) !== 0, nonRepudiation: (first & 0x40) !== 0 };
+  }
+  return null;
 }
 
 export type Pkcs12Failure = 'unreadable' | 'bad_password' | 'no_private_key' | 'no_certificate';
@@ -65,7 +101,18 @@ export function describeCertificate(certificatePem: string): CertificateInfo {
     notBefore: new Date(x.validFrom),
     notAfter: new Date(x.validTo),
     nif: nifFromSerialNumber(nameField(x.subject, 'serialNumber')),
+    canSign: canSign(x.raw),
   };
+}
+
+function canSign(der: Buffer): boolean {
+  let usage: ReturnType<typeof keyUsageOf>;
+  try {
+    usage = keyUsageOf(der);
+  } catch {
+    return true; // Node parsed the certificate already; an extension forge cannot read is no reason to refuse it
+  }
+  return usage === null || usage.digitalSignature || usage.nonRepudiation;
 }
 
 const derOf = (asn1: forge.asn1.Asn1): Buffer => Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary');

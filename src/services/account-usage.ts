@@ -63,7 +63,9 @@ export function monthBounds(period: unknown, now: Date): { period: string; start
     p = period;
   }
   const m = MONTH.exec(p);
-  if (!m || Number(m[1]) < 1970) throw badRequest(PERIOD_ERROR);
+  // 9999-12 ends in the year 10000, whose ISO form (+010000-…) the store cannot read: it was
+  // a 500 (platform audit). Years before 1970 hold nothing either.
+  if (!m || Number(m[1]) < 1970 || (m[1] === '9999' && m[2] === '12')) throw badRequest(PERIOD_ERROR);
   const y = Number(m[1]);
   const mo = Number(m[2]) - 1;
   return { period: p, start: new Date(Date.UTC(y, mo, 1)), end: new Date(Date.UTC(y, mo + 1, 1)) };

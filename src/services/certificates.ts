@@ -35,6 +35,7 @@ export const CERT_ERRORS = {
   noPrivateKey: 'PKCS#12 file contains no private key',
   noCertificate: 'PKCS#12 file contains no certificate for its private key',
   tooLarge: 'certificate file too large (max 10 MB)',
+  cannotSign: 'certificate cannot sign: its key usage allows neither digitalSignature nor nonRepudiation',
   duplicate: 'certificate with this ID already exists',
   notFound: 'certificate not found',
 } as const;
@@ -47,6 +48,12 @@ const PKCS12_MESSAGES: Record<Pkcs12Error['reason'], string> = {
 };
 
 export const certificateTooLarge = () => new ApiError(413, CERT_ERRORS.tooLarge);
+/** An expired certificate is refused: nothing it signs would be accepted (docs/decisions.md "Certificates"). */
+export const certificateExpired = (notAfter: Date) => badRequest(`certificate has expired (not_after ${notAfter.toISOString()})`);
+/** A certificate uploaded before its validity starts (a renewal) is kept, with this warning. */
+const NOT_YET_VALID_LEEWAY_MS = 5 * 60_000;
+export const notYetValidWarning = (notBefore: Date) =>
+  `certificate is not valid before ${notBefore.toISOString()}: records signed with it until then will be refused`;
 
 /** The sealed key material is bound to its row: copied into another row, it does not open. */
 const materialAad = (rowId: string) => `certificate:${rowId}:key_material`;
@@ -94,6 +101,11 @@ export function createCertificateService(
       throw badRequest(CERT_ERRORS.unreadable);
     }
     const info = describeCertificate(material.certificatePem);
+    // Checked before anything is stored: a certificate that can never sign a record the
+    // authority accepts is refused now, not found out at the first rejected invoice.
+    const now = clock.now();
+    if (info.notAfter.getTime() <= now.getTime()) throw certificateExpired(info.notAfter);
+    if (!info.canSign) throw badRequest(CERT_ERRORS.cannotSign);
 
     const id = newId();
     const stored: StoredMaterial = { private_key_pem: material.privateKeyPem, certificate_pem: material.certificatePem, chain_pem: material.chainPem };
@@ -107,7 +119,7 @@ export function createCertificateService(
       not_after: info.notAfter,
       nif: info.nif,
       key_material: seal(keys.seal, JSON.stringify(stored), materialAad(id)),
-      created_at: clock.now(),
+      created_at: now,
     };
     try {
       await db.transaction((tx) => certificatesRepo.insert(tx, row));
@@ -116,9 +128,13 @@ export function createCertificateService(
       throw err;
     }
     hooks.onAdded?.(auth.accountId, certificateId);
-    const warnings = (await certificatesRepo.referencingLocations(db, auth.accountId, certificateId))
-      .map((l) => nifMismatchWarning(row.nif, l.tax_id, `location ${l.id} (${l.name})`))
-      .filter((w): w is string => w !== null);
+    const warnings = [
+      // Minutes of clock skew are not a renewal: a certificate issued just now is not warned about.
+      ...(info.notBefore.getTime() > now.getTime() + NOT_YET_VALID_LEEWAY_MS ? [notYetValidWarning(info.notBefore)] : []),
+      ...(await certificatesRepo.referencingLocations(db, auth.accountId, certificateId))
+        .map((l) => nifMismatchWarning(row.nif, l.tax_id, `location ${l.id} (${l.name})`))
+        .filter((w): w is string => w !== null),
+    ];
     return { ...toView(row), ...(warnings.length ? { warnings } : {}) };
   }
 

@@ -21,6 +21,20 @@ describe('location files', () => {
     }
   });
 
+  it('years 1970-9998 only: year 1 and 9999-12-31 were 500s in the plug-ins\' zone arithmetic', () => {
+    const date = { name: 'date', kind: 'date' as const };
+    const month = { name: 'period', kind: 'month' as const };
+    expect(checkParam(date, '1970-01-01')).toBe('1970-01-01');
+    expect(checkParam(date, '9998-12-31')).toBe('9998-12-31');
+    expect(checkParam(month, '9998-12')).toBe('9998-12');
+    for (const bad of ['0001-01-01', '1969-12-31', '9999-12-31']) {
+      expect(() => checkParam(date, bad)).toThrow(new ValidationError('date must be a date from 1970-01-01 to 9998-12-31'));
+    }
+    for (const bad of ['0001-01', '1969-12', '9999-12']) {
+      expect(() => checkParam(month, bad)).toThrow(new ValidationError('period must be a month from 1970-01 to 9998-12'));
+    }
+  });
+
   it('paged lists: limit 1-100 (default 20), offset 0-10000 (default 0), as the spec\'s other lists', () => {
     expect(checkPage({})).toEqual({ limit: 20, offset: 0 });
     expect(checkPage({ limit: 100, offset: 10000 })).toEqual({ limit: 100, offset: 10000 });

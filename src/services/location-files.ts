@@ -28,9 +28,24 @@ export function paramError(param: ValueParam, given: boolean): string {
   return given ? `${param.name} must be ${form}` : `${param.name} is required: ${form}`;
 }
 
+/**
+ * Years a fiscal file can be asked for. No system here keeps books from before 1970, and the
+ * plug-ins turn the day or month into instants of the country's zone: year 1 (no midnight in
+ * the zone's old local mean time) and 9999-12-31 (its next day is in the year 10000, which
+ * no ISO date-time the store reads can hold) were 500s (platform audit).
+ */
+const FIRST_YEAR = 1970;
+const LAST_YEAR = 9998;
+
 export function checkParam(param: ValueParam, value: unknown): string {
   const ok = typeof value === 'string' && (param.kind === 'date' ? isIsoDate(value) : MONTH.test(value));
   if (!ok) throw badRequest(paramError(param, value !== undefined && value !== ''));
+  const year = Number((value as string).slice(0, 4));
+  if (year < FIRST_YEAR || year > LAST_YEAR) {
+    throw badRequest(param.kind === 'date'
+      ? `${param.name} must be a date from ${FIRST_YEAR}-01-01 to ${LAST_YEAR}-12-31`
+      : `${param.name} must be a month from ${FIRST_YEAR}-01 to ${LAST_YEAR}-12`);
+  }
   return value as string;
 }
 

@@ -55,7 +55,12 @@ function metadataFields(system: SystemKey): string[] {
 }
 
 /** Query values. */
-const BAD_QUERY: readonly string[] = ['', 'x', '-1', '0', '99999999999999999999', '1.5', 'null', '%00', '[]', '2026-13-45', 'a'.repeat(5000), 'true'];
+const BAD_QUERY: readonly string[] = [
+  '', 'x', '-1', '0', '99999999999999999999', '1.5', 'null', '%00', '[]', '2026-13-45', 'a'.repeat(5000), 'true',
+  // The ends of the calendar: well-formed dates and months the zone arithmetic and the store
+  // could not take (500s until the platform audit).
+  '0001-01', '0001-01-01', '9999-12', '9999-12-31',
+];
 
 const SDI_SECRET = 'route-fuzz-sdi-secret-0123456789';
 const BILLING_SECRET = 'route-fuzz-billing-secret';

@@ -35,6 +35,8 @@ export interface CertOptions {
   /** `rsa` (default) or `ec` (P-256). */
   keyType?: 'rsa' | 'ec';
   days?: number;
+  /** Extensions for a self-signed certificate, openssl `-addext` form (e.g. `keyUsage=critical,keyCertSign`). */
+  addext?: readonly string[];
 }
 
 export function generateCert(opts: CertOptions = {}): GeneratedCert {
@@ -53,7 +55,7 @@ export function generateCert(opts: CertOptions = {}): GeneratedCert {
     openssl(['x509', '-req', '-in', csr, '-CA', ca, '-CAkey', caKey, '-CAcreateserial', '-out', cert, '-days', days]);
     caPem = fs.readFileSync(ca, 'utf8');
   } else {
-    openssl(['req', '-x509', ...keyArgs, '-nodes', '-keyout', key, '-out', cert, '-days', days, '-subj', subject]);
+    openssl(['req', '-x509', ...keyArgs, '-nodes', '-keyout', key, '-out', cert, '-days', days, '-subj', subject, ...(opts.addext ?? []).flatMap((e) => ['-addext', e])]);
   }
   const certPem = fs.readFileSync(cert, 'utf8');
   const x = new crypto.X509Certificate(certPem);

@@ -354,7 +354,7 @@ export const listCertificates = <ThrowOnError extends boolean = false>(options?:
 /**
  * Upload a PKCS#12 certificate (multipart: certificate, password, certificate_id)
  *
- * multipart/form-data with `certificate` (the .p12/.pfx file, max 10 MB), `password` and `certificate_id` (letters, digits, hyphen, underscore, dot; unique per account). The private key and chain are stored sealed.
+ * multipart/form-data with `certificate` (the .p12/.pfx file, max 10 MB), `password` and `certificate_id` (letters, digits, hyphen, underscore, dot; unique per account). The private key and chain are stored sealed. An expired certificate, or one whose key usage does not allow signing, is refused (400); one not valid yet is kept with a warning.
  */
 export const uploadCertificate = <ThrowOnError extends boolean = false>(options: Options<UploadCertificateData, ThrowOnError>) => (options.client ?? client).post<UploadCertificateResponses, UploadCertificateErrors, ThrowOnError>({
     ...formDataBodySerializer,

@@ -2341,7 +2341,7 @@ export type CreateTransactionData = {
             [key: string]: unknown;
         };
         /**
-         * Country-dependent (see the quickstarts, docs/quickstart/). Spain: SII (Suministro Inmediato de Información): invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…. Italy: SDI electronic invoice (FatturaPA): invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento. Italy: Documento Commerciale (retail receipt): cash_amount, electronic_amount, is_return, is_cancellation, original_*.
+         * Country-dependent (see the quickstarts, docs/quickstart/). Spain: SII (Suministro Inmediato de Información): invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…. Italy: SDI electronic invoice (FatturaPA): invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento, pec_destinatario; refunds (TD04): original_invoice_number, original_invoice_date (DatiFattureCollegate). Italy: Documento Commerciale (retail receipt): cash_amount, electronic_amount, is_return, is_cancellation, original_*.
          */
         metadata?: {
             /**
@@ -2373,7 +2373,7 @@ export type CreateTransactionData = {
             vat_rate: number;
         }>;
         /**
-         * Country-dependent (see the quickstarts, docs/quickstart/). Spain: SII (Suministro Inmediato de Información): invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…. Italy: SDI electronic invoice (FatturaPA): invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento. Italy: Documento Commerciale (retail receipt): cash_amount, electronic_amount, is_return, is_cancellation, original_*.
+         * Country-dependent (see the quickstarts, docs/quickstart/). Spain: SII (Suministro Inmediato de Información): invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…. Italy: SDI electronic invoice (FatturaPA): invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento, pec_destinatario; refunds (TD04): original_invoice_number, original_invoice_date (DatiFattureCollegate). Italy: Documento Commerciale (retail receipt): cash_amount, electronic_amount, is_return, is_cancellation, original_*.
          */
         metadata?: {
             /**
@@ -2648,7 +2648,7 @@ export type PreviewTransactionData = {
             [key: string]: unknown;
         };
         /**
-         * Country-dependent (see the quickstarts, docs/quickstart/). Spain: SII (Suministro Inmediato de Información): invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…. Italy: SDI electronic invoice (FatturaPA): invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento. Italy: Documento Commerciale (retail receipt): cash_amount, electronic_amount, is_return, is_cancellation, original_*.
+         * Country-dependent (see the quickstarts, docs/quickstart/). Spain: SII (Suministro Inmediato de Información): invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…. Italy: SDI electronic invoice (FatturaPA): invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento, pec_destinatario; refunds (TD04): original_invoice_number, original_invoice_date (DatiFattureCollegate). Italy: Documento Commerciale (retail receipt): cash_amount, electronic_amount, is_return, is_cancellation, original_*.
          */
         metadata?: {
             /**
@@ -2680,7 +2680,7 @@ export type PreviewTransactionData = {
             vat_rate: number;
         }>;
         /**
-         * Country-dependent (see the quickstarts, docs/quickstart/). Spain: SII (Suministro Inmediato de Información): invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…. Italy: SDI electronic invoice (FatturaPA): invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento. Italy: Documento Commerciale (retail receipt): cash_amount, electronic_amount, is_return, is_cancellation, original_*.
+         * Country-dependent (see the quickstarts, docs/quickstart/). Spain: SII (Suministro Inmediato de Información): invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…. Italy: SDI electronic invoice (FatturaPA): invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento, pec_destinatario; refunds (TD04): original_invoice_number, original_invoice_date (DatiFattureCollegate). Italy: Documento Commerciale (retail receipt): cash_amount, electronic_amount, is_return, is_cancellation, original_*.
          */
         metadata?: {
             /**
@@ -3602,7 +3602,7 @@ export type ListCertificatesResponses = {
             nif: string | null;
             created_at: string;
             /**
-             * on upload: locations using this certificate whose tax_id differs from its NIF
+             * on upload: the certificate is not valid yet (not_before in the future); locations using this certificate whose tax_id differs from its NIF
              */
             warnings?: Array<string>;
         }>;
@@ -3708,7 +3708,7 @@ export type UploadCertificateResponses = {
         nif: string | null;
         created_at: string;
         /**
-         * on upload: locations using this certificate whose tax_id differs from its NIF
+         * on upload: the certificate is not valid yet (not_before in the future); locations using this certificate whose tax_id differs from its NIF
          */
         warnings?: Array<string>;
     };

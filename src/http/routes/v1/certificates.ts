@@ -17,7 +17,7 @@ export const CertificateSchema = Type.Object({
   not_after: DateTime,
   nif: Nullable(Type.String({ description: 'from the subject serialNumber (IDCES-/VATES- prefix removed)' })),
   created_at: DateTime,
-  warnings: Type.Optional(Type.Array(Type.String(), { description: 'on upload: locations using this certificate whose tax_id differs from its NIF' })),
+  warnings: Type.Optional(Type.Array(Type.String(), { description: 'on upload: the certificate is not valid yet (not_before in the future); locations using this certificate whose tax_id differs from its NIF' })),
 });
 
 const NOT_MULTIPART = 'unsupported content type: send multipart/form-data';
@@ -76,7 +76,8 @@ export function certificateRoutes(app: FastifyInstance, s: { certificates: Certi
         summary: 'Upload a PKCS#12 certificate (multipart: certificate, password, certificate_id)',
         description:
           'multipart/form-data with `certificate` (the .p12/.pfx file, max 10 MB), `password` and `certificate_id` ' +
-          '(letters, digits, hyphen, underscore, dot; unique per account). The private key and chain are stored sealed.',
+          '(letters, digits, hyphen, underscore, dot; unique per account). The private key and chain are stored sealed. ' +
+          'An expired certificate, or one whose key usage does not allow signing, is refused (400); one not valid yet is kept with a warning.',
         consumes: ['multipart/form-data'],
         response: { 201: CertificateSchema, 400: ErrorBody, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody, ...authErrors },
       },
