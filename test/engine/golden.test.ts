@@ -40,9 +40,11 @@ describe.each(SYSTEMS.map((s) => s.key as SystemKey))('%s', (system) => {
     const e = createEngine({ clock, startWorker: false });
     ok(await e.call({ version: 1, method: 'init', params: { api_key: key, environment: 'sandbox', country, service_url: svc.url, data_dir: dataDir, telemetry_interval_seconds: 0 } }));
     try {
+      // Read once: Italy's fixture numbers each read afresh, and both sides must build the same invoice.
+      const metadata = saleMetadata[system];
       const body = (loc: string) => ({
         ...saleBody(loc, saleLines[system] ?? {}),
-        ...(saleMetadata[system] ? { metadata: saleMetadata[system] } : {}),
+        ...(metadata ? { metadata } : {}),
       });
       // Engine
       const eLoc = ok(await e.call({ version: 1, method: 'create_location', params: locationBody(system) })).id;
