@@ -158,8 +158,13 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
    * refused by the authority) with 409 `message`: an authority that already holds the number
    * answers "duplicate", which reads as accepted, and the second sale would never be
    * registered. Null: the system numbers the document itself. Pure.
+   *
+   * `scope`: where the number must be unique when that is wider than the chain (an issuer
+   * whose locations chain apart, SII and SDI: the authority keys duplicates by issuer); the
+   * core keeps it per environment as it does chains. Checked in the chain's append, so two
+   * chains of one scope writing the same number at the same instant are not serialized.
    */
-  issuedDocument?(input: { tx: TransactionDraft; location: LocationForFiscal }): { document: string; message: string } | null;
+  issuedDocument?(input: { tx: TransactionDraft; location: LocationForFiscal }): { document: string; message: string; scope?: string } | null;
   /**
    * Optional, for systems whose record signs the previous record's signature at the very
    * end of its signed message (NF525, SAF-T PT): the record built up to that signature,

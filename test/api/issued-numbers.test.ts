@@ -42,6 +42,21 @@ describe('a client invoice number is issued once', () => {
     expect([replay.statusCode, replay.json().id]).toEqual([200, keyed.json().id]);
   });
 
+  it('SII and SDI: the number is the issuer\'s, across its locations (each chains apart); another issuer may use it', async () => {
+    for (const system of ['es-sii', 'it-sdi'] as const) {
+      const { key } = await t.signup();
+      const a = await createLocation(t, key, system, { name: 'Caja 1' });
+      const b = await createLocation(t, key, system, { name: 'Caja 2' });
+      const number = { invoice_number: 'X-2026-1' };
+      expect((await createTx(t, key, sale(a, system, number))).statusCode, system).toBe(201);
+      const again = await createTx(t, key, sale(b, system, number));
+      expect(again.statusCode, `${system} ${again.body}`).toBe(409);
+      const elsewhere = await t.signup();
+      const c = await createLocation(t, elsewhere.key, system);
+      expect((await createTx(t, elsewhere.key, sale(c, system, number))).statusCode, system).toBe(201);
+    }
+  });
+
   it('concurrent creates under one number: one 201, the others 409', async () => {
     const { key } = await t.signup();
     const loc = await createLocation(t, key, 'es-verifactu');

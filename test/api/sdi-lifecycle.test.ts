@@ -63,7 +63,7 @@ interface Scenario {
 
 
 /** A fresh account with its uploaded certificate, an it-sdi location (its own partita IVA) naming it, and a webhook for the SDI event. */
-async function scenario(): Promise<Scenario> {
+async function scenario(taxId = freshPartitaIva()): Promise<Scenario> {
   const { key, accountId } = await t.signup();
   const certificateId = `cert-it-${crypto.randomUUID().slice(0, 8)}`;
   const cert = generateCert({ subject: '/C=IT/serialNumber=TINIT-01234567897/CN=Trasmittente Test', days: 3650 });
@@ -72,7 +72,7 @@ async function scenario(): Promise<Scenario> {
   const body = locationBody('it-sdi') as { country_config: Record<string, unknown> };
   const loc = await t.request({
     method: 'POST', url: '/v1/locations', key,
-    payload: { ...body, tax_id: freshPartitaIva(), country_config: { ...body.country_config, certificate_id: certificateId } },
+    payload: { ...body, tax_id: taxId, country_config: { ...body.country_config, certificate_id: certificateId } },
   });
   expect(loc.statusCode, loc.body).toBe(201);
   const hook = await t.request({ method: 'POST', url: '/v1/webhooks', key, payload: { url: receiver.url, events: [EVENT] } });
@@ -297,18 +297,28 @@ describe('SdI lifecycle: fake SdI → signed notifications → POST /v1/inbound/
     expect(refused.statusCode, refused.body).toBe(409);
     expect(refused.json().error).toBe(`metadata.invoice_number ${number} was already issued as TD01 in ${refused.json().error.match(/in (\d{4}):/)?.[1]}: SdI refuses a duplicate invoice (00404)`);
     expect(refused.json().error).toMatch(/ in \d{4}: /);
-    // …but a second location of the same issuer (its own chain) can still send it: SdI answers.
+    // …and at another location of the issuer (its own chain: the number is the cedente's).
     const loc = (await t.request({ method: 'GET', url: `/v1/locations/${s.loc}`, key: s.key })).json();
     const twin = await t.request({
       method: 'POST', url: '/v1/locations', key: s.key,
       payload: { name: 'Seconda cassa', country: 'IT', address: loc.address, tax_id: loc.tax_id, country_config: loc.country_config },
     });
     expect(twin.statusCode, twin.body).toBe(201);
-    const again = await invoice({ ...s, loc: twin.json().id }, { invoice_number: number });
+    const atTwin = await createTx(t, s.key, saleBody(twin.json().id, { metadata: { invoice_number: number } }), AUTHORITY);
+    expect(atTwin.statusCode, atTwin.body).toBe(409);
+    // What we cannot see (another account of the same partita IVA: another software) SdI
+    // still refuses: the NS 00404 path.
+    const other = await scenario(loc.tax_id);
+    // Its first file takes the name the first account already used (the progressivo is per
+    // transmitter): SdI refuses the name (00002). Its next file is new.
+    await invoice(other);
+    await send();
+    await fake.deliver();
+    const again = await invoice(other, { invoice_number: number });
     await send();
     const got = await fake.deliver();
     expect(got.map((n) => [n.type, n.nomeFile, n.answers[0]!.status])).toEqual([['NS', again.fiscal_id, 200]]);
-    const rejected = await getTx(t, s.key, again.id);
+    const rejected = await getTx(t, other.key, again.id);
     expect(rejected.status).toBe('rejected');
     expect(rejected.response_payload.notifications).toEqual([expect.objectContaining({
       notification: 'NS', duplicate: true, ListaErrori: [expect.objectContaining({ Codice: '00404', message: expect.stringContaining('Duplicate invoice') })],

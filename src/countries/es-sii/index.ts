@@ -36,7 +36,11 @@ export const sii: FiscalSystem<'es-sii', 'ES'> = {
   certificateFields: SPAIN_CERTIFICATE_FIELDS,
   validateTransaction: validateSiiTransaction,
   // NumSerieFacturaEmisor: the series prefixed to the number, as AEAT reads it.
-  issuedDocument: ({ tx }) => clientInvoiceNumber(tx, metaString(tx, 'series') ?? '', (series, number) => `${series}${number}`),
+  // Unique per issuer, not per location's chain: AEAT keys a duplicate by NIF, number and date.
+  issuedDocument: ({ tx, location }) => {
+    const issued = clientInvoiceNumber(tx, metaString(tx, 'series') ?? '', (series, number) => `${series}${number}`);
+    return issued && { ...issued, scope: `es-sii:${location.account_id}:${location.tax_id ?? location.id}` };
+  },
   chainKey: ({ location, tx }) => chainKeyOf('es-sii', location.id, metaString(tx, 'series') ?? 'default'),
   initialStatus: () => 'pending',
   build: buildSii,

@@ -41,7 +41,7 @@ export const sdi: FiscalSystem<'it-sdi', 'IT'> = {
   certificateFields: ['certificate_id'],
   lineFields: [NATURA_LINE_FIELD],
   validateTransaction: validateSdiTransaction,
-  issuedDocument: ({ tx }) => sdiIssuedDocument(tx),
+  issuedDocument: ({ tx, location }) => sdiIssuedDocument(tx, location),
   // The merchant numbers its invoices; the key only groups a location's records.
   chainKey: ({ location }) => chainKeyOf('it-sdi', location.id, 'default'),
   // The SdI file progressivo is unique per transmitter (the partita IVA): a gapless

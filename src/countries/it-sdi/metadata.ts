@@ -3,7 +3,7 @@
  * `tipo_documento` override, and the Natura rule on 0 % lines.
  */
 import { badRequest } from '../../core/errors.ts';
-import type { TransactionContext, TransactionDraft } from '../types.ts';
+import type { LocationForFiscal, TransactionContext, TransactionDraft } from '../types.ts';
 import { isIsoDate, isoDate, localDate } from '../shared/dates.ts';
 import { baseMetadata, optionalChoice, optionalText, withoutUndefined } from '../shared/metadata-fields.ts';
 import { checkNatura } from '../it/natura.ts';
@@ -181,7 +181,7 @@ function requireLiveParties(tx: TransactionDraft, ctx: TransactionContext, buyer
  * document type and year (DPR 633/1972 art. 21: progressive numbering, which may restart
  * each calendar year). Caught at creation as a 409 instead of a rejection days later.
  */
-export function sdiIssuedDocument(tx: TransactionDraft): { document: string; message: string } | null {
+export function sdiIssuedDocument(tx: TransactionDraft, location: LocationForFiscal): { document: string; message: string; scope: string } | null {
   const number = tx.metadata.invoice_number;
   const date = tx.metadata.invoice_date;
   if (typeof number !== 'string' || typeof date !== 'string') return null;
@@ -189,6 +189,8 @@ export function sdiIssuedDocument(tx: TransactionDraft): { document: string; mes
   const year = date.slice(0, 4);
   return {
     document: `${tipo} ${year} ${number}`,
+    // SdI's key is the cedente's: every location of one partita IVA shares it.
+    scope: `it-sdi:${location.account_id}:${location.tax_id ?? location.id}`,
     message: `metadata.invoice_number ${number} was already issued as ${tipo} in ${year}: SdI refuses a duplicate invoice (00404)`,
   };
 }
