@@ -64,6 +64,10 @@ describe('canonical form', () => {
     const fracPrice = canonical();
     (fracPrice.items as Record<string, unknown>[])[0]!.unit_price = 1.5;
     expect(err(fracPrice)).toBe('items[0].unit_price must be an integer amount in minor units (e.g. 1250 for 12.50)');
+    const negPrice = canonical();
+    (negPrice.items as Record<string, unknown>[])[0]!.unit_price = -100;
+    expect(err(negPrice)).toBe('items[0].unit_price must not be negative (a refund is a transaction of type refund, with positive amounts)');
+    expect(err(canonical({ tax_amount: -1 }))).toBe('tax_amount must not be negative (a refund is a transaction of type refund, with positive amounts)');
     expect(err(canonical({ items: [{ description: 'x', quantity: 0, unit_price: 1, tax_rate: 0 }] }))).toBe('items[0].quantity must be a positive number with at most 6 decimals');
     expect(err(canonical({ items: [{ description: 'x', quantity: 1, unit_price: 1, tax_rate: 101 }] }))).toBe('items[0].tax_rate must be a percentage from 0 to 100');
     expect(err(canonical({ items: [{ quantity: 1, unit_price: 1, tax_rate: 0 }] }))).toBe('items[0].description is required');

@@ -27,6 +27,13 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 const required = (field: string) => badRequest(`Key: 'CreateRequest.${goName(field)}' Error:Field validation for '${goName(field)}' failed on the 'required' tag`);
 const goName = (snake: string) => snake.split('_').map((p) => (p === 'id' ? 'ID' : p.charAt(0).toUpperCase() + p.slice(1))).join('');
 const minorUnitsMessage = (field: string) => `${field} must be an integer amount in minor units (e.g. 1250 for 12.50)`;
+/**
+ * An integer below zero is a whole amount, just not allowed here: say that, not "integer"
+ * (a discount sent as a negative line read as a unit error). A refund is a transaction of
+ * its own type with positive amounts.
+ */
+const nonNegativeMessage = (field: string) => `${field} must not be negative (a refund is a transaction of type refund, with positive amounts)`;
+const amountMessage = (field: string, v: unknown) => (isMinorUnits(v) ? nonNegativeMessage(field) : minorUnitsMessage(field));
 
 export interface NormalizedRequest {
   draft: TransactionDraft;
@@ -119,7 +126,7 @@ function lineFieldsOf(raw: Obj, path: string, fields: readonly LineField[]): Rec
 /** Builds one line from quantity, unit price and rate; checks the client's line totals when given. */
 function line(raw: Obj, path: string, rate: Decimal, taxRateValue: number, fields: readonly LineField[]): TxLine {
   const quantity = quantityOf(raw.quantity, path);
-  if (!isMinorUnits(raw.unit_price) || raw.unit_price < 0) throw badRequest(minorUnitsMessage(`${path}.unit_price`));
+  if (!isMinorUnits(raw.unit_price) || raw.unit_price < 0) throw badRequest(amountMessage(`${path}.unit_price`, raw.unit_price));
   const net = lineNet(quantity, raw.unit_price);
   const tax = lineTax(quantity, raw.unit_price, rate);
   if (raw.tax_amount !== undefined) {
@@ -160,7 +167,7 @@ function fromCanonical(body: Obj, fields: readonly LineField[]): TransactionDraf
   });
   for (const f of ['pretax_amount', 'tax_amount', 'total_amount'] as const) {
     if (body[f] === undefined || body[f] === null) throw required(f);
-    if (!isMinorUnits(body[f]) || (body[f] as number) < 0) throw badRequest(minorUnitsMessage(f));
+    if (!isMinorUnits(body[f]) || (body[f] as number) < 0) throw badRequest(amountMessage(f, body[f]));
   }
   const pretax = body.pretax_amount as number;
   const tax = body.tax_amount as number;
