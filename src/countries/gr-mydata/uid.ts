@@ -36,7 +36,11 @@ export function uidOfDocument(body: string): string | undefined {
   const parsed = xmlRoot(body);
   if ('fault' in parsed || parsed.root.localName !== 'InvoicesDoc') return undefined;
   const invoice = parsed.root.getElementsByTagNameNS('*', 'invoice')[0];
-  if (!invoice) return undefined;
+  return invoice ? uidOfInvoice(invoice) : undefined;
+}
+
+/** The UID of one `invoice` element, from its issuer and header fields (verify.ts checks stored records with it). */
+export function uidOfInvoice(invoice: Element): string {
   const t = (...path: string[]) => textAt(invoice, ...path) ?? '';
   return myDataUid({
     afm: t('issuer', 'vatNumber'),

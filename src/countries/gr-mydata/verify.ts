@@ -8,7 +8,7 @@
  */
 import type { RecordFault, VerifyRecordInput } from '../types.ts';
 import { textAt, xmlRoot } from '../shared/record-verify.ts';
-import { myDataUid } from './uid.ts';
+import { uidOfInvoice } from './uid.ts';
 
 export function verifyMyDataRecord({ record, previous }: VerifyRecordInput): RecordFault | null {
   if (!record.contentType.startsWith('application/xml')) {
@@ -19,14 +19,7 @@ export function verifyMyDataRecord({ record, previous }: VerifyRecordInput): Rec
   const invoice = parsed.root.localName === 'InvoicesDoc' ? parsed.root.getElementsByTagNameNS('*', 'invoice')[0] : undefined;
   if (!invoice) return { kind: 'body_changed', reason: 'not a myDATA InvoicesDoc' };
   const t = (...path: string[]) => textAt(invoice, ...path) ?? '';
-  const uid = myDataUid({
-    afm: t('issuer', 'vatNumber'),
-    issueDate: t('invoiceHeader', 'issueDate'),
-    branch: Number(t('issuer', 'branch')),
-    invoiceType: t('invoiceHeader', 'invoiceType'),
-    series: t('invoiceHeader', 'series'),
-    aa: t('invoiceHeader', 'aa'),
-  });
+  const uid = uidOfInvoice(invoice);
   if (uid !== record.fingerprint) return { kind: 'body_changed', reason: `fingerprint mismatch: the document gives UID ${uid}, stored ${record.fingerprint ?? '(none)'}` };
   const aa = Number(t('invoiceHeader', 'aa'));
   const year = t('invoiceHeader', 'issueDate').slice(0, 4);
