@@ -20,6 +20,7 @@ import { COUNTRIES } from '../countries/registry.ts';
 import { deriveKeys } from '../crypto/master-key.ts';
 import { validatorCompiler, schemaErrorFormatter } from '../http/validation.ts';
 import { MAX_JSON_DEPTH, nestsDeeperThan, TOO_DEEP_BODY } from '../core/json-depth.ts';
+import { stringFault } from '../core/body-strings.ts';
 import { CreateBody as LocationCreateBody, PatchBody as LocationPatchBody } from '../http/routes/v1/locations.ts';
 import { EMBEDDED_BACKOFF } from '../jobs/backoff.ts';
 import { createMemoryLimiter } from '../ratelimit/memory-limiter.ts';
@@ -495,15 +496,24 @@ export function createEngine(opts: EngineOptions = {}) {
    * Params given as an object hold what the JSON form could hold: at most MAX_JSON_DEPTH
    * levels (the string form's rule, `invalid_request`), no cycle, no BigInt, function or
    * symbol (`invalid_params`). They reached the core and failed there as `internal_error`.
+   * Strings are held to the HTTP body's rules (`validation_error` with its messages).
    */
   function checkPlainJson(root: Record<string, unknown>): void {
     const onPath = new Set<object>();
+    // The strings the HTTP body parser refuses (NUL, XML-forbidden controls, a lone
+    // surrogate), with its messages: the same core behind both doors (core/body-strings.ts).
+    const checkString = (s: string) => {
+      const fault = stringFault(s);
+      if (fault !== null) throw new EngineError('validation_error', fault);
+    };
     const walk = (v: unknown, depth: number): void => {
-      if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || v === undefined) return;
+      if (typeof v === 'string') return checkString(v);
+      if (v === null || typeof v === 'number' || typeof v === 'boolean' || v === undefined) return;
       if (typeof v !== 'object') throw new EngineError('invalid_params', `params must hold JSON values only (found a ${typeof v})`);
       if (depth > MAX_JSON_DEPTH) throw new EngineError('invalid_request', TOO_DEEP_BODY);
       if (onPath.has(v)) throw new EngineError('invalid_params', 'params must hold JSON values only (found a cycle)');
       onPath.add(v);
+      if (!Array.isArray(v)) for (const k of Object.keys(v)) checkString(k);
       for (const child of Array.isArray(v) ? v : Object.values(v)) walk(child, depth + 1);
       onPath.delete(v);
     };

@@ -43,10 +43,13 @@ import { schemaErrorFormatter, validatorCompiler } from './validation.ts';
 import { portalPlugin } from '../portal/plugin.ts';
 import { metricsRoutes, registerRequestMetrics } from '../metrics/http.ts';
 import { openapiTransform } from './openapi.ts';
+import { CONTROL_IN_BODY, LONE_SURROGATE_IN_BODY, NUL_IN_BODY, hasLoneSurrogate } from '../core/body-strings.ts';
+
+// The messages live in core/ (the engine's envelope refuses the same strings); re-exported for the HTTP tests.
+export { CONTROL_IN_BODY, LONE_SURROGATE_IN_BODY, NUL_IN_BODY };
 
 /** A JSON `\u0000` escape whose backslash is not itself escaped. */
 const UNESCAPED_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/;
-export const NUL_IN_BODY = 'strings in the body may not contain the NUL character (\\u0000)';
 export const NUL_IN_PARAMETERS = 'path and query parameters may not contain the NUL character (%00)';
 /**
  * A JSON escape of a character XML 1.0 cannot carry (C0 controls but tab, LF and CR, as
@@ -56,25 +59,19 @@ export const NUL_IN_PARAMETERS = 'path and query parameters may not contain the 
  */
 const UNESCAPED_XML_FORBIDDEN = /(?:^|[^\\])(?:\\\\)*\\(?:[bf]|u(?:00(?:0[1-8bBcCeEfF]|1[0-9a-fA-F])|[fF]{3}[eEfF]))/;
 const RAW_XML_FORBIDDEN = /[\uFFFE\uFFFF]/;
-export const CONTROL_IN_BODY = 'strings in the body may not contain control characters other than tab, line feed and carriage return (nor U+FFFE, U+FFFF): fiscal documents cannot carry them';
 /**
  * A surrogate written as a JSON escape (`\uD800`–`\uDFFF`), its backslash not itself
  * escaped. Raw UTF-8 cannot encode a lone surrogate (the decoder gives U+FFFD), so only an
  * escape can bring one; a pair (an escaped emoji) matches too and is looked at closely.
  */
 const ESCAPED_SURROGATE = /(?:^|[^\\])(?:\\\\)*\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
-export const LONE_SURROGATE_IN_BODY = 'strings in the body may not contain a lone UTF-16 surrogate (\\uD800 to \\uDFFF without its pair): fiscal documents cannot carry it';
-
-/** A high surrogate not followed by a low one, or a low one not after a high one (code units). */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const isWellFormed = (s: string) => !LONE_SURROGATE.test(s);
 
 /** Whether every string (and key) in a parsed JSON value is well-formed UTF-16. */
 function wellFormedStrings(v: unknown): boolean {
-  if (typeof v === 'string') return isWellFormed(v);
+  if (typeof v === 'string') return !hasLoneSurrogate(v);
   if (Array.isArray(v)) return v.every(wellFormedStrings);
   if (v !== null && typeof v === 'object') {
-    for (const [k, x] of Object.entries(v)) if (!isWellFormed(k) || !wellFormedStrings(x)) return false;
+    for (const [k, x] of Object.entries(v)) if (hasLoneSurrogate(k) || !wellFormedStrings(x)) return false;
   }
   return true;
 }

@@ -4,6 +4,7 @@ import * as jose from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { TOO_DEEP_BODY } from '../../src/core/json-depth.ts';
+import { CONTROL_IN_BODY, LONE_SURROGATE_IN_BODY, NUL_IN_BODY } from '../../src/core/body-strings.ts';
 import { createEngine, fiscalCall } from '../../src/engine/index.ts';
 import { TOKEN_FILE } from '../../src/engine/token.ts';
 import { generateMasterKey } from '../../src/crypto/master-key.ts';
@@ -63,6 +64,15 @@ describe('the envelope, before init', () => {
     cyclic.self = cyclic;
     expect(await e.call({ version: 1, method: 'process_transaction', params: { metadata: cyclic } })).toEqual({ version: 1, error: { code: 'invalid_params', message: 'params must hold JSON values only (found a cycle)' } });
     expect(await e.call({ version: 1, method: 'process_transaction', params: { metadata: { n: 10n } } })).toEqual({ version: 1, error: { code: 'invalid_params', message: 'params must hold JSON values only (found a bigint)' } });
+    // Strings as the HTTP body parser holds them: no NUL, no XML-forbidden control, no lone
+    // surrogate, in values or keys, in the object form and the string form alike.
+    const refused = (message: string) => ({ version: 1, error: { code: 'validation_error', message } });
+    expect(await e.call({ version: 1, method: 'process_transaction', params: { items: [{ description: 'Men\u0000u' }] } })).toEqual(refused(NUL_IN_BODY));
+    expect(await e.call({ version: 1, method: 'process_transaction', params: { metadata: { note: 'bell\u0007' } } })).toEqual(refused(CONTROL_IN_BODY));
+    expect(await e.call({ version: 1, method: 'process_transaction', params: { customer_context: { name: 'Cliente \ud83d' } } })).toEqual(refused(LONE_SURROGATE_IN_BODY));
+    expect(await e.call({ version: 1, method: 'process_transaction', params: { metadata: { ['k\udc00']: 1 } } })).toEqual(refused(LONE_SURROGATE_IN_BODY));
+    expect(JSON.parse(await e.call(JSON.stringify({ version: 1, method: 'process_transaction', params: { metadata: { x: '\ud800' } } })))).toEqual(refused(LONE_SURROGATE_IN_BODY));
+    expect(code(await e.call({ version: 1, method: 'queue_status', params: { note: 'tab\tnewline\n emoji 😀' } }))).toBe('not_initialized');
     // The same object twice (not a cycle) is fine: it reaches the method (not initialised here).
     const shared = { k: 1 };
     expect(code(await e.call({ version: 1, method: 'queue_status', params: { a: shared, b: shared } }))).toBe('not_initialized');
