@@ -917,6 +917,11 @@ export interface ReceiptFacts {
   } | undefined;
   /** The country's language: the receipt's default (`lang=` may ask for `en` instead). */
   language: Exclude<ReceiptLanguage, 'en'>;
+  /**
+   * How the location's tax id is introduced, where one country label would misname some
+   * values (France: a SIRET is not a VAT number); absent, the language's generic word.
+   */
+  taxIdLabel?(taxId: string): Localized | undefined;
   /** The document's title, from its render hints (Portugal: by document type). */
   title(hints: readonly RenderHint[], tx: TransactionDraft): Localized;
   /**

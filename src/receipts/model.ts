@@ -80,7 +80,10 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
   merchant.push(text(name, 'center', true));
   if (src.location.legal_name !== null && src.location.legal_name !== src.location.name) merchant.push(text(src.location.name, 'center'));
   if (src.location.address) merchant.push(text(src.location.address, 'center'));
-  if (src.location.tax_id) merchant.push(text(`${w.taxId}: ${src.location.tax_id}`, 'center'));
+  if (src.location.tax_id) {
+    const label = facts?.taxIdLabel?.(src.location.tax_id);
+    merchant.push(text(`${label ? say(label) : w.taxId}: ${src.location.tax_id}`, 'center'));
+  }
 
   const title = facts ? say(facts.title(hints, tx)) : 'Receipt';
   const titleBlocks: Block[] = [{ kind: 'rule' }, text(title, 'center', true)];

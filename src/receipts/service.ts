@@ -3,7 +3,8 @@
  * found), the location it was made at (deleted or not: the receipt is of the past
  * sale), its system's receipt facts, drawn by render.ts.
  */
-import { badRequest, notFound } from '../core/errors.ts';
+import { badRequest, forbidden, notFound } from '../core/errors.ts';
+import { allowsCountry } from '../core/permissions.ts';
 import type { Country } from '../core/country.ts';
 import { getSystem, isSystemKey } from '../countries/registry.ts';
 import type { FirstRecordDeps, FiscalSystem, SoftwareIdentity } from '../countries/types.ts';
@@ -69,6 +70,11 @@ export function createReceiptService(deps: { db: Db; software: SoftwareIdentity;
   ) {
     const row = await transactionsRepo.get(deps.db, auth.accountId, id);
     if (!row) throw notFound('transaction not found');
+    // A numbered duplicate acts in the transaction's country (it takes a copy number and, in
+    // France, writes a JET event): a key scoped to other countries may read the receipt, as it
+    // may read the transaction, but not reprint it (DECISIONS "Keys": 403 when transacting
+    // elsewhere; the message is the cancel's).
+    if (copyOf && !allowsCountry(auth.permissions, row.country)) throw forbidden(`API key is not allowed to act in country ${row.country}`);
     const system = row.system && isSystemKey(row.system) ? getSystem(row.system) : undefined;
     // The options are checked before anything is drawn (or counted): a bad one is a 400 whatever the transaction.
     const options = receiptOptions(query, receiptLanguages(system?.receipt));

@@ -15,6 +15,16 @@ export const NF525_RECEIPT: ReceiptFacts = {
     signature_extract: { fr: 'Signature', en: 'Signature' },
   },
   qr: {},
+  // The location's tax id is what the merchant registered: usually the SIRET (14 digits) or
+  // SIREN (9), sometimes the intra-EU VAT number (FR + 2-character key + SIREN, CGI art.
+  // 242 nonies A I-3°). The generic "N° TVA" would call a SIRET a VAT number on the ticket.
+  taxIdLabel: (taxId) => {
+    const v = taxId.replace(/\s/g, '');
+    if (/^\d{14}$/.test(v)) return { fr: 'SIRET', en: 'SIRET' };
+    if (/^\d{9}$/.test(v)) return { fr: 'SIREN', en: 'SIREN' };
+    if (/^FR[0-9A-Z]{2}\d{9}$/i.test(v)) return { fr: 'N° TVA intracom.', en: 'VAT no.' };
+    return undefined;
+  },
   // A reprint of a ticket says so, with its number (BOI-TVA-DECLA-30-10-30: duplicates are
   // identified and counted); the original is the receipt as first drawn.
   duplicate: {
