@@ -946,6 +946,12 @@ export interface ReceiptFacts {
   /** The QR symbols' parameters, by hint key; a QR hint not listed is drawn at level M, 30 mm. */
   qr: Readonly<Record<string, ReceiptQrSpec>>;
   /**
+   * Optional: a QR hint's content as it is printed now, when the document's state changes
+   * it after the record was built (Portugal: field E, the document's status, is `A` once
+   * the document is annulled). Absent or undefined: the hint as built. Pure.
+   */
+  qrContent?(key: string, content: string, now: { cancelled: boolean }): string | undefined;
+  /**
    * Fixed lines the law asks for that are not render hints (France: the software's name
    * and version), each with its placement; pure.
    */

@@ -116,7 +116,8 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
   for (const h of hints) {
     const out = byPlacement.get(h.placement) ?? byPlacement.get('body')!;
     if (h.kind === 'qr_url' || h.kind === 'qr_data') {
-      out.push({ kind: 'qr', key: h.key, content: h.value, spec: facts?.qr[h.key] ?? DEFAULT_QR });
+      const content = facts?.qrContent?.(h.key, h.value, { cancelled: src.transaction.status === 'cancelled' }) ?? h.value;
+      out.push({ kind: 'qr', key: h.key, content, spec: facts?.qr[h.key] ?? DEFAULT_QR });
       continue;
     }
     if (!h.mandatory) {

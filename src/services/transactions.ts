@@ -291,7 +291,9 @@ export function createTransactionService(deps: TransactionDeps) {
     const drawer = row.system ? getSystem(row.system).qrImage : undefined;
     const content = drawer ? row.render_hints.find((h) => h.key === drawer.hintKey)?.value : undefined;
     if (!drawer || content === undefined) throw notFound('QR image not found');
-    return drawer.png(content);
+    // As the receipt prints it now (a document annulled since: Portugal's field E).
+    const now = row.system ? getSystem(row.system).receipt?.qrContent?.(drawer.hintKey, content, { cancelled: row.status === 'cancelled' }) : undefined;
+    return drawer.png(now ?? content);
   }
 
   /**

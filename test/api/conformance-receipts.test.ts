@@ -98,4 +98,22 @@ describe('the QR image', () => {
     const png = await receipt(key, tx.id, '?format=png');
     expect(decodePngQr(png.rawPayload)?.data).toBe(qr);
   });
+
+  it('Portugal: once the document is annulled, its prints and its QR image say so in field E (A, not N); the hint stays as built', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'pt-saft');
+    const tx = (await createTx(t, key, saleBody(loc))).json() as { id: string; render_hints: { key: string; value: string }[] };
+    const qr = tx.render_hints.find((h) => h.key === 'qr')!.value;
+    expect(qr).toContain('*E:N*');
+    const cancel = await t.request({ method: 'POST', url: `/v1/transactions/${tx.id}/cancel`, key });
+    expect(cancel.statusCode, cancel.body).toBe(201);
+    const annulled = qr.replace('*E:N*', '*E:A*');
+    const image = await t.request({ method: 'GET', url: `/v1/transactions/${tx.id}/qr.png`, key });
+    expect(decodePngQr(image.rawPayload)?.data).toBe(annulled);
+    const reprint = await t.request({ method: 'POST', url: `/v1/transactions/${tx.id}/receipt/duplicate?format=png`, key });
+    expect(reprint.statusCode, reprint.body).toBe(200);
+    expect(decodePngQr(reprint.rawPayload)?.data).toBe(annulled);
+    const stored = await t.request({ method: 'GET', url: `/v1/transactions/${tx.id}`, key });
+    expect(stored.json().render_hints.find((h: { key: string }) => h.key === 'qr').value).toBe(qr);
+  });
 });

@@ -72,3 +72,8 @@ export function saftQrData(p: SaftQrInput): string {
 
 /** The 4 characters of the document hash printed and put in field Q: positions 1, 11, 21, 31 (Portaria 363/2010). */
 export const hashExtract = (hash: string): string => [0, 10, 20, 30].map((i) => hash.charAt(i)).join('');
+
+/** The QR content with field E (the document's status) set to `status`; the other fields as they are. */
+export function withQrStatus(content: string, status: string): string {
+  return content.split('*').map((f) => (f.startsWith('E:') ? `E:${status}` : f)).join('*');
+}

@@ -1,6 +1,7 @@
 import type { Localized, ReceiptFacts } from '../types.ts';
 import { documentTypeOf } from './metadata.ts';
 import { QR_MIN_VERSION } from './qr-image.ts';
+import { withQrStatus } from './qr.ts';
 
 const TITLES: Readonly<Record<string, Localized>> = {
   FS: { pt: 'Fatura simplificada', en: 'Simplified invoice' },
@@ -23,6 +24,9 @@ export const SAFT_RECEIPT: ReceiptFacts = {
     atcud: { pt: 'ATCUD:', en: 'ATCUD:' },
   },
   qr: { qr: { errorCorrectionLevel: 'M', minVersion: QR_MIN_VERSION, sizeMm: 30 } },
+  // Field E is the document's status (AT QR spec v1.0, the SAF-T InvoiceStatus: N normal,
+  // A anulado): a print made after the annulment (its 2.ª via) says A, as the SAF-T does.
+  qrContent: (key, content, { cancelled }) => (key === 'qr' && cancelled ? withQrStatus(content, 'A') : undefined),
   // A reprint is marked "2.ª via" (second copy), as Portuguese certified software prints
   // reprints (the AT's FAQs on annulled documents speak of the "2.ª via" printed
   // afterwards); it is the same wording for every reprint, the number is in X-Receipt-Copy.
