@@ -25,3 +25,32 @@ function chunk(type: string, data: Buffer): Buffer {
   crc.writeUInt32BE(zlib.crc32(Buffer.concat([head.subarray(4), data])) >>> 0, 0);
   return Buffer.concat([head, data, crc]);
 }
+
+/**
+ * A QR symbol as a 1-bit PNG: `size` modules a side, each `scale` pixels, inside a quiet
+ * zone of `margin` modules; `dark(row, col)` says which modules are dark. Pure: the same
+ * symbol gives the same bytes.
+ */
+export function qrModulesPng(size: number, dark: (row: number, col: number) => boolean, scale: number, margin: number): Buffer {
+  const side = (size + 2 * margin) * scale;
+  const rowBytes = Math.ceil(side / 8);
+  // Each row: filter byte 0, then the pixels, 1 bit each, most significant first; 1 = white.
+  // One row is drawn per module row and repeated `scale` times.
+  const raw = Buffer.alloc((rowBytes + 1) * side, 0xff);
+  const line = Buffer.alloc(rowBytes + 1, 0xff);
+  line[0] = 0;
+  // Bits past the image's width in the last byte stay 1 (ignored by readers).
+  for (let y = 0; y < side; y++) raw[y * (rowBytes + 1)] = 0;
+  for (let my = 0; my < size; my++) {
+    line.fill(0xff, 1);
+    for (let mx = 0; mx < size; mx++) {
+      if (!dark(my, mx)) continue;
+      const x0 = (mx + margin) * scale;
+      for (let x = x0; x < x0 + scale; x++) line[1 + (x >> 3)]! &= ~(0x80 >> (x & 7));
+    }
+    const y0 = (my + margin) * scale;
+    for (let y = y0; y < y0 + scale; y++) line.copy(raw, y * (rowBytes + 1));
+  }
+  return greyscalePng(side, side, 1, raw);
+}
+

@@ -5,6 +5,7 @@
  * holds the content (AT: 9 at least).
  */
 import QRCode from 'qrcode';
+import { qrModulesPng } from '../core/png.ts';
 import type { ReceiptQrSpec } from '../countries/types.ts';
 
 /** Quiet zone around a symbol, in modules (ISO/IEC 18004: 4). */
@@ -34,3 +35,13 @@ export function qrSymbol(content: string, spec: ReceiptQrSpec): QrSymbol {
   const m = symbol!.modules;
   return { size: m.size, version: symbol!.version, dark: (r, c) => Boolean(m.get(r, c)) };
 }
+
+/** Pixels per module of a QR image on its own (GET …/qr.png): a printer scales it to the size its country asks. */
+const QR_IMAGE_SCALE = 4;
+
+/** The QR symbol as a PNG on its own, with the country's parameters: what a POS that cannot draw QR codes prints. */
+export function qrPng(content: string, spec: ReceiptQrSpec): Buffer {
+  const symbol = qrSymbol(content, spec);
+  return qrModulesPng(symbol.size, symbol.dark, QR_IMAGE_SCALE, QUIET_ZONE);
+}
+

@@ -22,6 +22,7 @@ import type { ListResult, Page } from './pagination.ts';
 import { QUEUED_EMBEDDED, transactionEntry, type TransactionAppend } from './transaction-entry.ts';
 import { toTransactionView, type TransactionView } from './transaction-view.ts';
 import { previewTransaction, type TransactionPreview } from './transaction-preview.ts';
+import { qrPng } from '../receipts/qr.ts';
 
 /**
  * Transactions: the business steps of a create and a cancel (validate, pick the fiscal
@@ -284,16 +285,24 @@ export function createTransactionService(deps: TransactionDeps) {
     return record;
   }
 
-  /** The transaction's QR code as a PNG, drawn by its system from the QR render hint (404 where there is none). */
+  /**
+   * The transaction's QR code as a PNG, from its QR render hint: drawn by its system where it
+   * draws its own (Portugal: version 9 at least, its own mask choice), else with the
+   * parameters its receipt gives that hint (Spain, Greece: level M). 404 where there is no
+   * QR (yet: Greece's arrives with AADE's answer).
+   */
   async function qrImage(auth: AuthContext, id: string): Promise<Buffer> {
     const row = await transactionsRepo.get(db, auth.accountId, id);
     if (!row) throw notFound('transaction not found');
-    const drawer = row.system ? getSystem(row.system).qrImage : undefined;
-    const content = drawer ? row.render_hints.find((h) => h.key === drawer.hintKey)?.value : undefined;
-    if (!drawer || content === undefined) throw notFound('QR image not found');
+    const system = row.system ? getSystem(row.system) : undefined;
+    const facts = system?.receipt;
+    const hint = system?.qrImage
+      ? row.render_hints.find((h) => h.key === system.qrImage!.hintKey)
+      : row.render_hints.find((h) => (h.kind === 'qr_url' || h.kind === 'qr_data') && facts?.qr[h.key] !== undefined);
+    if (!system || !hint) throw notFound('QR image not found');
     // As the receipt prints it now (a document annulled since: Portugal's field E).
-    const now = row.system ? getSystem(row.system).receipt?.qrContent?.(drawer.hintKey, content, { cancelled: row.status === 'cancelled' }) : undefined;
-    return drawer.png(now ?? content);
+    const content = facts?.qrContent?.(hint.key, hint.value, { cancelled: row.status === 'cancelled' }) ?? hint.value;
+    return system.qrImage ? system.qrImage.png(content) : qrPng(content, facts!.qr[hint.key]!);
   }
 
   /**

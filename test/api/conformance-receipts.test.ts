@@ -3,7 +3,7 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { decodePngQr } from '../../src/receipts/test-tools.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { FR_SIRET } from '../support/fixtures.ts';
-import { createLocation, createTx, saleBody } from '../support/transactions.ts';
+import { createLocation, createTx, saleBody, saleLines, saleMetadata } from '../support/transactions.ts';
 
 /*
  * Receipts checked black-box against DECISIONS ("Beyond the spec", "Keys, permissions")
@@ -97,6 +97,30 @@ describe('the QR image', () => {
     expect(decodePngQr(image.rawPayload)?.data).toBe(qr);
     const png = await receipt(key, tx.id, '?format=png');
     expect(decodePngQr(png.rawPayload)?.data).toBe(qr);
+  });
+
+  it.each(['es-ticketbai', 'es-verifactu', 'gr-mydata'] as const)('%s: GET /qr.png encodes exactly the qr render hint (level M, the receipt\'s parameters)', async (system) => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, system);
+    const created = await createTx(t, key, saleBody(loc, { ...saleLines[system], metadata: { ...(saleMetadata[system] ?? {}) } }));
+    expect(created.statusCode, created.body).toBe(201);
+    await t.worker.drain(); // Greece: the QR arrives with AADE's answer
+    const tx = (await t.request({ method: 'GET', url: `/v1/transactions/${created.json().id}`, key })).json() as { id: string; render_hints: { key: string; value: string }[] };
+    const qr = tx.render_hints.find((h) => h.key === 'qr')!.value;
+    const image = await t.request({ method: 'GET', url: `/v1/transactions/${tx.id}/qr.png`, key });
+    expect(image.statusCode, image.body).toBe(200);
+    expect(image.headers['content-type']).toBe('image/png');
+    expect(decodePngQr(image.rawPayload)?.data).toBe(qr);
+  });
+
+  it('no QR, no image: France and SII answer 404 QR image not found', async () => {
+    const { key } = await t.signup();
+    for (const system of ['fr-nf525', 'es-sii'] as const) {
+      const loc = await createLocation(t, key, system);
+      const tx = (await createTx(t, key, saleBody(loc, { metadata: { ...(saleMetadata[system] ?? {}) } }))).json();
+      const image = await t.request({ method: 'GET', url: `/v1/transactions/${tx.id}/qr.png`, key });
+      expect([image.statusCode, image.json()], system).toEqual([404, { error: 'QR image not found' }]);
+    }
   });
 
   it('Portugal: once the document is annulled, its prints and its QR image say so in field E (A, not N); the hint stays as built', async () => {

@@ -288,7 +288,7 @@ export const getFiscalRecord = <ThrowOnError extends boolean = false>(options: O
 });
 
 /**
- * The receipt's QR code as a PNG, drawn with the parameters its country fixes (Portugal: level M, version 9 or more), from the QR render hint; 404 where the transaction has no QR image. What the `image_url` render hint points to.
+ * The receipt's QR code as a PNG, drawn with the parameters its country fixes (level M; Portugal: version 9 or more), from the QR render hint (TicketBAI, VERI*FACTU, Portugal, Greece once AADE answered); 404 where the transaction has no QR. What Portugal's `image_url` render hint points to.
  */
 export const getTransactionQrImage = <ThrowOnError extends boolean = false>(options: Options<GetTransactionQrImageData, ThrowOnError>) => (options.client ?? client).get<GetTransactionQrImageResponses, GetTransactionQrImageErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

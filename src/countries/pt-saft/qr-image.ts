@@ -10,7 +10,7 @@
  * written here, 1 bit per pixel and synchronously (qrcode's own PNG writer is a stream). Pure:
  * the same content gives the same bytes.
  */
-import { greyscalePng } from '../../core/png.ts';
+import { qrModulesPng } from '../../core/png.ts';
 import QRCode from 'qrcode';
 
 /** AT: "versão mínima 9". */
@@ -169,26 +169,7 @@ function penaltyOf(m: Uint8Array, size: number): number {
 /** The PNG of the content's QR symbol (black on white, 1-bit greyscale). */
 export function saftQrPng(content: string): Buffer {
   const { size, modules } = saftQrModules(content);
-  const side = (size + 2 * QR_MARGIN) * QR_SCALE;
-  const rowBytes = Math.ceil(side / 8);
-  // Each row: filter byte 0, then the pixels, 1 bit each, most significant first; 1 = white.
-  // One row is drawn per module row and repeated QR_SCALE times.
-  const raw = Buffer.alloc((rowBytes + 1) * side, 0xff);
-  const line = Buffer.alloc(rowBytes + 1, 0xff);
-  line[0] = 0;
-  // Bits past the image's width in the last byte stay 1 (ignored by readers).
-  for (let y = 0; y < side; y++) raw[y * (rowBytes + 1)] = 0;
-  for (let my = 0; my < size; my++) {
-    line.fill(0xff, 1);
-    for (let mx = 0; mx < size; mx++) {
-      if (modules[my * size + mx] !== 1) continue;
-      const x0 = (mx + QR_MARGIN) * QR_SCALE;
-      for (let x = x0; x < x0 + QR_SCALE; x++) line[1 + (x >> 3)]! &= ~(0x80 >> (x & 7));
-    }
-    const y0 = (my + QR_MARGIN) * QR_SCALE;
-    for (let y = y0; y < y0 + QR_SCALE; y++) line.copy(raw, y * (rowBytes + 1));
-  }
-  return greyscalePng(side, side, 1, raw);
+  return qrModulesPng(size, (row, col) => modules[row * size + col] === 1, QR_SCALE, QR_MARGIN);
 }
 
 /** The image as the render hint carries it. */

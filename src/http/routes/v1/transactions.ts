@@ -162,7 +162,7 @@ export function transactionRoutes(app: FastifyInstance, s: { transactions: Trans
     config: { permission: 'transactions:read' },
     schema: {
       tags, security, params: IdParams,
-      summary: 'The receipt\'s QR code as a PNG, drawn with the parameters its country fixes (Portugal: level M, version 9 or more), from the QR render hint; 404 where the transaction has no QR image. What the `image_url` render hint points to.',
+      summary: 'The receipt\'s QR code as a PNG, drawn with the parameters its country fixes (level M; Portugal: version 9 or more), from the QR render hint (TicketBAI, VERI*FACTU, Portugal, Greece once AADE answered); 404 where the transaction has no QR. What Portugal\'s `image_url` render hint points to.',
       response: { 404: ErrorBody, ...authErrors },
     },
   }, async (req, reply) => {
