@@ -51,7 +51,7 @@ export function createRetryQueueService(deps: Deps) {
       const { rows, total } = await jobsRepo.list(deps.db, auth.accountId, ENTRY_KINDS, status, page.limit, page.offset);
       return { data: rows.map(toView), total, ...page };
     },
-    /** Counts over the entries touched in the last 24 hours. */
+    /** Entries waiting or running now, and those that completed or died in the last 24 hours. */
     async stats(auth: AuthContext) {
       const since = new Date(deps.clock.now().getTime() - STATS_WINDOW_MS);
       const s = await jobsRepo.stats(deps.db, auth.accountId, ENTRY_KINDS, since);

@@ -319,7 +319,7 @@ export const listRetryQueue = <ThrowOnError extends boolean = false>(options?: O
 });
 
 /**
- * Entry counts by status over the last 24 hours
+ * Entry counts by status: the entries waiting or running now (pending, processing, failed), and those completed or dead in the last 24 hours
  */
 export const getRetryQueueStats = <ThrowOnError extends boolean = false>(options?: Options<GetRetryQueueStatsData, ThrowOnError>) => (options?.client ?? client).get<GetRetryQueueStatsResponses, GetRetryQueueStatsErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

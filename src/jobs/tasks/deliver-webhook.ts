@@ -151,7 +151,11 @@ export function createDeliverWebhookHandler(deps: DeliverWebhookDeps): JobHandle
     if (!delivery) return { outcome: 'dead', error: 'delivery not found' };
     if (delivery.status === 'succeeded' || delivery.status === 'dead' || delivery.status === 'cancelled') return { outcome: 'completed' };
     const sub = await webhooksRepo.getAny(db, delivery.subscription_id);
-    if (!sub || sub.deleted_at || !sub.enabled) {
+    // A "send test" goes to its webhook enabled or not (docs/decisions.md "Webhook send
+    // test"): a merchant checks a paused endpoint before turning it back on. Only a
+    // deleted webhook cancels it.
+    const disabledCancels = delivery.event_type !== WEBHOOK_TEST_EVENT;
+    if (!sub || sub.deleted_at || (!sub.enabled && disabledCancels)) {
       const reason = !sub || sub.deleted_at ? 'webhook deleted' : 'webhook disabled';
       metrics.delivery('cancelled');
       return { outcome: 'completed', commit: (tx) => webhookDeliveriesRepo.cancel(tx, delivery.id, reason, clock.now()) };

@@ -353,10 +353,18 @@ export const jobsRepo = {
     return { rows: rows.rows, total: count.rows[0]?.n ?? 0 };
   },
 
-  /** Counts per status of an account's jobs of these kinds updated since `since`. */
+  /**
+   * Counts per status of an account's jobs of these kinds: every one still waiting or running
+   * (pending, waiting, processing, failed), whenever it was last touched, and those that
+   * ended (completed, dead) since `since`. A backlog is a backlog however old: counted by
+   * last touch, entries stuck while the workers were down (or behind a failing chain head)
+   * fell out of the counts after a day, and the stats said the queue was empty.
+   */
   async stats(q: Queryable, accountId: string, kinds: readonly string[], since: Date): Promise<Record<Exclude<JobStatus, 'waiting'>, number>> {
     const res = await q.query<{ status: JobStatus; n: number }>(
-      `SELECT status, count(*)::int AS n FROM jobs WHERE account_id = $1 AND kind = ANY($2::text[]) AND updated_at >= $3 GROUP BY status`,
+      `SELECT status, count(*)::int AS n FROM jobs
+       WHERE account_id = $1 AND kind = ANY($2::text[]) AND (status NOT IN ('completed', 'dead') OR updated_at >= $3)
+       GROUP BY status`,
       [accountId, [...kinds], since],
     );
     const out: Record<Exclude<JobStatus, 'waiting'>, number> = { pending: 0, processing: 0, completed: 0, failed: 0, dead: 0 };

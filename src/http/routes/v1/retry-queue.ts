@@ -39,7 +39,7 @@ export function retryQueueRoutes(app: FastifyInstance, s: { retryQueue: ReturnTy
   app.get('/v1/retry-queue/stats', {
     config: { permission: 'retry_queue:read' },
     schema: {
-      tags, security, summary: 'Entry counts by status over the last 24 hours',
+      tags, security, summary: 'Entry counts by status: the entries waiting or running now (pending, processing, failed), and those completed or dead in the last 24 hours',
       response: { 200: Type.Object({ pending: Type.Integer(), processing: Type.Integer(), completed: Type.Integer(), failed: Type.Integer(), dead: Type.Integer(), total: Type.Integer() }), ...authErrors },
     },
   }, async (req) => s.retryQueue.stats(authOf(req)));

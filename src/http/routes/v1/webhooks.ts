@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../../services/deps.ts';
 import { EVENT_TYPES } from '../../../services/events.ts';
 import { createWebhookService, type CreateWebhookInput, type PatchWebhookInput, type WebhookService } from '../../../services/webhooks.ts';
@@ -95,6 +95,11 @@ export function webhookRoutes(app: FastifyInstance, s: { webhooks: WebhookServic
   const security = [{ bearer: [] }];
   const tags = ['webhooks'];
   const idOf = (req: { params: unknown }) => (req.params as { id: string }).id;
+  // Another account's (or an unknown) id is a 404 before any 400 of the body or query
+  // (docs/decisions.md "Webhooks"): schema validation runs after preValidation.
+  const exists = async (req: FastifyRequest) => {
+    await s.webhooks.get(authOf(req), idOf(req));
+  };
 
   app.post('/v1/webhooks', {
     config: { permission: 'webhooks:write' },
@@ -113,6 +118,7 @@ export function webhookRoutes(app: FastifyInstance, s: { webhooks: WebhookServic
 
   app.patch('/v1/webhooks/:id', {
     config: { permission: 'webhooks:write' },
+    preValidation: exists,
     schema: { tags, summary: 'Change url, events, description or enabled', security, params: IdParams, body: PatchBody, response: { 200: WebhookSchema, 400: ErrorBody, 404: ErrorBody, ...authErrors } },
   }, async (req) => s.webhooks.patch(authOf(req), idOf(req), (req.body ?? {}) as PatchWebhookInput));
 
@@ -131,6 +137,7 @@ export function webhookRoutes(app: FastifyInstance, s: { webhooks: WebhookServic
 
   app.get('/v1/webhooks/:id/deliveries', {
     config: { permission: 'webhooks:read' },
+    preValidation: exists,
     schema: { tags, summary: 'The delivery log of a webhook, newest first, with every attempt', security, params: IdParams, querystring: DeliveriesQuery, response: { 200: ListOf(DeliverySchema), 400: ErrorBody, 404: ErrorBody, ...authErrors } },
   }, async (req) => {
     const q = req.query as { limit: number; offset: number; status?: DeliveryStatus };
