@@ -107,9 +107,15 @@ function transactionEventOf(
   };
 }
 
-/** `fiscalization.completed` (≡ transaction.fiscalized): by a job, or final at creation. */
+/**
+ * `fiscalization.completed` (≡ transaction.fiscalized): by a job, or with none behind it (final
+ * at creation, accepted by a notification or a batch). Its `status` is the entry's, `completed`,
+ * either way: the payload is "retry entry shaped" (spec Events, Delivery) and `success` or
+ * `delivered` are no entry's status; the transaction's own is in `transaction.status`.
+ */
 export function completionEvent(t: TransactionRow, now: Date, job?: JobRow): EventInput {
-  return transactionEventOf('fiscalization.completed', t, now, job ? { job, status: 'completed', lastError: null } : undefined);
+  const event = transactionEventOf('fiscalization.completed', t, now, job ? { job, status: 'completed', lastError: null } : undefined);
+  return job ? event : { ...event, data: { ...event.data, status: 'completed' } };
 }
 
 /** An event about a failed or late transaction, same shape. */

@@ -135,7 +135,7 @@ describe('events in their situations, delivered and signed', () => {
     for (const got of r.received) {
       expectSigned(got, w.secret);
       expect(Object.keys(got.json).sort()).toEqual(ENTRY_FIELDS);
-      expect(got.json).toMatchObject({ transaction_id: tx.id, entry_id: null, transaction: { id: tx.id, status: 'success' } });
+      expect(got.json).toMatchObject({ transaction_id: tx.id, entry_id: null, status: 'completed', attempt: 0, transaction: { id: tx.id, status: 'success' } });
     }
   });
 

@@ -111,7 +111,7 @@ describe('inbound authority messages (POST /v1/inbound/{channel})', () => {
     const events = (await t.db.query<{ type: string; data: { transaction_id: string; status: string } }>(
       `SELECT type, data FROM events WHERE account_id = $1 AND data->>'transaction_id' = $2 ORDER BY created_at`, [accountId, tx.id])).rows;
     // The channel's event, and the fiscalization's (spec Events: "transaction fiscalized → fiscalization.completed").
-    expect(events.map((e) => [e.type, e.data.status]).sort()).toEqual([['fiscalization.completed', 'delivered'], ['transaction.sdi_status_changed', 'delivered']]);
+    expect(events.map((e) => [e.type, e.data.status]).sort()).toEqual([['fiscalization.completed', 'completed'], ['transaction.sdi_status_changed', 'delivered']]);
     // Matched by the authority's id from now on; the same notice twice is a no-op.
     const again = await post('sdi', notice('RC', 'another-file-name.xml', '5550001111'));
     expect(again.statusCode).toBe(409); // the id names another file than the message: not this record's

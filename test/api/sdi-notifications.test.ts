@@ -274,7 +274,7 @@ describe('a notification while the attempt that sent the file failed or is in fl
     expect((await getTx(t, key, tx.id)).status).toBe('delivered');
     const { rows } = await t.db.query<{ status: string }>(`SELECT status FROM jobs WHERE transaction_id = $1 AND kind = 'submit'`, [tx.id]);
     expect(rows).toEqual([{ status: 'completed' }]);
-    expect(await allEventsOf(tx.id)).toEqual([['fiscalization.completed', 'delivered'], ['transaction.sdi_status_changed', 'delivered']]);
+    expect(await allEventsOf(tx.id)).toEqual([['fiscalization.completed', 'completed'], ['transaction.sdi_status_changed', 'delivered']]);
   });
 
   it('processing (the resend in flight when the RC comes): delivered; the resend\'s answer and its NS 00002 change nothing', async () => {
@@ -323,7 +323,7 @@ describe('a notification while the attempt that sent the file failed or is in fl
     expect([rc.statusCode, rc.json()]).toEqual([200, { transaction_id: tx.id, status: 'delivered', changed: true }]);
     // The clock stands still: listed by type.
     expect(await allEventsOf(tx.id)).toEqual([
-      ['fiscalization.completed', 'delivered'], ['fiscalization.dead_letter', 'dead'], ['transaction.sdi_status_changed', 'delivered'],
+      ['fiscalization.completed', 'completed'], ['fiscalization.dead_letter', 'dead'], ['transaction.sdi_status_changed', 'delivered'],
     ]);
   });
 
@@ -383,7 +383,7 @@ describe('outcome events and failure fields (F5), delivery_error (F6), the recei
   it('RC: fiscalization.completed beside transaction.sdi_status_changed; NS: the dead letter, submit_error, the translated error_message, completed_at', async () => {
     const ok = await sentInvoice();
     await post(notice('RC', ok.fiscal_id, sdiId()));
-    expect(await allEventsOf(ok.id)).toEqual([['fiscalization.completed', 'delivered'], ['transaction.sdi_status_changed', 'delivered']]);
+    expect(await allEventsOf(ok.id)).toEqual([['fiscalization.completed', 'completed'], ['transaction.sdi_status_changed', 'delivered']]);
 
     const ko = await sentInvoice();
     await post(notice('NS', ko.fiscal_id, sdiId()));
@@ -411,7 +411,7 @@ describe('outcome events and failure fields (F5), delivery_error (F6), the recei
     const delivered = await getTx(t, key, later.id);
     expect(delivered.completed_at).toBe(missed.completed_at);
     expect(await allEventsOf(later.id)).toEqual([
-      ['fiscalization.completed', 'delivery_error'], ['transaction.sdi_status_changed', 'delivery_error'], ['transaction.sdi_status_changed', 'delivered'],
+      ['fiscalization.completed', 'completed'], ['transaction.sdi_status_changed', 'delivery_error'], ['transaction.sdi_status_changed', 'delivered'],
     ]);
 
     const kept = await sentInvoice();
