@@ -110,8 +110,8 @@ function transactionEventOf(
 /**
  * `fiscalization.completed` (≡ transaction.fiscalized): by a job, or with none behind it (final
  * at creation, accepted by a notification or a batch). Its `status` is the entry's, `completed`,
- * either way: the payload is "retry entry shaped" (spec Events, Delivery) and `success` or
- * `delivered` are no entry's status; the transaction's own is in `transaction.status`.
+ * either way: the payload is "retry entry shaped" (spec Events, Delivery), and a
+ * transaction's status is no entry's; the transaction's own is in `transaction.status`.
  */
 export function completionEvent(t: TransactionRow, now: Date, job?: JobRow): EventInput {
   const event = transactionEventOf('fiscalization.completed', t, now, job ? { job, status: 'completed', lastError: null } : undefined);
