@@ -67,3 +67,8 @@ export function covers(holder: Grant, requested: Grant): boolean {
   const requestedCountries = countryScopes(requested);
   return requestedCountries.length > 0 && requestedCountries.every((c) => holderCountries.includes(c));
 }
+
+/** A key of one environment acting on another's transaction (cancel, a numbered reprint): the 403's message. */
+export const environmentMismatch = (key: string, transaction: string): string =>
+  `a ${key} key cannot act on a ${transaction} transaction: use a ${transaction} key`;
+

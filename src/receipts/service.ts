@@ -4,7 +4,7 @@
  * sale), its system's receipt facts, drawn by render.ts.
  */
 import { badRequest, forbidden, notFound } from '../core/errors.ts';
-import { allowsCountry } from '../core/permissions.ts';
+import { allowsCountry, environmentMismatch } from '../core/permissions.ts';
 import type { Country } from '../core/country.ts';
 import { getSystem, isSystemKey } from '../countries/registry.ts';
 import type { FirstRecordDeps, FiscalSystem, SoftwareIdentity } from '../countries/types.ts';
@@ -75,6 +75,9 @@ export function createReceiptService(deps: { db: Db; software: SoftwareIdentity;
     // may read the transaction, but not reprint it (DECISIONS "Keys": 403 when transacting
     // elsewhere; the message is the cancel's).
     if (copyOf && !allowsCountry(auth.permissions, row.country)) throw forbidden(`API key is not allowed to act in country ${row.country}`);
+    // A reprint is counted (France: journaled in the register's JET) in the transaction's
+    // environment: only a key of that environment may take one.
+    if (copyOf && row.environment !== auth.environment) throw forbidden(environmentMismatch(auth.environment, row.environment));
     const system = row.system && isSystemKey(row.system) ? getSystem(row.system) : undefined;
     // The options are checked before anything is drawn (or counted): a bad one is a 400 whatever the transaction.
     const options = receiptOptions(query, receiptLanguages(system?.receipt));

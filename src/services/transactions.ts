@@ -7,6 +7,7 @@ import { normalizeTransactionRequest } from '../core/transaction-request.ts';
 import { LINE_FIELDS, getSystem, statuses } from '../countries/registry.ts';
 import type { FiscalSystem, LocationForFiscal, SoftwareIdentity } from '../countries/types.ts';
 import { readSandboxOutcome } from '../countries/shared/sandbox.ts';
+import { environmentMismatch } from '../core/permissions.ts';
 import type { TransactionDraft } from '../core/transaction.ts';
 import type { Ledger } from '../ledger/types.ts';
 import { isUniqueViolation } from '../store/db.ts';
@@ -318,6 +319,10 @@ export function createTransactionService(deps: TransactionDeps) {
     if (!original) throw notFound('transaction not found');
     const already = original.cancelled_by_id ? await transactionsRepo.getById(db, original.cancelled_by_id) : undefined;
     if (already && !statuses.isRefused(already.status)) return { transaction: toTransactionView(already), created: false };
+    // A key acts in its own environment only: a test key's cancellation is a test record in
+    // the test chain, answered by the stub, and it would have marked a live invoice cancelled
+    // that the authority still holds (reading across environments stays allowed).
+    if (original.environment !== auth.environment) throw forbidden(environmentMismatch(auth.environment, original.environment));
     if (original.type === 'cancellation' || !statuses.cancellable.includes(original.status)) throw conflict('transaction cannot be cancelled');
 
     const locRow = await locationsRepo.getById(db, original.location_id);
