@@ -386,7 +386,8 @@ describe('France NF525, an inspector\'s independent check', () => {
       expect(await get(`/v1/locations/${es}/${f}`)).toEqual([404, { error: `this location's fiscal system (es-verifactu) has no ${f} file` }]);
       expect(await get(`/v1/locations/00000000-0000-4000-8000-000000000000/${f}`)).toEqual([404, { error: 'location not found' }]);
     }
-    for (const id of ['monthly-2027-13', 'monthly-2027-03', 'annual-2027', 'MONTHLY-2027-04', 'monthly-2027-04.json']) {
+    // A malformed id of any length is not found (a 201-character one was a 400 of the route's schema).
+    for (const id of ['monthly-2027-13', 'monthly-2027-03', 'annual-2027', 'MONTHLY-2027-04', 'monthly-2027-04.json', 'm'.repeat(201)]) {
       expect(await get(`/v1/locations/${loc}/archives/${id}`), id).toEqual([404, { error: 'archive not found' }]);
     }
     expect(await get(`/v1/locations/${loc}/archives/monthly-2027-04`, other.key)).toEqual([404, { error: 'location not found' }]);

@@ -59,7 +59,7 @@ export function locationFileRoutes(app: FastifyInstance, s: { locationFiles: Loc
       config: { permission: 'locations:read' },
       schema: {
         tags, security,
-        params: Type.Object({ id: Type.String(), [idName]: Type.String({ maxLength: 200 }) }),
+        params: Type.Object({ id: Type.String(), [idName]: Type.String() }),
         summary: items.map((f) => f.summary).join(' / '),
         response: {
           200: {
