@@ -74,6 +74,7 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
   const tx = src.transaction.normalized;
   const hints = src.transaction.render_hints;
   const money = (minor: number): string => amount(minor, w);
+  const cancelled = src.transaction.status === 'cancelled';
 
   const merchant: Block[] = [];
   const name = src.location.legal_name ?? src.location.name;
@@ -89,7 +90,7 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
   const titleBlocks: Block[] = [{ kind: 'rule' }, text(title, 'center', true)];
   if (src.transaction.type === 'cancellation') titleBlocks.push(text(w.cancellation, 'center', true));
   if (src.transaction.copy !== undefined && facts?.duplicate) titleBlocks.push(text(say(facts.duplicate.label(src.transaction.copy)), 'center', true));
-  if (src.transaction.status === 'cancelled') titleBlocks.push(text(w.cancelled, 'center', true));
+  if (cancelled) titleBlocks.push(text(w.cancelled, 'center', true));
   if (src.transaction.environment === 'test') titleBlocks.push(text(w.test, 'center', true));
   titleBlocks.push(text(`${w.date}: ${localDateTime(src.transaction.created_at, src.transaction.country)}`, 'left'));
 
@@ -116,7 +117,7 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
   for (const h of hints) {
     const out = byPlacement.get(h.placement) ?? byPlacement.get('body')!;
     if (h.kind === 'qr_url' || h.kind === 'qr_data') {
-      const content = facts?.qrContent?.(h.key, h.value, { cancelled: src.transaction.status === 'cancelled' }) ?? h.value;
+      const content = facts?.qrContent?.(h.key, h.value, { cancelled }) ?? h.value;
       out.push({ kind: 'qr', key: h.key, content, spec: facts?.qr[h.key] ?? DEFAULT_QR });
       continue;
     }

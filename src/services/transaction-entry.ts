@@ -90,8 +90,10 @@ export function transactionEntry(p: TransactionAppend, deps: EntryDeps): LedgerE
     : null;
   const writes: ((tx: Queryable, built: BuiltEntry, now: Date) => Promise<void>)[] = [];
   if (annulled) writes.push((tx, built, now) => onceInChain(tx, 'annulled', chainKey, annulled, built.transaction!.id, now));
-  const issuedScope = issued?.scope === undefined ? chainKey : inEnvironment(issued.scope, p.auth.environment);
-  if (issued) writes.push((tx, built, now) => onceInChain(tx, 'issued', issuedScope, issued, built.transaction!.id, now));
+  if (issued) {
+    const scope = issued.scope === undefined ? chainKey : inEnvironment(issued.scope, p.auth.environment);
+    writes.push((tx, built, now) => onceInChain(tx, 'issued', scope, issued, built.transaction!.id, now));
+  }
   // A cancellation marks its original, and cancels it at once when it is final at creation.
   if (p.original) writes.push(async (tx, built, now) => void (await cancelOriginalIfAccepted(tx, built.transaction!, now, { linkFirst: true })));
   return {

@@ -83,23 +83,23 @@ const summary = (t: TransactionRow) => ({ id: t.id, status: t.status, fiscal_id:
 /**
  * An event about a transaction in the spec's retry-entry shape (`entry_id`, `status`,
  * `attempt`, `max_attempts`, `last_error`, `timestamp`) plus a summary of the transaction.
- * `entry`: the job the event is about, with the entry status to report, or none (the
- * transaction's own status is reported, attempts 0).
+ * `entry`: the entry status to report, with the job the event is about when there is one
+ * (without: entry_id null, attempts 0); no entry: the transaction's own status is reported.
  */
 function transactionEventOf(
   type: EventInput['type'], t: TransactionRow, now: Date,
-  entry?: { job: JobRow; status: string; lastError: string | null },
+  entry?: { job?: JobRow | undefined; status: string; lastError: string | null },
 ): EventInput {
   return {
     accountId: t.account_id,
     type,
     data: {
-      entry_id: entry?.job.id ?? null,
+      entry_id: entry?.job?.id ?? null,
       transaction_id: t.id,
       account_id: t.account_id,
       status: entry ? entry.status : t.status,
-      attempt: entry?.job.attempt ?? 0,
-      max_attempts: entry?.job.max_attempts ?? 0,
+      attempt: entry?.job?.attempt ?? 0,
+      max_attempts: entry?.job?.max_attempts ?? 0,
       last_error: entry?.lastError ?? null,
       timestamp: now.toISOString(),
       transaction: summary(t),
@@ -114,8 +114,7 @@ function transactionEventOf(
  * transaction's status is no entry's; the transaction's own is in `transaction.status`.
  */
 export function completionEvent(t: TransactionRow, now: Date, job?: JobRow): EventInput {
-  const event = transactionEventOf('fiscalization.completed', t, now, job ? { job, status: 'completed', lastError: null } : undefined);
-  return job ? event : { ...event, data: { ...event.data, status: 'completed' } };
+  return transactionEventOf('fiscalization.completed', t, now, { job, status: 'completed', lastError: null });
 }
 
 /** An event about a failed or late transaction, same shape. */

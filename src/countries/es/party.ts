@@ -1,6 +1,7 @@
 import { badRequest } from '../../core/errors.ts';
 import type { TransactionDraft } from '../types.ts';
 import { customerTaxId } from '../shared/metadata-fields.ts';
+import { EU_MEMBER_STATES, EU_VAT_PREFIXES } from '../shared/vat-prefixes.ts';
 
 /**
  * A foreign customer's identification in the Spanish records (VERI*FACTU and TicketBAI
@@ -15,16 +16,6 @@ import { customerTaxId } from '../shared/metadata-fields.ts';
  * a US or Swiss customer's tax id was declared an EU VAT number (found by the session-18
  * document audit).
  */
-
-/** VIES prefixes of the EU member states (Greece `EL`, Northern Ireland `XI`) → ISO 3166-1 country. */
-const EU_VAT_PREFIXES: Readonly<Record<string, string>> = {
-  AT: 'AT', BE: 'BE', BG: 'BG', CY: 'CY', CZ: 'CZ', DE: 'DE', DK: 'DK', EE: 'EE', EL: 'GR', ES: 'ES', FI: 'FI', FR: 'FR',
-  HR: 'HR', HU: 'HU', IE: 'IE', IT: 'IT', LT: 'LT', LU: 'LU', LV: 'LV', MT: 'MT', NL: 'NL', PL: 'PL', PT: 'PT', RO: 'RO',
-  SE: 'SE', SI: 'SI', SK: 'SK', XI: 'GB',
-};
-
-/** The member states by ISO code (Greece is GR there). */
-const EU_COUNTRIES: ReadonlySet<string> = new Set(Object.values(EU_VAT_PREFIXES).filter((c) => c !== 'GB'));
 
 export interface ForeignPartyId {
   /** ISO 3166-1 alpha-2: the given country or the one the VIES prefix names. */
@@ -58,7 +49,7 @@ export function foreignPartyId(taxId: string, country: string | null): ForeignPa
   const fromPrefix = Object.hasOwn(EU_VAT_PREFIXES, prefix) && prefix !== 'ES' ? EU_VAT_PREFIXES[prefix]! : null;
   const resolved = country ?? fromPrefix;
   if (resolved === null) return undefined;
-  const vies = EU_COUNTRIES.has(resolved) || (resolved === 'GB' && prefix === 'XI');
+  const vies = EU_MEMBER_STATES.has(resolved) || (resolved === 'GB' && prefix === 'XI');
   return { country: resolved, idType: vies ? '02' : '04' };
 }
 

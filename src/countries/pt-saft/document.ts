@@ -7,6 +7,7 @@ import type { PaymentMethod, TransactionDraft, TxLine } from '../types.ts';
 import { decimal } from '../shared/amounts.ts';
 import { customerTaxId } from '../shared/metadata-fields.ts';
 import { taxCodeOf, taxDescriptionOf, type TaxCode, type TaxRegion } from './tax.ts';
+import { EU_VAT_PREFIXES } from '../shared/vat-prefixes.ts';
 
 /** A final consumer's NIF on SAF-T PT documents and QR codes. */
 export const FINAL_CONSUMER_NIF = '999999990';
@@ -31,15 +32,8 @@ export interface SaftCustomer {
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
 const clip = (s: string, max: number): string => (s.length > max ? s.slice(0, max) : s);
 
-/**
- * The VAT-number prefixes (EU VIES prefixes, `EL` for Greece and `XI` for Northern
- * Ireland, and `GB`) a customer's tax id may start with, and the ISO country each means.
- */
-const VAT_PREFIX_COUNTRY: Readonly<Record<string, string>> = Object.fromEntries(
-  ['AT', 'BE', 'BG', 'CY', 'CZ', 'DE', 'DK', 'EE', 'ES', 'FI', 'FR', 'GB', 'HR', 'HU', 'IE', 'IT', 'LT', 'LU', 'LV', 'MT', 'NL', 'PL', 'PT', 'RO', 'SE', 'SI', 'SK']
-    .map((c) => [c, c]),
-);
-const PREFIX_COUNTRY: Readonly<Record<string, string>> = { ...VAT_PREFIX_COUNTRY, EL: 'GR', XI: 'GB' };
+/** The prefixes a customer's tax id may start with: the EU's (shared/vat-prefixes.ts) and the UK's `GB`. */
+const PREFIX_COUNTRY: Readonly<Record<string, string>> = { ...EU_VAT_PREFIXES, GB: 'GB' };
 
 /**
  * A customer's tax id split from its VAT country prefix (`PT503504564` → `503504564`, PT;
