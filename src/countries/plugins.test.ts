@@ -74,6 +74,13 @@ describe.each(SYSTEMS.map((s) => [s.key, s] as [SystemKey, FiscalSystem]))('%s',
     expect(system.validateConfig({ config: CONFIGS[key].config, taxId: CONFIGS[key].taxId })).toEqual(CONFIGS[key].config);
   });
 
+  it('event aliases name events the system announces, and no event or status of another', () => {
+    for (const [alias, event] of Object.entries(system.eventAliases ?? {})) {
+      expect(system.events ?? []).toContain(event);
+      expect(system.events ?? []).not.toContain(alias);
+    }
+  });
+
   it('capabilities', () => {
     const e = EXPECTED[key];
     expect(system.version).toMatch(/^\d+\.\d+\.\d+$/);

@@ -43,9 +43,14 @@ export const COUNTRIES: readonly Country[] = [...new Set(SYSTEMS.map((s) => s.co
  */
 export const EVENT_TYPES: readonly string[] = [
   ...CORE_EVENT_TYPES.filter((e) => !e.startsWith('certificate.')),
-  ...new Set(SYSTEMS.flatMap((s) => s.events ?? [])),
+  ...new Set(SYSTEMS.flatMap((s) => [...(s.events ?? []), ...Object.keys(s.eventAliases ?? {})])),
   ...CORE_EVENT_TYPES.filter((e) => e.startsWith('certificate.')),
 ];
+
+/** The systems' second names of their events (`FiscalSystem.eventAliases`), both ways: name → its other name. */
+export const SYSTEM_EVENT_ALIASES: ReadonlyMap<string, string> = new Map(
+  SYSTEMS.flatMap((s) => Object.entries(s.eventAliases ?? {}).flatMap(([alias, event]): [string, string][] => [[alias, event], [event, alias]])),
+);
 
 /** The one status machine: the core's statuses and transitions, and every system's own (core/status.ts). */
 export const statuses = new StatusMachine([CORE_STATUS_TABLE, ...SYSTEMS.flatMap((s) => (s.statuses ? [s.statuses] : []))]);

@@ -283,6 +283,15 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
    */
   events?: readonly string[] | undefined;
 
+  /**
+   * Optional: other names the spec gives some of those events, each → the event it names
+   * (Greece: the spec's "a webhook on `failed_offline_grace_expired`" names the status, our
+   * event is `transaction.failed_offline_grace_expired`). A webhook may subscribe under
+   * either name; like the core's two vocabularies (core/events.ts), a subscription that
+   * asked for one gets the event under that name.
+   */
+  eventAliases?: Readonly<Record<string, string>> | undefined;
+
   /** Optional: the statuses this system adds to the core's, with their transitions (core/status.ts). */
   statuses?: StatusContribution | undefined;
 

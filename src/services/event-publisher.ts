@@ -5,6 +5,7 @@ import { eventsRepo, webhookDeliveriesRepo, webhooksRepo, type DeliveryRow, type
 import type { Deps } from './deps.ts';
 import type { LedgerEvents } from '../ledger/types.ts';
 import { EVENT_TYPES, type EventInput, type EventPublisher, type EventType } from './events.ts';
+import { SYSTEM_EVENT_ALIASES } from '../countries/registry.ts';
 
 /** The job kind of one webhook delivery (register its handler: jobs/tasks/deliver-webhook.ts). */
 export const DELIVER_WEBHOOK = 'deliver_webhook';
@@ -23,9 +24,9 @@ const ALIAS: Partial<Record<EventType, EventType>> = {
   'transaction.failed': 'fiscalization.dead_letter',
 };
 
-/** Every name an event of this type is known by: itself, and its alias if it has one. */
+/** Every name an event of this type is known by: itself, and its alias if it has one (the core's, or its system's). */
 export function namesOf(type: EventType): EventType[] {
-  const alias = ALIAS[type];
+  const alias = ALIAS[type] ?? SYSTEM_EVENT_ALIASES.get(type);
   return alias ? [type, alias] : [type];
 }
 

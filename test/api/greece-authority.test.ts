@@ -228,7 +228,8 @@ describe('myDATA against the fake AADE', () => {
 
   it('grace expiry (manual clock): AADE unreachable for 7 days → failed_offline_grace_expired and its webhook', async () => {
     const s = await scenario();
-    await subscribe(s.key, ['transaction.failed_offline_grace_expired']);
+    // Both names: the event's, and the status the spec's Greek row names the webhook by.
+    await subscribe(s.key, ['transaction.failed_offline_grace_expired', 'failed_offline_grace_expired']);
     receiver.received.length = 0;
     fake.down();
     const tx = (await createTx(t, s.key, sale(s.loc), AUTHORITY)).json();
@@ -247,6 +248,10 @@ describe('myDATA against the fake AADE', () => {
     const hooks = receiver.received.filter((r) => r.json.event === 'transaction.failed_offline_grace_expired');
     expect(hooks).toHaveLength(1);
     expect(hooks[0]!.json).toMatchObject({ transaction_id: tx.id, transaction: { status: 'failed_offline_grace_expired' } });
+    // The same fact under its second name, one delivery, the same event id (like the core's two vocabularies).
+    const bare = receiver.received.filter((r) => r.json.event === 'failed_offline_grace_expired');
+    expect(bare).toHaveLength(1);
+    expect(bare[0]!.json).toMatchObject({ id: hooks[0]!.json.id, transaction_id: tx.id });
     expect(fake.requests.length).toBeGreaterThan(100);
   }, 60_000);
 

@@ -52,6 +52,8 @@ export const myData: FiscalSystem<'gr-mydata', 'GR'> = {
   statuses: MYDATA_STATUSES,
   offline: MYDATA_OFFLINE,
   events: [MYDATA_OFFLINE.lateEvent, MYDATA_OFFLINE.expiredEvent],
+  // The spec's Greek row names the grace expiry's webhook by the status: accepted as a name of the event.
+  eventAliases: { [MYDATA_OFFLINE.expiredStatus]: MYDATA_OFFLINE.expiredEvent },
   // The myDATA codes' translations (codes.ts): POST /v1/translations/errors accepts GR.
   errorTranslations: true,
   receipt: MYDATA_RECEIPT,
