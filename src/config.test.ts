@@ -90,8 +90,15 @@ describe('loadConfig', () => {
   });
 
   it('live mode needs the software producer NIF', () => {
-    expect(() => loadConfig({ DATA_DIR: tmp(), FISCALIZATION_LIVE_ENABLED: 'true' })).toThrow('SOFTWARE_VENDOR_NIF is required when FISCALIZATION_LIVE_ENABLED is true');
+    expect(() => loadConfig({ DATA_DIR: tmp(), FISCALIZATION_LIVE_ENABLED: 'true' })).toThrow('SOFTWARE_VENDOR_NIF is required when live mode is enabled (FISCALIZATION_LIVE_ENABLED or LIVE_MODE)');
     expect(loadConfig({ DATA_DIR: tmp(), FISCALIZATION_LIVE_ENABLED: 'true', SOFTWARE_VENDOR_NIF: 'B12345674' }).softwareVendorNif).toBe('B12345674');
+    // The spec's server setting `live_mode` (as LIVE_MODE or live_mode) enables live mode too.
+    expect(loadConfig({ DATA_DIR: tmp() }).liveEnabled).toBe(false);
+    expect(loadConfig({ DATA_DIR: tmp(), LIVE_MODE: 'true', SOFTWARE_VENDOR_NIF: 'B12345674' }).liveEnabled).toBe(true);
+    expect(loadConfig({ DATA_DIR: tmp(), live_mode: 'on', SOFTWARE_VENDOR_NIF: 'B12345674' }).liveEnabled).toBe(true);
+    expect(loadConfig({ DATA_DIR: tmp(), LIVE_MODE: 'false', FISCALIZATION_LIVE_ENABLED: 'true', SOFTWARE_VENDOR_NIF: 'B12345674' }).liveEnabled).toBe(true);
+    expect(() => loadConfig({ DATA_DIR: tmp(), LIVE_MODE: 'true' })).toThrow('SOFTWARE_VENDOR_NIF is required');
+    expect(() => loadConfig({ DATA_DIR: tmp(), LIVE_MODE: 'sometimes' })).toThrow('LIVE_MODE must be true or false');
   });
 
   it('billing provider: embedded without STRIPE_API_KEY; the Stripe one with it (address and product overridable)', () => {

@@ -148,6 +148,17 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false (got "${v}")`);
 }
 
+/**
+ * Live mode (spec "Authentication" 3): "enabled by server setting `live_mode` (default
+ * false) or environment variable `FISCALIZATION_LIVE_ENABLED=true`". Our settings are
+ * the environment, so the setting is read as `LIVE_MODE` (or `live_mode`, as the spec
+ * spells it); either one true enables it.
+ */
+function liveMode(env: Env): boolean {
+  const setting = ['LIVE_MODE', 'live_mode'].some((name) => bool(env, name, false));
+  return bool(env, 'FISCALIZATION_LIVE_ENABLED', false) || setting;
+}
+
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
   const v = env[name];
   if (v === undefined || v === '') return fallback;
@@ -367,8 +378,9 @@ export function loadConfig(env: Env = process.env, mode: Mode = 'cloud', systems
   const master = loadMasterKey(env, dataDir);
   // Live records name the real software producer (TicketBAI EntidadDesarrolladora, VERI*FACTU
   // SistemaInformatico); the sandbox default is a test identity that must never reach them.
-  if (bool(env, 'FISCALIZATION_LIVE_ENABLED', false) && !env.SOFTWARE_VENDOR_NIF?.trim()) {
-    throw new ConfigError('SOFTWARE_VENDOR_NIF is required when FISCALIZATION_LIVE_ENABLED is true');
+  const liveEnabled = liveMode(env);
+  if (liveEnabled && !env.SOFTWARE_VENDOR_NIF?.trim()) {
+    throw new ConfigError('SOFTWARE_VENDOR_NIF is required when live mode is enabled (FISCALIZATION_LIVE_ENABLED or LIVE_MODE)');
   }
   return {
     mode,
@@ -379,7 +391,7 @@ export function loadConfig(env: Env = process.env, mode: Mode = 'cloud', systems
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     masterKey: master.key,
     masterKeySource: master.source,
-    liveEnabled: bool(env, 'FISCALIZATION_LIVE_ENABLED', false),
+    liveEnabled,
     webhookAllowInsecure: bool(env, 'WEBHOOK_ALLOW_INSECURE', mode === 'local'),
     logLevel: env.LOG_LEVEL || 'info',
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
