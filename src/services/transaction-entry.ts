@@ -77,23 +77,44 @@ function numberingKeyOf(p: TransactionAppend): string | undefined {
   return key === undefined ? undefined : inEnvironment(key, p.auth.environment);
 }
 
-export function transactionEntry(p: TransactionAppend, deps: EntryDeps): LedgerEntry {
-  const chainKey = chainKeyOf(p);
+/** A document the record names once in its scope: what it annuls, the number its request chose. */
+interface OnceDocument {
+  role: ChainDocumentRole;
+  scope: string;
+  doc: { document: string; message: string };
+}
+
+function onceDocumentsOf(p: TransactionAppend, chainKey: string): OnceDocument[] {
+  const out: OnceDocument[] = [];
   // A document is annulled once (FiscalSystem.annulledDocument): checked under the chain's lock.
   const annulled = p.system.annulledDocument?.({
     transactionId: p.id, kind: p.kind, tx: p.draft, original: originalOf(p), location: p.location, environment: p.auth.environment,
   }) ?? null;
+  if (annulled) out.push({ role: 'annulled', scope: chainKey, doc: annulled });
   // A number the request chose is issued once (FiscalSystem.issuedDocument): a reused client
   // number would reach an authority that keeps the first and answers "duplicate".
   const issued = p.kind === 'record'
     ? p.system.issuedDocument?.({ tx: p.draft, location: p.location }) ?? null
     : null;
-  const writes: ((tx: Queryable, built: BuiltEntry, now: Date) => Promise<void>)[] = [];
-  if (annulled) writes.push((tx, built, now) => onceInChain(tx, 'annulled', chainKey, annulled, built.transaction!.id, now));
-  if (issued) {
-    const scope = issued.scope === undefined ? chainKey : inEnvironment(issued.scope, p.auth.environment);
-    writes.push((tx, built, now) => onceInChain(tx, 'issued', scope, issued, built.transaction!.id, now));
+  if (issued) out.push({ role: 'issued', scope: issued.scope === undefined ? chainKey : inEnvironment(issued.scope, p.auth.environment), doc: issued });
+  return out;
+}
+
+/**
+ * A preview's check of what create checks under the chain's lock (`onceInChain`), read
+ * only: the same 409 when the document is annulled, or the number issued, already.
+ */
+export async function checkOnceDocuments(q: Queryable, p: TransactionAppend): Promise<void> {
+  for (const { role, scope, doc } of onceDocumentsOf(p, chainKeyOf(p))) {
+    if (await chainDocumentsRepo.standing(q, role, scope, doc.document, p.id, statuses.refused)) throw conflict(doc.message);
   }
+}
+
+export function transactionEntry(p: TransactionAppend, deps: EntryDeps): LedgerEntry {
+  const chainKey = chainKeyOf(p);
+  const writes: ((tx: Queryable, built: BuiltEntry, now: Date) => Promise<void>)[] = onceDocumentsOf(p, chainKey).map(
+    ({ role, scope, doc }) => (tx, built, now) => onceInChain(tx, role, scope, doc, built.transaction!.id, now),
+  );
   // A cancellation marks its original, and cancels it at once when it is final at creation.
   if (p.original) writes.push(async (tx, built, now) => void (await cancelOriginalIfAccepted(tx, built.transaction!, now, { linkFirst: true })));
   return {

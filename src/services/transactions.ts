@@ -20,7 +20,7 @@ import type { Deps } from './deps.ts';
 import type { CachedLocation, LocationService } from './locations.ts';
 import type { SigningKeyService } from './signing-keys.ts';
 import type { ListResult, Page } from './pagination.ts';
-import { QUEUED_EMBEDDED, transactionEntry, type TransactionAppend } from './transaction-entry.ts';
+import { QUEUED_EMBEDDED, checkOnceDocuments, transactionEntry, type TransactionAppend } from './transaction-entry.ts';
 import { toTransactionView, type TransactionView } from './transaction-view.ts';
 import { previewTransaction, type TransactionPreview } from './transaction-preview.ts';
 import { qrPng } from '../receipts/qr.ts';
@@ -261,9 +261,12 @@ export function createTransactionService(deps: TransactionDeps) {
     const h = parseHeaders(auth, headers);
     const { draft } = normalizeTransactionRequest(body, clock.now(), LINE_FIELDS);
     const prepared = await prepare(auth, draft, h.sandbox);
-    return previewTransaction(deps.ledger, {
+    const append: TransactionAppend = {
       id: newId(), auth, ...prepared, kind: 'record', type: draft.type, idempotencyKey: h.key, hash: requestHash(body, h.sandbox), requestPayload: body,
-    }, entryDeps);
+    };
+    // The 409 create would answer for a number already issued.
+    await checkOnceDocuments(db, append);
+    return previewTransaction(deps.ledger, append, entryDeps);
   }
 
   async function get(auth: AuthContext, id: string): Promise<TransactionView> {

@@ -84,3 +84,20 @@ describe('a client invoice number is issued once', () => {
     expect(rows.rows[0]!.n).toBe(0);
   });
 });
+
+describe('preview refuses what create refuses', () => {
+  it('a number already issued: the preview is the same 409; an unused number previews', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-verifactu');
+    expect((await createTx(t, key, sale(loc, 'es-verifactu', { invoice_number: 'P-1', series: 'P' }))).statusCode).toBe(201);
+    const preview = (metadata: Record<string, unknown>) =>
+      t.request({ method: 'POST', url: '/v1/transactions/preview', key, payload: sale(loc, 'es-verifactu', metadata) });
+    const reused = await preview({ invoice_number: 'P-1', series: 'P' });
+    expect([reused.statusCode, reused.json()]).toEqual([409, {
+      error: 'metadata.invoice_number P-1 was already issued in series P: an invoice number is used once in its series (RD 1619/2012 art. 6.1.a)',
+    }]);
+    const fresh = await preview({ invoice_number: 'P-2', series: 'P' });
+    expect(fresh.statusCode, fresh.body).toBe(200);
+    expect(await count(loc)).toBe(1);
+  });
+});
