@@ -50,6 +50,21 @@ export interface CreateKeyInput {
   permissions?: string[] | undefined;
 }
 
+export const KEY_NAME_ERROR = 'name must be 1-100 characters';
+
+/**
+ * A key's name (DECISIONS "Create body: name (1-100)"): trimmed, as account and company
+ * names are; absent is the default, blank or longer than 100 characters (code points) a
+ * 400. Checked here, not only in the route's schema, so every caller (the portal's form
+ * too) gets the same rule.
+ */
+function keyNameOf(name: string | undefined): string {
+  if (name === undefined) return 'API key';
+  const trimmed = name.trim();
+  if (trimmed === '' || [...trimmed].length > 100) throw badRequest(KEY_NAME_ERROR);
+  return trimmed;
+}
+
 /** last_used_at is bookkeeping, not security: write it at most once a minute per key and process. */
 const TOUCH_INTERVAL_MS = 60_000;
 
@@ -149,8 +164,9 @@ export function createApiKeyService(deps: Deps, changes?: ChangeFeed) {
       if (permissions.length === 0) throw badRequest('permissions must not be empty (omit it for a root key)');
     }
     const environment = input.environment ?? 'test';
+    const name = keyNameOf(input.name);
     assertNoEscalation(auth, permissions, environment);
-    return issue(db, auth.accountId, input.name ?? 'API key', environment, permissions);
+    return issue(db, auth.accountId, name, environment, permissions);
   }
 
   /** A target key this caller may manage: its own account's, live, not the calling key, not more privileged. */

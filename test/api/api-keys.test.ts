@@ -46,6 +46,21 @@ describe('API keys', () => {
     expect((await createKey(key, { permissions: 'locations:read' })).json()).toEqual({ error: 'permissions must be an array of permission names' });
   });
 
+  it('a key name is trimmed; blank is a 400 like an empty one (it was stored as "   ")', async () => {
+    const { key } = await t.signup();
+    for (const name of ['   ', '\t\n', '\u00a0']) {
+      const res = await createKey(key, { name });
+      expect([res.statusCode, res.json()]).toEqual([400, { error: 'name must be 1-100 characters' }]);
+    }
+    const padded = await createKey(key, { name: '  POS till 1  ' });
+    expect([padded.statusCode, padded.json().name]).toEqual([201, 'POS till 1']);
+    // 100 characters are code points: 100 emoji fit.
+    expect((await createKey(key, { name: '🔑'.repeat(100) })).statusCode).toBe(201);
+    expect((await createKey(key, { name: '🔑'.repeat(101) })).json()).toEqual({ error: 'name must be 1-100 characters' });
+    const listed = (await t.request({ method: 'GET', url: '/v1/api-keys?limit=100', key })).json().data.map((k: { name: string }) => k.name);
+    expect(listed).not.toContain('   ');
+  });
+
   it('403 privilege escalation: a restricted key cannot grant more than it holds', async () => {
     const { key } = await t.signup();
     const mgr = (await createKey(key, { permissions: ['api_keys:read', 'api_keys:write', 'locations:read', 'country:ES'] })).json().key;

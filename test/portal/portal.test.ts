@@ -292,6 +292,10 @@ describe('API keys', () => {
     expect(unknown.statusCode).toBe(400);
     expect(unknown.body).toContain('id="f-permissions-error">unknown permission: bogus:perm<');
     expect(unknown.body).toMatch(/value="transactions:read" id="f-permissions-0" checked/);
+    // The name rule is the API's (1-100 characters), also for the form, which has no schema in front.
+    const long = await client.post('/portal/api-keys', { name: 'n'.repeat(101), permissions: ['transactions:read'] });
+    expect(long.statusCode).toBe(400);
+    expect(long.body).toContain('name must be 1-100 characters');
 
     const res = await client.post('/portal/api-keys', { name: 'POS till 1', environment: 'test', permissions: ['transactions:write', 'transactions:read'] });
     expect(res.statusCode).toBe(200);

@@ -591,6 +591,9 @@ export type ListApiKeysResponse = ListApiKeysResponses[keyof ListApiKeysResponse
 
 export type CreateApiKeyData = {
     body: {
+        /**
+         * Trimmed; not blank
+         */
         name?: string;
         environment?: 'test' | 'live';
         /**

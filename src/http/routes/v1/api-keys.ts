@@ -19,7 +19,7 @@ export const ApiKeySchema = Type.Object(ApiKeyMeta);
 export const ApiKeyWithSecretSchema = Type.Object({ ...ApiKeyMeta, key: Type.String({ description: 'the full key: shown once, never again' }) });
 
 const CreateKeyBody = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, 'x-error': 'name must be 1-100 characters' })),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', 'x-error': 'name must be 1-100 characters', description: 'Trimmed; not blank' })),
   environment: Type.Optional(StringEnum(['test', 'live'], { 'x-error': 'environment must be "test" or "live"' })),
   permissions: Type.Optional(Type.Array(Type.String(), {
     maxItems: 64, 'x-error': 'permissions must be an array of permission names',
