@@ -419,8 +419,17 @@ export function createEngine(opts: EngineOptions = {}) {
     async process_transaction(p) {
       const s = licensed();
       const { idempotency_key, inline_timeout_seconds, ...body } = p;
-      if (idempotency_key !== undefined && typeof idempotency_key !== 'string') throw bad('idempotency_key must be a string');
-      if (inline_timeout_seconds !== undefined && typeof inline_timeout_seconds !== 'number') throw bad('inline_timeout_seconds must be a number');
+      // The params' own names and code (the core's messages name the HTTP headers they stand for).
+      if (idempotency_key !== undefined && (typeof idempotency_key !== 'string' || idempotency_key.length < 1 || idempotency_key.length > 255)) {
+        throw bad('idempotency_key must be a string of 1-255 characters');
+      }
+      if (typeof idempotency_key === 'string' && idempotency_key.startsWith('cancel:')) {
+        throw bad('idempotency_key may not start with "cancel:": the engine keys cancellations so');
+      }
+      if (inline_timeout_seconds !== undefined
+        && (typeof inline_timeout_seconds !== 'number' || !Number.isFinite(inline_timeout_seconds) || inline_timeout_seconds < 0 || inline_timeout_seconds > 10)) {
+        throw bad('inline_timeout_seconds must be a number from 0 to 10');
+      }
       const { transaction } = await s.rt.transactions.create(s.auth, body, {
         idempotencyKey: idempotency_key, timeout: inline_timeout_seconds === undefined ? undefined : String(inline_timeout_seconds), sandbox: s.sandbox,
       });

@@ -78,7 +78,8 @@ function unsubmittedStatuses(): string[] {
 }
 
 export async function queueStatus(db: Queryable, clock: Clock, scope: { accountId: string; environment: string }): Promise<QueueStatus> {
-  const by = await jobsRepo.countByStatus(db, scope.accountId, [SUBMIT_JOB, POLL_JOB]);
+  // The session's environment only, as the alerts below (a data_dir may have served both).
+  const by = await jobsRepo.countByStatus(db, scope, [SUBMIT_JOB, POLL_JOB]);
   // `waiting`: an ordered queue's entry behind its chain's head; for the integrator it is pending.
   const status = {
     pending: (by.pending ?? 0) + (by.waiting ?? 0),

@@ -87,7 +87,15 @@ function sinceOf(dataDir: string, now: Date): Date {
   return now;
 }
 
+/**
+ * Whose points these are: a data_dir may serve a sandbox session and later a production one
+ * (or another agent id); each sends only the points it took, with its own key, to its own
+ * fleet (the service keeps the test and live fleets apart).
+ */
+export const outboxOwner = (d: Pick<TelemetryDeps, 'accountId' | 'environment' | 'agentId'>): string => `${d.accountId}/${d.environment}/${d.agentId}`;
+
 export function createTelemetry(d: TelemetryDeps) {
+  const owner = outboxOwner(d);
   let since = sinceOf(d.dataDir, d.clock.now());
   let flushing: Promise<number> | null = null;
   const maxOutbox = d.maxOutbox ?? MAX_OUTBOX;
@@ -115,7 +123,7 @@ export function createTelemetry(d: TelemetryDeps) {
         due_at: a.deadline,
       }));
     }
-    const dropped = await d.db.transaction((tx) => engineTelemetryRepo.keep(tx, point, maxOutbox));
+    const dropped = await d.db.transaction((tx) => engineTelemetryRepo.keep(tx, point, maxOutbox, owner));
     if (dropped > 0) d.log.warn({ dropped }, 'telemetry outbox full: oldest data points dropped');
     try {
       fs.writeFileSync(path.join(d.dataDir, SINCE_FILE), `${now.toISOString()}\n`, { mode: 0o600 });
@@ -129,7 +137,7 @@ export function createTelemetry(d: TelemetryDeps) {
   async function flushNow(): Promise<number> {
     let sent = 0;
     for (;;) {
-      const rows = await engineTelemetryRepo.oldest<DataPoint>(d.db, TELEMETRY_BATCH);
+      const rows = await engineTelemetryRepo.oldest<DataPoint>(d.db, TELEMETRY_BATCH, owner);
       if (rows.length === 0) return sent;
       let res: Response;
       try {
@@ -145,7 +153,7 @@ export function createTelemetry(d: TelemetryDeps) {
       }
       const last = rows[rows.length - 1]!.s;
       if (res.status === 202) {
-        await engineTelemetryRepo.forgetThrough(d.db, last);
+        await engineTelemetryRepo.forgetThrough(d.db, last, owner);
         sent += rows.length;
         continue;
       }
@@ -153,7 +161,7 @@ export function createTelemetry(d: TelemetryDeps) {
       if (res.status === 400) {
         // The service will never take these points: keeping them would block every later batch.
         d.log.error({ status: res.status, body: text }, 'telemetry batch refused as invalid: dropped');
-        await engineTelemetryRepo.forgetThrough(d.db, last);
+        await engineTelemetryRepo.forgetThrough(d.db, last, owner);
         continue;
       }
       d.log.warn({ status: res.status, body: text }, 'telemetry not accepted: kept for later');

@@ -194,6 +194,17 @@ describe('an initialised engine', () => {
     const invalid = await call(e, 'process_transaction', { ...body, items: [] });
     expect(code(invalid)).toBe('validation_error');
     expect(code(await call(e, 'process_transaction', { ...body, idempotency_key: 7 }))).toBe('invalid_params');
+    // Out of range: invalid_params naming the param, not the HTTP header it stands for (was validation_error
+    // "X-Fiscalization-Timeout must be …" / "Idempotency-Key must be …").
+    const badParam = (message: string) => ({ version: 1, error: { code: 'invalid_params', message } });
+    for (const v of [11, -1, '5']) {
+      expect(await call(e, 'process_transaction', { ...body, inline_timeout_seconds: v })).toEqual(badParam('inline_timeout_seconds must be a number from 0 to 10'));
+    }
+    for (const v of ['', 'k'.repeat(256)]) {
+      expect(await call(e, 'process_transaction', { ...body, idempotency_key: v })).toEqual(badParam('idempotency_key must be a string of 1-255 characters'));
+    }
+    expect(await call(e, 'process_transaction', { ...body, idempotency_key: `cancel:${sale.id}` }))
+      .toEqual(badParam('idempotency_key may not start with "cancel:": the engine keys cancellations so'));
     expect(ok(await call(e, 'get_transaction', { id: sale.id }))).toEqual(sale);
     expect(code(await call(e, 'get_transaction', { id: '00000000-0000-4000-8000-000000000000' }))).toBe('not_found');
     expect(code(await call(e, 'cancel_transaction', { id: sale.id, reason: 'x'.repeat(501) }))).toBe('invalid_params');

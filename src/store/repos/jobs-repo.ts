@@ -97,10 +97,16 @@ const CLAIMABLE = `(${DUE} OR ${EXPIRED})`;
 const ACTIVE = `('pending', 'failed', 'processing')`;
 
 export const jobsRepo = {
-  /** An account's jobs of these kinds, counted by status. */
-  async countByStatus(q: Queryable, accountId: string, kinds: readonly string[]): Promise<Record<string, number>> {
+  /**
+   * Jobs of the kinds by status, for one account and environment (through the job's
+   * transaction: an engine's data_dir may hold a sandbox session's queue and then a
+   * production one's, and each session counts its own).
+   */
+  async countByStatus(q: Queryable, scope: { accountId: string; environment: string }, kinds: readonly string[]): Promise<Record<string, number>> {
     const r = await q.query<{ status: string; n: string }>(
-      'SELECT status, count(*)::text AS n FROM jobs WHERE account_id = $1 AND kind = ANY($2::text[]) GROUP BY status', [accountId, kinds],
+      `SELECT j.status, count(*)::text AS n FROM jobs j JOIN transactions t ON t.id = j.transaction_id
+        WHERE j.account_id = $1 AND t.environment = $2 AND j.kind = ANY($3::text[]) GROUP BY j.status`,
+      [scope.accountId, scope.environment, kinds],
     );
     return Object.fromEntries(r.rows.map((row) => [row.status, Number(row.n)]));
   },
