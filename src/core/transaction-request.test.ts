@@ -72,6 +72,22 @@ describe('canonical form', () => {
     expect(err(canonical({ items: [{ description: 'x', quantity: 1, unit_price: 1, tax_rate: 101 }] }))).toBe('items[0].tax_rate must be a percentage from 0 to 100');
     expect(err(canonical({ items: [{ quantity: 1, unit_price: 1, tax_rate: 0 }] }))).toBe('items[0].description is required');
   });
+
+  it('a timestamp must name a real instant: an impossible date or time is refused, not rolled over into another day', () => {
+    const message = 'timestamp must be an ISO 8601 date-time with a time zone (e.g. 2026-01-15T10:30:00Z)';
+    // Date.parse accepts each of these and moves it (2026-02-30 → 2026-03-02, T24:00 → the next day).
+    for (const timestamp of ['2026-02-30T10:00:00Z', '2026-02-29T10:00:00Z', '2026-04-31T10:00:00Z', '2100-02-29T10:00:00Z', '2026-03-02T24:00:00Z', '2026-03-02T24:00:00+01:00']) {
+      expect(err(canonical({ timestamp })), timestamp).toBe(message);
+    }
+    for (const timestamp of ['2026-13-01T10:00:00Z', '2026-03-02T23:60:00Z', '2026-03-02T10:00:60Z', '2026-03-02T10:00:00+24:00', '2026-03-02T10:00:00+05:60']) {
+      expect(err(canonical({ timestamp })), timestamp).toBe(message);
+    }
+    const accepted = (timestamp: string) => normalizeTransactionRequest(canonical({ timestamp }), NOW, []).draft.timestamp;
+    expect(accepted('2024-02-29T10:00:00Z')).toBe('2024-02-29T10:00:00.000Z');
+    expect(accepted('2000-02-29T23:59:59.999+01:00')).toBe('2000-02-29T22:59:59.999Z');
+    expect(accepted('2026-12-31T23:59:59-0530')).toBe('2027-01-01T05:29:59.000Z');
+    expect(accepted('2026-04-30T00:00Z')).toBe('2026-04-30T00:00:00.000Z');
+  });
 });
 
 describe('guide form', () => {

@@ -58,7 +58,7 @@ function commonFields(body: Obj, defaults: { timestamp?: string; payment_method?
 
   const timestamp = body.timestamp ?? defaults.timestamp;
   if (timestamp === undefined || timestamp === null || timestamp === '') throw required('timestamp');
-  if (typeof timestamp !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(timestamp) || Number.isNaN(Date.parse(timestamp))) {
+  if (typeof timestamp !== 'string' || !isCalendarDateTime(timestamp)) {
     throw badRequest('timestamp must be an ISO 8601 date-time with a time zone (e.g. 2026-01-15T10:30:00Z)');
   }
 
@@ -85,6 +85,25 @@ function commonFields(body: Obj, defaults: { timestamp?: string; payment_method?
     metadata: metadata as Obj,
   };
 }
+
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-](\d{2}):?(\d{2}))$/;
+
+/**
+ * An ISO 8601 date-time with a zone that names a real instant: each field in its range
+ * (hour 00-23, no leap second, offset up to 23:59) and the day in its month. `Date.parse`
+ * alone rolled impossible dates over (2026-02-30 → 2026-03-02, T24:00 → the next day), so
+ * the sale was stored under a date the client never sent.
+ */
+function isCalendarDateTime(value: string): boolean {
+  const m = DATE_TIME.exec(value);
+  if (!m) return false;
+  const [year, month, day, hour, minute, second, offH, offM] = m.slice(1).map((v) => (v === undefined ? 0 : Number(v)));
+  const daysInMonth = new Date(Date.UTC(2000, month!, 0)).getUTCDate() - (month === 2 && !isLeapYear(year!) ? 1 : 0);
+  return month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysInMonth && hour! <= 23 && minute! <= 59 && second! <= 59 && offH! <= 23 && offM! <= 59
+    && !Number.isNaN(Date.parse(value));
+}
+
+const isLeapYear = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
 
 function quantityOf(raw: unknown, path: string): Decimal {
   const d = typeof raw === 'number' && raw > 0 ? toDecimal(raw) : null;

@@ -1,4 +1,4 @@
-import { badRequest, forbidden, notFound } from '../core/errors.ts';
+import { ApiError, badRequest, forbidden, notFound } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { allowsCountry } from '../core/permissions.ts';
 import { resolveLocationSystem, getSystem } from '../countries/registry.ts';
@@ -56,6 +56,8 @@ const secretAad = (locationId: string, field: string) => `location:${locationId}
 export interface CachedLocation {
   row: LocationRow;
   fiscal: LocationForFiscal;
+  /** The country check its stored config fails (`configErrorOf`), or null. */
+  configError: string | null;
 }
 
 /**
@@ -264,6 +266,25 @@ export function createLocationService(deps: Deps, changes?: ChangeFeed, opts: Lo
     };
   }
 
+  /**
+   * The country check a location's stored config fails now, or null (spec "Versioning":
+   * locations registered before configs were validated were backfilled with an empty
+   * config and "fail country checks at the next transaction until PATCHed"). The same
+   * validation create and PATCH run (idempotent on a config they stored), so the message
+   * is the one a PATCH with that config would get. Before, such a location issued
+   * records built from an empty config (or failed with a 500), and one whose system was
+   * never resolved answered `location not found` although GET showed it.
+   */
+  function configErrorOf(row: LocationRow, fiscal: LocationForFiscal): string | null {
+    try {
+      const { system } = resolveLocationSystem(row.country, fiscal.config, row.tax_id);
+      return system.key === row.system ? null : `location country_config must be updated (PATCH /v1/locations/${row.id}) before it can issue transactions`;
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 400) return err.message;
+      throw err;
+    }
+  }
+
   async function remove(auth: AuthContext, id: string): Promise<void> {
     const row = await locationsRepo.get(db, auth.accountId, id);
     if (!row) throw notFound('location not found');
@@ -282,7 +303,9 @@ export function createLocationService(deps: Deps, changes?: ChangeFeed, opts: Lo
       id,
       async () => {
         const row = await locationsRepo.get(db, accountId, id);
-        return row ? { row, fiscal: toFiscal(row) } : undefined;
+        if (!row) return undefined;
+        const fiscal = toFiscal(row);
+        return { row, fiscal, configError: configErrorOf(row, fiscal) };
       },
       (v) => v !== undefined,
     );
@@ -290,7 +313,7 @@ export function createLocationService(deps: Deps, changes?: ChangeFeed, opts: Lo
     return found && found.row.account_id === accountId ? found : undefined;
   }
 
-  return { create, get, list, patch, remove, toFiscal, forTransaction };
+  return { create, get, list, patch, remove, toFiscal, configErrorOf, forTransaction };
 }
 
 export type LocationService = ReturnType<typeof createLocationService>;

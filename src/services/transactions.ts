@@ -137,10 +137,12 @@ export function createTransactionService(deps: TransactionDeps) {
   }
 
   function usableLocation(auth: AuthContext, found: CachedLocation | undefined): { system: FiscalSystem; location: LocationForFiscal } {
-    const row = found?.row;
-    if (!row || !row.system) throw badRequest('location not found');
+    if (!found) throw badRequest('location not found');
+    const row = found.row;
     if (row.status !== 'active') throw badRequest('location is not active');
     if (!allowsCountry(auth.permissions, row.country)) throw forbidden(`API key is not allowed to act in country ${row.country}`);
+    // A config that no longer passes its country's checks (spec "Versioning"): fixed by a PATCH.
+    if (found.configError !== null || !row.system) throw badRequest(found.configError ?? 'location not found');
     return { system: getSystem(row.system), location: found.fiscal };
   }
 
@@ -335,6 +337,9 @@ export function createTransactionService(deps: TransactionDeps) {
     if (!allowsCountry(auth.permissions, locRow.country)) throw forbidden(`API key is not allowed to act in country ${locRow.country}`);
     const system = getSystem(locRow.system);
     const location = deps.locations.toFiscal(locRow);
+    // The annulment is built from the location's config, as a sale is (spec "Versioning").
+    const configError = deps.locations.configErrorOf(locRow, location);
+    if (configError !== null) throw badRequest(configError);
     const keys = await signingKeyFor(system, location, original.environment, original.sandbox_mode ?? 'stub');
     // The stub's magic value is the cancellation's own (the cancel body's), not the
     // original's: a sale rehearsing a rejection must still be cancellable in the sandbox,

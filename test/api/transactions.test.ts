@@ -151,6 +151,40 @@ describe('validation', () => {
     expect((await createTx(t, a.key, sale(a.loc, 'fr-nf525'))).json()).toEqual({ error: 'location is not active' });
   });
 
+  it('a location whose stored config fails its country\'s checks (spec "Versioning": backfilled with an empty config) fails them at the next transaction, until PATCHed', async () => {
+    const { key } = await t.signup();
+    const emptied = async (system: SystemKey, unresolved: boolean) => {
+      const loc = await createLocation(t, key, system);
+      await t.db.query(`UPDATE locations SET country_config = '{}'::jsonb${unresolved ? ', system = NULL, certificate_ref = NULL' : ''} WHERE id = $1`, [loc]);
+      return loc;
+    };
+    // The message is the one a PATCH with the stored config gets.
+    const patchMessage = async (loc: string) => (await t.request({ method: 'PATCH', url: `/v1/locations/${loc}`, key, payload: { country_config: {} } })).json().error;
+    for (const [system, unresolved] of [['fr-nf525', false], ['es-ticketbai', false], ['es-verifactu', true], ['it-sdi', true]] as const) {
+      const loc = await emptied(system, unresolved);
+      const expected = await patchMessage(loc);
+      expect(expected, system).toMatch(/country_config|locations require/);
+      // Before: France and SDI issued records from an empty config (201), TicketBAI answered 500,
+      // a location whose system was never resolved `location not found` (GET shows it).
+      const res = await createTx(t, key, sale(loc, system));
+      expect([res.statusCode, res.json()], system).toEqual([400, { error: expected }]);
+      const preview = await t.request({ method: 'POST', url: '/v1/transactions/preview', key, payload: sale(loc, system) });
+      expect([preview.statusCode, preview.json()], system).toEqual([400, { error: expected }]);
+      // PATCHed with a valid config: the next transaction goes through.
+      const fixed = await t.request({ method: 'PATCH', url: `/v1/locations/${loc}`, key, payload: { country_config: locationBodies[system].country_config } });
+      expect(fixed.statusCode, fixed.body).toBe(200);
+      expect((await createTx(t, key, sale(loc, system))).statusCode, system).toBe(201);
+    }
+    // A cancel builds its annulment from the same config: the same check (TicketBAI answered 500).
+    const loc = await createLocation(t, key, 'es-ticketbai');
+    const original = (await createTx(t, key, sale(loc, 'es-ticketbai'))).json();
+    await t.worker.drain();
+    await t.db.query(`UPDATE locations SET country_config = '{}'::jsonb WHERE id = $1`, [loc]);
+    const cancel = await t.request({ method: 'POST', url: `/v1/transactions/${original.id}/cancel`, key });
+    expect([cancel.statusCode, cancel.json()]).toEqual([400, { error: await patchMessage(loc) }]);
+    expect((await getTx(t, key, original.id)).cancellation_transaction_id).toBeNull();
+  });
+
   it('Italy SDI needs metadata.invoice_number', async () => {
     const { key, loc } = await fresh('it-sdi');
     const res = await createTx(t, key, saleBody(loc));
