@@ -35,3 +35,18 @@ export function toFiscalApiError(body: unknown, response: Response): FiscalApiEr
         : `HTTP ${response.status}`;
   return new FiscalApiError(response.status, message, body, response.headers.get('x-request-id') ?? undefined);
 }
+
+/**
+ * No answer within the client's time limit (`timeoutMs`, per attempt): thrown once the
+ * retries allowed for the request are used up, or at once when repeating it is not safe
+ * (a POST without an Idempotency-Key may have been done: check before sending it again).
+ */
+export class FiscalTimeoutError extends Error {
+  override readonly name = 'FiscalTimeoutError';
+  constructor(
+    /** The time limit of one attempt, in ms. */
+    readonly timeoutMs: number,
+  ) {
+    super(`no answer within ${timeoutMs} ms`);
+  }
+}

@@ -9,6 +9,7 @@
  * document (src/generated/, made by scripts/generate-sdk.ts; do not edit). Around it:
  * - creates that take an Idempotency-Key get a generated one (idempotency.ts);
  * - 429 and 5xx are retried as retry.ts says; other 4xx never;
+ * - each attempt has a time limit (`timeoutMs`); running out throws FiscalTimeoutError;
  * - a non-2xx answer throws FiscalApiError (status + the spec's `error` message);
  * - webhooks.ts and billing.ts verify and make the service's signatures.
  */
@@ -19,7 +20,7 @@ import { newIdempotencyKey, takesIdempotencyKey } from './idempotency.js';
 import { retryingFetch, type RetryOptions } from './retry.js';
 
 export * from './generated/types.gen.js';
-export { FiscalApiError } from './errors.js';
+export { FiscalApiError, FiscalTimeoutError } from './errors.js';
 export { retryingFetch, type RetryOptions } from './retry.js';
 export { newIdempotencyKey, takesIdempotencyKey } from './idempotency.js';
 export * from './webhooks.js';
@@ -32,6 +33,11 @@ export interface FiscalClientOptions {
   apiKey?: string;
   /** Retry policy (retry.ts); `false`: never retry. */
   retry?: RetryOptions | false;
+  /**
+   * Time limit of one attempt in ms, the answer's body included (default 60 s; 0: none).
+   * Keep it above the inline wait asked with `X-Fiscalization-Timeout` (at most 10 s).
+   */
+  timeoutMs?: number;
   /** The fetch to use (default globalThis.fetch). */
   fetch?: typeof fetch;
   /** Headers sent on every request. */
@@ -60,7 +66,11 @@ export function createFiscalClient(options: FiscalClientOptions): FiscalClient {
   const client = createClient(
     createConfig({
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
-      fetch: options.retry === false ? base : retryingFetch(base, options.retry ?? {}),
+      // With `retry: false` the one attempt still gets its time limit.
+      fetch: retryingFetch(base, {
+        ...(options.retry === false ? { maxRetries: 0 } : options.retry),
+        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      }),
       ...(options.apiKey ? { auth: options.apiKey } : {}),
       ...(options.headers ? { headers: options.headers } : {}),
       throwOnError: true,

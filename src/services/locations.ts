@@ -228,7 +228,8 @@ export function createLocationService(deps: Deps, changes?: ChangeFeed, opts: Lo
     const now = clock.now();
     const updated = await withActiveChange(input.status !== undefined && input.status !== row.status, auth.accountId, now, (q) => locationsRepo.update(q, auth.accountId, id, {
       name: input.name?.trim(),
-      address: input.address === null ? null : input.address?.trim(),
+      // As on create, a blank address is no address (null), not an empty string.
+      address: input.address === undefined ? undefined : input.address?.trim() || null,
       status: input.status,
       system,
       country_config: config,

@@ -247,6 +247,22 @@ describe('POST /v1/locations: validation', () => {
     await expect400({ ...body, country_config: { ...configs.mydata, branch: '0' } }, 'country_config.branch must be an integer >= 0');
     await expect400({ ...body, tax_id: '123456783' }, 'country_config.afm must equal tax_id');
   });
+
+  // The authorities' schemas: InvoicesDoc (branch xs:int, series at most 50), SAF-T PT
+  // InvoiceNo ("<type> <prefix>/<n>", `[^/^ ]`, at most 60). The sandbox stub took these and
+  // every document of the location would be refused live.
+  it('Greece and Portugal: values the authority\'s schema cannot carry', async () => {
+    const gr = locationBodies['gr-mydata'];
+    await expect400({ ...gr, country_config: { ...configs.mydata, default_series: 'A'.repeat(51) } }, 'country_config.default_series must be 1-50 characters without spaces');
+    await expect400({ ...gr, country_config: { ...configs.mydata, branch: 2 ** 40 } }, "country_config.branch must be at most 2147483647 (myDATA's branch is a 32-bit integer)");
+    await expect400({ ...gr, country_config: { ...configs.mydata, aade_user_id: 'χρήστης' } }, 'country_config.aade_user_id must be printable ASCII characters (it is sent as an HTTP header)');
+    const pt = locationBodies['pt-saft'];
+    await expect400({ ...pt, country_config: { series: { FT: { prefix: 'A^1', atcud_code: 'AAJFJMVNTN' } } } }, 'country_config.series[FT].prefix must not contain spaces, "/" or "^"');
+    await expect400(
+      { ...pt, country_config: { series: { FT: { prefix: 'A'.repeat(47), atcud_code: 'AAJFJMVNTN' } } } },
+      'country_config.series[FT].prefix must be at most 46 characters (the SAF-T InvoiceNo "<type> <prefix>/<number>" holds 60)',
+    );
+  });
 });
 
 describe('Greek subscription_key: sealed at rest, masked when read', () => {
@@ -536,6 +552,18 @@ describe('PATCH /v1/locations/{id}', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error });
     expect((await get(key, loc.id)).json()).toEqual(loc);
+  });
+
+  it('a blank address clears it (null), as on create, not an empty string', async () => {
+    const { key } = await t.signup();
+    const loc = await created(key, locationBodies['es-verifactu']);
+    for (const address of ['', '   ']) {
+      const res = await patch(key, loc.id, { address });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().address).toBeNull();
+      expect((await get(key, loc.id)).json().address).toBeNull();
+      await patch(key, loc.id, { address: 'Gran Vía 2' });
+    }
   });
 
   it('refuses an address > 500 characters with 400 and changes nothing', async () => {

@@ -278,7 +278,7 @@ export type GetAccountStatusResponses = {
      */
     200: {
         account_id: string;
-        status: string;
+        status: 'active' | 'suspended' | 'cancelled';
         tier: string;
         features: Array<string>;
         merchant_count: number;
@@ -349,7 +349,7 @@ export type ListConsentsResponses = {
     200: {
         data: Array<{
             id: string;
-            type: string;
+            type: 'terms' | 'privacy_policy' | 'marketing' | 'data_processing';
             version: string;
             granted_at: string;
             revoked_at: string | null;
@@ -433,7 +433,7 @@ export type GrantConsentResponses = {
      */
     201: {
         id: string;
-        type: string;
+        type: 'terms' | 'privacy_policy' | 'marketing' | 'data_processing';
         version: string;
         granted_at: string;
         revoked_at: string | null;
@@ -500,7 +500,7 @@ export type RevokeConsentResponses = {
      */
     200: {
         id: string;
-        type: string;
+        type: 'terms' | 'privacy_policy' | 'marketing' | 'data_processing';
         version: string;
         granted_at: string;
         revoked_at: string | null;
@@ -932,7 +932,7 @@ export type ListLocationsResponses = {
             country_config: {
                 [key: string]: unknown;
             };
-            status: string;
+            status: 'active' | 'inactive';
             cert_expiry: string | null;
             created_at: string;
             updated_at: string;
@@ -1123,7 +1123,7 @@ export type CreateLocationData = {
             series: {
                 [key: string]: {
                     /**
-                     * series prefix
+                     * series prefix: no spaces, "/" or "^"
                      */
                     prefix: string;
                     /**
@@ -1151,11 +1151,11 @@ export type CreateLocationData = {
              */
             legal_name: string;
             /**
-             * the merchant's AADE user id
+             * the merchant's AADE user id (printable ASCII: sent as an HTTP header)
              */
             aade_user_id: string;
             /**
-             * AADE subscription key; sealed at rest, masked when read
+             * AADE subscription key (printable ASCII: sent as an HTTP header); sealed at rest, masked when read
              */
             subscription_key: string;
             env: 'sandbox' | 'production' | 'provider_sandbox' | 'provider_production';
@@ -1164,7 +1164,7 @@ export type CreateLocationData = {
              */
             document_class: 'TypeA' | 'TypeB';
             /**
-             * series, unique per (afm, year, branch)
+             * series, unique per (afm, year, branch); 1-50 characters without spaces
              */
             default_series: string;
         };
@@ -1246,7 +1246,7 @@ export type CreateLocationResponses = {
         country_config: {
             [key: string]: unknown;
         };
-        status: string;
+        status: 'active' | 'inactive';
         cert_expiry: string | null;
         created_at: string;
         updated_at: string;
@@ -1388,7 +1388,7 @@ export type GetLocationResponses = {
         country_config: {
             [key: string]: unknown;
         };
-        status: string;
+        status: 'active' | 'inactive';
         cert_expiry: string | null;
         created_at: string;
         updated_at: string;
@@ -1573,7 +1573,7 @@ export type UpdateLocationData = {
             series: {
                 [key: string]: {
                     /**
-                     * series prefix
+                     * series prefix: no spaces, "/" or "^"
                      */
                     prefix: string;
                     /**
@@ -1601,11 +1601,11 @@ export type UpdateLocationData = {
              */
             legal_name: string;
             /**
-             * the merchant's AADE user id
+             * the merchant's AADE user id (printable ASCII: sent as an HTTP header)
              */
             aade_user_id: string;
             /**
-             * AADE subscription key; sealed at rest, masked when read
+             * AADE subscription key (printable ASCII: sent as an HTTP header); sealed at rest, masked when read
              */
             subscription_key: string;
             env: 'sandbox' | 'production' | 'provider_sandbox' | 'provider_production';
@@ -1614,7 +1614,7 @@ export type UpdateLocationData = {
              */
             document_class: 'TypeA' | 'TypeB';
             /**
-             * series, unique per (afm, year, branch)
+             * series, unique per (afm, year, branch); 1-50 characters without spaces
              */
             default_series: string;
         };
@@ -1713,7 +1713,7 @@ export type UpdateLocationResponses = {
         country_config: {
             [key: string]: unknown;
         };
-        status: string;
+        status: 'active' | 'inactive';
         cert_expiry: string | null;
         created_at: string;
         updated_at: string;
@@ -2221,14 +2221,8 @@ export type ListTransactionsResponses = {
             account_id: string;
             location_id: string;
             idempotency_key: string;
-            /**
-             * sale, refund, void or cancellation
-             */
-            type: string;
-            /**
-             * pending, processing, success, failed, failed_permanent, pending_lroe, pending_submission, pending_batch, cancelled, delivered, rejected, delivery_error, offline_pending, failed_offline_grace_expired
-             */
-            status: string;
+            type: 'sale' | 'refund' | 'void' | 'cancellation';
+            status: 'pending' | 'processing' | 'success' | 'failed' | 'failed_permanent' | 'pending_lroe' | 'pending_submission' | 'pending_batch' | 'cancelled' | 'delivered' | 'rejected' | 'delivery_error' | 'offline_pending' | 'failed_offline_grace_expired';
             /**
              * total in minor units
              */
@@ -2240,9 +2234,9 @@ export type ListTransactionsResponses = {
              */
             system: string;
             /**
-             * test or live, from the key prefix
+             * from the key prefix
              */
-            environment: string;
+            environment: 'test' | 'live';
             /**
              * the request as sent
              */
@@ -2474,14 +2468,8 @@ export type CreateTransactionResponses = {
         account_id: string;
         location_id: string;
         idempotency_key: string;
-        /**
-         * sale, refund, void or cancellation
-         */
-        type: string;
-        /**
-         * pending, processing, success, failed, failed_permanent, pending_lroe, pending_submission, pending_batch, cancelled, delivered, rejected, delivery_error, offline_pending, failed_offline_grace_expired
-         */
-        status: string;
+        type: 'sale' | 'refund' | 'void' | 'cancellation';
+        status: 'pending' | 'processing' | 'success' | 'failed' | 'failed_permanent' | 'pending_lroe' | 'pending_submission' | 'pending_batch' | 'cancelled' | 'delivered' | 'rejected' | 'delivery_error' | 'offline_pending' | 'failed_offline_grace_expired';
         /**
          * total in minor units
          */
@@ -2493,9 +2481,9 @@ export type CreateTransactionResponses = {
          */
         system: string;
         /**
-         * test or live, from the key prefix
+         * from the key prefix
          */
-        environment: string;
+        environment: 'test' | 'live';
         /**
          * the request as sent
          */
@@ -2535,14 +2523,8 @@ export type CreateTransactionResponses = {
         account_id: string;
         location_id: string;
         idempotency_key: string;
-        /**
-         * sale, refund, void or cancellation
-         */
-        type: string;
-        /**
-         * pending, processing, success, failed, failed_permanent, pending_lroe, pending_submission, pending_batch, cancelled, delivered, rejected, delivery_error, offline_pending, failed_offline_grace_expired
-         */
-        status: string;
+        type: 'sale' | 'refund' | 'void' | 'cancellation';
+        status: 'pending' | 'processing' | 'success' | 'failed' | 'failed_permanent' | 'pending_lroe' | 'pending_submission' | 'pending_batch' | 'cancelled' | 'delivered' | 'rejected' | 'delivery_error' | 'offline_pending' | 'failed_offline_grace_expired';
         /**
          * total in minor units
          */
@@ -2554,9 +2536,9 @@ export type CreateTransactionResponses = {
          */
         system: string;
         /**
-         * test or live, from the key prefix
+         * from the key prefix
          */
-        environment: string;
+        environment: 'test' | 'live';
         /**
          * the request as sent
          */
@@ -2912,14 +2894,8 @@ export type GetTransactionResponses = {
         account_id: string;
         location_id: string;
         idempotency_key: string;
-        /**
-         * sale, refund, void or cancellation
-         */
-        type: string;
-        /**
-         * pending, processing, success, failed, failed_permanent, pending_lroe, pending_submission, pending_batch, cancelled, delivered, rejected, delivery_error, offline_pending, failed_offline_grace_expired
-         */
-        status: string;
+        type: 'sale' | 'refund' | 'void' | 'cancellation';
+        status: 'pending' | 'processing' | 'success' | 'failed' | 'failed_permanent' | 'pending_lroe' | 'pending_submission' | 'pending_batch' | 'cancelled' | 'delivered' | 'rejected' | 'delivery_error' | 'offline_pending' | 'failed_offline_grace_expired';
         /**
          * total in minor units
          */
@@ -2931,9 +2907,9 @@ export type GetTransactionResponses = {
          */
         system: string;
         /**
-         * test or live, from the key prefix
+         * from the key prefix
          */
-        environment: string;
+        environment: 'test' | 'live';
         /**
          * the request as sent
          */
@@ -3181,14 +3157,8 @@ export type CancelTransactionResponses = {
         account_id: string;
         location_id: string;
         idempotency_key: string;
-        /**
-         * sale, refund, void or cancellation
-         */
-        type: string;
-        /**
-         * pending, processing, success, failed, failed_permanent, pending_lroe, pending_submission, pending_batch, cancelled, delivered, rejected, delivery_error, offline_pending, failed_offline_grace_expired
-         */
-        status: string;
+        type: 'sale' | 'refund' | 'void' | 'cancellation';
+        status: 'pending' | 'processing' | 'success' | 'failed' | 'failed_permanent' | 'pending_lroe' | 'pending_submission' | 'pending_batch' | 'cancelled' | 'delivered' | 'rejected' | 'delivery_error' | 'offline_pending' | 'failed_offline_grace_expired';
         /**
          * total in minor units
          */
@@ -3200,9 +3170,9 @@ export type CancelTransactionResponses = {
          */
         system: string;
         /**
-         * test or live, from the key prefix
+         * from the key prefix
          */
-        environment: string;
+        environment: 'test' | 'live';
         /**
          * the request as sent
          */
@@ -3242,14 +3212,8 @@ export type CancelTransactionResponses = {
         account_id: string;
         location_id: string;
         idempotency_key: string;
-        /**
-         * sale, refund, void or cancellation
-         */
-        type: string;
-        /**
-         * pending, processing, success, failed, failed_permanent, pending_lroe, pending_submission, pending_batch, cancelled, delivered, rejected, delivery_error, offline_pending, failed_offline_grace_expired
-         */
-        status: string;
+        type: 'sale' | 'refund' | 'void' | 'cancellation';
+        status: 'pending' | 'processing' | 'success' | 'failed' | 'failed_permanent' | 'pending_lroe' | 'pending_submission' | 'pending_batch' | 'cancelled' | 'delivered' | 'rejected' | 'delivery_error' | 'offline_pending' | 'failed_offline_grace_expired';
         /**
          * total in minor units
          */
@@ -3261,9 +3225,9 @@ export type CancelTransactionResponses = {
          */
         system: string;
         /**
-         * test or live, from the key prefix
+         * from the key prefix
          */
-        environment: string;
+        environment: 'test' | 'live';
         /**
          * the request as sent
          */
@@ -3361,7 +3325,7 @@ export type ListRetryQueueResponses = {
             id: string;
             transaction_id: string | null;
             account_id: string | null;
-            status: string;
+            status: 'pending' | 'processing' | 'completed' | 'failed' | 'dead';
             attempt: number;
             max_attempts: number;
             next_retry_at: string | null;

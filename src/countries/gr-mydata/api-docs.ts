@@ -5,13 +5,13 @@ export const myDataDocs: SystemApiDocs = {
   title: 'Greece: myDATA (AADE returns a MARK)',
   configSchema: configObject('myDATA', ['afm', 'branch', 'legal_name', 'aade_user_id', 'subscription_key', 'env', 'document_class', 'default_series'], {
     afm: str('9-digit tax id', { pattern: '^[0-9]{9}$' }),
-    branch: { type: 'integer', minimum: 0, description: '0 = primary establishment' },
+    branch: { type: 'integer', minimum: 0, maximum: 2147483647, description: '0 = primary establishment' },
     legal_name: str('registered company name'),
-    aade_user_id: str('the merchant\'s AADE user id'),
-    subscription_key: str('AADE subscription key; sealed at rest, masked when read'),
+    aade_user_id: str('the merchant\'s AADE user id (printable ASCII: sent as an HTTP header)', { pattern: '^[\\x20-\\x7E]+$' }),
+    subscription_key: str('AADE subscription key (printable ASCII: sent as an HTTP header); sealed at rest, masked when read', { pattern: '^[\\x20-\\x7E]+$' }),
     env: { type: 'string', enum: ['sandbox', 'production', 'provider_sandbox', 'provider_production'] },
     document_class: { type: 'string', enum: ['TypeA', 'TypeB'], description: 'TypeA single leg; TypeB invoice plus income classification' },
-    default_series: str('series, unique per (afm, year, branch)'),
+    default_series: str('series, unique per (afm, year, branch); 1-50 characters without spaces', { maxLength: 50, pattern: '^\\S+$' }),
   }),
   location: {
     name: 'Καφενείο Αθήνα', country: 'GR', tax_id: '094259216',

@@ -41,6 +41,10 @@ describe('gr-mydata config', () => {
     expect(validate({ ...base, env }).env).toBe(env);
   });
 
+  it('accepts the limits exactly: branch 2147483647, a 50-character (Greek) series', () => {
+    expect(validate({ ...base, branch: 2_147_483_647, default_series: 'Α'.repeat(50) })).toMatchObject({ branch: 2_147_483_647, default_series: 'Α'.repeat(50) });
+  });
+
   it('accepts TypeB and a non-zero branch', () => {
     expect(validate({ ...base, document_class: 'TypeB', branch: 3 })).toMatchObject({ document_class: 'TypeB', branch: 3 });
   });
@@ -65,6 +69,15 @@ describe('gr-mydata config', () => {
     [{ ...base, default_series: undefined }, 'country_config.default_series is required'],
     [{ ...base, default_series: '' }, 'country_config.default_series is required'],
     [{ ...base, series: 'A' }, 'country_config.series is not a known field for myDATA'],
+    // InvoicesDoc limits (xsd): branch xs:int, series at most 50 characters; the stub authority
+    // took these, AADE refuses every document carrying them.
+    [{ ...base, branch: 2 ** 31 }, 'country_config.branch must be at most 2147483647 (myDATA\'s branch is a 32-bit integer)'],
+    [{ ...base, default_series: 'A'.repeat(51) }, 'country_config.default_series must be 1-50 characters without spaces'],
+    [{ ...base, default_series: 'A B' }, 'country_config.default_series must be 1-50 characters without spaces'],
+    // Sent as HTTP headers: a character a header cannot carry failed every submission.
+    [{ ...base, aade_user_id: 'user\n1' }, 'country_config.aade_user_id must be printable ASCII characters (it is sent as an HTTP header)'],
+    [{ ...base, aade_user_id: 'χρήστης' }, 'country_config.aade_user_id must be printable ASCII characters (it is sent as an HTTP header)'],
+    [{ ...base, subscription_key: 'key\u0007' }, 'country_config.subscription_key must be printable ASCII characters (it is sent as an HTTP header)'],
   ])('refuses %j', (config, message) => {
     expect400(() => validate(config), message);
   });

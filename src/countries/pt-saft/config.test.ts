@@ -53,6 +53,12 @@ describe('pt-saft config', () => {
     });
   });
 
+  it('accepts a series at the limits exactly: a 46-character prefix (InvoiceNo of 60 with a 10-digit number), a 59-character code', () => {
+    const entry = { prefix: 'Ç'.repeat(46), atcud_code: 'A'.repeat(59) };
+    expect(validate({ series: { FT: entry } }).series).toEqual({ FT: entry });
+    expect(`FT ${entry.prefix}/${'9'.repeat(10)}`).toHaveLength(60);
+  });
+
   it('accepts series without FT, and a numeric certificate number', () => {
     expect(validate({ series: { FS: { prefix: 'B', atcud_code: 'ABCD1234' } } })).toEqual({
       series: { FS: { prefix: 'B', atcud_code: 'ABCD1234' } },
@@ -72,8 +78,13 @@ describe('pt-saft config', () => {
     [{ series: { FT: { prefix: 'A', atcud_code: ' ' } } }, 'country_config.series[FT].atcud_code is required'],
     [{ series: { NC: { prefix: 'A' } } }, 'country_config.series[NC].atcud_code is required'],
     [{ series: { FT: { atcud_code: 'AAJFJMVNTN' } } }, 'country_config.series[FT].prefix is required'],
-    [{ series: { FT: { prefix: 'A B', atcud_code: 'AAJFJMVNTN' } } }, 'country_config.series[FT].prefix must not contain spaces or "/"'],
-    [{ series: { FT: { prefix: 'A/B', atcud_code: 'AAJFJMVNTN' } } }, 'country_config.series[FT].prefix must not contain spaces or "/"'],
+    [{ series: { FT: { prefix: 'A B', atcud_code: 'AAJFJMVNTN' } } }, 'country_config.series[FT].prefix must not contain spaces, "/" or "^"'],
+    [{ series: { FT: { prefix: 'A/B', atcud_code: 'AAJFJMVNTN' } } }, 'country_config.series[FT].prefix must not contain spaces, "/" or "^"'],
+    // SAFTPT1.04_01.xsd InvoiceNo: `[^ ]+ [^/^ ]+/[0-9]+`, at most 60 characters; the printed
+    // ATCUD at most 70 (QR field H). The sandbox took these; every document was invalid.
+    [{ series: { FT: { prefix: 'A^B', atcud_code: 'AAJFJMVNTN' } } }, 'country_config.series[FT].prefix must not contain spaces, "/" or "^"'],
+    [{ series: { FT: { prefix: 'A'.repeat(47), atcud_code: 'AAJFJMVNTN' } } }, 'country_config.series[FT].prefix must be at most 46 characters (the SAF-T InvoiceNo "<type> <prefix>/<number>" holds 60)'],
+    [{ series: { FT: { prefix: 'A', atcud_code: 'A'.repeat(60) } } }, 'country_config.series[FT].atcud_code must be at most 59 characters (the printed ATCUD "<code>-<number>" holds 70)'],
     [{ series: { FT: { prefix: 'A', atcud_code: 'ABC1234' } } }, 'country_config.series[FT].atcud_code must be at least 8 alphanumeric characters'],
     [{ series: { FT: { prefix: 'A', atcud_code: 'ABCD-1234' } } }, 'country_config.series[FT].atcud_code must be at least 8 alphanumeric characters'],
     [{ series: { FT: { ...FT, number: 1 } } }, 'country_config.series[FT].number is not a known field for SAF-T PT'],

@@ -24,10 +24,16 @@ export interface SeriesEntry {
 const ATCUD_CODE = /^[A-Za-z0-9]{8,}$/;
 
 /**
- * The series identifier sits inside the SAF-T InvoiceNo "<type> <series>/<number>",
- * so it cannot contain a space or a slash.
+ * The series identifier sits inside the SAF-T InvoiceNo "<type> <series>/<number>"
+ * (SAFTPT1.04_01.xsd: pattern `[^ ]+ [^/^ ]+/[0-9]+`, at most 60 characters), so it cannot
+ * contain a space, a slash or a caret, and it leaves room for the type, the two separators
+ * and a 10-digit number: at most 46 characters. A longer or other one made every document
+ * of the series invalid in the month's SAF-T file (the sandbox took it).
  */
-const PREFIX_FORBIDDEN = /[\s/]/;
+const PREFIX_FORBIDDEN = /[\s/^]/;
+export const PREFIX_MAX = 46;
+/** The printed ATCUD "<code>-<number>" is at most 70 characters (QR field H): a 10-digit number leaves 59. */
+export const ATCUD_CODE_MAX = 59;
 
 export function readSeries(raw: unknown): Partial<Record<DocumentType, SeriesEntry>> {
   if (raw === undefined || raw === null) throw badRequest('country_config.series is required');
@@ -52,8 +58,10 @@ function readEntry(type: DocumentType, raw: unknown): SeriesEntry {
   rejectUnknownFields(raw, ['prefix', 'atcud_code'], 'SAF-T PT', path);
 
   const prefix = requiredString(raw, 'prefix', `${path}.prefix is required`, path);
-  if (PREFIX_FORBIDDEN.test(prefix)) throw badRequest(`${path}.prefix must not contain spaces or "/"`);
+  if (PREFIX_FORBIDDEN.test(prefix)) throw badRequest(`${path}.prefix must not contain spaces, "/" or "^"`);
+  if (Array.from(prefix).length > PREFIX_MAX) throw badRequest(`${path}.prefix must be at most ${PREFIX_MAX} characters (the SAF-T InvoiceNo "<type> <prefix>/<number>" holds 60)`);
   const atcud_code = requiredString(raw, 'atcud_code', `${path}.atcud_code is required`, path);
   if (!ATCUD_CODE.test(atcud_code)) throw badRequest(`${path}.atcud_code must be at least 8 alphanumeric characters`);
+  if (atcud_code.length > ATCUD_CODE_MAX) throw badRequest(`${path}.atcud_code must be at most ${ATCUD_CODE_MAX} characters (the printed ATCUD "<code>-<number>" holds 70)`);
   return { prefix, atcud_code };
 }

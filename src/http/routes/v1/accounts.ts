@@ -26,13 +26,13 @@ const ConsentType = StringEnum(['terms', 'privacy_policy', 'marketing', 'data_pr
 });
 
 const ConsentSchema = Type.Object({
-  id: Type.String({ format: 'uuid' }), type: Type.String(), version: Type.String(),
+  id: Type.String({ format: 'uuid' }), type: StringEnum(['terms', 'privacy_policy', 'marketing', 'data_processing']), version: Type.String(),
   granted_at: DateTime, revoked_at: NullableDateTime, active: Type.Boolean(),
 });
 
 const AccountStatusSchema = Type.Object({
   account_id: Type.String({ format: 'uuid' }),
-  status: Type.String(),
+  status: StringEnum(['active', 'suspended', 'cancelled']),
   tier: Type.String(),
   features: Type.Array(Type.String()),
   merchant_count: Type.Integer(),

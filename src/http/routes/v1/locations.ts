@@ -17,7 +17,7 @@ export const LocationSchema = Type.Object({
   address: Type.Union([Type.String(), Type.Null()]),
   tax_id: Type.Union([Type.String(), Type.Null()]),
   country_config: Type.Record(Type.String(), Type.Unknown()),
-  status: Type.String(),
+  status: StringEnum(['active', 'inactive']),
   cert_expiry: NullableDateTime,
   created_at: DateTime,
   updated_at: DateTime,

@@ -11,7 +11,7 @@ const EntrySchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
   transaction_id: Type.Union([Type.String(), Type.Null()]),
   account_id: Type.Union([Type.String(), Type.Null()]),
-  status: Type.String(),
+  status: StringEnum(ENTRY_STATUSES),
   attempt: Type.Integer(),
   max_attempts: Type.Integer(),
   next_retry_at: NullableDateTime,
