@@ -19,7 +19,7 @@ import type { SigningKey } from '../core/signing-key.ts';
 import type { Signer } from '../signing/signer.ts';
 import type { RecordKey, RecordKeyKind } from '../core/record-key.ts';
 import type { TransactionStatus } from '../core/status.ts';
-import type { LineField, TransactionDraft } from '../core/transaction.ts';
+import type { LineField, TransactionDraft, TransactionType } from '../core/transaction.ts';
 import type { SYSTEMS } from './registry.ts';
 
 export type { ChainLink, PreviousLink } from '../core/chain-link.ts';
@@ -965,4 +965,43 @@ export interface ReceiptFacts {
    * and version), each with its placement; pure.
    */
   lines?: ((input: { software: SoftwareIdentity; location: Pick<LocationForFiscal, 'name' | 'country' | 'tax_id' | 'address'>; tx: TransactionDraft }) => { placement: RenderPlacement; text: Localized }[]) | undefined;
+  /**
+   * Optional: how a correction prints (a refund, a void, a cancellation): its own title,
+   * the lines naming the document it corrects, its amounts' sign. Absent: the title of
+   * `title`, a generic CANCELLATION line under it for a cancellation, amounts unsigned.
+   */
+  correction?: ReceiptCorrection | undefined;
+}
+
+/** What a correction's print is made from (`ReceiptCorrection`). */
+export interface ReceiptCorrectionInput {
+  /** `cancellation` for a cancellation transaction (POST …/cancel), else the transaction's type. */
+  kind: TransactionType | 'cancellation';
+  /** The transaction's draft (a cancellation's: the original's, with `cancellation_reason`). */
+  tx: TransactionDraft;
+  /**
+   * The transaction a cancellation cancels, as stored: its record's document number, its
+   * `fiscal_id`, its render hints, its draft and its creation time. Null for a refund or a
+   * void (their metadata names what they correct) or when the original is not found.
+   */
+  original: {
+    documentNumber: string | null; fiscalId: string | null; hints: readonly RenderHint[]; tx: TransactionDraft; createdAt: Date;
+  } | null;
+  /** The transaction's own render hints. */
+  hints: readonly RenderHint[];
+}
+
+/** A correction on paper, by system (`ReceiptFacts.correction`); every member pure. */
+export interface ReceiptCorrection {
+  /**
+   * The title of a correction where it is not the document's usual one (France: a
+   * cancellation is its own "Ticket d'annulation"; Portugal: a cancellation is no new
+   * document). Undefined: `ReceiptFacts.title`. A title given here replaces the generic
+   * CANCELLATION line too.
+   */
+  title?(input: ReceiptCorrectionInput): Localized | undefined;
+  /** The lines naming the corrected document (and the law's notices), printed in the header, after its number. */
+  references?(input: ReceiptCorrectionInput): Localized[];
+  /** True: the amounts print negative, as the record carries them (France, Spain's corrective invoices by differences). */
+  negative?(input: ReceiptCorrectionInput): boolean;
 }

@@ -13,7 +13,7 @@
  */
 import type { Country } from '../core/country.ts';
 import type {
-  FiscalSystem, Localized, ReceiptFacts, ReceiptLanguage, ReceiptQrSpec, RenderHint, RenderPlacement, SoftwareIdentity, TransactionDraft,
+  FiscalSystem, Localized, ReceiptCorrectionInput, ReceiptFacts, ReceiptLanguage, ReceiptQrSpec, RenderHint, RenderPlacement, SoftwareIdentity, TransactionDraft,
 } from '../countries/types.ts';
 import { COUNTRY_TIME_ZONES } from '../countries/shared/dates.ts';
 import { WORDS, type ReceiptWords } from './i18n.ts';
@@ -54,6 +54,8 @@ export interface ReceiptSource {
     copy?: number | undefined;
     /** The transaction's status now: a document since cancelled prints so. */
     status?: string | undefined;
+    /** A cancellation's original, as stored (`ReceiptCorrectionInput.original`); absent or null otherwise. */
+    original?: ReceiptCorrectionInput['original'] | undefined;
   };
   location: { name: string; address: string | null; tax_id: string | null; legal_name: string | null };
   system: Pick<FiscalSystem, 'receipt'> | undefined;
@@ -73,8 +75,18 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
   const say = (text: Localized): string => text[lang] ?? text.en;
   const tx = src.transaction.normalized;
   const hints = src.transaction.render_hints;
-  const money = (minor: number): string => amount(minor, w);
   const cancelled = src.transaction.status === 'cancelled';
+  const isCancellation = src.transaction.type === 'cancellation';
+  // A correction (refund, void, cancellation) prints as its system says (ReceiptFacts.correction):
+  // the plug-in tells a correction from a sale (Italy DC: a sale whose metadata says is_return).
+  const correction: ReceiptCorrectionInput = {
+    kind: isCancellation ? 'cancellation' : tx.type, tx, original: src.transaction.original ?? null, hints,
+  };
+  const fix = facts?.correction;
+  const sign = fix?.negative?.(correction) === true ? -1 : 1;
+  // Amounts with the record's sign; a unit price stays a price ("2 x 3,00").
+  const money = (minor: number): string => amount(sign * minor, w);
+  const price = (minor: number): string => amount(minor, w);
 
   const merchant: Block[] = [];
   const name = src.location.legal_name ?? src.location.name;
@@ -86,9 +98,10 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
     merchant.push(text(`${label ? say(label) : w.taxId}: ${src.location.tax_id}`, 'center'));
   }
 
-  const title = facts ? say(facts.title(hints, tx)) : 'Receipt';
+  const ownTitle = fix?.title?.(correction);
+  const title = ownTitle ? say(ownTitle) : facts ? say(facts.title(hints, tx)) : 'Receipt';
   const titleBlocks: Block[] = [{ kind: 'rule' }, text(title, 'center', true)];
-  if (src.transaction.type === 'cancellation') titleBlocks.push(text(w.cancellation, 'center', true));
+  if (isCancellation && !ownTitle) titleBlocks.push(text(w.cancellation, 'center', true));
   if (src.transaction.copy !== undefined && facts?.duplicate) titleBlocks.push(text(say(facts.duplicate.label(src.transaction.copy)), 'center', true));
   if (cancelled) titleBlocks.push(text(w.cancelled, 'center', true));
   if (src.transaction.environment === 'test') titleBlocks.push(text(w.test, 'center', true));
@@ -97,7 +110,7 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
   const lines: Block[] = [{ kind: 'rule' }];
   for (const l of tx.items) {
     lines.push({ kind: 'pair', left: l.description, right: money(l.total_amount), bold: false });
-    const qty = l.quantity === 1 ? '' : `${number(l.quantity, w)} x ${money(l.unit_price)} `;
+    const qty = l.quantity === 1 ? '' : `${number(l.quantity, w)} x ${price(l.unit_price)} `;
     lines.push(text(`  ${qty}${w.tax} ${number(l.tax_rate, w)} %`, 'left'));
   }
 
@@ -113,6 +126,8 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
   const docNumber = facts?.number?.value({ documentNumber: src.transaction.document_number, fiscalId: src.transaction.fiscal_id, tx });
   // Printed first in the header, unless a hint already says it.
   if (docNumber && !hints.some((h) => h.value === docNumber)) byPlacement.get('header')!.push(text(joinLabel(say(facts!.number!.label), docNumber), 'left'));
+  // The document a correction corrects (and the law's notices about it).
+  const references = fix?.references?.(correction).map((r) => text(say(r), 'left')) ?? [];
   const printed = hints.filter((h) => h.kind === 'text' || h.kind === 'qr_url' || h.kind === 'qr_data');
   for (const h of hints) {
     const out = byPlacement.get(h.placement) ?? byPlacement.get('body')!;
@@ -129,6 +144,8 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
     const oneLine = facts?.singleLine?.includes(h.key) ? { oneLine: true } : {};
     out.push({ ...text(label ? joinLabel(say(label), h.value) : h.value, 'left', false), key: h.key, ...oneLine });
   }
+  // At the end of the header: after the correction's own number (the header's hints are document numbers).
+  byPlacement.get('header')!.push(...references);
   for (const l of facts?.lines?.({ software: src.software, location: { name: src.location.name, country: src.transaction.country, tax_id: src.location.tax_id, address: src.location.address }, tx }) ?? []) {
     byPlacement.get(l.placement)!.push(text(say(l.text), 'left'));
   }

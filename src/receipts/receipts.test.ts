@@ -158,13 +158,19 @@ describe('receipts: country items', () => {
     expect((await text('pt-saft')).split('FS A2026/1').length - 1).toBe(1 + 1 /* in the QR content */);
   });
 
-  it('a cancellation\'s receipt says so under the title', async () => {
+  it('a cancellation\'s receipt is titled as its system says, or says so under the title where the system says nothing', async () => {
     const c = byName('es-verifactu');
     const cancelled = { ...c, source: { ...c.source, transaction: { ...c.source.transaction, type: 'cancellation' } } };
-    expect((await render(cancelled, 'text')).body).toContain('Factura simplificada\n');
-    expect((await render(cancelled, 'text')).body).toMatch(/\n\s+ANULACIÓN\n/);
-    expect((await render(cancelled, 'text', { lang: 'en' })).body).toMatch(/\n\s+CANCELLATION\n/);
-    expect((await render(c, 'text')).body).not.toContain('ANULACIÓN');
+    // Spain: an annulment is no invoice (src/receipts/corrections.test.ts has every system).
+    expect((await render(cancelled, 'text')).body).toMatch(/\n\s+Anulación de factura\n/);
+    expect((await render(cancelled, 'text')).body).not.toContain('Factura simplificada');
+    expect((await render(cancelled, 'text', { lang: 'en' })).body).toMatch(/\n\s+Invoice annulment\n/);
+    expect((await render(c, 'text')).body).not.toContain('Anulación');
+    // A system without correction facts keeps its title with the generic line beneath.
+    const bare = { ...cancelled, source: { ...cancelled.source, system: { receipt: { ...c.system.receipt!, correction: undefined } } } };
+    expect((await render(bare, 'text')).body).toContain('Factura simplificada\n');
+    expect((await render(bare, 'text')).body).toMatch(/\n\s+ANULACIÓN\n/);
+    expect((await render(bare, 'text', { lang: 'en' })).body).toMatch(/\n\s+CANCELLATION\n/);
   });
 
   it('Greece: MARK, UID and authentication code; the offline label only on the offline receipt, before the footer', async () => {

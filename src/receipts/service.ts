@@ -87,6 +87,17 @@ export function createReceiptService(deps: { db: Db; software: SoftwareIdentity;
     // Deleted or not: the location the transaction was made at (drawn, and journaled in).
     const location = await locationsRepo.getById(deps.db, row.location_id);
     const copy = copyOf ? await copyOf(row, location, system!, documentNumber) : undefined;
+    // A cancellation names the document it cancels: the original as stored (same account).
+    const originalRow = row.cancels_id ? await transactionsRepo.get(deps.db, auth.accountId, row.cancels_id) : undefined;
+    const original = originalRow
+      ? {
+        documentNumber: (await fiscalRecordsRepo.getForTransaction(deps.db, originalRow.id))?.document_number ?? null,
+        fiscalId: originalRow.fiscal_id,
+        hints: originalRow.render_hints,
+        tx: originalRow.normalized,
+        createdAt: originalRow.created_at,
+      }
+      : null;
     const legalName = location?.country_config.legal_name;
     return renderReceipt({
       transaction: {
@@ -101,6 +112,7 @@ export function createReceiptService(deps: { db: Db; software: SoftwareIdentity;
         render_hints: row.render_hints,
         copy,
         status: row.status,
+        original,
       },
       location: {
         name: location?.name ?? '',

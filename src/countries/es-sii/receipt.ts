@@ -1,5 +1,7 @@
 import type { ReceiptFacts } from '../types.ts';
-import { spanishTitle, SPANISH_DUPLICATE } from '../es/receipt.ts';
+import { SPANISH_ANNULMENT, spanishCorrection, spanishTitle, SPANISH_DUPLICATE } from '../es/receipt.ts';
+
+const SPANISH = spanishCorrection((o) => o.hints.find((h) => h.key === 'invoice_number')?.value ?? o.documentNumber);
 
 /** SII invoices carry no QR: the invoice number heads them. */
 export const SII_RECEIPT: ReceiptFacts = {
@@ -11,4 +13,12 @@ export const SII_RECEIPT: ReceiptFacts = {
     voided_invoice_number: { es: 'Anula la factura n.º', en: 'Voids invoice no.' },
   },
   qr: {},
+  // An SII void is a baja (RegistroLRBajaExpedidas): the invoice is withdrawn, not rectified.
+  // It prints as an annulment, as a cancellation does; its `voided_invoice_number` hint names
+  // the invoice, and the amounts are that invoice's (the baja carries none).
+  correction: {
+    title: (input) => (input.kind === 'void' ? SPANISH_ANNULMENT : SPANISH.title!(input)),
+    references: (input) => (input.kind === 'void' ? [] : SPANISH.references!(input)),
+    negative: (input) => input.kind !== 'void' && SPANISH.negative!(input),
+  },
 };

@@ -1,5 +1,5 @@
 import type { ReceiptFacts } from '../types.ts';
-import { SPANISH_NUMBER_LABEL, SPANISH_QR, spanishTitle, SPANISH_DUPLICATE } from '../es/receipt.ts';
+import { SPANISH_NUMBER_LABEL, SPANISH_QR, spanishCorrection, spanishTitle, SPANISH_DUPLICATE } from '../es/receipt.ts';
 
 /**
  * VERI*FACTU on the receipt (FORMATS.md §2.6): "QR tributario:" above the QR and the
@@ -14,4 +14,6 @@ export const VERIFACTU_RECEIPT: ReceiptFacts = {
   // NumSerieFactura: series and number in one (build.ts).
   number: { label: SPANISH_NUMBER_LABEL, value: ({ documentNumber }) => documentNumber },
   qr: { qr: SPANISH_QR },
+  // The annulled invoice is named by its NumSerieFactura, as RegistroAnulacion names it.
+  correction: spanishCorrection((o) => o.documentNumber),
 };

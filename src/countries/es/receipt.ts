@@ -4,7 +4,8 @@
  * between 30 and 40 mm (FORMATS.md §1.3 and §2.6); the title the invoice type gives
  * (RD 1619/2012: art. 6 full invoice, art. 7 simplified, art. 15 corrective).
  */
-import type { Localized, ReceiptFacts, ReceiptQrSpec, RenderHint, TransactionDraft } from '../types.ts';
+import type { Localized, ReceiptCorrection, ReceiptCorrectionInput, ReceiptFacts, ReceiptQrSpec, RenderHint, TransactionDraft } from '../types.ts';
+import { metaString } from '../shared/metadata-fields.ts';
 import { readSpanishInvoiceType } from './invoice.ts';
 
 /** "Factura n.º": the number and series of a Spanish invoice (RD 1619/2012 art. 6.1.a, 7.1.a). */
@@ -20,13 +21,7 @@ const RECTIFYING_SIMPLIFIED: Localized = { es: 'Factura rectificativa simplifica
 
 /** The title of the record's invoice type (es/invoice.ts: F1, F2, R1-R4, R5), as the stored metadata says. */
 export function spanishTitle(_hints: readonly RenderHint[], tx: TransactionDraft): Localized {
-  let type: string;
-  try {
-    type = readSpanishInvoiceType(tx, tx.metadata);
-  } catch {
-    // Stored metadata was validated at creation; should a rule have changed since, the family still titles it.
-    type = tx.type === 'sale' ? 'F2' : 'R5';
-  }
+  const type = invoiceTypeOf(tx);
   if (type === 'F1') return FULL;
   if (type === 'F2') return SIMPLIFIED;
   return type === 'R5' ? RECTIFYING_SIMPLIFIED : RECTIFYING;
@@ -41,3 +36,49 @@ export function spanishTitle(_hints: readonly RenderHint[], tx: TransactionDraft
 export const SPANISH_DUPLICATE: NonNullable<ReceiptFacts['duplicate']> = {
   label: (copy) => ({ es: `DUPLICADO n.º ${copy}`, en: `DUPLICATE no. ${copy}` }),
 };
+
+function invoiceTypeOf(tx: TransactionDraft): string {
+  try {
+    return readSpanishInvoiceType(tx, tx.metadata);
+  } catch {
+    // Stored metadata was validated at creation; should a rule have changed since, the family still titles it.
+    return tx.type === 'sale' ? 'F2' : 'R5';
+  }
+}
+
+/** An annulment (RegistroAnulacion, AnulaTicketBai, an SII baja) is no invoice: it withdraws one. */
+export const SPANISH_ANNULMENT: Localized = { es: 'Anulación de factura', en: 'Invoice annulment' };
+
+/**
+ * Spanish corrections on paper, for a system whose invoice number is `numberOf` (the
+ * original's, as its receipt printed it):
+ * - a cancellation is titled as the annulment it is and names the annulled invoice;
+ * - a corrective invoice (R1-R5) names the invoice it rectifies when the request gave it
+ *   (`original_invoice_number`, `original_issue_date`: RD 1619/2012 art. 15 wants the
+ *   rectified invoice identified; the record carries it in FacturasRectificadas);
+ * - a corrective invoice prints its amounts negative: it is issued "por diferencias"
+ *   (TipoRectificativa I) and its record, its QR's importe included, carries them so.
+ */
+export function spanishCorrection(numberOf: (original: NonNullable<ReceiptCorrectionInput['original']>) => string | null): ReceiptCorrection {
+  return {
+    title: ({ kind }) => (kind === 'cancellation' ? SPANISH_ANNULMENT : undefined),
+    references: ({ kind, tx, original }) => {
+      if (kind === 'cancellation') {
+        const n = original ? numberOf(original) : null;
+        const reason = metaString(tx, 'cancellation_reason');
+        return [
+          ...(n ? [{ es: `Factura anulada n.º ${n}`, en: `Annulled invoice no. ${n}` }] : []),
+          ...(reason ? [{ es: `Motivo: ${reason}`, en: `Reason: ${reason}` }] : []),
+        ];
+      }
+      const n = metaString(tx, 'original_invoice_number');
+      if (n === undefined || !invoiceTypeOf(tx).startsWith('R')) return [];
+      const date = metaString(tx, 'original_issue_date');
+      return [date === undefined
+        ? { es: `Rectifica la factura n.º ${n}`, en: `Corrects invoice no. ${n}` }
+        : { es: `Rectifica la factura n.º ${n} de ${date}`, en: `Corrects invoice no. ${n} of ${date}` }];
+    },
+    // A cancellation prints the annulled invoice's amounts as that invoice carried them.
+    negative: ({ tx }) => invoiceTypeOf(tx).startsWith('R'),
+  };
+}

@@ -1,5 +1,14 @@
-import type { ReceiptFacts } from '../types.ts';
+import type { Localized, ReceiptCorrectionInput, ReceiptFacts } from '../types.ts';
+import { metaString } from '../shared/metadata-fields.ts';
 import { jetWriter } from './closures/processor.ts';
+
+const SALE: Localized = { fr: 'Ticket de caisse', en: 'Receipt' };
+const REFUND: Localized = { fr: 'Ticket de remboursement', en: 'Refund receipt' };
+const CANCELLATION: Localized = { fr: 'Ticket d\'annulation', en: 'Cancellation receipt' };
+
+/** The number a ticket printed (`document_number` hint), else its record's. */
+const ticketNumber = (o: NonNullable<ReceiptCorrectionInput['original']>): string | null =>
+  o.hints.find((h) => h.key === 'document_number')?.value ?? o.documentNumber ?? o.fiscalId;
 
 /**
  * An NF525 ticket (CGI art. 286-I-3° bis; FORMATS.md §8, items as industry summaries of
@@ -9,7 +18,27 @@ import { jetWriter } from './closures/processor.ts';
  */
 export const NF525_RECEIPT: ReceiptFacts = {
   language: 'fr',
-  title: (_hints, tx) => (tx.type === 'sale' ? { fr: 'Ticket de caisse', en: 'Receipt' } : { fr: 'Ticket de remboursement', en: 'Refund receipt' }),
+  // Each operation is titled as its record names it (`operation`): a void is an annulment,
+  // not a refund (the record keeps the two apart, so does the ticket).
+  title: (_hints, tx) => (tx.type === 'sale' ? SALE : tx.type === 'refund' ? REFUND : CANCELLATION),
+  // A cancellation is a ticket of its own (its number, its signature: a new record of the
+  // chain, FORMATS.md §8 "corrections are new, traced operations"), titled as such and naming
+  // the ticket it cancels (the record's `cancels.document_number`), with the reason given.
+  // Amounts print as the record carries them: a refund, a void and the cancellation of a
+  // sale negative, the cancellation of a refund positive (build.ts `operationOf`).
+  correction: {
+    title: ({ kind }) => (kind === 'cancellation' ? CANCELLATION : undefined),
+    references: ({ kind, original, tx }) => {
+      if (kind !== 'cancellation') return [];
+      const out: Localized[] = [];
+      const n = original ? ticketNumber(original) : null;
+      if (n) out.push({ fr: `Annule le ticket n° ${n}`, en: `Cancels receipt no. ${n}` });
+      const reason = metaString(tx, 'cancellation_reason');
+      if (reason) out.push({ fr: `Motif : ${reason}`, en: `Reason: ${reason}` });
+      return out;
+    },
+    negative: ({ kind, tx }) => (kind === 'cancellation' ? tx.type === 'sale' : tx.type !== 'sale'),
+  },
   labels: {
     document_number: { fr: 'Ticket n°', en: 'Receipt no.' },
     signature_extract: { fr: 'Signature', en: 'Signature' },

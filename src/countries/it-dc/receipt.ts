@@ -1,4 +1,10 @@
-import type { ReceiptFacts } from '../types.ts';
+import type { Localized, ReceiptFacts } from '../types.ts';
+import { isoDate, localDate } from '../shared/dates.ts';
+import { metaString } from '../shared/metadata-fields.ts';
+
+const SALE: Localized = { it: 'DOCUMENTO COMMERCIALE di vendita o prestazione', en: 'COMMERCIAL DOCUMENT of sale or service' };
+const RETURN: Localized = { it: 'DOCUMENTO COMMERCIALE emesso per reso merce', en: 'COMMERCIAL DOCUMENT issued for a return' };
+const ANNULMENT: Localized = { it: 'DOCUMENTO COMMERCIALE emesso per annullamento', en: 'COMMERCIAL DOCUMENT issued for an annulment' };
 
 /**
  * The Documento Commerciale (DM 7 dicembre 2016, Agenzia delle Entrate specifiche
@@ -11,10 +17,37 @@ import type { ReceiptFacts } from '../types.ts';
 export const DC_RECEIPT: ReceiptFacts = {
   language: 'it',
   title: (_hints, tx) => (tx.metadata.is_cancellation === true
-    ? { it: 'DOCUMENTO COMMERCIALE emesso per annullamento', en: 'COMMERCIAL DOCUMENT issued for an annulment' }
+    ? ANNULMENT
     : tx.metadata.is_return === true || (tx.type !== 'sale' && tx.metadata.is_return === undefined)
-      ? { it: 'DOCUMENTO COMMERCIALE emesso per reso merce', en: 'COMMERCIAL DOCUMENT issued for a return' }
-      : { it: 'DOCUMENTO COMMERCIALE di vendita o prestazione', en: 'COMMERCIAL DOCUMENT of sale or service' }),
+      ? RETURN
+      : SALE),
   labels: { document_number: { it: 'Documento n.', en: 'Document no.' } },
   qr: {},
+  // A reso or annullo names the document it returns or annuls, as its ResoAnnullo does
+  // (register, day, number): from the metadata, or, for POST …/cancel, from the original
+  // (whose draft the cancellation carries: its is_return must not title the annullo a reso).
+  // Amounts print positive, as Ammontare carries them.
+  correction: {
+    title: ({ kind }) => (kind === 'cancellation' ? ANNULMENT : undefined),
+    references: ({ kind, tx, original }) => {
+      let number: string | undefined;
+      let day: string | undefined;
+      let register: string | undefined;
+      if (kind === 'cancellation') {
+        number = original ? (original.hints.find((h) => h.key === 'document_number')?.value ?? original.documentNumber ?? original.fiscalId ?? undefined) : undefined;
+        day = original ? isoDate(localDate(original.createdAt, 'IT')) : undefined;
+      } else if (tx.metadata.is_return === true || tx.metadata.is_cancellation === true) {
+        number = metaString(tx, 'original_number');
+        day = metaString(tx, 'original_date');
+        register = metaString(tx, 'original_matricola');
+      }
+      if (number === undefined) return [];
+      const when = day === undefined ? '' : ` del ${day}`;
+      const whenEn = day === undefined ? '' : ` of ${day}`;
+      return [
+        { it: `Rif. documento n. ${number}${when}`, en: `Ref. document no. ${number}${whenEn}` },
+        ...(register === undefined ? [] : [{ it: `Matricola RT ${register}`, en: `Register (RT) ${register}` }]),
+      ];
+    },
+  },
 };

@@ -180,7 +180,7 @@ function issueTime(input: PrepareInput): Date {
 }
 
 /** The reason a credit note gives when the client gives none. */
-const defaultReason = (documentType: string, txType: string): string =>
+export const defaultReason = (documentType: string, txType: string): string =>
   documentType === 'ND' ? 'Nota de débito' : txType === 'void' ? 'Anulação da venda' : 'Devolução';
 
 function buildCancellation(input: BuildInput): FiscalRecord {

@@ -1,4 +1,6 @@
 import type { Localized, ReceiptFacts } from '../types.ts';
+import { metaString } from '../shared/metadata-fields.ts';
+import { defaultReason } from './build.ts';
 import { documentTypeOf } from './metadata.ts';
 import { QR_MIN_VERSION } from './qr-image.ts';
 import { withQrStatus } from './qr.ts';
@@ -33,5 +35,32 @@ export const SAFT_RECEIPT: ReceiptFacts = {
   // The SAF-T document is unchanged and the file has no place for reprints: nothing is journaled.
   duplicate: {
     label: () => ({ pt: '2.ª via', en: 'Reprint (2.ª via)' }),
+  },
+  correction: {
+    // An annulment issues no document (no number, ATCUD, QR nor Hash: build.ts
+    // `buildCancellation`, the SAF-T only changes the original's DocumentStatus to A), so its
+    // print is not titled as one ("Fatura simplificada" with ANULAÇÃO beneath read as a new,
+    // unnumbered invoice): it is a notice naming the annulled document, saying it is no
+    // invoice (the mention certified software prints on its non-fiscal documents).
+    title: ({ kind }) => (kind === 'cancellation' ? { pt: 'Anulação de documento', en: 'Document annulment' } : undefined),
+    references: ({ kind, tx, original }) => {
+      if (kind === 'cancellation') {
+        const out: Localized[] = [];
+        const no = original ? (original.hints.find((h) => h.key === 'invoice_no')?.value ?? original.documentNumber) : null;
+        const atcud = original ? (original.hints.find((h) => h.key === 'atcud')?.value ?? original.fiscalId) : null;
+        if (no) out.push({ pt: `Documento anulado: ${no}`, en: `Annulled document: ${no}` });
+        if (atcud) out.push({ pt: `ATCUD do documento anulado: ${atcud}`, en: `Annulled document's ATCUD: ${atcud}` });
+        const reason = metaString(tx, 'cancellation_reason') ?? 'Documento anulado';
+        out.push({ pt: `Motivo: ${reason}`, en: `Reason: ${reason}` });
+        out.push({ pt: 'Este documento não serve de fatura', en: 'This document is not an invoice (não serve de fatura)' });
+        return out;
+      }
+      // A credit note names the document it corrects and why (CIVA art. 29, SAF-T Line/References).
+      const type = documentTypeOf(tx);
+      const origin = metaString(tx, 'original_invoice_no');
+      if (type !== 'NC' || origin === undefined) return [];
+      const reason = metaString(tx, 'reason') ?? defaultReason(type, tx.type);
+      return [{ pt: `Documento de origem: ${origin}`, en: `Original document: ${origin}` }, { pt: `Motivo: ${reason}`, en: `Reason: ${reason}` }];
+    },
   },
 };
