@@ -42,6 +42,7 @@ describe('gr-mydata validateTransaction', () => {
     [{ counterpart_vat_number: 'DE1', counterpart_country: 'DE' }, {}, 'metadata.counterpart_name, counterpart_postal_code and counterpart_city are required for a foreign counterpart'],
     [{ ...B2B, counterpart_city: 'Αθήνα' }, {}, 'metadata.counterpart_postal_code and metadata.counterpart_city are required for a counterpart address'],
     [{ ...B2B, counterpart_branch: -1 }, {}, 'metadata.counterpart_branch must be an integer >= 0'],
+    [{ ...B2B, counterpart_branch: 2_147_483_648 }, {}, "metadata.counterpart_branch must be at most 2147483647 (myDATA's branch is a 32-bit integer)"],
     [{ payment_type: 9 }, {}, 'metadata.payment_type must be a myDATA payment method code (1-8)'],
     [{ vat_exemption_category: 32 }, {}, 'metadata.vat_exemption_category must be a myDATA VAT exemption cause (1-31)'],
     [{ income_classification_type: 'E3_999' }, {}, 'metadata.income_classification_type must be a myDATA E3 income classification type (e.g. E3_561_003)'],

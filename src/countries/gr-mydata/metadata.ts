@@ -71,6 +71,8 @@ function readCounterpart(meta: Metadata): Metadata | undefined {
   let branch = 0;
   if (given(rawBranch)) {
     if (typeof rawBranch !== 'number' || !Number.isSafeInteger(rawBranch) || rawBranch < 0) throw badRequest('metadata.counterpart_branch must be an integer >= 0');
+    // myDATA's counterpart branch is an xs:int: a larger number makes the document schema-invalid.
+    if (rawBranch > 2_147_483_647) throw badRequest("metadata.counterpart_branch must be at most 2147483647 (myDATA's branch is a 32-bit integer)");
     branch = rawBranch;
   }
   const name = optionalText(meta, 'counterpart_name', 'metadata.counterpart_name must be a string of at most 200 characters', /^[\s\S]{1,200}$/u);

@@ -29,6 +29,7 @@ describe('pt-saft validateTransaction', () => {
     [{}, { type: 'refund' as const }, 'metadata.original_invoice_no is required for credit notes (NC): the InvoiceNo of the document it corrects'],
     [{ original_invoice_no: 'FS A2026' }, { type: 'refund' as const }, 'metadata.original_invoice_no must be a SAF-T InvoiceNo "<type> <series>/<number>" of at most 60 characters'],
     [{ original_invoice_no: 7 }, { type: 'refund' as const }, 'metadata.original_invoice_no must be a SAF-T InvoiceNo "<type> <series>/<number>" of at most 60 characters'],
+    [{ original_invoice_no: 'FS A^2026/1' }, { type: 'refund' as const }, 'metadata.original_invoice_no must be a SAF-T InvoiceNo "<type> <series>/<number>" of at most 60 characters'], // the XSD excludes ^ from the series
     [{ original_invoice_no: 'FS A/1' }, {}, 'metadata.original_invoice_no is only allowed on refund and void transactions'],
     [{ original_invoice_no: 'FS A/1', reason: 'x'.repeat(51) }, { type: 'refund' as const }, 'metadata.reason must be a string of at most 50 characters'],
   ])('refuses %j', (meta, over, message) => {

@@ -64,8 +64,8 @@ export function taxRegionOf(tx: TransactionDraft, location: LocationForFiscal): 
   return TAX_REGIONS.find((r) => r === given) ?? 'PT';
 }
 
-/** SAF-T InvoiceNo (the XSD's pattern, at most 60 characters). */
-const INVOICE_NO = /^(?=.{1,60}$)[^ ]+ [^/ ]+\/[0-9]+$/;
+/** SAF-T InvoiceNo (the XSD's pattern `[^ ]+ [^/^ ]+/[0-9]+`: no "/", "^" or space in the series; at most 60 characters). */
+const INVOICE_NO = /^(?=.{1,60}$)[^ ]+ [^/^ ]+\/[0-9]+$/;
 
 export const defaultDocumentType = (tx: TransactionDraft): DocumentType => (tx.type === 'sale' ? 'FS' : 'NC');
 
