@@ -323,6 +323,19 @@ describe('italy/corrispettivi against the fake AdE', () => {
     if (HAVE_SCHEMAS) expect(xsdValidate(row!.xml, CORRISPETTIVI_XSD).ok).toBe(true);
   });
 
+  it('stub mode: each day\'s file gets an IdOperazione of its own (two days sent in one run)', async () => {
+    const s = await scenario({ upload: false });
+    await makeDay(s);
+    clock.set('2026-03-03T09:00:00.000Z');
+    await tx(s, 'sale', [line('Pizza', 1, 800, 10)], {});
+    clock.set('2026-03-04T01:00:00.000Z');
+    const { result } = await processPending(s);
+    expect(result).toMatchObject({ batches_created: 2, accepted: 2 });
+    expect(new Set(result.registration_numbers).size).toBe(2);
+    const rows = (await t.db.query<{ id_operazione: string }>('SELECT id_operazione FROM corrispettivi_submissions WHERE location_id = $1', [s.loc])).rows;
+    expect(new Set(rows.map((r) => r.id_operazione)).size).toBe(2);
+  });
+
   it('authority mode without an uploaded seal certificate: nothing built, the day waits (failed, certificate_missing)', async () => {
     const s = await scenario({ upload: false });
     await makeDay(s, { authority: true });

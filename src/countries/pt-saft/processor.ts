@@ -68,8 +68,12 @@ export function createSaftProcessor(deps: ProcessorDeps): BatchProcessor {
           file = await buildMonth(deps.db, { location, environment: scope.environment, period, software: deps.software, createdAt: now });
         } catch (err) {
           // A stored record the file builder cannot read: the month waits, the run goes on.
-          // Anything else (the store) stops the run, as in every processor.
-          if (!(err instanceof Error && err.message.startsWith('pt-saft:'))) throw err;
+          // Anything else (the store) stops the run, as in every processor, the month
+          // counted failed (the run's result and the stats show it); the next run tries it again.
+          if (!(err instanceof Error && err.message.startsWith('pt-saft:'))) {
+            tally.failed += Math.max(1, documents);
+            throw err;
+          }
           fail('saft_file_error', err.message);
           continue;
         }

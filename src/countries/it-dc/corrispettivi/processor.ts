@@ -22,7 +22,11 @@
  *
  * Tally (the spec's Batch result, as `spain/lroe`): each day's file is a batch of one
  * record: `batches_created` per file sent, `accepted` / `rejected` / `failed` per outcome,
- * `batches_retried` and an error entry per file sent back to wait.
+ * `batches_retried` and an error entry per file sent back to wait. A day whose file cannot
+ * be built (no seal certificate; a stored record the builder refuses: `corrispettivi:`
+ * errors) counts failed with an error entry and waits for the next run, while the run goes
+ * on with the other days and registers; any other error stops the run, that day counted
+ * failed (so the stats show it).
  */
 import type { BatchProcessor, BatchRunContext, BatchScope, ProcessorDeps } from '../../../batch/types.ts';
 import { ApiError } from '../../../core/errors.ts';
@@ -46,6 +50,9 @@ export const DEFAULT_CLAIM_LEASE_MS = 3_600_000;
 const BACKOFF_BASE_MS = 60_000;
 const BACKOFF_MAX_MS = 6 * 3_600_000;
 
+/** Error code of a day whose file could not be built from its stored records. */
+export const BUILD_ERROR = 'corrispettivi_build_error';
+
 export const backoffMs = (attempts: number): number => Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, attempts - 1));
 
 /** The start of today in Rome: days before it are closed. */
@@ -57,8 +64,10 @@ export function createCorrispettiviProcessor(deps: ProcessorDeps): BatchProcesso
 
   async function answerFor(row: CorrispettiviRow, scope: BatchScope, now: Date, location: LocationForFiscal): Promise<CorrispettiviAnswer> {
     if (row.mode === 'stub') {
-      // The sandbox stub: AdE's answer without AdE (an IdOperazione of our own, marked).
-      return { kind: 'accepted', idOperazione: `SANDBOX-${row.id.slice(0, 8).toUpperCase()}`, httpStatus: 200 };
+      // The sandbox stub: AdE's answer without AdE (an IdOperazione of our own, marked), one
+      // per file: the whole row id (its first 8 digits are a time-ordered id's clock, shared
+      // by every file made in the same minute).
+      return { kind: 'accepted', idOperazione: `SANDBOX-${row.id.replace(/-/g, '').toUpperCase()}`, httpStatus: 200 };
     }
     let clientKey;
     try {
@@ -110,19 +119,32 @@ export function createCorrispettiviProcessor(deps: ProcessorDeps): BatchProcesso
     let now = deps.clock.now();
     let row = await corrispettiviRepo.get(deps.db, key);
     if (row === undefined) {
-      const prepared = await prepareDay(deps.db, location, scope.environment, day);
-      if (prepared === undefined) return;
-      const progressivo = await corrispettiviRepo.nextProgressivo(deps.db, key);
+      let prepared: Awaited<ReturnType<typeof prepareDay>>;
       let xml: string;
+      let progressivo: number;
       try {
+        prepared = await prepareDay(deps.db, location, scope.environment, day);
+        if (prepared === undefined) return;
+        progressivo = await corrispettiviRepo.nextProgressivo(deps.db, key);
         const seal = await sealKey(deps.signingKeys, location, scope.environment, prepared.mode);
         xml = buildDay(prepared, matricola, progressivo, scope.environment, seal, now);
       } catch (err) {
-        if (!(err instanceof ApiError)) throw err;
-        // No seal certificate: nothing can be built; the day waits for one.
         tally.failed += 1;
-        error('certificate_missing', err.message);
-        return;
+        if (err instanceof ApiError) {
+          // No seal certificate: nothing can be built; the day waits for one.
+          error('certificate_missing', err.message);
+          return;
+        }
+        if (err instanceof Error && err.message.startsWith('corrispettivi:')) {
+          // A stored record the day's builder cannot read (or a day the schema cannot
+          // hold): this day waits, counted failed; the run goes on with the other days
+          // and registers, and the next run tries it again.
+          error(BUILD_ERROR, err.message);
+          deps.log.error({ err, processor: ITALY_CORRISPETTIVI, locationId, day }, 'corrispettivi day could not be built');
+          return;
+        }
+        // Anything else (the store) stops the run, this day counted failed.
+        throw err;
       }
       row = await corrispettiviRepo.insertClaimed(deps.db, {
         id: newId(), accountId: scope.accountId, environment: scope.environment, locationId, matricola, day, progressivo,
