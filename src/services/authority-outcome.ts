@@ -10,7 +10,11 @@ import type { Queryable } from '../store/db.ts';
 import { transactionsRepo, type TransactionRow } from '../store/repos/transactions-repo.ts';
 import { TRANSLATE_JOB } from './transaction-view.ts';
 
-/** The fields an accepted (or already registered) answer sets; `extra` joins response_payload. */
+/**
+ * The fields an accepted (or already registered) answer sets; `extra` joins response_payload.
+ * The answer replaces `response_payload`, so an earlier attempt's `submit_error` goes, and
+ * `error_message` with it.
+ */
 export function acceptedFields(
   t: TransactionRow,
   outcome: Extract<AuthorityOutcome, { kind: 'accepted' | 'duplicate' }>,
@@ -28,6 +32,9 @@ export function acceptedFields(
       ...extra,
     },
     completed_at: now,
+    // An earlier attempt's translated error no longer describes the transaction (the
+    // inbound channel drops it on acceptance too: services/inbound.ts).
+    error_message: null,
   };
 }
 

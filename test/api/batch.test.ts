@@ -47,6 +47,8 @@ interface Gate {
   url: string;
   hold(): void;
   release(): void;
+  /** Forward the requests to the fake (which processes them) but answer the client 502 instead: the answer is lost. */
+  loseAnswers(on: boolean): void;
   /** Resolves when the next request reaches the gate. */
   nextRequest(): Promise<void>;
   close(): Promise<void>;
@@ -55,6 +57,7 @@ interface Gate {
 async function startGate(target: FakeTicketBai, client: GeneratedCert): Promise<Gate> {
   let held: { promise: Promise<void>; open: () => void } | null = null;
   let arrived: (() => void) | null = null;
+  let losing = false;
   const forward = (req: FakeRequest): Promise<FakeResponse> =>
     new Promise((resolve, reject) => {
       const gzip = String(req.headers['content-encoding'] ?? '').includes('gzip');
@@ -82,7 +85,8 @@ async function startGate(target: FakeTicketBai, client: GeneratedCert): Promise<
   const authority: FakeAuthority = await startFakeAuthority(async (req) => {
     arrived?.();
     if (held) await held.promise;
-    return forward(req);
+    const answer = await forward(req);
+    return losing ? { status: 502, headers: { 'content-type': 'text/html' }, body: '<html><body>Bad Gateway</body></html>' } : answer;
   });
   return {
     url: authority.url,
@@ -96,6 +100,7 @@ async function startGate(target: FakeTicketBai, client: GeneratedCert): Promise<
       held = null;
     },
     nextRequest: () => new Promise<void>((r) => (arrived = r)),
+    loseAnswers: (on) => (losing = on),
     close: () => authority.close(),
   };
 }
@@ -431,6 +436,52 @@ describe('spain/lroe against Batuz (X-Svc-Sandbox: authority, the fake LROE serv
     fake.failWith(undefined);
     expect(await processed(t, key)).toMatchObject({ batches_created: 1, batches_retried: 0, accepted: 2, failed: 0 });
     for (const tx of txs) expect((await getTx(t, key, tx.id)).status).toBe('success');
+  });
+
+  withSchemas('an answer lost after Batuz registered the batch: the records wait, and the next run is answered B4_2000003 / B4_2000006: success, marked duplicate, sent once each per run', async () => {
+    const { key, loc } = await authorityAccount();
+    const txs = [await created(t, key, loc, { authority: true }), await created(t, key, loc, { authority: true })];
+    gate.loseAnswers(true);
+    try {
+      const lost = await processed(t, key);
+      expect(lost).toMatchObject({ batches_created: 1, batches_retried: 1, accepted: 0, rejected: 0, failed: 2 });
+      expect(lost.errors).toEqual([expect.objectContaining({ code: 'server_error', records: 2 })]);
+    } finally {
+      gate.loseAnswers(false);
+    }
+    for (const tx of txs) {
+      const waiting = await getTx(t, key, tx.id);
+      expect(waiting.status).toBe('pending_batch');
+      expect(await eventsOf(t, tx.id)).toEqual([]);
+    }
+
+    const again = await processed(t, key);
+    expect(again).toMatchObject({ batches_created: 1, batches_retried: 0, accepted: 2, rejected: 0, failed: 0 });
+    for (const tx of txs) {
+      const done = await getTx(t, key, tx.id);
+      expect(done).toMatchObject({ status: 'success', fiscal_id: tx.fiscal_id });
+      expect(done.response_payload.duplicate).toBe(true);
+      expect(done.response_payload.submit_error).toBeUndefined();
+      expect(done.response_payload.authority).toMatchObject({ estado_registro: 'Incorrecto', codigo_error: 'B4_2000003' });
+      expect(await eventsOf(t, tx.id)).toEqual(['fiscalization.completed']);
+    }
+
+    // The annulment likewise.
+    const c = await cancel(t, key, txs[0]!.id);
+    gate.loseAnswers(true);
+    try {
+      expect(await processed(t, key)).toMatchObject({ accepted: 0, failed: 1 });
+    } finally {
+      gate.loseAnswers(false);
+    }
+    expect(await processed(t, key)).toMatchObject({ accepted: 1, failed: 0, rejected: 0 });
+    const done = await getTx(t, key, c.id);
+    expect(done).toMatchObject({ status: 'success' });
+    expect(done.response_payload.duplicate).toBe(true);
+    expect((await getTx(t, key, txs[0]!.id)).status).toBe('cancelled');
+    // Each record went once per run: twice in all.
+    const sent = lroeRequests().flatMap((r) => r.files.map((f) => ticketBaiIdentity(f)!.number));
+    expect(sent).toHaveLength(6);
   });
 
   withSchemas('a cancellation of a pending_batch record goes as an LROE anulación, after the alta', async () => {

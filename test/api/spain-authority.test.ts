@@ -5,6 +5,7 @@ import { startFakeAeatSii, soapBodyContent as siiBodyContent, type FakeAeatSii }
 import { startFakeAeatVerifactu, soapBodyContent as verifactuBodyContent, VERIFACTU_PATH, type FakeAeatVerifactu } from '../support/fake-aeat-verifactu.ts';
 import type { FakeRequest } from '../support/fake-authority.ts';
 import { startFakeTicketBai, type FakeTicketBai } from '../support/fake-ticketbai.ts';
+import { submissionEnvelope } from '../../src/countries/es-verifactu/soap.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { exportP12, generateCert, uploadForm } from '../support/p12.ts';
 import { embeddedCertificatePem, fingerprintOf, freshNif, postAsClient, tagText, uploadSpainCertificate, type UploadedCertificate } from '../support/spain.ts';
@@ -321,6 +322,7 @@ describe.each(CASES)('$name through the API with X-Svc-Sandbox: authority', (c) 
       const tx = await getTx(t, s.key, created.id);
       expect(tx.status).toBe('failed');
       expect(tx.response_payload.submit_error).toEqual({ error_code: c.retriable.code, raw_message: expect.any(String) });
+      expect(tx.error_message).toEqual(expect.any(String)); // translated meanwhile (the drain ran the job)
       const job = await submitJob(created.id);
       expect(job).toMatchObject({ status: 'failed', attempt: 1 });
       // The first retry: 2 s later (random 0.5: no jitter).
@@ -334,6 +336,8 @@ describe.each(CASES)('$name through the API with X-Svc-Sandbox: authority', (c) 
     const tx = await getTx(t, s.key, created.id);
     expectAcceptedBy(c, tx, s, created.fiscal_id);
     expect(tx.response_payload.submit_error).toBeUndefined();
+    // The earlier attempt's error no longer describes the transaction.
+    expect(tx.error_message).toBeNull();
     expect(await submitJob(created.id)).toMatchObject({ status: 'completed', attempt: 2 });
   });
 
@@ -526,6 +530,57 @@ describe('VERI*FACTU specifics', () => {
     expect(statuses).toEqual(['success', 'success']);
     expect(aeat.held(s.nif).map((h) => h.id.NumSerieFactura)).toEqual(['A-1', 'A-2']);
   });
+  /*
+   * An annulment that reached AEAT but whose answer was lost: sent again, AEAT answers 3001
+   * ("ya ha sido dado de baja"): it holds exactly what the record asks for. That is the
+   * annulment's duplicate (as 3000 is the alta's, TicketBAI 019 and LROE B4_2000006 the
+   * annulments'): success, and the original cancelled; not a rejection that leaves the
+   * original standing and dead-letters the cancellation.
+   */
+  it('an annulment sent again after a lost answer (AEAT 3001): success, marked duplicate; the original becomes cancelled', async () => {
+    const s = await scenario(verifactuCase);
+    const original = await createAuthorityTx(verifactuCase, s);
+    await t.worker.drain();
+    expect((await getTx(t, s.key, original.id)).status).toBe('success');
+    const res = await t.request({ method: 'POST', url: `/v1/transactions/${original.id}/cancel`, key: s.key, payload: { reason: 'error' } });
+    expect(res.statusCode, res.body).toBe(201);
+    const cancellation = res.json();
+
+    // The annulment reaches AEAT, whose answer never comes back to us.
+    const record = (await fiscalRecord(s.key, cancellation.id)).replace(/^<\?xml[^>]*>/, '');
+    const early = await postAsClient(`${aeat.url}${VERIFACTU_PATH}`, submissionEnvelope({ nif: s.nif, nombreRazon: 'Ejemplo Madrid SL' }, [record]),
+      { certPem: s.cert.cert.certPem, keyPem: s.cert.cert.keyPem, caPem: aeat.caPem }, 'text/xml; charset=utf-8');
+    expect(early.status).toBe(200);
+    expect(tagText(early.body, 'tikR:EstadoRegistro')).toBe('Correcto');
+
+    const reqs = await drainAndCollect(verifactuCase);
+    expect(reqs).toHaveLength(1);
+    expect(tagText(aeat.responses.at(-1)!, 'tikR:CodigoErrorRegistro')).toBe('3001');
+    const done = await getTx(t, s.key, cancellation.id);
+    expect(done.status).toBe('success');
+    expect(done.response_payload.duplicate).toBe(true);
+    expect(done.response_payload.submit_error).toBeUndefined();
+    expect(done.response_payload.authority).toMatchObject({ EstadoRegistro: 'Incorrecto', CodigoErrorRegistro: '3001' });
+    expect(await submitJob(cancellation.id)).toMatchObject({ status: 'completed', attempt: 1 });
+    expect((await getTx(t, s.key, original.id))).toMatchObject({ status: 'cancelled', cancellation_transaction_id: cancellation.id });
+    // AEAT holds one annulment.
+    expect(aeat.held(s.nif).map((h) => h.type)).toEqual(['Alta', 'Anulacion']);
+  });
+
+  it('3001 on an alta is not a duplicate: the invoice is annulled at AEAT, the alta is refused', async () => {
+    const s = await scenario(verifactuCase);
+    verifactuCase.reject('3001', 'El registro de facturación ya ha sido dado de baja.');
+    try {
+      const created = await createAuthorityTx(verifactuCase, s);
+      await t.worker.runOnce();
+      const tx = await getTx(t, s.key, created.id);
+      expect(tx.status).toBe('failed_permanent');
+      expect(tx.response_payload.submit_error).toMatchObject({ error_code: '3001' });
+      expect(tx.response_payload.duplicate).toBeUndefined();
+    } finally {
+      verifactuCase.normal();
+    }
+  });
 });
 
 describe('SII specifics', () => {
@@ -550,6 +605,48 @@ describe('SII specifics', () => {
     const tx = (await t.request({ method: 'GET', url: `/v1/transactions/${res.json().id}`, key: s.key })).json();
     expect(tx.status).toBe('success');
     expect(await fiscalRecord(s.key, tx.id)).toMatch(/^<siiLR:RegistroLRBajaExpedidas /);
+  });
+
+  /*
+   * A baja sent again after a lost answer: AEAT answers 3001 (already cancelled). The CSV of
+   * the first baja is optional in RespuestaExpedidaBajaType; without it the invoice is still
+   * off the book, which is what the baja asks for: a duplicate, not a rejection.
+   */
+  it('a baja answered 3001 (already cancelled) without a CSV: success, marked duplicate; the original becomes cancelled', async () => {
+    const s = await scenario(siiCase);
+    const original = await createAuthorityTx(siiCase, s);
+    await t.worker.drain();
+    expect((await getTx(t, s.key, original.id)).status).toBe('success');
+    const res = await t.request({ method: 'POST', url: `/v1/transactions/${original.id}/cancel`, key: s.key, payload: { reason: 'error' } });
+    expect(res.statusCode, res.body).toBe(201);
+    const cancellation = res.json();
+    sii.setMode({ kind: 'reject', code: '3001', description: 'El registro de facturación ya ha sido dado de baja.' });
+    try {
+      expect(await drainAndCollect(siiCase)).toHaveLength(1);
+    } finally {
+      siiCase.normal();
+    }
+    const done = await getTx(t, s.key, cancellation.id);
+    expect(done.status).toBe('success');
+    expect(done.response_payload.duplicate).toBe(true);
+    expect(done.response_payload.submit_error).toBeUndefined();
+    expect(done.response_payload.authority).toMatchObject({ operation: 'baja', CodigoErrorRegistro: '3001' });
+    expect(await submitJob(cancellation.id)).toMatchObject({ status: 'completed', attempt: 1 });
+    expect((await getTx(t, s.key, original.id)).status).toBe('cancelled');
+  });
+
+  it('3001 on an alta is a rejection (only a baja is satisfied by an invoice already off the book)', async () => {
+    const s = await scenario(siiCase);
+    sii.setMode({ kind: 'reject', code: '3001', description: 'El registro de facturación ya ha sido dado de baja.' });
+    try {
+      const created = await createAuthorityTx(siiCase, s);
+      await t.worker.runOnce();
+      const tx = await getTx(t, s.key, created.id);
+      expect(tx.status).toBe('failed_permanent');
+      expect(tx.response_payload.submit_error).toMatchObject({ error_code: '3001' });
+    } finally {
+      siiCase.normal();
+    }
   });
 
   it('a void without the invoice it withdraws is a 400', async () => {

@@ -147,13 +147,19 @@ export function outcomeOf(answer: SiiAnswer, codes: Readonly<Record<string, Auth
       // baja refused because the invoice is already off the book also carries one
       // (RespuestaSuministro.xsd, RespuestaExpedidaBajaType/CSV). Either way AEAT holds
       // what this record asks for.
-      if (known?.duplicate === true || line.duplicateState !== undefined || (answer.operation === 'baja' && line.previousCsv !== undefined)) {
+      // 3001 "ya ha sido dado de baja" on a baja says the same, CSV or not (the CSV is
+      // optional there): a baja sent again after its answer was lost meets it.
+      if (known?.duplicate === true || line.duplicateState !== undefined
+        || (answer.operation === 'baja' && (line.previousCsv !== undefined || line.code === BAJA_HELD_CODE))) {
         return { kind: 'duplicate', fiscalId: line.previousCsv, response: { ...response, CSVRegistrado: line.previousCsv ?? null, EstadoRegistroDuplicado: line.duplicateState ?? null } };
       }
       return rejected(line.code ?? 'INCORRECTO', line.description, codes, response);
     }
   }
 }
+
+/** A baja refused because the invoice is already off the book (AEAT errores: 3001). */
+const BAJA_HELD_CODE = '3001';
 
 function rejected(code: string, description: string | undefined, codes: Readonly<Record<string, AuthorityCode>>, response: Record<string, unknown>): AuthorityOutcome {
   const known = codes[code];

@@ -217,7 +217,7 @@ export function answerOutcomes(
       return { kind: 'retry_later', code: 'NO_RECORD_LINE', message, response };
     }
     used.add(index);
-    return lineOutcome(answer, answer.lineas[index]!, codes);
+    return lineOutcome(answer, answer.lineas[index]!, codes, key.TipoOperacion);
   });
 }
 
@@ -230,8 +230,22 @@ export function answerToOutcome(answer: VerifactuAnswer, codes: Readonly<Record<
   return answerOutcomes(answer, codes, [key])[0]!;
 }
 
-/** One record's answer line as an outcome. */
-function lineOutcome(answer: Extract<VerifactuAnswer, { kind: 'respuesta' }>, linea: RespuestaLinea, codes: Readonly<Record<string, AuthorityCode>>): AuthorityOutcome {
+/**
+ * Codes by which AEAT refuses an annulment because it holds exactly what the annulment asks
+ * for: 3001 "El registro de facturación ya ha sido dado de baja" (errores.properties). Our
+ * own annulment sent again after its answer was lost meets it, so for a RegistroAnulacion it
+ * is the duplicate, as 3000 is for an alta (and TicketBAI 019, LROE B4_2000006 for theirs).
+ * On an alta it stays a rejection (the invoice is annulled at AEAT).
+ */
+export const ANNULMENT_HELD_CODES: readonly string[] = ['3001'];
+
+/** One record's answer line as an outcome (`operation`: the record's own, else the line's). */
+function lineOutcome(
+  answer: Extract<VerifactuAnswer, { kind: 'respuesta' }>,
+  linea: RespuestaLinea,
+  codes: Readonly<Record<string, AuthorityCode>>,
+  operation: RecordKey['TipoOperacion'] = undefined,
+): AuthorityOutcome {
   const response = compact({
     EstadoEnvio: answer.EstadoEnvio,
     CSV: answer.CSV,
@@ -254,6 +268,7 @@ function lineOutcome(answer: Extract<VerifactuAnswer, { kind: 'respuesta' }>, li
       const code = linea.CodigoErrorRegistro ?? 'INCORRECTO';
       // 3000: AEAT already holds this invoice (issuer, number, date): what it holds stands.
       if (codes[code]?.duplicate === true) return { kind: 'duplicate', fiscalId: answer.CSV, response };
+      if ((operation ?? linea.TipoOperacion) === 'Anulacion' && ANNULMENT_HELD_CODES.includes(code)) return { kind: 'duplicate', fiscalId: answer.CSV, response };
       const message = explain(codes, code, linea.DescripcionErrorRegistro);
       if (codes[code]?.retriable === true) {
         return { kind: 'retry_later', code, message, response, retryAfterSeconds: answer.TiempoEsperaEnvio || undefined };

@@ -217,6 +217,20 @@ describe('LROE answer → per-record outcomes', () => {
     expect(technical.outcomes[0]).toMatchObject({ kind: 'retry_later', code: 'B4_1000004' });
   });
 
+  it('Incorrecto B4_1000002 ("every record incorrect") with no readable records: each record is sent again, never refused on the summary code', () => {
+    for (const body of [Buffer.alloc(0), Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x01]), gz('<html>truncated')]) {
+      const a = interpretLroeAnswer(
+        { status: 200, headers: n3('Incorrecto', { 'eus-bizkaia-n3-codigo-respuesta': 'B4_1000002', 'eus-bizkaia-n3-mensaje-respuesta': 'Todos los registros son incorrectos' }), body },
+        sent('1', '2'),
+        'alta',
+      );
+      expect(a.outcomes).toEqual([
+        expect.objectContaining({ kind: 'retry_later', code: 'lroe_record_missing' }),
+        expect.objectContaining({ kind: 'retry_later', code: 'lroe_record_missing' }),
+      ]);
+    }
+  });
+
   it('an answer with n3 headers counts even on a 5xx', () => {
     const a = interpretLroeAnswer(
       { status: 500, headers: n3('Incorrecto', { 'eus-bizkaia-n3-codigo-respuesta': 'B4_1000004' }), body: Buffer.alloc(0) },

@@ -76,6 +76,13 @@ export const LROE_DUPLICATE_CODES: Readonly<Record<LroeKind, readonly string[]>>
  */
 export const LROE_RETRIABLE_CODES: readonly string[] = ['B4_1000004', 'N3_0000011'];
 
+/**
+ * Request-level codes that only summarise the records' own results (Batuz "Validaciones y
+ * errores" v1.0.13: B4_1000002 "todos los registros incluidos en la petición son
+ * incorrectos"): the verdict of each record is in the body, never in this code.
+ */
+export const LROE_PER_RECORD_CODES: readonly string[] = ['B4_1000002'];
+
 const header = (headers: Record<string, string>, name: string): string | null => {
   const v = headers[name] ?? headers[name.toLowerCase()];
   return v === undefined || v.trim() === '' ? null : fixLatin1(v.trim());
@@ -305,6 +312,13 @@ export function interpretLroeAnswer(
   const registros = body?.registros ?? [];
   if (h.tipoRespuesta === 'Incorrecto' && registros.length === 0) {
     const code = h.codigo ?? 'lroe_incorrecto';
+    // "Every record is incorrect: see each record's error", and the records' errors could
+    // not be read (a body missing or unreadable): each may be a duplicate (B4_2000003, a
+    // resend after a lost answer) as well as a refusal. Nothing says which, so each record
+    // is sent again, as when a record is missing from a partial answer.
+    if (LROE_PER_RECORD_CODES.includes(code)) {
+      return answer(sent.map(() => ({ kind: 'retry_later', code: 'lroe_record_missing', message: `the LROE answer (${code}) has no readable result for this record`, response: base })));
+    }
     const message = h.mensaje ?? 'Batuz refused the LROE request';
     const outcome: AuthorityOutcome = LROE_RETRIABLE_CODES.includes(code)
       ? { kind: 'retry_later', code, message, response: base }
