@@ -16,13 +16,13 @@
 import { createClient, createConfig, type Client } from './generated/client/index.js';
 import * as operations from './generated/sdk.gen.js';
 import { toFiscalApiError } from './errors.js';
-import { newIdempotencyKey, takesIdempotencyKey } from './idempotency.js';
+import { isRepeatableOperation, newIdempotencyKey, takesIdempotencyKey } from './idempotency.js';
 import { retryingFetch, type RetryOptions } from './retry.js';
 
 export * from './generated/types.gen.js';
 export { FiscalApiError, FiscalTimeoutError } from './errors.js';
 export { retryingFetch, type RetryOptions } from './retry.js';
-export { newIdempotencyKey, takesIdempotencyKey } from './idempotency.js';
+export { isRepeatableOperation, newIdempotencyKey, takesIdempotencyKey } from './idempotency.js';
 export * from './webhooks.js';
 export * from './billing.js';
 
@@ -63,6 +63,8 @@ export type FiscalClient = FiscalApi & {
 
 export function createFiscalClient(options: FiscalClientOptions): FiscalClient {
   const base = options.fetch ?? globalThis.fetch.bind(globalThis);
+  // Requests of the document's x-repeatable operations (marked by the interceptor below).
+  const repeatable = new WeakSet<Request>();
   const client = createClient(
     createConfig({
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
@@ -70,6 +72,7 @@ export function createFiscalClient(options: FiscalClientOptions): FiscalClient {
       fetch: retryingFetch(base, {
         ...(options.retry === false ? { maxRetries: 0 } : options.retry),
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+        repeatable: (request) => repeatable.has(request),
       }),
       ...(options.apiKey ? { auth: options.apiKey } : {}),
       ...(options.headers ? { headers: options.headers } : {}),
@@ -81,6 +84,7 @@ export function createFiscalClient(options: FiscalClientOptions): FiscalClient {
     if (!request.headers.has('idempotency-key') && takesIdempotencyKey(request.method, String(opts.url))) {
       request.headers.set('idempotency-key', newIdempotencyKey());
     }
+    if (isRepeatableOperation(request.method, String(opts.url))) repeatable.add(request);
     return request;
   });
   client.interceptors.error.use((error, response) => (response ? toFiscalApiError(error, response) : error));

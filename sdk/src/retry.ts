@@ -6,8 +6,9 @@
  *   (delta seconds or an HTTP date; never earlier); a wait longer than `maxRetryAfterMs`
  *   is not waited: the 429 is returned. A malformed Retry-After counts as absent (backoff).
  * - 5xx, network failures and attempt timeouts: only when repeating cannot do a thing
- *   twice: GET, HEAD, OPTIONS, PUT, DELETE, or a request carrying an Idempotency-Key (a
- *   transaction create: the service answers the first one's result). Backoff: base ×
+ *   twice: GET, HEAD, OPTIONS, PUT, DELETE, a request carrying an Idempotency-Key (a
+ *   transaction create: the service answers the first one's result), or one of the
+ *   document's `x-repeatable` operations (a cancel answers the first cancellation). Backoff: base ×
  *   2^attempt, capped, with jitter; a 503's Retry-After is honoured.
  * - any other 4xx: never.
  *
@@ -29,6 +30,11 @@ export interface RetryOptions {
   maxRetryAfterMs?: number;
   /** Time limit of one attempt in ms, answer body included (default 60 s; 0: none). */
   timeoutMs?: number;
+  /**
+   * Requests known to be repeatable beyond the methods and the Idempotency-Key (the client
+   * marks its `x-repeatable` operations: index.ts).
+   */
+  repeatable?: (request: Request) => boolean;
   /** Test seam: how to wait. */
   sleep?: (ms: number) => Promise<void>;
   /** Test seam: jitter source in [0, 1). */
@@ -110,6 +116,7 @@ export function retryingFetch(base: typeof fetch, options: RetryOptions = {}): t
 
   return (async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const original = new Request(input, init);
+    const repeatable = isRepeatable(original) || (input instanceof Request && options.repeatable?.(input) === true);
     for (let n = 0; ; n++) {
       const { request, timedOut } = attempt(original, timeoutMs);
       const last = n >= maxRetries;
@@ -119,7 +126,7 @@ export function retryingFetch(base: typeof fetch, options: RetryOptions = {}): t
       } catch (err) {
         if (original.signal.aborted) throw original.signal.reason ?? err;
         const error = timedOut() ? new FiscalTimeoutError(timeoutMs) : err;
-        if (last || !isRepeatable(original)) throw error;
+        if (last || !repeatable) throw error;
         await waitFor(backoffMs(n, timing), sleep, original.signal);
         continue;
       }
@@ -128,7 +135,7 @@ export function retryingFetch(base: typeof fetch, options: RetryOptions = {}): t
       if (response.status === 429) {
         wait = retryAfterMs(response.headers.get('retry-after')) ?? backoffMs(n, timing);
         if (wait > maxRetryAfterMs) return response;
-      } else if (response.status >= 500 && isRepeatable(original)) {
+      } else if (response.status >= 500 && repeatable) {
         wait = retryAfterMs(response.headers.get('retry-after')) ?? backoffMs(n, timing);
         wait = Math.min(wait, maxRetryAfterMs);
       }

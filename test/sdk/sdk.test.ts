@@ -202,6 +202,15 @@ describe('SDK against the running service', () => {
     expect(sale.idempotency_key).toBe(proxy.seen[0]!.idempotencyKey);
     expect((await fiscal.listTransactions()).total).toBe(1);
 
+    // A cancel answers the first cancellation when repeated (x-repeatable): its answer lost
+    // (502 after the service did it), the retry gets that cancellation, and only one exists.
+    proxy.seen.length = 0;
+    proxy.fail(1, 'after');
+    const cancellation = await fiscal.cancelTransaction({ path: { id: sale.id }, body: {} });
+    expect(proxy.seen.map((s) => s.method)).toEqual(['POST', 'POST']);
+    expect(cancellation).toMatchObject({ type: 'cancellation', cancels_transaction_id: sale.id });
+    expect((await fiscal.listTransactions()).total).toBe(2);
+
     // A POST without a key could do its work twice: the 5xx is the caller's to judge.
     proxy.seen.length = 0;
     proxy.fail(1, 'before');

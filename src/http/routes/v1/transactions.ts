@@ -175,6 +175,9 @@ export function transactionRoutes(app: FastifyInstance, s: { transactions: Trans
     config: { permission: 'transactions:write' },
     schema: {
       tags, security, summary: 'Cancel: a new cancellation transaction carrying the annulment record (idempotent)',
+      // Repeating it answers the first cancellation (200): clients may retry it like a GET
+      // (the SDK reads this mark: scripts/generate-sdk.ts REPEATABLE_OPERATIONS).
+      'x-repeatable': true,
       params: IdParams,
       body: Type.Object({
         reason: Type.Optional(Type.String({ maxLength: 500, 'x-error': 'reason must be a string of at most 500 characters' })),
