@@ -47,7 +47,7 @@ export async function openStore(opts: { logLevel?: string; signingDevice?: boole
 export function runtimeFor(store: Store) {
   const { config, db, log } = store;
   const keys = deriveKeys(config.masterKey);
-  const limiter = createRateLimiter(config.redisUrl ? { redisUrl: config.redisUrl } : {});
+  const limiter = createRateLimiter(config.redisUrl ? { redisUrl: config.redisUrl, log } : {});
   const backoff = { ...(config.mode === 'local' ? EMBEDDED_BACKOFF : CLOUD_BACKOFF), baseMs: config.submissionRetryBaseMs };
   const rt = createRuntime({
     db, clock: systemClock, keys, limiter, log,

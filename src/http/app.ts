@@ -1,9 +1,11 @@
 import crypto from 'node:crypto';
+import http from 'node:http';
+import zlib from 'node:zlib';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import sjson from 'secure-json-parse';
-import { ValidationError } from '../core/errors.ts';
+import { ApiError, ValidationError } from '../core/errors.ts';
 import { canonicalId } from '../core/ids.ts';
 import { nestsDeeperThan, TOO_DEEP_BODY } from '../core/json-depth.ts';
 import { createAccountService } from '../services/accounts.ts';
@@ -76,6 +78,38 @@ function wellFormedStrings(v: unknown): boolean {
   return true;
 }
 
+/** Request bodies with these content codings are inflated before parsing; the body limit applies to the inflated size. */
+const INFLATERS: Record<string, () => zlib.Gunzip | zlib.Inflate> = {
+  gzip: () => zlib.createGunzip(),
+  'x-gzip': () => zlib.createGunzip(),
+  deflate: () => zlib.createInflate(),
+};
+export const UNSUPPORTED_ENCODING = 'unsupported content encoding: send the body uncompressed, or with Content-Encoding gzip or deflate';
+export const UNSUPPORTED_CHARSET = 'unsupported charset: send application/json in UTF-8';
+export const NOT_UTF8 = 'request body is not valid UTF-8';
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** The charset parameter of a Content-Type, lower case and unquoted; undefined when absent. */
+function charsetOf(contentType: string | undefined): string | undefined {
+  const m = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(contentType ?? '');
+  return m ? (m[1] ?? m[2] ?? '').toLowerCase() : undefined;
+}
+
+/**
+ * What the HTTP parser refuses before Fastify sees a request (a request line and headers
+ * over Node's 16 KB, a malformed request), in the API's `{error}` shape.
+ */
+function clientErrorHandler(err: NodeJS.ErrnoException, socket: import('node:net').Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, error] = err.code === 'HPE_HEADER_OVERFLOW'
+    ? [431, 'request line and headers too large (at most 16 KB in all)']
+    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'request timeout'] : [400, 'malformed HTTP request'];
+  const body = JSON.stringify({ error });
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
+}
+
 export interface AppOptions {
   bodyLimitBytes?: number;
   serviceVersion?: string;
@@ -120,6 +154,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
       return void reply.code(400).send({ error: 'bad request' });
     },
     ajv: { customOptions: { strict: false } },
+    clientErrorHandler,
   });
   app.setValidatorCompiler(validatorCompiler);
 
@@ -131,8 +166,35 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   // fine); anything else must parse, safely (no __proto__ poisoning), or it is a 400.
   // Only JSON is accepted (Fastify would also parse text/plain): anything else is a 415.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = (body as string).trim();
+  // A compressed body (gzip, deflate) is inflated on its way to the parser, the body limit
+  // counting inflated bytes (no zip bomb); another coding is a 415, not bytes read as JSON.
+  // A callback hook, not an async one: the common request (no Content-Encoding) pays no promise.
+  app.addHook('preParsing', (req, _reply, payload, done) => {
+    const header = req.headers['content-encoding'];
+    if (header === undefined || req.method === 'GET' || req.method === 'HEAD') return done(null, payload);
+    const coding = (Array.isArray(header) ? header.join(',') : header).trim().toLowerCase();
+    if (coding === '' || coding === 'identity') return done(null, payload);
+    const inflater = INFLATERS[coding]?.();
+    if (!inflater) return done(new ApiError(415, UNSUPPORTED_ENCODING), payload);
+    // Fastify compares Content-Length with the bytes received, not with the inflated ones.
+    let encoded = 0;
+    payload.on('data', (c: Buffer) => void ((inflater as unknown as { receivedEncodedLength: number }).receivedEncodedLength = encoded += c.length));
+    payload.on('error', (err) => inflater.destroy(err));
+    inflater.on('error', () => {}); // reported by the body reader (errors.ts: a 400), never unhandled
+    done(null, payload.pipe(inflater));
+  });
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, raw, done) => {
+    // JSON travels in UTF-8 (RFC 8259 §8.1): another declared charset is a 415, and bytes
+    // that are not UTF-8 a 400, rather than text silently turned into U+FFFD.
+    const charset = charsetOf(req.headers['content-type']);
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') return done(new ApiError(415, UNSUPPORTED_CHARSET), undefined);
+    let decoded: string;
+    try {
+      decoded = utf8.decode(raw as Buffer);
+    } catch {
+      return done(new ValidationError(NOT_UTF8), undefined);
+    }
+    const text = decoded.trim();
     if (text === '') return done(null, undefined);
     // PostgreSQL's text and json cannot hold U+0000: refused here, with a 400, rather
     // than by the store with a 500 (a literal NUL, or an unescaped \u0000 escape).

@@ -52,6 +52,9 @@ function clientMessage(err: FastifyError): string {
       return 'unsupported content type: send application/json';
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return 'request body size did not match Content-Length';
+    case 'Z_DATA_ERROR':
+    case 'Z_BUF_ERROR':
+      return 'request body is not valid gzip or deflate data';
     default:
       return err.message;
   }

@@ -79,6 +79,13 @@ export interface RedisLimiterOptions {
   keyPrefix?: string;
   /** Extra key lifetime beyond the time to full, in ms (default 60 s), covering clock skew. */
   expiryMarginMs?: number;
+  /**
+   * Given a URL: told of the connection's errors (refused, reset; ioredis reconnects by
+   * itself). Without a listener ioredis prints every failed reconnect to stderr.
+   */
+  onConnectionError?: (err: Error) => void;
+  /** Given a URL: a command not answered within this many ms fails (default 2 s; a hung Redis must not pile up commands). */
+  commandTimeoutMs?: number;
 }
 
 /**
@@ -93,7 +100,11 @@ export function createRedisLimiter(redis: Redis | string, opts: RedisLimiterOpti
   // Given a URL, the client (and ioredis) comes with the first take (core/lazy-import.ts).
   // A few retries only: a rate-limit check must not hold a request for ioredis's default 20.
   const open = typeof redis === 'string'
-    ? lazyImport(async () => new (await import('ioredis')).Redis(redis, { maxRetriesPerRequest: 2 }))
+    ? lazyImport(async () => {
+      const client = new (await import('ioredis')).Redis(redis, { maxRetriesPerRequest: 2, commandTimeout: opts.commandTimeoutMs ?? 2_000 });
+      client.on('error', opts.onConnectionError ?? (() => {}));
+      return client;
+    })
     : async () => redis;
   let opening: Promise<Redis> | undefined;
   const clientOf = () => (opening = open());
@@ -128,7 +139,9 @@ export function createRedisLimiter(redis: Redis | string, opts: RedisLimiterOpti
 
     async close(): Promise<void> {
       // A client being opened by a take in flight is quit too, once it exists.
-      if (ownsClient && opening) await (await opening.catch(() => undefined))?.quit();
+      // With Redis gone, QUIT cannot be sent: the connection is dropped instead.
+      const client = ownsClient && opening ? await opening.catch(() => undefined) : undefined;
+      await client?.quit().catch(() => client.disconnect());
     },
   };
 }

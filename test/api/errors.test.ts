@@ -1,8 +1,9 @@
 import net from 'node:net';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.ts';
 import { deriveKeys } from '../../src/crypto/master-key.ts';
-import { CONTROL_IN_BODY, LONE_SURROGATE_IN_BODY, NUL_IN_BODY, buildApp } from '../../src/http/app.ts';
+import { CONTROL_IN_BODY, LONE_SURROGATE_IN_BODY, NOT_UTF8, NUL_IN_BODY, UNSUPPORTED_CHARSET, UNSUPPORTED_ENCODING, buildApp } from '../../src/http/app.ts';
 import { TOO_DEEP_BODY } from '../../src/core/json-depth.ts';
 import { createMemoryLimiter } from '../../src/ratelimit/memory-limiter.ts';
 import { openPostgresDb } from '../../src/store/pg-db.ts';
@@ -10,7 +11,8 @@ import type { Db } from '../../src/store/db.ts';
 import { createRuntime } from '../../src/runtime.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
-import { TEST_MASTER_KEY, startTestApp, type TestApp } from '../support/harness.ts';
+import { STORE, TEST_MASTER_KEY, createTestDatabase, startTestApp, type TestApp } from '../support/harness.ts';
+import { startTcpProxy } from '../support/tcp-proxy.ts';
 import { createLocation, saleBody, saleMetadata } from '../support/transactions.ts';
 
 /** A runtime over a given store, for apps the test builds itself. */
@@ -148,6 +150,81 @@ describe('error responses are {error: string} with the right status, never a 500
     expect(res.json()).toEqual({ error: 'unsupported content type: send application/json' });
   });
 
+  it('a gzip or deflate body is inflated (the limit counts inflated bytes); another coding is a 415, a body that is not what it says a 400', async () => {
+    const loc = await createLocation(t, key, 'fr-nf525');
+    const body = JSON.stringify(saleBody(loc, { customer_context: { name: 'Café Ñandú' } }));
+    const post = (encoding: string, payload: Buffer | string, url = '/v1/transactions/preview') =>
+      t.request({ method: 'POST', url, headers: { ...auth(), 'content-type': 'application/json', 'content-encoding': encoding }, payload });
+    for (const [encoding, payload] of [['gzip', zlib.gzipSync(body)], ['GZIP', zlib.gzipSync(body)], ['x-gzip', zlib.gzipSync(body)], ['deflate', zlib.deflateSync(body)], ['identity', body]] as const) {
+      const res = await post(encoding, payload);
+      expect([res.statusCode, res.json().normalized?.customer_context?.name], `${encoding} ${res.body}`).toEqual([200, 'Café Ñandú']);
+    }
+    // Was 400 'strings in the body may not contain the NUL character' (gzip read as text).
+    const created = await post('gzip', zlib.gzipSync(body), '/v1/transactions');
+    expect(created.statusCode, created.body).toBe(201);
+    for (const [encoding, payload] of [['br', zlib.brotliCompressSync(body)], ['gzip, br', body], ['compress', body]] as const) {
+      expect([(await post(encoding, payload)).statusCode, (await post(encoding, payload)).json()], encoding).toEqual([415, { error: UNSUPPORTED_ENCODING }]);
+    }
+    for (const payload of [body, zlib.gzipSync(body).subarray(0, 40)]) {
+      expect((await post('gzip', payload)).json()).toEqual({ error: 'request body is not valid gzip or deflate data' });
+    }
+    // 10 KB inflated from a few dozen bytes: over this app's 4 KB limit.
+    const bomb = zlib.gzipSync(JSON.stringify({ name: 'x'.repeat(10_000) }));
+    expect(bomb.length).toBeLessThan(200);
+    expect([(await post('gzip', bomb, '/v1/locations')).statusCode, (await post('gzip', bomb, '/v1/locations')).json()]).toEqual([413, { error: 'request body too large' }]);
+  });
+
+  it('JSON in UTF-8 only: a charset parameter other than UTF-8 is a 415, bytes that are not UTF-8 a 400 (were read as U+FFFD); a BOM is ignored', async () => {
+    const loc = await createLocation(t, key, 'fr-nf525');
+    const body = JSON.stringify(saleBody(loc, { customer_context: { name: 'Café' } }));
+    const post = (contentType: string, payload: Buffer | string) =>
+      t.request({ method: 'POST', url: '/v1/transactions/preview', headers: { ...auth(), 'content-type': contentType }, payload });
+    for (const ct of ['application/json; charset=utf-8', 'application/json;charset="UTF-8"', 'application/json; charset=UTF8', 'Application/JSON']) {
+      const res = await post(ct, body);
+      expect([res.statusCode, res.json().normalized?.customer_context?.name], ct).toEqual([200, 'Café']);
+    }
+    expect((await post('application/json', `\ufeff${body}`)).statusCode).toBe(200);
+    for (const [ct, payload] of [['application/json; charset=iso-8859-1', Buffer.from(body, 'latin1')], ['application/json; charset=utf-16le', Buffer.from(body, 'utf16le')]] as const) {
+      const res = await post(ct, payload);
+      expect([res.statusCode, res.json()], ct).toEqual([415, { error: UNSUPPORTED_CHARSET }]);
+    }
+    const latin1 = await post('application/json', Buffer.from(body, 'latin1'));
+    expect([latin1.statusCode, latin1.json()]).toEqual([400, { error: NOT_UTF8 }]);
+  });
+
+  it('a request line or headers too large for the HTTP parser (16 KB) is a JSON 431; a malformed request a JSON 400', async () => {
+    const app = await buildApp(runtime(t.db));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as net.AddressInfo;
+    const exchange = (request: string) => new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.end(request));
+      let answer = '';
+      socket.on('data', (c) => (answer += c)).on('close', () => resolve(answer)).on('error', reject);
+    });
+    try {
+      for (const request of [
+        `GET /v1/transactions?x=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+        `GET /v1/transactions HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      ]) {
+        const answer = await exchange(request);
+        expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+        expect(JSON.parse(answer.split('\r\n\r\n')[1]!)).toEqual({ error: 'request line and headers too large (at most 16 KB in all)' });
+      }
+      const garbage = await exchange('NOT HTTP\r\n\r\n');
+      expect(garbage.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+      expect(JSON.parse(garbage.split('\r\n\r\n')[1]!)).toEqual({ error: 'malformed HTTP request' });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('HEAD on a GET route answers its status and headers without a body (auth and 404 included)', async () => {
+    const ok = await t.request({ method: 'HEAD', url: '/v1/transactions', headers: auth() });
+    expect([ok.statusCode, ok.body, ok.headers['x-ratelimit-limit']]).toEqual([200, '', '100']);
+    expect((await t.request({ method: 'HEAD', url: '/v1/transactions' })).statusCode).toBe(401);
+    expect((await t.request({ method: 'HEAD', url: '/v1/nothing-here' })).statusCode).toBe(404);
+  });
+
   it('a route throwing unexpectedly answers a generic 500 and logs the cause', async () => {
     const logs: string[] = [];
     const dest = { write: (line: string) => logs.push(line) };
@@ -208,4 +285,69 @@ describe('database unreachable', () => {
       await db.close();
     }
   });
+});
+
+describe.runIf(STORE === 'postgres')('database connections lost (PostgreSQL behind a proxy the test controls)', () => {
+  it('a connection cut while the create is on the wire: 503 with Retry-After, nothing written; a cut after the write: the retry finds it; reads and writes 503 while it is down, and work again once it is back (no restart)', async () => {
+    const url = await createTestDatabase();
+    const proxy = await startTcpProxy({ host: new URL(url).hostname, port: Number(new URL(url).port || 5432) });
+    const direct = await openPostgresDb(url);
+    const db = await openPostgresDb(proxy.url(url), { connectionTimeoutMillis: 1000 });
+    const app = await startTestApp({ db });
+    try {
+      const { key: k } = await app.signup();
+      const loc = await createLocation(app, k, 'es-verifactu'); // a sale with a submission job
+      const create = (idem: string) => app.request({ method: 'POST', url: '/v1/transactions', key: k, headers: { 'idempotency-key': idem }, payload: saleBody(loc) });
+      const stored = async (idem: string) => (await direct.query<{ n: number; records: number; jobs: number }>(
+        `SELECT count(*)::int AS n, (SELECT count(*)::int FROM fiscal_records r JOIN transactions x ON x.id = r.transaction_id WHERE x.idempotency_key = $1) AS records,
+                (SELECT count(*)::int FROM jobs j JOIN transactions x ON x.id = j.transaction_id WHERE x.idempotency_key = $1) AS jobs
+           FROM transactions WHERE idempotency_key = $1`, [idem])).rows[0]!;
+      expect((await create('warm-up')).statusCode).toBe(201);
+      const unavailable = { error: 'service temporarily unavailable: database unreachable' };
+
+      // The statement that writes the sale is cut before it reaches the server.
+      const cut = proxy.cutOn(/cut-before-write/);
+      const lost = await create('cut-before-write');
+      await cut;
+      expect([lost.statusCode, lost.headers['retry-after'], lost.json()]).toEqual([503, '5', unavailable]);
+      expect(await stored('cut-before-write')).toEqual({ n: 0, records: 0, jobs: 0 });
+      const again = await create('cut-before-write');
+      expect(again.statusCode, again.body).toBe(201);
+      expect(await stored('cut-before-write')).toEqual({ n: 1, records: 1, jobs: 1 });
+
+      // Cut once the server has run it: its answer is lost. 503; the client's retry with the
+      // same key finds the committed sale (200, the same id), nothing twice.
+      const late = proxy.cutOn(/cut-after-write/, 'after');
+      const unanswered = await create('cut-after-write');
+      await late;
+      expect([unanswered.statusCode, unanswered.headers['retry-after'], unanswered.json()]).toEqual([503, '5', unavailable]);
+      expect(await stored('cut-after-write')).toEqual({ n: 1, records: 1, jobs: 1 });
+      const retried = await create('cut-after-write');
+      expect(retried.statusCode, retried.body).toBe(200);
+      expect(await stored('cut-after-write')).toEqual({ n: 1, records: 1, jobs: 1 });
+
+      // Everything down: reads, writes, health are 503, never 500.
+      await proxy.down();
+      for (const req of [
+        () => app.request({ method: 'GET', url: '/v1/transactions', key: k }),
+        () => create('while-down'),
+        () => app.request({ method: 'GET', url: '/health' }),
+      ]) {
+        const res = await req();
+        expect([res.statusCode, res.headers['retry-after'], res.json()]).toEqual([503, '5', unavailable]);
+      }
+      expect(await stored('while-down')).toEqual({ n: 0, records: 0, jobs: 0 });
+      // Back, with the same pool: no restart.
+      await proxy.up();
+      expect((await app.request({ method: 'GET', url: '/v1/transactions', key: k })).statusCode).toBe(200);
+      const after = await create('while-down');
+      expect(after.statusCode, after.body).toBe(201);
+      expect(await stored('while-down')).toEqual({ n: 1, records: 1, jobs: 1 });
+    } finally {
+      await app.close();
+      await db.close();
+      await direct.close();
+      await proxy.close();
+    }
+  }, 30_000);
 });

@@ -2,6 +2,8 @@ import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { createRedisLimiter } from '../../src/ratelimit/redis-limiter.ts';
+import { createRateLimiter } from '../../src/ratelimit/index.ts';
+import { startTcpProxy } from '../support/tcp-proxy.ts';
 import type { Db } from '../../src/store/db.ts';
 import { openTestDb, startTestApp, type TestApp } from '../support/harness.ts';
 
@@ -115,4 +117,71 @@ describe('rate limit shared through Redis (two nodes)', () => {
       await b.close();
     }
   });
+});
+
+describe('Redis unreachable (REDIS_URL set)', () => {
+  it('requests go on, limited by the node\'s own buckets (never a 500, never held); a warning once; shared again once Redis is back, no restart', async () => {
+    const target = new URL(REDIS_URL);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
+    const prefix = `test:rl:${crypto.randomUUID()}:`;
+    const logs: string[] = [];
+    const log = { warn: (_o: object, m: string) => void logs.push(`warn: ${m}`), info: (_o: object, m: string) => void logs.push(`info: ${m}`) };
+    // The production wiring (cli/store.ts), Redis behind a proxy the test can take away.
+    const limiter = createRateLimiter({ redisUrl: `redis://127.0.0.1:${proxy.port}`, keyPrefix: prefix, log, timeoutMs: 300 });
+    const clock = new ManualClock('2026-03-01T12:00:45.000Z');
+    const t = await startTestApp({ db, clock, limiter });
+    const status = () => t.request({ method: 'GET', url: '/v1/account/status', key });
+    let key = '';
+    try {
+      ({ key } = await t.signup());
+      const accountId = (await status()).json().account_id as string;
+      const shared = async () => Number(await (await import('ioredis')).Redis.prototype.hget.call(direct, `${prefix}acct:${accountId}:test`, 'u'));
+      const direct = new (await import('ioredis')).Redis(REDIS_URL);
+      try {
+        const before = await shared();
+        expect((await status()).headers['x-ratelimit-remaining']).toBe('198');
+        expect(await shared()).toBeLessThan(before); // the bucket is Redis's
+
+        // Redis refuses connections: every request is answered, with its rate headers.
+        await proxy.down();
+        for (let i = 0; i < 3; i++) {
+          // Bounded (the limiter waits 300 ms for Redis here); loose enough for a busy CI machine.
+          const started = Date.now();
+          const res = await status();
+          expect([res.statusCode, Date.now() - started < 5_000], res.body).toEqual([200, true]);
+          expect(res.headers['x-ratelimit-limit']).toBe('100');
+        }
+        // Sign-up (public, limited per address) too.
+        expect((await t.request({ method: 'POST', url: '/v1/accounts', payload: { name: 'Bar', billing_email: `${crypto.randomUUID()}@example.com` }, remoteAddress: '10.9.9.9' })).statusCode).toBe(201);
+        expect(logs.filter((l) => l.startsWith('warn'))).toHaveLength(1);
+
+        // Back: after the retry pause the shared bucket is used again.
+        await proxy.up();
+        await new Promise((r) => setTimeout(r, 1_200));
+        let res = await status();
+        for (let i = 0; i < 20 && !logs.some((l) => l.startsWith('info')); i++) {
+          await new Promise((r) => setTimeout(r, 200));
+          res = await status();
+        }
+        expect(res.statusCode).toBe(200);
+        expect(logs.at(-1)).toBe('info: rate-limit store (REDIS_URL) reachable again: limits are shared again');
+        const seen = await shared();
+        await status();
+        expect(await shared()).toBe(seen - 60_000); // one token, taken in Redis
+
+        // Redis accepts the connection and never answers: held at most the timeout.
+        proxy.blackhole(true);
+        await new Promise((r) => setTimeout(r, 1_100)); // the retry pause since the last failure is over anyway
+        const started = Date.now();
+        res = await status();
+        expect([res.statusCode, Date.now() - started < 5_000]).toEqual([200, true]);
+      } finally {
+        direct.disconnect();
+      }
+    } finally {
+      proxy.blackhole(false);
+      await t.close();
+      await proxy.close();
+    }
+  }, 30_000);
 });

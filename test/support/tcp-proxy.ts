@@ -1,0 +1,110 @@
+import net from 'node:net';
+
+/**
+ * A TCP proxy on 127.0.0.1 in front of a server (PostgreSQL, Redis), for failure tests:
+ * it can refuse new connections (`down`), cut every open one (`cut`), swallow traffic
+ * without answering (`blackhole`: the peer accepts and never replies), or cut a
+ * connection the moment the client sends bytes matching a pattern (`cutOn`: a
+ * connection dropped in the middle of a request).
+ */
+export interface TcpProxy {
+  port: number;
+  url(template: string): string;
+  /** Refuse new connections and cut the open ones (the server is gone). */
+  down(): Promise<void>;
+  /** Accept and forward again. */
+  up(): Promise<void>;
+  /** Cut every open connection (the server restarted, a backend was terminated). */
+  cut(): void;
+  /** Accept connections but forward nothing either way (a peer that never answers). */
+  blackhole(on: boolean): void;
+  /**
+   * Cut the connection that next sends data matching `pattern`. `before` (default): the
+   * data is not forwarded (the server never sees the statement); `after`: it is forwarded,
+   * and the connection is cut when the server answers (the statement ran, its answer is lost).
+   * Resolves when the cut happened.
+   */
+  cutOn(pattern: RegExp, when?: 'before' | 'after'): Promise<string>;
+  /** Every chunk the clients sent, as latin1 text (for tests that look at what went through). */
+  sent: string[];
+  close(): Promise<void>;
+}
+
+export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+  const pairs = new Set<{ client: net.Socket; server: net.Socket }>();
+  let holes = false;
+  let trap: { pattern: RegExp; when: 'before' | 'after'; fire: (s: string) => void } | undefined;
+  const sent: string[] = [];
+  const handler = (client: net.Socket) => {
+    const server = net.connect(target.port, target.host);
+    const pair = { client, server };
+    let cutOnAnswer: (() => void) | undefined;
+    pairs.add(pair);
+    const end = () => {
+      pairs.delete(pair);
+      client.destroy();
+      server.destroy();
+    };
+    client.on('error', end).on('close', end);
+    server.on('error', end).on('close', end);
+    client.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('latin1');
+      sent.push(text);
+      if (trap && trap.pattern.test(text)) {
+        const t = trap;
+        trap = undefined;
+        if (t.when === 'after') {
+          cutOnAnswer = () => {
+            end();
+            t.fire(text);
+          };
+        } else {
+          end();
+          t.fire(text);
+          return;
+        }
+      }
+      if (!holes) server.write(chunk);
+    });
+    server.on('data', (chunk: Buffer) => {
+      if (cutOnAnswer) return cutOnAnswer();
+      if (!holes) client.write(chunk);
+    });
+  };
+  let srv = net.createServer(handler);
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as net.AddressInfo).port;
+  const cut = () => {
+    for (const p of [...pairs]) {
+      p.client.destroy();
+      p.server.destroy();
+    }
+    pairs.clear();
+  };
+  return {
+    port,
+    sent,
+    url: (template) => {
+      const u = new URL(template);
+      u.hostname = '127.0.0.1';
+      u.port = String(port);
+      return u.toString();
+    },
+    async down() {
+      cut();
+      await new Promise<void>((r) => srv.close(() => r()));
+      cut();
+    },
+    async up() {
+      srv = net.createServer(handler);
+      await new Promise<void>((r) => srv.listen(port, '127.0.0.1', r));
+    },
+    cut,
+    blackhole: (on) => void (holes = on),
+    cutOn: (pattern, when = 'before') => new Promise<string>((fire) => (trap = { pattern, when, fire })),
+    async close() {
+      cut();
+      await new Promise<void>((r) => srv.close(() => r()));
+    },
+  };
+}
