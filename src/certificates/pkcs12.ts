@@ -14,7 +14,7 @@ export interface SigningMaterial {
   privateKeyPem: string;
   /** The certificate of the private key. */
   certificatePem: string;
-  /** The other certificates in the file (intermediates, maybe the root), leaf excluded. */
+  /** The leaf's issuers found in the file (intermediates, maybe the root), leaf's issuer first; other certificates of the file left out. */
   chainPem: string[];
 }
 
@@ -62,7 +62,7 @@ export function keyUsageOf(der: Buffer): { digitalSignature: boolean; nonRepudia
   return null;
 }
 
-export type Pkcs12Failure = 'unreadable' | 'bad_password' | 'no_private_key' | 'no_certificate';
+export type Pkcs12Failure = 'unreadable' | 'bad_password' | 'no_private_key' | 'no_certificate' | 'several_identities';
 
 export class Pkcs12Error extends Error {
   readonly reason: Pkcs12Failure;
@@ -155,7 +155,7 @@ const MAC_FAILED = /MAC could not be verified/i;
  * did not open, the bags are opened again with the UTF-8 bytes, the already verified
  * macData left out of that second pass.
  */
-function openPfx(asn1: forge.asn1.Asn1, password: string): forge.pkcs12.Pkcs12Pfx {
+function openPfxWith(asn1: forge.asn1.Asn1, password: string): forge.pkcs12.Pkcs12Pfx {
   try {
     return forge.pkcs12.pkcs12FromAsn1(asn1, false, password);
   } catch (err) {
@@ -165,6 +165,54 @@ function openPfx(asn1: forge.asn1.Asn1, password: string): forge.pkcs12.Pkcs12Pf
     const withoutMac = { ...asn1, value: parts.slice(0, 2) } as forge.asn1.Asn1;
     return forge.pkcs12.pkcs12FromAsn1(withoutMac, false, utf8);
   }
+}
+
+/**
+ * A file "without a password" is written two ways: OpenSSL (`-passout pass:`) derives the
+ * MAC and PBE keys from the empty password as a BMPString with its two-byte terminator;
+ * other tools (forge with a null password, among others) from no bytes at all. OpenSSL's
+ * `pkcs12` reads both, so here too: when the password given is empty and the MAC does not
+ * verify with it, the absent password is tried.
+ */
+function openPfx(asn1: forge.asn1.Asn1, password: string): forge.pkcs12.Pkcs12Pfx {
+  try {
+    return openPfxWith(asn1, password);
+  } catch (err) {
+    if (password !== '' || !MAC_FAILED.test(String((err as Error)?.message ?? err))) throw err;
+    try {
+      return forge.pkcs12.pkcs12FromAsn1(asn1, false, null as unknown as string);
+    } catch {
+      throw err; // neither: the first answer stands
+    }
+  }
+}
+
+/** Whether `issuer` signed `cert`: names and key identifiers (`checkIssued`), then the signature. */
+function issued(cert: crypto.X509Certificate, issuer: crypto.X509Certificate): boolean {
+  try {
+    return cert.checkIssued(issuer) && cert.verify(issuer.publicKey);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The leaf's issuers found in the file, leaf's issuer first, up to a self-signed one or
+ * the last the file holds. Certificates that are not on that path (another holder's
+ * certificate, a CA of another branch) are left out: the chain travels in every
+ * signature's KeyInfo and in the TLS handshake, where only the leaf's path belongs.
+ */
+function issuerPath(leaf: crypto.X509Certificate, others: crypto.X509Certificate[]): crypto.X509Certificate[] {
+  const path: crypto.X509Certificate[] = [];
+  const left = [...others];
+  let current = leaf;
+  while (!(current !== leaf && issued(current, current))) {
+    const i = left.findIndex((c) => issued(current, c));
+    if (i < 0) break;
+    current = left.splice(i, 1)[0]!;
+    path.push(current);
+  }
+  return path;
 }
 
 /** Opens a PKCS#12 file with its password; throws Pkcs12Error with the reason. */
@@ -193,13 +241,19 @@ export function readPkcs12(file: Buffer, password: string): SigningMaterial {
   const certs = bagsOf(forge.pki.oids.certBag!).map(x509).filter((c): c is crypto.X509Certificate => !!c);
   if (certs.length === 0) throw new Pkcs12Error('no_certificate', 'no certificate');
 
+  // Each key with its certificate (the same pair may sit in two bags: one identity).
+  const identities = new Map<string, { key: crypto.KeyObject; leaf: crypto.X509Certificate }>();
   for (const key of keys) {
     const leaf = certs.find((c) => c.checkPrivateKey(key));
-    if (!leaf) continue;
+    if (leaf && !identities.has(leaf.fingerprint256)) identities.set(leaf.fingerprint256, { key, leaf });
+  }
+  // Two holders' certificates with their keys: which one signs cannot be guessed.
+  if (identities.size > 1) throw new Pkcs12Error('several_identities', 'several certificates with their private keys');
+  for (const { key, leaf } of identities.values()) {
     return {
       privateKeyPem: key.export({ format: 'pem', type: 'pkcs8' }) as string,
       certificatePem: pem('CERTIFICATE', leaf.raw),
-      chainPem: certs.filter((c) => c !== leaf).map((c) => pem('CERTIFICATE', c.raw)),
+      chainPem: issuerPath(leaf, certs.filter((c) => c !== leaf)).map((c) => pem('CERTIFICATE', c.raw)),
     };
   }
   throw new Pkcs12Error('no_certificate', 'no certificate matches the private key');

@@ -34,6 +34,7 @@ export const CERT_ERRORS = {
   badPassword: 'invalid PKCS#12 file or wrong password',
   noPrivateKey: 'PKCS#12 file contains no private key',
   noCertificate: 'PKCS#12 file contains no certificate for its private key',
+  severalIdentities: 'PKCS#12 file contains several certificates with their private keys: upload each under its own certificate_id',
   tooLarge: 'certificate file too large (max 10 MB)',
   cannotSign: 'certificate cannot sign: its key usage allows neither digitalSignature nor nonRepudiation',
   duplicate: 'certificate with this ID already exists',
@@ -45,6 +46,7 @@ const PKCS12_MESSAGES: Record<Pkcs12Error['reason'], string> = {
   bad_password: CERT_ERRORS.badPassword,
   no_private_key: CERT_ERRORS.noPrivateKey,
   no_certificate: CERT_ERRORS.noCertificate,
+  several_identities: CERT_ERRORS.severalIdentities,
 };
 
 export const certificateTooLarge = () => new ApiError(413, CERT_ERRORS.tooLarge);

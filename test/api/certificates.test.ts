@@ -2,8 +2,11 @@ import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCertificateService } from '../../src/services/certificates.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
+import { createTx, saleBody } from '../support/transactions.ts';
 import { configs, locationBodies, RANDOM_UUID } from '../support/fixtures.ts';
-import { exportP12, generateCert, p12Info, uploadForm, type GeneratedCert, type P12Kind } from '../support/p12.ts';
+import {
+  exportP12, exportP12With, forgeP12, generateCert, generateChainCert, multipartBody, p12Info, uploadForm, type GeneratedCert, type P12Kind,
+} from '../support/p12.ts';
 
 /*
  * Certificates end to end with real PKCS#12 files made by the openssl CLI in the setup:
@@ -353,5 +356,162 @@ describe('NIF of the certificate vs tax_id of the location', () => {
     const own = await t.request({ method: 'POST', url: '/v1/locations', key, payload: { ...locationBodies['es-verifactu'], tax_id: '12345678Z' } });
     expect(own.statusCode, own.body).toBe(201);
     expect(own.json().warnings).toBeUndefined();
+  });
+});
+
+describe('what a PKCS#12 may hold (audit)', () => {
+  const fingerprint = (pem: string) => new crypto.X509Certificate(pem).fingerprint256;
+  const material = async (key: string, accountId: string, certificateId: string, file: Buffer, password = PASSWORD) => {
+    const res = await upload(key, { certificateId, password, file });
+    expect(res.statusCode, res.body).toBe(201);
+    return createCertificateService(t.rt.deps).loadSigningMaterial(accountId, certificateId);
+  };
+
+  it('a file "without a password" (MAC keyed with no password bytes): an empty password opens it, another does not', async () => {
+    const { key } = await t.signup();
+    const file = forgeP12([{ keyPem: cert.keyPem, certPems: [cert.certPem] }], null);
+    const wrong = await upload(key, { certificateId: 'nopw', password: 'x', file });
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.json()).toEqual({ error: 'invalid PKCS#12 file or wrong password' });
+    const res = await upload(key, { certificateId: 'nopw', password: '', file });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({ subject_cn: 'Test Signer', nif: '12345678Z' });
+    // The empty password with its terminator (openssl `-passout pass:`) still opens its files; the field stays required.
+    expect((await upload(key, { certificateId: 'emptypw', password: '', file: forgeP12([{ keyPem: cert.keyPem, certPems: [cert.certPem] }], '') })).statusCode).toBe(201);
+    const missing = await upload(key, { certificateId: 'nopw2', file });
+    expect(missing.json()).toEqual({ error: 'password is required' });
+  });
+
+  it('a chain with an intermediate: kept leaf-upwards (intermediate, then root) whatever the file order', async () => {
+    const { key, accountId } = await t.signup();
+    const c = generateChainCert();
+    const m = await material(key, accountId, 'chain', exportP12With(c, PASSWORD, [c.rootPem, c.caPem!]));
+    expect(fingerprint(m.certificatePem)).toBe(fingerprint(c.certPem));
+    expect(m.chainPem.map(fingerprint)).toEqual([fingerprint(c.caPem!), fingerprint(c.rootPem)]);
+  });
+
+  it('certificates off the leaf\'s path (another holder\'s, a foreign CA) are not kept as its chain', async () => {
+    const { key, accountId } = await t.signup();
+    const c = generateChainCert();
+    const stranger = generateCert({ subject: '/CN=Someone Else' });
+    const m = await material(key, accountId, 'strays', exportP12With(c, PASSWORD, [stranger.certPem, chained.caPem!, c.caPem!]));
+    expect(m.chainPem.map(fingerprint)).toEqual([fingerprint(c.caPem!)]);
+    // The same with forge's file order (certificate bags before the key's) and a self-signed leaf: no chain.
+    const own = await material(key, accountId, 'self', forgeP12([{ keyPem: cert.keyPem, certPems: [stranger.certPem, cert.certPem] }], PASSWORD));
+    expect(fingerprint(own.certificatePem)).toBe(fingerprint(cert.certPem));
+    expect(own.chainPem).toEqual([]);
+  });
+
+  it('two certificates with their keys in one file → 400 (which one signs cannot be guessed); a key of no certificate → 400', async () => {
+    const { key } = await t.signup();
+    const other = generateCert({ subject: '/C=ES/serialNumber=IDCES-87654321X/CN=Other Signer' });
+    const two = forgeP12([{ keyPem: cert.keyPem, certPems: [cert.certPem] }, { keyPem: other.keyPem, certPems: [other.certPem] }], PASSWORD);
+    const res = await upload(key, { certificateId: 'two', password: PASSWORD, file: two });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json()).toEqual({ error: 'PKCS#12 file contains several certificates with their private keys: upload each under its own certificate_id' });
+    const mismatch = await upload(key, { certificateId: 'mm', password: PASSWORD, file: forgeP12([{ keyPem: other.keyPem, certPems: [cert.certPem] }], PASSWORD) });
+    expect(mismatch.statusCode).toBe(400);
+    expect(mismatch.json()).toEqual({ error: 'PKCS#12 file contains no certificate for its private key' });
+    // One identity whose key sits in the file twice is still one identity.
+    const { payload } = { payload: forgeP12([{ keyPem: cert.keyPem, certPems: [cert.certPem] }, { keyPem: cert.keyPem, certPems: [cert.certPem] }], PASSWORD) };
+    expect((await upload(key, { certificateId: 'twice', password: PASSWORD, file: payload })).statusCode).toBe(201);
+    expect((await list(key)).json().data.map((c: { certificate_id: string }) => c.certificate_id)).toEqual(['twice']);
+  });
+});
+
+describe('the multipart form (audit)', () => {
+  const post = (key: string, parts: Parameters<typeof multipartBody>[0]) => {
+    const { payload, headers } = multipartBody(parts);
+    return t.request({ method: 'POST', url: '/v1/certificates', key, payload, headers });
+  };
+  const file = () => ({ name: 'certificate', filename: 'c.p12', data: p12.modern! });
+
+  it('parts in any order; a file part with an empty filename is still the file', async () => {
+    const { key } = await t.signup();
+    const first = await post(key, [file(), { name: 'password', value: PASSWORD }, { name: 'certificate_id', value: 'file-first' }]);
+    expect(first.statusCode, first.body).toBe(201);
+    const unnamed = await post(key, [{ name: 'certificate_id', value: 'empty-name' }, { ...file(), filename: '' }, { name: 'password', value: PASSWORD }]);
+    expect(unnamed.statusCode, unnamed.body).toBe(201);
+  });
+
+  const cases: Array<[string, () => Parameters<typeof multipartBody>[0], string]> = [
+    ['certificate_id twice', () => [{ name: 'certificate_id', value: 'a' }, { name: 'certificate_id', value: 'b' }, { name: 'password', value: PASSWORD }, file()], 'certificate_id must be sent once'],
+    ['password twice', () => [{ name: 'certificate_id', value: 'a' }, { name: 'password', value: PASSWORD }, { name: 'password', value: 'other' }, file()], 'password must be sent once'],
+    ['certificate twice', () => [{ name: 'certificate_id', value: 'a' }, { name: 'password', value: PASSWORD }, file(), file()], 'certificate must be sent once'],
+    ['certificate as a text field (no filename)', () => [{ name: 'certificate_id', value: 'a' }, { name: 'password', value: PASSWORD }, { name: 'certificate', value: 'MIIKxAIBAzCCCn...' }], 'certificate must be sent as a file (a form part with a filename)'],
+    ['password as a file', () => [{ name: 'certificate_id', value: 'a' }, { name: 'password', filename: 'pw.txt', data: Buffer.from(PASSWORD) }, file()], 'password must be a text field, not a file'],
+    ['certificate_id as a file', () => [{ name: 'certificate_id', filename: 'id.txt', data: Buffer.from('a') }, { name: 'password', value: PASSWORD }, file()], 'certificate_id must be a text field, not a file'],
+  ];
+  it.each(cases)('%s → 400 naming it, nothing stored', async (_name, parts, error) => {
+    const { key } = await t.signup();
+    const res = await post(key, parts());
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json()).toEqual({ error });
+    expect((await list(key)).json()).toEqual({ data: [] });
+  });
+
+  it('other parts are ignored; any body that is not multipart/form-data → 415', async () => {
+    const { key } = await t.signup();
+    const extra = await post(key, [{ name: 'note', value: 'x' }, { name: 'certificate_id', value: 'extra' }, { name: 'attachment', filename: 'x.bin', data: Buffer.from('x') }, { name: 'password', value: PASSWORD }, file()]);
+    expect(extra.statusCode, extra.body).toBe(201);
+    for (const type of ['application/x-pkcs12', 'application/octet-stream', 'application/x-www-form-urlencoded', 'text/plain', 'multipart/mixed; boundary=x']) {
+      const res = await t.request({ method: 'POST', url: '/v1/certificates', key, payload: p12.modern!, headers: { 'content-type': type } });
+      expect(res.statusCode, type).toBe(415);
+      expect(res.json()).toEqual({ error: 'unsupported content type: send multipart/form-data' });
+    }
+    expect((await t.request({ method: 'POST', url: '/v1/certificates', key })).statusCode).toBe(415);
+  });
+});
+
+describe('records of a location whose certificate is replaced or deleted (audit)', () => {
+  const x509s = (xml: string) => [...xml.matchAll(/<ds:X509Certificate>([^<]*)<\/ds:X509Certificate>/g)].map((m) => new crypto.X509Certificate(Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64')).fingerprint256);
+  const fp = (pem: string) => new crypto.X509Certificate(pem).fingerprint256;
+  async function record(key: string, loc: string, headers: Record<string, string> = {}) {
+    const res = await createTx(t, key, saleBody(loc), headers);
+    if (res.statusCode !== 201) return { status: res.statusCode, body: res.json(), certs: [] as string[] };
+    const rec = await t.request({ method: 'GET', url: `/v1/transactions/${res.json().id}/fiscal-record`, key });
+    expect(rec.statusCode, rec.body).toBe(200);
+    return { status: 201, body: res.json(), certs: x509s(rec.body) };
+  }
+
+  it('the next record carries the replacement at once, only the leaf\'s path; once deleted, a test record falls back to the sandbox certificate', async () => {
+    const { key } = await t.signup();
+    const created = await t.request({ method: 'POST', url: '/v1/locations', key, payload: { ...locationBodies['es-ticketbai'], country_config: { ...configs.ticketbai, certificate_id: 'tbai' } } });
+    expect(created.statusCode, created.body).toBe(201);
+    const loc = created.json().id as string;
+
+    // A file with the leaf, its intermediate, its root and a stranger's certificate.
+    const c = generateChainCert();
+    const stranger = generateCert({ subject: '/CN=Someone Else' });
+    expect((await upload(key, { certificateId: 'tbai', password: PASSWORD, file: exportP12With(c, PASSWORD, [stranger.certPem, c.rootPem, c.caPem!]) })).statusCode).toBe(201);
+    const first = await record(key, loc);
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    expect(first.certs).toEqual([fp(c.certPem), fp(c.caPem!), fp(c.rootPem)]);
+
+    // Replaced under the same id: used by the very next record.
+    expect((await del(key, 'tbai')).statusCode).toBe(204);
+    expect((await upload(key, { certificateId: 'tbai', password: PASSWORD, file: p12.modern! })).statusCode).toBe(201);
+    expect((await record(key, loc)).certs).toEqual([fp(cert.certPem)]);
+
+    // Deleted: test keys still work (the sandbox certificate), the real authority sandbox is a clear 400.
+    expect((await del(key, 'tbai')).statusCode).toBe(204);
+    const fallback = await record(key, loc);
+    expect(fallback.status).toBe(201);
+    expect(fallback.certs).toHaveLength(1);
+    expect(fallback.certs[0]).not.toBe(fp(cert.certPem));
+    const authority = await record(key, loc, { 'x-svc-sandbox': 'authority' });
+    expect(authority).toMatchObject({ status: 400, body: { error: 'certificate not found' } });
+  });
+
+  it('another account\'s certificate of the same id is never used by my location', async () => {
+    const mine = await t.signup();
+    const theirs = await t.signup();
+    expect((await upload(theirs.key, { certificateId: 'tbai', password: PASSWORD, file: p12.modern! })).statusCode).toBe(201);
+    const created = await t.request({ method: 'POST', url: '/v1/locations', key: mine.key, payload: { ...locationBodies['es-ticketbai'], country_config: { ...configs.ticketbai, certificate_id: 'tbai' } } });
+    expect(created.json().cert_expiry).toBeNull();
+    const sandboxed = await record(mine.key, created.json().id);
+    expect(sandboxed.status).toBe(201);
+    expect(sandboxed.certs).not.toContain(fp(cert.certPem));
+    expect(await record(mine.key, created.json().id, { 'x-svc-sandbox': 'authority' })).toMatchObject({ status: 400, body: { error: 'certificate not found' } });
   });
 });

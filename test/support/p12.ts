@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import forge from 'node-forge';
 
 /*
  * Real PKCS#12 files, made with the openssl CLI (OpenSSL 3):
@@ -127,4 +128,78 @@ export function uploadForm(p: { certificateId?: string; password?: string; file?
   if (p.password !== undefined) parts.push({ name: 'password', value: p.password });
   if (p.file !== undefined) parts.push({ name: 'certificate', filename: p.filename ?? 'cert.p12', data: p.file });
   return multipartBody(parts);
+}
+
+/**
+ * A leaf issued by an intermediate CA issued by a root: `caPem` is the intermediate,
+ * `rootPem` the root (a file may ship either, both, in any order).
+ */
+export function generateChainCert(subject = '/C=ES/serialNumber=IDCES-12345678Z/CN=Chained Signer'): GeneratedCert & { rootPem: string } {
+  const rootKey = file('root-key.pem');
+  const root = file('root.pem');
+  openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', rootKey, '-out', root, '-days', '3650', '-subj', '/C=ES/O=Test Root Org/CN=Test Root CA']);
+  const extFile = file('ca.ext');
+  fs.writeFileSync(extFile, 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n');
+  const interKey = file('inter-key.pem');
+  const interCsr = file('inter.csr');
+  const inter = file('inter.pem');
+  openssl(['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', interKey, '-out', interCsr, '-subj', '/C=ES/O=Test Root Org/CN=Test Intermediate CA']);
+  openssl(['x509', '-req', '-in', interCsr, '-CA', root, '-CAkey', rootKey, '-CAcreateserial', '-out', inter, '-days', '3650', '-extfile', extFile]);
+  const key = file('leaf-key.pem');
+  const csr = file('leaf.csr');
+  const cert = file('leaf.pem');
+  openssl(['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', csr, '-subj', subject]);
+  openssl(['x509', '-req', '-in', csr, '-CA', inter, '-CAkey', interKey, '-CAcreateserial', '-out', cert, '-days', '365']);
+  const certPem = fs.readFileSync(cert, 'utf8');
+  const x = new crypto.X509Certificate(certPem);
+  return {
+    certPem, keyPem: fs.readFileSync(key, 'utf8'), caPem: fs.readFileSync(inter, 'utf8'), rootPem: fs.readFileSync(root, 'utf8'),
+    notBefore: new Date(x.validFrom), notAfter: new Date(x.validTo),
+  };
+}
+
+/** PKCS#12 (openssl, modern) of a key and certificate with the other certificates given, in that order. */
+export function exportP12With(c: Pick<GeneratedCert, 'certPem' | 'keyPem'>, password: string, others: readonly string[]): Buffer {
+  const certFile = file('c.pem');
+  fs.writeFileSync(certFile, c.certPem);
+  const keyFile = file('k.pem');
+  fs.writeFileSync(keyFile, c.keyPem);
+  const out = file('out.p12');
+  const args = ['pkcs12', '-export', '-in', certFile, '-inkey', keyFile, '-out', out, '-passout', `pass:${password}`];
+  if (others.length) {
+    const othersFile = file('others.pem');
+    fs.writeFileSync(othersFile, others.join(''));
+    args.push('-certfile', othersFile);
+  }
+  openssl(args);
+  return fs.readFileSync(out);
+}
+
+/**
+ * PKCS#12 written by node-forge (RSA keys only), for what openssl's CLI does not write:
+ * `password: null` is a file "without a password" as forge, Java and others make it (MAC
+ * keyed with no password bytes, bags unencrypted); several identities (each key with its
+ * certificates) in one file (then without a MAC).
+ */
+export function forgeP12(identities: ReadonlyArray<{ keyPem: string; certPems: readonly string[] }>, password: string | null): Buffer {
+  const der = (a: forge.asn1.Asn1) => Buffer.from(forge.asn1.toDer(a).getBytes(), 'binary');
+  const pfxOf = (i: (typeof identities)[number], useMac: boolean) =>
+    forge.pkcs12.toPkcs12Asn1(
+      forge.pki.privateKeyFromPem(i.keyPem),
+      i.certPems.map((p) => forge.pki.certificateFromPem(p)),
+      password as string,
+      { algorithm: '3des', useMac },
+    );
+  if (identities.length === 1) return der(pfxOf(identities[0]!, true));
+  // PFX ::= SEQUENCE { version, authSafe ContentInfo (data: OCTET STRING of AuthenticatedSafe), macData? }
+  const authSafeOf = (pfx: forge.asn1.Asn1) => {
+    const content = (((pfx.value as forge.asn1.Asn1[])[1]!.value as forge.asn1.Asn1[])[1]!.value as forge.asn1.Asn1[])[0]!;
+    return forge.asn1.fromDer(content.value as string);
+  };
+  const pfxs = identities.map((i) => pfxOf(i, false));
+  const merged = forge.asn1.create(forge.asn1.Class.UNIVERSAL, forge.asn1.Type.SEQUENCE, true, pfxs.flatMap((p) => authSafeOf(p).value as forge.asn1.Asn1[]));
+  const first = pfxs[0]!;
+  const ci = (first.value as forge.asn1.Asn1[])[1]!;
+  ((ci.value as forge.asn1.Asn1[])[1]!.value as forge.asn1.Asn1[])[0]!.value = forge.asn1.toDer(merged).getBytes();
+  return der(first);
 }

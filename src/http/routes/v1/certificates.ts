@@ -24,21 +24,46 @@ const NOT_MULTIPART = 'unsupported content type: send multipart/form-data';
 /** Text fields (certificate_id, password) are short; a longer one is refused, never cut. */
 const FIELD_MAX_BYTES = 4096;
 
-/** Reads the upload form: the first `certificate` file, `certificate_id` and `password`. */
+/** The form's three parts: `certificate` a file, the other two text fields. */
+const FORM_TEXT_FIELDS = new Set(['certificate_id', 'password']);
+export const FORM_ERRORS = {
+  twice: (name: string) => `${name} must be sent once`,
+  notAFile: 'certificate must be sent as a file (a form part with a filename)',
+  notAField: (name: string) => `${name} must be a text field, not a file`,
+} as const;
+
+/**
+ * Reads the upload form: `certificate` (a file part), `certificate_id` and `password`
+ * (text fields), in any order; other parts are ignored. A part of ours sent twice, or in
+ * the wrong form, is a 400 naming it (never "is required", and never the first of two
+ * taken silently). The body is read to its end before an answer is given.
+ */
 async function readForm(req: FastifyRequest): Promise<UploadInput> {
   if (!req.isMultipart()) throw new ApiError(415, NOT_MULTIPART);
   const out: UploadInput = {};
+  let refusal: ApiError | undefined;
+  const refuse = (message: string) => { refusal ??= badRequest(message); };
   try {
     for await (const part of req.parts()) {
       if (part.type === 'file') {
-        if (part.fieldname === 'certificate' && out.file === undefined) out.file = await part.toBuffer();
-        else part.file.resume(); // not ours: drained and ignored
+        if (part.fieldname === 'certificate' && out.file === undefined && !refusal) {
+          out.file = await part.toBuffer();
+          continue;
+        }
+        if (part.fieldname === 'certificate') refuse(FORM_ERRORS.twice('certificate'));
+        else if (FORM_TEXT_FIELDS.has(part.fieldname)) refuse(FORM_ERRORS.notAField(part.fieldname));
+        part.file.resume(); // not ours (or refused): drained and ignored
         continue;
       }
-      if (part.valueTruncated) throw badRequest(`${part.fieldname} is too long`);
+      if (part.fieldname === 'certificate') { refuse(FORM_ERRORS.notAFile); continue; }
+      if (!FORM_TEXT_FIELDS.has(part.fieldname)) continue;
+      if (part.valueTruncated) { refuse(`${part.fieldname} is too long`); continue; }
       const value = typeof part.value === 'string' ? part.value : String(part.value);
-      if (part.fieldname === 'certificate_id' && out.certificateId === undefined) out.certificateId = value;
-      else if (part.fieldname === 'password' && out.password === undefined) out.password = value;
+      if (part.fieldname === 'certificate_id') {
+        if (out.certificateId === undefined) out.certificateId = value;
+        else refuse(FORM_ERRORS.twice('certificate_id'));
+      } else if (out.password === undefined) out.password = value;
+      else refuse(FORM_ERRORS.twice('password'));
     }
   } catch (err) {
     const code = (err as { code?: string }).code;
@@ -50,6 +75,7 @@ async function readForm(req: FastifyRequest): Promise<UploadInput> {
     req.log.info({ err }, 'malformed multipart body');
     throw badRequest('malformed multipart body');
   }
+  if (refusal) throw refusal;
   return out;
 }
 
