@@ -24,10 +24,10 @@ function env(dataDir: string): NodeJS.ProcessEnv {
   return STORE === 'postgres' ? { ...base, DATABASE_URL: pgUrl, MASTER_KEY: TEST_MASTER_KEY.toString('hex') } : base;
 }
 
-async function serve(dataDir: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string }> {
+async function serve(dataDir: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve'], { env: { ...env(dataDir), ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
   const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
     const timer = setTimeout(() => reject(new Error(`no listen line within 30 s:\n${out}`)), 30_000);
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
@@ -41,7 +41,17 @@ async function serve(dataDir: string, extraEnv: NodeJS.ProcessEnv = {}): Promise
     child.stderr!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${out}`)));
   });
-  return { child, url };
+  return { child, url, output: () => out };
+}
+
+/** Waits (up to 10 s) for the process output to match. */
+async function waitForOutput(output: () => string, re: RegExp): Promise<RegExpExecArray | null> {
+  for (let i = 0; i < 100; i++) {
+    const m = re.exec(output());
+    if (m) return m;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return null;
 }
 
 async function stop(child: ChildProcess): Promise<number | null> {
@@ -53,9 +63,14 @@ async function stop(child: ChildProcess): Promise<number | null> {
 describe('main serve', () => {
   it('starts with no set-up, serves the API, stops on SIGTERM, keeps data across restarts', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'serve-'));
-    let { child, url } = await serve(dataDir);
+    let { child, url, output } = await serve(dataDir);
     let key: string;
     try {
+      // `npm start` says where it listens and how to begin: the reference and the sign-up call.
+      const ready = await waitForOutput(output, /API ready at (http:\/\/127\.0\.0\.1:\d+)[^"]*/);
+      expect(ready?.[1]).toBe(url);
+      expect(ready?.[0]).toContain(`${url}/docs`);
+      expect(ready?.[0]).toContain(`POST ${url}/v1/accounts`);
       const health = await (await fetch(`${url}/health`)).json();
       expect(health).toEqual({ status: 'ok', store: STORE, database: 'ok' });
       const signup = await fetch(`${url}/v1/accounts`, {

@@ -9,6 +9,7 @@
  * - `local`: the local host (Embedded-Local mode): the API on 127.0.0.1:8080 over the
  *   embedded store, no scheduler (engine/local-host.ts).
  */
+import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import { metricsRoutes } from '../metrics/http.ts';
 import { ConfigError } from '../config.ts';
@@ -79,10 +80,26 @@ export async function runService(command: 'serve' | 'worker'): Promise<void> {
   log.info({ store: db.kind, dataDir: db.kind === 'pglite' ? config.dataDir : undefined, rateLimiter: config.redisUrl ? 'redis' : 'memory', masterKey: config.masterKeySource, migrations: applied, workers: config.workersInProcess }, 'starting');
   if (config.masterKeySource === 'generated') log.warn(`MASTER_KEY not set: generated one in ${config.dataDir}/master.key; keep it with the data, and set MASTER_KEY when running several nodes`);
   await app.listen({ host: config.host, port: config.port });
+  const url = listenUrl(app.server.address());
+  log.info({ url }, readyMessage(url));
   if (config.workersInProcess) {
     await scheduleRecurringJobs(rt);
     rt.worker.start();
   }
+}
+
+function listenUrl(address: AddressInfo | string | null): string {
+  if (address === null || typeof address === 'string') return String(address);
+  return `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+}
+
+/**
+ * What `npm start` says once it listens (README "Two commands"): where, where the
+ * reference is, and the first call (public sign-up, which answers the first test key).
+ */
+function readyMessage(url: string): string {
+  return `API ready at ${url}: reference ${url}/docs (OpenAPI ${url}/openapi.json). ` +
+    `To begin, POST ${url}/v1/accounts with name and billing_email answers an account and its first test API key (see the README, Walkthrough)`;
 }
 
 /** `local`: the host lives in engine/local-host.ts; here only its process life (signals). */
