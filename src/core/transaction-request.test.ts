@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeTransactionRequest } from './transaction-request.ts';
+import { ApiError, badRequest } from './errors.ts';
+import { inGuideForm, normalizeTransactionRequest, RateListError } from './transaction-request.ts';
 import type { LineField } from './transaction.ts';
 
 const NOW = new Date('2026-03-01T10:00:00Z');
@@ -130,5 +131,45 @@ describe('line fields declared by fiscal systems', () => {
 
   it('must be strings, with a message naming the line and the field', () => {
     expect(() => normalizeTransactionRequest(withLine({ exemption: 1 }), NOW, FIELDS)).toThrow('items[0].exemption must be a string');
+  });
+});
+
+describe('inGuideForm', () => {
+  const said = (err: Error) => inGuideForm(err).message;
+
+  it('names the guide form\'s fields: line_items[i], vat_rate, a request-level amount', () => {
+    expect(said(badRequest('items[3].tax_rate must have at most 2 decimals'))).toBe('line_items[3].vat_rate must have at most 2 decimals');
+    expect(said(badRequest('items[0].natura is required when tax_rate is 0 (N1-N6)'))).toBe('line_items[0].natura is required when vat_rate is 0 (N1-N6)');
+    expect(said(badRequest('total_amount must be at most 9'))).toBe('amount must be at most 9');
+    expect(said(badRequest('a + b must equal total_amount'))).toBe('a + b must equal amount');
+  });
+
+  it('leaves a line\'s total_amount, other fields and words that only contain the names alone', () => {
+    expect(said(badRequest('items[1].total_amount must be at most 9'))).toBe('line_items[1].total_amount must be at most 9');
+    expect(said(badRequest('metadata.total_amount is unknown'))).toBe('metadata.total_amount is unknown');
+    expect(said(badRequest('line_items[2].unit_price must be 1'))).toBe('line_items[2].unit_price must be 1');
+    expect(said(badRequest('metadata.line_items_tax_rate_x and sub_total_amount'))).toBe('metadata.line_items_tax_rate_x and sub_total_amount');
+    expect(said(badRequest('0 % line needs a cause'))).toBe('0 % line needs a cause');
+  });
+
+  it('lists a rate list error\'s rates in hundredths of a percent; its canonical message in percent', () => {
+    const err = new RateListError((rate) => `items[0].tax_rate must be one of (${[24, 5.5, 0].map((r) => rate(r)).join(', ')})`);
+    expect(err.message).toBe('items[0].tax_rate must be one of (24, 5.5, 0)');
+    expect(said(err)).toBe('line_items[0].vat_rate must be one of (2400, 550, 0)');
+  });
+
+  it('answers a copy with the error\'s class and status, the error left as it was; other errors pass as they are', () => {
+    const err = new RateListError(() => 'items[0].tax_rate x');
+    const copy = inGuideForm(err);
+    expect(copy).toBeInstanceOf(RateListError);
+    expect(copy.status).toBe(400);
+    expect(copy.message).toBe('line_items[0].vat_rate x');
+    expect(err.message).toBe('items[0].tax_rate x');
+    const same = badRequest('description is required');
+    expect(inGuideForm(same)).toBe(same);
+    const other = new ApiError(404, 'items[0] not found');
+    expect(inGuideForm(other).message).toBe('items[0] not found');
+    const plain = new Error('items[0].tax_rate');
+    expect(inGuideForm(plain).message).toBe('items[0].tax_rate');
   });
 });

@@ -1,5 +1,5 @@
 import type { LineField, PaymentMethod, TransactionDraft, TransactionType, TxLine } from './transaction.ts';
-import { badRequest } from './errors.ts';
+import { badRequest, ValidationError } from './errors.ts';
 import { isUuid } from './ids.ts';
 import { isMinorUnits, lineNet, lineTax, toDecimal, type Decimal } from './money.ts';
 
@@ -34,6 +34,50 @@ const minorUnitsMessage = (field: string) => `${field} must be an integer amount
  */
 const nonNegativeMessage = (field: string) => `${field} must not be negative (a refund is a transaction of type refund, with positive amounts)`;
 const amountMessage = (field: string, v: unknown) => (isMinorUnits(v) ? nonNegativeMessage(field) : minorUnitsMessage(field));
+
+/**
+ * A 400 whose message lists tax rates, written so it can list them in either form's unit:
+ * `render` is given how to write one rate (a percent) and returns the message. Its message
+ * is the canonical one (percent, as `tax_rate` takes it); `inGuideForm` asks it again in
+ * hundredths of a percent (`vat_rate`), so the values are never found back in the text.
+ */
+export class RateListError extends ValidationError {
+  constructor(readonly render: (rate: (percent: number) => string) => string) {
+    super(render(String));
+  }
+}
+
+/** The guide form's unit for a rate: hundredths of a percent (21 → 2100). */
+const inHundredths = (percent: number) => String(Math.round(percent * 100));
+
+/**
+ * The canonical fields a message may name, and what a guide-form caller sent instead:
+ * `items[i]` → `line_items[i]`, `tax_rate` → `vat_rate` (wherever it stands), a request-level
+ * `total_amount` → `amount` (a line's `total_amount` has the same name in both forms).
+ */
+const GUIDE_NAMES: readonly [RegExp, string][] = [
+  [/(?<![\w.\]])items\[(\d+)\]/g, 'line_items[$1]'],
+  [/(?<![\w-])tax_rate(?![\w-])/g, 'vat_rate'],
+  [/(?<![\w.\]-])total_amount(?![\w-])/g, 'amount'],
+];
+
+/**
+ * A validation error about a guide-form request, said in the caller's terms: the fields it
+ * sent (`line_items[0].vat_rate`, `amount`) and, where the message lists rates, in
+ * hundredths of a percent (`2400, 1300, …`). Checks after normalization (each fiscal
+ * system's rules, the document builders) read the canonical draft and name its fields;
+ * the transaction service, which knows the form, passes their errors through here. The
+ * answer is a copy of the error with its class and status; only its message differs.
+ * Canonical-form messages never pass here (docs/decisions.md "Guide-form errors").
+ */
+export function inGuideForm<E>(err: E): E {
+  if (!(err instanceof ValidationError)) return err;
+  const text = err instanceof RateListError ? err.render(inHundredths) : err.message;
+  const message = GUIDE_NAMES.reduce((m, [from, to]) => m.replace(from, to), text);
+  if (message === err.message) return err;
+  // A copy (same class, status, headers): the thrown error is left as it was.
+  return Object.assign(Object.create(Object.getPrototypeOf(err) as object) as E & ValidationError, err, { message });
+}
 
 export interface NormalizedRequest {
   draft: TransactionDraft;
@@ -143,14 +187,14 @@ function lineFieldsOf(raw: Obj, path: string, fields: readonly LineField[]): Rec
 }
 
 /** Builds one line from quantity, unit price and rate; checks the client's line totals when given. */
-function line(raw: Obj, path: string, rate: Decimal, taxRateValue: number, fields: readonly LineField[]): TxLine {
+function line(raw: Obj, path: string, rate: Decimal, taxRateValue: number, fields: readonly LineField[], rateTerm = 'tax_rate / 100'): TxLine {
   const quantity = quantityOf(raw.quantity, path);
   if (!isMinorUnits(raw.unit_price) || raw.unit_price < 0) throw badRequest(amountMessage(`${path}.unit_price`, raw.unit_price));
   const net = lineNet(quantity, raw.unit_price);
   const tax = lineTax(quantity, raw.unit_price, rate);
   if (raw.tax_amount !== undefined) {
     if (!isMinorUnits(raw.tax_amount)) throw badRequest(minorUnitsMessage(`${path}.tax_amount`));
-    if (raw.tax_amount !== tax) throw badRequest(`${path}.tax_amount must be ${tax} (quantity × unit_price × tax_rate / 100, rounded half up)`);
+    if (raw.tax_amount !== tax) throw badRequest(`${path}.tax_amount must be ${tax} (quantity × unit_price × ${rateTerm}, rounded half up)`);
   }
   if (raw.total_amount !== undefined) {
     if (!isMinorUnits(raw.total_amount)) throw badRequest(minorUnitsMessage(`${path}.total_amount`));
@@ -207,7 +251,8 @@ function fromGuide(body: Obj, now: Date, fields: readonly LineField[]): Transact
     const path = `line_items[${i}]`;
     if (!Number.isInteger(raw.vat_rate)) throw badRequest(`${path}.vat_rate must be an integer in hundredths of a percent (2100 = 21 %), from 0 to 10000`);
     const rate = rateOf(raw.vat_rate, path, 'vat_rate', 100);
-    return line(raw, path, rate, (raw.vat_rate as number) / 100, fields);
+    // The formula in the caller's terms: vat_rate is in hundredths of a percent.
+    return line(raw, path, rate, (raw.vat_rate as number) / 100, fields, 'vat_rate / 10000');
   });
   const total = items.reduce((s, l) => s + l.total_amount, 0);
   const tax = items.reduce((s, l) => s + l.tax_amount, 0);

@@ -3,7 +3,7 @@ import { ApiError, badRequest, conflict, forbidden, notFound } from '../core/err
 import { newId } from '../core/ids.ts';
 import { allowsCountry } from '../core/permissions.ts';
 import { stableStringify } from '../core/stable-json.ts';
-import { normalizeTransactionRequest } from '../core/transaction-request.ts';
+import { inGuideForm, normalizeTransactionRequest, type NormalizedRequest } from '../core/transaction-request.ts';
 import { LINE_FIELDS, getSystem, statuses } from '../countries/registry.ts';
 import type { FiscalSystem, LocationForFiscal, SoftwareIdentity } from '../countries/types.ts';
 import { readSandboxOutcome } from '../countries/shared/sandbox.ts';
@@ -217,9 +217,27 @@ export function createTransactionService(deps: TransactionDeps) {
   const requestHash = (body: unknown, sandbox: string | undefined) =>
     crypto.createHash('sha256').update(stableStringify({ body, sandbox: sandbox ?? null })).digest('hex');
 
+  /**
+   * Runs what follows a request's normalization; a guide-form request's 400s then name the
+   * fields it sent, in its units (the checks after this point read the canonical draft).
+   */
+  async function inCallersTerms<T>(form: NormalizedRequest['form'], run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      throw form === 'guide' ? inGuideForm(err) : err;
+    }
+  }
+
   async function create(auth: AuthContext, body: unknown, headers: CreateHeaders): Promise<{ transaction: TransactionView; created: boolean }> {
     const h = parseHeaders(auth, headers);
-    const { draft } = normalizeTransactionRequest(body, clock.now(), LINE_FIELDS);
+    const { draft, form } = normalizeTransactionRequest(body, clock.now(), LINE_FIELDS);
+    return inCallersTerms(form, () => createNormalized(auth, body, headers, h, draft));
+  }
+
+  async function createNormalized(
+    auth: AuthContext, body: unknown, headers: CreateHeaders, h: ReturnType<typeof parseHeaders>, draft: TransactionDraft,
+  ): Promise<{ transaction: TransactionView; created: boolean }> {
     const hash = requestHash(body, h.sandbox);
 
     let prepared: Prepared;
@@ -261,14 +279,16 @@ export function createTransactionService(deps: TransactionDeps) {
    */
   async function preview(auth: AuthContext, body: unknown, headers: CreateHeaders): Promise<TransactionPreview> {
     const h = parseHeaders(auth, headers);
-    const { draft } = normalizeTransactionRequest(body, clock.now(), LINE_FIELDS);
-    const prepared = await prepare(auth, draft, h.sandbox);
-    const append: TransactionAppend = {
-      id: newId(), auth, ...prepared, kind: 'record', type: draft.type, idempotencyKey: h.key, hash: requestHash(body, h.sandbox), requestPayload: body,
-    };
-    // The 409 create would answer for a number already issued.
-    await checkOnceDocuments(db, append);
-    return previewTransaction(deps.ledger, append, entryDeps);
+    const { draft, form } = normalizeTransactionRequest(body, clock.now(), LINE_FIELDS);
+    return inCallersTerms(form, async () => {
+      const prepared = await prepare(auth, draft, h.sandbox);
+      const append: TransactionAppend = {
+        id: newId(), auth, ...prepared, kind: 'record', type: draft.type, idempotencyKey: h.key, hash: requestHash(body, h.sandbox), requestPayload: body,
+      };
+      // The 409 create would answer for a number already issued.
+      await checkOnceDocuments(db, append);
+      return previewTransaction(deps.ledger, append, entryDeps);
+    });
   }
 
   async function get(auth: AuthContext, id: string): Promise<TransactionView> {

@@ -25,11 +25,14 @@ export const VAT_CATEGORY_BY_RATE: ReadonlyMap<number, number> = new Map([
   [3, 9],
 ]);
 
-/** The rates a Greek line may carry, for the 400 message: "24, 13, 6, 17, 9, 4, 3 or 0". */
-export const GREEK_RATES_TEXT = (() => {
-  const r = [...VAT_CATEGORY_BY_RATE.keys()].filter((x) => x !== 0).map(String);
-  return `${r.join(', ')} or 0`;
-})();
+/**
+ * The rates a Greek line may carry, for the 400 message: "24, 13, 6, 17, 9, 4, 3 or 0",
+ * each written by `rate` (the guide form says them in hundredths of a percent).
+ */
+export const greekRatesText = (rate: (percent: number) => string = String): string => {
+  const r = [...VAT_CATEGORY_BY_RATE.keys()].filter((x) => x !== 0).map((x) => rate(x));
+  return `${r.join(', ')} or ${rate(0)}`;
+};
 
 /** vatCategory 7 (0 %, "Άνευ ΦΠΑ"): the line must then name its exemption cause. */
 export const VAT_CATEGORY_EXEMPT = 7;

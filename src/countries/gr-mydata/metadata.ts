@@ -15,13 +15,14 @@
  * Line rates must be Greek VAT rates: myDATA has no category for any other.
  */
 import { badRequest } from '../../core/errors.ts';
+import { RateListError } from '../../core/transaction-request.ts';
 import type { LocationForFiscal, TransactionContext, TransactionDraft } from '../types.ts';
 import { baseMetadata, optionalChoice, optionalText, metaString, type Metadata } from '../shared/metadata-fields.ts';
 import { configString } from '../shared/config-fields.ts';
 import { isValidAfm } from './afm.ts';
 import {
   CREDIT_TYPES,
-  GREEK_RATES_TEXT,
+  greekRatesText,
   INCOME_CATEGORIES,
   INCOME_TYPES,
   PAYMENT_TYPE_MAX,
@@ -123,7 +124,7 @@ export function validateMyDataTransaction(tx: TransactionDraft, ctx: Transaction
 
   let zeroRated = false;
   tx.items.forEach((line, i) => {
-    if (vatCategoryOf(line.tax_rate) === undefined) throw badRequest(`items[${i}].tax_rate must be a Greek VAT rate (${GREEK_RATES_TEXT})`);
+    if (vatCategoryOf(line.tax_rate) === undefined) throw new RateListError((rate) => `items[${i}].tax_rate must be a Greek VAT rate (${greekRatesText(rate)})`);
     if (line.tax_rate === 0) zeroRated = true;
   });
 
