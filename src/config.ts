@@ -308,6 +308,13 @@ function signingDevice(env: Env): SigningDeviceConfig | undefined {
     return undefined;
   }
   if (kind !== 'pkcs11') throw new ConfigError(`SIGNING_DEVICE must be none or pkcs11 (got "${kind}")`);
+  // A misspelt name (PKCS11_KEY_RECORD, PKCS11_KEY_PRODUCER_pt) would leave that purpose's key
+  // in process without a word: every PKCS11_* name must be one of ours.
+  for (const name of pkcs11Settings) {
+    if (!/^PKCS11_(TOKEN_LABEL|PIN|KEY_RECORDS|KEY_CERTIFICATE|KEY_PRODUCER_[A-Z]{2})$/.test(name)) {
+      throw new ConfigError(`${name} is not a setting of SIGNING_DEVICE=pkcs11 (known: PKCS11_MODULE, PKCS11_TOKEN_LABEL, PKCS11_PIN, PKCS11_KEY_RECORDS, PKCS11_KEY_CERTIFICATE, PKCS11_KEY_PRODUCER_<CC> with an upper-case country code)`);
+    }
+  }
   const tokenLabel = env.PKCS11_TOKEN_LABEL?.trim();
   if (!tokenLabel) throw new ConfigError('PKCS11_TOKEN_LABEL is required when SIGNING_DEVICE is pkcs11');
   const pin = env.PKCS11_PIN;

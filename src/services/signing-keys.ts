@@ -43,6 +43,7 @@ import { deviceRecordKey, generateRecordKeyPem, toRecordKey } from '../crypto/re
 import type { CertificateService } from './certificates.ts';
 import type { Deps } from './deps.ts';
 import type { SigningDevice } from '../signing/pkcs11/device.ts';
+import { SigningDeviceError } from '../signing/pkcs11/errors.ts';
 
 /**
  * `record_keys.key_material` of a key held by a signing device: no key material, a marker
@@ -61,7 +62,12 @@ export const SIGNING_ERRORS = {
   certificateMissing: 'certificate not found',
 } as const;
 
-/** Record keys that do not match the mode the service runs in (a misconfiguration: 500, logged). */
+/**
+ * Record keys that do not match the mode the service runs in (a misconfiguration of this
+ * host): the key the location signs with is not reachable here, so the request answers as
+ * for a device gone (503 with Retry-After, nothing written; the cause below is logged),
+ * never a 500: another host, or this one restarted with the right token, can sign it.
+ */
 export const DEVICE_KEY_ERRORS = {
   deviceKeyWithoutDevice: (locationId: string) =>
     `record key of location ${locationId}: it is held by a signing device (HardwareDevice mode): start the service with SIGNING_DEVICE=pkcs11 and the same token`,
@@ -151,7 +157,7 @@ export function createSigningKeyService(deps: Deps, certificates: Pick<Certifica
     const row =
       (await recordKeysRepo.get(db, location.id, kind)) ??
       (await storeRecordKey(location, kind, key, DEVICE_KEY_MATERIAL));
-    if (row.key_id !== key.keyId) throw new Error(DEVICE_KEY_ERRORS.otherKey(location.id, row.key_id, key.keyId));
+    if (row.key_id !== key.keyId) throw new SigningDeviceError('device', DEVICE_KEY_ERRORS.otherKey(location.id, row.key_id, key.keyId));
     return key;
   }
 
@@ -163,7 +169,7 @@ export function createSigningKeyService(deps: Deps, certificates: Pick<Certifica
       const key = toRecordKey(kind, pem);
       row = await storeRecordKey(location, kind, key, seal(keys.seal, pem, recordKeyAad(location.id, kind)));
     }
-    if (row.key_material === DEVICE_KEY_MATERIAL) throw new Error(DEVICE_KEY_ERRORS.deviceKeyWithoutDevice(location.id));
+    if (row.key_material === DEVICE_KEY_MATERIAL) throw new SigningDeviceError('device', DEVICE_KEY_ERRORS.deviceKeyWithoutDevice(location.id));
     const key = toRecordKey(kind, unseal(keys.seal, row.key_material, recordKeyAad(location.id, kind)));
     // The public key verifiers are given is the one that signs (the row's clear columns match the sealed key).
     if (key.keyId !== row.key_id || key.publicKeyPem !== row.public_key_pem) throw new Error(`record key of location ${location.id}: stored public key does not match the sealed key`);

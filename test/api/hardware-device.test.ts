@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,9 +11,11 @@ import { documentHashMessage } from '../../src/countries/pt-saft/signature.ts';
 import { SANDBOX_PRODUCER_PUBLIC_KEY_PEM } from '../../src/countries/pt-saft/sandbox-key.ts';
 import { opensslVerifyHash } from '../../src/countries/pt-saft/test-tools.ts';
 import { openSigningDevice, type SigningDevice } from '../../src/signing/pkcs11/device.ts';
+import { acquireModule, releaseModule } from '../../src/signing/pkcs11/module.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
-import { createTestDevice, HAVE_SOFTHSM, type TestDevice } from '../support/softhsm.ts';
-import { createLocation, createTx, saleBody } from '../support/transactions.ts';
+import { createTestDevice, generateTokenKey, HAVE_SOFTHSM, type TestDevice } from '../support/softhsm.ts';
+import { configs } from '../support/fixtures.ts';
+import { createLocation, createTx, saleBody, saleMetadata } from '../support/transactions.ts';
 import { firstTagText, xmlsecVerify } from '../support/xml-tools.ts';
 
 /*
@@ -29,11 +31,18 @@ let device: SigningDevice;
 let app: TestApp;
 let clock: ManualClock;
 let dir: string;
+let pluggableDir: string;
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
 beforeAll(async () => {
   if (!HAVE_SOFTHSM) return;
   t = createTestDevice();
+  // A second token, for the removal test (SoftHSM2 lists the tokens present when the library is initialised).
+  const tokens = path.join(t.hsm.dir, 'tokens');
+  const existing = new Set(readdirSync(tokens));
+  t.hsm.initToken('pluggable', '444444');
+  pluggableDir = path.join(tokens, readdirSync(tokens).find((d) => !existing.has(d))!);
+  generateTokenKey(t.hsm, 'pluggable', '444444', { label: 'records', type: 'ec-p256' });
   const config: SigningDeviceConfig = {
     module: t.module, tokenLabel: t.tokenLabel, pin: t.pin, keys: t.keys,
     producerInfo: { PT: { version: '2', certificateNumber: '4321' } },
@@ -188,7 +197,7 @@ describe.skipIf(!HAVE_SOFTHSM)('HardwareDevice mode (SoftHSM2 token)', () => {
     expect(await prorations()).toHaveLength(3);
   });
 
-  it('a location keeps one record key: a device refuses a location signed in process, a host without the device refuses a device location', async () => {
+  it('a location keeps one record key: a device refuses a location signed in process, a host without the device refuses a device location (503, never a 500)', async () => {
     clock.set('2026-03-02T10:00:00.000Z');
     const plain = await startTestApp({ db: app.db, clock });
     try {
@@ -196,16 +205,106 @@ describe.skipIf(!HAVE_SOFTHSM)('HardwareDevice mode (SoftHSM2 token)', () => {
       const before = await createLocation(app, key, 'fr-nf525');
       expect((await createTx(plain, key, saleBody(before))).statusCode).toBe(201); // in-process key, sealed in record_keys
       const refused = await createTx(app, key, saleBody(before));
-      expect(refused.statusCode, refused.body).toBe(500);
+      expect(refused.statusCode, refused.body).toBe(503);
+      expect(refused.json()).toEqual({ error: 'service temporarily unavailable: the signing device is unavailable' });
+      expect(refused.headers['retry-after']).toBe('30');
       const onDevice = await createLocation(app, key, 'fr-nf525');
       expect((await createTx(app, key, saleBody(onDevice))).statusCode).toBe(201);
       const noDevice = await createTx(plain, key, saleBody(onDevice));
-      expect(noDevice.statusCode, noDevice.body).toBe(500);
+      expect(noDevice.statusCode, noDevice.body).toBe(503);
+      expect(noDevice.json()).toEqual({ error: 'service temporarily unavailable: the signing device is unavailable' });
       // Neither refusal wrote a record.
       const { rows } = await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions WHERE location_id IN ($1, $2)', [before, onDevice]);
       expect(rows[0]!.n).toBe(2);
     } finally {
       await plain.close();
+    }
+  });
+});
+
+describe.skipIf(!HAVE_SOFTHSM)('HardwareDevice mode: Italy, concurrency', () => {
+  it('Italy: an SDI FPA12 file and a DC record are signed by the token key with its certificate (xmlsec1 verifies)', async () => {
+    clock.set('2026-03-02T10:00:00.000Z');
+    const { key } = await app.signup();
+    const pa = await createLocation(app, key, 'it-sdi', { country_config: { ...configs.sdi, formato_trasmissione: 'FPA12' } });
+    const dc = await createLocation(app, key, 'it-dc');
+    const certB64 = device.certificate!.certificate.raw.toString('base64');
+    for (const [loc, body] of [
+      [pa, saleBody(pa, { metadata: { ...saleMetadata['it-sdi'], codice_destinatario: 'UFXYZ1' } })],
+      [dc, saleBody(dc, saleMetadata['it-dc'] ? { metadata: saleMetadata['it-dc'] } : {})],
+    ] as const) {
+      const res = await createTx(app, key, body);
+      expect(res.statusCode, `${loc}: ${res.body}`).toBe(201);
+      const xml = await fiscalRecord(key, res.json().id);
+      expect(firstTagText(xml, 'ds:X509Certificate').replace(/\s+/g, '')).toBe(certB64);
+      const v = xmlsecVerify(xml, { trustedCertPem: device.certificate!.certificatePem });
+      expect(v.ok, v.output).toBe(true);
+    }
+  });
+
+  it('50 concurrent creates on token-signed locations (NF525 chain and TicketBAI) all succeed with valid signatures', async () => {
+    clock.set('2026-03-03T10:00:00.000Z');
+    const { key } = await app.signup();
+    const fr = await createLocation(app, key, 'fr-nf525');
+    const tbai = await createLocation(app, key, 'es-ticketbai');
+    const all = await Promise.all(Array.from({ length: 50 }, (_, i) => createTx(app, key, saleBody(i % 2 === 0 ? fr : tbai))));
+    for (const r of all) expect(r.statusCode, r.body).toBe(201);
+    const frIds = all.filter((_, i) => i % 2 === 0).map((r) => r.json().id as string);
+    const tbaiIds = all.filter((_, i) => i % 2 === 1).map((r) => r.json().id as string);
+    // The chain in its own order (by seq), whatever order the requests finished in.
+    const bodies = await Promise.all(frIds.map((id) => fiscalRecord(key, id)));
+    const seq = (b: string) => (JSON.parse(b) as { seq: number }).seq;
+    const sorted = [...bodies].sort((a, b) => seq(a) - seq(b));
+    expect(verifyNf525Chain(sorted, device.records!.publicKey)).toMatchObject({ ok: true, count: 25 });
+    for (const id of tbaiIds) {
+      const v = xmlsecVerify(await fiscalRecord(key, id), { trustedCertPem: device.certificate!.certificatePem });
+      expect(v.ok, v.output).toBe(true);
+    }
+  });
+});
+
+describe.skipIf(!HAVE_SOFTHSM)('HardwareDevice mode: the token removed while the service runs', () => {
+  it('a create answers 503 (Retry-After) and writes nothing, on every attempt while the token is gone (never a 500)', async () => {
+    clock.set('2026-03-04T10:00:00.000Z');
+    const pluggable = openSigningDevice({ module: t.module, tokenLabel: 'pluggable', pin: '444444', keys: { records: 'records' } });
+    const host = await startTestApp({ db: app.db, clock, signingDevice: pluggable });
+    const aside = `${pluggableDir}.unplugged`;
+    try {
+      const { key } = await host.signup();
+      const loc = await createLocation(host, key, 'fr-nf525');
+      const first = await createTx(host, key, saleBody(loc));
+      expect(first.statusCode, first.body).toBe(201);
+
+      // Unplugged: the token's files are gone and its sessions closed (what removal does to the library).
+      renameSync(pluggableDir, aside);
+      const lib = acquireModule(t.module);
+      try {
+        for (const slot of lib.C_GetSlotList(false)) {
+          let label: string | undefined;
+          try {
+            label = lib.C_GetTokenInfo(slot).label.trim();
+          } catch {
+            label = undefined;
+          }
+          if (label === undefined || label === 'pluggable') lib.C_CloseAllSessions(slot);
+        }
+      } finally {
+        releaseModule(t.module);
+      }
+      for (let i = 0; i < 3; i++) {
+        const res = await createTx(host, key, saleBody(loc), { 'idempotency-key': 'while-unplugged' });
+        expect(res.statusCode, `attempt ${i}: ${res.body}`).toBe(503);
+        expect(res.json()).toEqual({ error: 'service temporarily unavailable: the signing device is unavailable' });
+        expect(res.headers['retry-after']).toBe('30');
+      }
+      const { rows } = await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions WHERE location_id = $1', [loc]);
+      expect(rows[0]!.n).toBe(1);
+
+      // (Plugging it back is not tested: SoftHSM2 lists tokens only when the library is initialised.)
+      expect(verifyNf525Chain([await fiscalRecord(key, first.json().id)], pluggable.records!.publicKey)).toMatchObject({ ok: true, count: 1 });
+    } finally {
+      await host.close();
+      pluggable.close();
     }
   });
 });

@@ -155,12 +155,12 @@ export function attemptExport(hsm: SoftHsm, tokenLabel: string, pin: string, lab
  * A self-signed certificate over the token key, signed BY the token (the key never
  * leaves it): node-forge writes the TBSCertificate, the signer signs it.
  */
-export function selfSignedCertificateWith(signer: Signer, commonName: string): Buffer {
+export function selfSignedCertificateWith(signer: Signer, commonName: string, validity?: { notBefore: Date; notAfter: Date }): Buffer {
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.publicKeyFromPem(signer.publicKey.export({ format: 'pem', type: 'spki' }) as string);
   cert.serialNumber = `01${crypto.randomBytes(15).toString('hex')}`;
-  cert.validity.notBefore = new Date(Date.now() - 86_400_000);
-  cert.validity.notAfter = new Date(Date.now() + 5 * 365 * 86_400_000);
+  cert.validity.notBefore = validity?.notBefore ?? new Date(Date.now() - 86_400_000);
+  cert.validity.notAfter = validity?.notAfter ?? new Date(Date.now() + 5 * 365 * 86_400_000);
   const name = [{ shortName: 'C', value: 'ES' }, { shortName: 'O', value: 'HardwareDevice test' }, { shortName: 'CN', value: commonName }];
   cert.setSubject(name);
   cert.setIssuer(name);

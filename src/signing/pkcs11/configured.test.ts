@@ -44,6 +44,12 @@ describe('SIGNING_DEVICE settings (config.ts)', () => {
     expect(configError(() => loadConfig({ ...on, PKCS11_PIN: '1', PKCS11_KEY_RECORDS: 'r' }))).toBe('PKCS11_TOKEN_LABEL is required when SIGNING_DEVICE is pkcs11');
     expect(configError(() => loadConfig({ ...on, PKCS11_TOKEN_LABEL: 't', PKCS11_KEY_RECORDS: 'r' }))).toBe('PKCS11_PIN is required when SIGNING_DEVICE is pkcs11');
     expect(configError(() => loadConfig({ ...on, PKCS11_TOKEN_LABEL: 't', PKCS11_PIN: '1' }))).toMatch(/^SIGNING_DEVICE=pkcs11 needs at least one key label/);
+    // A misspelt name is refused, not ignored (the purpose would stay in process silently).
+    for (const name of ['PKCS11_KEY_RECORD', 'PKCS11_KEY_PRODUCER_pt', 'PKCS11_KEY_PRODUCER_PRT', 'PKCS11_TOKEN']) {
+      expect(configError(() => loadConfig({ ...on, PKCS11_TOKEN_LABEL: 't', PKCS11_PIN: '1', PKCS11_KEY_CERTIFICATE: 'c', [name]: 'records' }))).toMatch(
+        new RegExp(`^${name} is not a setting of SIGNING_DEVICE=pkcs11 \\(known: PKCS11_MODULE, `),
+      );
+    }
     expect(configError(() => loadConfig({ ...on, PKCS11_TOKEN_LABEL: 't', PKCS11_PIN: '1', PKCS11_KEY_PRODUCER_PT: 'p', PT_SOFTWARE_KEY_FILE: keyFile() }))).toMatch(
       /^PKCS11_KEY_PRODUCER_PT and PT_SOFTWARE_KEY_FILE are both set/,
     );

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attemptExport, createTestDevice, generateTokenKey, HAVE_SOFTHSM, type TestDevice } from '../../../test/support/softhsm.ts';
+import { attemptExport, createTestDevice, generateTokenKey, HAVE_SOFTHSM, selfSignedCertificateWith, storeTokenCertificate, type TestDevice } from '../../../test/support/softhsm.ts';
 import { verifyWith } from '../signer.ts';
 import { acquireModule, findTokenSlot, releaseModule } from './module.ts';
 import { openSigningDevice, SigningDeviceError, type SigningDevice } from './device.ts';
@@ -147,5 +147,70 @@ describe.skipIf(!HAVE_SOFTHSM)('PKCS#11 signing device (SoftHSM2)', () => {
     } finally {
       gone.close();
     }
+  });
+});
+
+describe.skipIf(!HAVE_SOFTHSM)('PKCS#11 signing device: another key under the same label', () => {
+  let t: TestDevice;
+  beforeAll(() => {
+    t = createTestDevice();
+    t.hsm.initToken('swap', '333333');
+    generateTokenKey(t.hsm, 'swap', '333333', { label: 'records', type: 'ec-p256' });
+  });
+  afterAll(() => t?.hsm.cleanup());
+
+  it('a key replaced in the token is refused on every later signature, never used silently', () => {
+    const d = openSigningDevice({ module: t.module, tokenLabel: 'swap', pin: '333333', keys: { records: 'records' } });
+    try {
+      const original = d.records!.publicKey.export({ type: 'spki', format: 'der' });
+      expect(d.records!.sign('sha256', Buffer.from('before'))).toHaveLength(64);
+      // The key pair is deleted and another one generated under the same label: the device's handle is gone.
+      for (const type of ['privkey', 'pubkey']) {
+        execFileSync('pkcs11-tool', ['--module', t.module, '--token-label', 'swap', '--login', '--pin', '333333', '--delete-object', '--type', type, '--label', 'records'], { env: { ...process.env, SOFTHSM2_CONF: t.hsm.conf }, stdio: 'pipe' });
+      }
+      generateTokenKey(t.hsm, 'swap', '333333', { label: 'records', type: 'ec-p256' });
+      for (let i = 0; i < 3; i++) {
+        let err: unknown;
+        let sig: Buffer | undefined;
+        try {
+          sig = d.records!.sign('sha256', Buffer.from(`after ${i}`));
+        } catch (e) {
+          err = e;
+        }
+        expect(sig, `attempt ${i} signed with the new key`).toBeUndefined();
+        expect(err).toBeInstanceOf(SigningDeviceError);
+        expect(err).toMatchObject({ field: 'device', message: expect.stringMatching(/unavailable: the token now holds another key under this label/) });
+      }
+      expect(d.records!.publicKey.export({ type: 'spki', format: 'der' }).equals(original)).toBe(true);
+    } finally {
+      d.close();
+    }
+  });
+});
+
+describe.skipIf(!HAVE_SOFTHSM)('PKCS#11 signing device: the certificate beside the key', () => {
+  let t: TestDevice;
+  beforeAll(() => {
+    t = createTestDevice();
+    const id = generateTokenKey(t.hsm, t.tokenLabel, t.pin, { label: 'old', type: 'rsa', bits: 2048 });
+    const bare = openSigningDevice({ module: t.module, tokenLabel: t.tokenLabel, pin: t.pin, keys: { producer: { XX: 'old' } } });
+    try {
+      const der = selfSignedCertificateWith(bare.producer.XX!, 'EXPIRED SIGNER', { notBefore: new Date('2020-01-01T00:00:00Z'), notAfter: new Date('2021-01-01T00:00:00Z') });
+      storeTokenCertificate(t.hsm, t.tokenLabel, t.pin, { label: 'old', id, der });
+    } finally {
+      bare.close();
+    }
+  });
+  afterAll(() => t?.hsm.cleanup());
+
+  it('an expired certificate is refused at open, naming the certificate key', () => {
+    let err: unknown;
+    try {
+      openSigningDevice({ module: t.module, tokenLabel: t.tokenLabel, pin: t.pin, keys: { certificate: 'old' } }).close();
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(SigningDeviceError);
+    expect(err).toMatchObject({ field: 'keys.certificate', message: 'the certificate stored beside the key "old" has expired (not_after 2021-01-01T00:00:00.000Z)' });
   });
 });

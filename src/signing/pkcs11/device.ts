@@ -118,6 +118,8 @@ export function openSigningDevice(options: SigningDeviceOptions): SigningDevice 
   let session: Buffer | undefined;
   let closed = false;
   const handles = new Map<string, KeyHandle>();
+  /** Each key's public key (SPKI DER) as read at open: what a re-open must find again. */
+  const opened = new Map<string, Buffer>();
   let serial = '';
 
   /** Slot, session, login: the start-up checks, also the re-open after a lost session. */
@@ -212,7 +214,12 @@ export function openSigningDevice(options: SigningDeviceOptions): SigningDevice 
     if (found.length === 0) throw new SigningDeviceError(want.field, `no certificate with the CKA_ID of the key "${want.label}" in the token: store the key's X.509 certificate beside it`);
     for (const h of found) {
       const cert = new X509Certificate(attrs(s, h, [pkcs11js.CKA_VALUE]).get(pkcs11js.CKA_VALUE)!);
-      if (cert.publicKey.export({ type: 'spki', format: 'der' }).equals(key.publicKey.export({ type: 'spki', format: 'der' }))) return cert;
+      if (!cert.publicKey.export({ type: 'spki', format: 'der' }).equals(key.publicKey.export({ type: 'spki', format: 'der' }))) continue;
+      // As for an uploaded certificate (services/certificates.ts): an expired one signs nothing
+      // an authority accepts, so it stops start-up rather than every record being rejected.
+      const notAfter = new Date(cert.validTo);
+      if (notAfter.getTime() <= Date.now()) throw new SigningDeviceError(want.field, `the certificate stored beside the key "${want.label}" has expired (not_after ${notAfter.toISOString()})`);
+      return cert;
     }
     throw new SigningDeviceError(want.field, `the certificate stored beside the key "${want.label}" is not the key's (another public key)`);
   }
@@ -233,12 +240,27 @@ export function openSigningDevice(options: SigningDeviceOptions): SigningDevice 
     }
     const s = connect();
     session = s;
-    const before = new Map([...handles].map(([f, k]) => [f, k.publicKey.export({ type: 'spki', format: 'der' })]));
-    loadKeys(s);
-    // Another token under the same label, with other keys, is not the device we started with.
-    for (const [f, k] of handles) {
-      if (!before.get(f)?.equals(k.publicKey.export({ type: 'spki', format: 'der' }))) throw new SigningDeviceError(f as SigningDeviceField, 'the token now holds another key under this label');
+    // Another token (or key) under the same label is not the device we started with: each key
+    // is checked against the public key read at open (`opened`, never updated), and the handles
+    // are replaced only when every key matches, so a refused key stays refused on every later
+    // attempt instead of becoming the one compared against (it would then sign silently).
+    const found = new Map<string, KeyHandle>();
+    try {
+      for (const w of wanted) found.set(w.field, findKey(s, w));
+      for (const [f, k] of found) {
+        if (!opened.get(f)?.equals(k.publicKey.export({ type: 'spki', format: 'der' }))) throw new SigningDeviceError(f as SigningDeviceField, 'the token now holds another key under this label');
+      }
+    } catch (err) {
+      // Refused: this session is not kept (each attempt opens its own).
+      session = undefined;
+      try {
+        lib.C_CloseSession(s);
+      } catch {
+        // gone already
+      }
+      throw err;
     }
+    for (const [f, k] of found) handles.set(f, k);
     return s;
   }
 
@@ -256,9 +278,18 @@ export function openSigningDevice(options: SigningDeviceOptions): SigningDevice 
 
   function sign(field: SigningDeviceField, digest: SignerDigest, data: Buffer): Buffer {
     if (closed) throw new SigningDeviceError('device', 'the signing device is closed');
+    const unavailable = (err: unknown, first?: unknown) =>
+      new SigningDeviceError('device', `the signing device (token "${options.tokenLabel}") is unavailable: ${reason(err)}${first === undefined ? '' : ` (first: ${reason(first)})`}`);
     try {
       return signOnce(field, digest, data);
     } catch (err) {
+      // A re-open left over from an earlier failure (no session) failed again: the token is
+      // still absent, locked, refuses the PIN or holds other keys. Still the device's fault at
+      // signing time (503), not a start-up setting.
+      if (err instanceof SigningDeviceError && err.field !== 'device') {
+        session = undefined;
+        throw unavailable(err);
+      }
       const c = code(err);
       if (c === undefined) throw err;
       if (!RECONNECT_CODES.has(c)) throw new SigningDeviceError('device', `the signing device (token "${options.tokenLabel}") refused to sign: ${reason(err)}`);
@@ -267,7 +298,7 @@ export function openSigningDevice(options: SigningDeviceOptions): SigningDevice 
         return signOnce(field, digest, data);
       } catch (again) {
         session = undefined;
-        throw new SigningDeviceError('device', `the signing device (token "${options.tokenLabel}") is unavailable: ${reason(again)} (first: ${reason(err)})`);
+        throw unavailable(again, err);
       }
     }
   }
@@ -280,6 +311,7 @@ export function openSigningDevice(options: SigningDeviceOptions): SigningDevice 
   try {
     session = connect();
     loadKeys(session);
+    for (const [f, k] of handles) opened.set(f, k.publicKey.export({ type: 'spki', format: 'der' }));
     let certificate: SigningDevice['certificate'];
     const cw = wanted.find((w) => w.field === 'keys.certificate');
     if (cw) {
