@@ -114,12 +114,12 @@ const ERROR_TEXT: Record<string, string> = {
   403: 'Inactive account, live mode not enabled, missing permission or country scope',
   404: 'Not found, or another account\'s resource',
   409: 'Duplicate or state conflict',
-  413: 'Request body too large',
-  415: 'Unsupported content type',
+  413: 'Request body too large (a gzip or deflate body: counted inflated)',
+  415: 'Unsupported content type, content encoding (gzip and deflate are read) or charset (JSON is UTF-8 only)',
   429: 'Rate limit exceeded: wait `retry_after` seconds (also the Retry-After header)',
   500: 'Unexpected failure',
   502: 'An upstream service (billing provider, authority) failed',
-  503: 'Database unreachable: retry after the Retry-After header',
+  503: 'Database or signing device unreachable: retry after the Retry-After header',
 };
 
 const RETRY_AFTER = { 'Retry-After': { type: 'integer', description: 'seconds to wait before retrying' } };

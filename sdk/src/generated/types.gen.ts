@@ -30,7 +30,7 @@ export type GetHealthErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -67,7 +67,7 @@ export type GetVersionErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -116,7 +116,7 @@ export type GetMetricsErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -160,13 +160,13 @@ export type CreateAccountErrors = {
         error: string;
     };
     /**
-     * Request body too large
+     * Request body too large (a gzip or deflate body: counted inflated)
      */
     413: {
         error: string;
     };
     /**
-     * Unsupported content type
+     * Unsupported content type, content encoding (gzip and deflate are read) or charset (JSON is UTF-8 only)
      */
     415: {
         error: string;
@@ -185,7 +185,7 @@ export type CreateAccountErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -263,7 +263,7 @@ export type GetAccountStatusErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -333,7 +333,7 @@ export type ListConsentsErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -393,13 +393,13 @@ export type GrantConsentErrors = {
         error: string;
     };
     /**
-     * Request body too large
+     * Request body too large (a gzip or deflate body: counted inflated)
      */
     413: {
         error: string;
     };
     /**
-     * Unsupported content type
+     * Unsupported content type, content encoding (gzip and deflate are read) or charset (JSON is UTF-8 only)
      */
     415: {
         error: string;
@@ -418,7 +418,7 @@ export type GrantConsentErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -485,7 +485,7 @@ export type RevokeConsentErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -547,7 +547,7 @@ export type ListApiKeysErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -626,13 +626,13 @@ export type CreateApiKeyErrors = {
         error: string;
     };
     /**
-     * Request body too large
+     * Request body too large (a gzip or deflate body: counted inflated)
      */
     413: {
         error: string;
     };
     /**
-     * Unsupported content type
+     * Unsupported content type, content encoding (gzip and deflate are read) or charset (JSON is UTF-8 only)
      */
     415: {
         error: string;
@@ -651,7 +651,7 @@ export type CreateApiKeyErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -740,7 +740,7 @@ export type RevokeApiKeyErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -793,13 +793,13 @@ export type RotateApiKeyErrors = {
         error: string;
     };
     /**
-     * Request body too large
+     * Request body too large (a gzip or deflate body: counted inflated)
      */
     413: {
         error: string;
     };
     /**
-     * Unsupported content type
+     * Unsupported content type, content encoding (gzip and deflate are read) or charset (JSON is UTF-8 only)
      */
     415: {
         error: string;
@@ -818,7 +818,7 @@ export type RotateApiKeyErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -904,7 +904,7 @@ export type ListLocationsErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -1194,13 +1194,13 @@ export type CreateLocationErrors = {
         error: string;
     };
     /**
-     * Request body too large
+     * Request body too large (a gzip or deflate body: counted inflated)
      */
     413: {
         error: string;
     };
     /**
-     * Unsupported content type
+     * Unsupported content type, content encoding (gzip and deflate are read) or charset (JSON is UTF-8 only)
      */
     415: {
         error: string;
@@ -1219,7 +1219,7 @@ export type CreateLocationErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -1301,7 +1301,7 @@ export type DeleteLocationErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -1361,7 +1361,7 @@ export type GetLocationErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -1661,13 +1661,13 @@ export type UpdateLocationErrors = {
         error: string;
     };
     /**
-     * Request body too large
+     * Request body too large (a gzip or deflate body: counted inflated)
      */
     413: {
         error: string;
     };
     /**
-     * Unsupported content type
+     * Unsupported content type, content encoding (gzip and deflate are read) or charset (JSON is UTF-8 only)
      */
     415: {
         error: string;
@@ -1686,7 +1686,7 @@ export type UpdateLocationErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -1779,7 +1779,7 @@ export type GetLocationCorrispettiviErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -1848,7 +1848,7 @@ export type ListLocationClosuresErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -1924,7 +1924,7 @@ export type ListLocationJetErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -2000,7 +2000,7 @@ export type ListLocationArchivesErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -2068,7 +2068,7 @@ export type GetLocationArchiveErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -2139,7 +2139,7 @@ export type GetLocationSaftErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -2202,7 +2202,7 @@ export type ListTransactionsErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -2425,13 +2425,13 @@ export type CreateTransactionErrors = {
         error: string;
     };
     /**
-     * Request body too large
+     * Request body too large (a gzip or deflate body: counted inflated)
      */
     413: {
         error: string;
     };
     /**
-     * Unsupported content type
+     * Unsupported content type, content encoding (gzip and deflate are read) or charset (JSON is UTF-8 only)
      */
     415: {
         error: string;
@@ -2450,7 +2450,7 @@ export type CreateTransactionErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -2706,13 +2706,13 @@ export type PreviewTransactionErrors = {
         error: string;
     };
     /**
-     * Request body too large
+     * Request body too large (a gzip or deflate body: counted inflated)
      */
     413: {
         error: string;
     };
     /**
-     * Unsupported content type
+     * Unsupported content type, content encoding (gzip and deflate are read) or charset (JSON is UTF-8 only)
      */
     415: {
         error: string;
@@ -2731,7 +2731,7 @@ export type PreviewTransactionErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -2876,7 +2876,7 @@ export type GetTransactionErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -2987,7 +2987,7 @@ export type GetFiscalRecordErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -3049,7 +3049,7 @@ export type GetTransactionQrImageErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -3114,13 +3114,13 @@ export type CancelTransactionErrors = {
         error: string;
     };
     /**
-     * Request body too large
+     * Request body too large (a gzip or deflate body: counted inflated)
      */
     413: {
         error: string;
     };
     /**
-     * Unsupported content type
+     * Unsupported content type, content encoding (gzip and deflate are read) or charset (JSON is UTF-8 only)
      */
     415: {
         error: string;
@@ -3139,7 +3139,7 @@ export type CancelTransactionErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -3307,7 +3307,7 @@ export type ListRetryQueueErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -3376,7 +3376,7 @@ export type GetRetryQueueStatsErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -3442,13 +3442,13 @@ export type TranslateErrorErrors = {
         error: string;
     };
     /**
-     * Request body too large
+     * Request body too large (a gzip or deflate body: counted inflated)
      */
     413: {
         error: string;
     };
     /**
-     * Unsupported content type
+     * Unsupported content type, content encoding (gzip and deflate are read) or charset (JSON is UTF-8 only)
      */
     415: {
         error: string;
@@ -3467,7 +3467,7 @@ export type TranslateErrorErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -3542,7 +3542,7 @@ export type ListCertificatesErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -3624,13 +3624,13 @@ export type UploadCertificateErrors = {
         error: string;
     };
     /**
-     * Request body too large
+     * Request body too large (a gzip or deflate body: counted inflated)
      */
     413: {
         error: string;
     };
     /**
-     * Unsupported content type
+     * Unsupported content type, content encoding (gzip and deflate are read) or charset (JSON is UTF-8 only)
      */
     415: {
         error: string;
@@ -3649,7 +3649,7 @@ export type UploadCertificateErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -3725,7 +3725,7 @@ export type DeleteCertificateErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -3777,7 +3777,7 @@ export type ListWebhooksErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -3853,13 +3853,13 @@ export type CreateWebhookErrors = {
         error: string;
     };
     /**
-     * Request body too large
+     * Request body too large (a gzip or deflate body: counted inflated)
      */
     413: {
         error: string;
     };
     /**
-     * Unsupported content type
+     * Unsupported content type, content encoding (gzip and deflate are read) or charset (JSON is UTF-8 only)
      */
     415: {
         error: string;
@@ -3878,7 +3878,7 @@ export type CreateWebhookErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -3954,7 +3954,7 @@ export type DeleteWebhookErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -4014,7 +4014,7 @@ export type GetWebhookErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -4090,13 +4090,13 @@ export type UpdateWebhookErrors = {
         error: string;
     };
     /**
-     * Request body too large
+     * Request body too large (a gzip or deflate body: counted inflated)
      */
     413: {
         error: string;
     };
     /**
-     * Unsupported content type
+     * Unsupported content type, content encoding (gzip and deflate are read) or charset (JSON is UTF-8 only)
      */
     415: {
         error: string;
@@ -4115,7 +4115,7 @@ export type UpdateWebhookErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -4180,13 +4180,13 @@ export type RotateWebhookSecretErrors = {
         error: string;
     };
     /**
-     * Request body too large
+     * Request body too large (a gzip or deflate body: counted inflated)
      */
     413: {
         error: string;
     };
     /**
-     * Unsupported content type
+     * Unsupported content type, content encoding (gzip and deflate are read) or charset (JSON is UTF-8 only)
      */
     415: {
         error: string;
@@ -4205,7 +4205,7 @@ export type RotateWebhookSecretErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -4277,7 +4277,7 @@ export type ListWebhookDeliveriesErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -4369,13 +4369,13 @@ export type ProcessPendingErrors = {
         error: string;
     };
     /**
-     * Request body too large
+     * Request body too large (a gzip or deflate body: counted inflated)
      */
     413: {
         error: string;
     };
     /**
-     * Unsupported content type
+     * Unsupported content type, content encoding (gzip and deflate are read) or charset (JSON is UTF-8 only)
      */
     415: {
         error: string;
@@ -4394,7 +4394,7 @@ export type ProcessPendingErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -4562,7 +4562,7 @@ export type GetBatchStatsErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -4646,7 +4646,7 @@ export type GetBatchScheduleErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -4708,13 +4708,13 @@ export type CreatePortalSessionErrors = {
         error: string;
     };
     /**
-     * Request body too large
+     * Request body too large (a gzip or deflate body: counted inflated)
      */
     413: {
         error: string;
     };
     /**
-     * Unsupported content type
+     * Unsupported content type, content encoding (gzip and deflate are read) or charset (JSON is UTF-8 only)
      */
     415: {
         error: string;
@@ -4733,7 +4733,7 @@ export type CreatePortalSessionErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -4799,7 +4799,7 @@ export type EndPortalSessionErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -4848,13 +4848,13 @@ export type CreateOfflineTokenErrors = {
         error: string;
     };
     /**
-     * Request body too large
+     * Request body too large (a gzip or deflate body: counted inflated)
      */
     413: {
         error: string;
     };
     /**
-     * Unsupported content type
+     * Unsupported content type, content encoding (gzip and deflate are read) or charset (JSON is UTF-8 only)
      */
     415: {
         error: string;
@@ -4873,7 +4873,7 @@ export type CreateOfflineTokenErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -4928,7 +4928,7 @@ export type ListOfflineTokenKeysErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -4995,7 +4995,7 @@ export type GetSubscriptionErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -5078,13 +5078,13 @@ export type UpdateSubscriptionErrors = {
         error: string;
     };
     /**
-     * Request body too large
+     * Request body too large (a gzip or deflate body: counted inflated)
      */
     413: {
         error: string;
     };
     /**
-     * Unsupported content type
+     * Unsupported content type, content encoding (gzip and deflate are read) or charset (JSON is UTF-8 only)
      */
     415: {
         error: string;
@@ -5109,7 +5109,7 @@ export type UpdateSubscriptionErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -5211,13 +5211,13 @@ export type CreateSubscriptionErrors = {
         error: string;
     };
     /**
-     * Request body too large
+     * Request body too large (a gzip or deflate body: counted inflated)
      */
     413: {
         error: string;
     };
     /**
-     * Unsupported content type
+     * Unsupported content type, content encoding (gzip and deflate are read) or charset (JSON is UTF-8 only)
      */
     415: {
         error: string;
@@ -5242,7 +5242,7 @@ export type CreateSubscriptionErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -5373,13 +5373,13 @@ export type SendTelemetryErrors = {
         error: string;
     };
     /**
-     * Request body too large
+     * Request body too large (a gzip or deflate body: counted inflated)
      */
     413: {
         error: string;
     };
     /**
-     * Unsupported content type
+     * Unsupported content type, content encoding (gzip and deflate are read) or charset (JSON is UTF-8 only)
      */
     415: {
         error: string;
@@ -5398,7 +5398,7 @@ export type SendTelemetryErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -5478,7 +5478,7 @@ export type GetFleetMetricsErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -5606,7 +5606,7 @@ export type GetAccountOnboardingErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -5676,7 +5676,7 @@ export type GetAccountUsageErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -5759,13 +5759,13 @@ export type ReceiveInboundErrors = {
         error: string;
     };
     /**
-     * Request body too large
+     * Request body too large (a gzip or deflate body: counted inflated)
      */
     413: {
         error: string;
     };
     /**
-     * Unsupported content type
+     * Unsupported content type, content encoding (gzip and deflate are read) or charset (JSON is UTF-8 only)
      */
     415: {
         error: string;
@@ -5777,7 +5777,7 @@ export type ReceiveInboundErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -5834,13 +5834,13 @@ export type ReceiveBillingEventErrors = {
         error: string;
     };
     /**
-     * Request body too large
+     * Request body too large (a gzip or deflate body: counted inflated)
      */
     413: {
         error: string;
     };
     /**
-     * Unsupported content type
+     * Unsupported content type, content encoding (gzip and deflate are read) or charset (JSON is UTF-8 only)
      */
     415: {
         error: string;
@@ -5852,7 +5852,7 @@ export type ReceiveBillingEventErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -5944,7 +5944,7 @@ export type GetTransactionReceiptErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -6014,13 +6014,13 @@ export type CreateTransactionReceiptDuplicateErrors = {
         error: string;
     };
     /**
-     * Request body too large
+     * Request body too large (a gzip or deflate body: counted inflated)
      */
     413: {
         error: string;
     };
     /**
-     * Unsupported content type
+     * Unsupported content type, content encoding (gzip and deflate are read) or charset (JSON is UTF-8 only)
      */
     415: {
         error: string;
@@ -6039,7 +6039,7 @@ export type CreateTransactionReceiptDuplicateErrors = {
         error: string;
     };
     /**
-     * Database unreachable: retry after the Retry-After header
+     * Database or signing device unreachable: retry after the Retry-After header
      */
     503: {
         error: string;
