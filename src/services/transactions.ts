@@ -248,7 +248,7 @@ export function createTransactionService(deps: TransactionDeps) {
       // (deactivated, rules tightened): look the key up before reporting the error.
       if (err instanceof ApiError && headers.idempotencyKey !== undefined) {
         const existing = await transactionsRepo.findByIdempotencyKey(db, auth.accountId, auth.environment, h.key);
-        if (existing) return { transaction: toTransactionView(replay(existing, hash)), created: false };
+        if (existing) return { transaction: (await standingViews([replay(existing, hash)]))[0]!, created: false };
       }
       throw err;
     }
@@ -262,11 +262,11 @@ export function createTransactionService(deps: TransactionDeps) {
       // Another node committed the same key first: the unique index waited for it.
       if (isUniqueViolation(err, 'transactions_idempotency_key')) {
         const winner = await transactionsRepo.findByIdempotencyKey(db, auth.accountId, auth.environment, h.key);
-        if (winner) return { transaction: toTransactionView(replay(winner, hash)), created: false };
+        if (winner) return { transaction: (await standingViews([replay(winner, hash)]))[0]!, created: false };
       }
       throw err;
     }
-    if (!stored.created) return { transaction: toTransactionView(stored.row), created: false };
+    if (!stored.created) return { transaction: (await standingViews([stored.row]))[0]!, created: false };
     const settled = await settleInline(stored.row, stored.jobId, prepared.system, h.inline);
     return { transaction: toTransactionView(settled), created: true };
   }
@@ -291,15 +291,31 @@ export function createTransactionService(deps: TransactionDeps) {
     });
   }
 
+  /**
+   * Views whose `cancellation_transaction_id` names the cancellation that stands: the row
+   * keeps the latest one issued (a second cancel answers it, or issues the next after a
+   * refusal), but one refused (or out of retries) annulled nothing, so the original shows
+   * null until a new one is issued (docs/decisions.md "The cancellation that stands").
+   */
+  async function standingViews(rows: TransactionRow[]): Promise<TransactionView[]> {
+    const ids = [...new Set(rows.map((r) => r.cancelled_by_id).filter((v): v is string => v !== null))];
+    if (ids.length === 0) return rows.map(toTransactionView); // most reads: nothing cancelled, no query
+    const refused = new Set((await transactionsRepo.getByIds(db, ids)).filter((c) => statuses.isRefused(c.status)).map((c) => c.id));
+    return rows.map((r) => {
+      const view = toTransactionView(r);
+      return r.cancelled_by_id && refused.has(r.cancelled_by_id) ? { ...view, cancellation_transaction_id: null } : view;
+    });
+  }
+
   async function get(auth: AuthContext, id: string): Promise<TransactionView> {
     const row = await transactionsRepo.get(db, auth.accountId, id);
     if (!row) throw notFound('transaction not found');
-    return toTransactionView(row);
+    return (await standingViews([row]))[0]!;
   }
 
   async function list(auth: AuthContext, filter: TransactionFilter, page: Page): Promise<ListResult<TransactionView>> {
     const { rows, total } = await transactionsRepo.list(db, auth.accountId, filter, page.limit, page.offset);
-    return { data: rows.map(toTransactionView), total, ...page };
+    return { data: await standingViews(rows), total, ...page };
   }
 
   /** The fiscal document exactly as signed or sent (DECISIONS "Fiscal record"). */

@@ -265,15 +265,28 @@ describe('validation', () => {
     const refused = await cancel({ sandbox_outcome: 'reject:4102' });
     expect(refused.statusCode, refused.body).toBe(201);
     expect(refused.json().request_payload).toEqual({ reason: null, sandbox_outcome: 'reject:4102' });
+    // In flight, it stands: the original names it.
+    expect((await getTx(t, key, original.id)).cancellation_transaction_id).toBe(refused.json().id);
     await t.worker.drain();
     expect((await getTx(t, key, refused.json().id)).status).toBe('failed_permanent');
-    expect((await getTx(t, key, original.id)).status).toBe('success');
+    // Refused, it annulled nothing: the original names no cancellation (read alone, listed, replayed).
+    expect(await getTx(t, key, original.id)).toMatchObject({ status: 'success', cancellation_transaction_id: null });
+    const listed = await t.request({ method: 'GET', url: '/v1/transactions?limit=100', key });
+    expect(listed.json().data.find((x: { id: string }) => x.id === original.id).cancellation_transaction_id).toBeNull();
+    const replayed = await createTx(t, key, sale(loc, 'es-verifactu'), { 'idempotency-key': original.idempotency_key });
+    expect([replayed.statusCode, replayed.json().cancellation_transaction_id]).toEqual([200, null]);
+    // The refused one still says what it tried to cancel.
+    expect((await getTx(t, key, refused.json().id)).cancels_transaction_id).toBe(original.id);
     const accepted = await cancel({});
     expect(accepted.statusCode, accepted.body).toBe(201);
     expect(accepted.json().request_payload).toEqual({ reason: null });
+    expect(accepted.json().idempotency_key).toBe(`cancel:${original.id}:2`);
+    expect((await getTx(t, key, original.id)).cancellation_transaction_id).toBe(accepted.json().id);
     await t.worker.drain();
     expect((await getTx(t, key, accepted.json().id)).status).toBe('success');
-    expect((await getTx(t, key, original.id)).status).toBe('cancelled');
+    expect(await getTx(t, key, original.id)).toMatchObject({ status: 'cancelled', cancellation_transaction_id: accepted.json().id });
+    const again = await cancel({});
+    expect([again.statusCode, again.json().id]).toEqual([200, accepted.json().id]);
   });
 
   it('a cancellation does not inherit the original\'s sandbox outcome: a Greek sale offline after a timeout is reversed, and the reversal reaches the stub', async () => {
