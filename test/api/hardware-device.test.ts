@@ -11,9 +11,8 @@ import { documentHashMessage } from '../../src/countries/pt-saft/signature.ts';
 import { SANDBOX_PRODUCER_PUBLIC_KEY_PEM } from '../../src/countries/pt-saft/sandbox-key.ts';
 import { opensslVerifyHash } from '../../src/countries/pt-saft/test-tools.ts';
 import { openSigningDevice, type SigningDevice } from '../../src/signing/pkcs11/device.ts';
-import { acquireModule, releaseModule } from '../../src/signing/pkcs11/module.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
-import { createTestDevice, generateTokenKey, HAVE_SOFTHSM, type TestDevice } from '../support/softhsm.ts';
+import { closeTokenSessions, createTestDevice, generateTokenKey, HAVE_SOFTHSM, type TestDevice } from '../support/softhsm.ts';
 import { configs } from '../support/fixtures.ts';
 import { createLocation, createTx, saleBody, saleMetadata } from '../support/transactions.ts';
 import { firstTagText, xmlsecVerify } from '../support/xml-tools.ts';
@@ -277,20 +276,7 @@ describe.skipIf(!HAVE_SOFTHSM)('HardwareDevice mode: the token removed while the
 
       // Unplugged: the token's files are gone and its sessions closed (what removal does to the library).
       renameSync(pluggableDir, aside);
-      const lib = acquireModule(t.module);
-      try {
-        for (const slot of lib.C_GetSlotList(false)) {
-          let label: string | undefined;
-          try {
-            label = lib.C_GetTokenInfo(slot).label.trim();
-          } catch {
-            label = undefined;
-          }
-          if (label === undefined || label === 'pluggable') lib.C_CloseAllSessions(slot);
-        }
-      } finally {
-        releaseModule(t.module);
-      }
+      closeTokenSessions(t.module, 'pluggable');
       for (let i = 0; i < 3; i++) {
         const res = await createTx(host, key, saleBody(loc), { 'idempotency-key': 'while-unplugged' });
         expect(res.statusCode, `attempt ${i}: ${res.body}`).toBe(503);

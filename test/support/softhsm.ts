@@ -242,3 +242,25 @@ export function importTokenKey(hsm: SoftHsm, tokenLabel: string, pin: string, o:
     lib.C_CreateObject(session, [...common, ...pub, ec, params, { type: pkcs11js.CKA_EC_POINT, value: Buffer.concat([Buffer.from([0x04, 0x41, 0x04]), b(jwk.x), b(jwk.y)]) }]);
   });
 }
+
+/**
+ * What unplugging a token does to the library: every session on its slot closed. The slot
+ * is the one labelled `tokenLabel`, or one that no longer answers C_GetTokenInfo (its
+ * files moved away or the token deleted).
+ */
+export function closeTokenSessions(module: string, tokenLabel: string): void {
+  const lib = acquireModule(module);
+  try {
+    for (const slot of lib.C_GetSlotList(false)) {
+      let label: string | undefined;
+      try {
+        label = lib.C_GetTokenInfo(slot).label.trim();
+      } catch {
+        label = undefined;
+      }
+      if (label === undefined || label === tokenLabel) lib.C_CloseAllSessions(slot);
+    }
+  } finally {
+    releaseModule(module);
+  }
+}

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attemptExport, createTestDevice, generateTokenKey, HAVE_SOFTHSM, selfSignedCertificateWith, storeTokenCertificate, type TestDevice } from '../../../test/support/softhsm.ts';
+import { attemptExport, closeTokenSessions, createTestDevice, generateTokenKey, HAVE_SOFTHSM, selfSignedCertificateWith, storeTokenCertificate, type TestDevice } from '../../../test/support/softhsm.ts';
 import { verifyWith } from '../signer.ts';
 import { acquireModule, findTokenSlot, releaseModule } from './module.ts';
 import { openSigningDevice, SigningDeviceError, type SigningDevice } from './device.ts';
@@ -121,21 +121,7 @@ describe.skipIf(!HAVE_SOFTHSM)('PKCS#11 signing device (SoftHSM2)', () => {
     try {
       expect(gone.records!.sign('sha256', Buffer.from('x'))).toHaveLength(64);
       execFileSync('softhsm2-util', ['--delete-token', '--token', 'removable'], { env: { ...process.env, SOFTHSM2_CONF: t.hsm.conf }, stdio: 'pipe' });
-      const lib = acquireModule(t.module);
-      try {
-        // The deleted token's slot no longer answers C_GetTokenInfo: close its sessions (what unplugging does).
-        for (const slot of lib.C_GetSlotList(false)) {
-          let label: string | undefined;
-          try {
-            label = lib.C_GetTokenInfo(slot).label.trim();
-          } catch {
-            label = undefined;
-          }
-          if (label === undefined || label === 'removable') lib.C_CloseAllSessions(slot);
-        }
-      } finally {
-        releaseModule(t.module);
-      }
+      closeTokenSessions(t.module, 'removable');
       let err: unknown;
       try {
         gone.records!.sign('sha256', Buffer.from('y'));
