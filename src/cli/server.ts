@@ -9,13 +9,13 @@
  * - `local`: the local host (Embedded-Local mode): the API on 127.0.0.1:8080 over the
  *   embedded store, no scheduler (engine/local-host.ts).
  */
-import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import { metricsRoutes } from '../metrics/http.ts';
 import { ConfigError } from '../config.ts';
 import { systemClock } from '../core/clock.ts';
 import { deriveKeys } from '../crypto/master-key.ts';
 import { buildApp } from '../http/app.ts';
+import { gettingStarted, listenUrl } from '../http/ready-message.ts';
 import { createRateLimiter } from '../ratelimit/index.ts';
 import { scheduleRecurringJobs } from '../runtime.ts';
 import { startLocalHost } from '../engine/local-host.ts';
@@ -88,18 +88,9 @@ export async function runService(command: 'serve' | 'worker'): Promise<void> {
   }
 }
 
-function listenUrl(address: AddressInfo | string | null): string {
-  if (address === null || typeof address === 'string') return String(address);
-  return `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
-}
-
-/**
- * What `npm start` says once it listens (README "Two commands"): where, where the
- * reference is, and the first call (public sign-up, which answers the first test key).
- */
+/** What `npm start` says once it listens: where, then the shared getting-started line. */
 function readyMessage(url: string): string {
-  return `API ready at ${url}: reference ${url}/docs (OpenAPI ${url}/openapi.json). ` +
-    `To begin, POST ${url}/v1/accounts with name and billing_email answers an account and its first test API key (see the README, Walkthrough)`;
+  return `API ready at ${url}: ${gettingStarted(url)}`;
 }
 
 /** `local`: the host lives in engine/local-host.ts; here only its process life (signals). */

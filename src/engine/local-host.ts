@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
@@ -10,6 +9,7 @@ import { systemClock } from '../core/clock.ts';
 import { SYSTEM_KEYS } from '../countries/registry.ts';
 import { deriveKeys } from '../crypto/master-key.ts';
 import { buildApp } from '../http/app.ts';
+import { gettingStarted, listenUrl } from '../http/ready-message.ts';
 import { EMBEDDED_BACKOFF } from '../jobs/backoff.ts';
 import { catchUpQueue } from '../jobs/catch-up.ts';
 import { authOf } from '../http/hooks/auth.ts';
@@ -179,9 +179,8 @@ export async function startLocalHost(env: Env = process.env, opts: LocalHostOpti
     // No scheduleRecurringJobs: the integrator calls POST /v1/admin/process-pending.
     rt.worker.start();
     const server = app;
-    const address = server.server.address() as AddressInfo;
-    const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
-    log.info({ url }, `local host listening at ${url}`);
+    const url = listenUrl(server.server.address());
+    log.info({ url }, `local host listening at ${url}: ${gettingStarted(url)}`);
     let closing: Promise<void> | undefined;
     return {
       url,

@@ -47,6 +47,9 @@ describe('npm run local', () => {
     let ids: { key: string; location: string; tx: string };
     try {
       expect(host.output()).toContain(`data in ${dataDir}`);
+      // The same getting-started line as `npm start`: the reference and the sign-up call.
+      expect(host.output()).toContain(`local host listening at ${host.url}: reference ${host.url}/docs`);
+      expect(host.output()).toContain(`To begin, POST ${host.url}/v1/accounts`);
       const api = jsonClient(host.url);
       expect((await api.get('/health')).body).toEqual({ status: 'ok', store: 'pglite', database: 'ok' });
       const { key: rootKey } = await api.signup();
