@@ -39,8 +39,41 @@ const textAjv = makeAjv(true);
 const ROOT = Symbol('root schema');
 type RootedError = ErrorObject & { [ROOT]?: unknown };
 
+/**
+ * Integers in text (query strings, path params, headers) are written in decimal digits.
+ * Ajv's coercion accepts whatever `+text` reads as a number ("1e2", "0x10", " 5"), which
+ * would let `limit=1e2` pass as 100: such a value is made non-numeric before validation,
+ * so it fails with its field's own message.
+ */
+const DECIMAL_INTEGER = /^[+-]?\d+$/;
+function integerNames(schema: unknown): string[] {
+  const props = (schema as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties;
+  if (!props) return [];
+  return Object.entries(props).filter(([, p]) => p?.type === 'integer').map(([name]) => name);
+}
+
+function compileText(schema: object): unknown {
+  const validate = textAjv.compile(schema);
+  const names = integerNames(schema);
+  if (names.length === 0) return validate;
+  const strict = (data: unknown): boolean => {
+    if (data !== null && typeof data === 'object') {
+      const fields = data as Record<string, unknown>;
+      for (const name of names) {
+        const v = fields[name];
+        if (typeof v === 'string' && !DECIMAL_INTEGER.test(v)) fields[name] = `not an integer: ${v}`;
+      }
+    }
+    const ok = validate(data);
+    strict.errors = validate.errors;
+    return ok;
+  };
+  strict.errors = null as typeof validate.errors;
+  return strict;
+}
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  if (httpPart !== 'body') return textAjv.compile(schema as object) as never;
+  if (httpPart !== 'body') return compileText(schema as object) as never;
   const validate = bodyAjv.compile(schema as object);
   const rooted = (data: unknown): boolean => {
     const ok = validate(data);

@@ -399,6 +399,10 @@ describe('GET /v1/locations', () => {
     ['?limit=101', LIMIT_INVALID],
     ['?limit=abc', LIMIT_INVALID],
     ['?limit=1.5', LIMIT_INVALID],
+    // Decimal digits only: what `+text` would also read as a number is refused.
+    ['?limit=1e2', LIMIT_INVALID],
+    ['?limit=0x10', LIMIT_INVALID],
+    ['?offset=1e3', OFFSET_INVALID],
     ['?offset=-1', OFFSET_INVALID],
     ['?offset=10001', OFFSET_INVALID],
     ['?country=ESP', 'country must be a 2-letter ISO 3166-1 code'],
