@@ -10,7 +10,9 @@
  * - events come in any order (a provider retries for days): one older (its `created`) than
  *   the latest that changed the account, or about a subscription the account has since
  *   replaced, changes nothing (`unchanged`);
- * - `customer.subscription.updated`: logged;
+ * - `customer.subscription.updated`: logged; one that names no account of ours is recorded as
+ *   `ignored` and answered 200 (it changes nothing, so a 400 would only make the provider
+ *   retry it for days);
  * - any other type: recorded and answered 200 (the provider would otherwise retry it).
  *
  * The suspension shows at once on every node: the accounts row change is announced by the
@@ -20,7 +22,8 @@
  * Which account: `metadata.account_id` on the event's object (we put it on the customer,
  * the subscription and, through subscription_details, the invoice), else the provider's
  * customer id looked up among our subscriptions (`findAccountByCustomer`). An event that
- * names no account of ours is a 400 and is NOT recorded, so the provider's retry can
+ * names no account of ours is a 400 and is NOT recorded (an event we act on: a payment or a
+ * deletion), so the provider's retry can
  * apply it once the subscription that links the customer exists.
  */
 import type { FastifyBaseLogger } from 'fastify';
@@ -208,9 +211,13 @@ export function createBillingReceiver(deps: BillingReceiverDeps) {
       throw badRequest('invalid signature');
     }
     const e = parseEvent(input.body);
-    const handled = e.type in SUSPENDING_EVENTS || e.type === RESTORING_EVENT || e.type === LOGGED_EVENT;
-    const accountId = handled ? await accountOf(e) : null;
-    if (accountId && !(await accountsRepo.get(deps.db, accountId))) throw badRequest('invalid payload: the event names no known account');
+    const acting = e.type in SUSPENDING_EVENTS || e.type === RESTORING_EVENT;
+    const handled = acting || e.type === LOGGED_EVENT;
+    let accountId = handled ? await accountOf(e).catch((err: unknown) => { if (acting) throw err; return null; }) : null;
+    if (accountId && !(await accountsRepo.get(deps.db, accountId))) {
+      if (acting) throw badRequest('invalid payload: the event names no known account');
+      accountId = null;
+    }
 
     let queuedMail: string | undefined;
     const result = await deps.db.transaction(async (tx) => {

@@ -145,6 +145,18 @@ describe('billing receiver: payload', () => {
     expect(none.json()).toEqual({ error: 'invalid payload: the event names no known account' });
   });
 
+  it('a subscription update naming no known account is recorded as ignored, 200 (it changes nothing: a 400 would only be retried)', async () => {
+    for (const e of [
+      event('customer.subscription.updated', '018f0000-0000-7000-8000-000000000000'),
+      event('customer.subscription.updated', 'not-a-uuid'),
+      { id: eventId(), type: 'customer.subscription.updated', data: { object: { object: 'subscription', customer: 'cus_unknown' } } },
+    ]) {
+      const res = await deliver(a, e);
+      expect(res.statusCode, JSON.stringify(res.json())).toBe(200);
+      expect(res.json()).toMatchObject({ received: true, type: 'customer.subscription.updated', duplicate: false, outcome: 'ignored' });
+    }
+  });
+
   it('an event type not acted on is recorded and answered 200 (the provider would retry otherwise)', async () => {
     const res = await deliver(a, { id: eventId(), type: 'charge.refunded', data: { object: { id: 'ch_1' } } });
     expect(res.statusCode).toBe(200);
