@@ -4,8 +4,7 @@ import type { Queryable } from '../store/db.ts';
 import { eventsRepo, webhookDeliveriesRepo, webhooksRepo, type DeliveryRow, type WebhookRow } from '../store/repos/webhooks-repo.ts';
 import type { Deps } from './deps.ts';
 import type { LedgerEvents } from '../ledger/types.ts';
-import { EVENT_TYPES, type EventInput, type EventPublisher, type EventType } from './events.ts';
-import { SYSTEM_EVENT_ALIASES } from '../countries/registry.ts';
+import { EVENT_ALIASES, EVENT_TYPES, type EventInput, type EventPublisher, type EventType } from './events.ts';
 
 /** The job kind of one webhook delivery (register its handler: jobs/tasks/deliver-webhook.ts). */
 export const DELIVER_WEBHOOK = 'deliver_webhook';
@@ -16,17 +15,9 @@ export const FAN_OUT_EVENTS = 'fan_out_events';
 /** Writing deliveries only fails with the database: retried like any job, then dead (and visible). */
 const FAN_OUT_MAX_ATTEMPTS = 10;
 
-/** The two names of one fact (DECISIONS "Events and webhooks"). */
-const ALIAS: Partial<Record<EventType, EventType>> = {
-  'fiscalization.completed': 'transaction.fiscalized',
-  'transaction.fiscalized': 'fiscalization.completed',
-  'fiscalization.dead_letter': 'transaction.failed',
-  'transaction.failed': 'fiscalization.dead_letter',
-};
-
-/** Every name an event of this type is known by: itself, and its alias if it has one (the core's, or its system's). */
+/** Every name an event of this type is known by: itself, and its other name if it has one. */
 export function namesOf(type: EventType): EventType[] {
-  const alias = ALIAS[type] ?? SYSTEM_EVENT_ALIASES.get(type);
+  const alias = EVENT_ALIASES.get(type);
   return alias ? [type, alias] : [type];
 }
 
