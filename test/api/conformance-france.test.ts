@@ -118,20 +118,43 @@ function checkRecords(records: Rec[], pub: crypto.KeyObject, keyId: string): Map
   return byNumber;
 }
 
-/** Each closure: signature, link, totals and record range recomputed from the records of its period. */
+/**
+ * Each closure: signature, link, totals and record range recomputed from the records it covers,
+ * by the records chain's seq (docs/decisions.md "France: a record stamped on a closed day"): a
+ * daily closure covers every record after the previous daily closure's last one up to its own
+ * last one, none stamped after its day (a record stamped on a day closed already is in the next
+ * daily closure); a monthly (annual) closure the records of its daily (monthly) closures.
+ */
 function checkClosures(closures: Clo[], records: Rec[], pub: crypto.KeyObject): void {
   const sum = (rs: Array<{ totals: { excl_tax: number; tax: number; incl_tax: number } }>) =>
     rs.reduce((t, r) => ({ excl_tax: t.excl_tax + r.totals.excl_tax, tax: t.tax + r.totals.tax, incl_tax: t.incl_tax + r.totals.incl_tax }), { excl_tax: 0, tax: 0, incl_tax: 0 });
+  const chain = [...records].sort((x, y) => x.seq - y.seq);
+  let afterSeq = 0;
+  let month: Rec[] = [];
+  let year: Rec[] = [];
   for (const [i, c] of closures.entries()) {
     expect(c.seq).toBe(i + 1);
     expect(verifies(pub, closureMessage(c), c.signature.value), `closure ${c.number} signature`).toBe(true);
     expect(c.signature.previous).toBe(i === 0 ? null : closures[i - 1]!.signature.value);
-    const inPeriod = records.filter((r) => parisDay(r.timestamp).startsWith(c.period));
-    expect(c.totals, `${c.kind} ${c.period} totals`).toEqual(sum(inPeriod));
-    expect(c.records.count).toBe(inPeriod.length);
-    const last = inPeriod.at(-1)!;
+    let covered: Rec[];
+    if (c.kind === 'daily') {
+      covered = chain.filter((r) => r.seq > afterSeq && r.seq <= c.records.last_seq);
+      for (const r of covered) expect(parisDay(r.timestamp) <= c.period, `record ${r.seq} stamped after daily ${c.period}`).toBe(true);
+      afterSeq = c.records.last_seq;
+      month.push(...covered);
+    } else if (c.kind === 'monthly') {
+      covered = month;
+      year.push(...month);
+      month = [];
+    } else {
+      covered = year;
+      year = [];
+    }
+    expect(covered.length, `${c.kind} ${c.period} covers records`).toBeGreaterThan(0);
+    expect(c.totals, `${c.kind} ${c.period} totals`).toEqual(sum(covered));
+    const last = covered.at(-1)!;
     expect(c.grand_total.perpetual).toEqual(last.grand_totals.perpetual);
-    expect(c.records).toEqual({ count: inPeriod.length, first_seq: inPeriod[0]!.seq, last_seq: last.seq });
+    expect(c.records).toEqual({ count: covered.length, first_seq: covered[0]!.seq, last_seq: last.seq });
   }
 }
 

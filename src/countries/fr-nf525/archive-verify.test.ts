@@ -17,7 +17,7 @@ import { FIXED_RECORD_PUBLIC_KEY_PATH, NOW, SOFTWARE, draft, fixedRecordKey, lin
 import type { BuildInput } from '../types.ts';
 import { ARCHIVE_FILES, MANIFEST_FORMAT, archiveBytes, contentFiles, manifestText, rangeOf } from './archive.ts';
 import { verifyNf525Archive } from './archive-verify.ts';
-import { buildClosure, type ClosureInput } from './closures/closure.ts';
+import { buildClosure, type ClosureContent, type ClosureInput, type Nf525Closure } from './closures/closure.ts';
 import { buildJet } from './closures/jet.ts';
 import { closuresContent, dayContent } from './closures/processor.ts';
 import { nf525 } from './index.ts';
@@ -53,17 +53,18 @@ const jet = buildJet({
   details: { file: 'closures', limit: '20', offset: '0', count: '2' },
 }, { seq: 1, previous: null }, NIGHT);
 
-function archive(over: { records?: unknown[] } = {}): { bytes: Buffer; manifest: string; signature: string } {
+function archive(over: { records?: unknown[]; closures?: Nf525Closure[] } = {}): { bytes: Buffer; manifest: string; signature: string } {
   const docs = over.records ?? records;
+  const closureDocs = over.closures ?? [daily.closure, monthly.closure];
   const files = contentFiles({
     publicKeyPem: key.publicKeyPem,
-    records: { before: null, docs }, closures: { before: null, docs: [daily.closure, monthly.closure] }, jet: { before: null, docs: [jet.entry] },
+    records: { before: null, docs }, closures: { before: null, docs: closureDocs }, jet: { before: null, docs: [jet.entry] },
   });
-  const m = monthly.closure;
+  const m = closureDocs[closureDocs.length - 1]!;
   const manifest = manifestText({
     format: MANIFEST_FORMAT, version: 1, archive_id: `monthly-${m.period}`, register_id: m.register_id, environment: 'test', kind: 'monthly', period: m.period,
     created_at: '2026-02-01T02:00:00+01:00', software, key_id: key.keyId, closure: { number: m.number, seq: m.seq, signature: m.signature.value },
-    records: { ...rangeOf(records), environment_count: 2 }, closures: rangeOf([daily.closure, m]), jet: rangeOf([jet.entry]),
+    records: { ...rangeOf(records), environment_count: 2 }, closures: rangeOf(closureDocs), jet: rangeOf([jet.entry]),
   }, files);
   const signature = signMessage(manifest, key.privateKey);
   return { bytes: archiveBytes(manifest, signature, files), manifest, signature };
@@ -105,6 +106,47 @@ describe('verifyNf525Archive', () => {
     // A content file changed where no chain looks (the JWK's spacing): its digest.
     const jwk = { ...c, files: c.files.map((f) => (f.name === 'public_key.jwk' ? { ...f, content: `${f.content}\n` } : f)) };
     expect(verifyNf525Archive(JSON.stringify(jwk))).toMatchObject({ ok: false, break: { check: 'digest', file: 'public_key.jwk' } });
+  });
+});
+
+/** Daily closures built one after the other on their chain, then the month's closure of them. */
+function monthOf(days: Array<[string, ClosureContent]>, month: string): Nf525Closure[] {
+  const out: Nf525Closure[] = [];
+  let link: Parameters<typeof buildClosure>[1] = { seq: 1, previous: null };
+  const add = (due: ClosureInput['due'], content: ClosureContent) => {
+    const built = buildClosure(input(due, content), link, NIGHT);
+    out.push(built.closure);
+    link = { seq: built.closure.seq + 1, previous: { fingerprint: built.closure.signature.value, fiscalId: built.closure.number, issuedAt: NIGHT.toISOString(), linkData: built.linkData } };
+  };
+  for (const [period, content] of days) add({ kind: 'daily', period }, content);
+  add({ kind: 'monthly', period: month }, closuresContent(out));
+  return out;
+}
+
+describe('verifyNf525Archive: a record stamped on a day closed already', () => {
+  const day = records[0]!.timestamp.slice(0, 10);
+  const month = day.slice(0, 7);
+  const next = `${month}-${String(Number(day.slice(8, 10)) + 1).padStart(2, '0')}`;
+
+  it('in the next daily closure (by seq), not its own day\'s: the archive verifies', () => {
+    // Record 2 is stamped on the day of record 1, whose closure covers record 1 only: the next day's closes it.
+    expect(records[1]!.timestamp.slice(0, 10)).toBe(day);
+    const chain = monthOf([[day, dayContent([records[0]!])], [next, dayContent([records[1]!])]], month);
+    expect(chain.map((c) => `${c.kind} ${c.period} ${c.records.first_seq}-${c.records.last_seq}`)).toEqual([`daily ${day} 1-1`, `daily ${next} 2-2`, `monthly ${month} 1-2`]);
+    const r = verifyNf525Archive(archive({ closures: chain }).bytes);
+    expect(r.ok ? true : r.message).toBe(true);
+  });
+
+  it('a daily closure that is not the sum of its records is named, though the grand total and the month add up', () => {
+    // Day 1 claims both records' totals but covers record 1 only; day 2 covers record 2 with nothing.
+    const both = dayContent(records);
+    const chain = monthOf([
+      [day, { ...both, records: { count: 1, first_seq: 1, last_seq: 1 } }],
+      [next, { vat: [], totals: { excl_tax: 0, tax: 0, incl_tax: 0 }, perpetual: both.perpetual, records: { count: 1, first_seq: 2, last_seq: 2 } }],
+    ], month);
+    const r = verifyNf525Archive(archive({ closures: chain }).bytes);
+    expect(r).toMatchObject({ ok: false, break: { check: 'contents', file: 'closures.json' } });
+    expect(r.ok === false && r.message).toMatch(new RegExp(`daily ${day} \\(.*-C00000001\\) is not the sum of its records 1-1`));
   });
 });
 

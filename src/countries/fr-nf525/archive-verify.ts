@@ -16,7 +16,10 @@
  *   5. `contents`    the chains hold what the manifest says (counts, first/last seq); the
  *                    last closure is the manifest's closure, of its kind and period, and its
  *                    records are the records file's (first/last seq, the environment's count
- *                    and totals);
+ *                    and totals); every record of the environment is in exactly one daily
+ *                    closure of the archive, each the count, totals and perpetual grand
+ *                    total of the records in its seq range (a record stamped on a day
+ *                    closed already is in the next daily closure);
  *   6. `digest`      every file listed has the manifest's size and SHA-256, and every content
  *                    file is listed.
  */
@@ -176,10 +179,26 @@ export function verifyNf525Archive(bytes: Buffer | Uint8Array | string, options:
   if (last.records.first_seq !== r.first_seq || last.records.last_seq !== r.last_seq) {
     return contents('records.json', `the closure covers records ${last.records.first_seq}-${last.records.last_seq}; the file holds ${r.first_seq}-${r.last_seq}`);
   }
-  const sum = ofEnv.reduce((s, x) => ({ excl: s.excl + x.totals.excl_tax, tax: s.tax + x.totals.tax, incl: s.incl + x.totals.incl_tax }), { excl: 0, tax: 0, incl: 0 });
+  const sumOf = (list: readonly Nf525Record[]) => list.reduce((s, x) => ({ excl: s.excl + x.totals.excl_tax, tax: s.tax + x.totals.tax, incl: s.incl + x.totals.incl_tax }), { excl: 0, tax: 0, incl: 0 });
+  const sum = sumOf(ofEnv);
   if (ofEnv.length !== last.records.count || sum.excl !== last.totals.excl_tax || sum.tax !== last.totals.tax || sum.incl !== last.totals.incl_tax) {
     return contents('records.json', `the ${m.environment} records (${ofEnv.length}) do not sum to the closure's totals (${last.records.count} records)`);
   }
+  // Every record in exactly one daily closure, which is the sum of its records (by seq: a
+  // record stamped on a day closed already is in the next daily closure, not its own day's).
+  let covered = 0;
+  for (const d of closures.docs) {
+    if (d.kind !== 'daily' || r.first_seq === null || d.records.first_seq < r.first_seq || d.records.last_seq > r.last_seq!) continue;
+    const own = ofEnv.filter((x) => x.seq >= d.records.first_seq && x.seq <= d.records.last_seq);
+    const t = sumOf(own);
+    const gt = own[own.length - 1]?.grand_totals.perpetual;
+    if (own.length !== d.records.count || t.excl !== d.totals.excl_tax || t.tax !== d.totals.tax || t.incl !== d.totals.incl_tax
+      || gt?.excl_tax !== d.grand_total.perpetual.excl_tax || gt?.incl_tax !== d.grand_total.perpetual.incl_tax) {
+      return contents('closures.json', `daily ${d.period} (${d.number}) is not the sum of its records ${d.records.first_seq}-${d.records.last_seq}`);
+    }
+    covered += own.length;
+  }
+  if (covered !== ofEnv.length) return contents('records.json', `${ofEnv.length - covered} ${m.environment} records are in no daily closure`);
 
   // 6. The digests.
   const listed = new Set<string>();

@@ -28,27 +28,32 @@ export const nf525Repo = {
   },
 
   /**
-   * The register's first record of `environment` after `afterSeq`, issued in [from, before):
-   * where the next daily closure starts. Placeholders (before NF525 records) are not closed.
+   * The register's first record of `environment` after `afterSeq` in chain order, issued at or
+   * after `from` when given: where the next daily closure starts (`from` null), or the first
+   * record it stops before (`from`: the end of its day). Placeholders (before NF525 records)
+   * are not closed.
    */
-  async nextRecord(q: Queryable, s: { chainKey: string; environment: string; afterSeq: number; from: Date | null; before: Date }): Promise<{ seq: number; created_at: Date } | undefined> {
+  async nextRecord(q: Queryable, s: { chainKey: string; environment: string; afterSeq: number; from: Date | null }): Promise<{ seq: number; created_at: Date } | undefined> {
     const r = (await q.query<{ seq: string | number; created_at: Date }>(
       `SELECT f.seq, f.created_at FROM fiscal_records f JOIN transactions t ON t.id = f.transaction_id
        WHERE f.chain_key = $1 AND f.seq > $2 AND t.environment = $3 AND f.kind IN ('record', 'cancellation') AND NOT f.placeholder
-         AND f.created_at < $4 AND ($5::timestamptz IS NULL OR f.created_at >= $5)
+         AND ($4::timestamptz IS NULL OR f.created_at >= $4)
        ORDER BY f.seq LIMIT 1`,
-      [s.chainKey, s.afterSeq, s.environment, s.before, s.from])).rows[0];
+      [s.chainKey, s.afterSeq, s.environment, s.from])).rows[0];
     return r ? { seq: Number(r.seq), created_at: new Date(r.created_at) } : undefined;
   },
 
-  /** The register's records of `environment` after `afterSeq` issued in [from, to), in chain order. */
-  async records(q: Queryable, s: { chainKey: string; environment: string; afterSeq: number; from: Date; to: Date }): Promise<Nf525RecordRow[]> {
+  /**
+   * The register's records of `environment` with seq after `afterSeq` and before `beforeSeq`
+   * (null: no bound), whatever their timestamp, in chain order: what a daily closure covers.
+   */
+  async records(q: Queryable, s: { chainKey: string; environment: string; afterSeq: number; beforeSeq: number | null }): Promise<Nf525RecordRow[]> {
     const res = await q.query<{ seq: string | number; created_at: Date; body: string }>(
       `SELECT f.seq, f.created_at, f.body FROM fiscal_records f JOIN transactions t ON t.id = f.transaction_id
        WHERE f.chain_key = $1 AND f.seq > $2 AND t.environment = $3 AND f.kind IN ('record', 'cancellation') AND NOT f.placeholder
-         AND f.created_at >= $4 AND f.created_at < $5
+         AND ($4::bigint IS NULL OR f.seq < $4)
        ORDER BY f.seq`,
-      [s.chainKey, s.afterSeq, s.environment, s.from, s.to]);
+      [s.chainKey, s.afterSeq, s.environment, s.beforeSeq]);
     return res.rows.map((r) => ({ seq: Number(r.seq), created_at: new Date(r.created_at), body: r.body }));
   },
 

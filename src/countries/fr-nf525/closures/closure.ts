@@ -44,7 +44,7 @@ import { newId } from '../../../core/ids.ts';
 import type { LedgerEntry } from '../../../ledger/types.ts';
 import { localDateTimeWithOffset } from '../../shared/dates.ts';
 import { SIGNATURE_ALGORITHM, signMessage, type VatTotal } from '../record.ts';
-import { closeIn, type ClosureKind, type ClosureState, type DueClosure } from './periods.ts';
+import { closeIn, firstOpenDay, type ClosureKind, type ClosureState, type DueClosure } from './periods.ts';
 
 export const CLOSURE_FORMAT = 'nf525.closure';
 export const CLOSURE_VERSION = 1;
@@ -133,7 +133,9 @@ export class ClosureConflict extends Error {
 /** Why `due` cannot follow `state`; null when it is the chain's next closure. */
 export function closureConflict(state: ClosureState, due: DueClosure, firstSeq: number): string | null {
   if (due.kind === 'daily') {
-    if (state.day !== null && due.period <= state.day) return `${due.period} is closed already (last daily closure ${state.day})`;
+    // A closed day, or a day of a closed month or year (a late record closes on the first open day).
+    const open = firstOpenDay(state);
+    if (open !== null && due.period < open) return `${due.period} is closed already (last daily closure ${state.day ?? 'none'}, month ${state.month ?? 'none'}, year ${state.year ?? 'none'})`;
     if (firstSeq <= state.lastSeq) return `record ${firstSeq} is covered already`;
     return null;
   }

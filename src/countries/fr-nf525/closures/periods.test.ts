@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fixedRecordKey } from '../../shared/test-fixtures.ts';
 import { ClosureConflict, buildClosure, closureConflict, readClosureState, sumVat, type ClosureInput } from './closure.ts';
-import { NO_CLOSURE, dueClosures, nextClosure, parisInstant, parisToday, periodRange, type ClosureState } from './periods.ts';
+import { NO_CLOSURE, closingDay, dueClosures, firstOpenDay, nextClosure, parisInstant, parisToday, periodRange, type ClosureState } from './periods.ts';
 
 const due = (s: ClosureState, days: string[], today: string) => dueClosures(s, days, today).map((d) => `${d.kind} ${d.period}`);
 const state = (o: Partial<ClosureState>): ClosureState => ({ ...NO_CLOSURE, ...o });
@@ -63,6 +63,35 @@ describe('which closures are due', () => {
     expect(due(closed, ['2026-03-30', '2026-03-31'], '2026-04-01')).toEqual([]);
     expect(due(state({ day: '2026-03-30', lastSeq: 2 }), ['2026-03-30', '2026-03-31'], '2026-04-01')).toEqual(['daily 2026-03-31', 'monthly 2026-03']);
     expect(nextClosure(state({ day: '2026-12-31', month: '2026-12', year: '2026' }), null, '2027-06-01')).toBeNull();
+  });
+});
+
+describe('a record stamped on a period closed already (a node whose clock lagged)', () => {
+  it('closes on the first day still open: after the last closed day, month and fiscal year', () => {
+    expect(firstOpenDay(NO_CLOSURE)).toBeNull();
+    expect(firstOpenDay(state({ day: '2026-02-09' }))).toBe('2026-02-10');
+    expect(firstOpenDay(state({ day: '2026-03-15', month: '2026-03' }))).toBe('2026-04-01');
+    expect(firstOpenDay(state({ day: '2026-12-31', month: '2026-12' }))).toBe('2027-01-01');
+    expect(firstOpenDay(state({ day: '2026-06-10', month: '2026-06', year: '2026' }))).toBe('2027-01-01');
+    // Its own day when open; the first open day when closed.
+    expect(closingDay(NO_CLOSURE, '2026-02-09')).toBe('2026-02-09');
+    expect(closingDay(state({ day: '2026-02-09' }), '2026-02-12')).toBe('2026-02-12');
+    expect(closingDay(state({ day: '2026-02-09' }), '2026-02-09')).toBe('2026-02-10');
+    expect(closingDay(state({ day: '2026-02-09' }), '2026-01-20')).toBe('2026-02-10');
+    expect(closingDay(state({ day: '2026-03-15', month: '2026-03' }), '2026-03-20')).toBe('2026-04-01');
+    expect(closingDay(state({ day: '2026-06-10', month: '2026-06', year: '2026' }), '2026-08-03')).toBe('2027-01-01');
+  });
+
+  it('its closing day is due like any other; a closed month gets no daily closure after its own', () => {
+    const s = state({ day: '2026-02-09', lastSeq: 1 });
+    expect(nextClosure(s, closingDay(s, '2026-02-09'), '2026-02-11')).toEqual({ kind: 'daily', period: '2026-02-10' });
+    // The first open day is in the next month: the open month closes first.
+    const endOfMarch = state({ day: '2026-03-31', month: '2026-02', lastSeq: 4 });
+    expect(nextClosure(endOfMarch, closingDay(endOfMarch, '2026-03-31'), '2026-04-02')).toEqual({ kind: 'monthly', period: '2026-03' });
+    expect(nextClosure(state({ day: '2026-03-15', month: '2026-03' }), '2026-03-20', '2026-04-02')).toBeNull();
+    expect(closureConflict(state({ day: '2026-03-15', month: '2026-03' }), { kind: 'daily', period: '2026-03-20' }, 10)).toMatch(/closed already/);
+    expect(closureConflict(state({ day: '2026-03-15', month: '2026-03' }), { kind: 'daily', period: '2026-04-01' }, 10)).toBeNull();
+    expect(closureConflict(state({ day: '2026-06-10', month: '2026-06', year: '2026' }), { kind: 'daily', period: '2026-08-03' }, 10)).toMatch(/closed already/);
   });
 });
 

@@ -13,6 +13,12 @@
  * (`ClosureState`, carried in the last closure's `linkData`), so the next closure follows
  * from it and the next day with records alone (`nextClosure`): the scheduled run asks
  * again after each closure, and two runs racing compute the same next closure.
+ *
+ * Closed is closed: a day, month or year is never closed again, and no daily closure is
+ * written inside a closed month or year. A record stamped on a period already closed (a
+ * node whose clock lagged, docs/decisions.md "France: a record stamped on a closed day")
+ * keeps its own timestamp and is closed on the first day still open (`closingDay`): the
+ * daily closures cover the records chain by seq (processor.ts), so no record escapes them.
  */
 import { isIsoDate, localDate, localDateTimeWithOffset } from '../../shared/dates.ts';
 
@@ -46,7 +52,9 @@ export const parisToday = (now: Date): string => {
 
 /**
  * The closure due next, given what is closed, the next Paris day (before today) with
- * records not yet closed (null: none), and today's Paris date; null when nothing is due.
+ * records not yet closed (null: none; the processor passes the `closingDay` of the first
+ * record not yet closed), and today's Paris date; null when nothing is due. A daily
+ * closure is due only on a day still open (`firstOpenDay`).
  */
 export function nextClosure(state: ClosureState, nextDay: string | null, today: string): DueClosure | null {
   // The month whose days are (being) closed but not the month itself; the year likewise.
@@ -60,8 +68,37 @@ export function nextClosure(state: ClosureState, nextDay: string | null, today: 
     && (nextDay !== null ? yearOf(nextDay) !== openYear : openYear < yearOf(today))) {
     return { kind: 'annual', period: openYear };
   }
-  if (nextDay !== null && nextDay < today && nextDay > (state.day ?? '')) return { kind: 'daily', period: nextDay };
+  if (nextDay !== null && nextDay < today && nextDay >= (firstOpenDay(state) ?? '')) return { kind: 'daily', period: nextDay };
   return null;
+}
+
+/** The day after `day` (`YYYY-MM-DD`). */
+export const nextDate = (day: string): string =>
+  new Date(Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, Number(day.slice(8, 10)) + 1)).toISOString().slice(0, 10);
+
+/**
+ * The first day a daily closure may still close: after the last closed day, month and
+ * fiscal year (a closed month or year gets no daily closure after its own); null when
+ * nothing is closed yet.
+ */
+export function firstOpenDay(state: ClosureState): string | null {
+  const after: string[] = [];
+  if (state.day !== null) after.push(nextDate(state.day));
+  if (state.month !== null) {
+    const [y, m] = state.month.split('-').map(Number) as [number, number];
+    after.push(m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`);
+  }
+  if (state.year !== null) after.push(`${Number(state.year) + 1}-01-01`);
+  return after.length === 0 ? null : after.reduce((x, y) => (y > x ? y : x));
+}
+
+/**
+ * The day whose daily closure closes a record stamped on Paris day `recordDay`: its own
+ * day, or the first day still open when its day is closed already (a late record).
+ */
+export function closingDay(state: ClosureState, recordDay: string): string {
+  const open = firstOpenDay(state);
+  return open !== null && recordDay < open ? open : recordDay;
 }
 
 /** The state after a closure (the closure's own linkData says the same: closure.ts). */
@@ -99,9 +136,6 @@ export function parisInstant(day: string, time = '00:00:00'): Date {
   }
   throw new Error(`nf525: ${day} ${time} does not exist in Paris`);
 }
-
-const nextDate = (day: string): string =>
-  new Date(Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, Number(day.slice(8, 10)) + 1)).toISOString().slice(0, 10);
 
 /** [from, to) of a period (`YYYY-MM-DD`, `YYYY-MM`, `YYYY`) in Paris, as instants. */
 export function periodRange(kind: ClosureKind, period: string): { from: Date; to: Date } {

@@ -9,7 +9,10 @@
  * A run, per location of the scope's account (deleted ones too), repeats until nothing is
  * due: reads what the closure chain has closed (its head's linkData), the next record not
  * yet closed, and so the next closure (`nextClosure`); sums what it closes (a day's
- * records, a month's daily closures, a year's monthly closures); appends the signed
+ * records, a month's daily closures, a year's monthly closures); a daily closure covers
+ * the records chain by seq: every record after the last one closed up to the first one
+ * stamped after its day, so a record stamped on a day closed already (a node whose clock
+ * lagged) is closed by the next daily closure, never left out; appends the signed
  * closure through the ledger (closure.ts), then journals it in the JET (jet.ts, code 40:
  * every closure the JET has not got yet, which also repairs an event a dying process left
  * out; the JET head's linkData keeps the last closure journaled).
@@ -38,7 +41,7 @@ import {
 } from './closure.ts';
 import { JetSkipped, jetChainKey, jetEntry, type JetEvent } from './jet.ts';
 import { archiveClosure } from './archives.ts';
-import { nextClosure, parisInstant, parisToday, periodRange, type DueClosure } from './periods.ts';
+import { closingDay, nextClosure, parisInstant, parisToday, periodRange, type DueClosure } from './periods.ts';
 
 export const FRANCE_CLOSURES = 'france/closures';
 export const FRANCE_CLOSURES_CRON = '0 1 * * *';
@@ -51,10 +54,7 @@ const LOOKBACK_MS = 400 * 86_400_000;
 export const recordChainKey = (locationId: string, environment: 'test' | 'live'): string => inEnvironment(chainKeyOf(NF525_SYSTEM, locationId, 'default'), environment);
 export const registerIdOf = (location: LocationForFiscal): string => configString(location.config, 'register_id') ?? location.id;
 
-const nextDate = (day: string): string =>
-  new Date(Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, Number(day.slice(8, 10)) + 1)).toISOString().slice(0, 10);
-
-/** What a daily closure sums: the day's records (bodies), in chain order. */
+/** What a daily closure sums: the records it covers (bodies, by seq: contentOf), in chain order. */
 export function dayContent(records: readonly Pick<Nf525Record, 'seq' | 'vat' | 'totals' | 'grand_totals'>[]): ClosureContent {
   const last = records[records.length - 1]!;
   return {
@@ -127,7 +127,12 @@ export function createClosuresProcessor(deps: ProcessorDeps): BatchProcessor {
   async function contentOf(due: DueClosure, s: { locationId: string; environment: 'test' | 'live'; afterSeq: number }): Promise<ClosureContent | undefined> {
     const range = periodRange(due.kind, due.period);
     if (due.kind === 'daily') {
-      const rows = await nf525Repo.records(deps.db, { chainKey: recordChainKey(s.locationId, s.environment), environment: s.environment, afterSeq: s.afterSeq, ...range });
+      // By chain seq, not by timestamp: every record after the last one closed, up to the
+      // first stamped after the day (a late record, stamped on a day closed already, is
+      // among them: docs/decisions.md "France: a record stamped on a closed day").
+      const chainKey = recordChainKey(s.locationId, s.environment);
+      const stop = await nf525Repo.nextRecord(deps.db, { chainKey, environment: s.environment, afterSeq: s.afterSeq, from: range.to });
+      const rows = await nf525Repo.records(deps.db, { chainKey, environment: s.environment, afterSeq: s.afterSeq, beforeSeq: stop?.seq ?? null });
       if (rows.length === 0) return undefined;
       return dayContent(rows.map((r) => JSON.parse(r.body) as Nf525Record));
     }
@@ -146,7 +151,6 @@ export function createClosuresProcessor(deps: ProcessorDeps): BatchProcessor {
     const env = scope.environment;
     const now = deps.clock.now();
     const today = parisToday(now);
-    const todayStart = parisInstant(today);
     let key: RecordKey | undefined;
     let jet: JetWriter | undefined;
     let current: DueClosure | undefined;
@@ -211,12 +215,11 @@ export function createClosuresProcessor(deps: ProcessorDeps): BatchProcessor {
       for (let n = 0; n < MAX_CLOSURES_PER_RUN; n++) {
         const head = await nf525Repo.head(deps.db, closureChainKey(locationId, env));
         const state = readClosureState(head?.link);
-        const next = await nf525Repo.nextRecord(deps.db, {
-          chainKey: recordChainKey(locationId, env), environment: env, afterSeq: state.lastSeq,
-          // Records of a closed day are never closed again (a late one, stamped by a node whose clock lagged, stays out).
-          from: state.day === null ? null : parisInstant(nextDate(state.day)), before: todayStart,
-        });
-        const due = nextClosure(state, next ? parisToday(next.created_at) : null, today);
+        // The first record not closed yet, whatever its timestamp; one stamped on a closed
+        // day (a node whose clock lagged) closes on the first day still open (`closingDay`).
+        const next = await nf525Repo.nextRecord(deps.db, { chainKey: recordChainKey(locationId, env), environment: env, afterSeq: state.lastSeq, from: null });
+        const day = next ? closingDay(state, parisToday(next.created_at)) : null;
+        const due = nextClosure(state, day !== null && day < today ? day : null, today);
         if (due === null) return;
         current = due;
         const { key: signingKey } = await signer();
