@@ -137,4 +137,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATA_DIR: tmp(), METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN must be at least 16 characters/);
     expect(() => loadConfig({ DATA_DIR: tmp(), METRICS_TOKEN: 'abcdefgh ijklmnopq' })).toThrow(ConfigError);
   });
+
+  it('PostgreSQL statement bounds: 30 s for API statements, 1 h for long work (0: none); a bad value names the setting', () => {
+    expect(loadConfig({ DATA_DIR: tmp() })).toMatchObject({ databaseStatementTimeoutMs: 30_000, databaseLongStatementTimeoutMs: 3_600_000 });
+    expect(loadConfig({ DATA_DIR: tmp(), DATABASE_STATEMENT_TIMEOUT_MS: '5000', DATABASE_LONG_STATEMENT_TIMEOUT_MS: '0' }))
+      .toMatchObject({ databaseStatementTimeoutMs: 5_000, databaseLongStatementTimeoutMs: 0 });
+    // The API bound has no "none": a request must never hang on the database.
+    for (const v of ['0', '99', '3600001', '1.5', 'soon']) {
+      expect(() => loadConfig({ DATA_DIR: tmp(), DATABASE_STATEMENT_TIMEOUT_MS: v }), v).toThrow(`DATABASE_STATEMENT_TIMEOUT_MS must be an integer from 100 to 3600000 (got "${v}")`);
+    }
+    for (const v of ['500', '-1', '604800001', 'never']) {
+      expect(() => loadConfig({ DATA_DIR: tmp(), DATABASE_LONG_STATEMENT_TIMEOUT_MS: v }), v).toThrow(`DATABASE_LONG_STATEMENT_TIMEOUT_MS must be 0 (no bound) or an integer from 1000 to 604800000 (got "${v}")`);
+    }
+  });
 });

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import crypto from 'node:crypto';
 import path from 'node:path';
 import { generateMasterKey, parseMasterKey } from './crypto/master-key.ts';
+import { DEFAULT_LONG_STATEMENT_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS } from './store/timeouts.ts';
 
 /**
  * The one place that reads process.env. A bad setting stops start-up with a message
@@ -15,6 +16,17 @@ export interface Config {
   port: number;
   dataDir: string;
   databaseUrl: string | undefined;
+  /**
+   * PostgreSQL only (docs/decisions.md "PostgreSQL statement bounds"): the bound of an API
+   * statement in ms (DATABASE_STATEMENT_TIMEOUT_MS, default 30 000, 100 to 3 600 000; no
+   * "none": a request must never hang), past which it answers 503 with Retry-After.
+   */
+  databaseStatementTimeoutMs: number;
+  /**
+   * The bound of a statement of long work: batch processors, month files, archives
+   * (DATABASE_LONG_STATEMENT_TIMEOUT_MS, default 3 600 000; 0: none). Migrations have none.
+   */
+  databaseLongStatementTimeoutMs: number;
   redisUrl: string | undefined;
   masterKey: Buffer;
   /** Where the master key came from, for the start-up log. */
@@ -164,6 +176,18 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   if (v === undefined || v === '') return fallback;
   const n = Number(v);
   if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got "${v}")`);
+  return n;
+}
+
+/** DATABASE_LONG_STATEMENT_TIMEOUT_MS: 0 (none), or from 1 s to 7 days. */
+function longStatementTimeout(env: Env): number {
+  const name = 'DATABASE_LONG_STATEMENT_TIMEOUT_MS';
+  const v = env[name];
+  if (v === undefined || v === '') return DEFAULT_LONG_STATEMENT_TIMEOUT_MS;
+  const n = Number(v);
+  if (!Number.isInteger(n) || (n !== 0 && (n < 1_000 || n > 7 * 86_400_000))) {
+    throw new ConfigError(`${name} must be 0 (no bound) or an integer from 1000 to ${7 * 86_400_000} (got "${v}")`);
+  }
   return n;
 }
 
@@ -395,6 +419,8 @@ export function loadConfig(env: Env = process.env, mode: Mode = 'cloud', systems
     port: int(env, 'PORT', mode === 'local' ? 8080 : 3000, 0, 65535),
     dataDir,
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseStatementTimeoutMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', DEFAULT_STATEMENT_TIMEOUT_MS, 100, 3_600_000),
+    databaseLongStatementTimeoutMs: longStatementTimeout(env),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     masterKey: master.key,
     masterKeySource: master.source,

@@ -206,8 +206,10 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   const submitter: Submitter = { runNow: (id) => w.runJobNow(id), notify: () => w.notify() };
   const maxAttempts = o.config.submissionMaxAttempts ?? 50;
   const transactions = createTransactionService({ ...deps, ledger, locations, submitter, software, maxAttempts, signingKeys, metrics: metrics.transactions });
+  // The inspector's files are built from the stored records (a month's SAF-T, a year's
+  // archive): long work, not cut by the API's statement bound (store/db.ts `longWork`).
   const locationFiles = createLocationFileService({
-    db: o.db, clock: o.clock, log: o.log, signingKeys, software, ledger, locations, systems: SYSTEMS,
+    db: o.db.longWork?.() ?? o.db, clock: o.clock, log: o.log, signingKeys, software, ledger, locations, systems: SYSTEMS,
   });
   return {
     transactions,

@@ -29,6 +29,10 @@ export type BatchDeps = Omit<ProcessorDeps, 'settle' | 'timeoutMs' | 'claimLease
 export function createBatch(deps: BatchDeps, o: BatchOptions = {}): BatchService {
   const registered = createBatchProcessors({
     ...deps,
+    // Long work: a month's file, a year's archive, a day's batch are not cut by the API's
+    // statement bound (PostgreSQL; store/db.ts `longWork`). Appends still go through the
+    // ledger, on the store's own connections and bound.
+    db: deps.db.longWork?.() ?? deps.db,
     settle: async (tx, item, now) => {
       for (const status of await settleRecord(tx, item, deps.events, now)) deps.metrics?.statusChanged(item.t.system, status);
     },

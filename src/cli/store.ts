@@ -37,7 +37,10 @@ export async function openStore(opts: { logLevel?: string; signingDevice?: boole
   // HardwareDevice mode: the token is checked before anything else (a bad PIN or label stops start-up).
   const signingDevice = opts.signingDevice ? openConfiguredSigningDevice(config.signingDevice) : undefined;
   if (signingDevice) log.info({ device: signingDevice.description }, 'signing device open');
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDb({
+    databaseUrl: config.databaseUrl, dataDir: config.dataDir,
+    statementTimeoutMs: config.databaseStatementTimeoutMs, longStatementTimeoutMs: config.databaseLongStatementTimeoutMs,
+  });
   const applied = await migrate(db);
   await checkMasterKey(db, deriveKeys(config.masterKey));
   return { config, db, log, applied, signingDevice };

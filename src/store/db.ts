@@ -51,6 +51,16 @@ export interface Db extends Queryable {
   readonly pipe?: Pick<Queryable, 'query'> | undefined;
   /** Runs `fn` in one database transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * This store for long work, whose statements the API's bound must not cut (PostgreSQL:
+   * every statement of the store is bounded, DATABASE_STATEMENT_TIMEOUT_MS, and a request
+   * whose statement ran past it answers 503). Batch processors, month files and archives
+   * run here, under `statementTimeoutMs` (default: the store's long-work bound,
+   * DATABASE_LONG_STATEMENT_TIMEOUT_MS; 0: none, migrations). The same connections, no
+   * pipe; its `close` closes nothing. Absent where statements have no bound (the embedded
+   * store): use the store itself (`db.longWork?.() ?? db`).
+   */
+  longWork?(statementTimeoutMs?: number): Db;
   close(): Promise<void>;
   /** The connections as they are now, for the metrics (src/metrics): O(1), no I/O. */
   stats?(): DbStats;

@@ -12,11 +12,16 @@ const MIGRATION_LOCK = 7_340_215_001;
  * Applies the plain SQL files in store/migrations in name order, each once, each in
  * its own transaction. Several nodes starting together are safe: the advisory lock
  * makes the others wait and then find nothing left to do.
+ *
+ * Without any statement bound (PostgreSQL: `longWork(0)`, SET LOCAL statement_timeout = 0
+ * and no wait in the driver): a migration rewriting a large table, or a node waiting for
+ * another's migrations behind the advisory lock, takes what it takes; the API's bound
+ * (DATABASE_STATEMENT_TIMEOUT_MS) would stop start-up half way.
  */
 export async function migrate(db: Db, dir = MIGRATIONS_DIR): Promise<string[]> {
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
   const applied: string[] = [];
-  await db.transaction(async (tx) => {
+  await (db.longWork?.(0) ?? db).transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version text PRIMARY KEY,

@@ -4,6 +4,7 @@ import pgUtils from 'pg/lib/utils.js';
 import { DbUnavailableError } from '../core/errors.ts';
 import type { Db, Queryable, QueryResult } from './db.ts';
 import { createPgListener } from './pg-listener.ts';
+import { DEFAULT_ANSWER_GRACE_MS, DEFAULT_LONG_STATEMENT_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS } from './timeouts.ts';
 
 /** Error codes meaning "the server is not reachable or not accepting work now". */
 const UNAVAILABLE_CODES = new Set([
@@ -11,15 +12,40 @@ const UNAVAILABLE_CODES = new Set([
   '57P01', '57P02', '57P03', // admin_shutdown, crash_shutdown, cannot_connect_now
   '08000', '08001', '08003', '08004', '08006', // connection exceptions
   '53300', // too_many_connections
+  // query_canceled: the statement ran past its bound (statement_timeout: a lock held
+  // forever, a hung server) or was cancelled. Nothing of it was written; the request may
+  // be sent again (503 with Retry-After, like an unreachable server).
+  '57014',
 ]);
+
+/**
+ * The driver's own error when the server did not answer within query_timeout (the server
+ * that never answers: a black hole). Its outcome is unknown: the statement may have run.
+ */
+const NO_ANSWER = /Query read timeout/;
 
 function classify(err: unknown): unknown {
   const e = err as { code?: string; message?: string } | null;
   if (!e) return err;
-  if ((e.code && UNAVAILABLE_CODES.has(e.code)) || /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED/i.test(e.message ?? '')) {
+  if ((e.code && UNAVAILABLE_CODES.has(e.code)) || NO_ANSWER.test(e.message ?? '')
+    || /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|not queryable/i.test(e.message ?? '')) {
     return new DbUnavailableError(err);
   }
   return err;
+}
+
+/**
+ * The store is unavailable and its connection is done: it timed out on the client side,
+ * was lost, or the server ended the session (a FATAL answer: terminated backend, shutdown).
+ * Such a connection is never used again: a statement may still be running on it, or its
+ * answers be lost. Not a statement PostgreSQL refused on a live session (its own
+ * statement timeout, an ERROR): the connection is sound after that.
+ */
+function connectionLost(err: unknown): boolean {
+  const unavailable = err instanceof DbUnavailableError ? err : (err as { cause?: unknown } | null)?.cause;
+  if (!(unavailable instanceof DbUnavailableError)) return false;
+  const answer = unavailable.cause;
+  return !(answer instanceof pg.DatabaseError) || answer.severity === 'FATAL' || answer.severity === 'PANIC';
 }
 
 /**
@@ -57,10 +83,43 @@ export function inlineParams(sql: string, params: readonly unknown[]): string {
 export interface PgDbOptions {
   max?: number;
   connectionTimeoutMillis?: number;
+  /**
+   * The bound of an API statement in ms (PostgreSQL's statement_timeout on every pool and
+   * pipe connection; DATABASE_STATEMENT_TIMEOUT_MS); 0: none. Default 30 s (timeouts.ts).
+   */
+  statementTimeoutMs?: number;
+  /** The bound of a statement of `Db.longWork()` (DATABASE_LONG_STATEMENT_TIMEOUT_MS); 0: none. Default 1 h. */
+  longStatementTimeoutMs?: number;
+  /**
+   * How long after a statement's bound the driver stops waiting for an answer and gives
+   * the connection up (query_timeout = bound + grace). Default 1 s.
+   */
+  answerGraceMs?: number;
 }
 
-/** PostgreSQL through a `pg` connection pool (DATABASE_URL). */
+function checkBound(name: string, ms: number): number {
+  if (!Number.isSafeInteger(ms) || ms < 0 || ms > 2_000_000_000) throw new Error(`${name} must be an integer number of milliseconds from 0 to 2000000000 (got ${ms})`);
+  return ms;
+}
+
+/**
+ * PostgreSQL through a `pg` connection pool (DATABASE_URL).
+ *
+ * Every statement is bounded (docs/decisions.md "PostgreSQL statement bounds"): PostgreSQL
+ * cancels an API statement after `statementTimeoutMs` (statement_timeout, set on each
+ * connection), and the driver stops waiting `answerGraceMs` later (query_timeout, for the
+ * server that never answers at all) and discards the connection. Either way the caller
+ * gets a DbUnavailableError (503 with Retry-After), never a hang. Long work runs through
+ * `longWork()`, on the same pool, under its own bound (SET LOCAL in its transaction).
+ */
 export async function openPostgresDb(connectionString: string, opts: PgDbOptions = {}): Promise<Db> {
+  const statementTimeoutMs = checkBound('statementTimeoutMs', opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS);
+  const longStatementTimeoutMs = checkBound('longStatementTimeoutMs', opts.longStatementTimeoutMs ?? DEFAULT_LONG_STATEMENT_TIMEOUT_MS);
+  const answerGraceMs = checkBound('answerGraceMs', opts.answerGraceMs ?? DEFAULT_ANSWER_GRACE_MS);
+  /** The driver's wait for the answer to a statement of that bound (none when unbounded). */
+  // (At most setTimeout's largest delay: beyond it Node fires at once.)
+  const readTimeout = (bound: number): number | undefined => (bound === 0 ? undefined : Math.min(bound + answerGraceMs, 2_147_483_647));
+  const apiWait = readTimeout(statementTimeoutMs);
   // Named statements are parsed once per connection, but planned at every execution
   // with the actual values: a generic plan made while a table was small (a new
   // database) can stick to a poor index. Seen: the create's idempotency lookup used the
@@ -69,7 +128,8 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
   // No JIT: its compilation (10 ms, seen on the claim) is made for long analytical
   // queries; every statement here is short, and a high cost estimate on a growing queue
   // made each claim pay it.
-  const options = '-c plan_cache_mode=force_custom_plan -c jit=off';
+  const bound = `-c statement_timeout=${statementTimeoutMs}`;
+  const options = `-c plan_cache_mode=force_custom_plan -c jit=off ${bound}`;
   // The ordered pipe runs only the one-statement appends (ledger-repo appendGuarded). Its
   // inserts fire foreign-key checks, which PostgreSQL runs as saved plans that
   // plan_cache_mode governs too: under force_custom_plan every check of every row was
@@ -82,18 +142,27 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
   // statement again whenever ANALYZE (autovacuum's included) updated the statistics of a
   // table it uses (documented under PREPARE), so a plan made on a new database's empty
   // chain_heads does not stick as the table grows.
-  const pipeOptions = '-c jit=off';
+  const pipeOptions = `-c jit=off ${bound}`;
   const connectionTimeoutMillis = opts.connectionTimeoutMillis ?? 5_000;
   const max = opts.max ?? 20;
   const pool = new pg.Pool({ connectionString, options, max, connectionTimeoutMillis, idleTimeoutMillis: 30_000 });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
-  const listener = createPgListener(connectionString);
+  const listener = createPgListener(connectionString, { connectionTimeoutMillis, readTimeoutMs: apiWait });
 
   // The ordered pipe (Db.pipe): one connection of its own in the driver's pipeline mode
   // (each statement its own Parse/Bind/Execute/Sync, written at once; answers come back in
   // order). Opened at first use; a lost connection fails what was on it, and the next
   // statement opens another.
+  //
+  // Bounds: PostgreSQL cancels a statement past statement_timeout; that one fails alone
+  // (its own Sync), the ones behind it run, the connection stays. A statement not answered
+  // within its query_timeout (the server went silent) cannot be taken off the wire: the
+  // driver destroys the connection, which fails every statement on it (each a
+  // DbUnavailableError, outcome unknown: the server may have run some, as with a cut
+  // connection; a retry with the same Idempotency-Key finds what committed, the chain
+  // guard and the unique keys write nothing twice). The connection is dropped here and
+  // the next statement opens another: nothing is ever sent behind a stale pipeline.
   let pipeClient: pg.Client | undefined;
   const dropPipe = (client: pg.Client) => {
     if (pipeClient !== client) return;
@@ -116,91 +185,149 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
     // corked, they leave in one (the query is written synchronously, within `run`'s call).
     const stream = (client as unknown as { connection?: { stream?: { cork(): void; uncork(): void } } }).connection?.stream;
     stream?.cork();
-    const answer = run<T>(client, sql, params);
+    const answer = run<T>(client, sql, params, apiWait);
     stream?.uncork();
     try {
       return await answer;
     } catch (err) {
-      // The connection is gone (terminated, reset): the statements behind fail with it,
-      // the next ones go on a new one. (Its 'end' comes a little later than this answer.)
-      if (err instanceof DbUnavailableError) dropPipe(client);
+      // The connection is gone (terminated, reset, or silent past the answer's wait: the
+      // driver destroyed it): the statements behind fail with it, the next ones go on a new
+      // one. (Its 'end' comes a little later than this answer.) A statement PostgreSQL
+      // cancelled (its statement_timeout) leaves the connection, and the order, as it was.
+      if (connectionLost(err)) dropPipe(client);
       throw err;
     }
   };
 
-  const run = async <T>(q: pg.Pool | pg.PoolClient | pg.Client, sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> => {
+  /** One statement; `wait`: the driver's query_timeout (undefined: none). */
+  const run = async <T>(q: pg.Pool | pg.PoolClient | pg.Client, sql: string, params: readonly unknown[] | undefined, wait: number | undefined): Promise<QueryResult<T>> => {
     try {
       const name = params?.length ? statementName(sql) : undefined;
-      const res = name
-        ? await q.query({ name, text: sql, values: params as unknown[] })
-        : await q.query(sql, params as unknown[] | undefined);
+      const res = await q.query(statement(sql, params, wait, name));
       return { rows: res.rows as T[], rowCount: res.rowCount ?? res.rows.length };
     } catch (err) {
       throw classify(err);
     }
   };
 
-  return {
-    kind: 'postgres',
-    query: (sql, params) => run(pool, sql, params),
-    exec: async (sql) => {
-      await pool.query(sql).catch((err) => Promise.reject(classify(err)));
-    },
-    pipe: { query: pipeQuery },
-    async transaction(fn) {
-      let client: pg.PoolClient;
+  /**
+   * A transaction on a pool connection. `stmtBound`: its statements' bound; when it is not
+   * the connections' own (long work), it is set for this transaction only (SET LOCAL, in
+   * the message that opens it): it ends with the transaction, whatever happens.
+   */
+  const transaction = async <R>(stmtBound: number, fn: (tx: Queryable) => Promise<R>): Promise<R> => {
+    const wait = readTimeout(stmtBound);
+    const setBound = stmtBound === statementTimeoutMs ? '' : `SET LOCAL statement_timeout = ${stmtBound}; `;
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (err) {
+      throw classify(err);
+    }
+    // BEGIN travels with the transaction's first statement, in one simple-protocol
+    // message ("BEGIN; <statement>", its values inlined): one round trip less for every
+    // transaction. The create's batch holds its chain's lock from that statement to
+    // COMMIT, and each round trip on that path waits for a busy event loop.
+    // (Not COMMIT with the last statement: inlining a batch's large insert cost more
+    // Node CPU than the round trip it saved, measured.)
+    let begun = false;
+    const first = async <T>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> => {
+      begun = true;
       try {
-        client = await pool.connect();
+        const text = `BEGIN; ${setBound}${params?.length ? inlineParams(sql, params) : sql}`;
+        const results = (await client.query(statement(text, undefined, wait))) as unknown as pg.QueryResult[];
+        const res = results[results.length - 1]!;
+        return { rows: res.rows as T[], rowCount: res.rowCount ?? res.rows.length };
       } catch (err) {
         throw classify(err);
       }
-      // BEGIN travels with the transaction's first statement, in one simple-protocol
-      // message ("BEGIN; <statement>", its values inlined): one round trip less for every
-      // transaction. The create's batch holds its chain's lock from that statement to
-      // COMMIT, and each round trip on that path waits for a busy event loop.
-      // (Not COMMIT with the last statement: inlining a batch's large insert cost more
-      // Node CPU than the round trip it saved, measured.)
-      let begun = false;
-      const first = async <T>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> => {
-        begun = true;
-        try {
-          const results = (await client.query(`BEGIN; ${params?.length ? inlineParams(sql, params) : sql}`)) as unknown as pg.QueryResult[];
-          const res = results[results.length - 1]!;
-          return { rows: res.rows as T[], rowCount: res.rowCount ?? res.rows.length };
-        } catch (err) {
-          throw classify(err);
-        }
-      };
-      const q: Queryable = {
-        query: (sql, params) => (begun ? run(client, sql, params) : first(sql, params)),
-        exec: async (sql) => {
-          if (!begun) return void (await first(sql));
-          await client.query(sql).catch((err) => Promise.reject(classify(err)));
-        },
-      };
-      try {
-        const result = await fn(q);
-        if (begun) await q.query('COMMIT');
-        client.release();
-        return result;
-      } catch (err) {
-        try {
-          if (begun) await client.query('ROLLBACK');
-          client.release();
-        } catch {
-          client.release(true); // the connection is broken: drop it from the pool
-        }
+    };
+    const q: Queryable = {
+      query: (sql, params) => (begun ? run(client, sql, params, wait) : first(sql, params)),
+      exec: async (sql) => {
+        if (!begun) return void (await first(sql));
+        await client.query(statement(sql, undefined, wait)).catch((err) => Promise.reject(classify(err)));
+      },
+    };
+    try {
+      const result = await fn(q);
+      if (begun) await q.query('COMMIT');
+      client.release();
+      return result;
+    } catch (err) {
+      // A connection that went silent (or was lost) is not asked for a ROLLBACK: that would
+      // wait as long again behind the statement still on it. Closing it rolls back.
+      if (begun && connectionLost(err)) {
+        client.release(true);
         throw err;
       }
-    },
-    subscribe: (channel, l) => listener.subscribe(channel, l),
-    stats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max }),
-    close: async () => {
-      await listener.close();
-      const pipe = pipeClient;
-      pipeClient = undefined;
-      await pipe?.end().catch(() => {});
-      await pool.end();
-    },
+      try {
+        if (begun) await client.query(statement('ROLLBACK', undefined, apiWait));
+        client.release();
+      } catch {
+        client.release(true); // the connection is broken: drop it from the pool
+      }
+      throw err;
+    }
   };
+
+  const subscribe: Db['subscribe'] = (channel, l) => listener.subscribe(channel, l);
+  const stats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max });
+  const close = async () => {
+    await listener.close();
+    const pipe = pipeClient;
+    pipeClient = undefined;
+    await pipe?.end().catch(() => {});
+    await pool.end();
+  };
+
+  /**
+   * The same store for long work, its statements bounded by `stmtBound` (0: none): each
+   * query a transaction of its own whose first message sets the bound (SET LOCAL), and the
+   * driver waiting as long (plus the grace) for each answer. Same pool, no pipe; closing
+   * it closes nothing (the store's owner closes the store).
+   */
+  const views = new Map<number, Db>();
+  const longWork = (ms: number = longStatementTimeoutMs): Db => {
+    const stmtBound = checkBound('statement timeout', ms);
+    if (stmtBound === statementTimeoutMs) return db;
+    let view = views.get(stmtBound);
+    if (!view) {
+      view = {
+        kind: 'postgres',
+        query: (sql, params) => transaction(stmtBound, (tx) => tx.query(sql, params)),
+        exec: (sql) => transaction(stmtBound, (tx) => tx.exec(sql)),
+        transaction: (fn) => transaction(stmtBound, fn),
+        longWork,
+        subscribe,
+        stats,
+        close: async () => {},
+      };
+      views.set(stmtBound, view);
+    }
+    return view;
+  };
+
+  const db: Db = {
+    kind: 'postgres',
+    query: (sql, params) => run(pool, sql, params, apiWait),
+    exec: async (sql) => {
+      await pool.query(statement(sql, undefined, apiWait)).catch((err) => Promise.reject(classify(err)));
+    },
+    pipe: { query: pipeQuery },
+    transaction: (fn) => transaction(statementTimeoutMs, fn),
+    longWork,
+    subscribe,
+    stats,
+    close,
+  };
+  return db;
+}
+
+/** A statement for the driver: named when `name` is given, with its answer's wait (query_timeout). */
+function statement(text: string, params: readonly unknown[] | undefined, wait: number | undefined, name?: string): pg.QueryConfig {
+  const config: pg.QueryConfig & { query_timeout?: number } = { text, values: params as unknown[] | undefined };
+  if (name) config.name = name;
+  if (wait !== undefined) config.query_timeout = wait;
+  return config;
 }

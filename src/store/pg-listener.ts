@@ -14,7 +14,7 @@ const RECONNECT_MS = 1_000;
  * `live = false` until the connection is back and listening again, so caches bypass
  * themselves rather than serve rows they can no longer hear about.
  */
-export function createPgListener(connectionString: string) {
+export function createPgListener(connectionString: string, bounds: { connectionTimeoutMillis?: number; readTimeoutMs?: number | undefined } = {}) {
   const channels = new Map<string, Set<NotificationListener>>();
   let client: pg.Client | null = null;
   let connecting: Promise<void> | null = null;
@@ -41,7 +41,10 @@ export function createPgListener(connectionString: string) {
   async function connect(): Promise<void> {
     if (closed || client || connecting) return connecting ?? undefined;
     connecting = (async () => {
-      const c = new pg.Client({ connectionString });
+      // Bounded like the store's other connections: a server that accepts and never answers
+      // fails the attempt (and the next one comes RECONNECT_MS later), rather than leaving it
+      // pending for good (and `close` waiting on it).
+      const c = new pg.Client({ connectionString, connectionTimeoutMillis: bounds.connectionTimeoutMillis ?? 0, ...(bounds.readTimeoutMs ? { query_timeout: bounds.readTimeoutMs } : {}) });
       c.on('error', () => {
         if (client === c) lost();
       });

@@ -16,8 +16,12 @@ export interface TcpProxy {
   up(): Promise<void>;
   /** Cut every open connection (the server restarted, a backend was terminated). */
   cut(): void;
-  /** Accept connections but forward nothing either way (a peer that never answers). */
-  blackhole(on: boolean): void;
+  /**
+   * Accept connections but forward nothing either way (a peer that never answers), or with
+   * `answers`: forward what clients send, and none of the answers (the server runs the
+   * statement, its answer is lost on the way back).
+   */
+  blackhole(on: boolean, which?: 'both' | 'answers'): void;
   /**
    * Cut the connection that next sends data matching `pattern`. `before` (default): the
    * data is not forwarded (the server never sees the statement); `after`: it is forwarded,
@@ -32,7 +36,7 @@ export interface TcpProxy {
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const pairs = new Set<{ client: net.Socket; server: net.Socket }>();
-  let holes = false;
+  let holes: false | 'both' | 'answers' = false;
   let trap: { pattern: RegExp; when: 'before' | 'after'; fire: (s: string) => void } | undefined;
   const sent: string[] = [];
   const handler = (client: net.Socket) => {
@@ -64,7 +68,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
           return;
         }
       }
-      if (!holes) server.write(chunk);
+      if (holes !== 'both') server.write(chunk);
     });
     server.on('data', (chunk: Buffer) => {
       if (cutOnAnswer) return cutOnAnswer();
@@ -100,7 +104,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       await new Promise<void>((r) => srv.listen(port, '127.0.0.1', r));
     },
     cut,
-    blackhole: (on) => void (holes = on),
+    blackhole: (on, which = 'both') => void (holes = on ? which : false),
     cutOn: (pattern, when = 'before') => new Promise<string>((fire) => (trap = { pattern, when, fire })),
     async close() {
       cut();

@@ -1,0 +1,138 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPostgresDb } from '../../src/store/pg-db.ts';
+import type { Db } from '../../src/store/db.ts';
+import { STORE, createTestDatabase, startTestApp, type TestApp } from '../support/harness.ts';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
+import { createLocation, saleBody } from '../support/transactions.ts';
+
+/*
+ * A PostgreSQL that accepts and never answers (a hung server, a network black hole), or a
+ * lock another session holds forever: the request answers 503 with Retry-After within the
+ * statement bound (DATABASE_STATEMENT_TIMEOUT_MS, here 500 ms), never hangs and never
+ * 500s; the service answers again once the database does, without a restart; a create
+ * that failed so is written once when sent again with its key. (store/pg-db.ts; the
+ * embedded store has no network and no bound.)
+ */
+const unavailable = { error: 'service temporarily unavailable: database unreachable' };
+/** The longest a refused request may take here: the bound, the driver's grace, a new connection's timeout, and slack. */
+const WITHIN_MS = 4_000;
+
+describe.runIf(STORE === 'postgres')('a database that does not answer (PostgreSQL)', () => {
+  let url: string;
+  let proxy: TcpProxy;
+  let direct: Db;
+  let db: Db;
+  let app: TestApp;
+  let key: string;
+  let location: string;
+  beforeAll(async () => {
+    url = await createTestDatabase();
+    proxy = await startTcpProxy({ host: new URL(url).hostname, port: Number(new URL(url).port || 5432) });
+    direct = await openPostgresDb(url);
+    db = await openPostgresDb(proxy.url(url), { statementTimeoutMs: 500, answerGraceMs: 500, connectionTimeoutMillis: 1_000 });
+    app = await startTestApp({ db });
+    ({ key } = await app.signup());
+    location = await createLocation(app, key, 'fr-nf525');
+  });
+  afterAll(async () => {
+    await app?.close();
+    await db?.close();
+    await direct?.close();
+    await proxy?.close();
+  });
+
+  const create = (idem: string) => app.request({ method: 'POST', url: '/v1/transactions', key, headers: { 'idempotency-key': idem }, payload: saleBody(location) });
+  const list = () => app.request({ method: 'GET', url: '/v1/transactions', key });
+  const stored = async (idem: string) => (await direct.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions WHERE idempotency_key = $1', [idem])).rows[0]!.n;
+  const timed = async <T>(p: Promise<T>) => {
+    const t0 = performance.now();
+    const value = await p;
+    return { value, ms: performance.now() - t0 };
+  };
+
+  it('a lock held forever by another session: the create\'s append and a read answer 503 with Retry-After at the bound; nothing written; both work once it is released', async () => {
+    // The chain's next append goes on the pipe, built on the head this node knows.
+    expect((await create('warm-up-1')).statusCode).toBe(201);
+    expect((await create('warm-up-2')).statusCode).toBe(201);
+    const pipePid = (await db.pipe!.query<{ pid: number }>('SELECT pg_backend_pid() AS pid', [])).rows[0]!.pid;
+
+    const locker = new pg.Client({ connectionString: url });
+    await locker.connect();
+    try {
+      // The records table: the create's one-statement append on the pipe waits for it.
+      await locker.query('BEGIN; LOCK TABLE fiscal_records IN ACCESS EXCLUSIVE MODE');
+      const { value: res, ms } = await timed(create('under-lock'));
+      expect([res.statusCode, res.headers['retry-after'], res.json()]).toEqual([503, '5', unavailable]);
+      expect(ms).toBeLessThan(WITHIN_MS);
+      await locker.query('ROLLBACK');
+      // The transactions table: every read of the list waits for it.
+      await locker.query('BEGIN; LOCK TABLE transactions IN ACCESS EXCLUSIVE MODE');
+      const read = await timed(list());
+      expect([read.value.statusCode, read.value.headers['retry-after'], read.value.json()]).toEqual([503, '5', unavailable]);
+      expect(read.ms).toBeLessThan(WITHIN_MS);
+      await locker.query('ROLLBACK');
+    } finally {
+      await locker.end();
+    }
+    // PostgreSQL cancelled the append: its connection answered, and is kept.
+    expect((await db.pipe!.query<{ pid: number }>('SELECT pg_backend_pid() AS pid', [])).rows[0]!.pid).toBe(pipePid);
+    expect(await stored('under-lock')).toBe(0);
+    expect((await list()).statusCode).toBe(200);
+    const again = await create('under-lock');
+    expect(again.statusCode, again.body).toBe(201);
+    expect((await create('under-lock')).statusCode).toBe(200);
+    expect(await stored('under-lock')).toBe(1);
+    expect((await create('after-the-lock')).statusCode).toBe(201);
+  });
+
+  it('a server that accepts and never answers: reads, creates and health answer 503 with Retry-After within the bound; the service answers again once it does, a create sent again is written once', async () => {
+    // Two creates: the second leaves the pipe open and the chain's head known, so the
+    // create in the hole goes straight to its one-statement append on the pipe.
+    expect((await create('before-the-hole-1')).statusCode).toBe(201);
+    expect((await create('before-the-hole-2')).statusCode).toBe(201);
+    proxy.blackhole(true);
+    try {
+      for (const [what, req] of [
+        ['list', list],
+        ['create', () => create('in-the-hole')],
+        ['health', () => app.request({ method: 'GET', url: '/health' })],
+      ] as const) {
+        const { value: res, ms } = await timed(req());
+        expect([res.statusCode, res.headers['retry-after'], res.json()], what).toEqual([503, '5', unavailable]);
+        expect(ms, what).toBeLessThan(WITHIN_MS);
+      }
+    } finally {
+      proxy.blackhole(false);
+    }
+    expect((await list()).statusCode).toBe(200);
+    expect((await app.request({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+    // The create in the hole never reached the server (the hole swallowed it): written now, once.
+    const again = await create('in-the-hole');
+    expect(again.statusCode, again.body).toBe(201);
+    expect((await create('in-the-hole')).statusCode).toBe(200);
+    expect(await stored('in-the-hole')).toBe(1);
+    expect((await create('after-the-hole')).statusCode).toBe(201);
+  });
+
+  it('an append the server ran whose answer never comes: 503 within the bound; sent again with its key, the committed sale is found (200, the same id), never written twice', async () => {
+    expect((await create('answer-lost-warm-up-1')).statusCode).toBe(201);
+    expect((await create('answer-lost-warm-up-2')).statusCode).toBe(201);
+    proxy.blackhole(true, 'answers');
+    try {
+      const { value: res, ms } = await timed(create('answer-lost'));
+      expect([res.statusCode, res.headers['retry-after'], res.json()]).toEqual([503, '5', unavailable]);
+      expect(ms).toBeLessThan(WITHIN_MS);
+    } finally {
+      proxy.blackhole(false);
+    }
+    // It committed: the client's retry gets it, not a second sale.
+    expect(await stored('answer-lost')).toBe(1);
+    const id = (await direct.query<{ id: string }>('SELECT id FROM transactions WHERE idempotency_key = $1', ['answer-lost'])).rows[0]!.id;
+    const retried = await create('answer-lost');
+    expect(retried.statusCode, retried.body).toBe(200);
+    expect(retried.json().id).toBe(id);
+    expect(await stored('answer-lost')).toBe(1);
+    expect((await create('after-the-lost-answer')).statusCode).toBe(201);
+  });
+});
