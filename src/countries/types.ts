@@ -71,6 +71,14 @@ export interface LocationConfigInput {
   taxId: string | null;
 }
 
+/** A number a request chose, as `FiscalSystem.issuedDocument` names it. */
+export interface IssuedDocument {
+  document: string;
+  message: string;
+  scope?: string | undefined;
+  counter?: { numberingKey: string; number: number } | undefined;
+}
+
 /**
  * A fiscal system's plug-in. `Key` and `C` are its own key and country, as literal types
  * (`FiscalSystem<'es-verifactu', 'ES'>`), from which the registry derives `SystemKey` and
@@ -132,9 +140,11 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
   /**
    * Optional: the series a new document is numbered in, when that is not its chain
    * (VERI*FACTU chains per issuer across series, numbers per series). The core then
-   * passes `chain.number` from a gapless counter of that key.
+   * passes `chain.number` from a gapless counter of that key. Undefined: this document
+   * takes no number from a counter (its request chose its number, `issuedDocument`): a
+   * number taken and not used would leave a gap in the series.
    */
-  numberingKey?(input: { location: LocationForFiscal; tx: TransactionDraft }): string;
+  numberingKey?(input: { location: LocationForFiscal; tx: TransactionDraft }): string | undefined;
 
   /** Status right after the record is built and stored (before any submission). */
   initialStatus(location: LocationForFiscal): 'pending' | 'success' | 'pending_batch';
@@ -161,10 +171,16 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
    *
    * `scope`: where the number must be unique when that is wider than the chain (an issuer
    * whose locations chain apart, SII and SDI: the authority keys duplicates by issuer); the
-   * core keeps it per environment as it does chains. Checked in the chain's append, so two
-   * chains of one scope writing the same number at the same instant are not serialized.
+   * core keeps it per environment as it does chains, and serializes the appends of one
+   * scope's chains on the document (two locations writing the same number at once).
+   *
+   * `counter`: where a numbering series' counter (`numberingKey`, as that function gives
+   * it for the series) would give this very document, as its `number` (the number the
+   * counter writes as `String(number)`): the counter skips it when it gets there, and a
+   * number the counter gave already is refused with `message`. Absent: no counter writes
+   * this document (a number not in the counter's form).
    */
-  issuedDocument?(input: { tx: TransactionDraft; location: LocationForFiscal }): { document: string; message: string; scope?: string } | null;
+  issuedDocument?(input: { tx: TransactionDraft; location: LocationForFiscal }): IssuedDocument | null;
   /**
    * Optional, for systems whose record signs the previous record's signature at the very
    * end of its signed message (NF525, SAF-T PT): the record built up to that signature,
@@ -811,6 +827,8 @@ export type AuthorityOutcome =
       kind: 'duplicate'; fiscalId?: string | undefined; upstreamId?: string | undefined; response: Record<string, unknown>;
       /** The receipt items the authority's duplicate answer gives back (myDATA: the original MARK). */
       renderHints?: RenderHint[] | undefined;
+      /** What the merchant should know about it (VERI*FACTU: why it sets no fiscal id): `response_payload.warnings`. */
+      warnings?: string[] | undefined;
     }
   /**
    * Sent; the outcome arrives later: as a notification (Italy SDI), or, with
@@ -939,6 +957,12 @@ export interface ReceiptFacts {
    */
   labels: Readonly<Record<string, Localized>>;
   /**
+   * Optional: how a text hint is introduced where that depends on the document built, not
+   * only on the hint's key (Italy SDI: the number of a credit note is not an invoice's;
+   * the TipoDocumento decides). Undefined: `labels`. Pure.
+   */
+  labelFor?(key: string, input: ReceiptCorrectionInput): Localized | undefined;
+  /**
    * The document's number, printed at the top, where no render hint carries it
    * (VERI*FACTU `NumSerieFactura`, TicketBAI series and number, myDATA series and aa):
    * made from the stored record's `documentNumber` and the transaction's `fiscal_id`.
@@ -973,7 +997,7 @@ export interface ReceiptFacts {
   correction?: ReceiptCorrection | undefined;
 }
 
-/** What a correction's print is made from (`ReceiptCorrection`). */
+/** What a correction's print is made from (`ReceiptCorrection`; `ReceiptFacts.labelFor` reads it for any document). */
 export interface ReceiptCorrectionInput {
   /** `cancellation` for a cancellation transaction (POST …/cancel), else the transaction's type. */
   kind: TransactionType | 'cancellation';
@@ -989,6 +1013,12 @@ export interface ReceiptCorrectionInput {
   } | null;
   /** The transaction's own render hints. */
   hints: readonly RenderHint[];
+  /**
+   * The transaction's own `fiscal_id`: a cancellation that issued a document of its own (a
+   * reversing credit note) has one; one that only withdrew its original at the authority
+   * has none. Absent where the caller does not know it.
+   */
+  fiscalId?: string | null | undefined;
 }
 
 /** A correction on paper, by system (`ReceiptFacts.correction`); every member pure. */

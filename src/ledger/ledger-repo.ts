@@ -256,6 +256,32 @@ export interface Written {
   fannedOut: boolean;
 }
 
+/** Registered numbers a page of `freeNumbers` reads. */
+const FREE_PAGE = 500;
+
+/**
+ * The first `count` numbers of a series after `after` that no request registered
+ * (chain_documents `numbering_key`, `number`: whatever became of its record, the number is
+ * the client's). Reads the registered ones in order, a page at a time.
+ */
+async function freeNumbers(q: Pick<Queryable, 'query'>, numberingKey: string, after: number, count: number): Promise<number[]> {
+  const out: number[] = [];
+  let next = after + 1;
+  for (;;) {
+    const page = await q.query<{ number: string | number }>(
+      `SELECT DISTINCT number FROM chain_documents WHERE numbering_key = $1 AND number >= $2 ORDER BY number LIMIT ${FREE_PAGE}`, [numberingKey, next]);
+    for (const taken of page.rows.map((r) => Number(r.number))) {
+      while (next < taken && out.length < count) out.push(next++);
+      if (out.length === count) return out;
+      next = taken + 1;
+    }
+    if (page.rows.length < FREE_PAGE) {
+      while (out.length < count) out.push(next++);
+      return out;
+    }
+  }
+}
+
 export const ledgerRepo = {
   /**
    * Locks the head of a chain (creating it at seq 0 the first time) until the end of the
@@ -299,24 +325,40 @@ export const ledgerRepo = {
     return head === undefined ? undefined : { ...head, seq: Number(head.seq) };
   },
 
-  /** The last number a series handed out, read without a lock (0: none yet); `takeNumbers` hands the next one. */
-  async readLastNumber(q: Pick<Queryable, 'query'>, numberingKey: string): Promise<number> {
-    const res = await q.query<{ last_number: string | number }>('SELECT last_number FROM number_series WHERE numbering_key = $1', [numberingKey]);
-    return Number(res.rows[0]?.last_number ?? 0);
+  /**
+   * The number a series hands out next, read without a lock (1: none yet): what
+   * `takeNumbers` would hand now, past the numbers requests took ahead of it.
+   */
+  async nextNumber(q: Pick<Queryable, 'query'>, numberingKey: string): Promise<number> {
+    const res = await q.query<{ last_number: string | number; client_max: string | number | null }>(
+      'SELECT last_number, client_max FROM number_series WHERE numbering_key = $1', [numberingKey]);
+    const last = Number(res.rows[0]?.last_number ?? 0);
+    const clientMax = res.rows[0]?.client_max;
+    return clientMax === null || clientMax === undefined || Number(clientMax) <= last ? last + 1 : (await freeNumbers(q, numberingKey, last, 1))[0]!;
   },
 
   /**
-   * Takes `count` consecutive numbers of a series in one statement and returns the first
-   * (a batch of appends numbers first, first + 1, …). Locked until the end of the transaction.
+   * Takes the next `count` numbers of a series (a batch of appends numbers its entries in
+   * order), locked until the end of the transaction: consecutive in one statement, unless
+   * requests took numbers of the series ahead of the counter (`client_max`, migration
+   * 0052): those are skipped, read under the series' lock (a request registers its number
+   * under the same lock, chain-documents-repo `insert`). `clientAhead`: some still lie
+   * ahead (the one-statement path cannot number this series: its guard refuses it).
    */
-  async takeNumbers(q: Queryable, numberingKey: string, count: number, now: Date): Promise<number> {
-    const res = await q.query<{ last_number: string | number }>(
+  async takeNumbers(q: Queryable, numberingKey: string, count: number, now: Date): Promise<{ numbers: number[]; clientAhead: boolean }> {
+    const res = await q.query<{ last_number: string | number; client_max: string | number | null }>(
       `INSERT INTO number_series (numbering_key, last_number, updated_at) VALUES ($1, $3, $2)
        ON CONFLICT (numbering_key) DO UPDATE SET last_number = number_series.last_number + $3, updated_at = $2
-       RETURNING last_number`,
+       RETURNING last_number, client_max`,
       [numberingKey, now, count],
     );
-    return Number(res.rows[0]!.last_number) - count + 1;
+    const last = Number(res.rows[0]!.last_number);
+    const clientMax = res.rows[0]!.client_max === null ? null : Number(res.rows[0]!.client_max);
+    if (clientMax === null || clientMax <= last - count) return { numbers: Array.from({ length: count }, (_, i) => last - count + 1 + i), clientAhead: false };
+    const numbers = await freeNumbers(q, numberingKey, last - count, count);
+    const end = numbers[numbers.length - 1]!;
+    if (end !== last) await q.query('UPDATE number_series SET last_number = $2 WHERE numbering_key = $1', [numberingKey, end]);
+    return { numbers, clientAhead: clientMax > end };
   },
 
   /**
@@ -343,7 +385,8 @@ export const ledgerRepo = {
    * `insertBatch` for batches built on a chain head remembered from an earlier commit, not
    * read under a lock (the one-statement append): the statement stands alone
    * (autocommitted, no transaction around it), for one or more chains. Every head moves
-   * only from its `guard`, every series from its `from`; else the statement fails as a
+   * only from its `guard`, every series from its `from` (and only when no number a request
+   * took lies above `from`: the locking path skips those); else the statement fails as a
    * whole, nothing written, with `CHAIN_HEAD_MOVED` (another node appended) or
    * `NUMBERS_MOVED`, and the caller tells the parts apart by running them again one by
    * one, then takes the locking path, which finds what moved. The heads are updated, and
@@ -373,7 +416,7 @@ export const ledgerRepo = {
          UPDATE number_series s SET last_number = v.next, updated_at = v.at
          FROM unnest(${param(numbers.map((n) => n.key))}::text[], ${param(numbers.map((n) => n.from))}::bigint[], ${param(numbers.map((n) => n.to))}::bigint[],
                      ${param(numbers.map((n) => n.at))}::timestamptz[]) AS v(key, expected, next, at)
-         WHERE s.numbering_key = v.key AND s.last_number = v.expected
+         WHERE s.numbering_key = v.key AND s.last_number = v.expected AND (s.client_max IS NULL OR s.client_max <= v.expected)
          RETURNING 1)`);
     }
     // The heads first (the main query reads them before the other WITH parts run), then

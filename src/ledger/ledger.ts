@@ -120,7 +120,9 @@ export function createLedger(deps: LedgerDeps): Ledger {
   /**
    * The last number each numbering series had after this node's last commit that took
    * from it: a batch on a known head numbers its entries from here, and its statement
-   * moves the series only from these values (else it is refused like a moved head).
+   * moves the series only from these values (else it is refused like a moved head), and
+   * only while no number a request took lies ahead (else the locking path skips those).
+   * Not kept for a series with such numbers ahead.
    */
   const knownNumbers = new Map<string, number>();
   const rememberNumber = (numberingKey: string, last: number) => rememberIn(knownNumbers, numberingKey, last);
@@ -218,6 +220,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
       const done = await db.transaction((tx) => appendLocked(tx, chainKey, batch));
       remember(chainKey, done.head);
       for (const [key, last] of done.numbers) rememberNumber(key, last);
+      for (const key of done.forgotten) knownNumbers.delete(key);
       if (done.fannedOut) deps.events.enqueued();
       outcomes = done.outcomes;
     }
@@ -352,23 +355,26 @@ export function createLedger(deps: LedgerDeps): Ledger {
     const head: BuiltOn = { seq: locked.seq, fingerprint: locked.last_fingerprint, fiscalId: locked.last_fiscal_id, issuedAt: locked.last_issued_at, link: locked.last_link };
     const replays = await sortOutReplays(tx, all, locked.existing);
     const items = replays.fresh.map((i) => all[i]!);
-    if (items.length === 0) return { outcomes: replays.settle(new Map()) as Outcome[], head, numbers: new Map<string, number>(), fannedOut: false };
+    if (items.length === 0) return { outcomes: replays.settle(new Map()) as Outcome[], head, numbers: new Map<string, number>(), forgotten: [], fannedOut: false };
     // Document numbers for the whole batch: one statement per series, in the batch's order.
-    const nextOf = new Map<string, number>();
+    const taken = new Map<string, { numbers: number[]; clientAhead: boolean }>();
     for (const key of new Set(items.map((p) => p.numberingKey))) {
-      if (key !== undefined) nextOf.set(key, await ledgerRepo.takeNumbers(tx, key, items.filter((p) => p.numberingKey === key).length, now));
+      if (key !== undefined) taken.set(key, await ledgerRepo.takeNumbers(tx, key, items.filter((p) => p.numberingKey === key).length, now));
     }
+    const used = new Map<string, number>();
     const numbers = items.map((p) => {
       if (p.numberingKey === undefined) return undefined;
-      const n = nextOf.get(p.numberingKey)!;
-      nextOf.set(p.numberingKey, n + 1);
-      return n;
+      const i = used.get(p.numberingKey) ?? 0;
+      used.set(p.numberingKey, i + 1);
+      return taken.get(p.numberingKey)!.numbers[i]!;
     });
-    const numbersAfter = new Map([...nextOf].map(([key, next]) => [key, next - 1]));
+    // A series with numbers requests took ahead of its counter is numbered here only (takeNumbers skips them).
+    const numbersAfter = new Map([...taken].flatMap(([key, t]) => (t.clientAhead ? [] : [[key, t.numbers[t.numbers.length - 1]!] as const])));
+    const forgotten = [...taken].flatMap(([key, t]) => (t.clientAhead ? [key] : []));
     const { built, batch, jobSpan, last } = await buildBatch(chainKey, items, head, numbers, now);
     const written = await ledgerRepo.insertBatch(tx, batch);
     for (const [i, p] of items.entries()) if (p.afterWrite) await p.afterWrite(tx, built[i]!, now);
-    return { outcomes: settle(replays, built, jobSpan, written.jobIds, (i) => head.seq + i + 1), head: last, numbers: numbersAfter, fannedOut: written.fannedOut };
+    return { outcomes: settle(replays, built, jobSpan, written.jobIds, (i) => head.seq + i + 1), head: last, numbers: numbersAfter, forgotten, fannedOut: written.fannedOut };
   }
 
   /**
@@ -435,7 +441,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
     /**
      * The entry built on the committed head, as `buildBatch` builds an append's first
      * entry (the same `linkAfter`, the same `build`); the series' next number as
-     * `takeNumbers` would hand it. Reads only: no lock, no head row created.
+     * `takeNumbers` would hand it now. Reads only: no lock, no head row created.
      */
     async preview(entry) {
       const now = clock.now();
@@ -443,7 +449,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
       const head: BuiltOn = stored
         ? { seq: stored.seq, fingerprint: stored.last_fingerprint, fiscalId: stored.last_fiscal_id, issuedAt: stored.last_issued_at, link: stored.last_link }
         : { seq: 0, fingerprint: null, fiscalId: null, issuedAt: null, link: null };
-      const number = entry.numberingKey === undefined ? undefined : (await ledgerRepo.readLastNumber(db, entry.numberingKey)) + 1;
+      const number = entry.numberingKey === undefined ? undefined : await ledgerRepo.nextNumber(db, entry.numberingKey);
       const link = linkAfter(head, number, now);
       return { built: entry.build(link, now), seq: link.seq, number, previousFingerprint: head.fingerprint, headAt: head.issuedAt, at: now };
     },

@@ -46,7 +46,7 @@ describe('a cancellation is titled as what it is and names what it cancels', () 
     ['es-ticketbai', 'Anulación de factura', /\nFactura anulada n\.º A-1\nMotivo: Erreur de saisie\n/],
     ['es-sii', 'Anulación de factura', /\nFactura anulada n\.º\s+0b6f9c1e-3d2a-4c5b-9e8f-7a6b5c4d3e2f\nMotivo: Erreur de saisie\n/],
     ['it-sdi', 'Copia di cortesia della nota di credito', /\nRif\. fattura n\. FT-2026\/1 del \d{4}-\d{2}-\d{2}\n/],
-    ['it-dc', 'DOCUMENTO COMMERCIALE emesso per annullamento', /\nRif\. documento n\. 0001-0001 del \d{4}-\d{2}-\d{2}\n/],
+    ['it-dc', 'DOCUMENTO COMMERCIALE emesso per ANNULLAMENTO', /\nDocumento di riferimento:\nN\. 0001-0001 del \d{2}-\d{2}-\d{4}\n/],
     ['gr-mydata', 'ΑΚΥΡΩΣΗ ΠΑΡΑΣΤΑΤΙΚΟΥ', /\nΑκυρωμένο παραστατικό A-1\nΜΑΡΚ ακυρωμένου \d+\n/],
   ] as const)('%s: "%s", naming the original', (name, title, reference) => {
     const c = byName(name);
@@ -128,13 +128,14 @@ describe('refunds and voids', () => {
 
   it('Italy: a credit note and a reso name their original; amounts positive', () => {
     const sdi = byName('it-sdi');
-    const nc = print(sdi, correctionOf(sdi, 'refund', { original_invoice_number: 'FT-2026/1', original_invoice_date: '2026-03-01' }));
+    // A refund's stored metadata says TD04 (the metadata rules' default for a refund).
+    const nc = print(sdi, correctionOf(sdi, 'refund', { tipo_documento: 'TD04', original_invoice_number: 'FT-2026/1', original_invoice_date: '2026-03-01' }));
     expect(titleOf(nc)).toBe('Copia di cortesia della nota di credito');
-    expect(nc).toContain('\nRif. fattura n. FT-2026/1 del 2026-03-01\n');
+    expect(nc).toContain('\nNota di credito n. FT-2026/1\nRif. fattura n. FT-2026/1 del 2026-03-01\n');
     const dc = byName('it-dc');
     const reso = print(dc, correctionOf(dc, 'refund', { is_return: true, original_matricola: '99AB-123456', original_date: '2026-03-01', original_number: '0001-0007' }));
-    expect(titleOf(reso)).toBe('DOCUMENTO COMMERCIALE emesso per reso merce');
-    expect(reso).toContain('\nRif. documento n. 0001-0007 del 2026-03-01\nMatricola RT 99AB-123456\n');
+    expect(titleOf(reso)).toBe('DOCUMENTO COMMERCIALE emesso per RESO MERCE');
+    expect(reso).toContain('\nDocumento di riferimento:\nN. 0001-0007 del 01-03-2026\nMatricola RT 99AB-123456\n');
     expect(reso).not.toMatch(/\nTOTALE EUR\s+-/);
   });
 

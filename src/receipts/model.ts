@@ -80,7 +80,7 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
   // A correction (refund, void, cancellation) prints as its system says (ReceiptFacts.correction):
   // the plug-in tells a correction from a sale (Italy DC: a sale whose metadata says is_return).
   const correction: ReceiptCorrectionInput = {
-    kind: isCancellation ? 'cancellation' : tx.type, tx, original: src.transaction.original ?? null, hints,
+    kind: isCancellation ? 'cancellation' : tx.type, tx, original: src.transaction.original ?? null, hints, fiscalId: src.transaction.fiscal_id,
   };
   const fix = facts?.correction;
   const sign = fix?.negative?.(correction) === true ? -1 : 1;
@@ -140,7 +140,7 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
       if (h.kind === 'image_url') continue;
       if (printed.some((o) => o !== h && o.kind === 'text' && o.value !== h.value && o.value.includes(h.value))) continue;
     }
-    const label = facts?.labels[h.key];
+    const label = facts?.labelFor?.(h.key, correction) ?? facts?.labels[h.key];
     const oneLine = facts?.singleLine?.includes(h.key) ? { oneLine: true } : {};
     out.push({ ...text(label ? joinLabel(say(label), h.value) : h.value, 'left', false), key: h.key, ...oneLine });
   }

@@ -8,6 +8,7 @@ import type { TransactionStatus } from '../core/status.ts';
 import { jobsRepo } from '../store/repos/jobs-repo.ts';
 import type { Queryable } from '../store/db.ts';
 import { transactionsRepo, type TransactionRow } from '../store/repos/transactions-repo.ts';
+import { relinkOriginal } from './cancellation.ts';
 import { TRANSLATE_JOB } from './transaction-view.ts';
 
 /**
@@ -28,7 +29,7 @@ export function acceptedFields(
     response_payload: {
       authority: outcome.response,
       ...(outcome.kind === 'duplicate' ? { duplicate: true } : {}),
-      ...(outcome.kind === 'accepted' && outcome.warnings?.length ? { warnings: outcome.warnings } : {}),
+      ...(outcome.warnings?.length ? { warnings: outcome.warnings } : {}),
       ...extra,
     },
     completed_at: now,
@@ -69,6 +70,8 @@ export async function recordFailure(
     error_message: sameError ? t.error_message : null,
     ...opts.fields,
   }, now, from);
+  // A cancellation refused: its original names the cancellation that stands, if any.
+  await relinkOriginal(tx, t.status, updated, now);
   if (updated && !sameError) {
     await jobsRepo.enqueue(tx, {
       kind: TRANSLATE_JOB, accountId: t.account_id, transactionId: t.id, maxAttempts: 5, runAt: now,

@@ -15,7 +15,8 @@ export async function cancelOriginalIfAccepted(
   opts: { linkFirst?: boolean } = {},
 ): Promise<TransactionRow | undefined> {
   if (!cancellation.cancels_id) return undefined;
-  // When the cancellation is written: the original names it (a second cancel answers it).
+  // When the cancellation is written: the original names it (a second cancel answers it;
+  // the latest issued, not refused: the one that stands).
   if (opts.linkFirst) await transactionsRepo.update(tx, cancellation.cancels_id, { cancelled_by_id: cancellation.id }, now);
   if (!statuses.isAccepted(cancellation.status)) return undefined;
   // The original, now `cancelled` (undefined: it was not in a status that may be cancelled).
@@ -39,4 +40,24 @@ export async function cancelIfCancellationAccepted(
   const cancellation = await transactionsRepo.getById(tx, accepted.cancelled_by_id, { forUpdate: true });
   if (!cancellation || !statuses.isAccepted(cancellation.status)) return undefined;
   return transactionsRepo.update(tx, accepted.id, { status: 'cancelled' }, now, statuses.sources('cancelled', 'cancellation'));
+}
+
+/**
+ * An original's `cancelled_by_id` names the cancellation that stands (docs/decisions.md
+ * "The cancellation that stands"): its latest cancellation not refused, else none. Called in
+ * the database transaction that wrote a cancellation's status, with the status it had: when
+ * the cancellation became refused (the authority refused it, its retries ran out, its grace
+ * window closed), the original no longer names it, and names an earlier one that stands
+ * if any; when it stopped being refused (SdI delivering a file whose retries had run out),
+ * the original names it again, unless a later one stands. Every reader (the API, the
+ * embedded engine, the cancel route) reads the column as it is. Nothing else changes.
+ */
+export async function relinkOriginal(
+  tx: Queryable,
+  before: string,
+  cancellation: Pick<TransactionRow, 'cancels_id' | 'status'> | undefined,
+  now: Date,
+): Promise<void> {
+  if (!cancellation?.cancels_id || statuses.isRefused(before) === statuses.isRefused(cancellation.status)) return;
+  await transactionsRepo.relinkCancellation(tx, cancellation.cancels_id, statuses.refused, now);
 }

@@ -22,9 +22,11 @@ import type { FiscalSystem, InboundChannel } from '../countries/types.ts';
 import type { Db } from '../store/db.ts';
 import { transactionsRepo, type TransactionRow } from '../store/repos/transactions-repo.ts';
 import { recordFailure } from './authority-outcome.ts';
-import { cancelIfCancellationAccepted, cancelOriginalIfAccepted } from './cancellation.ts';
+import { cancelIfCancellationAccepted, cancelOriginalIfAccepted, relinkOriginal } from './cancellation.ts';
 import type { EventPublisher } from './events.ts';
-import { batchDeadLetterEvent, completionEvent, transactionEvent } from './transaction-view.ts';
+import { batchDeadLetterEvent, completionEvent, jobEvent, transactionEvent } from './transaction-view.ts';
+import { ENTRY_KINDS } from './retry-queue.ts';
+import { jobsRepo } from '../store/repos/jobs-repo.ts';
 import type { SubmissionObserver } from '../metrics/observers.ts';
 
 export interface InboundDeps {
@@ -109,7 +111,9 @@ export function createInboundService(deps: InboundDeps) {
    * `fiscalization.completed`, as a submission's acceptance announces it. A message that
    * says the authority refused the record (`failure`) records the error as a failed
    * submission does (`submit_error`, the translated `error_message`) and announces the dead
-   * letter. The channel's own status event comes first.
+   * letter. Either way the record's retry-queue entry closes with it (jobsRepo.settleLatest):
+   * `dead` with the refusal, named by the dead letter; `completed` on an acceptance. The
+   * channel's own status event comes first.
    */
   async function apply(name: string, input: { body: string; contentType: string | undefined; origin: 'posted' | 'internal'; transactionId?: string | undefined }): Promise<InboundResult> {
     const found = channels.get(name);
@@ -164,12 +168,24 @@ export function createInboundService(deps: InboundDeps) {
           ...(accepted ? { completed_at: completedAt, error_message: null } : {}),
         }, now, from);
       if (!updated) throw conflict(`the notification does not apply to a transaction in status ${t.status}`);
+      // A cancellation out of a refused status (a file SdI had although its retries ran out):
+      // its original names it again (a refusal is relinked by recordFailure).
+      if (!failure) await relinkOriginal(tx, t.status, updated, now);
       if (await cancelOriginalIfAccepted(tx, updated, now)) originalCancelled = true;
       // Cancelled while still queued (a status `cancelledOnceAccepted`), its cancellation accepted first: cancelled now.
       const self = await cancelIfCancellationAccepted(tx, updated, now);
+      // The retry-queue entry tells the same story (spec "Retry queue entry"): decided by the
+      // authority, it has nothing left to send: `dead` with the refusal (a retry still due
+      // never runs, so a refused file is not sent again), `completed` on an acceptance.
+      const lastError = failure ? `${failure.code}: ${failure.message}` : null;
+      const entry = lastError !== null
+        ? await jobsRepo.settleLatest(tx, t.id, ENTRY_KINDS, { status: 'dead', error: lastError }, now)
+        : accepted ? await jobsRepo.settleLatest(tx, t.id, ENTRY_KINDS, { status: 'completed' }, now) : undefined;
       if (effect.event) await deps.events.publish(tx, transactionEvent(effect.event, updated, now), now);
-      if (accepted && !statuses.isAccepted(t.status)) await deps.events.publish(tx, completionEvent(updated, now), now);
-      if (failure) await deps.events.publish(tx, batchDeadLetterEvent(updated, `${failure.code}: ${failure.message}`, now), now);
+      if (accepted && !statuses.isAccepted(t.status)) await deps.events.publish(tx, completionEvent(updated, now, entry), now);
+      if (lastError !== null) {
+        await deps.events.publish(tx, entry ? jobEvent('fiscalization.dead_letter', updated, entry, 'dead', lastError, now) : batchDeadLetterEvent(updated, lastError, now), now);
+      }
       deps.log.info({ channel: name, transactionId: t.id, from: t.status, to: updated.status }, 'inbound authority message');
       return { transaction_id: t.id, status: (self ?? updated).status, changed: true };
     });

@@ -10,7 +10,7 @@ import { POLL_JOB, SUBMIT_JOB } from './transaction-view.ts';
  * answers later (Italy DC): a document refused at the poll is that entry, `dead`, while the
  * send before it completed.
  */
-const ENTRY_KINDS = [SUBMIT_JOB, POLL_JOB] as const;
+export const ENTRY_KINDS = [SUBMIT_JOB, POLL_JOB] as const;
 
 /** A retry-queue entry: a submission (or result poll) job, in the spec's shape. */
 export interface RetryEntryView {

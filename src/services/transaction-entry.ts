@@ -82,6 +82,8 @@ interface OnceDocument {
   role: ChainDocumentRole;
   scope: string;
   doc: { document: string; message: string };
+  /** Where a series counter would write the same number (per environment, as the series). */
+  counter?: { numberingKey: string; number: number } | undefined;
 }
 
 function onceDocumentsOf(p: TransactionAppend, chainKey: string): OnceDocument[] {
@@ -96,7 +98,14 @@ function onceDocumentsOf(p: TransactionAppend, chainKey: string): OnceDocument[]
   const issued = p.kind === 'record'
     ? p.system.issuedDocument?.({ tx: p.draft, location: p.location }) ?? null
     : null;
-  if (issued) out.push({ role: 'issued', scope: issued.scope === undefined ? chainKey : inEnvironment(issued.scope, p.auth.environment), doc: issued });
+  if (issued) {
+    out.push({
+      role: 'issued',
+      scope: issued.scope === undefined ? chainKey : inEnvironment(issued.scope, p.auth.environment),
+      doc: issued,
+      counter: issued.counter && { numberingKey: inEnvironment(issued.counter.numberingKey, p.auth.environment), number: issued.counter.number },
+    });
+  }
   return out;
 }
 
@@ -105,15 +114,18 @@ function onceDocumentsOf(p: TransactionAppend, chainKey: string): OnceDocument[]
  * only: the same 409 when the document is annulled, or the number issued, already.
  */
 export async function checkOnceDocuments(q: Queryable, p: TransactionAppend): Promise<void> {
-  for (const { role, scope, doc } of onceDocumentsOf(p, chainKeyOf(p))) {
+  for (const { role, scope, doc, counter } of onceDocumentsOf(p, chainKeyOf(p))) {
     if (await chainDocumentsRepo.standing(q, role, scope, doc.document, p.id, statuses.refused)) throw conflict(doc.message);
+    if (counter && (await chainDocumentsRepo.counterReached(q, counter)) && !(await chainDocumentsRepo.registeredInSeries(q, counter, p.id))) {
+      throw conflict(doc.message);
+    }
   }
 }
 
 export function transactionEntry(p: TransactionAppend, deps: EntryDeps): LedgerEntry {
   const chainKey = chainKeyOf(p);
   const writes: ((tx: Queryable, built: BuiltEntry, now: Date) => Promise<void>)[] = onceDocumentsOf(p, chainKey).map(
-    ({ role, scope, doc }) => (tx, built, now) => onceInChain(tx, role, scope, doc, built.transaction!.id, now),
+    (once) => (tx, built, now) => onceInScope(tx, chainKey, once, built.transaction!.id, now),
   );
   // A cancellation marks its original, and cancels it at once when it is final at creation.
   if (p.original) writes.push(async (tx, built, now) => void (await cancelOriginalIfAccepted(tx, built.transaction!, now, { linkFirst: true })));
@@ -136,14 +148,22 @@ export function transactionEntry(p: TransactionAppend, deps: EntryDeps): LedgerE
 }
 
 /**
- * Records that `transactionId` annuls (or is issued under) `document` of its chain, unless
- * an earlier record of the chain does so in the same role and stands (not refused by the
+ * Records that `transactionId` annuls (or is issued under) `document` of its scope, unless
+ * an earlier record of the scope does so in the same role and stands (not refused by the
  * authority): then 409 with the system's message. Runs in the append's transaction, under
- * the chain's lock: two records of one document and role cannot both pass.
+ * the chain's lock; a scope wider than the chain (one issuer's locations, each chaining
+ * apart) is serialized on the document too: two records of one document and role cannot
+ * both pass. A number a request chose where a series counter would write it (`counter`)
+ * is registered in that series, so the counter skips it, and refused (the same 409) when
+ * the counter gave it already: the counter's numbers are not registered one by one.
  */
-async function onceInChain(tx: Queryable, role: ChainDocumentRole, chainKey: string, doc: { document: string; message: string }, transactionId: string, now: Date): Promise<void> {
-  if (await chainDocumentsRepo.standing(tx, role, chainKey, doc.document, transactionId, statuses.refused)) throw conflict(doc.message);
-  await chainDocumentsRepo.insert(tx, { role, chainKey, document: doc.document, transactionId, now });
+async function onceInScope(tx: Queryable, chainKey: string, { role, scope, doc, counter }: OnceDocument, transactionId: string, now: Date): Promise<void> {
+  if (scope !== chainKey) await chainDocumentsRepo.lockDocument(tx, role, scope, doc.document);
+  if (await chainDocumentsRepo.standing(tx, role, scope, doc.document, transactionId, statuses.refused)) throw conflict(doc.message);
+  const { reached } = await chainDocumentsRepo.insert(tx, { role, chainKey: scope, document: doc.document, transactionId, now, counter });
+  // Reached by the counter and registered before (by a record the authority refused, or
+  // the standing check above would have answered): the counter skipped it, it is free.
+  if (reached && counter && !(await chainDocumentsRepo.registeredInSeries(tx, counter, transactionId))) throw conflict(doc.message);
 }
 
 /** The original a cancellation names, as `build` gets it. */

@@ -248,7 +248,7 @@ export function createTransactionService(deps: TransactionDeps) {
       // (deactivated, rules tightened): look the key up before reporting the error.
       if (err instanceof ApiError && headers.idempotencyKey !== undefined) {
         const existing = await transactionsRepo.findByIdempotencyKey(db, auth.accountId, auth.environment, h.key);
-        if (existing) return { transaction: (await standingViews([replay(existing, hash)]))[0]!, created: false };
+        if (existing) return { transaction: toTransactionView(replay(existing, hash)), created: false };
       }
       throw err;
     }
@@ -262,11 +262,11 @@ export function createTransactionService(deps: TransactionDeps) {
       // Another node committed the same key first: the unique index waited for it.
       if (isUniqueViolation(err, 'transactions_idempotency_key')) {
         const winner = await transactionsRepo.findByIdempotencyKey(db, auth.accountId, auth.environment, h.key);
-        if (winner) return { transaction: (await standingViews([replay(winner, hash)]))[0]!, created: false };
+        if (winner) return { transaction: toTransactionView(replay(winner, hash)), created: false };
       }
       throw err;
     }
-    if (!stored.created) return { transaction: (await standingViews([stored.row]))[0]!, created: false };
+    if (!stored.created) return { transaction: toTransactionView(stored.row), created: false };
     const settled = await settleInline(stored.row, stored.jobId, prepared.system, h.inline);
     return { transaction: toTransactionView(settled), created: true };
   }
@@ -291,31 +291,15 @@ export function createTransactionService(deps: TransactionDeps) {
     });
   }
 
-  /**
-   * Views whose `cancellation_transaction_id` names the cancellation that stands: the row
-   * keeps the latest one issued (a second cancel answers it, or issues the next after a
-   * refusal), but one refused (or out of retries) annulled nothing, so the original shows
-   * null until a new one is issued (docs/decisions.md "The cancellation that stands").
-   */
-  async function standingViews(rows: TransactionRow[]): Promise<TransactionView[]> {
-    const ids = [...new Set(rows.map((r) => r.cancelled_by_id).filter((v): v is string => v !== null))];
-    if (ids.length === 0) return rows.map(toTransactionView); // most reads: nothing cancelled, no query
-    const refused = new Set((await transactionsRepo.getByIds(db, ids)).filter((c) => statuses.isRefused(c.status)).map((c) => c.id));
-    return rows.map((r) => {
-      const view = toTransactionView(r);
-      return r.cancelled_by_id && refused.has(r.cancelled_by_id) ? { ...view, cancellation_transaction_id: null } : view;
-    });
-  }
-
   async function get(auth: AuthContext, id: string): Promise<TransactionView> {
     const row = await transactionsRepo.get(db, auth.accountId, id);
     if (!row) throw notFound('transaction not found');
-    return (await standingViews([row]))[0]!;
+    return toTransactionView(row);
   }
 
   async function list(auth: AuthContext, filter: TransactionFilter, page: Page): Promise<ListResult<TransactionView>> {
     const { rows, total } = await transactionsRepo.list(db, auth.accountId, filter, page.limit, page.offset);
-    return { data: await standingViews(rows), total, ...page };
+    return { data: rows.map(toTransactionView), total, ...page };
   }
 
   /** The fiscal document exactly as signed or sent (DECISIONS "Fiscal record"). */
@@ -349,32 +333,37 @@ export function createTransactionService(deps: TransactionDeps) {
 
   /**
    * Cancels through the same pipeline: a new `cancellation` transaction carrying the
-   * system's annulment record. Idempotent: a second cancel returns the first one, unless
-   * that one was refused (or ran out of retries): then the original was not cancelled, and
-   * a new cancellation is issued (its own idempotency key, `cancel:<id>:<attempt>`).
+   * system's annulment record. Idempotent: a second cancel returns the one that stands (the
+   * original's `cancelled_by_id`: services/cancellation.ts `relinkOriginal`); none stands
+   * once the last was refused (or ran out of retries): the original was not cancelled, and a
+   * new cancellation is issued (its own idempotency key, `cancel:<id>:<attempt>`).
    */
   async function cancel(auth: AuthContext, id: string, reason: string | undefined, sandboxOutcome?: unknown): Promise<{ transaction: TransactionView; created: boolean }> {
     // Checked before anything is looked up: a malformed body is a 400 whatever the id.
     const cancelOutcome = readSandboxOutcome({ sandbox_outcome: sandboxOutcome });
     const original = await transactionsRepo.get(db, auth.accountId, id);
     if (!original) throw notFound('transaction not found');
-    const already = original.cancelled_by_id ? await transactionsRepo.getById(db, original.cancelled_by_id) : undefined;
-    if (already && !statuses.isRefused(already.status)) return { transaction: toTransactionView(already), created: false };
+    const standing = original.cancelled_by_id ? await transactionsRepo.getById(db, original.cancelled_by_id) : undefined;
+    // Refused since the original was read: none stands any more.
+    if (standing && !statuses.isRefused(standing.status)) return { transaction: toTransactionView(standing), created: false };
     // A key acts in its own environment only: a test key's cancellation is a test record in
     // the test chain, answered by the stub, and it would have marked a live invoice cancelled
     // that the authority still holds (reading across environments stays allowed).
     if (original.environment !== auth.environment) throw forbidden(environmentMismatch(auth.environment, original.environment));
     if (original.type === 'cancellation' || !statuses.cancellable.includes(original.status)) throw conflict('transaction cannot be cancelled');
 
-    const locRow = await locationsRepo.getById(db, original.location_id);
+    // The location as create reads it (cached, its config's check with it); one deleted
+    // since still annuls what it issued, read from the store.
+    const cached = await deps.locations.forTransaction(original.account_id, original.location_id);
+    const locRow = cached?.row ?? (await locationsRepo.getById(db, original.location_id));
     // A location moved to another system before the seal (services/locations.ts) cannot
     // annul what it issued under the old one: its config no longer describes it.
     if (!locRow?.system || locRow.system !== original.system) throw conflict('transaction cannot be cancelled');
     if (!allowsCountry(auth.permissions, locRow.country)) throw forbidden(`API key is not allowed to act in country ${locRow.country}`);
     const system = getSystem(locRow.system);
-    const location = deps.locations.toFiscal(locRow);
+    const location = cached?.fiscal ?? deps.locations.toFiscal(locRow);
     // The annulment is built from the location's config, as a sale is (spec "Versioning").
-    const configError = deps.locations.configErrorOf(locRow, location);
+    const configError = cached ? cached.configError : deps.locations.configErrorOf(locRow, location);
     if (configError !== null) throw badRequest(configError);
     const keys = await signingKeyFor(system, location, original.environment, original.sandbox_mode ?? 'stub');
     // The stub's magic value is the cancellation's own (the cancel body's), not the
@@ -393,9 +382,10 @@ export function createTransactionService(deps: TransactionDeps) {
     try {
       // The original's record never changes once written: read outside the append.
       const originalRecord = await fiscalRecordsRepo.getForTransaction(db, original.id);
-      // The first attempt keeps the key it always had; each later one (after a refusal)
-      // its number: two concurrent retries of one attempt collide on it, one wins.
-      const attempt = already ? (await transactionsRepo.countCancellations(db, original.id)) + 1 : 1;
+      // The first attempt keeps the key it always had; each later one (after a refusal: the
+      // original names none, its refused ones are counted) its number: two concurrent
+      // retries of one attempt collide on it, one wins.
+      const attempt = (await transactionsRepo.countCancellations(db, original.id)) + 1;
       const key = attempt === 1 ? `${CANCEL_KEY_PREFIX}${original.id}` : `${CANCEL_KEY_PREFIX}${original.id}:${attempt}`;
       const stored = await append({
         id: newId(), auth, system, location, draft, kind: 'cancellation', type: 'cancellation',

@@ -126,7 +126,7 @@ describe('Spain VERI*FACTU', () => {
 });
 
 describe('Italy', () => {
-  it('DC: an annullo made by POST …/cancel is titled "emesso per annullamento" and names the annulled document, as its ResoAnnullo does', async () => {
+  it('DC: an annullo made by POST …/cancel is titled "emesso per ANNULLAMENTO" and names the annulled document, as its ResoAnnullo does', async () => {
     const { key } = await t.signup();
     const loc = await createLocation(t, key, 'it-dc');
     const sale = (await createTx(t, key, saleBody(loc))).json();
@@ -141,8 +141,93 @@ describe('Italy', () => {
     expect(record).toContain(`<Tipologia>A</Tipologia>`);
     expect(record).toContain(`<Progressivo>${hint(sale, 'document_number')}</Progressivo>`);
     const text = await receipt(key, c.id);
-    expect(text).toMatch(/\n\s+DOCUMENTO COMMERCIALE emesso per annullamento\n/);
+    // The words of the specifiche tecniche, as every RT and AdE's own documento commerciale print them.
+    expect(text).toMatch(/\n\s+DOCUMENTO COMMERCIALE emesso per ANNULLAMENTO\n/);
     expect(text).not.toContain('di vendita o prestazione');
-    expect(text).toContain(`\nRif. documento n. ${hint(sale, 'document_number')} del 2026-03-02\n`);
+    expect(text).toContain(`\nDocumento di riferimento:\nN. ${hint(sale, 'document_number')} del 02-03-2026\n`);
+    expect(await receipt(key, c.id, '?format=text&lang=en')).toContain(`\nReference document:\nNo. ${hint(sale, 'document_number')} of 02-03-2026\n`);
+  });
+
+  it('DC: a reso is "emesso per RESO MERCE" and names the document returned (number, day, register), as its ResoAnnullo does', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'it-dc');
+    const reso = (await createTx(t, key, saleBody(loc, {
+      type: 'refund', metadata: { is_return: true, original_matricola: '99AB-123456', original_date: '2026-03-01', original_number: '0001-0007' },
+    }))).json();
+    const record = (await get(key, `/v1/transactions/${reso.id}/fiscal-record`)).body;
+    expect(record).toContain('<Tipologia>R</Tipologia>');
+    const text = await receipt(key, reso.id);
+    expect(text).toMatch(/\n\s+DOCUMENTO COMMERCIALE emesso per RESO MERCE\n/);
+    expect(text).toContain('\nDocumento di riferimento:\nN. 0001-0007 del 01-03-2026\nMatricola RT 99AB-123456\n');
+    expect(text).toMatch(/\nTOTALE EUR\s+20,46\n/);
+  });
+});
+
+describe('Italy SDI: the courtesy copy names the document built (its TipoDocumento), never "Fattura" for a credit note', () => {
+  /** An SDI document sent through the stub and delivered (its RC through the receiver): cancellable. */
+  const delivered = async (key: string, body: object) => {
+    const res = await createTx(t, key, body);
+    expect(res.statusCode, res.body).toBe(201);
+    await t.worker.drain(); // sent, then the stub's RC
+    await t.worker.drain();
+    const tx = (await get(key, `/v1/transactions/${res.json().id}`)).json();
+    expect(tx.status).toBe('delivered');
+    return tx as { id: string; render_hints: { key: string; value: string }[] };
+  };
+  const tipoOf = async (key: string, id: string) => (await get(key, `/v1/transactions/${id}/fiscal-record`)).body.match(/<TipoDocumento>(TD\d\d)</)![1];
+  const sdiLocation = async () => {
+    const { key } = await t.signup();
+    return { key, loc: await createLocation(t, key, 'it-sdi') };
+  };
+
+  it('a refund is a nota di credito TD04: "Nota di credito n." under its title, naming the invoice it credits', async () => {
+    const { key, loc } = await sdiLocation();
+    const nc = (await createTx(t, key, saleBody(loc, {
+      type: 'refund', metadata: { invoice_number: 'NC-2026-1', original_invoice_number: 'FT-2026-1', original_invoice_date: '2026-03-01' },
+    }))).json();
+    expect(await tipoOf(key, nc.id)).toBe('TD04');
+    const text = await receipt(key, nc.id);
+    expect(text).toMatch(/\n\s+Copia di cortesia della nota di credito\n/);
+    expect(text).toContain('\nNota di credito n. NC-2026-1\nRif. fattura n. FT-2026-1 del 2026-03-01\n');
+    expect(text).not.toContain('Fattura n.');
+    const en = await receipt(key, nc.id, '?format=text&lang=en');
+    expect(en).toContain('\nCredit note no. NC-2026-1\n');
+    expect(en).not.toContain('Invoice no.');
+    expect(await receipt(key, nc.id, '?format=html')).toContain('>Nota di credito n. NC-2026-1</p>');
+  });
+
+  it('cancelling an invoice issues a TD04, printed "Nota di credito n. NC-…"; cancelling a credit note a TD05, "Nota di debito n. ND-…"', async () => {
+    const { key, loc } = await sdiLocation();
+    const invoice = await delivered(key, saleBody(loc, { metadata: { invoice_number: 'FT-7' } }));
+    expect(await receipt(key, invoice.id)).toContain('\nFattura n. FT-7\n');
+    const nc = await cancel(key, invoice.id);
+    expect(await tipoOf(key, nc.id)).toBe('TD04');
+    const ncText = await receipt(key, nc.id);
+    expect(ncText).toMatch(/\n\s+Copia di cortesia della nota di credito\n/);
+    expect(ncText).toContain('\nNota di credito n. NC-FT-7\nRif. fattura n. FT-7 del 2026-03-02\n');
+    expect(ncText).not.toContain('Fattura n.');
+
+    const creditNote = await delivered(key, saleBody(loc, { type: 'refund', metadata: { invoice_number: 'NC-8' } }));
+    const nd = await cancel(key, creditNote.id);
+    expect(await tipoOf(key, nd.id)).toBe('TD05');
+    const ndText = await receipt(key, nd.id);
+    expect(ndText).toMatch(/\n\s+Copia di cortesia della nota di debito\n/);
+    expect(ndText).toContain('\nNota di debito n. ND-NC-8\nRif. nota di credito n. NC-8 del 2026-03-02\n');
+    expect(await receipt(key, nd.id, '?format=text&lang=en')).toContain('\nDebit note no. ND-NC-8\nRef. credit note no. NC-8 of 2026-03-02\n');
+  });
+
+  it.each([
+    ['TD02', 'Copia di cortesia della fattura di acconto', 'Fattura di acconto n.'],
+    ['TD06', 'Copia di cortesia della parcella', 'Parcella n.'],
+    ['TD24', 'Copia di cortesia della fattura differita', 'Fattura differita n.'],
+    // A sale the client declared a credit note is one: the type does not decide, the document does.
+    ['TD04', 'Copia di cortesia della nota di credito', 'Nota di credito n.'],
+  ] as const)('a sale with tipo_documento %s prints "%s" and "%s"', async (tipo, title, label) => {
+    const { key, loc } = await sdiLocation();
+    const tx = (await createTx(t, key, saleBody(loc, { metadata: { invoice_number: `${tipo}-1`, tipo_documento: tipo } }))).json();
+    expect(await tipoOf(key, tx.id)).toBe(tipo);
+    const text = await receipt(key, tx.id);
+    expect(text).toMatch(new RegExp(`\\n\\s+${title}\\n`));
+    expect(text).toContain(`\n${label} ${tipo}-1\n`);
   });
 });

@@ -510,7 +510,7 @@ describe('a document of the register is annulled once (metadata annulment or POS
     const a = (await annul(s, '0001-0001')).json();
     const r = await tx(s, 'sale', PIZZA(), { is_return: true, original_matricola: s.matricola, original_date: DAY2, original_number: '0001-0001' });
     const title = async (id: string) => (await t.request({ method: 'GET', url: `/v1/transactions/${id}/receipt?format=text`, key: s.key })).body;
-    expect(await title(a.id)).toContain('emesso per annullamento');
-    expect(await title(r.id)).toContain('emesso per reso merce');
+    expect(await title(a.id)).toContain('emesso per ANNULLAMENTO');
+    expect(await title(r.id)).toContain('emesso per RESO MERCE');
   });
 });

@@ -76,6 +76,7 @@ const events = async (id: string) =>
   (await t.db.query<{ type: string }>(`SELECT type FROM events WHERE data->>'transaction_id' = $1 ORDER BY created_at, type`, [id])).rows.map((r) => r.type);
 const submitJob = async (id: string) =>
   (await t.db.query<{ status: string; attempt: number; run_at: Date }>(`SELECT status, attempt, run_at FROM jobs WHERE transaction_id = $1 AND kind = 'submit'`, [id])).rows[0]!;
+const receipt = (key: string, id: string, query = '') => t.request({ method: 'GET', url: `/v1/transactions/${id}/receipt${query}`, key });
 const hintKeys = (tx: { render_hints: { key: string }[] }) => tx.render_hints.map((h) => h.key);
 const hint = (tx: { render_hints: { key: string; value: string }[] }, key: string) => tx.render_hints.find((h) => h.key === key)?.value;
 
@@ -325,6 +326,18 @@ describe('myDATA against the fake AADE', () => {
     expect(docs.map((d) => `${d.invoiceType} ${d.series}-${d.aa}`).sort()).toEqual([`11.1 T${series}-1`, `11.4 T${series}-CN-1`]);
     expect(docs.every((d) => d.schemaValid)).toBe(true);
     expect(fake.requests.some((r) => r.path.startsWith('/CancelInvoice'))).toBe(false);
+    // Its receipt, reprinted now that the original has its MARK, is still the credit note it
+    // is (not a CancelInvoice "cancellation" of that MARK, which AADE never received), with
+    // its own number, MARK, UID and QR.
+    const reversalDoc = docs.find((d) => d.invoiceType === '11.4')!;
+    const text = (await receipt(s.key, cancel.id, '?format=text')).body;
+    expect(text).toMatch(/\n\s*ΠΙΣΤΩΤΙΚΟ ΣΤΟΙΧΕΙΟ ΛΙΑΝΙΚΗΣ\n/);
+    expect(text).not.toContain('ΑΚΥΡΩΣΗ ΠΑΡΑΣΤΑΤΙΚΟΥ');
+    expect(text).toContain(`\nΣειρά-Α/Α T${series}-CN-1\n`);
+    expect(text).toContain(`\nΑντιλογισμός του παραστατικού T${series}-1\n`);
+    expect(text).not.toContain('ΜΑΡΚ ακυρωμένου');
+    expect(text).toContain(`\nΜΑΡΚ ${reversalDoc.mark}\n`);
+    expect(text).toContain(`\nUID ${reversalDoc.uid}\n`);
   }, 20_000);
 
   it('an offline_pending sale cancelled, the original accepted first: cancelled when its reversal is accepted', async () => {
@@ -362,4 +375,107 @@ describe('myDATA against the fake AADE', () => {
     expect(cancel).toMatchObject({ status: 'success', fiscal_id_upstream: doc.cancellationMark });
     expect((await getTx(t, s.key, tx.id)).status).toBe('cancelled');
   });
+
+  it('credit notes against AADE: 5.1 names the MARK it corrects, 5.2 none; a retail 11.4 names its receipt\'s MARK or says it cannot (13); all valid and accepted, each receipt titled as its type', async () => {
+    const s = await scenario();
+    const B2B = { counterpart_vat_number: '123456783' };
+    const invoice = (await createTx(t, s.key, { ...sale(s.loc), metadata: B2B }, AUTHORITY)).json();
+    const receiptSale = (await createTx(t, s.key, sale(s.loc), AUTHORITY)).json();
+    expect([invoice.status, receiptSale.status]).toEqual(['success', 'success']);
+    const refund = async (metadata: Record<string, unknown>) => {
+      const res = await createTx(t, s.key, { ...sale(s.loc), type: 'refund', metadata }, AUTHORITY);
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json();
+    };
+    const correlated = await refund({ ...B2B, correlated_mark: invoice.fiscal_id_upstream });
+    const lone = await refund(B2B);
+    const retailLone = await refund({});
+    const retailCorrelated = await refund({ correlated_mark: receiptSale.fiscal_id_upstream });
+    for (const tx of [correlated, lone, retailLone, retailCorrelated]) expect(tx.status).toBe('success');
+    const sent = (fiscalId: string) => [...fake.documents.values()].find((d) => `${d.series}-${d.aa}` === fiscalId)!;
+    const header = (fiscalId: string) => {
+      const xml = sent(fiscalId).xml;
+      const tags = (name: string) => [...xml.matchAll(new RegExp(`<${name}>([^<]*)</${name}>`, 'g'))].map((m) => m[1]);
+      return `${tags('invoiceType')[0]} [${tags('correlatedInvoices').join(',')}] ${tags('specialInvoiceCategory')[0] ?? '-'}`;
+    };
+    expect(header(correlated.fiscal_id)).toBe(`5.1 [${invoice.fiscal_id_upstream}] -`);
+    expect(header(lone.fiscal_id)).toBe('5.2 [] -');
+    expect(header(retailLone.fiscal_id)).toBe('11.4 [] 13');
+    expect(header(retailCorrelated.fiscal_id)).toBe(`11.4 [${receiptSale.fiscal_id_upstream}] -`);
+    expect([...fake.documents.values()].every((d) => d.schemaValid)).toBe(true);
+
+    // Each receipt is the document AADE registered: its type's title, the counterpart of an invoice.
+    const title = async (id: string) => (await receipt(s.key, id, '?format=text')).body;
+    expect(await title(invoice.id)).toMatch(/\n\s*ΤΙΜΟΛΟΓΙΟ ΠΩΛΗΣΗΣ\n[\s\S]*\nΑΦΜ λήπτη: 123456783\n/);
+    expect(await title(correlated.id)).toMatch(new RegExp(`\\n\\s*ΠΙΣΤΩΤΙΚΟ ΤΙΜΟΛΟΓΙΟ - ΣΥΣΧΕΤΙΖΟΜΕΝΟ\\n[\\s\\S]*\\nΣυσχετιζόμενο παραστατικό ΜΑΡΚ ${invoice.fiscal_id_upstream}\\n`));
+    expect(await title(lone.id)).toMatch(/\n\s*ΠΙΣΤΩΤΙΚΟ ΤΙΜΟΛΟΓΙΟ - ΜΗ ΣΥΣΧΕΤΙΖΟΜΕΝΟ\n/);
+    expect(await title(retailLone.id)).toMatch(/\n\s*ΠΙΣΤΩΤΙΚΟ ΣΤΟΙΧΕΙΟ ΛΙΑΝΙΚΗΣ\n/);
+    expect(await title(retailCorrelated.id)).toContain(`\nΣυσχετιζόμενο παραστατικό ΜΑΡΚ ${receiptSale.fiscal_id_upstream}\n`);
+
+    // Refused before anything is numbered or sent, naming the field to give.
+    const before = fake.requests.length;
+    const bad = async (type: string, metadata: Record<string, unknown>, error: string) => {
+      const res = await createTx(t, s.key, { ...sale(s.loc), type, metadata }, AUTHORITY);
+      expect([res.statusCode, res.json()]).toEqual([400, { error }]);
+    };
+    await bad('refund', { ...B2B, invoice_type: '5.1' }, 'metadata.correlated_mark (the MARK of the corrected invoice) is required for invoice type 5.1; a credit note whose invoice has no MARK is a 5.2');
+    await bad('refund', { ...B2B, invoice_type: '5.2', correlated_mark: invoice.fiscal_id_upstream }, 'metadata.correlated_mark is not accepted on a non-correlated credit note (invoice type 5.2): use 5.1');
+    await bad('refund', { invoice_type: '5.2' }, 'metadata.counterpart_vat_number is required for invoice type 5.2');
+    await bad('sale', { correlated_mark: invoice.fiscal_id_upstream }, 'metadata.correlated_mark is only for credit notes (refund or void, invoice type 5.1 or 11.4)');
+    expect(fake.requests.length).toBe(before);
+  }, 30_000);
+
+  it('the cancellation MARK is printed: the cancellation\'s receipt names it and the cancelled document\'s MARK; the original\'s reprint says it is cancelled', async () => {
+    const s = await scenario();
+    const tx = (await createTx(t, s.key, sale(s.loc), AUTHORITY)).json();
+    expect(tx.status).toBe('success');
+    const cancel = (await t.request({ method: 'POST', url: `/v1/transactions/${tx.id}/cancel`, key: s.key, headers: AUTHORITY, payload: {} })).json();
+    await t.worker.drain();
+    const doc = [...fake.documents.values()][0]!;
+    const done = await getTx(t, s.key, cancel.id);
+    expect(done).toMatchObject({ status: 'success', fiscal_id: null, fiscal_id_upstream: doc.cancellationMark });
+    // The spec's Greek `mark` item: the MARK AADE gave this transaction (its fiscal_id_upstream).
+    expect(done.render_hints).toEqual([{ key: 'mark', placement: 'footer_bottom', mandatory: true, kind: 'text', value: doc.cancellationMark }]);
+
+    const text = (await receipt(s.key, cancel.id, '?format=text')).body;
+    expect(text).toMatch(/\n\s*ΑΚΥΡΩΣΗ ΠΑΡΑΣΤΑΤΙΚΟΥ\n/);
+    expect(text).toContain(`\nΑκυρωμένο παραστατικό T${series}-1\nΜΑΡΚ ακυρωμένου ${doc.mark}\n`);
+    expect(text).toContain(`\nΜΑΡΚ ακύρωσης ${doc.cancellationMark}\n`);
+    const en = (await receipt(s.key, cancel.id, '?format=text&lang=en')).body;
+    expect(en).toContain(`\nCancelled document's MARK ${doc.mark}\n`);
+    expect(en).toContain(`\nCancellation MARK ${doc.cancellationMark}\n`);
+
+    const reprint = (await receipt(s.key, tx.id, '?format=text')).body;
+    expect(reprint).toMatch(/\n\s*ΑΚΥΡΩΘΗΚΕ\n/);
+    expect(reprint).toContain(`\nΜΑΡΚ ${doc.mark}\n`);
+    expect((await receipt(s.key, tx.id, '?format=text&lang=en')).body).toMatch(/\n\s*CANCELLED\n/);
+  });
+
+  it('a cancellation whose answer was lost: offline, then AADE answers "already cancelled" (251); the cancellation MARK is read from its book and printed', async () => {
+    const s = await scenario();
+    const tx = (await createTx(t, s.key, sale(s.loc), AUTHORITY)).json();
+    expect(tx.status).toBe('success');
+    fake.slow(6_500);
+    const cancel = (await t.request({ method: 'POST', url: `/v1/transactions/${tx.id}/cancel`, key: s.key, headers: AUTHORITY, payload: {} })).json();
+    expect(cancel.status).toBe('offline_pending');
+    const doc = [...fake.documents.values()][0]!;
+    expect(doc.cancellationMark).toMatch(/^\d+$/); // AADE cancelled it; its answer never reached us
+
+    await fake.normal();
+    fake.requests.length = 0;
+    clock.set((await submitJob(cancel.id)).run_at);
+    await t.worker.drain();
+    const done = await getTx(t, s.key, cancel.id);
+    expect(done).toMatchObject({ status: 'success', fiscal_id_upstream: doc.cancellationMark, response_payload: { duplicate: true } });
+    expect(done.response_payload.authority).toMatchObject({ authority_code: '251', cancellationMark: doc.cancellationMark, lookup: { service: 'RequestTransmittedDocs' } });
+    expect(hint(done, 'mark')).toBe(doc.cancellationMark);
+    expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      `POST /CancelInvoice?mark=${doc.mark}`,
+      `GET /RequestTransmittedDocs?mark=${BigInt(doc.mark) - 1n}&maxMark=${doc.mark}`,
+    ]);
+    expect((await getTx(t, s.key, tx.id)).status).toBe('cancelled');
+    const text = (await receipt(s.key, cancel.id, '?format=text')).body;
+    expect(text).toContain(`\nΜΑΡΚ ακυρωμένου ${doc.mark}\n`);
+    expect(text).toContain(`\nΜΑΡΚ ακύρωσης ${doc.cancellationMark}\n`);
+  }, 20_000);
 });

@@ -340,6 +340,55 @@ describe('a notification while the attempt that sent the file failed or is in fl
     expect(submits.filter((x) => x === tx.id)).toHaveLength(1);
     expect(await getTx(t, key, tx.id)).toMatchObject({ status: 'rejected', response_payload: { submit_error: { error_code: '00305' } } });
   });
+
+  it('a credit note whose retries ran out annulled nothing until SdI delivers it: the original names the credit note that stands, stored, whichever is refused last', async () => {
+    const linked = async (id: string) => (await t.db.query<{ cancelled_by_id: string | null }>('SELECT cancelled_by_id FROM transactions WHERE id = $1', [id])).rows[0]!.cancelled_by_id;
+    const cancel = (id: string) => t.request({ method: 'POST', url: `/v1/transactions/${id}/cancel`, key, payload: { reason: 'reso' }, headers: AUTHORITY });
+    /** A credit note of the invoice, its answer lost until its retries ran out: `failed_permanent`, although SdI has the file. */
+    const lostNote = async (id: string) => {
+      const res = await cancel(id);
+      expect(res.statusCode, res.body).toBe(201);
+      const job = (await t.db.query<{ id: string }>(`SELECT id FROM jobs WHERE transaction_id = $1 AND kind = 'submit'`, [res.json().id])).rows[0]!.id;
+      await t.db.query('UPDATE jobs SET max_attempts = 1 WHERE id = $1', [job]);
+      attemptHook = answerLost;
+      try {
+        expect(await t.worker.runJobNow(job)).toBe(true);
+      } finally {
+        attemptHook = undefined;
+      }
+      expect((await getTx(t, key, res.json().id)).status).toBe('failed_permanent');
+      return res.json() as { id: string; fiscal_id: string };
+    };
+
+    // Alone: out of retries, it names none (stored so); SdI delivers it: cancelled, named again.
+    const first = await sentInvoice();
+    await post(notice('RC', first.fiscal_id, sdiId()));
+    const lost = await lostNote(first.id);
+    expect(await linked(first.id)).toBeNull();
+    expect(await getTx(t, key, first.id)).toMatchObject({ status: 'delivered', cancellation_transaction_id: null });
+    expect((await post(notice('RC', lost.fiscal_id, sdiId()))).json()).toEqual({ transaction_id: lost.id, status: 'delivered', changed: true });
+    expect(await getTx(t, key, first.id)).toMatchObject({ status: 'cancelled', cancellation_transaction_id: lost.id });
+
+    // A second credit note issued meanwhile (the first one refused, as far as we knew): SdI
+    // delivers the first one, then rejects the second. The first one stands: the original,
+    // cancelled by it, names it (it named none: the second one, refused last, hid it).
+    const second = await sentInvoice();
+    await post(notice('RC', second.fiscal_id, sdiId()));
+    const early = await lostNote(second.id);
+    const late = await cancel(second.id);
+    expect(late.statusCode, late.body).toBe(201);
+    expect(late.json().idempotency_key).toBe(`cancel:${second.id}:2`);
+    await t.worker.drain();
+    expect(await getTx(t, key, second.id)).toMatchObject({ status: 'delivered', cancellation_transaction_id: late.json().id });
+    expect((await post(notice('RC', early.fiscal_id, sdiId()))).json()).toEqual({ transaction_id: early.id, status: 'delivered', changed: true });
+    expect(await getTx(t, key, second.id)).toMatchObject({ status: 'cancelled', cancellation_transaction_id: late.json().id });
+    expect((await post(notice('NS', late.json().fiscal_id, sdiId()))).json()).toEqual({ transaction_id: late.json().id, status: 'rejected', changed: true });
+    expect(await getTx(t, key, second.id)).toMatchObject({ status: 'cancelled', cancellation_transaction_id: early.id });
+    expect(await linked(second.id)).toBe(early.id);
+    // The cancel route answers the one that stands.
+    const again = await cancel(second.id);
+    expect([again.statusCode, again.json().id]).toEqual([200, early.id]);
+  });
 });
 
 describe('only a file sent is matched, the one sent to SdI first, in its own account when it can be told (F2)', () => {
@@ -430,5 +479,76 @@ describe('outcome events and failure fields (F5), delivery_error (F6), the recei
       const res = await t.request({ method: 'POST', url: '/v1/inbound/sdi', payload: '{"a":1}', headers: { 'x-sdi-secret': SECRET, ...headers } });
       expect([res.statusCode, res.json()], JSON.stringify(headers)).toEqual([415, expected]);
     }
+  });
+});
+
+describe('the retry-queue entry once SdI has decided (NS, or an RC after the retries ran out)', () => {
+  /** The transaction's retry-queue entries as GET /v1/retry-queue shows them. */
+  const entriesOf = async (id: string) => ((await t.request({ method: 'GET', url: '/v1/retry-queue?limit=100', key })).json().data as {
+    id: string; transaction_id: string; status: string; attempt: number; max_attempts: number; next_retry_at: string | null; last_error: string | null;
+  }[]).filter((e) => e.transaction_id === id);
+  const deadLetters = async (id: string) => (await t.db.query<{ data: { entry_id: string | null; status: string; attempt: number; max_attempts: number; last_error: string } }>(
+    `SELECT data FROM events WHERE type = 'fiscalization.dead_letter' AND data->>'transaction_id' = $1 ORDER BY created_at`, [id])).rows.map((r) => r.data);
+  const SCARTO = /^00305: /;
+
+  it('an NS for a file sent: its entry is dead with the scarto, as the dead letter that names it says; listed among the dead', async () => {
+    const tx = await sentInvoice();
+    const [sent] = await entriesOf(tx.id);
+    expect(sent).toMatchObject({ status: 'completed', attempt: 1 });
+    await post(notice('NS', tx.fiscal_id, sdiId()));
+    const [entry] = await entriesOf(tx.id);
+    expect(entry).toMatchObject({ id: sent!.id, status: 'dead', attempt: 1, max_attempts: sent!.max_attempts, next_retry_at: null, last_error: expect.stringMatching(SCARTO) });
+    expect(await deadLetters(tx.id)).toEqual([expect.objectContaining({
+      entry_id: sent!.id, status: 'dead', attempt: 1, max_attempts: sent!.max_attempts, last_error: entry!.last_error,
+    })]);
+    const dead = (await t.request({ method: 'GET', url: '/v1/retry-queue?status=dead&limit=100', key })).json().data as { id: string }[];
+    expect(dead.map((e) => e.id)).toContain(sent!.id);
+  });
+
+  it('an NS while a retry is due (the answer lost): the entry dies at once, its retry never runs and the discarded file is not sent again', async () => {
+    const tx = await createdInvoice();
+    attemptHook = answerLost;
+    try {
+      await t.worker.runJobNow(tx.job);
+    } finally {
+      attemptHook = undefined;
+    }
+    expect(await entriesOf(tx.id)).toEqual([expect.objectContaining({ status: 'failed', next_retry_at: expect.any(String) })]);
+    expect((await post(notice('NS', tx.fiscal_id, sdiId()))).json()).toEqual({ transaction_id: tx.id, status: 'rejected', changed: true });
+    const dead = { id: tx.job, status: 'dead', attempt: 1, next_retry_at: null, last_error: expect.stringMatching(SCARTO) };
+    expect(await entriesOf(tx.id)).toEqual([expect.objectContaining(dead)]);
+    // Past the time the retry was due: nothing runs, nothing is sent, the entry stays as it is.
+    clock.advance(24 * 3600_000);
+    await t.worker.drain();
+    expect(submits.filter((x) => x === tx.id)).toHaveLength(1);
+    expect(await entriesOf(tx.id)).toEqual([expect.objectContaining(dead)]);
+    expect(await getTx(t, key, tx.id)).toMatchObject({ status: 'rejected' });
+    expect((await deadLetters(tx.id)).map((d) => d.entry_id)).toEqual([tx.job]);
+  });
+
+  it('retries ran out although SdI had the file: an NS gives the entry its real error, an RC completes it (no dead entry for a delivered invoice)', async () => {
+    const outOfRetries = async () => {
+      const tx = await createdInvoice();
+      await t.db.query(`UPDATE jobs SET max_attempts = 1 WHERE id = $1`, [tx.job]);
+      attemptHook = answerLost;
+      try {
+        await t.worker.runJobNow(tx.job);
+      } finally {
+        attemptHook = undefined;
+      }
+      expect(await entriesOf(tx.id)).toEqual([expect.objectContaining({ status: 'dead', last_error: expect.stringMatching(/^timeout: /) })]);
+      return tx;
+    };
+    const refused = await outOfRetries();
+    await post(notice('NS', refused.fiscal_id, sdiId()));
+    expect(await entriesOf(refused.id)).toEqual([expect.objectContaining({ id: refused.job, status: 'dead', last_error: expect.stringMatching(SCARTO) })]);
+    expect((await deadLetters(refused.id)).map((d) => [d.entry_id, d.last_error.slice(0, 7)])).toEqual([[refused.job, 'timeout'], [refused.job, '00305: ']]);
+
+    const delivered = await outOfRetries();
+    await post(notice('RC', delivered.fiscal_id, sdiId()));
+    expect(await getTx(t, key, delivered.id)).toMatchObject({ status: 'delivered' });
+    expect(await entriesOf(delivered.id)).toEqual([expect.objectContaining({ id: delivered.job, status: 'completed', next_retry_at: null })]);
+    const dead = (await t.request({ method: 'GET', url: '/v1/retry-queue?status=dead&limit=100', key })).json().data as { transaction_id: string }[];
+    expect(dead.map((e) => e.transaction_id)).not.toContain(delivered.id);
   });
 });

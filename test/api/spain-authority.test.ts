@@ -561,10 +561,68 @@ describe('VERI*FACTU specifics', () => {
     expect(done.response_payload.duplicate).toBe(true);
     expect(done.response_payload.submit_error).toBeUndefined();
     expect(done.response_payload.authority).toMatchObject({ EstadoRegistro: 'Incorrecto', CodigoErrorRegistro: '3001' });
+    // No CSV in a refusal: the annulment's fiscal_id stays null, and the warning says why.
+    expect(done.fiscal_id).toBeNull();
+    expect(done.response_payload.warnings).toEqual([expect.stringMatching(/^3001: AEAT already holds this record\. .*this answer sets no fiscal_id\.$/)]);
     expect(await submitJob(cancellation.id)).toMatchObject({ status: 'completed', attempt: 1 });
     expect((await getTx(t, s.key, original.id))).toMatchObject({ status: 'cancelled', cancellation_transaction_id: cancellation.id });
     // AEAT holds one annulment.
     expect(aeat.held(s.nif).map((h) => h.type)).toEqual(['Alta', 'Anulacion']);
+  });
+
+  /** Sends our stored record to AEAT as another client would: AEAT registers it, and its answer never reaches the transaction. */
+  async function lostAnswer(s: Scenario, id: string): Promise<void> {
+    const record = (await fiscalRecord(s.key, id)).replace(/^<\?xml[^>]*>/, '');
+    const early = await postAsClient(`${aeat.url}${VERIFACTU_PATH}`, submissionEnvelope({ nif: s.nif, nombreRazon: 'Ejemplo Madrid SL' }, [record]),
+      { certPem: s.cert.cert.certPem, keyPem: s.cert.cert.keyPem, caPem: aeat.caPem }, 'text/xml; charset=utf-8');
+    expect(early.status).toBe(200);
+    expect(tagText(early.body, 'tikR:EstadoRegistro')).toBe('Correcto');
+  }
+
+  /*
+   * AEAT's CSV belongs to a submission ("CSV asociado al envío", RespuestaSuministro.xsd), and
+   * the one that registered a record sent again is the earlier one, whose answer was lost.
+   * Its duplicate answer carries no CSV, and nothing returns it later (the consultation
+   * service, RespuestaConsultaLR.xsd, gives a record's IdPeticion, no CSV): fiscal_id stays
+   * null, and response_payload.warnings says why, naming the submission that registered it.
+   */
+  it('a sale sent again after a lost answer (AEAT 3000): success, marked duplicate, fiscal_id null and a warning that says why', async () => {
+    const s = await scenario(verifactuCase);
+    const created = await createAuthorityTx(verifactuCase, s);
+    await lostAnswer(s, created.id);
+    const registeredBy = aeat.held(s.nif)[0]!.idPeticion;
+
+    expect(await drainAndCollect(verifactuCase)).toHaveLength(1);
+    expect(tagText(aeat.responses.at(-1)!, 'tikR:CodigoErrorRegistro')).toBe('3000');
+    expect(tagText(aeat.responses.at(-1)!, 'tikR:CSV')).toBeUndefined();
+    const tx = await getTx(t, s.key, created.id);
+    expect(tx).toMatchObject({ status: 'success', fiscal_id: null, error_message: null });
+    expect(tx.response_payload.duplicate).toBe(true);
+    expect(tx.response_payload.authority).toMatchObject({
+      EstadoEnvio: 'Incorrecto', CodigoErrorRegistro: '3000', RegistroDuplicado: { IdPeticionRegistroDuplicado: registeredBy, EstadoRegistroDuplicado: 'Correcta' },
+    });
+    expect(tx.response_payload.warnings).toEqual([
+      `3000: AEAT already holds this record, registered by its submission ${registeredBy}. AEAT gives a CSV only in the answer to the submission that registers a record, and neither this answer nor its consultation service returns it: this answer sets no fiscal_id.`,
+    ]);
+    expect(aeat.held(s.nif)).toHaveLength(1);
+  });
+
+  it('a duplicate inside a request that registers other records (ParcialmenteCorrecto): the request\'s CSV is not the duplicate\'s fiscal_id', async () => {
+    const s = await scenario(verifactuCase);
+    const first = await createAuthorityTx(verifactuCase, s);
+    await lostAnswer(s, first.id);
+    const second = await createAuthorityTx(verifactuCase, s);
+
+    // One request carries both: A-1 again (3000), A-2 registered.
+    expect(await drainAndCollect(verifactuCase)).toHaveLength(1);
+    expect(aeat.submissions.at(-1)!.records).toEqual(['Alta A-1', 'Alta A-2']);
+    const csv = aeat.submissions.at(-1)!.csv!;
+    expect(tagText(aeat.responses.at(-1)!, 'tikR:EstadoEnvio')).toBe('ParcialmenteCorrecto');
+    const [dup, ok] = await Promise.all([getTx(t, s.key, first.id), getTx(t, s.key, second.id)]);
+    expect(ok).toMatchObject({ status: 'success', fiscal_id: csv });
+    expect(dup).toMatchObject({ status: 'success', fiscal_id: null });
+    expect(dup.response_payload).toMatchObject({ duplicate: true, authority: { CSV: csv, CodigoErrorRegistro: '3000' } });
+    expect(dup.response_payload.warnings).toEqual([expect.stringMatching(/^3000: AEAT already holds this record, registered by its submission \d+\. .*this answer sets no fiscal_id\.$/)]);
   });
 
   it('3001 on an alta is not a duplicate: the invoice is annulled at AEAT, the alta is refused', async () => {

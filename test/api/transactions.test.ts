@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { locationBodies, RANDOM_UUID, type SystemKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
@@ -180,6 +180,7 @@ describe('validation', () => {
     const original = (await createTx(t, key, sale(loc, 'es-ticketbai'))).json();
     await t.worker.drain();
     await t.db.query(`UPDATE locations SET country_config = '{}'::jsonb WHERE id = $1`, [loc]);
+    await t.rt.changes.sync(); // the location cache (which the sale filled) has heard of it
     const cancel = await t.request({ method: 'POST', url: `/v1/transactions/${original.id}/cancel`, key });
     expect([cancel.statusCode, cancel.json()]).toEqual([400, { error: await patchMessage(loc) }]);
     expect((await getTx(t, key, original.id)).cancellation_transaction_id).toBeNull();
@@ -269,8 +270,10 @@ describe('validation', () => {
     expect((await getTx(t, key, original.id)).cancellation_transaction_id).toBe(refused.json().id);
     await t.worker.drain();
     expect((await getTx(t, key, refused.json().id)).status).toBe('failed_permanent');
-    // Refused, it annulled nothing: the original names no cancellation (read alone, listed, replayed).
+    // Refused, it annulled nothing: the original names no cancellation (read alone, listed,
+    // replayed), as stored: every reader reads the column (the engine, the cancel route).
     expect(await getTx(t, key, original.id)).toMatchObject({ status: 'success', cancellation_transaction_id: null });
+    expect((await t.db.query('SELECT cancelled_by_id FROM transactions WHERE id = $1', [original.id])).rows).toEqual([{ cancelled_by_id: null }]);
     const listed = await t.request({ method: 'GET', url: '/v1/transactions?limit=100', key });
     expect(listed.json().data.find((x: { id: string }) => x.id === original.id).cancellation_transaction_id).toBeNull();
     const replayed = await createTx(t, key, sale(loc, 'es-verifactu'), { 'idempotency-key': original.idempotency_key });
@@ -287,6 +290,73 @@ describe('validation', () => {
     expect(await getTx(t, key, original.id)).toMatchObject({ status: 'cancelled', cancellation_transaction_id: accepted.json().id });
     const again = await cancel({});
     expect([again.statusCode, again.json().id]).toEqual([200, accepted.json().id]);
+  });
+
+  it('migration 0051: an original still naming a refused cancellation names the one that stands, or none; one that stands is left alone', async () => {
+    const { key, loc } = await fresh('es-verifactu');
+    const sold = async () => {
+      const o = (await createTx(t, key, sale(loc, 'es-verifactu'))).json();
+      await t.worker.drain();
+      return o as { id: string };
+    };
+    const cancel = async (id: string, payload: Record<string, unknown> = {}) => {
+      const res = await t.request({ method: 'POST', url: `/v1/transactions/${id}/cancel`, key, payload });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json() as { id: string };
+    };
+    const linked = async (id: string) => (await t.db.query<{ cancelled_by_id: string | null; updated_at: Date }>(
+      'SELECT cancelled_by_id, updated_at FROM transactions WHERE id = $1', [id])).rows[0]!;
+    // As the column was before: the latest cancellation issued, refused or not.
+    const asBefore = (original: string, cancellation: string) => t.db.query('UPDATE transactions SET cancelled_by_id = $2 WHERE id = $1', [original, cancellation]);
+    // Refused, nothing since.
+    const alone = await sold();
+    const refused = await cancel(alone.id, { sandbox_outcome: 'reject:4102' });
+    await t.worker.drain();
+    await asBefore(alone.id, refused.id);
+    expect((await getTx(t, key, alone.id)).cancellation_transaction_id).toBe(refused.id); // read as stored
+    // Refused, then another one accepted: it stands.
+    const redone = await sold();
+    await cancel(redone.id, { sandbox_outcome: 'reject:4102' });
+    await t.worker.drain();
+    const accepted = await cancel(redone.id);
+    await t.worker.drain();
+    // Refused, another one in flight, but the column names the refused one.
+    const stale = await sold();
+    const first = await cancel(stale.id, { sandbox_outcome: 'reject:4102' });
+    await t.worker.drain();
+    const inFlight = await cancel(stale.id);
+    await asBefore(stale.id, first.id);
+    const before = await Promise.all([alone.id, redone.id, stale.id].map(linked));
+
+    const sql = (await import('node:fs')).readFileSync(new URL('../../src/store/migrations/0051_standing_cancellation.sql', import.meta.url), 'utf8');
+    await t.db.transaction((tx) => tx.exec(sql));
+    const after = await Promise.all([alone.id, redone.id, stale.id].map(linked));
+    expect(after.map((r) => r.cancelled_by_id)).toEqual([null, accepted.id, inFlight.id]);
+    expect(after.map((r) => r.updated_at)).toEqual(before.map((r) => r.updated_at));
+    expect(await getTx(t, key, alone.id)).toMatchObject({ status: 'success', cancellation_transaction_id: null });
+    expect(await getTx(t, key, redone.id)).toMatchObject({ status: 'cancelled', cancellation_transaction_id: accepted.id });
+    // Again: nothing to change.
+    await t.db.transaction((tx) => tx.exec(sql));
+    expect((await Promise.all([alone.id, redone.id, stale.id].map(linked))).map((r) => r.cancelled_by_id)).toEqual([null, accepted.id, inFlight.id]);
+    // The next cancel of the one that names none issues attempt 2.
+    expect((await cancel(alone.id)) as unknown).toMatchObject({ idempotency_key: `cancel:${alone.id}:2` });
+    await t.worker.drain();
+  });
+
+  it('a cancel reads its location as create does: cached, with its config\'s check (not run again per cancel)', async () => {
+    const { key, loc } = await fresh('fr-nf525');
+    const sales = [(await createTx(t, key, sale(loc, 'fr-nf525'))).json(), (await createTx(t, key, sale(loc, 'fr-nf525'))).json()];
+    const checks = vi.spyOn(t.rt.locations, 'configErrorOf');
+    try {
+      for (const s of sales) {
+        const res = await t.request({ method: 'POST', url: `/v1/transactions/${s.id}/cancel`, key });
+        expect(res.statusCode, res.body).toBe(201);
+        expect(await getTx(t, key, s.id)).toMatchObject({ status: 'cancelled', cancellation_transaction_id: res.json().id });
+      }
+      expect(checks).not.toHaveBeenCalled();
+    } finally {
+      checks.mockRestore();
+    }
   });
 
   it('a cancellation does not inherit the original\'s sandbox outcome: a Greek sale offline after a timeout is reversed, and the reversal reaches the stub', async () => {

@@ -111,3 +111,25 @@ it('a sale waiting in the local queue is pending_submission, and cancellable: it
   expect(ok(await call('get_transaction', { id: sale.id })).status).toBe('cancelled');
   ok(await call('shutdown'));
 });
+
+it('a refused cancellation annulled nothing: get_transaction names no cancellation until the next one is issued, which it then names', { timeout: 60_000 }, async () => {
+  const clock = new ManualClock(new Date());
+  const e = createEngine({ clock, startWorker: false });
+  const call = (method: string, params: Record<string, unknown> = {}) => e.call({ version: 1, method, params });
+  ok(await call('init', { api_key: live.key, environment: 'sandbox', country: 'ES', service_url: live.svc.url, data_dir: tempDir(), telemetry_interval_seconds: 0 }));
+  const loc = ok(await call('create_location', locationBodies['es-verifactu'])).id;
+  const sale = ok(await call('process_transaction', { ...saleBody(loc), timestamp: clock.now().toISOString(), inline_timeout_seconds: 0 }));
+  ok(await call('process_pending'));
+  expect(ok(await call('get_transaction', { id: sale.id })).status).toBe('success');
+  const refused = ok(await call('cancel_transaction', { id: sale.id, sandbox_outcome: 'reject:4102' }));
+  expect(ok(await call('get_transaction', { id: sale.id })).cancellation_transaction_id).toBe(refused.id);
+  ok(await call('process_pending'));
+  expect(ok(await call('get_transaction', { id: refused.id }))).toMatchObject({ status: 'failed_permanent', cancels_transaction_id: sale.id });
+  expect(ok(await call('get_transaction', { id: sale.id }))).toMatchObject({ status: 'success', cancellation_transaction_id: null });
+  const accepted = ok(await call('cancel_transaction', { id: sale.id }));
+  expect(accepted).toMatchObject({ idempotency_key: `cancel:${sale.id}:2`, cancels_transaction_id: sale.id });
+  expect(ok(await call('get_transaction', { id: sale.id })).cancellation_transaction_id).toBe(accepted.id);
+  ok(await call('process_pending'));
+  expect(ok(await call('get_transaction', { id: sale.id }))).toMatchObject({ status: 'cancelled', cancellation_transaction_id: accepted.id });
+  ok(await call('shutdown'));
+});

@@ -11,14 +11,16 @@
  * - SendInvoices: the InvoicesDoc is validated against the XSD with xmllint
  *   (`validateSchema`, default true; invalid → XMLSyntaxError 101); each invoice's UID is
  *   computed here from its fields (SHA-1 of VAT number, issue date, branch, invoice type,
- *   series, aa); a UID already registered is answered as AADE does, error 228 naming the
+ *   series, aa); a 5.1 without correlatedInvoices is refused (204, as AADE does); a UID
+ *   already registered is answered as AADE does, error 228 naming the
  *   UID and the original MARK (`duplicateCode` '233' for the ERP wording); else a new MARK
  *   (increasing), the UID, a QR URL and an authentication code;
  * - CancelInvoice?mark=: a cancellationMark; 104 for an unknown MARK, 251 when cancelled already;
  * - GET RequestTransmittedDocs?mark=n: a RequestedDoc (requestedInvoicesDoc-v1.0.12.xsd) with
  *   the registered documents whose MARK is above n, as AADE's book keeps them (uid, mark,
  *   cancelledByMark, authenticationCode, the invoice as sent, qrCodeUrl), filtered by
- *   `dateFrom`/`dateTo` (dd/MM/yyyy, the issue date) and `invType` when given, in pages of
+ *   `maxMark` (MARKs up to it), `dateFrom`/`dateTo` (dd/MM/yyyy, the issue date) and
+ *   `invType` when given, in pages of
  *   `transmittedPageSize` with a continuationToken (`nextPartitionKey`, `nextRowKey`);
  * - `duplicatesWithoutMark()`: the duplicate answer names no MARK (the case the client
  *   must look up); `hideTransmitted()`: RequestTransmittedDocs lists nothing (AADE's book
@@ -203,6 +205,10 @@ export async function startFakeAade(opts: FakeAadeOptions = {}): Promise<FakeAad
       if (mode.kind === 'reject') {
         return { index: i + 1, errors: mode.codes.map((code) => ({ code, message: `Validation error ${code} (fake)` })), status: 'ValidationError' };
       }
+      // AADE's rule for a correlated credit note: it names the MARK it corrects (error 204).
+      if (f.invoiceType === '5.1' && (h.correlatedInvoices === undefined || h.correlatedInvoices === '')) {
+        return { index: i + 1, errors: [{ code: '204', message: 'CorrelatedInvoices is mandatory for this invoice type' }], status: 'ValidationError' };
+      }
       const known = documents.get(uid);
       if (known) {
         duplicates.push(uid);
@@ -247,8 +253,10 @@ export async function startFakeAade(opts: FakeAadeOptions = {}): Promise<FakeAad
     const to = day(query.get('dateTo'));
     const type = query.get('invType');
     const after = BigInt(markText);
+    const maxText = query.get('maxMark');
+    const max = maxText !== null && /^\d+$/.test(maxText) ? BigInt(maxText) : undefined;
     const all = hidden ? [] : [...documents.values()]
-      .filter((d) => BigInt(d.mark) > after && (!from || d.issueDate >= from) && (!to || d.issueDate <= to) && (!type || d.invoiceType === type))
+      .filter((d) => BigInt(d.mark) > after && (max === undefined || BigInt(d.mark) <= max) && (!from || d.issueDate >= from) && (!to || d.issueDate <= to) && (!type || d.invoiceType === type))
       .sort((a, b) => (BigInt(a.mark) < BigInt(b.mark) ? -1 : 1));
     const offset = Number(query.get('nextRowKey') ?? '0') || 0;
     const page = all.slice(offset, offset + api.transmittedPageSize);

@@ -12,7 +12,7 @@ import { runSandbox } from '../shared/sandbox.ts';
 import { validateSiiConfig } from './config.ts';
 import { validateSiiTransaction } from './metadata.ts';
 import { buildSii } from './build.ts';
-import { siiSandbox } from './sandbox.ts';
+import { siiSandboxFor } from './sandbox.ts';
 import { SII_CODES } from './codes.ts';
 import { submitToAeat } from './client.ts';
 import { siiSubmissionDeadline } from './deadline.ts';
@@ -45,7 +45,7 @@ export const sii: FiscalSystem<'es-sii', 'ES'> = {
   initialStatus: () => 'pending',
   build: buildSii,
   submissionDeadline: siiSubmissionDeadline,
-  submit: async (record, ctx) => (ctx.mode === 'stub' ? runSandbox(record, ctx, siiSandbox) : submitToAeat(record, ctx)),
+  submit: async (record, ctx) => (ctx.mode === 'stub' ? runSandbox(record, ctx, siiSandboxFor(record)) : submitToAeat(record, ctx)),
   codes: SII_CODES,
   errorTranslations: true,
   receipt: SII_RECEIPT,

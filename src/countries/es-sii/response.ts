@@ -159,7 +159,7 @@ export function outcomeOf(answer: SiiAnswer, codes: Readonly<Record<string, Auth
 }
 
 /** A baja refused because the invoice is already off the book (AEAT errores: 3001). */
-const BAJA_HELD_CODE = '3001';
+export const BAJA_HELD_CODE = '3001';
 
 function rejected(code: string, description: string | undefined, codes: Readonly<Record<string, AuthorityCode>>, response: Record<string, unknown>): AuthorityOutcome {
   const known = codes[code];

@@ -5,14 +5,15 @@
  */
 import type { FiscalSystem, StoredRecord, SubmitContext } from '../types.ts';
 import { SPAIN_CERTIFICATE_FIELDS } from '../es/common.ts';
-import { clientInvoiceNumber } from '../es/invoice.ts';
+import { clientInvoiceNumber, counterNumber } from '../es/invoice.ts';
+import { metaString } from '../shared/metadata-fields.ts';
 import { runSandbox } from '../shared/sandbox.ts';
 import { TransportError } from '../types.ts';
 import { submitTicketBaiRealtime } from './rest-client.ts';
 import { validateTicketBaiConfig } from './config.ts';
 import { issuerTerritoryOf, validateTicketBaiTransaction, seriesOf } from './metadata.ts';
 import { buildTicketBai } from './build.ts';
-import { ticketBaiSandbox } from './sandbox.ts';
+import { ticketBaiSandboxFor } from './sandbox.ts';
 import { TICKETBAI_CODES } from './codes.ts';
 import { TICKETBAI_STATUSES } from './statuses.ts';
 import { createLroeProcessor } from './lroe/processor.ts';
@@ -43,7 +44,14 @@ export const ticketBai: FiscalSystem<'es-ticketbai', 'ES'> = {
   sealedConfigFields: ['territory'],
   validateTransaction: validateTicketBaiTransaction,
   // SerieFactura and NumFactura are separate fields (a series has no spaces).
-  issuedDocument: ({ tx, location }) => clientInvoiceNumber(tx, seriesOf(tx, location), (series, number) => `${series} ${number}`),
+  // The counter of the series writes its numbers as NumFactura.
+  issuedDocument: ({ tx, location }) => {
+    const series = seriesOf(tx, location);
+    return clientInvoiceNumber(tx, series, (s, number) => `${s} ${number}`, (document) => {
+      const number = counterNumber(document.slice(series.length + 1));
+      return number === undefined ? undefined : { numberingKey: `${issuerTerritoryOf(location)}:${series}`, number };
+    });
+  },
   // Each invoice names "the previous invoice issued by the same software" for the issuer,
   // whatever its series (SerieFacturaAnterior is part of the link; FORMATS.md §1.5): one
   // chain per issuer and territory, while numbers run without gaps within each series.
@@ -51,7 +59,8 @@ export const ticketBai: FiscalSystem<'es-ticketbai', 'ES'> = {
   // TBAIAR…, TBAIBI…) and holds only its own invoices, so an Araba invoice never names a
   // Gipuzkoa one as its previous (migration 0044 split the chains that did).
   chainKey: ({ location }) => issuerTerritoryOf(location),
-  numberingKey: ({ location, tx }) => `${issuerTerritoryOf(location)}:${seriesOf(tx, location)}`,
+  // A sale whose request names its number takes none from the counter.
+  numberingKey: ({ location, tx }) => (metaString(tx, 'invoice_number') === undefined ? `${issuerTerritoryOf(location)}:${seriesOf(tx, location)}` : undefined),
   initialStatus: (location) => (location.config.territory === 'bizkaia' ? 'pending_batch' : 'pending'),
   build: buildTicketBai,
   // verify-chain (src/cli/verify-chain.ts): fingerprint, signature and link of a stored record.
@@ -67,7 +76,7 @@ export const ticketBai: FiscalSystem<'es-ticketbai', 'ES'> = {
 
 /** Araba and Gipuzkoa take each record in real time; Bizkaia only in LROE batches. */
 async function submitTicketBai(record: StoredRecord, ctx: SubmitContext) {
-  if (ctx.mode === 'stub') return runSandbox(record, ctx, ticketBaiSandbox);
+  if (ctx.mode === 'stub') return runSandbox(record, ctx, ticketBaiSandboxFor(record, ctx.location));
   const territory = ctx.location.config.territory;
   if (territory === 'gipuzkoa' || territory === 'araba') return submitTicketBaiRealtime(record, ctx, territory);
   // Never reached through the core: Bizkaia records wait as pending_batch, with no submit job.

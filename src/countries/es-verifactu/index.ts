@@ -2,19 +2,22 @@
  * VERI*FACTU (RD 1007/2023, Orden HAC/1177/2024): every invoice record is hashed into a
  * chain (huella; no signature is needed in VERI*FACTU mode) and sent to AEAT at once.
  */
-import type { FiscalSystem } from '../types.ts';
+import type { FiscalSystem, LocationForFiscal } from '../types.ts';
 import { SPAIN_CERTIFICATE_FIELDS } from '../es/common.ts';
-import { clientInvoiceNumber } from '../es/invoice.ts';
-import { runSandbox, runSandboxMany } from '../shared/sandbox.ts';
+import { clientInvoiceNumber, counterNumber, isSeries } from '../es/invoice.ts';
+import { metaString } from '../shared/metadata-fields.ts';
 import { createVerifactuClient } from './client.ts';
 import { validateVerifactuConfig } from './config.ts';
 import { seriesOf, validateVerifactuTransaction } from './metadata.ts';
 import { buildVerifactu, numSerieOf } from './build.ts';
-import { verifactuSandbox } from './sandbox.ts';
+import { verifactuStubSubmit, verifactuStubSubmitMany } from './sandbox.ts';
 import { VERIFACTU_CODES } from './codes.ts';
 import { MAX_RECORDS_PER_REQUEST } from './soap.ts';
 import { verifyVerifactuRecord } from './verify.ts';
 import { VERIFACTU_RECEIPT } from './receipt.ts';
+
+/** The counter of one series of the issuer. */
+const seriesKey = (location: LocationForFiscal, series: string): string => `es-verifactu:${location.account_id}:${location.tax_id ?? location.id}:${series}`;
 
 /** The AEAT client. It keeps no state: AEAT's waits (TiempoEsperaEnvio) go to `ctx.pacing`, the core's, shared by every worker. */
 const aeat = createVerifactuClient(VERIFACTU_CODES);
@@ -40,19 +43,26 @@ export const verifactu: FiscalSystem<'es-verifactu', 'ES'> = {
   secretConfigFields: [],
   certificateFields: SPAIN_CERTIFICATE_FIELDS,
   validateTransaction: validateVerifactuTransaction,
-  // NumSerieFactura as AEAT reads it.
-  issuedDocument: ({ tx }) => clientInvoiceNumber(tx, seriesOf(tx), numSerieOf),
+  // NumSerieFactura as AEAT reads it, whichever series and number wrote it: series T and
+  // number 2026-3 are the document series T-2026's counter writes as its third.
+  issuedDocument: ({ tx, location }) => clientInvoiceNumber(tx, seriesOf(tx), numSerieOf, (document) => {
+    const dash = document.lastIndexOf('-');
+    const number = counterNumber(document.slice(dash + 1));
+    const series = document.slice(0, dash);
+    return number === undefined || !isSeries(series) ? undefined : { numberingKey: seriesKey(location, series), number };
+  }),
   // The chain runs over every record of the obligated issuer, across series and
   // locations, altas and anulaciones in generation order (FORMATS.md §2.4).
   chainKey: ({ location }) => `es-verifactu:${location.account_id}:${location.tax_id ?? location.id}`,
-  // …while invoice numbers run without gaps within each series of the issuer.
-  numberingKey: ({ location, tx }) => `es-verifactu:${location.account_id}:${location.tax_id ?? location.id}:${seriesOf(tx)}`,
+  // …while invoice numbers run without gaps within each series of the issuer; a sale
+  // whose request names its number takes none.
+  numberingKey: ({ location, tx }) => (metaString(tx, 'invoice_number') === undefined ? seriesKey(location, seriesOf(tx)) : undefined),
   initialStatus: () => 'pending',
   build: buildVerifactu,
   // verify-chain (src/cli/verify-chain.ts): fingerprint, signature and link of a stored record.
   verifyRecord: verifyVerifactuRecord,
-  submit: async (record, ctx) => (ctx.mode === 'stub' ? runSandbox(record, ctx, verifactuSandbox) : aeat.submit(record, ctx)),
-  submitMany: async (records, ctx) => (ctx.mode === 'stub' ? runSandboxMany(records, ctx, verifactuSandbox) : aeat.submitMany(records, ctx)),
+  submit: async (record, ctx) => (ctx.mode === 'stub' ? verifactuStubSubmit(record, ctx) : aeat.submit(record, ctx)),
+  submitMany: async (records, ctx) => (ctx.mode === 'stub' ? verifactuStubSubmitMany(records, ctx) : aeat.submitMany(records, ctx)),
   codes: VERIFACTU_CODES,
   errorTranslations: true,
   receipt: VERIFACTU_RECEIPT,

@@ -95,7 +95,25 @@ describe('VERI*FACTU answers', () => {
         DescripcionErrorRegistro: 'Registro de facturación duplicado.',
         RegistroDuplicado: { IdPeticionRegistroDuplicado: '202601151100001', EstadoRegistroDuplicado: 'Correcta' },
       },
+      warnings: [
+        '3000: AEAT already holds this record, registered by its submission 202601151100001. AEAT gives a CSV only in the answer to the submission that registers a record, and neither this answer nor its consultation service returns it: this answer sets no fiscal_id.',
+      ],
     });
+  });
+
+  it('a duplicate in a ParcialmenteCorrecto answer: the CSV is the submission\'s, not the duplicate\'s fiscal id', () => {
+    const dup = error('3000', 'Registro de facturación duplicado.');
+    const xml = respuesta('ParcialmenteCorrecto', linea('A-1', 'Incorrecto', dup) + linea('A-2', 'Correcto'), { csv: 'CSV3' });
+    expect(outcome(xml, 'A-1')).toMatchObject({ kind: 'duplicate', fiscalId: undefined, response: { CSV: 'CSV3' }, warnings: [expect.stringMatching(/^3000: AEAT already holds this record\. /)] });
+    expect(outcome(xml, 'A-2')).toMatchObject({ kind: 'accepted', fiscalId: 'CSV3' });
+  });
+
+  it('3001 on an annulment is its duplicate (no CSV, the warning); on an alta a rejection', () => {
+    const held = error('3001', 'El registro de facturación ya ha sido dado de baja.');
+    const annulment = { IDEmisorFactura: 'B12345674', NumSerieFactura: 'A-1', FechaExpedicionFactura: '15-01-2026', TipoOperacion: 'Anulacion' } as const;
+    expect(answerToOutcome(parseVerifactuAnswer(respuesta('Incorrecto', linea('A-1', 'Incorrecto', held, 'Anulacion')))!, VERIFACTU_CODES, annulment))
+      .toMatchObject({ kind: 'duplicate', fiscalId: undefined, warnings: [expect.stringMatching(/^3001: /)] });
+    expect(outcome(respuesta('Incorrecto', linea('A-1', 'Incorrecto', held)))).toMatchObject({ kind: 'rejected', code: '3001' });
   });
 
   it('ParcialmenteCorrecto: each record reads its own line', () => {

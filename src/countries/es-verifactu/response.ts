@@ -239,6 +239,22 @@ export function answerToOutcome(answer: VerifactuAnswer, codes: Readonly<Record<
  */
 export const ANNULMENT_HELD_CODES: readonly string[] = ['3001'];
 
+/**
+ * Why a duplicate leaves `fiscal_id` empty (`response_payload.warnings`). The VERI*FACTU CSV
+ * belongs to a submission, not to a record: RespuestaSuministro.xsd `RespuestaBaseType/CSV`
+ * "CSV asociado al envío generado por AEAT. Solo se genera si no hay rechazo del envío". The
+ * submission that registered the record is the earlier one whose answer was lost (AEAT names
+ * it: `RegistroDuplicado/IdPeticionRegistroDuplicado`, a request id, not a CSV), and nothing
+ * returns its CSV later: the consultation service (`ConsultaFactuSistemaFacturacion`,
+ * RespuestaConsultaLR.xsd `RegistroRespuestaConsultaRegFacturacionType`) gives each record's
+ * `DatosPresentacion` as NIFPresentador, TimestampPresentacion and IdPeticion, no CSV (where
+ * SII's consultation, DatosPresentacion2Type, has one).
+ */
+export function duplicateWarning(code: string, idPeticion: string | undefined): string {
+  const held = idPeticion ? `AEAT already holds this record, registered by its submission ${idPeticion}` : 'AEAT already holds this record';
+  return `${code}: ${held}. AEAT gives a CSV only in the answer to the submission that registers a record, and neither this answer nor its consultation service returns it: this answer sets no fiscal_id.`;
+}
+
 /** One record's answer line as an outcome (`operation`: the record's own, else the line's). */
 function lineOutcome(
   answer: Extract<VerifactuAnswer, { kind: 'respuesta' }>,
@@ -267,8 +283,11 @@ function lineOutcome(
     case 'Incorrecto': {
       const code = linea.CodigoErrorRegistro ?? 'INCORRECTO';
       // 3000: AEAT already holds this invoice (issuer, number, date): what it holds stands.
-      if (codes[code]?.duplicate === true) return { kind: 'duplicate', fiscalId: answer.CSV, response };
-      if ((operation ?? linea.TipoOperacion) === 'Anulacion' && ANNULMENT_HELD_CODES.includes(code)) return { kind: 'duplicate', fiscalId: answer.CSV, response };
+      // No fiscal id: the answer's CSV, when there is one (ParcialmenteCorrecto), is this
+      // submission's, which did not register the record (`duplicateWarning`).
+      if (codes[code]?.duplicate === true || ((operation ?? linea.TipoOperacion) === 'Anulacion' && ANNULMENT_HELD_CODES.includes(code))) {
+        return { kind: 'duplicate', fiscalId: undefined, response, warnings: [duplicateWarning(code, linea.RegistroDuplicado?.IdPeticionRegistroDuplicado)] };
+      }
       const message = explain(codes, code, linea.DescripcionErrorRegistro);
       if (codes[code]?.retriable === true) {
         return { kind: 'retry_later', code, message, response, retryAfterSeconds: answer.TiempoEsperaEnvio || undefined };

@@ -10,7 +10,7 @@
  * - R5: corrective invoice of a simplified invoice.
  */
 import { badRequest } from '../../core/errors.ts';
-import type { TransactionDraft } from '../types.ts';
+import type { IssuedDocument, TransactionDraft } from '../types.ts';
 import { customerTaxId, metaString, optionalText, type Metadata } from '../shared/metadata-fields.ts';
 
 /*
@@ -102,14 +102,31 @@ function chosenInvoiceType(tx: TransactionDraft, meta: Metadata): SpanishInvoice
  * each number used once). AEAT answers a second record under the same number and date
  * "duplicate" (3000), which reads as accepted: the second sale would never be registered.
  * `document` is the number as the authority sees it (series and number). Null when the
- * system numbers the invoice itself (its numbers are the chain's, never reused).
+ * system numbers the invoice itself (from the series counter, which never repeats itself).
+ * `counter`: where the series counter would write this same document (FiscalSystem.
+ * issuedDocument), so that the counter and the client never give one number twice.
  */
-export function clientInvoiceNumber(tx: TransactionDraft, series: string, document: (series: string, number: string) => string): { document: string; message: string } | null {
+export function clientInvoiceNumber(
+  tx: TransactionDraft, series: string, document: (series: string, number: string) => string, counter?: (document: string) => IssuedDocument['counter'],
+): IssuedDocument | null {
   const number = metaString(tx, 'invoice_number');
   if (number === undefined) return null;
   const where = series === '' ? '' : ` in series ${series}`;
+  const doc = document(series, number);
+  const counted = counter?.(doc);
   return {
-    document: document(series, number),
+    document: doc,
     message: `metadata.invoice_number ${number} was already issued${where}: an invoice number is used once in its series (RD 1619/2012 art. 6.1.a)`,
+    ...(counted === undefined ? {} : { counter: counted }),
   };
 }
+
+/**
+ * A number in the form the series counter writes it (`String(n)`: 1, 2, … without leading
+ * zeros), as that number; else undefined (`0042`, `2026-7` are no counter's). At most 15
+ * digits: exact in a JavaScript number, and beyond any counter.
+ */
+export const counterNumber = (text: string): number | undefined => (/^[1-9][0-9]{0,14}$/.test(text) ? Number(text) : undefined);
+
+/** Whether `text` can be a series (what `readSeries` accepts). */
+export const isSeries = (text: string): boolean => SAFE.test(text);

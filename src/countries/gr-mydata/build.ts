@@ -9,7 +9,12 @@
  * - a cancellation of a document without a MARK (never acknowledged: offline, or still
  *   being sent): nothing to cancel at AADE yet, so a reversing document is issued instead
  *   (a credit note 11.4 / 5.2 for a sale), in its own series (cancellationSeries);
- *   docs/decisions.md "Greece: cancellation".
+ *   docs/decisions.md "Greece: cancellation". It names no MARK (there is none yet): a 5.2,
+ *   or an 11.4 with specialInvoiceCategory 13 ("correlation difficulty").
+ *
+ * Credit documents: a 5.1 names the MARK it corrects (`correlatedInvoices`, never empty); an
+ * 11.4 names it when the request gives it, else says it cannot (specialInvoiceCategory 13);
+ * a 5.2 names none (classification.ts `specialCategoryOf`).
  *
  * Numbering (`aa`): gapless per (AFM, year, branch, series). The chain is the series
  * (index.ts chainKey: location and series; one location is one AFM and branch), and each
@@ -28,6 +33,7 @@ import {
   defaultIncomeClassification,
   needsCounterpart,
   reversalType,
+  specialCategoryOf,
   vatCategoryOf,
   type IncomeClassification,
 } from './classification.ts';
@@ -130,6 +136,9 @@ function invoiceDocument(input: BuildInput, tx: TransactionDraft, choice: Docume
     else summaryIcls.push({ ...c });
   }
 
+  // Never a 5.1 without the MARK it corrects (validateTransaction refuses one): AADE would refuse it (204).
+  if (choice.invoiceType === '5.1' && choice.correlatedMark === undefined) throw new Error('myDATA: a credit note 5.1 needs the MARK it corrects');
+
   const model: InvoiceModel = {
     issuer: { vatNumber: afm, country: 'GR', branch },
     counterpart: needsCounterpart(choice.invoiceType) ? counterpartOf(meta) : undefined,
@@ -139,6 +148,7 @@ function invoiceDocument(input: BuildInput, tx: TransactionDraft, choice: Docume
       issueDate,
       invoiceType: choice.invoiceType,
       correlatedInvoices: choice.correlatedMark !== undefined ? [choice.correlatedMark] : undefined,
+      specialInvoiceCategory: specialCategoryOf(choice.invoiceType, choice.correlatedMark),
     },
     payments: [{ type: int(meta.payment_type) ?? PAYMENT_TYPE[tx.payment_method], amount: totalGrossValue }],
     rows,
@@ -179,8 +189,10 @@ export function buildMyData(input: BuildInput): FiscalRecord {
         renderHints: [],
       };
     }
+    // The original has no MARK to name: a lone reversal (5.2, or 11.4 "correlation difficulty").
     return invoiceDocument(input, tx, { invoiceType: reversalType(originalType), series: cancellationSeries(series), classifyAs: originalType });
   }
   const invoiceType = str(tx.metadata.invoice_type) ?? (tx.type === 'sale' ? '11.1' : '11.4');
-  return invoiceDocument(input, tx, { invoiceType, series, classifyAs: invoiceType, correlatedMark: str(tx.metadata.correlated_mark) });
+  const correlatedMark = tx.type === 'sale' ? undefined : str(tx.metadata.correlated_mark);
+  return invoiceDocument(input, tx, { invoiceType, series, classifyAs: invoiceType, correlatedMark });
 }

@@ -86,6 +86,27 @@ export function defaultInvoiceType(sale: boolean, counterpart: boolean, correlat
 }
 
 /**
+ * Credit documents that name the MARK of what they credit (`correlatedInvoices`): 5.1
+ * must (AADE error 204 "CorrelatedInvoices is mandatory for this invoice type"), 11.4 may;
+ * 5.2 is the credit note that names none.
+ */
+export const CORRELATABLE_TYPES: readonly MyDataInvoiceType[] = ['5.1', '11.4'];
+
+/**
+ * specialInvoiceCategory 13, "correlation difficulty" (Ένδειξη Δυσχέρειας Συσχέτισης), valid
+ * for 11.4 (and 14.30, an expense type we do not issue) since myDATA v1.0.11, for Φ2 / E3
+ * prefilling [AADE "Technical specifications – Versions of myDATA", v1.0.11 item 3;
+ * secondary: invoicemaker.gr and s1ecos appendices "valid only for document types 11.4 and
+ * 14.30"]: a retail credit note that names no MARK says so (a lone credit note: a return
+ * without its receipt, or the reversal of a document AADE has not acknowledged yet).
+ */
+export const SPECIAL_CATEGORY_CORRELATION_DIFFICULTY = 13;
+
+/** The specialInvoiceCategory of a credit document: 13 on a retail credit note without its correlated MARK. */
+export const specialCategoryOf = (invoiceType: string, correlatedMark: string | undefined): number | undefined =>
+  invoiceType === '11.4' && correlatedMark === undefined ? SPECIAL_CATEGORY_CORRELATION_DIFFICULTY : undefined;
+
+/**
  * What undoes a document that has no MARK (docs/decisions.md, cancellation rule): a credit
  * document for a sale, a new sale document for a credit one (same counterpart rule).
  */

@@ -100,6 +100,12 @@ describe('SendInvoices', () => {
     expect(fake.documents.size).toBe(0);
   });
 
+  it('a credit note 5.1 that names no MARK: AADE\'s 204, a regulatory rejection (the builder never writes one: validation refuses it first)', async () => {
+    const out = await submitToAade(record(sampleInvoicesDoc({ ...DOC, invoiceType: '5.1' })), ctx());
+    expect(out).toMatchObject({ kind: 'rejected', code: '204', message: 'CorrelatedInvoices is mandatory for this invoice type.', error: { category: 'regulatory_reject', authority_code: '204' } });
+    expect(fake.documents.size).toBe(0);
+  });
+
   it('503, TechnicalError and no answer at all are transient (retry_later, error.category transient)', async () => {
     const transient = { kind: 'retry_later', response: { category: 'transient' }, error: { category: 'transient' } };
     fake.unavailable();
@@ -208,9 +214,39 @@ describe('CancelInvoice', () => {
     const out = await submitToAade(cancel, ctx());
     expect(fake.requests.at(-1)!.path).toBe(`/CancelInvoice?mark=${mark}`);
     const doc = [...fake.documents.values()][0]!;
-    expect(out).toMatchObject({ kind: 'accepted', upstreamId: doc.cancellationMark });
+    // The cancellation's own MARK: its fiscal_id_upstream and its receipt's `mark` item.
+    expect(out).toMatchObject({ kind: 'accepted', upstreamId: doc.cancellationMark, renderHints: [{ key: 'mark', placement: 'footer_bottom', kind: 'text', value: doc.cancellationMark }] });
     expect(await submitToAade(cancel, ctx())).toMatchObject({ kind: 'duplicate', response: { authority_code: '251' } });
     const unknown = record(JSON.stringify({ operation: 'CancelInvoice', mark: '1', entityVatNumber: null }), 'application/json', 'cancellation');
     expect(await submitToAade(unknown, ctx())).toMatchObject({ kind: 'rejected', code: '104' });
   });
+
+  it('251 (already cancelled: our earlier answer was lost) names no cancellation MARK: read from AADE\'s book (cancelledByMark of that one document)', async () => {
+    const sent = await submitToAade(record(sampleInvoicesDoc(DOC)), ctx());
+    const mark = (sent as { upstreamId: string }).upstreamId;
+    // Other documents around it, before and after: the query lists the cancelled one alone.
+    await submitToAade(record(sampleInvoicesDoc({ ...DOC, aa: '8' })), ctx());
+    const cancel = record(JSON.stringify({ operation: 'CancelInvoice', mark, entityVatNumber: null }), 'application/json', 'cancellation');
+    fake.slow(4_500);
+    expect(await submitToAade(cancel, ctx())).toMatchObject({ kind: 'retry_later', code: 'timeout' });
+    await fake.normal();
+    const doc = [...fake.documents.values()].find((d) => d.mark === mark)!;
+    expect(doc.cancellationMark).toMatch(/^\d+$/); // AADE cancelled it although we never heard
+    fake.requests.length = 0;
+    const out = await submitToAade(cancel, ctx({ attempt: 2 }));
+    expect(out).toMatchObject({
+      kind: 'duplicate', upstreamId: doc.cancellationMark,
+      response: { authority_code: '251', category: 'duplicate_as_success', cancelledMark: mark, cancellationMark: doc.cancellationMark, lookup: { service: 'RequestTransmittedDocs', pages: 1 } },
+      renderHints: [{ key: 'mark', value: doc.cancellationMark }],
+    });
+    expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      `POST /CancelInvoice?mark=${mark}`,
+      `GET /RequestTransmittedDocs?mark=${BigInt(mark) - 1n}&maxMark=${mark}`,
+    ]);
+    // AADE's book does not list it (yet): still cancelled (AADE said so), without the MARK, and says why.
+    fake.hideTransmitted();
+    const blind = await submitToAade(cancel, ctx({ attempt: 3 }));
+    expect(blind).toMatchObject({ kind: 'duplicate', response: { authority_code: '251', lookup: { found: false, why: expect.stringContaining('does not list it') } } });
+    expect((blind as { upstreamId?: string }).upstreamId).toBeUndefined();
+  }, 20_000);
 });

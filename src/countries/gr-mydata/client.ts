@@ -4,7 +4,8 @@
  * headers AADE authenticates a caller by (FORMATS.md §6): `aade-user-id` (the location's
  * `aade_user_id`) and `Ocp-Apim-Subscription-Key` (its sealed `subscription_key`,
  * unsealed by the core for `submit`). No TLS client certificate. A duplicate answer that
- * names no MARK is followed by RequestTransmittedDocs (transmitted.ts) to recover it.
+ * names no MARK is followed by RequestTransmittedDocs (transmitted.ts) to recover it, and
+ * so is a CancelInvoice answered "already cancelled" (251), for the cancellation's MARK.
  *
  * Base URLs by the location's `env` (FORMATS.md §6 [secondary: firebed/aade-mydata docs]):
  * ERP production `https://mydatapi.aade.gr/myDATA/`, ERP development
@@ -23,10 +24,10 @@ import { authorityGet, authorityPost } from '../shared/authority-http.ts';
 import { configString } from '../shared/config-fields.ts';
 import { TransportError, type AuthorityOutcome, type StoredRecord, type SubmitContext } from '../types.ts';
 import {
-  cancelOutcome, duplicateNotFoundOutcome, duplicateWithLookup, errorOf, foundDuplicateOutcome, LOCAL_CODES, markLessDuplicate, sendOutcome,
-  type AadeAnswer, type TransmittedLookup,
+  alreadyCancelledOutcome, cancelOutcome, duplicateNotFoundOutcome, duplicateWithLookup, errorOf, foundDuplicateOutcome, LOCAL_CODES, markLessDuplicate, sendOutcome,
+  type AadeAnswer, type CancellationLookup, type TransmittedLookup,
 } from './response.ts';
-import { findByUid, lookupQuery, MAX_PAGES, parseRequestedDoc, uidOf, type RequestedDoc } from './transmitted.ts';
+import { cancellationMarkOf, documentQuery, findByUid, lookupQuery, MAX_PAGES, parseRequestedDoc, uidOf, type RequestedDoc } from './transmitted.ts';
 
 export type MyDataEnv = 'sandbox' | 'production' | 'provider_sandbox' | 'provider_production';
 
@@ -149,15 +150,16 @@ async function get(url: string, ctx: SubmitContext, timeoutMs: number): Promise<
 }
 
 /**
- * Looks up, with RequestTransmittedDocs (transmitted.ts), the document AADE says it holds:
- * at most `MAX_PAGES` pages, all within the attempt's time (the core bounds the whole
- * `submit` by it). Found → its entry (MARK, UID, authentication code, QR URL); else why not.
+ * Reads RequestTransmittedDocs (transmitted.ts) page by page until `pick` finds what is
+ * looked for: at most `MAX_PAGES` pages, all within the attempt's time (the core bounds the
+ * whole `submit` by it). Found → it; else why not.
  */
-async function findTransmitted(
-  doc: { uid: string; issueDate?: string | undefined; invoiceType?: string | undefined },
+async function readTransmitted<T>(
+  queryOf: (page: RequestedDoc['continuation']) => URLSearchParams,
+  pick: (doc: RequestedDoc) => T | undefined,
   ctx: SubmitContext,
   deadline: number,
-): Promise<TransmittedLookup> {
+): Promise<{ found: T; pages: number } | { why: string; pages: number }> {
   let page: RequestedDoc['continuation'];
   let pages = 0;
   while (pages < MAX_PAGES) {
@@ -165,7 +167,7 @@ async function findTransmitted(
     if (left < 200) return { why: `could not be read to the end within the attempt's time (${pages} pages)`, pages };
     let answer: AadeAnswer;
     try {
-      answer = await get(`${myDataUrl('RequestTransmittedDocs', ctx)}?${lookupQuery(doc, page).toString()}`, ctx, left);
+      answer = await get(`${myDataUrl('RequestTransmittedDocs', ctx)}?${queryOf(page).toString()}`, ctx, left);
     } catch (err) {
       if (err instanceof TransportError) return { why: `did not answer (${err.code}: ${err.message})`, pages };
       throw err;
@@ -173,12 +175,34 @@ async function findTransmitted(
     pages++;
     const requested = answer.status === 200 ? parseRequestedDoc(answer.body) : null;
     if (requested === null) return { why: `answered HTTP ${answer.status} without a RequestedDoc`, pages };
-    const found = findByUid(requested, doc.uid);
-    if (found?.mark !== undefined) return { found: { ...found, mark: found.mark }, pages };
+    const found = pick(requested);
+    if (found !== undefined) return { found, pages };
     if (!requested.continuation) return { why: `does not list it (${pages} pages)`, pages };
     page = requested.continuation;
   }
   return { why: `does not list it in the first ${MAX_PAGES} pages`, pages };
+}
+
+/** The document AADE says it holds, by its UID: its entry (MARK, UID, authentication code, QR URL), or why none. */
+async function findTransmitted(
+  doc: { uid: string; issueDate?: string | undefined; invoiceType?: string | undefined },
+  ctx: SubmitContext,
+  deadline: number,
+): Promise<TransmittedLookup> {
+  return readTransmitted(
+    (page) => lookupQuery(doc, page),
+    (requested) => {
+      const found = findByUid(requested, doc.uid);
+      return found?.mark !== undefined ? { ...found, mark: found.mark } : undefined;
+    },
+    ctx, deadline,
+  );
+}
+
+/** The MARK of the cancellation of the document `mark` (its `cancelledByMark` in AADE's book), or why none. */
+async function findCancellation(mark: string, ctx: SubmitContext, deadline: number): Promise<CancellationLookup> {
+  const r = await readTransmitted((page) => documentQuery(mark, page), (requested) => cancellationMarkOf(requested, mark), ctx, deadline);
+  return 'found' in r ? { cancellationMark: r.found, pages: r.pages } : r;
 }
 
 /**
@@ -223,7 +247,14 @@ async function send(record: StoredRecord, ctx: SubmitContext): Promise<Authority
     // CancelInvoice takes the MARK (and, for a caller acting for the issuer, its AFM) in the query, and no body.
     const query = new URLSearchParams({ mark: call.mark, ...(call.entityVatNumber ? { entityVatNumber: call.entityVatNumber } : {}) });
     const url = `${myDataUrl('CancelInvoice', ctx)}?${query.toString()}`;
-    return cancelOutcome(await post(url, '', ctx), call.mark);
+    const deadline = Date.now() + attemptTimeoutMs(ctx);
+    const outcome = cancelOutcome(await post(url, '', ctx), call.mark);
+    // Already cancelled (251, typically our own call whose answer was lost): the answer names
+    // no cancellation MARK, which the receipt prints; AADE's book has it.
+    if (outcome.kind === 'duplicate' && outcome.upstreamId === undefined) {
+      return alreadyCancelledOutcome(outcome, await findCancellation(call.mark, ctx, deadline));
+    }
+    return outcome;
   }
   const deadline = Date.now() + attemptTimeoutMs(ctx);
   const doc = headerOfInvoicesDoc(call.body);

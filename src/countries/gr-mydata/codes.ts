@@ -4,7 +4,7 @@
  * the static translation catalog (src/translations/catalog.ts; `errorTranslations` in
  * index.ts makes `country: GR` accepted there).
  *
- * Sources and certainty: 101 (XMLSyntaxError), 233 ("UID has already been sent") and
+ * Sources and certainty: 101 (XMLSyntaxError), 204 (correlatedInvoices missing), 233 ("UID has already been sent") and
  * 228 ("{Field} is invalid": an invalid UID or invoice type, and on the provider channel
  * also a UID already sent, quoting the original MARK) are confirmed by integrators'
  * published answers (fiskaltrust/middleware PR #742 citing the v1.0.10 documentation
@@ -38,6 +38,9 @@ export const MYDATA_CODES: Readonly<Record<string, AuthorityCode>> = {
   '202': v('Invalid Greek VAT number.', error(`A Greek VAT number (AFM) on the document is invalid. ${RESEND}`)),
   // uncertain
   '203': v("Gross value doesn't match the sum of net value plus taxes.", error(`The document's total does not equal its net amount plus taxes. ${RESEND}`)),
+  // Published with this wording by an integrator (Epsilon SingularLogic knowledge base,
+  // "Code: 204, Message: CorrelatedInvoices is mandatory for this invoice type", e.g. a 5.1).
+  '204': v('CorrelatedInvoices is mandatory for this invoice type.', error(`This credit note must name the MARK of the invoice it corrects (metadata.correlated_mark), or be a non-correlated credit note (5.2). ${RESEND}`)),
   // uncertain
   '207': v("The sum of the lines' net values doesn't match the invoice's total net value.", error(`The net total does not equal the sum of the lines. ${RESEND}`)),
   // uncertain

@@ -3,9 +3,11 @@
  * fixed clock. One series (A) numbered 1..7 through the chain's linkData, as the ledger
  * would hand it over: a retail receipt, a service receipt, an invoice to a Greek
  * business, a TypeB receipt with its income classification, a credit note 5.1 correlated
- * to a MARK, a retail credit note, a multi-rate receipt with a 0 % line; then, in the
- * cancellations' sequence, the CancelInvoice call of a transmitted document and the
- * reversing credit note of one AADE never acknowledged.
+ * to a MARK, a retail credit note (naming no MARK: "correlation difficulty"), a multi-rate
+ * receipt with a 0 % line; then, in the cancellations' sequence, the CancelInvoice call of a
+ * transmitted document and the reversing credit note of one AADE never acknowledged; then a
+ * credit note 5.2 that names no invoice, a retail credit note naming its receipt's MARK, and
+ * the reversing 5.2 of an invoice AADE never acknowledged.
  */
 import type { BuildInput, FiscalRecord, TransactionDraft } from '../types.ts';
 import { NOW, draft, line, location, validatedBuild } from '../shared/test-fixtures.ts';
@@ -36,14 +38,17 @@ export function goldenMyDataCases(): MyDataGoldenCase[] {
     prev ? { fingerprint: prev.record.fingerprint, fiscalId: prev.record.fiscalId, issuedAt: NOW.toISOString(), linkData: prev.record.linkData ?? null } : null;
 
   let seq = 0;
+  // The sales' series (A): each document continues the last one of it.
+  let lastSale: MyDataGoldenCase | undefined;
   const add = (file: string, loc: ReturnType<typeof goldenLocation>, tx: TransactionDraft) => {
     seq += 1;
     const built = validatedBuild(myData, loc, tx, {
       transactionId: `00000000-0000-4000-8000-0000000000${String(seq).padStart(2, '0')}`,
       now: new Date(NOW.getTime() + seq * 60_000),
-      chain: { seq, previous: previousOf(out[out.length - 1]) },
+      chain: { seq, previous: previousOf(lastSale) },
     });
-    out.push({ file, tx: built.tx, record: built.record });
+    lastSale = { file, tx: built.tx, record: built.record };
+    out.push(lastSale);
   };
   add('retail-receipt.xml', typeA, draft({ items: [vat24, vat13], payment_method: 'cash' }));
   add('service-receipt.xml', typeA, draft({ items: [service], metadata: { invoice_type: '11.2' } }));
@@ -74,5 +79,11 @@ export function goldenMyDataCases(): MyDataGoldenCase[] {
   const cancelled = out[0]!;
   cancel('cancellation.json', cancelled, CORRELATED_MARK, 1, undefined);
   cancel('cancellation-credit-note.xml', out[1]!, null, 2, out[out.length - 1]);
+
+  // A credit note 5.2 that names no invoice and a retail one naming its receipt (A-8, A-9); the
+  // reversal of an invoice AADE never acknowledged, a 5.2 (A-CN-2).
+  add('credit-note-uncorrelated.xml', typeB, draft({ type: 'refund', items: [vat24], payment_method: 'transfer', metadata: { counterpart_vat_number: BUYER_AFM } }));
+  add('retail-credit-correlated.xml', typeA, draft({ type: 'refund', items: [vat13], payment_method: 'cash', metadata: { correlated_mark: CORRELATED_MARK } }));
+  cancel('cancellation-of-invoice.xml', out[2]!, null, 3, out[8]);
   return out;
 }

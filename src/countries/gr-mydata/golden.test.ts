@@ -34,7 +34,7 @@ function expectJsonGolden(name: string, built: string): void {
 type Invoice = {
   issuer: { vatNumber: string; branch: string };
   counterpart?: { vatNumber: string; country: string; name?: string };
-  invoiceHeader: { series: string; aa: string; issueDate: string; invoiceType: string; correlatedInvoices?: string[] };
+  invoiceHeader: { series: string; aa: string; issueDate: string; invoiceType: string; correlatedInvoices?: string[]; specialInvoiceCategory?: string };
   paymentMethods: { paymentMethodDetails: { type: string; amount: string }[] };
   invoiceDetails: { netValue: string; vatAmount: string; vatCategory: string; vatExemptionCategory?: string; incomeClassification?: { amount: string }[] }[];
   invoiceSummary: { totalNetValue: string; totalVatAmount: string; totalGrossValue: string; incomeClassification?: { amount: string }[] };
@@ -104,6 +104,25 @@ describe('myDATA golden documents', () => {
     expect(icls(0)).toBeNull();
     expect(icls(3)).toBe('<icls:classificationType>E3_561_003</icls:classificationType><icls:classificationCategory>category1_1');
     expect(icls(4)).toBe('<icls:classificationType>E3_561_001</icls:classificationType><icls:classificationCategory>category1_1');
+  });
+
+  it('credit notes: a 5.1 names the MARK it corrects; a 5.2 and a lone retail 11.4 name none, the 11.4 marked "correlation difficulty" (13); an 11.4 naming its receipt is not', () => {
+    const header = (file: string) => invoiceOf(cases.find((c) => c.file === file)!.record.body).invoiceHeader;
+    const summary = (file: string) => {
+      const h = header(file);
+      return `${h.series}-${h.aa} ${h.invoiceType} [${(h.correlatedInvoices ?? []).join(',')}] ${h.specialInvoiceCategory ?? '-'}`;
+    };
+    expect(summary('credit-note.xml')).toBe(`A-5 5.1 [${CORRELATED_MARK}] -`);
+    expect(summary('retail-credit.xml')).toBe('A-6 11.4 [] 13');
+    expect(summary('credit-note-uncorrelated.xml')).toBe('A-8 5.2 [] -');
+    expect(summary('retail-credit-correlated.xml')).toBe(`A-9 11.4 [${CORRELATED_MARK}] -`);
+    // Reversals of documents without a MARK: nothing to name.
+    expect(summary('cancellation-credit-note.xml')).toBe('A-CN-1 11.4 [] 13');
+    expect(summary('cancellation-of-invoice.xml')).toBe('A-CN-2 5.2 [] -');
+    // No element is ever written empty (an empty correlatedInvoices is no xs:long).
+    for (const c of xmlCases) expect(c.record.body).not.toMatch(/<(correlatedInvoices|specialInvoiceCategory)>\s*</);
+    const uncorrelated = invoiceOf(cases.find((c) => c.file === 'credit-note-uncorrelated.xml')!.record.body);
+    expect(uncorrelated.counterpart?.vatNumber).toBe('123456783');
   });
 
   it('cancellation: CancelInvoice by MARK for a transmitted document; a reversing credit note 11.4 in its own series otherwise', () => {

@@ -21,6 +21,9 @@ describe('gr-mydata validateTransaction', () => {
     expect(validate({ ...B2B, invoice_type: '2.1' }).invoice_type).toBe('2.1');
     expect(validate({ ...B2B, correlated_mark: 400001925600940 }, { type: 'refund' })).toMatchObject({ invoice_type: '5.1', correlated_mark: '400001925600940' });
     expect(validate(B2B, { type: 'refund' }).invoice_type).toBe('5.2');
+    // A retail credit note may name the MARK of the receipt it credits (was a 400 naming 5.1 only).
+    expect(validate({ correlated_mark: '400001925600940' }, { type: 'refund' })).toEqual({ invoice_type: '11.4', series: 'A', correlated_mark: '400001925600940' });
+    expect(validate({ invoice_type: '11.4', correlated_mark: 400001925600940 }, { type: 'void' })).toMatchObject({ invoice_type: '11.4', correlated_mark: '400001925600940' });
     expect(validate({ counterpart_vat_number: 'DE123456789', counterpart_country: 'DE', counterpart_name: 'Beispiel GmbH', counterpart_postal_code: '10115', counterpart_city: 'Berlin' })).toMatchObject({ counterpart_country: 'DE', counterpart_name: 'Beispiel GmbH' });
   });
   it('overrides: payment type, exemption cause, income classification', () => {
@@ -34,8 +37,11 @@ describe('gr-mydata validateTransaction', () => {
     [{ series: 'A B' }, {}, 'metadata.series must be 1-50 characters without spaces'],
     [{ invoice_type: '1.1' }, {}, 'metadata.counterpart_vat_number is required for invoice type 1.1'],
     [{ ...B2B, invoice_type: '11.1' }, {}, 'metadata.counterpart_* fields are not accepted on retail documents (invoice types 11.x)'],
-    [{ ...B2B, invoice_type: '5.1' }, { type: 'refund' as const }, 'metadata.correlated_mark (the MARK of the corrected invoice) is required for invoice type 5.1'],
-    [{ ...B2B, correlated_mark: '400001925600940' }, {}, 'metadata.correlated_mark is only for credit notes of invoice type 5.1'],
+    [{ ...B2B, invoice_type: '5.1' }, { type: 'refund' as const }, 'metadata.correlated_mark (the MARK of the corrected invoice) is required for invoice type 5.1; a credit note whose invoice has no MARK is a 5.2'],
+    [{ ...B2B, invoice_type: '5.1', correlated_mark: '' }, { type: 'void' as const }, 'metadata.correlated_mark (the MARK of the corrected invoice) is required for invoice type 5.1; a credit note whose invoice has no MARK is a 5.2'],
+    [{ ...B2B, correlated_mark: '400001925600940' }, {}, 'metadata.correlated_mark is only for credit notes (refund or void, invoice type 5.1 or 11.4)'],
+    [{ correlated_mark: '400001925600940' }, {}, 'metadata.correlated_mark is only for credit notes (refund or void, invoice type 5.1 or 11.4)'],
+    [{ ...B2B, invoice_type: '5.2', correlated_mark: '400001925600940' }, { type: 'refund' as const }, 'metadata.correlated_mark is not accepted on a non-correlated credit note (invoice type 5.2): use 5.1'],
     [{ ...B2B, correlated_mark: '0123' }, { type: 'refund' as const }, 'metadata.correlated_mark must be a MARK (a positive integer of up to 19 digits)'],
     [{ counterpart_vat_number: '123456789' }, {}, 'metadata.counterpart_vat_number must be a valid 9-digit AFM for a Greek counterpart'],
     [{ counterpart_name: 'X' }, {}, 'metadata.counterpart_vat_number is required when a counterpart is given'],

@@ -9,7 +9,8 @@
  * - the counterpart (`counterpart_vat_number`, `_country` (GR), `_branch` (0), `_name`,
  *   `_street`, `_number`, `_postal_code`, `_city`): required for 1.1, 2.1, 5.x, refused
  *   on retail documents (they have no counterpart).
- * - `correlated_mark`: the MARK a 5.1 credit note corrects.
+ * - `correlated_mark`: the MARK a credit note corrects: required for 5.1, optional for a
+ *   retail 11.4, refused on 5.2 (the non-correlated credit note) and on sales.
  * - `payment_type` (1-8), `vat_exemption_category` (1-31, required with a 0 % line),
  *   `income_classification_type` / `_category`: override the defaults of classification.ts.
  * Line rates must be Greek VAT rates: myDATA has no category for any other.
@@ -21,6 +22,7 @@ import { baseMetadata, optionalChoice, optionalText, metaString, type Metadata }
 import { configString } from '../shared/config-fields.ts';
 import { isValidAfm } from './afm.ts';
 import {
+  CORRELATABLE_TYPES,
   CREDIT_TYPES,
   greekRatesText,
   INCOME_CATEGORIES,
@@ -143,11 +145,16 @@ export function validateMyDataTransaction(tx: TransactionDraft, ctx: Transaction
   if (isRetail(invoice_type) && counterpart !== undefined) {
     throw badRequest('metadata.counterpart_* fields are not accepted on retail documents (invoice types 11.x)');
   }
+  // A credit note that corrects an invoice AADE holds names its MARK (5.1: AADE refuses it
+  // without one, error 204); one whose original is not known, or has no MARK yet, is a
+  // non-correlated 5.2 (or a retail 11.4, marked "correlation difficulty" by build.ts).
   if (invoice_type === '5.1' && correlated_mark === undefined) {
-    throw badRequest('metadata.correlated_mark (the MARK of the corrected invoice) is required for invoice type 5.1');
+    throw badRequest('metadata.correlated_mark (the MARK of the corrected invoice) is required for invoice type 5.1; a credit note whose invoice has no MARK is a 5.2');
   }
-  if (invoice_type !== '5.1' && correlated_mark !== undefined) {
-    throw badRequest('metadata.correlated_mark is only for credit notes of invoice type 5.1');
+  if (correlated_mark !== undefined && !(CORRELATABLE_TYPES as readonly string[]).includes(invoice_type)) {
+    throw badRequest(sale
+      ? 'metadata.correlated_mark is only for credit notes (refund or void, invoice type 5.1 or 11.4)'
+      : 'metadata.correlated_mark is not accepted on a non-correlated credit note (invoice type 5.2): use 5.1');
   }
 
   const payment_type = optionalCode(meta, 'payment_type', 1, PAYMENT_TYPE_MAX, `metadata.payment_type must be a myDATA payment method code (1-${PAYMENT_TYPE_MAX})`);

@@ -1,19 +1,81 @@
-import type { Localized, ReceiptFacts } from '../types.ts';
+import type { Localized, ReceiptCorrectionInput, ReceiptFacts, TransactionDraft } from '../types.ts';
 import { metaString } from '../shared/metadata-fields.ts';
+import { defaultInvoiceType, reversalType } from './classification.ts';
 
-const RECEIPT: Localized = { el: 'ΑΠΟΔΕΙΞΗ ΛΙΑΝΙΚΗΣ ΠΩΛΗΣΗΣ', en: 'RETAIL SALES RECEIPT' };
-const CREDIT: Localized = { el: 'ΠΙΣΤΩΤΙΚΟ ΣΤΟΙΧΕΙΟ ΛΙΑΝΙΚΗΣ', en: 'RETAIL CREDIT NOTE' };
+/**
+ * Titles by myDATA invoice type: AADE's names of the types we issue (invoice types table,
+ * FORMATS.md §6 [secondary: firebed/aade-mydata docs/appendix/invoice-types.md]). The
+ * receipt is the document AADE registered, so it is named as that document: a sales
+ * invoice 1.1 is no retail receipt, a credit invoice 5.x no retail credit note.
+ */
+const TITLES: Readonly<Record<string, Localized>> = {
+  '11.1': { el: 'ΑΠΟΔΕΙΞΗ ΛΙΑΝΙΚΗΣ ΠΩΛΗΣΗΣ', en: 'RETAIL SALES RECEIPT' },
+  '11.2': { el: 'ΑΠΟΔΕΙΞΗ ΠΑΡΟΧΗΣ ΥΠΗΡΕΣΙΩΝ', en: 'SERVICE RECEIPT' },
+  '11.3': { el: 'ΑΠΛΟΠΟΙΗΜΕΝΟ ΤΙΜΟΛΟΓΙΟ', en: 'SIMPLIFIED INVOICE' },
+  '11.4': { el: 'ΠΙΣΤΩΤΙΚΟ ΣΤΟΙΧΕΙΟ ΛΙΑΝΙΚΗΣ', en: 'RETAIL CREDIT NOTE' },
+  '1.1': { el: 'ΤΙΜΟΛΟΓΙΟ ΠΩΛΗΣΗΣ', en: 'SALES INVOICE' },
+  '2.1': { el: 'ΤΙΜΟΛΟΓΙΟ ΠΑΡΟΧΗΣ ΥΠΗΡΕΣΙΩΝ', en: 'SERVICES INVOICE' },
+  '5.1': { el: 'ΠΙΣΤΩΤΙΚΟ ΤΙΜΟΛΟΓΙΟ - ΣΥΣΧΕΤΙΖΟΜΕΝΟ', en: 'CREDIT INVOICE - CORRELATED' },
+  '5.2': { el: 'ΠΙΣΤΩΤΙΚΟ ΤΙΜΟΛΟΓΙΟ - ΜΗ ΣΥΣΧΕΤΙΖΟΜΕΝΟ', en: 'CREDIT INVOICE - NOT CORRELATED' },
+};
 const CANCELLATION: Localized = { el: 'ΑΚΥΡΩΣΗ ΠΑΡΑΣΤΑΤΙΚΟΥ', en: 'DOCUMENT CANCELLATION' };
+/** The `mark` of a CancelInvoice cancellation is AADE's cancellationMark ("ΜΑΡΚ ακύρωσης"). */
+const CANCELLATION_MARK: Localized = { el: 'ΜΑΡΚ ακύρωσης', en: 'Cancellation MARK' };
+
+/** The invoice type of a stored draft (validateTransaction always stores one; the defaults for older drafts). */
+const invoiceTypeOf = (tx: TransactionDraft): string =>
+  metaString(tx, 'invoice_type') ?? defaultInvoiceType(tx.type === 'sale', false, false);
+
+const titleOf = (invoiceType: string): Localized => TITLES[invoiceType] ?? { el: `ΠΑΡΑΣΤΑΤΙΚΟ ${invoiceType}`, en: `DOCUMENT ${invoiceType}` };
+
+/**
+ * Whether a cancellation issued a document of its own (build.ts): a reversing credit note
+ * when its original had no MARK, numbered `<series>-CN-n`; else it is the CancelInvoice call,
+ * which issues none (no fiscal id). Decided by the cancellation's own number, not by the
+ * original's MARK now: an original sent after its reversal was issued has a MARK by the
+ * time the reversal is reprinted, and the reversal is still a credit note. Without the
+ * number (a caller that does not give it), the original's MARK decides, as at build.
+ */
+const issuedDocument = ({ fiscalId, original }: ReceiptCorrectionInput): boolean =>
+  typeof fiscalId === 'string' && fiscalId !== '' ? true : !original?.hints.some((h) => h.key === 'mark');
+
+/**
+ * The counterpart of a business document (1.1, 2.1, 5.x; retail documents have none), as
+ * the document names it: an invoice names its customer and the customer's VAT number (law
+ * 4308/2014 art. 9). A Greek counterpart's name is not in the request unless the merchant
+ * gives it (AADE knows it by its AFM).
+ */
+function counterpartLines(tx: TransactionDraft): Localized[] {
+  const vat = metaString(tx, 'counterpart_vat_number');
+  if (vat === undefined) return [];
+  const out: Localized[] = [];
+  const name = metaString(tx, 'counterpart_name');
+  if (name !== undefined) out.push({ el: `Λήπτης: ${name}`, en: `Customer: ${name}` });
+  const country = metaString(tx, 'counterpart_country') ?? 'GR';
+  const id = country === 'GR' ? vat : `${vat} (${country})`;
+  out.push({ el: `ΑΦΜ λήπτη: ${id}`, en: `Customer VAT no.: ${id}` });
+  const branch = Number(metaString(tx, 'counterpart_branch') ?? '0');
+  if (branch > 0) out.push({ el: `Εγκατάσταση λήπτη: ${branch}`, en: `Customer branch: ${branch}` });
+  const postal = metaString(tx, 'counterpart_postal_code');
+  const city = metaString(tx, 'counterpart_city');
+  if (postal !== undefined && city !== undefined) {
+    const street = [metaString(tx, 'counterpart_street'), metaString(tx, 'counterpart_number')].filter((p) => p !== undefined).join(' ');
+    const address = `${street === '' ? '' : `${street}, `}${postal} ${city}`;
+    out.push({ el: `Διεύθυνση λήπτη: ${address}`, en: `Customer address: ${address}` });
+  }
+  return out;
+}
 
 /**
  * A Greek receipt once myDATA answered (spec, Greek render hints): MARK, UID and
  * authentication code at the bottom, the AADE QR (`qrUrl`) on the right; while the
  * authority was unreachable, the offline label at the top of the footer (offline.ts).
- * AADE fixes no error-correction level for the QR: M, as Spain and Portugal.
+ * AADE fixes no error-correction level for the QR: M, as Spain and Portugal. Titled by
+ * the document's invoice type; a business document names its counterpart.
  */
 export const MYDATA_RECEIPT: ReceiptFacts = {
   language: 'el',
-  title: (_hints, tx) => (tx.type === 'sale' ? RECEIPT : CREDIT),
+  title: (_hints, tx) => titleOf(invoiceTypeOf(tx)),
   // Series and aa: the transaction's fiscal_id (`<series>-<aa>`, build.ts).
   number: { label: { el: 'Σειρά-Α/Α', en: 'Series-No.' }, value: ({ fiscalId }) => fiscalId },
   labels: {
@@ -21,19 +83,25 @@ export const MYDATA_RECEIPT: ReceiptFacts = {
     uid: { el: 'UID', en: 'UID' },
     auth_code: { el: 'Κωδικός αυθεντικοποίησης', en: 'Authentication code' },
   },
+  // A CancelInvoice cancellation's own `mark` is the cancellation MARK, printed as such beside
+  // the cancelled document's ("ΜΑΡΚ ακυρωμένου", references below).
+  labelFor: (key, input) => (key === 'mark' && input.kind === 'cancellation' && !issuedDocument(input) ? CANCELLATION_MARK : undefined),
   qr: { qr: { errorCorrectionLevel: 'M', sizeMm: 30 } },
+  lines: ({ tx }) => counterpartLines(tx).map((text) => ({ placement: 'header' as const, text })),
   // A cancellation of a document AADE holds (its MARK) is a CancelInvoice: no new document,
   // so it is titled as the cancellation it is and names the cancelled document by series-aa
-  // and MARK. One of a document without a MARK is a reversing credit note (build.ts), titled
-  // as one. A credit note 5.1 names its correlated invoice's MARK. Amounts print positive:
-  // myDATA carries them so, the invoice type says the rest.
+  // and MARK; its own `mark` item is the cancellation MARK AADE answered (response.ts). One
+  // of a document without a MARK is a reversing document (build.ts), titled by its type
+  // (a credit note 11.4 / 5.2 for a sale). A credit note 5.1 names its correlated
+  // invoice's MARK. Amounts print positive: myDATA carries them so, the invoice type says the rest.
   correction: {
-    title: ({ kind, tx, original }) => {
-      if (kind !== 'cancellation') return undefined;
-      if (original?.hints.some((h) => h.key === 'mark')) return CANCELLATION;
-      return tx.type === 'sale' ? CREDIT : RECEIPT;
+    title: (input) => {
+      if (input.kind !== 'cancellation') return undefined;
+      if (!issuedDocument(input)) return CANCELLATION;
+      return titleOf(reversalType(invoiceTypeOf(input.original?.tx ?? input.tx)));
     },
-    references: ({ kind, tx, original }) => {
+    references: (input) => {
+      const { kind, tx, original } = input;
       if (kind !== 'cancellation') {
         const mark = metaString(tx, 'correlated_mark');
         return mark === undefined ? [] : [{ el: `Συσχετιζόμενο παραστατικό ΜΑΡΚ ${mark}`, en: `Correlated document MARK ${mark}` }];
@@ -42,12 +110,12 @@ export const MYDATA_RECEIPT: ReceiptFacts = {
       const number = original.fiscalId;
       const mark = original.hints.find((h) => h.key === 'mark')?.value;
       const out: Localized[] = [];
-      if (mark === undefined) {
+      if (issuedDocument(input)) {
         if (number) out.push({ el: `Αντιλογισμός του παραστατικού ${number}`, en: `Reverses document ${number}` });
         return out;
       }
       if (number) out.push({ el: `Ακυρωμένο παραστατικό ${number}`, en: `Cancelled document ${number}` });
-      out.push({ el: `ΜΑΡΚ ακυρωμένου ${mark}`, en: `Cancelled document's MARK ${mark}` });
+      if (mark !== undefined) out.push({ el: `ΜΑΡΚ ακυρωμένου ${mark}`, en: `Cancelled document's MARK ${mark}` });
       return out;
     },
   },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cancelOutcome, duplicateNotFoundOutcome, duplicateOf, foundDuplicateOutcome, markLessDuplicate, parseResponseDoc, responseDocXml, sendOutcome } from './response.ts';
+import { alreadyCancelledOutcome, cancelOutcome, duplicateNotFoundOutcome, duplicateOf, foundDuplicateOutcome, markLessDuplicate, parseResponseDoc, responseDocXml, sendOutcome } from './response.ts';
 
 /* AADE's ResponseDoc (response-v1.0.12.xsd) read into the spec's categories. */
 
@@ -98,5 +98,23 @@ describe('cancelOutcome', () => {
     expect(cancelOutcome(ok200('<cancellationMark>400001000000002</cancellationMark><statusCode>Success</statusCode>'), '1')).toMatchObject({ kind: 'accepted', upstreamId: '400001000000002' });
     expect(cancelOutcome(ok200('<errors><error><message>x</message><code>251</code></error></errors><statusCode>ValidationError</statusCode>'), '1').kind).toBe('duplicate');
     expect(cancelOutcome(ok200('<errors><error><message>x</message><code>104</code></error></errors><statusCode>ValidationError</statusCode>'), '1')).toMatchObject({ kind: 'rejected', code: '104', error: { category: 'regulatory_reject', authority_code: '104' } });
+  });
+
+  it('the cancellation MARK is the cancellation\'s receipt item `mark` (no UID, code or QR: CancelInvoice issues no document)', () => {
+    const out = cancelOutcome(ok200('<cancellationMark>400001000000002</cancellationMark><statusCode>Success</statusCode>'), '400001000000001');
+    expect(out).toMatchObject({ response: { cancelledMark: '400001000000001', cancellationMark: '400001000000002' } });
+    expect(out.kind === 'accepted' && out.renderHints).toEqual([{ key: 'mark', placement: 'footer_bottom', mandatory: true, kind: 'text', value: '400001000000002' }]);
+  });
+
+  it('251 with the cancellation MARK read from AADE\'s book: its upstreamId and receipt item; not found: still cancelled, and why', () => {
+    const dup = cancelOutcome(ok200('<errors><error><message>x</message><code>251</code></error></errors><statusCode>ValidationError</statusCode>'), '400001000000001');
+    if (dup.kind !== 'duplicate') throw new Error(dup.kind);
+    expect(dup.upstreamId).toBeUndefined();
+    const found = alreadyCancelledOutcome(dup, { cancellationMark: '400001000000009', pages: 1 });
+    expect(found).toMatchObject({ kind: 'duplicate', upstreamId: '400001000000009', response: { authority_code: '251', cancellationMark: '400001000000009', lookup: { service: 'RequestTransmittedDocs', pages: 1 } } });
+    expect(found.kind === 'duplicate' && found.renderHints!.map((h) => `${h.key}=${h.value}`)).toEqual(['mark=400001000000009']);
+    const blind = alreadyCancelledOutcome(dup, { why: 'does not list it (1 pages)', pages: 1 });
+    expect(blind).toMatchObject({ kind: 'duplicate', response: { lookup: { found: false, why: 'does not list it (1 pages)' } } });
+    expect(blind.kind === 'duplicate' && (blind.upstreamId ?? blind.renderHints)).toBeUndefined();
   });
 });

@@ -225,16 +225,23 @@ export function sendOutcome(a: AadeAnswer, expected: { uid?: string | undefined 
   };
 }
 
-/** The outcome of a CancelInvoice call: the cancellation's own MARK (`cancellationMark`). */
+/**
+ * The outcome of a CancelInvoice call: the cancellation's own MARK (`cancellationMark`),
+ * its `fiscal_id_upstream` and the `mark` item of its receipt (the spec's Greek `mark`: the
+ * MARK AADE gave this transaction; the receipt names the cancelled document's MARK beside
+ * it, receipt.ts). CancelInvoice answers no UID, authentication code or QR URL: a
+ * cancellation issues no document.
+ */
 export function cancelOutcome(a: AadeAnswer, mark: string): AuthorityOutcome {
   const responses = parseResponseDoc(a.body);
   if (responses === null) return httpOutcome(a, 'CancelInvoice');
   const r = responses[0]!;
   const answer = { statusCode: r.statusCode, cancelledMark: mark, cancellationMark: r.cancellationMark, errors: r.errors };
   if (r.statusCode === 'Success') {
-    return { kind: 'accepted', upstreamId: r.cancellationMark, response: { ...answer, category: 'success' } };
+    return { kind: 'accepted', upstreamId: r.cancellationMark, response: { ...answer, category: 'success' }, renderHints: myDataHints({ mark: r.cancellationMark }) };
   }
-  // 251: already cancelled: AADE holds the cancellation we asked for.
+  // 251: already cancelled: AADE holds the cancellation we asked for (its MARK is not in
+  // the answer: the client reads it from AADE's book, `alreadyCancelledOutcome`).
   const already = r.errors.find((e) => e.code === '251');
   if (already) {
     return { kind: 'duplicate', response: { ...answer, category: 'duplicate_as_success' satisfies MyDataCategory, authority_code: '251' } };
@@ -330,5 +337,29 @@ export function duplicateWithLookup(outcome: Extract<AuthorityOutcome, { kind: '
       lookup: { service: 'RequestTransmittedDocs', pages: lookup.pages },
     },
     renderHints: myDataHints({ mark: outcome.upstreamId, uid: uid ?? inv.uid, authenticationCode, qrUrl: inv.qrCodeUrl }),
+  };
+}
+
+/** What a lookup of a cancelled document gave: its cancellation's MARK, or why none. */
+export type CancellationLookup = { cancellationMark: string; pages: number } | { why: string; pages: number };
+
+/**
+ * AADE answered 251 ("already cancelled"): the document is cancelled, by our earlier call
+ * whose answer was lost (a timeout, the usual case) or otherwise. The answer names no
+ * cancellation MARK, which the cancellation's receipt prints and its `fiscal_id_upstream`
+ * holds: it is read from AADE's book (RequestTransmittedDocs, the document's
+ * `cancelledByMark`). Not found: still `duplicate_as_success` (AADE says the document is
+ * cancelled), without the MARK, and `response.lookup.found: false` says why (as a
+ * duplicate's missing receipt items, docs/decisions.md "Greece: a duplicate's receipt items").
+ */
+export function alreadyCancelledOutcome(outcome: Extract<AuthorityOutcome, { kind: 'duplicate' }>, lookup: CancellationLookup): AuthorityOutcome {
+  if (!('cancellationMark' in lookup)) {
+    return { ...outcome, response: { ...outcome.response, lookup: { service: 'RequestTransmittedDocs', pages: lookup.pages, found: false, why: lookup.why } } };
+  }
+  return {
+    ...outcome,
+    upstreamId: lookup.cancellationMark,
+    response: { ...outcome.response, cancellationMark: lookup.cancellationMark, lookup: { service: 'RequestTransmittedDocs', pages: lookup.pages } },
+    renderHints: myDataHints({ mark: lookup.cancellationMark }),
   };
 }

@@ -3,6 +3,8 @@ import { TransportError, type StoredRecord, type SubmitContext } from '../types.
 import { parseResponseDoc } from './response.ts';
 import { myDataStubSubmit, stubAnswer } from './sandbox.ts';
 import { transportFaultOutcome } from './client.ts';
+import { myData } from './index.ts';
+import { NOW, TX_ID, draft, line, location, stored, validatedBuild } from '../shared/test-fixtures.ts';
 
 /* The stub AADE answers as AADE's ResponseDoc, read by the real parser. */
 
@@ -43,7 +45,27 @@ describe('myDATA stub', () => {
     });
   });
 
-  it('a cancellation gets a cancellationMark', async () => {
-    expect(await myDataStubSubmit(record(undefined, 'cancellation'), ctx)).toMatchObject({ kind: 'accepted', upstreamId: expect.stringMatching(/^\d{15}$/) });
+  it('a cancellation gets a cancellationMark, its receipt\'s `mark`; reject:251 (already cancelled) is a success with the MARK an accept gives', async () => {
+    const accepted = await myDataStubSubmit(record(undefined, 'cancellation'), ctx);
+    expect(accepted).toMatchObject({ kind: 'accepted', upstreamId: expect.stringMatching(/^\d{15}$/), response: { cancellationMark: expect.stringMatching(/^\d{15}$/) } });
+    const mark = (accepted as { upstreamId: string }).upstreamId;
+    expect(accepted.kind === 'accepted' && accepted.renderHints!.map((h) => `${h.key}=${h.value}`)).toEqual([`mark=${mark}`]);
+    const already = await myDataStubSubmit(record('reject:251', 'cancellation'), ctx);
+    expect(already).toMatchObject({ kind: 'duplicate', upstreamId: mark, response: { authority_code: '251', cancellationMark: mark } });
+    expect(already.kind === 'duplicate' && already.renderHints!.map((h) => h.key)).toEqual(['mark']);
+  });
+
+  it('a cancellation that is a reversing document (its original had no MARK) is answered as the document it is: MARK, UID, code and QR', async () => {
+    const { tx, record: built } = validatedBuild(myData, location('gr-mydata'), draft({ items: [line({ tax_rate: 24, tax_amount: 240, total_amount: 1240 })] }));
+    const reversal = myData.build({
+      transactionId: 'c1', kind: 'cancellation', tx,
+      original: { transactionId: TX_ID, fiscalId: built.fiscalId, tx, issuedAt: NOW.toISOString(), upstreamId: null },
+      location: location('gr-mydata'), environment: 'test', now: NOW, chain: { seq: 1, previous: null },
+      software: { name: 'x', version: '1', vendorTaxId: 'x' },
+    });
+    expect(reversal.body).toContain('<invoiceType>11.4</invoiceType>');
+    const out = await myDataStubSubmit(stored(reversal, tx, 'cancellation', 'c1'), ctx);
+    expect(out).toMatchObject({ kind: 'accepted', upstreamId: expect.stringMatching(/^\d{15}$/), response: { invoiceUid: reversal.fingerprint } });
+    expect(out.kind === 'accepted' && out.renderHints!.map((h) => h.key)).toEqual(['mark', 'uid', 'auth_code', 'qr']);
   });
 });

@@ -4,14 +4,16 @@
  * answers (response.ts `sendOutcome` / `cancelOutcome`): an accepted document gets its
  * MARK (`invoiceMark`, 15 digits here), `invoiceUid` (40 uppercase hex),
  * `authenticationCode` (32 hex) and `qrUrl`, which the receipt must print (spec, Greek
- * render_hints); a cancellation gets a `cancellationMark`. With `metadata.sandbox_outcome`:
+ * render_hints); a cancellation gets a `cancellationMark` (its receipt's `mark`). With
+ * `metadata.sandbox_outcome` (a cancellation's: the cancel body's):
  *
  * - accept (default) → Success;
  * - reject:<code> → ValidationError with that code (`regulatory_reject`); reject:233 (or
  *   any code codes.ts marks `duplicate`) → AADE's "already sent" answer naming the
  *   original MARK: success with that MARK (`duplicate_as_success`), and the QR URL and
  *   authentication code from the stub's book, as the real client reads them from
- *   RequestTransmittedDocs;
+ *   RequestTransmittedDocs; a cancellation's reject:251 ("already cancelled") is a success
+ *   with the cancellation MARK an accept would give, as the real client reads it from AADE's book;
  * - error:<code> → TechnicalError with that code, error:5xx → that HTTP status: retried
  *   (Greece: `offline_pending` meanwhile);
  * - timeout → no answer (the shared stub's transport fault), which the stub answers as the
@@ -22,7 +24,7 @@
 import { TransportError, type AuthorityOutcome, type StoredRecord, type SubmitContext } from '../types.ts';
 import { derivedDigits, derivedHex, outcomeOf, runSandbox, type SandboxSpec } from '../shared/sandbox.ts';
 import { MYDATA_CODES } from './codes.ts';
-import { cancelOutcome, duplicateWithLookup, responseDocXml, sendOutcome, type AadeAnswer, type MyDataResponse, type TransmittedLookup } from './response.ts';
+import { alreadyCancelledOutcome, cancelOutcome, duplicateWithLookup, responseDocXml, sendOutcome, type AadeAnswer, type MyDataResponse, type TransmittedLookup } from './response.ts';
 import { callOf, transportFaultOutcome } from './client.ts';
 import { uidOfDocument } from './uid.ts';
 
@@ -50,10 +52,15 @@ const stubMark = (record: StoredRecord) => derivedDigits(record.transactionId, '
 // InvoicesDoc (the stub is never asked for one).
 const stubUid = (record: StoredRecord) => uidOfDocument(record.body) ?? derivedHex(record.transactionId, 'mydata-uid', 40);
 
+/** A cancellation record that is the CancelInvoice call (not a reversing document sent with SendInvoices). */
+const isCancelInvoice = (record: StoredRecord): boolean => record.kind === 'cancellation' && callOf(record).op !== 'send';
+
 /** What the stub AADE answers over HTTP for this record. */
 export function stubAnswer(record: StoredRecord, ctx: SubmitContext): AadeAnswer {
   const outcome = outcomeOf(record);
-  const cancel = record.kind === 'cancellation';
+  // A CancelInvoice call; a cancellation that issued a reversing document is sent (and
+  // answered) as the document it is (build.ts).
+  const cancel = isCancelInvoice(record);
   const ok = (r: Omit<MyDataResponse, 'errors' | 'statusCode' | 'index'>): AadeAnswer => ({
     status: 200, body: responseDocXml([{ index: '1', ...r, errors: [], statusCode: 'Success' }]),
   });
@@ -110,10 +117,17 @@ export async function myDataStubSubmit(record: StoredRecord, ctx: SubmitContext)
   }
   const answer = stubAnswer(record, ctx);
   const call = callOf(record);
-  const outcome = record.kind === 'cancellation'
-    ? cancelOutcome(answer, call.op === 'cancel' ? call.mark : (record.upstreamId ?? ''))
-    : sendOutcome(answer);
+  if (isCancelInvoice(record)) {
+    const outcome = cancelOutcome(answer, call.op === 'cancel' ? call.mark : (record.upstreamId ?? ''));
+    // As the real client does: the MARK of a cancellation answered "already cancelled" (251)
+    // comes from AADE's book: here the one an accept gives.
+    if (outcome.kind === 'duplicate' && outcome.upstreamId === undefined) {
+      return sandboxMarked(alreadyCancelledOutcome(outcome, { cancellationMark: stubMark(record), pages: 1 }));
+    }
+    return sandboxMarked(outcome);
+  }
+  const outcome = sendOutcome(answer);
   // As the real client does: a duplicate's QR URL (and code) come from AADE's book.
-  if (outcome.kind === 'duplicate' && record.kind !== 'cancellation') return sandboxMarked(duplicateWithLookup(outcome, stubBook(record, ctx)));
+  if (outcome.kind === 'duplicate') return sandboxMarked(duplicateWithLookup(outcome, stubBook(record, ctx)));
   return sandboxMarked(outcome);
 }

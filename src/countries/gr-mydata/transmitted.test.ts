@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { aadeRequestedDoc, aadeUid, type AadeDocument } from '../../../test/support/fake-aade.ts';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../test/support/xml-tools.ts';
 import { headerOfInvoicesDoc } from './client.ts';
-import { findByUid, lookupQuery, parseRequestedDoc } from './transmitted.ts';
+import { cancellationMarkOf, documentQuery, findByUid, lookupQuery, parseRequestedDoc } from './transmitted.ts';
 
 /*
  * AADE's RequestedDoc (RequestTransmittedDocs, requestedInvoicesDoc-v1.0.12.xsd) read back:
@@ -79,5 +79,30 @@ describe('lookupQuery', () => {
     expect(Object.fromEntries(lookupQuery({ issueDate: '2026-03-02', invoiceType: '1.1' }, { nextPartitionKey: 'p', nextRowKey: 'r' })))
       .toEqual({ mark: '0', dateFrom: '02/03/2026', dateTo: '02/03/2026', invType: '1.1', nextPartitionKey: 'p', nextRowKey: 'r' });
     expect(lookupQuery({}).toString()).toBe('mark=0');
+  });
+});
+
+describe('a cancelled document\'s cancellation MARK', () => {
+  const doc = booked(golden('invoice-counterpart.xml'), '400001000000018', { cancellationMark: '400001000000019' });
+
+  it('the query lists exactly that MARK: above MARK - 1, up to maxMark = MARK', () => {
+    expect(documentQuery('400001000000018').toString()).toBe('mark=400001000000017&maxMark=400001000000018');
+    expect(Object.fromEntries(documentQuery('1', { nextPartitionKey: 'p', nextRowKey: 'r' }))).toEqual({ mark: '0', maxMark: '1', nextPartitionKey: 'p', nextRowKey: 'r' });
+  });
+
+  it('read from the document\'s cancelledByMark, or from the cancellations AADE lists (CancelledInvoiceType); undefined when not cancelled or not listed', () => {
+    expect(cancellationMarkOf(parseRequestedDoc(aadeRequestedDoc([doc]))!, '400001000000018')).toBe('400001000000019');
+    expect(cancellationMarkOf(parseRequestedDoc(aadeRequestedDoc([{ ...doc, cancellationMark: undefined }]))!, '400001000000018')).toBeUndefined();
+    expect(cancellationMarkOf(parseRequestedDoc(aadeRequestedDoc([doc]))!, '400001000000017')).toBeUndefined();
+    const cancelledOnly = '<?xml version="1.0" encoding="utf-8"?><RequestedDoc xmlns="http://www.aade.gr/myDATA/invoice/v1.0"><cancelledInvoicesDoc>' +
+      '<cancelledInvoice><invoiceMark>400001000000018</invoiceMark><cancellationMark>400001000000019</cancellationMark><cancellationDate>2026-03-02</cancellationDate></cancelledInvoice>' +
+      '</cancelledInvoicesDoc></RequestedDoc>';
+    if (HAVE_SCHEMAS) {
+      const v = xsdValidate(cancelledOnly, REQUESTED_XSD);
+      expect(v.ok, v.output).toBe(true);
+    }
+    const parsed = parseRequestedDoc(cancelledOnly)!;
+    expect(parsed).toEqual({ invoices: [], cancellations: [{ invoiceMark: '400001000000018', cancellationMark: '400001000000019' }] });
+    expect(cancellationMarkOf(parsed, '400001000000018')).toBe('400001000000019');
   });
 });

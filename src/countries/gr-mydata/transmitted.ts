@@ -1,5 +1,7 @@
 /**
- * Finding a document AADE already holds when its duplicate answer names no MARK.
+ * Finding a document AADE already holds when its duplicate answer names no MARK, and the
+ * cancellation MARK of a document AADE answers "already cancelled" (251) for
+ * (`documentQuery`, `cancellationMarkOf`: its `cancelledByMark`).
  *
  * AADE answers a second SendInvoices of a UID with 233 ("This UID has already been sent")
  * or, on the provider channel, 228 quoting the original MARK (response.ts `duplicateOf`).
@@ -34,8 +36,16 @@ export interface TransmittedInvoice {
   computedUid?: string | undefined;
 }
 
+/** One `cancelledInvoicesDoc/cancelledInvoice` of a RequestedDoc (CancelledInvoiceType). */
+export interface TransmittedCancellation {
+  invoiceMark: string;
+  cancellationMark: string;
+}
+
 export interface RequestedDoc {
   invoices: TransmittedInvoice[];
+  /** The cancellations AADE lists beside the documents (present only when it lists any). */
+  cancellations?: TransmittedCancellation[] | undefined;
   continuation?: { nextPartitionKey: string; nextRowKey: string } | undefined;
 }
 
@@ -48,7 +58,7 @@ const parser = new XMLParser({
   // MARKs are 15-digit longs: strings, never numbers.
   parseTagValue: false,
   trimValues: true,
-  isArray: (name, jpath) => jpath === 'RequestedDoc.invoicesDoc.invoice',
+  isArray: (name, jpath) => jpath === 'RequestedDoc.invoicesDoc.invoice' || jpath === 'RequestedDoc.cancelledInvoicesDoc.cancelledInvoice',
 });
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -84,17 +94,48 @@ export function parseRequestedDoc(xml: string): RequestedDoc | null {
       computedUid: uidOf([inv.issuer?.vatNumber, h.issueDate, inv.issuer?.branch, h.invoiceType, h.series, h.aa]),
     };
   });
+  const cancelled = (root === '' ? undefined : root?.cancelledInvoicesDoc?.cancelledInvoice) as Record<string, any>[] | undefined;
+  const cancellations = (cancelled ?? []).flatMap((c): TransmittedCancellation[] => {
+    const invoiceMark = str(c.invoiceMark);
+    const cancellationMark = str(c.cancellationMark);
+    return invoiceMark !== undefined && cancellationMark !== undefined ? [{ invoiceMark, cancellationMark }] : [];
+  });
   const token = root?.continuationToken;
   const next = str(token?.nextPartitionKey) !== undefined && str(token?.nextRowKey) !== undefined
     ? { nextPartitionKey: token.nextPartitionKey as string, nextRowKey: token.nextRowKey as string }
     : undefined;
-  return { invoices, ...(next ? { continuation: next } : {}) };
+  return { invoices, ...(cancellations.length > 0 ? { cancellations } : {}), ...(next ? { continuation: next } : {}) };
+}
+
+/**
+ * The MARK of the cancellation of the document `mark`, as a page lists it: the document's
+ * `cancelledByMark`, or its entry among the cancellations. Undefined when the page does not
+ * list the document, or lists it as not cancelled.
+ */
+export function cancellationMarkOf(doc: RequestedDoc, mark: string): string | undefined {
+  return doc.invoices.find((i) => i.mark === mark)?.cancelledByMark
+    ?? doc.cancellations?.find((c) => c.invoiceMark === mark)?.cancellationMark;
 }
 
 /** The invoice of a page whose UID (given by AADE, else computed from its fields) is `uid`. */
 export function findByUid(doc: RequestedDoc, uid: string): TransmittedInvoice | undefined {
   const want = uid.toUpperCase();
   return doc.invoices.find((i) => i.mark !== undefined && (i.uid ?? i.computedUid) === want);
+}
+
+/**
+ * The query that lists exactly one document, the one whose MARK is `mark`: AADE lists the
+ * MARKs above `mark` and, with `maxMark`, up to and including it (FORMATS.md §6 services;
+ * the parameters of RequestTransmittedDocs [secondary: firebed/aade-mydata docs,
+ * request-transmitted-docs.md]). Used to read a cancelled document's `cancelledByMark`.
+ */
+export function documentQuery(mark: string, page?: RequestedDoc['continuation']): URLSearchParams {
+  const q = new URLSearchParams({ mark: String(BigInt(mark) - 1n), maxMark: mark });
+  if (page) {
+    q.set('nextPartitionKey', page.nextPartitionKey);
+    q.set('nextRowKey', page.nextRowKey);
+  }
+  return q;
 }
 
 /** The query of a lookup: from MARK 0, the document's issue date and type (see the header). */

@@ -49,6 +49,8 @@ export interface InvoiceModel {
     issueDate: string;
     invoiceType: string;
     correlatedInvoices?: string[] | undefined;
+    /** specialInvoiceCategory (SpecialInvoiceCategoryType 1-13), e.g. 13 "correlation difficulty" on a lone 11.4. */
+    specialInvoiceCategory?: number | undefined;
   };
   payments: { type: number; amount: number }[];
   rows: InvoiceRow[];
@@ -90,6 +92,7 @@ export function invoicesDocXml(m: InvoiceModel): string {
     el('invoiceType', h.invoiceType) +
     el('currency', 'EUR') +
     (h.correlatedInvoices ?? []).map((mark) => el('correlatedInvoices', mark)).join('') +
+    (h.specialInvoiceCategory !== undefined ? el('specialInvoiceCategory', String(h.specialInvoiceCategory)) : '') +
     '</invoiceHeader>';
   const payments = m.payments.length
     ? `<paymentMethods>${m.payments.map((p) => `<paymentMethodDetails>${el('type', String(p.type))}${amount('amount', p.amount)}</paymentMethodDetails>`).join('')}</paymentMethods>`

@@ -3,14 +3,21 @@ import { isoDate, localDate } from '../shared/dates.ts';
 import { metaString } from '../shared/metadata-fields.ts';
 
 const SALE: Localized = { it: 'DOCUMENTO COMMERCIALE di vendita o prestazione', en: 'COMMERCIAL DOCUMENT of sale or service' };
-const RETURN: Localized = { it: 'DOCUMENTO COMMERCIALE emesso per reso merce', en: 'COMMERCIAL DOCUMENT issued for a return' };
-const ANNULMENT: Localized = { it: 'DOCUMENTO COMMERCIALE emesso per annullamento', en: 'COMMERCIAL DOCUMENT issued for an annulment' };
+const RETURN: Localized = { it: 'DOCUMENTO COMMERCIALE emesso per RESO MERCE', en: 'COMMERCIAL DOCUMENT issued for a GOODS RETURN' };
+const ANNULMENT: Localized = { it: 'DOCUMENTO COMMERCIALE emesso per ANNULLAMENTO', en: 'COMMERCIAL DOCUMENT issued for an ANNULMENT' };
+
+/** `2026-03-01` → `01-03-2026`, the day as the documento commerciale prints it. */
+const printedDay = (iso: string): string => {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso);
+  return m ? `${m[3]}-${m[2]}-${m[1]}` : iso;
+};
 
 /**
  * The Documento Commerciale (DM 7 dicembre 2016, Agenzia delle Entrate specifiche
  * tecniche): titled "DOCUMENTO COMMERCIALE di vendita o prestazione", its number
- * (`document_number`, "numero progressivo") at the top; a return is "emesso per reso
- * merce", an annulment "emesso per annullamento". The kind is the document's own, from
+ * (`document_number`, "numero progressivo") at the top; a return is "emesso per RESO
+ * MERCE", an annulment "emesso per ANNULLAMENTO", the words every RT and AdE's own
+ * "documento commerciale online" print. The kind is the document's own, from
  * its metadata (`is_return`, `is_cancellation`, which `type` refund/void sets:
  * metadata.ts), not from `type`: a sale whose metadata says is_return is a reso.
  */
@@ -42,10 +49,13 @@ export const DC_RECEIPT: ReceiptFacts = {
         register = metaString(tx, 'original_matricola');
       }
       if (number === undefined) return [];
-      const when = day === undefined ? '' : ` del ${day}`;
-      const whenEn = day === undefined ? '' : ` of ${day}`;
+      // "Documento di riferimento:" then "N. 0005-0009 del 03-06-2020", as RTs and AdE print
+      // it (two lines: together they overrun a 48-column roll).
+      const when = day === undefined ? '' : ` del ${printedDay(day)}`;
+      const whenEn = day === undefined ? '' : ` of ${printedDay(day)}`;
       return [
-        { it: `Rif. documento n. ${number}${when}`, en: `Ref. document no. ${number}${whenEn}` },
+        { it: 'Documento di riferimento:', en: 'Reference document:' },
+        { it: `N. ${number}${when}`, en: `No. ${number}${whenEn}` },
         ...(register === undefined ? [] : [{ it: `Matricola RT ${register}`, en: `Register (RT) ${register}` }]),
       ];
     },

@@ -37,6 +37,20 @@ export function cancellationDocument(originalTipo: string): { tipo: 'TD04' | 'TD
   return originalTipo === 'TD04' ? { tipo: 'TD05', prefix: 'ND-' } : { tipo: 'TD04', prefix: 'NC-' };
 }
 
+/** The default TipoDocumento: a sale is an invoice (TD01), a refund or void a credit note (TD04). */
+export const defaultTipoDocumento = (tx: TransactionDraft): string => (tx.type === 'sale' ? 'TD01' : 'TD04');
+
+/** A transaction's own TipoDocumento: its metadata's (the metadata rules store the default there), else the default. */
+export const tipoDocumentoOf = (tx: TransactionDraft): string => metaString(tx, 'tipo_documento') ?? defaultTipoDocumento(tx);
+
+/**
+ * The TipoDocumento the build writes: the transaction's own, or for a cancellation (whose
+ * draft is the original's) the document reversing the original's. The receipt names the
+ * document by it (receipt.ts), so build and print cannot disagree.
+ */
+export const builtTipoDocumento = (cancellation: boolean, tx: TransactionDraft): string =>
+  (cancellation ? cancellationDocument(tipoDocumentoOf(tx)).tipo : tipoDocumentoOf(tx));
+
 /**
  * The cancelling document's number. Italian invoices are numbered by the merchant, and the
  * credit (or debit) note needs a number of its own: the original's number in a separate
@@ -292,7 +306,7 @@ export function buildSdi(input: BuildInput): FiscalRecord {
   const originalNumber = metaString(tx, 'invoice_number') ?? '';
   // A credit note (TD04) is reversed by a debit note (TD05), anything else by a credit note;
   // stored metadata carries tipo_documento (metadata.ts), the fallback is its default.
-  const reversal = cancellation ? cancellationDocument(metaString(tx, 'tipo_documento') ?? (tx.type === 'sale' ? 'TD01' : 'TD04')) : undefined;
+  const reversal = cancellation ? cancellationDocument(tipoDocumentoOf(tx)) : undefined;
   const numero = reversal ? cancellationNumber(reversal.prefix, originalNumber) : originalNumber;
   const today = isoDate(localDate(input.now, 'IT'));
   const data = cancellation ? today : (metaString(tx, 'invoice_date') ?? today);
@@ -325,7 +339,7 @@ export function buildSdi(input: BuildInput): FiscalRecord {
     },
     cessionario: cessionario(tx, buyerCountry),
     documento: {
-      TipoDocumento: reversal ? reversal.tipo : (metaString(tx, 'tipo_documento') ?? 'TD01'),
+      TipoDocumento: builtTipoDocumento(cancellation, tx),
       Divisa: tx.currency,
       Data: data,
       Numero: numero,

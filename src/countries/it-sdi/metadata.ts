@@ -8,7 +8,7 @@ import { isIsoDate, isoDate, localDate } from '../shared/dates.ts';
 import { baseMetadata, optionalChoice, optionalText, withoutUndefined } from '../shared/metadata-fields.ts';
 import { checkNatura } from '../it/natura.ts';
 import { checkItalianAmounts } from '../it/amounts.ts';
-import { buyerIdentity, missingSedeFields } from './build.ts';
+import { buyerIdentity, defaultTipoDocumento, missingSedeFields } from './build.ts';
 
 /** TipoDocumento codes offered (FatturaPA 1.2.2): invoice, advance, credit note, fee note, debit note of a fee, deferred invoice. */
 export const TIPI_DOCUMENTO = ['TD01', 'TD02', 'TD04', 'TD06', 'TD07', 'TD24'] as const;
@@ -18,9 +18,6 @@ export const TIPI_DOCUMENTO = ['TD01', 'TD02', 'TD04', 'TD06', 'TD07', 'TD24'] a
  * without one (00425).
  */
 const NUMERO = /^(?=.*[0-9])[\x20-\x7E]{1,20}$/;
-
-/** The default TipoDocumento: a sale is an invoice (TD01), a refund or void a credit note (TD04). */
-export const defaultTipoDocumento = (tx: TransactionDraft): string => (tx.type === 'sale' ? 'TD01' : 'TD04');
 
 export function validateSdiTransaction(tx: TransactionDraft, ctx: TransactionContext): Record<string, unknown> {
   const meta = baseMetadata(tx, 'IT');

@@ -3,7 +3,9 @@ import type { Queryable } from '../db.ts';
 /**
  * What a chain's records name, by role (migration 0049): the documents they annul
  * (FiscalSystem.annulledDocument) and the numbers their requests chose
- * (FiscalSystem.issuedDocument). Each is once per chain while it stands.
+ * (FiscalSystem.issuedDocument). Each is once per chain (`chain_key`: the chain, or the
+ * wider scope the system names) while it stands. A chosen number in a series counter's
+ * form carries its place in that series (`numbering_key`, `number`: migration 0052).
  */
 export type ChainDocumentRole = 'annulled' | 'issued';
 
@@ -23,10 +25,68 @@ export const chainDocumentsRepo = {
     return res.rows.length > 0;
   },
 
-  async insert(q: Queryable, a: { role: ChainDocumentRole; chainKey: string; document: string; transactionId: string; now: Date }): Promise<void> {
-    await q.query(
-      'INSERT INTO chain_documents (chain_key, role, document, transaction_id, created_at) VALUES ($1, $2, $3, $4, $5)',
-      [a.chainKey, a.role, a.document, a.transactionId, a.now],
+  /**
+   * Registers the row. With `counter` (a number a request chose, where a series counter
+   * would write the same document: FiscalSystem.issuedDocument) the same statement raises
+   * the series' `client_max` (migration 0052), which locks the series row until the end of
+   * the transaction as the counter's `takeNumbers` does, so the two are serialized; and
+   * answers whether the counter has given that number already (`reached`: above the
+   * numbers that predate the register, at or below its last). Else `reached` is false.
+   */
+  async insert(
+    q: Queryable, a: { role: ChainDocumentRole; chainKey: string; document: string; transactionId: string; now: Date; counter?: { numberingKey: string; number: number } | undefined },
+  ): Promise<{ reached: boolean }> {
+    if (!a.counter) {
+      await q.query(
+        'INSERT INTO chain_documents (chain_key, role, document, transaction_id, created_at) VALUES ($1, $2, $3, $4, $5)',
+        [a.chainKey, a.role, a.document, a.transactionId, a.now],
+      );
+      return { reached: false };
+    }
+    const res = await q.query<{ reached: boolean }>(
+      `WITH series AS (
+         INSERT INTO number_series (numbering_key, last_number, updated_at, client_max) VALUES ($6, 0, $5, $7)
+         ON CONFLICT (numbering_key) DO UPDATE SET client_max = GREATEST(number_series.client_max, EXCLUDED.client_max)
+         RETURNING last_number, counted_from),
+       doc AS (
+         INSERT INTO chain_documents (chain_key, role, document, transaction_id, created_at, numbering_key, number) VALUES ($1, $2, $3, $4, $5, $6, $7))
+       SELECT $7 > counted_from AND $7 <= last_number AS reached FROM series`,
+      [a.chainKey, a.role, a.document, a.transactionId, a.now, a.counter.numberingKey, a.counter.number],
     );
+    return { reached: res.rows[0]!.reached };
+  },
+
+  /**
+   * Whether the counter of `numberingKey` has given `number` already, read without a lock
+   * (a preview): what `insert` answers as `reached`.
+   */
+  async counterReached(q: Queryable, counter: { numberingKey: string; number: number }): Promise<boolean> {
+    const res = await q.query<{ reached: boolean }>(
+      'SELECT $2 > counted_from AND $2 <= last_number AS reached FROM number_series WHERE numbering_key = $1',
+      [counter.numberingKey, counter.number],
+    );
+    return res.rows[0]?.reached === true;
+  },
+
+  /**
+   * Whether another transaction registered `number` of the series (a request chose it):
+   * then the counter skipped it, and a number the counter reached is not the counter's.
+   */
+  async registeredInSeries(q: Queryable, counter: { numberingKey: string; number: number }, exceptTransactionId: string): Promise<boolean> {
+    const res = await q.query(
+      'SELECT 1 FROM chain_documents WHERE numbering_key = $1 AND number = $2 AND transaction_id <> $3 LIMIT 1',
+      [counter.numberingKey, counter.number, exceptTransactionId],
+    );
+    return res.rows.length > 0;
+  },
+
+  /**
+   * Serializes, until the end of the transaction, the appends that register `document`
+   * in `scope` from chains of their own (one issuer's locations: FiscalSystem.
+   * issuedDocument `scope`): each then reads what the one before committed. A
+   * transaction-scoped advisory lock: the document has no row to lock before the first.
+   */
+  async lockDocument(q: Queryable, role: ChainDocumentRole, scope: string, document: string): Promise<void> {
+    await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7340215003))', [`${role}\n${scope}\n${document}`]);
   },
 };

@@ -339,6 +339,34 @@ export const jobsRepo = {
     return r.rowCount;
   },
 
+  /**
+   * Closes a transaction's latest job of these kinds (its retry-queue entry) once the
+   * authority has decided the record by a later message (services/inbound.ts): `dead` with
+   * the authority's refusal as its last error, or `completed` (an acceptance: nothing is
+   * left to send). An entry still waiting for a retry will not run; a `completed` entry
+   * becomes `dead` on a refusal, a `dead` one (its retries ran out although the authority
+   * had the record) `completed` on an acceptance. An entry in flight (`processing`) is left
+   * to its worker. Returns the entry as it now stands, or undefined (none, or in flight). A
+   * closed entry of an ordered queue lets the queue's next job go.
+   */
+  async settleLatest(
+    q: Queryable, transactionId: string, kinds: readonly string[], next: { status: 'completed' } | { status: 'dead'; error: string }, now: Date,
+  ): Promise<JobRow | undefined> {
+    const job = (await q.query<JobRow>(
+      `SELECT ${RETURNING} FROM jobs WHERE transaction_id = $1 AND kind = ANY($2::text[]) ORDER BY created_at DESC, id DESC LIMIT 1 FOR UPDATE`,
+      [transactionId, [...kinds]],
+    )).rows[0];
+    if (!job || job.status === 'processing') return undefined;
+    if (next.status === 'completed' && job.status === 'completed') return job;
+    const res = await q.query<JobRow>(
+      `UPDATE jobs SET status = $2, last_error = COALESCE($3, last_error), locked_by = NULL, locked_until = NULL, updated_at = $4
+        WHERE id = $1 RETURNING ${RETURNING}`,
+      [job.id, next.status, next.status === 'dead' ? next.error : null, now],
+    );
+    if (job.queue_key && ['pending', 'failed'].includes(job.status)) await jobsRepo.promoteNext(q, job.queue_key, now);
+    return res.rows[0];
+  },
+
   /** One job by id (any account: callers scope it). */
   async get(q: Queryable, id: string): Promise<JobRow | undefined> {
     return (await q.query<JobRow>(`SELECT ${RETURNING} FROM jobs WHERE id = $1`, [id])).rows[0];

@@ -202,6 +202,24 @@ export const transactionsRepo = {
     return fix((await q.query<TransactionRow>('SELECT * FROM transactions WHERE cancels_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1', [originalId])).rows[0]);
   },
 
+  /**
+   * Points an original's `cancelled_by_id` at the cancellation that stands: its latest
+   * cancellation in none of the `refused` statuses, else none (docs/decisions.md "The
+   * cancellation that stands"). The original's row is locked first, so the choice is read
+   * after any concurrent change of another of its cancellations has committed.
+   */
+  async relinkCancellation(q: Queryable, originalId: string, refused: readonly string[], now: Date): Promise<void> {
+    await q.query('SELECT 1 FROM transactions WHERE id = $1 FOR UPDATE', [originalId]);
+    await q.query(
+      `UPDATE transactions o SET cancelled_by_id = s.id, updated_at = $3
+         FROM (SELECT (SELECT c.id FROM transactions c
+                        WHERE c.cancels_id = $1 AND NOT (c.status = ANY($2::text[]))
+                        ORDER BY c.created_at DESC, c.id DESC LIMIT 1) AS id) s
+        WHERE o.id = $1 AND o.cancelled_by_id IS DISTINCT FROM s.id`,
+      [originalId, refused, now],
+    );
+  },
+
   async countCancellations(q: Queryable, originalId: string): Promise<number> {
     return Number((await q.query<{ n: string | number }>('SELECT count(*) AS n FROM transactions WHERE cancels_id = $1', [originalId])).rows[0]!.n);
   },

@@ -22,7 +22,7 @@ import type { SigningKeyService } from '../../../services/signing-keys.ts';
 import type { BatchClaim } from '../../../store/repos/transactions-repo.ts';
 import { runSandbox } from '../../shared/sandbox.ts';
 import { TransportError, type AuthorityCode, type AuthorityPacing, type LocationForFiscal } from '../../types.ts';
-import { ticketBaiSandbox } from '../sandbox.ts';
+import { ticketBaiSandboxFor } from '../sandbox.ts';
 import { sendLroeBatch } from './client.ts';
 import type { LroeGroup } from './groups.ts';
 import { LroeInputError, type LroeRenta } from './request.ts';
@@ -63,12 +63,14 @@ function allRetry(group: LroeGroup, code: string, message: string): GroupAnswer 
 
 function stubAnswer(group: LroeGroup, environment: 'test' | 'live', location: LocationForFiscal, now: Date, deps: LroeSendDeps): GroupAnswer {
   const verdicts = new Map<string, RecordVerdict>();
+  // One group is one kind (alta or anulación): the stub reads duplicates as Batuz's answer to it would be.
+  const spec = ticketBaiSandboxFor({ kind: group.kind === 'anulacion' ? 'cancellation' : 'record' }, location);
   for (const c of group.claims) {
     try {
       const outcome = runSandbox(
         { transactionId: c.t.id, kind: c.record.kind, body: c.record.body, contentType: c.record.content_type, fiscalId: c.record.fiscal_id, tx: c.t.normalized },
         { environment, mode: 'stub', location, now, timeoutMs: deps.timeoutMs, attempt: 1, pacing: deps.pacing },
-        ticketBaiSandbox,
+        spec,
       );
       verdicts.set(c.t.id, verdictOf(outcome, deps.codes));
     } catch (err) {

@@ -25,7 +25,7 @@ export const TransactionSchema = Type.Object({
   system: Type.String({ description: `fiscal system: ${SYSTEM_KEYS.join(', ')}` }),
   environment: StringEnum(['test', 'live'], { description: 'from the key prefix' }),
   request_payload: Type.Unknown({ description: 'the request as sent' }),
-  response_payload: Type.Record(Type.String(), Type.Unknown(), { description: 'authority answer; submit_error {error_code, raw_message} after a failed submission; error {category, authority_code} where the system classifies its failures (Greece: transient, regulatory_reject, permanent); warnings for Greek outcomes accepted with warnings' }),
+  response_payload: Type.Record(Type.String(), Type.Unknown(), { description: 'authority answer; submit_error {error_code, raw_message} after a failed submission; error {category, authority_code} where the system classifies its failures (Greece: transient, regulatory_reject, permanent); warnings: what the merchant should know about an accepted outcome (Greece: accepted with warnings; VERI*FACTU: a duplicate answer, which carries no CSV, so no fiscal_id)' }),
   fiscal_id: Type.Union([Type.String(), Type.Null()]),
   fiscal_id_upstream: Type.Union([Type.String(), Type.Null()]),
   error_message: Type.Union([Type.String(), Type.Null()], { description: 'null while the translation of a failure is pending' }),
