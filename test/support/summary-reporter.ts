@@ -2,7 +2,8 @@ import type { Reporter, SerializedError, TestModule } from 'vitest/node';
 
 /**
  * Prints one plain closing line, `tests: N passed, N failed, N skipped`, that CI
- * tooling reads regardless of the runner's own formatting.
+ * tooling reads regardless of the runner's own formatting; before it, the slowest test
+ * files (CI must stay under 20 minutes: this says where the time goes).
  */
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError> = []): void {
@@ -22,6 +23,13 @@ export default class SummaryReporter implements Reporter {
     }
     // An error outside any test (a failing global setup, an unhandled rejection) fails the run too.
     failed += unhandledErrors.length;
+    const slowest = testModules
+      .map((mod) => ({ file: `${mod.project.name}: ${mod.relativeModuleId}`, ms: mod.diagnostic().duration }))
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 15);
+    if (slowest.length > 0) {
+      process.stdout.write('\nslowest test files:\n' + slowest.map((s) => `  ${(s.ms / 1000).toFixed(1).padStart(6)} s  ${s.file}`).join('\n') + '\n');
+    }
     process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n\n`);
   }
 }
