@@ -68,7 +68,8 @@ export async function verifyChainCommand(opts: { location?: string[]; issuer?: s
   if ((opts.location === undefined) === (opts.issuer === undefined)) throw usageError('give either --location <id> or --issuer <tax_id>');
   // An empty tax id is a typo (an unset shell variable), not a search that finds nothing.
   if (opts.issuer !== undefined && opts.issuer.trim() === '') throw usageError('--issuer must not be empty');
-  const locationIds = opts.location?.map((l) => checkUuid('--location', l));
+  // A location named twice is checked once.
+  const locationIds = opts.location ? [...new Set(opts.location.map((l) => checkUuid('--location', l)))] : undefined;
   return onStore((store) =>
     withRuntime(store, async (rt) => {
       const result = await verifyChains(
@@ -79,7 +80,9 @@ export async function verifyChainCommand(opts: { location?: string[]; issuer?: s
         { locationIds, issuer: opts.issuer, environment: opts.environment },
         createProgress(),
       );
-      if (result.locations < (locationIds?.length ?? 1)) throw failed(locationIds ? `location not found: ${locationIds.join(', ')}` : `no location has tax id ${opts.issuer}`);
+      const missing = locationIds?.filter((id) => !result.locationIds.includes(id)) ?? [];
+      if (missing.length > 0) throw failed(`location not found: ${missing.join(', ')}`);
+      if (result.locations === 0) throw failed(`no location has tax id ${opts.issuer}`);
       const broken = result.chains.filter((c) => !c.ok);
       if (opts.json) {
         console.log(JSON.stringify({ ok: broken.length === 0, locations: result.locations, chains: result.chains }, null, 2));
@@ -228,6 +231,7 @@ export async function replayDeadCommand(opts: { account?: string; system?: strin
 export async function keysCreateCommand(opts: { account?: string; newAccount?: string; email?: string; environment: Environment }): Promise<void> {
   if ((opts.account === undefined) === (opts.newAccount === undefined)) throw usageError('give either --account <id> or --new-account <name> --email <email>');
   if (opts.newAccount !== undefined && !opts.email) throw usageError('--new-account needs --email <email>');
+  if (opts.account !== undefined && opts.email !== undefined) throw usageError('--email goes with --new-account: an existing account keeps its billing email');
   await onStore((store) =>
     withRuntime(store, async (rt: Runtime) => {
       const deps = rt.deps;

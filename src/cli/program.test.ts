@@ -55,6 +55,27 @@ describe('cli program', () => {
     }
   });
 
+  it('keys create: the account name and e-mail follow sign-up\'s rules (usage error before the store is opened)', async () => {
+    const email = ['--email', 'ops@example.com'];
+    for (const [args, message] of [
+      [['--new-account', '', ...email], 'the account name must be 1-100 characters (not blank).'],
+      [['--new-account', '   ', ...email], 'the account name must be 1-100 characters (not blank).'],
+      [['--new-account', 'x'.repeat(101), ...email], 'the account name must be 1-100 characters (not blank).'],
+      [['--new-account', 'Ops', '--email', `${'a'.repeat(245)}@example.com`], 'not an e-mail address (at most 254 characters).'],
+      [['--new-account', 'Ops', '--email', 'ops@example'], 'not an e-mail address (at most 254 characters).'],
+      [['--new-account', 'Ops', '--email', 'ops @example.com'], 'not an e-mail address (at most 254 characters).'],
+    ] as const) {
+      const r = await parse(['keys', 'create', ...args]);
+      expect(r.code, args.join(' ')).toBe('commander.invalidArgument');
+      expect(r.exitCode).not.toBe(0);
+      expect(r.text).toContain(message);
+    }
+    // --email with an existing account is a mistake, not ignored.
+    const err = await parse(['keys', 'create', '--account', '00000000-0000-4000-8000-000000000000', ...email]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ExitError);
+    expect(err).toMatchObject({ code: EXIT.usage, message: '--email goes with --new-account: an existing account keeps its billing email' });
+  }, 60_000); // the last case loads the operator's module (the whole service)
+
   it('verify-chain: an empty --issuer is a usage error (exit 2) before the store is opened', async () => {
     for (const issuer of ['', '  ']) {
       const err = await parse(['verify-chain', '--issuer', issuer]).catch((e: unknown) => e);

@@ -5,6 +5,7 @@
  * Actions answer an exit code; main.ts maps errors to theirs (exit.ts).
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { EXIT } from './exit.ts';
 import { packageVersion } from './version.ts';
 
@@ -14,6 +15,18 @@ const operator = () => import('./operator.ts');
 const server = () => import('./server.ts');
 
 const environmentOption = (description: string) => new Option('--environment <env>', description).choices(['test', 'live']);
+
+/** Sign-up's rules (POST /v1/accounts: name 1-100 characters once trimmed, not blank; billing_email an e-mail address, at most 254). */
+const EMAIL = fullFormats.email as RegExp;
+export function accountName(v: string): string {
+  const n = [...v.trim()].length;
+  if (n < 1 || n > 100) throw new InvalidArgumentError('the account name must be 1-100 characters (not blank).');
+  return v;
+}
+export function billingEmail(v: string): string {
+  if (v.length > 254 || !EMAIL.test(v)) throw new InvalidArgumentError('not an e-mail address (at most 254 characters).');
+  return v;
+}
 
 const EXIT_CODES_HELP = `
 Exit codes: 0 ok; 1 verification failed or nothing found; 2 usage error; 78 configuration error.
@@ -85,11 +98,8 @@ export function buildProgram(setExit: (code: number) => void): Command {
   const keys = program.command('keys').description('API keys without HTTP');
   keys.command('create').description('a root key for an account, or a new account with its first key; printed once (JSON)')
     .option('--account <id>', 'an existing account')
-    .option('--new-account <name>', 'create an account with this name')
-    .option('--email <email>', 'the new account\'s billing email', (v: string) => {
-      if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(v)) throw new InvalidArgumentError('not an email address');
-      return v;
-    })
+    .option('--new-account <name>', 'create an account with this name (1-100 characters)', accountName)
+    .option('--email <email>', 'the new account\'s billing email', billingEmail)
     .addOption(environmentOption('the key\'s environment').default('test'))
     .action(async (o) => setExit((await (await operator()).keysCreateCommand(o), EXIT.ok)));
 

@@ -72,13 +72,17 @@ const environmentOfKey = (key: string): 'test' | 'live' => (/:live(#|:|$)/.test(
 /** Annulments outside the chain (services/transaction-entry.ts): numbered, never linked. */
 const isSideSequence = (key: string): boolean => key.endsWith('#annulments');
 
-export async function verifyChains(deps: VerifyChainDeps, scope: VerifyScope, progress: Progress): Promise<{ locations: number; chains: ChainReport[] }> {
+/**
+ * `locations` counts, and `locationIds` names, the locations the scope selected (not the
+ * issuer's other locations a chain runs through, which are read to check their records).
+ */
+export async function verifyChains(deps: VerifyChainDeps, scope: VerifyScope, progress: Progress): Promise<{ locations: number; locationIds: string[]; chains: ChainReport[] }> {
   const { db } = deps;
   const locRows = scope.locationIds
     ? (await db.query<LocationRow>('SELECT * FROM locations WHERE id = ANY($1::uuid[]) ORDER BY created_at', [scope.locationIds])).rows
     : (await db.query<LocationRow>('SELECT * FROM locations WHERE tax_id = $1 ORDER BY created_at', [scope.issuer])).rows;
   const locations = new Map(locRows.map((r) => [r.id, r]));
-  if (locations.size === 0) return { locations: 0, chains: [] };
+  if (locations.size === 0) return { locations: 0, locationIds: [], chains: [] };
   const ids = [...locations.keys()];
 
   const keys = new Set<string>();
@@ -193,5 +197,5 @@ export async function verifyChains(deps: VerifyChainDeps, scope: VerifyScope, pr
     }
   }
   progress.stop();
-  return { locations: locations.size, chains: reports };
+  return { locations: ids.length, locationIds: ids, chains: reports };
 }

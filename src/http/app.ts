@@ -43,7 +43,7 @@ import { createReceiptService } from '../receipts/service.ts';
 import { createFleetService } from '../fleet/service.ts';
 import { schemaErrorFormatter, validatorCompiler } from './validation.ts';
 import { portalPlugin } from '../portal/plugin.ts';
-import { metricsRoutes, registerRequestMetrics } from '../metrics/http.ts';
+import { countRouterAnswer, metricsRoutes, registerRequestMetrics } from '../metrics/http.ts';
 import { openapiTransform } from './openapi.ts';
 import { CONTROL_IN_BODY, LONE_SURROGATE_IN_BODY, NUL_IN_BODY, hasLoneSurrogate } from '../core/body-strings.ts';
 
@@ -148,10 +148,15 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
     frameworkErrors: (err, req, res) => {
       const reply = res as unknown as { header(k: string, v: string): unknown; code(n: number): { send(b: unknown): unknown } };
       reply.header('x-request-id', req.id);
-      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return void reply.code(404).send({ error: 'not found' });
-      if (err.code === 'FST_ERR_BAD_URL') return void reply.code(400).send({ error: 'malformed URL' });
+      // These answers skip the request hooks: counted here (svc_http_requests_total holds every answer).
+      const answer = (status: number, error: string) => {
+        countRouterAnswer(rt.metrics, req.method, status);
+        reply.code(status).send({ error });
+      };
+      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return void answer(404, 'not found');
+      if (err.code === 'FST_ERR_BAD_URL') return void answer(400, 'malformed URL');
       req.log.error({ err }, 'router error');
-      return void reply.code(400).send({ error: 'bad request' });
+      return void answer(400, 'bad request');
     },
     ajv: { customOptions: { strict: false } },
     clientErrorHandler,

@@ -53,6 +53,15 @@ export function registerRequestMetrics(app: FastifyInstance, metrics: Metrics): 
 }
 
 /**
+ * An answer the router gives by itself (a malformed URL, an over-long path parameter),
+ * which runs no request hook: counted here, route `unmatched`, so the HTTP counters hold
+ * every answer. Nothing ran before it: its duration is 0.
+ */
+export function countRouterAnswer(metrics: Metrics, method: string | undefined, statusCode: number): void {
+  metrics.httpRequest(method ?? 'UNKNOWN', UNMATCHED_ROUTE, statusCode, 0);
+}
+
+/**
  * `GET /metrics` (Prometheus text format); registered after @fastify/swagger, which
  * documents the routes declared after it. Access as DECISIONS "Beyond the spec" says:
  * with METRICS_TOKEN set, `Authorization: Bearer <METRICS_TOKEN>` (401 otherwise);

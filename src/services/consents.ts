@@ -26,10 +26,22 @@ export function createConsentService(deps: Deps) {
       const { rows, total } = await consentsRepo.list(db, auth.accountId, page.limit, page.offset);
       return { data: rows.map(toView), total, ...page };
     },
-    async grant(auth: AuthContext, input: { type: ConsentType; version: string }): Promise<ConsentView> {
-      const row: ConsentRow = { id: newId(), account_id: auth.accountId, type: input.type, version: input.version.trim(), granted_at: clock.now(), revoked_at: null };
-      await consentsRepo.insert(db, row);
-      return toView(row);
+    /**
+     * Grants a consent. Granting a type and version that is already given (not revoked) is a
+     * repetition, not a new grant: the standing record is answered (`created: false`) and
+     * nothing is stored, so a retried request never leaves a second active record behind the
+     * one the client revokes. After a revocation, a grant is a new record.
+     */
+    async grant(auth: AuthContext, input: { type: ConsentType; version: string }): Promise<{ consent: ConsentView; created: boolean }> {
+      const version = input.version.trim();
+      return db.transaction(async (tx) => {
+        await consentsRepo.lockGrants(tx, auth.accountId);
+        const standing = await consentsRepo.active(tx, auth.accountId, input.type, version);
+        if (standing) return { consent: toView(standing), created: false };
+        const row: ConsentRow = { id: newId(), account_id: auth.accountId, type: input.type, version, granted_at: clock.now(), revoked_at: null };
+        await consentsRepo.insert(tx, row);
+        return { consent: toView(row), created: true };
+      });
     },
     async revoke(auth: AuthContext, id: string): Promise<ConsentView> {
       const row = await consentsRepo.revoke(db, auth.accountId, id, clock.now());

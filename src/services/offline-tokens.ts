@@ -14,9 +14,11 @@
  * automatically once the current key is older than `rotateAfterMs`) retires the current
  * key and makes a new one: new tokens are signed with the new key, and the retired key
  * stays in the JWKS until every token it can have signed has expired, so tokens already
- * handed out keep verifying. A node caches the current key for CACHE_MS; a token it signs
- * in that window after a rotation elsewhere is still covered (the retired key's
- * publication window includes the cache time).
+ * handed out keep verifying. Every token exchange reads which key is current (one indexed
+ * row; an exchange is once per engine `init`), so a rotation made by another process
+ * (`rotate-token-key`) signs the very next token on every node: after
+ * `--drop-retired` no node goes on signing with the dropped key (its tokens would never
+ * verify). Only the opened private key is memoised, by kid.
  */
 import crypto from 'node:crypto';
 import * as jose from 'jose';
@@ -32,9 +34,10 @@ import type { Deps } from './deps.ts';
 export const TOKEN_TTL_MS = 30 * 24 * 3600_000;
 /** Default age after which the signing key is replaced at its next use. */
 export const ROTATE_AFTER_MS = 90 * 24 * 3600_000;
-const CACHE_MS = 60_000;
-/** How long a retired key stays published: the longest a token it signed can live, plus the cache window and a day of clock skew. */
-export const RETIRED_KEY_PUBLISHED_MS = TOKEN_TTL_MS + CACHE_MS + 24 * 3600_000;
+/** A token signed as its key is being retired elsewhere (read, then signed): a minute covers it. */
+const SIGNING_RACE_MS = 60_000;
+/** How long a retired key stays published: the longest a token it signed can live, plus the signing race and a day of clock skew. */
+export const RETIRED_KEY_PUBLISHED_MS = TOKEN_TTL_MS + SIGNING_RACE_MS + 24 * 3600_000;
 export const TOKEN_ISSUER = 'fiscalization-service';
 export const TOKEN_ALG = 'EdDSA';
 
@@ -89,14 +92,17 @@ export interface OfflineTokenOptions {
 export function createOfflineTokenService(deps: Deps, opts: OfflineTokenOptions = {}) {
   const { db, clock, keys } = deps;
   const rotateAfterMs = opts.rotateAfterMs ?? ROTATE_AFTER_MS;
-  let cached: { key: SigningKey; until: number } | undefined;
+  /** The last key opened (unsealing costs a little): reused while it is still the current one. */
+  let opened: SigningKey | undefined;
 
   function open(row: TokenSigningKeyRow): SigningKey {
+    if (opened?.kid === row.kid) return opened;
     const privateKey = crypto.createPrivateKey(unseal(keys.seal, row.key_material, keyAad(row.kid)));
     // The published key must be the one that signs: check the sealed key against the clear one.
     const jwk = crypto.createPublicKey(privateKey).export({ format: 'jwk' });
     if (jwk.x !== (JSON.parse(row.public_jwk) as jose.JWK).x) throw new Error(`token signing key ${row.kid}: stored public key does not match the sealed key`);
-    return { kid: row.kid, privateKey, createdAt: row.created_at };
+    opened = { kid: row.kid, privateKey, createdAt: row.created_at };
+    return opened;
   }
 
   async function newKeyRow(now: Date): Promise<TokenSigningKeyRow> {
@@ -120,20 +126,16 @@ export function createOfflineTokenService(deps: Deps, opts: OfflineTokenOptions 
       if (current) await tokenSigningKeysRepo.retire(tx, current.kid, now);
       return tokenSigningKeysRepo.insertOrCurrent(tx, fresh);
     });
-    const key = open(row);
-    cached = { key, until: clock.now().getTime() + CACHE_MS };
-    return key;
+    return open(row);
   }
 
+  /** The key that signs now, read from the store at each use (never a node's stale copy). */
   async function currentKey(): Promise<SigningKey> {
     const now = clock.now();
-    if (cached && cached.until > now.getTime() && now.getTime() - cached.key.createdAt.getTime() < rotateAfterMs) return cached.key;
     const row = await tokenSigningKeysRepo.current(db);
     if (!row) return replace(null);
     if (now.getTime() - row.created_at.getTime() >= rotateAfterMs) return replace(row.kid);
-    const key = open(row);
-    cached = { key, until: clock.now().getTime() + CACHE_MS };
-    return key;
+    return open(row);
   }
 
   return {

@@ -122,4 +122,30 @@ describe('consents', () => {
     expect((await t.request({ method: 'DELETE', url: '/v1/account/consents/00000000-0000-4000-8000-000000000000', key })).statusCode).toBe(404);
     expect((await t.request({ method: 'DELETE', url: '/v1/account/consents/not-a-uuid', key })).json()).toEqual({ error: 'consent not found' });
   });
+
+  it('a repeated grant (a retry) answers the standing record, 200, and stores nothing; after a revoke a grant is new', async () => {
+    const { key } = await t.signup();
+    const grant = (version: string) => t.request({ method: 'POST', url: '/v1/account/consents', key, payload: { type: 'data_processing', version } });
+    const first = await grant('2026-03');
+    expect(first.statusCode, first.body).toBe(201);
+    const again = await grant(' 2026-03 ');
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json()).toEqual(first.json());
+    // Concurrent retries: still one record.
+    const racing = await Promise.all([0, 1, 2, 3].map(() => grant('2026-04')));
+    expect(racing.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 201]);
+    expect(new Set(racing.map((r) => r.json().id)).size).toBe(1);
+    const list = async () => (await t.request({ method: 'GET', url: '/v1/account/consents', key })).json() as { total: number; data: Array<{ id: string; version: string; active: boolean }> };
+    expect((await list()).total).toBe(2);
+
+    // Revoking the record the client knows withdraws the consent: nothing else stays active.
+    const revoked = await t.request({ method: 'DELETE', url: `/v1/account/consents/${first.json().id}`, key });
+    expect(revoked.statusCode).toBe(200);
+    expect((await list()).data.filter((c) => c.version === '2026-03' && c.active)).toEqual([]);
+    // Given again after the withdrawal: a new record (the revoked one stays, as evidence).
+    const regiven = await grant('2026-03');
+    expect(regiven.statusCode).toBe(201);
+    expect(regiven.json().id).not.toBe(first.json().id);
+    expect((await list()).total).toBe(3);
+  });
 });

@@ -146,6 +146,24 @@ describe('GET /metrics', () => {
     }
   });
 
+  it('answers the router gives by itself (malformed URL, over-long path parameter) are counted too, as unmatched', async () => {
+    const { key } = await t.signup();
+    const before = await scrape();
+    const bad = await t.request({ method: 'GET', url: '/v1/transactions/%zz', key });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toEqual({ error: 'malformed URL' });
+    const long = await t.request({ method: 'DELETE', url: `/v1/account/consents/${'a'.repeat(2000)}`, key });
+    expect(long.statusCode).toBe(404);
+    const after = await scrape();
+    const delta = (labels: Record<string, string>) => value(after, 'svc_http_requests_total', labels) - value(before, 'svc_http_requests_total', labels);
+    expect(delta({ method: 'GET', route: 'unmatched', status_code: '400' })).toBe(1);
+    expect(delta({ method: 'DELETE', route: 'unmatched', status_code: '404' })).toBe(1);
+    const count = (m: Scraped) => value(m, 'svc_http_request_duration_seconds_count', { method: 'GET', route: 'unmatched', status_code: '400' });
+    expect(count(after) - count(before)).toBe(1);
+    // No raw path in a label.
+    for (const f of after.series.filter((x) => x.name.startsWith('svc_http_'))) for (const sm of f.metrics) expect(sm.labels?.route ?? '').not.toContain('%zz');
+  });
+
   it('webhook outcomes: a failed attempt, then the retry cancelled once the webhook is deleted', async () => {
     const { key } = await t.signup();
     const sub = await t.request({ method: 'POST', url: '/v1/webhooks', key, payload: { url: receiver.url, events: ['fiscalization.completed'] } });

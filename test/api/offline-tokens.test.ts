@@ -171,7 +171,7 @@ describe('signing key rotation', () => {
     const kid1 = jose.decodeProtectedHeader(first).kid;
 
     clock.advance(DAY);
-    // An operator rotates (another process on the same store: this node sees it when its cache lapses).
+    // An operator rotates (another process on the same store).
     const { kid: kid2 } = await createOfflineTokenService(t.rt.deps).rotate();
     expect(kid2).not.toBe(kid1);
     clock.advance(2 * 60_000);
@@ -200,6 +200,29 @@ describe('signing key rotation', () => {
     expect((await verify(third, latest)).payload.environment).toBe('sandbox');
     const current = (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM token_signing_keys WHERE retired_at IS NULL')).rows[0]!.n;
     expect(current).toBe(1);
+  });
+
+  it('a rotation by another process signs the very next token; after --drop-retired every new token verifies', async () => {
+    const { key } = await t.signup();
+    const before = (await provision(key)).json().token as string;
+    const kidBefore = jose.decodeProtectedHeader(before).kid;
+    // `rotate-token-key --drop-retired` from the operator's process, the clock where it is: no
+    // node may go on signing with the key it dropped (the leak procedure).
+    const { kid, dropped } = await createOfflineTokenService(t.rt.deps).rotate({ dropRetired: true });
+    expect(dropped).toContain(kidBefore);
+    const after = (await provision(key)).json().token as string;
+    expect(jose.decodeProtectedHeader(after).kid).toBe(kid);
+    const published = await jwks(key);
+    expect(published.keys.map((k) => k.kid)).toEqual([kid]);
+    expect((await verify(after, published)).payload.agent_id).toBe('pos-42');
+    await expect(verify(before, published)).rejects.toBeInstanceOf(jose.errors.JWKSNoMatchingKey);
+    // A plain rotation: the next token is the new key's too, and both verify.
+    const { kid: next } = await createOfflineTokenService(t.rt.deps).rotate();
+    const third = (await provision(key)).json().token as string;
+    expect(jose.decodeProtectedHeader(third).kid).toBe(next);
+    const both = await jwks(key);
+    expect((await verify(after, both)).payload.environment).toBe('sandbox');
+    expect((await verify(third, both)).payload.environment).toBe('sandbox');
   });
 
   it('concurrent first use and concurrent rotations leave exactly one current key', async () => {

@@ -245,6 +245,38 @@ describe('keys create, exit codes', () => {
     expect(config.code).toBe(78);
     expect(config.stderr).toContain('configuration error: MASTER_KEY');
   }, 60_000);
+
+  it('failures are one line on stderr with their code, never a stack trace; sign-up\'s rules for a new account', async () => {
+    const STACK_FRAME = /^\s+at /m;
+    // A store that cannot be reached is a configuration error (78), whatever the command.
+    const down = await cli({ ...store, env: { ...store.env, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/fiscal' } }, 'migrate');
+    expect(down.code).toBe(78);
+    expect(down.stderr.trim()).toMatch(/^configuration error: the store cannot be used \(DATABASE_URL\): .*ECONNREFUSED/);
+    expect(down.stderr).not.toMatch(STACK_FRAME);
+    // An --out that cannot be written: exit 1, the reason, nothing else.
+    const file = path.join(tempDir('cli-out-'), 'taken');
+    fs.writeFileSync(file, 'not a directory');
+    const out = await cli(store, 'export', 'records', '--location', loc['es-ticketbai']!, '--from', '2026-02-10', '--to', '2026-02-10', '--out', file);
+    expect(out.code).toBe(1);
+    expect(out.stderr.trim()).toMatch(/^error: EEXIST: file already exists, mkdir '.*taken'$/);
+    expect(out.stderr).not.toMatch(STACK_FRAME);
+    // A blank account name is refused as the API refuses it (nothing created).
+    const blank = await cli(store, 'keys', 'create', '--new-account', '   ', '--email', 'blank@example.com');
+    expect(blank.code).toBe(2);
+    expect(blank.stderr).toContain('the account name must be 1-100 characters (not blank).');
+    expect(await withDb(store, async (db) => (await db.query('SELECT 1 FROM accounts WHERE billing_email = $1', ['blank@example.com'])).rows.length)).toBe(0);
+  }, 60_000);
+
+  it('verify-chain: a location named twice is checked once; only the unknown one is named as not found', async () => {
+    const known = loc['es-sii']!;
+    const twice = await cli(store, 'verify-chain', '--json', '--location', known, '--location', known.toUpperCase());
+    expect(twice.code, twice.stderr).toBe(0);
+    expect(JSON.parse(twice.stdout)).toMatchObject({ ok: true, locations: 1 });
+    const unknown = '00000000-0000-4000-8000-000000000001';
+    const oneMissing = await cli(store, 'verify-chain', '--location', known, '--location', unknown);
+    expect(oneMissing.code).toBe(1);
+    expect(oneMissing.stderr.trim().split('\n').at(-1)).toBe(`location not found: ${unknown}`);
+  }, 60_000);
 });
 
 describe('verify-chain', () => {

@@ -67,6 +67,8 @@ export const listConsents = <ThrowOnError extends boolean = false>(options?: Opt
 
 /**
  * Grant a consent
+ *
+ * A new grant answers 201 with the new record. The same type and version while a record of them is active (a repeated or retried request) answers 200 with that record, and stores nothing.
  */
 export const grantConsent = <ThrowOnError extends boolean = false>(options: Options<GrantConsentData, ThrowOnError>) => (options.client ?? client).post<GrantConsentResponses, GrantConsentErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

@@ -431,6 +431,17 @@ export type GrantConsentResponses = {
     /**
      * Default Response
      */
+    200: {
+        id: string;
+        type: 'terms' | 'privacy_policy' | 'marketing' | 'data_processing';
+        version: string;
+        granted_at: string;
+        revoked_at: string | null;
+        active: boolean;
+    };
+    /**
+     * Default Response
+     */
     201: {
         id: string;
         type: 'terms' | 'privacy_policy' | 'marketing' | 'data_processing';
@@ -2242,7 +2253,7 @@ export type ListTransactionsResponses = {
              */
             request_payload: unknown;
             /**
-             * authority answer; submit_error {error_code, raw_message} after a failed submission; error {category, authority_code} where the system classifies its failures (Greece: transient, regulatory_reject, permanent); warnings for Greek outcomes accepted with warnings
+             * authority answer; submit_error {error_code, raw_message} after a failed submission; error {category, authority_code} where the system classifies its failures (Greece: transient, regulatory_reject, permanent); warnings: what the merchant should know about an accepted outcome (Greece: accepted with warnings; VERI*FACTU: a duplicate answer, which carries no CSV, so no fiscal_id)
              */
             response_payload: {
                 [key: string]: unknown;
@@ -2489,7 +2500,7 @@ export type CreateTransactionResponses = {
          */
         request_payload: unknown;
         /**
-         * authority answer; submit_error {error_code, raw_message} after a failed submission; error {category, authority_code} where the system classifies its failures (Greece: transient, regulatory_reject, permanent); warnings for Greek outcomes accepted with warnings
+         * authority answer; submit_error {error_code, raw_message} after a failed submission; error {category, authority_code} where the system classifies its failures (Greece: transient, regulatory_reject, permanent); warnings: what the merchant should know about an accepted outcome (Greece: accepted with warnings; VERI*FACTU: a duplicate answer, which carries no CSV, so no fiscal_id)
          */
         response_payload: {
             [key: string]: unknown;
@@ -2544,7 +2555,7 @@ export type CreateTransactionResponses = {
          */
         request_payload: unknown;
         /**
-         * authority answer; submit_error {error_code, raw_message} after a failed submission; error {category, authority_code} where the system classifies its failures (Greece: transient, regulatory_reject, permanent); warnings for Greek outcomes accepted with warnings
+         * authority answer; submit_error {error_code, raw_message} after a failed submission; error {category, authority_code} where the system classifies its failures (Greece: transient, regulatory_reject, permanent); warnings: what the merchant should know about an accepted outcome (Greece: accepted with warnings; VERI*FACTU: a duplicate answer, which carries no CSV, so no fiscal_id)
          */
         response_payload: {
             [key: string]: unknown;
@@ -2915,7 +2926,7 @@ export type GetTransactionResponses = {
          */
         request_payload: unknown;
         /**
-         * authority answer; submit_error {error_code, raw_message} after a failed submission; error {category, authority_code} where the system classifies its failures (Greece: transient, regulatory_reject, permanent); warnings for Greek outcomes accepted with warnings
+         * authority answer; submit_error {error_code, raw_message} after a failed submission; error {category, authority_code} where the system classifies its failures (Greece: transient, regulatory_reject, permanent); warnings: what the merchant should know about an accepted outcome (Greece: accepted with warnings; VERI*FACTU: a duplicate answer, which carries no CSV, so no fiscal_id)
          */
         response_payload: {
             [key: string]: unknown;
@@ -3178,7 +3189,7 @@ export type CancelTransactionResponses = {
          */
         request_payload: unknown;
         /**
-         * authority answer; submit_error {error_code, raw_message} after a failed submission; error {category, authority_code} where the system classifies its failures (Greece: transient, regulatory_reject, permanent); warnings for Greek outcomes accepted with warnings
+         * authority answer; submit_error {error_code, raw_message} after a failed submission; error {category, authority_code} where the system classifies its failures (Greece: transient, regulatory_reject, permanent); warnings: what the merchant should know about an accepted outcome (Greece: accepted with warnings; VERI*FACTU: a duplicate answer, which carries no CSV, so no fiscal_id)
          */
         response_payload: {
             [key: string]: unknown;
@@ -3233,7 +3244,7 @@ export type CancelTransactionResponses = {
          */
         request_payload: unknown;
         /**
-         * authority answer; submit_error {error_code, raw_message} after a failed submission; error {category, authority_code} where the system classifies its failures (Greece: transient, regulatory_reject, permanent); warnings for Greek outcomes accepted with warnings
+         * authority answer; submit_error {error_code, raw_message} after a failed submission; error {category, authority_code} where the system classifies its failures (Greece: transient, regulatory_reject, permanent); warnings: what the merchant should know about an accepted outcome (Greece: accepted with warnings; VERI*FACTU: a duplicate answer, which carries no CSV, so no fiscal_id)
          */
         response_payload: {
             [key: string]: unknown;

@@ -36,6 +36,23 @@ export const consentsRepo = {
     return (await q.query<ConsentRow>('SELECT * FROM consents WHERE account_id = $1 AND id = $2', [accountId, id])).rows[0];
   },
 
+  /**
+   * Serializes the grants of one account until the end of the calling transaction (an
+   * advisory lock: the record to lock may not exist yet), so two concurrent identical grants
+   * make one record.
+   */
+  async lockGrants(q: Queryable, accountId: string): Promise<void> {
+    await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7340215004))', [`consents:${accountId}`]);
+  },
+
+  /** The active (not revoked) record of this type and version, if any (the newest). */
+  async active(q: Queryable, accountId: string, type: ConsentType, version: string): Promise<ConsentRow | undefined> {
+    return (await q.query<ConsentRow>(
+      'SELECT * FROM consents WHERE account_id = $1 AND type = $2 AND version = $3 AND revoked_at IS NULL ORDER BY granted_at DESC, id DESC LIMIT 1',
+      [accountId, type, version],
+    )).rows[0];
+  },
+
   /** Revokes once: a second revoke leaves the first revocation time in place. */
   async revoke(q: Queryable, accountId: string, id: string, at: Date): Promise<ConsentRow | undefined> {
     if (!isUuid(id)) return undefined;

@@ -74,11 +74,16 @@ export function accountRoutes(
   app.post('/v1/account/consents', {
     config: { permission: 'account:write', portal: true },
     schema: {
-      tags: ['accounts'], summary: 'Grant a consent', security: [{ bearer: [] }],
+      tags: ['accounts'], summary: 'Grant a consent',
+      description: 'A new grant answers 201 with the new record. The same type and version while a record of them is active (a repeated or retried request) answers 200 with that record, and stores nothing.',
+      security: [{ bearer: [] }],
       body: Type.Object({ type: ConsentType, version: Type.String({ minLength: 1, maxLength: 50, pattern: '\\S', 'x-error': 'version is required (1-50 characters)' }) }),
-      response: { 201: ConsentSchema, 400: ErrorBody, ...authErrors },
+      response: { 200: ConsentSchema, 201: ConsentSchema, 400: ErrorBody, ...authErrors },
     },
-  }, async (req, reply) => reply.code(201).send(await s.consents.grant(authOf(req), req.body as never)));
+  }, async (req, reply) => {
+    const { consent, created } = await s.consents.grant(authOf(req), req.body as never);
+    return reply.code(created ? 201 : 200).send(consent);
+  });
 
   app.delete('/v1/account/consents/:id', {
     config: { permission: 'account:write', allowInactiveAccount: true, portal: true },
