@@ -20,6 +20,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../core/clock.ts';
+import { DbUnavailableError } from '../core/errors.ts';
 import type { ChainLink, PendingLink } from '../core/chain-link.ts';
 import { GroupCommitter, type Turn } from '../core/group-commit.ts';
 import { promoteQueue, type EnqueueInput } from '../store/repos/jobs-repo.ts';
@@ -142,7 +143,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
    * statements are busy go to PostgreSQL as ONE statement (an idle node's goes at once).
    * If the combined statement fails, nothing of it was written and each batch runs again
    * alone, so each meets its own verdict (a moved head, a replay) and takes the locking
-   * path alone.
+   * path alone; unless the store was unavailable (every batch fails with that).
    */
   const guardedAppends = new Combiner<RenderedBatch, Written>(writeGuarded, APPEND_STATEMENTS_IN_FLIGHT, MAX_CHAINS_PER_STATEMENT);
 
@@ -169,7 +170,9 @@ export function createLedger(deps: LedgerDeps): Ledger {
         const written = await ledgerRepo.appendGuarded(appendQ, layer.map((i) => parts[i]!));
         layer.forEach((i, k) => (out[i] = mine(written, k)));
       } catch (err) {
-        if (layer.length === 1) out[layer[0]!] = toError(err);
+        // The store unavailable (down, or past its statement bound): running each batch
+        // again alone would only wait as long again per batch; each fails with it (503).
+        if (layer.length === 1 || err instanceof DbUnavailableError) layer.forEach((i) => (out[i] = toError(err)));
         else await inOrder(layer.map(alone));
       }
     }));

@@ -1,12 +1,13 @@
 import crypto from 'node:crypto';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/core/clock.ts';
-import { conflict } from '../../src/core/errors.ts';
+import { DbUnavailableError, conflict } from '../../src/core/errors.ts';
 import { newId } from '../../src/core/ids.ts';
 import { createLedger } from '../../src/ledger/ledger.ts';
 import type { PendingLink } from '../../src/core/chain-link.ts';
 import type { BuiltEntry, Ledger, LedgerEntry } from '../../src/ledger/types.ts';
+import type { Db } from '../../src/store/db.ts';
 import { createChainSigner, signChainInline } from '../../src/signing/chain-signer.ts';
 import { inProcessSigner, verifyWith } from '../../src/signing/signer.ts';
 import { FAN_OUT_EVENTS, createEventPublisher } from '../../src/services/event-publisher.ts';
@@ -61,6 +62,44 @@ async function chain(chainKey: string) {
 }
 
 describe('ledger', () => {
+  it('a combined append that finds the store unavailable fails each batch with it, without running them again alone', async () => {
+    // An ordered pipe in front of the test store: once armed, its first two statements wait
+    // (both append slots busy, so the next chains' appends queue and combine), then every
+    // statement fails as an unreachable store (or one past its bound) does.
+    const inner = t.db.pipe ?? t.db;
+    let armed = false;
+    let calls = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const pipe: Db['pipe'] = {
+      query: async (sql, params) => {
+        if (!armed) return inner.query(sql, params);
+        calls += 1;
+        if (calls <= 2) {
+          await gate;
+          return inner.query(sql, params);
+        }
+        throw new DbUnavailableError(new Error('Query read timeout'));
+      },
+    };
+    const gated = createLedger({ db: { ...t.db, pipe }, clock: systemClock, log: pino({ level: 'silent' }), events: createEventPublisher({ log: pino({ level: 'silent' }) }) });
+    const keys = Array.from({ length: 4 }, () => `journal:${newId()}`);
+    // Heads known to the node: the next appends take the one-statement path.
+    for (const key of keys) for (let i = 0; i < 2; i++) await gated.append(journal(key, `warm ${i}`));
+    armed = true;
+    const first = keys.slice(0, 2).map((key) => gated.append(journal(key, 'first')));
+    await vi.waitFor(() => expect(calls).toBe(2));
+    const queued = Promise.allSettled(keys.slice(2).map((key) => gated.append(journal(key, 'queued'))));
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    await Promise.all(first);
+    const settled = await queued;
+    expect(settled.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    for (const r of settled) expect((r as PromiseRejectedResult).reason).toBeInstanceOf(DbUnavailableError);
+    // One combined statement for the two queued chains, not one more for each alone.
+    expect(calls).toBe(3);
+  });
+
   it('appends entries of no transaction from a scheduled caller: one chain, each built on the link before', async () => {
     const key = `journal:${newId()}`;
     const results = await Promise.all(Array.from({ length: 25 }, (_, i) => ledger.append(journal(key, `event ${i}`))));
