@@ -680,7 +680,10 @@ describe('SII specifics', () => {
     const cancellation = res.json();
     sii.setMode({ kind: 'reject', code: '3001', description: 'El registro de facturación ya ha sido dado de baja.' });
     try {
-      expect(await drainAndCollect(siiCase)).toHaveLength(1);
+      // The baja, then one consultation for its CSV (this fake's book still holds the invoice
+      // as Correcta: it refused the baja by order, so the consultation cannot confirm it).
+      expect(await drainAndCollect(siiCase)).toHaveLength(2);
+      expect(sii.consultas).toHaveLength(1);
     } finally {
       siiCase.normal();
     }
@@ -689,8 +692,155 @@ describe('SII specifics', () => {
     expect(done.response_payload.duplicate).toBe(true);
     expect(done.response_payload.submit_error).toBeUndefined();
     expect(done.response_payload.authority).toMatchObject({ operation: 'baja', CodigoErrorRegistro: '3001' });
+    expect(done.fiscal_id).toBeNull();
+    expect(done.response_payload.warnings).toEqual([expect.stringMatching(/^3001: AEAT already holds the annulment of this invoice, and its answer gives no CSV\. AEAT answered that invoice .* is already annulled, but its consultation shows it Correcta\. This answer sets no fiscal_id\.$/)]);
     expect(await submitJob(cancellation.id)).toMatchObject({ status: 'completed', attempt: 1 });
     expect((await getTx(t, s.key, original.id)).status).toBe('cancelled');
+  });
+
+  /*
+   * SII's duplicate answers (3000 on an alta, 3001 on a baja) may come without the CSV
+   * (optional in RespuestaExpedidaType / RespuestaExpedidaBajaType). The client then asks
+   * the consultation ConsultaLRFacturasEmitidas once, with the same certificate: its
+   * DatosPresentacion carries the CSV of the registered record.
+   */
+  describe('a duplicate answer without a CSV: the consultation gives it', () => {
+    /** Our record's first answer was lost: the transaction and its job back to pending, nothing stored from that answer. */
+    async function loseAnswer(id: string): Promise<void> {
+      await t.db.query("UPDATE transactions SET status = 'pending', fiscal_id = NULL, response_payload = '{}' WHERE id = $1", [id]);
+      // Due by the app's clock (a manual one here), not the database's.
+      await t.db.query("UPDATE jobs SET status = 'pending', run_at = $2 WHERE transaction_id = $1 AND kind = 'submit'", [id, new Date(clock.now().getTime() - 1000)]);
+    }
+
+    /** An invoice AEAT registered (fiscal_id its CSV), then its answer lost. */
+    async function registeredThenLost(s: Scenario, invoiceNumber: string) {
+      const created = await createAuthorityTx(siiCase, s, { invoice_number: invoiceNumber });
+      await t.worker.drain();
+      const first = await getTx(t, s.key, created.id);
+      expect(first.status).toBe('success');
+      expect(first.fiscal_id).toMatch(/^[A-Z0-9]{16}$/);
+      await loseAnswer(created.id);
+      return first;
+    }
+
+    /** The consultation the fake received: over mutual TLS with the uploaded certificate, schema-valid, for this invoice. */
+    function expectConsulta(req: FakeRequest, s: Scenario, numSerie: string): void {
+      expect(`${req.method} ${req.path}`).toBe(`POST ${siiCase.paths.alta}`);
+      expect(req.clientCert.fingerprint256).toBe(s.cert.fingerprint256);
+      const doc = siiBodyContent(req.body.toString('utf8'))!;
+      expect(doc).toMatch(/^<siiLRC:ConsultaLRFacturasEmitidas /);
+      expect(tagText(doc, 'sii:NIF')).toBe(s.nif);
+      expect(tagText(doc, 'sii:NumSerieFacturaEmisor')).toBe(numSerie);
+      expectSchemaValid(doc, 'es/sii/ConsultaLR.xsd');
+    }
+
+    it('alta answered 3000 without a CSV: success, duplicate, fiscal_id the CSV of the registering submission', async () => {
+      const s = await scenario(siiCase);
+      const first = await registeredThenLost(s, 'C-1');
+      sii.duplicateCsv = false;
+      try {
+        const reqs = await drainAndCollect(siiCase);
+        expect(reqs).toHaveLength(2);
+        expectConsulta(reqs[1]!, s, 'C-1');
+      } finally {
+        sii.duplicateCsv = true;
+      }
+      const tx = await getTx(t, s.key, first.id);
+      expect(tx.status).toBe('success');
+      expect(tx.fiscal_id).toBe(first.fiscal_id);
+      expect(tx.response_payload.duplicate).toBe(true);
+      expect(tx.response_payload.warnings).toBeUndefined();
+      expect(tx.response_payload.authority).toMatchObject({
+        CodigoErrorRegistro: '3000', CSVRegistrado: null,
+        Consulta: { ResultadoConsulta: 'ConDatos', CSV: first.fiscal_id, EstadoRegistro: 'Correcta' },
+      });
+      expect(await submitJob(first.id)).toMatchObject({ status: 'completed' });
+    });
+
+    it('alta answered 3000 without a CSV, the consultation fails: success, fiscal_id null, a warning; asked once', async () => {
+      const s = await scenario(siiCase);
+      const first = await registeredThenLost(s, 'C-2');
+      sii.duplicateCsv = false;
+      sii.setConsultaMode({ kind: 'fault', code: '3500', description: 'Error técnico de base de datos', server: true });
+      try {
+        const reqs = await drainAndCollect(siiCase);
+        expect(reqs).toHaveLength(2); // the alta and one consultation: no retry of either
+        expectConsulta(reqs[1]!, s, 'C-2');
+      } finally {
+        sii.duplicateCsv = true;
+        sii.setConsultaMode({ kind: 'normal' });
+      }
+      const tx = await getTx(t, s.key, first.id);
+      expect(tx.status).toBe('success');
+      expect(tx.fiscal_id).toBeNull();
+      expect(tx.response_payload.duplicate).toBe(true);
+      expect(tx.response_payload.submit_error).toBeUndefined();
+      expect(tx.response_payload.warnings).toEqual([
+        "3000: AEAT already holds this invoice, and its answer gives no CSV. The CSV could not be read from AEAT's consultation service (ConsultaLRFacturasEmitidas): SOAP fault env:Server: Codigo[3500].Error técnico de base de datos. This answer sets no fiscal_id.",
+      ]);
+      expect(tx.response_payload.authority.Consulta).toEqual({ error: 'SOAP fault env:Server: Codigo[3500].Error técnico de base de datos' });
+      expect(await submitJob(first.id)).toMatchObject({ status: 'completed' });
+    });
+
+    /** An invoice and its cancellation, both accepted; then the cancellation's answer lost. */
+    async function cancelledThenLost(s: Scenario, invoiceNumber: string) {
+      const original = await createAuthorityTx(siiCase, s, { invoice_number: invoiceNumber });
+      await t.worker.drain();
+      const res = await t.request({ method: 'POST', url: `/v1/transactions/${original.id}/cancel`, key: s.key, payload: { reason: 'error en el importe' } });
+      expect(res.statusCode, res.body).toBe(201);
+      await t.worker.drain();
+      const cancellation = await getTx(t, s.key, res.json().id);
+      expect(cancellation.status).toBe('success');
+      expect(cancellation.fiscal_id).toBe(sii.cancelled.get(`${s.nif}|${invoiceNumber}|${/<sii:FechaExpedicionFacturaEmisor>([^<]*)</.exec(await fiscalRecord(s.key, original.id))?.[1]}`));
+      expect((await getTx(t, s.key, original.id)).status).toBe('cancelled');
+      await loseAnswer(cancellation.id);
+      return { original, cancellation };
+    }
+
+    it('baja answered 3001 without a CSV: success, duplicate, fiscal_id the CSV of the annulment; the original stays cancelled', async () => {
+      const s = await scenario(siiCase);
+      const { original, cancellation } = await cancelledThenLost(s, 'C-3');
+      sii.duplicateCsv = false;
+      try {
+        const reqs = await drainAndCollect(siiCase);
+        expect(reqs).toHaveLength(2);
+        expect(siiCase.document(reqs[0]!)).toMatch(siiCase.annulmentRoot);
+        expectConsulta(reqs[1]!, s, 'C-3');
+      } finally {
+        sii.duplicateCsv = true;
+      }
+      const done = await getTx(t, s.key, cancellation.id);
+      expect(done.status).toBe('success');
+      expect(done.fiscal_id).toBe(cancellation.fiscal_id);
+      expect(done.response_payload.duplicate).toBe(true);
+      expect(done.response_payload.warnings).toBeUndefined();
+      expect(done.response_payload.authority).toMatchObject({ operation: 'baja', CodigoErrorRegistro: '3001', Consulta: { CSV: cancellation.fiscal_id, EstadoRegistro: 'Anulada' } });
+      expect((await getTx(t, s.key, original.id)).status).toBe('cancelled');
+    });
+
+    it('baja answered 3001 without a CSV, the consultation unavailable: success, fiscal_id null, a warning', async () => {
+      const s = await scenario(siiCase);
+      const { original, cancellation } = await cancelledThenLost(s, 'C-4');
+      sii.duplicateCsv = false;
+      sii.setConsultaMode({ kind: 'unavailable' });
+      try {
+        const reqs = await drainAndCollect(siiCase);
+        expect(reqs).toHaveLength(2);
+        expectConsulta(reqs[1]!, s, 'C-4');
+      } finally {
+        sii.duplicateCsv = true;
+        sii.setConsultaMode({ kind: 'normal' });
+      }
+      const done = await getTx(t, s.key, cancellation.id);
+      expect(done.status).toBe('success');
+      expect(done.fiscal_id).toBeNull();
+      expect(done.response_payload.duplicate).toBe(true);
+      expect(done.response_payload.warnings).toEqual([
+        expect.stringMatching(/^3001: AEAT already holds the annulment of this invoice, and its answer gives no CSV\. The CSV could not be read from AEAT's consultation service \(ConsultaLRFacturasEmitidas\): HTTP 503 without a readable answer/),
+      ]);
+      expect(await submitJob(cancellation.id)).toMatchObject({ status: 'completed' });
+      expect((await getTx(t, s.key, original.id)).status).toBe('cancelled');
+    });
   });
 
   it('3001 on an alta is a rejection (only a baja is satisfied by an invoice already off the book)', async () => {

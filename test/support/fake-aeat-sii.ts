@@ -9,9 +9,18 @@
  * - remembers what it registered: an alta of an invoice it already holds is refused
  *   with 3000 (and the CSV of the first one), a baja of an unknown invoice with 3002, a
  *   second baja with 3001 (and the CSV of the first baja);
- * - answers per RespuestaSuministro.xsd with a CSV;
+ * - answers per RespuestaSuministro.xsd with a CSV; a duplicate's line carries the CSV
+ *   AEAT holds unless told not to (`duplicateCsv = false`: the schema makes it optional);
+ * - answers the consultation ConsultaLRFacturasEmitidas (the request validated against
+ *   ConsultaLR.xsd) from its book, per RespuestaConsultaLR.xsd: each invoice of the
+ *   Titular's period (and number and date, when the filter names them) with its data, its
+ *   DatosPresentacion (CSV) and EstadoFactura (Correcta, AceptadaConErrores, Anulada). For
+ *   an annulled invoice the presentation is the annulment's (`annulledPresentation =
+ *   'registration'`: the alta's), TimestampUltimaModificacion the annulment's time. Its
+ *   own clock gives every submission a later second than the one before;
  * - can be told to refuse records with a code, accept them with errors, answer a SOAP
- *   fault, answer 503 without SOAP, or never answer.
+ *   fault, answer 503 without SOAP, or never answer; the consultation on its own
+ *   (`setConsultaMode`): a SOAP fault, 503, or no answer.
  *
  * Independent of the code under test: its own namespaces and parsing.
  */
@@ -23,6 +32,7 @@ import { HAVE_SCHEMAS, xsdValidate } from './xml-tools.ts';
 const BASE = 'https://www2.agenciatributaria.gob.es/static_files/common/internet/dep/aplicaciones/es/aeat/ssii/fact/ws';
 const NS_SII = `${BASE}/SuministroInformacion.xsd`;
 const NS_SIIR = `${BASE}/RespuestaSuministro.xsd`;
+const NS_SIILRRC = `${BASE}/RespuestaConsultaLR.xsd`;
 const NS_ENV = 'http://schemas.xmlsoap.org/soap/envelope/';
 export const SII_FAKE_PATH = '/wlpl/SSII-FACT/ws/fe/SiiFactFEV1SOAP';
 
@@ -39,6 +49,13 @@ export type FakeSiiMode =
   /** Never answers. */
   | { kind: 'hang' };
 
+/** How the consultation answers (the submissions keep their own mode). */
+export type FakeSiiConsultaMode =
+  | { kind: 'normal' }
+  | { kind: 'fault'; code: string; description: string; server?: boolean }
+  | { kind: 'unavailable' }
+  | { kind: 'hang' };
+
 export interface FakeAeatSii {
   /** `https://127.0.0.1:<port>`: use as `authorityBaseUrl`. */
   url: string;
@@ -53,7 +70,14 @@ export interface FakeAeatSii {
   registered: Map<string, string>;
   /** Cancelled invoices: `NIF|NumSerie|Fecha` → CSV of the baja. */
   cancelled: Map<string, string>;
+  /** Whether a duplicate's answer line (3000, 3001) carries the CSV AEAT holds (default true). */
+  duplicateCsv: boolean;
+  /** Which presentation the consultation shows for an annulled invoice (default `annulment`). */
+  annulledPresentation: 'annulment' | 'registration';
+  /** The consultation requests received (each also in `requests`). */
+  consultas: FakeRequest[];
   setMode(mode: FakeSiiMode): void;
+  setConsultaMode(mode: FakeSiiConsultaMode): void;
   reset(): void;
   close(): Promise<void>;
 }
@@ -72,6 +96,45 @@ const plain = new XMLParser({
   parseTagValue: false,
   isArray: (name) => name === 'RegistroLRFacturasEmitidas' || name === 'RegistroLRBajaExpedidas',
 });
+
+/** What the fake's book holds about one invoice. */
+interface BookEntry {
+  nif: string;
+  numSerie: string;
+  fecha: string;
+  exercise: string;
+  period: string;
+  /** FacturaExpedida as sent, by local name. */
+  factura: Obj;
+  estado: 'Correcta' | 'AceptadaConErrores';
+  alta: { csv: string; at: string; presenter: string };
+  baja?: { csv: string; at: string; presenter: string } | undefined;
+}
+
+/**
+ * FacturaExpedida (SuministroInformacion.xsd, namespace sii) as RespuestaConsultaLR.xsd's
+ * DatosFacturaEmitida: its children, and those of FacturasRectificadas and TipoDesglose,
+ * are declared there (namespace siiLRRC); what they contain keeps the sii types. Cobros
+ * (required) closes it.
+ */
+function datosFacturaEmitida(factura: Obj): Obj {
+  const LOCAL_PARENTS = new Set(['FacturasRectificadas', 'TipoDesglose']);
+  // Below those, every element is of a sii type: namespace sii.
+  const tree = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(tree);
+    if (!isObj(v)) return v;
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [`sii:${k}`, tree(x)]));
+  };
+  const out: Obj = {};
+  for (const [name, value] of Object.entries(factura)) {
+    const inner = LOCAL_PARENTS.has(name) && isObj(value)
+      ? Object.fromEntries(Object.entries(value).map(([k, x]) => [`siiLRRC:${k}`, tree(x)]))
+      : tree(value);
+    out[`siiLRRC:${name}`] = inner;
+  }
+  out['siiLRRC:Cobros'] = 'N';
+  return out;
+}
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', format: true, indentBy: '  ', suppressEmptyNode: false });
 
 type OrderedNode = Obj & { ':@'?: Obj };
@@ -130,13 +193,26 @@ interface LineResult {
 
 export async function startFakeAeatSii(): Promise<FakeAeatSii> {
   let mode: FakeSiiMode = { kind: 'normal' };
+  let consultaMode: FakeSiiConsultaMode = { kind: 'normal' };
   let submissions = 0;
   const registered = new Map<string, string>();
   const cancelled = new Map<string, string>();
+  const book = new Map<string, BookEntry>();
+  const consultas: FakeRequest[] = [];
 
   const state = {
     lastBody: undefined as string | undefined,
     lastAnswer: undefined as string | undefined,
+    duplicateCsv: true,
+    annulledPresentation: 'annulment' as 'annulment' | 'registration',
+    lastStampMs: 0,
+  };
+
+  /** Madrid time of a presentation: never the same second as the one before. */
+  const stamp = (): string => {
+    const ms = Math.max(Date.now(), state.lastStampMs + 1000);
+    state.lastStampMs = ms;
+    return madridTimestamp(new Date(ms));
   };
 
   const handler = async (req: FakeRequest): Promise<FakeResponse> => {
@@ -147,6 +223,11 @@ export async function startFakeAeatSii(): Promise<FakeAeatSii> {
     const content = soapBodyContent(req.body.toString('utf8'));
     state.lastBody = content;
     if (content === undefined) return answer(soapFault('Client', 'Codigo[4103].Se ha producido un error inesperado al parsear el XML.'));
+    const rootName = /^<(?:[\w.-]+:)?([\w.-]+)/.exec(content)?.[1];
+    if (rootName === 'ConsultaLRFacturasEmitidas') {
+      consultas.push(req);
+      return consulta(content);
+    }
     if (HAVE_SCHEMAS) {
       const v = xsdValidate(content, 'es/sii/SuministroLR.xsd');
       if (!v.ok) {
@@ -165,25 +246,42 @@ export async function startFakeAeatSii(): Promise<FakeAeatSii> {
     const cab = isObj(root.Cabecera) ? root.Cabecera : {};
     const titular = isObj(cab.Titular) ? cab.Titular : {};
     const n = ++submissions;
+    const at = stamp();
     const records = ((isBaja ? root.RegistroLRBajaExpedidas : root.RegistroLRFacturasEmitidas) as Obj[]) ?? [];
+    /** Book entries this submission files, completed with its CSV below. */
+    const filed: { key: string; entry: BookEntry; baja: boolean }[] = [];
 
     const lines: LineResult[] = records.map((r, i) => {
       const idf = isObj(r.IDFactura) ? r.IDFactura : {};
       const emisor = isObj(idf.IDEmisorFactura) ? idf.IDEmisorFactura : {};
       const id = { nif: str(emisor.NIF), numSerie: str(idf.NumSerieFacturaEmisor), fecha: str(idf.FechaExpedicionFacturaEmisor) };
       const key = `${id.nif}|${id.numSerie}|${id.fecha}`;
+      const heldCsv = (csv: string) => (state.duplicateCsv ? { csv } : {});
       if (mode.kind === 'reject') return { id, estado: 'Incorrecto', code: mode.code, description: mode.description ?? `Error ${mode.code}` };
       if (isBaja) {
         const done = cancelled.get(key);
-        if (done) return { id, estado: 'Incorrecto', code: '3001', description: 'El registro de facturación ya ha sido dado de baja.', csv: done };
+        if (done) return { id, estado: 'Incorrecto', code: '3001', description: 'El registro de facturación ya ha sido dado de baja.', ...heldCsv(done) };
         if (!registered.has(key)) return { id, estado: 'Incorrecto', code: '3002', description: 'No existe el registro de facturación.' };
         registered.delete(key);
         cancelled.set(key, `pending:${i}`);
+        const entry = book.get(key);
+        if (entry) filed.push({ key, entry, baja: true });
         return { id, estado: 'Correcto' };
       }
       const before = registered.get(key);
-      if (before) return { id, estado: 'Incorrecto', code: '3000', description: 'Factura duplicada', csv: before, duplicate: 'Correcta' };
+      if (before) return { id, estado: 'Incorrecto', code: '3000', description: 'Factura duplicada', ...heldCsv(before), duplicate: book.get(key)?.estado ?? 'Correcta' };
       registered.set(key, `pending:${i}`);
+      const period = isObj(r.PeriodoLiquidacion) ? r.PeriodoLiquidacion : {};
+      const withErrors = mode.kind === 'accept_with_errors';
+      filed.push({
+        key, baja: false,
+        entry: {
+          ...id, exercise: str(period.Ejercicio), period: str(period.Periodo),
+          factura: isObj(r.FacturaExpedida) ? r.FacturaExpedida : {},
+          estado: withErrors ? 'AceptadaConErrores' : 'Correcta',
+          alta: { csv: '', at, presenter: str(titular.NIF) },
+        },
+      });
       if (mode.kind === 'accept_with_errors') return { id, estado: 'AceptadoConErrores', code: mode.code, description: mode.description ?? `Aceptado con errores ${mode.code}` };
       return { id, estado: 'Correcto' };
     });
@@ -200,6 +298,12 @@ export async function startFakeAeatSii(): Promise<FakeAeatSii> {
     for (const map of [registered, cancelled]) {
       for (const [k, v] of map) if (v.startsWith('pending:') && csv) map.set(k, csv);
     }
+    if (csv) {
+      for (const f of filed) {
+        if (f.baja) f.entry.baja = { csv, at, presenter: str(titular.NIF) };
+        else book.set(f.key, { ...f.entry, alta: { ...f.entry.alta, csv } });
+      }
+    }
 
     const R = isBaja ? 'siiR:RespuestaLRBajaFacturasEmitidas' : 'siiR:RespuestaLRFacturasEmitidas';
     const cabecera: Obj = {
@@ -211,7 +315,7 @@ export async function startFakeAeatSii(): Promise<FakeAeatSii> {
       '@_xmlns:siiR': NS_SIIR,
       '@_xmlns:sii': NS_SII,
       ...(csv ? { 'siiR:CSV': csv } : {}),
-      ...(csv ? { 'siiR:DatosPresentacion': { 'sii:NIFPresentador': str(titular.NIF), 'sii:TimestampPresentacion': madridTimestamp(new Date()) } } : {}),
+      ...(csv ? { 'siiR:DatosPresentacion': { 'sii:NIFPresentador': str(titular.NIF), 'sii:TimestampPresentacion': at } } : {}),
       'siiR:Cabecera': cabecera,
       'siiR:EstadoEnvio': estadoEnvio,
       'siiR:RespuestaLinea': lines.map((l) => ({
@@ -230,6 +334,59 @@ export async function startFakeAeatSii(): Promise<FakeAeatSii> {
     return answer({ status: 200, headers: { 'content-type': 'text/xml; charset=utf-8' }, body: soap({ [R]: body }) });
   };
 
+  /** ConsultaLRFacturasEmitidas: the Titular's invoices of the period (and number and date, when given). */
+  const consulta = (content: string): Promise<FakeResponse> | FakeResponse => {
+    if (consultaMode.kind === 'hang') return new Promise<FakeResponse>(() => undefined);
+    if (consultaMode.kind === 'unavailable') return { status: 503, headers: { 'content-type': 'text/html' }, body: '<html><body>Servicio no disponible</body></html>' };
+    if (HAVE_SCHEMAS) {
+      const v = xsdValidate(content, 'es/sii/ConsultaLR.xsd');
+      if (!v.ok) {
+        const first = v.output.split('\n').find((l) => /error/i.test(l)) ?? v.output;
+        return answer(soapFault('Client', `Codigo[4102].El XML no cumple el esquema. ${first}`));
+      }
+    }
+    if (consultaMode.kind === 'fault') return answer(soapFault(consultaMode.server ? 'Server' : 'Client', `Codigo[${consultaMode.code}].${consultaMode.description}`));
+    const doc = plain.parse(content) as Obj;
+    const root = isObj(doc.ConsultaLRFacturasEmitidas) ? doc.ConsultaLRFacturasEmitidas : {};
+    const cab = isObj(root.Cabecera) ? root.Cabecera : {};
+    const titular = isObj(cab.Titular) ? cab.Titular : {};
+    const filtro = isObj(root.FiltroConsulta) ? root.FiltroConsulta : {};
+    const period = isObj(filtro.PeriodoLiquidacion) ? filtro.PeriodoLiquidacion : {};
+    const idf = isObj(filtro.IDFactura) ? filtro.IDFactura : {};
+    const found = [...book.values()].filter((e) =>
+      e.nif === str(titular.NIF) && e.exercise === str(period.Ejercicio) && e.period === str(period.Periodo)
+      && (idf.NumSerieFacturaEmisor === undefined || e.numSerie === str(idf.NumSerieFacturaEmisor))
+      && (idf.FechaExpedicionFacturaEmisor === undefined || e.fecha === str(idf.FechaExpedicionFacturaEmisor)));
+    const body: Obj = {
+      '@_xmlns:siiLRRC': NS_SIILRRC,
+      '@_xmlns:sii': NS_SII,
+      'sii:Cabecera': {
+        'sii:IDVersionSii': str(cab.IDVersionSii),
+        'sii:Titular': { 'sii:NombreRazon': str(titular.NombreRazon), 'sii:NIF': str(titular.NIF) },
+      },
+      'siiLRRC:PeriodoLiquidacion': { 'siiLRRC:Ejercicio': str(period.Ejercicio), 'siiLRRC:Periodo': str(period.Periodo) },
+      'siiLRRC:IndicadorPaginacion': 'N',
+      'siiLRRC:ResultadoConsulta': found.length > 0 ? 'ConDatos' : 'SinDatos',
+      'siiLRRC:RegistroRespuestaConsultaLRFacturasEmitidas': found.map((e) => {
+        const shown = e.baja && state.annulledPresentation === 'annulment' ? e.baja : e.alta;
+        return {
+          'siiLRRC:IDFactura': {
+            'sii:IDEmisorFactura': { 'sii:NIF': e.nif },
+            'sii:NumSerieFacturaEmisor': e.numSerie,
+            'sii:FechaExpedicionFacturaEmisor': e.fecha,
+          },
+          'siiLRRC:DatosFacturaEmitida': datosFacturaEmitida(e.factura),
+          'siiLRRC:DatosPresentacion': { 'sii:NIFPresentador': shown.presenter, 'sii:TimestampPresentacion': shown.at, 'sii:CSV': shown.csv },
+          'siiLRRC:EstadoFactura': {
+            'siiLRRC:TimestampUltimaModificacion': (e.baja ?? e.alta).at,
+            'siiLRRC:EstadoRegistro': e.baja ? 'Anulada' : e.estado,
+          },
+        };
+      }),
+    };
+    return answer({ status: 200, headers: { 'content-type': 'text/xml; charset=utf-8' }, body: soap({ 'siiLRRC:RespuestaConsultaLRFacturasEmitidas': body }) });
+  };
+
   const answer = (res: FakeResponse): FakeResponse => {
     state.lastAnswer = typeof res.body === 'string' ? res.body : res.body.toString('utf8');
     return res;
@@ -240,21 +397,42 @@ export async function startFakeAeatSii(): Promise<FakeAeatSii> {
     url: fake.url,
     caPem: fake.caPem,
     requests: fake.requests,
+    consultas,
     get lastBody() {
       return state.lastBody;
     },
     get lastAnswer() {
       return state.lastAnswer;
     },
+    get duplicateCsv() {
+      return state.duplicateCsv;
+    },
+    set duplicateCsv(v: boolean) {
+      state.duplicateCsv = v;
+    },
+    get annulledPresentation() {
+      return state.annulledPresentation;
+    },
+    set annulledPresentation(v: 'annulment' | 'registration') {
+      state.annulledPresentation = v;
+    },
     registered,
     cancelled,
     setMode: (m) => {
       mode = m;
     },
+    setConsultaMode: (m) => {
+      consultaMode = m;
+    },
     reset: () => {
       mode = { kind: 'normal' };
+      consultaMode = { kind: 'normal' };
+      state.duplicateCsv = true;
+      state.annulledPresentation = 'annulment';
       registered.clear();
       cancelled.clear();
+      book.clear();
+      consultas.length = 0;
       fake.requests.length = 0;
       state.lastBody = undefined;
       state.lastAnswer = undefined;

@@ -107,6 +107,118 @@ describe('SII client against a fake AEAT (mutual TLS, schema-checked)', () => {
     expect(twice).toMatchObject({ kind: 'duplicate', fiscalId: baja.kind === 'accepted' ? baja.fiscalId : 'x' });
   });
 
+  describe('a duplicate answer without a CSV: one consultation (ConsultaLRFacturasEmitidas) reads it', () => {
+    /** The SOAP body of the consultations the fake received, each validated there against ConsultaLR.xsd. */
+    const consultaBodies = () => fake.consultas.map((r) => soapBodyContent(r.body.toString('utf8'))!);
+    const expectFakeAnswerValid = () => {
+      if (!HAVE_SCHEMAS) return console.warn(SCHEMAS_MISSING_MESSAGE);
+      const v = xsdValidate(soapBodyContent(fake.lastAnswer!)!, 'es/sii/RespuestaConsultaLR.xsd');
+      expect(v.ok, v.output).toBe(true);
+    };
+
+    it('alta 3000: the CSV of the registering submission becomes the fiscal id', async () => {
+      const { tx, record } = sale({ ...party, invoice_number: 'T-1' });
+      const first = await submit(record, tx);
+      if (first.kind !== 'accepted') throw new Error(first.kind);
+      fake.duplicateCsv = false;
+      const again = await submit(record, tx);
+      expect(again).toMatchObject({
+        kind: 'duplicate', fiscalId: first.fiscalId,
+        response: {
+          CodigoErrorRegistro: '3000', CSVRegistrado: null,
+          Consulta: { ResultadoConsulta: 'ConDatos', CSV: first.fiscalId, EstadoRegistro: 'Correcta', TimestampPresentacion: expect.stringMatching(/^\d{2}-\d{2}-\d{4} \d{2}:\d{2}:\d{2}$/) },
+        },
+      });
+      expect(again.kind === 'duplicate' && again.warnings).toBeFalsy();
+      // One consultation, to the same endpoint, with the same client certificate.
+      expect(fake.consultas).toHaveLength(1);
+      const req = fake.consultas[0]!;
+      expect([req.method, req.path, req.headers.soapaction]).toEqual(['POST', SII_PATH, '""']);
+      expect(req.clientCert.fingerprint256).toBe(ctx.clientKey!.certificate.fingerprint256);
+      expect(consultaBodies()[0]).toContain('<sii:NumSerieFacturaEmisor>T-1</sii:NumSerieFacturaEmisor>');
+      expectFakeAnswerValid();
+    });
+
+    it('an F1 with a counterparty, and an R1: the fake\'s consultation answers are schema-valid', async () => {
+      for (const metadata of [{ ...party, invoice_number: 'F-9' }, { ...party, invoice_number: 'R-9', original_invoice_number: 'F-9', original_issue_date: '15-01-2026' }]) {
+        const { tx, record } = sale(metadata, metadata.invoice_number === 'R-9' ? { type: 'refund' } : {});
+        expect((await submit(record, tx)).kind).toBe('accepted');
+        fake.duplicateCsv = false;
+        expect(await submit(record, tx)).toMatchObject({ kind: 'duplicate', fiscalId: expect.stringMatching(/^[A-Z0-9]{16}$/) });
+        expectFakeAnswerValid();
+        fake.duplicateCsv = true;
+      }
+    });
+
+    it('baja 3001: the CSV of the annulment becomes the fiscal id', async () => {
+      const { tx, record } = sale(party);
+      expect((await submit(record, tx)).kind).toBe('accepted');
+      const baja = await sii.submit(bajaOf(tx, record), ctx);
+      if (baja.kind !== 'accepted') throw new Error(baja.kind);
+      fake.duplicateCsv = false;
+      const twice = await sii.submit(bajaOf(tx, record), ctx);
+      expect(twice).toMatchObject({
+        kind: 'duplicate', fiscalId: baja.fiscalId,
+        response: { operation: 'baja', CodigoErrorRegistro: '3001', Consulta: { CSV: baja.fiscalId, EstadoRegistro: 'Anulada' } },
+      });
+      expect(twice.kind === 'duplicate' && twice.warnings).toBeFalsy();
+      expect(fake.consultas).toHaveLength(1);
+      expectFakeAnswerValid();
+    });
+
+    it('baja 3001 when the consultation shows the alta\'s presentation: no fiscal id, the warning says why', async () => {
+      const { tx, record } = sale({ ...party, invoice_number: 'F-2026-1' });
+      const alta = await submit(record, tx);
+      if (alta.kind !== 'accepted') throw new Error(alta.kind);
+      expect((await sii.submit(bajaOf(tx, record), ctx)).kind).toBe('accepted');
+      fake.duplicateCsv = false;
+      fake.annulledPresentation = 'registration';
+      const twice = await sii.submit(bajaOf(tx, record), ctx);
+      expect(twice).toMatchObject({ kind: 'duplicate', response: { Consulta: { CSV: alta.fiscalId, EstadoRegistro: 'Anulada' } } });
+      expect(twice.kind === 'duplicate' && twice.fiscalId).toBeFalsy();
+      expect(twice.kind === 'duplicate' && twice.warnings).toEqual([
+        expect.stringMatching(new RegExp(`^3001: AEAT already holds the annulment of this invoice, and its answer gives no CSV\\. AEAT's consultation shows invoice F-2026-1 of 15-01-2026 \\(period 2026/01\\) annulled but gives the CSV ${alta.fiscalId} of a submission older than the annulment .*\\. This answer sets no fiscal_id\\.$`)),
+      ]);
+    });
+
+    it('the consultation fails (SOAP fault, 503): still a duplicate, no fiscal id, a warning; asked once, never retried', async () => {
+      const { tx, record } = sale(party);
+      expect((await submit(record, tx)).kind).toBe('accepted');
+      fake.duplicateCsv = false;
+      fake.setConsultaMode({ kind: 'fault', code: '3500', description: 'Error técnico de base de datos', server: true });
+      const faulted = await submit(record, tx);
+      expect(faulted).toMatchObject({ kind: 'duplicate', response: { CodigoErrorRegistro: '3000', Consulta: { error: 'SOAP fault env:Server: Codigo[3500].Error técnico de base de datos' } } });
+      expect(faulted.kind === 'duplicate' && faulted.fiscalId).toBeUndefined();
+      expect(faulted.kind === 'duplicate' && faulted.warnings).toEqual([
+        "3000: AEAT already holds this invoice, and its answer gives no CSV. The CSV could not be read from AEAT's consultation service (ConsultaLRFacturasEmitidas): SOAP fault env:Server: Codigo[3500].Error técnico de base de datos. This answer sets no fiscal_id.",
+      ]);
+      expect(fake.consultas).toHaveLength(1);
+      fake.setConsultaMode({ kind: 'unavailable' });
+      const down = await submit(record, tx);
+      expect(down.kind === 'duplicate' && down.warnings).toEqual([expect.stringContaining("could not be read from AEAT's consultation service (ConsultaLRFacturasEmitidas): HTTP 503 without a readable answer")]);
+      expect(fake.consultas).toHaveLength(2);
+    });
+
+    it('a silent consultation ends within the attempt\'s time: the duplicate comes back, never a transport fault', async () => {
+      const { tx, record } = sale(party);
+      expect((await submit(record, tx)).kind).toBe('accepted');
+      fake.duplicateCsv = false;
+      fake.setConsultaMode({ kind: 'hang' });
+      const started = Date.now();
+      const outcome = await submit(record, tx, 'record', { ...ctx, timeoutMs: 1500 });
+      expect(Date.now() - started).toBeLessThan(1500);
+      expect(outcome).toMatchObject({ kind: 'duplicate', response: { Consulta: { error: expect.stringMatching(/^no answer from 127\.0\.0\.1:\d+ within/) } } });
+      expect(outcome.kind === 'duplicate' && outcome.warnings?.[0]).toMatch(/^3000: .*The CSV could not be read/);
+    });
+
+    it('a duplicate answer that carries the CSV is not followed by a consultation', async () => {
+      const { tx, record } = sale(party);
+      expect((await submit(record, tx)).kind).toBe('accepted');
+      expect((await submit(record, tx)).kind).toBe('duplicate');
+      expect(fake.consultas).toHaveLength(0);
+    });
+  });
+
   it('a message the schema refuses gets a SOAP fault 4102 (HTTP 500): rejected', async () => {
     if (!HAVE_SCHEMAS) return console.warn(SCHEMAS_MISSING_MESSAGE);
     const { tx, record } = sale({ simplified: true });

@@ -13,6 +13,13 @@
  * HTTP: AEAT answers SOAP faults with HTTP 500, so the body is read whatever the status;
  * a 5xx without a parsable SOAP answer is a TransportError (retried), a refusal of the
  * connection (403, no or unknown client certificate) an `auth` rejection.
+ *
+ * A duplicate answer without a CSV (3000 on an alta, 3001 on a baja: the CSV is optional
+ * there) is followed by ONE consultation of the invoice (consulta.ts), over the same
+ * connection and certificate, within what is left of the attempt's time: the CSV it gives
+ * becomes the fiscal id. If it fails (no answer, SOAP fault, unreadable) or gives no CSV
+ * that belongs to this record, the duplicate stays a success without fiscal id and says
+ * why in a warning; it is never retried (the next attempt would send the record again).
  */
 import { TransportError, type AuthorityOutcome, type StoredRecord, type SubmitContext } from '../types.ts';
 import { authorityPost } from '../shared/authority-http.ts';
@@ -20,6 +27,7 @@ import { MISSING_TAX_ID } from '../shared/issuer-tax-id.ts';
 import { SII_CODES } from './codes.ts';
 import { SiiResponseError, outcomeOf, parseSiiResponse } from './response.ts';
 import { bajaBody, operationOf, soapEnvelope, suministroBody, titularOf } from './soap.ts';
+import { consultaBody, csvFromConsulta, invoiceOfRecord, parseConsultaResponse, type ConsultaRecord } from './consulta.ts';
 
 export const SII_PATH = '/wlpl/SSII-FACT/ws/fe/SiiFactFEV1SOAP';
 export const SII_HOSTS = {
@@ -45,7 +53,10 @@ export function siiRequestOf(record: StoredRecord, ctx: Pick<SubmitContext, 'loc
   return soapEnvelope(expectedOperation(record) === 'baja' ? bajaBody(titular, [record.body]) : suministroBody(titular, [record.body]));
 }
 
+const SOAP_HEADERS = { 'content-type': 'text/xml; charset=utf-8', soapaction: '""', accept: 'text/xml' } as const;
+
 export async function submitToAeat(record: StoredRecord, ctx: SubmitContext): Promise<AuthorityOutcome> {
+  const started = performance.now();
   // Only a real SII record can go to AEAT (not a placeholder built by an older version).
   const expected = expectedOperation(record);
   if (record.contentType !== 'application/xml' || operationOf(record.body) !== expected) {
@@ -59,7 +70,7 @@ export async function submitToAeat(record: StoredRecord, ctx: SubmitContext): Pr
   }
   const res = await authorityPost({
     url: siiEndpoint(ctx),
-    headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: '""', accept: 'text/xml' },
+    headers: { ...SOAP_HEADERS },
     body: siiRequestOf(record, ctx),
     clientKey: ctx.clientKey,
     ca: ctx.authorityCa,
@@ -73,7 +84,80 @@ export async function submitToAeat(record: StoredRecord, ctx: SubmitContext): Pr
     if (!(err instanceof SiiResponseError)) throw err;
     return unparsable(res.status, res.body, err);
   }
-  return outcomeOf(answer, SII_CODES);
+  const outcome = outcomeOf(answer, SII_CODES);
+  if (outcome.kind === 'duplicate' && outcome.fiscalId === undefined) return withConsultedCsv(outcome, record, expected, ctx, started);
+  return outcome;
+}
+
+type Duplicate = Extract<AuthorityOutcome, { kind: 'duplicate' }>;
+
+/**
+ * The consultation's own time: what is left of the attempt (the core bounds the whole
+ * `submit` by `ctx.timeoutMs`) less a margin, so that a silent consultation ends here, as
+ * a warning, before the core's bound turns the whole attempt into a transport fault (and
+ * a retry that sends the record again). Below the minimum it is not tried.
+ */
+const consultaMarginMs = (timeoutMs: number): number => Math.min(1000, Math.floor(timeoutMs / 10));
+const MIN_CONSULTA_MS = 100;
+
+type Consulted =
+  | { kind: 'csv'; csv: string; summary: Record<string, unknown> }
+  | { kind: 'none'; reason: string; summary: Record<string, unknown> };
+
+/** A duplicate answer without a CSV, completed by the consultation (see the header). */
+async function withConsultedCsv(dup: Duplicate, record: StoredRecord, operation: 'alta' | 'baja', ctx: SubmitContext, started: number): Promise<AuthorityOutcome> {
+  const consulted = await consult(record, operation, ctx, started);
+  const response = { ...dup.response, Consulta: consulted.summary };
+  if (consulted.kind === 'csv') return { ...dup, fiscalId: consulted.csv, response };
+  const code = typeof dup.response.CodigoErrorRegistro === 'string' ? dup.response.CodigoErrorRegistro : operation === 'alta' ? '3000' : '3001';
+  const what = operation === 'alta' ? 'this invoice' : 'the annulment of this invoice';
+  const warning = `${code}: AEAT already holds ${what}, and its answer gives no CSV. ${consulted.reason}. This answer sets no fiscal_id.`;
+  return { ...dup, response, warnings: [...(dup.warnings ?? []), warning] };
+}
+
+const summaryOf = (resultado: string | undefined, r: ConsultaRecord | undefined): Record<string, unknown> => ({
+  ResultadoConsulta: resultado ?? null,
+  CSV: r?.csv ?? null,
+  TimestampPresentacion: r?.presentedAt ?? null,
+  EstadoRegistro: r?.state ?? null,
+  TimestampUltimaModificacion: r?.lastModifiedAt ?? null,
+});
+
+async function consult(record: StoredRecord, operation: 'alta' | 'baja', ctx: SubmitContext, started: number): Promise<Consulted> {
+  const unread = (detail: string): Consulted => ({
+    kind: 'none',
+    reason: `The CSV could not be read from AEAT's consultation service (ConsultaLRFacturasEmitidas): ${detail}`,
+    summary: { error: detail },
+  });
+  const invoice = invoiceOfRecord(record.body);
+  if (invoice === undefined) return unread('the stored record names no invoice to look up');
+  const left = Math.floor(ctx.timeoutMs - (performance.now() - started) - consultaMarginMs(ctx.timeoutMs));
+  if (left < MIN_CONSULTA_MS) return unread(`no time was left within the attempt's ${ctx.timeoutMs / 1000} s`);
+  let res;
+  try {
+    res = await authorityPost({
+      url: siiEndpoint(ctx),
+      headers: { ...SOAP_HEADERS },
+      body: soapEnvelope(consultaBody(titularOf(ctx.location), invoice)),
+      clientKey: ctx.clientKey,
+      ca: ctx.authorityCa,
+      timeoutMs: left,
+    });
+  } catch (err) {
+    if (err instanceof TransportError) return unread(err.message);
+    throw err;
+  }
+  let answer;
+  try {
+    answer = parseConsultaResponse(res.body);
+  } catch (err) {
+    if (!(err instanceof SiiResponseError)) throw err;
+    return unread(`HTTP ${res.status} without a readable answer (${err.message})`);
+  }
+  if (answer.kind === 'fault') return unread(`SOAP fault ${answer.faultcode}: ${answer.faultstring}`);
+  const found = csvFromConsulta(operation, answer, invoice);
+  const summary = summaryOf(answer.resultado, found.record);
+  return found.kind === 'csv' ? { kind: 'csv', csv: found.csv, summary } : { kind: 'none', reason: found.reason, summary };
 }
 
 /** An HTTP answer that is not a SOAP answer of the service. */

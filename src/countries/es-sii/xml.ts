@@ -22,11 +22,12 @@ import { XML_FORBIDDEN, XmlCharacterError } from '../../xml/escape.ts';
 import { decimal } from '../shared/amounts.ts';
 import type { TransactionDraft, TxLine } from '../types.ts';
 
-const BASE = 'https://www2.agenciatributaria.gob.es/static_files/common/internet/dep/aplicaciones/es/aeat/ssii/fact/ws';
+/** Where AEAT publishes the SII schemas: every SII namespace is `${SII_NS_BASE}/<schema file>`. */
+export const SII_NS_BASE = 'https://www2.agenciatributaria.gob.es/static_files/common/internet/dep/aplicaciones/es/aeat/ssii/fact/ws';
 export const NS = {
-  siiLR: `${BASE}/SuministroLR.xsd`,
-  sii: `${BASE}/SuministroInformacion.xsd`,
-  siiR: `${BASE}/RespuestaSuministro.xsd`,
+  siiLR: `${SII_NS_BASE}/SuministroLR.xsd`,
+  sii: `${SII_NS_BASE}/SuministroInformacion.xsd`,
+  siiR: `${SII_NS_BASE}/RespuestaSuministro.xsd`,
 } as const;
 
 /** `IDVersionSii` (sii:VersionSiiType allows only 1.1). */
