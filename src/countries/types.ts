@@ -224,6 +224,18 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
   submit(record: StoredRecord, ctx: SubmitContext): Promise<AuthorityOutcome>;
 
   /**
+   * Optional, with `capabilities.cancellationAwaitsOriginal`: the body a cancellation's
+   * record is sent with now that its original is accepted (`record.original`), when the
+   * record can now say what it could not when it was issued (myDATA: a reversing 11.4 names
+   * the original's MARK in `correlatedInvoices` instead of "correlation difficulty"); the
+   * document keeps its number, type and fingerprint. Undefined: sent as stored. The core
+   * stores the body as the record (GET …/fiscal-record is what is sent) before sending it,
+   * only while the cancellation has never been sent. Pure; given the same record again
+   * (already completed), undefined.
+   */
+  completeCancellation?(record: StoredRecord & { original: OriginalOfCancellation }): string | undefined;
+
+  /**
    * Optional: sends several stored records of ONE chain in one request, in the order given
    * (chain order), when the authority takes them together (VERI*FACTU: up to 1,000
    * `RegistroFactura` per `RegFactuSistemaFacturacion`, SuministroLR.xsd maxOccurs 1000,
@@ -580,6 +592,24 @@ export interface Capabilities {
    */
   cancellationJoinsChain: boolean;
   /**
+   * A cancellation is sent only once the authority has accepted its original: it reverses a
+   * document the authority must hold first (myDATA's reversing credit note of a document
+   * still offline: sent before its original, it would stand alone at the authority if the
+   * original never arrived). The submit task (jobs/tasks/submit.ts) reads the original
+   * before each attempt of such a cancellation:
+   * - accepted: the cancellation is sent (completed first by `completeCancellation`, if any);
+   * - refused (the authority refused it, its retries or its offline grace ran out): the
+   *   cancellation is never sent; it ends `failed_permanent`, code `original_never_accepted`,
+   *   its message naming `authority` ("… never reached <authority> …") and `error` as its
+   *   `response_payload.error` (the system's classification, when it has one);
+   * - anything else: the attempt is deferred (not counted, never dead-lettered) until just
+   *   after the original's next attempt, and made due at once when the original settles.
+   *   Meanwhile the cancellation takes the offline fallback's status and label when its
+   *   original is in it (it is transmitted later, for the same reason), else stays as it was.
+   * Unset: a cancellation is sent as soon as it is stored.
+   */
+  cancellationAwaitsOriginal?: { authority: string; error?: OutcomeError | undefined } | undefined;
+  /**
    * The record is signed with the issuer's X.509 certificate (TicketBAI XAdES-EPES): the
    * core hands `build` a `signingKey`: the location's uploaded certificate
    * (`country_config.certificate_id`) or, on test keys without one, the account's
@@ -743,6 +773,20 @@ export interface StoredRecord {
   tx: TransactionDraft;
   /** The authority's id of the record once an earlier answer gave one (`fiscal_id_upstream`): what `poll` asks about. */
   upstreamId?: string | null | undefined;
+  /**
+   * A cancellation's original as it stood when this attempt began: given for a system with
+   * `capabilities.cancellationAwaitsOriginal` (then always accepted by the authority).
+   */
+  original?: OriginalOfCancellation | undefined;
+}
+
+/** The original of a cancellation, as the submit task read it (`StoredRecord.original`). */
+export interface OriginalOfCancellation {
+  transactionId: string;
+  status: TransactionStatus;
+  fiscalId: string | null;
+  /** The authority's id of the original (`fiscal_id_upstream`: myDATA's MARK). */
+  upstreamId: string | null;
 }
 
 /**
@@ -963,6 +1007,31 @@ export interface ReceiptFacts {
    */
   labelFor?(key: string, input: ReceiptCorrectionInput): Localized | undefined;
   /**
+   * Optional: the document's own date (YYYY-MM-DD) where its record carries a day other than
+   * the transaction's creation (an invoice dated by the request, as the record writes it):
+   * printed as the receipt's date, without a time. Undefined: the creation date and time. Pure.
+   */
+  documentDate?(input: ReceiptCorrectionInput): string | undefined;
+  /**
+   * Optional: the VAT breakdown as the record carries it, where that is not the lines' sums
+   * per rate (rows told apart by an exemption code at the same rate; a summary tax the record
+   * recomputed, with the rounding it declares). Undefined: the lines' sums per rate. Pure.
+   */
+  taxSummary?(input: ReceiptCorrectionInput): ReceiptTaxSummary | undefined;
+  /**
+   * Optional: the amounts paid as the record carries them (one row per means of payment, as
+   * the law asks them printed), printed after the total instead of the payment method.
+   * Undefined: the payment method. Pure.
+   */
+  payments?(input: ReceiptCorrectionInput): { label: Localized; amount: number }[] | undefined;
+  /**
+   * Optional: what a document since cancelled prints under its title, where the law has no
+   * annulment of it and CANCELLED would misstate it (a document only a later one offsets:
+   * it names that one, `ReceiptCorrectionInput.cancelledBy`). Undefined: the generic
+   * CANCELLED. Pure.
+   */
+  cancelledNotice?(input: ReceiptCorrectionInput): Localized | undefined;
+  /**
    * The document's number, printed at the top, where no render hint carries it
    * (VERI*FACTU `NumSerieFactura`, TicketBAI series and number, myDATA series and aa):
    * made from the stored record's `documentNumber` and the transaction's `fiscal_id`.
@@ -1019,6 +1088,24 @@ export interface ReceiptCorrectionInput {
    * has none. Absent where the caller does not know it.
    */
   fiscalId?: string | null | undefined;
+  /** The transaction's own fiscal record as stored (its body: the document built); null or absent where there is none or the caller does not know it. */
+  record?: string | null | undefined;
+  /**
+   * For a document since cancelled: the cancellation that stands (the transaction's
+   * `cancelled_by_id`), as stored: its record's document number, its `fiscal_id`, its render
+   * hints, its creation time and its record's body. Null or absent otherwise.
+   */
+  cancelledBy?: {
+    documentNumber: string | null; fiscalId: string | null; hints: readonly RenderHint[]; createdAt: Date; record: string | null;
+  } | null | undefined;
+}
+
+/** A VAT breakdown as a record carries it (`ReceiptFacts.taxSummary`); amounts in minor units. */
+export interface ReceiptTaxSummary {
+  /** In the record's order: the rate, the code that tells the row apart at its rate (an exemption's), the taxable base and the tax. */
+  rows: { rate: number; code?: string | undefined; base: number; tax: number }[];
+  /** What the record's total differs from its rows' bases and taxes by (a rounding it declares); printed on its own line when not 0. */
+  rounding?: number | undefined;
 }
 
 /** A correction on paper, by system (`ReceiptFacts.correction`); every member pure. */

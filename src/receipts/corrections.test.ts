@@ -24,7 +24,7 @@ function cancellationOf(c: ReceiptCase, over: { reason?: string; hints?: Receipt
   return {
     ...c.source,
     transaction: {
-      ...sale, id: 'cancellation', type: 'cancellation', fiscal_id: null, document_number: null, normalized: tx, render_hints: over.hints ?? [],
+      ...sale, id: 'cancellation', type: 'cancellation', fiscal_id: null, document_number: null, normalized: tx, render_hints: over.hints ?? [], record: null,
       original: { documentNumber: sale.document_number, fiscalId: sale.fiscal_id, hints: sale.render_hints, tx: sale.normalized, createdAt: sale.created_at },
     },
   };
@@ -33,7 +33,8 @@ function cancellationOf(c: ReceiptCase, over: { reason?: string; hints?: Receipt
 /** The case's sale turned into a refund or void with the given metadata (hints as the sale's). */
 function correctionOf(c: ReceiptCase, type: 'refund' | 'void', metadata: Record<string, unknown>): ReceiptSource {
   const sale = c.source.transaction;
-  return { ...c.source, transaction: { ...sale, type, normalized: { ...sale.normalized, type, metadata: { ...sale.normalized.metadata, ...metadata } } } };
+  // Its own record is not built here: none (the sale's would describe the sale).
+  return { ...c.source, transaction: { ...sale, type, record: null, normalized: { ...sale.normalized, type, metadata: { ...sale.normalized.metadata, ...metadata } } } };
 }
 
 const titleOf = (text: string): string => text.split('\n').find((l, i, all) => i > 0 && all[i - 1]!.startsWith('-----'))!.trim();
@@ -45,7 +46,7 @@ describe('a cancellation is titled as what it is and names what it cancels', () 
     ['es-verifactu', 'Anulación de factura', /\nFactura anulada n\.º A-1\nMotivo: Erreur de saisie\n/],
     ['es-ticketbai', 'Anulación de factura', /\nFactura anulada n\.º A-1\nMotivo: Erreur de saisie\n/],
     ['es-sii', 'Anulación de factura', /\nFactura anulada n\.º\s+0b6f9c1e-3d2a-4c5b-9e8f-7a6b5c4d3e2f\nMotivo: Erreur de saisie\n/],
-    ['it-sdi', 'Copia di cortesia della nota di credito', /\nRif\. fattura n\. FT-2026\/1 del \d{4}-\d{2}-\d{2}\n/],
+    ['it-sdi', 'Copia di cortesia della nota di credito', /\nRif\. fattura n\. FT-2026\/1 del \d{2}-\d{2}-\d{4}\n/],
     ['it-dc', 'DOCUMENTO COMMERCIALE emesso per ANNULLAMENTO', /\nDocumento di riferimento:\nN\. 0001-0001 del \d{2}-\d{2}-\d{4}\n/],
     ['gr-mydata', 'ΑΚΥΡΩΣΗ ΠΑΡΑΣΤΑΤΙΚΟΥ', /\nΑκυρωμένο παραστατικό A-1\nΜΑΡΚ ακυρωμένου \d+\n/],
   ] as const)('%s: "%s", naming the original', (name, title, reference) => {
@@ -131,7 +132,7 @@ describe('refunds and voids', () => {
     // A refund's stored metadata says TD04 (the metadata rules' default for a refund).
     const nc = print(sdi, correctionOf(sdi, 'refund', { tipo_documento: 'TD04', original_invoice_number: 'FT-2026/1', original_invoice_date: '2026-03-01' }));
     expect(titleOf(nc)).toBe('Copia di cortesia della nota di credito');
-    expect(nc).toContain('\nNota di credito n. FT-2026/1\nRif. fattura n. FT-2026/1 del 2026-03-01\n');
+    expect(nc).toContain('\nNota di credito n. FT-2026/1\nRif. fattura n. FT-2026/1 del 01-03-2026\n');
     const dc = byName('it-dc');
     const reso = print(dc, correctionOf(dc, 'refund', { is_return: true, original_matricola: '99AB-123456', original_date: '2026-03-01', original_number: '0001-0007' }));
     expect(titleOf(reso)).toBe('DOCUMENTO COMMERCIALE emesso per RESO MERCE');

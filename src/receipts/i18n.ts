@@ -22,6 +22,8 @@ export interface ReceiptWords {
    * "anulado"; elsewhere it is the truthful thing to print).
    */
   cancelled: string;
+  /** A rounding the document declares between its VAT summary and its total (`ReceiptTaxSummary.rounding`). */
+  rounding: string;
   /** The number format: decimal separator. */
   decimalSeparator: string;
 }
@@ -30,31 +32,31 @@ export const WORDS: Readonly<Record<ReceiptLanguage, ReceiptWords>> = {
   en: {
     taxId: 'Tax ID', date: 'Date', subtotal: 'Subtotal', tax: 'VAT', total: 'TOTAL', payment: 'Payment',
     methods: { cash: 'cash', card: 'card', transfer: 'bank transfer', other: 'other' },
-    test: 'TEST - NOT A FISCAL DOCUMENT', cancellation: 'CANCELLATION', cancelled: 'CANCELLED', decimalSeparator: '.',
+    test: 'TEST - NOT A FISCAL DOCUMENT', cancellation: 'CANCELLATION', cancelled: 'CANCELLED', rounding: 'Rounding', decimalSeparator: '.',
   },
   es: {
     taxId: 'NIF', date: 'Fecha', subtotal: 'Base imponible', tax: 'IVA', total: 'TOTAL', payment: 'Pago',
     methods: { cash: 'efectivo', card: 'tarjeta', transfer: 'transferencia', other: 'otro' },
-    test: 'PRUEBA - SIN VALOR FISCAL', cancellation: 'ANULACIÓN', cancelled: 'ANULADA', decimalSeparator: ',',
+    test: 'PRUEBA - SIN VALOR FISCAL', cancellation: 'ANULACIÓN', cancelled: 'ANULADA', rounding: 'Redondeo', decimalSeparator: ',',
   },
   it: {
     taxId: 'P. IVA', date: 'Data', subtotal: 'Imponibile', tax: 'IVA', total: 'TOTALE', payment: 'Pagamento',
     methods: { cash: 'contanti', card: 'carta', transfer: 'bonifico', other: 'altro' },
-    test: 'PROVA - SENZA VALORE FISCALE', cancellation: 'ANNULLAMENTO', cancelled: 'ANNULLATO', decimalSeparator: ',',
+    test: 'PROVA - SENZA VALORE FISCALE', cancellation: 'ANNULLAMENTO', cancelled: 'ANNULLATO', rounding: 'Arrotondamento', decimalSeparator: ',',
   },
   fr: {
     taxId: 'N° TVA', date: 'Date', subtotal: 'Total HT', tax: 'TVA', total: 'TOTAL TTC', payment: 'Paiement',
     methods: { cash: 'espèces', card: 'carte', transfer: 'virement', other: 'autre' },
-    test: 'TEST - SANS VALEUR FISCALE', cancellation: 'ANNULATION', cancelled: 'ANNULÉ', decimalSeparator: ',',
+    test: 'TEST - SANS VALEUR FISCALE', cancellation: 'ANNULATION', cancelled: 'ANNULÉ', rounding: 'Arrondi', decimalSeparator: ',',
   },
   pt: {
     taxId: 'NIF', date: 'Data', subtotal: 'Total sem IVA', tax: 'IVA', total: 'TOTAL', payment: 'Pagamento',
     methods: { cash: 'numerário', card: 'cartão', transfer: 'transferência', other: 'outro' },
-    test: 'TESTE - SEM VALOR FISCAL', cancellation: 'ANULAÇÃO', cancelled: 'ANULADO', decimalSeparator: ',',
+    test: 'TESTE - SEM VALOR FISCAL', cancellation: 'ANULAÇÃO', cancelled: 'ANULADO', rounding: 'Arredondamento', decimalSeparator: ',',
   },
   el: {
     taxId: 'ΑΦΜ', date: 'Ημερομηνία', subtotal: 'Καθαρή αξία', tax: 'ΦΠΑ', total: 'ΣΥΝΟΛΟ', payment: 'Πληρωμή',
     methods: { cash: 'μετρητά', card: 'κάρτα', transfer: 'τραπεζική μεταφορά', other: 'άλλο' },
-    test: 'ΔΟΚΙΜΗ - ΧΩΡΙΣ ΦΟΡΟΛΟΓΙΚΗ ΑΞΙΑ', cancellation: 'ΑΚΥΡΩΣΗ', cancelled: 'ΑΚΥΡΩΘΗΚΕ', decimalSeparator: ',',
+    test: 'ΔΟΚΙΜΗ - ΧΩΡΙΣ ΦΟΡΟΛΟΓΙΚΗ ΑΞΙΑ', cancellation: 'ΑΚΥΡΩΣΗ', cancelled: 'ΑΚΥΡΩΘΗΚΕ', rounding: 'Στρογγυλοποίηση', decimalSeparator: ',',
   },
 };

@@ -13,7 +13,7 @@
  */
 import type { Country } from '../core/country.ts';
 import type {
-  FiscalSystem, Localized, ReceiptCorrectionInput, ReceiptFacts, ReceiptLanguage, ReceiptQrSpec, RenderHint, RenderPlacement, SoftwareIdentity, TransactionDraft,
+  FiscalSystem, Localized, ReceiptCorrectionInput, ReceiptFacts, ReceiptLanguage, ReceiptQrSpec, ReceiptTaxSummary, RenderHint, RenderPlacement, SoftwareIdentity, TransactionDraft,
 } from '../countries/types.ts';
 import { COUNTRY_TIME_ZONES } from '../countries/shared/dates.ts';
 import { WORDS, type ReceiptWords } from './i18n.ts';
@@ -56,6 +56,10 @@ export interface ReceiptSource {
     status?: string | undefined;
     /** A cancellation's original, as stored (`ReceiptCorrectionInput.original`); absent or null otherwise. */
     original?: ReceiptCorrectionInput['original'] | undefined;
+    /** The transaction's fiscal record's body (`ReceiptCorrectionInput.record`); absent or null: none known. */
+    record?: string | null | undefined;
+    /** A cancelled document's standing cancellation, as stored (`ReceiptCorrectionInput.cancelledBy`); absent or null otherwise. */
+    cancelledBy?: ReceiptCorrectionInput['cancelledBy'] | undefined;
   };
   location: { name: string; address: string | null; tax_id: string | null; legal_name: string | null };
   system: Pick<FiscalSystem, 'receipt'> | undefined;
@@ -81,6 +85,7 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
   // the plug-in tells a correction from a sale (Italy DC: a sale whose metadata says is_return).
   const correction: ReceiptCorrectionInput = {
     kind: isCancellation ? 'cancellation' : tx.type, tx, original: src.transaction.original ?? null, hints, fiscalId: src.transaction.fiscal_id,
+    record: src.transaction.record ?? null, cancelledBy: cancelled ? (src.transaction.cancelledBy ?? null) : null,
   };
   const fix = facts?.correction;
   const sign = fix?.negative?.(correction) === true ? -1 : 1;
@@ -103,9 +108,15 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
   const titleBlocks: Block[] = [{ kind: 'rule' }, text(title, 'center', true)];
   if (isCancellation && !ownTitle) titleBlocks.push(text(w.cancellation, 'center', true));
   if (src.transaction.copy !== undefined && facts?.duplicate) titleBlocks.push(text(say(facts.duplicate.label(src.transaction.copy)), 'center', true));
-  if (cancelled) titleBlocks.push(text(w.cancelled, 'center', true));
+  if (cancelled) {
+    // Where the law has no annulment of the document, its system names what offsets it instead.
+    const notice = facts?.cancelledNotice?.(correction);
+    titleBlocks.push(text(notice ? say(notice) : w.cancelled, 'center', true));
+  }
   if (src.transaction.environment === 'test') titleBlocks.push(text(w.test, 'center', true));
-  titleBlocks.push(text(`${w.date}: ${localDateTime(src.transaction.created_at, src.transaction.country)}`, 'left'));
+  // The document's own date where its record carries one (a day, no time), else when it was made.
+  const day = facts?.documentDate?.(correction);
+  titleBlocks.push(text(`${w.date}: ${day !== undefined ? printedDay(day) : localDateTime(src.transaction.created_at, src.transaction.country)}`, 'left'));
 
   const lines: Block[] = [{ kind: 'rule' }];
   for (const l of tx.items) {
@@ -116,11 +127,17 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
 
   const totals: Block[] = [{ kind: 'rule' }];
   totals.push({ kind: 'pair', left: w.subtotal, right: money(tx.pretax_amount), bold: false });
-  for (const [rate, t] of taxBreakdown(tx)) {
-    totals.push({ kind: 'pair', left: `${w.tax} ${number(rate, w)} % (${money(t.base)})`, right: money(t.tax), bold: false });
+  // The record's own VAT summary where its system gives it (rows per exemption code, a recomputed tax, a rounding), else the lines' sums per rate.
+  const summary: ReceiptTaxSummary = facts?.taxSummary?.(correction) ?? { rows: [...taxBreakdown(tx)].map(([rate, t]) => ({ rate, ...t })) };
+  for (const r of summary.rows) {
+    const code = r.code ? ` ${r.code}` : '';
+    totals.push({ kind: 'pair', left: `${w.tax} ${number(r.rate, w)} %${code} (${money(r.base)})`, right: money(r.tax), bold: false });
   }
+  if (summary.rounding) totals.push({ kind: 'pair', left: w.rounding, right: money(summary.rounding), bold: false });
   totals.push({ kind: 'pair', left: `${w.total} ${tx.currency}`, right: money(tx.total_amount), bold: true });
-  totals.push(text(`${w.payment}: ${w.methods[tx.payment_method]}`, 'left'));
+  const paid = facts?.payments?.(correction);
+  if (paid) for (const p of paid) totals.push({ kind: 'pair', left: say(p.label), right: money(p.amount), bold: false });
+  else totals.push(text(`${w.payment}: ${w.methods[tx.payment_method]}`, 'left'));
 
   const byPlacement = new Map<RenderPlacement, Block[]>(PLACEMENTS.map((p) => [p, []]));
   const docNumber = facts?.number?.value({ documentNumber: src.transaction.document_number, fiscalId: src.transaction.fiscal_id, tx });
@@ -187,6 +204,12 @@ function taxBreakdown(tx: TransactionDraft): Map<number, { base: number; tax: nu
   }
   return out;
 }
+
+/** `2026-01-14` → `14/01/2026`, as `localDateTime` writes the day. */
+const printedDay = (iso: string): string => {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso);
+  return m ? `${m[3]}/${m[2]}/${m[1]}` : iso;
+};
 
 /** `15/01/2026 11:00`, in the country's legal time zone (countries/shared/dates.ts). */
 export function localDateTime(at: Date, country: Country): string {

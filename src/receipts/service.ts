@@ -98,6 +98,18 @@ export function createReceiptService(deps: { db: Db; software: SoftwareIdentity;
         createdAt: originalRow.created_at,
       }
       : null;
+    // A document since cancelled may name what cancelled it (ReceiptFacts.cancelledNotice): the cancellation that stands.
+    const cancellationRow = row.status === 'cancelled' && row.cancelled_by_id ? await transactionsRepo.get(deps.db, auth.accountId, row.cancelled_by_id) : undefined;
+    const cancellationRecord = cancellationRow ? await fiscalRecordsRepo.getForTransaction(deps.db, cancellationRow.id) : undefined;
+    const cancelledBy = cancellationRow
+      ? {
+        documentNumber: cancellationRecord?.document_number ?? null,
+        fiscalId: cancellationRow.fiscal_id,
+        hints: cancellationRow.render_hints,
+        createdAt: cancellationRow.created_at,
+        record: cancellationRecord?.body ?? null,
+      }
+      : null;
     const legalName = location?.country_config.legal_name;
     return renderReceipt({
       transaction: {
@@ -113,6 +125,8 @@ export function createReceiptService(deps: { db: Db; software: SoftwareIdentity;
         copy,
         status: row.status,
         original,
+        record: record?.body ?? null,
+        cancelledBy,
       },
       location: {
         name: location?.name ?? '',

@@ -144,8 +144,27 @@ describe('Italy', () => {
     // The words of the specifiche tecniche, as every RT and AdE's own documento commerciale print them.
     expect(text).toMatch(/\n\s+DOCUMENTO COMMERCIALE emesso per ANNULLAMENTO\n/);
     expect(text).not.toContain('di vendita o prestazione');
-    expect(text).toContain(`\nDocumento di riferimento:\nN. ${hint(sale, 'document_number')} del 02-03-2026\n`);
-    expect(await receipt(key, c.id, '?format=text&lang=en')).toContain(`\nReference document:\nNo. ${hint(sale, 'document_number')} of 02-03-2026\n`);
+    // The register too, as the ResoAnnullo's MatrTrasm (the location's own pem_matricola).
+    expect(record).toContain('<MatrTrasm>99AB-123456</MatrTrasm>');
+    expect(text).toContain(`\nDocumento di riferimento:\nN. ${hint(sale, 'document_number')} del 02-03-2026\nMatricola RT 99AB-123456\n`);
+    expect(await receipt(key, c.id, '?format=text&lang=en')).toContain(`\nReference document:\nNo. ${hint(sale, 'document_number')} of 02-03-2026\nRegister (RT) 99AB-123456\n`);
+  });
+
+  it('DC: a sale prints the amounts paid its DatiPagamento declares (contante, elettronico, ticket, non riscosso), not only the payment method', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'it-dc');
+    const sale = (await createTx(t, key, saleBody(loc, { payment_method: 'cash', metadata: { cash_amount: 1000, electronic_amount: 546, ticket_amount: 500, ticket_count: 1 } }))).json();
+    const record = (await get(key, `/v1/transactions/${sale.id}/fiscal-record`)).body;
+    expect(record).toContain('<Vendita><DatiPagamento><Tipo>PC</Tipo><Importo>10.00</Importo></DatiPagamento><DatiPagamento><Tipo>PE</Tipo><Importo>5.46</Importo></DatiPagamento><DatiPagamento><Tipo>NR</Tipo><Importo>5.00</Importo></DatiPagamento></Vendita>');
+    const text = await receipt(key, sale.id);
+    // The vouchers the record files under NR print as such (the day's corrispettivi count them as PagatoTicket).
+    expect(text).toMatch(/\nTOTALE EUR\s+20,46\nPagamento contante\s+10,00\nPagamento elettronico\s+5,46\nPagamento ticket\s+5,00\n/);
+    expect(text).not.toContain('Pagamento: contanti');
+    expect(await receipt(key, sale.id, '?format=text&lang=en')).toMatch(/\nCash payment\s+10\.00\nElectronic payment\s+5\.46\nMeal voucher payment\s+5\.00\n/);
+    // A sale not collected (payment method other, no amounts): "Non riscosso", the record's NR.
+    const unpaid = (await createTx(t, key, saleBody(loc, { payment_method: 'other' }))).json();
+    expect((await get(key, `/v1/transactions/${unpaid.id}/fiscal-record`)).body).toContain('<DatiPagamento><Tipo>NR</Tipo><Importo>20.46</Importo></DatiPagamento>');
+    expect(await receipt(key, unpaid.id)).toMatch(/\nTOTALE EUR\s+20,46\nNon riscosso\s+20,46\n/);
   });
 
   it('DC: a reso is "emesso per RESO MERCE" and names the document returned (number, day, register), as its ResoAnnullo does', async () => {
@@ -188,7 +207,7 @@ describe('Italy SDI: the courtesy copy names the document built (its TipoDocumen
     expect(await tipoOf(key, nc.id)).toBe('TD04');
     const text = await receipt(key, nc.id);
     expect(text).toMatch(/\n\s+Copia di cortesia della nota di credito\n/);
-    expect(text).toContain('\nNota di credito n. NC-2026-1\nRif. fattura n. FT-2026-1 del 2026-03-01\n');
+    expect(text).toContain('\nNota di credito n. NC-2026-1\nRif. fattura n. FT-2026-1 del 01-03-2026\n');
     expect(text).not.toContain('Fattura n.');
     const en = await receipt(key, nc.id, '?format=text&lang=en');
     expect(en).toContain('\nCredit note no. NC-2026-1\n');
@@ -204,7 +223,7 @@ describe('Italy SDI: the courtesy copy names the document built (its TipoDocumen
     expect(await tipoOf(key, nc.id)).toBe('TD04');
     const ncText = await receipt(key, nc.id);
     expect(ncText).toMatch(/\n\s+Copia di cortesia della nota di credito\n/);
-    expect(ncText).toContain('\nNota di credito n. NC-FT-7\nRif. fattura n. FT-7 del 2026-03-02\n');
+    expect(ncText).toContain('\nNota di credito n. NC-FT-7\nRif. fattura n. FT-7 del 02-03-2026\n');
     expect(ncText).not.toContain('Fattura n.');
 
     const creditNote = await delivered(key, saleBody(loc, { type: 'refund', metadata: { invoice_number: 'NC-8' } }));
@@ -212,8 +231,8 @@ describe('Italy SDI: the courtesy copy names the document built (its TipoDocumen
     expect(await tipoOf(key, nd.id)).toBe('TD05');
     const ndText = await receipt(key, nd.id);
     expect(ndText).toMatch(/\n\s+Copia di cortesia della nota di debito\n/);
-    expect(ndText).toContain('\nNota di debito n. ND-NC-8\nRif. nota di credito n. NC-8 del 2026-03-02\n');
-    expect(await receipt(key, nd.id, '?format=text&lang=en')).toContain('\nDebit note no. ND-NC-8\nRef. credit note no. NC-8 of 2026-03-02\n');
+    expect(ndText).toContain('\nNota di debito n. ND-NC-8\nRif. nota di credito n. NC-8 del 02-03-2026\n');
+    expect(await receipt(key, nd.id, '?format=text&lang=en')).toContain('\nDebit note no. ND-NC-8\nRef. credit note no. NC-8 of 02-03-2026\n');
   });
 
   it.each([

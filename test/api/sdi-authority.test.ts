@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
-import { startFakeSdi, SDI_FAKE_PATH, FATTURAPA_XSD, type FakeSdi } from '../support/fake-sdi.ts';
+import { startFakeSdi, SDI_FAKE_PATH, FATTURAPA_FSM10_XSD, FATTURAPA_XSD, type FakeSdi } from '../support/fake-sdi.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { exportP12, generateCert, uploadForm } from '../support/p12.ts';
 import { createTx, getTx, locationBody, saleBody, saleMetadata } from '../support/transactions.ts';
@@ -60,8 +60,8 @@ async function scenario(): Promise<Scenario> {
   return { key, loc: res.json().id, fingerprint256: new crypto.X509Certificate(cert.certPem).fingerprint256 };
 }
 
-async function createAuthorityTx(s: Scenario) {
-  const res = await createTx(t, s.key, saleBody(s.loc, { timestamp: clock.now().toISOString(), metadata: saleMetadata['it-sdi'] }), AUTHORITY);
+async function createAuthorityTx(s: Scenario, over: Record<string, unknown> = {}) {
+  const res = await createTx(t, s.key, saleBody(s.loc, { timestamp: clock.now().toISOString(), metadata: saleMetadata['it-sdi'], ...over }), AUTHORITY);
   expect(res.statusCode, res.body).toBe(201);
   expect(res.json().status).toBe('pending');
   return res.json() as Record<string, any>;
@@ -88,7 +88,8 @@ async function expectTaken(s: Scenario, id: string, fileName: string, got: Await
   const file = got.received[0]!;
   expect(file.nomeFile).toBe(fileName);
   expect(file.identificativoSdI).toMatch(/^[0-9]{1,12}$/);
-  if (HAVE_SCHEMAS) expect(xsdValidate(file.file, FATTURAPA_XSD).ok).toBe(true);
+  const xsd = file.file.startsWith('<p:FatturaElettronicaSemplificata') ? FATTURAPA_FSM10_XSD : FATTURAPA_XSD;
+  if (HAVE_SCHEMAS) expect(xsdValidate(file.file, xsd).ok).toBe(true);
   else console.warn(`sdi-authority: ${SCHEMAS_MISSING_MESSAGE}`);
   const tx = await getTx(t, s.key, id);
   expect(tx.status).toBe('pending');
@@ -108,6 +109,20 @@ describe('it-sdi through the API with X-Svc-Sandbox: authority (SdICoop SdIRicev
     const created = await createAuthorityTx(s);
     expect(created.fiscal_id).toMatch(/^IT01234567897_[0-9A-Z]{5}\.xml$/);
     await expectTaken(s, created.id, created.fiscal_id, await drainAndCollect());
+    expect(await submitJob(created.id)).toMatchObject({ status: 'completed', attempt: 1 });
+  });
+
+  it('a fattura semplificata (TD07): the FSM10 file goes the same way, under the same file name, and SdI takes it', async () => {
+    const s = await scenario();
+    const created = await createAuthorityTx(s, {
+      customer_context: { codice_fiscale: 'RSSMRA85T10A562S' },
+      metadata: { ...saleMetadata['it-sdi'], tipo_documento: 'TD07' },
+    });
+    expect(created.fiscal_id).toMatch(/^IT01234567897_[0-9A-Z]{5}\.xml$/);
+    const got = await drainAndCollect();
+    expect(got.received[0]!.file.startsWith('<p:FatturaElettronicaSemplificata ')).toBe(true);
+    expect(got.received[0]!.file).toContain('<FormatoTrasmissione>FSM10</FormatoTrasmissione>');
+    await expectTaken(s, created.id, created.fiscal_id, got);
     expect(await submitJob(created.id)).toMatchObject({ status: 'completed', attempt: 1 });
   });
 

@@ -6,7 +6,8 @@
  * - reads `fileSdIAccoglienza` {NomeFile, File} from the SOAP body (File as inline
  *   base64; MTOM is not spoken), decodes the file;
  * - an empty file: `Errore` EI01; otherwise the FatturaPA is validated against the
- *   FatturaPA 1.2.2 XSD with xmllint (catalog): an invalid one gets a SOAP Client fault
+ *   FatturaPA 1.2.2 XSD with xmllint (catalog), a simplified one (root
+ *   FatturaElettronicaSemplificata) against Schema_VFSM10.xsd: an invalid one gets a SOAP Client fault
  *   "00200 …" (a fake's shortcut: the real SdI takes the file and sends a NotificaScarto
  *   00200 later);
  * - a valid one: `rispostaSdIRiceviFile` with a fresh IdentificativoSdI and
@@ -35,6 +36,8 @@ import { HAVE_SCHEMAS, xsdValidate } from './xml-tools.ts';
 
 export const SDI_FAKE_PATH = '/ricevi_file';
 export const FATTURAPA_XSD = 'it/fatturapa/Schema_del_file_xml_FatturaPA_v1.2.2.xsd';
+/** The simplified invoice's schema (FatturaElettronicaSemplificata, FSM10), which SdI takes on the same channels. */
+export const FATTURAPA_FSM10_XSD = 'it/fatturapa/Schema_VFSM10.xsd';
 const NS_ENV = 'http://schemas.xmlsoap.org/soap/envelope/';
 const NS_TYPES = 'http://www.fatturapa.gov.it/sdi/ws/trasmissione/v1.0/types';
 const NS_MESSAGGI = 'http://www.fatturapa.gov.it/sdi/messaggi/v1.0';
@@ -112,11 +115,12 @@ interface InvoiceFacts {
 }
 function invoiceFacts(file: string): InvoiceFacts {
   const doc = parser.parse(file) as Obj;
-  const root = isObj(doc.FatturaElettronica) ? doc.FatturaElettronica : {};
+  const root = isObj(doc.FatturaElettronica) ? doc.FatturaElettronica : isObj(doc.FatturaElettronicaSemplificata) ? doc.FatturaElettronicaSemplificata : {};
   const header = isObj(root.FatturaElettronicaHeader) ? root.FatturaElettronicaHeader : {};
   const dt = isObj(header.DatiTrasmissione) ? header.DatiTrasmissione : {};
   const cedente = isObj(header.CedentePrestatore) ? header.CedentePrestatore : {};
-  const anag = isObj(cedente.DatiAnagrafici) ? cedente.DatiAnagrafici : {};
+  // The simplified format has no DatiAnagrafici: IdFiscaleIVA sits in CedentePrestatore.
+  const anag = isObj(cedente.DatiAnagrafici) ? cedente.DatiAnagrafici : cedente;
   const piva = isObj(anag.IdFiscaleIVA) ? anag.IdFiscaleIVA : {};
   const body = isObj(root.FatturaElettronicaBody) ? root.FatturaElettronicaBody : {};
   const generali = isObj(body.DatiGenerali) ? body.DatiGenerali : {};
@@ -279,7 +283,8 @@ export async function startFakeSdi(): Promise<FakeSdi> {
     if (mode === 'unauthorized') return answer(risposta(identificativo(), now, 'EI03'));
     if (file.trim() === '') return answer(risposta(identificativo(), now, 'EI01'));
     if (HAVE_SCHEMAS) {
-      const v = xsdValidate(file, FATTURAPA_XSD);
+      // SdI reads the format from the root: the simplified invoice has its own schema.
+      const v = xsdValidate(file, /<(\w+:)?FatturaElettronicaSemplificata[\s>]/.test(file) ? FATTURAPA_FSM10_XSD : FATTURAPA_XSD);
       if (!v.ok) {
         const first = v.output.split('\n').find((l) => /error/i.test(l)) ?? v.output;
         return answer(sdiFault('Client', `00200 File non conforme al formato: ${first}`));

@@ -38,7 +38,7 @@ function source(system: FiscalSystem, tx: TransactionDraft, record: FiscalRecord
   return {
     transaction: {
       id: TX_ID, type: tx.type, environment, country: loc.country, created_at: NOW,
-      fiscal_id: record.fiscalId, document_number: record.documentNumber ?? null, normalized: tx, render_hints: hints,
+      fiscal_id: record.fiscalId, document_number: record.documentNumber ?? null, normalized: tx, render_hints: hints, record: record.body,
     },
     location: { name: 'Shop', address: 'Calle Mayor 1, 20001', tax_id: loc.tax_id, legal_name: typeof legal === 'string' ? legal : null },
     system,

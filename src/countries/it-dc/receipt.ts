@@ -1,16 +1,66 @@
+import { XMLParser } from 'fast-xml-parser';
 import type { Localized, ReceiptFacts } from '../types.ts';
 import { isoDate, localDate } from '../shared/dates.ts';
 import { metaString } from '../shared/metadata-fields.ts';
+import { centsOf, italianDay } from '../it/printed.ts';
+import { dcPayments } from './build.ts';
+import type { TipoPagamento } from './xml.ts';
 
 const SALE: Localized = { it: 'DOCUMENTO COMMERCIALE di vendita o prestazione', en: 'COMMERCIAL DOCUMENT of sale or service' };
 const RETURN: Localized = { it: 'DOCUMENTO COMMERCIALE emesso per RESO MERCE', en: 'COMMERCIAL DOCUMENT issued for a GOODS RETURN' };
 const ANNULMENT: Localized = { it: 'DOCUMENTO COMMERCIALE emesso per ANNULLAMENTO', en: 'COMMERCIAL DOCUMENT issued for an ANNULMENT' };
 
-/** `2026-03-01` → `01-03-2026`, the day as the documento commerciale prints it. */
-const printedDay = (iso: string): string => {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso);
-  return m ? `${m[3]}-${m[2]}-${m[1]}` : iso;
+/**
+ * The amounts paid, each as the documento commerciale prints it (RT specifiche tecniche,
+ * Provv. AdE 31 ottobre 2019: the document states what was paid in cash, what electronically
+ * and what was not collected), by the DatiPagamento/Tipo the record carries; meal vouchers,
+ * which the record files under NR and the day's corrispettivi count apart (Ticket/
+ * PagatoTicket), print as such.
+ */
+const PAID: Readonly<Record<TipoPagamento | 'ticket', Localized>> = {
+  PC: { it: 'Pagamento contante', en: 'Cash payment' },
+  PE: { it: 'Pagamento elettronico', en: 'Electronic payment' },
+  ticket: { it: 'Pagamento ticket', en: 'Meal voucher payment' },
+  NR: { it: 'Non riscosso', en: 'Not collected' },
 };
+
+/** The record's NR split into the meal vouchers the sale declared (`ticket_amount`) and what was really not collected. */
+function withTickets(paid: { tipo: TipoPagamento; importo: number }[], ticketAmount: unknown): { tipo: TipoPagamento | 'ticket'; importo: number }[] {
+  const tickets = typeof ticketAmount === 'number' && Number.isSafeInteger(ticketAmount) && ticketAmount > 0 ? ticketAmount : 0;
+  return paid.flatMap((p): { tipo: TipoPagamento | 'ticket'; importo: number }[] => {
+    if (p.tipo !== 'NR' || tickets === 0) return [p];
+    const ticket = Math.min(tickets, p.importo);
+    return [{ tipo: 'ticket' as const, importo: ticket }, ...(p.importo > ticket ? [{ tipo: 'NR' as const, importo: p.importo - ticket }] : [])];
+  });
+}
+
+const parser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: true, parseTagValue: false, trimValues: true });
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
+
+/**
+ * What the receipt reads back from the DocCommercialiLotteria a record holds (xml.ts): a
+ * sale's payments (Vendita/DatiPagamento), or the register a reso or annullo names
+ * (ResoAnnullo/Dispositivo/MatrTrasm). Undefined when the body is no such document.
+ */
+function readDocumento(body: string | null | undefined): { payments?: { tipo: TipoPagamento; importo: number }[]; register?: string } | undefined {
+  if (typeof body !== 'string' || !/<(\w+:)?DocCommercialiLotteria[\s>]/.test(body)) return undefined;
+  let documento: Obj;
+  try {
+    documento = obj(obj(obj(parser.parse(body)).DocCommercialiLotteria).DocumentoCommerciale);
+  } catch {
+    return undefined;
+  }
+  const register = obj(obj(documento.ResoAnnullo).Dispositivo).MatrTrasm;
+  if (documento.Vendita === undefined) return { register: typeof register === 'string' ? register : undefined };
+  const raw = obj(documento.Vendita).DatiPagamento;
+  const payments: { tipo: TipoPagamento; importo: number }[] = [];
+  for (const p of (Array.isArray(raw) ? raw : [raw]).map(obj)) {
+    const importo = centsOf(p.Importo);
+    if ((p.Tipo === 'PC' || p.Tipo === 'PE' || p.Tipo === 'NR') && importo !== undefined) payments.push({ tipo: p.Tipo, importo });
+  }
+  return { payments };
+}
 
 /**
  * The Documento Commerciale (DM 7 dicembre 2016, Agenzia delle Entrate specifiche
@@ -30,19 +80,32 @@ export const DC_RECEIPT: ReceiptFacts = {
       : SALE),
   labels: { document_number: { it: 'Documento n.', en: 'Document no.' } },
   qr: {},
+  // A sale prints the payments its record declares (PC, PE, NR: "Pagamento contante",
+  // "Pagamento elettronico", "Non riscosso"; of NR, the meal vouchers as "Pagamento
+  // ticket"), as the daily corrispettivi count them (PagatoContanti, PagatoElettronico,
+  // PagatoTicket); a reso or annullo declares none, and prints the payment method as before.
+  // Without a readable record, the payments build.ts writes.
+  payments: ({ tx, record }) => {
+    const read = readDocumento(record);
+    const corrective = tx.metadata.is_return === true || tx.metadata.is_cancellation === true || (tx.type !== 'sale' && tx.metadata.is_return === undefined);
+    const paid = read ? read.payments : corrective ? undefined : dcPayments(tx).map((p) => ({ tipo: p.tipo, importo: centsOf(p.importo)! }));
+    return paid && withTickets(paid, tx.metadata.ticket_amount).map((p) => ({ label: PAID[p.tipo], amount: p.importo }));
+  },
   // A reso or annullo names the document it returns or annuls, as its ResoAnnullo does
   // (register, day, number): from the metadata, or, for POST …/cancel, from the original
   // (whose draft the cancellation carries: its is_return must not title the annullo a reso).
   // Amounts print positive, as Ammontare carries them.
   correction: {
     title: ({ kind }) => (kind === 'cancellation' ? ANNULMENT : undefined),
-    references: ({ kind, tx, original }) => {
+    references: ({ kind, tx, original, record }) => {
       let number: string | undefined;
       let day: string | undefined;
       let register: string | undefined;
       if (kind === 'cancellation') {
         number = original ? (original.hints.find((h) => h.key === 'document_number')?.value ?? original.documentNumber ?? original.fiscalId ?? undefined) : undefined;
         day = original ? isoDate(localDate(original.createdAt, 'IT')) : undefined;
+        // The register the annullo names (its ResoAnnullo's MatrTrasm: the location's own).
+        register = readDocumento(record)?.register;
       } else if (tx.metadata.is_return === true || tx.metadata.is_cancellation === true) {
         number = metaString(tx, 'original_number');
         day = metaString(tx, 'original_date');
@@ -51,8 +114,8 @@ export const DC_RECEIPT: ReceiptFacts = {
       if (number === undefined) return [];
       // "Documento di riferimento:" then "N. 0005-0009 del 03-06-2020", as RTs and AdE print
       // it (two lines: together they overrun a 48-column roll).
-      const when = day === undefined ? '' : ` del ${printedDay(day)}`;
-      const whenEn = day === undefined ? '' : ` of ${printedDay(day)}`;
+      const when = day === undefined ? '' : ` del ${italianDay(day)}`;
+      const whenEn = day === undefined ? '' : ` of ${italianDay(day)}`;
       return [
         { it: 'Documento di riferimento:', en: 'Reference document:' },
         { it: `N. ${number}${when}`, en: `No. ${number}${whenEn}` },

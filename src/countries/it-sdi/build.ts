@@ -9,6 +9,9 @@
  * The stored record is the XML; the fiscal id is the SdI file name the document is sent
  * under (`IT<IdCodice>_<progressivo>.xml`, FORMATS.md §4.3); SdI's own
  * IdentificativoSdI comes with its answer. Amounts are integer cents (decimal()).
+ * A fattura semplificata (TD07, DPR 633/1972 art. 21-bis) is the simplified document
+ * instead (Schema_VFSM10.xsd, FSM10: xml.ts `semplificataXml`), unsigned, under the same
+ * file name and channel; metadata.ts keeps it within what the law and the format allow.
  */
 import crypto from 'node:crypto';
 import { conflict } from '../../core/errors.ts';
@@ -21,7 +24,7 @@ import { customerTaxId, metaString } from '../shared/metadata-fields.ts';
 import { textHint } from '../shared/render-hints.ts';
 import { MISSING_TAX_ID } from '../shared/issuer-tax-id.ts';
 import { latin } from '../it/latin.ts';
-import { fatturaXml, type Anagrafica, type IdFiscale, type Linea, type Riepilogo, type Sede } from './xml.ts';
+import { fatturaXml, semplificataXml, type Anagrafica, type BeneServizio, type FatturaFields, type IdFiscale, type Linea, type Riepilogo, type Sede } from './xml.ts';
 
 /** NumeroType of FatturaPA 1.2.2: `(\p{IsBasicLatin}{1,20})`. */
 export const NUMERO_MAX = 20;
@@ -219,22 +222,55 @@ function linkedInvoice(tx: TransactionDraft): { IdDocumento: string; Data?: stri
   const number = metaString(tx, 'original_invoice_number');
   return number === undefined ? undefined : { IdDocumento: number, Data: metaString(tx, 'original_invoice_date') };
 }
-function cessionario(tx: TransactionDraft, country: string) {
+/** The buyer's name as the client gave it (metadata `buyer_denomination`, `legal_name`/`name`, or first and last name); undefined when none. */
+function buyerName(tx: TransactionDraft): Anagrafica | undefined {
   const ctx = tx.customer_context ?? {};
-  const { IdFiscaleIVA, CodiceFiscale } = buyerIdentity(tx, country);
   const denominazione = metaString(tx, 'buyer_denomination') ?? text(ctx, 'legal_name', 'name');
   const nome = text(ctx, 'first_name');
   const cognome = text(ctx, 'last_name');
-  const Anagrafica: Anagrafica =
-    denominazione === undefined && nome !== undefined && cognome !== undefined
-      ? { Nome: latin(nome, 60), Cognome: latin(cognome, 60) }
-      : { Denominazione: latin(denominazione ?? CodiceFiscale ?? IdFiscaleIVA?.IdCodice ?? 'Cliente', 80) };
+  if (denominazione === undefined && nome !== undefined && cognome !== undefined) return { Nome: latin(nome, 60), Cognome: latin(cognome, 60) };
+  return denominazione === undefined ? undefined : { Denominazione: latin(denominazione, 80) };
+}
+
+function cessionario(tx: TransactionDraft, country: string) {
+  const { IdFiscaleIVA, CodiceFiscale } = buyerIdentity(tx, country);
+  const Anagrafica: Anagrafica = buyerName(tx) ?? { Denominazione: latin(CodiceFiscale ?? IdFiscaleIVA?.IdCodice ?? 'Cliente', 80) };
   return {
     IdFiscaleIVA,
     CodiceFiscale,
     Anagrafica,
     Sede: sedeCessionario(tx, country),
   };
+}
+
+/**
+ * The simplified invoice's buyer (CessionarioCommittente of Schema_VFSM10.xsd): its fiscal
+ * identifiers, which art. 21-bis c.1 lett. f asks for (partita IVA, or a consumer's codice
+ * fiscale; live transactions without either are refused, metadata.ts), and its name and
+ * address (AltriDatiIdentificativi) only when the client named the buyer: the law does not
+ * ask for them, and a stand-in name would be false data.
+ */
+function cessionarioSemplificato(tx: TransactionDraft, country: string) {
+  const { IdFiscaleIVA, CodiceFiscale } = buyerIdentity(tx, country);
+  const name = buyerName(tx);
+  return { IdFiscaleIVA, CodiceFiscale, altri: name === undefined ? undefined : { Anagrafica: name, Sede: sedeCessionario(tx, country) } };
+}
+
+/**
+ * DatiBeniServizi of a simplified invoice: one per line, its amount VAT included (Importo:
+ * the line's total, so the entries add up to the transaction's total exactly; the format
+ * has no document total), and the VAT it includes as the transaction has it (Imposta) with
+ * its rate (Aliquota), as art. 21-bis c.1 lett. g asks ("l'imposta incorporata, ovvero i
+ * dati che permettono di calcolarla"); a 0 % line carries 0.00 and its Natura.
+ */
+function beniServizi(items: readonly TxLine[]): BeneServizio[] {
+  return items.map((l) => ({
+    Descrizione: latin(l.description, 1000),
+    Importo: decimal(l.total_amount),
+    Imposta: decimal(l.tax_amount),
+    Aliquota: rateText(l.tax_rate),
+    Natura: l.tax_rate === 0 && typeof l.natura === 'string' ? l.natura : undefined,
+  }));
 }
 
 /** DettaglioLinee: net prices (PrezzoTotale = total - tax of the line), Natura on 0 % lines. */
@@ -317,6 +353,46 @@ export function buildSdi(input: BuildInput): FiscalRecord {
   const buyerCountry = metaString(tx, 'buyer_country') ?? 'IT';
   const pec = metaString(tx, 'pec_destinatario');
 
+  const tipo = builtTipoDocumento(cancellation, tx);
+  const trasmissione: FatturaFields['trasmissione'] = {
+    IdTrasmittente: { IdPaese: 'IT', IdCodice: piva },
+    ProgressivoInvio: progressivoInvio(location.config, progressivo),
+    CodiceDestinatario: metaString(tx, 'codice_destinatario') ?? (versione === 'FPA12' ? '999999' : '0000000'),
+    PECDestinatario: pec,
+  };
+  const cedente: FatturaFields['cedente'] = {
+    IdFiscaleIVA: { IdPaese: 'IT', IdCodice: piva },
+    CodiceFiscale: configString(location.config, 'codice_fiscale'),
+    Anagrafica: { Denominazione: latin(configString(location.config, 'legal_name') ?? location.name, 80) },
+    RegimeFiscale: configString(location.config, 'regime_fiscale') ?? 'RF01',
+    Sede: sedeCedente(input),
+  };
+  const fileName = `IT${piva}_${progressivo}.xml`;
+  const record = (body: string): FiscalRecord => ({
+    body,
+    contentType: 'application/xml',
+    fiscalId: fileName,
+    documentNumber: numero,
+    fingerprint: null,
+    qrData: null,
+    placeholder: false,
+    renderHints: [textHint('invoice_number', 'header', numero)],
+  });
+
+  // A fattura semplificata (TD07) exists only in the simplified format (Schema_VFSM10.xsd):
+  // the 1.2.2 schema has no TD07. Between private parties only (FSM10's CodiceDestinatario
+  // has 7 characters; an FPA12 location's TD07 is refused at creation, metadata.ts), sent
+  // unsigned through the same channel and under the same file name as an FPR12 file.
+  if (tipo === 'TD07') {
+    return record(semplificataXml({
+      trasmissione,
+      cedente,
+      cessionario: cessionarioSemplificato(tx, buyerCountry),
+      documento: { TipoDocumento: tipo, Divisa: tx.currency, Data: data, Numero: numero },
+      beni: beniServizi(tx.items),
+    }));
+  }
+
   const signed = versione === 'FPA12';
   if (signed && input.signingKey === undefined) {
     throw new Error('it-sdi: no signing key: FPA12 files are signed with the location certificate (capabilities.signsWithCertificate)');
@@ -324,22 +400,11 @@ export function buildSdi(input: BuildInput): FiscalRecord {
   const unsigned = fatturaXml({
     versione,
     signable: signed,
-    trasmissione: {
-      IdTrasmittente: { IdPaese: 'IT', IdCodice: piva },
-      ProgressivoInvio: progressivoInvio(location.config, progressivo),
-      CodiceDestinatario: metaString(tx, 'codice_destinatario') ?? (versione === 'FPA12' ? '999999' : '0000000'),
-      PECDestinatario: pec,
-    },
-    cedente: {
-      IdFiscaleIVA: { IdPaese: 'IT', IdCodice: piva },
-      CodiceFiscale: configString(location.config, 'codice_fiscale'),
-      Anagrafica: { Denominazione: latin(configString(location.config, 'legal_name') ?? location.name, 80) },
-      RegimeFiscale: configString(location.config, 'regime_fiscale') ?? 'RF01',
-      Sede: sedeCedente(input),
-    },
+    trasmissione,
+    cedente,
     cessionario: cessionario(tx, buyerCountry),
     documento: {
-      TipoDocumento: builtTipoDocumento(cancellation, tx),
+      TipoDocumento: tipo,
       Divisa: tx.currency,
       Data: data,
       Numero: numero,
@@ -369,15 +434,5 @@ export function buildSdi(input: BuildInput): FiscalRecord {
         idBase: input.transactionId.replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 100) || 'fatturapa',
       }).xml
     : unsigned;
-  const fileName = `IT${piva}_${progressivo}.xml`;
-  return {
-    body: xml,
-    contentType: 'application/xml',
-    fiscalId: fileName,
-    documentNumber: numero,
-    fingerprint: null,
-    qrData: null,
-    placeholder: false,
-    renderHints: [textHint('invoice_number', 'header', numero)],
-  };
+  return record(xml);
 }

@@ -87,3 +87,46 @@ export function goldenCases(loc = goldenLocation()): GoldenCase[] {
   out.push({ file: 'credit-note-td04.xml', tx: first.tx, record });
   return out;
 }
+
+/**
+ * Simplified invoices (TD07, FatturaElettronicaSemplificata FSM10, Schema_VFSM10.xsd): a
+ * consumer's (codice fiscale, named, with an address) over two rates and an exempt line,
+ * and a company's identified by its partita IVA alone (the name and address art. 21-bis
+ * does not ask for left out).
+ */
+export function semplificataCases(loc = goldenLocation()): GoldenCase[] {
+  const out: GoldenCase[] = [];
+  const invoice = (file: string, tx: TransactionDraft) => {
+    const n = out.length + 11;
+    const built = validatedBuild(sdi, loc, tx, { transactionId: `00000000-0000-4000-8000-0000000000${n}`, chain: { seq: n, number: n, previous: null } });
+    out.push({ file, tx: built.tx, record: built.record });
+  };
+  invoice(
+    'simplified-consumer-td07.xml',
+    draft({
+      payment_method: 'cash',
+      items: [
+        iva22({ description: 'Pranzo di lavoro', quantity: 2, unit_price: 1500, tax_amount: 660, total_amount: 3660 }),
+        line({ description: 'Vino della casa', quantity: 1, unit_price: 1000, tax_rate: 10, tax_amount: 100, total_amount: 1100 }),
+        line({ description: 'Visita guidata', quantity: 1, unit_price: 2500, tax_rate: 0, tax_amount: 0, total_amount: 2500, natura: 'N4' }),
+      ],
+      customer_context: {
+        codice_fiscale: 'RSSMRA85T10A562S',
+        first_name: 'Mario',
+        last_name: 'Rossi',
+        address: { street: 'Via Garibaldi 5', postal_code: '00153', city: 'Roma', province: 'RM' },
+      },
+      metadata: { invoice_number: 'FS-2026/1', tipo_documento: 'TD07', invoice_date: '2026-01-14' },
+    }),
+  );
+  invoice(
+    'simplified-company-td07.xml',
+    draft({
+      payment_method: 'card',
+      items: [iva22({ description: 'Cancelleria', quantity: 1, unit_price: 8000, tax_amount: 1760, total_amount: 9760 })],
+      customer_context: { tax_id: 'IT12345678903' },
+      metadata: { invoice_number: 'FS-2026/2', tipo_documento: 'TD07', codice_destinatario: 'ABC1234' },
+    }),
+  );
+  return out;
+}

@@ -10,12 +10,14 @@ import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xmlsecVerify, xsdValidate } from '../../../test/support/xml-tools.ts';
 import { goldenFiles } from '../shared/golden.ts';
-import { goldenCases, goldenLocation } from './golden-cases.ts';
+import { goldenCases, goldenLocation, semplificataCases } from './golden-cases.ts';
 import { buildInput, fixedSigningKey, validatedBuild } from '../shared/test-fixtures.ts';
 import { sdi } from './index.ts';
 
 const expectGolden = goldenFiles(new URL('./golden/', import.meta.url));
 const XSD = 'it/fatturapa/Schema_del_file_xml_FatturaPA_v1.2.2.xsd';
+/** The simplified invoice's schema (FatturaElettronicaSemplificata, FSM10). */
+const XSD_FSM10 = 'it/fatturapa/Schema_VFSM10.xsd';
 const cases = goldenCases();
 const parser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: false, parseTagValue: false });
 const xsdTitle = (title: string) => (HAVE_SCHEMAS ? title : `${title}: ${SCHEMAS_MISSING_MESSAGE}`);
@@ -132,5 +134,75 @@ describe('FatturaPA golden documents', () => {
     expect(natures).toEqual(['22.00/', '10.00/', '0.00/N4', '0.00/N2.1']);
     expect(generali(note).DatiGeneraliDocumento.Numero).toBe('NC-FT-2026/1');
     expect(generali(note).DatiFattureCollegate).toEqual({ IdDocumento: 'FT-2026/1', Data: '2026-01-15' });
+  });
+
+  describe('fattura semplificata (TD07): FatturaElettronicaSemplificata FSM10', () => {
+    const simplified = semplificataCases();
+    const sdoc = (body: string) => (parser.parse(body) as Record<string, any>).FatturaElettronicaSemplificata;
+
+    it.each(simplified.map((c) => [c.file, c] as const))('%s matches its golden file', (file, c) => {
+      expectGolden(file, c.record.body);
+    });
+
+    it.skipIf(!HAVE_SCHEMAS).each(simplified.map((c) => [c.file, c] as const))(xsdTitle('%s validates against Schema_VFSM10.xsd, not the 1.2.2 one'), (_file, c) => {
+      const result = xsdValidate(c.record.body, XSD_FSM10);
+      expect(result.ok, result.output).toBe(true);
+      // TD07 is not a TipoDocumento of FatturaPA 1.2.2: the ordinary schema cannot hold it.
+      expect(xsdValidate(c.record.body, XSD).ok).toBe(false);
+    });
+
+    it('root, namespace, version and transmission format are FSM10; the file is named as every SdI file', () => {
+      for (const c of simplified) {
+        expect(c.record.body.startsWith('<p:FatturaElettronicaSemplificata xmlns:p="http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.0" versione="FSM10">')).toBe(true);
+        const f = sdoc(c.record.body);
+        expect(f.FatturaElettronicaHeader.DatiTrasmissione.FormatoTrasmissione).toBe('FSM10');
+        expect(f.FatturaElettronicaBody.DatiGenerali.DatiGeneraliDocumento.TipoDocumento).toBe('TD07');
+        const t = f.FatturaElettronicaHeader.DatiTrasmissione;
+        expect(`IT${t.IdTrasmittente.IdCodice}_${t.ProgressivoInvio}.xml`).toBe(c.record.fiscalId);
+        expect(c.record.body).not.toContain('ds:Signature');
+      }
+    });
+
+    it('each good or service VAT included, with its VAT and rate (Natura at 0 %); the amounts add up to the total', () => {
+      const [consumer] = simplified;
+      const body = sdoc(consumer!.record.body).FatturaElettronicaBody;
+      expect(body.DatiGenerali.DatiGeneraliDocumento).toEqual({ TipoDocumento: 'TD07', Divisa: 'EUR', Data: '2026-01-14', Numero: 'FS-2026/1' });
+      expect(body.DatiBeniServizi).toEqual([
+        { Descrizione: 'Pranzo di lavoro', Importo: '36.60', DatiIVA: { Imposta: '6.60', Aliquota: '22.00' } },
+        { Descrizione: 'Vino della casa', Importo: '11.00', DatiIVA: { Imposta: '1.00', Aliquota: '10.00' } },
+        { Descrizione: 'Visita guidata', Importo: '25.00', DatiIVA: { Imposta: '0.00', Aliquota: '0.00' }, Natura: 'N4' },
+      ]);
+      for (const c of simplified) {
+        const entries = [sdoc(c.record.body).FatturaElettronicaBody.DatiBeniServizi].flat() as { Importo: string }[];
+        expect(entries.reduce((s, e) => s + cents(e.Importo), 0)).toBe(c.tx.total_amount);
+      }
+    });
+
+    it('the seller without DatiAnagrafici; the buyer by its fiscal ids, named only when the client named it', () => {
+      const [consumer, company] = simplified.map((c) => sdoc(c.record.body).FatturaElettronicaHeader);
+      expect(consumer.CedentePrestatore).toMatchObject({ IdFiscaleIVA: { IdPaese: 'IT', IdCodice: '01234567897' }, Denominazione: 'Trattoria Roma Srl', RegimeFiscale: 'RF01' });
+      expect(consumer.CessionarioCommittente).toEqual({
+        IdentificativiFiscali: { CodiceFiscale: 'RSSMRA85T10A562S' },
+        AltriDatiIdentificativi: { Nome: 'Mario', Cognome: 'Rossi', Sede: { Indirizzo: 'Via Garibaldi 5', CAP: '00153', Comune: 'Roma', Provincia: 'RM', Nazione: 'IT' } },
+      });
+      expect(company.CessionarioCommittente).toEqual({ IdentificativiFiscali: { IdFiscaleIVA: { IdPaese: 'IT', IdCodice: '12345678903' } } });
+    });
+
+    it.skipIf(!HAVE_SCHEMAS)(xsdTitle('cancelling a TD07 issues an ordinary credit note (TD04, FPR12) naming it, valid against the 1.2.2 XSD'), () => {
+      const loc = goldenLocation();
+      const first = simplified[0]!;
+      const nc = sdi.build({
+        ...buildInput(loc, first.tx, { signingKey: fixedSigningKey() }),
+        transactionId: '00000000-0000-4000-8000-000000000013',
+        kind: 'cancellation',
+        original: { transactionId: '00000000-0000-4000-8000-000000000011', fiscalId: first.record.fiscalId, tx: first.tx, issuedAt: '2026-01-14T10:00:00.000Z', documentNumber: first.record.documentNumber },
+        chain: { seq: 1, previous: null },
+      });
+      const result = xsdValidate(nc.body, XSD);
+      expect(result.ok, result.output).toBe(true);
+      const generali = doc(nc.body).FatturaElettronicaBody.DatiGenerali;
+      expect(generali.DatiGeneraliDocumento).toMatchObject({ TipoDocumento: 'TD04', Numero: 'NC-FS-2026/1', ImportoTotaleDocumento: '72.60' });
+      expect(generali.DatiFattureCollegate).toEqual({ IdDocumento: 'FS-2026/1', Data: '2026-01-14' });
+    });
   });
 });

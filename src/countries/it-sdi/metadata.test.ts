@@ -126,3 +126,40 @@ describe('it-sdi on live keys: what SdI refuses for certain is a 400 at creation
     expect(validate({ invoice_number: '1' }).invoice_number).toBe('1');
   });
 });
+
+describe('it-sdi: a fattura semplificata (TD07) is what art. 21-bis allows', () => {
+  const td07 = { invoice_number: 'FS-1', tipo_documento: 'TD07' };
+  /** One line of `total` cents VAT included at 22 %. */
+  const ofTotal = (total: number) => {
+    const tax = Math.round((total * 22) / 122);
+    return { items: [line({ unit_price: total - tax, tax_rate: 22, tax_amount: tax, total_amount: total })] };
+  };
+  const LIMIT = 'metadata.tipo_documento TD07 (fattura semplificata) is allowed up to 400.00 EUR in total (DPR 633/1972 art. 21-bis, limit of DM 10 maggio 2019)';
+
+  it('up to 400.00 EUR; a cent more is a 400 naming the rule and the total', () => {
+    expect(validate(td07, ofTotal(40_000)).tipo_documento).toBe('TD07');
+    expect400(() => validate(td07, ofTotal(40_001)), `${LIMIT}: total_amount is 400.01 EUR; issue an ordinary invoice (TD01)`);
+    // The same sale as an ordinary invoice is fine.
+    expect(validate({ invoice_number: 'FT-1' }, ofTotal(40_001)).tipo_documento).toBe('TD01');
+  });
+
+  it('a flat-rate seller (RF19) may issue it above 400 euro, as SdI check 00460 allows', () => {
+    const forfettario = location('it-sdi', { regime_fiscale: 'RF19' });
+    expect(validate(td07, ofTotal(90_000), forfettario).tipo_documento).toBe('TD07');
+  });
+
+  it('a sale between private parties only: not a refund, not to a public administration', () => {
+    expect400(() => validate(td07, { type: 'refund' }),
+      'metadata.tipo_documento TD07 (fattura semplificata) applies to sales: a refund or void is a credit note (TD04)');
+    expect400(() => validate({ ...td07, codice_destinatario: 'UFXYZ1' }, {}, location('it-sdi', { formato_trasmissione: 'FPA12' })),
+      'metadata.tipo_documento TD07 (fattura semplificata) cannot be sent to a public administration (FPA12): the simplified format is for private parties only');
+  });
+
+  it('no line the simplified format cannot carry: reverse charge (N6.x), intra-EU supplies (N3.2)', () => {
+    const exempt = (natura: string) => ({ items: [line({ tax_rate: 0, tax_amount: 0, total_amount: 1000, natura })] });
+    expect400(() => validate(td07, exempt('N6.3')), 'items[0].natura N6.3 cannot be in a fattura semplificata (TD07): reverse charge needs an ordinary invoice (TD01)');
+    expect400(() => validate(td07, exempt('N3.2')), 'items[0].natura N3.2 cannot be in a fattura semplificata (TD07): DPR 633/1972 art. 21-bis c.2 excludes intra-EU supplies');
+    expect(validate(td07, exempt('N4')).tipo_documento).toBe('TD07');
+    expect(validate({ invoice_number: 'FT-1' }, exempt('N6.3')).tipo_documento).toBe('TD01');
+  });
+});

@@ -8,6 +8,7 @@ import { isIsoDate, isoDate, localDate } from '../shared/dates.ts';
 import { baseMetadata, optionalChoice, optionalText, withoutUndefined } from '../shared/metadata-fields.ts';
 import { checkNatura } from '../it/natura.ts';
 import { checkItalianAmounts } from '../it/amounts.ts';
+import { decimal } from '../shared/amounts.ts';
 import { buyerIdentity, defaultTipoDocumento, missingSedeFields } from './build.ts';
 
 /** TipoDocumento codes offered (FatturaPA 1.2.2): invoice, advance, credit note, fee note, debit note of a fee, deferred invoice. */
@@ -40,6 +41,11 @@ export function validateSdiTransaction(tx: TransactionDraft, ctx: TransactionCon
   // SdI refuses an invoice dated after it receives it (00403).
   if (invoice_date > today) throw badRequest('metadata.invoice_date must not be in the future');
 
+  const tipo_documento =
+    optionalChoice(meta, 'tipo_documento', TIPI_DOCUMENTO, 'metadata.tipo_documento must be one of TD01, TD02, TD04, TD06, TD07, TD24') ??
+    defaultTipoDocumento(tx);
+  if (tipo_documento === 'TD07') checkSemplificata(tx, ctx);
+
   const codice_destinatario = readCodiceDestinatario(meta, ctx.location.config.formato_trasmissione);
   // Denominazione: String80 (Latin).
   const buyer_denomination = optionalText(
@@ -50,9 +56,6 @@ export function validateSdiTransaction(tx: TransactionDraft, ctx: TransactionCon
   );
   const buyer_country =
     optionalText(meta, 'buyer_country', 'metadata.buyer_country must be an ISO 3166-1 alpha-2 code (e.g. IT)', /^[A-Z]{2}$/) ?? 'IT';
-  const tipo_documento =
-    optionalChoice(meta, 'tipo_documento', TIPI_DOCUMENTO, 'metadata.tipo_documento must be one of TD01, TD02, TD04, TD06, TD07, TD24') ??
-    defaultTipoDocumento(tx);
 
   // PECDestinatario (EmailType, at most 256): the buyer's certified mail when it has no channel code.
   const pec_destinatario = optionalText(
@@ -105,6 +108,45 @@ function readOriginalInvoice(meta: Record<string, unknown>, tipo: string, invoic
   // SdI refuses a document dated before the invoice it refers to (00418).
   if (date !== undefined && date > invoiceDate) throw badRequest('metadata.original_invoice_date must not be after metadata.invoice_date');
   return { original_invoice_number: number, ...(date !== undefined ? { original_invoice_date: date } : {}) };
+}
+
+/** A simplified invoice's ceiling, in cents: 400 euro (DPR 633/1972 art. 21-bis c.1, as raised by DM 10 maggio 2019). */
+export const SEMPLIFICATA_MAX_TOTAL = 40_000;
+
+/**
+ * What a fattura semplificata (TD07, Schema_VFSM10.xsd) may be, refused at creation with a
+ * 400 rather than by SdI days later (docs/decisions.md "Italy SDI: the simplified invoice"):
+ * - a sale: TD07 is an invoice (its notes, TD08/TD09, are not offered);
+ * - between private parties: the format has no FPA12 form (CodiceDestinatario of 7
+ *   characters only);
+ * - at most 400 euro in total (art. 21-bis c.1, DM 10 maggio 2019; SdI check 00460), except
+ *   for a seller in the flat-rate regime (RF19), whom L. 190/2014 art. 1 (as amended from
+ *   2025) lets issue it above the limit, as SdI's check does;
+ * - no line the format cannot carry: its NaturaType stops at N5 (no reverse charge N6.x, no
+ *   N7), and art. 21-bis c.2 lett. a excludes intra-EU supplies (N3.2).
+ */
+function checkSemplificata(tx: TransactionDraft, ctx: TransactionContext): void {
+  if (tx.type !== 'sale') {
+    throw badRequest('metadata.tipo_documento TD07 (fattura semplificata) applies to sales: a refund or void is a credit note (TD04)');
+  }
+  if (ctx.location.config.formato_trasmissione === 'FPA12') {
+    throw badRequest('metadata.tipo_documento TD07 (fattura semplificata) cannot be sent to a public administration (FPA12): the simplified format is for private parties only');
+  }
+  if (tx.total_amount > SEMPLIFICATA_MAX_TOTAL && ctx.location.config.regime_fiscale !== 'RF19') {
+    throw badRequest(
+      `metadata.tipo_documento TD07 (fattura semplificata) is allowed up to 400.00 EUR in total (DPR 633/1972 art. 21-bis, limit of DM 10 maggio 2019): total_amount is ${decimal(tx.total_amount)} EUR; issue an ordinary invoice (TD01)`,
+    );
+  }
+  tx.items.forEach((line, i) => {
+    const natura = typeof line.natura === 'string' ? line.natura : undefined;
+    if (natura === undefined) return;
+    if (natura.startsWith('N6') || natura === 'N7') {
+      throw badRequest(`items[${i}].natura ${natura} cannot be in a fattura semplificata (TD07): reverse charge needs an ordinary invoice (TD01)`);
+    }
+    if (natura === 'N3.2') {
+      throw badRequest(`items[${i}].natura N3.2 cannot be in a fattura semplificata (TD07): DPR 633/1972 art. 21-bis c.2 excludes intra-EU supplies`);
+    }
+  });
 }
 
 /**

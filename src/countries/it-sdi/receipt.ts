@@ -1,7 +1,9 @@
-import type { Localized, ReceiptCorrectionInput, ReceiptFacts } from '../types.ts';
+import { XMLParser } from 'fast-xml-parser';
+import type { Localized, ReceiptCorrectionInput, ReceiptFacts, ReceiptTaxSummary, TransactionDraft } from '../types.ts';
 import { isoDate, localDate } from '../shared/dates.ts';
 import { metaString } from '../shared/metadata-fields.ts';
-import { builtTipoDocumento, tipoDocumentoOf } from './build.ts';
+import { centsOf, italianDay } from '../it/printed.ts';
+import { builtTipoDocumento, cancellationDocument, riepilogo, tipoDocumentoOf } from './build.ts';
 
 /**
  * Each TipoDocumento we issue (metadata.ts TIPI_DOCUMENTO, and TD05 reversing a credit
@@ -56,6 +58,95 @@ const documentOf = (tipo: string): SdiDocument => DOCUMENTS[tipo] ?? DOCUMENTS.T
 const builtDocument = ({ kind, tx }: Pick<ReceiptCorrectionInput, 'kind' | 'tx'>): SdiDocument =>
   documentOf(builtTipoDocumento(kind === 'cancellation', tx));
 
+/** What the courtesy copy reads back from the FatturaPA a record holds (build.ts wrote it). */
+interface FatturaFacts {
+  /** DatiGeneraliDocumento/Data. */
+  data: string | undefined;
+  summary: ReceiptTaxSummary | undefined;
+}
+
+const parser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: true, parseTagValue: false, trimValues: true });
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
+const list = (v: unknown): Obj[] => (v === undefined ? [] : Array.isArray(v) ? v.map(obj) : [obj(v)]);
+const rateOf = (v: unknown): number | undefined => (typeof v === 'string' && /^[0-9]{1,3}\.[0-9]{2}$/.test(v) ? Number(v) : undefined);
+
+/**
+ * The FatturaPA's date and VAT summary, as the record carries them: an ordinary invoice's
+ * DatiRiepilogo rows (rate, Natura, ImponibileImporto, Imposta) and its Arrotondamento; a
+ * simplified one's (FSM10, no summary) DatiBeniServizi grouped by rate and Natura (base:
+ * Importo less Imposta). Undefined when the body is no FatturaPA we can read.
+ */
+function readFattura(body: string | null | undefined): FatturaFacts | undefined {
+  if (typeof body !== 'string' || !/<(\w+:)?FatturaElettronica(Semplificata)?[\s>]/.test(body)) return undefined;
+  let doc: Obj;
+  try {
+    doc = obj(parser.parse(body));
+  } catch {
+    return undefined;
+  }
+  const simplified = doc.FatturaElettronicaSemplificata !== undefined;
+  const root = obj(simplified ? doc.FatturaElettronicaSemplificata : doc.FatturaElettronica);
+  const fatturaBody = list(root.FatturaElettronicaBody)[0] ?? {};
+  const documento = obj(obj(fatturaBody.DatiGenerali).DatiGeneraliDocumento);
+  const data = typeof documento.Data === 'string' ? documento.Data : undefined;
+  const rows: ReceiptTaxSummary['rows'] = [];
+  if (simplified) {
+    for (const b of list(fatturaBody.DatiBeniServizi)) {
+      const iva = obj(b.DatiIVA);
+      const rate = rateOf(iva.Aliquota) ?? 0;
+      const code = typeof b.Natura === 'string' ? b.Natura : undefined;
+      const importo = centsOf(b.Importo);
+      const tax = centsOf(iva.Imposta) ?? 0;
+      if (importo === undefined) return { data, summary: undefined };
+      const row = rows.find((r) => r.rate === rate && r.code === code);
+      if (row) {
+        row.base += importo - tax;
+        row.tax += tax;
+      } else rows.push({ rate, code, base: importo - tax, tax });
+    }
+    return { data, summary: { rows } };
+  }
+  for (const beni of list(fatturaBody.DatiBeniServizi)) {
+    for (const r of list(beni.DatiRiepilogo)) {
+      const rate = rateOf(r.AliquotaIVA);
+      const base = centsOf(r.ImponibileImporto);
+      const tax = centsOf(r.Imposta);
+      if (rate === undefined || base === undefined || tax === undefined) return { data, summary: undefined };
+      rows.push({ rate, code: typeof r.Natura === 'string' ? r.Natura : undefined, base, tax });
+    }
+  }
+  return { data, summary: { rows, rounding: centsOf(documento.Arrotondamento) } };
+}
+
+/**
+ * The summary build.ts writes for these lines, when no record can be read (a source without
+ * one): the same rows and the rounding the document declares; a simplified invoice's lines
+ * grouped by rate and Natura, VAT as the lines carry it.
+ */
+function builtSummary(tx: TransactionDraft, tipo: string): ReceiptTaxSummary {
+  const { rows, total } = riepilogo(tx.items);
+  if (tipo === 'TD07') {
+    const lines: ReceiptTaxSummary['rows'] = [];
+    for (const l of tx.items) {
+      const code = l.tax_rate === 0 && typeof l.natura === 'string' ? l.natura : undefined;
+      const row = lines.find((r) => r.rate === l.tax_rate && r.code === code);
+      if (row) {
+        row.base += l.total_amount - l.tax_amount;
+        row.tax += l.tax_amount;
+      } else lines.push({ rate: l.tax_rate, code, base: l.total_amount - l.tax_amount, tax: l.tax_amount });
+    }
+    return { rows: lines };
+  }
+  return {
+    rows: rows.map((r) => ({ rate: Number(r.AliquotaIVA), code: r.Natura, base: centsOf(r.ImponibileImporto)!, tax: centsOf(r.Imposta)! })),
+    rounding: tx.total_amount - total,
+  };
+}
+
+/** A cancellation's day: the date of the document that cancelled, as its FatturaPA says, else its creation day in Rome. */
+const dayOf = (d: { record: string | null; createdAt: Date }): string => readFattura(d.record)?.data ?? isoDate(localDate(d.createdAt, 'IT'));
+
 /**
  * An SDI invoice's courtesy copy: the FatturaPA is the legal document, this prints its
  * number. Title and number label name the document built (its TipoDocumento), not the
@@ -69,6 +160,23 @@ export const SDI_RECEIPT: ReceiptFacts = {
   labels: { invoice_number: DOCUMENTS.TD01!.number },
   labelFor: (key, input) => (key === 'invoice_number' ? builtDocument(input).number : undefined),
   qr: {},
+  // The copy says what the FatturaPA says: its date (DatiGeneraliDocumento/Data, the request's
+  // invoice_date, not the creation time) and its VAT summary row by row (DatiRiepilogo: per
+  // rate and, at 0 %, per Natura, with the VAT and Arrotondamento build.ts wrote).
+  documentDate: ({ kind, tx, record }) => readFattura(record)?.data ?? (kind === 'cancellation' ? undefined : metaString(tx, 'invoice_date')),
+  taxSummary: ({ kind, tx, record }) => readFattura(record)?.summary ?? builtSummary(tx, builtTipoDocumento(kind === 'cancellation', tx)),
+  // An invoice SdI delivered cannot be annulled, only offset by a credit note (DPR 633/1972
+  // art. 26; a credit note by a debit note): a copy printed after its cancellation says which
+  // one, "Stornata con nota di credito n. … del …" (storno: the accounting word for a
+  // reversing entry, as Italian invoices say "nota di credito a storno della fattura n."),
+  // not ANNULLATO. Every document we issue is feminine (fattura, nota, parcella).
+  cancelledNotice: ({ tx, cancelledBy }) => {
+    const by = documentOf(cancellationDocument(tipoDocumentoOf(tx)).tipo).noun;
+    const number = cancelledBy ? (cancelledBy.documentNumber ?? cancelledBy.hints.find((h) => h.key === 'invoice_number')?.value) : undefined;
+    if (!cancelledBy || number === undefined) return { it: `Stornata con ${by.it}`, en: `Reversed by ${by.en}` };
+    const day = italianDay(dayOf(cancelledBy));
+    return { it: `Stornata con ${by.it} n. ${number} del ${day}`, en: `Reversed by ${by.en} no. ${number} of ${day}` };
+  },
   // SdI has no annulment: a cancellation is a new document, a nota di credito TD04 reversing
   // an invoice or a nota di debito TD05 reversing a credit note (docs/decisions.md
   // "Cancelling a credit note"), titled as what it is. Each names the document it corrects,
@@ -87,9 +195,10 @@ export const SDI_RECEIPT: ReceiptFacts = {
       // A cancellation's draft is the original's: it names the original by its own type.
       // A refund's original_invoice_number names the invoice it credits.
       const what = kind === 'cancellation' ? documentOf(tipoDocumentoOf(tx)).noun : DOCUMENTS.TD01!.noun;
+      // The day as the Italian prints write it (DD-MM-YYYY, as the documento commerciale's references).
       return [date === undefined
         ? { it: `Rif. ${what.it} n. ${number}`, en: `Ref. ${what.en} no. ${number}` }
-        : { it: `Rif. ${what.it} n. ${number} del ${date}`, en: `Ref. ${what.en} no. ${number} of ${date}` }];
+        : { it: `Rif. ${what.it} n. ${number} del ${italianDay(date)}`, en: `Ref. ${what.en} no. ${number} of ${italianDay(date)}` }];
     },
   },
 };

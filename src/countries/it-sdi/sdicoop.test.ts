@@ -4,7 +4,7 @@ import { SDICOOP_PATH, SDICOOP_SOAP_ACTION, parseSdiCoopResponse, sdiCoopOutcome
 import { TransportError, type StoredRecord, type SubmitContext } from '../types.ts';
 import { authorityPost, closeAuthorityConnections } from '../shared/authority-http.ts';
 import { draft, fixedSigningKey, location, stored, submitCtx, validatedBuild } from '../shared/test-fixtures.ts';
-import { FATTURAPA_XSD, startFakeSdi, type FakeSdi } from '../../../test/support/fake-sdi.ts';
+import { FATTURAPA_FSM10_XSD, FATTURAPA_XSD, startFakeSdi, type FakeSdi } from '../../../test/support/fake-sdi.ts';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../test/support/xml-tools.ts';
 
 const loc = location('it-sdi');
@@ -82,6 +82,20 @@ describe('SdICoop client against a fake SdI (mutual TLS, schema-checked)', () =>
     expect(fake.received.at(-1)).toMatchObject({ nomeFile: 'IT01234567897_00001.xml', file: rec.body });
     if (!HAVE_SCHEMAS) return console.warn(SCHEMAS_MISSING_MESSAGE);
     expect(xsdValidate(rec.body, FATTURAPA_XSD).ok).toBe(true);
+  });
+
+  it('a fattura semplificata (TD07, FSM10) is sent as every SdI file and taken: the fake checks it against Schema_VFSM10.xsd', async () => {
+    const tx = draft({ metadata: { invoice_number: 'FS-2026/7', tipo_documento: 'TD07' }, customer_context: { codice_fiscale: 'RSSMRA85T10A562S' } });
+    const { record: r } = validatedBuild(sdi, loc, tx);
+    const rec = stored(r, tx);
+    expect(rec.body.startsWith('<p:FatturaElettronicaSemplificata ')).toBe(true);
+    expect(await sdi.submit(rec, ctx)).toMatchObject({ kind: 'sent' });
+    expect(fake.received.at(-1)).toMatchObject({ nomeFile: 'IT01234567897_00001.xml', file: rec.body });
+    if (!HAVE_SCHEMAS) return console.warn(SCHEMAS_MISSING_MESSAGE);
+    expect(xsdValidate(rec.body, FATTURAPA_FSM10_XSD).ok).toBe(true);
+    // What we built before: TD07 inside a 1.2.2 document, which the schema refuses (SdI scarto 00200).
+    const ordinary = rec.body.replace(/FatturaElettronicaSemplificata/g, 'FatturaElettronica').replace('fatture/v1.0', 'fatture/v1.2');
+    expect(await sdi.submit({ ...rec, body: ordinary }, ctx)).toMatchObject({ kind: 'rejected', code: 'SOAP_FAULT', response: { faultstring: expect.stringMatching(/^00200/) } });
   });
 
   it('taken on a retry (attempt 2): marked resend, as SdI may hold a copy from the attempt whose answer was lost', async () => {

@@ -114,9 +114,12 @@ export function sdiCoopOutcomeOf(answer: SdiCoopAnswer): AuthorityOutcome {
   return { kind: 'rejected', code: answer.Errore, message, response };
 }
 
+/** A FatturaPA file's root: the ordinary invoice (FPR12/FPA12) or the simplified one (FSM10, Schema_VFSM10.xsd). */
+const FATTURA_ROOT = /<(\w+:)?FatturaElettronica(Semplificata)?[\s>]/;
+
 export async function submitToSdi(record: StoredRecord, ctx: SubmitContext): Promise<AuthorityOutcome> {
   const nomeFile = record.fiscalId ?? '';
-  if (record.contentType !== 'application/xml' || !NOME_FILE.test(nomeFile) || !/<(\w+:)?FatturaElettronica[\s>]/.test(record.body)) {
+  if (record.contentType !== 'application/xml' || !NOME_FILE.test(nomeFile) || !FATTURA_ROOT.test(record.body)) {
     return {
       kind: 'rejected', code: 'NOT_FATTURAPA_FILE', message: SDI_CODES.NOT_FATTURAPA_FILE!.message,
       response: { contentType: record.contentType },

@@ -6,6 +6,7 @@
  * elementFormDefault, so every child is unqualified. A document to be signed (FPA12,
  * build.ts) also declares `ds` and `xades` on its root, in canonical order, as the
  * enveloped signer requires (../../signing/namespaces.ts); an unsigned one (FPR12) does not.
+ * The simplified invoice (Schema_VFSM10.xsd) is its own document: `semplificataXml` below.
  */
 import { el, optEl } from '../../xml/escape.ts';
 import { NS_DS, NS_XADES, namespaceDeclarations } from '../../signing/namespaces.ts';
@@ -186,5 +187,97 @@ export function fatturaXml(f: FatturaFields): string {
     header +
     w('FatturaElettronicaBody', generali + beni + pagamento) +
     '</p:FatturaElettronica>'
+  );
+}
+
+/**
+ * The simplified invoice (fattura semplificata, DPR 633/1972 art. 21-bis):
+ * `FatturaElettronicaSemplificata` of Schema_VFSM10.xsd, FormatoTrasmissione FSM10, its own
+ * namespace (`…/fatture/v1.0`). Not a variant of the 1.2.2 document: the seller's names sit
+ * directly in CedentePrestatore (no DatiAnagrafici/Anagrafica), RegimeFiscale after the Sede;
+ * the buyer is its fiscal identifiers (IdentificativiFiscali), its name and address optional
+ * (AltriDatiIdentificativi); the body has no lines, summary or payment, but one
+ * DatiBeniServizi per good or service with its amount VAT included (Importo) and the VAT in
+ * it (DatiIVA: Imposta and Aliquota), and no document total. Same writing rules as
+ * `fatturaXml`: root qualified (prefix `p`), children unqualified, schema order.
+ */
+export const NS_FATTURA_SEMPLIFICATA = 'http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.0';
+
+/** DatiBeniServiziType of the simplified invoice. */
+export interface BeneServizio {
+  Descrizione: string;
+  /** The amount VAT included (Amount2DecimalType). */
+  Importo: string;
+  /** DatiIVA: the VAT in Importo and its rate. */
+  Imposta: string;
+  Aliquota: string;
+  Natura?: string | undefined;
+}
+
+export interface SemplificataFields {
+  trasmissione: FatturaFields['trasmissione'];
+  cedente: FatturaFields['cedente'];
+  cessionario: {
+    IdFiscaleIVA?: IdFiscale | undefined;
+    CodiceFiscale?: string | undefined;
+    /** AltriDatiIdentificativi: the buyer's name and address, when known (not required by art. 21-bis). */
+    altri?: { Anagrafica: Anagrafica; Sede: Sede } | undefined;
+  };
+  documento: { TipoDocumento: string; Divisa: string; Data: string; Numero: string };
+  beni: BeneServizio[];
+}
+
+/** Denominazione, or Nome and Cognome, as the simplified schema writes them (no Anagrafica wrapper). */
+const nomeXml = (a: Anagrafica): string => ('Denominazione' in a ? el('Denominazione', a.Denominazione) : el('Nome', a.Nome) + el('Cognome', a.Cognome));
+
+/** FatturaElettronicaType of Schema_VFSM10.xsd (versione FSM10) with one body, in schema order. */
+export function semplificataXml(f: SemplificataFields): string {
+  const t = f.trasmissione;
+  const c = f.cessionario;
+  const header = w(
+    'FatturaElettronicaHeader',
+    w(
+      'DatiTrasmissione',
+      w('IdTrasmittente', idFiscaleXml(t.IdTrasmittente)) +
+        el('ProgressivoInvio', t.ProgressivoInvio) +
+        el('FormatoTrasmissione', 'FSM10') +
+        el('CodiceDestinatario', t.CodiceDestinatario) +
+        optEl('PECDestinatario', t.PECDestinatario),
+    ) +
+      w(
+        'CedentePrestatore',
+        w('IdFiscaleIVA', idFiscaleXml(f.cedente.IdFiscaleIVA)) +
+          optEl('CodiceFiscale', f.cedente.CodiceFiscale) +
+          nomeXml(f.cedente.Anagrafica) +
+          sedeXml(f.cedente.Sede) +
+          el('RegimeFiscale', f.cedente.RegimeFiscale),
+      ) +
+      w(
+        'CessionarioCommittente',
+        w('IdentificativiFiscali', (c.IdFiscaleIVA ? w('IdFiscaleIVA', idFiscaleXml(c.IdFiscaleIVA)) : '') + optEl('CodiceFiscale', c.CodiceFiscale)) +
+          (c.altri ? w('AltriDatiIdentificativi', nomeXml(c.altri.Anagrafica) + sedeXml(c.altri.Sede)) : ''),
+      ),
+  );
+  const d = f.documento;
+  const generali = w(
+    'DatiGenerali',
+    w('DatiGeneraliDocumento', el('TipoDocumento', d.TipoDocumento) + el('Divisa', d.Divisa) + el('Data', d.Data) + el('Numero', d.Numero)),
+  );
+  const beni = f.beni
+    .map((b) =>
+      w(
+        'DatiBeniServizi',
+        el('Descrizione', b.Descrizione) +
+          el('Importo', b.Importo) +
+          w('DatiIVA', el('Imposta', b.Imposta) + el('Aliquota', b.Aliquota)) +
+          optEl('Natura', b.Natura),
+      ),
+    )
+    .join('');
+  return (
+    `<p:FatturaElettronicaSemplificata${namespaceDeclarations({ p: NS_FATTURA_SEMPLIFICATA })} versione="FSM10">` +
+    header +
+    w('FatturaElettronicaBody', generali + beni) +
+    '</p:FatturaElettronicaSemplificata>'
   );
 }
