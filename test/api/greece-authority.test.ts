@@ -286,7 +286,7 @@ describe('myDATA against the fake AADE', () => {
   const fiscalRecord = async (key: string, id: string) =>
     (await t.request({ method: 'GET', url: `/v1/transactions/${id}/fiscal-record`, key })).body;
 
-  it('an offline_pending sale can be cancelled: a reversing 11.4 in <series>-CN; the original is still sent, and is cancelled once it has its MARK (reversal accepted first)', async () => {
+  it('an offline_pending sale can be cancelled: a reversing 11.4 in <series>-CN, held back until AADE holds the original, then sent naming its MARK; the original is cancelled', async () => {
     const s = await scenario();
     await fake.refuse();
     const tx = (await createTx(t, s.key, sale(s.loc), AUTHORITY)).json();
@@ -295,41 +295,58 @@ describe('myDATA against the fake AADE', () => {
     const res = await t.request({ method: 'POST', url: `/v1/transactions/${tx.id}/cancel`, key: s.key, headers: AUTHORITY, payload: {} });
     expect(res.statusCode, res.body).toBe(201);
     const cancel = res.json();
-    expect(cancel).toMatchObject({ type: 'cancellation', status: 'offline_pending', fiscal_id: `T${series}-CN-1` });
+    // Issued now, transmitted later with its original: offline with it, its receipt says so.
+    expect(cancel).toMatchObject({ type: 'cancellation', status: 'offline_pending', fiscal_id: `T${series}-CN-1`, submitted_at: null });
+    expect(hintKeys(cancel)).toContain('late_transmission_label');
+    expect(cancel.response_payload).toEqual({ awaiting_original: { transaction_id: tx.id, status: 'offline_pending' } });
     // No MARK to name: a reversing document (docs/decisions.md "Greece: cancellation"), not CancelInvoice.
-    const reversal = await fiscalRecord(s.key, cancel.id);
-    expect(reversal).toContain('<invoiceType>11.4</invoiceType>');
-    expect(reversal).toContain(`<series>T${series}-CN</series>`);
+    const issued = await fiscalRecord(s.key, cancel.id);
+    expect(issued).toContain('<invoiceType>11.4</invoiceType>');
+    expect(issued).toContain(`<series>T${series}-CN</series>`);
+    expect(issued).toContain('<specialInvoiceCategory>13</specialInvoiceCategory>');
     // Idempotent meanwhile; the original is not cancelled yet.
     const again = await t.request({ method: 'POST', url: `/v1/transactions/${tx.id}/cancel`, key: s.key, headers: AUTHORITY, payload: {} });
     expect(again.statusCode, again.body).toBe(200);
     expect(again.json().id).toBe(cancel.id);
     expect((await getTx(t, s.key, tx.id)).status).toBe('offline_pending');
 
-    // AADE is back; the reversal's retry runs first.
+    // AADE is back; the reversal's attempt comes first: not sent (AADE must first hold the
+    // sale it reverses), deferred to just after the original's next attempt, no attempt used.
     await fake.normal();
-    await holdJob(tx.id, new Date(clock.now().getTime() + 86_400_000));
+    const later = new Date(clock.now().getTime() + 30 * 60_000);
+    await holdJob(tx.id, later);
     clock.set((await submitJob(cancel.id)).run_at);
     await t.worker.drain();
-    expect((await getTx(t, s.key, cancel.id)).status).toBe('success');
-    // Not cancelled yet: AADE must first hold the sale the reversal reverses, so it is still sent.
-    const waiting = await getTx(t, s.key, tx.id);
-    expect(waiting.status).toBe('offline_pending');
-    expect((await submitJob(tx.id)).status).not.toBe('completed');
+    expect(fake.requests).toHaveLength(0);
+    const waiting = await getTx(t, s.key, cancel.id);
+    expect(waiting).toMatchObject({ status: 'offline_pending', submitted_at: null, response_payload: { awaiting_original: { transaction_id: tx.id } } });
+    expect(waiting.response_payload.submit_error).toBeUndefined();
+    expect(await submitJob(cancel.id)).toMatchObject({ status: 'pending', attempt: 0, run_at: new Date(later.getTime() + 1000) });
 
+    // The original's retry gets its MARK: the reversal goes at once, after it, naming that MARK.
     await holdJob(tx.id, clock.now());
     await t.worker.drain();
     const done = await getTx(t, s.key, tx.id);
     expect(done.status).toBe('cancelled');
     expect(done.fiscal_id_upstream).toMatch(/^\d+$/);
+    expect((await getTx(t, s.key, cancel.id)).status).toBe('success');
+    expect(fake.requests.map((r) => r.path)).toEqual(['/SendInvoices', '/SendInvoices']);
+    expect(fake.requests[0]!.body).toContain(`<series>T${series}</series>`);
     const docs = [...fake.documents.values()];
-    expect(docs.map((d) => `${d.invoiceType} ${d.series}-${d.aa}`).sort()).toEqual([`11.1 T${series}-1`, `11.4 T${series}-CN-1`]);
+    expect(docs.map((d) => `${d.invoiceType} ${d.series}-${d.aa}`)).toEqual([`11.1 T${series}-1`, `11.4 T${series}-CN-1`]);
     expect(docs.every((d) => d.schemaValid)).toBe(true);
+    const [originalDoc, reversalDoc] = docs as [typeof docs[0], typeof docs[0]];
+    expect(BigInt(reversalDoc.mark)).toBeGreaterThan(BigInt(originalDoc.mark));
+    expect(originalDoc.mark).toBe(done.fiscal_id_upstream);
+    // Correlated now (AADE pairs it with its sale), no longer "correlation difficulty"; the
+    // stored record is what AADE received, the same document (UID) as issued.
+    expect(reversalDoc.xml).toContain(`<correlatedInvoices>${originalDoc.mark}</correlatedInvoices>`);
+    expect(reversalDoc.xml).not.toContain('specialInvoiceCategory');
+    expect(await fiscalRecord(s.key, cancel.id)).toBe(reversalDoc.xml);
+    expect(reversalDoc.xml.replace(`<correlatedInvoices>${originalDoc.mark}</correlatedInvoices>`, '<specialInvoiceCategory>13</specialInvoiceCategory>')).toBe(issued);
     expect(fake.requests.some((r) => r.path.startsWith('/CancelInvoice'))).toBe(false);
-    // Its receipt, reprinted now that the original has its MARK, is still the credit note it
-    // is (not a CancelInvoice "cancellation" of that MARK, which AADE never received), with
-    // its own number, MARK, UID and QR.
-    const reversalDoc = docs.find((d) => d.invoiceType === '11.4')!;
+    // Its receipt is the credit note it is (not a CancelInvoice "cancellation" of that MARK,
+    // which AADE never received), with its own number, MARK, UID and QR.
     const text = (await receipt(s.key, cancel.id, '?format=text')).body;
     expect(text).toMatch(/\n\s*ΠΙΣΤΩΤΙΚΟ ΣΤΟΙΧΕΙΟ ΛΙΑΝΙΚΗΣ\n/);
     expect(text).not.toContain('ΑΚΥΡΩΣΗ ΠΑΡΑΣΤΑΤΙΚΟΥ');
@@ -340,26 +357,60 @@ describe('myDATA against the fake AADE', () => {
     expect(text).toContain(`\nUID ${reversalDoc.uid}\n`);
   }, 20_000);
 
-  it('an offline_pending sale cancelled, the original accepted first: cancelled when its reversal is accepted', async () => {
+  it('an offline_pending sale cancelled, and its grace expires: the reversal is never sent and ends failed_permanent ("never reached AADE"); nothing stands', async () => {
     const s = await scenario();
     await fake.refuse();
     const tx = (await createTx(t, s.key, sale(s.loc), AUTHORITY)).json();
-    expect(tx.status).toBe('offline_pending');
     const cancel = (await t.request({ method: 'POST', url: `/v1/transactions/${tx.id}/cancel`, key: s.key, headers: AUTHORITY, payload: {} })).json();
     expect(cancel.status).toBe('offline_pending');
-
+    // AADE answers 503 to the original's every retry for 7 days; the reversal waits meanwhile.
     await fake.normal();
+    fake.unavailable();
+    await holdJob(cancel.id, new Date(clock.now().getTime() + 30 * 86_400_000));
+    clock.set(new Date(new Date(tx.created_at).getTime() + 7 * 86_400_000 + 1000));
+    await t.worker.drain();
+
+    expect((await getTx(t, s.key, tx.id))).toMatchObject({ status: 'failed_offline_grace_expired', cancellation_transaction_id: null });
+    // The expiry woke the reversal, which ended without a word to AADE.
+    const reversal = await getTx(t, s.key, cancel.id);
+    expect(reversal).toMatchObject({ status: 'failed_permanent', submitted_at: null, cancels_transaction_id: tx.id });
+    expect(reversal.response_payload.submit_error).toEqual({
+      error_code: 'original_never_accepted',
+      raw_message: `not sent: its original T${series}-1 (transaction ${tx.id}) never reached AADE (it ended failed_offline_grace_expired), so there is nothing there to cancel`,
+    });
+    expect(reversal.response_payload.error).toEqual({ category: 'permanent' });
+    expect(await submitJob(cancel.id)).toMatchObject({ status: 'dead' });
+    expect(await events(cancel.id)).toContain('fiscalization.dead_letter');
+    // AADE heard of the sale only (this scenario's series), never of its reversal.
+    expect(fake.requests.some((r) => r.body.includes(`<series>T${series}</series>`))).toBe(true);
+    expect(fake.requests.some((r) => r.body.includes(`<series>T${series}-CN</series>`))).toBe(false);
+    expect([...fake.documents.values()].filter((d) => d.series.startsWith(`T${series}`))).toHaveLength(0);
+    // Nothing stands and nothing is left to cancel: AADE holds neither document.
+    const retry = await t.request({ method: 'POST', url: `/v1/transactions/${tx.id}/cancel`, key: s.key, headers: AUTHORITY, payload: {} });
+    expect(retry.statusCode, retry.body).toBe(409);
+    await fake.normal();
+    clock.advance(86_400_000);
+    await t.worker.drain();
+    expect(fake.requests.some((r) => r.body.includes(`<series>T${series}-CN</series>`))).toBe(false);
+  }, 20_000);
+
+  it('an offline_pending sale cancelled, then refused by AADE (203): the reversal is never sent', async () => {
+    const s = await scenario();
+    await fake.refuse();
+    const tx = (await createTx(t, s.key, sale(s.loc), AUTHORITY)).json();
+    const cancel = (await t.request({ method: 'POST', url: `/v1/transactions/${tx.id}/cancel`, key: s.key, headers: AUTHORITY, payload: {} })).json();
+    expect(cancel.status).toBe('offline_pending');
+    await fake.normal();
+    fake.rejectWith(['203']);
     await holdJob(cancel.id, new Date(clock.now().getTime() + 86_400_000));
     clock.set((await submitJob(tx.id)).run_at);
     await t.worker.drain();
-    expect((await getTx(t, s.key, tx.id)).status).toBe('success');
-    expect((await getTx(t, s.key, cancel.id)).status).toBe('offline_pending');
-
-    await holdJob(cancel.id, clock.now());
-    await t.worker.drain();
-    expect((await getTx(t, s.key, cancel.id)).status).toBe('success');
-    expect((await getTx(t, s.key, tx.id)).status).toBe('cancelled');
-    expect([...fake.documents.values()].map((d) => d.invoiceType).sort()).toEqual(['11.1', '11.4']);
+    expect((await getTx(t, s.key, tx.id)).status).toBe('failed_permanent');
+    const reversal = await getTx(t, s.key, cancel.id);
+    expect(reversal.status).toBe('failed_permanent');
+    expect(reversal.response_payload.submit_error).toMatchObject({ error_code: 'original_never_accepted', raw_message: expect.stringContaining('never reached AADE (it ended failed_permanent)') });
+    expect(fake.requests.filter((r) => r.body.includes(`<series>T${series}</series>`))).toHaveLength(1);
+    expect(fake.requests.some((r) => r.body.includes(`<series>T${series}-CN</series>`))).toBe(false);
   }, 20_000);
 
   it('cancellation: CancelInvoice by the MARK; the original becomes cancelled', async () => {

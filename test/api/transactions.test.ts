@@ -359,16 +359,19 @@ describe('validation', () => {
     }
   });
 
-  it('a cancellation does not inherit the original\'s sandbox outcome: a Greek sale offline after a timeout is reversed, and the reversal reaches the stub', async () => {
+  it('a cancellation does not inherit the original\'s sandbox outcome: a Greek sale offline after a timeout is reversed, and the reversal waits for it (never sent before its original)', async () => {
     const { key, loc } = await fresh('gr-mydata');
     const original = (await createTx(t, key, sale(loc, 'gr-mydata', { metadata: { sandbox_outcome: 'timeout' } }))).json();
     expect(original.status).toBe('offline_pending');
     const c = await t.request({ method: 'POST', url: `/v1/transactions/${original.id}/cancel`, key });
     expect(c.statusCode, c.body).toBe(201);
+    expect(c.json().request_payload).toEqual({ reason: null });
     await t.worker.runOnce();
-    // Accepted by the stub (inherited, it timed out as its original does and went offline too).
+    // Not sent while its original is not at AADE (docs/decisions.md F7): it did not time out
+    // (inherited, it would have), it waits, offline with its original.
     const reversal = await getTx(t, key, c.json().id);
-    expect(reversal.status).toBe('success');
+    expect(reversal).toMatchObject({ status: 'offline_pending', submitted_at: null, response_payload: { awaiting_original: { transaction_id: original.id, status: 'offline_pending' } } });
+    expect(reversal.response_payload.submit_error).toBeUndefined();
     expect((await getTx(t, key, original.id)).status).toBe('offline_pending');
   });
 

@@ -2,8 +2,8 @@ import { describe, it, expect } from 'vitest';
 import { myData } from './index.ts';
 import { NOW, TX_ID, draft, line, location, stored, submitCtx, validatedBuild } from '../shared/test-fixtures.ts';
 import type { ChainLink, TransactionDraft } from '../types.ts';
-import { cancelInvoiceBody, nextAa } from './build.ts';
-import { myDataUid } from './uid.ts';
+import { cancelInvoiceBody, correlateReversal, nextAa } from './build.ts';
+import { myDataUid, uidOfDocument } from './uid.ts';
 import { HAVE_SCHEMAS, xsdValidate } from '../../../test/support/xml-tools.ts';
 
 const loc = location('gr-mydata');
@@ -87,6 +87,41 @@ describe('gr-mydata build', () => {
     expect(cancel.fiscalId).toBe('A-CN-1');
     expect(cancel.body).toContain('<counterpart><vatNumber>123456783</vatNumber><country>GR</country><branch>0</branch></counterpart>');
     expect(cancel.body).toContain('<invoiceType>5.2</invoiceType>');
+  });
+
+  it('a reversal sent once its original has its MARK: an 11.4 names it instead of "correlation difficulty" (same UID, valid); a 5.2, a CancelInvoice or an original without a MARK: unchanged', () => {
+    const reversalOf = (over: Partial<TransactionDraft>) => {
+      const { tx, record } = validatedBuild(myData, loc, greek(over));
+      const cancel = myData.build({
+        transactionId: 'c3', kind: 'cancellation', tx,
+        original: { transactionId: TX_ID, fiscalId: record.fiscalId, tx, issuedAt: NOW.toISOString(), upstreamId: null },
+        location: loc, environment: 'test', now: NOW, chain: { seq: 1, previous: null },
+        software: { name: 'x', version: '1', vendorTaxId: 'x' },
+      });
+      return { cancel, tx };
+    };
+    const original = (upstreamId: string | null) => ({ transactionId: TX_ID, status: 'success', fiscalId: 'A-1', upstreamId });
+    const retail = reversalOf({});
+    expect(retail.cancel.body).toContain('<specialInvoiceCategory>13</specialInvoiceCategory>');
+    const record = stored(retail.cancel, retail.tx, 'cancellation', 'c3');
+    const body = correlateReversal({ ...record, original: original('400001925600940') });
+    expect(body).toBe(retail.cancel.body.replace('<specialInvoiceCategory>13</specialInvoiceCategory>', '<correlatedInvoices>400001925600940</correlatedInvoices>'));
+    expect(body).toContain('<currency>EUR</currency><correlatedInvoices>400001925600940</correlatedInvoices></invoiceHeader>');
+    expect(uidOfDocument(body!)).toBe(retail.cancel.fingerprint);
+    if (HAVE_SCHEMAS) {
+      for (const xsd of ['gr/mydata/v1.0.12/InvoicesDoc-v1.0.12.xsd', 'gr/mydata/v2.0.1/InvoicesDoc-v2.0.1.xsd']) {
+        const v = xsdValidate(body!, xsd);
+        expect(v.ok, v.output).toBe(true);
+      }
+    }
+    // Completed already (a retry after a failed send), or nothing to name: as it is.
+    expect(correlateReversal({ ...record, body: body!, original: original('400001925600940') })).toBeUndefined();
+    expect(correlateReversal({ ...record, original: original(null) })).toBeUndefined();
+    const b2b = reversalOf({ metadata: { counterpart_vat_number: '123456783' } });
+    expect(b2b.cancel.body).toContain('<invoiceType>5.2</invoiceType>');
+    expect(correlateReversal({ ...stored(b2b.cancel, b2b.tx, 'cancellation', 'c3'), original: original('400001925600940') })).toBeUndefined();
+    const call = { ...record, body: cancelInvoiceBody('400001925600940'), contentType: 'application/json' };
+    expect(correlateReversal({ ...call, original: original('400001925600940') })).toBeUndefined();
   });
 
   it('stub submit: accept with MARK, uid, authentication code and QR render hints; 233 is a duplicate', async () => {

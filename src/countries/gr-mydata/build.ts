@@ -10,7 +10,9 @@
  *   being sent): nothing to cancel at AADE yet, so a reversing document is issued instead
  *   (a credit note 11.4 / 5.2 for a sale), in its own series (cancellationSeries);
  *   docs/decisions.md "Greece: cancellation". It names no MARK (there is none yet): a 5.2,
- *   or an 11.4 with specialInvoiceCategory 13 ("correlation difficulty").
+ *   or an 11.4 with specialInvoiceCategory 13 ("correlation difficulty"). It is sent only
+ *   once AADE has accepted its original (index.ts `cancellationAwaitsOriginal`); an 11.4 then
+ *   names the original's MARK instead (`correlateReversal`).
  *
  * Credit documents: a 5.1 names the MARK it corrects (`correlatedInvoices`, never empty); an
  * 11.4 names it when the request gives it, else says it cannot (specialInvoiceCategory 13);
@@ -23,7 +25,8 @@
  * "<series>-<aa>" (spec: Greece fiscal_id = series-number); the MARK, UID, authentication
  * code and QR URL arrive with AADE's answer (no receipt items at build).
  */
-import type { BuildInput, ChainLink, FiscalRecord, TransactionDraft } from '../types.ts';
+import type { BuildInput, ChainLink, FiscalRecord, OriginalOfCancellation, StoredRecord, TransactionDraft } from '../types.ts';
+import { el } from '../../xml/escape.ts';
 import { isoDate, localDate } from '../shared/dates.ts';
 import { configString } from '../shared/config-fields.ts';
 import { seriesOf } from './metadata.ts';
@@ -33,6 +36,7 @@ import {
   defaultIncomeClassification,
   needsCounterpart,
   reversalType,
+  SPECIAL_CATEGORY_CORRELATION_DIFFICULTY,
   specialCategoryOf,
   vatCategoryOf,
   type IncomeClassification,
@@ -195,4 +199,26 @@ export function buildMyData(input: BuildInput): FiscalRecord {
   const invoiceType = str(tx.metadata.invoice_type) ?? (tx.type === 'sale' ? '11.1' : '11.4');
   const correlatedMark = tx.type === 'sale' ? undefined : str(tx.metadata.correlated_mark);
   return invoiceDocument(input, tx, { invoiceType, series, classifyAs: invoiceType, correlatedMark });
+}
+
+/**
+ * A reversing document, sent once AADE has accepted its original (`FiscalSystem.completeCancellation`):
+ * a retail credit note 11.4 issued while the original had no MARK said it could not name it
+ * (specialInvoiceCategory 13, "correlation difficulty"); now that the original has its MARK
+ * it names it (`correlatedInvoices`), so that AADE pairs the credit note with its sale (Φ2,
+ * E3 pre-filling) as for any 11.4 that knows its receipt. Nothing else changes: the same
+ * number, date and type, so the same UID (the record's fingerprint) and the same receipt.
+ * A 5.2 stays as it is (the non-correlated type: naming the MARK would make it a 5.1, another
+ * document under another UID), and so does a reversal of a credit note (11.1, 1.1: sales do
+ * not correlate). Undefined: nothing to change (a CancelInvoice call, a document that names
+ * its MARK already, an original without one).
+ */
+export function correlateReversal(record: StoredRecord & { original: OriginalOfCancellation }): string | undefined {
+  const mark = record.original.upstreamId;
+  if (record.kind !== 'cancellation' || !record.contentType.startsWith('application/xml') || mark === null || !/^\d{1,19}$/.test(mark)) return undefined;
+  const header = /<invoiceHeader>[\s\S]*?<\/invoiceHeader>/.exec(record.body)?.[0];
+  const difficulty = el('specialInvoiceCategory', String(SPECIAL_CATEGORY_CORRELATION_DIFFICULTY));
+  if (header === undefined || !header.includes(el('invoiceType', '11.4')) || header.includes('<correlatedInvoices>') || !header.includes(difficulty)) return undefined;
+  // correlatedInvoices stands where specialInvoiceCategory stood (it comes before it in the schema's sequence).
+  return record.body.replace(header, header.replace(difficulty, el('correlatedInvoices', mark)));
 }

@@ -10,7 +10,7 @@ import type { FiscalSystem } from '../types.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
 import { GREECE_SECRET_FIELDS, validateMyDataConfig } from './config.ts';
 import { issuerBranchOf, seriesOf, validateMyDataTransaction } from './metadata.ts';
-import { buildMyData } from './build.ts';
+import { buildMyData, correlateReversal } from './build.ts';
 import { myDataStubSubmit } from './sandbox.ts';
 import { submitToAade } from './client.ts';
 import { MYDATA_CODES } from './codes.ts';
@@ -31,6 +31,10 @@ export const myData: FiscalSystem<'gr-mydata', 'GR'> = {
     // SendInvoices / CancelInvoice with the location's header keys (client.ts).
     authorityTransport: true,
     cancellationJoinsChain: false,
+    // A reversal of a document still offline waits for it: sent first, it would stand alone
+    // at AADE (a credit note without its sale in the merchant's VAT books) should the original
+    // never arrive. docs/decisions.md "Greece: cancelling an offline_pending receipt (F7)".
+    cancellationAwaitsOriginal: { authority: 'AADE', error: { category: 'permanent' } },
   },
   validateConfig: validateMyDataConfig,
   secretConfigFields: GREECE_SECRET_FIELDS,
@@ -48,6 +52,8 @@ export const myData: FiscalSystem<'gr-mydata', 'GR'> = {
   // verify-chain (src/cli/verify-chain.ts): fingerprint, signature and link of a stored record.
   verifyRecord: verifyMyDataRecord,
   submit: (record, ctx) => (ctx.mode === 'stub' ? myDataStubSubmit(record, ctx) : submitToAade(record, ctx)),
+  // Sent after its original, a reversing 11.4 names the original's MARK.
+  completeCancellation: correlateReversal,
   codes: MYDATA_CODES,
   statuses: MYDATA_STATUSES,
   offline: MYDATA_OFFLINE,

@@ -15,8 +15,11 @@ export const MYDATA_STATUSES: StatusContribution = {
     // Still open: retried until the window closes; it keeps its status while a retry runs,
     // because its receipt already says "transmitted later". Cancellable (docs/decisions.md
     // "Greece: cancellation": no MARK yet, so a reversing document is issued), but it stays
-    // `offline_pending` and is still sent: AADE must hold what the reversal reverses. It
-    // becomes `cancelled` once it has its MARK and its reversal is accepted, in either order.
+    // `offline_pending` and is still sent: AADE must hold what the reversal reverses. The
+    // reversal waits for it (index.ts `cancellationAwaitsOriginal`, offline with it meanwhile)
+    // and is sent once it has its MARK; it becomes `cancelled` when the reversal is accepted.
+    // `cancelledOnceAccepted` stays as the guard of the other order (a reversal issued before
+    // the wait existed, accepted first).
     { name: OFFLINE_PENDING, open: true, keptWhileSubmitting: true, cancellable: true, cancelledOnceAccepted: true },
     // Final: never reached AADE within the window (refused: a cancellation in it did not cancel).
     { name: GRACE_EXPIRED, refused: true },

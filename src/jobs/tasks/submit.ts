@@ -3,7 +3,9 @@ import DataLoader from 'dataloader';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../core/clock.ts';
 import { getSystem, statuses } from '../../countries/registry.ts';
-import { TransportError, type AuthorityOutcome, type AuthorityPacing, type BatchOutcome, type FiscalSystem, type OutcomeError, type StoredRecord, type SubmitContext } from '../../countries/types.ts';
+import {
+  TransportError, type AuthorityOutcome, type AuthorityPacing, type BatchOutcome, type FiscalSystem, type OriginalOfCancellation, type OutcomeError, type StoredRecord, type SubmitContext,
+} from '../../countries/types.ts';
 import type { RenderHint } from '../../core/render-hint.ts';
 import type { SigningKey } from '../../core/signing-key.ts';
 import type { TransactionStatus } from '../../core/status.ts';
@@ -13,7 +15,8 @@ import type { EventPublisher } from '../../services/events.ts';
 import type { LocationService } from '../../services/locations.ts';
 import { cancelIfCancellationAccepted, cancelOriginalIfAccepted } from '../../services/cancellation.ts';
 import { acceptedFields, recordFailure as recordAuthorityFailure } from '../../services/authority-outcome.ts';
-import { completionEvent, INBOUND_MESSAGE_JOB, jobEvent, POLL_JOB } from '../../services/transaction-view.ts';
+import { completionEvent, INBOUND_MESSAGE_JOB, jobEvent, POLL_JOB, SUBMIT_JOB } from '../../services/transaction-view.ts';
+import { fiscalRecordsRepo } from '../../store/repos/fiscal-records-repo.ts';
 import type { Db, Queryable } from '../../store/db.ts';
 import type { LocationRow } from '../../store/repos/locations-repo.ts';
 import { transactionsRepo, type StartedSubmission, type SubmissionRecord, type TransactionRow } from '../../store/repos/transactions-repo.ts';
@@ -37,6 +40,13 @@ import { NO_SUBMISSION_METRICS, statusRecorder, type SubmissionObserver, type Su
  *   with its receipt label, retried until the window closes, then its expired status;
  *   a late success fires its late event (the plug-in's `offline`: Greece).
  * Every failure enqueues a background translation of the error into English.
+ *
+ * A cancellation of a system whose cancellations wait for their original
+ * (`capabilities.cancellationAwaitsOriginal`) is sent only once the authority has accepted
+ * its original (`awaitOriginal`): until then each attempt is deferred (not counted, never
+ * dead-lettered), and made due at once when the original settles (`wakeCancellation`); if
+ * the original ends refused, the cancellation is never sent and ends `failed_permanent`.
+ * Such a system's records are sent one per request (no batch).
  *
  * Batches: when the job belongs to an ordered queue (a chain) and its system has
  * `submitMany`, the job adopts the chain's next waiting jobs (jobs/queue.ts
@@ -82,6 +92,19 @@ const INBOUND_MESSAGE_ATTEMPTS = 5;
 
 /** Seconds between polls when the system does not say (`sent` without `pollAfterSeconds` from `poll`). */
 const DEFAULT_POLL_SECONDS = 30;
+
+/**
+ * A cancellation waiting for its original (`awaitOriginal`) looks again just after the
+ * original's next attempt (the only time its status may change; its settling also wakes the
+ * cancellation); this soon while that attempt is being recorded; at the latest after the
+ * longest wait (an original waiting for something else: a notification, a batch).
+ */
+const AFTER_ORIGINAL_MS = 1_000;
+const ORIGINAL_IN_FLIGHT_MS = 5_000;
+const LONGEST_WAIT_MS = 3_600_000;
+
+/** The cancellation was never sent: no authority answer and no failed attempt recorded. */
+const neverSent = (t: TransactionRow): boolean => t.response_payload.authority === undefined && t.response_payload.submit_error === undefined;
 
 /** The statuses from which a submission may move a transaction to `to` (the status machine). */
 const from = (to: TransactionStatus) => statuses.sources(to, 'submission');
@@ -160,25 +183,107 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
     }
   }
 
-  const storedRecord = (t: TransactionRow, record: SubmissionRecord): StoredRecord =>
-    ({ transactionId: t.id, kind: record.kind, body: record.body, contentType: record.content_type, fiscalId: record.fiscal_id, tx: t.normalized, upstreamId: t.fiscal_id_upstream });
+  const storedRecord = (t: TransactionRow, record: SubmissionRecord, original?: OriginalOfCancellation): StoredRecord => ({
+    transactionId: t.id, kind: record.kind, body: record.body, contentType: record.content_type, fiscalId: record.fiscal_id, tx: t.normalized, upstreamId: t.fiscal_id_upstream,
+    ...(original ? { original } : {}),
+  });
 
-  async function callAuthority(system: FiscalSystem, t: TransactionRow, record: SubmissionRecord, locRow: LocationRow, job: JobRow): Promise<AuthorityOutcome | Failure> {
+  async function callAuthority(
+    system: FiscalSystem, t: TransactionRow, record: SubmissionRecord, locRow: LocationRow, job: JobRow, original?: OriginalOfCancellation,
+  ): Promise<AuthorityOutcome | Failure> {
     const operation: SubmissionOperation = job.kind === POLL_JOB ? 'poll' : 'submit';
-    const answer = await sendOne(system, t, record, locRow, job);
+    const answer = await sendOne(system, t, record, locRow, job, original);
     metrics.outcome(system.key, operation, outcomeOf(answer));
     return answer;
   }
 
-  async function sendOne(system: FiscalSystem, t: TransactionRow, record: SubmissionRecord, locRow: LocationRow, job: JobRow): Promise<AuthorityOutcome | Failure> {
+  async function sendOne(
+    system: FiscalSystem, t: TransactionRow, record: SubmissionRecord, locRow: LocationRow, job: JobRow, original?: OriginalOfCancellation,
+  ): Promise<AuthorityOutcome | Failure> {
     const ctx = await submitContext(system, t, locRow, job);
     if (!('mode' in ctx)) return ctx;
     // A poll job asks for the result of a record sent earlier; any other job sends it.
     if (job.kind === POLL_JOB) {
       if (!system.poll) return { code: 'poll_unsupported', message: `${system.key} has no result to poll`, retriable: false };
-      return timed(system, 'poll', () => bounded(ctx, () => system.poll!(storedRecord(t, record), ctx)));
+      return timed(system, 'poll', () => bounded(ctx, () => system.poll!(storedRecord(t, record, original), ctx)));
     }
-    return timed(system, 'submit', () => bounded(ctx, () => system.submit(storedRecord(t, record), ctx)));
+    return timed(system, 'submit', () => bounded(ctx, () => system.submit(storedRecord(t, record, original), ctx)));
+  }
+
+  /**
+   * A cancellation of a system with `cancellationAwaitsOriginal`, before it is sent: its
+   * original, when the authority has accepted it (the cancellation goes); else the attempt's
+   * outcome: deferred while the original may still get there, or the end of the cancellation
+   * when it never will (refused, out of retries or of its offline grace, or cancelled by
+   * another). The original and its next attempt are read in one snapshot.
+   */
+  async function awaitOriginal(
+    system: FiscalSystem, t: TransactionRow, job: JobRow, awaits: NonNullable<FiscalSystem['capabilities']['cancellationAwaitsOriginal']>,
+  ): Promise<OriginalOfCancellation | AttemptOutcome> {
+    const found = await transactionsRepo.getWithLatestJob(db, t.cancels_id!, [SUBMIT_JOB, POLL_JOB]);
+    if (!found) throw new Error(`cancellation ${t.id} names an original ${t.cancels_id} that does not exist`);
+    const o = found.t;
+    if (statuses.isAccepted(o.status)) return { transactionId: o.id, status: o.status, fiscalId: o.fiscal_id, upstreamId: o.fiscal_id_upstream };
+    const ref = o.fiscal_id ? `${o.fiscal_id} (transaction ${o.id})` : `transaction ${o.id}`;
+    if (statuses.isRefused(o.status)) {
+      return notSent(t, job, awaits, `not sent: its original ${ref} never reached ${awaits.authority} (it ended ${o.status}), so there is nothing there to cancel`);
+    }
+    if (o.status === 'cancelled') return notSent(t, job, awaits, `not sent: its original ${ref} is cancelled already`);
+
+    const now = clock.now();
+    const next = found.job;
+    let at = now.getTime() + LONGEST_WAIT_MS;
+    if (next?.status === 'pending' || next?.status === 'failed') at = Math.max(next.run_at.getTime(), now.getTime()) + AFTER_ORIGINAL_MS;
+    else if (next?.status === 'processing') at = now.getTime() + ORIGINAL_IN_FLIGHT_MS;
+    at = Math.min(at, now.getTime() + LONGEST_WAIT_MS);
+    // Transmitted later for its original's reason: offline with it (its receipt says so).
+    const offline = system.offline;
+    const withOriginalOffline = offline !== undefined && o.status === offline.status;
+    const status = withOriginalOffline ? offline.status : statuses.keptWhileSubmitting.includes(t.status) ? t.status : 'pending';
+    const note = statusRecorder(metrics, t.system);
+    return {
+      outcome: 'defer', runAt: new Date(at),
+      commit: async (tx) => {
+        note(await transactionsRepo.update(tx, t.id, {
+          status,
+          response_payload: { ...t.response_payload, awaiting_original: { transaction_id: o.id, status: o.status } },
+          // Taken up, not sent: nothing reached the authority yet.
+          ...(neverSent(t) ? { submitted_at: null } : {}),
+          ...(withOriginalOffline ? { offline_until: o.offline_until, render_hints: mergeHints(t.render_hints, [offline.label]) } : {}),
+        }, now, from(status)));
+        // The original settled while this attempt ran (its wake found the job in flight): at once.
+        const current = await transactionsRepo.getById(tx, o.id);
+        if (current && (statuses.isAccepted(current.status) || statuses.isRefused(current.status))) {
+          await jobsRepo.bringForwardFor(tx, t.id, [SUBMIT_JOB], now);
+        }
+      },
+    };
+  }
+
+  /** A cancellation that will never be sent: its original will never be at the authority (or is cancelled already). */
+  function notSent(t: TransactionRow, job: JobRow, awaits: NonNullable<FiscalSystem['capabilities']['cancellationAwaitsOriginal']>, message: string): AttemptOutcome {
+    const now = clock.now();
+    const f: Failure = { code: 'original_never_accepted', message, retriable: false, error: awaits.error };
+    const lastError = `${f.code}: ${f.message}`;
+    const note = statusRecorder(metrics, t.system);
+    return {
+      outcome: 'dead', error: lastError,
+      commit: async (tx) => {
+        const updated = await recordFailure(tx, t, f, 'failed_permanent', now, neverSent(t) ? { submitted_at: null } : {});
+        note(updated);
+        if (updated) await deps.events.publish(tx, jobEvent('fiscalization.dead_letter', updated, job, 'dead', lastError, now), now);
+      },
+    };
+  }
+
+  /**
+   * The original of a waiting cancellation settled (accepted, or refused for good): its
+   * cancellation's next attempt is due now rather than after the original's next attempt.
+   */
+  async function wakeCancellation(tx: Queryable, system: FiscalSystem, settled: TransactionRow | undefined, now: Date): Promise<void> {
+    if (settled?.cancelled_by_id && system.capabilities.cancellationAwaitsOriginal) {
+      await jobsRepo.bringForwardFor(tx, settled.cancelled_by_id, [SUBMIT_JOB], now);
+    }
   }
 
   /** Times one authority call (src/metrics: fiscal_submission_duration_seconds). */
@@ -208,6 +313,8 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
         note(await cancelOriginalIfAccepted(tx, updated, now));
         // Cancelled before it was accepted (a status `cancelledOnceAccepted`), its cancellation accepted first.
         note(await cancelIfCancellationAccepted(tx, updated, now));
+        // Its cancellation, waiting for it, goes now.
+        await wakeCancellation(tx, systemOf(t.system), updated, now);
         await deps.events.publish(tx, completionEvent(updated, now, job), now);
         const offline = systemOf(t.system).offline;
         if (offline && t.status === offline.status) {
@@ -300,6 +407,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
           commit: async (tx) => {
             const updated = await recordFailure(tx, t, f, offline.expiredStatus, now);
             note(updated);
+            await wakeCancellation(tx, system, updated, now);
             if (updated) {
               await deps.events.publish(tx, jobEvent(offline.expiredEvent, updated, job, 'dead', lastError, now), now);
               await deps.events.publish(tx, jobEvent('fiscalization.dead_letter', updated, job, 'dead', lastError, now), now);
@@ -322,6 +430,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
         commit: async (tx) => {
           const updated = await recordFailure(tx, t, f, f.status ?? 'failed_permanent', now);
           note(updated);
+          await wakeCancellation(tx, system, updated, now);
           if (updated) await deps.events.publish(tx, jobEvent('fiscalization.dead_letter', updated, job, 'dead', lastError, now), now);
         },
       };
@@ -424,11 +533,25 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
     if (!job.transaction_id) return { outcome: 'dead', error: 'submit job without a transaction' };
     const started = await begin.load(job.transaction_id);
     if (!started) return { outcome: 'completed' }; // already settled (a late duplicate job)
-    const { t, record, location } = started;
+    const { t, location } = started;
+    let { record } = started;
     const system = systemOf(t.system);
+    const awaits = system.capabilities.cancellationAwaitsOriginal;
+    let original: OriginalOfCancellation | undefined;
+    if (awaits && t.cancels_id && job.kind !== POLL_JOB) {
+      const ready = await awaitOriginal(system, t, job, awaits);
+      if ('outcome' in ready) return ready;
+      original = ready;
+      // Issued before its original was accepted, it may now say what it could not then.
+      const body = neverSent(t) ? system.completeCancellation?.({ ...storedRecord(t, record), original }) : undefined;
+      if (body !== undefined && body !== record.body) {
+        await fiscalRecordsRepo.completeUnsentCancellation(db, t.id, record.body, body);
+        record = { ...record, body };
+      }
+    }
     const max = system.capabilities.maxRecordsPerRequest ?? 1;
-    if (job.kind === POLL_JOB || !job.queue_key || !system.submitMany || max <= 1) {
-      return resultOf(t, job, system, await callAuthority(system, t, record, location, job));
+    if (job.kind === POLL_JOB || !job.queue_key || !system.submitMany || max <= 1 || awaits) {
+      return resultOf(t, job, system, await callAuthority(system, t, record, location, job, original));
     }
     const followers = await jobsRepo.adoptFollowers(db, job, {
       environment: t.environment, sandboxMode: t.sandbox_mode ?? 'stub', limit: max - 1, now: clock.now(),

@@ -25,4 +25,17 @@ export const fiscalRecordsRepo = {
     const r = (await q.query<FiscalRecordRow>('SELECT * FROM fiscal_records WHERE transaction_id = $1', [transactionId])).rows[0];
     return r ? { ...r, seq: Number(r.seq) } : r;
   },
+
+  /**
+   * A cancellation's record completed before it is first sent (`FiscalSystem.completeCancellation`):
+   * the body it is sent with, in place of `from`. Nothing else of the record changes (number,
+   * fingerprint). Returns whether the record had `from` (false: completed already by another attempt).
+   */
+  async completeUnsentCancellation(q: Queryable, transactionId: string, from: string, to: string): Promise<boolean> {
+    const r = await q.query(
+      `UPDATE fiscal_records SET body = $3 WHERE transaction_id = $1 AND kind = 'cancellation' AND body = $2`,
+      [transactionId, from, to],
+    );
+    return r.rowCount === 1;
+  },
 };

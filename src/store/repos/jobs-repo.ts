@@ -340,6 +340,20 @@ export const jobsRepo = {
   },
 
   /**
+   * Makes a transaction's waiting job of these kinds due now (one waiting for something that
+   * just happened: a cancellation waiting for its original, jobs/tasks/submit.ts). A job in
+   * flight is left to its worker.
+   */
+  async bringForwardFor(q: Queryable, transactionId: string, kinds: readonly string[], now: Date): Promise<number> {
+    const r = await q.query(
+      `UPDATE jobs SET run_at = $3, updated_at = $3
+        WHERE transaction_id = $1 AND kind = ANY($2::text[]) AND status IN ('pending', 'failed') AND run_at > $3`,
+      [transactionId, [...kinds], now],
+    );
+    return r.rowCount;
+  },
+
+  /**
    * Closes a transaction's latest job of these kinds (its retry-queue entry) once the
    * authority has decided the record by a later message (services/inbound.ts): `dead` with
    * the authority's refusal as its last error, or `completed` (an acceptance: nothing is

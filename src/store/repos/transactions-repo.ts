@@ -103,6 +103,27 @@ export const transactionsRepo = {
     return fix((await q.query<TransactionRow>(`SELECT * FROM transactions WHERE id = $1${opts.forUpdate ? ' FOR UPDATE' : ''}`, [id])).rows[0]);
   },
 
+  /**
+   * A transaction with its latest job of these kinds (its status and when it runs next), in
+   * one snapshot: what a cancellation waiting for its original reads (jobs/tasks/submit.ts).
+   * A job and the status its attempt set commit together, so a job no longer `processing`
+   * means the status is that attempt's outcome.
+   */
+  async getWithLatestJob(q: Queryable, id: string, kinds: readonly string[]): Promise<{ t: TransactionRow; job: { status: string; run_at: Date } | null } | undefined> {
+    const res = await q.query<TransactionRow & { latest_job_status: string | null; latest_job_run_at: Date | null }>(
+      `SELECT t.*, j.status AS latest_job_status, j.run_at AS latest_job_run_at
+         FROM transactions t
+         LEFT JOIN LATERAL (SELECT status, run_at FROM jobs WHERE transaction_id = t.id AND kind = ANY($2::text[])
+                             ORDER BY created_at DESC, id DESC LIMIT 1) j ON true
+        WHERE t.id = $1`,
+      [id, [...kinds]],
+    );
+    const row = res.rows[0];
+    if (!row) return undefined;
+    const { latest_job_status: status, latest_job_run_at: runAt, ...t } = row;
+    return { t: fix(t as TransactionRow)!, job: status === null ? null : { status, run_at: new Date(runAt!) } };
+  },
+
   async findByIdempotencyKey(q: Queryable, accountId: string, environment: string, key: string): Promise<TransactionRow | undefined> {
     return fix((await q.query<TransactionRow>(
       'SELECT * FROM transactions WHERE account_id = $1 AND environment = $2 AND idempotency_key = $3',
