@@ -30,7 +30,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { NS, SII_NS_BASE, SII_VERSION, renderXml } from './xml.ts';
 import type { SiiTitular } from './soap.ts';
-import { SiiResponseError } from './response.ts';
+import { SiiResponseError, isObj, readSoapBody, text, type Obj, type SoapFault } from './response.ts';
 
 export const NS_CONSULTA = {
   siiLRC: `${SII_NS_BASE}/ConsultaLR.xsd`,
@@ -46,9 +46,6 @@ export interface SiiRecordInvoice {
   issueDate: string;
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
 
 const parser = new XMLParser({
   removeNSPrefix: true,
@@ -119,20 +116,13 @@ export interface ConsultaRecord {
 
 export type ConsultaAnswer =
   | { kind: 'answer'; resultado: string | undefined; records: ConsultaRecord[] }
-  | { kind: 'fault'; faultcode: string; faultstring: string; code: string | undefined };
+  | SoapFault;
 
 /** Parses the consultation's SOAP answer; throws SiiResponseError when it is not one. */
 export function parseConsultaResponse(body: string | Buffer): ConsultaAnswer {
-  const xml = typeof body === 'string' ? body : body.toString('utf8');
-  if (xml.trim() === '' || XMLValidator.validate(xml) !== true) throw new SiiResponseError('the answer is not well-formed XML');
-  const doc = parser.parse(xml) as Obj;
-  const soapBody = isObj(doc.Envelope) && isObj(doc.Envelope.Body) ? doc.Envelope.Body : undefined;
-  if (soapBody === undefined) throw new SiiResponseError('the answer is not a SOAP envelope');
-  if (isObj(soapBody.Fault)) {
-    const faultcode = text(soapBody.Fault.faultcode) ?? '';
-    const faultstring = text(soapBody.Fault.faultstring) ?? '';
-    return { kind: 'fault', faultcode, faultstring, code: /Codigo\[(\w+)\]/.exec(faultstring)?.[1] };
-  }
+  const read = readSoapBody(body, parser);
+  if (read.kind === 'fault') return read;
+  const soapBody = read.body;
   const r = soapBody.RespuestaConsultaLRFacturasEmitidas;
   if (!isObj(r)) throw new SiiResponseError('the SOAP body holds no RespuestaConsultaLRFacturasEmitidas');
   const list = Array.isArray(r.RegistroRespuestaConsultaLRFacturasEmitidas) ? r.RegistroRespuestaConsultaLRFacturasEmitidas : [];

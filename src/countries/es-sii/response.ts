@@ -59,26 +59,40 @@ const parser = new XMLParser({
   isArray: (name) => name === 'RespuestaLinea',
 });
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
+export type Obj = Record<string, unknown>;
+export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
 
 const ESTADOS_ENVIO: readonly EstadoEnvio[] = ['Correcto', 'ParcialmenteCorrecto', 'Incorrecto'];
 const ESTADOS_REGISTRO: readonly EstadoRegistro[] = ['Correcto', 'AceptadoConErrores', 'Incorrecto'];
 
-/** Parses a SOAP answer; throws SiiResponseError when it is not one. */
-export function parseSiiResponse(body: string | Buffer): SiiAnswer {
+/** A SOAP fault of an AEAT service: AEAT puts its code in the faultstring as `Codigo[…]`. */
+export interface SoapFault { kind: 'fault'; faultcode: string; faultstring: string; code: string | undefined }
+
+/**
+ * The SOAP Body of an AEAT answer (submission or consultation), or its fault; throws
+ * SiiResponseError when the text is not a well-formed SOAP envelope. `reader`: the
+ * service's parser (which elements are lists differs by service).
+ */
+export function readSoapBody(body: string | Buffer, reader: XMLParser): { kind: 'body'; body: Obj } | SoapFault {
   const xml = typeof body === 'string' ? body : body.toString('utf8');
   if (xml.trim() === '' || XMLValidator.validate(xml) !== true) throw new SiiResponseError('the answer is not well-formed XML');
-  const doc = parser.parse(xml) as Obj;
+  const doc = reader.parse(xml) as Obj;
   const soapBody = isObj(doc.Envelope) && isObj(doc.Envelope.Body) ? doc.Envelope.Body : undefined;
   if (soapBody === undefined) throw new SiiResponseError('the answer is not a SOAP envelope');
-
   if (isObj(soapBody.Fault)) {
     const faultcode = text(soapBody.Fault.faultcode) ?? '';
     const faultstring = text(soapBody.Fault.faultstring) ?? '';
     return { kind: 'fault', faultcode, faultstring, code: /Codigo\[(\w+)\]/.exec(faultstring)?.[1] };
   }
+  return { kind: 'body', body: soapBody };
+}
+
+/** Parses a SOAP answer; throws SiiResponseError when it is not one. */
+export function parseSiiResponse(body: string | Buffer): SiiAnswer {
+  const read = readSoapBody(body, parser);
+  if (read.kind === 'fault') return read;
+  const soapBody = read.body;
   const alta = soapBody.RespuestaLRFacturasEmitidas;
   const baja = soapBody.RespuestaLRBajaFacturasEmitidas;
   const r = isObj(alta) ? alta : isObj(baja) ? baja : undefined;
