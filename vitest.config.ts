@@ -34,9 +34,7 @@ export default defineConfig({
     // one): the API tests spend much of their time waiting on PostgreSQL's fsync, child
     // processes and local HTTP servers. Measured on 2 cores: 14 min 20 s one at a time,
     // 10 min 4 s two at a time, the same tests passing.
-    // Three on two cores: CI grew past 20 minutes on a slow host with two (vitest 1,333 s,
-    // ~560 s of it module imports, much of the rest child processes and fsync waits).
-    maxWorkers: Math.max(3, os.availableParallelism() - 1),
+    maxWorkers: Math.max(2, os.availableParallelism() - 1),
     reporters: ['default', './test/support/summary-reporter.ts'],
     projects: [
       {

@@ -31,12 +31,6 @@ export async function createTestDatabase(): Promise<string> {
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('pgTemplate')}`);
-    // A test database's commits need not wait for the WAL flush (fsync was ~5 ms a commit on
-    // the CI machine under load, and the API tests commit thousands of times): the statements,
-    // locks, constraints and isolation are PostgreSQL's own all the same. What durability
-    // means for us is proved on the embedded store (test/store/durability.test.ts) and by
-    // the service's own PostgreSQL settings, not here.
-    await admin.query(`ALTER DATABASE ${name} SET synchronous_commit = off`);
   } finally {
     await admin.end();
   }
