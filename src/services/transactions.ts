@@ -383,9 +383,11 @@ export function createTransactionService(deps: TransactionDeps) {
       // The original's record never changes once written: read outside the append.
       const originalRecord = await fiscalRecordsRepo.getForTransaction(db, original.id);
       // The first attempt keeps the key it always had; each later one (after a refusal: the
-      // original names none, its refused ones are counted) its number: two concurrent
-      // retries of one attempt collide on it, one wins.
-      const attempt = (await transactionsRepo.countCancellations(db, original.id)) + 1;
+      // original names none) its number, from the REFUSED cancellations only: two concurrent
+      // cancels of one attempt then collide on one key and one wins, also when the other's
+      // count runs after the winner committed (counting every cancellation, it would take
+      // the next number and issue a second cancellation).
+      const attempt = (await transactionsRepo.countCancellations(db, original.id, statuses.refused)) + 1;
       const key = attempt === 1 ? `${CANCEL_KEY_PREFIX}${original.id}` : `${CANCEL_KEY_PREFIX}${original.id}:${attempt}`;
       const stored = await append({
         id: newId(), auth, system, location, draft, kind: 'cancellation', type: 'cancellation',

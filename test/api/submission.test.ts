@@ -152,4 +152,18 @@ describe('cancel', () => {
     expect(new Set(answers.map((r) => r.json().id)).size).toBe(1);
     expect(answers.filter((r) => r.statusCode === 201)).toHaveLength(1);
   });
+
+  it('a cancel that read the original before another cancel committed replays that one (no second cancellation)', async () => {
+    const { key, loc } = await fresh('fr-nf525');
+    const original = (await createTx(t, key, sale(loc, 'fr-nf525'))).json();
+    const first = await t.request({ method: 'POST', url: `/v1/transactions/${original.id}/cancel`, key });
+    expect(first.statusCode).toBe(201);
+    // What a concurrent cancel saw: the original naming no cancellation yet (read before the
+    // first one committed). It counts the original's cancellations after that commit.
+    await t.db.query('UPDATE transactions SET cancelled_by_id = NULL, status = $2 WHERE id = $1', [original.id, original.status]);
+    const late = await t.request({ method: 'POST', url: `/v1/transactions/${original.id}/cancel`, key });
+    expect([late.statusCode, late.json().id]).toEqual([200, first.json().id]);
+    const n = await t.db.query<{ n: string | number }>('SELECT count(*) AS n FROM transactions WHERE cancels_id = $1', [original.id]);
+    expect(Number(n.rows[0]!.n)).toBe(1);
+  });
 });

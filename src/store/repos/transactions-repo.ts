@@ -241,8 +241,10 @@ export const transactionsRepo = {
     );
   },
 
-  async countCancellations(q: Queryable, originalId: string): Promise<number> {
-    return Number((await q.query<{ n: string | number }>('SELECT count(*) AS n FROM transactions WHERE cancels_id = $1', [originalId])).rows[0]!.n);
+  /** The original's cancellations in one of `statuses` (the refused ones: how many attempts ended so). */
+  async countCancellations(q: Queryable, originalId: string, statuses: readonly string[]): Promise<number> {
+    return Number((await q.query<{ n: string | number }>(
+      'SELECT count(*) AS n FROM transactions WHERE cancels_id = $1 AND status = ANY($2::text[])', [originalId, statuses])).rows[0]!.n);
   },
 
   async list(q: Queryable, accountId: string, f: TransactionFilter, limit: number, offset: number): Promise<{ rows: TransactionRow[]; total: number }> {
