@@ -487,8 +487,9 @@ describe('the retry-queue entry once SdI has decided (NS, or an RC after the ret
   const entriesOf = async (id: string) => ((await t.request({ method: 'GET', url: '/v1/retry-queue?limit=100', key })).json().data as {
     id: string; transaction_id: string; status: string; attempt: number; max_attempts: number; next_retry_at: string | null; last_error: string | null;
   }[]).filter((e) => e.transaction_id === id);
+  // The clock stands still: dead letters of one instant are ordered by their ids (UUIDv7, monotonic in the process).
   const deadLetters = async (id: string) => (await t.db.query<{ data: { entry_id: string | null; status: string; attempt: number; max_attempts: number; last_error: string } }>(
-    `SELECT data FROM events WHERE type = 'fiscalization.dead_letter' AND data->>'transaction_id' = $1 ORDER BY created_at`, [id])).rows.map((r) => r.data);
+    `SELECT data FROM events WHERE type = 'fiscalization.dead_letter' AND data->>'transaction_id' = $1 ORDER BY created_at, id`, [id])).rows.map((r) => r.data);
   const SCARTO = /^00305: /;
 
   it('an NS for a file sent: its entry is dead with the scarto, as the dead letter that names it says; listed among the dead', async () => {
