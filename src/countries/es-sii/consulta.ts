@@ -27,10 +27,10 @@
  * `csvFromConsulta` only takes a CSV the timestamps show to be the one asked for, and
  * otherwise says why not (docs: .scratch/decisions-sii-csv.md).
  */
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLValidator } from 'fast-xml-parser';
 import { NS, SII_NS_BASE, SII_VERSION, renderXml } from './xml.ts';
 import type { SiiTitular } from './soap.ts';
-import { SiiResponseError, isObj, readSoapBody, text, type Obj, type SoapFault } from './response.ts';
+import { SiiResponseError, isObj, readSoapBody, soapParser, text, type Obj, type SoapFault } from './response.ts';
 
 export const NS_CONSULTA = {
   siiLRC: `${SII_NS_BASE}/ConsultaLR.xsd`,
@@ -47,15 +47,7 @@ export interface SiiRecordInvoice {
 }
 
 
-const parser = new XMLParser({
-  removeNSPrefix: true,
-  ignoreAttributes: true,
-  parseTagValue: false,
-  trimValues: true,
-  processEntities: true,
-  htmlEntities: false,
-  isArray: (name) => name === 'RegistroRespuestaConsultaLRFacturasEmitidas',
-});
+const parser = soapParser('RegistroRespuestaConsultaLRFacturasEmitidas');
 
 /**
  * The invoice of a stored alta (`RegistroLRFacturasEmitidas`) or baja

@@ -48,7 +48,8 @@ export class SiiResponseError extends Error {
   }
 }
 
-const parser = new XMLParser({
+/** A reader of AEAT SOAP answers; `list`: the element that repeats (always read as an array). */
+export const soapParser = (list: string): XMLParser => new XMLParser({
   removeNSPrefix: true,
   ignoreAttributes: true,
   // Codes and amounts stay text: "0012" must not become 12.
@@ -56,8 +57,10 @@ const parser = new XMLParser({
   trimValues: true,
   processEntities: true,
   htmlEntities: false,
-  isArray: (name) => name === 'RespuestaLinea',
+  isArray: (name) => name === list,
 });
+
+const parser = soapParser('RespuestaLinea');
 
 export type Obj = Record<string, unknown>;
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -93,8 +93,21 @@ export interface FatturaFields {
 
 const idFiscaleXml = (id: IdFiscale): string => el('IdPaese', id.IdPaese) + el('IdCodice', id.IdCodice);
 
-const anagraficaXml = (a: Anagrafica): string =>
-  w('Anagrafica', 'Denominazione' in a ? el('Denominazione', a.Denominazione) : el('Nome', a.Nome) + el('Cognome', a.Cognome));
+/** Denominazione, or Nome and Cognome (FPR12 wraps them in Anagrafica; the simplified schema does not). */
+const nomeXml = (a: Anagrafica): string => ('Denominazione' in a ? el('Denominazione', a.Denominazione) : el('Nome', a.Nome) + el('Cognome', a.Cognome));
+
+const anagraficaXml = (a: Anagrafica): string => w('Anagrafica', nomeXml(a));
+
+/** DatiTrasmissione, the same in both formats but for FormatoTrasmissione. */
+const datiTrasmissioneXml = (t: FatturaFields['trasmissione'], formato: string): string =>
+  w(
+    'DatiTrasmissione',
+    w('IdTrasmittente', idFiscaleXml(t.IdTrasmittente)) +
+      el('ProgressivoInvio', t.ProgressivoInvio) +
+      el('FormatoTrasmissione', formato) +
+      el('CodiceDestinatario', t.CodiceDestinatario) +
+      optEl('PECDestinatario', t.PECDestinatario),
+  );
 
 const sedeXml = (s: Sede): string =>
   w('Sede', el('Indirizzo', s.Indirizzo) + el('CAP', s.CAP) + el('Comune', s.Comune) + optEl('Provincia', s.Provincia) + el('Nazione', s.Nazione));
@@ -104,14 +117,7 @@ export function fatturaXml(f: FatturaFields): string {
   const t = f.trasmissione;
   const header = w(
     'FatturaElettronicaHeader',
-    w(
-      'DatiTrasmissione',
-      w('IdTrasmittente', idFiscaleXml(t.IdTrasmittente)) +
-        el('ProgressivoInvio', t.ProgressivoInvio) +
-        el('FormatoTrasmissione', f.versione) +
-        el('CodiceDestinatario', t.CodiceDestinatario) +
-        optEl('PECDestinatario', t.PECDestinatario),
-    ) +
+    datiTrasmissioneXml(t, f.versione) +
       w(
         'CedentePrestatore',
         w(
@@ -227,8 +233,6 @@ export interface SemplificataFields {
   beni: BeneServizio[];
 }
 
-/** Denominazione, or Nome and Cognome, as the simplified schema writes them (no Anagrafica wrapper). */
-const nomeXml = (a: Anagrafica): string => ('Denominazione' in a ? el('Denominazione', a.Denominazione) : el('Nome', a.Nome) + el('Cognome', a.Cognome));
 
 /** FatturaElettronicaType of Schema_VFSM10.xsd (versione FSM10) with one body, in schema order. */
 export function semplificataXml(f: SemplificataFields): string {
@@ -236,14 +240,7 @@ export function semplificataXml(f: SemplificataFields): string {
   const c = f.cessionario;
   const header = w(
     'FatturaElettronicaHeader',
-    w(
-      'DatiTrasmissione',
-      w('IdTrasmittente', idFiscaleXml(t.IdTrasmittente)) +
-        el('ProgressivoInvio', t.ProgressivoInvio) +
-        el('FormatoTrasmissione', 'FSM10') +
-        el('CodiceDestinatario', t.CodiceDestinatario) +
-        optEl('PECDestinatario', t.PECDestinatario),
-    ) +
+    datiTrasmissioneXml(t, 'FSM10') +
       w(
         'CedentePrestatore',
         w('IdFiscaleIVA', idFiscaleXml(f.cedente.IdFiscaleIVA)) +
