@@ -357,12 +357,18 @@ describe('myDATA against the fake AADE', () => {
     expect(text).toContain(`\nUID ${reversalDoc.uid}\n`);
   }, 20_000);
 
-  it('an offline_pending sale cancelled, and its grace expires: the reversal is never sent and ends failed_permanent ("never reached AADE"); nothing stands', async () => {
+  /** A sale stored offline (AADE unreachable) and cancelled at once: its reversal is offline too. */
+  const offlineSaleCancelled = async () => {
     const s = await scenario();
     await fake.refuse();
     const tx = (await createTx(t, s.key, sale(s.loc), AUTHORITY)).json();
     const cancel = (await t.request({ method: 'POST', url: `/v1/transactions/${tx.id}/cancel`, key: s.key, headers: AUTHORITY, payload: {} })).json();
     expect(cancel.status).toBe('offline_pending');
+    return { s, tx, cancel };
+  };
+
+  it('an offline_pending sale cancelled, and its grace expires: the reversal is never sent and ends failed_permanent ("never reached AADE"); nothing stands', async () => {
+    const { s, tx, cancel } = await offlineSaleCancelled();
     // AADE answers 503 to the original's every retry for 7 days; the reversal waits meanwhile.
     await fake.normal();
     fake.unavailable();
@@ -395,11 +401,7 @@ describe('myDATA against the fake AADE', () => {
   }, 20_000);
 
   it('an offline_pending sale cancelled, then refused by AADE (203): the reversal is never sent', async () => {
-    const s = await scenario();
-    await fake.refuse();
-    const tx = (await createTx(t, s.key, sale(s.loc), AUTHORITY)).json();
-    const cancel = (await t.request({ method: 'POST', url: `/v1/transactions/${tx.id}/cancel`, key: s.key, headers: AUTHORITY, payload: {} })).json();
-    expect(cancel.status).toBe('offline_pending');
+    const { s, tx, cancel } = await offlineSaleCancelled();
     await fake.normal();
     fake.rejectWith(['203']);
     await holdJob(cancel.id, new Date(clock.now().getTime() + 86_400_000));

@@ -39,6 +39,15 @@ const sentSdi: FiscalSystem = {
 const answerLost = async () => {
   throw new TransportError('timeout', 'no answer from the authority within 30 s');
 };
+/** Runs a submit job whose answer is lost (SdI has the file); what runJobNow answers. */
+const runWithAnswerLost = async (jobId: string): Promise<boolean> => {
+  attemptHook = answerLost;
+  try {
+    return await t.worker.runJobNow(jobId);
+  } finally {
+    attemptHook = undefined;
+  }
+};
 
 type Kind = 'RC' | 'NS' | 'MC' | 'NE-EC01' | 'NE-EC02' | 'DT' | 'AT';
 const FIXTURES = new URL('../../src/countries/it-sdi/fixtures/notifications/', import.meta.url);
@@ -252,12 +261,7 @@ async function runRetry(id: string) {
 describe('a notification while the attempt that sent the file failed or is in flight (F1)', () => {
   it('failed (the answer lost, a retry due): the RC delivers it, once announced; the retry sends nothing again', async () => {
     const tx = await createdInvoice();
-    attemptHook = answerLost;
-    try {
-      expect(await t.worker.runJobNow(tx.job)).toBe(true);
-    } finally {
-      attemptHook = undefined;
-    }
+    expect(await runWithAnswerLost(tx.job)).toBe(true);
     const failed = await getTx(t, key, tx.id);
     expect(failed).toMatchObject({ status: 'failed', fiscal_id_upstream: null });
     const id = sdiId();
@@ -312,12 +316,7 @@ describe('a notification while the attempt that sent the file failed or is in fl
   it('failed_permanent (the retries ran out although SdI had the file): the RC still delivers it', async () => {
     const tx = await createdInvoice();
     await t.db.query(`UPDATE jobs SET max_attempts = 1 WHERE id = $1`, [tx.job]);
-    attemptHook = answerLost;
-    try {
-      expect(await t.worker.runJobNow(tx.job)).toBe(true);
-    } finally {
-      attemptHook = undefined;
-    }
+    expect(await runWithAnswerLost(tx.job)).toBe(true);
     expect((await getTx(t, key, tx.id)).status).toBe('failed_permanent');
     const rc = await post(notice('RC', tx.fiscal_id, sdiId()));
     expect([rc.statusCode, rc.json()]).toEqual([200, { transaction_id: tx.id, status: 'delivered', changed: true }]);
@@ -329,12 +328,7 @@ describe('a notification while the attempt that sent the file failed or is in fl
 
   it('an NS for a file whose answer was lost rejects it, with its error', async () => {
     const tx = await createdInvoice();
-    attemptHook = answerLost;
-    try {
-      await t.worker.runJobNow(tx.job);
-    } finally {
-      attemptHook = undefined;
-    }
+    await runWithAnswerLost(tx.job);
     expect((await post(notice('NS', tx.fiscal_id, sdiId()))).json()).toEqual({ transaction_id: tx.id, status: 'rejected', changed: true });
     await runRetry(tx.id);
     expect(submits.filter((x) => x === tx.id)).toHaveLength(1);
@@ -350,12 +344,7 @@ describe('a notification while the attempt that sent the file failed or is in fl
       expect(res.statusCode, res.body).toBe(201);
       const job = (await t.db.query<{ id: string }>(`SELECT id FROM jobs WHERE transaction_id = $1 AND kind = 'submit'`, [res.json().id])).rows[0]!.id;
       await t.db.query('UPDATE jobs SET max_attempts = 1 WHERE id = $1', [job]);
-      attemptHook = answerLost;
-      try {
-        expect(await t.worker.runJobNow(job)).toBe(true);
-      } finally {
-        attemptHook = undefined;
-      }
+      expect(await runWithAnswerLost(job)).toBe(true);
       expect((await getTx(t, key, res.json().id)).status).toBe('failed_permanent');
       return res.json() as { id: string; fiscal_id: string };
     };
@@ -508,12 +497,7 @@ describe('the retry-queue entry once SdI has decided (NS, or an RC after the ret
 
   it('an NS while a retry is due (the answer lost): the entry dies at once, its retry never runs and the discarded file is not sent again', async () => {
     const tx = await createdInvoice();
-    attemptHook = answerLost;
-    try {
-      await t.worker.runJobNow(tx.job);
-    } finally {
-      attemptHook = undefined;
-    }
+    await runWithAnswerLost(tx.job);
     expect(await entriesOf(tx.id)).toEqual([expect.objectContaining({ status: 'failed', next_retry_at: expect.any(String) })]);
     expect((await post(notice('NS', tx.fiscal_id, sdiId()))).json()).toEqual({ transaction_id: tx.id, status: 'rejected', changed: true });
     const dead = { id: tx.job, status: 'dead', attempt: 1, next_retry_at: null, last_error: expect.stringMatching(SCARTO) };
@@ -531,12 +515,7 @@ describe('the retry-queue entry once SdI has decided (NS, or an RC after the ret
     const outOfRetries = async () => {
       const tx = await createdInvoice();
       await t.db.query(`UPDATE jobs SET max_attempts = 1 WHERE id = $1`, [tx.job]);
-      attemptHook = answerLost;
-      try {
-        await t.worker.runJobNow(tx.job);
-      } finally {
-        attemptHook = undefined;
-      }
+      await runWithAnswerLost(tx.job);
       expect(await entriesOf(tx.id)).toEqual([expect.objectContaining({ status: 'dead', last_error: expect.stringMatching(/^timeout: /) })]);
       return tx;
     };

@@ -95,12 +95,18 @@ it('the queue\'s defaults come from FISCALIZATION_SUBMISSION_RETRY_MAX / _DELAY 
   }
 });
 
-it('a sale waiting in the local queue is pending_submission, and cancellable: its cancellation goes behind it, the original is cancelled once both are accepted', { timeout: 60_000 }, async () => {
+/** An engine on a stopped clock with no worker, provisioned against the service, and a VERI*FACTU location. */
+async function verifactuEngine() {
   const clock = new ManualClock(new Date());
   const e = createEngine({ clock, startWorker: false });
   const call = (method: string, params: Record<string, unknown> = {}) => e.call({ version: 1, method, params });
   ok(await call('init', { api_key: live.key, environment: 'sandbox', country: 'ES', service_url: live.svc.url, data_dir: tempDir(), telemetry_interval_seconds: 0 }));
-  const loc = ok(await call('create_location', locationBodies['es-verifactu'])).id;
+  const loc = ok(await call('create_location', locationBodies['es-verifactu'])).id as string;
+  return { clock, call, loc };
+}
+
+it('a sale waiting in the local queue is pending_submission, and cancellable: its cancellation goes behind it, the original is cancelled once both are accepted', { timeout: 60_000 }, async () => {
+  const { clock, call, loc } = await verifactuEngine();
   const sale = ok(await call('process_transaction', { ...saleBody(loc), timestamp: clock.now().toISOString(), inline_timeout_seconds: 0 }));
   expect(sale.status).toBe('pending_submission');
   const cancellation = ok(await call('cancel_transaction', { id: sale.id }));
@@ -113,11 +119,7 @@ it('a sale waiting in the local queue is pending_submission, and cancellable: it
 });
 
 it('a refused cancellation annulled nothing: get_transaction names no cancellation until the next one is issued, which it then names', { timeout: 60_000 }, async () => {
-  const clock = new ManualClock(new Date());
-  const e = createEngine({ clock, startWorker: false });
-  const call = (method: string, params: Record<string, unknown> = {}) => e.call({ version: 1, method, params });
-  ok(await call('init', { api_key: live.key, environment: 'sandbox', country: 'ES', service_url: live.svc.url, data_dir: tempDir(), telemetry_interval_seconds: 0 }));
-  const loc = ok(await call('create_location', locationBodies['es-verifactu'])).id;
+  const { clock, call, loc } = await verifactuEngine();
   const sale = ok(await call('process_transaction', { ...saleBody(loc), timestamp: clock.now().toISOString(), inline_timeout_seconds: 0 }));
   ok(await call('process_pending'));
   expect(ok(await call('get_transaction', { id: sale.id })).status).toBe('success');
