@@ -59,6 +59,13 @@ interface FaultProxy {
   close(): Promise<void>;
 }
 
+/**
+ * Headers the proxy does not pass on: fetch computes the body's own length, and undici
+ * refuses a request that carries a second content-length (seen in CI once another file
+ * in the worker had loaded the undici package, whose agent then served fetch).
+ */
+const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding']);
+
 async function startFaultProxy(target: string): Promise<FaultProxy> {
   let failures = 0;
   let mode: 'before' | 'after' = 'before';
@@ -76,7 +83,7 @@ async function startFaultProxy(target: string): Promise<FaultProxy> {
         return;
       }
       const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'connection') headers[k] = v;
+      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && !HOP_HEADERS.has(k)) headers[k] = v;
       const body = chunks.length ? Buffer.concat(chunks) : undefined;
       const answer = await fetch(`${target}${req.url}`, { method: req.method, headers, ...(body ? { body } : {}) });
       const text = Buffer.from(await answer.arrayBuffer());

@@ -21,12 +21,13 @@ import { openPostgresDb } from '../../src/store/pg-db.ts';
 
 export const STORE = (process.env.TEST_STORE ?? 'pglite') as 'pglite' | 'postgres';
 
-let copies = 0;
-
 /** A new PostgreSQL database for this test file, copied from the run's migrated template. */
 export async function createTestDatabase(): Promise<string> {
   const adminUrl = inject('pgAdminUrl');
-  const name = `${inject('pgTemplate')}_${process.pid}_${++copies}`;
+  // A random suffix, not pid + a module counter: with isolate: false a worker imports this
+  // module once per project, so two projects' files in one process counted from 1 alike
+  // and asked for the same database (CI: 'database ... already exists').
+  const name = `${inject('pgTemplate')}_${crypto.randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
