@@ -4,7 +4,8 @@
  * the way jobs/tasks/submit.ts settles a single submission:
  * - success: `fiscal_id`, the authority's answer, `completed_at`, the completion event
  *   (`fiscalization.completed`); a cancellation's success makes its original `cancelled`
- *   (DECISIONS "Statuses");
+ *   (DECISIONS "Statuses"); a cancellation waiting for it is made due
+ *   (`wakeWaitingCancellation`);
  * - rejected: `failed_permanent` with `response_payload.submit_error` {error_code,
  *   raw_message} at once and `error_message` null until the background translation fills
  *   it (spec "Errors", failed submissions), and the dead-letter event: the authority
@@ -14,9 +15,9 @@
  * Every change is a compare-and-set from the in-batch status: a record another run took over
  * (its claim had gone stale) is left to that run.
  */
-import { statuses } from '../countries/registry.ts';
+import { getSystem, statuses } from '../countries/registry.ts';
 import type { EventPublisher } from '../services/events.ts';
-import { cancelOriginalIfAccepted } from '../services/cancellation.ts';
+import { cancelOriginalIfAccepted, wakeWaitingCancellation } from '../services/cancellation.ts';
 import { batchDeadLetterEvent, completionEvent } from '../services/transaction-view.ts';
 import { acceptedFields, recordFailure } from '../services/authority-outcome.ts';
 import type { Queryable } from '../store/db.ts';
@@ -41,12 +42,16 @@ export async function settleRecord(tx: Queryable, item: SettleItem, events: Even
       const updated = await transactionsRepo.update(tx, t.id, acceptedFields(t, verdict.outcome, now, { batch }), now, IN_FLIGHT);
       if (!updated) return [];
       const original = await cancelOriginalIfAccepted(tx, updated, now);
+      // A cancellation waiting for this record goes now (services/cancellation.ts).
+      await wakeWaitingCancellation(tx, getSystem(updated.system), updated, now);
       await events.publish(tx, completionEvent(updated, now), now);
       return original ? [updated.status, original.status] : [updated.status];
     }
     case 'rejected': {
       const updated = await recordFailure(tx, t, { code: verdict.code, message: verdict.message, response: verdict.response }, 'failed_permanent', now, IN_FLIGHT, { payload: { batch } });
       if (!updated) return [];
+      // A cancellation waiting for this record learns at once that it never will be sent.
+      await wakeWaitingCancellation(tx, getSystem(updated.system), updated, now);
       await events.publish(tx, batchDeadLetterEvent(updated, `${verdict.code}: ${verdict.message}`, now), now);
       return [updated.status];
     }

@@ -1032,6 +1032,19 @@ export interface ReceiptFacts {
    */
   cancelledNotice?(input: ReceiptCorrectionInput): Localized | undefined;
   /**
+   * Optional: the issuer's tax id as the document names it (its record), printed instead of
+   * the location's `tax_id`: the location may have none, or one given since (Greece: the AFM
+   * the record was sent with). Undefined: the location's `tax_id`. Pure.
+   */
+  issuerTaxId?(input: ReceiptCorrectionInput): string | undefined;
+  /**
+   * Optional: a note printed under each line, by the line's index in `tx.items`, where the
+   * law wants something of that line printed that its amounts do not say (Greece: a 0 %
+   * line's VAT exemption cause, as the record carries it). Undefined, or undefined for a
+   * line: nothing more. Pure.
+   */
+  itemNotes?(input: ReceiptCorrectionInput): readonly (Localized | undefined)[] | undefined;
+  /**
    * The document's number, printed at the top, where no render hint carries it
    * (VERI*FACTU `NumSerieFactura`, TicketBAI series and number, myDATA series and aa):
    * made from the stored record's `documentNumber` and the transaction's `fiscal_id`.
@@ -1079,6 +1092,8 @@ export interface ReceiptCorrectionInput {
    */
   original: {
     documentNumber: string | null; fiscalId: string | null; hints: readonly RenderHint[]; tx: TransactionDraft; createdAt: Date;
+    /** The original's fiscal record's body; null or absent where there is none or the caller does not know it. */
+    record?: string | null | undefined;
   } | null;
   /** The transaction's own render hints. */
   hints: readonly RenderHint[];

@@ -98,9 +98,11 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
   merchant.push(text(name, 'center', true));
   if (src.location.legal_name !== null && src.location.legal_name !== src.location.name) merchant.push(text(src.location.name, 'center'));
   if (src.location.address) merchant.push(text(src.location.address, 'center'));
-  if (src.location.tax_id) {
-    const label = facts?.taxIdLabel?.(src.location.tax_id);
-    merchant.push(text(`${label ? say(label) : w.taxId}: ${src.location.tax_id}`, 'center'));
+  // The issuer's tax id as its document names it, where its system reads it from the record; else the location's.
+  const taxId = facts?.issuerTaxId?.(correction) ?? src.location.tax_id;
+  if (taxId) {
+    const label = facts?.taxIdLabel?.(taxId);
+    merchant.push(text(`${label ? say(label) : w.taxId}: ${taxId}`, 'center'));
   }
 
   const ownTitle = fix?.title?.(correction);
@@ -119,11 +121,15 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
   titleBlocks.push(text(`${w.date}: ${day !== undefined ? printedDay(day) : localDateTime(src.transaction.created_at, src.transaction.country)}`, 'left'));
 
   const lines: Block[] = [{ kind: 'rule' }];
-  for (const l of tx.items) {
+  // What the law wants printed of a line beyond its amounts (ReceiptFacts.itemNotes), under it.
+  const notes = facts?.itemNotes?.(correction) ?? [];
+  tx.items.forEach((l, i) => {
     lines.push({ kind: 'pair', left: l.description, right: money(l.total_amount), bold: false });
     const qty = l.quantity === 1 ? '' : `${number(l.quantity, w)} x ${price(l.unit_price)} `;
     lines.push(text(`  ${qty}${w.tax} ${number(l.tax_rate, w)} %`, 'left'));
-  }
+    const note = notes[i];
+    if (note) lines.push(text(`  ${say(note)}`, 'left'));
+  });
 
   const totals: Block[] = [{ kind: 'rule' }];
   totals.push({ kind: 'pair', left: w.subtotal, right: money(tx.pretax_amount), bold: false });

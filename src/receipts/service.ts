@@ -89,13 +89,15 @@ export function createReceiptService(deps: { db: Db; software: SoftwareIdentity;
     const copy = copyOf ? await copyOf(row, location, system!, documentNumber) : undefined;
     // A cancellation names the document it cancels: the original as stored (same account).
     const originalRow = row.cancels_id ? await transactionsRepo.get(deps.db, auth.accountId, row.cancels_id) : undefined;
+    const originalRecord = originalRow ? await fiscalRecordsRepo.getForTransaction(deps.db, originalRow.id) : undefined;
     const original = originalRow
       ? {
-        documentNumber: (await fiscalRecordsRepo.getForTransaction(deps.db, originalRow.id))?.document_number ?? null,
+        documentNumber: originalRecord?.document_number ?? null,
         fiscalId: originalRow.fiscal_id,
         hints: originalRow.render_hints,
         tx: originalRow.normalized,
         createdAt: originalRow.created_at,
+        record: originalRecord?.body ?? null,
       }
       : null;
     // A document since cancelled may name what cancelled it (ReceiptFacts.cancelledNotice): the cancellation that stands.

@@ -5,8 +5,11 @@
  * with the cancellation as it now is.
  */
 import { statuses } from '../countries/registry.ts';
+import type { FiscalSystem } from '../countries/types.ts';
 import type { Queryable } from '../store/db.ts';
+import { jobsRepo } from '../store/repos/jobs-repo.ts';
 import { transactionsRepo, type TransactionRow } from '../store/repos/transactions-repo.ts';
+import { SUBMIT_JOB } from './transaction-view.ts';
 
 export async function cancelOriginalIfAccepted(
   tx: Queryable,
@@ -60,4 +63,27 @@ export async function relinkOriginal(
 ): Promise<void> {
   if (!cancellation?.cancels_id || statuses.isRefused(before) === statuses.isRefused(cancellation.status)) return;
   await transactionsRepo.relinkCancellation(tx, cancellation.cancels_id, statuses.refused, now);
+}
+
+/**
+ * An original just settled (accepted, or refused for good) in a system whose cancellations
+ * wait for their original (`capabilities.cancellationAwaitsOriginal`): its cancellation's
+ * next attempt is due now rather than at its next look (jobs/tasks/submit.ts `awaitOriginal`:
+ * just after the original's next attempt, or up to an hour later when the original was
+ * waiting for something other than its own attempt: a notification, a batch). Called in the
+ * database transaction that settled the original, by whatever settled it: the submit task,
+ * a batch (batch/settle.ts), a notification (services/inbound.ts). A cancellation in flight
+ * is left to its worker: its deferral looks at the original again when it commits. Only the
+ * cancellation's job row is touched (no lock on the cancellation itself, whose deferral
+ * locks its job row first). Returns whether a job was brought forward.
+ */
+export async function wakeWaitingCancellation(
+  tx: Queryable,
+  system: Pick<FiscalSystem, 'capabilities'>,
+  settled: Pick<TransactionRow, 'status' | 'cancelled_by_id'> | undefined,
+  now: Date,
+): Promise<boolean> {
+  if (!settled?.cancelled_by_id || !system.capabilities.cancellationAwaitsOriginal) return false;
+  if (!statuses.isAccepted(settled.status) && !statuses.isRefused(settled.status)) return false;
+  return (await jobsRepo.bringForwardFor(tx, settled.cancelled_by_id, [SUBMIT_JOB], now)) > 0;
 }

@@ -22,7 +22,7 @@ import type { FiscalSystem, InboundChannel } from '../countries/types.ts';
 import type { Db } from '../store/db.ts';
 import { transactionsRepo, type TransactionRow } from '../store/repos/transactions-repo.ts';
 import { recordFailure } from './authority-outcome.ts';
-import { cancelIfCancellationAccepted, cancelOriginalIfAccepted, relinkOriginal } from './cancellation.ts';
+import { cancelIfCancellationAccepted, cancelOriginalIfAccepted, relinkOriginal, wakeWaitingCancellation } from './cancellation.ts';
 import type { EventPublisher } from './events.ts';
 import { batchDeadLetterEvent, completionEvent, jobEvent, transactionEvent } from './transaction-view.ts';
 import { ENTRY_KINDS } from './retry-queue.ts';
@@ -112,8 +112,9 @@ export function createInboundService(deps: InboundDeps) {
    * says the authority refused the record (`failure`) records the error as a failed
    * submission does (`submit_error`, the translated `error_message`) and announces the dead
    * letter. Either way the record's retry-queue entry closes with it (jobsRepo.settleLatest):
-   * `dead` with the refusal, named by the dead letter; `completed` on an acceptance. The
-   * channel's own status event comes first.
+   * `dead` with the refusal, named by the dead letter; `completed` on an acceptance; an entry
+   * in flight the same way when its attempt's answer comes. The channel's own status event
+   * comes first.
    */
   async function apply(name: string, input: { body: string; contentType: string | undefined; origin: 'posted' | 'internal'; transactionId?: string | undefined }): Promise<InboundResult> {
     const found = channels.get(name);
@@ -135,6 +136,9 @@ export function createInboundService(deps: InboundDeps) {
     const result = await deps.db.transaction(async (tx): Promise<InboundResult> => {
       originalCancelled = false;
       const now = deps.clock.now();
+      // The retry-queue entry is locked before the transaction's row, in the order a worker
+      // finishing an attempt takes them: a message and an attempt's answer wait for each other.
+      await jobsRepo.latestFor(tx, match.id, ENTRY_KINDS);
       const t = (await transactionsRepo.getById(tx, match.id, { forUpdate: true }))!;
       const notifications = [
         ...((t.response_payload.notifications as unknown[] | undefined) ?? []),
@@ -174,9 +178,13 @@ export function createInboundService(deps: InboundDeps) {
       if (await cancelOriginalIfAccepted(tx, updated, now)) originalCancelled = true;
       // Cancelled while still queued (a status `cancelledOnceAccepted`), its cancellation accepted first: cancelled now.
       const self = await cancelIfCancellationAccepted(tx, updated, now);
+      // Settled (accepted or refused): a cancellation waiting for it goes now, not at its next look.
+      await wakeWaitingCancellation(tx, system, updated, now);
       // The retry-queue entry tells the same story (spec "Retry queue entry"): decided by the
       // authority, it has nothing left to send: `dead` with the refusal (a retry still due
-      // never runs, so a refused file is not sent again), `completed` on an acceptance.
+      // never runs, so a refused file is not sent again), `completed` on an acceptance. An
+      // entry in flight (a resend) is ended so by its worker when the answer comes
+      // (jobs/tasks/submit.ts `unlessSettledMeanwhile`); the events name it already.
       const lastError = failure ? `${failure.code}: ${failure.message}` : null;
       const entry = lastError !== null
         ? await jobsRepo.settleLatest(tx, t.id, ENTRY_KINDS, { status: 'dead', error: lastError }, now)

@@ -501,7 +501,43 @@ describe('myDATA against the fake AADE', () => {
     const reprint = (await receipt(s.key, tx.id, '?format=text')).body;
     expect(reprint).toMatch(/\n\s*ΑΚΥΡΩΘΗΚΕ\n/);
     expect(reprint).toContain(`\nΜΑΡΚ ${doc.mark}\n`);
-    expect((await receipt(s.key, tx.id, '?format=text&lang=en')).body).toMatch(/\n\s*CANCELLED\n/);
+    // The reprint names the cancellation MARK AADE answered (the cancellation that stands).
+    expect(reprint).toContain(`\nΣειρά-Α/Α T${series}-1\nΜΑΡΚ ακύρωσης ${doc.cancellationMark}\n`);
+    const reprintEn = (await receipt(s.key, tx.id, '?format=text&lang=en')).body;
+    expect(reprintEn).toMatch(/\n\s*CANCELLED\n/);
+    expect(reprintEn).toContain(`\nCancellation MARK ${doc.cancellationMark}\n`);
+  });
+
+  it('a location without tax_id and a 0 % line: the receipt prints the AFM the document was sent with and the line\'s VAT exemption cause, as AADE received them', async () => {
+    const { key } = await t.signup();
+    const { tax_id: _taxId, ...body } = locationBodies['gr-mydata'];
+    const created = await t.request({
+      method: 'POST', url: '/v1/locations', key, payload: { ...body, country_config: { ...body.country_config, default_series: `T${++series}` } },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json().tax_id).toBeNull();
+    const exempt = {
+      ...sale(created.json().id),
+      items: [
+        { description: 'Φραπέ', quantity: 2, unit_price: 250, tax_rate: 24, tax_amount: 120, total_amount: 620 },
+        { description: 'Βιβλίο', quantity: 1, unit_price: 1500, tax_rate: 0, tax_amount: 0, total_amount: 1500 },
+      ],
+      pretax_amount: 2000, tax_amount: 120, total_amount: 2120, metadata: { vat_exemption_category: 16 },
+    };
+    const tx = (await createTx(t, key, exempt, AUTHORITY)).json();
+    expect(tx.status, JSON.stringify(tx)).toBe('success');
+    const doc = [...fake.documents.values()][0]!;
+    const afm = /<issuer><vatNumber>(\d{9})<\/vatNumber>/.exec(doc.xml.replace(/\s+/g, ''))?.[1];
+    expect(afm).toBe(body.country_config.afm);
+    expect(doc.xml).toContain('<vatExemptionCategory>16</vatExemptionCategory>');
+
+    const text = (await receipt(key, tx.id, '?format=text')).body;
+    expect(text).toMatch(new RegExp(`\\n\\s*ΑΦΜ: ${afm}\\n`));
+    expect(text.replace(/\s+/g, ' ')).toContain(' Βιβλίο 15,00 ΦΠΑ 0 % Αιτία εξαίρεσης ΦΠΑ 16: Χωρίς ΦΠΑ - άρθρο 45 του Κώδικα ΦΠΑ ---');
+    expect(text.match(/Αιτία εξαίρεσης/g)).toHaveLength(1);
+    const en = (await receipt(key, tx.id, '?format=text&lang=en')).body;
+    expect(en).toMatch(new RegExp(`\\n\\s*Tax ID: ${afm}\\n`));
+    expect(en.replace(/\s+/g, ' ')).toContain(' VAT 0 % VAT exemption cause 16: Without VAT - article 45 of the VAT Code ---');
   });
 
   it('a cancellation whose answer was lost: offline, then AADE answers "already cancelled" (251); the cancellation MARK is read from its book and printed', async () => {

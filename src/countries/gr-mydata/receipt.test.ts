@@ -9,7 +9,7 @@ import { buildReceipt, type ReceiptSource } from '../../receipts/model.ts';
 import { renderText } from '../../receipts/text.ts';
 import type { RenderHint, TransactionDraft } from '../types.ts';
 import { textHint } from '../shared/render-hints.ts';
-import { NOW, draft, line, location, txCtx } from '../shared/test-fixtures.ts';
+import { NOW, draft, line, location, txCtx, validatedBuild } from '../shared/test-fixtures.ts';
 import { myData } from './index.ts';
 
 const loc = location('gr-mydata');
@@ -36,6 +36,8 @@ function source(tx: TransactionDraft, over: Partial<ReceiptSource['transaction']
 const print = (src: ReceiptSource, lang: 'el' | 'en' = 'el') => renderText(buildReceipt(src, lang), 80);
 const titleOf = (text: string) => text.split('\n').find((l, i, all) => i > 0 && all[i - 1]!.startsWith('-----'))!.trim();
 const mark = (value: string): RenderHint => textHint('mark', 'footer_bottom', value);
+/** The text with every run of white space one space: a wrapped line is found whole. */
+const flat = (text: string) => text.replace(/\s+/g, ' ');
 
 describe('Greek receipt titles follow the invoice type', () => {
   it.each([
@@ -91,8 +93,85 @@ describe('Greek cancellations print as what they were made as', () => {
     expect(text).toContain('\nΑΦΜ λήπτη: 123456783\n');
   });
 
-  it('the original, reprinted after its cancellation, says it is cancelled (the shared CANCELLED notice)', () => {
-    const text = print(source(sale, { status: 'cancelled', render_hints: [mark('400001000000001')] }));
+  it('the original, reprinted after its cancellation, says it is cancelled (the shared CANCELLED notice) and names the cancellation MARK', () => {
+    const cancelledBy = { documentNumber: null, fiscalId: null, hints: [mark('400001000000002')], createdAt: NOW, record: '{"operation":"CancelInvoice","mark":"400001000000001","entityVatNumber":null}' };
+    const text = print(source(sale, { status: 'cancelled', render_hints: [mark('400001000000001')], cancelledBy }));
     expect(text).toMatch(/\n\s*ΑΚΥΡΩΘΗΚΕ\n/);
+    expect(text).toContain('\nΣειρά-Α/Α A-1\nΜΑΡΚ ακύρωσης 400001000000002\n');
+    expect(text).toContain('\nΜΑΡΚ 400001000000001\n');
+    expect(print(source(sale, { status: 'cancelled', render_hints: [mark('400001000000001')], cancelledBy }), 'en')).toContain('\nCancellation MARK 400001000000002\n');
+    // AADE's answer not known yet (251 without its book): cancelled, no MARK to name.
+    const unknown = print(source(sale, { status: 'cancelled', cancelledBy: { ...cancelledBy, hints: [] } }));
+    expect(unknown).toMatch(/\n\s*ΑΚΥΡΩΘΗΚΕ\n/);
+    expect(unknown).not.toContain('ΜΑΡΚ ακύρωσης');
+  });
+
+  it('an original reversed by a credit note (no MARK when it was cancelled) is REVERSED, naming the reversing document and its MARK', () => {
+    const cancelledBy = { documentNumber: '1', fiscalId: 'A-CN-1', hints: [mark('400001000000003')], createdAt: NOW, record: null };
+    const text = print(source(sale, { status: 'cancelled', render_hints: [mark('400001000000001')], cancelledBy }));
+    expect(text).toMatch(/\n\s*ΑΝΤΙΛΟΓΙΣΤΗΚΕ\n/);
+    expect(text).not.toContain('ΑΚΥΡΩΘΗΚΕ');
+    expect(text).toContain('\nΑντιλογίστηκε με το παραστατικό A-CN-1\nΜΑΡΚ αντιλογιστικού 400001000000003\n');
+    const en = print(source(sale, { status: 'cancelled', render_hints: [mark('400001000000001')], cancelledBy }), 'en');
+    expect(en).toMatch(/\n\s*REVERSED\n/);
+    expect(en).toContain("\nReversed by document A-CN-1\nReversing document's MARK 400001000000003\n");
+  });
+});
+
+describe('what the Greek receipt reads from the record it prints', () => {
+  const zeroRated = [
+    line({ description: 'Ψωμί', tax_rate: 13, tax_amount: 130, total_amount: 1130 }),
+    line({ description: 'Βιβλίο εξαγωγής', tax_rate: 0, tax_amount: 0, total_amount: 2000 }),
+  ];
+  const built = (metadata: Record<string, unknown>, loc = location('gr-mydata')) => validatedBuild(myData, loc, draft({ items: zeroRated, metadata }));
+
+  it('a 0 % line prints its VAT exemption cause with AADE\'s legal text, as the record carries it; a taxed line none', () => {
+    const { tx, record } = built({ vat_exemption_category: 16 });
+    expect(record.body).toContain('<vatExemptionCategory>16</vatExemptionCategory>');
+    const text = print(source(tx, { record: record.body }));
+    // Under the 0 % line, before the totals (wrapped at the paper's width: compared with its spaces folded).
+    expect(flat(text)).toContain(' Βιβλίο εξαγωγής 20,00 ΦΠΑ 0 % Αιτία εξαίρεσης ΦΠΑ 16: Χωρίς ΦΠΑ - άρθρο 45 του Κώδικα ΦΠΑ ---');
+    expect(text.match(/Αιτία εξαίρεσης/g)).toHaveLength(1);
+    expect(text).toMatch(/\n {2}ΦΠΑ 13 %\nΒιβλίο/);
+    expect(flat(print(source(tx, { record: record.body }), 'en'))).toContain(' VAT 0 % VAT exemption cause 16: Without VAT - article 45 of the VAT Code ---');
+    // The record decides: a draft saying otherwise (edited since) is not what AADE received.
+    const edited = { ...tx, metadata: { ...tx.metadata, vat_exemption_category: 27 } };
+    expect(print(source(edited, { record: record.body }))).toContain('Αιτία εξαίρεσης ΦΠΑ 16:');
+    // Without a readable record (none stored), the cause build.ts writes from the draft.
+    expect(flat(print(source(edited)))).toContain(' ΦΠΑ 0 % Αιτία εξαίρεσης ΦΠΑ 27: Λοιπές Εξαιρέσεις ΦΠΑ ---');
+  });
+
+  it('a CancelInvoice cancellation prints the cancelled document\'s causes (its own record is the call)', () => {
+    const { tx, record } = built({ vat_exemption_category: 28 });
+    const text = print(source(tx, {
+      type: 'cancellation', fiscal_id: null, record: '{"operation":"CancelInvoice","mark":"400001000000001","entityVatNumber":null}',
+      render_hints: [mark('400001000000002')],
+      original: { documentNumber: '1', fiscalId: 'A-1', hints: [mark('400001000000001')], tx, createdAt: NOW, record: record.body },
+    }));
+    expect(flat(text)).toContain(' ΦΠΑ 0 % Αιτία εξαίρεσης ΦΠΑ 28: Χωρίς ΦΠΑ - άρθρο 29 περ. β\' παρ. 1 του Κώδικα ΦΠΑ (Tax Free) ---');
+  });
+
+  it('the issuer AFM is the one the record was sent with, whatever the location says now (or without a tax_id)', () => {
+    const { tx, record } = built({ vat_exemption_category: 16 }, location('gr-mydata', { afm: '123456783' }));
+    expect(record.body).toContain('<vatNumber>123456783</vatNumber>');
+    const src = source(tx, { record: record.body });
+    const noTaxId = print({ ...src, location: { ...src.location, tax_id: null } });
+    expect(noTaxId).toMatch(/\n\s*ΑΦΜ: 123456783\n/);
+    // A location whose tax_id changed since: the record's AFM all the same.
+    const changed = print(src);
+    expect(changed).toMatch(/\n\s*ΑΦΜ: 123456783\n/);
+    expect(changed).not.toContain('094259216');
+    // A CancelInvoice cancellation (no issuer in its call): the cancelled document's.
+    const cancellation = print({
+      ...src,
+      location: { ...src.location, tax_id: null },
+      transaction: {
+        ...src.transaction, type: 'cancellation', fiscal_id: null, record: '{"operation":"CancelInvoice","mark":"400001000000001","entityVatNumber":null}',
+        original: { documentNumber: '1', fiscalId: 'A-1', hints: [], tx, createdAt: NOW, record: record.body },
+      },
+    });
+    expect(cancellation).toMatch(/\n\s*ΑΦΜ: 123456783\n/);
+    // No record to read: the location's tax_id, as before.
+    expect(print(source(tx))).toMatch(/\n\s*ΑΦΜ: 094259216\n/);
   });
 });

@@ -1,6 +1,8 @@
+import { XMLParser } from 'fast-xml-parser';
 import type { Localized, ReceiptCorrectionInput, ReceiptFacts, TransactionDraft } from '../types.ts';
 import { metaString } from '../shared/metadata-fields.ts';
 import { defaultInvoiceType, reversalType } from './classification.ts';
+import { exemptionNote } from './vat-exemptions.ts';
 
 /**
  * Titles by myDATA invoice type: AADE's names of the types we issue (invoice types table,
@@ -22,6 +24,9 @@ const CANCELLATION: Localized = { el: 'ΑΚΥΡΩΣΗ ΠΑΡΑΣΤΑΤΙΚΟΥ',
 /** The `mark` of a CancelInvoice cancellation is AADE's cancellationMark ("ΜΑΡΚ ακύρωσης"). */
 const CANCELLATION_MARK: Localized = { el: 'ΜΑΡΚ ακύρωσης', en: 'Cancellation MARK' };
 
+/** How an original since reversed prints: AADE holds it still, offset by the reversing document (no CancelInvoice). */
+const REVERSED: Localized = { el: 'ΑΝΤΙΛΟΓΙΣΤΗΚΕ', en: 'REVERSED' };
+
 /** The invoice type of a stored draft (validateTransaction always stores one; the defaults for older drafts). */
 const invoiceTypeOf = (tx: TransactionDraft): string =>
   metaString(tx, 'invoice_type') ?? defaultInvoiceType(tx.type === 'sale', false, false);
@@ -38,6 +43,78 @@ const titleOf = (invoiceType: string): Localized => TITLES[invoiceType] ?? { el:
  */
 const issuedDocument = ({ fiscalId, original }: ReceiptCorrectionInput): boolean =>
   typeof fiscalId === 'string' && fiscalId !== '' ? true : !original?.hints.some((h) => h.key === 'mark');
+
+const parser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: true, parseTagValue: false, trimValues: true });
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
+const list = (v: unknown): Obj[] => (v === undefined ? [] : Array.isArray(v) ? v.map(obj) : [obj(v)]);
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/** What the receipt reads back from an InvoicesDoc (xml.ts): the issuer's AFM and each line's exemption cause, by lineNumber. */
+interface InvoiceFacts {
+  issuerVatNumber: string | undefined;
+  exemptions: Map<number, number>;
+}
+
+/** The InvoicesDoc a record holds; undefined for anything else (a CancelInvoice call's JSON, no record, an unreadable body). */
+function readInvoice(body: string | null | undefined): InvoiceFacts | undefined {
+  if (typeof body !== 'string' || !/<(\w+:)?InvoicesDoc[\s>]/.test(body)) return undefined;
+  let doc: Obj;
+  try {
+    doc = obj(parser.parse(body));
+  } catch {
+    return undefined;
+  }
+  const invoice = list(obj(doc.InvoicesDoc).invoice)[0];
+  if (!invoice) return undefined;
+  const exemptions = new Map<number, number>();
+  for (const row of list(invoice.invoiceDetails)) {
+    const line = Number(str(row.lineNumber));
+    const cause = Number(str(row.vatExemptionCategory));
+    if (Number.isSafeInteger(line) && Number.isSafeInteger(cause) && cause > 0) exemptions.set(line, cause);
+  }
+  return { issuerVatNumber: str(obj(invoice.issuer).vatNumber), exemptions };
+}
+
+/**
+ * The document a print shows, as sent: the transaction's own InvoicesDoc; for a CancelInvoice
+ * cancellation (its record is the call, no document), the cancelled document's, whose lines
+ * and issuer it prints.
+ */
+const documentOf = ({ record, original }: ReceiptCorrectionInput): InvoiceFacts | undefined => readInvoice(record) ?? readInvoice(original?.record);
+
+/**
+ * Under each 0 % line, its VAT exemption cause and AADE's legal text (vat-exemptions.ts), as
+ * the record's `vatExemptionCategory` carries it; without a readable record, the cause
+ * build.ts writes (the draft's `vat_exemption_category`, every 0 % line).
+ */
+function exemptionNotes(input: ReceiptCorrectionInput): (Localized | undefined)[] {
+  const doc = documentOf(input);
+  const meta = input.tx.metadata.vat_exemption_category;
+  const fromDraft = typeof meta === 'number' && Number.isSafeInteger(meta) ? meta : undefined;
+  return input.tx.items.map((line, i) => {
+    const cause = doc ? doc.exemptions.get(i + 1) : line.tax_rate === 0 ? fromDraft : undefined;
+    return cause === undefined ? undefined : exemptionNote(cause);
+  });
+}
+
+/**
+ * What a print of a document since cancelled says of the cancellation that stands: a
+ * CancelInvoice names its cancellation MARK (AADE's `cancellationMark`, the cancellation's
+ * `mark` item, once AADE answered); a reversing document (the original had no MARK when it
+ * was cancelled, build.ts) names its number and MARK.
+ */
+function cancelledByLines({ cancelledBy }: ReceiptCorrectionInput): Localized[] {
+  if (!cancelledBy) return [];
+  const mark = cancelledBy.hints.find((h) => h.key === 'mark')?.value;
+  if (typeof cancelledBy.fiscalId === 'string' && cancelledBy.fiscalId !== '') {
+    const number = cancelledBy.fiscalId;
+    const out: Localized[] = [{ el: `Αντιλογίστηκε με το παραστατικό ${number}`, en: `Reversed by document ${number}` }];
+    if (mark !== undefined) out.push({ el: `ΜΑΡΚ αντιλογιστικού ${mark}`, en: `Reversing document's MARK ${mark}` });
+    return out;
+  }
+  return mark === undefined ? [] : [{ el: `${CANCELLATION_MARK.el} ${mark}`, en: `${CANCELLATION_MARK.en} ${mark}` }];
+}
 
 /**
  * The counterpart of a business document (1.1, 2.1, 5.x; retail documents have none), as
@@ -88,6 +165,14 @@ export const MYDATA_RECEIPT: ReceiptFacts = {
   labelFor: (key, input) => (key === 'mark' && input.kind === 'cancellation' && !issuedDocument(input) ? CANCELLATION_MARK : undefined),
   qr: { qr: { errorCorrectionLevel: 'M', sizeMm: 30 } },
   lines: ({ tx }) => counterpartLines(tx).map((text) => ({ placement: 'header' as const, text })),
+  // The AFM the document was sent with (its issuer's vatNumber), not the location's tax_id:
+  // optional on a Greek location (config.ts: country_config.afm is the issuer), and the
+  // location's may be changed after the document was issued.
+  issuerTaxId: (input) => documentOf(input)?.issuerVatNumber,
+  itemNotes: exemptionNotes,
+  // A document reversed rather than cancelled at AADE (its cancellation is a credit note
+  // AADE holds beside it) is not "ΑΚΥΡΩΘΗΚΕ": it names the document that offsets it (references).
+  cancelledNotice: ({ cancelledBy }) => (typeof cancelledBy?.fiscalId === 'string' && cancelledBy.fiscalId !== '' ? REVERSED : undefined),
   // A cancellation of a document AADE holds (its MARK) is a CancelInvoice: no new document,
   // so it is titled as the cancellation it is and names the cancelled document by series-aa
   // and MARK; its own `mark` item is the cancellation MARK AADE answered (response.ts). One
@@ -104,7 +189,8 @@ export const MYDATA_RECEIPT: ReceiptFacts = {
       const { kind, tx, original } = input;
       if (kind !== 'cancellation') {
         const mark = metaString(tx, 'correlated_mark');
-        return mark === undefined ? [] : [{ el: `Συσχετιζόμενο παραστατικό ΜΑΡΚ ${mark}`, en: `Correlated document MARK ${mark}` }];
+        const correlated: Localized[] = mark === undefined ? [] : [{ el: `Συσχετιζόμενο παραστατικό ΜΑΡΚ ${mark}`, en: `Correlated document MARK ${mark}` }];
+        return [...correlated, ...cancelledByLines(input)];
       }
       if (!original) return [];
       const number = original.fiscalId;

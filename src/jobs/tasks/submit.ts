@@ -13,7 +13,7 @@ import { ApiError } from '../../core/errors.ts';
 import type { SigningKeyService } from '../../services/signing-keys.ts';
 import type { EventPublisher } from '../../services/events.ts';
 import type { LocationService } from '../../services/locations.ts';
-import { cancelIfCancellationAccepted, cancelOriginalIfAccepted } from '../../services/cancellation.ts';
+import { cancelIfCancellationAccepted, cancelOriginalIfAccepted, wakeWaitingCancellation } from '../../services/cancellation.ts';
 import { acceptedFields, recordFailure as recordAuthorityFailure } from '../../services/authority-outcome.ts';
 import { completionEvent, INBOUND_MESSAGE_JOB, jobEvent, POLL_JOB, SUBMIT_JOB } from '../../services/transaction-view.ts';
 import { fiscalRecordsRepo } from '../../store/repos/fiscal-records-repo.ts';
@@ -44,7 +44,8 @@ import { NO_SUBMISSION_METRICS, statusRecorder, type SubmissionObserver, type Su
  * A cancellation of a system whose cancellations wait for their original
  * (`capabilities.cancellationAwaitsOriginal`) is sent only once the authority has accepted
  * its original (`awaitOriginal`): until then each attempt is deferred (not counted, never
- * dead-lettered), and made due at once when the original settles (`wakeCancellation`); if
+ * dead-lettered), and made due at once when the original settles, whatever settles it
+ * (services/cancellation.ts `wakeWaitingCancellation`: this task, a batch, a notification); if
  * the original ends refused, the cancellation is never sent and ends `failed_permanent`.
  * Such a system's records are sent one per request (no batch).
  *
@@ -97,7 +98,8 @@ const DEFAULT_POLL_SECONDS = 30;
  * A cancellation waiting for its original (`awaitOriginal`) looks again just after the
  * original's next attempt (the only time its status may change; its settling also wakes the
  * cancellation); this soon while that attempt is being recorded; at the latest after the
- * longest wait (an original waiting for something else: a notification, a batch).
+ * longest wait (an original waiting for something else: a notification, a batch, whose
+ * settling wakes the cancellation as well: the longest wait is only a safety net).
  */
 const AFTER_ORIGINAL_MS = 1_000;
 const ORIGINAL_IN_FLIGHT_MS = 5_000;
@@ -276,16 +278,6 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
     };
   }
 
-  /**
-   * The original of a waiting cancellation settled (accepted, or refused for good): its
-   * cancellation's next attempt is due now rather than after the original's next attempt.
-   */
-  async function wakeCancellation(tx: Queryable, system: FiscalSystem, settled: TransactionRow | undefined, now: Date): Promise<void> {
-    if (settled?.cancelled_by_id && system.capabilities.cancellationAwaitsOriginal) {
-      await jobsRepo.bringForwardFor(tx, settled.cancelled_by_id, [SUBMIT_JOB], now);
-    }
-  }
-
   /** Times one authority call (src/metrics: fiscal_submission_duration_seconds). */
   async function timed<T>(system: FiscalSystem, operation: SubmissionOperation, call: () => Promise<T>): Promise<T> {
     const started = performance.now();
@@ -314,7 +306,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
         // Cancelled before it was accepted (a status `cancelledOnceAccepted`), its cancellation accepted first.
         note(await cancelIfCancellationAccepted(tx, updated, now));
         // Its cancellation, waiting for it, goes now.
-        await wakeCancellation(tx, systemOf(t.system), updated, now);
+        await wakeWaitingCancellation(tx, systemOf(t.system), updated, now);
         await deps.events.publish(tx, completionEvent(updated, now, job), now);
         const offline = systemOf(t.system).offline;
         if (offline && t.status === offline.status) {
@@ -407,7 +399,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
           commit: async (tx) => {
             const updated = await recordFailure(tx, t, f, offline.expiredStatus, now);
             note(updated);
-            await wakeCancellation(tx, system, updated, now);
+            await wakeWaitingCancellation(tx, system, updated, now);
             if (updated) {
               await deps.events.publish(tx, jobEvent(offline.expiredEvent, updated, job, 'dead', lastError, now), now);
               await deps.events.publish(tx, jobEvent('fiscalization.dead_letter', updated, job, 'dead', lastError, now), now);
@@ -430,7 +422,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
         commit: async (tx) => {
           const updated = await recordFailure(tx, t, f, f.status ?? 'failed_permanent', now);
           note(updated);
-          await wakeCancellation(tx, system, updated, now);
+          await wakeWaitingCancellation(tx, system, updated, now);
           if (updated) await deps.events.publish(tx, jobEvent('fiscalization.dead_letter', updated, job, 'dead', lastError, now), now);
         },
       };
@@ -466,6 +458,55 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
     }
   }
 
+  /**
+   * An attempt's outcome, unless the authority decided the transaction while the attempt was
+   * in flight: an SdI notification about the file a resend was sending again (services/
+   * inbound.ts settles the transaction and leaves the entry in flight to its worker). The
+   * answer then has nothing left to say about the transaction (its updates, guarded by
+   * status, would change nothing; `sent` would queue what a settled record no longer
+   * awaits), and the job ends as the transaction did: `dead` with the refusal the
+   * transaction records, or `completed`, whatever the answer was (a lost answer left a retry
+   * due on a settled record; `sent` completed the entry of a file SdI had discarded).
+   * Decided in the commit, after the runner ended the job and holding its row, which the
+   * inbound service locks first too: whichever of the message and the answer commits last
+   * sees the other, so the entry tells the newest outcome. `t` is the transaction as the
+   * attempt began (beginSubmissions): a status other than that one, accepted or refused, is
+   * someone else's decision.
+   */
+  function unlessSettledMeanwhile<R extends AttemptOutcome | FollowerOutcome>(t: TransactionRow, job: JobRow, result: R): R {
+    const commit = result.commit;
+    return {
+      ...result,
+      commit: async (tx: Queryable) => {
+        const current = await transactionsRepo.getById(tx, t.id, { forUpdate: true });
+        const moved = current !== undefined && current.status !== t.status;
+        const refused = moved && statuses.isRefused(current.status);
+        if (!refused && !(moved && statuses.isAccepted(current.status))) return commit?.(tx);
+        const entry = await jobsRepo.get(tx, job.id);
+        if (!entry) return;
+        const recorded = current.response_payload.submit_error as { error_code?: unknown; raw_message?: unknown } | undefined;
+        const error = recorded && typeof recorded.error_code === 'string'
+          ? `${recorded.error_code}: ${String(recorded.raw_message ?? '')}`
+          : `${current.status} by the authority`;
+        await jobsRepo.settle(tx, entry, refused ? { status: 'dead', error } : { status: 'completed' }, clock.now());
+      },
+    };
+  }
+
+  /** `unlessSettledMeanwhile` for a batch's head and each adopted job whose record was in it. */
+  function batchUnlessSettledMeanwhile(r: AttemptResult, members: readonly Member[]): AttemptResult {
+    const byJob = new Map(members.map((m) => [m.job.id, m]));
+    return {
+      ...unlessSettledMeanwhile(members[0]!.t, members[0]!.job, r),
+      ...(r.followers ? {
+        followers: r.followers.map((f) => {
+          const m = byJob.get(f.job.id);
+          return m ? { job: f.job, result: unlessSettledMeanwhile(m.t, m.job, f.result) } : f;
+        }),
+      } : {}),
+    };
+  }
+
   /** A batch member: its job, transaction and record. */
   interface Member {
     job: JobRow;
@@ -479,8 +520,13 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
    * late duplicate job) complete without being sent.
    */
   async function submitBatch(head: Member, location: LocationRow, system: FiscalSystem, followers: JobRow[]): Promise<AttemptResult> {
-    const begun = await transactionsRepo.beginSubmissions(db, followers.map((f) => f.transaction_id!).filter(Boolean), clock.now(), statuses.open, statuses.keptWhileSubmitting);
     const members: Member[] = [head];
+    return batchUnlessSettledMeanwhile(await judgeBatch(head, members, location, system, followers), members);
+  }
+
+  /** `submitBatch`'s request and outcomes; `members` receives the jobs whose records it sends. */
+  async function judgeBatch(head: Member, members: Member[], location: LocationRow, system: FiscalSystem, followers: JobRow[]): Promise<AttemptResult> {
+    const begun = await transactionsRepo.beginSubmissions(db, followers.map((f) => f.transaction_id!).filter(Boolean), clock.now(), statuses.open, statuses.keptWhileSubmitting);
     const settled: { job: JobRow; result: FollowerOutcome }[] = [];
     for (const job of followers) {
       const b = job.transaction_id ? begun.get(job.transaction_id) : undefined;
@@ -540,7 +586,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
     let original: OriginalOfCancellation | undefined;
     if (awaits && t.cancels_id && job.kind !== POLL_JOB) {
       const ready = await awaitOriginal(system, t, job, awaits);
-      if ('outcome' in ready) return ready;
+      if ('outcome' in ready) return unlessSettledMeanwhile(t, job, ready);
       original = ready;
       // Issued before its original was accepted, it may now say what it could not then.
       const body = neverSent(t) ? system.completeCancellation?.({ ...storedRecord(t, record), original }) : undefined;
@@ -551,7 +597,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
     }
     const max = system.capabilities.maxRecordsPerRequest ?? 1;
     if (job.kind === POLL_JOB || !job.queue_key || !system.submitMany || max <= 1 || awaits) {
-      return resultOf(t, job, system, await callAuthority(system, t, record, location, job, original));
+      return unlessSettledMeanwhile(t, job, resultOf(t, job, system, await callAuthority(system, t, record, location, job, original)));
     }
     const followers = await jobsRepo.adoptFollowers(db, job, {
       environment: t.environment, sandboxMode: t.sandbox_mode ?? 'stub', limit: max - 1, now: clock.now(),
