@@ -150,4 +150,13 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ DATA_DIR: tmp(), DATABASE_LONG_STATEMENT_TIMEOUT_MS: v }), v).toThrow(`DATABASE_LONG_STATEMENT_TIMEOUT_MS must be 0 (no bound) or an integer from 1000 to 604800000 (got "${v}")`);
     }
   });
+
+  it('a transaction left idle: PostgreSQL ends it after 60 s by default (DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS, no "none"); a bad value names the setting', () => {
+    expect(loadConfig({ DATA_DIR: tmp() }).databaseIdleInTransactionTimeoutMs).toBe(60_000);
+    expect(loadConfig({ DATA_DIR: tmp(), DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '5000' }).databaseIdleInTransactionTimeoutMs).toBe(5_000);
+    for (const v of ['0', '99', '3600001', '1.5', 'soon']) {
+      expect(() => loadConfig({ DATA_DIR: tmp(), DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: v }), v)
+        .toThrow(`DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS must be an integer from 100 to 3600000 (got "${v}")`);
+    }
+  });
 });

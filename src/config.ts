@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import crypto from 'node:crypto';
 import path from 'node:path';
 import { generateMasterKey, parseMasterKey } from './crypto/master-key.ts';
-import { DEFAULT_LONG_STATEMENT_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS } from './store/timeouts.ts';
+import { DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT_MS, DEFAULT_LONG_STATEMENT_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS } from './store/timeouts.ts';
 
 /**
  * The one place that reads process.env. A bad setting stops start-up with a message
@@ -27,6 +27,13 @@ export interface Config {
    * (DATABASE_LONG_STATEMENT_TIMEOUT_MS, default 3 600 000; 0: none). Migrations have none.
    */
   databaseLongStatementTimeoutMs: number;
+  /**
+   * How long a transaction may sit idle between its statements before PostgreSQL ends it
+   * (DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS, default 60 000, 100 to 3 600 000; no "none":
+   * a hung node must not hold its locks for as long as its connection lives). Long work
+   * takes its statement bound instead; migrations have none.
+   */
+  databaseIdleInTransactionTimeoutMs: number;
   redisUrl: string | undefined;
   masterKey: Buffer;
   /** Where the master key came from, for the start-up log. */
@@ -421,6 +428,7 @@ export function loadConfig(env: Env = process.env, mode: Mode = 'cloud', systems
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     databaseStatementTimeoutMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', DEFAULT_STATEMENT_TIMEOUT_MS, 100, 3_600_000),
     databaseLongStatementTimeoutMs: longStatementTimeout(env),
+    databaseIdleInTransactionTimeoutMs: int(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT_MS, 100, 3_600_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     masterKey: master.key,
     masterKeySource: master.source,

@@ -40,6 +40,7 @@ export async function openStore(opts: { logLevel?: string; signingDevice?: boole
   const db = await openDb({
     databaseUrl: config.databaseUrl, dataDir: config.dataDir,
     statementTimeoutMs: config.databaseStatementTimeoutMs, longStatementTimeoutMs: config.databaseLongStatementTimeoutMs,
+    idleInTransactionTimeoutMs: config.databaseIdleInTransactionTimeoutMs,
   });
   const applied = await migrate(db);
   await checkMasterKey(db, deriveKeys(config.masterKey));

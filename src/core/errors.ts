@@ -32,10 +32,23 @@ export const forbidden = (message: string) => new ApiError(403, message);
 export const notFound = (message: string) => new ApiError(404, message);
 export const conflict = (message: string) => new ApiError(409, message);
 
-/** The database cannot be reached: a 503 with Retry-After, never a 500. */
+/**
+ * Why the store is unavailable (docs/decisions.md "PostgreSQL statement bounds"):
+ * - `unreachable`: no connection (refused, reset, cut, the server shutting down, a connect
+ *   that timed out);
+ * - `timeout`: a statement ran out of its bound: PostgreSQL cancelled it at its
+ *   statement_timeout (a lock held by another session, a runaway plan), or the server did not
+ *   answer within the driver's query_timeout (a hung server, a network black hole).
+ * Both answer 503 with Retry-After; the body and the log say which.
+ */
+export type DbUnavailableReason = 'unreachable' | 'timeout';
+
+/** The database cannot be reached, or did not answer in time: a 503 with Retry-After, never a 500. */
 export class DbUnavailableError extends Error {
-  constructor(cause: unknown) {
-    super('database unreachable', { cause });
+  readonly reason: DbUnavailableReason;
+  constructor(cause: unknown, reason: DbUnavailableReason = 'unreachable') {
+    super(reason === 'timeout' ? 'database timed out' : 'database unreachable', { cause });
     this.name = 'DbUnavailableError';
+    this.reason = reason;
   }
 }

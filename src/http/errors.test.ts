@@ -1,5 +1,7 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
+import { Writable } from 'node:stream';
+import { DbUnavailableError } from '../core/errors.ts';
 import { SigningDeviceError } from '../signing/pkcs11/errors.ts';
 import { registerErrorHandling } from './errors.ts';
 
@@ -21,6 +23,34 @@ describe('error handling', () => {
     const misconfigured = await app.inject({ method: 'GET', url: '/misconfigured' });
     expect(misconfigured.statusCode).toBe(500);
     expect(misconfigured.json()).toEqual({ error: 'internal server error' });
+    await app.close();
+  });
+
+  it('the store unavailable: 503 with Retry-After; a statement past its bound says "timed out", no connection says "unreachable", in the body and in the log', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const stream = new Writable({ write(chunk, _enc, done) { lines.push(JSON.parse(String(chunk)) as Record<string, unknown>); done(); } });
+    const app = Fastify({ logger: { level: 'error', stream } });
+    registerErrorHandling(app);
+    const cancelled = Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+    app.get('/timeout', async () => {
+      throw new DbUnavailableError(cancelled, 'timeout');
+    });
+    app.get('/refused', async () => {
+      throw new DbUnavailableError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+    });
+    // Wrapped by a caller (a service rethrowing with the store's error as its cause).
+    app.get('/wrapped', async () => {
+      throw new Error('could not read', { cause: new DbUnavailableError(cancelled, 'timeout') });
+    });
+    for (const [url, error, reason] of [
+      ['/timeout', 'service temporarily unavailable: database timed out', 'timeout'],
+      ['/refused', 'service temporarily unavailable: database unreachable', 'unreachable'],
+      ['/wrapped', 'service temporarily unavailable: database timed out', 'timeout'],
+    ] as const) {
+      const res = await app.inject({ method: 'GET', url });
+      expect([res.statusCode, res.headers['retry-after'], res.json()], url).toEqual([503, '5', { error }]);
+      expect(lines.pop(), url).toMatchObject({ db_unavailable: reason, msg: reason === 'timeout' ? 'database timed out' : 'database unreachable' });
+    }
     await app.close();
   });
 });

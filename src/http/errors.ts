@@ -1,9 +1,14 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { SigningDeviceError } from '../signing/pkcs11/errors.ts';
-import { ApiError, DbUnavailableError } from '../core/errors.ts';
+import { ApiError, DbUnavailableError, type DbUnavailableReason } from '../core/errors.ts';
 
 /** Seconds a client should wait before retrying when the database is unreachable. */
 const DB_RETRY_AFTER_SECONDS = 5;
+/** The 503's body when the store is unavailable, by reason (DbUnavailableError). */
+export const DB_UNAVAILABLE_MESSAGES: Record<DbUnavailableReason, string> = {
+  unreachable: 'service temporarily unavailable: database unreachable',
+  timeout: 'service temporarily unavailable: database timed out',
+};
 /** Seconds a client waits before sending again when the signing device is gone (HardwareDevice mode). */
 const DEVICE_RETRY_AFTER_SECONDS = 30;
 
@@ -18,9 +23,13 @@ export function registerErrorHandling(app: FastifyInstance): void {
       void reply.headers(err.headers).code(err.status).send(err.body ?? { error: err.message });
       return;
     }
-    if (err instanceof DbUnavailableError || (err as { cause?: unknown }).cause instanceof DbUnavailableError) {
-      req.log.error({ err }, 'database unreachable');
-      void reply.header('retry-after', String(DB_RETRY_AFTER_SECONDS)).code(503).send({ error: 'service temporarily unavailable: database unreachable' });
+    const unavailable = err instanceof DbUnavailableError ? err : (err as { cause?: unknown }).cause instanceof DbUnavailableError ? (err as { cause: DbUnavailableError }).cause : undefined;
+    if (unavailable) {
+      // Told apart for the operator and the client (docs/decisions.md "PostgreSQL statement
+      // bounds"): no connection, or a statement past its bound (a lock held elsewhere, a
+      // server gone silent). The spec fixes the status and Retry-After, not the message.
+      req.log.error({ err, db_unavailable: unavailable.reason }, unavailable.message);
+      void reply.header('retry-after', String(DB_RETRY_AFTER_SECONDS)).code(503).send({ error: DB_UNAVAILABLE_MESSAGES[unavailable.reason] });
       return;
     }
     if (err instanceof SigningDeviceError && err.field === 'device') {

@@ -9,8 +9,9 @@
  * `environment` (`sandbox` | `production`), `countries` (the one asked for: a token grants
  * no more than the engine was initialised for), `agent_id`, `iat`, `exp` (30 days), `jti`.
  *
- * Signing keys: generated on first use, the private key sealed with MASTER_KEY (as record
- * keys are, migration 0020), one current key at a time. Rotation (`rotate`, and
+ * Signing keys: generated on first use (a token exchange, or a JWKS read: so the key is
+ * published before it signs), the private key sealed with MASTER_KEY (as record keys are,
+ * migration 0020), one current key at a time. Rotation (`rotate`, and
  * automatically once the current key is older than `rotateAfterMs`) retires the current
  * key and makes a new one: new tokens are signed with the new key, and the retired key
  * stays in the JWKS until every token it can have signed has expired, so tokens already
@@ -129,11 +130,20 @@ export function createOfflineTokenService(deps: Deps, opts: OfflineTokenOptions 
     return open(row);
   }
 
+  /**
+   * The installation's first key, unless another writer (a token exchange, a JWKS read, on
+   * any node) stored one first: then that one. Never retires a key (`replace` does).
+   */
+  async function firstKey(): Promise<TokenSigningKeyRow> {
+    const fresh = await newKeyRow(clock.now());
+    return db.transaction((tx) => tokenSigningKeysRepo.insertOrCurrent(tx, fresh));
+  }
+
   /** The key that signs now, read from the store at each use (never a node's stale copy). */
   async function currentKey(): Promise<SigningKey> {
     const now = clock.now();
     const row = await tokenSigningKeysRepo.current(db);
-    if (!row) return replace(null);
+    if (!row) return open(await firstKey());
     if (now.getTime() - row.created_at.getTime() >= rotateAfterMs) return replace(row.kid);
     return open(row);
   }
@@ -168,10 +178,19 @@ export function createOfflineTokenService(deps: Deps, opts: OfflineTokenOptions 
       return { token, expires_at: new Date(exp * 1000) };
     },
 
-    /** GET /management/v1/keys: the current key and the retired ones whose tokens may still be alive. */
+    /**
+     * GET /management/v1/keys: the current key and the retired ones whose tokens may still
+     * be alive. Never an empty set: before the first token, the key that will sign it is
+     * made now and published (a verifier that read the set first, and cached it for the
+     * answer's max-age, would otherwise hold `[]` and refuse the first tokens).
+     */
     async jwks(): Promise<{ keys: PublicJwk[] }> {
       const since = new Date(clock.now().getTime() - RETIRED_KEY_PUBLISHED_MS);
-      const rows = await tokenSigningKeysRepo.published(db, since);
+      let rows = await tokenSigningKeysRepo.published(db, since);
+      if (!rows.some((r) => r.retired_at === null)) {
+        await firstKey();
+        rows = await tokenSigningKeysRepo.published(db, since);
+      }
       return { keys: rows.map((r) => ({ ...(JSON.parse(r.public_jwk) as jose.JWK), kid: r.kid, alg: TOKEN_ALG, use: 'sig' as const })) };
     },
 

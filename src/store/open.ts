@@ -8,12 +8,13 @@ import { openPostgresDb } from './pg-db.ts';
  */
 export async function openDb(opts: {
   databaseUrl?: string | undefined; dataDir?: string; inMemory?: boolean;
-  statementTimeoutMs?: number | undefined; longStatementTimeoutMs?: number | undefined;
+  statementTimeoutMs?: number | undefined; longStatementTimeoutMs?: number | undefined; idleInTransactionTimeoutMs?: number | undefined;
 }): Promise<Db> {
   if (opts.databaseUrl) {
     return openPostgresDb(opts.databaseUrl, {
       ...(opts.statementTimeoutMs !== undefined ? { statementTimeoutMs: opts.statementTimeoutMs } : {}),
       ...(opts.longStatementTimeoutMs !== undefined ? { longStatementTimeoutMs: opts.longStatementTimeoutMs } : {}),
+      ...(opts.idleInTransactionTimeoutMs !== undefined ? { idleInTransactionTimeoutMs: opts.idleInTransactionTimeoutMs } : {}),
     });
   }
   return openPgliteDb(opts.inMemory ? undefined : opts.dataDir);

@@ -4,7 +4,9 @@ import pgUtils from 'pg/lib/utils.js';
 import { DbUnavailableError } from '../core/errors.ts';
 import type { Db, Queryable, QueryResult } from './db.ts';
 import { createPgListener } from './pg-listener.ts';
-import { DEFAULT_ANSWER_GRACE_MS, DEFAULT_LONG_STATEMENT_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS } from './timeouts.ts';
+import {
+  DEFAULT_ANSWER_GRACE_MS, DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT_MS, DEFAULT_LONG_STATEMENT_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS,
+} from './timeouts.ts';
 
 /** Error codes meaning "the server is not reachable or not accepting work now". */
 const UNAVAILABLE_CODES = new Set([
@@ -16,6 +18,9 @@ const UNAVAILABLE_CODES = new Set([
   // forever, a hung server) or was cancelled. Nothing of it was written; the request may
   // be sent again (503 with Retry-After, like an unreachable server).
   '57014',
+  // idle_in_transaction_session_timeout: the server ended a session whose transaction sat
+  // idle past its bound (a process that hung holding it). Rolled back; the connection is gone.
+  '25P03',
 ]);
 
 /**
@@ -24,12 +29,21 @@ const UNAVAILABLE_CODES = new Set([
  */
 const NO_ANSWER = /Query read timeout/;
 
+/**
+ * A statement that ran out of its bound: PostgreSQL's own cancel at statement_timeout
+ * (57014 "canceling statement due to statement timeout"; 57014 is also an operator's
+ * pg_cancel_backend, "due to user request", which is not a timeout), or no answer within
+ * the driver's query_timeout.
+ */
+const timedOut = (e: { code?: string; message?: string }): boolean =>
+  (e.code === '57014' && /statement timeout/i.test(e.message ?? '')) || e.code === '25P03' || NO_ANSWER.test(e.message ?? '');
+
 function classify(err: unknown): unknown {
   const e = err as { code?: string; message?: string } | null;
   if (!e) return err;
   if ((e.code && UNAVAILABLE_CODES.has(e.code)) || NO_ANSWER.test(e.message ?? '')
     || /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|not queryable/i.test(e.message ?? '')) {
-    return new DbUnavailableError(err);
+    return new DbUnavailableError(err, timedOut(e) ? 'timeout' : 'unreachable');
   }
   return err;
 }
@@ -91,10 +105,22 @@ export interface PgDbOptions {
   /** The bound of a statement of `Db.longWork()` (DATABASE_LONG_STATEMENT_TIMEOUT_MS); 0: none. Default 1 h. */
   longStatementTimeoutMs?: number;
   /**
+   * How long a transaction may sit idle between its statements before PostgreSQL ends the
+   * session (idle_in_transaction_session_timeout on every pool and pipe connection;
+   * DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS); 0: none. Default 60 s (timeouts.ts). Long
+   * work's transactions take their statement bound instead (0: none, migrations).
+   */
+  idleInTransactionTimeoutMs?: number;
+  /**
    * How long after a statement's bound the driver stops waiting for an answer and gives
    * the connection up (query_timeout = bound + grace). Default 1 s.
    */
   answerGraceMs?: number;
+  /**
+   * The LISTEN connection's check (pg-listener.ts): a round trip every this many ms, given
+   * up when not answered within as long; 0: none. Default 5 s.
+   */
+  listenHeartbeatMs?: number;
 }
 
 function checkBound(name: string, ms: number): number {
@@ -116,6 +142,7 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
   const statementTimeoutMs = checkBound('statementTimeoutMs', opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS);
   const longStatementTimeoutMs = checkBound('longStatementTimeoutMs', opts.longStatementTimeoutMs ?? DEFAULT_LONG_STATEMENT_TIMEOUT_MS);
   const answerGraceMs = checkBound('answerGraceMs', opts.answerGraceMs ?? DEFAULT_ANSWER_GRACE_MS);
+  const idleInTransactionMs = checkBound('idleInTransactionTimeoutMs', opts.idleInTransactionTimeoutMs ?? DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT_MS);
   /** The driver's wait for the answer to a statement of that bound (none when unbounded). */
   // (At most setTimeout's largest delay: beyond it Node fires at once.)
   const readTimeout = (bound: number): number | undefined => (bound === 0 ? undefined : Math.min(bound + answerGraceMs, 2_147_483_647));
@@ -128,7 +155,10 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
   // No JIT: its compilation (10 ms, seen on the claim) is made for long analytical
   // queries; every statement here is short, and a high cost estimate on a growing queue
   // made each claim pay it.
-  const bound = `-c statement_timeout=${statementTimeoutMs}`;
+  // A transaction left idle (the process holding it hung, or lost its way between two
+  // statements) is ended by the server after idleInTransactionMs: its locks (a chain head's
+  // row, a table lock) do not outlive a stuck node for as long as its connection lives.
+  const bound = `-c statement_timeout=${statementTimeoutMs} -c idle_in_transaction_session_timeout=${idleInTransactionMs}`;
   const options = `-c plan_cache_mode=force_custom_plan -c jit=off ${bound}`;
   // The ordered pipe runs only the one-statement appends (ledger-repo appendGuarded). Its
   // inserts fire foreign-key checks, which PostgreSQL runs as saved plans that
@@ -148,7 +178,10 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
   const pool = new pg.Pool({ connectionString, options, max, connectionTimeoutMillis, idleTimeoutMillis: 30_000 });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
-  const listener = createPgListener(connectionString, { connectionTimeoutMillis, readTimeoutMs: apiWait });
+  const listener = createPgListener(connectionString, {
+    connectionTimeoutMillis, readTimeoutMs: apiWait,
+    ...(opts.listenHeartbeatMs !== undefined ? { heartbeatMs: checkBound('listenHeartbeatMs', opts.listenHeartbeatMs) } : {}),
+  });
 
   // The ordered pipe (Db.pipe): one connection of its own in the driver's pipeline mode
   // (each statement its own Parse/Bind/Execute/Sync, written at once; answers come back in
@@ -169,13 +202,15 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
     pipeClient = undefined;
     client.end().catch(() => {});
   };
+  /** Pipe connections that got through: a statement's wait that ends before is no connection, not a timeout. */
+  const connectedPipes = new WeakSet<pg.Client>();
   const pipeNow = (): pg.Client => {
     if (pipeClient) return pipeClient;
     const client = new pg.Client({ connectionString, options: pipeOptions, connectionTimeoutMillis, pipeline: true } as pg.ClientConfig);
     client.on('error', () => dropPipe(client));
     client.on('end', () => dropPipe(client));
     // A failed connect fails the statements queued on it (their own errors).
-    client.connect().catch(() => dropPipe(client));
+    client.connect().then(() => void connectedPipes.add(client), () => dropPipe(client));
     pipeClient = client;
     return client;
   };
@@ -195,6 +230,9 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
       // one. (Its 'end' comes a little later than this answer.) A statement PostgreSQL
       // cancelled (its statement_timeout) leaves the connection, and the order, as it was.
       if (connectionLost(err)) dropPipe(client);
+      // Queued behind a connect that never came through (the driver's wait for the answer
+      // started with the connect): the server was not reached.
+      if (err instanceof DbUnavailableError && err.reason === 'timeout' && !connectedPipes.has(client)) throw new DbUnavailableError(err.cause, 'unreachable');
       throw err;
     }
   };
@@ -211,19 +249,35 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
   };
 
   /**
-   * A transaction on a pool connection. `stmtBound`: its statements' bound; when it is not
-   * the connections' own (long work), it is set for this transaction only (SET LOCAL, in
-   * the message that opens it): it ends with the transaction, whatever happens.
+   * A transaction on a pool connection. `stmtBound`: its statements' bound; `idleBound`:
+   * how long it may sit idle between them (long work: as long as one of its statements may
+   * run, for the JS work of a batch between two statements). When either is not the
+   * connections' own, it is set for this transaction only (SET LOCAL, in the message that
+   * opens it): it ends with the transaction, whatever happens.
    */
-  const transaction = async <R>(stmtBound: number, fn: (tx: Queryable) => Promise<R>): Promise<R> => {
+  const transaction = async <R>(stmtBound: number, fn: (tx: Queryable) => Promise<R>, idleBound = idleInTransactionMs): Promise<R> => {
     const wait = readTimeout(stmtBound);
-    const setBound = stmtBound === statementTimeoutMs ? '' : `SET LOCAL statement_timeout = ${stmtBound}; `;
+    const setBound = (stmtBound === statementTimeoutMs ? '' : `SET LOCAL statement_timeout = ${stmtBound}; `)
+      + (idleBound === idleInTransactionMs ? '' : `SET LOCAL idle_in_transaction_session_timeout = ${idleBound}; `);
     let client: pg.PoolClient;
     try {
       client = await pool.connect();
     } catch (err) {
       throw classify(err);
     }
+    // While it is ours, the pool no longer listens for the connection's errors: one lost
+    // between two statements (the server ended the idle transaction, a restart) would be an
+    // unhandled 'error' event, which ends the process. Kept here; the next statement fails
+    // on the dead connection and says why (the server's own reason when it gave one).
+    let lostWith: unknown;
+    const onError = (err: unknown) => void (lostWith ??= err);
+    client.on('error', onError);
+    const classifyHere = (err: unknown): unknown => {
+      const e = classify(err);
+      if (lostWith === undefined || !(e instanceof DbUnavailableError)) return e;
+      const why = classify(lostWith);
+      return why instanceof DbUnavailableError ? why : e;
+    };
     // BEGIN travels with the transaction's first statement, in one simple-protocol
     // message ("BEGIN; <statement>", its values inlined): one round trip less for every
     // transaction. The create's batch holds its chain's lock from that statement to
@@ -239,33 +293,39 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
         const res = results[results.length - 1]!;
         return { rows: res.rows as T[], rowCount: res.rowCount ?? res.rows.length };
       } catch (err) {
-        throw classify(err);
+        throw classifyHere(err);
       }
     };
     const q: Queryable = {
-      query: (sql, params) => (begun ? run(client, sql, params, wait) : first(sql, params)),
+      query: <T>(sql: string, params?: readonly unknown[]) => (begun ? run<T>(client, sql, params, wait).catch((err: unknown) => Promise.reject(classifyHere(err))) : first<T>(sql, params)),
       exec: async (sql) => {
         if (!begun) return void (await first(sql));
-        await client.query(statement(sql, undefined, wait)).catch((err) => Promise.reject(classify(err)));
+        await client.query(statement(sql, undefined, wait)).catch((err) => Promise.reject(classifyHere(err)));
       },
+    };
+    const release = (destroy?: boolean) => {
+      client.off('error', onError);
+      // pg-pool's own listener is back once the connection is idle in the pool; one that
+      // broke while ours is not put back.
+      client.release(destroy || lostWith !== undefined ? true : undefined);
     };
     try {
       const result = await fn(q);
       if (begun) await q.query('COMMIT');
-      client.release();
+      release();
       return result;
     } catch (err) {
       // A connection that went silent (or was lost) is not asked for a ROLLBACK: that would
       // wait as long again behind the statement still on it. Closing it rolls back.
-      if (begun && connectionLost(err)) {
-        client.release(true);
+      if (begun && (connectionLost(err) || lostWith !== undefined)) {
+        release(true);
         throw err;
       }
       try {
         if (begun) await client.query(statement('ROLLBACK', undefined, apiWait));
-        client.release();
+        release();
       } catch {
-        client.release(true); // the connection is broken: drop it from the pool
+        release(true); // the connection is broken: drop it from the pool
       }
       throw err;
     }
@@ -290,14 +350,15 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
   const views = new Map<number, Db>();
   const longWork = (ms: number = longStatementTimeoutMs): Db => {
     const stmtBound = checkBound('statement timeout', ms);
-    if (stmtBound === statementTimeoutMs) return db;
+    // Its transactions may sit idle as long as one of its statements may run.
+    if (stmtBound === statementTimeoutMs && stmtBound === idleInTransactionMs) return db;
     let view = views.get(stmtBound);
     if (!view) {
       view = {
         kind: 'postgres',
-        query: (sql, params) => transaction(stmtBound, (tx) => tx.query(sql, params)),
-        exec: (sql) => transaction(stmtBound, (tx) => tx.exec(sql)),
-        transaction: (fn) => transaction(stmtBound, fn),
+        query: (sql, params) => transaction(stmtBound, (tx) => tx.query(sql, params), stmtBound),
+        exec: (sql) => transaction(stmtBound, (tx) => tx.exec(sql), stmtBound),
+        transaction: (fn) => transaction(stmtBound, fn, stmtBound),
         longWork,
         subscribe,
         stats,

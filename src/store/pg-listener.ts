@@ -5,6 +5,16 @@ import type { NotificationListener, Subscription } from './db.ts';
 const RECONNECT_MS = 1_000;
 
 /**
+ * How often the listening connection is checked with a round trip (`SELECT 1`), and how
+ * long its answer may take. A connection that went silent (a network black hole, a
+ * middlebox that dropped it without a reset, a hung server) delivers no notification and
+ * reports no error: without the check the caches it invalidates would trust themselves
+ * for as long as the kernel keeps the dead socket. So a cache is stale for at most about
+ * two periods; the check costs one trivial statement per period per node.
+ */
+export const DEFAULT_LISTEN_HEARTBEAT_MS = 5_000;
+
+/**
  * LISTEN/NOTIFY for the PostgreSQL adapter: one dedicated connection per Db (not a pool
  * client: a pooled connection is shared, and LISTEN belongs to a session), listening on
  * every channel somebody subscribed to.
@@ -13,18 +23,31 @@ const RECONNECT_MS = 1_000;
  * listener is told to `reset` (forget what it cached) and subscriptions report
  * `live = false` until the connection is back and listening again, so caches bypass
  * themselves rather than serve rows they can no longer hear about.
+ *
+ * A connection that goes silent drops too, once seen: a round trip every `heartbeatMs`
+ * that is not answered within `heartbeatMs` gives the connection up (the same path: reset,
+ * not live, a new connection), and TCP keepalive is on (a peer gone for good is seen by
+ * the kernel; NAT and firewall entries stay alive between notifications).
  */
-export function createPgListener(connectionString: string, bounds: { connectionTimeoutMillis?: number; readTimeoutMs?: number | undefined } = {}) {
+export function createPgListener(connectionString: string, bounds: {
+  connectionTimeoutMillis?: number; readTimeoutMs?: number | undefined;
+  /** The period of the round-trip check and its answer's wait (0: no check). Default DEFAULT_LISTEN_HEARTBEAT_MS. */
+  heartbeatMs?: number | undefined;
+} = {}) {
+  const heartbeatMs = bounds.heartbeatMs ?? DEFAULT_LISTEN_HEARTBEAT_MS;
   const channels = new Map<string, Set<NotificationListener>>();
   let client: pg.Client | null = null;
   let connecting: Promise<void> | null = null;
   let live = false;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
 
   const quote = (channel: string) => `"${channel.replaceAll('"', '""')}"`;
 
   function lost(): void {
+    clearInterval(heartbeat);
+    heartbeat = undefined;
     const wasLive = live;
     live = false;
     client = null;
@@ -44,7 +67,10 @@ export function createPgListener(connectionString: string, bounds: { connectionT
       // Bounded like the store's other connections: a server that accepts and never answers
       // fails the attempt (and the next one comes RECONNECT_MS later), rather than leaving it
       // pending for good (and `close` waiting on it).
-      const c = new pg.Client({ connectionString, connectionTimeoutMillis: bounds.connectionTimeoutMillis ?? 0, ...(bounds.readTimeoutMs ? { query_timeout: bounds.readTimeoutMs } : {}) });
+      const c = new pg.Client({
+        connectionString, connectionTimeoutMillis: bounds.connectionTimeoutMillis ?? 0, ...(bounds.readTimeoutMs ? { query_timeout: bounds.readTimeoutMs } : {}),
+        keepAlive: true, keepAliveInitialDelayMillis: heartbeatMs > 0 ? heartbeatMs : 10_000,
+      });
       c.on('error', () => {
         if (client === c) lost();
       });
@@ -71,6 +97,7 @@ export function createPgListener(connectionString: string, bounds: { connectionT
         }
         client = c;
         live = true;
+        watch(c);
       } catch {
         c.end().catch(() => {});
         lost();
@@ -79,6 +106,31 @@ export function createPgListener(connectionString: string, bounds: { connectionT
       connecting = null;
     });
     return connecting;
+  }
+
+  /**
+   * Checks the live connection with a round trip every heartbeatMs; one not answered in
+   * time (or failing) gives it up: `lost` resets the listeners and reconnects, and the
+   * socket is destroyed (nothing more is read from it: a late notification on a connection
+   * given up would be delivered after the reset, to caches that no longer expect it).
+   */
+  function watch(c: pg.Client): void {
+    if (heartbeatMs <= 0) return;
+    let pending = false;
+    heartbeat = setInterval(() => {
+      if (client !== c || pending) return;
+      pending = true;
+      c.query({ text: 'SELECT 1', query_timeout: heartbeatMs } as pg.QueryConfig).then(
+        () => void (pending = false),
+        () => {
+          if (client !== c) return;
+          lost();
+          (c as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+          c.end().catch(() => {});
+        },
+      );
+    }, heartbeatMs);
+    heartbeat.unref();
   }
 
   return {
@@ -107,6 +159,7 @@ export function createPgListener(connectionString: string, bounds: { connectionT
     async close(): Promise<void> {
       closed = true;
       clearTimeout(retry);
+      clearInterval(heartbeat);
       await connecting;
       const c = client;
       client = null;

@@ -25,3 +25,14 @@ export const DEFAULT_LONG_STATEMENT_TIMEOUT_MS = 3_600_000;
  * stays usable; only silence costs the connection.
  */
 export const DEFAULT_ANSWER_GRACE_MS = 1_000;
+
+/**
+ * How long a transaction may sit idle between two of its statements
+ * (DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS) before PostgreSQL ends its session
+ * (idle_in_transaction_session_timeout, 25P03), rolling it back and freeing its locks. No
+ * transaction of the API waits on anything but the store between its statements, so only
+ * a process that hung (or lost its way) holding one reaches it; twice the statement bound
+ * leaves a busy event loop far more than it ever needs. Long work's transactions take
+ * their own statement bound instead (none for migrations).
+ */
+export const DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;

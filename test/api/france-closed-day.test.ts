@@ -7,9 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { verifyNf525Archive } from '../../src/countries/fr-nf525/archive-verify.ts';
 import type { Nf525Closure } from '../../src/countries/fr-nf525/closures/closure.ts';
-import { verifyClosures } from '../../src/countries/fr-nf525/closures/verify.ts';
+import type { Nf525JetEntry } from '../../src/countries/fr-nf525/closures/jet.ts';
+import { verifyClosures, verifyJet } from '../../src/countries/fr-nf525/closures/verify.ts';
 import type { Nf525Record } from '../../src/countries/fr-nf525/record.ts';
 import { verifyNf525Chain } from '../../src/countries/fr-nf525/verify.ts';
+import pino from 'pino';
+import { closureEntry } from '../../src/countries/fr-nf525/closures/closure.ts';
+import { dayContent, jetWriter } from '../../src/countries/fr-nf525/closures/processor.ts';
+import { createLedger } from '../../src/ledger/ledger.ts';
+import { createEventPublisher } from '../../src/services/event-publisher.ts';
 import { recordKeysRepo } from '../../src/store/repos/record-keys-repo.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { createLocation, createTx, saleBody } from '../support/transactions.ts';
@@ -67,6 +73,33 @@ async function closures(key: string, loc: string): Promise<Nf525Closure[]> {
   const res = await a.request({ method: 'GET', url: `/v1/locations/${loc}/closures?limit=100`, key });
   expect(res.statusCode, res.body).toBe(200);
   return [...(res.json().data as Nf525Closure[])].reverse();
+}
+
+/** The location's JET, in chain order (the read itself journals an export, after the page). */
+async function jetOf(key: string, loc: string): Promise<Nf525JetEntry[]> {
+  const res = await a.request({ method: 'GET', url: `/v1/locations/${loc}/jet?limit=100`, key });
+  expect(res.statusCode, res.body).toBe(200);
+  return [...(res.json().data as Nf525JetEntry[])].reverse();
+}
+
+/**
+ * The JET's late-record marks (code 80): each names the record, its own day closed without
+ * it and the daily closure that covers it, and comes just before that closure's own event.
+ */
+function lateMarks(entries: readonly Nf525JetEntry[], closuresInOrder: readonly Nf525Closure[]) {
+  const marks = entries.filter((e) => e.event === 'late_record');
+  for (const m of marks) {
+    expect(m.code).toBe('80');
+    const closure = closuresInOrder.find((c) => c.number === m.details.closure)!;
+    expect(closure, m.details.closure).toBeDefined();
+    expect(closure).toMatchObject({ kind: 'daily', period: m.details.closure_period });
+    const seq = Number(m.details.record_seq);
+    expect(seq).toBeGreaterThanOrEqual(closure.records.first_seq);
+    expect(seq).toBeLessThanOrEqual(closure.records.last_seq);
+    const closed = entries.findIndex((e) => e.event === 'closure' && e.details.number === closure.number);
+    expect(closed, 'the closure is journaled after its late records').toBeGreaterThan(entries.indexOf(m));
+  }
+  return marks.map((m) => m.details);
 }
 
 const publicKey = async (loc: string) => crypto.createPublicKey((await recordKeysRepo.get(a.db, loc, 'ec-p256'))!.public_key_pem);
@@ -157,8 +190,18 @@ describe('france: a record stamped on a day already closed', () => {
     const run = cli(bytes, 'closed-day.json');
     expect(run.status, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^OK monthly-2026-02 /);
-    // A second run closes nothing more.
-    expect(await closeAt('2026-03-02T01:00:00.000Z', key)).toMatchObject({ batches_created: 0 });
+    // The JET marks the late record, once, before the 10 February closure's event; the
+    // others are not marked. The JET verifies (the month's archive holds it: verified above).
+    expect(await closeAt('2026-03-02T01:00:00.000Z', key)).toMatchObject({ batches_created: 0 }); // a second run closes and marks nothing more
+    const entries = await jetOf(key, loc);
+    expect(lateMarks(entries, all)).toEqual([{
+      record_number: late.document_number, record_seq: '2', transaction_id: late.transaction_id, record_timestamp: '2026-02-09T23:30:00+01:00',
+      closed_period: '2026-02-09', closure_period: '2026-02-10', closure: day10.number,
+    }]);
+    expect(verifyJet(entries, pub)).toMatchObject({ ok: true, count: entries.length });
+    // The month's archive holds the mark with the rest of its JET.
+    const jetFile = (JSON.parse(bytes.toString('utf8')) as { files: Array<{ name: string; content: string }> }).files.find((f) => f.name === 'jet.json')!;
+    expect((JSON.parse(jetFile.content) as { entries: Nf525JetEntry[] }).entries.filter((e) => e.event === 'late_record').map((e) => e.details.record_seq)).toEqual(['2']);
   }, 120_000); // the CLI is a child process (tsx): slow on a loaded machine
 
   it('two nodes either side of midnight before the run: each record is in exactly one daily closure', async () => {
@@ -178,6 +221,10 @@ describe('france: a record stamped on a day already closed', () => {
     expect(all.map((c) => `${c.kind} ${c.period} ${c.records.first_seq}-${c.records.last_seq}`)).toEqual(['daily 2026-02-16 1-1', 'daily 2026-02-17 2-3']);
     reconcile([r1, r2, r3], all);
     expect(verifyClosures(all, await publicKey(loc))).toMatchObject({ ok: true, count: 2 });
+    // r3's day was closed without it (16 February stops before r2): marked; r2 is on its own day.
+    const entries = await jetOf(key, loc);
+    expect(lateMarks(entries, all)).toEqual([expect.objectContaining({ record_number: r3.document_number, record_seq: '3', closed_period: '2026-02-16', closure_period: '2026-02-17' })]);
+    expect(verifyJet(entries, await publicKey(loc))).toMatchObject({ ok: true });
   });
 
   it('after its month is closed: it joins the first open day, in the next month; both archives verify', async () => {
@@ -199,9 +246,61 @@ describe('france: a record stamped on a day already closed', () => {
       .toEqual(['daily 2026-03-31 1-1 2046', 'monthly 2026-03 1-1 2046', 'daily 2026-04-01 2-2 2046', 'monthly 2026-04 2-2 2046']);
     reconcile([r1, late], all);
     expect(verifyClosures(all, await publicKey(loc))).toMatchObject({ ok: true, count: 4 });
+    const entries = await jetOf(key, loc);
+    expect(lateMarks(entries, all)).toEqual([expect.objectContaining({
+      record_number: late.document_number, record_timestamp: '2026-03-31T23:30:00+02:00', closed_period: '2026-03-31', closure_period: '2026-04-01', closure: all[2]!.number,
+    })]);
     for (const id of ['monthly-2026-03', 'monthly-2026-04']) {
       const checked = verifyNf525Archive(await archive(key, loc, id));
       expect(checked.ok ? true : checked.message, id).toBe(true);
     }
+  });
+
+  it('a late record is marked once: two nodes racing the run, and a run after a process died between the mark and its closure\'s event', async () => {
+    const { key, accountId } = await a.signup();
+    const loc = await createLocation(a, key, 'fr-nf525');
+    clock.set('2026-02-23T10:00:00.000Z');
+    await sale(a, key, loc);
+    await closeAt('2026-02-24T01:00:00.000Z', key); // 23 February closed
+    lagging.set('2026-02-23T22:00:00.000Z'); // node b: 23:00 on 23 February
+    const late1 = await sale(b, key, loc);
+
+    // Both nodes run the next night at once (b's clock caught up).
+    clock.set('2026-02-25T01:00:00.000Z');
+    lagging.set('2026-02-25T01:00:00.000Z');
+    const run = async (t: TestApp) => {
+      const res = await t.request({ method: 'POST', url: '/v1/admin/process-pending', key });
+      expect(res.statusCode, res.body).toBe(200);
+      return (res.json().results as Array<Record<string, any>>).find((x) => x.processor === 'france/closures')!;
+    };
+    const raced = await Promise.all([run(a), run(b), run(a)]);
+    expect(raced.reduce((n, r) => n + r.batches_created, 0)).toBe(1);
+    expect(raced.every((r) => r.failed === 0)).toBe(true);
+    let all = await closures(key, loc);
+    expect(lateMarks(await jetOf(key, loc), all).map((d) => d.record_seq)).toEqual([String(late1.seq)]);
+
+    // A process that died after the mark of a late record and before its closure's event.
+    lagging.set('2026-02-24T22:00:00.000Z'); // 23:00 on 24 February, closed
+    const late2 = await sale(b, key, loc);
+    clock.set('2026-02-26T01:00:00.000Z');
+    const ledger = createLedger({ db: a.db, clock, log: pino({ level: 'silent' }), events: createEventPublisher({ log: pino({ level: 'silent' }) }) });
+    const location = a.rt.locations.toFiscal((await a.db.query('SELECT * FROM locations WHERE id = $1', [loc])).rows[0] as never);
+    const recordKey = await a.rt.signingKeys.recordKey(location, 'ec-p256');
+    const appended = await ledger.append(closureEntry({
+      accountId, locationId: loc, registerId: late2.register_id, environment: 'test', due: { kind: 'daily', period: '2026-02-25' },
+      content: dayContent([late2]), key: recordKey, software: { name: 'x', version: '0' },
+    }));
+    if (!appended.created) throw new Error('the closure of 25 February was not written');
+    const closure25 = JSON.parse(appended.built.record.body) as Nf525Closure;
+    await jetWriter({ ledger, software: a.rt.software }, { accountId, location, environment: 'test', key: recordKey })('late_record', {
+      record_number: late2.document_number, record_seq: String(late2.seq), transaction_id: late2.transaction_id, record_timestamp: late2.timestamp,
+      closed_period: '2026-02-24', closure_period: '2026-02-25', closure: closure25.number,
+    }, undefined, late2.seq);
+    expect(await closeAt('2026-02-26T01:00:00.000Z', key)).toMatchObject({ batches_created: 0 });
+    all = await closures(key, loc);
+    const entries = await jetOf(key, loc);
+    expect(lateMarks(entries, all).map((d) => d.record_seq)).toEqual([String(late1.seq), String(late2.seq)]);
+    expect(entries.filter((e) => e.event === 'closure' && e.details.period === '2026-02-25')).toHaveLength(1);
+    expect(verifyJet(entries, await publicKey(loc))).toMatchObject({ ok: true });
   });
 });

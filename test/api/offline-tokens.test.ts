@@ -225,6 +225,53 @@ describe('signing key rotation', () => {
     expect((await verify(third, both)).payload.environment).toBe('sandbox');
   });
 
+  it('the JWKS before any token: never empty; it publishes the key that then signs the first token, so a set cached before it verifies it', async () => {
+    // A fresh installation: no token exchanged, no key yet.
+    const fresh = await startTestApp({ clock });
+    try {
+      const { key } = await fresh.signup();
+      expect((await fresh.db.query<{ n: number }>('SELECT count(*)::int AS n FROM token_signing_keys')).rows[0]!.n).toBe(0);
+      const read = await fresh.request({ method: 'GET', url: '/management/v1/keys', key });
+      expect(read.statusCode, read.body).toBe(200);
+      expect(read.headers['cache-control']).toBe('public, max-age=300');
+      const early = read.json() as { keys: jose.JWK[] };
+      expect(early.keys).toHaveLength(1);
+      // Concurrent readers (several nodes, several verifiers) publish one key between them.
+      const sets = await Promise.all([0, 1, 2].map(async () => (await fresh.request({ method: 'GET', url: '/management/v1/keys', key })).json() as { keys: jose.JWK[] }));
+      for (const set of sets) expect(set).toEqual(early);
+      // The first token is signed with it: the set read before verifies it.
+      const res = await fresh.request({ method: 'POST', url: '/management/v1/tokens', key, payload: body });
+      expect(res.statusCode, res.body).toBe(200);
+      const { protectedHeader } = await verify(res.json().token, early);
+      expect(protectedHeader.kid).toBe(early.keys[0]!.kid);
+      expect((await fresh.db.query<{ n: number }>('SELECT count(*)::int AS n FROM token_signing_keys')).rows[0]!.n).toBe(1);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('a first token exchange that finds the key a JWKS reader published meanwhile signs with it (it never retires a key just published)', async () => {
+    const fresh = await startTestApp({ clock });
+    try {
+      const { key, keyId, accountId } = await fresh.signup();
+      const base = fresh.rt.deps.db;
+      let early: { keys: jose.JWK[] } | undefined;
+      // The exchange saw no key; before it stores its own, a verifier reads the JWKS (which
+      // publishes the first key) and caches it.
+      const gated = { ...base, transaction: async <T>(fn: (tx: never) => Promise<T>) => {
+        early ??= (await fresh.request({ method: 'GET', url: '/management/v1/keys', key })).json() as { keys: jose.JWK[] };
+        return base.transaction(fn as never) as Promise<T>;
+      } } as typeof base;
+      const service = createOfflineTokenService({ ...fresh.rt.deps, db: gated });
+      const { token } = await service.issue({ accountId, keyId, environment: 'test', permissions: null, accountStatus: 'active' }, { agent_id: 'pos-1', country: 'ES', environment: 'sandbox' });
+      expect(early!.keys).toHaveLength(1);
+      expect((await verify(token, early!)).protectedHeader.kid).toBe(early!.keys[0]!.kid);
+      expect((await fresh.db.query<{ n: number }>('SELECT count(*)::int AS n FROM token_signing_keys')).rows[0]!.n).toBe(1);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('concurrent first use and concurrent rotations leave exactly one current key', async () => {
     const services = [0, 1, 2, 3].map(() => createOfflineTokenService(t.rt.deps));
     await Promise.all(services.map((s) => s.rotate()));

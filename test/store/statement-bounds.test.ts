@@ -63,6 +63,8 @@ describe.runIf(STORE === 'postgres')('PostgreSQL statement bounds', () => {
     const read = await timed(db.query('SELECT count(*) FROM bound_probe'));
     expect(read.error).toBeInstanceOf(DbUnavailableError);
     expect((read.error as Error).cause).toMatchObject({ code: '57014' });
+    // Told apart from a lost connection: the 503 says "timed out", the log names the reason.
+    expect(read.error).toMatchObject({ reason: 'timeout', message: 'database timed out' });
     expect(read.ms).toBeGreaterThan(350);
     expect(read.ms).toBeLessThan(2_000);
     const poolPid = await pid(db);
@@ -73,6 +75,7 @@ describe.runIf(STORE === 'postgres')('PostgreSQL statement bounds', () => {
       await q.query('INSERT INTO bound_probe (n) VALUES ($1)', [1]);
     }));
     expect(tx.error).toBeInstanceOf(DbUnavailableError);
+    expect(tx.error).toMatchObject({ reason: 'timeout' });
     expect(tx.ms).toBeLessThan(2_000);
     expect(await pid(db)).toBe(poolPid);
 
@@ -82,6 +85,7 @@ describe.runIf(STORE === 'postgres')('PostgreSQL statement bounds', () => {
       db.pipe!.query<{ n: number }>('SELECT $1::int AS n', [7]),
     ]);
     expect(blocked).toMatchObject({ status: 'rejected', reason: expect.any(DbUnavailableError) });
+    expect((blocked as PromiseRejectedResult).reason).toMatchObject({ reason: 'timeout' });
     expect(behind).toMatchObject({ status: 'fulfilled', value: { rows: [{ n: 7 }] } });
     expect(await pid(db.pipe!)).toBe(pipePid);
 
@@ -104,6 +108,7 @@ describe.runIf(STORE === 'postgres')('PostgreSQL statement bounds', () => {
     const read = await timed(db.query('SELECT 1'));
     expect(read.error).toBeInstanceOf(DbUnavailableError);
     expect(String(((read.error as Error).cause as Error).message)).toMatch(/Query read timeout/);
+    expect(read.error).toMatchObject({ reason: 'timeout' });
     expect(read.ms).toBeGreaterThan(550);
     expect(read.ms).toBeLessThan(1_500);
 
@@ -117,6 +122,8 @@ describe.runIf(STORE === 'postgres')('PostgreSQL statement bounds', () => {
     const piped = await timed(Promise.allSettled([1, 2, 3].map((n) => db.pipe!.query('SELECT $1::int AS n', [n]))));
     expect(piped.ms).toBeLessThan(1_500);
     for (const r of piped.value!) expect(r).toMatchObject({ status: 'rejected', reason: expect.any(DbUnavailableError) });
+    // The one that ran out of its wait timed out; those behind it lost their connection with it.
+    expect((piped.value![0] as PromiseRejectedResult).reason).toMatchObject({ reason: 'timeout' });
 
     proxy.blackhole(false);
     expect((await db.query<{ n: number }>('SELECT $1::int AS n', [5])).rows).toEqual([{ n: 5 }]);
@@ -138,6 +145,8 @@ describe.runIf(STORE === 'postgres')('PostgreSQL statement bounds', () => {
     const tries = await Promise.all([db.query('SELECT 1'), db.pipe!.query('SELECT $1::int', [1]), db.transaction((q) => q.query('SELECT 1'))].map(timed));
     for (const r of tries) {
       expect(r.error).toBeInstanceOf(DbUnavailableError);
+      // No connection was ever made: unreachable, not a statement that timed out.
+      expect(r.error).toMatchObject({ reason: 'unreachable', message: 'database unreachable' });
       expect(r.ms).toBeLessThan(1_500);
     }
     expect(sub.live).toBe(false);
@@ -165,6 +174,60 @@ describe.runIf(STORE === 'postgres')('PostgreSQL statement bounds', () => {
     // The one connection is back at the API bound: nothing leaked from long work.
     expect((await db.query<{ s: string }>("SELECT current_setting('statement_timeout') AS s")).rows).toEqual([{ s: '300ms' }]);
     await expect(db.query('SELECT pg_sleep(0.6)')).rejects.toBeInstanceOf(DbUnavailableError);
+  });
+});
+
+describe.runIf(STORE === 'postgres')('PostgreSQL: a transaction left idle', () => {
+  it('is ended by the server at the idle bound (idle_in_transaction_session_timeout): its locks are freed while the process still holds it; its next statement fails with a DbUnavailableError; the process goes on', async () => {
+    const url = await createTestDatabase();
+    const db = await openPostgresDb(url, { statementTimeoutMs: 5_000, idleInTransactionTimeoutMs: 300, longStatementTimeoutMs: 5_000, max: 2 });
+    opened.push(db);
+    await db.exec('CREATE TABLE idle_probe (n int PRIMARY KEY)');
+    // Every connection of the store has it: the pool's and the pipe's.
+    expect((await db.query<{ s: string }>("SELECT current_setting('idle_in_transaction_session_timeout') AS s")).rows).toEqual([{ s: '300ms' }]);
+    expect((await db.pipe!.query<{ s: string }>("SELECT current_setting('idle_in_transaction_session_timeout') AS s", [])).rows).toEqual([{ s: '300ms' }]);
+
+    const other = new pg.Client({ connectionString: url });
+    await other.connect();
+    opened.push({ close: () => other.end().catch(() => {}) });
+    let freedWhileHeld = false;
+    const stuck = timed(db.transaction(async (q) => {
+      await q.query('INSERT INTO idle_probe (n) VALUES ($1)', [1]);
+      await q.query('LOCK TABLE idle_probe IN ACCESS EXCLUSIVE MODE');
+      // A process that hangs holding the transaction: the server ends it at 300 ms, and
+      // another session gets the table while this one is still "inside" it.
+      await new Promise((r) => setTimeout(r, 700));
+      freedWhileHeld = (await other.query("SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'idle_probe' AND l.mode = 'AccessExclusiveLock'")).rows[0].n === 0;
+      await other.query("SET lock_timeout = '200ms'; LOCK TABLE idle_probe IN ACCESS EXCLUSIVE MODE NOWAIT");
+      await q.query('INSERT INTO idle_probe (n) VALUES ($1)', [2]);
+    }));
+    const r = await stuck;
+    expect(freedWhileHeld).toBe(true);
+    expect(r.error).toBeInstanceOf(DbUnavailableError);
+    // The server said why (SQLSTATE 25P03): a bound reached, told apart from a lost server.
+    expect(r.error).toMatchObject({ reason: 'timeout', cause: { code: '25P03' } });
+    // Rolled back; the store goes on with another connection.
+    expect((await db.query('SELECT n FROM idle_probe')).rows).toEqual([]);
+    await db.transaction(async (q) => {
+      await q.query('INSERT INTO idle_probe (n) VALUES ($1)', [3]);
+      await new Promise((res) => setTimeout(res, 100)); // idle, under the bound
+      await q.query('INSERT INTO idle_probe (n) VALUES ($1)', [4]);
+    });
+    expect((await db.query('SELECT n FROM idle_probe ORDER BY n')).rows).toEqual([{ n: 3 }, { n: 4 }]);
+
+    // Long work may sit idle as long as its statements may run (the JS work of a batch
+    // between two statements); migrations (bound 0) without any.
+    const long = db.longWork!();
+    expect(await long.transaction(async (q) => {
+      await q.query('SELECT 1');
+      await new Promise((res) => setTimeout(res, 600));
+      return (await q.query<{ s: string }>("SELECT current_setting('idle_in_transaction_session_timeout') AS s")).rows[0]!.s;
+    })).toBe('5s');
+    expect((await db.longWork!(0).query<{ s: string }>("SELECT current_setting('idle_in_transaction_session_timeout') AS s")).rows).toEqual([{ s: '0' }]);
+    // Nothing leaked into the pool.
+    for (let i = 0; i < 2; i++) {
+      expect((await db.query<{ s: string }>("SELECT current_setting('idle_in_transaction_session_timeout') AS s")).rows).toEqual([{ s: '300ms' }]);
+    }
   });
 });
 

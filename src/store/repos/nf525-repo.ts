@@ -57,6 +57,21 @@ export const nf525Repo = {
     return res.rows.map((r) => ({ seq: Number(r.seq), created_at: new Date(r.created_at), body: r.body }));
   },
 
+  /**
+   * The register's records of `environment` with seq in [fromSeq, toSeq] stamped before
+   * `before`, in chain order: those a daily closure covers though their own day is earlier
+   * (late records, journaled in the JET).
+   */
+  async lateRecords(q: Queryable, s: { chainKey: string; environment: string; fromSeq: number; toSeq: number; before: Date }): Promise<Array<{ seq: number; transaction_id: string; created_at: Date; body: string }>> {
+    const res = await q.query<{ seq: string | number; transaction_id: string; created_at: Date; body: string }>(
+      `SELECT f.seq, f.transaction_id, f.created_at, f.body FROM fiscal_records f JOIN transactions t ON t.id = f.transaction_id
+       WHERE f.chain_key = $1 AND f.seq >= $2 AND f.seq <= $3 AND t.environment = $4 AND f.kind IN ('record', 'cancellation') AND NOT f.placeholder
+         AND f.created_at < $5
+       ORDER BY f.seq`,
+      [s.chainKey, s.fromSeq, s.toSeq, s.environment, s.before]);
+    return res.rows.map((r) => ({ seq: Number(r.seq), transaction_id: r.transaction_id, created_at: new Date(r.created_at), body: r.body }));
+  },
+
   /** A chain's entries written at or after `since`, in chain order. */
   async entriesSince(q: Queryable, chainKey: string, since: Date): Promise<ChainEntryRow[]> {
     const res = await q.query<{ id: string; seq: string | number; body: string; created_at: Date }>(

@@ -27,6 +27,16 @@
  *   `70` duplicate         a numbered duplicate of a ticket was printed (a reprint,
  *                          POST /v1/transactions/{id}/receipt/duplicate); details:
  *                          `transaction_id`, `ticket` (the ticket's number), `copy`
+ *   `80` late_record       a record closed after its own day: stamped on a Paris day
+ *                          that was closed without it (a node whose clock lagged, or two
+ *                          nodes either side of midnight), so the daily closure of a later
+ *                          day covers it (docs/decisions.md "France: a record stamped on a
+ *                          closed day"); details: `record_number`, `record_seq`,
+ *                          `transaction_id`, `record_timestamp` (its own, signed),
+ *                          `closed_period` (its day), `closure_period` and `closure` (the
+ *                          daily closure that covers it). Journaled before that closure's
+ *                          `40`, once per record (the JET head's linkData keeps the last
+ *                          record marked: `late_seq`)
  *   `90` closure_error     a closure run failed for the register; details: `message`
  *
  * The signed message (`jetMessage`), one line of UTF-8, 11 fields joined by `|`:
@@ -63,6 +73,7 @@ export const JET_EVENTS = {
   archive: '50',
   export: '60',
   duplicate: '70',
+  late_record: '80',
   closure_error: '90',
 } as const;
 export type JetEvent = keyof typeof JET_EVENTS;
@@ -116,6 +127,8 @@ export interface JetInput {
   closureSeq?: number | undefined;
   /** An `archive` event: the seq of the closure archived (the JET head remembers the last). */
   archiveClosureSeq?: number | undefined;
+  /** A `late_record` event: the record's seq in its chain (the JET head remembers the last marked). */
+  lateSeq?: number | undefined;
 }
 
 export function buildJet(input: JetInput, link: ChainLink, now: Date): { entry: Nf525JetEntry; linkData: Record<string, string> } {
@@ -137,11 +150,19 @@ export function buildJet(input: JetInput, link: ChainLink, now: Date): { entry: 
     format: JET_FORMAT, version: JET_VERSION, ...unsigned, software: input.software,
     signature: { algorithm: SIGNATURE_ALGORITHM, key_id: input.key.keyId, previous, value },
   };
-  // The head remembers the last software version journaled, the last closure, and the last closure archived.
+  // The head remembers the last software version journaled, the last closure, the last
+  // closure archived and the last late record marked.
   const version = input.event === 'software_version' ? input.software.version : (previousLink?.software_version ?? '');
   const closureSeq = input.event === 'closure' && input.closureSeq !== undefined ? String(input.closureSeq) : (previousLink?.closure_seq ?? '0');
   const archiveSeq = input.event === 'archive' && input.archiveClosureSeq !== undefined ? String(input.archiveClosureSeq) : previousLink?.archive_closure_seq;
-  return { entry, linkData: { software_version: version, closure_seq: closureSeq, ...(archiveSeq !== undefined ? { archive_closure_seq: archiveSeq } : {}) } };
+  const lateSeq = input.event === 'late_record' && input.lateSeq !== undefined ? String(input.lateSeq) : previousLink?.late_seq;
+  return {
+    entry,
+    linkData: {
+      software_version: version, closure_seq: closureSeq,
+      ...(archiveSeq !== undefined ? { archive_closure_seq: archiveSeq } : {}), ...(lateSeq !== undefined ? { late_seq: lateSeq } : {}),
+    },
+  };
 }
 
 export function jetEntry(input: JetInput): LedgerEntry {

@@ -12,7 +12,8 @@
  * records, a month's daily closures, a year's monthly closures); a daily closure covers
  * the records chain by seq: every record after the last one closed up to the first one
  * stamped after its day, so a record stamped on a day closed already (a node whose clock
- * lagged) is closed by the next daily closure, never left out; appends the signed
+ * lagged) is closed by the next daily closure, never left out, and marked in the JET
+ * (code 80, before the closure's own event); appends the signed
  * closure through the ledger (closure.ts), then journals it in the JET (jet.ts, code 40:
  * every closure the JET has not got yet, which also repairs an event a dying process left
  * out; the JET head's linkData keeps the last closure journaled).
@@ -87,19 +88,21 @@ export function closuresContent(closures: readonly Nf525Closure[]): ClosureConte
 export interface JetWriter {
   /**
    * Journals an event; answers false when the entry was refused by its own condition (`onlyIf`).
-   * `closureSeq`: the closure a `closure` event journals, or an `archive` event archives.
+   * `seq`: the closure a `closure` event journals, or an `archive` event archives; the
+   * record a `late_record` event marks.
    */
-  (event: JetEvent, details: Record<string, string>, onlyIf?: (linkData: Readonly<Record<string, string>> | null) => void, closureSeq?: number): Promise<boolean>;
+  (event: JetEvent, details: Record<string, string>, onlyIf?: (linkData: Readonly<Record<string, string>> | null) => void, seq?: number): Promise<boolean>;
 }
 
 /** A JET writer for one register and environment (the location's record key, the ledger). */
 export function jetWriter(deps: Pick<ProcessorDeps, 'ledger' | 'software'>, s: { accountId: string; location: LocationForFiscal; environment: 'test' | 'live'; key: RecordKey }): JetWriter {
-  return async (event, details, onlyIf, closureSeq) => {
+  return async (event, details, onlyIf, seq) => {
     try {
       await deps.ledger.append(jetEntry({
         accountId: s.accountId, locationId: s.location.id, registerId: registerIdOf(s.location), environment: s.environment,
         event, details, key: s.key, software: { name: deps.software.name, version: deps.software.version }, onlyIf,
-        closureSeq: event === 'closure' ? closureSeq : undefined, archiveClosureSeq: event === 'archive' ? closureSeq : undefined,
+        closureSeq: event === 'closure' ? seq : undefined, archiveClosureSeq: event === 'archive' ? seq : undefined,
+        lateSeq: event === 'late_record' ? seq : undefined,
       }));
       return true;
     } catch (err) {
@@ -174,6 +177,30 @@ export function createClosuresProcessor(deps: ProcessorDeps): BatchProcessor {
       return { key, jet };
     };
     /**
+     * Marks in the JET (code 80, before the closure's own event) each record a daily closure
+     * covers that is stamped on an earlier Paris day: a day closed without it (a node whose
+     * clock lagged, or two nodes either side of midnight). The closure and the record say it
+     * only to one who compares their dates; the JET is where an inspector reads what
+     * happened to the register, so it is said there, signed and chained with the rest.
+     * Once per record, whatever the races or a process dying half way: the JET head keeps
+     * the last record marked (`late_seq`), and a closure still to journal marks its own again
+     * from there.
+     */
+    const journalLateRecords = async (jet: JetWriter, c: Nf525Closure): Promise<void> => {
+      const late = await nf525Repo.lateRecords(deps.db, {
+        chainKey: recordChainKey(locationId, env), environment: env, fromSeq: c.records.first_seq, toSeq: c.records.last_seq, before: parisInstant(c.period),
+      });
+      for (const r of late) {
+        const record = JSON.parse(r.body) as Nf525Record;
+        await jet('late_record', {
+          record_number: record.document_number, record_seq: String(r.seq), transaction_id: r.transaction_id, record_timestamp: record.timestamp,
+          closed_period: parisToday(r.created_at), closure_period: c.period, closure: c.number,
+        }, (ld) => {
+          if (Number(ld?.late_seq ?? '0') >= r.seq) throw new JetSkipped('this late record is journaled already');
+        }, r.seq);
+      }
+    };
+    /**
      * Journals the closures the JET has not got yet, in closure order: the one just written,
      * or those a process that died between a closure and its event left out.
      */
@@ -185,6 +212,7 @@ export function createClosuresProcessor(deps: ProcessorDeps): BatchProcessor {
         const w = await signer();
         for (const row of missing) {
           const c = JSON.parse(row.body) as Nf525Closure;
+          if (c.kind === 'daily') await journalLateRecords(w.jet, c);
           await w.jet('closure', { kind: c.kind, period: c.period, number: c.number, signature: c.signature.value }, (ld) => {
             if (Number(ld?.closure_seq ?? '0') >= c.seq) throw new JetSkipped('this closure is journaled already');
           }, c.seq);
