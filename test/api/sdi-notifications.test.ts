@@ -531,4 +531,61 @@ describe('the retry-queue entry once SdI has decided (NS, or an RC after the ret
     const dead = (await t.request({ method: 'GET', url: '/v1/retry-queue?status=dead&limit=100', key })).json().data as { transaction_id: string }[];
     expect(dead.map((e) => e.transaction_id)).not.toContain(delivered.id);
   });
+
+  /**
+   * The resend (attempt 2, the first answer lost) is held inside `submit` until the test lets
+   * it answer; the notification is posted meanwhile, then the resend answers as `answer` says
+   * (SdI took it: `sent`; or its answer lost too). No sleeps: the interleaving is the test's.
+   */
+  async function notifiedDuringResend(kind: 'NS' | 'RC', answer: 'sent' | 'lost') {
+    const tx = await createdInvoice();
+    await runWithAnswerLost(tx.job);
+    const { rows } = await t.db.query<{ run_at: Date }>(`SELECT run_at FROM jobs WHERE id = $1`, [tx.job]);
+    clock.set(rows[0]!.run_at);
+    let entered!: () => void;
+    const inFlight = new Promise<void>((resolve) => { entered = resolve; });
+    let release!: () => void;
+    attemptHook = async () => {
+      entered();
+      await new Promise<void>((resolve) => { release = resolve; });
+      if (answer === 'lost') await answerLost();
+    };
+    const running = t.worker.runJobNow(tx.job);
+    let posted: { statusCode: number; json: () => unknown };
+    try {
+      await inFlight;
+      expect(await entriesOf(tx.id)).toEqual([expect.objectContaining({ status: 'processing', attempt: 2 })]);
+      posted = await post(notice(kind, tx.fiscal_id, sdiId()));
+    } finally {
+      attemptHook = undefined;
+      release();
+    }
+    expect(await running).toBe(true);
+    expect([posted.statusCode, posted.json()]).toEqual([200, { transaction_id: tx.id, status: kind === 'NS' ? 'rejected' : 'delivered', changed: true }]);
+    return tx;
+  }
+
+  it.each(['sent', 'lost'] as const)('an NS while the resend is in flight (its answer %s afterwards): the entry ends dead with the scarto, named by the one dead letter, and nothing runs again', async (answer) => {
+    const tx = await notifiedDuringResend('NS', answer);
+    const dead = { id: tx.job, status: 'dead', attempt: 2, next_retry_at: null, last_error: expect.stringMatching(SCARTO) };
+    expect(await entriesOf(tx.id)).toEqual([expect.objectContaining(dead)]);
+    expect(await getTx(t, key, tx.id)).toMatchObject({ status: 'rejected', response_payload: { submit_error: { error_code: '00305' } } });
+    const letters = await deadLetters(tx.id);
+    expect(letters).toEqual([expect.objectContaining({ entry_id: tx.job, status: 'dead', attempt: 2, last_error: (await entriesOf(tx.id))[0]!.last_error })]);
+    // A day later: no retry of the discarded file, the entry as it was.
+    clock.advance(24 * 3600_000);
+    await t.worker.drain();
+    expect(submits.filter((x) => x === tx.id)).toHaveLength(2);
+    expect(await entriesOf(tx.id)).toEqual([expect.objectContaining(dead)]);
+  });
+
+  it('an RC while the resend is in flight whose answer is then lost: the entry completes (no retry due for a delivered invoice)', async () => {
+    const tx = await notifiedDuringResend('RC', 'lost');
+    expect(await entriesOf(tx.id)).toEqual([expect.objectContaining({ id: tx.job, status: 'completed', attempt: 2, next_retry_at: null })]);
+    expect(await getTx(t, key, tx.id)).toMatchObject({ status: 'delivered' });
+    clock.advance(24 * 3600_000);
+    await t.worker.drain();
+    expect(submits.filter((x) => x === tx.id)).toHaveLength(2);
+    expect(await entriesOf(tx.id)).toEqual([expect.objectContaining({ id: tx.job, status: 'completed', attempt: 2 })]);
+  });
 });

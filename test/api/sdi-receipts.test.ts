@@ -93,6 +93,52 @@ describe('SDI courtesy copy through the API: what the FatturaPA says', () => {
     expect(text).toContain('\nFattura semplificata n. FS-1\n');
   });
 
+  it('a TD07 cancelled: a nota di credito semplificata (TD08, FSM10) naming it, delivered, printed as one; the TD07 reprinted "Stornata con nota di credito semplificata"', async () => {
+    const { key, loc } = await sdiLocation();
+    const invoice = await created(key, saleBody(loc, {
+      customer_context: { codice_fiscale: 'RSSMRA85T10A562S' }, metadata: { invoice_number: 'FS-C-1', tipo_documento: 'TD07', invoice_date: '2026-02-27' },
+    }));
+    await t.worker.drain(); // sent, then the stub's RC
+    await t.worker.drain();
+    const cancel = await t.request({ method: 'POST', url: `/v1/transactions/${invoice.id}/cancel`, key, payload: {} });
+    expect(cancel.statusCode, cancel.body).toBe(201);
+    await t.worker.drain();
+    await t.worker.drain();
+    expect((await get(key, `/v1/transactions/${cancel.json().id}`)).json().status).toBe('delivered');
+    expect((await get(key, `/v1/transactions/${invoice.id}`)).json().status).toBe('cancelled');
+    const note = (parser.parse(await recordOf(key, cancel.json().id)) as Record<string, any>).FatturaElettronicaSemplificata;
+    expect(note.FatturaElettronicaHeader.DatiTrasmissione.FormatoTrasmissione).toBe('FSM10');
+    expect(note.FatturaElettronicaBody.DatiGenerali).toEqual({
+      DatiGeneraliDocumento: { TipoDocumento: 'TD08', Divisa: 'EUR', Data: '2026-03-02', Numero: 'NC-FS-C-1' },
+      DatiFatturaRettificata: { NumeroFR: 'FS-C-1', DataFR: '2026-02-27', ElementiRettificati: 'Storno totale della fattura semplificata' },
+    });
+    const ncText = await receipt(key, cancel.json().id);
+    // 48 columns: the title and the reference wrap.
+    expect(ncText).toMatch(/\n\s+Copia di cortesia della nota di credito\n\s+semplificata\n/);
+    expect(ncText).toContain('\nData: 02/03/2026\nNota di credito semplificata n. NC-FS-C-1\nRif. fattura semplificata n. FS-C-1 del\n27-02-2026\n');
+    expect(await receipt(key, invoice.id)).toMatch(/\n\s+Stornata con nota di credito semplificata n\.\s+NC-FS-C-1 del 02-03-2026\n/);
+  });
+
+  it('a refund asked as TD07 is a TD08 naming the invoice it credits (both required), printed as one', async () => {
+    const { key, loc } = await sdiLocation();
+    const refund = (metadata: Record<string, unknown>) => createTx(t, key, saleBody(loc, {
+      type: 'refund', customer_context: { codice_fiscale: 'RSSMRA85T10A562S' }, metadata: { invoice_number: 'NCS-1', tipo_documento: 'TD07', ...metadata },
+    }));
+    const missing = await refund({ original_invoice_number: 'FS-R-1' });
+    expect([missing.statusCode, missing.json().error]).toEqual([400, expect.stringMatching(/^metadata\.original_invoice_number and metadata\.original_invoice_date are required for a simplified credit note/)]);
+    const res = await refund({ original_invoice_number: 'FS-R-1', original_invoice_date: '2026-02-20' });
+    expect(res.statusCode, res.body).toBe(201);
+    await t.worker.drain();
+    await t.worker.drain();
+    expect((await get(key, `/v1/transactions/${res.json().id}`)).json().status).toBe('delivered');
+    const xml = await recordOf(key, res.json().id);
+    expect(xml).toContain('<TipoDocumento>TD08</TipoDocumento>');
+    expect(xml).toContain('<DatiFatturaRettificata><NumeroFR>FS-R-1</NumeroFR><DataFR>2026-02-20</DataFR>');
+    const text = await receipt(key, res.json().id);
+    expect(text).toMatch(/\n\s+Copia di cortesia della nota di credito\n\s+semplificata\n/);
+    expect(text).toContain('\nNota di credito semplificata n. NCS-1\nRif. fattura semplificata n. FS-R-1 del\n20-02-2026\n');
+  });
+
   it('a TD07 above 400 euro: 400 naming the rule, nothing stored', async () => {
     const { key, loc } = await sdiLocation();
     const items = [{ description: 'Tavolo', quantity: 1, unit_price: 32800, tax_rate: 22, tax_amount: 7216, total_amount: 40016 }];

@@ -1,4 +1,21 @@
 import { EXAMPLE_LOCATION_ID, configObject, str, twoLineSale, type SystemApiDocs } from '../shared/api-docs-parts.ts';
+import { decimal } from '../shared/amounts.ts';
+import { SEMPLIFICATA_MAX_TOTAL, TIPI_DOCUMENTO } from './metadata.ts';
+
+/**
+ * What the create body's `metadata` description says of SDI (the quickstart says the same,
+ * docs/quickstart/it-sdi.md): the fields, the document types a request may name, and the
+ * rules of the fattura semplificata (metadata.ts `checkSemplificata`, `semplificataTipo`),
+ * with the values the rules use, so the reference cannot drift from them.
+ */
+export const SDI_METADATA_DOC =
+  'invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento, pec_destinatario; ' +
+  `tipo_documento: ${TIPI_DOCUMENTO.join(', ')} (default TD01 for a sale, TD04 for a refund or void); ` +
+  'refunds (TD04): original_invoice_number, original_invoice_date (DatiFattureCollegate). ' +
+  `TD07, the fattura semplificata (DPR 633/1972 art. 21-bis), is sent in the simplified format FSM10: a sale of at most ${decimal(SEMPLIFICATA_MAX_TOTAL)} EUR in total ` +
+  '(no ceiling for a seller in regime RF19), not to a public administration (FPA12), without reverse-charge (N6.x) or intra-EU (N3.2) lines; ' +
+  'cancelling a TD07 issues a nota di credito semplificata (TD08, FSM10) naming it, cancelling a TD08 a nota di debito semplificata (TD09); ' +
+  'TD07 on a refund or void issues a TD08 (stored as tipo_documento TD08, no amount ceiling) and requires original_invoice_number and original_invoice_date (DatiFatturaRettificata)';
 
 export const sdiDocs: SystemApiDocs = {
   key: 'it-sdi',
@@ -29,5 +46,5 @@ export const sdiDocs: SystemApiDocs = {
   itemProperties: {
     natura: { type: 'string', description: 'exemption code N1…N6 (and subcodes, e.g. N2.2); required when tax_rate is 0' },
   },
-  metadata: 'invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento, pec_destinatario; refunds (TD04): original_invoice_number, original_invoice_date (DatiFattureCollegate)',
+  metadata: SDI_METADATA_DOC,
 };

@@ -30,14 +30,37 @@ import { fatturaXml, semplificataXml, type Anagrafica, type BeneServizio, type F
 export const NUMERO_MAX = 20;
 
 /**
+ * Why a line cannot be in a simplified document (Schema_VFSM10.xsd): its NaturaType stops at
+ * N5 (no reverse charge, N6.x, nor N7), and DPR 633/1972 art. 21-bis c.2 lett. a excludes
+ * intra-EU supplies (N3.2). Undefined: it can.
+ */
+export function semplificataExcludes(natura: string | undefined): 'reverse-charge' | 'intra-eu' | undefined {
+  if (natura === undefined) return undefined;
+  if (natura.startsWith('N6') || natura === 'N7') return 'reverse-charge';
+  return natura === 'N3.2' ? 'intra-eu' : undefined;
+}
+
+/** The simplified documents (Schema_VFSM10.xsd TipoDocumentoType): invoice, credit note, debit note. */
+export const SEMPLIFICATI: readonly string[] = ['TD07', 'TD08', 'TD09'];
+
+/**
  * The document that cancels an invoice, by the original's TipoDocumento. SDI has no
  * annulment: an invoice (TD01 and the others) is reversed by a credit note, TD04 (nota di
  * credito, DPR 633/1972 art. 26); a credit note (TD04) is reversed by a debit note, TD05
  * (nota di debito), which restores what it credited. Crediting a credit note again would
- * file two credits.
+ * file two credits. A simplified invoice (TD07) is reversed by the simplified credit note,
+ * TD08, and that by the simplified debit note, TD09 (art. 21-bis c.1: "nonché la fattura
+ * rettificativa di cui all'articolo 26" may be simplified, whatever its amount), in the same
+ * format (FSM10) as the document it corrects; unless a line cannot be in that format
+ * (`semplificataExcludes`: none of a TD07 the metadata rules let through), when the
+ * ordinary note (TD04, TD05) does it, as the law also allows.
  */
-export function cancellationDocument(originalTipo: string): { tipo: 'TD04' | 'TD05'; prefix: 'NC-' | 'ND-' } {
-  return originalTipo === 'TD04' ? { tipo: 'TD05', prefix: 'ND-' } : { tipo: 'TD04', prefix: 'NC-' };
+export function cancellationDocument(originalTipo: string, items: readonly TxLine[] = []): { tipo: 'TD04' | 'TD05' | 'TD08' | 'TD09'; prefix: 'NC-' | 'ND-' } {
+  const simplified = SEMPLIFICATI.includes(originalTipo)
+    && items.every((l) => semplificataExcludes(typeof l.natura === 'string' ? l.natura : undefined) === undefined);
+  const debit = originalTipo === 'TD04' || originalTipo === 'TD08';
+  if (debit) return { tipo: simplified ? 'TD09' : 'TD05', prefix: 'ND-' };
+  return { tipo: simplified ? 'TD08' : 'TD04', prefix: 'NC-' };
 }
 
 /** The default TipoDocumento: a sale is an invoice (TD01), a refund or void a credit note (TD04). */
@@ -52,7 +75,7 @@ export const tipoDocumentoOf = (tx: TransactionDraft): string => metaString(tx, 
  * document by it (receipt.ts), so build and print cannot disagree.
  */
 export const builtTipoDocumento = (cancellation: boolean, tx: TransactionDraft): string =>
-  (cancellation ? cancellationDocument(tipoDocumentoOf(tx)).tipo : tipoDocumentoOf(tx));
+  (cancellation ? cancellationDocument(tipoDocumentoOf(tx), tx.items).tipo : tipoDocumentoOf(tx));
 
 /**
  * The cancelling document's number. Italian invoices are numbered by the merchant, and the
@@ -222,6 +245,28 @@ function linkedInvoice(tx: TransactionDraft): { IdDocumento: string; Data?: stri
   const number = metaString(tx, 'original_invoice_number');
   return number === undefined ? undefined : { IdDocumento: number, Data: metaString(tx, 'original_invoice_date') };
 }
+/**
+ * DatiFatturaRettificata's ElementiRettificati of a cancellation (art. 21-bis c.1 lett. h:
+ * "le indicazioni specifiche che vengono modificate"): the whole document, reversed.
+ */
+const STORNO_TOTALE: Readonly<Record<string, string>> = {
+  TD07: 'Storno totale della fattura semplificata',
+  TD08: 'Storno totale della nota di credito semplificata',
+};
+
+/**
+ * A simplified credit note's DatiFatturaRettificata (TD08 of a refund, metadata.ts requires
+ * both): the invoice it corrects (NumeroFR, DataFR) and what it changes (lett. h), the goods
+ * or services credited, by their descriptions.
+ */
+function rettificata(tx: TransactionDraft): { NumeroFR: string; DataFR: string; ElementiRettificati: string } | undefined {
+  const number = metaString(tx, 'original_invoice_number');
+  const date = metaString(tx, 'original_invoice_date');
+  if (number === undefined || date === undefined) return undefined;
+  const credited = tx.items.map((l) => l.description.trim()).filter((d) => d !== '').join('; ');
+  return { NumeroFR: number, DataFR: date, ElementiRettificati: latin(`Variazione in diminuzione (art. 26 DPR 633/1972): ${credited || 'importi'}`, 1000) };
+}
+
 /** The buyer's name as the client gave it (metadata `buyer_denomination`, `legal_name`/`name`, or first and last name); undefined when none. */
 function buyerName(tx: TransactionDraft): Anagrafica | undefined {
   const ctx = tx.customer_context ?? {};
@@ -342,7 +387,7 @@ export function buildSdi(input: BuildInput): FiscalRecord {
   const originalNumber = metaString(tx, 'invoice_number') ?? '';
   // A credit note (TD04) is reversed by a debit note (TD05), anything else by a credit note;
   // stored metadata carries tipo_documento (metadata.ts), the fallback is its default.
-  const reversal = cancellation ? cancellationDocument(tipoDocumentoOf(tx)) : undefined;
+  const reversal = cancellation ? cancellationDocument(tipoDocumentoOf(tx), tx.items) : undefined;
   const numero = reversal ? cancellationNumber(reversal.prefix, originalNumber) : originalNumber;
   const today = isoDate(localDate(input.now, 'IT'));
   const data = cancellation ? today : (metaString(tx, 'invoice_date') ?? today);
@@ -379,16 +424,20 @@ export function buildSdi(input: BuildInput): FiscalRecord {
     renderHints: [textHint('invoice_number', 'header', numero)],
   });
 
-  // A fattura semplificata (TD07) exists only in the simplified format (Schema_VFSM10.xsd):
-  // the 1.2.2 schema has no TD07. Between private parties only (FSM10's CodiceDestinatario
-  // has 7 characters; an FPA12 location's TD07 is refused at creation, metadata.ts), sent
-  // unsigned through the same channel and under the same file name as an FPR12 file.
-  if (tipo === 'TD07') {
+  // A fattura semplificata (TD07) and its notes (TD08, TD09) exist only in the simplified
+  // format (Schema_VFSM10.xsd): the 1.2.2 schema has none of them. Between private parties
+  // only (FSM10's CodiceDestinatario has 7 characters; an FPA12 location's TD07 is refused at
+  // creation, metadata.ts), sent unsigned through the same channel and under the same file
+  // name as an FPR12 file.
+  if (SEMPLIFICATI.includes(tipo)) {
     return record(semplificataXml({
       trasmissione,
       cedente,
       cessionario: cessionarioSemplificato(tx, buyerCountry),
       documento: { TipoDocumento: tipo, Divisa: tx.currency, Data: data, Numero: numero },
+      rettificata: cancellation
+        ? { NumeroFR: originalNumber, DataFR: metaString(tx, 'invoice_date') ?? data, ElementiRettificati: STORNO_TOTALE[tipoDocumentoOf(tx)] ?? STORNO_TOTALE.TD07! }
+        : rettificata(tx),
       beni: beniServizi(tx.items),
     }));
   }

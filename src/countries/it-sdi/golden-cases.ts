@@ -1,7 +1,8 @@
 /**
  * Test fixtures (not a test file): the FatturaPA documents the golden files hold, on the
  * fixed clock: a B2B invoice, a consumer invoice, a multi-rate invoice with two exempt
- * natures, and the TD04 credit note cancelling the B2B invoice.
+ * natures, and the TD04 credit note cancelling the B2B invoice; the simplified invoices (TD07)
+ * and their notes (TD08, TD09).
  */
 import type { FiscalRecord, TransactionDraft } from '../types.ts';
 import { NOW, SOFTWARE, draft, line, location } from '../shared/test-fixtures.ts';
@@ -128,5 +129,46 @@ export function semplificataCases(loc = goldenLocation()): GoldenCase[] {
       metadata: { invoice_number: 'FS-2026/2', tipo_documento: 'TD07', codice_destinatario: 'ABC1234' },
     }),
   );
+  return out;
+}
+
+/**
+ * The simplified notes (Schema_VFSM10.xsd, FSM10), each naming what it corrects in
+ * DatiFatturaRettificata (DPR 633/1972 art. 21-bis c.1 lett. h): the nota di credito
+ * semplificata (TD08) cancelling the consumer's TD07 above; a refund the request asks in the
+ * simplified form (`tipo_documento` TD07 on a refund), a TD08 naming the company's TD07 and
+ * the goods it credits; and the nota di debito semplificata (TD09) cancelling that refund.
+ */
+export function semplificataNoteCases(loc = goldenLocation()): GoldenCase[] {
+  const [consumer] = semplificataCases(loc);
+  const out: GoldenCase[] = [];
+  const cancel = (file: string, original: GoldenCase, n: number, originalId: string) => {
+    const record = sdi.build({
+      transactionId: `00000000-0000-4000-8000-0000000000${n}`,
+      kind: 'cancellation',
+      tx: original.tx,
+      original: { transactionId: originalId, fiscalId: original.record.fiscalId, tx: original.tx, issuedAt: NOW.toISOString(), documentNumber: original.record.documentNumber },
+      location: loc,
+      environment: 'test',
+      now: NOW,
+      chain: { seq: n - 20, previous: null },
+      software: SOFTWARE,
+    });
+    out.push({ file, tx: original.tx, record });
+  };
+  cancel('simplified-credit-note-td08.xml', consumer!, 21, '00000000-0000-4000-8000-000000000011');
+  const refundId = '00000000-0000-4000-8000-000000000022';
+  const refund = validatedBuild(sdi, loc, draft({
+    type: 'refund',
+    payment_method: 'card',
+    items: [line({ description: 'Cancelleria (reso)', quantity: 1, unit_price: 2000, tax_rate: 22, tax_amount: 440, total_amount: 2440 })],
+    customer_context: { tax_id: 'IT12345678903' },
+    metadata: {
+      invoice_number: 'NCS-2026/1', tipo_documento: 'TD07', codice_destinatario: 'ABC1234',
+      original_invoice_number: 'FS-2026/2', original_invoice_date: '2026-01-15',
+    },
+  }), { transactionId: refundId, chain: { seq: 22, number: 22, previous: null } });
+  out.push({ file: 'simplified-refund-td08.xml', tx: refund.tx, record: refund.record });
+  cancel('simplified-debit-note-td09.xml', out[1]!, 23, refundId);
   return out;
 }

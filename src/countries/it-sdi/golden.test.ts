@@ -10,8 +10,8 @@ import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xmlsecVerify, xsdValidate } from '../../../test/support/xml-tools.ts';
 import { goldenFiles } from '../shared/golden.ts';
-import { goldenCases, goldenLocation, semplificataCases } from './golden-cases.ts';
-import { buildInput, fixedSigningKey, validatedBuild } from '../shared/test-fixtures.ts';
+import { goldenCases, goldenLocation, semplificataCases, semplificataNoteCases } from './golden-cases.ts';
+import { NOW, buildInput, fixedSigningKey, line, validatedBuild } from '../shared/test-fixtures.ts';
 import { sdi } from './index.ts';
 
 const expectGolden = goldenFiles(new URL('./golden/', import.meta.url));
@@ -187,22 +187,68 @@ describe('FatturaPA golden documents', () => {
       });
       expect(company.CessionarioCommittente).toEqual({ IdentificativiFiscali: { IdFiscaleIVA: { IdPaese: 'IT', IdCodice: '12345678903' } } });
     });
+  });
 
-    it.skipIf(!HAVE_SCHEMAS)(xsdTitle('cancelling a TD07 issues an ordinary credit note (TD04, FPR12) naming it, valid against the 1.2.2 XSD'), () => {
+  describe('the simplified notes (TD08, TD09): FSM10, naming what they correct in DatiFatturaRettificata', () => {
+    const notes = semplificataNoteCases();
+    const sdoc = (body: string) => (parser.parse(body) as Record<string, any>).FatturaElettronicaSemplificata;
+    const generali = (c: (typeof notes)[number]) => sdoc(c.record.body).FatturaElettronicaBody.DatiGenerali;
+
+    it.each(notes.map((c) => [c.file, c] as const))('%s matches its golden file', (file, c) => {
+      expectGolden(file, c.record.body);
+    });
+
+    it.skipIf(!HAVE_SCHEMAS).each(notes.map((c) => [c.file, c] as const))(xsdTitle('%s validates against Schema_VFSM10.xsd, not the 1.2.2 one'), (_file, c) => {
+      const result = xsdValidate(c.record.body, XSD_FSM10);
+      expect(result.ok, result.output).toBe(true);
+      expect(xsdValidate(c.record.body, XSD).ok).toBe(false);
+    });
+
+    it('cancelling a TD07 issues a TD08 (NC- number) naming it by number and date, the whole of it reversed', () => {
+      const [note] = notes;
+      expect(note!.record.body.startsWith('<p:FatturaElettronicaSemplificata xmlns:p="http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.0" versione="FSM10">')).toBe(true);
+      expect(generali(note!)).toEqual({
+        DatiGeneraliDocumento: { TipoDocumento: 'TD08', Divisa: 'EUR', Data: '2026-01-15', Numero: 'NC-FS-2026/1' },
+        DatiFatturaRettificata: { NumeroFR: 'FS-2026/1', DataFR: '2026-01-14', ElementiRettificati: 'Storno totale della fattura semplificata' },
+      });
+      // The goods of the invoice, as it carried them; the same buyer; a file of the annulment chain.
+      const original = semplificataCases()[0]!;
+      expect(sdoc(note!.record.body).FatturaElettronicaBody.DatiBeniServizi).toEqual(sdoc(original.record.body).FatturaElettronicaBody.DatiBeniServizi);
+      expect(sdoc(note!.record.body).FatturaElettronicaHeader.CessionarioCommittente).toEqual(sdoc(original.record.body).FatturaElettronicaHeader.CessionarioCommittente);
+      expect(note!.record).toMatchObject({ fiscalId: 'IT01234567897_N0001.xml', documentNumber: 'NC-FS-2026/1' });
+    });
+
+    it('a refund asked in the simplified form (TD07 on a refund) is a TD08 naming the invoice and the goods it credits; its cancellation a TD09 (ND- number)', () => {
+      const [, refund, debit] = notes;
+      expect(refund!.tx.metadata.tipo_documento).toBe('TD08');
+      expect(generali(refund!)).toEqual({
+        DatiGeneraliDocumento: { TipoDocumento: 'TD08', Divisa: 'EUR', Data: '2026-01-15', Numero: 'NCS-2026/1' },
+        DatiFatturaRettificata: { NumeroFR: 'FS-2026/2', DataFR: '2026-01-15', ElementiRettificati: 'Variazione in diminuzione (art. 26 DPR 633/1972): Cancelleria (reso)' },
+      });
+      expect(sdoc(refund!.record.body).FatturaElettronicaBody.DatiBeniServizi).toEqual({ Descrizione: 'Cancelleria (reso)', Importo: '24.40', DatiIVA: { Imposta: '4.40', Aliquota: '22.00' } });
+      expect(generali(debit!)).toEqual({
+        DatiGeneraliDocumento: { TipoDocumento: 'TD09', Divisa: 'EUR', Data: '2026-01-15', Numero: 'ND-NCS-2026/1' },
+        DatiFatturaRettificata: { NumeroFR: 'NCS-2026/1', DataFR: '2026-01-15', ElementiRettificati: 'Storno totale della nota di credito semplificata' },
+      });
+    });
+
+    it.skipIf(!HAVE_SCHEMAS)(xsdTitle('a TD07 whose lines the simplified format cannot carry (none the rules let through) is cancelled by the ordinary TD04, valid against the 1.2.2 XSD'), () => {
       const loc = goldenLocation();
-      const first = simplified[0]!;
+      const original = semplificataCases()[1]!;
+      // As if stored before the rules: a reverse-charge line (N6.3 is not in FSM10's NaturaType).
+      const tx = { ...original.tx, items: [...original.tx.items, line({ description: 'Subappalto', tax_rate: 0, tax_amount: 0, total_amount: 1000, natura: 'N6.3' })] };
       const nc = sdi.build({
-        ...buildInput(loc, first.tx, { signingKey: fixedSigningKey() }),
-        transactionId: '00000000-0000-4000-8000-000000000013',
+        ...buildInput(loc, tx, { signingKey: fixedSigningKey() }),
         kind: 'cancellation',
-        original: { transactionId: '00000000-0000-4000-8000-000000000011', fiscalId: first.record.fiscalId, tx: first.tx, issuedAt: '2026-01-14T10:00:00.000Z', documentNumber: first.record.documentNumber },
+        original: { transactionId: '00000000-0000-4000-8000-000000000012', fiscalId: original.record.fiscalId, tx, issuedAt: NOW.toISOString(), documentNumber: original.record.documentNumber },
         chain: { seq: 1, previous: null },
       });
       const result = xsdValidate(nc.body, XSD);
       expect(result.ok, result.output).toBe(true);
-      const generali = doc(nc.body).FatturaElettronicaBody.DatiGenerali;
-      expect(generali.DatiGeneraliDocumento).toMatchObject({ TipoDocumento: 'TD04', Numero: 'NC-FS-2026/1', ImportoTotaleDocumento: '72.60' });
-      expect(generali.DatiFattureCollegate).toEqual({ IdDocumento: 'FS-2026/1', Data: '2026-01-14' });
+      expect(doc(nc.body).FatturaElettronicaBody.DatiGenerali).toMatchObject({
+        DatiGeneraliDocumento: { TipoDocumento: 'TD04', Numero: 'NC-FS-2026/2' },
+        DatiFattureCollegate: { IdDocumento: 'FS-2026/2' },
+      });
     });
   });
 });

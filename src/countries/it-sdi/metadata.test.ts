@@ -148,9 +148,7 @@ describe('it-sdi: a fattura semplificata (TD07) is what art. 21-bis allows', () 
     expect(validate(td07, ofTotal(90_000), forfettario).tipo_documento).toBe('TD07');
   });
 
-  it('a sale between private parties only: not a refund, not to a public administration', () => {
-    expect400(() => validate(td07, { type: 'refund' }),
-      'metadata.tipo_documento TD07 (fattura semplificata) applies to sales: a refund or void is a credit note (TD04)');
+  it('between private parties only: not to a public administration', () => {
     expect400(() => validate({ ...td07, codice_destinatario: 'UFXYZ1' }, {}, location('it-sdi', { formato_trasmissione: 'FPA12' })),
       'metadata.tipo_documento TD07 (fattura semplificata) cannot be sent to a public administration (FPA12): the simplified format is for private parties only');
   });
@@ -161,5 +159,47 @@ describe('it-sdi: a fattura semplificata (TD07) is what art. 21-bis allows', () 
     expect400(() => validate(td07, exempt('N3.2')), 'items[0].natura N3.2 cannot be in a fattura semplificata (TD07): DPR 633/1972 art. 21-bis c.2 excludes intra-EU supplies');
     expect(validate(td07, exempt('N4')).tipo_documento).toBe('TD07');
     expect(validate({ invoice_number: 'FT-1' }, exempt('N6.3')).tipo_documento).toBe('TD01');
+  });
+});
+
+describe('it-sdi: TD07 on a refund or void is the simplified credit note (TD08)', () => {
+  const original = { original_invoice_number: 'FS-1', original_invoice_date: '2026-01-10' };
+  const ncs = { invoice_number: 'NCS-1', tipo_documento: 'TD07', ...original };
+  const ofTotal = (total: number) => {
+    const tax = Math.round((total * 22) / 122);
+    return [line({ unit_price: total - tax, tax_rate: 22, tax_amount: tax, total_amount: total })];
+  };
+
+  it('a refund or void naming its invoice by number and date is stored as the TD08 it is issued as', () => {
+    expect(validate(ncs, { type: 'refund' })).toMatchObject({ tipo_documento: 'TD08', ...original });
+    expect(validate(ncs, { type: 'void' }).tipo_documento).toBe('TD08');
+    // The request's values stay DECISIONS': TD08 itself is not one of them; a sale's TD07 stays TD07.
+    expect400(() => validate({ ...ncs, tipo_documento: 'TD08' }, { type: 'refund' }), 'metadata.tipo_documento must be one of TD01, TD02, TD04, TD06, TD07, TD24');
+    expect(validate({ invoice_number: 'FS-1', tipo_documento: 'TD07' }).tipo_documento).toBe('TD07');
+    // Without the override a refund is the ordinary credit note, as before.
+    expect(validate({ invoice_number: 'NC-1', ...original }, { type: 'refund' }).tipo_documento).toBe('TD04');
+  });
+
+  it('without the invoice it corrects (NumeroFR and DataFR are both required): 400', () => {
+    const message = 'metadata.original_invoice_number and metadata.original_invoice_date are required for a simplified credit note (TD07 on a refund or void, issued as TD08): it names the invoice it corrects (DPR 633/1972 art. 21-bis c.1 lett. h)';
+    expect400(() => validate({ invoice_number: 'NCS-1', tipo_documento: 'TD07' }, { type: 'refund' }), message);
+    expect400(() => validate({ invoice_number: 'NCS-1', tipo_documento: 'TD07', original_invoice_number: 'FS-1' }, { type: 'refund' }), message);
+  });
+
+  it('no 400 EUR ceiling for the note (art. 21-bis c.1: the fattura rettificativa whatever its amount), but the format\'s other limits', () => {
+    expect(validate(ncs, { type: 'refund', items: ofTotal(90_000) }).tipo_documento).toBe('TD08');
+    expect400(() => validate({ ...ncs, codice_destinatario: 'UFXYZ1' }, { type: 'refund' }, location('it-sdi', { formato_trasmissione: 'FPA12' })),
+      'metadata.tipo_documento TD07 on a refund or void (nota di credito semplificata, TD08) cannot be sent to a public administration (FPA12): the simplified format is for private parties only');
+    const exempt = (natura: string) => [line({ tax_rate: 0, tax_amount: 0, total_amount: 1000, natura })];
+    expect400(() => validate(ncs, { type: 'refund', items: exempt('N6.9') }),
+      'items[0].natura N6.9 cannot be in a nota di credito semplificata (TD08): reverse charge needs an ordinary credit note (TD04)');
+    expect400(() => validate(ncs, { type: 'refund', items: exempt('N3.2') }),
+      'items[0].natura N3.2 cannot be in a nota di credito semplificata (TD08): DPR 633/1972 art. 21-bis c.2 excludes intra-EU supplies');
+  });
+
+  it('SdI\'s duplicate key (00404) is the TD08\'s: a TD07 and its note may share a number', () => {
+    const tx = draft({ type: 'refund', metadata: ncs });
+    const stored = { ...tx, metadata: sdi.validateTransaction(tx, txCtx(loc)) };
+    expect(sdi.issuedDocument!({ tx: stored, location: loc })).toMatchObject({ document: 'TD08 2026 NCS-1' });
   });
 });

@@ -9,7 +9,7 @@ import { baseMetadata, optionalChoice, optionalText, withoutUndefined } from '..
 import { checkNatura } from '../it/natura.ts';
 import { checkItalianAmounts } from '../it/amounts.ts';
 import { decimal } from '../shared/amounts.ts';
-import { buyerIdentity, defaultTipoDocumento, missingSedeFields } from './build.ts';
+import { buyerIdentity, defaultTipoDocumento, missingSedeFields, semplificataExcludes } from './build.ts';
 
 /** TipoDocumento codes offered (FatturaPA 1.2.2): invoice, advance, credit note, fee note, debit note of a fee, deferred invoice. */
 export const TIPI_DOCUMENTO = ['TD01', 'TD02', 'TD04', 'TD06', 'TD07', 'TD24'] as const;
@@ -41,10 +41,13 @@ export function validateSdiTransaction(tx: TransactionDraft, ctx: TransactionCon
   // SdI refuses an invoice dated after it receives it (00403).
   if (invoice_date > today) throw badRequest('metadata.invoice_date must not be in the future');
 
-  const tipo_documento =
+  const requested =
     optionalChoice(meta, 'tipo_documento', TIPI_DOCUMENTO, 'metadata.tipo_documento must be one of TD01, TD02, TD04, TD06, TD07, TD24') ??
     defaultTipoDocumento(tx);
-  if (tipo_documento === 'TD07') checkSemplificata(tx, ctx);
+  // TD07 on a refund or void asks for the simplified form of its credit note: the TD08
+  // stored is the document built (DECISIONS keeps the request's values; `semplificataTipo`).
+  const tipo_documento = semplificataTipo(requested, tx);
+  if (tipo_documento === 'TD07' || tipo_documento === 'TD08') checkSemplificata(tx, ctx, tipo_documento);
 
   const codice_destinatario = readCodiceDestinatario(meta, ctx.location.config.formato_trasmissione);
   // Denominazione: String80 (Latin).
@@ -66,6 +69,13 @@ export function validateSdiTransaction(tx: TransactionDraft, ctx: TransactionCon
   );
 
   const { original_invoice_number, original_invoice_date } = readOriginalInvoice(meta, tipo_documento, invoice_date);
+  // DatiFatturaRettificata names the invoice by NumeroFR and DataFR, both required
+  // (Schema_VFSM10.xsd), as art. 21-bis c.1 lett. h asks of a simplified variation note.
+  if (tipo_documento === 'TD08' && (original_invoice_number === undefined || original_invoice_date === undefined)) {
+    throw badRequest(
+      'metadata.original_invoice_number and metadata.original_invoice_date are required for a simplified credit note (TD07 on a refund or void, issued as TD08): it names the invoice it corrects (DPR 633/1972 art. 21-bis c.1 lett. h)',
+    );
+  }
 
   if (ctx.environment === 'live') requireLiveParties(tx, ctx, buyer_country);
 
@@ -104,7 +114,7 @@ function readOriginalInvoice(meta: Record<string, unknown>, tipo: string, invoic
     if (date !== undefined) throw badRequest('metadata.original_invoice_date needs metadata.original_invoice_number');
     return {};
   }
-  if (tipo !== 'TD04') throw badRequest('metadata.original_invoice_number applies to credit notes (TD04)');
+  if (tipo !== 'TD04' && tipo !== 'TD08') throw badRequest('metadata.original_invoice_number applies to credit notes (TD04)');
   // SdI refuses a document dated before the invoice it refers to (00418).
   if (date !== undefined && date > invoiceDate) throw badRequest('metadata.original_invoice_date must not be after metadata.invoice_date');
   return { original_invoice_number: number, ...(date !== undefined ? { original_invoice_date: date } : {}) };
@@ -114,37 +124,53 @@ function readOriginalInvoice(meta: Record<string, unknown>, tipo: string, invoic
 export const SEMPLIFICATA_MAX_TOTAL = 40_000;
 
 /**
- * What a fattura semplificata (TD07, Schema_VFSM10.xsd) may be, refused at creation with a
- * 400 rather than by SdI days later (docs/decisions.md "Italy SDI: the simplified invoice"):
- * - a sale: TD07 is an invoice (its notes, TD08/TD09, are not offered);
+ * The TipoDocumento a transaction is issued as, from the one its request names (TIPI_DOCUMENTO,
+ * the values DECISIONS lists): TD07 on a refund or void is the simplified credit note, TD08
+ * (nota di credito semplificata, Schema_VFSM10.xsd). DPR 633/1972 art. 21-bis c.1 lets "la
+ * fattura rettificativa di cui all'articolo 26" be issued in the simplified form (lett. h: it
+ * names the invoice it corrects and what it changes); the request asks for that form as it
+ * asks for the simplified invoice, with TD07, rather than with a value DECISIONS does not
+ * list. Everything else as requested.
+ */
+export const semplificataTipo = (requested: string, tx: TransactionDraft): string =>
+  (requested === 'TD07' && tx.type !== 'sale' ? 'TD08' : requested);
+
+/**
+ * What a fattura semplificata (TD07, Schema_VFSM10.xsd), or its credit note (TD08), may be,
+ * refused at creation with a 400 rather than by SdI days later (docs/decisions.md "Italy SDI:
+ * the simplified invoice", "TD08"):
  * - between private parties: the format has no FPA12 form (CodiceDestinatario of 7
  *   characters only);
- * - at most 400 euro in total (art. 21-bis c.1, DM 10 maggio 2019; SdI check 00460), except
- *   for a seller in the flat-rate regime (RF19), whom L. 190/2014 art. 1 (as amended from
- *   2025) lets issue it above the limit, as SdI's check does;
- * - no line the format cannot carry: its NaturaType stops at N5 (no reverse charge N6.x, no
- *   N7), and art. 21-bis c.2 lett. a excludes intra-EU supplies (N3.2).
+ * - an invoice: at most 400 euro in total (art. 21-bis c.1, DM 10 maggio 2019; SdI check
+ *   00460), except for a seller in the flat-rate regime (RF19), whom L. 190/2014 art. 1 (as
+ *   amended from 2025) lets issue it above the limit, as SdI's check does. A credit note has
+ *   no ceiling: art. 21-bis c.1 allows the "fattura rettificativa" in the simplified form
+ *   whatever its amount (circolari AdE 13/E/2013 and 18/E/2014), and SdI's 00460 spares a
+ *   document with DatiFatturaRettificata;
+ * - no line the format cannot carry (`semplificataExcludes`).
  */
-function checkSemplificata(tx: TransactionDraft, ctx: TransactionContext): void {
-  if (tx.type !== 'sale') {
-    throw badRequest('metadata.tipo_documento TD07 (fattura semplificata) applies to sales: a refund or void is a credit note (TD04)');
-  }
+function checkSemplificata(tx: TransactionDraft, ctx: TransactionContext, tipo: 'TD07' | 'TD08'): void {
+  const what = tipo === 'TD07'
+    ? 'metadata.tipo_documento TD07 (fattura semplificata)'
+    : 'metadata.tipo_documento TD07 on a refund or void (nota di credito semplificata, TD08)';
   if (ctx.location.config.formato_trasmissione === 'FPA12') {
-    throw badRequest('metadata.tipo_documento TD07 (fattura semplificata) cannot be sent to a public administration (FPA12): the simplified format is for private parties only');
+    throw badRequest(`${what} cannot be sent to a public administration (FPA12): the simplified format is for private parties only`);
   }
-  if (tx.total_amount > SEMPLIFICATA_MAX_TOTAL && ctx.location.config.regime_fiscale !== 'RF19') {
+  if (tipo === 'TD07' && tx.total_amount > SEMPLIFICATA_MAX_TOTAL && ctx.location.config.regime_fiscale !== 'RF19') {
     throw badRequest(
-      `metadata.tipo_documento TD07 (fattura semplificata) is allowed up to 400.00 EUR in total (DPR 633/1972 art. 21-bis, limit of DM 10 maggio 2019): total_amount is ${decimal(tx.total_amount)} EUR; issue an ordinary invoice (TD01)`,
+      `${what} is allowed up to 400.00 EUR in total (DPR 633/1972 art. 21-bis, limit of DM 10 maggio 2019): total_amount is ${decimal(tx.total_amount)} EUR; issue an ordinary invoice (TD01)`,
     );
   }
+  const name = tipo === 'TD07' ? 'a fattura semplificata (TD07)' : 'a nota di credito semplificata (TD08)';
+  const ordinary = tipo === 'TD07' ? 'an ordinary invoice (TD01)' : 'an ordinary credit note (TD04)';
   tx.items.forEach((line, i) => {
     const natura = typeof line.natura === 'string' ? line.natura : undefined;
-    if (natura === undefined) return;
-    if (natura.startsWith('N6') || natura === 'N7') {
-      throw badRequest(`items[${i}].natura ${natura} cannot be in a fattura semplificata (TD07): reverse charge needs an ordinary invoice (TD01)`);
+    const excluded = semplificataExcludes(natura);
+    if (excluded === 'reverse-charge') {
+      throw badRequest(`items[${i}].natura ${natura!} cannot be in ${name}: reverse charge needs ${ordinary}`);
     }
-    if (natura === 'N3.2') {
-      throw badRequest(`items[${i}].natura N3.2 cannot be in a fattura semplificata (TD07): DPR 633/1972 art. 21-bis c.2 excludes intra-EU supplies`);
+    if (excluded === 'intra-eu') {
+      throw badRequest(`items[${i}].natura N3.2 cannot be in ${name}: DPR 633/1972 art. 21-bis c.2 excludes intra-EU supplies`);
     }
   });
 }

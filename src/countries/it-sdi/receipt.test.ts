@@ -36,6 +36,18 @@ describe('SDI courtesy copy: every TipoDocumento we issue has its own name', () 
     expect(SDI_RECEIPT.correction!.title!(input('cancellation', draft('sale', 'TD04')))!.it).toBe('Copia di cortesia della nota di debito');
     expect(SDI_RECEIPT.labelFor!('other_key', input('sale', draft('sale', 'TD01')))).toBeUndefined();
   });
+
+  it('the simplified notes: a TD07 cancelled by a "Nota di credito semplificata", a TD08 (a refund asked as TD07) by a "Nota di debito semplificata"', () => {
+    expect(label('cancellation', draft('sale', 'TD07'))).toBe('Nota di credito semplificata n.');
+    expect(SDI_RECEIPT.correction!.title!(input('cancellation', draft('sale', 'TD07')))!.it).toBe('Copia di cortesia della nota di credito semplificata');
+    expect(label('refund', draft('refund', 'TD08'))).toBe('Nota di credito semplificata n.');
+    expect(SDI_RECEIPT.title([], draft('refund', 'TD08')).it).toBe('Copia di cortesia della nota di credito semplificata');
+    expect(label('cancellation', draft('refund', 'TD08'))).toBe('Nota di debito semplificata n.');
+    expect(SDI_RECEIPT.correction!.title!(input('cancellation', draft('refund', 'TD08')))!.en).toBe('Courtesy copy of the simplified debit note');
+    // The refund names the invoice it credits as what it is: a simplified one.
+    const refund = { ...draft('refund', 'TD08'), metadata: { invoice_number: 'NCS-1', tipo_documento: 'TD08', original_invoice_number: 'FS-1', original_invoice_date: '2026-03-01' } } as TransactionDraft;
+    expect(SDI_RECEIPT.correction!.references!(input('refund', refund)).map((r) => r.it)).toEqual(['Rif. fattura semplificata n. FS-1 del 01-03-2026']);
+  });
 });
 
 /*

@@ -3,12 +3,13 @@ import type { Localized, ReceiptCorrectionInput, ReceiptFacts, ReceiptTaxSummary
 import { isoDate, localDate } from '../shared/dates.ts';
 import { metaString } from '../shared/metadata-fields.ts';
 import { centsOf, italianDay } from '../it/printed.ts';
-import { builtTipoDocumento, cancellationDocument, riepilogo, tipoDocumentoOf } from './build.ts';
+import { builtTipoDocumento, cancellationDocument, riepilogo, SEMPLIFICATI, tipoDocumentoOf } from './build.ts';
 
 /**
- * Each TipoDocumento we issue (metadata.ts TIPI_DOCUMENTO, and TD05 reversing a credit
- * note) by its name in the FatturaPA 1.2.2 schema (TipoDocumentoType): the courtesy copy's
- * title, how its number is introduced, and how a document referring to it names it.
+ * Each TipoDocumento we issue (metadata.ts TIPI_DOCUMENTO, TD05 reversing a credit note, the
+ * simplified notes TD08 and TD09) by its name in the FatturaPA 1.2.2 schema (TipoDocumentoType)
+ * or Schema_VFSM10.xsd: the courtesy copy's title, how its number is introduced, and how a
+ * document referring to it names it.
  */
 interface SdiDocument { title: Localized; number: Localized; noun: Localized }
 const DOCUMENTS: Readonly<Record<string, SdiDocument>> = {
@@ -42,6 +43,18 @@ const DOCUMENTS: Readonly<Record<string, SdiDocument>> = {
     title: { it: 'Copia di cortesia della fattura semplificata', en: 'Courtesy copy of the simplified invoice' },
     number: { it: 'Fattura semplificata n.', en: 'Simplified invoice no.' },
     noun: { it: 'fattura semplificata', en: 'simplified invoice' },
+  },
+  // Schema_VFSM10.xsd TipoDocumentoType: TD08 "Nota di credito semplificata", TD09 "Nota di
+  // debito semplificata" (a TD07's credit note, and the debit note reversing that).
+  TD08: {
+    title: { it: 'Copia di cortesia della nota di credito semplificata', en: 'Courtesy copy of the simplified credit note' },
+    number: { it: 'Nota di credito semplificata n.', en: 'Simplified credit note no.' },
+    noun: { it: 'nota di credito semplificata', en: 'simplified credit note' },
+  },
+  TD09: {
+    title: { it: 'Copia di cortesia della nota di debito semplificata', en: 'Courtesy copy of the simplified debit note' },
+    number: { it: 'Nota di debito semplificata n.', en: 'Simplified debit note no.' },
+    noun: { it: 'nota di debito semplificata', en: 'simplified debit note' },
   },
   // "Fattura differita di cui all'art. 21, comma 4, lett. a)".
   TD24: {
@@ -126,7 +139,7 @@ function readFattura(body: string | null | undefined): FatturaFacts | undefined 
  */
 function builtSummary(tx: TransactionDraft, tipo: string): ReceiptTaxSummary {
   const { rows, total } = riepilogo(tx.items);
-  if (tipo === 'TD07') {
+  if (SEMPLIFICATI.includes(tipo)) {
     const lines: ReceiptTaxSummary['rows'] = [];
     for (const l of tx.items) {
       const code = l.tax_rate === 0 && typeof l.natura === 'string' ? l.natura : undefined;
@@ -171,7 +184,7 @@ export const SDI_RECEIPT: ReceiptFacts = {
   // reversing entry, as Italian invoices say "nota di credito a storno della fattura n."),
   // not ANNULLATO. Every document we issue is feminine (fattura, nota, parcella).
   cancelledNotice: ({ tx, cancelledBy }) => {
-    const by = documentOf(cancellationDocument(tipoDocumentoOf(tx)).tipo).noun;
+    const by = documentOf(cancellationDocument(tipoDocumentoOf(tx), tx.items).tipo).noun;
     const number = cancelledBy ? (cancelledBy.documentNumber ?? cancelledBy.hints.find((h) => h.key === 'invoice_number')?.value) : undefined;
     if (!cancelledBy || number === undefined) return { it: `Stornata con ${by.it}`, en: `Reversed by ${by.en}` };
     const day = italianDay(dayOf(cancelledBy));
@@ -179,7 +192,8 @@ export const SDI_RECEIPT: ReceiptFacts = {
   },
   // SdI has no annulment: a cancellation is a new document, a nota di credito TD04 reversing
   // an invoice or a nota di debito TD05 reversing a credit note (docs/decisions.md
-  // "Cancelling a credit note"), titled as what it is. Each names the document it corrects,
+  // "Cancelling a credit note"), their simplified forms TD08/TD09 for a simplified invoice
+  // and its credit note, titled as what it is. Each names the document it corrects,
   // as its DatiFattureCollegate does (a refund's `original_invoice_number` and date, when
   // given). Amounts print as the FatturaPA carries them: positive, the type says the rest.
   correction: {
@@ -193,8 +207,9 @@ export const SDI_RECEIPT: ReceiptFacts = {
         ? metaString(tx, 'original_invoice_date')
         : original ? (metaString(original.tx, 'invoice_date') ?? isoDate(localDate(original.createdAt, 'IT'))) : undefined;
       // A cancellation's draft is the original's: it names the original by its own type.
-      // A refund's original_invoice_number names the invoice it credits.
-      const what = kind === 'cancellation' ? documentOf(tipoDocumentoOf(tx)).noun : DOCUMENTS.TD01!.noun;
+      // A refund's original_invoice_number names the invoice it credits: a simplified one for
+      // a simplified credit note (TD08, the credit note of a TD07).
+      const what = kind === 'cancellation' ? documentOf(tipoDocumentoOf(tx)).noun : documentOf(tipoDocumentoOf(tx) === 'TD08' ? 'TD07' : 'TD01').noun;
       // The day as the Italian prints write it (DD-MM-YYYY, as the documento commerciale's references).
       return [date === undefined
         ? { it: `Rif. ${what.it} n. ${number}`, en: `Ref. ${what.en} no. ${number}` }

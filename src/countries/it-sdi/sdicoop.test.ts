@@ -6,6 +6,7 @@ import { authorityPost, closeAuthorityConnections } from '../shared/authority-ht
 import { draft, fixedSigningKey, location, stored, submitCtx, validatedBuild } from '../shared/test-fixtures.ts';
 import { FATTURAPA_FSM10_XSD, FATTURAPA_XSD, startFakeSdi, type FakeSdi } from '../../../test/support/fake-sdi.ts';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../test/support/xml-tools.ts';
+import { semplificataNoteCases } from './golden-cases.ts';
 
 const loc = location('it-sdi');
 const record = (): StoredRecord => {
@@ -96,6 +97,19 @@ describe('SdICoop client against a fake SdI (mutual TLS, schema-checked)', () =>
     // What we built before: TD07 inside a 1.2.2 document, which the schema refuses (SdI scarto 00200).
     const ordinary = rec.body.replace(/FatturaElettronicaSemplificata/g, 'FatturaElettronica').replace('fatture/v1.0', 'fatture/v1.2');
     expect(await sdi.submit({ ...rec, body: ordinary }, ctx)).toMatchObject({ kind: 'rejected', code: 'SOAP_FAULT', response: { faultstring: expect.stringMatching(/^00200/) } });
+  });
+
+  it('its notes (TD08 cancelling a TD07, a refund asked as TD07, the TD09 reversing it) are FSM10 files too, taken: valid against Schema_VFSM10.xsd', async () => {
+    const [note, refund, debit] = semplificataNoteCases(loc);
+    const files = [stored(note!.record, note!.tx, 'cancellation'), stored(refund!.record, refund!.tx), stored(debit!.record, debit!.tx, 'cancellation')];
+    for (const rec of files) {
+      expect(rec.body).toMatch(/^<p:FatturaElettronicaSemplificata [^>]*versione="FSM10">/);
+      expect(await sdi.submit(rec, ctx)).toMatchObject({ kind: 'sent' });
+      expect(fake.received.at(-1)).toMatchObject({ nomeFile: rec.fiscalId, file: rec.body });
+    }
+    expect(files.map((f) => f.body.match(/<TipoDocumento>(TD0\d)<\/TipoDocumento>/)![1])).toEqual(['TD08', 'TD08', 'TD09']);
+    if (!HAVE_SCHEMAS) return console.warn(SCHEMAS_MISSING_MESSAGE);
+    for (const rec of files) expect(xsdValidate(rec.body, FATTURAPA_FSM10_XSD).ok).toBe(true);
   });
 
   it('taken on a retry (attempt 2): marked resend, as SdI may hold a copy from the attempt whose answer was lost', async () => {

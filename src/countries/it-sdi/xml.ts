@@ -202,7 +202,8 @@ export function fatturaXml(f: FatturaFields): string {
  * namespace (`…/fatture/v1.0`). Not a variant of the 1.2.2 document: the seller's names sit
  * directly in CedentePrestatore (no DatiAnagrafici/Anagrafica), RegimeFiscale after the Sede;
  * the buyer is its fiscal identifiers (IdentificativiFiscali), its name and address optional
- * (AltriDatiIdentificativi); the body has no lines, summary or payment, but one
+ * (AltriDatiIdentificativi); a note (TD08, TD09) names the document it corrects
+ * (DatiFatturaRettificata); the body has no lines, summary or payment, but one
  * DatiBeniServizi per good or service with its amount VAT included (Importo) and the VAT in
  * it (DatiIVA: Imposta and Aliquota), and no document total. Same writing rules as
  * `fatturaXml`: root qualified (prefix `p`), children unqualified, schema order.
@@ -230,6 +231,8 @@ export interface SemplificataFields {
     altri?: { Anagrafica: Anagrafica; Sede: Sede } | undefined;
   };
   documento: { TipoDocumento: string; Divisa: string; Data: string; Numero: string };
+  /** DatiFatturaRettificata of a simplified note (TD08, TD09): the document it corrects, and what it changes. */
+  rettificata?: { NumeroFR: string; DataFR: string; ElementiRettificati: string } | undefined;
   beni: BeneServizio[];
 }
 
@@ -258,7 +261,10 @@ export function semplificataXml(f: SemplificataFields): string {
   const d = f.documento;
   const generali = w(
     'DatiGenerali',
-    w('DatiGeneraliDocumento', el('TipoDocumento', d.TipoDocumento) + el('Divisa', d.Divisa) + el('Data', d.Data) + el('Numero', d.Numero)),
+    w('DatiGeneraliDocumento', el('TipoDocumento', d.TipoDocumento) + el('Divisa', d.Divisa) + el('Data', d.Data) + el('Numero', d.Numero)) +
+      (f.rettificata
+        ? w('DatiFatturaRettificata', el('NumeroFR', f.rettificata.NumeroFR) + el('DataFR', f.rettificata.DataFR) + el('ElementiRettificati', f.rettificata.ElementiRettificati))
+        : ''),
   );
   const beni = f.beni
     .map((b) =>

@@ -68,6 +68,9 @@ export interface FinishState {
   uncount?: boolean;
 }
 
+/** How a job ends once its transaction was decided by the authority (`settle`): completed, or dead with the refusal. */
+export type JobSettlement = { status: 'completed' } | { status: 'dead'; error: string };
+
 export interface ClaimOptions {
   kinds: readonly string[];
   workerId: string;
@@ -354,23 +357,45 @@ export const jobsRepo = {
   },
 
   /**
+   * A transaction's latest job of these kinds (its retry-queue entry), locked. The inbound
+   * service locks it before the transaction's row, in the order a worker's finish takes them
+   * (the job, then the transaction in the attempt's commit): a notification and the answer of
+   * an attempt in flight then wait for each other instead of deadlocking.
+   */
+  async latestFor(q: Queryable, transactionId: string, kinds: readonly string[]): Promise<JobRow | undefined> {
+    return (await q.query<JobRow>(
+      `SELECT ${RETURNING} FROM jobs WHERE transaction_id = $1 AND kind = ANY($2::text[]) ORDER BY created_at DESC, id DESC LIMIT 1 FOR UPDATE`,
+      [transactionId, [...kinds]],
+    )).rows[0];
+  },
+
+  /**
    * Closes a transaction's latest job of these kinds (its retry-queue entry) once the
    * authority has decided the record by a later message (services/inbound.ts): `dead` with
    * the authority's refusal as its last error, or `completed` (an acceptance: nothing is
    * left to send). An entry still waiting for a retry will not run; a `completed` entry
    * becomes `dead` on a refusal, a `dead` one (its retries ran out although the authority
    * had the record) `completed` on an acceptance. An entry in flight (`processing`) is left
-   * to its worker. Returns the entry as it now stands, or undefined (none, or in flight). A
-   * closed entry of an ordered queue lets the queue's next job go.
+   * to its worker, which ends it the same way when its answer comes (jobs/tasks/submit.ts
+   * `unlessSettledMeanwhile`): it is returned as it stands, for the events to name. Returns
+   * the entry, or undefined (none). A closed entry of an ordered queue lets the queue's next
+   * job go.
    */
   async settleLatest(
-    q: Queryable, transactionId: string, kinds: readonly string[], next: { status: 'completed' } | { status: 'dead'; error: string }, now: Date,
+    q: Queryable, transactionId: string, kinds: readonly string[], next: JobSettlement, now: Date,
   ): Promise<JobRow | undefined> {
-    const job = (await q.query<JobRow>(
-      `SELECT ${RETURNING} FROM jobs WHERE transaction_id = $1 AND kind = ANY($2::text[]) ORDER BY created_at DESC, id DESC LIMIT 1 FOR UPDATE`,
-      [transactionId, [...kinds]],
-    )).rows[0];
-    if (!job || job.status === 'processing') return undefined;
+    const job = await jobsRepo.latestFor(q, transactionId, kinds);
+    if (!job || job.status === 'processing') return job;
+    return jobsRepo.settle(q, job, next, now);
+  },
+
+  /**
+   * Ends a job as its transaction was decided (`settleLatest`, and a worker whose attempt
+   * was overtaken by the authority's message): `dead` with the refusal as its last error,
+   * or `completed`. A job of an ordered queue that was still waiting to run lets the
+   * queue's next job go.
+   */
+  async settle(q: Queryable, job: JobRow, next: JobSettlement, now: Date): Promise<JobRow> {
     if (next.status === 'completed' && job.status === 'completed') return job;
     const res = await q.query<JobRow>(
       `UPDATE jobs SET status = $2, last_error = COALESCE($3, last_error), locked_by = NULL, locked_until = NULL, updated_at = $4
@@ -378,7 +403,7 @@ export const jobsRepo = {
       [job.id, next.status, next.status === 'dead' ? next.error : null, now],
     );
     if (job.queue_key && ['pending', 'failed'].includes(job.status)) await jobsRepo.promoteNext(q, job.queue_key, now);
-    return res.rows[0];
+    return res.rows[0]!;
   },
 
   /** One job by id (any account: callers scope it). */

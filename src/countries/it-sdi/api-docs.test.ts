@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { sdiDocs } from './api-docs.ts';
+import { SEMPLIFICATA_MAX_TOTAL, TIPI_DOCUMENTO } from './metadata.ts';
+import { decimal } from '../shared/amounts.ts';
+import { sdi } from './index.ts';
+import { draft, location, txCtx } from '../shared/test-fixtures.ts';
+
+/*
+ * The API reference (GET /openapi.json, the create body's metadata description) says what
+ * the SDI rules do: the document types a request may name, and the fattura semplificata's
+ * rules (TD07) and notes (TD08, TD09), which only the quickstart described.
+ */
+describe('it-sdi api-docs: the metadata the rules read, TD07 and its notes', () => {
+  const text = sdiDocs.metadata!;
+
+  it('lists every tipo_documento a request may name, and only those', () => {
+    const listed = /tipo_documento: ((?:TD\d\d, )*TD\d\d) /.exec(text)?.[1]?.split(', ');
+    expect(listed).toEqual([...TIPI_DOCUMENTO]);
+    for (const tipo of ['TD03', 'TD05', 'TD08']) {
+      expect(() => sdi.validateTransaction(draft({ metadata: { invoice_number: '1', tipo_documento: tipo } }), txCtx(location('it-sdi')))).toThrow(/must be one of/);
+    }
+  });
+
+  it("states TD07's rules with the ceiling the rules apply, and the simplified notes", () => {
+    expect(text).toContain(`TD07, the fattura semplificata (DPR 633/1972 art. 21-bis), is sent in the simplified format FSM10: a sale of at most ${decimal(SEMPLIFICATA_MAX_TOTAL)} EUR in total`);
+    expect(decimal(SEMPLIFICATA_MAX_TOTAL)).toBe('400.00');
+    for (const fact of ['RF19', 'FPA12', 'N6.x', 'N3.2', 'nota di credito semplificata (TD08, FSM10)', 'nota di debito semplificata (TD09)', 'TD07 on a refund or void issues a TD08', 'original_invoice_date (DatiFatturaRettificata)']) {
+      expect(text).toContain(fact);
+    }
+  });
+});
