@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, badRequest } from './errors.ts';
-import { inGuideForm, normalizeTransactionRequest, RateListError } from './transaction-request.ts';
+import { inGuideForm, normalizeTransactionRequest, RateListError, undeclaredSurcharges } from './transaction-request.ts';
 import type { LineField } from './transaction.ts';
 
 const NOW = new Date('2026-03-01T10:00:00Z');
@@ -131,6 +131,79 @@ describe('line fields declared by fiscal systems', () => {
 
   it('must be strings, with a message naming the line and the field', () => {
     expect(() => normalizeTransactionRequest(withLine({ exemption: 1 }), NOW, FIELDS)).toThrow('items[0].exemption must be a string');
+  });
+});
+
+describe('a line surcharge declared by a fiscal system (SurchargeLineField)', () => {
+  const FIELDS: readonly LineField[] = [{ name: 'extra_rate', type: 'surcharge', amount: 'extra_amount' }];
+  // 2 × 10.00 at 21 % (tax 4.20) with a 5.2 % surcharge (1.04), and a plain line of 3.00 at 10 %.
+  const body = (extra: Record<string, unknown> = { extra_rate: 5.2 }, totals: Record<string, unknown> = {}) =>
+    canonical({
+      items: [
+        { description: 'Aceite', quantity: 2, unit_price: 1000, tax_rate: 21, tax_amount: 420, total_amount: 2420, ...extra },
+        { description: 'Pan', quantity: 1, unit_price: 300, tax_rate: 10, tax_amount: 30, total_amount: 330 },
+      ],
+      pretax_amount: 2300,
+      tax_amount: 450,
+      total_amount: 2854,
+      ...totals,
+    });
+  const errWith = (b: unknown, fields: readonly LineField[] = FIELDS) => {
+    try {
+      normalizeTransactionRequest(b, NOW, fields);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    throw new Error('expected a validation error');
+  };
+
+  it('stores the rate and the amount the service computes (as tax_amount: round half up), beside the line total, which stays net + tax', () => {
+    const { draft } = normalizeTransactionRequest(body(), NOW, FIELDS);
+    expect(draft.items[0]).toEqual({ description: 'Aceite', quantity: 2, unit_price: 1000, tax_rate: 21, tax_amount: 420, total_amount: 2420, extra_rate: 5.2, extra_amount: 104 });
+    expect(Object.keys(draft.items[1]!)).not.toContain('extra_rate');
+    // The total is what the customer pays: the lines' totals and the surcharge.
+    expect(draft).toMatchObject({ pretax_amount: 2300, tax_amount: 450, total_amount: 2854 });
+    // A given amount is checked, and kept; half a cent rounds up (1 × 0.25 × 5.2 % = 1.3 → 1; 1 × 0.50 × 5 % = 2.5 → 3).
+    expect(normalizeTransactionRequest(body({ extra_rate: 5.2, extra_amount: 104 }), NOW, FIELDS).draft.items[0]!.extra_amount).toBe(104);
+    const half = canonical({ items: [{ description: 'Chicle', quantity: 1, unit_price: 50, tax_rate: 0, extra_rate: 5 }], pretax_amount: 50, tax_amount: 0, total_amount: 53 });
+    expect(normalizeTransactionRequest(half, NOW, FIELDS).draft.items[0]!.extra_amount).toBe(3);
+  });
+
+  it('refuses a wrong amount, an amount without its rate and a rate that is no percentage, naming the line and field', () => {
+    expect(errWith(body({ extra_rate: 5.2, extra_amount: 105 }))).toBe('items[0].extra_amount must be 104 (quantity × unit_price × extra_rate / 100, rounded half up)');
+    expect(errWith(body({ extra_amount: 104 }))).toBe('items[0].extra_amount is given without items[0].extra_rate');
+    expect(errWith(body({ extra_rate: '5.2' }))).toBe('items[0].extra_rate must be a percentage from 0 to 100');
+    expect(errWith(body({ extra_rate: 5.2, extra_amount: 1.5 }))).toMatch(/^items\[0\]\.extra_amount must be an integer amount in minor units/);
+  });
+
+  it('is part of the request total: pretax + tax + surcharges; without any surcharge the rule and its message are unchanged', () => {
+    expect(errWith(body(undefined, { total_amount: 2750 }))).toBe("pretax_amount + tax_amount + the items' extra_amount (104) must equal total_amount");
+    expect(errWith(body({}, { total_amount: 2854 }))).toBe('pretax_amount + tax_amount must equal total_amount');
+    expect(normalizeTransactionRequest(body({}, { total_amount: 2750 }), NOW, FIELDS).draft.total_amount).toBe(2750);
+    // Not declared by any system: not read, so the request total without it is the rule.
+    expect(errWith(body(), [])).toBe('pretax_amount + tax_amount must equal total_amount');
+  });
+
+  it('in the guide form: the rate in hundredths of a percent, and amount = the line totals plus the surcharges', () => {
+    const guide = (amount: number, rate: unknown = 520) => ({
+      location_id: LOC, amount, line_items: [{ description: 'Aceite', quantity: 2, unit_price: 1000, vat_rate: 2100, extra_rate: rate }],
+    });
+    const { draft } = normalizeTransactionRequest(guide(2524), NOW, FIELDS);
+    expect(draft.items[0]).toMatchObject({ tax_rate: 21, extra_rate: 5.2, extra_amount: 104 });
+    expect(draft).toMatchObject({ pretax_amount: 2000, tax_amount: 420, total_amount: 2524 });
+    expect(errWith(guide(2420))).toBe("amount must equal the sum of the line items' totals and extra_amount (2524)");
+    expect(errWith(guide(2524, 5.2))).toBe('line_items[0].extra_rate must be an integer in hundredths of a percent (520 = 5.2 %), from 0 to 10000');
+  });
+
+  it('undeclaredSurcharges: a surcharge the location\'s system does not declare is a 400 naming the line, field and system', () => {
+    const { draft } = normalizeTransactionRequest(body(), NOW, FIELDS);
+    expect(undeclaredSurcharges(draft, FIELDS, FIELDS, 'xx-own')).toBeNull();
+    const refused = undeclaredSurcharges(draft, [], FIELDS, 'xx-other');
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused?.status).toBe(400);
+    expect(refused?.message).toBe('items[0].extra_rate is not taken at this location: its fiscal system (xx-other) charges no line surcharge');
+    // A request without a surcharge is every system's.
+    expect(undeclaredSurcharges(normalizeTransactionRequest(canonical(), NOW, FIELDS).draft, [], FIELDS, 'xx-other')).toBeNull();
   });
 });
 

@@ -1,4 +1,4 @@
-import type { LineField, PaymentMethod, TransactionDraft, TransactionType, TxLine } from './transaction.ts';
+import type { LineField, PaymentMethod, StringLineField, SurchargeLineField, TransactionDraft, TransactionType, TxLine } from './transaction.ts';
 import { badRequest, ValidationError } from './errors.ts';
 import { isUuid } from './ids.ts';
 import { isMinorUnits, lineNet, lineTax, toDecimal, type Decimal } from './money.ts';
@@ -168,30 +168,90 @@ function descriptionOf(raw: unknown, path: string): string {
   return raw.trim();
 }
 
-/** A system's line field, read as declared; undefined when absent (see `LineField`). */
-function lineFieldOf(raw: unknown, path: string, field: LineField): string | undefined {
+/** A system's string line field, read as declared; undefined when absent (see `LineField`). */
+function lineFieldOf(raw: unknown, path: string, field: StringLineField): string | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw !== 'string') throw badRequest(`${path}.${field.name} must be a string`);
   const value = field.upperCase === true ? raw.trim().toUpperCase() : raw.trim();
   return value === '' ? undefined : value;
 }
 
+/** How a form writes a rate: the canonical form in percent, the guide form in hundredths of a percent. */
+interface RateUnit {
+  /** 1: percent; 100: hundredths of a percent. */
+  scale: 1 | 100;
+  /** The amount's formula in the caller's terms. */
+  term: (rateField: string) => string;
+}
+const PERCENT: RateUnit = { scale: 1, term: (f) => `${f} / 100` };
+const HUNDREDTHS: RateUnit = { scale: 100, term: (f) => `${f} / 10000` };
+
+/**
+ * A system's surcharge on a line (`SurchargeLineField`): its rate, read as `tax_rate` is
+ * (as `vat_rate` in the guide form), and its amount, computed as the line's tax is; a given
+ * amount is checked. Absent (no rate, no amount): nothing.
+ */
+function surchargeOf(raw: Obj, path: string, field: SurchargeLineField, quantity: Decimal, unitPrice: number, unit: RateUnit): Record<string, number> {
+  const rawRate = raw[field.name];
+  const rawAmount = raw[field.amount];
+  if (rawRate === undefined || rawRate === null) {
+    if (rawAmount !== undefined && rawAmount !== null) throw badRequest(`${path}.${field.amount} is given without ${path}.${field.name}`);
+    return {};
+  }
+  if (unit.scale === 100 && !Number.isInteger(rawRate)) throw badRequest(`${path}.${field.name} must be an integer in hundredths of a percent (520 = 5.2 %), from 0 to 10000`);
+  const rate = rateOf(rawRate, path, field.name, unit.scale);
+  const amount = lineTax(quantity, unitPrice, rate);
+  if (rawAmount !== undefined && rawAmount !== null) {
+    if (!isMinorUnits(rawAmount)) throw badRequest(minorUnitsMessage(`${path}.${field.amount}`));
+    if (rawAmount !== amount) throw badRequest(`${path}.${field.amount} must be ${amount} (quantity × unit_price × ${unit.term(field.name)}, rounded half up)`);
+  }
+  return { [field.name]: (rawRate as number) / unit.scale, [field.amount]: amount };
+}
+
 /** The systems' fields present on a line, in declaration order. */
-function lineFieldsOf(raw: Obj, path: string, fields: readonly LineField[]): Record<string, string> {
-  const out: Record<string, string> = {};
+function lineFieldsOf(raw: Obj, path: string, fields: readonly LineField[], quantity: Decimal, unitPrice: number, unit: RateUnit): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
   for (const field of fields) {
+    if (field.type === 'surcharge') {
+      Object.assign(out, surchargeOf(raw, path, field, quantity, unitPrice, unit));
+      continue;
+    }
     const value = lineFieldOf(raw[field.name], path, field);
     if (value !== undefined) out[field.name] = value;
   }
   return out;
 }
 
+/** The surcharge amounts of a line (`SurchargeLineField`), summed. */
+const lineSurcharge = (l: TxLine, fields: readonly LineField[]): number =>
+  fields.reduce((sum, f) => sum + (f.type === 'surcharge' && typeof l[f.amount] === 'number' ? (l[f.amount] as number) : 0), 0);
+
+/** The surcharge fields some line of the request carries. */
+const surchargesUsed = (items: readonly TxLine[], fields: readonly LineField[]): SurchargeLineField[] =>
+  fields.filter((f): f is SurchargeLineField => f.type === 'surcharge' && items.some((l) => l[f.name] !== undefined));
+
+/**
+ * The first surcharge a line carries that the location's system does not declare (its
+ * record could not carry the amount the request's total includes), as a 400; null when
+ * every surcharge is the system's. `declared`: the system's line fields; `system`: its key,
+ * for the message. Called once the location is known (services/transactions.ts).
+ */
+export function undeclaredSurcharges(draft: TransactionDraft, declared: readonly LineField[], all: readonly LineField[], system: string): ValidationError | null {
+  for (const f of surchargesUsed(draft.items, all)) {
+    if (declared.some((d) => d.type === 'surcharge' && d.name === f.name)) continue;
+    const i = draft.items.findIndex((l) => l[f.name] !== undefined);
+    return badRequest(`items[${i}].${f.name} is not taken at this location: its fiscal system (${system}) charges no line surcharge`);
+  }
+  return null;
+}
+
 /** Builds one line from quantity, unit price and rate; checks the client's line totals when given. */
-function line(raw: Obj, path: string, rate: Decimal, taxRateValue: number, fields: readonly LineField[], rateTerm = 'tax_rate / 100'): TxLine {
+function line(raw: Obj, path: string, rate: Decimal, taxRateValue: number, fields: readonly LineField[], unit: RateUnit = PERCENT): TxLine {
   const quantity = quantityOf(raw.quantity, path);
   if (!isMinorUnits(raw.unit_price) || raw.unit_price < 0) throw badRequest(amountMessage(`${path}.unit_price`, raw.unit_price));
   const net = lineNet(quantity, raw.unit_price);
   const tax = lineTax(quantity, raw.unit_price, rate);
+  const rateTerm = unit.term(unit.scale === 1 ? 'tax_rate' : 'vat_rate');
   if (raw.tax_amount !== undefined) {
     if (!isMinorUnits(raw.tax_amount)) throw badRequest(minorUnitsMessage(`${path}.tax_amount`));
     if (raw.tax_amount !== tax) throw badRequest(`${path}.tax_amount must be ${tax} (quantity × unit_price × ${rateTerm}, rounded half up)`);
@@ -200,7 +260,7 @@ function line(raw: Obj, path: string, rate: Decimal, taxRateValue: number, field
     if (!isMinorUnits(raw.total_amount)) throw badRequest(minorUnitsMessage(`${path}.total_amount`));
     if (raw.total_amount !== net + tax) throw badRequest(`${path}.total_amount must be ${net + tax} (quantity × unit_price + tax_amount)`);
   }
-  const systemFields = lineFieldsOf(raw, path, fields);
+  const systemFields = lineFieldsOf(raw, path, fields, quantity, raw.unit_price, unit);
   return {
     description: descriptionOf(raw.description, path),
     quantity: Number(raw.quantity),
@@ -236,7 +296,14 @@ function fromCanonical(body: Obj, fields: readonly LineField[]): TransactionDraf
   const tax = body.tax_amount as number;
   const total = body.total_amount as number;
   if (total <= 0) throw badRequest('total_amount must be greater than 0');
-  if (pretax + tax !== total) throw badRequest('pretax_amount + tax_amount must equal total_amount');
+  // A line surcharge (SurchargeLineField) is paid on top of the lines' totals: it is part
+  // of the request's total. Without one the rule and its message are as they always were.
+  const surcharges = surchargesUsed(items, fields);
+  const surcharge = items.reduce((s, l) => s + lineSurcharge(l, fields), 0);
+  if (surcharges.length === 0 && pretax + tax !== total) throw badRequest('pretax_amount + tax_amount must equal total_amount');
+  if (surcharges.length > 0 && pretax + tax + surcharge !== total) {
+    throw badRequest(`pretax_amount + tax_amount + the items' ${surcharges.map((f) => f.amount).join(' and ')} (${surcharge}) must equal total_amount`);
+  }
   const sumNet = items.reduce((s, l) => s + l.total_amount - l.tax_amount, 0);
   const sumTax = items.reduce((s, l) => s + l.tax_amount, 0);
   if (pretax !== sumNet) throw badRequest(`pretax_amount must equal the sum of the items' net amounts (${sumNet})`);
@@ -251,14 +318,20 @@ function fromGuide(body: Obj, now: Date, fields: readonly LineField[]): Transact
     const path = `line_items[${i}]`;
     if (!Number.isInteger(raw.vat_rate)) throw badRequest(`${path}.vat_rate must be an integer in hundredths of a percent (2100 = 21 %), from 0 to 10000`);
     const rate = rateOf(raw.vat_rate, path, 'vat_rate', 100);
-    // The formula in the caller's terms: vat_rate is in hundredths of a percent.
-    return line(raw, path, rate, (raw.vat_rate as number) / 100, fields, 'vat_rate / 10000');
+    // The formula in the caller's terms: vat_rate (and a surcharge rate) is in hundredths of a percent.
+    return line(raw, path, rate, (raw.vat_rate as number) / 100, fields, HUNDREDTHS);
   });
-  const total = items.reduce((s, l) => s + l.total_amount, 0);
+  const linesTotal = items.reduce((s, l) => s + l.total_amount, 0);
   const tax = items.reduce((s, l) => s + l.tax_amount, 0);
+  // Line surcharges (SurchargeLineField) are paid on top of the lines' totals.
+  const surcharges = surchargesUsed(items, fields);
+  const total = linesTotal + items.reduce((s, l) => s + lineSurcharge(l, fields), 0);
   if (body.amount === undefined || body.amount === null) throw required('amount');
   if (!isMinorUnits(body.amount)) throw badRequest(minorUnitsMessage('amount'));
-  if (body.amount !== total) throw badRequest(`amount must equal the sum of the line items' totals (${total})`);
+  if (body.amount !== total) {
+    const what = surcharges.length === 0 ? 'totals' : `totals and ${surcharges.map((f) => f.amount).join(' and ')}`;
+    throw badRequest(`amount must equal the sum of the line items' ${what} (${total})`);
+  }
   if (total <= 0) throw badRequest('amount must be greater than 0');
-  return { ...common, items, pretax_amount: total - tax, tax_amount: tax, total_amount: total };
+  return { ...common, items, pretax_amount: linesTotal - tax, tax_amount: tax, total_amount: total };
 }

@@ -26,13 +26,35 @@ export interface TxLine {
  * - `string`: optional (missing, null or blank after trimming: absent); anything but a
  *   string is refused with `<line>.<name> must be a string`; stored trimmed, upper-cased
  *   when `upperCase`.
+ * - `surcharge`: a levy on the line beside its tax (`SurchargeLineField`).
  * A present field is stored on the line under `name`, after the core's fields, in the
  * order the registry lists them.
  */
-export interface LineField {
+export type LineField = StringLineField | SurchargeLineField;
+
+export interface StringLineField {
   name: string;
   type: 'string';
   upperCase?: boolean | undefined;
+}
+
+/**
+ * A surcharge a system levies on a line on top of its tax, at a rate of its own: the rate
+ * field `name` (a percentage, as `tax_rate`; in the guide form hundredths of a percent, as
+ * `vat_rate`) and the amount field `amount`, in minor units, computed as `tax_amount` is:
+ * round-half-up(quantity × unit_price × rate / 100). The amount may be sent (it is then
+ * checked) or left to the service; an amount without its rate is refused. Both are
+ * stored on the line (rate and amount as numbers). The surcharge is not part of the
+ * line's `total_amount` (net + tax, as for every line) but is part of what the customer
+ * pays: the request's `total_amount` is `pretax_amount + tax_amount` plus the lines'
+ * surcharge amounts. Only a location whose system declares the field takes it
+ * (`undeclaredSurcharges`): any other system's record could not carry the amount its
+ * total includes.
+ */
+export interface SurchargeLineField {
+  name: string;
+  type: 'surcharge';
+  amount: string;
 }
 
 /** The canonical (quickstart) request after normalization at the edge. */

@@ -3,7 +3,7 @@ import {
   CERTIFICATE_FIELDS, COUNTRIES, LINE_FIELDS, SYSTEMS, SYSTEM_KEYS, getSystem, isSupportedCountry, isSystemKey, resolveLocationSystem,
   routingTable, unionOfLineFields,
 } from './registry.ts';
-import type { CountryRouting, FiscalSystem } from './types.ts';
+import type { CountryRouting, FiscalSystem, LineField } from './types.ts';
 import { expect400 } from './shared/test-helpers.ts';
 
 const SPAIN_REQUIRED = 'Spain locations require country_config with system field (ticketbai, verifactu or sii)';
@@ -61,7 +61,19 @@ describe('registry', () => {
 
   it('collects the config fields naming a certificate and the line fields the plug-ins declare', () => {
     expect(CERTIFICATE_FIELDS).toEqual(['certificate_id', 'seal_certificate_id', 'at_certificate_id']);
-    expect(LINE_FIELDS).toEqual([{ name: 'natura', type: 'string', upperCase: true }, { name: 'tax_exemption_code', type: 'string', upperCase: true }]);
+    expect(LINE_FIELDS).toEqual([
+      { name: 'surcharge_rate', type: 'surcharge', amount: 'surcharge_amount' },
+      { name: 'natura', type: 'string', upperCase: true },
+      { name: 'tax_exemption_code', type: 'string', upperCase: true },
+    ]);
+  });
+
+  it('refuses two systems declaring one surcharge with different amount fields, or as a string', () => {
+    const sys = (key: string, field: LineField) => ({ key, lineFields: [field] }) as unknown as FiscalSystem;
+    const surcharge: LineField = { name: 'extra', type: 'surcharge', amount: 'extra_amount' };
+    expect(unionOfLineFields([sys('xx-a', surcharge), sys('xx-b', surcharge)])).toEqual([surcharge]);
+    expect(() => unionOfLineFields([sys('xx-a', surcharge), sys('xx-b', { ...surcharge, amount: 'other' })])).toThrow('line field extra is declared differently by xx-b');
+    expect(() => unionOfLineFields([sys('xx-a', surcharge), sys('xx-b', { name: 'extra', type: 'string' })])).toThrow('line field extra is declared differently by xx-b');
   });
 
   it('refuses two systems declaring one line field differently', () => {

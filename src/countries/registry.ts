@@ -76,12 +76,19 @@ export function unionOfLineFields(systems: readonly FiscalSystem[]): LineField[]
     for (const f of s.lineFields ?? []) {
       const known = byName.get(f.name);
       if (known === undefined) byName.set(f.name, f);
-      else if (known.type !== f.type || (known.upperCase === true) !== (f.upperCase === true)) {
+      else if (!sameLineField(known, f)) {
         throw new Error(`line field ${f.name} is declared differently by ${s.key} and an earlier system`);
       }
     }
   }
   return [...byName.values()];
+}
+
+/** Two declarations of one line field agree: same type, and the same reading of it. */
+function sameLineField(a: LineField, b: LineField): boolean {
+  if (a.type === 'string' && b.type === 'string') return (a.upperCase === true) === (b.upperCase === true);
+  if (a.type === 'surcharge' && b.type === 'surcharge') return a.amount === b.amount;
+  return false;
 }
 
 const BY_KEY = new Map<string, FiscalSystem>(SYSTEMS.map((s) => [s.key, s]));

@@ -56,7 +56,9 @@ function needles(): Needle[] {
       add(name, 'status', s.key, name.includes('_') ? asWord(name) : asCode(name));
     }
     for (const e of s.events ?? []) add(e, 'event', s.key, asWord(e));
-    const fields = [...s.certificateFields, ...s.secretConfigFields, ...(s.lineFields ?? []).map((f) => f.name)];
+    // A line surcharge owns two names: its rate and its amount field.
+    const lineNames = (s.lineFields ?? []).flatMap((f) => (f.type === 'surcharge' ? [f.name, f.amount] : [f.name]));
+    const fields = [...s.certificateFields, ...s.secretConfigFields, ...lineNames];
     for (const f of fields) if (f !== 'certificate_id') add(f, 'field', s.key, asWord(f));
   }
   return [...found].map(([name, n]) => ({ name, what: `${n.kind} of ${n.owners.join(', ')}`, pattern: n.pattern }));

@@ -1121,6 +1121,17 @@ export interface ReceiptTaxSummary {
   rows: { rate: number; code?: string | undefined; base: number; tax: number }[];
   /** What the record's total differs from its rows' bases and taxes by (a rounding it declares); printed on its own line when not 0. */
   rounding?: number | undefined;
+  /**
+   * The tax's name where the document's tax is not the one the language calls VAT (Spain:
+   * IGIC in the Canary Islands, IPSI in Ceuta and Melilla): printed instead of it on the
+   * lines and the rows. Absent: the language's word.
+   */
+  taxName?: string | undefined;
+  /**
+   * Levies charged beside the tax and part of the total (Spain: recargo de equivalencia),
+   * each on its own line after the rows: its label, rate, base and amount (minor units).
+   */
+  surcharges?: { label: Localized; rate: number; base: number; amount: number }[] | undefined;
 }
 
 /** A correction on paper, by system (`ReceiptFacts.correction`); every member pure. */

@@ -119,7 +119,7 @@ const ERROR_TEXT: Record<string, string> = {
   429: 'Rate limit exceeded: wait `retry_after` seconds (also the Retry-After header)',
   500: 'Unexpected failure',
   502: 'An upstream service (billing provider, authority) failed',
-  503: 'Database or signing device unreachable: retry after the Retry-After header',
+  503: 'Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header',
 };
 
 const RETRY_AFTER = { 'Retry-After': { type: 'integer', description: 'seconds to wait before retrying' } };
@@ -210,7 +210,7 @@ const CanonicalTransaction: JsonSchema = {
     items: { type: 'array', minItems: 1, items: CanonicalItem },
     pretax_amount: money('sum of the lines\' quantity × unit_price'),
     tax_amount: money('sum of the lines\' tax_amount'),
-    total_amount: money('pretax_amount + tax_amount'),
+    total_amount: money('pretax_amount + tax_amount, plus the lines\' surcharge amounts where the location\'s system takes a line surcharge'),
     currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217' },
     payment_method: { type: 'string', enum: ['cash', 'card', 'transfer', 'other'] },
     customer_context: { type: 'object', additionalProperties: true, description: 'customer data for the receipt' },

@@ -120,24 +120,30 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
   const day = facts?.documentDate?.(correction);
   titleBlocks.push(text(`${w.date}: ${day !== undefined ? printedDay(day) : localDateTime(src.transaction.created_at, src.transaction.country)}`, 'left'));
 
+  // The record's own VAT summary where its system gives it (rows per exemption code, a recomputed tax, a rounding,
+  // another tax's name, surcharges), else the lines' sums per rate.
+  const summary: ReceiptTaxSummary = facts?.taxSummary?.(correction) ?? { rows: [...taxBreakdown(tx)].map(([rate, t]) => ({ rate, ...t })) };
+  const taxWord = summary.taxName ?? w.tax;
+
   const lines: Block[] = [{ kind: 'rule' }];
   // What the law wants printed of a line beyond its amounts (ReceiptFacts.itemNotes), under it.
   const notes = facts?.itemNotes?.(correction) ?? [];
   tx.items.forEach((l, i) => {
     lines.push({ kind: 'pair', left: l.description, right: money(l.total_amount), bold: false });
     const qty = l.quantity === 1 ? '' : `${number(l.quantity, w)} x ${price(l.unit_price)} `;
-    lines.push(text(`  ${qty}${w.tax} ${number(l.tax_rate, w)} %`, 'left'));
+    lines.push(text(`  ${qty}${taxWord} ${number(l.tax_rate, w)} %`, 'left'));
     const note = notes[i];
     if (note) lines.push(text(`  ${say(note)}`, 'left'));
   });
 
   const totals: Block[] = [{ kind: 'rule' }];
   totals.push({ kind: 'pair', left: w.subtotal, right: money(tx.pretax_amount), bold: false });
-  // The record's own VAT summary where its system gives it (rows per exemption code, a recomputed tax, a rounding), else the lines' sums per rate.
-  const summary: ReceiptTaxSummary = facts?.taxSummary?.(correction) ?? { rows: [...taxBreakdown(tx)].map(([rate, t]) => ({ rate, ...t })) };
   for (const r of summary.rows) {
     const code = r.code ? ` ${r.code}` : '';
-    totals.push({ kind: 'pair', left: `${w.tax} ${number(r.rate, w)} %${code} (${money(r.base)})`, right: money(r.tax), bold: false });
+    totals.push({ kind: 'pair', left: `${taxWord} ${number(r.rate, w)} %${code} (${money(r.base)})`, right: money(r.tax), bold: false });
+  }
+  for (const c of summary.surcharges ?? []) {
+    totals.push({ kind: 'pair', left: `${say(c.label)} ${number(c.rate, w)} % (${money(c.base)})`, right: money(c.amount), bold: false });
   }
   if (summary.rounding) totals.push({ kind: 'pair', left: w.rounding, right: money(summary.rounding), bold: false });
   totals.push({ kind: 'pair', left: `${w.total} ${tx.currency}`, right: money(tx.total_amount), bold: true });

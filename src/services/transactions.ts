@@ -3,7 +3,7 @@ import { ApiError, badRequest, conflict, forbidden, notFound } from '../core/err
 import { newId } from '../core/ids.ts';
 import { allowsCountry } from '../core/permissions.ts';
 import { stableStringify } from '../core/stable-json.ts';
-import { inGuideForm, normalizeTransactionRequest, type NormalizedRequest } from '../core/transaction-request.ts';
+import { inGuideForm, normalizeTransactionRequest, undeclaredSurcharges, type NormalizedRequest } from '../core/transaction-request.ts';
 import { LINE_FIELDS, getSystem, statuses } from '../countries/registry.ts';
 import type { FiscalSystem, LocationForFiscal, SoftwareIdentity } from '../countries/types.ts';
 import { readSandboxOutcome } from '../countries/shared/sandbox.ts';
@@ -209,6 +209,9 @@ export function createTransactionService(deps: TransactionDeps) {
     if (sandboxMode === 'authority' && !system.capabilities.authorityTransport && system.capabilities.submission !== 'none') {
       throw new ApiError(400, `the ${system.key} authority client is not available yet: use a test key without X-Svc-Sandbox (the sandbox stub)`);
     }
+    // A line surcharge only its own systems take: elsewhere the total would hold an amount the record cannot carry.
+    const foreignSurcharge = undeclaredSurcharges(draft, system.lineFields ?? [], LINE_FIELDS, system.key);
+    if (foreignSurcharge) throw foreignSurcharge;
     const metadata = system.validateTransaction(draft, { location, environment: auth.environment, now: clock.now() });
     return { system, location, sandboxMode, draft: { ...draft, metadata }, ...(await signingKeyFor(system, location, auth.environment, sandboxMode)) };
   }

@@ -30,7 +30,7 @@ export type GetHealthErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -67,7 +67,7 @@ export type GetVersionErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -116,7 +116,7 @@ export type GetMetricsErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -185,7 +185,7 @@ export type CreateAccountErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -263,7 +263,7 @@ export type GetAccountStatusErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -333,7 +333,7 @@ export type ListConsentsErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -418,7 +418,7 @@ export type GrantConsentErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -496,7 +496,7 @@ export type RevokeConsentErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -558,7 +558,7 @@ export type ListApiKeysErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -662,7 +662,7 @@ export type CreateApiKeyErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -751,7 +751,7 @@ export type RevokeApiKeyErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -829,7 +829,7 @@ export type RotateApiKeyErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -915,7 +915,7 @@ export type ListLocationsErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -980,6 +980,10 @@ export type CreateLocationData = {
              */
             certificate_id?: string;
             /**
+             * iva only (the default): IGIC and IPSI locations use verifactu; tax_rate must be an IVA rate (0, 2, 4, 5, 7.5, 10 or 21)
+             */
+            tax?: 'iva';
+            /**
              * gipuzkoa, araba or bizkaia (codes 20, 01, 48 accepted)
              */
             territory: string;
@@ -1014,6 +1018,10 @@ export type CreateLocationData = {
              */
             certificate_id?: string;
             /**
+             * the indirect tax the location charges: iva (default; rates 0, 2, 4, 5, 7.5, 10 or 21), igic (Canary Islands; 0, 3, 7, 9.5, 15 or 20) or ipsi (Ceuta, Melilla; 0.5, 1, 2, 3, 4, 8 or 10), written in DetalleDesglose/Impuesto
+             */
+            tax?: 'iva' | 'igic' | 'ipsi';
+            /**
              * tax id of the software developer
              */
             software_nif: string;
@@ -1031,6 +1039,10 @@ export type CreateLocationData = {
              * an uploaded certificate (POST /v1/certificates); not needed with test keys
              */
             certificate_id?: string;
+            /**
+             * iva only (the default): IGIC and IPSI locations use verifactu; tax_rate must be an IVA rate (0, 2, 4, 5, 7.5, 10 or 21)
+             */
+            tax?: 'iva';
         } | {
             /**
              * optional: a config with formato_trasmissione is SDI
@@ -1230,7 +1242,7 @@ export type CreateLocationErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -1312,7 +1324,7 @@ export type DeleteLocationErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -1372,7 +1384,7 @@ export type GetLocationErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -1430,6 +1442,10 @@ export type UpdateLocationData = {
              */
             certificate_id?: string;
             /**
+             * iva only (the default): IGIC and IPSI locations use verifactu; tax_rate must be an IVA rate (0, 2, 4, 5, 7.5, 10 or 21)
+             */
+            tax?: 'iva';
+            /**
              * gipuzkoa, araba or bizkaia (codes 20, 01, 48 accepted)
              */
             territory: string;
@@ -1464,6 +1480,10 @@ export type UpdateLocationData = {
              */
             certificate_id?: string;
             /**
+             * the indirect tax the location charges: iva (default; rates 0, 2, 4, 5, 7.5, 10 or 21), igic (Canary Islands; 0, 3, 7, 9.5, 15 or 20) or ipsi (Ceuta, Melilla; 0.5, 1, 2, 3, 4, 8 or 10), written in DetalleDesglose/Impuesto
+             */
+            tax?: 'iva' | 'igic' | 'ipsi';
+            /**
              * tax id of the software developer
              */
             software_nif: string;
@@ -1481,6 +1501,10 @@ export type UpdateLocationData = {
              * an uploaded certificate (POST /v1/certificates); not needed with test keys
              */
             certificate_id?: string;
+            /**
+             * iva only (the default): IGIC and IPSI locations use verifactu; tax_rate must be an IVA rate (0, 2, 4, 5, 7.5, 10 or 21)
+             */
+            tax?: 'iva';
         } | {
             /**
              * optional: a config with formato_trasmissione is SDI
@@ -1697,7 +1721,7 @@ export type UpdateLocationErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -1790,7 +1814,7 @@ export type GetLocationCorrispettiviErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -1859,7 +1883,7 @@ export type ListLocationClosuresErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -1935,7 +1959,7 @@ export type ListLocationJetErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -2011,7 +2035,7 @@ export type ListLocationArchivesErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -2079,7 +2103,7 @@ export type GetLocationArchiveErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -2150,7 +2174,7 @@ export type GetLocationSaftErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -2213,7 +2237,7 @@ export type ListTransactionsErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -2321,6 +2345,14 @@ export type CreateTransactionData = {
              */
             total_amount: number;
             /**
+             * Spain: SII (Suministro Inmediato de Información); Spain: VERI*FACTU (AEAT); Spain: TicketBAI (Araba, Bizkaia, Gipuzkoa): recargo de equivalencia (Ley 37/1992 arts. 154-163) on a sale of goods to a retailer in that regime, in percent, paired with the IVA rate: 5.2 or 1.75 (tobacco) with 21, 1.4 with 10, 0.5 with 4, 0.62 or 0.5 with 5, 1 with 7.5, 0.26 with 2, 0 with 0; IVA only, not on an exempt line. Guide form: hundredths of a percent (520).
+             */
+            surcharge_rate?: number;
+            /**
+             * Spain: SII (Suministro Inmediato de Información); Spain: VERI*FACTU (AEAT); Spain: TicketBAI (Araba, Bizkaia, Gipuzkoa): minor units, round-half-up(quantity × unit_price × surcharge_rate / 100); computed when left out. Not part of the line's total_amount (net + tax) but of the request's: total_amount = pretax_amount + tax_amount + the lines' surcharge_amount.
+             */
+            surcharge_amount?: number;
+            /**
              * Italy: Documento Commerciale (retail receipt); Italy: SDI electronic invoice (FatturaPA): exemption code N1…N6 (and subcodes, e.g. N2.2); required when tax_rate is 0
              */
             natura?: string;
@@ -2334,7 +2366,7 @@ export type CreateTransactionData = {
          */
         tax_amount: number;
         /**
-         * pretax_amount + tax_amount, integer minor units (cents)
+         * pretax_amount + tax_amount, plus the lines' surcharge amounts where the location's system takes a line surcharge, integer minor units (cents)
          */
         total_amount: number;
         /**
@@ -2349,7 +2381,7 @@ export type CreateTransactionData = {
             [key: string]: unknown;
         };
         /**
-         * Country-dependent (see the quickstarts, docs/quickstart/). Spain: SII (Suministro Inmediato de Información): invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…. Italy: SDI electronic invoice (FatturaPA): invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento, pec_destinatario; refunds (TD04): original_invoice_number, original_invoice_date (DatiFattureCollegate). Italy: Documento Commerciale (retail receipt): cash_amount, electronic_amount, is_return, is_cancellation, original_*.
+         * Country-dependent (see the quickstarts, docs/quickstart/). Spain: SII (Suministro Inmediato de Información): invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…. Italy: SDI electronic invoice (FatturaPA): invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento, pec_destinatario; tipo_documento: TD01, TD02, TD04, TD06, TD07, TD24 (default TD01 for a sale, TD04 for a refund or void); refunds (TD04): original_invoice_number, original_invoice_date (DatiFattureCollegate). TD07, the fattura semplificata (DPR 633/1972 art. 21-bis), is sent in the simplified format FSM10: a sale of at most 400.00 EUR in total (no ceiling for a seller in regime RF19), not to a public administration (FPA12), without reverse-charge (N6.x) or intra-EU (N3.2) lines; cancelling a TD07 issues a nota di credito semplificata (TD08, FSM10) naming it, cancelling a TD08 a nota di debito semplificata (TD09); TD07 on a refund or void issues a TD08 (stored as tipo_documento TD08, no amount ceiling) and requires original_invoice_number and original_invoice_date (DatiFatturaRettificata). Italy: Documento Commerciale (retail receipt): cash_amount, electronic_amount, is_return, is_cancellation, original_*.
          */
         metadata?: {
             /**
@@ -2381,7 +2413,7 @@ export type CreateTransactionData = {
             vat_rate: number;
         }>;
         /**
-         * Country-dependent (see the quickstarts, docs/quickstart/). Spain: SII (Suministro Inmediato de Información): invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…. Italy: SDI electronic invoice (FatturaPA): invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento, pec_destinatario; refunds (TD04): original_invoice_number, original_invoice_date (DatiFattureCollegate). Italy: Documento Commerciale (retail receipt): cash_amount, electronic_amount, is_return, is_cancellation, original_*.
+         * Country-dependent (see the quickstarts, docs/quickstart/). Spain: SII (Suministro Inmediato de Información): invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…. Italy: SDI electronic invoice (FatturaPA): invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento, pec_destinatario; tipo_documento: TD01, TD02, TD04, TD06, TD07, TD24 (default TD01 for a sale, TD04 for a refund or void); refunds (TD04): original_invoice_number, original_invoice_date (DatiFattureCollegate). TD07, the fattura semplificata (DPR 633/1972 art. 21-bis), is sent in the simplified format FSM10: a sale of at most 400.00 EUR in total (no ceiling for a seller in regime RF19), not to a public administration (FPA12), without reverse-charge (N6.x) or intra-EU (N3.2) lines; cancelling a TD07 issues a nota di credito semplificata (TD08, FSM10) naming it, cancelling a TD08 a nota di debito semplificata (TD09); TD07 on a refund or void issues a TD08 (stored as tipo_documento TD08, no amount ceiling) and requires original_invoice_number and original_invoice_date (DatiFatturaRettificata). Italy: Documento Commerciale (retail receipt): cash_amount, electronic_amount, is_return, is_cancellation, original_*.
          */
         metadata?: {
             /**
@@ -2461,7 +2493,7 @@ export type CreateTransactionErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -2616,6 +2648,14 @@ export type PreviewTransactionData = {
              */
             total_amount: number;
             /**
+             * Spain: SII (Suministro Inmediato de Información); Spain: VERI*FACTU (AEAT); Spain: TicketBAI (Araba, Bizkaia, Gipuzkoa): recargo de equivalencia (Ley 37/1992 arts. 154-163) on a sale of goods to a retailer in that regime, in percent, paired with the IVA rate: 5.2 or 1.75 (tobacco) with 21, 1.4 with 10, 0.5 with 4, 0.62 or 0.5 with 5, 1 with 7.5, 0.26 with 2, 0 with 0; IVA only, not on an exempt line. Guide form: hundredths of a percent (520).
+             */
+            surcharge_rate?: number;
+            /**
+             * Spain: SII (Suministro Inmediato de Información); Spain: VERI*FACTU (AEAT); Spain: TicketBAI (Araba, Bizkaia, Gipuzkoa): minor units, round-half-up(quantity × unit_price × surcharge_rate / 100); computed when left out. Not part of the line's total_amount (net + tax) but of the request's: total_amount = pretax_amount + tax_amount + the lines' surcharge_amount.
+             */
+            surcharge_amount?: number;
+            /**
              * Italy: Documento Commerciale (retail receipt); Italy: SDI electronic invoice (FatturaPA): exemption code N1…N6 (and subcodes, e.g. N2.2); required when tax_rate is 0
              */
             natura?: string;
@@ -2629,7 +2669,7 @@ export type PreviewTransactionData = {
          */
         tax_amount: number;
         /**
-         * pretax_amount + tax_amount, integer minor units (cents)
+         * pretax_amount + tax_amount, plus the lines' surcharge amounts where the location's system takes a line surcharge, integer minor units (cents)
          */
         total_amount: number;
         /**
@@ -2644,7 +2684,7 @@ export type PreviewTransactionData = {
             [key: string]: unknown;
         };
         /**
-         * Country-dependent (see the quickstarts, docs/quickstart/). Spain: SII (Suministro Inmediato de Información): invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…. Italy: SDI electronic invoice (FatturaPA): invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento, pec_destinatario; refunds (TD04): original_invoice_number, original_invoice_date (DatiFattureCollegate). Italy: Documento Commerciale (retail receipt): cash_amount, electronic_amount, is_return, is_cancellation, original_*.
+         * Country-dependent (see the quickstarts, docs/quickstart/). Spain: SII (Suministro Inmediato de Información): invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…. Italy: SDI electronic invoice (FatturaPA): invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento, pec_destinatario; tipo_documento: TD01, TD02, TD04, TD06, TD07, TD24 (default TD01 for a sale, TD04 for a refund or void); refunds (TD04): original_invoice_number, original_invoice_date (DatiFattureCollegate). TD07, the fattura semplificata (DPR 633/1972 art. 21-bis), is sent in the simplified format FSM10: a sale of at most 400.00 EUR in total (no ceiling for a seller in regime RF19), not to a public administration (FPA12), without reverse-charge (N6.x) or intra-EU (N3.2) lines; cancelling a TD07 issues a nota di credito semplificata (TD08, FSM10) naming it, cancelling a TD08 a nota di debito semplificata (TD09); TD07 on a refund or void issues a TD08 (stored as tipo_documento TD08, no amount ceiling) and requires original_invoice_number and original_invoice_date (DatiFatturaRettificata). Italy: Documento Commerciale (retail receipt): cash_amount, electronic_amount, is_return, is_cancellation, original_*.
          */
         metadata?: {
             /**
@@ -2676,7 +2716,7 @@ export type PreviewTransactionData = {
             vat_rate: number;
         }>;
         /**
-         * Country-dependent (see the quickstarts, docs/quickstart/). Spain: SII (Suministro Inmediato de Información): invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…. Italy: SDI electronic invoice (FatturaPA): invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento, pec_destinatario; refunds (TD04): original_invoice_number, original_invoice_date (DatiFattureCollegate). Italy: Documento Commerciale (retail receipt): cash_amount, electronic_amount, is_return, is_cancellation, original_*.
+         * Country-dependent (see the quickstarts, docs/quickstart/). Spain: SII (Suministro Inmediato de Información): invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…. Italy: SDI electronic invoice (FatturaPA): invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento, pec_destinatario; tipo_documento: TD01, TD02, TD04, TD06, TD07, TD24 (default TD01 for a sale, TD04 for a refund or void); refunds (TD04): original_invoice_number, original_invoice_date (DatiFattureCollegate). TD07, the fattura semplificata (DPR 633/1972 art. 21-bis), is sent in the simplified format FSM10: a sale of at most 400.00 EUR in total (no ceiling for a seller in regime RF19), not to a public administration (FPA12), without reverse-charge (N6.x) or intra-EU (N3.2) lines; cancelling a TD07 issues a nota di credito semplificata (TD08, FSM10) naming it, cancelling a TD08 a nota di debito semplificata (TD09); TD07 on a refund or void issues a TD08 (stored as tipo_documento TD08, no amount ceiling) and requires original_invoice_number and original_invoice_date (DatiFatturaRettificata). Italy: Documento Commerciale (retail receipt): cash_amount, electronic_amount, is_return, is_cancellation, original_*.
          */
         metadata?: {
             /**
@@ -2742,7 +2782,7 @@ export type PreviewTransactionErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -2887,7 +2927,7 @@ export type GetTransactionErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -2998,7 +3038,7 @@ export type GetFiscalRecordErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -3060,7 +3100,7 @@ export type GetTransactionQrImageErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -3150,7 +3190,7 @@ export type CancelTransactionErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -3318,7 +3358,7 @@ export type ListRetryQueueErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -3387,7 +3427,7 @@ export type GetRetryQueueStatsErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -3478,7 +3518,7 @@ export type TranslateErrorErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -3553,7 +3593,7 @@ export type ListCertificatesErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -3660,7 +3700,7 @@ export type UploadCertificateErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -3736,7 +3776,7 @@ export type DeleteCertificateErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -3788,7 +3828,7 @@ export type ListWebhooksErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -3889,7 +3929,7 @@ export type CreateWebhookErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -3965,7 +4005,7 @@ export type DeleteWebhookErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -4025,7 +4065,7 @@ export type GetWebhookErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -4126,7 +4166,7 @@ export type UpdateWebhookErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -4216,7 +4256,7 @@ export type RotateWebhookSecretErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -4288,7 +4328,7 @@ export type ListWebhookDeliveriesErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -4405,7 +4445,7 @@ export type ProcessPendingErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -4573,7 +4613,7 @@ export type GetBatchStatsErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -4657,7 +4697,7 @@ export type GetBatchScheduleErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -4744,7 +4784,7 @@ export type CreatePortalSessionErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -4810,7 +4850,7 @@ export type EndPortalSessionErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -4884,7 +4924,7 @@ export type CreateOfflineTokenErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -4939,7 +4979,7 @@ export type ListOfflineTokenKeysErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -5006,7 +5046,7 @@ export type GetSubscriptionErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -5120,7 +5160,7 @@ export type UpdateSubscriptionErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -5253,7 +5293,7 @@ export type CreateSubscriptionErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -5409,7 +5449,7 @@ export type SendTelemetryErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -5489,7 +5529,7 @@ export type GetFleetMetricsErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -5617,7 +5657,7 @@ export type GetAccountOnboardingErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -5687,7 +5727,7 @@ export type GetAccountUsageErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -5788,7 +5828,7 @@ export type ReceiveInboundErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -5863,7 +5903,7 @@ export type ReceiveBillingEventErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -5955,7 +5995,7 @@ export type GetTransactionReceiptErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;
@@ -6050,7 +6090,7 @@ export type CreateTransactionReceiptDuplicateErrors = {
         error: string;
     };
     /**
-     * Database or signing device unreachable: retry after the Retry-After header
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
      */
     503: {
         error: string;

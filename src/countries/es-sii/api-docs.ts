@@ -1,4 +1,5 @@
 import { EXAMPLE_LOCATION_ID, configObject, str, twoLineSale, type SystemApiDocs } from '../shared/api-docs-parts.ts';
+import { SPAIN_ITEM_PROPERTIES, taxConfigDoc } from '../es/api-docs.ts';
 
 export const siiDocs: SystemApiDocs = {
   key: 'es-sii',
@@ -7,6 +8,7 @@ export const siiDocs: SystemApiDocs = {
     system: { const: 'sii' },
     legal_name: str('registered company name'),
     certificate_id: str('an uploaded certificate (POST /v1/certificates); not needed with test keys'),
+    tax: taxConfigDoc(false),
   }),
   location: {
     name: 'Bar Pepe Sevilla', country: 'ES', tax_id: 'B12345674',
@@ -19,4 +21,5 @@ export const siiDocs: SystemApiDocs = {
     { description: 'Vino', quantity: 2, unit_price: 300, tax_rate: 21 },
   ], { metadata: { simplified: true } }),
   metadata: 'invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…',
+  itemProperties: SPAIN_ITEM_PROPERTIES,
 };

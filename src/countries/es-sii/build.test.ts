@@ -116,6 +116,30 @@ describe('es-sii records (SII 1.1 RegistroLRFacturasEmitidas / RegistroLRBajaExp
     expectValid(only, 'record');
   });
 
+  it('recargo de equivalencia: a DetalleIVA per surcharged rate with TipoRecargoEquivalencia and its quota; ImporteTotal counts it; a refund is negative', () => {
+    // A wholesaler's invoice to a retailer in recargo de equivalencia (LIVA arts. 154-163):
+    // goods at 21 % + 5.2 % and 10 % + 1.4 %, a service at 21 % without a surcharge.
+    const items = [
+      line({ description: 'Aceite de oliva 1 l', quantity: 2, unit_price: 1000, tax_rate: 21, tax_amount: 420, total_amount: 2420, surcharge_rate: 5.2, surcharge_amount: 104 }),
+      line({ description: 'Arroz 1 kg', quantity: 10, unit_price: 150, tax_rate: 10, tax_amount: 150, total_amount: 1650, surcharge_rate: 1.4, surcharge_amount: 21 }),
+      line({ description: 'Transporte', quantity: 1, unit_price: 500, tax_rate: 21, tax_amount: 105, total_amount: 605 }),
+    ];
+    const sale = draft({ items, pretax_amount: 4000, tax_amount: 675, total_amount: 4800, metadata: { ...party, counterparty_name: 'Ultramarinos Ejemplo SL', invoice_number: 'F-2026-12' } });
+    const { record } = validatedBuild(sii, loc, sale);
+    expect(record.body).toContain('<sii:ImporteTotal>48.00</sii:ImporteTotal>');
+    expect(record.body).toMatch(
+      /<sii:DetalleIVA>\s*<sii:TipoImpositivo>21\.00<\/sii:TipoImpositivo>\s*<sii:BaseImponible>20\.00<\/sii:BaseImponible>\s*<sii:CuotaRepercutida>4\.20<\/sii:CuotaRepercutida>\s*<sii:TipoRecargoEquivalencia>5\.20<\/sii:TipoRecargoEquivalencia>\s*<sii:CuotaRecargoEquivalencia>1\.04<\/sii:CuotaRecargoEquivalencia>\s*<\/sii:DetalleIVA>/,
+    );
+    expect(record.body).toMatch(/<sii:TipoImpositivo>21\.00<\/sii:TipoImpositivo>\s*<sii:BaseImponible>5\.00<\/sii:BaseImponible>\s*<sii:CuotaRepercutida>1\.05<\/sii:CuotaRepercutida>\s*<\/sii:DetalleIVA>/);
+    expect(record.body.match(/<sii:DetalleIVA>/g)).toHaveLength(3);
+    expectGolden('f1-recargo.xml', record.body);
+    expectValid(record, 'record');
+    const refund = validatedBuild(sii, loc, { ...sale, type: 'refund', metadata: { ...sale.metadata, invoice_number: 'R-2026-1', original_invoice_number: 'F-2026-12', original_issue_date: '15-01-2026' } }).record;
+    expect(refund.body).toContain('<sii:CuotaRecargoEquivalencia>-1.04</sii:CuotaRecargoEquivalencia>');
+    expect(refund.body).toContain('<sii:ImporteTotal>-48.00</sii:ImporteTotal>');
+    expectValid(refund, 'record');
+  });
+
   it('R5 (refund of a simplified invoice) names no counterparty; escapes text', () => {
     const { record } = validatedBuild(sii, loc, draft({ type: 'refund', metadata: { simplified: true, description: 'Devolución <café> & "té"' } }));
     expect(record.body).toContain('<sii:TipoFactura>R5</sii:TipoFactura>');

@@ -5,6 +5,7 @@
  */
 import type { FiscalSystem } from '../types.ts';
 import { SPAIN_CERTIFICATE_FIELDS } from '../es/common.ts';
+import { SURCHARGE_LINE_FIELD } from '../es/surcharge.ts';
 import { clientInvoiceNumber } from '../es/invoice.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
 import { metaString } from '../shared/metadata-fields.ts';
@@ -34,6 +35,8 @@ export const sii: FiscalSystem<'es-sii', 'ES'> = {
   validateConfig: validateSiiConfig,
   secretConfigFields: [],
   certificateFields: SPAIN_CERTIFICATE_FIELDS,
+  // Recargo de equivalencia per line (../es/surcharge.ts): surcharge_rate, surcharge_amount.
+  lineFields: [SURCHARGE_LINE_FIELD],
   validateTransaction: validateSiiTransaction,
   // NumSerieFacturaEmisor: the series prefixed to the number, as AEAT reads it.
   // Unique per issuer, not per location's chain: AEAT keys a duplicate by NIF, number and date.

@@ -112,8 +112,9 @@ describe('es-sii validateTransaction', () => {
     );
     expect(validate({ simplified: true, series: 'S'.repeat(20), invoice_number: 'N'.repeat(40) }).invoice_number).toBe('N'.repeat(40));
     expect400(() => validate({ simplified: true }, { items: [line(), line({ tax_rate: 5.125 })] }), 'items[1].tax_rate must have at most 2 decimals for SII');
-    expect(validate({ simplified: true }, { items: [line({ tax_rate: 5.5 })] }).invoice_type).toBe('F2');
-    const seven = [0, 4, 5, 7.5, 10, 12, 21].map((tax_rate) => line({ tax_rate }));
+    // Only the IVA rates AEAT accepts (es/tax.ts; 5.5 was accepted before that rule).
+    expect400(() => validate({ simplified: true }, { items: [line({ tax_rate: 5.5 })] }), 'items[0].tax_rate must be one of the IVA rates 0, 2, 4, 5, 7.5, 10 or 21');
+    const seven = [0, 2, 4, 5, 7.5, 10, 21].map((tax_rate) => line({ tax_rate }));
     expect400(() => validate({ simplified: true }, { items: seven }), 'SII records take at most 6 different tax rates per invoice');
     expect(validate({ simplified: true }, { items: seven.slice(1) }).invoice_type).toBe('F2');
   });

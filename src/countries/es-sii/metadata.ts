@@ -26,6 +26,8 @@ import {
 import { isValidSpanishNif } from '../es/nif.ts';
 import { requireLiveTaxId } from '../es/common.ts';
 import { readExemptionCode } from '../es/exemption.ts';
+import { checkTaxRates, taxNotCarried, taxOf } from '../es/tax.ts';
+import { breakdownCount, checkSurcharges } from '../es/surcharge.ts';
 import { checkSimplifiedLimit } from '../es/invoice.ts';
 
 /** Issued-invoice keys offered by the spec (ClaveRegimenEspecialOTrascendencia, FORMATS §3). */
@@ -69,6 +71,13 @@ export function validateSiiTransaction(tx: TransactionDraft, ctx: TransactionCon
     throw badRequest('metadata.series and metadata.invoice_number together must be at most 60 characters');
   }
   checkRates(tx);
+  // The SII books are IVA's (../es/tax.ts); a location registered before the rule cannot
+  // be of another tax (the field did not exist), this only guards a hand-edited config.
+  const tax = taxOf(ctx.location);
+  if (tax !== 'iva') throw badRequest(taxNotCarried('sii', tax));
+  // A void withdraws an invoice already reported (the baja carries no lines), so its
+  // lines' rates do not reach the record; every invoice's must be IVA's (AEAT 1124).
+  if (tx.type !== 'void') checkTaxRates(tx, tax);
 
   const issue_date = readDmy(meta, 'issue_date') ?? dmyDate(localDate(ctx.now, 'ES'));
   if (!isDmyDate(issue_date)) throw badRequest(DMY_MESSAGE('issue_date'));
@@ -115,6 +124,10 @@ export function validateSiiTransaction(tx: TransactionDraft, ctx: TransactionCon
     throw badRequest(R1_ORIGINAL_MESSAGE);
   }
 
+  const exemptionCode = voiding ? undefined : readExemptionCode(tx, meta);
+  // Recargo de equivalencia (../es/surcharge.ts), in DetalleIVA beside the VAT.
+  if (!voiding) checkSurcharges(tx, tax, exemptionCode);
+
   return withoutUndefined({
     ...meta,
     invoice_number,
@@ -130,12 +143,12 @@ export function validateSiiTransaction(tx: TransactionDraft, ctx: TransactionCon
     ...party,
     original_invoice_number,
     original_issue_date,
-    exemption_code: voiding ? undefined : readExemptionCode(tx, meta),
+    exemption_code: exemptionCode,
   });
 }
 
 /**
- * `DesgloseIVA` holds at most 6 `DetalleIVA` (one per rate) and `TipoImpositivo` has two
+ * `DesgloseIVA` holds at most 6 `DetalleIVA` (one per rate and surcharge) and `TipoImpositivo` has two
  * decimals (sii:Tipo2.2Type); a rate that cannot be written so is refused here rather
  * than rounded in the record.
  */
@@ -145,7 +158,7 @@ function checkRates(tx: TransactionDraft): void {
       throw badRequest(`items[${i}].tax_rate must have at most 2 decimals for SII`);
     }
   });
-  if (new Set(tx.items.map((l) => Math.round(l.tax_rate * 100))).size > 6) {
+  if (breakdownCount(tx.items) > 6) {
     throw badRequest('SII records take at most 6 different tax rates per invoice');
   }
 }

@@ -1,5 +1,5 @@
 import type { ReceiptFacts } from '../types.ts';
-import { SPANISH_ANNULMENT, spanishCorrection, spanishTitle, SPANISH_DUPLICATE } from '../es/receipt.ts';
+import { SPANISH_ANNULMENT, spanishCorrection, spanishTaxSummary, spanishTitle, SPANISH_DUPLICATE } from '../es/receipt.ts';
 
 const SPANISH = spanishCorrection((o) => o.hints.find((h) => h.key === 'invoice_number')?.value ?? o.documentNumber);
 
@@ -21,4 +21,6 @@ export const SII_RECEIPT: ReceiptFacts = {
     references: (input) => (input.kind === 'void' ? [] : SPANISH.references!(input)),
     negative: (input) => input.kind !== 'void' && SPANISH.negative!(input),
   },
+  // Recargo de equivalencia on lines of its own (../es/receipt.ts).
+  taxSummary: spanishTaxSummary(),
 };

@@ -21,6 +21,7 @@ import { XMLBuilder } from 'fast-xml-parser';
 import { XML_FORBIDDEN, XmlCharacterError } from '../../xml/escape.ts';
 import { decimal } from '../shared/amounts.ts';
 import type { TransactionDraft, TxLine } from '../types.ts';
+import { breakdownKey, surchargeOf } from '../es/surcharge.ts';
 
 /** Where AEAT publishes the SII schemas: every SII namespace is `${SII_NS_BASE}/<schema file>`. */
 export const SII_NS_BASE = 'https://www2.agenciatributaria.gob.es/static_files/common/internet/dep/aplicaciones/es/aeat/ssii/fact/ws';
@@ -86,12 +87,23 @@ export interface SiiIssuedInvoice {
   /** Minor units, signed (negative for a credit by differences). */
   total: number;
   counterparty?: SiiParty | undefined;
-  /** One entry per VAT rate of the taxed (S1) lines, amounts signed in minor units; empty when all are exempt. */
-  vat: { rateHundredths: number; base: number; tax: number }[];
+  /**
+   * One entry per VAT rate (and recargo de equivalencia rate) of the taxed (S1) lines,
+   * amounts signed in minor units; empty when all are exempt.
+   */
+  vat: SiiVatDetail[];
   /** The exempt lines (../es/exemption.ts): their cause and signed base. */
   exempt?: { cause: string; base: number } | undefined;
   /** `DesgloseTipoOperacion/Entrega` instead of `DesgloseFactura` (see `needsBreakdownByOperation`). */
   byOperation?: boolean | undefined;
+}
+
+/** One `DetalleIVA` (DetalleIVAEmitidaType): rate, base, quota and the recargo de equivalencia the lines carry. */
+export interface SiiVatDetail {
+  rateHundredths: number;
+  base: number;
+  tax: number;
+  surcharge?: { rateHundredths: number; amount: number } | undefined;
 }
 
 /**
@@ -150,10 +162,14 @@ export function issuedInvoiceXml(inv: SiiIssuedInvoice): string {
     sujeta['sii:NoExenta'] = {
       'sii:TipoNoExenta': 'S1',
       'sii:DesgloseIVA': {
+        // DetalleIVAEmitidaType: the recargo de equivalencia (../es/surcharge.ts) after the quota.
         'sii:DetalleIVA': inv.vat.map((v) => ({
           'sii:TipoImpositivo': decimal(v.rateHundredths),
           'sii:BaseImponible': decimal(v.base),
           'sii:CuotaRepercutida': decimal(v.tax),
+          ...(v.surcharge === undefined
+            ? {}
+            : { 'sii:TipoRecargoEquivalencia': decimal(v.surcharge.rateHundredths), 'sii:CuotaRecargoEquivalencia': decimal(v.surcharge.amount) }),
         })),
       },
     };
@@ -191,21 +207,28 @@ export function bajaXml(b: { exercise: string; period: string; id: SiiInvoiceId 
 
 /**
  * The VAT breakdown per rate (DesgloseIVA, at most 6 DetalleIVA): the line bases
- * (total minus tax) and taxes summed per rate. Integer minor units only. `sign` -1 for
- * a corrective by differences (a refund lowers the base and the tax).
+ * (total minus tax) and taxes summed per rate, and per recargo de equivalencia rate
+ * (surcharged lines are a DetalleIVA of their own). Integer minor units only. `sign` -1
+ * for a corrective by differences (a refund lowers the base and the tax).
  */
 export function vatBreakdown(lines: readonly TxLine[], sign: 1 | -1): SiiIssuedInvoice['vat'] {
-  const byRate = new Map<number, { base: number; tax: number }>();
+  const groups = new Map<string, { rate: number; surchargeRate: number | undefined; base: number; tax: number; surcharge: number }>();
   for (const l of lines) {
-    const rate = rateHundredths(l.tax_rate);
-    const entry = byRate.get(rate) ?? { base: 0, tax: 0 };
+    const s = surchargeOf(l);
+    const entry = groups.get(breakdownKey(l)) ?? { rate: rateHundredths(l.tax_rate), surchargeRate: s === undefined ? undefined : rateHundredths(s.rate), base: 0, tax: 0, surcharge: 0 };
     entry.base += l.total_amount - l.tax_amount;
     entry.tax += l.tax_amount;
-    byRate.set(rate, entry);
+    entry.surcharge += s?.amount ?? 0;
+    groups.set(breakdownKey(l), entry);
   }
-  return [...byRate.entries()]
-    .sort(([a], [b]) => b - a)
-    .map(([r, { base, tax }]) => ({ rateHundredths: r, base: sign * base, tax: sign * tax }));
+  return [...groups.values()]
+    .sort((a, b) => b.rate - a.rate)
+    .map((g) => ({
+      rateHundredths: g.rate,
+      base: sign * g.base,
+      tax: sign * g.tax,
+      ...(g.surchargeRate === undefined ? {} : { surcharge: { rateHundredths: g.surchargeRate, amount: sign * g.surcharge } }),
+    }));
 }
 
 /** A percent rate (21, 5.5) in hundredths (2100, 550): `TipoImpositivo` has 2 decimals. */

@@ -1,4 +1,5 @@
 import { EXAMPLE_LOCATION_ID, configObject, str, twoLineSale, type SystemApiDocs } from '../shared/api-docs-parts.ts';
+import { SPAIN_ITEM_PROPERTIES, taxConfigDoc } from '../es/api-docs.ts';
 
 export const ticketBaiDocs: SystemApiDocs = {
   key: 'es-ticketbai',
@@ -7,6 +8,7 @@ export const ticketBaiDocs: SystemApiDocs = {
     system: { const: 'ticketbai' },
     legal_name: str('registered company name'),
     certificate_id: str('an uploaded certificate (POST /v1/certificates); not needed with test keys'),
+    tax: taxConfigDoc(false),
     territory: str('gipuzkoa, araba or bizkaia (codes 20, 01, 48 accepted)'),
     territory_code: str('01 Araba, 20 Gipuzkoa, 48 Bizkaia'),
     tbai_license: str('software licence code registered with the Hacienda Foral'),
@@ -22,4 +24,5 @@ export const ticketBaiDocs: SystemApiDocs = {
     { description: 'Menú del día', quantity: 1, unit_price: 1200, tax_rate: 10 },
     { description: 'Vino', quantity: 2, unit_price: 300, tax_rate: 21 },
   ]),
+  itemProperties: SPAIN_ITEM_PROPERTIES,
 };

@@ -102,6 +102,25 @@ const SCENARIOS: Array<{ name: string; record: FiscalRecord; xsd: string }> = [
     xsd: ALTA,
   },
   {
+    // A wholesaler's invoice to a retailer in recargo de equivalencia (LIVA arts. 154-163,
+    // ../es/surcharge.ts): goods at 21 % + 5.2 % and 10 % + 1.4 %, a service at 21 % without
+    // it. Each surcharged rate is a DetalleIVA of its own with TipoRecargoEquivalencia and
+    // CuotaRecargoEquivalencia; Claves 01 and 51; ImporteTotalFactura counts the surcharge.
+    name: 'recargo.xml',
+    record: validatedBuild(ticketBai, gipuzkoa, draft({
+      customer_context: { nif: 'B95123451', name: 'Ultramarinos Ejemplo SL' },
+      items: [
+        line({ description: 'Aceite de oliva 1 l', quantity: 2, unit_price: 1000, tax_rate: 21, tax_amount: 420, total_amount: 2420, surcharge_rate: 5.2, surcharge_amount: 104 }),
+        line({ description: 'Arroz 1 kg', quantity: 10, unit_price: 150, tax_rate: 10, tax_amount: 150, total_amount: 1650, surcharge_rate: 1.4, surcharge_amount: 21 }),
+        line({ description: 'Transporte', quantity: 1, unit_price: 500, tax_rate: 21, tax_amount: 105, total_amount: 605 }),
+      ],
+      pretax_amount: 4000,
+      tax_amount: 675,
+      total_amount: 4800,
+    }), { signingKey: key, transactionId: 'a1b2c3d4-0009-4000-8000-000000000009' }).record,
+    xsd: ALTA,
+  },
+  {
     name: 'cancellation.xml',
     record: ticketBai.build({
       transactionId: 'a1b2c3d4-0006-4000-8000-000000000006',
@@ -137,6 +156,20 @@ describe('es-ticketbai golden records', () => {
     expect(only.body).toContain('<Sujeta><Exenta><DetalleExenta><CausaExencion>E5</CausaExencion><BaseImponible>1500.00</BaseImponible></DetalleExenta></Exenta></Sujeta>');
     expect(only.body).not.toContain('NoExenta');
     expect(only.renderHints[0]!.value).toBe('Operación exenta de IVA (art. 25 Norma Foral del IVA)');
+  });
+
+  it('recargo de equivalencia: a DetalleIVA per surcharged rate with its rate and quota, the plain one without; keys 01 and 51; the total counts the surcharge', () => {
+    const body = SCENARIOS.find((x) => x.name === 'recargo.xml')!.record.body;
+    expect(body).toContain(
+      '<DesgloseIVA>' +
+        '<DetalleIVA><BaseImponible>20.00</BaseImponible><TipoImpositivo>21.00</TipoImpositivo><CuotaImpuesto>4.20</CuotaImpuesto><TipoRecargoEquivalencia>5.20</TipoRecargoEquivalencia><CuotaRecargoEquivalencia>1.04</CuotaRecargoEquivalencia><OperacionEnRecargoDeEquivalenciaORegimenSimplificado>N</OperacionEnRecargoDeEquivalenciaORegimenSimplificado></DetalleIVA>' +
+        '<DetalleIVA><BaseImponible>5.00</BaseImponible><TipoImpositivo>21.00</TipoImpositivo><CuotaImpuesto>1.05</CuotaImpuesto><OperacionEnRecargoDeEquivalenciaORegimenSimplificado>N</OperacionEnRecargoDeEquivalenciaORegimenSimplificado></DetalleIVA>' +
+        '<DetalleIVA><BaseImponible>15.00</BaseImponible><TipoImpositivo>10.00</TipoImpositivo><CuotaImpuesto>1.50</CuotaImpuesto><TipoRecargoEquivalencia>1.40</TipoRecargoEquivalencia><CuotaRecargoEquivalencia>0.21</CuotaRecargoEquivalencia><OperacionEnRecargoDeEquivalenciaORegimenSimplificado>N</OperacionEnRecargoDeEquivalenciaORegimenSimplificado></DetalleIVA>' +
+        '</DesgloseIVA>',
+    );
+    expect(body).toContain('<ImporteTotalFactura>48.00</ImporteTotalFactura><Claves><IDClave><ClaveRegimenIvaOpTrascendencia>01</ClaveRegimenIvaOpTrascendencia></IDClave><IDClave><ClaveRegimenIvaOpTrascendencia>51</ClaveRegimenIvaOpTrascendencia></IDClave></Claves>');
+    // A line's ImporteTotal stays its net + IVA (the surcharge is the invoice's, in the breakdown).
+    expect(body).toContain('<DescripcionDetalle>Aceite de oliva 1 l</DescripcionDetalle><Cantidad>2.00</Cantidad><ImporteUnitario>10.00</ImporteUnitario><ImporteTotal>24.20</ImporteTotal>');
   });
 
   it('the golden chain links: the second invoice repeats the first one’s series, number, date and signature', () => {

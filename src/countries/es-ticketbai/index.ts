@@ -5,6 +5,7 @@
  */
 import type { FiscalSystem, StoredRecord, SubmitContext } from '../types.ts';
 import { SPAIN_CERTIFICATE_FIELDS } from '../es/common.ts';
+import { SURCHARGE_LINE_FIELD } from '../es/surcharge.ts';
 import { clientInvoiceNumber, counterNumber } from '../es/invoice.ts';
 import { metaString } from '../shared/metadata-fields.ts';
 import { runSandbox } from '../shared/sandbox.ts';
@@ -42,6 +43,8 @@ export const ticketBai: FiscalSystem<'es-ticketbai', 'ES'> = {
   certificateFields: SPAIN_CERTIFICATE_FIELDS,
   // Each Diputación holds its own invoices: an annulment goes to the one that has the original.
   sealedConfigFields: ['territory'],
+  // Recargo de equivalencia per line (../es/surcharge.ts): surcharge_rate, surcharge_amount.
+  lineFields: [SURCHARGE_LINE_FIELD],
   validateTransaction: validateTicketBaiTransaction,
   // SerieFactura and NumFactura are separate fields (a series has no spaces).
   // The counter of the series writes its numbers as NumFactura.

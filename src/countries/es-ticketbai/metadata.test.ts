@@ -123,10 +123,15 @@ describe('es-ticketbai corrected invoice (FacturasRectificadasSustituidas)', () 
 });
 
 describe('es-ticketbai tax rates (TipoImpositivo Tipo3.2Type, at most 12 DetalleIVA)', () => {
-  it('2 decimals and 12 distinct rates are fine', () => {
-    const twelve = Array.from({ length: 12 }, (_, i) => line({ tax_rate: i + 0.25, tax_amount: 0, total_amount: 1000 }));
+  it('12 DetalleIVA (rates and recargo de equivalencia pairs) are fine; a rate that is not an IVA rate → 400 listing them', () => {
+    // Since the AEAT rate list (es/tax.ts) only IVA rates are taken: 12 breakdown lines need
+    // surcharged lines beside the plain ones (each pair is a DetalleIVA of its own).
+    const pairs: [number, number | undefined][] = [
+      [21, undefined], [21, 5.2], [21, 1.75], [10, undefined], [10, 1.4], [7.5, 1], [5, 0.62], [5, 0.5], [4, undefined], [4, 0.5], [2, 0.26], [0, undefined],
+    ];
+    const twelve = pairs.map(([tax_rate, surcharge_rate]) => line({ tax_rate, tax_amount: 0, total_amount: 1000, ...(surcharge_rate === undefined ? {} : { surcharge_rate, surcharge_amount: 0 }) }));
     expect(() => validate(draft({ items: twelve }))).not.toThrow();
-    expect(() => validate(draft({ items: [line({ tax_rate: 5.5 }), line({ tax_rate: 10.01 })] }))).not.toThrow();
+    expect400(() => validate(draft({ items: [line({ tax_rate: 5.5 })] })), 'items[0].tax_rate must be one of the IVA rates 0, 2, 4, 5, 7.5, 10 or 21');
   });
   it('a rate with more than 2 decimals → 400 naming the line', () => {
     expect400(() => validate(draft({ items: [line({ tax_rate: 21 }), line({ tax_rate: 21.125 })] })), rateDecimalsInvalid(1));

@@ -11,7 +11,9 @@
  *   (NumFactura TextMax20ObligatorioType, FechaExpedicionFactura FechaType,
  *   SerieFactura TextMax20Type);
  * - the lines' tax rates: `TipoImpositivo` is Tipo3.2Type (at most 2 decimals) and
- *   `DesgloseIVA` holds at most 12 `DetalleIVA`, one per rate (DesgloseIVAType);
+ *   `DesgloseIVA` holds at most 12 `DetalleIVA`, one per rate and surcharge
+ *   (DesgloseIVAType); each an IVA rate (../es/tax.ts), with its recargo de equivalencia
+ *   when the line has one (../es/surcharge.ts);
  * - `exemption_code` (E1–E6): the 0 % lines are an exempt operation, written as
  *   `Sujeta/Exenta/DetalleExenta` (../es/exemption.ts);
  * - the customer's name: `IDDestinatario` requires `ApellidosNombreRazonSocial`
@@ -25,6 +27,8 @@ import { baseMetadata, customerTaxId, optionalText, withoutUndefined, metaString
 import { configString } from '../shared/config-fields.ts';
 import { readInvoiceNumber, readSpanishInvoiceType, seriesFor, type SpanishInvoiceType } from '../es/invoice.ts';
 import { readExemptionCode } from '../es/exemption.ts';
+import { checkTaxRates, taxNotCarried, taxOf } from '../es/tax.ts';
+import { breakdownCount, checkSurcharges } from '../es/surcharge.ts';
 import { checkForeignCustomer } from '../es/party.ts';
 import { LICENSE, LICENSE_INVALID, SERIES, SERIES_INVALID as CONFIG_SERIES_INVALID } from './config.ts';
 
@@ -95,6 +99,11 @@ export function validateTicketBaiTransaction(tx: TransactionDraft, ctx: Transact
   // A foreign customer's IDOtro needs its country (../es/party.ts): 02 for the EU, 04 elsewhere.
   checkForeignCustomer(tx, (id) => NIF_SHAPE.test(id));
   const exemption_code = readExemptionCode(tx, meta);
+  // TicketBAI is IVA only (../es/tax.ts): a location cannot be registered with another tax.
+  const tax = taxOf(ctx.location);
+  if (tax !== 'iva') throw badRequest(taxNotCarried('ticketbai', tax));
+  checkTaxRates(tx, tax);
+  checkSurcharges(tx, tax, exemption_code);
   return withoutUndefined({ ...meta, series, invoice_number, invoice_type, description, ...original, exemption_code });
 }
 
@@ -122,7 +131,7 @@ function checkRates(tx: TransactionDraft): void {
   tx.items.forEach((l, i) => {
     if (Math.abs(l.tax_rate * 100 - Math.round(l.tax_rate * 100)) > 1e-9) throw badRequest(rateDecimalsInvalid(i));
   });
-  if (new Set(tx.items.map((l) => Math.round(l.tax_rate * 100))).size > 12) throw badRequest(TOO_MANY_RATES);
+  if (breakdownCount(tx.items) > 12) throw badRequest(TOO_MANY_RATES);
 }
 
 /**

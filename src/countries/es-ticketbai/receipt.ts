@@ -1,6 +1,6 @@
 import type { ReceiptFacts, TransactionDraft } from '../types.ts';
 import { metaString } from '../shared/metadata-fields.ts';
-import { SPANISH_NUMBER_LABEL, SPANISH_QR, spanishCorrection, spanishTitle, SPANISH_DUPLICATE } from '../es/receipt.ts';
+import { SPANISH_NUMBER_LABEL, SPANISH_QR, spanishCorrection, spanishTaxSummary, spanishTitle, SPANISH_DUPLICATE } from '../es/receipt.ts';
 
 /**
  * TicketBAI on the receipt (FORMATS.md §1.3): the TBAI identifier alone on one line with
@@ -20,4 +20,6 @@ export const TICKETBAI_RECEIPT: ReceiptFacts = {
   qr: { qr: SPANISH_QR },
   // The annulled invoice as its receipt printed it (AnulaTicketBai names its series and number).
   correction: spanishCorrection(numberOf),
+  // Recargo de equivalencia on lines of its own (../es/receipt.ts).
+  taxSummary: spanishTaxSummary(),
 };

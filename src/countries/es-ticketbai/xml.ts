@@ -20,6 +20,7 @@ import { configString } from '../shared/config-fields.ts';
 import { readSpanishInvoiceType, type SpanishInvoiceType } from '../es/invoice.ts';
 import { type ExemptionCode, exemptBase, exemptionCodeOf, taxedLines } from '../es/exemption.ts';
 import { NIF_SHAPE, seriesOf } from './metadata.ts';
+import { breakdownKey, hasSurcharge, surchargeOf } from '../es/surcharge.ts';
 import { foreignPartyId, givenCountry } from '../es/party.ts';
 
 export const NS_EMISION = 'urn:ticketbai:emision';
@@ -54,11 +55,13 @@ export interface InvoiceLine {
   total: string;
 }
 
-/** One `DetalleIVA`: a rate with its base and quota. */
+/** One `DetalleIVA`: a rate with its base and quota, and the recargo de equivalencia it carries. */
 export interface VatDetail {
   base: string;
   rate: string;
   quota: string;
+  /** TipoRecargoEquivalencia and CuotaRecargoEquivalencia (../es/surcharge.ts), when the lines carry one. */
+  surcharge?: { rate: string; quota: string } | undefined;
 }
 
 export interface SoftwareFields {
@@ -79,7 +82,8 @@ export interface InvoiceFields {
   description: string;
   lines: InvoiceLine[];
   total: string;
-  regimeKey: string;
+  /** `Claves/IDClave/ClaveRegimenIvaOpTrascendencia`, one to three. */
+  regimeKeys: string[];
   /** `DesgloseTipoOperacion/Entrega` instead of `DesgloseFactura` (foreign customer). */
   byOperation: boolean;
   /** The taxed (S1) breakdown, per rate; empty when every line is exempt. */
@@ -125,6 +129,10 @@ function desgloseXml(f: InvoiceFields): string {
         el('BaseImponible', v.base) +
           el('TipoImpositivo', v.rate) +
           el('CuotaImpuesto', v.quota) +
+          (v.surcharge === undefined ? '' : el('TipoRecargoEquivalencia', v.surcharge.rate) + el('CuotaRecargoEquivalencia', v.surcharge.quota)) +
+          // N: the issuer itself is in neither regime (a retailer in recargo de equivalencia
+          // or in the simplified regime would say S on its own sales); a surcharge it
+          // charges its customer is the two fields above (as invopop/gobl.ticketbai writes it).
           el('OperacionEnRecargoDeEquivalenciaORegimenSimplificado', 'N'),
       ),
     )
@@ -168,7 +176,7 @@ export function ticketBaiXml(f: InvoiceFields): string {
     el('DescripcionFactura', f.description) +
       wrap('DetallesFactura', detalles) +
       el('ImporteTotalFactura', f.total) +
-      wrap('Claves', wrap('IDClave', el('ClaveRegimenIvaOpTrascendencia', f.regimeKey))),
+      wrap('Claves', f.regimeKeys.map((k) => wrap('IDClave', el('ClaveRegimenIvaOpTrascendencia', k))).join('')),
   );
   const encadenamiento =
     f.previous === null
@@ -306,20 +314,42 @@ function rectifiedOf(tx: TransactionDraft): InvoiceRef[] {
   return [{ series: series && Array.from(series).length <= 20 ? series : null, number, date }];
 }
 
-/** Per-rate VAT breakdown of the taxed lines: bases and quotas summed per rate, highest rate first. */
+/**
+ * Per-rate VAT breakdown of the taxed lines: bases and quotas summed per rate (and per
+ * recargo de equivalencia rate: surcharged lines are a DetalleIVA of their own, with the
+ * surcharge's rate and quota), highest rate first.
+ */
 function vatOf(tx: TransactionDraft, sign: 1 | -1): VatDetail[] {
-  const byRate = new Map<number, { base: number; quota: number }>();
+  const groups = new Map<string, { rate: number; surchargeRate: number | undefined; base: number; quota: number; surcharge: number }>();
   for (const l of taxedLines(tx.items, exemptionCodeOf(tx))) {
-    const acc = byRate.get(l.tax_rate) ?? { base: 0, quota: 0 };
+    const s = surchargeOf(l);
+    const acc = groups.get(breakdownKey(l)) ?? { rate: l.tax_rate, surchargeRate: s?.rate, base: 0, quota: 0, surcharge: 0 };
     acc.base += l.total_amount - l.tax_amount;
     acc.quota += l.tax_amount;
-    byRate.set(l.tax_rate, acc);
+    acc.surcharge += s?.amount ?? 0;
+    groups.set(breakdownKey(l), acc);
   }
   // DesgloseIVAType: at most 12 DetalleIVA.
-  if (byRate.size > 12) throw new Error('es-ticketbai: an invoice carries at most 12 different tax rates');
-  return [...byRate.entries()]
-    .sort(([a], [b]) => b - a)
-    .map(([rate, v]) => ({ base: decimal(sign * v.base), rate: rateText(rate), quota: decimal(sign * v.quota) }));
+  if (groups.size > 12) throw new Error('es-ticketbai: an invoice carries at most 12 different tax rates');
+  return [...groups.values()]
+    .sort((a, b) => b.rate - a.rate)
+    .map((v) => ({
+      base: decimal(sign * v.base),
+      rate: rateText(v.rate),
+      quota: decimal(sign * v.quota),
+      ...(v.surchargeRate === undefined ? {} : { surcharge: { rate: rateText(v.surchargeRate), quota: decimal(sign * v.surcharge) } }),
+    }));
+}
+
+/**
+ * `ClaveRegimenIvaOpTrascendencia`: 01 (general regime), and 51 ("operaciones en recargo
+ * de equivalencia", IdOperacionesTrascendenciaTributariaType) when lines carry the
+ * surcharge, as invopop/gobl's TicketBAI addon keys a surcharged rate; 51 alone when every
+ * line does. At most three keys (ClavesType).
+ */
+function regimeKeysOf(tx: TransactionDraft): string[] {
+  if (!hasSurcharge(tx)) return ['01'];
+  return tx.items.every((l) => surchargeOf(l) !== undefined) ? ['51'] : ['01', '51'];
 }
 
 /** The exempt lines as one DetalleExenta (a transaction names one cause), or null. */
@@ -365,8 +395,8 @@ export function invoiceFields(input: BuildInput, number: string): InvoiceFields 
       total: decimal(sign * l.total_amount),
     })),
     total: decimal(sign * tx.total_amount),
-    // 01: general regime (IdOperacionesTrascendenciaTributariaType).
-    regimeKey: '01',
+    // 01: general regime (IdOperacionesTrascendenciaTributariaType); 51 beside it for recargo de equivalencia.
+    regimeKeys: regimeKeysOf(tx),
     byOperation: customer !== null && 'idOtro' in customer.id,
     vat: vatOf(tx, sign),
     exempt: exemptOf(tx, sign),

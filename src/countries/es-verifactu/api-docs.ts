@@ -1,4 +1,5 @@
 import { EXAMPLE_LOCATION_ID, configObject, str, twoLineSale, type SystemApiDocs } from '../shared/api-docs-parts.ts';
+import { SPAIN_ITEM_PROPERTIES, taxConfigDoc } from '../es/api-docs.ts';
 
 export const verifactuDocs: SystemApiDocs = {
   key: 'es-verifactu',
@@ -7,6 +8,7 @@ export const verifactuDocs: SystemApiDocs = {
     system: { const: 'verifactu' },
     legal_name: str('registered company name'),
     certificate_id: str('an uploaded certificate (POST /v1/certificates); not needed with test keys'),
+    tax: taxConfigDoc(true),
     software_nif: str('tax id of the software developer'),
     installation_number: str('installation number of the software'),
   }),
@@ -18,4 +20,5 @@ export const verifactuDocs: SystemApiDocs = {
     { description: 'Café con leche', quantity: 2, unit_price: 150, tax_rate: 10 },
     { description: 'Periódico', quantity: 1, unit_price: 200, tax_rate: 4 },
   ]),
+  itemProperties: SPAIN_ITEM_PROPERTIES,
 };

@@ -15,6 +15,8 @@ import { qrUrlHint, textHint } from '../shared/render-hints.ts';
 import { isValidSpanishNif } from '../es/nif.ts';
 import { type ExemptionCode, exemptionCodeOf, exemptionLegend } from '../es/exemption.ts';
 import { foreignPartyId, givenCountry } from '../es/party.ts';
+import { type SpanishTax, taxOf } from '../es/tax.ts';
+import { breakdownKey, surchargeOf } from '../es/surcharge.ts';
 import { seriesOf } from './metadata.ts';
 import { verifactuQrUrl } from './qr.ts';
 import {
@@ -146,36 +148,50 @@ const linkDataOf = (id: InvoiceId): Record<string, string> => ({
 /** Tipo2.2Type: the rate in percent with two decimals (`21.00`, `5.50`). */
 const rateText = (rate: number): string => decimal(Math.round(rate * 100));
 
+/** `Impuesto` (ImpuestoType, AEAT list L1) of the location's tax (../es/tax.ts). */
+const IMPUESTO: Readonly<Record<SpanishTax, string>> = { iva: '01', ipsi: '02', igic: '03' };
+
 /**
- * One DetalleDesglose per VAT rate, in the order rates first appear: IVA (01), general
- * regime (01), subject and not exempt (S1). When the transaction names an exemption cause
- * its 0 % lines are one exempt detail instead (OperacionExenta, no rate or quota:
- * ../es/exemption.ts). A corrective invoice "by differences" (TipoRectificativa I)
- * carries the amounts it takes off, so they are negative.
+ * One DetalleDesglose per tax rate (and recargo de equivalencia rate), in the order they
+ * first appear: the location's tax (`Impuesto` 01 IVA, 03 IGIC, 02 IPSI: ../es/tax.ts),
+ * general regime (`ClaveRegimen` 01), subject and not exempt (S1). When the transaction
+ * names an exemption cause its 0 % lines are one exempt detail instead (OperacionExenta, no
+ * rate or quota: ../es/exemption.ts). A detail of surcharged lines (../es/surcharge.ts)
+ * carries `TipoRecargoEquivalencia` and `CuotaRecargoEquivalencia` under `ClaveRegimen` 18
+ * ("recargo de equivalencia", list L8A; as invopop/gobl's VERI*FACTU addon sets it for a
+ * surcharged rate); CuotaTotal and ImporteTotal count the surcharge (AEAT 1216 and 1210:
+ * they are checked against quota plus surcharge). IPSI has no regime list: no ClaveRegimen
+ * (AEAT 1245 asks for it with IVA and IGIC). A corrective invoice "by differences"
+ * (TipoRectificativa I) carries the amounts it takes off, so they are negative.
  */
-function desglose(items: TxLine[], sign: 1 | -1, exemption: ExemptionCode | undefined): { lines: DesgloseLine[]; cuota: number; total: number } {
-  const byRate = new Map<number, { base: number; tax: number }>();
+function desglose(items: TxLine[], sign: 1 | -1, exemption: ExemptionCode | undefined, tax: SpanishTax): { lines: DesgloseLine[]; cuota: number; total: number } {
+  const groups = new Map<string, { rate: number; surchargeRate: number | undefined; base: number; tax: number; surcharge: number }>();
   for (const l of items) {
-    const g = byRate.get(l.tax_rate) ?? { base: 0, tax: 0 };
+    const s = surchargeOf(l);
+    const g = groups.get(breakdownKey(l)) ?? { rate: l.tax_rate, surchargeRate: s?.rate, base: 0, tax: 0, surcharge: 0 };
     g.base += l.total_amount - l.tax_amount;
     g.tax += l.tax_amount;
-    byRate.set(l.tax_rate, g);
+    g.surcharge += s?.amount ?? 0;
+    groups.set(breakdownKey(l), g);
   }
   let cuota = 0;
   let total = 0;
-  const lines = [...byRate].map(([rate, g]): DesgloseLine => {
-    cuota += sign * g.tax;
-    total += sign * (g.base + g.tax);
-    if (exemption !== undefined && rate === 0) {
-      return { Impuesto: '01', ClaveRegimen: '01', OperacionExenta: exemption, BaseImponibleOimporteNoSujeto: decimal(sign * g.base) };
+  const impuesto = IMPUESTO[tax];
+  const lines = [...groups.values()].map((g): DesgloseLine => {
+    cuota += sign * (g.tax + g.surcharge);
+    total += sign * (g.base + g.tax + g.surcharge);
+    if (exemption !== undefined && g.rate === 0 && g.surchargeRate === undefined) {
+      return { Impuesto: impuesto, ClaveRegimen: '01', OperacionExenta: exemption, BaseImponibleOimporteNoSujeto: decimal(sign * g.base) };
     }
+    const surcharged = g.surchargeRate !== undefined;
     return {
-      Impuesto: '01',
-      ClaveRegimen: '01',
+      Impuesto: impuesto,
+      ClaveRegimen: tax === 'ipsi' ? undefined : surcharged ? '18' : '01',
       CalificacionOperacion: 'S1',
-      TipoImpositivo: rateText(rate),
+      TipoImpositivo: rateText(g.rate),
       BaseImponibleOimporteNoSujeto: decimal(sign * g.base),
       CuotaRepercutida: decimal(sign * g.tax),
+      ...(surcharged ? { TipoRecargoEquivalencia: rateText(g.surchargeRate!), CuotaRecargoEquivalencia: decimal(sign * g.surcharge) } : {}),
     };
   });
   return { lines, cuota, total };
@@ -215,7 +231,7 @@ function buildAlta(input: BuildInput): FiscalRecord {
   const tipo = metaString(tx, 'invoice_type') ?? 'F2';
   const corrective = CORRECTIVE.has(tipo);
   const exemption = exemptionCodeOf(tx);
-  const { lines, cuota, total } = desglose(tx.items, corrective ? -1 : 1, exemption);
+  const { lines, cuota, total } = desglose(tx.items, corrective ? -1 : 1, exemption, taxOf(input.location));
   const customer = NAMES_CUSTOMER.has(tipo) ? destinatario(tx) : undefined;
   const rectified = corrective ? rectifiedInvoice(input, nif) : undefined;
   const { xml, huella } = registroAltaXml({

@@ -73,16 +73,16 @@ describe('VERI*FACTU client against the fake AEAT', () => {
     expect(result.ok, result.output).toBe(true);
   });
 
-  it('a whole chain (F2, F2, F1, R5, R1, anulación, F2 with an exempt line) is accepted record after record', async () => {
+  it('a whole chain (F2, F2, F1, R5, R1, anulación, F2 with an exempt line, F1 with recargo de equivalencia) is accepted record after record', async () => {
     fake.waitSeconds = 0;
     const outcomes = [];
     for (const c of goldenChain()) {
       outcomes.push(await client.submit(stored(c.record, c.tx, c.kind, c.transactionId), ctx()));
     }
-    expect(outcomes.map((o) => o.kind)).toEqual(['accepted', 'accepted', 'accepted', 'accepted', 'accepted', 'accepted', 'accepted']);
+    expect(outcomes.map((o) => o.kind)).toEqual(['accepted', 'accepted', 'accepted', 'accepted', 'accepted', 'accepted', 'accepted', 'accepted']);
     expect(outcomes.every((o) => o.kind === 'accepted' && o.warnings === undefined)).toBe(true); // every huella recomputed by the fake
     const held = fake.held('B12345674');
-    expect(held.map((h) => `${h.type} ${h.id.NumSerieFactura}`)).toEqual(['Alta A-1', 'Alta A-2', 'Alta A-3', 'Alta RA-4', 'Alta RA-5', 'Anulacion A-1', 'Alta A-7']);
+    expect(held.map((h) => `${h.type} ${h.id.NumSerieFactura}`)).toEqual(['Alta A-1', 'Alta A-2', 'Alta A-3', 'Alta RA-4', 'Alta RA-5', 'Anulacion A-1', 'Alta A-7', 'Alta A-8']);
     expect(held[0]!.cancelled).toBe(true);
   });
 
@@ -249,7 +249,7 @@ describe('VERI*FACTU client: a live request never names the placeholder issuer 0
 
 describe('VERI*FACTU submitMany: several records of one issuer in one request', () => {
   const chainRecords = () => goldenChain().map((c) => stored(c.record, c.tx, c.kind, c.transactionId));
-  const names = ['Alta A-1', 'Alta A-2', 'Alta A-3', 'Alta RA-4', 'Alta RA-5', 'Anulacion A-1', 'Alta A-7'];
+  const names = ['Alta A-1', 'Alta A-2', 'Alta A-3', 'Alta RA-4', 'Alta RA-5', 'Anulacion A-1', 'Alta A-7', 'Alta A-8'];
 
   it('the whole chain in ONE request, in order: one Cabecera, each record answered by its own line, one CSV', async () => {
     const out = await client.submitMany(chainRecords(), ctx());
@@ -260,7 +260,7 @@ describe('VERI*FACTU submitMany: several records of one issuer in one request', 
     if (HAVE_SCHEMAS) expect(xsdValidate(body, 'es/verifactu/SuministroLR.xsd').ok).toBe(true);
     expect(out.kind).toBe('records');
     if (out.kind !== 'records') return;
-    expect(out.outcomes).toHaveLength(7);
+    expect(out.outcomes).toHaveLength(8);
     expect(out.outcomes.every((o) => o.kind === 'accepted' && o.fiscalId === 'FAKECSV000000001' && o.warnings === undefined)).toBe(true);
     expect(fake.held('B12345674').map((h) => `${h.type} ${h.id.NumSerieFactura}`)).toEqual(names);
   });
@@ -270,15 +270,15 @@ describe('VERI*FACTU submitMany: several records of one issuer in one request', 
     const out = await client.submitMany(chainRecords(), ctx());
     expect(out.kind).toBe('records');
     if (out.kind !== 'records') return;
-    expect(out.outcomes.map((o) => (o.kind === 'rejected' ? o.code : o.kind))).toEqual(['accepted', 'accepted', '1104', '1180', '1180', '1180', '1180']);
+    expect(out.outcomes.map((o) => (o.kind === 'rejected' ? o.code : o.kind))).toEqual(['accepted', 'accepted', '1104', '1180', '1180', '1180', '1180', '1180']);
     expect(fake.held('B12345674').map((h) => h.id.NumSerieFactura)).toEqual(['A-1', 'A-2']);
   });
 
   it('the last record refused, the others registered', async () => {
-    fake.refuseRecord = (r) => (r.type === 'Alta' && r.NumSerieFactura === 'A-7' ? { code: '1104' } : undefined);
+    fake.refuseRecord = (r) => (r.type === 'Alta' && r.NumSerieFactura === 'A-8' ? { code: '1104' } : undefined);
     const out = await client.submitMany(chainRecords(), ctx());
     if (out.kind !== 'records') throw new Error(out.kind);
-    expect(out.outcomes.map((o) => (o.kind === 'rejected' ? o.code : o.kind))).toEqual(['accepted', 'accepted', 'accepted', 'accepted', 'accepted', 'accepted', '1104']);
+    expect(out.outcomes.map((o) => (o.kind === 'rejected' ? o.code : o.kind))).toEqual(['accepted', 'accepted', 'accepted', 'accepted', 'accepted', 'accepted', 'accepted', '1104']);
   });
 
   it('flow control concerns the whole request: nothing is sent, one outcome for the request', async () => {
@@ -291,7 +291,7 @@ describe('VERI*FACTU submitMany: several records of one issuer in one request', 
     expect(fake.requests).toHaveLength(1);
     const after = await client.submitMany(rest, ctx({ now: at(60) }));
     expect(after.kind === 'records' && after.outcomes.every((o) => o.kind === 'accepted')).toBe(true);
-    expect(fake.submissions.map((s) => s.records.length)).toEqual([1, 6]);
+    expect(fake.submissions.map((s) => s.records.length)).toEqual([1, 7]);
   });
 
   it('a SOAP Fault or HTTP 429 answers for the request as a whole; HTTP 503 is a TransportError', async () => {
@@ -325,7 +325,7 @@ describe('VERI*FACTU submitMany: several records of one issuer in one request', 
     const out = await verifactu.submitMany!(records, { ...ctx(), mode: 'stub' });
     const single = await Promise.all(records.map((r) => verifactu.submit(r, { ...ctx(), mode: 'stub' })));
     expect(out).toEqual({ kind: 'records', outcomes: single });
-    expect(new Set(single.map((o) => (o.kind === 'accepted' ? o.fiscalId : null))).size).toBe(7);
+    expect(new Set(single.map((o) => (o.kind === 'accepted' ? o.fiscalId : null))).size).toBe(8);
     expect(fake.requests).toHaveLength(0);
   });
 });

@@ -19,7 +19,7 @@ export interface GoldenCase {
 const at = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);
 const customer = { nif: 'B64717838', name: 'Cliente Ejemplo SA' };
 
-/** The chain, in generation order: F2, F2, F1 (two VAT rates), R5, R1, RegistroAnulacion, F2 with an exempt line. */
+/** The chain, in generation order: F2, F2, F1 (two VAT rates), R5, R1, RegistroAnulacion, F2 with an exempt line, F1 with recargo de equivalencia. */
 export function goldenChain(loc = location('es-verifactu')): GoldenCase[] {
   const out: GoldenCase[] = [];
   const previous = (): BuildInput['chain']['previous'] => {
@@ -70,5 +70,48 @@ export function goldenChain(loc = location('es-verifactu')): GoldenCase[] {
     }),
     360,
   );
+
+  // After the exempt sale, so every file above keeps its bytes: a wholesaler's full invoice
+  // to a retailer in recargo de equivalencia (LIVA arts. 154-163). Goods at 21 % and 10 %
+  // with their surcharges (5.2 %, 1.4 %: DetalleDesglose of ClaveRegimen 18), a service
+  // (transport) at 21 % without one (ClaveRegimen 01): three details.
+  alta(
+    'alta-recargo.xml',
+    draft({
+      customer_context: { nif: 'B64717838', name: 'Ultramarinos Ejemplo SL' },
+      items: [
+        line({ description: 'Aceite de oliva 1 l', quantity: 2, unit_price: 1000, tax_rate: 21, tax_amount: 420, total_amount: 2420, surcharge_rate: 5.2, surcharge_amount: 104 }),
+        line({ description: 'Arroz 1 kg', quantity: 10, unit_price: 150, tax_rate: 10, tax_amount: 150, total_amount: 1650, surcharge_rate: 1.4, surcharge_amount: 21 }),
+        line({ description: 'Transporte', quantity: 1, unit_price: 500, tax_rate: 21, tax_amount: 105, total_amount: 605 }),
+      ],
+      pretax_amount: 4000,
+      tax_amount: 675,
+      total_amount: 4800,
+    }),
+    420,
+  );
   return out;
+}
+
+/**
+ * A Canary Islands shop (IGIC, Impuesto 03) and a Ceuta one (IPSI, Impuesto 02), each the
+ * first record of its own issuer's chain (country_config.tax: ../es/tax.ts).
+ */
+export function goldenTaxCases(): GoldenCase[] {
+  const first = (file: string, tax: 'igic' | 'ipsi', tx: TransactionDraft, seq: number): GoldenCase => {
+    const transactionId = `00000000-0000-4000-8000-0000000001${seq}0`;
+    const built = validatedBuild(verifactu, location('es-verifactu', { tax }), tx, { transactionId, chain: { seq: 1, previous: null } });
+    return { file, kind: 'record', transactionId, tx: built.tx, record: built.record };
+  };
+  return [
+    first('alta-igic.xml', 'igic', draft({
+      items: [
+        line({ description: 'Papas arrugadas', quantity: 2, unit_price: 450, tax_rate: 7, tax_amount: 63, total_amount: 963 }),
+        line({ description: 'Pan', quantity: 1, unit_price: 120, tax_rate: 0, tax_amount: 0, total_amount: 120 }),
+      ],
+    }), 1),
+    first('alta-ipsi.xml', 'ipsi', draft({
+      items: [line({ description: 'Servicio de reparación', quantity: 1, unit_price: 4000, tax_rate: 3, tax_amount: 120, total_amount: 4120 })],
+    }), 2),
+  ];
 }

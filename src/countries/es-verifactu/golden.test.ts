@@ -9,19 +9,23 @@ import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../test/support/xml-tools.ts';
 import { goldenFiles } from '../shared/golden.ts';
-import { goldenChain } from './golden-cases.ts';
+import { goldenChain, goldenTaxCases } from './golden-cases.ts';
 import { huellaAlta, huellaAnulacion } from './huella.ts';
 import { regFactuRequest, soapEnvelope } from './soap.ts';
 
 const expectGolden = goldenFiles(new URL('./golden/', import.meta.url));
 
 const chain = goldenChain();
+/** IGIC and IPSI records: each the first of its own chain. */
+const taxes = goldenTaxCases();
+/** Every record with a golden file: the chain, then the IGIC and IPSI ones. */
+const all = [...chain, ...taxes];
 const obligado = { nif: 'B12345674', nombreRazon: 'Ejemplo SL' };
 const parser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: true, parseTagValue: false });
 const xsdTitle = (title: string) => (HAVE_SCHEMAS ? title : `${title}: ${SCHEMAS_MISSING_MESSAGE}`);
 
 describe('VERI*FACTU golden records', () => {
-  it.each(chain.map((c) => [c.file, c] as const))('%s matches its golden file', (file, c) => {
+  it.each(all.map((c) => [c.file, c] as const))('%s matches its golden file', (file, c) => {
     expectGolden(file, c.record.body);
   });
 
@@ -29,7 +33,7 @@ describe('VERI*FACTU golden records', () => {
     expectGolden('soap-request.xml', soapEnvelope(regFactuRequest(obligado, [chain[0]!.record.body])));
   });
 
-  it.skipIf(!HAVE_SCHEMAS).each(chain.map((c) => [c.file, c] as const))(xsdTitle('%s, in RegFactuSistemaFacturacion, validates against SuministroLR.xsd'), (_file, c) => {
+  it.skipIf(!HAVE_SCHEMAS).each(all.map((c) => [c.file, c] as const))(xsdTitle('%s, in RegFactuSistemaFacturacion, validates against SuministroLR.xsd'), (_file, c) => {
     const result = xsdValidate(regFactuRequest(obligado, [c.record.body]), 'es/verifactu/SuministroLR.xsd');
     expect(result.ok, result.output).toBe(true);
   });
@@ -39,7 +43,7 @@ describe('VERI*FACTU golden records', () => {
     expect(result.ok, result.output).toBe(true);
   });
 
-  it.each(chain.map((c) => [c.file, c] as const))('%s: the huella recomputes from the XML\'s own values', (_file, c) => {
+  it.each(all.map((c) => [c.file, c] as const))('%s: the huella recomputes from the XML\'s own values', (_file, c) => {
     const doc = parser.parse(c.record.body) as Record<string, Record<string, unknown>>;
     const alta = doc.RegistroAlta as Record<string, any> | undefined;
     const r = (alta ?? doc.RegistroAnulacion) as Record<string, any>;
@@ -70,13 +74,16 @@ describe('VERI*FACTU golden records', () => {
     });
   });
 
-  it('amounts: totals are the sum of the breakdown; corrective invoices by differences are negative', () => {
-    for (const c of chain.filter((x) => x.kind === 'record')) {
+  it('amounts: totals are the sum of the breakdown (recargo de equivalencia included: AEAT 1216, 1210); corrective invoices by differences are negative', () => {
+    for (const c of all.filter((x) => x.kind === 'record')) {
       const alta = (parser.parse(c.record.body) as Record<string, Record<string, any>>).RegistroAlta!;
       const detalles = [alta.Desglose.DetalleDesglose].flat() as Record<string, string>[];
       const cents = (s: string) => Math.round(Number(s) * 100);
-      // An exempt detail (OperacionExenta) has a base and no quota.
-      const cuota = detalles.reduce((sum, d) => sum + (d.OperacionExenta === undefined ? cents(d.CuotaRepercutida!) : 0), 0);
+      // An exempt detail (OperacionExenta) has a base and no quota; a surcharged one adds its CuotaRecargoEquivalencia.
+      const cuota = detalles.reduce(
+        (sum, d) => sum + (d.OperacionExenta === undefined ? cents(d.CuotaRepercutida!) : 0) + (d.CuotaRecargoEquivalencia === undefined ? 0 : cents(d.CuotaRecargoEquivalencia)),
+        0,
+      );
       const base = detalles.reduce((sum, d) => sum + cents(d.BaseImponibleOimporteNoSujeto!), 0);
       expect(cents(alta.CuotaTotal)).toBe(cuota);
       expect(cents(alta.ImporteTotal)).toBe(cuota + base);
@@ -87,10 +94,10 @@ describe('VERI*FACTU golden records', () => {
     }
   });
 
-  it('types: F2, F2, F1 with Destinatarios, R5 without, R1 with Destinatarios and FacturasRectificadas, F2', () => {
+  it('types: F2, F2, F1 with Destinatarios, R5 without, R1 with Destinatarios and FacturasRectificadas, F2, F1', () => {
     const altas = chain.filter((c) => c.kind === 'record').map((c) => (parser.parse(c.record.body) as Record<string, Record<string, any>>).RegistroAlta!);
-    expect(altas.map((a) => a.TipoFactura)).toEqual(['F2', 'F2', 'F1', 'R5', 'R1', 'F2']);
-    expect(altas.map((a) => a.Destinatarios !== undefined)).toEqual([false, false, true, false, true, false]);
+    expect(altas.map((a) => a.TipoFactura)).toEqual(['F2', 'F2', 'F1', 'R5', 'R1', 'F2', 'F1']);
+    expect(altas.map((a) => a.Destinatarios !== undefined)).toEqual([false, false, true, false, true, false, true]);
     expect(altas[4]!.FacturasRectificadas.IDFacturaRectificada).toEqual({ IDEmisorFactura: 'B12345674', NumSerieFactura: 'A-3', FechaExpedicionFactura: '15-01-2026' });
   });
 
@@ -102,5 +109,37 @@ describe('VERI*FACTU golden records', () => {
       { Impuesto: '01', ClaveRegimen: '01', CalificacionOperacion: 'S1', TipoImpositivo: '21.00', BaseImponibleOimporteNoSujeto: '10.00', CuotaRepercutida: '2.10' },
     ]);
     expect(c.record.renderHints[0]).toEqual({ key: 'exemption', placement: 'body', mandatory: true, kind: 'text', value: 'Operación exenta de IVA (art. 20 Ley 37/1992)' });
+  });
+
+  it('recargo de equivalencia: surcharged goods are a detail of their own (ClaveRegimen 18, TipoRecargoEquivalencia and its quota), the service without one stays 01', () => {
+    const c = chain.find((x) => x.file === 'alta-recargo.xml')!;
+    const alta = (parser.parse(c.record.body) as Record<string, Record<string, any>>).RegistroAlta!;
+    expect([alta.Desglose.DetalleDesglose].flat()).toEqual([
+      {
+        Impuesto: '01', ClaveRegimen: '18', CalificacionOperacion: 'S1', TipoImpositivo: '21.00', BaseImponibleOimporteNoSujeto: '20.00',
+        CuotaRepercutida: '4.20', TipoRecargoEquivalencia: '5.20', CuotaRecargoEquivalencia: '1.04',
+      },
+      {
+        Impuesto: '01', ClaveRegimen: '18', CalificacionOperacion: 'S1', TipoImpositivo: '10.00', BaseImponibleOimporteNoSujeto: '15.00',
+        CuotaRepercutida: '1.50', TipoRecargoEquivalencia: '1.40', CuotaRecargoEquivalencia: '0.21',
+      },
+      { Impuesto: '01', ClaveRegimen: '01', CalificacionOperacion: 'S1', TipoImpositivo: '21.00', BaseImponibleOimporteNoSujeto: '5.00', CuotaRepercutida: '1.05' },
+    ]);
+    // CuotaTotal = IVA 6.75 + recargo 1.25; ImporteTotal = bases 40.00 + 8.00 (and the QR's importe).
+    expect(alta.CuotaTotal).toBe('8.00');
+    expect(alta.ImporteTotal).toBe('48.00');
+    expect(c.record.qrData).toContain('importe=48.00');
+  });
+
+  it('IGIC (Impuesto 03, ClaveRegimen 01) and IPSI (Impuesto 02, no ClaveRegimen: AEAT asks it for IVA and IGIC only)', () => {
+    const detalles = (file: string) =>
+      [(parser.parse(taxes.find((x) => x.file === file)!.record.body) as Record<string, Record<string, any>>).RegistroAlta!.Desglose.DetalleDesglose].flat();
+    expect(detalles('alta-igic.xml')).toEqual([
+      { Impuesto: '03', ClaveRegimen: '01', CalificacionOperacion: 'S1', TipoImpositivo: '7.00', BaseImponibleOimporteNoSujeto: '9.00', CuotaRepercutida: '0.63' },
+      { Impuesto: '03', ClaveRegimen: '01', CalificacionOperacion: 'S1', TipoImpositivo: '0.00', BaseImponibleOimporteNoSujeto: '1.20', CuotaRepercutida: '0.00' },
+    ]);
+    expect(detalles('alta-ipsi.xml')).toEqual([
+      { Impuesto: '02', CalificacionOperacion: 'S1', TipoImpositivo: '3.00', BaseImponibleOimporteNoSujeto: '40.00', CuotaRepercutida: '1.20' },
+    ]);
   });
 });

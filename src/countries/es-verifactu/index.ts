@@ -4,6 +4,7 @@
  */
 import type { FiscalSystem, LocationForFiscal } from '../types.ts';
 import { SPAIN_CERTIFICATE_FIELDS } from '../es/common.ts';
+import { SURCHARGE_LINE_FIELD } from '../es/surcharge.ts';
 import { clientInvoiceNumber, counterNumber, isSeries } from '../es/invoice.ts';
 import { metaString } from '../shared/metadata-fields.ts';
 import { createVerifactuClient } from './client.ts';
@@ -42,6 +43,8 @@ export const verifactu: FiscalSystem<'es-verifactu', 'ES'> = {
   validateConfig: validateVerifactuConfig,
   secretConfigFields: [],
   certificateFields: SPAIN_CERTIFICATE_FIELDS,
+  // Recargo de equivalencia per line (../es/surcharge.ts): surcharge_rate, surcharge_amount.
+  lineFields: [SURCHARGE_LINE_FIELD],
   validateTransaction: validateVerifactuTransaction,
   // NumSerieFactura as AEAT reads it, whichever series and number wrote it: series T and
   // number 2026-3 are the document series T-2026's counter writes as its third.

@@ -6,7 +6,9 @@
  *   the line descriptions when not given);
  * - `original_invoice_number` / `original_issue_date` (DD-MM-YYYY): the invoice a refund
  *   corrects, written as `FacturasRectificadas` (both or neither);
- * - `exemption_code` (E1–E6): the 0 % lines are an exempt operation (../es/exemption.ts).
+ * - `exemption_code` (E1–E6): the 0 % lines are an exempt operation (../es/exemption.ts);
+ * - the lines' rates: those of the location's tax (../es/tax.ts: IVA, or IGIC/IPSI when
+ *   `country_config.tax` says so), and their recargo de equivalencia (../es/surcharge.ts).
  * With a live key the location must have a tax_id (es/common.ts `requireLiveTaxId`).
  */
 import { badRequest } from '../../core/errors.ts';
@@ -15,7 +17,9 @@ import { isDmyDate } from '../shared/dates.ts';
 import { baseMetadata, optionalText, withoutUndefined, metaString } from '../shared/metadata-fields.ts';
 import { readInvoiceNumber, readSpanishInvoiceType, seriesFor } from '../es/invoice.ts';
 import { requireLiveTaxId } from '../es/common.ts';
-import { readExemptionCode } from '../es/exemption.ts';
+import { exemptionNotForTax, readExemptionCode } from '../es/exemption.ts';
+import { TAX_NAMES, checkTaxRates, taxOf } from '../es/tax.ts';
+import { breakdownCount, checkSurcharges } from '../es/surcharge.ts';
 import { checkForeignCustomer } from '../es/party.ts';
 import { configString } from '../shared/config-fields.ts';
 import { SOFTWARE_NIF_INVALID, isProducerTaxId } from './config.ts';
@@ -35,7 +39,7 @@ export const ORIGINAL_NUMBER_INVALID = 'metadata.original_invoice_number must be
 export const ORIGINAL_DATE_INVALID = 'metadata.original_issue_date must be a date in the form DD-MM-YYYY';
 export const ORIGINAL_PAIR = 'metadata.original_invoice_number and metadata.original_issue_date go together: give both or neither';
 export const ORIGINAL_ON_SALE = 'metadata.original_invoice_number is only allowed on refund and void transactions';
-/** `Desglose` holds at most 12 `DetalleDesglose`: one per VAT rate (DesgloseType). */
+/** `Desglose` holds at most 12 `DetalleDesglose`: one per VAT rate and surcharge (DesgloseType). */
 export const TOO_MANY_RATES = 'a VERI*FACTU invoice carries at most 12 different tax rates';
 
 export function validateVerifactuTransaction(tx: TransactionDraft, ctx: TransactionContext): Record<string, unknown> {
@@ -56,8 +60,13 @@ export function validateVerifactuTransaction(tx: TransactionDraft, ctx: Transact
   if ((original_invoice_number === undefined) !== (original_issue_date === undefined)) throw badRequest(ORIGINAL_PAIR);
   // AEAT error 1117: FacturasRectificadas only on a corrective invoice.
   if (original_invoice_number !== undefined && tx.type === 'sale') throw badRequest(ORIGINAL_ON_SALE);
-  if (new Set(tx.items.map((l) => l.tax_rate)).size > 12) throw badRequest(TOO_MANY_RATES);
+  if (breakdownCount(tx.items) > 12) throw badRequest(TOO_MANY_RATES);
+  // AEAT refuses a rate its tax does not have (1124): refused here, before anything is stored.
+  const tax = taxOf(ctx.location);
+  checkTaxRates(tx, tax);
   const exemption_code = readExemptionCode(tx, meta);
+  if (exemption_code !== undefined && tax !== 'iva') throw badRequest(exemptionNotForTax(TAX_NAMES[tax]));
+  checkSurcharges(tx, tax, exemption_code);
   // A foreign customer's IDOtro needs its country (../es/party.ts): 02 for the EU, 04 elsewhere.
   checkForeignCustomer(tx, isValidSpanishNif);
   return withoutUndefined({ ...meta, series, invoice_number, invoice_type, description, original_invoice_number, original_issue_date, exemption_code });

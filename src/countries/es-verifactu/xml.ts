@@ -52,12 +52,15 @@ export interface SistemaInformatico {
   IndicadorMultiplesOT: 'S' | 'N';
 }
 
-/** One `DetalleDesglose` (DetalleType): a VAT rate with its base and quota. */
+/** One `DetalleDesglose` (DetalleType): a tax rate with its base and quota (and surcharge). */
 export interface DesgloseLine {
-  /** 01 IVA. */
+  /** 01 IVA, 02 IPSI, 03 IGIC (ImpuestoType). */
   Impuesto: string;
-  /** 01 general regime. */
-  ClaveRegimen: string;
+  /**
+   * 01 general regime, 18 recargo de equivalencia (list L8A for IVA, L8B for IGIC); none
+   * for IPSI, which has no regime list (AEAT 1245 asks for it with IVA and IGIC only).
+   */
+  ClaveRegimen?: string | undefined;
   /** S1 subject, not exempt, no reverse charge; or, for an exempt operation, OperacionExenta. */
   CalificacionOperacion?: string;
   /** E1–E6 (../es/exemption.ts): then no rate and no quota. */
@@ -65,6 +68,9 @@ export interface DesgloseLine {
   TipoImpositivo?: string;
   BaseImponibleOimporteNoSujeto: string;
   CuotaRepercutida?: string;
+  /** Recargo de equivalencia (../es/surcharge.ts): its rate (Tipo2.2Type) and quota. */
+  TipoRecargoEquivalencia?: string | undefined;
+  CuotaRecargoEquivalencia?: string | undefined;
 }
 
 /** The previous record of the chain: null for the first one (`PrimerRegistro` S). */
@@ -167,12 +173,14 @@ export function registroAltaXml(f: AltaFields): BuiltRecord {
       w(
         'DetalleDesglose',
         s('Impuesto', d.Impuesto) +
-          s('ClaveRegimen', d.ClaveRegimen) +
+          optEl('sf:ClaveRegimen', d.ClaveRegimen) +
           optEl('sf:CalificacionOperacion', d.CalificacionOperacion) +
           optEl('sf:OperacionExenta', d.OperacionExenta) +
           optEl('sf:TipoImpositivo', d.TipoImpositivo) +
           s('BaseImponibleOimporteNoSujeto', d.BaseImponibleOimporteNoSujeto) +
-          optEl('sf:CuotaRepercutida', d.CuotaRepercutida),
+          optEl('sf:CuotaRepercutida', d.CuotaRepercutida) +
+          optEl('sf:TipoRecargoEquivalencia', d.TipoRecargoEquivalencia) +
+          optEl('sf:CuotaRecargoEquivalencia', d.CuotaRecargoEquivalencia),
       ),
     ).join(''),
   );

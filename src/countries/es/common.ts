@@ -6,6 +6,7 @@ import { badRequest } from '../../core/errors.ts';
 import type { CountryRouting, TransactionContext } from '../types.ts';
 import { givenTaxId, optionalString, readConfigObject, requiredString, type ConfigObject } from '../shared/config-fields.ts';
 import { isValidSpanishNif } from './nif.ts';
+import { readSpanishTax } from './tax.ts';
 
 export const SPAIN_SYSTEMS = ['ticketbai', 'verifactu', 'sii'] as const;
 export type SpainSystem = (typeof SPAIN_SYSTEMS)[number];
@@ -38,8 +39,11 @@ export const SPAIN_ROUTING: CountryRouting = {
 export const LEGAL_NAME_MAX = 120;
 export const LEGAL_NAME_TOO_LONG = 'country_config.legal_name must be at most 120 characters for Spain locations (the records name the issuer in 120)';
 
-/** Fields every Spanish system takes. */
-export const SPAIN_COMMON_FIELDS = ['system', 'legal_name', 'certificate_id'] as const;
+/**
+ * Fields every Spanish system takes. `tax` (./tax.ts): the indirect tax the location
+ * charges, `iva` unless given; TicketBAI and SII take only `iva`.
+ */
+export const SPAIN_COMMON_FIELDS = ['system', 'legal_name', 'certificate_id', 'tax'] as const;
 
 /** The config field naming the uploaded certificate every Spanish system signs with (`certificateFields`). */
 export const SPAIN_CERTIFICATE_FIELDS = ['certificate_id'] as const;
@@ -73,6 +77,8 @@ export function readSpainCommon(config: ConfigObject, system: SpainSystem) {
      * refused when it is signed, which is where the certificate is actually needed.
      */
     certificate_id: optionalString(config, 'certificate_id'),
+    // After the certificate in the stored config, so an IVA location (no `tax`) stores what it always did.
+    tax: readSpanishTax(config, system),
   };
 }
 

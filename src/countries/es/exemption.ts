@@ -31,6 +31,14 @@ export type ExemptionCode = (typeof EXEMPTION_CODES)[number];
 export const EXEMPTION_CODE_INVALID = `metadata.exemption_code must be one of ${EXEMPTION_CODES.join(', ')}`;
 export const EXEMPTION_WITHOUT_EXEMPT_LINE = 'metadata.exemption_code applies to the lines with tax_rate 0, and this transaction has none';
 
+/**
+ * The causes are IVA's (LIVA arts. 20-25; the E-codes of AEAT's list L10 and the receipt's
+ * legend cite them). An IGIC or IPSI location (../es/tax.ts) has exemptions of its own law,
+ * with other articles (VERI*FACTU's list L10B for IGIC), which this service does not write.
+ */
+export const exemptionNotForTax = (taxName: string): string =>
+  `metadata.exemption_code applies to IVA sales: this location charges ${taxName} (country_config.tax), whose exemptions the records do not carry`;
+
 /** Validation: the code if given (a known cause, and at least one line it applies to). */
 export function readExemptionCode(tx: TransactionDraft, meta: Metadata): ExemptionCode | undefined {
   const code = optionalChoice(meta, 'exemption_code', EXEMPTION_CODES, EXEMPTION_CODE_INVALID);

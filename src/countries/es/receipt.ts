@@ -4,7 +4,8 @@
  * between 30 and 40 mm (FORMATS.md §1.3 and §2.6); the title the invoice type gives
  * (RD 1619/2012: art. 6 full invoice, art. 7 simplified, art. 15 corrective).
  */
-import type { Localized, ReceiptCorrection, ReceiptCorrectionInput, ReceiptFacts, ReceiptQrSpec, RenderHint, TransactionDraft } from '../types.ts';
+import type { Localized, ReceiptCorrection, ReceiptCorrectionInput, ReceiptFacts, ReceiptQrSpec, ReceiptTaxSummary, RenderHint, TransactionDraft } from '../types.ts';
+import { surchargeOf } from './surcharge.ts';
 import { metaString } from '../shared/metadata-fields.ts';
 import { readSpanishInvoiceType } from './invoice.ts';
 
@@ -80,5 +81,39 @@ export function spanishCorrection(numberOf: (original: NonNullable<ReceiptCorrec
     },
     // A cancellation prints the annulled invoice's amounts as that invoice carried them.
     negative: ({ tx }) => invoiceTypeOf(tx).startsWith('R'),
+  };
+}
+
+const SURCHARGE_LABEL: Localized = { es: 'Recargo de equivalencia', en: 'Equivalence surcharge' };
+
+/**
+ * The tax summary of a Spanish receipt where it is not the lines' sums per rate under the
+ * word IVA: the recargo de equivalencia (./surcharge.ts) the invoice states apart from the
+ * IVA (RD 1619/2012 art. 6.1.i: each quota stated separately) and counts in its total, one
+ * line per surcharge rate; and the tax's name where the record names another tax
+ * (`taxNameOf`, from the stored record: VERI*FACTU's `Impuesto`). Undefined otherwise: the
+ * receipt prints as it always did.
+ */
+export function spanishTaxSummary(taxNameOf: (record: string) => string | undefined = () => undefined): NonNullable<ReceiptFacts['taxSummary']> {
+  return ({ tx, record }): ReceiptTaxSummary | undefined => {
+    const taxName = record ? taxNameOf(record) : undefined;
+    const surcharged = tx.items.filter((l) => surchargeOf(l) !== undefined);
+    if (taxName === undefined && surcharged.length === 0) return undefined;
+    const rows = new Map<number, { rate: number; base: number; tax: number }>();
+    for (const l of tx.items) {
+      const r = rows.get(l.tax_rate) ?? { rate: l.tax_rate, base: 0, tax: 0 };
+      r.base += l.total_amount - l.tax_amount;
+      r.tax += l.tax_amount;
+      rows.set(l.tax_rate, r);
+    }
+    const surcharges = new Map<number, { label: Localized; rate: number; base: number; amount: number }>();
+    for (const l of surcharged) {
+      const s = surchargeOf(l)!;
+      const c = surcharges.get(s.rate) ?? { label: SURCHARGE_LABEL, rate: s.rate, base: 0, amount: 0 };
+      c.base += l.total_amount - l.tax_amount;
+      c.amount += s.amount;
+      surcharges.set(s.rate, c);
+    }
+    return { rows: [...rows.values()], ...(taxName === undefined ? {} : { taxName }), ...(surcharges.size === 0 ? {} : { surcharges: [...surcharges.values()] }) };
   };
 }

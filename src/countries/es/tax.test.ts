@@ -1,0 +1,159 @@
+/**
+ * The Spanish tax of a location (country_config.tax), the rates each tax takes, and the
+ * recargo de equivalencia pairs (./tax.ts, ./surcharge.ts), through the three plug-ins'
+ * own validation (config and transaction), as the location and transaction services call it.
+ */
+import { describe, expect, it } from 'vitest';
+import { inGuideForm } from '../../core/transaction-request.ts';
+import { ValidationError } from '../../core/errors.ts';
+import type { FiscalSystem, SystemKey, TxLine } from '../types.ts';
+import { CONFIGS, draft, line, location, txCtx } from '../shared/test-fixtures.ts';
+import { expect400 } from '../shared/test-helpers.ts';
+import { verifactu } from '../es-verifactu/index.ts';
+import { ticketBai } from '../es-ticketbai/index.ts';
+import { sii } from '../es-sii/index.ts';
+import { TAX_INVALID, taxNotCarried } from './tax.ts';
+import { SURCHARGE_RATES } from './surcharge.ts';
+import { exemptionNotForTax } from './exemption.ts';
+
+const SYSTEMS: [SystemKey, FiscalSystem, Record<string, unknown>][] = [
+  ['es-verifactu', verifactu, {}],
+  ['es-ticketbai', ticketBai, {}],
+  ['es-sii', sii, { simplified: true }],
+];
+
+const validateConfig = (key: SystemKey, system: FiscalSystem, over: Record<string, unknown>) =>
+  system.validateConfig({ config: { ...CONFIGS[key].config, ...over }, taxId: CONFIGS[key].taxId });
+
+const validateTx = (system: FiscalSystem, key: SystemKey, items: TxLine[], metadata: Record<string, unknown>, config: Record<string, unknown> = {}) => {
+  const total = items.reduce((s, l) => s + l.total_amount + (typeof l.surcharge_amount === 'number' ? l.surcharge_amount : 0), 0);
+  return system.validateTransaction(draft({ items, metadata, total_amount: total }), txCtx(location(key, config)));
+};
+
+/** A line of 10.00 at `rate`, with a surcharge when `surcharge` is given (amount as the core computes it). */
+const at = (rate: number, surcharge?: number): TxLine => {
+  const tax = Math.round(1000 * rate / 100);
+  return line({ tax_rate: rate, tax_amount: tax, total_amount: 1000 + tax, ...(surcharge === undefined ? {} : { surcharge_rate: surcharge, surcharge_amount: Math.round(1000 * surcharge / 100) }) });
+};
+
+describe('country_config.tax', () => {
+  it.each(SYSTEMS)('%s: absent is IVA and stores nothing (a config as before the field); iva is taken and stored', (key, system) => {
+    expect(validateConfig(key, system, {})).not.toHaveProperty('tax');
+    expect(validateConfig(key, system, { tax: 'iva' })).toMatchObject({ tax: 'iva' });
+  });
+
+  it.each(SYSTEMS)('%s: an unknown tax is a 400 naming the field and its values', (key, system) => {
+    for (const bad of ['IGIC', 'vat', '', 3, true]) expect400(() => validateConfig(key, system, { tax: bad }), TAX_INVALID);
+  });
+
+  it('verifactu takes igic and ipsi (Impuesto 03 and 02)', () => {
+    expect(validateConfig('es-verifactu', verifactu, { tax: 'igic' })).toMatchObject({ tax: 'igic' });
+    expect(validateConfig('es-verifactu', verifactu, { tax: ' ipsi ' })).toMatchObject({ tax: 'ipsi' });
+  });
+
+  it('ticketbai (Basque, IVA only) and sii (IVA books) refuse igic and ipsi with a 400 that says why', () => {
+    for (const tax of ['igic', 'ipsi'] as const) {
+      expect400(() => validateConfig('es-ticketbai', ticketBai, { tax }), taxNotCarried('ticketbai', tax));
+      expect400(() => validateConfig('es-sii', sii, { tax }), taxNotCarried('sii', tax));
+    }
+    expect(taxNotCarried('ticketbai', 'igic')).toBe(
+      'country_config.tax igic is not available for ticketbai: TicketBAI records are Basque and carry IVA only; a Canary Islands (IGIC) or Ceuta and Melilla (IPSI) location uses verifactu',
+    );
+  });
+
+  it('a hand-edited stored config of another tax is refused at the transaction too (ticketbai, sii)', () => {
+    expect400(() => validateTx(ticketBai, 'es-ticketbai', [at(21)], {}, { tax: 'igic' }), taxNotCarried('ticketbai', 'igic'));
+    expect400(() => validateTx(sii, 'es-sii', [at(21)], { simplified: true }, { tax: 'ipsi' }), taxNotCarried('sii', 'ipsi'));
+  });
+});
+
+describe('the rates of the location\'s tax (AEAT 1124 refuses the others)', () => {
+  const IVA_MESSAGE = 'items[1].tax_rate must be one of the IVA rates 0, 2, 4, 5, 7.5, 10 or 21';
+
+  it.each(SYSTEMS)('%s: every IVA rate AEAT accepts is taken', (key, system, meta) => {
+    for (const rate of [0, 2, 4, 5, 7.5, 10, 21]) expect(() => validateTx(system, key, [at(rate)], meta)).not.toThrow();
+  });
+
+  it.each(SYSTEMS)('%s: any other rate is a 400 naming the line and listing the rates', (key, system, meta) => {
+    for (const rate of [5.5, 20, 16, 18, 12, 1, 100]) expect400(() => validateTx(system, key, [at(21), at(rate)], meta), IVA_MESSAGE);
+    // Refunds and voids (corrective invoices) too.
+    expect400(() => system.validateTransaction(draft({ type: 'refund', items: [at(21), at(20)], metadata: meta }), txCtx(location(key))), IVA_MESSAGE);
+  });
+
+  it('the guide form reads the list in its own unit (hundredths of a percent, vat_rate)', () => {
+    let thrown: unknown;
+    try {
+      validateTx(verifactu, 'es-verifactu', [at(21), at(20)], {});
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(ValidationError);
+    expect(inGuideForm(thrown as ValidationError).message).toBe('line_items[1].vat_rate must be one of the IVA rates 0, 200, 400, 500, 750, 1000 or 2100');
+  });
+
+  it('an exempt line (metadata.exemption_code) keeps its rule: it is at 0, an IVA rate', () => {
+    expect(() => validateTx(verifactu, 'es-verifactu', [at(0), at(21)], { exemption_code: 'E1' })).not.toThrow();
+  });
+
+  it('verifactu IGIC: 0, 3, 7, 9.5, 15, 20; an IVA-only rate (21, 10, 4) is refused', () => {
+    for (const rate of [0, 3, 7, 9.5, 15, 20]) expect(() => validateTx(verifactu, 'es-verifactu', [at(rate)], {}, { tax: 'igic' })).not.toThrow();
+    for (const rate of [21, 10, 4, 5, 13.5]) {
+      expect400(() => validateTx(verifactu, 'es-verifactu', [at(rate)], {}, { tax: 'igic' }), 'items[0].tax_rate must be one of the IGIC rates 0, 3, 7, 9.5, 15 or 20 (country_config.tax is igic)');
+    }
+  });
+
+  it('verifactu IPSI: 0.5, 1, 2, 3, 4, 8, 10; 0 and IVA rates are refused', () => {
+    for (const rate of [0.5, 1, 2, 3, 4, 8, 10]) expect(() => validateTx(verifactu, 'es-verifactu', [at(rate)], {}, { tax: 'ipsi' })).not.toThrow();
+    for (const rate of [0, 21, 5]) {
+      expect400(() => validateTx(verifactu, 'es-verifactu', [at(rate)], {}, { tax: 'ipsi' }), 'items[0].tax_rate must be one of the IPSI rates 0.5, 1, 2, 3, 4, 8 or 10 (country_config.tax is ipsi)');
+    }
+  });
+
+  it('verifactu IGIC/IPSI: an exemption cause (IVA\'s articles) is refused', () => {
+    expect400(() => validateTx(verifactu, 'es-verifactu', [at(0), at(7)], { exemption_code: 'E1' }, { tax: 'igic' }), exemptionNotForTax('IGIC'));
+  });
+});
+
+describe('recargo de equivalencia (surcharge_rate per line)', () => {
+  it.each(SYSTEMS)('%s: every pair AEAT accepts is taken (LIVA art. 161 and the temporary rates)', (key, system, meta) => {
+    for (const [rate, surcharges] of SURCHARGE_RATES) {
+      for (const s of surcharges) expect(() => validateTx(system, key, [at(rate, s), at(10)], meta)).not.toThrow();
+    }
+  });
+
+  it.each(SYSTEMS)('%s: a rate not paired with the line\'s IVA rate is a 400 listing the right ones', (key, system, meta) => {
+    expect400(() => validateTx(system, key, [at(21, 1.4)], meta), 'items[0].surcharge_rate must be 5.2 or 1.75 with tax_rate 21 (recargo de equivalencia, Ley 37/1992 art. 161)');
+    expect400(() => validateTx(system, key, [at(10), at(10, 5.2)], meta), 'items[1].surcharge_rate must be 1.4 with tax_rate 10 (recargo de equivalencia, Ley 37/1992 art. 161)');
+    expect400(() => validateTx(system, key, [at(4, 0)], meta), 'items[0].surcharge_rate must be 0.5 with tax_rate 4 (recargo de equivalencia, Ley 37/1992 art. 161)');
+  });
+
+  it.each(SYSTEMS)('%s: never on an exempt line', (key, system, meta) => {
+    expect400(
+      () => validateTx(system, key, [at(0, 0), at(21)], { ...meta, exemption_code: 'E1' }),
+      'items[0].surcharge_rate is not allowed on an exempt line (metadata.exemption_code): an exempt operation carries no IVA and no recargo de equivalencia',
+    );
+  });
+
+  it('never with IGIC or IPSI (the regime is IVA\'s)', () => {
+    expect400(
+      () => validateTx(verifactu, 'es-verifactu', [at(7, 1.4)], {}, { tax: 'igic' }),
+      'items[0].surcharge_rate is not allowed: recargo de equivalencia is charged with IVA only (Ley 37/1992 arts. 154-163), and this location charges IGIC (country_config.tax)',
+    );
+  });
+
+  it('the guide form reads the pair in hundredths', () => {
+    let thrown: unknown;
+    try {
+      validateTx(ticketBai, 'es-ticketbai', [at(21, 1.4)], {});
+    } catch (e) {
+      thrown = e;
+    }
+    expect(inGuideForm(thrown as ValidationError).message).toBe('line_items[0].surcharge_rate must be 520 or 175 with vat_rate 2100 (recargo de equivalencia, Ley 37/1992 art. 161)');
+  });
+
+  it('SII: a rate with and without surcharge are two DetalleIVA, counted against the 6', () => {
+    const six = [at(21), at(21, 5.2), at(10), at(10, 1.4), at(4), at(4, 0.5)];
+    expect(() => validateTx(sii, 'es-sii', six, { simplified: true })).not.toThrow();
+    expect400(() => validateTx(sii, 'es-sii', [...six, at(21, 1.75)], { simplified: true }), 'SII records take at most 6 different tax rates per invoice');
+  });
+});
