@@ -313,6 +313,17 @@ export const ledgerRepo = {
   },
 
   /**
+   * Whether a fiscal record is stored: a one-statement append whose answer never came
+   * committed all of its batch or none of it, so its first record answers for the batch.
+   * The caller holds the chain's lock (`lockChainHead`) and asks in a statement of its own,
+   * whose snapshot is taken after the lock was granted (see `ledger.ts` settleUnknown).
+   */
+  async recordWritten(q: Pick<Queryable, 'query'>, recordId: string): Promise<boolean> {
+    const res = await q.query<{ written: boolean }>('SELECT EXISTS (SELECT 1 FROM fiscal_records WHERE id = $1) AS written', [recordId]);
+    return res.rows[0]?.written === true;
+  },
+
+  /**
    * A chain's committed head, read without a lock and without creating it (a preview:
    * a snapshot that may be stale by the time anyone appends). Undefined: no record yet.
    */

@@ -11,7 +11,9 @@
  *   commit left (`knownHeads`) and writes it with one autocommitted statement guarded by
  *   that head (ledger-repo `appendGuarded`): no lock, no BEGIN/COMMIT, one round trip.
  *   If another node moved the head (or a series, or a key was taken), the statement
- *   writes nothing and the batch takes the locking path.
+ *   writes nothing and the batch takes the locking path. If its answer never comes (the
+ *   pipe's connection lost or silent), the locking path first learns, under the chain's
+ *   lock, whether it committed (`settleUnknown`).
  *
  * Batching: appends queue per chain (core/group-commit.ts), two batches of a chain at
  * once: while one's statement runs, the next is built on what it will leave. Chains'
@@ -91,6 +93,35 @@ const withoutFingerprint = (link: ChainLink): PendingLink => ({
 
 /** What a batch answers for one of its entries: appended (or replayed), or this entry's own error. */
 type Outcome = Appended | { error: unknown };
+
+/**
+ * Whether a failed one-statement append may have committed all the same: the store became
+ * unavailable without the server answering for this statement (no answer within the
+ * driver's wait, a lost connection, a session the server ended: pg-db.ts `connectionLost`).
+ * A statement the server itself refused (an ERROR answer: cancelled at its
+ * statement_timeout) wrote nothing.
+ */
+function outcomeUnknown(err: unknown): err is DbUnavailableError {
+  return err instanceof DbUnavailableError && (err.cause as { severity?: unknown } | null | undefined)?.severity !== 'ERROR';
+}
+
+/**
+ * A one-statement append whose outcome is unknown (`outcomeUnknown`), with what it built:
+ * the caller settles it (`settleUnknown`) before answering.
+ */
+class Unsettled extends Error {
+  constructor(
+    /** The store's error, answered (503) when the outcome cannot be learnt. */
+    readonly original: DbUnavailableError,
+    /** The batch's first record: stored if and only if the batch committed (one statement). */
+    readonly recordId: string,
+    /** The batch's outcomes as committed; moves what this node knows as its commit does. */
+    readonly committed: () => Outcome[],
+  ) {
+    super('the outcome of a one-statement append is unknown', { cause: original });
+    this.name = 'Unsettled';
+  }
+}
 
 /**
  * A chain's batch on the one-statement path whose statement is not answered yet: built on
@@ -188,6 +219,8 @@ export function createLedger(deps: LedgerDeps): Ledger {
   const appends = new GroupCommitter<LedgerEntry, Outcome>(async (chainKey, take, turn) => {
     let items: LedgerEntry[] | undefined;
     let outcomes: Outcome[] | undefined;
+    /** The one-statement append failed with its outcome unknown: settled on the locking path. */
+    let unsettled: Unsettled | undefined;
     let base = knownHeads.get(chainKey);
     let numbersAhead: Map<string, number> | undefined;
     if (turn.pipelined) {
@@ -209,7 +242,8 @@ export function createLedger(deps: LedgerDeps): Ledger {
           outcomes = await appendAlone(chainKey, items, base, numbersAhead, turn);
         } catch (err) {
           for (const p of items) if (p.numberingKey !== undefined) knownNumbers.delete(p.numberingKey);
-          if (!takesTheLockingPath(err)) {
+          if (err instanceof Unsettled) unsettled = err;
+          else if (!takesTheLockingPath(err)) {
             knownHeads.delete(chainKey);
             throw err;
           }
@@ -217,15 +251,17 @@ export function createLedger(deps: LedgerDeps): Ledger {
       }
     }
     if (!outcomes) {
+      // The chain's batch before is over (its own outcome settled too): this one is
+      // written, or its outcome learnt, on the head that batch left.
       await turn.previous;
       knownHeads.delete(chainKey);
       const batch = (items ??= take());
-      const done = await db.transaction((tx) => appendLocked(tx, chainKey, batch));
-      remember(chainKey, done.head);
-      for (const [key, last] of done.numbers) rememberNumber(key, last);
-      for (const key of done.forgotten) knownNumbers.delete(key);
-      if (done.fannedOut) deps.events.enqueued();
-      outcomes = done.outcomes;
+      outcomes = unsettled
+        ? await settleUnknown(chainKey, batch, unsettled)
+        : lockedDone(chainKey, await db.transaction(async (tx) => {
+          const now = clock.now();
+          return appendLocked(tx, chainKey, batch, await lockFor(tx, chainKey, batch, now), now);
+        }));
     }
     // The batch's in-chain-order jobs entered `waiting`: now that they are committed, the
     // queue's first waiting job goes if nothing of the queue is active (jobs/queue.ts
@@ -346,15 +382,68 @@ export function createLedger(deps: LedgerDeps): Ledger {
     return settled as Outcome[];
   }
 
+  /** Locks the chain's head for a batch (`appendLocked`), finding its keys already stored. */
+  function lockFor(tx: Queryable, chainKey: string, all: readonly LedgerEntry[], now: Date) {
+    return ledgerRepo.lockChainHead(tx, chainKey, now, all.flatMap((p) => (p.idempotency ? [p.idempotency] : [])));
+  }
+
+  /** What this node knows after a commit on the locking path; the batch's outcomes. */
+  function lockedDone(chainKey: string, done: Awaited<ReturnType<typeof appendLocked>>): Outcome[] {
+    remember(chainKey, done.head);
+    for (const [key, last] of done.numbers) rememberNumber(key, last);
+    for (const key of done.forgotten) knownNumbers.delete(key);
+    if (done.fannedOut) deps.events.enqueued();
+    return done.outcomes;
+  }
+
   /**
-   * A batch of one chain in the caller's database transaction: the chain head is locked
-   * first, so appends to one chain are serial and the chain never forks; each entry is
-   * built on the one before it. Answers the outcomes and the head and series after the
-   * batch (what the next batch of this node may be built on).
+   * Settles a one-statement append whose outcome is unknown (its statement may have run,
+   * its answer never came: docs/decisions.md "An append whose outcome is unknown"), on the
+   * locking path: once the chain's head is locked, one statement of its own asks whether
+   * the batch's first record is stored (through the pool: the pipe was given up).
+   * - Stored: the batch committed. Answered as committed, nothing written again.
+   * - Not stored: it did not commit, and no longer can: a statement still on its way (or
+   *   still running on the old connection's backend) updates the head first, so it either
+   *   committed before the lock was granted (and this statement, whose snapshot is taken
+   *   after, sees it) or waits behind the lock and then finds the head moved by this
+   *   transaction (its guard refuses it). The batch is written here, under that lock, as a
+   *   batch the one-statement path refused is. Why not ask before taking the lock, and
+   *   answer 503 "nothing written": outside the lock "not stored" may only mean "not yet".
+   * - The check not answered (the store still unreachable): the append's own error (503),
+   *   its outcome still unknown. No second check, no loop.
+   * A combined statement of several chains fails all its batches at once: each settles
+   * its own, under its own chain's lock (one check could not hold every chain's lock
+   * without ordering locks across chains).
    */
-  async function appendLocked(tx: Queryable, chainKey: string, all: readonly LedgerEntry[]) {
-    const now = clock.now();
-    const locked = await ledgerRepo.lockChainHead(tx, chainKey, now, all.flatMap((p) => (p.idempotency ? [p.idempotency] : [])));
+  async function settleUnknown(chainKey: string, batch: readonly LedgerEntry[], unsettled: Unsettled): Promise<Outcome[]> {
+    const check: { written?: boolean } = {};
+    try {
+      const done = await db.transaction(async (tx) => {
+        const now = clock.now();
+        const locked = await lockFor(tx, chainKey, batch, now);
+        check.written = await ledgerRepo.recordWritten(tx, unsettled.recordId);
+        return check.written ? undefined : appendLocked(tx, chainKey, batch, locked, now);
+      });
+      deps.log.warn({ err: unsettled.original, chainKey, committed: check.written }, 'an append whose answer never came: its outcome settled under the chain lock');
+      return done === undefined ? unsettled.committed() : lockedDone(chainKey, done);
+    } catch (err) {
+      // Stored: only the end of a transaction that wrote nothing failed.
+      if (check.written === true) return unsettled.committed();
+      if (check.written === undefined) {
+        deps.log.warn({ err, chainKey }, 'an append whose answer never came: its outcome could not be learnt');
+        throw unsettled.original;
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * A batch of one chain in the caller's database transaction, on the chain head `locked`
+   * (`lockFor`, first): appends to one chain are serial and the chain never forks; each
+   * entry is built on the one before it. Answers the outcomes and the head and series
+   * after the batch (what the next batch of this node may be built on).
+   */
+  async function appendLocked(tx: Queryable, chainKey: string, all: readonly LedgerEntry[], locked: Awaited<ReturnType<typeof lockFor>>, now: Date) {
     const head: BuiltOn = { seq: locked.seq, fingerprint: locked.last_fingerprint, fiscalId: locked.last_fiscal_id, issuedAt: locked.last_issued_at, link: locked.last_link };
     const replays = await sortOutReplays(tx, all, locked.existing);
     const items = replays.fresh.map((i) => all[i]!);
@@ -421,9 +510,27 @@ export function createLedger(deps: LedgerDeps): Ledger {
         }
       }
       written = await guardedAppends.submit(part);
+    } catch (err) {
+      // The pipe lost the statement's answer: it may have committed. The caller learns which
+      // (settleUnknown). If it did, it wrote the jobs rendered here; whether it wrote the
+      // fan-out job is not known: a worker is woken if it may have (a wake for nothing is
+      // harmless). (Without a pipe the store answers or fails the statement itself.)
+      if (db.pipe && outcomeUnknown(err)) {
+        throw new Unsettled(err, batch.records[0]!.id, () => aloneCommitted(chainKey, known, last, series, replays, built, jobSpan,
+          { jobIds: [part.jobs?.ids ?? []], fannedOut: part.fanOut !== null }));
+      }
+      throw err;
     } finally {
       if (aheadOf.get(chainKey) === ahead) aheadOf.delete(chainKey);
     }
+    return aloneCommitted(chainKey, known, last, series, replays, built, jobSpan, written);
+  }
+
+  /** A one-statement append committed: what this node knows moves, the entries' outcomes. */
+  function aloneCommitted(
+    chainKey: string, known: BuiltOn, last: BuiltOn, series: Map<string, { from: number; to: number }>, replays: Replays,
+    built: readonly BuiltEntry[], jobSpan: readonly [number, number][], written: Written,
+  ): Outcome[] {
     // Only forward: the answers of a chain's pipelined batches may be taken in any order.
     if ((knownHeads.get(chainKey)?.seq ?? -1) < last.seq) remember(chainKey, last);
     for (const [key, s] of series) if ((knownNumbers.get(key) ?? -1) < s.to) rememberNumber(key, s.to);

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresDb } from '../../src/store/pg-db.ts';
@@ -17,7 +18,11 @@ import { createLocation, saleBody } from '../support/transactions.ts';
 const unavailable = { error: 'service temporarily unavailable: database unreachable' };
 /** A statement past its bound (cancelled by PostgreSQL, or unanswered): told apart from no connection. */
 const timedOut = { error: 'service temporarily unavailable: database timed out' };
-/** The longest a refused request may take here: the bound, the driver's grace, a new connection's timeout, and slack. */
+/**
+ * The longest a refused request may take here: the bound and the driver's grace on the
+ * pipe, as long again for the check of an append whose answer never came (ledger.ts
+ * settleUnknown) or a new connection's timeout, and slack.
+ */
 const WITHIN_MS = 4_000;
 
 describe.runIf(STORE === 'postgres')('a database that does not answer (PostgreSQL)', () => {
@@ -47,6 +52,26 @@ describe.runIf(STORE === 'postgres')('a database that does not answer (PostgreSQ
   const create = (idem: string) => app.request({ method: 'POST', url: '/v1/transactions', key, headers: { 'idempotency-key': idem }, payload: saleBody(location) });
   const list = () => app.request({ method: 'GET', url: '/v1/transactions', key });
   const stored = async (idem: string) => (await direct.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions WHERE idempotency_key = $1', [idem])).rows[0]!.n;
+  /** A sale whose first item names `marker` (found in the statement's bytes by the proxy), sent without an Idempotency-Key. */
+  const createMarked = (marker: string) => {
+    const body = saleBody(location);
+    body.items = body.items.map((item, i) => (i === 0 ? { ...item, description: marker } : item));
+    return app.request({ method: 'POST', url: '/v1/transactions', key, payload: body });
+  };
+  /** Sales stored whose request names `marker`. */
+  const storedMarked = async (marker: string) => (await direct.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM transactions WHERE request_payload::text LIKE '%' || $1 || '%'`, [marker])).rows[0]!.n;
+  const pipePid = async () => (await db.pipe!.query<{ pid: number }>('SELECT pg_backend_pid() AS pid', [])).rows[0]!.pid;
+  /** The sale's chain as stored: seqs from 1 without a gap or a fork, each record on the one before, the head on the last. */
+  const expectChainWhole = async (transactionId: string) => {
+    const chainKey = (await direct.query<{ chain_key: string }>('SELECT chain_key FROM fiscal_records WHERE transaction_id = $1', [transactionId])).rows[0]!.chain_key;
+    const rows = (await direct.query<{ seq: string; previous_fingerprint: string | null; fingerprint: string }>(
+      'SELECT seq, previous_fingerprint, fingerprint FROM fiscal_records WHERE chain_key = $1 ORDER BY seq', [chainKey])).rows;
+    expect(rows.map((r) => Number(r.seq))).toEqual(rows.map((_, i) => i + 1));
+    rows.forEach((r, i) => expect(r.previous_fingerprint).toBe(i === 0 ? null : rows[i - 1]!.fingerprint));
+    const head = (await direct.query<{ seq: string; last_fingerprint: string }>('SELECT seq, last_fingerprint FROM chain_heads WHERE chain_key = $1', [chainKey])).rows[0]!;
+    expect([Number(head.seq), head.last_fingerprint]).toEqual([rows.length, rows[rows.length - 1]!.fingerprint]);
+  };
   const timed = async <T>(p: Promise<T>) => {
     const t0 = performance.now();
     const value = await p;
@@ -121,7 +146,7 @@ describe.runIf(STORE === 'postgres')('a database that does not answer (PostgreSQ
     expect((await create('after-the-hole')).statusCode).toBe(201);
   });
 
-  it('an append the server ran whose answer never comes: 503 within the bound; sent again with its key, the committed sale is found (200, the same id), never written twice', async () => {
+  it('an append the server ran whose answer never comes, and the whole store silent (its outcome cannot be learnt): 503 within the bound; sent again with its key, the committed sale is found (200, the same id), never written twice', async () => {
     expect((await create('answer-lost-warm-up-1')).statusCode).toBe(201);
     expect((await create('answer-lost-warm-up-2')).statusCode).toBe(201);
     proxy.blackhole(true, 'answers');
@@ -140,5 +165,57 @@ describe.runIf(STORE === 'postgres')('a database that does not answer (PostgreSQ
     expect(retried.json().id).toBe(id);
     expect(await stored('answer-lost')).toBe(1);
     expect((await create('after-the-lost-answer')).statusCode).toBe(201);
+  });
+
+  /*
+   * Only the pipe's connection silenced (the proxy holds the one that sends the sale's
+   * statement), the pool answering: the ledger learns the append's outcome under the
+   * chain's lock before answering (ledger.ts settleUnknown). Without an Idempotency-Key, as
+   * a client that sends none: a 503 here would have it send the sale again, a second one.
+   */
+  it('an append the server ran whose answer never comes, the store otherwise answering: 201 with the sale, stored once, the chain whole; the next create works on a new pipe connection', async () => {
+    expect((await create('settle-ran-warm-up-1')).statusCode).toBe(201);
+    expect((await create('settle-ran-warm-up-2')).statusCode).toBe(201);
+    const before = await pipePid();
+    const marker = `answer-lost-${crypto.randomBytes(6).toString('hex')}`;
+    let held = false;
+    void proxy.holdOn(new RegExp(marker), 'answers').then(() => (held = true));
+    const { value: res, ms } = await timed(createMarked(marker));
+    // The pipe's connection was the one silenced (the sale's statement went on it).
+    expect(held).toBe(true);
+    expect(res.statusCode, res.body).toBe(201);
+    // The pipe's answer was waited for (the bound and the grace: 1 s) and never came.
+    expect(ms).toBeGreaterThan(900);
+    expect(ms).toBeLessThan(WITHIN_MS);
+    const id = res.json<{ id: string }>().id;
+    expect(await storedMarked(marker)).toBe(1);
+    expect((await direct.query<{ n: number }>('SELECT count(*)::int AS n FROM fiscal_records WHERE transaction_id = $1', [id])).rows[0]!.n).toBe(1);
+    await expectChainWhole(id);
+    const next = await create('settle-ran-next');
+    expect(next.statusCode, next.body).toBe(201);
+    expect(await pipePid()).not.toBe(before);
+    await expectChainWhole(next.json<{ id: string }>().id);
+  });
+
+  it('an append whose statement never reaches the server, the store otherwise answering: written once on the locking path (201), the chain whole; the next create works', async () => {
+    expect((await create('settle-lost-warm-up-1')).statusCode).toBe(201);
+    expect((await create('settle-lost-warm-up-2')).statusCode).toBe(201);
+    const before = await pipePid();
+    const marker = `statement-lost-${crypto.randomBytes(6).toString('hex')}`;
+    let held = false;
+    void proxy.holdOn(new RegExp(marker), 'statements').then(() => (held = true));
+    const { value: res, ms } = await timed(createMarked(marker));
+    // The pipe's connection was the one silenced (the sale's statement went on it).
+    expect(held).toBe(true);
+    expect(res.statusCode, res.body).toBe(201);
+    expect(ms).toBeGreaterThan(900);
+    expect(ms).toBeLessThan(WITHIN_MS);
+    const id = res.json<{ id: string }>().id;
+    expect(await storedMarked(marker)).toBe(1);
+    await expectChainWhole(id);
+    const next = await create('settle-lost-next');
+    expect(next.statusCode, next.body).toBe(201);
+    expect(await pipePid()).not.toBe(before);
+    await expectChainWhole(next.json<{ id: string }>().id);
   });
 });

@@ -6,7 +6,7 @@ import { DbUnavailableError, conflict } from '../../src/core/errors.ts';
 import { newId } from '../../src/core/ids.ts';
 import { createLedger } from '../../src/ledger/ledger.ts';
 import type { PendingLink } from '../../src/core/chain-link.ts';
-import type { BuiltEntry, Ledger, LedgerEntry } from '../../src/ledger/types.ts';
+import type { Appended, BuiltEntry, Ledger, LedgerEntry } from '../../src/ledger/types.ts';
 import type { Db } from '../../src/store/db.ts';
 import { createChainSigner, signChainInline } from '../../src/signing/chain-signer.ts';
 import { inProcessSigner, verifyWith } from '../../src/signing/signer.ts';
@@ -61,43 +61,161 @@ async function chain(chainKey: string) {
   return { rows, head };
 }
 
+/** The server's own refusal of a statement past its bound (57014, an ERROR answer): nothing of it was written. */
+const cancelled = () => new DbUnavailableError(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014', severity: 'ERROR' }), 'timeout');
+/** No answer within the driver's wait: the statement may have run. */
+const noAnswer = () => new DbUnavailableError(new Error('Query read timeout'), 'timeout');
+
+/**
+ * A ledger whose ordered pipe is in front of the test store's (PGlite: the store itself, as
+ * a pipe). Once armed, every statement waits for `release`; the first `pass` then run as
+ * usual, and every one after fails as `run`/`error` say: run first (its answer lost),
+ * not (it never reached the server), or `later` (kept in `later`: still on its way), then
+ * its error thrown. `sent` counts every statement.
+ * With `pass` 2, two appends hold the pipe's two slots and the next chains' appends queue
+ * and go as one combined statement.
+ */
+function gatedLedger(fail: { pass: number; run: boolean | 'later'; error: () => Error }, db: Partial<Db> = {}) {
+  const inner = t.db.pipe ?? t.db;
+  const state = { armed: false, calls: 0, sent: 0, release: () => {}, thrown: [] as Error[], later: [] as (() => Promise<unknown>)[] };
+  const gate = new Promise<void>((r) => (state.release = r));
+  const pipe: Db['pipe'] = {
+    query: async (sql, params) => {
+      state.sent += 1;
+      if (!state.armed) return inner.query(sql, params);
+      const call = (state.calls += 1);
+      await gate;
+      if (call <= fail.pass) return inner.query(sql, params);
+      if (fail.run === true) await inner.query(sql, params);
+      if (fail.run === 'later') state.later.push(() => inner.query(sql, params));
+      const error = fail.error();
+      state.thrown.push(error);
+      throw error;
+    },
+  };
+  const ledger = createLedger({ db: { ...t.db, pipe, ...db }, clock: systemClock, log: pino({ level: 'silent' }), events: createEventPublisher({ log: pino({ level: 'silent' }) }) });
+  return { ledger, state };
+}
+
+/** Four chains whose heads the ledger knows (their next appends take the one-statement path), the third numbered. */
+async function warmChains(ledger: Ledger) {
+  const keys = Array.from({ length: 4 }, () => `journal:${newId()}`);
+  const series = `journal-series:${newId()}`;
+  const numbered = (key: string) => (key === keys[2] ? { numberingKey: series } : {});
+  for (const key of keys) for (let i = 0; i < 2; i++) await ledger.append(journal(key, `warm ${i}`, numbered(key)));
+  return { keys, numbered };
+}
+
+/** Two appends hold the pipe's two slots; the other two chains' appends queue and go as one combined statement (the third). */
+async function combined(g: ReturnType<typeof gatedLedger>, keys: string[], numbered: (key: string) => Partial<LedgerEntry>) {
+  g.state.armed = true;
+  const first = keys.slice(0, 2).map((key) => g.ledger.append(journal(key, 'first')));
+  await vi.waitFor(() => expect(g.state.calls).toBe(2));
+  const queued = Promise.allSettled(keys.slice(2).map((key) => g.ledger.append(journal(key, 'queued', numbered(key)))));
+  await new Promise((r) => setTimeout(r, 50));
+  g.state.release();
+  await Promise.all(first);
+  const settled = await queued;
+  g.state.armed = false;
+  return settled;
+}
+
+/** A chain as stored: each seq once, from 1, each record on the one before, the head on the last. */
+async function expectWhole(key: string, texts: string[]) {
+  const { rows, head } = await chain(key);
+  expect(rows.map((r) => JSON.parse(r.body).text)).toEqual(texts);
+  expect(rows.map((r) => Number(r.seq))).toEqual(texts.map((_, i) => i + 1));
+  rows.forEach((r, i) => expect(r.previous_fingerprint).toBe(i === 0 ? null : rows[i - 1]!.fingerprint));
+  expect([Number(head!.seq), head!.last_fingerprint]).toEqual([rows.length, rows[rows.length - 1]!.fingerprint]);
+  return rows;
+}
+
 describe('ledger', () => {
-  it('a combined append that finds the store unavailable fails each batch with it, without running them again alone', async () => {
-    // An ordered pipe in front of the test store: once armed, its first two statements wait
-    // (both append slots busy, so the next chains' appends queue and combine), then every
-    // statement fails as an unreachable store (or one past its bound) does.
-    const inner = t.db.pipe ?? t.db;
-    let armed = false;
-    let calls = 0;
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const pipe: Db['pipe'] = {
-      query: async (sql, params) => {
-        if (!armed) return inner.query(sql, params);
-        calls += 1;
-        if (calls <= 2) {
-          await gate;
-          return inner.query(sql, params);
-        }
-        throw new DbUnavailableError(new Error('Query read timeout'));
-      },
-    };
-    const gated = createLedger({ db: { ...t.db, pipe }, clock: systemClock, log: pino({ level: 'silent' }), events: createEventPublisher({ log: pino({ level: 'silent' }) }) });
-    const keys = Array.from({ length: 4 }, () => `journal:${newId()}`);
-    // Heads known to the node: the next appends take the one-statement path.
-    for (const key of keys) for (let i = 0; i < 2; i++) await gated.append(journal(key, `warm ${i}`));
-    armed = true;
-    const first = keys.slice(0, 2).map((key) => gated.append(journal(key, 'first')));
-    await vi.waitFor(() => expect(calls).toBe(2));
-    const queued = Promise.allSettled(keys.slice(2).map((key) => gated.append(journal(key, 'queued'))));
-    await new Promise((r) => setTimeout(r, 50));
-    release();
-    await Promise.all(first);
-    const settled = await queued;
+  it('a combined append the store refused (cancelled at its bound: nothing written) fails each batch with it, without running them again alone', async () => {
+    const g = gatedLedger({ pass: 2, run: false, error: cancelled });
+    const { keys, numbered } = await warmChains(g.ledger);
+    const settled = await combined(g, keys, numbered);
     expect(settled.map((r) => r.status)).toEqual(['rejected', 'rejected']);
-    for (const r of settled) expect((r as PromiseRejectedResult).reason).toBeInstanceOf(DbUnavailableError);
+    for (const r of settled) expect((r as PromiseRejectedResult).reason).toBe(g.state.thrown[0]);
     // One combined statement for the two queued chains, not one more for each alone.
-    expect(calls).toBe(3);
+    expect(g.state.calls).toBe(3);
+    for (const key of keys.slice(2)) await expectWhole(key, ['warm 0', 'warm 1']);
+  });
+
+  describe('an append whose answer never came (its outcome unknown) is settled under its chain lock before answering', () => {
+    it('it committed: each batch of the combined statement answers as committed, stored once; heads and series known as after a commit', async () => {
+      const g = gatedLedger({ pass: 2, run: true, error: noAnswer });
+      const { keys, numbered } = await warmChains(g.ledger);
+      const settled = await combined(g, keys, numbered);
+      expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
+      for (const r of settled) expect((r as PromiseFulfilledResult<Appended>).value).toMatchObject({ created: true, seq: 3 });
+      // Settled through the pool, nothing sent on the pipe again.
+      expect(g.state.calls).toBe(3);
+      for (const key of keys.slice(2)) await expectWhole(key, ['warm 0', 'warm 1', 'queued']);
+      // Known as after a commit: the next append of each goes on the pipe (one statement),
+      // built on the settled batch and numbered after it.
+      const sent = g.state.sent;
+      for (const key of keys.slice(2)) await expect(g.ledger.append(journal(key, 'next', numbered(key)))).resolves.toMatchObject({ created: true, seq: 4 });
+      expect(g.state.sent - sent).toBe(2);
+      expect((await expectWhole(keys[2]!, ['warm 0', 'warm 1', 'queued', 'next'])).map((r) => r.document_number)).toEqual(['1', '2', '3', '4']);
+      await expectWhole(keys[3]!, ['warm 0', 'warm 1', 'queued', 'next']);
+    });
+
+    it('it never ran: each batch is written once on the locking path, the chains whole, numbered without a gap', async () => {
+      const g = gatedLedger({ pass: 2, run: false, error: noAnswer });
+      const { keys, numbered } = await warmChains(g.ledger);
+      const settled = await combined(g, keys, numbered);
+      expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
+      for (const r of settled) expect((r as PromiseFulfilledResult<Appended>).value).toMatchObject({ created: true, seq: 3 });
+      expect(g.state.calls).toBe(3);
+      expect((await expectWhole(keys[2]!, ['warm 0', 'warm 1', 'queued'])).map((r) => r.document_number)).toEqual(['1', '2', '3']);
+      await expectWhole(keys[3]!, ['warm 0', 'warm 1', 'queued']);
+    });
+
+    it('it reaches the server only after the batch was settled and written: its guard refuses it, nothing stored twice', async () => {
+      const g = gatedLedger({ pass: 2, run: 'later', error: noAnswer });
+      const { keys, numbered } = await warmChains(g.ledger);
+      const settled = await combined(g, keys, numbered);
+      expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
+      expect(g.state.later).toHaveLength(1);
+      await expect(g.state.later[0]!()).rejects.toMatchObject({ code: 'SV001' });
+      for (const key of keys.slice(2)) await expectWhole(key, ['warm 0', 'warm 1', 'queued']);
+    });
+
+    it("a chain's pipelined batches both lost with the pipe: each settles after the one before, the chain whole", async () => {
+      for (const run of [true, false]) {
+        const g = gatedLedger({ pass: 0, run, error: noAnswer });
+        const key = `journal:${newId()}`;
+        for (let i = 0; i < 2; i++) await g.ledger.append(journal(key, `warm ${i}`));
+        g.state.armed = true;
+        const a = g.ledger.append(journal(key, 'a'));
+        await vi.waitFor(() => expect(g.state.calls).toBe(1));
+        // Built on what the first will leave, sent behind it.
+        const b = g.ledger.append(journal(key, 'b'));
+        await vi.waitFor(() => expect(g.state.calls).toBe(2));
+        g.state.release();
+        await expect(Promise.all([a, b]), `ran: ${run}`).resolves.toMatchObject([{ created: true, seq: 3 }, { created: true, seq: 4 }]);
+        await expectWhole(key, ['warm 0', 'warm 1', 'a', 'b']);
+      }
+    });
+
+    it('the check gets no answer either: each append fails with its own error (503), its outcome still unknown; nothing written twice once the store is back', async () => {
+      let down = false;
+      const unreachable = new DbUnavailableError(new Error('connect ECONNREFUSED'));
+      const g = gatedLedger({ pass: 2, run: true, error: noAnswer }, {
+        transaction: (fn) => (down ? Promise.reject(unreachable) : t.db.transaction(fn)),
+      });
+      const { keys, numbered } = await warmChains(g.ledger);
+      down = true;
+      const settled = await combined(g, keys, numbered);
+      down = false;
+      expect(settled.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+      // The pipe's own error, not the check's.
+      for (const r of settled) expect((r as PromiseRejectedResult).reason).toBe(g.state.thrown[0]);
+      // It had committed: appended again (the same chain, the batch's place taken), the chain goes on after it.
+      for (const key of keys.slice(2)) await g.ledger.append(journal(key, 'next', numbered(key)));
+      expect((await expectWhole(keys[2]!, ['warm 0', 'warm 1', 'queued', 'next'])).map((r) => r.document_number)).toEqual(['1', '2', '3', '4']);
+    });
   });
 
   it('appends entries of no transaction from a scheduled caller: one chain, each built on the link before', async () => {

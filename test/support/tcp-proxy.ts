@@ -3,9 +3,11 @@ import net from 'node:net';
 /**
  * A TCP proxy on 127.0.0.1 in front of a server (PostgreSQL, Redis), for failure tests:
  * it can refuse new connections (`down`), cut every open one (`cut`), swallow traffic
- * without answering (`blackhole`: the peer accepts and never replies), or cut a
+ * without answering (`blackhole`: the peer accepts and never replies), cut a
  * connection the moment the client sends bytes matching a pattern (`cutOn`: a
- * connection dropped in the middle of a request).
+ * connection dropped in the middle of a request), or silence that one connection from
+ * then on, one way (`holdOn`: one statement's answer lost, or the statement itself,
+ * while the other connections go on).
  */
 export interface TcpProxy {
   port: number;
@@ -29,6 +31,15 @@ export interface TcpProxy {
    * Resolves when the cut happened.
    */
   cutOn(pattern: RegExp, when?: 'before' | 'after'): Promise<string>;
+  /**
+   * Silence, without cutting it, the connection that next sends data matching `pattern`
+   * (the client waits for an answer until its own timeout gives the connection up): with
+   * `answers`, that data and what the client sends after go through and none of the
+   * server's answers come back (the statement runs, its answer is lost); with
+   * `statements`, neither that data nor anything after it reaches the server (it never
+   * sees the statement). Other connections are untouched. Resolves when it happened.
+   */
+  holdOn(pattern: RegExp, what: 'answers' | 'statements'): Promise<string>;
   /** Every chunk the clients sent, as latin1 text (for tests that look at what went through). */
   sent: string[];
   close(): Promise<void>;
@@ -38,11 +49,14 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const pairs = new Set<{ client: net.Socket; server: net.Socket }>();
   let holes: false | 'both' | 'answers' = false;
   let trap: { pattern: RegExp; when: 'before' | 'after'; fire: (s: string) => void } | undefined;
+  let hold: { pattern: RegExp; what: 'answers' | 'statements'; fire: (s: string) => void } | undefined;
   const sent: string[] = [];
   const handler = (client: net.Socket) => {
     const server = net.connect(target.port, target.host);
     const pair = { client, server };
     let cutOnAnswer: (() => void) | undefined;
+    /** This connection silenced one way (`holdOn`). */
+    let held: 'answers' | 'statements' | undefined;
     pairs.add(pair);
     const end = () => {
       pairs.delete(pair);
@@ -54,6 +68,13 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     client.on('data', (chunk: Buffer) => {
       const text = chunk.toString('latin1');
       sent.push(text);
+      if (hold && hold.pattern.test(text)) {
+        const h = hold;
+        hold = undefined;
+        held = h.what;
+        h.fire(text);
+      }
+      if (held === 'statements') return;
       if (trap && trap.pattern.test(text)) {
         const t = trap;
         trap = undefined;
@@ -72,7 +93,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     });
     server.on('data', (chunk: Buffer) => {
       if (cutOnAnswer) return cutOnAnswer();
-      if (!holes) client.write(chunk);
+      if (!holes && held !== 'answers') client.write(chunk);
     });
   };
   let srv = net.createServer(handler);
@@ -106,6 +127,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     cut,
     blackhole: (on, which = 'both') => void (holes = on ? which : false),
     cutOn: (pattern, when = 'before') => new Promise<string>((fire) => (trap = { pattern, when, fire })),
+    holdOn: (pattern, what) => new Promise<string>((fire) => (hold = { pattern, what, fire })),
     async close() {
       cut();
       await new Promise<void>((r) => srv.close(() => r()));
