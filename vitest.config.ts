@@ -42,6 +42,9 @@ export default defineConfig({
           name: 'unit',
           include: ['src/**/*.test.ts'],
           environment: 'node',
+          // As the API projects: a CPU-bound unit test (dates.test.ts checks 5,000 instants
+          // against ICU) ran past vitest's default 5 s while CI's two cores ran the API files.
+          testTimeout: 30_000,
         },
       },
       ...stores.map((store, i) => ({
