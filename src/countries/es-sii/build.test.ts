@@ -3,6 +3,7 @@ import { sii } from './index.ts';
 import { bajaBody, suministroBody, titularOf } from './soap.ts';
 import { goldenFiles } from '../shared/golden.ts';
 import { TX_ID, NOW, draft, line, location, stored, submitCtx, validatedBuild } from '../shared/test-fixtures.ts';
+import { RECARGO_SALE } from '../es/test-fixtures.ts';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../test/support/xml-tools.ts';
 import type { FiscalRecord, TransactionDraft } from '../types.ts';
 import { XmlCharacterError } from '../../xml/escape.ts';
@@ -119,12 +120,7 @@ describe('es-sii records (SII 1.1 RegistroLRFacturasEmitidas / RegistroLRBajaExp
   it('recargo de equivalencia: a DetalleIVA per surcharged rate with TipoRecargoEquivalencia and its quota; ImporteTotal counts it; a refund is negative', () => {
     // A wholesaler's invoice to a retailer in recargo de equivalencia (LIVA arts. 154-163):
     // goods at 21 % + 5.2 % and 10 % + 1.4 %, a service at 21 % without a surcharge.
-    const items = [
-      line({ description: 'Aceite de oliva 1 l', quantity: 2, unit_price: 1000, tax_rate: 21, tax_amount: 420, total_amount: 2420, surcharge_rate: 5.2, surcharge_amount: 104 }),
-      line({ description: 'Arroz 1 kg', quantity: 10, unit_price: 150, tax_rate: 10, tax_amount: 150, total_amount: 1650, surcharge_rate: 1.4, surcharge_amount: 21 }),
-      line({ description: 'Transporte', quantity: 1, unit_price: 500, tax_rate: 21, tax_amount: 105, total_amount: 605 }),
-    ];
-    const sale = draft({ items, pretax_amount: 4000, tax_amount: 675, total_amount: 4800, metadata: { ...party, counterparty_name: 'Ultramarinos Ejemplo SL', invoice_number: 'F-2026-12' } });
+    const sale = draft({ ...RECARGO_SALE, metadata: { ...party, counterparty_name: 'Ultramarinos Ejemplo SL', invoice_number: 'F-2026-12' } });
     const { record } = validatedBuild(sii, loc, sale);
     expect(record.body).toContain('<sii:ImporteTotal>48.00</sii:ImporteTotal>');
     expect(record.body).toMatch(

@@ -10,6 +10,7 @@ import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xmlsecVerify, xsdValidate } from
 import type { FiscalRecord } from '../types.ts';
 import { goldenFiles } from '../shared/golden.ts';
 import { NOW, SOFTWARE, draft, fixedSigningKey, line, location, validatedBuild } from '../shared/test-fixtures.ts';
+import { RECARGO_SALE } from '../es/test-fixtures.ts';
 import { ticketBai } from './index.ts';
 
 const key = fixedSigningKey();
@@ -109,14 +110,7 @@ const SCENARIOS: Array<{ name: string; record: FiscalRecord; xsd: string }> = [
     name: 'recargo.xml',
     record: validatedBuild(ticketBai, gipuzkoa, draft({
       customer_context: { nif: 'B95123451', name: 'Ultramarinos Ejemplo SL' },
-      items: [
-        line({ description: 'Aceite de oliva 1 l', quantity: 2, unit_price: 1000, tax_rate: 21, tax_amount: 420, total_amount: 2420, surcharge_rate: 5.2, surcharge_amount: 104 }),
-        line({ description: 'Arroz 1 kg', quantity: 10, unit_price: 150, tax_rate: 10, tax_amount: 150, total_amount: 1650, surcharge_rate: 1.4, surcharge_amount: 21 }),
-        line({ description: 'Transporte', quantity: 1, unit_price: 500, tax_rate: 21, tax_amount: 105, total_amount: 605 }),
-      ],
-      pretax_amount: 4000,
-      tax_amount: 675,
-      total_amount: 4800,
+      ...RECARGO_SALE,
     }), { signingKey: key, transactionId: 'a1b2c3d4-0009-4000-8000-000000000009' }).record,
     xsd: ALTA,
   },

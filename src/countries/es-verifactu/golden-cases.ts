@@ -5,6 +5,7 @@
  */
 import type { BuildInput, FiscalRecord, TransactionDraft } from '../types.ts';
 import { NOW, SOFTWARE, draft, line, location, validatedBuild } from '../shared/test-fixtures.ts';
+import { RECARGO_SALE } from '../es/test-fixtures.ts';
 import { verifactu } from './index.ts';
 
 export interface GoldenCase {
@@ -79,14 +80,7 @@ export function goldenChain(loc = location('es-verifactu')): GoldenCase[] {
     'alta-recargo.xml',
     draft({
       customer_context: { nif: 'B64717838', name: 'Ultramarinos Ejemplo SL' },
-      items: [
-        line({ description: 'Aceite de oliva 1 l', quantity: 2, unit_price: 1000, tax_rate: 21, tax_amount: 420, total_amount: 2420, surcharge_rate: 5.2, surcharge_amount: 104 }),
-        line({ description: 'Arroz 1 kg', quantity: 10, unit_price: 150, tax_rate: 10, tax_amount: 150, total_amount: 1650, surcharge_rate: 1.4, surcharge_amount: 21 }),
-        line({ description: 'Transporte', quantity: 1, unit_price: 500, tax_rate: 21, tax_amount: 105, total_amount: 605 }),
-      ],
-      pretax_amount: 4000,
-      tax_amount: 675,
-      total_amount: 4800,
+      ...RECARGO_SALE,
     }),
     420,
   );
