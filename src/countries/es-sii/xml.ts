@@ -21,7 +21,7 @@ import { XMLBuilder } from 'fast-xml-parser';
 import { XML_FORBIDDEN, XmlCharacterError } from '../../xml/escape.ts';
 import { decimal } from '../shared/amounts.ts';
 import type { TransactionDraft, TxLine } from '../types.ts';
-import { breakdownKey, surchargeOf } from '../es/surcharge.ts';
+import { breakdownGroups } from '../es/surcharge.ts';
 
 /** Where AEAT publishes the SII schemas: every SII namespace is `${SII_NS_BASE}/<schema file>`. */
 export const SII_NS_BASE = 'https://www2.agenciatributaria.gob.es/static_files/common/internet/dep/aplicaciones/es/aeat/ssii/fact/ws';
@@ -212,22 +212,13 @@ export function bajaXml(b: { exercise: string; period: string; id: SiiInvoiceId 
  * for a corrective by differences (a refund lowers the base and the tax).
  */
 export function vatBreakdown(lines: readonly TxLine[], sign: 1 | -1): SiiIssuedInvoice['vat'] {
-  const groups = new Map<string, { rate: number; surchargeRate: number | undefined; base: number; tax: number; surcharge: number }>();
-  for (const l of lines) {
-    const s = surchargeOf(l);
-    const entry = groups.get(breakdownKey(l)) ?? { rate: rateHundredths(l.tax_rate), surchargeRate: s === undefined ? undefined : rateHundredths(s.rate), base: 0, tax: 0, surcharge: 0 };
-    entry.base += l.total_amount - l.tax_amount;
-    entry.tax += l.tax_amount;
-    entry.surcharge += s?.amount ?? 0;
-    groups.set(breakdownKey(l), entry);
-  }
-  return [...groups.values()]
+  return breakdownGroups(lines)
     .sort((a, b) => b.rate - a.rate)
     .map((g) => ({
-      rateHundredths: g.rate,
+      rateHundredths: rateHundredths(g.rate),
       base: sign * g.base,
       tax: sign * g.tax,
-      ...(g.surchargeRate === undefined ? {} : { surcharge: { rateHundredths: g.surchargeRate, amount: sign * g.surcharge } }),
+      ...(g.surchargeRate === undefined ? {} : { surcharge: { rateHundredths: rateHundredths(g.surchargeRate), amount: sign * g.surcharge } }),
     }));
 }
 

@@ -20,7 +20,7 @@ import { configString } from '../shared/config-fields.ts';
 import { readSpanishInvoiceType, type SpanishInvoiceType } from '../es/invoice.ts';
 import { type ExemptionCode, exemptBase, exemptionCodeOf, taxedLines } from '../es/exemption.ts';
 import { NIF_SHAPE, seriesOf } from './metadata.ts';
-import { breakdownKey, hasSurcharge, surchargeOf } from '../es/surcharge.ts';
+import { breakdownGroups, hasSurcharge, surchargeOf } from '../es/surcharge.ts';
 import { foreignPartyId, givenCountry } from '../es/party.ts';
 
 export const NS_EMISION = 'urn:ticketbai:emision';
@@ -320,23 +320,15 @@ function rectifiedOf(tx: TransactionDraft): InvoiceRef[] {
  * surcharge's rate and quota), highest rate first.
  */
 function vatOf(tx: TransactionDraft, sign: 1 | -1): VatDetail[] {
-  const groups = new Map<string, { rate: number; surchargeRate: number | undefined; base: number; quota: number; surcharge: number }>();
-  for (const l of taxedLines(tx.items, exemptionCodeOf(tx))) {
-    const s = surchargeOf(l);
-    const acc = groups.get(breakdownKey(l)) ?? { rate: l.tax_rate, surchargeRate: s?.rate, base: 0, quota: 0, surcharge: 0 };
-    acc.base += l.total_amount - l.tax_amount;
-    acc.quota += l.tax_amount;
-    acc.surcharge += s?.amount ?? 0;
-    groups.set(breakdownKey(l), acc);
-  }
+  const groups = breakdownGroups(taxedLines(tx.items, exemptionCodeOf(tx)));
   // DesgloseIVAType: at most 12 DetalleIVA.
-  if (groups.size > 12) throw new Error('es-ticketbai: an invoice carries at most 12 different tax rates');
-  return [...groups.values()]
+  if (groups.length > 12) throw new Error('es-ticketbai: an invoice carries at most 12 different tax rates');
+  return groups
     .sort((a, b) => b.rate - a.rate)
     .map((v) => ({
       base: decimal(sign * v.base),
       rate: rateText(v.rate),
-      quota: decimal(sign * v.quota),
+      quota: decimal(sign * v.tax),
       ...(v.surchargeRate === undefined ? {} : { surcharge: { rate: rateText(v.surchargeRate), quota: decimal(sign * v.surcharge) } }),
     }));
 }

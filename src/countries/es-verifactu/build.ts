@@ -16,7 +16,7 @@ import { isValidSpanishNif } from '../es/nif.ts';
 import { type ExemptionCode, exemptionCodeOf, exemptionLegend } from '../es/exemption.ts';
 import { foreignPartyId, givenCountry } from '../es/party.ts';
 import { type SpanishTax, taxOf } from '../es/tax.ts';
-import { breakdownKey, surchargeOf } from '../es/surcharge.ts';
+import { breakdownGroups } from '../es/surcharge.ts';
 import { seriesOf } from './metadata.ts';
 import { verifactuQrUrl } from './qr.ts';
 import {
@@ -165,19 +165,10 @@ const IMPUESTO: Readonly<Record<SpanishTax, string>> = { iva: '01', ipsi: '02', 
  * (TipoRectificativa I) carries the amounts it takes off, so they are negative.
  */
 function desglose(items: TxLine[], sign: 1 | -1, exemption: ExemptionCode | undefined, tax: SpanishTax): { lines: DesgloseLine[]; cuota: number; total: number } {
-  const groups = new Map<string, { rate: number; surchargeRate: number | undefined; base: number; tax: number; surcharge: number }>();
-  for (const l of items) {
-    const s = surchargeOf(l);
-    const g = groups.get(breakdownKey(l)) ?? { rate: l.tax_rate, surchargeRate: s?.rate, base: 0, tax: 0, surcharge: 0 };
-    g.base += l.total_amount - l.tax_amount;
-    g.tax += l.tax_amount;
-    g.surcharge += s?.amount ?? 0;
-    groups.set(breakdownKey(l), g);
-  }
   let cuota = 0;
   let total = 0;
   const impuesto = IMPUESTO[tax];
-  const lines = [...groups.values()].map((g): DesgloseLine => {
+  const lines = breakdownGroups(items).map((g): DesgloseLine => {
     cuota += sign * (g.tax + g.surcharge);
     total += sign * (g.base + g.tax + g.surcharge);
     if (exemption !== undefined && g.rate === 0 && g.surchargeRate === undefined) {

@@ -83,5 +83,33 @@ export function checkSurcharges(tx: TransactionDraft, tax: SpanishTax, exemption
 /** Lines grouped per breakdown line of the records: the same rate and the same surcharge (or none). */
 export const breakdownKey = (l: TxLine): string => `${l.tax_rate}|${surchargeOf(l)?.rate ?? ''}`;
 
+/** One breakdown line of the records: a rate (and surcharge rate, or none), its lines summed (minor units, unsigned). */
+export interface BreakdownGroup {
+  rate: number;
+  surchargeRate: number | undefined;
+  base: number;
+  tax: number;
+  surcharge: number;
+}
+
+/**
+ * The lines summed per breakdown line (`breakdownKey`), in the order each first appears:
+ * what VERI*FACTU's DetalleDesglose, TicketBAI's and SII's DetalleIVA each write (base =
+ * the line's total less its tax).
+ */
+export function breakdownGroups(items: Iterable<TxLine>): BreakdownGroup[] {
+  const groups = new Map<string, BreakdownGroup>();
+  for (const l of items) {
+    const s = surchargeOf(l);
+    const key = breakdownKey(l);
+    const g = groups.get(key) ?? { rate: l.tax_rate, surchargeRate: s?.rate, base: 0, tax: 0, surcharge: 0 };
+    g.base += l.total_amount - l.tax_amount;
+    g.tax += l.tax_amount;
+    g.surcharge += s?.amount ?? 0;
+    groups.set(key, g);
+  }
+  return [...groups.values()];
+}
+
 /** How many breakdown lines the records will carry (each system has a maximum). */
 export const breakdownCount = (items: readonly TxLine[]): number => new Set(items.map(breakdownKey)).size;
