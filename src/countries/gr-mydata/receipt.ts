@@ -81,7 +81,12 @@ function readInvoice(body: string | null | undefined): InvoiceFacts | undefined 
  * cancellation (its record is the call, no document), the cancelled document's, whose lines
  * and issuer it prints.
  */
-const documentOf = ({ record, original }: ReceiptCorrectionInput): InvoiceFacts | undefined => readInvoice(record) ?? readInvoice(original?.record);
+const documents = new WeakMap<ReceiptCorrectionInput, InvoiceFacts | undefined>();
+function documentOf(input: ReceiptCorrectionInput): InvoiceFacts | undefined {
+  // Read once per print: the issuer's AFM and the lines' notes ask for the same document.
+  if (!documents.has(input)) documents.set(input, readInvoice(input.record) ?? readInvoice(input.original?.record));
+  return documents.get(input);
+}
 
 /**
  * Under each 0 % line, its VAT exemption cause and AADE's legal text (vat-exemptions.ts), as
