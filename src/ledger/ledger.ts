@@ -15,8 +15,9 @@
  *   pipe's connection lost or silent), the locking path first learns, under the chain's
  *   lock, whether it committed (`settleUnknown`).
  *
- * Batching: appends queue per chain (core/group-commit.ts), two batches of a chain at
- * once: while one's statement runs, the next is built on what it will leave. Chains'
+ * Batching: appends queue per chain (core/group-commit.ts), several batches of a chain at
+ * once on the pipe (two without): while one's statement runs, the next are built on what
+ * it will leave, each on the one before, and sent behind it. Chains'
  * batches that queue while this node's statements are busy share the next statement
  * (combiner.ts). Why: a chain is serial by law; its throughput is one statement's time.
  */
@@ -41,8 +42,16 @@ const DEADLOCK = '40P01';
 const MAX_CHAINS_PER_STATEMENT = 32;
 /** One-statement appends of a node in flight at once; more wait and go together. */
 const APPEND_STATEMENTS_IN_FLIGHT = 2;
-/** Batches of one chain begun at once: one writing, the next built on what it will leave. */
-const APPEND_BATCHES_PER_CHAIN = 2;
+/**
+ * Batches of one chain begun at once. On the pipe, four: one writing and three built on
+ * what the ones before will leave, sent behind them. A busy register's chain is a
+ * pipeline of serial stages (build, sign on the signing thread, statement, answers) and
+ * with two batches one stage often waited on another: Portugal (RSA signatures, ~0.13 ms
+ * a record) went 1,246 / 1,438 / 1,472 → 1,293 / 1,527 / 1,633 creates a second in
+ * alternating pairs (docs/decisions.md, session 22). Without a pipe (PGlite: one backend,
+ * each statement after the one before is answered) nothing overlaps: two.
+ */
+const APPEND_BATCHES_PER_CHAIN = { pipe: 4, alone: 2 } as const;
 /** The most chains (and series) a node remembers the head of; the oldest is forgotten first. */
 const MAX_KNOWN = 10_000;
 /** The combiner fails an item whose result is an Error: a thrown non-Error is wrapped. */
@@ -125,12 +134,21 @@ class Unsettled extends Error {
 
 /**
  * A chain's batch on the one-statement path whose statement is not answered yet: built on
- * `base`, it leaves `head` and the series at `numbers`. The chain's next batch is built
- * on these meanwhile if `base` is what this node knows, and sent: on the pipe at once,
- * behind this one (its guard refuses it if this one did not commit); without a pipe once
- * this one is answered, and only if it committed.
+ * `base`, it leaves `head` and the series at `numbers` (every series moved by it or by the
+ * batches ahead it was built on). The chain's next batch is built on these meanwhile if
+ * this one is still on course (`onCourse`), and sent: on the pipe at once, behind this one
+ * (its guard refuses it if this one did not commit); without a pipe once this one is
+ * answered, and only if it committed.
  */
-interface Ahead { base: BuiltOn; head: BuiltOn; numbers: Map<string, number> }
+interface Ahead {
+  base: BuiltOn;
+  head: BuiltOn;
+  numbers: Map<string, number>;
+  /** The batch ahead this one was built on, while this one is not answered (then cut: no list grows). */
+  prev: Ahead | undefined;
+  /** Its statement failed (refused, or its answer lost): nothing may be built on it any more. */
+  failed: boolean;
+}
 
 export function createLedger(deps: LedgerDeps): Ledger {
   const { db, clock } = deps;
@@ -158,7 +176,16 @@ export function createLedger(deps: LedgerDeps): Ledger {
    */
   const knownNumbers = new Map<string, number>();
   const rememberNumber = (numberingKey: string, last: number) => rememberIn(knownNumbers, numberingKey, last);
+  /** Each chain's last batch built on the one-statement path and not answered yet. */
   const aheadOf = new Map<string, Ahead>();
+  /**
+   * Whether a batch ahead can still leave what it predicts, given the head this node
+   * knows: it committed (its head is known), or it was built on the known head or on a
+   * batch ahead that is still on course, and none of them failed. A batch built on one
+   * that failed would only be refused by its guard.
+   */
+  const onCourse = (a: Ahead | undefined, known: BuiltOn): a is Ahead =>
+    a !== undefined && !a.failed && (a.head === known || a.base === known || onCourse(a.prev, known));
 
   /**
    * Where one-statement appends go: the store's ordered pipe (PostgreSQL: a connection of
@@ -222,14 +249,15 @@ export function createLedger(deps: LedgerDeps): Ledger {
     /** The one-statement append failed with its outcome unknown: settled on the locking path. */
     let unsettled: Unsettled | undefined;
     let base = knownHeads.get(chainKey);
-    let numbersAhead: Map<string, number> | undefined;
+    /** The batch ahead this one is built on (pipelined, on course). */
+    let builtOn: Ahead | undefined;
     if (turn.pipelined) {
-      // The batch before is still running: build on what it will leave, if it was built on
-      // what this node knows; else wait for it (it will take the locking path, or did).
+      // The batches before are still running: build on what the last will leave, if it is
+      // still on course; else wait for it (it will take the locking path, or did).
       const ahead = aheadOf.get(chainKey);
-      if (ahead && base !== undefined && ahead.base === base) {
+      if (base !== undefined && onCourse(ahead, base)) {
         base = ahead.head;
-        numbersAhead = ahead.numbers;
+        builtOn = ahead;
       } else {
         await turn.previous;
         base = knownHeads.get(chainKey);
@@ -237,9 +265,9 @@ export function createLedger(deps: LedgerDeps): Ledger {
     }
     if (base) {
       items = take();
-      if (aloneEligible(items, numbersAhead)) {
+      if (aloneEligible(items, builtOn?.numbers)) {
         try {
-          outcomes = await appendAlone(chainKey, items, base, numbersAhead, turn);
+          outcomes = await appendAlone(chainKey, items, base, builtOn, turn);
         } catch (err) {
           for (const p of items) if (p.numberingKey !== undefined) knownNumbers.delete(p.numberingKey);
           if (err instanceof Unsettled) unsettled = err;
@@ -274,7 +302,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
       for (const o of outcomes) if ('created' in o && o.created) o.ready = ready;
     }
     return outcomes;
-  }, undefined, APPEND_BATCHES_PER_CHAIN);
+  }, undefined, db.pipe ? APPEND_BATCHES_PER_CHAIN.pipe : APPEND_BATCHES_PER_CHAIN.alone);
 
   /**
    * Whether a one-statement append that failed should be run again through the locking
@@ -477,7 +505,8 @@ export function createLedger(deps: LedgerDeps): Ledger {
    * batches that need nothing else in their transaction (no `afterWrite`) and whose
    * series this node knows (moved by the same statement, from what it knew).
    */
-  async function appendAlone(chainKey: string, all: readonly LedgerEntry[], known: BuiltOn, numbersAhead: Map<string, number> | undefined, turn: Turn): Promise<Outcome[]> {
+  async function appendAlone(chainKey: string, all: readonly LedgerEntry[], known: BuiltOn, builtOn: Ahead | undefined, turn: Turn): Promise<Outcome[]> {
+    const numbersAhead = builtOn?.numbers;
     const now = clock.now();
     // Keys already stored are not looked up here: the unique index refuses such a batch,
     // and the locking path sorts out its replays. A key twice in the batch is stored once.
@@ -496,7 +525,10 @@ export function createLedger(deps: LedgerDeps): Ledger {
     });
     const { built, batch, jobSpan, last } = await buildBatch(chainKey, items, known, numbers, now);
     const part = renderBatch({ ...batch, guard: known, numbers: [...series].map(([key, s]) => ({ key, from: s.from, to: s.to })) });
-    const ahead: Ahead = { base: known, head: last, numbers: new Map([...series].map(([key, s]) => [key, s.to])) };
+    const ahead: Ahead = {
+      base: known, head: last, prev: builtOn, failed: false,
+      numbers: new Map([...(numbersAhead ?? []), ...[...series].map(([key, s]) => [key, s.to] as const)]),
+    };
     aheadOf.set(chainKey, ahead);
     turn.release();
     let written: Written;
@@ -511,6 +543,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
       }
       written = await guardedAppends.submit(part);
     } catch (err) {
+      ahead.failed = true;
       // The pipe lost the statement's answer: it may have committed. The caller learns which
       // (settleUnknown). If it did, it wrote the jobs rendered here; whether it wrote the
       // fan-out job is not known: a worker is woken if it may have (a wake for nothing is
@@ -521,6 +554,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
       }
       throw err;
     } finally {
+      ahead.prev = undefined;
       if (aheadOf.get(chainKey) === ahead) aheadOf.delete(chainKey);
     }
     return aloneCommitted(chainKey, known, last, series, replays, built, jobSpan, written);

@@ -218,6 +218,60 @@ describe('ledger', () => {
     });
   });
 
+  describe("a busy chain's batches in flight at once on the pipe (four: one writing, three built on what the ones before will leave)", () => {
+    /** An entry that notes its name in `built` when it is built. */
+    const noted = (built: string[], e: LedgerEntry, name: string): LedgerEntry => ({ ...e, build: (link, now) => (built.push(name), e.build(link, now)) });
+
+    it('each is built on the one before while the first is not answered, numbered on from the series as the ones before leave it; none takes the locking path', async () => {
+      let locked = 0;
+      const g = gatedLedger({ pass: 100, run: true, error: noAnswer }, { transaction: (fn) => ((locked += 1), t.db.transaction(fn)) });
+      const key = `journal:${newId()}`;
+      const series = `journal-series:${newId()}`;
+      for (let i = 0; i < 2; i++) await g.ledger.append(journal(key, `warm ${i}`, { numberingKey: series }));
+      locked = 0;
+      g.state.armed = true;
+      const built: string[] = [];
+      // a and c numbered, b and d not: c is built on b, which moved no series, and numbers on from a.
+      const names = ['a', 'b', 'c', 'd'];
+      const appends: Promise<Appended>[] = [];
+      for (const [i, name] of names.entries()) {
+        appends.push(g.ledger.append(noted(built, journal(key, name, i % 2 === 0 ? { numberingKey: series } : {}), name)));
+        await vi.waitFor(() => expect(built).toContain(name));
+      }
+      // All four built while the first statement is held; two statements sent (the pipe's two slots), the rest queued.
+      expect(g.state.calls).toBe(2);
+      g.state.release();
+      expect((await Promise.all(appends)).map((a) => a.seq)).toEqual([3, 4, 5, 6]);
+      const rows = await expectWhole(key, ['warm 0', 'warm 1', ...names]);
+      expect(rows.map((r) => r.document_number)).toEqual(['1', '2', '3', null, '4', null]);
+      expect(locked).toBe(0);
+    });
+
+    it('the first refused by its guard (another node appended meanwhile): the ones built on it are refused too and written after it on the locking path, in order, numbered without a gap', async () => {
+      const g = gatedLedger({ pass: 100, run: true, error: noAnswer });
+      const key = `journal:${newId()}`;
+      const series = `journal-series:${newId()}`;
+      for (let i = 0; i < 2; i++) await g.ledger.append(journal(key, `warm ${i}`, { numberingKey: series }));
+      g.state.armed = true;
+      const built: string[] = [];
+      const names = ['a', 'b', 'c', 'd'];
+      const appends: Promise<Appended>[] = [];
+      for (const name of names) {
+        appends.push(g.ledger.append(noted(built, journal(key, name, { numberingKey: series }), name)));
+        await vi.waitFor(() => expect(built).toContain(name));
+      }
+      // Another node (its own ledger, its own connections) appends while this node's statements are held.
+      await ledger.append(journal(key, 'other node', { numberingKey: series }));
+      g.state.release();
+      expect((await Promise.all(appends)).map((a) => a.seq)).toEqual([4, 5, 6, 7]);
+      const rows = await expectWhole(key, ['warm 0', 'warm 1', 'other node', ...names]);
+      expect(rows.map((r) => r.document_number)).toEqual(['1', '2', '3', '4', '5', '6', '7']);
+      // Known again: the next goes on the one-statement path, on the head the locking path left.
+      await g.ledger.append(journal(key, 'next', { numberingKey: series }));
+      await expectWhole(key, ['warm 0', 'warm 1', 'other node', ...names, 'next']);
+    });
+  });
+
   it('appends entries of no transaction from a scheduled caller: one chain, each built on the link before', async () => {
     const key = `journal:${newId()}`;
     const results = await Promise.all(Array.from({ length: 25 }, (_, i) => ledger.append(journal(key, `event ${i}`))));
