@@ -13,6 +13,27 @@ function gate(): { wait: Promise<void>; open: () => void } {
 }
 
 describe('GroupCommitter', () => {
+  it('an error that is every item\'s (failsEveryItem: the store unavailable) fails the whole batch at once, none run again alone', async () => {
+    class Down extends Error {}
+    const runs: number[][] = [];
+    const g = new GroupCommitter<number, number>(async (_key, take) => {
+      const items = take();
+      runs.push(items);
+      throw items.includes(2) && items.length === 1 ? new Error('2 is bad') : new Down('store down');
+    }, 64, 1, (err) => err instanceof Down);
+    const results = await Promise.allSettled([1, 2, 3].map((i) => g.run('chain', i)));
+    expect(results.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : 'ok'))).toEqual(['store down', 'store down', 'store down']);
+    expect(runs).toEqual([[1, 2, 3]]);
+    // Any other error still finds its culprit alone.
+    const h = new GroupCommitter<number, number>(async (_key, take) => {
+      const items = take();
+      if (items.includes(2)) throw new Error('2 is bad');
+      return items.map((i) => i * 10);
+    }, 64, 1, (err) => err instanceof Down);
+    const alone = await Promise.allSettled([1, 2, 3].map((i) => h.run('chain', i)));
+    expect(alone.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  });
+
   it('batches what queues up while a batch runs, in arrival order', async () => {
     const batches: number[][] = [];
     const running = gate();

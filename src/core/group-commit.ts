@@ -15,7 +15,10 @@
  * transaction at a time), lets more appends join it instead of each waiting its turn alone.
  *
  * If a batch fails, each of its items is run again alone, so one bad item (a duplicate
- * idempotency key, a record that cannot be built) fails by itself and the others commit.
+ * idempotency key, a record that cannot be built) fails by itself and the others commit;
+ * unless the error is no item's own (`failsEveryItem`: the store unavailable), when every
+ * item fails with it at once: run again one by one, the last of N items of a batch would
+ * wait N times the store's bound before its answer (503).
  *
  * Pipelining (`maxInFlight` > 1): a batch may `release()` its key once it has taken and
  * built its items; the next batch then takes and builds its own while the first is still
@@ -62,11 +65,14 @@ export class GroupCommitter<I, R> {
    * @param maxBatch upper bound of items per transaction (statement size, lock time).
    * @param maxInFlight batches of one key begun and not over at once (1: one after the
    *   other; more only through `Turn.release`).
+   * @param failsEveryItem whether a batch's error is every item's (not one item's own):
+   *   then each fails with it, none is run again alone.
    */
   constructor(
     private readonly runBatch: (key: string, take: () => I[], turn: Turn) => Promise<R[]>,
     private readonly maxBatch = 64,
     private readonly maxInFlight = 1,
+    private readonly failsEveryItem: (err: unknown) => boolean = () => false,
   ) {}
 
   run(key: string, item: I): Promise<R> {
@@ -127,8 +133,8 @@ export class GroupCommitter<I, R> {
       } catch (err) {
         // Failed before taking anything (no connection): the items it would have taken fail.
         const failed = (batch ??= state.entries.splice(0, this.maxBatch));
-        if (failed.length === 1) {
-          settle = () => failed[0]!.reject(err);
+        if (failed.length === 1 || this.failsEveryItem(err)) {
+          settle = () => failed.forEach((e) => e.reject(err));
         } else {
           // Find the culprit(s): every item alone, in order, once the batch before is over.
           await previous;

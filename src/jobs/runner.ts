@@ -2,6 +2,7 @@ import os from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../core/clock.ts';
 import { newId } from '../core/ids.ts';
+import { DbUnavailableError } from '../core/errors.ts';
 import type { Db, Queryable } from '../store/db.ts';
 import { GroupCommitter } from '../core/group-commit.ts';
 import { jobsRepo, promoteQueue, type FinishState, type JobRow } from '../store/repos/jobs-repo.ts';
@@ -119,6 +120,10 @@ export function createWorker(opts: WorkerOptions) {
       return [];
     }),
     opts.commitGroup ?? 64,
+    1,
+    // The store unavailable: each attempt recorded again alone would wait as long again;
+    // the attempts' outcomes are lost together and their leases expire (the jobs run again).
+    (err) => err instanceof DbUnavailableError,
   );
 
   /** Records the outcomes of a group of attempts in the caller's database transaction. */

@@ -302,7 +302,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
       for (const o of outcomes) if ('created' in o && o.created) o.ready = ready;
     }
     return outcomes;
-  }, undefined, db.pipe ? APPEND_BATCHES_PER_CHAIN.pipe : APPEND_BATCHES_PER_CHAIN.alone);
+  }, undefined, db.pipe ? APPEND_BATCHES_PER_CHAIN.pipe : APPEND_BATCHES_PER_CHAIN.alone, (err) => err instanceof DbUnavailableError);
 
   /**
    * Whether a one-statement append that failed should be run again through the locking

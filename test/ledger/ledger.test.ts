@@ -241,7 +241,7 @@ describe('ledger', () => {
       // All four built while the first statement is held; two statements sent (the pipe's two slots), the rest queued.
       expect(g.state.calls).toBe(2);
       g.state.release();
-      expect((await Promise.all(appends)).map((a) => a.seq)).toEqual([3, 4, 5, 6]);
+      expect((await Promise.all(appends)).map((a) => ('seq' in a ? a.seq : null))).toEqual([3, 4, 5, 6]);
       const rows = await expectWhole(key, ['warm 0', 'warm 1', ...names]);
       expect(rows.map((r) => r.document_number)).toEqual(['1', '2', '3', null, '4', null]);
       expect(locked).toBe(0);
@@ -263,13 +263,26 @@ describe('ledger', () => {
       // Another node (its own ledger, its own connections) appends while this node's statements are held.
       await ledger.append(journal(key, 'other node', { numberingKey: series }));
       g.state.release();
-      expect((await Promise.all(appends)).map((a) => a.seq)).toEqual([4, 5, 6, 7]);
+      expect((await Promise.all(appends)).map((a) => ('seq' in a ? a.seq : null))).toEqual([4, 5, 6, 7]);
       const rows = await expectWhole(key, ['warm 0', 'warm 1', 'other node', ...names]);
       expect(rows.map((r) => r.document_number)).toEqual(['1', '2', '3', '4', '5', '6', '7']);
       // Known again: the next goes on the one-statement path, on the head the locking path left.
       await g.ledger.append(journal(key, 'next', { numberingKey: series }));
       await expectWhole(key, ['warm 0', 'warm 1', 'other node', ...names, 'next']);
     });
+  });
+
+  it('the store unreachable: a batch of appends fails at once with its error (503), each not tried again alone (each would wait the bound again)', async () => {
+    const unreachable = new DbUnavailableError(new Error('connect ECONNREFUSED'));
+    let transactions = 0;
+    const down = createLedger({
+      db: { ...t.db, transaction: () => ((transactions += 1), Promise.reject(unreachable)) },
+      clock: systemClock, log: pino({ level: 'silent' }), events: createEventPublisher({ log: pino({ level: 'silent' }) }),
+    });
+    const key = `journal:${newId()}`;
+    const settled = await Promise.allSettled(['a', 'b', 'c', 'd'].map((text) => down.append(journal(key, text))));
+    expect(settled.map((r) => (r.status === 'rejected' ? r.reason : r.status))).toEqual([unreachable, unreachable, unreachable, unreachable]);
+    expect(transactions).toBe(1);
   });
 
   it('appends entries of no transaction from a scheduled caller: one chain, each built on the link before', async () => {
