@@ -1,7 +1,10 @@
+import fs from 'node:fs';
 import * as jose from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountsRepo } from '../../src/store/repos/accounts-repo.ts';
-import { createOfflineTokenService, TOKEN_ISSUER } from '../../src/services/offline-tokens.ts';
+import {
+  createOfflineTokenService, JWKS_MAX_AGE_S, KEY_PUBLISHED_AHEAD_MS, RETIRED_KEY_PUBLISHED_MS, ROTATE_AFTER_MS, TOKEN_ISSUER, TOKEN_TTL_MS,
+} from '../../src/services/offline-tokens.ts';
 import { ManualClock, startTestApp, type TestApp } from '../support/harness.ts';
 
 /*
@@ -190,13 +193,22 @@ describe('signing key rotation', () => {
     expect(after.keys.map((k) => k.kid)).not.toContain(kid1);
     await expect(verify(first, after)).rejects.toBeInstanceOf(jose.errors.JWKSNoMatchingKey);
 
-    // The current key is replaced by age (90 days) at its next use.
+    // The current key is due (90 days): its next use publishes the key that replaces it, and
+    // it goes on signing until that key has been published for KEY_PUBLISHED_AHEAD_MS.
     clock.advance(90 * DAY);
     const third = (await provision(key)).json().token as string;
-    const kid3 = jose.decodeProtectedHeader(third).kid;
+    expect(jose.decodeProtectedHeader(third).kid).toBe(kid2);
+    const announced = await jwks(key);
+    const kid3 = announced.keys[0]!.kid;
     expect(kid3).not.toBe(kid2);
+    expect(announced.keys.map((k) => k.kid)).toContain(kid2);
+    clock.advance(KEY_PUBLISHED_AHEAD_MS);
+    const fourth = (await provision(key)).json().token as string;
+    expect(jose.decodeProtectedHeader(fourth).kid).toBe(kid3);
     const latest = await jwks(key);
     expect(latest.keys[0]!.kid).toBe(kid3);
+    expect((await verify(fourth, latest)).payload.environment).toBe('sandbox');
+    expect((await verify(fourth, announced)).payload.environment).toBe('sandbox');
     expect((await verify(third, latest)).payload.environment).toBe('sandbox');
     const current = (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM token_signing_keys WHERE retired_at IS NULL')).rows[0]!.n;
     expect(current).toBe(1);
@@ -277,5 +289,208 @@ describe('signing key rotation', () => {
     await Promise.all(services.map((s) => s.rotate()));
     const current = (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM token_signing_keys WHERE retired_at IS NULL')).rows[0]!.n;
     expect(current).toBe(1);
+  });
+});
+
+describe('scheduled rotation publishes the next key ahead', () => {
+  const MAX_AGE_MS = JWKS_MAX_AGE_S * 1000;
+  const kidOf = (token: string) => jose.decodeProtectedHeader(token).kid!;
+
+  /** A fresh installation on a clock of its own: its first key signs from its first token. */
+  async function installation() {
+    const c = new ManualClock('2026-06-01T08:00:00.000Z');
+    const app = await startTestApp({ clock: c });
+    const { key, keyId, accountId } = await app.signup();
+    const exchange = async () => {
+      const res = await app.request({ method: 'POST', url: '/management/v1/tokens', key, payload: body });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().token as string;
+    };
+    const read = async () => {
+      const res = await app.request({ method: 'GET', url: '/management/v1/keys', key });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json() as { keys: jose.JWK[] };
+    };
+    /** A verifier holding `set`, at the installation's time. */
+    const check = (token: string, set: { keys: jose.JWK[] }) =>
+      jose.jwtVerify(token, jose.createLocalJWKSet(set as jose.JSONWebKeySet), { issuer: TOKEN_ISSUER, algorithms: ['EdDSA'], currentDate: c.now() });
+    const newest = async () => (await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM token_signing_keys WHERE retired_at IS NULL')).rows[0]!.n;
+    return { c, app, keyId, accountId, exchange, read, check, newest };
+  }
+
+  it('the next key is in the JWKS at least max-age plus the margin before the first token it signs, which is at the 90 days', async () => {
+    const { c, app, exchange, read, newest } = await installation();
+    try {
+      expect(KEY_PUBLISHED_AHEAD_MS).toBeGreaterThan(MAX_AGE_MS);
+      const t0 = c.now().getTime();
+      const kid1 = kidOf(await exchange());
+      // An installation in use: an exchange, then a verifier's read, every 5 minutes across the rotation.
+      const seen = new Map<string, number>();
+      const signed = new Map<string, number>();
+      c.set(new Date(t0 + ROTATE_AFTER_MS - KEY_PUBLISHED_AHEAD_MS - 30 * 60_000));
+      while (c.now().getTime() <= t0 + ROTATE_AFTER_MS + 30 * 60_000) {
+        const kid = kidOf(await exchange());
+        if (!signed.has(kid)) signed.set(kid, c.now().getTime());
+        for (const k of (await read()).keys) if (!seen.has(k.kid!)) seen.set(k.kid!, c.now().getTime());
+        c.advance(5 * 60_000);
+      }
+      const kids = [...signed.keys()];
+      expect(kids).toHaveLength(2);
+      expect(kids[0]).toBe(kid1);
+      const kid2 = kids[1]!;
+      expect(signed.get(kid2)).toBeGreaterThanOrEqual(t0 + ROTATE_AFTER_MS);
+      expect(signed.get(kid2)).toBeLessThan(t0 + ROTATE_AFTER_MS + 5 * 60_000);
+      expect(signed.get(kid2)! - seen.get(kid2)!).toBeGreaterThanOrEqual(KEY_PUBLISHED_AHEAD_MS);
+      expect(seen.get(kid2)).toBeGreaterThanOrEqual(t0 + ROTATE_AFTER_MS - KEY_PUBLISHED_AHEAD_MS);
+      expect(await newest()).toBe(1);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('an installation idle past its rotation: the first use (a JWKS read) publishes the next key; the old one signs until it has been published ahead', async () => {
+    const { c, app, exchange, read, check } = await installation();
+    try {
+      const kid1 = kidOf(await exchange());
+      c.advance(ROTATE_AFTER_MS + 10 * DAY);
+      const cached = await read();
+      expect(cached.keys).toHaveLength(2);
+      const kid2 = cached.keys[0]!.kid!;
+      expect(cached.keys[1]!.kid).toBe(kid1);
+      expect(kidOf(await exchange())).toBe(kid1);
+      c.advance(KEY_PUBLISHED_AHEAD_MS - 1000);
+      expect(kidOf(await exchange())).toBe(kid1);
+      c.advance(1000);
+      const next = await exchange();
+      expect(kidOf(next)).toBe(kid2);
+      expect((await check(next, cached)).payload.agent_id).toBe('pos-42');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('tokens exchanged just before and just after the rotation verify with a JWKS fetched max-age before; the retiring key stays published while its tokens live', async () => {
+    const { c, app, exchange, read, check } = await installation();
+    try {
+      const t0 = c.now().getTime();
+      const kid1 = kidOf(await exchange());
+      const rotation = t0 + ROTATE_AFTER_MS;
+      // In use when the next key is due to be published: this exchange publishes it, to sign from the 90 days.
+      c.set(new Date(rotation - KEY_PUBLISHED_AHEAD_MS));
+      expect(kidOf(await exchange())).toBe(kid1);
+      // A verifier's copy, max-age old at the rotation (the oldest a verifier may still use then).
+      c.set(new Date(rotation - MAX_AGE_MS));
+      const cached = await read();
+      c.set(new Date(rotation - 1000));
+      const before = await exchange();
+      c.set(new Date(rotation));
+      const after = await exchange();
+      expect(kidOf(before)).toBe(kid1);
+      expect(kidOf(after)).not.toBe(kid1);
+      expect((await check(before, cached)).payload.agent_id).toBe('pos-42');
+      expect((await check(after, cached)).payload.agent_id).toBe('pos-42');
+
+      // The last token of the retired key verifies with a JWKS fetched just before it expires…
+      c.set(new Date(rotation - 1000 + TOKEN_TTL_MS - 1000));
+      expect((await check(before, await read())).payload.agent_id).toBe('pos-42');
+      // …and the key is unpublished once no token it signed can be valid.
+      c.set(new Date(rotation + RETIRED_KEY_PUBLISHED_MS + 1000));
+      const later = (await read()).keys.map((k) => k.kid);
+      expect(later).not.toContain(kid1);
+      expect(later).toContain(kidOf(after));
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('migration 0053: keys stored before it sign from their creation; the one signing goes on, and is replaced 90 days after it was made', async () => {
+    const { c, app, exchange, read } = await installation();
+    try {
+      const t0 = c.now().getTime();
+      const kid1 = kidOf(await exchange());
+      c.advance(DAY);
+      const { kid: kid2 } = await createOfflineTokenService(app.rt.deps).rotate();
+      const before = await read();
+      // The table as it was before 0053, then the migration.
+      await app.db.exec('ALTER TABLE token_signing_keys DROP COLUMN signs_from');
+      await app.db.exec(fs.readFileSync(new URL('../../src/store/migrations/0053_token_key_publish_ahead.sql', import.meta.url), 'utf8'));
+      const rows = (await app.db.query<{ kid: string; created_at: Date; signs_from: Date }>('SELECT kid, created_at, signs_from FROM token_signing_keys')).rows;
+      expect(rows.map((r) => r.kid).sort()).toEqual([kid1, kid2].sort());
+      for (const r of rows) expect(r.signs_from.getTime()).toBe(r.created_at.getTime());
+      expect(await read()).toEqual(before);
+      expect(kidOf(await exchange())).toBe(kid2);
+      // kid1's tokens have long expired by then: kid2 alone, until the next key is due to be published.
+      c.set(new Date(t0 + DAY + ROTATE_AFTER_MS - KEY_PUBLISHED_AHEAD_MS - 1000));
+      expect((await read()).keys.map((k) => k.kid)).toEqual([kid2]);
+      c.advance(1000);
+      const announced = (await read()).keys.map((k) => k.kid);
+      expect(announced).toHaveLength(2);
+      expect(announced[1]).toBe(kid2);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('an operator rotating while the next key is published ahead: the new key signs at once, the one not yet signing is dropped', async () => {
+    const { c, app, exchange, read, newest } = await installation();
+    try {
+      const kid1 = kidOf(await exchange());
+      c.advance(ROTATE_AFTER_MS - KEY_PUBLISHED_AHEAD_MS);
+      const announced = (await read()).keys.map((k) => k.kid!);
+      expect(announced).toHaveLength(2);
+      const { kid, dropped } = await createOfflineTokenService(app.rt.deps).rotate({ dropRetired: true });
+      expect(announced).not.toContain(kid);
+      expect(dropped).toEqual([kid1]);
+      expect(kidOf(await exchange())).toBe(kid);
+      expect((await read()).keys.map((k) => k.kid)).toEqual([kid]);
+      expect(await newest()).toBe(1);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a token exchange and a JWKS read racing at the due time publish one next key (no fork), on several nodes at once too', async () => {
+    const { c, app, keyId, accountId, exchange, read, newest } = await installation();
+    try {
+      const t0 = c.now().getTime();
+      const kid1 = kidOf(await exchange());
+      c.set(new Date(t0 + ROTATE_AFTER_MS - KEY_PUBLISHED_AHEAD_MS));
+      const auth = { accountId, keyId, environment: 'test' as const, permissions: null, accountStatus: 'active' as const };
+      const request = { agent_id: 'pos-1', country: 'ES', environment: 'sandbox' as const };
+      // Node A saw its key due; before it stores the next one, node B answers a JWKS read
+      // (which publishes the next key) and a verifier caches that answer.
+      const base = app.rt.deps.db;
+      let cached: { keys: jose.JWK[] } | undefined;
+      const gated = { ...base, transaction: async <T>(fn: (tx: never) => Promise<T>) => {
+        cached ??= await read();
+        return base.transaction(fn as never) as Promise<T>;
+      } } as typeof base;
+      const nodeA = createOfflineTokenService({ ...app.rt.deps, db: gated });
+      const { token } = await nodeA.issue(auth, request);
+      expect(kidOf(token)).toBe(kid1);
+      expect(cached!.keys).toHaveLength(2);
+      // Node A kept B's next key: the set the verifier cached is still the whole set.
+      expect(await read()).toEqual(cached);
+      expect(await newest()).toBe(1);
+
+      // Next rotation: four nodes and the HTTP app, reads and exchanges all at once.
+      c.set(new Date(t0 + 2 * ROTATE_AFTER_MS - KEY_PUBLISHED_AHEAD_MS));
+      const nodes = [0, 1, 2, 3].map(() => createOfflineTokenService(app.rt.deps));
+      const results = await Promise.all([
+        ...nodes.map((n) => n.jwks()),
+        ...nodes.map(async (n) => (await n.issue(auth, request)).token),
+        read(), exchange(),
+      ]);
+      const sets = results.filter((r): r is { keys: jose.JWK[] } => typeof r !== 'string');
+      const final = await read();
+      expect(final.keys).toHaveLength(2);
+      for (const set of sets) expect(set).toEqual(final);
+      const tokens = results.filter((r): r is string => typeof r === 'string');
+      for (const tok of tokens) expect(kidOf(tok)).toBe(final.keys[1]!.kid);
+      expect(await newest()).toBe(1);
+      expect((await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM token_signing_keys')).rows[0]!.n).toBe(3);
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -512,7 +512,9 @@ export const createOfflineToken = <ThrowOnError extends boolean = false>(options
 });
 
 /**
- * The public keys offline tokens are verified with (JWKS): the current key and retired keys whose tokens may still be valid
+ * The public keys offline tokens are verified with (JWKS): the current key, retired keys whose tokens may still be valid, and the next key
+ *
+ * At a scheduled rotation the next key is listed here over an hour before it signs its first token, so a copy cached for up to max-age holds the key of every token handed out meanwhile.
  */
 export const listOfflineTokenKeys = <ThrowOnError extends boolean = false>(options?: Options<ListOfflineTokenKeysData, ThrowOnError>) => (options?.client ?? client).get<ListOfflineTokenKeysResponses, ListOfflineTokenKeysErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
-import type { OfflineTokenService, TokenRequest } from '../../../services/offline-tokens.ts';
+import { JWKS_MAX_AGE_S, type OfflineTokenService, type TokenRequest } from '../../../services/offline-tokens.ts';
 import { authOf } from '../../hooks/auth.ts';
 import { StringEnum, authErrors, DateTime, ErrorBody } from '../../schemas.ts';
 
@@ -36,12 +36,14 @@ export function managementTokenRoutes(app: FastifyInstance, s: { tokens: Offline
   app.get('/management/v1/keys', {
     schema: {
       tags: ['management'], security,
-      summary: 'The public keys offline tokens are verified with (JWKS): the current key and retired keys whose tokens may still be valid',
+      summary: 'The public keys offline tokens are verified with (JWKS): the current key, retired keys whose tokens may still be valid, and the next key',
+      description: 'At a scheduled rotation the next key is listed here over an hour before it signs its first token, so a copy cached for up to max-age holds the key of every token handed out meanwhile.',
       response: { 200: Type.Object({ keys: Type.Array(Jwk) }), ...authErrors },
     },
   }, async (_req, reply) => {
-    // Cacheable: a key is published long before the tokens it signs stop being valid.
-    reply.header('cache-control', 'public, max-age=300');
+    // Cacheable: a key is published ahead of its first token by more than this (offline-tokens.ts
+    // KEY_PUBLISHED_AHEAD_MS), and stays published until the tokens it signed have expired.
+    reply.header('cache-control', `public, max-age=${JWKS_MAX_AGE_S}`);
     return s.tokens.jwks();
   });
 }
