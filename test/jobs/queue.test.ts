@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
+import { DbUnavailableError } from '../../src/core/errors.ts';
 import { jobsRepo } from '../../src/store/repos/jobs-repo.ts';
 import { createWorker } from '../../src/jobs/runner.ts';
 import type { Db, Queryable } from '../../src/store/db.ts';
@@ -220,6 +221,22 @@ describe('job queue', () => {
     });
     expect(await worker.drain()).toBe(2);
     expect(ran).toEqual(['r1', 'r2']);
+  });
+
+  it('the store unavailable when a round\'s outcomes are recorded: one transaction tried for the group, not one more per attempt; the jobs stay leased', async () => {
+    const clock = new ManualClock('2026-05-12T06:00:00Z');
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await enqueue('g3', clock.now(), clock.now())).id);
+    let transactions = 0;
+    const down: Db = {
+      kind: db.kind, query: (sql, params) => db.query(sql, params), subscribe: (c, l) => db.subscribe(c, l), close: () => db.close(),
+      transaction: () => ((transactions += 1), Promise.reject(new DbUnavailableError(new Error('connect ECONNREFUSED')))),
+    } as Db;
+    const worker = createWorker({ db: down, clock, log, batchSize: 5, handlers: { g3: async () => ({ outcome: 'completed' }) } });
+    await worker.runOnce().catch(() => undefined);
+    expect(transactions).toBe(1);
+    const rows = await db.query<{ status: string }>('SELECT status FROM jobs WHERE id = ANY($1::uuid[])', [ids]);
+    expect(rows.rows.map((r) => r.status)).toEqual(ids.map(() => 'processing'));
   });
 
   it('a lost lease in a group discards that attempt alone: the others of the group are recorded', async () => {
