@@ -185,6 +185,8 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     authorityBaseUrls: o.config.authorityBaseUrls, authorityCa: o.config.authorityCa, ...(o.random ? { random: o.random } : {}),
     ...(o.systems ? { systems: o.systems } : {}),
     metrics: metrics.submissions,
+    // The offline grace follows the account's tier (services/offline-grace.ts).
+    tiers,
   });
   const mailer = createMailer({ db: o.db, clock: o.clock, log: o.log, smtpUrl: o.config.smtpUrl, from: o.config.smtpFrom });
   const billingReceiver = createBillingReceiver({ db: o.db, clock: o.clock, log: o.log, mailer, secret: o.config.billingWebhookSecret });

@@ -21,6 +21,7 @@ import type { RecordKey, RecordKeyKind } from '../core/record-key.ts';
 import type { TransactionStatus } from '../core/status.ts';
 import type { LineField, TransactionDraft, TransactionType } from '../core/transaction.ts';
 import type { SYSTEMS } from './registry.ts';
+import type { RateLimitTier as AccountTier } from '../ratelimit/tiers.ts';
 
 export type { ChainLink, PreviousLink } from '../core/chain-link.ts';
 
@@ -69,6 +70,39 @@ export interface LocationConfigInput {
   config: unknown;
   /** The location's `tax_id`, if given (immutable after creation). */
   taxId: string | null;
+}
+
+/** An earlier sale a new one names as replaced (`SaleReplacement`), as the core read it. */
+export interface ReplacedSale {
+  transactionId: string;
+  /** Its stored draft (the metadata its system validated). */
+  tx: TransactionDraft;
+  /** Its record's number (`FiscalRecord.documentNumber`); null where it has none. */
+  documentNumber: string | null;
+  /** When its record was made (ISO instant): its issue time. */
+  issuedAt: string;
+}
+
+/**
+ * How a sale replaces earlier sales of its location (`FiscalSystem.replaces`; Spain: a full
+ * invoice, F3, in place of simplified ones, RD 1619/2012). The core (services/replacements.ts)
+ * reads each transaction `named` gives: of the caller's account (else the 404 of an unknown
+ * id: another account's is never told apart), of the same location and environment, a sale
+ * neither refused by its authority nor cancelled or being cancelled; then asks `refusal`.
+ * Under the append's lock it registers that the new sale replaces each (chain_documents,
+ * role `replaced`): a sale is replaced once while its replacement stands (409).
+ */
+export interface SaleReplacement {
+  /** The metadata field that names them, for the core's messages (`replaces_simplified`). */
+  field: string;
+  /** The ids the request names, as `validateTransaction` checked them (the stored metadata); [] for none. */
+  named(tx: TransactionDraft): string[];
+  /** Why this sale cannot be replaced (a 400's message), or null. Pure. */
+  refusal(sale: ReplacedSale): string | null;
+  /** The metadata to store once the sales are read, in the order named: what the record names of each. Pure. */
+  resolve(tx: TransactionDraft, sales: ReplacedSale[]): Record<string, unknown>;
+  /** The 409's message when `transactionId` is replaced already by a sale that stands. */
+  alreadyReplaced(transactionId: string): string;
 }
 
 /** A number a request chose, as `FiscalSystem.issuedDocument` names it. */
@@ -181,6 +215,11 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
    * this document (a number not in the counter's form).
    */
   issuedDocument?(input: { tx: TransactionDraft; location: LocationForFiscal }): IssuedDocument | null;
+  /**
+   * Optional: a sale may replace earlier sales of its location (Spain: a full invoice, F3,
+   * issued in place of simplified ones: `SaleReplacement`). Absent: a sale replaces nothing.
+   */
+  replaces?: SaleReplacement | undefined;
   /**
    * Optional, for systems whose record signs the previous record's signature at the very
    * end of its signed message (NF525, SAF-T PT): the record built up to that signature,
@@ -564,9 +603,17 @@ export interface Capabilities {
   /**
    * When set, a submission that times out or meets an outage makes the transaction
    * `offline_pending` (not `failed`) and is retried until this many seconds after
-   * creation; then `failed_offline_grace_expired` (Greece: 7 days).
+   * creation; then `failed_offline_grace_expired` (Greece: 7 days). The default window:
+   * an account's tier may lengthen it (`offlineGraceByTier`).
    */
   offlineGraceSeconds?: number;
+  /**
+   * Optional, with `offlineGraceSeconds`: the window of an account of each tier, where it
+   * differs from the default (Greece: growth 14 days … enterprise 30, "up to 1 month by
+   * tier"). A tier not listed, and a store that knows no tiers (the embedded engine), take
+   * the default. Read by services/offline-grace.ts when a record first goes offline.
+   */
+  offlineGraceByTier?: Readonly<Partial<Record<AccountTier, number>>> | undefined;
   /** Legal submission window in days, for deadline alerts (ES 4, IT 12). */
   submissionWindowDays?: number;
   /**

@@ -9,6 +9,9 @@
  * never from its country: the stored `deadline_at` (set at creation from
  * `capabilities.submissionWindowDays` or `submissionDeadline`: ES 4 days, IT 12 days), or
  * for a system with `capabilities.offlineGraceSeconds` (Greece) creation + that grace.
+ * The default grace: the engine knows no account tiers (no subscriptions, no AccountTiers),
+ * so a tier's longer window (`offlineGraceByTier`) is a cloud matter; its submit task gets
+ * no tiers either and uses the same default (services/offline-grace.ts).
  * A system with neither (PT, FR: locally signed records are final) raises no alert.
  */
 import type { Clock } from '../core/clock.ts';

@@ -3,6 +3,7 @@ import type { RenderHint } from '../core/render-hint.ts';
 import type { JobRow } from '../store/repos/jobs-repo.ts';
 import type { TransactionRow } from '../store/repos/transactions-repo.ts';
 import type { EventInput } from './events.ts';
+import { longestOfflineGraceSeconds } from './offline-grace.ts';
 
 export const SUBMIT_JOB = 'submit';
 /** Fetches the result of a record sent earlier (a system with `poll`): jobs/tasks/submit.ts. */
@@ -33,6 +34,8 @@ export interface TransactionView {
   cancels_transaction_id: string | null;
   cancellation_transaction_id: string | null;
   deadline_at: Date | null;
+  /** Offline (Greece): when its grace window closes, fixed when it first went offline (services/offline-grace.ts). */
+  offline_until: Date | null;
   submitted_at: Date | null;
   completed_at: Date | null;
   created_at: Date;
@@ -61,6 +64,7 @@ export function toTransactionView(r: TransactionRow): TransactionView {
     cancels_transaction_id: r.cancels_id,
     cancellation_transaction_id: r.cancelled_by_id,
     deadline_at: r.deadline_at,
+    offline_until: r.offline_until,
     submitted_at: r.submitted_at,
     completed_at: r.completed_at,
     created_at: r.created_at,
@@ -71,10 +75,11 @@ export function toTransactionView(r: TransactionRow): TransactionView {
 /**
  * Attempts for a submission. Systems with an offline grace window (Greece) retry until
  * the window closes rather than after a count: enough attempts to cover the window at
- * the backoff cap (1 h), plus the ramp-up.
+ * the backoff cap (1 h), plus the ramp-up. The longest window any tier gets: the job is
+ * created before the record goes offline, when its window is fixed (services/offline-grace.ts).
  */
 export function submitJobMaxAttempts(system: FiscalSystem, configured: number): number {
-  const grace = system.capabilities.offlineGraceSeconds;
+  const grace = longestOfflineGraceSeconds(system.capabilities);
   return grace ? Math.max(configured, Math.ceil(grace / 3600) + 16) : configured;
 }
 

@@ -229,7 +229,7 @@ describe('job queue', () => {
     for (let i = 0; i < 5; i++) ids.push((await enqueue('g3', clock.now(), clock.now())).id);
     let transactions = 0;
     const down: Db = {
-      kind: db.kind, query: (sql, params) => db.query(sql, params), subscribe: (c, l) => db.subscribe(c, l), close: () => db.close(),
+      kind: db.kind, query: (sql, params) => db.query(sql, params), subscribe: (c, l) => db.subscribe(c, l), close: () => db.close(), exec: (sql) => db.exec(sql),
       transaction: () => ((transactions += 1), Promise.reject(new DbUnavailableError(new Error('connect ECONNREFUSED')))),
     } as Db;
     const worker = createWorker({ db: down, clock, log, batchSize: 5, handlers: { g3: async () => ({ outcome: 'completed' }) } });

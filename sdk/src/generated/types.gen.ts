@@ -2298,6 +2298,10 @@ export type ListTransactionsResponses = {
             cancels_transaction_id: string | null;
             cancellation_transaction_id: string | null;
             deadline_at: string | null;
+            /**
+             * a record offline (Greece offline_pending): when its grace window closes (creation + the grace of the account's tier when it first went offline: 7 days by default, up to 30); null otherwise
+             */
+            offline_until: string | null;
             submitted_at: string | null;
             completed_at: string | null;
             created_at: string;
@@ -2553,6 +2557,10 @@ export type CreateTransactionResponses = {
         cancels_transaction_id: string | null;
         cancellation_transaction_id: string | null;
         deadline_at: string | null;
+        /**
+         * a record offline (Greece offline_pending): when its grace window closes (creation + the grace of the account's tier when it first went offline: 7 days by default, up to 30); null otherwise
+         */
+        offline_until: string | null;
         submitted_at: string | null;
         completed_at: string | null;
         created_at: string;
@@ -2608,6 +2616,10 @@ export type CreateTransactionResponses = {
         cancels_transaction_id: string | null;
         cancellation_transaction_id: string | null;
         deadline_at: string | null;
+        /**
+         * a record offline (Greece offline_pending): when its grace window closes (creation + the grace of the account's tier when it first went offline: 7 days by default, up to 30); null otherwise
+         */
+        offline_until: string | null;
         submitted_at: string | null;
         completed_at: string | null;
         created_at: string;
@@ -2987,6 +2999,10 @@ export type GetTransactionResponses = {
         cancels_transaction_id: string | null;
         cancellation_transaction_id: string | null;
         deadline_at: string | null;
+        /**
+         * a record offline (Greece offline_pending): when its grace window closes (creation + the grace of the account's tier when it first went offline: 7 days by default, up to 30); null otherwise
+         */
+        offline_until: string | null;
         submitted_at: string | null;
         completed_at: string | null;
         created_at: string;
@@ -3250,6 +3266,10 @@ export type CancelTransactionResponses = {
         cancels_transaction_id: string | null;
         cancellation_transaction_id: string | null;
         deadline_at: string | null;
+        /**
+         * a record offline (Greece offline_pending): when its grace window closes (creation + the grace of the account's tier when it first went offline: 7 days by default, up to 30); null otherwise
+         */
+        offline_until: string | null;
         submitted_at: string | null;
         completed_at: string | null;
         created_at: string;
@@ -3305,6 +3325,10 @@ export type CancelTransactionResponses = {
         cancels_transaction_id: string | null;
         cancellation_transaction_id: string | null;
         deadline_at: string | null;
+        /**
+         * a record offline (Greece offline_pending): when its grace window closes (creation + the grace of the account's tier when it first went offline: 7 days by default, up to 30); null otherwise
+         */
+        offline_until: string | null;
         submitted_at: string | null;
         completed_at: string | null;
         created_at: string;

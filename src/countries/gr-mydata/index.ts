@@ -1,7 +1,8 @@
 /**
  * Greece myDATA (AADE): each document is sent at once and gets a MARK. The create call
  * waits up to 5 s for it (spec); on a timeout or outage the document is
- * `offline_pending` and retried for up to 7 days (the spec's default offline grace).
+ * `offline_pending` and retried for up to 7 days (the spec's default offline grace; longer
+ * for the larger tiers, up to a month).
  * Transport and answers: client.ts (SendInvoices / CancelInvoice with the location's
  * header keys), response.ts (ResponseDoc → the spec's categories); test keys answer
  * through the stub AADE (sandbox.ts), which speaks the same ResponseDoc.
@@ -18,6 +19,8 @@ import { MYDATA_OFFLINE, MYDATA_STATUSES } from './offline.ts';
 import { verifyMyDataRecord } from './verify.ts';
 import { MYDATA_RECEIPT } from './receipt.ts';
 
+const DAY = 24 * 60 * 60;
+
 export const myData: FiscalSystem<'gr-mydata', 'GR'> = {
   key: 'gr-mydata',
   country: 'GR',
@@ -27,7 +30,10 @@ export const myData: FiscalSystem<'gr-mydata', 'GR'> = {
     chained: false,
     submission: 'realtime',
     inlineWindowSeconds: 5,
-    offlineGraceSeconds: 7 * 24 * 60 * 60,
+    // The spec's "offline grace default 7 days (up to 1 month by tier)": sandbox and starter
+    // keep the default; the larger tiers a week more each, enterprise the month.
+    offlineGraceSeconds: 7 * DAY,
+    offlineGraceByTier: { growth: 14 * DAY, scale: 21 * DAY, enterprise: 30 * DAY },
     // SendInvoices / CancelInvoice with the location's header keys (client.ts).
     authorityTransport: true,
     cancellationJoinsChain: false,

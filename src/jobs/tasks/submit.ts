@@ -15,6 +15,8 @@ import type { EventPublisher } from '../../services/events.ts';
 import type { LocationService } from '../../services/locations.ts';
 import { cancelIfCancellationAccepted, cancelOriginalIfAccepted, wakeWaitingCancellation } from '../../services/cancellation.ts';
 import { acceptedFields, recordFailure as recordAuthorityFailure } from '../../services/authority-outcome.ts';
+import type { AccountTiers } from '../../services/account-tiers.ts';
+import { graceTierOf, offlineGraceSeconds } from '../../services/offline-grace.ts';
 import { completionEvent, INBOUND_MESSAGE_JOB, jobEvent, POLL_JOB, SUBMIT_JOB } from '../../services/transaction-view.ts';
 import { fiscalRecordsRepo } from '../../store/repos/fiscal-records-repo.ts';
 import type { Db, Queryable } from '../../store/db.ts';
@@ -79,6 +81,12 @@ export interface SubmitTaskDeps {
   /** Extra CA certificates (PEM) trusted for authority servers (the tests' fake authorities). */
   authorityCa?: string | undefined;
   signingKeys: Pick<SigningKeyService, 'forAuthority'>;
+  /**
+   * Account tiers (services/account-tiers.ts): the offline grace of a record follows its
+   * account's tier (services/offline-grace.ts). Absent (the embedded engine, which knows no
+   * tiers): every record gets the system's default grace.
+   */
+  tiers?: Pick<AccountTiers, 'of'> | undefined;
   /** The authorities' wait-before-sending memory, shared by every worker (services/authority-pacing.ts). */
   pacing: AuthorityPacing;
   random?: () => number;
@@ -346,7 +354,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
    * failure, until the job's attempts run out (the system's `pollAttempts`, else the send
    * job's); then the result never came: a failure.
    */
-  function sent(t: TransactionRow, job: JobRow, system: FiscalSystem, outcome: Extract<AuthorityOutcome, { kind: 'sent' }>): AttemptOutcome {
+  async function sent(t: TransactionRow, job: JobRow, system: FiscalSystem, outcome: Extract<AuthorityOutcome, { kind: 'sent' }>): Promise<AttemptOutcome> {
     const now = clock.now();
     const after = (outcome.pollAfterSeconds ?? DEFAULT_POLL_SECONDS) * 1000;
     if (job.kind === POLL_JOB) {
@@ -384,15 +392,28 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
   const recordFailure = (tx: Queryable, t: TransactionRow, f: Failure, status: TransactionStatus, now: Date, fields: Partial<TransactionRow> = {}) =>
     recordAuthorityFailure(tx, t, f, status, now, from(status), { fields });
 
-  function fail(t: TransactionRow, job: JobRow, system: FiscalSystem, f: Failure): Exclude<AttemptOutcome, { outcome: 'defer' }> {
-    const now = clock.now();
+  /**
+   * A record's offline window: the one its first offline attempt fixed, else (it goes
+   * offline now) its creation + the grace of its account's tier, read now
+   * (services/offline-grace.ts: why then, and why it never moves afterwards). A cancellation
+   * waiting for its original shows the original's window until it is sent (awaitOriginal):
+   * that one is not its own.
+   */
+  async function offlineUntil(t: TransactionRow, system: FiscalSystem): Promise<Date> {
+    if (t.offline_until && !neverSent(t)) return t.offline_until;
+    const grace = offlineGraceSeconds(system.capabilities, await graceTierOf(t, deps.tiers))!;
+    return new Date(t.created_at.getTime() + grace * 1000);
+  }
+
+  async function fail(t: TransactionRow, job: JobRow, system: FiscalSystem, f: Failure): Promise<Exclude<AttemptOutcome, { outcome: 'defer' }>> {
     const lastError = `${f.code}: ${f.message}`;
     const grace = system.capabilities.offlineGraceSeconds;
     const offline = system.offline;
     const note = statusRecorder(metrics, t.system);
 
     if (offline && grace !== undefined && f.retriable) {
-      const until = new Date(t.created_at.getTime() + grace * 1000);
+      const until = await offlineUntil(t, system);
+      const now = clock.now();
       if (now.getTime() >= until.getTime()) {
         return {
           outcome: 'dead', error: lastError,
@@ -416,6 +437,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
       };
     }
 
+    const now = clock.now();
     if (!f.retriable || job.attempt >= job.max_attempts) {
       return {
         outcome: 'dead', error: lastError,
@@ -439,7 +461,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
   const delayMs = (job: JobRow, f: Failure) => (f.retryAfterSeconds !== undefined ? f.retryAfterSeconds * 1000 : retryDelayMs(job.attempt, deps.backoff, deps.random));
 
   /** What one record's answer (or failure) does to its job and transaction, as for a lone submission. */
-  function resultOf(t: TransactionRow, job: JobRow, system: FiscalSystem, answer: AuthorityOutcome | Failure): AttemptOutcome {
+  async function resultOf(t: TransactionRow, job: JobRow, system: FiscalSystem, answer: AuthorityOutcome | Failure): Promise<AttemptOutcome> {
     if (!('kind' in answer)) return fail(t, job, system, answer);
     switch (answer.kind) {
       case 'accepted':
@@ -542,7 +564,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
     const releaseAll = () => [...adopted.map((m) => ({ job: m.job, result: release(m.t.id, m.t.system) })), ...settled];
 
     if (adopted.length === 0) {
-      return { ...resultOf(head.t, head.job, system, await callAuthority(system, head.t, head.record, location, head.job)), followers: settled };
+      return { ...(await resultOf(head.t, head.job, system, await callAuthority(system, head.t, head.record, location, head.job))), followers: settled };
     }
     const ctx = await submitContext(system, head.t, location, head.job);
     const answer: BatchOutcome | Failure = !('mode' in ctx)
@@ -553,30 +575,30 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
     else if (answer.kind === 'request') metrics.outcome(system.key, 'batch', outcomeOf(answer.outcome));
     else for (const o of answer.outcomes) metrics.outcome(system.key, 'batch', outcomeOf(o));
 
-    if (!('kind' in answer)) return { ...fail(head.t, head.job, system, answer), followers: releaseAll() };
+    if (!('kind' in answer)) return { ...(await fail(head.t, head.job, system, answer)), followers: releaseAll() };
     if (answer.kind === 'request') {
       let own: AuthorityOutcome | Failure = answer.outcome;
       // A whole-request refusal may be any record's fault: the head learns its own alone.
       if (own.kind === 'rejected') own = await callAuthority(system, head.t, head.record, location, head.job);
-      return { ...resultOf(head.t, head.job, system, own), followers: releaseAll() };
+      return { ...(await resultOf(head.t, head.job, system, own)), followers: releaseAll() };
     }
     if (answer.outcomes.length !== members.length) {
       throw new Error(`${system.key}.submitMany answered ${answer.outcomes.length} outcomes for ${members.length} records`);
     }
 
-    const headResult = resultOf(head.t, head.job, system, answer.outcomes[0]!);
+    const headResult = await resultOf(head.t, head.job, system, answer.outcomes[0]!);
     // Chain order: once a record will be sent again, the later unregistered ones wait for it.
     let held = headResult.outcome === 'retry' || headResult.outcome === 'defer';
     const out: { job: JobRow; result: FollowerOutcome }[] = [];
-    adopted.forEach((m, i) => {
+    for (const [i, m] of adopted.entries()) {
       const o = answer.outcomes[i + 1]!;
       let r: FollowerOutcome;
       if (o.kind === 'retry_later' && o.flowControl) r = release(m.t.id, m.t.system);
-      else r = resultOf(m.t, m.job, system, o) as FollowerOutcome; // never `defer`: flow control is handled above
+      else r = (await resultOf(m.t, m.job, system, o)) as FollowerOutcome; // never `defer`: flow control is handled above
       if (held && r.outcome !== 'completed') r = release(m.t.id, m.t.system);
       if (r.outcome === 'retry' || r.outcome === 'release') held = true;
       out.push({ job: m.job, result: r });
-    });
+    }
     return { ...headResult, followers: [...out, ...settled] };
   }
 
@@ -602,7 +624,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
     }
     const max = system.capabilities.maxRecordsPerRequest ?? 1;
     if (job.kind === POLL_JOB || !job.queue_key || !system.submitMany || max <= 1 || awaits) {
-      return unlessSettledMeanwhile(system, t, job, resultOf(t, job, system, await callAuthority(system, t, record, location, job, original)));
+      return unlessSettledMeanwhile(system, t, job, await resultOf(t, job, system, await callAuthority(system, t, record, location, job, original)));
     }
     const followers = await jobsRepo.adoptFollowers(db, job, {
       environment: t.environment, sandboxMode: t.sandbox_mode ?? 'stub', limit: max - 1, now: clock.now(),
