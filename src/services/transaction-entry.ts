@@ -106,6 +106,14 @@ function onceDocumentsOf(p: TransactionAppend, chainKey: string): OnceDocument[]
       counter: issued.counter && { numberingKey: inEnvironment(issued.counter.numberingKey, p.auth.environment), number: issued.counter.number },
     });
   }
+  // A sale replaces an earlier one once (FiscalSystem.replaces: a Spanish F3's tickets). The
+  // scope is the location's (the replaced sales are its own), wider than a chain of series:
+  // serialized on the document, as a client number of an issuer's scope is.
+  if (p.kind === 'record' && p.system.replaces) {
+    const rule = p.system.replaces;
+    const scope = inEnvironment(`replaced:${p.location.id}`, p.auth.environment);
+    for (const id of rule.named(p.draft)) out.push({ role: 'replaced', scope, doc: { document: id, message: rule.alreadyReplaced(id) } });
+  }
   return out;
 }
 

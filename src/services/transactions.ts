@@ -24,6 +24,7 @@ import { QUEUED_EMBEDDED, checkOnceDocuments, transactionEntry, type Transaction
 import { toTransactionView, type TransactionView } from './transaction-view.ts';
 import { previewTransaction, type TransactionPreview } from './transaction-preview.ts';
 import { qrPng } from '../receipts/qr.ts';
+import { withReplacedSales } from './replacements.ts';
 
 /**
  * Transactions: the business steps of a create and a cancel (validate, pick the fiscal
@@ -213,7 +214,9 @@ export function createTransactionService(deps: TransactionDeps) {
     const foreignSurcharge = undeclaredSurcharges(draft, system.lineFields ?? [], LINE_FIELDS, system.key);
     if (foreignSurcharge) throw foreignSurcharge;
     const metadata = system.validateTransaction(draft, { location, environment: auth.environment, now: clock.now() });
-    return { system, location, sandboxMode, draft: { ...draft, metadata }, ...(await signingKeyFor(system, location, auth.environment, sandboxMode)) };
+    // The earlier sales it replaces (a Spanish F3's tickets), read and checked; their register is the append's.
+    const validated = await withReplacedSales(db, auth, system, location, { ...draft, metadata });
+    return { system, location, sandboxMode, draft: validated, ...(await signingKeyFor(system, location, auth.environment, sandboxMode)) };
   }
 
   /** Hashes a create's request (with the header that changes what it makes) for its idempotency key. */

@@ -3,7 +3,7 @@ import { sii } from './index.ts';
 import { bajaBody, suministroBody, titularOf } from './soap.ts';
 import { goldenFiles } from '../shared/golden.ts';
 import { TX_ID, NOW, draft, line, location, stored, submitCtx, validatedBuild } from '../shared/test-fixtures.ts';
-import { RECARGO_SALE } from '../es/test-fixtures.ts';
+import { RECARGO_SALE, replacingBuild } from '../es/test-fixtures.ts';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../test/support/xml-tools.ts';
 import type { FiscalRecord, TransactionDraft } from '../types.ts';
 import { XmlCharacterError } from '../../xml/escape.ts';
@@ -49,6 +49,29 @@ describe('es-sii records (SII 1.1 RegistroLRFacturasEmitidas / RegistroLRBajaExp
     expect(record.body).toContain('<sii:TipoFactura>F2</sii:TipoFactura>');
     expect(record.body).not.toContain('Contraparte');
     expectGolden('f2-simplified.xml', record.body);
+    expectValid(record, 'record');
+  });
+
+  it('F3: a full invoice replacing two tickets names the counterparty and each ticket in FacturasAgrupadas (as reported: number and issue date); golden, valid', () => {
+    const tickets = ['a', 'b'].map((suffix, i) => {
+      const transactionId = `11111111-2222-4333-8444-55555555555${suffix}`;
+      const built = validatedBuild(sii, loc, draft({ metadata: { simplified: true, series: 'T2026-', invoice_number: 20 + i, issue_date: `1${i}-01-2026` } }), { transactionId });
+      return { transactionId, ...built, issuedAt: NOW };
+    });
+    const { tx, record } = replacingBuild(sii, loc, draft({ items: [line(), line()], metadata: { ...party, replaces_simplified: tickets.map((t) => t.transactionId), invoice_number: 'F-2026-3' } }), tickets);
+    expect(tx.metadata.invoice_type).toBe('F3');
+    expect(tx.metadata.replaced_invoices).toEqual([
+      { transaction_id: tickets[0]!.transactionId, number: 'T2026-20', issue_date: '10-01-2026' },
+      { transaction_id: tickets[1]!.transactionId, number: 'T2026-21', issue_date: '11-01-2026' },
+    ]);
+    expect(record.body).toContain('<sii:TipoFactura>F3</sii:TipoFactura>');
+    expect(record.body).toContain(
+      '<sii:FacturasAgrupadas>\n' +
+      '      <sii:IDFacturaAgrupada>\n        <sii:NumSerieFacturaEmisor>T2026-20</sii:NumSerieFacturaEmisor>\n        <sii:FechaExpedicionFacturaEmisor>10-01-2026</sii:FechaExpedicionFacturaEmisor>\n      </sii:IDFacturaAgrupada>\n' +
+      '      <sii:IDFacturaAgrupada>\n        <sii:NumSerieFacturaEmisor>T2026-21</sii:NumSerieFacturaEmisor>',
+    );
+    expect(record.body).toContain('<sii:NIF>A13585625</sii:NIF>');
+    expectGolden('f3-replaces.xml', record.body);
     expectValid(record, 'record');
   });
 

@@ -10,6 +10,7 @@
 import type { BuildInput, FiscalRecord, TransactionDraft } from '../types.ts';
 import { MISSING_TAX_ID, issuerTaxId } from '../shared/issuer-tax-id.ts';
 import { metaString } from '../shared/metadata-fields.ts';
+import { replacedInvoicesOf } from '../es/replacement.ts';
 import { dmyDate, localDate } from '../shared/dates.ts';
 import { textHint } from '../shared/render-hints.ts';
 import { exemptBase, exemptionCodeOf, exemptionLegend, taxedLines } from '../es/exemption.ts';
@@ -44,14 +45,16 @@ function buildAlta(input: BuildInput): FiscalRecord {
   const exempt = exemptBase(tx.items, exemption);
   const originalNumber = metaString(tx, 'original_invoice_number');
   const originalDate = metaString(tx, 'original_issue_date');
-  // F1 and R1 name the customer (RD 1619/2012 art. 6.1.d); F2 and R5 do not.
-  const counterparty = invoiceType === 'F1' || invoiceType === 'R1' ? counterpartyOf(tx) : undefined;
+  // F1, F3 and R1 name the customer (RD 1619/2012 art. 6.1.d); F2 and R5 do not.
+  const counterparty = invoiceType === 'F1' || invoiceType === 'F3' || invoiceType === 'R1' ? counterpartyOf(tx) : undefined;
   const body = issuedInvoiceXml({
     exercise: metaString(tx, 'exercise') ?? localDate(input.now, 'ES').year,
     period: metaString(tx, 'period') ?? localDate(input.now, 'ES').month,
     id: { issuerNif: issuerNif(input), numSerie: number, issueDate: issueDateOf(tx, input.now) },
     invoiceType,
     corrects: originalNumber !== undefined && originalDate !== undefined ? { numSerie: originalNumber, issueDate: originalDate } : undefined,
+    // An F3 names the tickets it replaces (../es/replacement.ts).
+    replaces: invoiceType === 'F3' ? replacedInvoicesOf(tx).map((r) => ({ numSerie: r.number, issueDate: r.issue_date })) : undefined,
     regimeKey: metaString(tx, 'regime_key') ?? '01',
     description: metaString(tx, 'description') ?? 'Sale',
     total: signedTotal(tx, sign),

@@ -9,6 +9,8 @@ import { SURCHARGE_LINE_FIELD } from '../es/surcharge.ts';
 import { clientInvoiceNumber } from '../es/invoice.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
 import { metaString } from '../shared/metadata-fields.ts';
+import { dmyDate, localDate } from '../shared/dates.ts';
+import { spanishReplacement } from '../es/replacement.ts';
 import { runSandbox } from '../shared/sandbox.ts';
 import { validateSiiConfig } from './config.ts';
 import { validateSiiTransaction } from './metadata.ts';
@@ -44,6 +46,12 @@ export const sii: FiscalSystem<'es-sii', 'ES'> = {
     const issued = clientInvoiceNumber(tx, metaString(tx, 'series') ?? '', (series, number) => `${series}${number}`);
     return issued && { ...issued, scope: `es-sii:${location.account_id}:${location.tax_id ?? location.id}` };
   },
+  // An F3 replaces simplified invoices (../es/replacement.ts): each named as it was reported,
+  // its NumSerieFacturaEmisor and FechaExpedicionFacturaEmisor (metadata.issue_date).
+  replaces: spanishReplacement((sale) =>
+    sale.documentNumber
+      ? { number: sale.documentNumber, issue_date: metaString(sale.tx, 'issue_date') ?? dmyDate(localDate(new Date(sale.issuedAt), 'ES')) }
+      : null),
   chainKey: ({ location, tx }) => chainKeyOf('es-sii', location.id, metaString(tx, 'series') ?? 'default'),
   initialStatus: () => 'pending',
   build: buildSii,

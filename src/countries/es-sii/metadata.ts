@@ -29,6 +29,7 @@ import { readExemptionCode } from '../es/exemption.ts';
 import { checkTaxRates, taxNotCarried, taxOf } from '../es/tax.ts';
 import { breakdownCount, checkSurcharges } from '../es/surcharge.ts';
 import { checkSimplifiedLimit } from '../es/invoice.ts';
+import { readReplacedIds } from '../es/replacement.ts';
 
 /** Issued-invoice keys offered by the spec (ClaveRegimenEspecialOTrascendencia, FORMATS §3). */
 export const REGIME_KEYS = ['01', '02', '03', '05', '07', '09'] as const;
@@ -46,6 +47,9 @@ const F1_MESSAGE =
   'counterparty_nif and counterparty_name are required in metadata for SII standard invoices (F1); set simplified: true for an F2';
 const R1_PARTY_MESSAGE =
   'counterparty_nif and counterparty_name are required in metadata for SII credit notes (R1); set simplified: true for an R5';
+export const F3_PARTY_MESSAGE =
+  'counterparty_nif and counterparty_name are required in metadata for an SII invoice replacing simplified ones (F3, metadata.replaces_simplified)';
+export const F3_NOT_SIMPLIFIED = 'metadata.simplified cannot be true with metadata.replaces_simplified: the invoice replacing simplified ones is a full one (F3)';
 export const SII_SIMPLIFIED_TOO_LARGE =
   'an SII simplified invoice (F2) cannot exceed 3,000.00 EUR (RD 1619/2012 art. 4): leave simplified out and give counterparty_nif and counterparty_name for a full invoice (F1)';
 const R1_ORIGINAL_MESSAGE = 'original_invoice_number and original_issue_date are required in metadata for SII credit notes (R1)';
@@ -108,15 +112,18 @@ export function validateSiiTransaction(tx: TransactionDraft, ctx: TransactionCon
   const simplified = optionalBoolean(meta, 'simplified') ?? false;
   const book_type = optionalChoice(meta, 'book_type', ['issued', 'received'] as const, 'metadata.book_type must be issued or received') ?? 'issued';
 
-  const invoice_type = voiding ? undefined : tx.type === 'sale' ? (simplified ? 'F2' : 'F1') : simplified ? 'R5' : 'R1';
+  // A full invoice in place of simplified ones (F3) names them by transaction id (../es/replacement.ts).
+  const replaces_simplified = readReplacedIds(tx, meta);
+  if (replaces_simplified !== undefined && simplified) throw badRequest(F3_NOT_SIMPLIFIED);
+  const invoice_type = voiding ? undefined : replaces_simplified !== undefined ? 'F3' : tx.type === 'sale' ? (simplified ? 'F2' : 'F1') : simplified ? 'R5' : 'R1';
   // RD 1619/2012 art. 4: no simplified invoice above 3,000 EUR (../es/invoice.ts).
   if (invoice_type === 'F2') checkSimplifiedLimit(tx, SII_SIMPLIFIED_TOO_LARGE);
 
   const party = readCounterparty(meta);
-  if (invoice_type === 'F1' || invoice_type === 'R1') {
+  if (invoice_type === 'F1' || invoice_type === 'F3' || invoice_type === 'R1') {
     const identified = party.counterparty_nif !== undefined || party.counterparty_id !== undefined;
     if (!identified || party.counterparty_name === undefined) {
-      throw badRequest(invoice_type === 'F1' ? F1_MESSAGE : R1_PARTY_MESSAGE);
+      throw badRequest(invoice_type === 'F1' ? F1_MESSAGE : invoice_type === 'F3' ? F3_PARTY_MESSAGE : R1_PARTY_MESSAGE);
     }
   }
 
@@ -144,6 +151,7 @@ export function validateSiiTransaction(tx: TransactionDraft, ctx: TransactionCon
     original_invoice_number,
     original_issue_date,
     exemption_code: exemptionCode,
+    replaces_simplified,
   });
 }
 

@@ -78,10 +78,16 @@ export interface SiiIssuedInvoice {
   exercise: string;
   period: string;
   id: SiiInvoiceId;
-  /** F1, F2, R1…R5 (sii:ClaveTipoFacturaType). */
+  /** F1, F2, F3, R1…R5 (sii:ClaveTipoFacturaType). */
   invoiceType: string;
   /** The invoices a corrective one corrects (FacturasRectificadas), when known. */
   corrects?: { numSerie: string; issueDate: string } | undefined;
+  /**
+   * F3 only: the simplified invoices it replaces, each as reported (FacturasAgrupadas, "el ID
+   * de los tickets agrupados ... en el caso de agrupación de tickets en factura": the only
+   * block of sii:FacturaType that lists tickets an invoice takes the place of).
+   */
+  replaces?: { numSerie: string; issueDate: string }[] | undefined;
   regimeKey: string;
   description: string;
   /** Minor units, signed (negative for a credit by differences). */
@@ -130,7 +136,7 @@ export const isCorrective = (invoiceType: string): boolean => /^R[1-5]$/.test(in
 
 /**
  * `RegistroLRFacturasEmitidas`: element order is the XSD sequence of `sii:FacturaType`
- * then `sii:FacturaExpedidaType` (TipoFactura, TipoRectificativa, FacturasRectificadas,
+ * then `sii:FacturaExpedidaType` (TipoFactura, TipoRectificativa, FacturasAgrupadas, FacturasRectificadas,
  * ClaveRegimen…, ImporteTotal, DescripcionOperacion, Contraparte, TipoDesglose).
  */
 export function issuedInvoiceXml(inv: SiiIssuedInvoice): string {
@@ -139,6 +145,11 @@ export function issuedInvoiceXml(inv: SiiIssuedInvoice): string {
   // "I" (por diferencias): the corrective carries the difference, here the refunded
   // amounts with a negative sign; "S" (sustitutiva) would also need ImporteRectificacion.
   if (corrective) factura['sii:TipoRectificativa'] = 'I';
+  if (inv.invoiceType === 'F3' && inv.replaces !== undefined && inv.replaces.length > 0) {
+    factura['sii:FacturasAgrupadas'] = {
+      'sii:IDFacturaAgrupada': inv.replaces.map((r) => ({ 'sii:NumSerieFacturaEmisor': r.numSerie, 'sii:FechaExpedicionFacturaEmisor': r.issueDate })),
+    };
+  }
   if (corrective && inv.corrects) {
     factura['sii:FacturasRectificadas'] = {
       'sii:IDFacturaRectificada': {

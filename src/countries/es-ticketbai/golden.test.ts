@@ -10,7 +10,7 @@ import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xmlsecVerify, xsdValidate } from
 import type { FiscalRecord } from '../types.ts';
 import { goldenFiles } from '../shared/golden.ts';
 import { NOW, SOFTWARE, draft, fixedSigningKey, line, location, validatedBuild } from '../shared/test-fixtures.ts';
-import { RECARGO_SALE } from '../es/test-fixtures.ts';
+import { RECARGO_SALE, replacingBuild } from '../es/test-fixtures.ts';
 import { ticketBai } from './index.ts';
 
 const key = fixedSigningKey();
@@ -51,6 +51,17 @@ const chained = validatedBuild(ticketBai, gipuzkoa, draft(), {
   now: new Date(NOW.getTime() + 90_000),
   chain: { seq: 2, number: 2, previous: { fingerprint: first.record.fingerprint, fiscalId: first.record.fiscalId, issuedAt: NOW.toISOString(), linkData: first.record.linkData } },
 });
+
+const tickets = [
+  { transactionId: 'a1b2c3d4-0001-4000-8000-000000000001', ...first, issuedAt: NOW },
+  { transactionId: 'a1b2c3d4-0002-4000-8000-000000000002', ...chained, issuedAt: new Date(NOW.getTime() + 90_000) },
+];
+const f3 = replacingBuild(
+  ticketBai, gipuzkoa,
+  draft({ customer_context: { nif: 'B95123451', name: 'Cliente Ejemplo SA' }, metadata: { replaces_simplified: tickets.map((t) => t.transactionId) }, items: [...twoRates.items, line()] }),
+  tickets,
+  { transactionId: 'a1b2c3d4-000a-4000-8000-00000000000a', now: new Date(NOW.getTime() + 10_800_000), chain: { seq: 1, number: 4, previous: null } },
+);
 
 const SCENARIOS: Array<{ name: string; record: FiscalRecord; xsd: string }> = [
   { name: 'gipuzkoa-first.xml', record: first.record, xsd: ALTA },
@@ -115,6 +126,14 @@ const SCENARIOS: Array<{ name: string; record: FiscalRecord; xsd: string }> = [
     xsd: ALTA,
   },
   {
+    // The customer of the two Gipuzkoa tickets asks for an invoice with their NIF and name:
+    // a full invoice (F3, ../es/replacement.ts), FacturaEmitidaSustitucionSimplificada S,
+    // each ticket in FacturasRectificadasSustituidas.
+    name: 'f3-replaces.xml',
+    record: f3.record,
+    xsd: ALTA,
+  },
+  {
     name: 'cancellation.xml',
     record: ticketBai.build({
       transactionId: 'a1b2c3d4-0006-4000-8000-000000000006',
@@ -164,6 +183,23 @@ describe('es-ticketbai golden records', () => {
     expect(body).toContain('<ImporteTotalFactura>48.00</ImporteTotalFactura><Claves><IDClave><ClaveRegimenIvaOpTrascendencia>01</ClaveRegimenIvaOpTrascendencia></IDClave><IDClave><ClaveRegimenIvaOpTrascendencia>51</ClaveRegimenIvaOpTrascendencia></IDClave></Claves>');
     // A line's ImporteTotal stays its net + IVA (the surcharge is the invoice's, in the breakdown).
     expect(body).toContain('<DescripcionDetalle>Aceite de oliva 1 l</DescripcionDetalle><Cantidad>2.00</Cantidad><ImporteUnitario>10.00</ImporteUnitario><ImporteTotal>24.20</ImporteTotal>');
+  });
+
+  it('F3: the invoice replacing two tickets says so (FacturaEmitidaSustitucionSimplificada S, not simplified) and names each by series, number and date; it names its customer', () => {
+    const body = f3.record.body;
+    expect(body).toContain(
+      '<FacturaSimplificada>N</FacturaSimplificada><FacturaEmitidaSustitucionSimplificada>S</FacturaEmitidaSustitucionSimplificada>' +
+        '<FacturasRectificadasSustituidas>' +
+        '<IDFacturaRectificadaSustituida><SerieFactura>A</SerieFactura><NumFactura>1</NumFactura><FechaExpedicionFactura>15-01-2026</FechaExpedicionFactura></IDFacturaRectificadaSustituida>' +
+        '<IDFacturaRectificadaSustituida><SerieFactura>A</SerieFactura><NumFactura>2</NumFactura><FechaExpedicionFactura>15-01-2026</FechaExpedicionFactura></IDFacturaRectificadaSustituida>' +
+        '</FacturasRectificadasSustituidas></CabeceraFactura>',
+    );
+    expect(body).not.toContain('FacturaRectificativa>');
+    expect(body).toContain('<IDDestinatario><NIF>B95123451</NIF><ApellidosNombreRazonSocial>Cliente Ejemplo SA</ApellidosNombreRazonSocial>');
+    // Every other invoice says N.
+    for (const s of SCENARIOS.filter((x) => x.xsd === ALTA && x.name !== 'f3-replaces.xml')) {
+      expect(s.record.body).toContain('<FacturaEmitidaSustitucionSimplificada>N</FacturaEmitidaSustitucionSimplificada>');
+    }
   });
 
   it('the golden chain links: the second invoice repeats the first one’s series, number, date and signature', () => {

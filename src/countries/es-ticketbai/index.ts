@@ -8,6 +8,8 @@ import { SPAIN_CERTIFICATE_FIELDS } from '../es/common.ts';
 import { SURCHARGE_LINE_FIELD } from '../es/surcharge.ts';
 import { clientInvoiceNumber, counterNumber } from '../es/invoice.ts';
 import { metaString } from '../shared/metadata-fields.ts';
+import { dmyDate, localDate } from '../shared/dates.ts';
+import { spanishReplacement } from '../es/replacement.ts';
 import { runSandbox } from '../shared/sandbox.ts';
 import { TransportError } from '../types.ts';
 import { submitTicketBaiRealtime } from './rest-client.ts';
@@ -61,6 +63,14 @@ export const ticketBai: FiscalSystem<'es-ticketbai', 'ES'> = {
   // Per territory: each Diputación certifies the software under its own licence (TBAIGI…,
   // TBAIAR…, TBAIBI…) and holds only its own invoices, so an Araba invoice never names a
   // Gipuzkoa one as its previous (migration 0044 split the chains that did).
+  // An F3 replaces simplified invoices (../es/replacement.ts): each named as its record was,
+  // SerieFactura, NumFactura and the Madrid date of its record (FechaExpedicionFactura).
+  replaces: spanishReplacement((sale) => {
+    const series = metaString(sale.tx, 'series');
+    return sale.documentNumber
+      ? { ...(series === undefined ? {} : { series }), number: sale.documentNumber, issue_date: dmyDate(localDate(new Date(sale.issuedAt), 'ES')) }
+      : null;
+  }),
   chainKey: ({ location }) => issuerTerritoryOf(location),
   // A sale whose request names its number takes none from the counter.
   numberingKey: ({ location, tx }) => (metaString(tx, 'invoice_number') === undefined ? `${issuerTerritoryOf(location)}:${seriesOf(tx, location)}` : undefined),

@@ -26,6 +26,7 @@ import { isDmyDate } from '../shared/dates.ts';
 import { baseMetadata, customerTaxId, optionalText, withoutUndefined, metaString } from '../shared/metadata-fields.ts';
 import { configString } from '../shared/config-fields.ts';
 import { readInvoiceNumber, readSpanishInvoiceType, seriesFor, type SpanishInvoiceType } from '../es/invoice.ts';
+import { readReplacedIds } from '../es/replacement.ts';
 import { readExemptionCode } from '../es/exemption.ts';
 import { checkTaxRates, taxNotCarried, taxOf } from '../es/tax.ts';
 import { breakdownCount, checkSurcharges } from '../es/surcharge.ts';
@@ -90,6 +91,8 @@ export function validateTicketBaiTransaction(tx: TransactionDraft, ctx: Transact
   if (configSeries !== undefined && !SERIES.test(configSeries)) throw badRequest(CONFIG_SERIES_INVALID);
   const meta = baseMetadata(tx, 'ES');
   const invoice_number = readInvoiceNumber(meta);
+  // A full invoice in place of simplified ones (F3) names them by transaction id (../es/replacement.ts).
+  const replaces_simplified = readReplacedIds(tx, meta);
   const invoice_type = readSpanishInvoiceType(tx, meta);
   const series = seriesFor(meta, invoice_type, defaultSeries(ctx.location));
   const description = optionalText(meta, 'description', DESCRIPTION_INVALID, DESCRIPTION);
@@ -104,7 +107,7 @@ export function validateTicketBaiTransaction(tx: TransactionDraft, ctx: Transact
   if (tax !== 'iva') throw badRequest(taxNotCarried('ticketbai', tax));
   checkTaxRates(tx, tax);
   checkSurcharges(tx, tax, exemption_code);
-  return withoutUndefined({ ...meta, series, invoice_number, invoice_type, description, ...original, exemption_code });
+  return withoutUndefined({ ...meta, series, invoice_number, invoice_type, description, ...original, exemption_code, replaces_simplified });
 }
 
 /**

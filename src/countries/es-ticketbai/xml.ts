@@ -18,6 +18,7 @@ import { dmyDate, isDmyDate, localDate, localDateTimeWithOffset } from '../share
 import { customerTaxId, metaString } from '../shared/metadata-fields.ts';
 import { configString } from '../shared/config-fields.ts';
 import { readSpanishInvoiceType, type SpanishInvoiceType } from '../es/invoice.ts';
+import { replacedInvoicesOf } from '../es/replacement.ts';
 import { type ExemptionCode, exemptBase, exemptionCodeOf, taxedLines } from '../es/exemption.ts';
 import { NIF_SHAPE, seriesOf } from './metadata.ts';
 import { breakdownGroups, hasSurcharge, surchargeOf } from '../es/surcharge.ts';
@@ -79,6 +80,12 @@ export interface InvoiceFields {
   time: string;
   simplified: boolean;
   corrective: { code: SpanishInvoiceType; type: 'S' | 'I'; rectified: InvoiceRef[] } | null;
+  /**
+   * An F3 (../es/replacement.ts): the simplified invoices it is issued in place of
+   * (`FacturaEmitidaSustitucionSimplificada` S, each listed in FacturasRectificadasSustituidas,
+   * the block that names "facturas rectificadas o sustituidas"); null for any other invoice.
+   */
+  replaces: InvoiceRef[] | null;
   description: string;
   lines: InvoiceLine[];
   total: string;
@@ -148,9 +155,13 @@ function desgloseXml(f: InvoiceFields): string {
 /** The unsigned `T:TicketBai` (ticketbaiv1-2-2.xsd), canonical. */
 export function ticketBaiXml(f: InvoiceFields): string {
   const destinatarios = f.customer === null ? '' : wrap('Destinatarios', destinatarioXml(f.customer));
+  const sustituidas =
+    f.replaces === null || f.replaces.length === 0
+      ? ''
+      : wrap('FacturasRectificadasSustituidas', f.replaces.map((r) => wrap('IDFacturaRectificadaSustituida', invoiceRefXml(r))).join(''));
   const rectificativa =
     f.corrective === null
-      ? ''
+      ? sustituidas
       : wrap('FacturaRectificativa', el('Codigo', f.corrective.code) + el('Tipo', f.corrective.type)) +
         (f.corrective.rectified.length === 0
           ? ''
@@ -163,7 +174,7 @@ export function ticketBaiXml(f: InvoiceFields): string {
     invoiceRefXml(f.invoice) +
       el('HoraExpedicionFactura', f.time) +
       el('FacturaSimplificada', f.simplified ? 'S' : 'N') +
-      el('FacturaEmitidaSustitucionSimplificada', 'N') +
+      el('FacturaEmitidaSustitucionSimplificada', f.replaces === null ? 'N' : 'S') +
       rectificativa,
   );
   const detalles = f.lines
@@ -378,6 +389,7 @@ export function invoiceFields(input: BuildInput, number: string): InvoiceFields 
     time: localDateTimeWithOffset(input.now, 'ES').slice(11, 19),
     simplified: type === 'F2' || type === 'R5',
     corrective: corrective ? { code: type, type: 'I', rectified: rectifiedOf(tx) } : null,
+    replaces: type === 'F3' ? replacedInvoicesOf(tx).map((r) => ({ series: r.series ?? null, number: r.number, date: r.issue_date })) : null,
     // TextMax250: the lines' own text is the description when metadata gives none.
     description: clip(description === '' ? 'Venta' : description, 250),
     lines: tx.items.map((l) => ({

@@ -17,6 +17,7 @@ import { type ExemptionCode, exemptionCodeOf, exemptionLegend } from '../es/exem
 import { foreignPartyId, givenCountry } from '../es/party.ts';
 import { type SpanishTax, taxOf } from '../es/tax.ts';
 import { breakdownGroups } from '../es/surcharge.ts';
+import { replacedInvoicesOf } from '../es/replacement.ts';
 import { seriesOf } from './metadata.ts';
 import { verifactuQrUrl } from './qr.ts';
 import {
@@ -225,12 +226,17 @@ function buildAlta(input: BuildInput): FiscalRecord {
   const { lines, cuota, total } = desglose(tx.items, corrective ? -1 : 1, exemption, taxOf(input.location));
   const customer = NAMES_CUSTOMER.has(tipo) ? destinatario(tx) : undefined;
   const rectified = corrective ? rectifiedInvoice(input, nif) : undefined;
+  // An F3 names the simplified invoices it replaces, issued by the same issuer (../es/replacement.ts).
+  const replaced = tipo === 'F3'
+    ? replacedInvoicesOf(tx).map((r): InvoiceId => ({ IDEmisorFactura: nif, NumSerieFactura: r.number, FechaExpedicionFactura: r.issue_date }))
+    : undefined;
   const { xml, huella } = registroAltaXml({
     id,
     NombreRazonEmisor: issuerName(input),
     TipoFactura: tipo,
     TipoRectificativa: corrective ? 'I' : undefined,
     FacturasRectificadas: rectified ? [rectified] : undefined,
+    FacturasSustituidas: replaced,
     DescripcionOperacion: description(tx),
     Destinatarios: customer ? [customer] : undefined,
     Desglose: lines,

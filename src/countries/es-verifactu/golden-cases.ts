@@ -5,7 +5,7 @@
  */
 import type { BuildInput, FiscalRecord, TransactionDraft } from '../types.ts';
 import { NOW, SOFTWARE, draft, line, location, validatedBuild } from '../shared/test-fixtures.ts';
-import { RECARGO_SALE } from '../es/test-fixtures.ts';
+import { RECARGO_SALE, replacingBuild } from '../es/test-fixtures.ts';
 import { verifactu } from './index.ts';
 
 export interface GoldenCase {
@@ -108,4 +108,32 @@ export function goldenTaxCases(): GoldenCase[] {
       items: [line({ description: 'Servicio de reparación', quantity: 1, unit_price: 4000, tax_rate: 3, tax_amount: 120, total_amount: 4120 })],
     }), 2),
   ];
+}
+
+/**
+ * The customer of two tickets of the chain (the second and the exempt one, both F2) asks for
+ * an invoice with their name and NIF: a full invoice (F3) that replaces them, naming each in
+ * FacturasSustituidas (../es/replacement.ts). The next link after `chain`, apart from it so
+ * the chain's own tests keep their length.
+ */
+export function goldenReplacementCase(chain = goldenChain(), loc = location('es-verifactu')): GoldenCase {
+  const last = chain.at(-1)!;
+  const seq = chain.length + 1;
+  const transactionId = `00000000-0000-4000-8000-00000000000${seq}`;
+  const tickets = [chain[1]!, chain.find((c) => c.file === 'alta-exempt.xml')!].map((c) => ({ ...c, issuedAt: NOW }));
+  const built = replacingBuild(
+    verifactu, loc,
+    draft({
+      customer_context: customer,
+      // The same lines as the tickets, the exempt one's cause with them.
+      metadata: { replaces_simplified: tickets.map((t) => t.transactionId), exemption_code: 'E1' },
+      items: tickets.flatMap((t) => t.tx.items),
+    }),
+    tickets,
+    {
+      transactionId, now: at(480),
+      chain: { seq, previous: { fingerprint: last.record.fingerprint, fiscalId: null, issuedAt: NOW.toISOString(), linkData: last.record.linkData } },
+    },
+  );
+  return { file: 'alta-f3-replaces.xml', kind: 'record', transactionId, tx: built.tx, record: built.record };
 }

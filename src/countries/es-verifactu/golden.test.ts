@@ -9,7 +9,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../test/support/xml-tools.ts';
 import { goldenFiles } from '../shared/golden.ts';
-import { goldenChain, goldenTaxCases } from './golden-cases.ts';
+import { goldenChain, goldenReplacementCase, goldenTaxCases } from './golden-cases.ts';
 import { huellaAlta, huellaAnulacion } from './huella.ts';
 import { regFactuRequest, soapEnvelope } from './soap.ts';
 
@@ -18,8 +18,10 @@ const expectGolden = goldenFiles(new URL('./golden/', import.meta.url));
 const chain = goldenChain();
 /** IGIC and IPSI records: each the first of its own chain. */
 const taxes = goldenTaxCases();
-/** Every record with a golden file: the chain, then the IGIC and IPSI ones. */
-const all = [...chain, ...taxes];
+/** The F3 replacing two of the chain's tickets: the link after the chain. */
+const replacement = goldenReplacementCase(chain);
+/** Every record with a golden file: the chain, then the IGIC and IPSI ones, then the F3. */
+const all = [...chain, ...taxes, replacement];
 const obligado = { nif: 'B12345674', nombreRazon: 'Ejemplo SL' };
 const parser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: true, parseTagValue: false });
 const xsdTitle = (title: string) => (HAVE_SCHEMAS ? title : `${title}: ${SCHEMAS_MISSING_MESSAGE}`);
@@ -99,6 +101,22 @@ describe('VERI*FACTU golden records', () => {
     expect(altas.map((a) => a.TipoFactura)).toEqual(['F2', 'F2', 'F1', 'R5', 'R1', 'F2', 'F1']);
     expect(altas.map((a) => a.Destinatarios !== undefined)).toEqual([false, false, true, false, true, false, true]);
     expect(altas[4]!.FacturasRectificadas.IDFacturaRectificada).toEqual({ IDEmisorFactura: 'B12345674', NumSerieFactura: 'A-3', FechaExpedicionFactura: '15-01-2026' });
+  });
+
+  it('F3: a full invoice replacing two tickets names its customer and each ticket in FacturasSustituidas (their NumSerieFactura and date), F3 in the huella', () => {
+    const c = replacement;
+    const alta = (parser.parse(c.record.body) as Record<string, Record<string, any>>).RegistroAlta!;
+    expect(alta.TipoFactura).toBe('F3');
+    expect(alta.TipoRectificativa).toBeUndefined();
+    expect(alta.FacturasRectificadas).toBeUndefined();
+    expect(alta.FacturasSustituidas.IDFacturaSustituida).toEqual([
+      { IDEmisorFactura: 'B12345674', NumSerieFactura: chain[1]!.record.documentNumber, FechaExpedicionFactura: '15-01-2026' },
+      { IDEmisorFactura: 'B12345674', NumSerieFactura: chain.find((x) => x.file === 'alta-exempt.xml')!.record.documentNumber, FechaExpedicionFactura: '15-01-2026' },
+    ]);
+    expect(alta.Destinatarios.IDDestinatario).toEqual({ NombreRazon: 'Cliente Ejemplo SA', NIF: 'B64717838' });
+    // Numbered in the sales series, after the F1 with recargo, and chained to it.
+    expect(alta.IDFactura.NumSerieFactura).toBe('A-9');
+    expect(alta.Encadenamiento.RegistroAnterior).toEqual({ ...chain.at(-1)!.record.linkData, Huella: chain.at(-1)!.record.fingerprint });
   });
 
   it('an exempt operation: its 0 % lines are one DetalleDesglose with OperacionExenta, no rate and no quota (AEAT 1196); the others stay S1', () => {

@@ -6,6 +6,8 @@
  *   the line descriptions when not given);
  * - `original_invoice_number` / `original_issue_date` (DD-MM-YYYY): the invoice a refund
  *   corrects, written as `FacturasRectificadas` (both or neither);
+ * - `replaces_simplified`: the transaction ids of the simplified invoices (F2) a full one
+ *   replaces: TipoFactura F3 with `FacturasSustituidas` (../es/replacement.ts);
  * - `exemption_code` (E1–E6): the 0 % lines are an exempt operation (../es/exemption.ts);
  * - the lines' rates: those of the location's tax (../es/tax.ts: IVA, or IGIC/IPSI when
  *   `country_config.tax` says so), and their recargo de equivalencia (../es/surcharge.ts).
@@ -17,6 +19,7 @@ import { isDmyDate } from '../shared/dates.ts';
 import { baseMetadata, optionalText, withoutUndefined, metaString } from '../shared/metadata-fields.ts';
 import { readInvoiceNumber, readSpanishInvoiceType, seriesFor } from '../es/invoice.ts';
 import { requireLiveTaxId } from '../es/common.ts';
+import { readReplacedIds } from '../es/replacement.ts';
 import { exemptionNotForTax, readExemptionCode } from '../es/exemption.ts';
 import { TAX_NAMES, checkTaxRates, taxOf } from '../es/tax.ts';
 import { breakdownCount, checkSurcharges } from '../es/surcharge.ts';
@@ -51,6 +54,8 @@ export function validateVerifactuTransaction(tx: TransactionDraft, ctx: Transact
   if (producer !== undefined && !isProducerTaxId(producer)) throw badRequest(SOFTWARE_NIF_INVALID);
   const meta = baseMetadata(tx, 'ES');
   const invoice_number = readInvoiceNumber(meta);
+  // A full invoice in place of simplified ones (F3) names them by transaction id (../es/replacement.ts).
+  const replaces_simplified = readReplacedIds(tx, meta);
   const invoice_type = readSpanishInvoiceType(tx, meta);
   const series = seriesFor(meta, invoice_type, DEFAULT_SERIES);
   const description = optionalText(meta, 'description', DESCRIPTION_INVALID, /^[\s\S]{1,500}$/);
@@ -69,5 +74,5 @@ export function validateVerifactuTransaction(tx: TransactionDraft, ctx: Transact
   checkSurcharges(tx, tax, exemption_code);
   // A foreign customer's IDOtro needs its country (../es/party.ts): 02 for the EU, 04 elsewhere.
   checkForeignCustomer(tx, isValidSpanishNif);
-  return withoutUndefined({ ...meta, series, invoice_number, invoice_type, description, original_invoice_number, original_issue_date, exemption_code });
+  return withoutUndefined({ ...meta, series, invoice_number, invoice_type, description, original_invoice_number, original_issue_date, exemption_code, replaces_simplified });
 }

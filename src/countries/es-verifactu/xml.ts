@@ -83,6 +83,8 @@ export interface AltaFields {
   /** Corrective invoices only: S (substitution) or I (differences). */
   TipoRectificativa?: 'S' | 'I' | undefined;
   FacturasRectificadas?: InvoiceId[] | undefined;
+  /** F3 only: the simplified invoices it replaces (FacturasSustituidas, IDFacturaARType). */
+  FacturasSustituidas?: InvoiceId[] | undefined;
   DescripcionOperacion: string;
   /** F1, F3, R1-R4 name the customer (AEAT 1189); F2 and R5 must not (1190). */
   Destinatarios?: Party[] | undefined;
@@ -163,6 +165,10 @@ export function registroAltaXml(f: AltaFields): BuiltRecord {
     f.FacturasRectificadas !== undefined && f.FacturasRectificadas.length > 0
       ? w('FacturasRectificadas', f.FacturasRectificadas.map((r) => w('IDFacturaRectificada', idFacturaXml(r))).join(''))
       : '';
+  const sustituidas =
+    f.FacturasSustituidas !== undefined && f.FacturasSustituidas.length > 0
+      ? w('FacturasSustituidas', f.FacturasSustituidas.map((r) => w('IDFacturaSustituida', idFacturaXml(r))).join(''))
+      : '';
   const destinatarios =
     f.Destinatarios !== undefined && f.Destinatarios.length > 0
       ? w('Destinatarios', f.Destinatarios.map((d) => w('IDDestinatario', partyXml(d))).join(''))
@@ -192,6 +198,7 @@ export function registroAltaXml(f: AltaFields): BuiltRecord {
     s('TipoFactura', f.TipoFactura) +
     optEl('sf:TipoRectificativa', f.TipoRectificativa) +
     rectificadas +
+    sustituidas +
     s('DescripcionOperacion', f.DescripcionOperacion) +
     destinatarios +
     desglose +

@@ -7,11 +7,14 @@
  * - F2: simplified invoice (art. 7): the retail receipt, no customer tax id needed;
  * - R1-R4: corrective invoices of full invoices (art. 15, the reasons of LIVA art. 80);
  *   R1 (art. 80.1/80.2: returns, discounts, errors founded in law) is the one a refund is;
- * - R5: corrective invoice of a simplified invoice.
+ * - R5: corrective invoice of a simplified invoice;
+ * - F3: full invoice issued in place of simplified ones (./replacement.ts): chosen by
+ *   `metadata.replaces_simplified`, never alone.
  */
 import { badRequest } from '../../core/errors.ts';
 import type { IssuedDocument, TransactionDraft } from '../types.ts';
 import { customerTaxId, metaString, optionalText, type Metadata } from '../shared/metadata-fields.ts';
+import { REPLACES_FIELD } from './replacement.ts';
 
 /*
  * Series and numbers: TicketBAI `SerieFactura` / `NumFactura` allow 20 characters each,
@@ -44,7 +47,19 @@ export const readInvoiceNumber = (meta: Metadata): string | undefined =>
 
 const SALE_TYPES = ['F1', 'F2'] as const;
 const CORRECTIVE_TYPES = ['R1', 'R2', 'R3', 'R4', 'R5'] as const;
-export type SpanishInvoiceType = (typeof SALE_TYPES)[number] | (typeof CORRECTIVE_TYPES)[number];
+export type SpanishInvoiceType = (typeof SALE_TYPES)[number] | (typeof CORRECTIVE_TYPES)[number] | 'F3';
+
+export const F3_INVOICE_TYPE = `metadata.invoice_type must be F3 or left out when metadata.${REPLACES_FIELD} is given`;
+export const F3_ALONE = `metadata.invoice_type F3 needs metadata.${REPLACES_FIELD}: the transaction ids of the simplified invoices it replaces`;
+export const F3_NEEDS_CUSTOMER =
+  `a full invoice replacing simplified ones (F3, metadata.${REPLACES_FIELD}) names its customer: give the customer's tax id (nif or tax_id) and name in customer_context`;
+
+/** The customer's name as the records read it (`name`, else `legal_name`), when given. */
+const customerName = (tx: TransactionDraft): string | undefined => {
+  const ctx = tx.customer_context ?? {};
+  const named = [ctx.name, ctx.legal_name].find((v): v is string => typeof v === 'string' && v.trim() !== '');
+  return named?.trim();
+};
 
 /**
  * The invoice type: F2 unless the customer gives a tax id (F1); a refund or void is
@@ -76,6 +91,15 @@ function chosenInvoiceType(tx: TransactionDraft, meta: Metadata): SpanishInvoice
   const hasCustomer = customerTaxId(tx) !== undefined;
   const corrective = tx.type !== 'sale';
   const raw = meta.invoice_type;
+  const replacing = meta[REPLACES_FIELD] !== undefined && meta[REPLACES_FIELD] !== null;
+  // F3 replaces the tickets the request names: a full invoice, which names its customer by
+  // tax id and name (RD 1619/2012 art. 6.1.d); the ids' form is readReplacedIds'.
+  if (replacing && !corrective) {
+    if (raw !== undefined && raw !== null && raw !== '' && !(typeof raw === 'string' && raw.trim() === 'F3')) throw badRequest(F3_INVOICE_TYPE);
+    if (!hasCustomer || customerName(tx) === undefined) throw badRequest(F3_NEEDS_CUSTOMER);
+    return 'F3';
+  }
+  if (typeof raw === 'string' && raw.trim() === 'F3' && !corrective) throw badRequest(F3_ALONE);
   if (raw === undefined || raw === null || raw === '') {
     if (corrective) return hasCustomer ? 'R1' : 'R5';
     return hasCustomer ? 'F1' : 'F2';

@@ -20,10 +20,11 @@ const FULL: Localized = { es: 'Factura', en: 'Invoice' };
 const RECTIFYING: Localized = { es: 'Factura rectificativa', en: 'Corrective invoice' };
 const RECTIFYING_SIMPLIFIED: Localized = { es: 'Factura rectificativa simplificada', en: 'Corrective simplified invoice' };
 
-/** The title of the record's invoice type (es/invoice.ts: F1, F2, R1-R4, R5), as the stored metadata says. */
+/** The title of the record's invoice type (es/invoice.ts: F1, F2, F3, R1-R4, R5), as the stored metadata says. */
 export function spanishTitle(_hints: readonly RenderHint[], tx: TransactionDraft): Localized {
   const type = invoiceTypeOf(tx);
-  if (type === 'F1') return FULL;
+  // F3: a full invoice, issued in place of simplified ones (./replacement.ts).
+  if (type === 'F1' || type === 'F3') return FULL;
   if (type === 'F2') return SIMPLIFIED;
   return type === 'R5' ? RECTIFYING_SIMPLIFIED : RECTIFYING;
 }

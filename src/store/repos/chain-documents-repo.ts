@@ -2,12 +2,14 @@ import type { Queryable } from '../db.ts';
 
 /**
  * What a chain's records name, by role (migration 0049): the documents they annul
- * (FiscalSystem.annulledDocument) and the numbers their requests chose
- * (FiscalSystem.issuedDocument). Each is once per chain (`chain_key`: the chain, or the
- * wider scope the system names) while it stands. A chosen number in a series counter's
- * form carries its place in that series (`numbering_key`, `number`: migration 0052).
+ * (FiscalSystem.annulledDocument), the numbers their requests chose
+ * (FiscalSystem.issuedDocument) and the earlier sales they replace (FiscalSystem.replaces:
+ * `document` is the replaced transaction's id, the scope its location's). Each is once per
+ * chain (`chain_key`: the chain, or the wider scope the system names) while it stands. A
+ * chosen number in a series counter's form carries its place in that series
+ * (`numbering_key`, `number`: migration 0052).
  */
-export type ChainDocumentRole = 'annulled' | 'issued';
+export type ChainDocumentRole = 'annulled' | 'issued' | 'replaced';
 
 export const chainDocumentsRepo = {
   /**

@@ -1,0 +1,227 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { XMLParser } from 'fast-xml-parser';
+import { startTestApp, type TestApp, unlimitedLimiter } from '../support/harness.ts';
+import { createLocation, createTx, getTx, saleBody } from '../support/transactions.ts';
+import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../support/xml-tools.ts';
+import { regFactuRequest } from '../../src/countries/es-verifactu/soap.ts';
+
+/*
+ * A full invoice replacing simplified ones (F3, src/countries/es/replacement.ts): the
+ * customer of one or more tickets (F2) asks for an invoice with their NIF and name; the
+ * request names the tickets by transaction id in metadata.replaces_simplified. Only this
+ * account's, location's and environment's simplified sales, neither refused nor cancelled,
+ * each replaced once (also when two replacements race).
+ */
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ limiter: unlimitedLimiter() });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const CUSTOMER = { nif: 'B64717838', name: 'Cliente Ejemplo SA' };
+const parser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: true, parseTagValue: false });
+
+async function created(key: string, body: object): Promise<Record<string, any>> {
+  const res = await createTx(t, key, body);
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json();
+}
+
+async function record(key: string, id: string): Promise<string> {
+  const res = await t.request({ method: 'GET', url: `/v1/transactions/${id}/fiscal-record`, key });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.body;
+}
+
+const replacing = (loc: string, ids: unknown, over: Record<string, unknown> = {}) =>
+  saleBody(loc, { customer_context: CUSTOMER, metadata: { replaces_simplified: ids }, ...over });
+
+async function refused(key: string, body: object, status: number): Promise<string> {
+  const res = await createTx(t, key, body);
+  expect(res.statusCode, res.body).toBe(status);
+  return res.json().error;
+}
+
+describe('VERI*FACTU: a full invoice (F3) replacing tickets', () => {
+  it('names each replaced ticket in FacturasSustituidas (its NumSerieFactura and date), names the customer, validates against SuministroLR.xsd', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-verifactu');
+    const first = await created(key, saleBody(loc));
+    const second = await created(key, saleBody(loc));
+    const f3 = await created(key, replacing(loc, [first.id, second.id]));
+    const xml = await record(key, f3.id);
+    const alta = (parser.parse(xml) as Record<string, any>).RegistroAlta;
+    expect(alta.TipoFactura).toBe('F3');
+    const numbers = await Promise.all([first.id, second.id].map(async (id) => (parser.parse(await record(key, id)) as Record<string, any>).RegistroAlta.IDFactura));
+    expect(alta.FacturasSustituidas.IDFacturaSustituida).toEqual(numbers);
+    expect(alta.Destinatarios.IDDestinatario).toEqual({ NombreRazon: CUSTOMER.name, NIF: CUSTOMER.nif });
+    if (HAVE_SCHEMAS) {
+      const v = xsdValidate(regFactuRequest({ nif: 'B12345674', nombreRazon: 'Bar Pepe' }, [xml]), 'es/verifactu/SuministroLR.xsd');
+      expect(v.ok, v.output).toBe(true);
+    } else console.warn(`spain-replacements: XSD validation skipped: ${SCHEMAS_MISSING_MESSAGE}`);
+    // The receipt titles it a full invoice (the tickets stay simplified ones).
+    const receipt = await t.request({ method: 'GET', url: `/v1/transactions/${f3.id}/receipt?format=text&lang=en`, key });
+    expect(receipt.statusCode).toBe(200);
+    expect(receipt.body).toMatch(/^ *Invoice$/m);
+    expect(receipt.body).not.toContain('Simplified invoice');
+  });
+
+  it('an F3 is cancelled as any invoice is: its annulment is built from the stored draft (its replaced_invoices are the service\'s own)', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-verifactu');
+    const ticket = await created(key, saleBody(loc));
+    const f3 = await created(key, replacing(loc, [ticket.id]));
+    await t.worker.drain(); // the stub accepts the invoice: cancellable now
+    const cancel = await t.request({ method: 'POST', url: `/v1/transactions/${f3.id}/cancel`, key, payload: {} });
+    expect(cancel.statusCode, cancel.body).toBe(201);
+    const annulment = (parser.parse(await record(key, cancel.json().id)) as Record<string, any>).RegistroAnulacion;
+    const alta = (parser.parse(await record(key, f3.id)) as Record<string, any>).RegistroAlta.IDFactura;
+    expect(annulment.IDFactura).toEqual({ IDEmisorFacturaAnulada: alta.IDEmisorFactura, NumSerieFacturaAnulada: alta.NumSerieFactura, FechaExpedicionFacturaAnulada: alta.FechaExpedicionFactura });
+  });
+
+  it('a ticket is replaced once: a second F3 naming it is a 409, also when two race; the other tickets stay replaceable', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-verifactu');
+    const ticket = await created(key, saleBody(loc));
+    await created(key, replacing(loc, [ticket.id]));
+    expect(await refused(key, replacing(loc, [ticket.id]), 409)).toBe(`metadata.replaces_simplified: transaction ${ticket.id} was already replaced by another invoice`);
+
+    const raced = await created(key, saleBody(loc));
+    const results = await Promise.all([1, 2, 3].map(() => createTx(t, key, replacing(loc, [raced.id]))));
+    expect(results.map((r) => r.statusCode).sort()).toEqual([201, 409, 409]);
+
+    // The same request again under its idempotency key answers the replacement it made, not a 409.
+    const again = await created(key, saleBody(loc));
+    const headers = { 'idempotency-key': `f3-${again.id}` };
+    const made = await createTx(t, key, replacing(loc, [again.id]), headers);
+    expect(made.statusCode, made.body).toBe(201);
+    const replay = await createTx(t, key, replacing(loc, [again.id]), headers);
+    expect(replay.statusCode, replay.body).toBeLessThan(300);
+    expect(replay.json().id).toBe(made.json().id);
+
+    // A replacement naming a free ticket beside a replaced one is refused whole.
+    const free = await created(key, saleBody(loc));
+    expect(await refused(key, replacing(loc, [free.id, raced.id]), 409)).toContain(raced.id);
+    await created(key, replacing(loc, [free.id]));
+  });
+
+  it('another account\'s ticket is unknown (404, as an id that does not exist); another location\'s, a full invoice, a refund or a cancelled ticket are 400s', async () => {
+    const other = await t.signup();
+    const otherLoc = await createLocation(t, other.key, 'es-verifactu');
+    const foreign = await created(other.key, saleBody(otherLoc));
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-verifactu');
+    const unknown = '01890000-0000-7000-8000-000000000000';
+    expect(await refused(key, replacing(loc, [foreign.id]), 404)).toBe(`metadata.replaces_simplified: transaction ${foreign.id} not found`);
+    expect(await refused(key, replacing(loc, [unknown]), 404)).toBe(`metadata.replaces_simplified: transaction ${unknown} not found`);
+
+    const loc2 = await createLocation(t, key, 'es-verifactu');
+    const elsewhere = await created(key, saleBody(loc2));
+    expect(await refused(key, replacing(loc, [elsewhere.id]), 400)).toContain('is of another location');
+
+    const full = await created(key, saleBody(loc, { customer_context: CUSTOMER }));
+    expect(await refused(key, replacing(loc, [full.id]), 400)).toContain('is not a simplified invoice (F2)');
+    const refund = await created(key, saleBody(loc, { type: 'refund' }));
+    expect(await refused(key, replacing(loc, [refund.id]), 400)).toContain('is not a sale');
+
+    const ticket = await created(key, saleBody(loc));
+    await t.worker.drain();
+    const cancel = await t.request({ method: 'POST', url: `/v1/transactions/${ticket.id}/cancel`, key, payload: {} });
+    expect(cancel.statusCode, cancel.body).toBeLessThan(300);
+    expect(await refused(key, replacing(loc, [ticket.id]), 400)).toContain('is cancelled or being cancelled');
+    await t.worker.drain();
+    expect((await getTx(t, key, ticket.id)).status).toBe('cancelled');
+    expect(await refused(key, replacing(loc, [ticket.id]), 400)).toContain('is cancelled or being cancelled');
+    // Nothing was recorded for the refused requests.
+    const { rows } = await t.db.query("SELECT count(*)::int AS n FROM chain_documents WHERE role = 'replaced' AND document = $1", [ticket.id]);
+    expect(rows[0]).toEqual({ n: 0 });
+  });
+
+  it('the request: a customer with NIF and name, well-formed ids, a sale, no invoice_type but F3, no replaced_invoices of its own', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-verifactu');
+    const ticket = await created(key, saleBody(loc));
+    const needsCustomer = "a full invoice replacing simplified ones (F3, metadata.replaces_simplified) names its customer: give the customer's tax id (nif or tax_id) and name in customer_context";
+    expect(await refused(key, replacing(loc, [ticket.id], { customer_context: null }), 400)).toBe(needsCustomer);
+    expect(await refused(key, replacing(loc, [ticket.id], { customer_context: { nif: CUSTOMER.nif } }), 400)).toBe(needsCustomer);
+    const invalid = 'metadata.replaces_simplified must be an array of 1 to 100 distinct transaction ids';
+    for (const ids of [[], 'x', [ticket.id, ticket.id], ['not-a-uuid'], ticket.id]) expect(await refused(key, replacing(loc, ids), 400)).toBe(invalid);
+    expect(await refused(key, replacing(loc, [ticket.id], { type: 'refund' }), 400)).toBe('metadata.replaces_simplified is only allowed on sale transactions');
+    expect(await refused(key, saleBody(loc, { customer_context: CUSTOMER, metadata: { replaces_simplified: [ticket.id], invoice_type: 'F1' } }), 400))
+      .toBe('metadata.invoice_type must be F3 or left out when metadata.replaces_simplified is given');
+    expect(await refused(key, saleBody(loc, { customer_context: CUSTOMER, metadata: { invoice_type: 'F3' } }), 400))
+      .toBe('metadata.invoice_type F3 needs metadata.replaces_simplified: the transaction ids of the simplified invoices it replaces');
+    expect(await refused(key, saleBody(loc, { customer_context: CUSTOMER, metadata: { replaces_simplified: [ticket.id], replaced_invoices: [] } }), 400))
+      .toBe('metadata.replaced_invoices is written by the service from metadata.replaces_simplified; leave it out');
+    // invoice_type F3 given explicitly is accepted with the tickets.
+    await created(key, saleBody(loc, { customer_context: CUSTOMER, metadata: { replaces_simplified: [ticket.id], invoice_type: 'F3' } }));
+  });
+});
+
+describe('SII: a full invoice (F3) replacing tickets', () => {
+  const PARTY = { counterparty_nif: 'A13585625', counterparty_name: 'Cliente Ejemplo SA' };
+
+  it('names each ticket in FacturasAgrupadas as it was reported (NumSerieFacturaEmisor and date) and the counterparty', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-sii');
+    const ticket = await created(key, saleBody(loc, { metadata: { simplified: true } }));
+    const f3 = await created(key, saleBody(loc, { metadata: { ...PARTY, replaces_simplified: [ticket.id] } }));
+    const factura = (parser.parse(await record(key, f3.id)) as Record<string, any>).RegistroLRFacturasEmitidas;
+    const reported = (parser.parse(await record(key, ticket.id)) as Record<string, any>).RegistroLRFacturasEmitidas.IDFactura;
+    expect(factura.FacturaExpedida.TipoFactura).toBe('F3');
+    expect(factura.FacturaExpedida.FacturasAgrupadas.IDFacturaAgrupada).toEqual({
+      NumSerieFacturaEmisor: reported.NumSerieFacturaEmisor, FechaExpedicionFacturaEmisor: reported.FechaExpedicionFacturaEmisor,
+    });
+    expect(factura.FacturaExpedida.Contraparte).toEqual({ NombreRazon: PARTY.counterparty_name, NIF: PARTY.counterparty_nif });
+  });
+
+  it('a ticket is replaced once per location, whatever series (chain) the replacements are numbered in, also when they race', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-sii');
+    const ticket = await created(key, saleBody(loc, { metadata: { simplified: true } }));
+    const results = await Promise.all(['X', 'Y', 'Z'].map((series) =>
+      createTx(t, key, saleBody(loc, { metadata: { ...PARTY, series, replaces_simplified: [ticket.id] } }))));
+    expect(results.map((r) => r.statusCode).sort()).toEqual([201, 409, 409]);
+    const { rows } = await t.db.query("SELECT count(*)::int AS n FROM chain_documents WHERE role = 'replaced' AND document = $1", [ticket.id]);
+    expect(rows[0]).toEqual({ n: 1 });
+  });
+
+  it('the counterparty is required, simplified: true is refused, a full invoice is not replaced', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-sii');
+    const ticket = await created(key, saleBody(loc, { metadata: { simplified: true } }));
+    expect(await refused(key, saleBody(loc, { metadata: { replaces_simplified: [ticket.id] } }), 400))
+      .toBe('counterparty_nif and counterparty_name are required in metadata for an SII invoice replacing simplified ones (F3, metadata.replaces_simplified)');
+    expect(await refused(key, saleBody(loc, { metadata: { ...PARTY, simplified: true, replaces_simplified: [ticket.id] } }), 400))
+      .toBe('metadata.simplified cannot be true with metadata.replaces_simplified: the invoice replacing simplified ones is a full one (F3)');
+    const full = await created(key, saleBody(loc, { metadata: PARTY }));
+    expect(await refused(key, saleBody(loc, { metadata: { ...PARTY, replaces_simplified: [full.id] } }), 400)).toContain('is not a simplified invoice (F2)');
+  });
+});
+
+describe('TicketBAI: a full invoice (F3) replacing tickets', () => {
+  it('says FacturaEmitidaSustitucionSimplificada S and names each ticket by series, number and date; XSD-valid', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-ticketbai');
+    const tickets = [await created(key, saleBody(loc)), await created(key, saleBody(loc))];
+    const f3 = await created(key, replacing(loc, tickets.map((x) => x.id)));
+    const xml = await record(key, f3.id);
+    const cabecera = (parser.parse(xml) as Record<string, any>).TicketBai.Factura.CabeceraFactura;
+    expect(cabecera.FacturaSimplificada).toBe('N');
+    expect(cabecera.FacturaEmitidaSustitucionSimplificada).toBe('S');
+    const named = await Promise.all(tickets.map(async (x) => {
+      const c = (parser.parse(await record(key, x.id)) as Record<string, any>).TicketBai.Factura.CabeceraFactura;
+      expect(c.FacturaEmitidaSustitucionSimplificada).toBe('N');
+      return { SerieFactura: c.SerieFactura, NumFactura: c.NumFactura, FechaExpedicionFactura: c.FechaExpedicionFactura };
+    }));
+    expect(cabecera.FacturasRectificadasSustituidas.IDFacturaRectificadaSustituida).toEqual(named);
+    if (HAVE_SCHEMAS) {
+      const v = xsdValidate(xml, 'es/ticketbai/ticketbaiv1-2-2.xsd');
+      expect(v.ok, v.output).toBe(true);
+    }
+    expect(await refused(key, replacing(loc, [tickets[0]!.id]), 409)).toContain('was already replaced');
+  });
+});
