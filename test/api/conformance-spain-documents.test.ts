@@ -4,7 +4,7 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { configs } from '../support/fixtures.ts';
 import { startTestApp, type TestApp, unlimitedLimiter } from '../support/harness.ts';
 import { embeddedCertificatePem, tagText } from '../support/spain.ts';
-import { createLocation, createTx } from '../support/transactions.ts';
+import { createdTx, createLocation, createTx, fiscalRecordOf } from '../support/transactions.ts';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xmlsecVerify, xsdValidate } from '../support/xml-tools.ts';
 
 /*
@@ -66,17 +66,8 @@ function sale(location_id: string, items: ReturnType<typeof item>[], over: Recor
 
 const MIXED = [item('Pan', 3, 133, 4), item('Leche', 1.5, 99, 10), item('Vino & "tinto" <reserva>', 2, 1050, 21), item('Libro', 1, 1000, 0)];
 
-async function created(key: string, body: object): Promise<Record<string, any>> {
-  const res = await createTx(t, key, body);
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json();
-}
-
-async function record(key: string, id: string): Promise<string> {
-  const res = await t.request({ method: 'GET', url: `/v1/transactions/${id}/fiscal-record`, key });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.body;
-}
+const created = (key: string, body: object) => createdTx(t, key, body);
+const record = (key: string, id: string) => fiscalRecordOf(t, key, id);
 
 async function expect400(key: string, body: object, message: string): Promise<void> {
   const res = await createTx(t, key, body);

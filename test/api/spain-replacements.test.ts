@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { XMLParser } from 'fast-xml-parser';
 import { startTestApp, type TestApp, unlimitedLimiter } from '../support/harness.ts';
-import { createLocation, createTx, getTx, saleBody } from '../support/transactions.ts';
+import { createdTx, createLocation, createTx, fiscalRecordOf, getTx, saleBody } from '../support/transactions.ts';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../support/xml-tools.ts';
 import { regFactuRequest } from '../../src/countries/es-verifactu/soap.ts';
 
@@ -24,17 +24,8 @@ afterAll(async () => {
 const CUSTOMER = { nif: 'B64717838', name: 'Cliente Ejemplo SA' };
 const parser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: true, parseTagValue: false });
 
-async function created(key: string, body: object): Promise<Record<string, any>> {
-  const res = await createTx(t, key, body);
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json();
-}
-
-async function record(key: string, id: string): Promise<string> {
-  const res = await t.request({ method: 'GET', url: `/v1/transactions/${id}/fiscal-record`, key });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.body;
-}
+const created = (key: string, body: object) => createdTx(t, key, body);
+const record = (key: string, id: string) => fiscalRecordOf(t, key, id);
 
 const replacing = (loc: string, ids: unknown, over: Record<string, unknown> = {}) =>
   saleBody(loc, { customer_context: CUSTOMER, metadata: { replaces_simplified: ids }, ...over });

@@ -73,3 +73,17 @@ export async function getTx(t: TestApp, key: string, id: string) {
   if (res.statusCode !== 200) throw new Error(`get ${id}: ${res.statusCode} ${res.body}`);
   return res.json();
 }
+
+/** A create that must answer 201: its transaction. */
+export async function createdTx(t: TestApp, key: string, body: object, headers: Record<string, string> = {}): Promise<Record<string, any>> {
+  const res = await createTx(t, key, body, headers);
+  if (res.statusCode !== 201) throw new Error(`create: ${res.statusCode} ${res.body}`);
+  return res.json();
+}
+
+/** A transaction's fiscal record as GET …/fiscal-record answers it (200). */
+export async function fiscalRecordOf(t: TestApp, key: string, id: string): Promise<string> {
+  const res = await t.request({ method: 'GET', url: `/v1/transactions/${id}/fiscal-record`, key });
+  if (res.statusCode !== 200) throw new Error(`fiscal record of ${id}: ${res.statusCode} ${res.body}`);
+  return res.body;
+}
