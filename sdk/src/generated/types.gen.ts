@@ -2299,7 +2299,7 @@ export type ListTransactionsResponses = {
             cancellation_transaction_id: string | null;
             deadline_at: string | null;
             /**
-             * a record offline (Greece offline_pending): when its grace window closes (creation + the grace of the account's tier when it first went offline: 7 days by default, up to 30); null otherwise
+             * a record kept offline by a system with an offline fallback: when its grace window closes (its creation + the grace of the account's tier when it first went offline); null otherwise
              */
             offline_until: string | null;
             submitted_at: string | null;
@@ -2558,7 +2558,7 @@ export type CreateTransactionResponses = {
         cancellation_transaction_id: string | null;
         deadline_at: string | null;
         /**
-         * a record offline (Greece offline_pending): when its grace window closes (creation + the grace of the account's tier when it first went offline: 7 days by default, up to 30); null otherwise
+         * a record kept offline by a system with an offline fallback: when its grace window closes (its creation + the grace of the account's tier when it first went offline); null otherwise
          */
         offline_until: string | null;
         submitted_at: string | null;
@@ -2617,7 +2617,7 @@ export type CreateTransactionResponses = {
         cancellation_transaction_id: string | null;
         deadline_at: string | null;
         /**
-         * a record offline (Greece offline_pending): when its grace window closes (creation + the grace of the account's tier when it first went offline: 7 days by default, up to 30); null otherwise
+         * a record kept offline by a system with an offline fallback: when its grace window closes (its creation + the grace of the account's tier when it first went offline); null otherwise
          */
         offline_until: string | null;
         submitted_at: string | null;
@@ -3000,7 +3000,7 @@ export type GetTransactionResponses = {
         cancellation_transaction_id: string | null;
         deadline_at: string | null;
         /**
-         * a record offline (Greece offline_pending): when its grace window closes (creation + the grace of the account's tier when it first went offline: 7 days by default, up to 30); null otherwise
+         * a record kept offline by a system with an offline fallback: when its grace window closes (its creation + the grace of the account's tier when it first went offline); null otherwise
          */
         offline_until: string | null;
         submitted_at: string | null;
@@ -3267,7 +3267,7 @@ export type CancelTransactionResponses = {
         cancellation_transaction_id: string | null;
         deadline_at: string | null;
         /**
-         * a record offline (Greece offline_pending): when its grace window closes (creation + the grace of the account's tier when it first went offline: 7 days by default, up to 30); null otherwise
+         * a record kept offline by a system with an offline fallback: when its grace window closes (its creation + the grace of the account's tier when it first went offline); null otherwise
          */
         offline_until: string | null;
         submitted_at: string | null;
@@ -3326,7 +3326,7 @@ export type CancelTransactionResponses = {
         cancellation_transaction_id: string | null;
         deadline_at: string | null;
         /**
-         * a record offline (Greece offline_pending): when its grace window closes (creation + the grace of the account's tier when it first went offline: 7 days by default, up to 30); null otherwise
+         * a record kept offline by a system with an offline fallback: when its grace window closes (its creation + the grace of the account's tier when it first went offline); null otherwise
          */
         offline_until: string | null;
         submitted_at: string | null;

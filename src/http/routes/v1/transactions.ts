@@ -33,7 +33,7 @@ export const TransactionSchema = Type.Object({
   cancels_transaction_id: Type.Union([Type.String(), Type.Null()]),
   cancellation_transaction_id: Type.Union([Type.String(), Type.Null()]),
   deadline_at: NullableDateTime,
-  offline_until: Type.Union([DateTime, Type.Null()], { description: 'a record offline (Greece offline_pending): when its grace window closes (creation + the grace of the account\'s tier when it first went offline: 7 days by default, up to 30); null otherwise' }),
+  offline_until: Type.Union([DateTime, Type.Null()], { description: 'a record kept offline by a system with an offline fallback: when its grace window closes (its creation + the grace of the account\'s tier when it first went offline); null otherwise' }),
   submitted_at: NullableDateTime,
   completed_at: NullableDateTime,
   created_at: DateTime,
