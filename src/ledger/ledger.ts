@@ -253,9 +253,11 @@ export function createLedger(deps: LedgerDeps): Ledger {
     let builtOn: Ahead | undefined;
     if (turn.pipelined) {
       // The batches before are still running: build on what the last will leave, if it is
-      // still on course; else wait for it (it will take the locking path, or did).
+      // still on course and no entry may refuse itself on that prediction
+      // (`refusesOnHead`); else wait for it (it will take the locking path, or did).
       const ahead = aheadOf.get(chainKey);
-      if (base !== undefined && onCourse(ahead, base)) {
+      items = take();
+      if (base !== undefined && onCourse(ahead, base) && !items.some((p) => p.refusesOnHead)) {
         base = ahead.head;
         builtOn = ahead;
       } else {
@@ -264,7 +266,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
       }
     }
     if (base) {
-      items = take();
+      items ??= take();
       if (aloneEligible(items, builtOn?.numbers)) {
         try {
           outcomes = await appendAlone(chainKey, items, base, builtOn, turn);

@@ -45,6 +45,13 @@ export interface LedgerEntry {
    * entry with such writes takes the locking path (a database transaction).
    */
   afterWrite?: ((tx: Queryable, built: BuiltEntry, now: Date) => Promise<void>) | undefined;
+  /**
+   * Its `build` may refuse the entry on what the previous link says (a JET event journaled
+   * once, a closure made once per period): it is built only on a head already committed,
+   * never on one a batch still in flight predicts. A refusal decided on a prediction would
+   * stand if that batch then failed (the event never journaled, or journaled late).
+   */
+  refusesOnHead?: boolean | undefined;
 }
 
 /** An entry up to its chained signature (`LedgerEntry.prepare`). */

@@ -247,6 +247,24 @@ describe('ledger', () => {
       expect(locked).toBe(0);
     });
 
+    it('an entry that may refuse itself on the head (refusesOnHead) is built only once the batch before is answered, on the head it committed', async () => {
+      const g = gatedLedger({ pass: 100, run: true, error: noAnswer });
+      const key = `journal:${newId()}`;
+      for (let i = 0; i < 2; i++) await g.ledger.append(journal(key, `warm ${i}`));
+      g.state.armed = true;
+      const built: string[] = [];
+      const a = g.ledger.append(noted(built, journal(key, 'a'), 'a'));
+      await vi.waitFor(() => expect(built).toContain('a'));
+      const b = g.ledger.append({ ...noted(built, journal(key, 'b'), 'b'), refusesOnHead: true });
+      await new Promise((r) => setTimeout(r, 50));
+      // A plain entry would be built on what a will leave by now; this one waits.
+      expect(built).toEqual(['a']);
+      g.state.release();
+      expect([(await a).created, (await b).created]).toEqual([true, true]);
+      expect(built).toEqual(['a', 'b']);
+      await expectWhole(key, ['warm 0', 'warm 1', 'a', 'b']);
+    });
+
     it('the first refused by its guard (another node appended meanwhile): the ones built on it are refused too and written after it on the locking path, in order, numbered without a gap', async () => {
       const g = gatedLedger({ pass: 100, run: true, error: noAnswer });
       const key = `journal:${newId()}`;

@@ -194,6 +194,8 @@ export function buildClosure(input: ClosureInput, link: ChainLink, now: Date): {
 export function closureEntry(input: ClosureInput): LedgerEntry {
   return {
     chainKey: closureChainKey(input.locationId, input.environment),
+    // Made once per period (`closureConflict`): decided on the committed head, never on a predicted one.
+    refusesOnHead: true,
     build(link, now) {
       const { closure, linkData } = buildClosure(input, link, now);
       return {

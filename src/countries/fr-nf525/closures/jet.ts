@@ -168,6 +168,8 @@ export function buildJet(input: JetInput, link: ChainLink, now: Date): { entry: 
 export function jetEntry(input: JetInput): LedgerEntry {
   return {
     chainKey: jetChainKey(input.locationId, input.environment),
+    // Journaled once (`onlyIf`): decided on the committed JET head, never on a predicted one.
+    refusesOnHead: input.onlyIf !== undefined,
     build(link, now) {
       const { entry, linkData } = buildJet(input, link, now);
       return {
