@@ -9,8 +9,7 @@ import { SURCHARGE_LINE_FIELD } from '../es/surcharge.ts';
 import { clientInvoiceNumber } from '../es/invoice.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
 import { metaString } from '../shared/metadata-fields.ts';
-import { dmyDate, localDate } from '../shared/dates.ts';
-import { spanishReplacement } from '../es/replacement.ts';
+import { recordIssueDate, spanishReplacement } from '../es/replacement.ts';
 import { runSandbox } from '../shared/sandbox.ts';
 import { validateSiiConfig } from './config.ts';
 import { validateSiiTransaction } from './metadata.ts';
@@ -50,7 +49,7 @@ export const sii: FiscalSystem<'es-sii', 'ES'> = {
   // its NumSerieFacturaEmisor and FechaExpedicionFacturaEmisor (metadata.issue_date).
   replaces: spanishReplacement((sale) =>
     sale.documentNumber
-      ? { number: sale.documentNumber, issue_date: metaString(sale.tx, 'issue_date') ?? dmyDate(localDate(new Date(sale.issuedAt), 'ES')) }
+      ? { number: sale.documentNumber, issue_date: metaString(sale.tx, 'issue_date') ?? recordIssueDate(sale) }
       : null),
   chainKey: ({ location, tx }) => chainKeyOf('es-sii', location.id, metaString(tx, 'series') ?? 'default'),
   initialStatus: () => 'pending',

@@ -8,8 +8,7 @@ import { SPAIN_CERTIFICATE_FIELDS } from '../es/common.ts';
 import { SURCHARGE_LINE_FIELD } from '../es/surcharge.ts';
 import { clientInvoiceNumber, counterNumber } from '../es/invoice.ts';
 import { metaString } from '../shared/metadata-fields.ts';
-import { dmyDate, localDate } from '../shared/dates.ts';
-import { spanishReplacement } from '../es/replacement.ts';
+import { recordIssueDate, spanishReplacement } from '../es/replacement.ts';
 import { runSandbox } from '../shared/sandbox.ts';
 import { TransportError } from '../types.ts';
 import { submitTicketBaiRealtime } from './rest-client.ts';
@@ -68,7 +67,7 @@ export const ticketBai: FiscalSystem<'es-ticketbai', 'ES'> = {
   replaces: spanishReplacement((sale) => {
     const series = metaString(sale.tx, 'series');
     return sale.documentNumber
-      ? { ...(series === undefined ? {} : { series }), number: sale.documentNumber, issue_date: dmyDate(localDate(new Date(sale.issuedAt), 'ES')) }
+      ? { ...(series === undefined ? {} : { series }), number: sale.documentNumber, issue_date: recordIssueDate(sale) }
       : null;
   }),
   chainKey: ({ location }) => issuerTerritoryOf(location),

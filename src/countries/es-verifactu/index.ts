@@ -7,8 +7,7 @@ import { SPAIN_CERTIFICATE_FIELDS } from '../es/common.ts';
 import { SURCHARGE_LINE_FIELD } from '../es/surcharge.ts';
 import { clientInvoiceNumber, counterNumber, isSeries } from '../es/invoice.ts';
 import { metaString } from '../shared/metadata-fields.ts';
-import { dmyDate, localDate } from '../shared/dates.ts';
-import { spanishReplacement } from '../es/replacement.ts';
+import { recordIssueDate, spanishReplacement } from '../es/replacement.ts';
 import { createVerifactuClient } from './client.ts';
 import { validateVerifactuConfig } from './config.ts';
 import { seriesOf, validateVerifactuTransaction } from './metadata.ts';
@@ -51,7 +50,7 @@ export const verifactu: FiscalSystem<'es-verifactu', 'ES'> = {
   // An F3 replaces simplified invoices (../es/replacement.ts): each named as AEAT holds it,
   // its NumSerieFactura and the Madrid date of its record (FechaExpedicionFactura).
   replaces: spanishReplacement((sale) =>
-    sale.documentNumber ? { number: sale.documentNumber, issue_date: dmyDate(localDate(new Date(sale.issuedAt), 'ES')) } : null),
+    sale.documentNumber ? { number: sale.documentNumber, issue_date: recordIssueDate(sale) } : null),
   // NumSerieFactura as AEAT reads it, whichever series and number wrote it: series T and
   // number 2026-3 are the document series T-2026's counter writes as its third.
   issuedDocument: ({ tx, location }) => clientInvoiceNumber(tx, seriesOf(tx), numSerieOf, (document) => {

@@ -17,6 +17,7 @@ import { badRequest } from '../../core/errors.ts';
 import { isUuid } from '../../core/ids.ts';
 import type { ReplacedSale, SaleReplacement, TransactionDraft } from '../types.ts';
 import type { Metadata } from '../shared/metadata-fields.ts';
+import { dmyDate, localDate } from '../shared/dates.ts';
 
 export const REPLACES_FIELD = 'replaces_simplified';
 export const REPLACED_FIELD = 'replaced_invoices';
@@ -69,6 +70,9 @@ export function replacedInvoicesOf(tx: TransactionDraft): ReplacedInvoice[] {
   return raw.filter((r): r is ReplacedInvoice =>
     typeof r === 'object' && r !== null && typeof (r as ReplacedInvoice).number === 'string' && typeof (r as ReplacedInvoice).issue_date === 'string');
 }
+
+/** A replaced sale's issue date as its record wrote it: the Madrid day of its record, DD-MM-YYYY. */
+export const recordIssueDate = (sale: ReplacedSale): string => dmyDate(localDate(new Date(sale.issuedAt), 'ES'));
 
 /**
  * The Spanish systems' `FiscalSystem.replaces`: `invoice` names one replaced sale as its
