@@ -16,8 +16,8 @@
  *   lock, whether it committed (`settleUnknown`).
  *
  * Batching: appends queue per chain (core/group-commit.ts), several batches of a chain at
- * once on the pipe (two without): while one's statement runs, the next are built on what
- * it will leave, each on the one before, and sent behind it. Chains'
+ * once on the pipe (two without): while one is signed or its statement runs, the next are
+ * built on what it will leave, each on the one before, and sent behind it. Chains'
  * batches that queue while this node's statements are busy share the next statement
  * (combiner.ts). Why: a chain is serial by law; its throughput is one statement's time.
  */
@@ -33,7 +33,7 @@ import type { TransactionRow } from '../store/repos/transactions-repo.ts';
 import { Combiner } from './combiner.ts';
 import { CHAIN_HEAD_MOVED, NUMBERS_MOVED, ledgerRepo, renderBatch, type ChainBatch, type RenderedBatch, type Written } from './ledger-repo.ts';
 import { sortOutReplays, type Replays } from './replays.ts';
-import { createChainSigner, type SignChain } from '../signing/chain-signer.ts';
+import { createChainSigner, startText, type RunStart, type SignChain } from '../signing/chain-signer.ts';
 import type { Appended, BuiltEntry, Ledger, LedgerEntry, LedgerEvents, PreparedEntry } from './types.ts';
 
 /** SQLSTATE deadlock_detected. */
@@ -69,36 +69,39 @@ export interface LedgerDeps {
 /** The process's signing thread, shared by its ledgers (started on first use). */
 let sharedSigner: SignChain | undefined;
 
-/** A chain head as a batch is built on it: the last record's facts, or none for a new chain. */
+/**
+ * A chain head as a batch is built on it: the last record's facts, or none for a new chain.
+ * Its fingerprint may still be being signed (the batch that leaves it was prepared and
+ * sent to the signing thread, `buildBatch`): then the answer of the run it ends, which
+ * the next batch's run starts from. Set to the text once the batch is finished.
+ */
 interface BuiltOn {
   seq: number;
-  fingerprint: string | null;
+  fingerprint: RunStart;
   fiscalId: string | null;
   issuedAt: Date | null;
   link: Record<string, string> | null;
 }
 
 /**
- * The link an entry is built on when `head` is the chain's last record: the next place,
- * its document number, and what the head left for it (nothing for a chain's first record).
- * The one way a link is made, for an append and for a preview alike.
+ * The link an entry is built on when `head` is the chain's last record, as `prepare` gets
+ * it: the next place, its document number, and what the head left for it (nothing for a
+ * chain's first record) but its fingerprint, which may not be signed yet. The one way a
+ * link is made, for an append and for a preview alike.
  */
-function linkAfter(head: BuiltOn, number: number | undefined, now: Date): ChainLink {
+function pendingLinkAfter(head: BuiltOn, number: number | undefined, now: Date): PendingLink {
   return {
     seq: head.seq + 1,
     number,
-    previous: head.seq === 0
-      ? null
-      : { fingerprint: head.fingerprint, fiscalId: head.fiscalId, issuedAt: (head.issuedAt ?? now).toISOString(), linkData: head.link },
+    previous: head.seq === 0 ? null : { fiscalId: head.fiscalId, issuedAt: (head.issuedAt ?? now).toISOString(), linkData: head.link },
   };
 }
 
-/** A link as `prepare` gets it: without the previous fingerprint, which may not be signed yet. */
-const withoutFingerprint = (link: ChainLink): PendingLink => ({
-  seq: link.seq,
-  number: link.number,
-  previous: link.previous === null ? null : { fiscalId: link.previous.fiscalId, issuedAt: link.previous.issuedAt, linkData: link.previous.linkData },
-});
+/** The same link with the head's fingerprint (signed: `fingerprint`), as `build` gets it. */
+function linkAfter(head: BuiltOn, fingerprint: string | null, number: number | undefined, now: Date): ChainLink {
+  const link = pendingLinkAfter(head, number, now);
+  return { ...link, previous: link.previous === null ? null : { fingerprint, ...link.previous } };
+}
 
 /** What a batch answers for one of its entries: appended (or replayed), or this entry's own error. */
 type Outcome = Appended | { error: unknown };
@@ -146,8 +149,10 @@ interface Ahead {
   numbers: Map<string, number>;
   /** The batch ahead this one was built on, while this one is not answered (then cut: no list grows). */
   prev: Ahead | undefined;
-  /** Its statement failed (refused, or its answer lost): nothing may be built on it any more. */
+  /** Its statement failed (refused, or its answer lost), or it could not be built: nothing may be built on it any more. */
   failed: boolean;
+  /** Settles once its statement is sent (or it failed before): a batch built on it is sent behind it. */
+  sent: Promise<void>;
 }
 
 export function createLedger(deps: LedgerDeps): Ledger {
@@ -323,46 +328,73 @@ export function createLedger(deps: LedgerDeps): Ledger {
    * entry's document number (entries with a numbering series).
    *
    * Entries that sign the previous one's signature (`prepare`) are prepared in a run, and
-   * the run is signed at once by the signing thread (`signChain`) when an entry that needs
+   * the run is sent to the signing thread (`signChain`) at once when an entry that needs
    * the previous fingerprint comes, or at the end; meanwhile the event loop serves others.
+   * `head` may itself be still being signed (the batch before, prepared): the run starts
+   * from that batch's last run, and the thread signs it right after.
+   *
+   * `prepared` is told the head this batch will leave as soon as every entry is prepared
+   * and sent, before the signatures come back: the chain's next batch may be prepared on
+   * it meanwhile (`appendAlone`). Why: signing is a serial stage of a busy chain, and a
+   * batch that waited for the one before to be signed left the signing thread idle while
+   * it was prepared, and the event loop waiting while it was signed (Portugal, RSA: ~2.3 of
+   * a ~4.7 ms cycle per batch of ~18; docs/decisions.md, session 23). The head it is told
+   * is the one returned: its fingerprint is set once signed.
    */
-  async function buildBatch(chainKey: string, items: readonly LedgerEntry[], head: BuiltOn, numbers: readonly (number | undefined)[], now: Date) {
+  async function buildBatch(
+    chainKey: string, items: readonly LedgerEntry[], head: BuiltOn, numbers: readonly (number | undefined)[], now: Date,
+    prepared?: (head: BuiltOn) => void,
+  ) {
     const built: BuiltEntry[] = new Array(items.length);
-    /** What the next entry is built on; `fingerprint` is stale while `run` waits for its signatures. */
+    /** What the next entry is built on; `fingerprint` is null within a run not yet sent. */
     let last: BuiltOn = head;
+    /** The runs sent, each with the fingerprint its first entry signs and its answer. */
+    const sent: { entries: { index: number; prepared: PreparedEntry }[]; from: RunStart; signatures: Promise<string[]> }[] = [];
     let run: { index: number; prepared: PreparedEntry }[] = [];
     /** The fingerprint the run's first entry signs. */
-    let runFrom: string | null = null;
-    const signRun = async () => {
-      const signatures = await signChain(run.map((r) => r.prepared.signing), runFrom);
-      let previous = runFrom;
-      run.forEach(({ index, prepared }, k) => {
+    let runFrom: RunStart = null;
+    const send = () => {
+      const signatures = signChain(run.map((r) => r.prepared.signing), runFrom);
+      // Awaited below, in order; a failure meanwhile is not an unhandled rejection.
+      signatures.catch(() => {});
+      sent.push({ entries: run, from: runFrom, signatures });
+      last = { ...last, fingerprint: signatures };
+      run = [];
+    };
+    for (const [index, p] of items.entries()) {
+      const entry = p.prepare?.(pendingLinkAfter(last, numbers[index], now), now) ?? null;
+      if (entry !== null) {
+        if (run.length === 0) runFrom = last.fingerprint;
+        run.push({ index, prepared: entry });
+        last = { seq: last.seq + 1, fingerprint: null, fiscalId: entry.fiscalId, issuedAt: now, link: entry.linkData };
+        continue;
+      }
+      // Built whole: on the run before it, once signed (its link needs the last signature).
+      if (run.length > 0) send();
+      const b = (built[index] = p.build(linkAfter(last, await startText(last.fingerprint), numbers[index], now), now));
+      last = { seq: last.seq + 1, fingerprint: b.record.fingerprint, fiscalId: b.record.fiscal_id, issuedAt: now, link: b.linkData ?? null };
+    }
+    if (run.length > 0) send();
+    const leaves = last;
+    prepared?.(leaves);
+    for (const r of sent) {
+      const signatures = await r.signatures;
+      let previous = await startText(r.from);
+      r.entries.forEach(({ index, prepared: entry }, k) => {
         const signature = signatures[k]!;
-        const b = prepared.finish(signature, previous);
+        const b = entry.finish(signature, previous);
         if (b.record.fingerprint !== signature) throw new Error(`ledger: a prepared entry of ${chainKey} does not carry its signature as its fingerprint`);
         built[index] = b;
         previous = signature;
       });
-      last = { ...last, fingerprint: previous };
-      run = [];
-    };
-    for (const [index, p] of items.entries()) {
-      const prepared = p.prepare?.(withoutFingerprint(linkAfter(last, numbers[index], now)), now) ?? null;
-      if (prepared !== null) {
-        if (run.length === 0) runFrom = last.fingerprint;
-        run.push({ index, prepared });
-        last = { seq: last.seq + 1, fingerprint: null, fiscalId: prepared.fiscalId, issuedAt: now, link: prepared.linkData };
-        continue;
-      }
-      // Built whole: on the run before it, once signed (its link needs the last signature).
-      if (run.length > 0) await signRun();
-      const b = (built[index] = p.build(linkAfter(last, numbers[index], now), now));
-      last = { seq: last.seq + 1, fingerprint: b.record.fingerprint, fiscalId: b.record.fiscal_id, issuedAt: now, link: b.linkData ?? null };
     }
-    if (run.length > 0) await signRun();
+    /** The fingerprint of the head this batch was built on, and of the one it leaves. */
+    const from = await startText(head.fingerprint);
+    const fingerprint = await startText(leaves.fingerprint);
+    leaves.fingerprint = fingerprint;
 
     let seq = head.seq;
-    let previous = head.fingerprint;
+    let previous = from;
     const records: FiscalRecordRow[] = [];
     const transactions: TransactionRow[] = [];
     const jobs: EnqueueInput[] = [];
@@ -396,9 +428,9 @@ export function createLedger(deps: LedgerDeps): Ledger {
     }
     const batch: ChainBatch = {
       records, transactions, events, jobs, fanOut,
-      head: { chainKey, seq: last.seq, fingerprint: last.fingerprint, fiscalId: last.fiscalId, issuedAt: now, link: last.link },
+      head: { chainKey, seq: leaves.seq, fingerprint, fiscalId: leaves.fiscalId, issuedAt: now, link: leaves.link },
     };
-    return { built, batch, jobSpan, last };
+    return { built, batch, jobSpan, last: leaves, from };
   }
 
   /** The appended entries' outcomes, then the replays of keys an entry of this very batch took. */
@@ -525,16 +557,25 @@ export function createLedger(deps: LedgerDeps): Ledger {
       series.set(key, s);
       return s.to;
     });
-    const { built, batch, jobSpan, last } = await buildBatch(chainKey, items, known, numbers, now);
-    const part = renderBatch({ ...batch, guard: known, numbers: [...series].map(([key, s]) => ({ key, from: s.from, to: s.to })) });
+    let sent!: () => void;
     const ahead: Ahead = {
-      base: known, head: last, prev: builtOn, failed: false,
+      // `head`: what it will leave, once prepared (below).
+      base: known, head: known, prev: builtOn, failed: false,
       numbers: new Map([...(numbersAhead ?? []), ...[...series].map(([key, s]) => [key, s.to] as const)]),
+      sent: new Promise<void>((resolve) => (sent = resolve)),
     };
-    aheadOf.set(chainKey, ahead);
-    turn.release();
+    let made: Awaited<ReturnType<typeof buildBatch>> | undefined;
+    let part: RenderedBatch | undefined;
     let written: Written;
     try {
+      // The chain's next batch begins as soon as this one is prepared and sent to be
+      // signed, on the head it will leave (`buildBatch`).
+      made = await buildBatch(chainKey, items, known, numbers, now, (leaves) => {
+        ahead.head = leaves;
+        aheadOf.set(chainKey, ahead);
+        turn.release();
+      });
+      part = renderBatch({ ...made.batch, guard: { ...known, fingerprint: made.from }, numbers: [...series].map(([key, s]) => ({ key, from: s.from, to: s.to })) });
       if (!db.pipe) {
         // Built on the batch before: send only if it committed what this was built on. (On
         // the pipe this statement runs after that one anyway, and its guard tells.)
@@ -542,23 +583,33 @@ export function createLedger(deps: LedgerDeps): Ledger {
         if (knownHeads.get(chainKey) !== known || [...series].some(([key, s]) => knownNumbers.get(key) !== s.from)) {
           throw Object.assign(new Error('the batch this one was built on did not commit'), { code: CHAIN_HEAD_MOVED });
         }
+      } else if (builtOn !== undefined) {
+        // The pipe runs statements in the order sent: this one goes behind the one it was
+        // built on (signed first, that one is usually sent first, but not surely).
+        await builtOn.sent;
       }
-      written = await guardedAppends.submit(part);
+      const answer = guardedAppends.submit(part);
+      sent();
+      written = await answer;
     } catch (err) {
       ahead.failed = true;
       // The pipe lost the statement's answer: it may have committed. The caller learns which
       // (settleUnknown). If it did, it wrote the jobs rendered here; whether it wrote the
       // fan-out job is not known: a worker is woken if it may have (a wake for nothing is
       // harmless). (Without a pipe the store answers or fails the statement itself.)
-      if (db.pipe && outcomeUnknown(err)) {
-        throw new Unsettled(err, batch.records[0]!.id, () => aloneCommitted(chainKey, known, last, series, replays, built, jobSpan,
-          { jobIds: [part.jobs?.ids ?? []], fannedOut: part.fanOut !== null }));
+      if (db.pipe && outcomeUnknown(err) && made !== undefined && part !== undefined) {
+        const { built, jobSpan, last, batch } = made;
+        const jobIds = [part.jobs?.ids ?? []];
+        const fannedOut = part.fanOut !== null;
+        throw new Unsettled(err, batch.records[0]!.id, () => aloneCommitted(chainKey, known, last, series, replays, built, jobSpan, { jobIds, fannedOut }));
       }
       throw err;
     } finally {
+      sent();
       ahead.prev = undefined;
       if (aheadOf.get(chainKey) === ahead) aheadOf.delete(chainKey);
     }
+    const { built, jobSpan, last } = made;
     return aloneCommitted(chainKey, known, last, series, replays, built, jobSpan, written);
   }
 
@@ -592,12 +643,13 @@ export function createLedger(deps: LedgerDeps): Ledger {
     async preview(entry) {
       const now = clock.now();
       const stored = await ledgerRepo.readChainHead(db, entry.chainKey);
+      const fingerprint = stored?.last_fingerprint ?? null;
       const head: BuiltOn = stored
-        ? { seq: stored.seq, fingerprint: stored.last_fingerprint, fiscalId: stored.last_fiscal_id, issuedAt: stored.last_issued_at, link: stored.last_link }
-        : { seq: 0, fingerprint: null, fiscalId: null, issuedAt: null, link: null };
+        ? { seq: stored.seq, fingerprint, fiscalId: stored.last_fiscal_id, issuedAt: stored.last_issued_at, link: stored.last_link }
+        : { seq: 0, fingerprint, fiscalId: null, issuedAt: null, link: null };
       const number = entry.numberingKey === undefined ? undefined : await ledgerRepo.nextNumber(db, entry.numberingKey);
-      const link = linkAfter(head, number, now);
-      return { built: entry.build(link, now), seq: link.seq, number, previousFingerprint: head.fingerprint, headAt: head.issuedAt, at: now };
+      const link = linkAfter(head, fingerprint, number, now);
+      return { built: entry.build(link, now), seq: link.seq, number, previousFingerprint: fingerprint, headAt: head.issuedAt, at: now };
     },
   };
 }

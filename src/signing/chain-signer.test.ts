@@ -109,4 +109,54 @@ describe('chain signer', () => {
       await own.close();
     }
   });
+
+  it('sends a run that starts from one not answered yet at once, and the thread signs it from that run\'s last text', async () => {
+    const own = createChainSigner();
+    try {
+      const first = rsaRun(8);
+      const second = rsaRun(5).map((r, i) => ({ ...r, messageHead: `second ${i};` }));
+      const a = own(first, 'p');
+      const b = own(second, a);
+      // Both on the thread now: the second did not wait here for the first's answer.
+      expect(own.awaiting()).toBe(2);
+      const [outA, outB] = await Promise.all([a, b]);
+      expectChained(first, outA, 'p');
+      expectChained(second, outB, outA[outA.length - 1]!);
+      expect(outB).toEqual(signChainInline(second, outA[outA.length - 1]!));
+      expect(own.runs).toEqual({ thread: 2, inline: 0 });
+      // From a run already answered: the same.
+      const c = own(ecRun(3), b);
+      expectChained(ecRun(3), await c, outB[outB.length - 1]!);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('a run starting from one that fails fails with it; from one on a thread gone, it is signed from that run\'s answer', async () => {
+    const warned: string[] = [];
+    const own = createChainSigner({ warn: (_obj, msg) => void warned.push(msg) });
+    try {
+      const bad = own(ecRun(2).map((r) => ({ ...r, digest: 'no-such-digest' as 'sha256' })), null);
+      const after = own(ecRun(2), bad);
+      await expect(bad).rejects.toThrow(/digest/i);
+      await expect(after).rejects.toThrow(/digest/i);
+      expect(warned).toEqual([]);
+      // The thread gone with both runs on it: each is signed here, the second from the
+      // first's own (new, ECDSA is randomised) signatures.
+      const long = ecRun(2000);
+      const first = own(long, null);
+      const second = own(ecRun(4), first);
+      await own.close();
+      const [outFirst, outSecond] = await Promise.all([first, second]);
+      expectChained(long, outFirst, null);
+      expectChained(ecRun(4), outSecond, outFirst[outFirst.length - 1]!);
+      // A run from one signed by a thread since replaced: sent once that one is answered.
+      const old = own(ecRun(3), null);
+      await own.close();
+      const fresh = own(ecRun(2), old);
+      expectChained(ecRun(2), await fresh, (await old)[2]!);
+    } finally {
+      await own.close();
+    }
+  });
 });

@@ -39,11 +39,29 @@ export interface ChainSigning {
 }
 
 /**
- * Signs a run in order: the first record's message ends with `previous` (the signature
- * text of the record before the run; null: none), each next one's with the text of the
- * one before. Answers the texts, in order.
+ * Where a run starts: the signature text of the record before it (null: none), or the
+ * answer of the run sent before it on the same chain (`SignChain`'s promise), not come
+ * yet: the run then starts from that run's last text.
  */
-export type SignChain = ((run: readonly ChainSigning[], previous: string | null) => Promise<string[]>) & {
+export type RunStart = string | null | Promise<string[]>;
+
+/** The text a run starts from, once its start is known. */
+export const startText = async (start: RunStart): Promise<string | null> => (start instanceof Promise ? lastOf(await start) : start);
+
+const lastOf = (texts: readonly string[]): string => {
+  const last = texts[texts.length - 1];
+  if (last === undefined) throw new Error('a run starts from a run of no records');
+  return last;
+};
+
+/**
+ * Signs a run in order: the first record's message ends with the text `previous` gives
+ * (`RunStart`), each next one's with the text of the one before. Answers the texts, in
+ * order. A run that starts from another not answered yet is signed right after it, without
+ * waiting for its answer here: a chain's next batch is prepared and sent while the one
+ * before is still being signed (ledger.ts `buildBatch`).
+ */
+export type SignChain = ((run: readonly ChainSigning[], previous: RunStart) => Promise<string[]>) & {
   /**
    * Takes the answers that already arrived, now, without waiting for the event loop to
    * deliver them (see `createChainSigner`). Optional: an inline signer has none.
@@ -68,11 +86,17 @@ const { parentPort, workerData } = require('node:worker_threads');
 const reply = workerData.reply;
 const crypto = require('node:crypto');
 const keys = new Map();
+// The last text of the latest runs, for a run sent to start from one of them (m.after).
+const lasts = new Map();
 parentPort.on('message', (m) => {
   for (const k of m.keys) keys.set(k.id, k.key);
   try {
     const out = [];
     let last = m.previous;
+    if (m.after !== undefined) {
+      last = lasts.get(m.after);
+      if (last === undefined) throw Object.assign(new Error('the run this one starts from was not signed here'), { unchained: true });
+    }
     for (const r of m.run) {
       const key = keys.get(r.keyId);
       const options = key.asymmetricKeyType === 'rsa'
@@ -81,15 +105,17 @@ parentPort.on('message', (m) => {
       last = crypto.sign(r.digest, Buffer.from(r.messageHead + last, 'utf8'), options).toString(r.encoding);
       out.push(last);
     }
+    lasts.set(m.id, last);
+    if (lasts.size > 256) lasts.delete(lasts.keys().next().value);
     reply.postMessage({ id: m.id, out });
   } catch (err) {
-    reply.postMessage({ id: m.id, error: String((err && err.message) || err) });
+    reply.postMessage({ id: m.id, error: String((err && err.message) || err), unchained: err && err.unchained === true });
   }
 });
 `;
 
 /** What the thread answers for a run: its signatures, or why it could not. */
-interface Answer { id: number; out?: string[]; error?: string }
+interface Answer { id: number; out?: string[]; error?: string; unchained?: boolean }
 
 interface Pending { resolve: (out: string[]) => void; reject: (err: Error) => void }
 
@@ -141,8 +167,9 @@ export function createChainSigner(log?: { warn(obj: object, msg: string): void }
       if (!p) return;
       pending.delete(m.id);
       if (m.out) p.resolve(m.out);
-      // The thread is fine: the run itself did not sign (a digest or key crypto refuses).
-      else p.reject(Object.assign(new Error(m.error ?? 'the run could not be signed'), { refused: true }));
+      // The thread is fine: the run itself did not sign (a digest or key crypto refuses), or
+      // the run it starts from did not sign there (`unchained`: it is signed here instead).
+      else p.reject(Object.assign(new Error(m.error ?? 'the run could not be signed'), m.unchained === true ? { unchained: true } : { refused: true }));
     };
     const self = { thread, answers, answered, pending, sent: new Set<number>() };
     answers.on('message', answered);
@@ -171,42 +198,70 @@ export function createChainSigner(log?: { warn(obj: object, msg: string): void }
     if (worker !== undefined) take(worker);
   };
 
-  const sign = async (run: readonly ChainSigning[], previous: string | null): Promise<string[]> => {
-    if (run.length === 0) return [];
+  /** Runs sent to a thread, by the promise `sign` answered: a run starting from one is sent to start from it there. */
+  const sentRuns = new WeakMap<Promise<string[]>, { on: NonNullable<typeof worker>; id: number }>();
+
+  /** The run signed on this thread, once its start is known. */
+  const signHere = async (run: readonly ChainSigning[], previous: RunStart): Promise<string[]> => {
+    const text = await startText(previous);
+    runs.inline += 1;
+    return signChainInline(run, text);
+  };
+
+  const sign = (run: readonly ChainSigning[], previous: RunStart): Promise<string[]> => {
+    if (run.length === 0) return Promise.resolve([]);
     const keys: KeyObject[] = [];
     for (const r of run) {
       const key = inProcessKeyOf(r.signer);
-      if (key === undefined) {
-        runs.inline += 1;
-        return signChainInline(run, previous);
-      }
+      if (key === undefined) return signHere(run, previous);
       keys.push(key);
     }
+    let w: NonNullable<typeof worker>;
     try {
-      const w = (worker ??= start());
-      const fresh: { id: number; key: KeyObject }[] = [];
-      const items = run.map((r, i) => {
-        const keyId = idOf(keys[i]!);
-        if (!w.sent.has(keyId)) {
-          w.sent.add(keyId);
-          fresh.push({ id: keyId, key: keys[i]! });
-        }
-        return { keyId, digest: r.digest, encoding: r.encoding, messageHead: r.messageHead };
-      });
-      const id = nextId++;
-      const answer = new Promise<string[]>((resolve, reject) => w.pending.set(id, { resolve, reject }));
-      w.thread.postMessage({ id, keys: fresh, run: items, previous: previous ?? '' });
-      const out = await answer;
-      runs.thread += 1;
-      return out;
+      w = worker ??= start();
     } catch (err) {
-      // The thread is gone or refused the run: sign here. A gone thread's runs still sign
-      // (the record must not fail for it), and is logged; a refused run fails here with this
-      // thread's own error (its stack, its code), and is not the thread's failure.
-      if ((err as { refused?: boolean }).refused !== true) log?.warn({ err }, 'the signing thread failed: signing the run on the main thread');
-      runs.inline += 1;
-      return signChainInline(run, previous);
+      log?.warn({ err }, 'the signing thread could not start: signing the run on the main thread');
+      return signHere(run, previous);
     }
+    // A run starting from one this thread has not answered yet is signed there right after
+    // it (the thread keeps the last text of its latest runs); from one sent elsewhere (a
+    // thread since replaced, this thread), once that one is answered.
+    let after: number | undefined;
+    if (previous instanceof Promise) {
+      const from = sentRuns.get(previous);
+      if (from === undefined || from.on !== w) return previous.then((texts) => sign(run, lastOf(texts)));
+      after = from.id;
+    }
+    const fresh: { id: number; key: KeyObject }[] = [];
+    const items = run.map((r, i) => {
+      const keyId = idOf(keys[i]!);
+      if (!w.sent.has(keyId)) {
+        w.sent.add(keyId);
+        fresh.push({ id: keyId, key: keys[i]! });
+      }
+      return { keyId, digest: r.digest, encoding: r.encoding, messageHead: r.messageHead };
+    });
+    const id = nextId++;
+    const answer = new Promise<string[]>((resolve, reject) => w.pending.set(id, { resolve, reject }));
+    w.thread.postMessage({ id, keys: fresh, run: items, previous: typeof previous === 'string' ? previous : '', after });
+    const out = answer.then(
+      (texts) => {
+        runs.thread += 1;
+        return texts;
+      },
+      (err: unknown) => {
+        // The thread is gone or refused the run: sign here. A gone thread's runs still sign
+        // (the record must not fail for it), and is logged; a refused run fails here with this
+        // thread's own error (its stack, its code), and is not the thread's failure; a run
+        // whose start did not sign there starts here from that run's own answer (signed
+        // here, or its failure).
+        const e = err as { refused?: boolean; unchained?: boolean };
+        if (e.refused !== true && e.unchained !== true) log?.warn({ err }, 'the signing thread failed: signing the run on the main thread');
+        return signHere(run, previous);
+      },
+    );
+    sentRuns.set(out, { on: w, id });
+    return out;
   };
 
   return Object.assign(sign, {

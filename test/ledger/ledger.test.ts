@@ -9,7 +9,7 @@ import type { PendingLink } from '../../src/core/chain-link.ts';
 import type { Appended, BuiltEntry, Ledger, LedgerEntry } from '../../src/ledger/types.ts';
 import type { Db } from '../../src/store/db.ts';
 import { createChainSigner, signChainInline } from '../../src/signing/chain-signer.ts';
-import { inProcessSigner, verifyWith } from '../../src/signing/signer.ts';
+import { inProcessSigner, verifyWith, type Signer } from '../../src/signing/signer.ts';
 import { FAN_OUT_EVENTS, createEventPublisher } from '../../src/services/event-publisher.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 
@@ -95,6 +95,45 @@ function gatedLedger(fail: { pass: number; run: boolean | 'later'; error: () => 
   };
   const ledger = createLedger({ db: { ...t.db, pipe, ...db }, clock: systemClock, log: pino({ level: 'silent' }), events: createEventPublisher({ log: pino({ level: 'silent' }) }) });
   return { ledger, state };
+}
+
+/**
+ * Entries signed over their head and the previous fingerprint (the way NF525 and SAF-T
+ * records are: `prepare`, signed by the ledger's signing thread); `prepare` is null for
+ * texts starting with 'plain' (built whole, signed here).
+ */
+function signedEntries(key: string, signer: Signer) {
+  const head = (link: PendingLink, text: string) => `S|${link.seq}|${link.previous?.fiscalId ?? ''}|${text}|`;
+  const signed = (text: string): LedgerEntry => {
+    const finish = (link: PendingLink, now: Date, signature: string, previous: string | null): BuiltEntry => ({
+      record: {
+        id: newId(), transaction_id: null, account_id: accountId, system: 'test', kind: 'journal', fingerprint: signature,
+        fiscal_id: `S-${link.seq}`, document_number: null, qr_data: null, content_type: 'application/json',
+        body: JSON.stringify({ text, seq: link.seq, previous, at: now.toISOString() }), placeholder: false,
+      },
+      linkData: { text },
+    });
+    return {
+      chainKey: key,
+      prepare: (link, now) => (text.startsWith('plain')
+        ? null
+        : { signing: { signer, digest: 'sha256', encoding: 'base64url', messageHead: head(link, text) }, fiscalId: `S-${link.seq}`, linkData: { text },
+            finish: (signature, previous) => finish(link, now, signature, previous) }),
+      build: (link, now) => {
+        const previous = link.previous?.fingerprint ?? null;
+        const [signature] = signChainInline([{ signer, digest: 'sha256', encoding: 'base64url', messageHead: head(link, text) }], previous);
+        return finish(link, now, signature!, previous);
+      },
+    };
+  };
+  /** Each stored record's signature checks over its head and the fingerprint before it. */
+  const expectSigned = (rows: { seq: string | number; fingerprint: string; previous_fingerprint: string | null; body: string }[]) => rows.forEach((r, i) => {
+    const body = JSON.parse(r.body) as { text: string };
+    const link = { seq: Number(r.seq), previous: i === 0 ? null : { fiscalId: `S-${Number(r.seq) - 1}`, issuedAt: '' } };
+    const message = head(link, body.text) + (r.previous_fingerprint ?? '');
+    expect(verifyWith(signer.publicKey, 'sha256', Buffer.from(message), Buffer.from(r.fingerprint, 'base64url'))).toBe(true);
+  });
+  return { head, signed, expectSigned };
 }
 
 /** Four chains whose heads the ledger knows (their next appends take the one-statement path), the third numbered. */
@@ -431,34 +470,11 @@ describe('ledger', () => {
     const signing = createLedger({
       db: t.db, clock: systemClock, log: pino({ level: 'silent' }), events: createEventPublisher({ log: pino({ level: 'silent' }) }),
       // Polled at every append (the answers are taken between requests, not after the event loop's turn).
-      signChain: Object.assign((run: Parameters<typeof threads>[0], previous: string | null) => (runs.push(run.length), threads(run, previous)), {
+      signChain: Object.assign((run: Parameters<typeof threads>[0], previous: Parameters<typeof threads>[1]) => (runs.push(run.length), threads(run, previous)), {
         poll: () => ((polls += 1), threads.poll()),
       }),
     });
-    const head = (link: PendingLink, text: string) => `S|${link.seq}|${link.previous?.fiscalId ?? ''}|${text}|`;
-    /** Signed over its head and the previous fingerprint; `prepare` null for 'plain' entries (built whole). */
-    const signed = (text: string): LedgerEntry => {
-      const finish = (link: PendingLink, now: Date, signature: string, previous: string | null): BuiltEntry => ({
-        record: {
-          id: newId(), transaction_id: null, account_id: accountId, system: 'test', kind: 'journal', fingerprint: signature,
-          fiscal_id: `S-${link.seq}`, document_number: null, qr_data: null, content_type: 'application/json',
-          body: JSON.stringify({ text, seq: link.seq, previous, at: now.toISOString() }), placeholder: false,
-        },
-        linkData: { text },
-      });
-      return {
-        chainKey: key,
-        prepare: (link, now) => (text.startsWith('plain')
-          ? null
-          : { signing: { signer, digest: 'sha256', encoding: 'base64url', messageHead: head(link, text) }, fiscalId: `S-${link.seq}`, linkData: { text },
-              finish: (signature, previous) => finish(link, now, signature, previous) }),
-        build: (link, now) => {
-          const previous = link.previous?.fingerprint ?? null;
-          const [signature] = signChainInline([{ signer, digest: 'sha256', encoding: 'base64url', messageHead: head(link, text) }], previous);
-          return finish(link, now, signature!, previous);
-        },
-      };
-    };
+    const { head, signed } = signedEntries(key, signer);
     const texts = Array.from({ length: 40 }, (_, i) => (i % 7 === 6 ? `plain ${i}` : `entry ${i}`));
     // A journal entry (no `prepare`, fingerprint over the previous one) also comes between runs.
     const results = await Promise.all([...texts.map((x) => signing.append(signed(x))), signing.append(journal(key, 'journal'))]);
@@ -479,6 +495,40 @@ describe('ledger', () => {
     expect(Math.max(...runs)).toBeGreaterThan(1);
     expect(threads.runs.thread).toBe(runs.length);
     expect(polls).toBe(41);
+    await threads.close();
+  });
+
+  it("a chain's next batch is prepared and sent to be signed while the one before is still being signed, and starts from its last signature", async () => {
+    const key = `signed:${newId()}`;
+    const signer = inProcessSigner(crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey);
+    const threads = createChainSigner();
+    /** The runs asked for, each with what it starts from; the first run after `armed` is answered only on `release`. */
+    const calls: { size: number; previous: unknown }[] = [];
+    const gate = { armed: false, release: () => {} };
+    const held = new Promise<void>((resolve) => (gate.release = resolve));
+    const signing = createLedger({
+      db: t.db, clock: systemClock, log: pino({ level: 'silent' }), events: createEventPublisher({ log: pino({ level: 'silent' }) }),
+      signChain: Object.assign((run: Parameters<typeof threads>[0], previous: Parameters<typeof threads>[1]) => {
+        const out = threads(run, previous);
+        if (!gate.armed) return out;
+        calls.push({ size: run.length, previous });
+        return calls.length === 1 ? held.then(() => out) : out;
+      }, { poll: () => threads.poll() }),
+    });
+    const { signed, expectSigned } = signedEntries(key, signer);
+    // Known heads: the next appends take the one-statement path, pipelined.
+    for (const text of ['warm 0', 'warm 1']) await signing.append(signed(text));
+    gate.armed = true;
+    const a = signing.append(signed('a'));
+    await vi.waitFor(() => expect(calls).toHaveLength(1));
+    const b = signing.append(signed('b'));
+    // b's run asked for while a's signatures are held, starting from a's run (its answer to come).
+    await vi.waitFor(() => expect(calls).toHaveLength(2));
+    expect(calls[1]!.previous).toBeInstanceOf(Promise);
+    gate.release();
+    expect([(await a).created, (await b).created]).toEqual([true, true]);
+    const rows = await expectWhole(key, ['warm 0', 'warm 1', 'a', 'b']);
+    expectSigned(rows);
     await threads.close();
   });
 });
