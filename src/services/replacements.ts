@@ -12,7 +12,7 @@ import type { FiscalSystem, LocationForFiscal, ReplacedSale } from '../countries
 import { statuses } from '../countries/registry.ts';
 import type { Queryable } from '../store/db.ts';
 import { fiscalRecordsRepo } from '../store/repos/fiscal-records-repo.ts';
-import { transactionsRepo } from '../store/repos/transactions-repo.ts';
+import { transactionsRepo, type TransactionRow } from '../store/repos/transactions-repo.ts';
 import type { AuthContext } from './auth-context.ts';
 
 /** The draft with the system's metadata for the sales it replaces; unchanged when it names none. */
@@ -33,11 +33,7 @@ export async function withReplacedSales(
     if (row.environment !== auth.environment) throw badRequest(`${field}: transaction ${id} is a ${row.environment} transaction; this key acts in ${auth.environment}`);
     if (row.type !== 'sale') throw badRequest(`${field}: transaction ${id} is not a sale`);
     if (statuses.isRefused(row.status)) throw badRequest(`${field}: transaction ${id} was refused by the authority (status ${row.status}): there is no invoice to replace`);
-    // Cancelled, or a cancellation of it stands (pending): it is being withdrawn, not replaced.
-    const cancellation = row.cancelled_by_id ? await transactionsRepo.getById(q, row.cancelled_by_id) : undefined;
-    if (row.status === 'cancelled' || (cancellation && !statuses.isRefused(cancellation.status))) {
-      throw badRequest(`${field}: transaction ${id} is cancelled or being cancelled`);
-    }
+    await refuseWithdrawn(q, field, row);
     const record = await fiscalRecordsRepo.getForTransaction(q, row.id);
     const sale: ReplacedSale = {
       transactionId: row.id,
@@ -51,3 +47,17 @@ export async function withReplacedSales(
   }
   return { ...draft, metadata: rule.resolve(draft, sales) };
 }
+
+/**
+ * A sale cancelled, or one whose cancellation stands (pending): it is being withdrawn, not
+ * replaced (400). Checked when the replacement is prepared, and again under the lock of the
+ * ticket's `replaced` document when it is written (transaction-entry.ts): a cancellation of
+ * the ticket takes the same lock, so the two cannot both pass.
+ */
+export async function refuseWithdrawn(q: Queryable, field: string, row: Pick<TransactionRow, 'id' | 'status' | 'cancelled_by_id'>): Promise<void> {
+  const cancellation = row.cancelled_by_id ? await transactionsRepo.getById(q, row.cancelled_by_id) : undefined;
+  if (row.status === 'cancelled' || (cancellation && !statuses.isRefused(cancellation.status))) {
+    throw badRequest(`${field}: transaction ${row.id} is cancelled or being cancelled`);
+  }
+}
+

@@ -17,6 +17,8 @@ import type { Queryable } from '../store/db.ts';
 import { chainDocumentsRepo, type ChainDocumentRole } from '../store/repos/chain-documents-repo.ts';
 import type { AuthContext } from './auth-context.ts';
 import { cancelOriginalIfAccepted } from './cancellation.ts';
+import { refuseWithdrawn } from './replacements.ts';
+import { transactionsRepo } from '../store/repos/transactions-repo.ts';
 import { completionEvent, SUBMIT_JOB, submitJobMaxAttempts } from './transaction-view.ts';
 
 /** Everything a transaction needs before it takes its place in its chain. */
@@ -84,7 +86,22 @@ interface OnceDocument {
   doc: { document: string; message: string };
   /** Where a series counter would write the same number (per environment, as the series). */
   counter?: { numberingKey: string; number: number } | undefined;
+  /** The statuses of an earlier record in which it no longer holds the document (default: refused by the authority). */
+  lapsed?: readonly string[] | undefined;
+  /** More to check once the document is locked (in the append's transaction). */
+  check?: ((tx: Queryable) => Promise<void>) | undefined;
 }
+
+/**
+ * A sale no longer replaces its tickets once refused by the authority, or once cancelled
+ * (its cancellation accepted: the invoice withdrawn, its tickets are the sale's documents
+ * again). Not while its cancellation is only pending: should that be refused, the F3
+ * stands again, and a ticket replaced meanwhile by another would stand in two.
+ */
+const NOT_REPLACING: readonly string[] = [...statuses.refused, 'cancelled'];
+
+/** The scope of the sales a location's records replace (per environment, as its chains). */
+const replacedScope = (p: Pick<TransactionAppend, 'location' | 'auth'>) => inEnvironment(`replaced:${p.location.id}`, p.auth.environment);
 
 function onceDocumentsOf(p: TransactionAppend, chainKey: string): OnceDocument[] {
   const out: OnceDocument[] = [];
@@ -111,8 +128,18 @@ function onceDocumentsOf(p: TransactionAppend, chainKey: string): OnceDocument[]
   // serialized on the document, as a client number of an issuer's scope is.
   if (p.kind === 'record' && p.system.replaces) {
     const rule = p.system.replaces;
-    const scope = inEnvironment(`replaced:${p.location.id}`, p.auth.environment);
-    for (const id of rule.named(p.draft)) out.push({ role: 'replaced', scope, doc: { document: id, message: rule.alreadyReplaced(id) } });
+    const scope = replacedScope(p);
+    for (const id of rule.named(p.draft)) {
+      out.push({
+        role: 'replaced', scope, doc: { document: id, message: rule.alreadyReplaced(id) }, lapsed: NOT_REPLACING,
+        // Read before, when prepared (replacements.ts); again under the ticket's lock, which
+        // its cancellation takes too (`ticketStillStands`).
+        check: async (tx) => {
+          const ticket = await transactionsRepo.getById(tx, id);
+          if (ticket) await refuseWithdrawn(tx, `metadata.${rule.field}`, ticket);
+        },
+      });
+    }
   }
   return out;
 }
@@ -122,8 +149,8 @@ function onceDocumentsOf(p: TransactionAppend, chainKey: string): OnceDocument[]
  * only: the same 409 when the document is annulled, or the number issued, already.
  */
 export async function checkOnceDocuments(q: Queryable, p: TransactionAppend): Promise<void> {
-  for (const { role, scope, doc, counter } of onceDocumentsOf(p, chainKeyOf(p))) {
-    if (await chainDocumentsRepo.standing(q, role, scope, doc.document, p.id, statuses.refused)) throw conflict(doc.message);
+  for (const { role, scope, doc, counter, lapsed } of onceDocumentsOf(p, chainKeyOf(p))) {
+    if (await chainDocumentsRepo.standing(q, role, scope, doc.document, p.id, lapsed ?? statuses.refused)) throw conflict(doc.message);
     if (counter && (await chainDocumentsRepo.counterReached(q, counter)) && !(await chainDocumentsRepo.registeredInSeries(q, counter, p.id))) {
       throw conflict(doc.message);
     }
@@ -135,6 +162,8 @@ export function transactionEntry(p: TransactionAppend, deps: EntryDeps): LedgerE
   const writes: ((tx: Queryable, built: BuiltEntry, now: Date) => Promise<void>)[] = onceDocumentsOf(p, chainKey).map(
     (once) => (tx, built, now) => onceInScope(tx, chainKey, once, built.transaction!.id, now),
   );
+  // A sale replaced by another that stands (a Spanish F3's ticket) is cancelled only with it.
+  if (p.original && p.system.replaces) writes.unshift((tx) => ticketStillStands(tx, p, p.original!.id));
   // A cancellation marks its original, and cancels it at once when it is final at creation.
   if (p.original) writes.push(async (tx, built, now) => void (await cancelOriginalIfAccepted(tx, built.transaction!, now, { linkFirst: true })));
   return {
@@ -165,13 +194,27 @@ export function transactionEntry(p: TransactionAppend, deps: EntryDeps): LedgerE
  * is registered in that series, so the counter skips it, and refused (the same 409) when
  * the counter gave it already: the counter's numbers are not registered one by one.
  */
-async function onceInScope(tx: Queryable, chainKey: string, { role, scope, doc, counter }: OnceDocument, transactionId: string, now: Date): Promise<void> {
+async function onceInScope(tx: Queryable, chainKey: string, { role, scope, doc, counter, lapsed, check }: OnceDocument, transactionId: string, now: Date): Promise<void> {
   if (scope !== chainKey) await chainDocumentsRepo.lockDocument(tx, role, scope, doc.document);
-  if (await chainDocumentsRepo.standing(tx, role, scope, doc.document, transactionId, statuses.refused)) throw conflict(doc.message);
+  if (await chainDocumentsRepo.standing(tx, role, scope, doc.document, transactionId, lapsed ?? statuses.refused)) throw conflict(doc.message);
+  await check?.(tx);
   const { reached } = await chainDocumentsRepo.insert(tx, { role, chainKey: scope, document: doc.document, transactionId, now, counter });
   // Reached by the counter and registered before (by a record the authority refused, or
   // the standing check above would have answered): the counter skipped it, it is free.
   if (reached && counter && !(await chainDocumentsRepo.registeredInSeries(tx, counter, transactionId))) throw conflict(doc.message);
+}
+
+/**
+ * A sale that another standing sale replaces (an F3's ticket) cannot be cancelled on its
+ * own: that sale's amount is invoiced by the replacement now, which names it; cancelling
+ * it alone would leave the replacement naming a withdrawn ticket. 409, the spec's "not
+ * cancellable". Once the replacement is cancelled or refused, the ticket may be. Under the
+ * ticket's `replaced` lock, which a replacement naming it takes too.
+ */
+async function ticketStillStands(tx: Queryable, p: TransactionAppend, ticketId: string): Promise<void> {
+  const scope = replacedScope(p);
+  await chainDocumentsRepo.lockDocument(tx, 'replaced', scope, ticketId);
+  if (await chainDocumentsRepo.standing(tx, 'replaced', scope, ticketId, p.id, NOT_REPLACING)) throw conflict('transaction cannot be cancelled');
 }
 
 /** The original a cancellation names, as `build` gets it. */

@@ -131,6 +131,48 @@ describe('VERI*FACTU: a full invoice (F3) replacing tickets', () => {
     expect(rows[0]).toEqual({ n: 0 });
   });
 
+  it('a ticket an F3 replaces is cancelled only with it: 409 while the F3 stands, even with its cancellation pending; freed once the F3 is cancelled', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-verifactu');
+    const [a, b] = [await created(key, saleBody(loc)), await created(key, saleBody(loc))];
+    const f3 = await created(key, replacing(loc, [a.id, b.id]));
+    await t.worker.drain(); // all accepted by the stub: cancellable statuses
+    const cancel = (id: string) => t.request({ method: 'POST', url: `/v1/transactions/${id}/cancel`, key, payload: {} });
+    const alone = await cancel(a.id);
+    expect(alone.statusCode, alone.body).toBe(409);
+    expect(alone.json().error).toBe('transaction cannot be cancelled');
+    // The F3's cancellation pending: it may still be refused, so the tickets stay its own.
+    const f3Cancel = await cancel(f3.id);
+    expect(f3Cancel.statusCode, f3Cancel.body).toBe(201);
+    expect((await cancel(a.id)).statusCode).toBe(409);
+    expect(await refused(key, replacing(loc, [a.id]), 409)).toBe(`metadata.replaces_simplified: transaction ${a.id} was already replaced by another invoice`);
+    // Accepted: the F3 is cancelled, its tickets are the sale's documents again.
+    await t.worker.drain();
+    expect((await getTx(t, key, f3.id)).status).toBe('cancelled');
+    const again = await created(key, replacing(loc, [a.id]));
+    expect((await cancel(a.id)).statusCode).toBe(409); // replaced again, by the new F3
+    const freed = await cancel(b.id);
+    expect(freed.statusCode, freed.body).toBe(201);
+    expect(again.id).not.toBe(f3.id);
+    // No ticket is cancelled while replaced: nothing was recorded for the refused cancels.
+    expect((await getTx(t, key, a.id)).cancelled_by_id ?? null).toBeNull();
+  });
+
+  it('a ticket cancelled and replaced at the same time: one of the two wins, never both', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-verifactu');
+    for (let i = 0; i < 3; i++) {
+      const ticket = await created(key, saleBody(loc));
+      await t.worker.drain();
+      const [cancelled, replaced] = await Promise.all([
+        t.request({ method: 'POST', url: `/v1/transactions/${ticket.id}/cancel`, key, payload: {} }),
+        createTx(t, key, replacing(loc, [ticket.id])),
+      ]);
+      const won = [cancelled.statusCode, replaced.statusCode];
+      expect([[201, 400], [409, 201]], `${cancelled.body} ${replaced.body}`).toContainEqual(won);
+    }
+  });
+
   it('the request: a customer with NIF and name, well-formed ids, a sale, no invoice_type but F3, no replaced_invoices of its own', async () => {
     const { key } = await t.signup();
     const loc = await createLocation(t, key, 'es-verifactu');
