@@ -158,6 +158,33 @@ describe('VERI*FACTU: a full invoice (F3) replacing tickets', () => {
     expect((await getTx(t, key, a.id)).cancelled_by_id ?? null).toBeNull();
   });
 
+  it('the F3\'s cancellation refused by the authority freed nothing: the F3 stands again with its tickets; its next, accepted cancellation frees them', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-verifactu');
+    const ticket = await created(key, saleBody(loc));
+    const f3 = await created(key, replacing(loc, [ticket.id]));
+    await t.worker.drain();
+    const cancel = (id: string, payload: Record<string, unknown> = {}) => t.request({ method: 'POST', url: `/v1/transactions/${id}/cancel`, key, payload });
+    const refusedCancel = await cancel(f3.id, { sandbox_outcome: 'reject:4102' });
+    expect(refusedCancel.statusCode, refusedCancel.body).toBe(201);
+    // While it waits for the authority nothing is freed: no second F3 can take the ticket.
+    expect(await refused(key, replacing(loc, [ticket.id]), 409)).toContain('was already replaced');
+    await t.worker.drain();
+    expect((await getTx(t, key, refusedCancel.json().id)).status).toBe('failed_permanent');
+    expect(await getTx(t, key, f3.id)).toMatchObject({ status: 'success', cancellation_transaction_id: null });
+    // The F3 stands: its ticket is still its own, neither cancellable alone nor replaceable.
+    const alone = await cancel(ticket.id);
+    expect([alone.statusCode, alone.json().error]).toEqual([409, 'transaction cannot be cancelled']);
+    expect(await refused(key, replacing(loc, [ticket.id]), 409)).toContain('was already replaced');
+    // Cancelled for real: the ticket is free.
+    expect((await cancel(f3.id)).statusCode).toBe(201);
+    await t.worker.drain();
+    expect((await getTx(t, key, f3.id)).status).toBe('cancelled');
+    const freed = await cancel(ticket.id);
+    expect(freed.statusCode, freed.body).toBe(201);
+    expect(freed.json().cancels_transaction_id).toBe(ticket.id);
+  });
+
   it('a ticket cancelled and replaced at the same time: one of the two wins, never both', async () => {
     const { key } = await t.signup();
     const loc = await createLocation(t, key, 'es-verifactu');
@@ -220,6 +247,23 @@ describe('SII: a full invoice (F3) replacing tickets', () => {
     expect(results.map((r) => r.statusCode).sort()).toEqual([201, 409, 409]);
     const { rows } = await t.db.query("SELECT count(*)::int AS n FROM chain_documents WHERE role = 'replaced' AND document = $1", [ticket.id]);
     expect(rows[0]).toEqual({ n: 1 });
+  });
+
+  it('a ticket replaced by an F3 of another series is cancelled only with it; the F3 cancelled, the ticket is cancellable and replaceable again', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-sii');
+    const [a, b] = [await created(key, saleBody(loc, { metadata: { simplified: true } })), await created(key, saleBody(loc, { metadata: { simplified: true } }))];
+    const f3 = await created(key, saleBody(loc, { metadata: { ...PARTY, series: 'F', replaces_simplified: [a.id, b.id] } }));
+    await t.worker.drain();
+    const cancel = (id: string) => t.request({ method: 'POST', url: `/v1/transactions/${id}/cancel`, key, payload: {} });
+    const alone = await cancel(a.id);
+    expect([alone.statusCode, alone.json().error]).toEqual([409, 'transaction cannot be cancelled']);
+    expect((await cancel(f3.id)).statusCode).toBe(201);
+    await t.worker.drain();
+    expect((await getTx(t, key, f3.id)).status).toBe('cancelled');
+    const freed = await cancel(a.id);
+    expect(freed.statusCode, freed.body).toBe(201);
+    await created(key, saleBody(loc, { metadata: { ...PARTY, series: 'G', replaces_simplified: [b.id] } }));
   });
 
   it('the counterparty is required, simplified: true is refused, a full invoice is not replaced', async () => {
