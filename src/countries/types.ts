@@ -105,6 +105,34 @@ export interface SaleReplacement {
   alreadyReplaced(transactionId: string): string;
 }
 
+/**
+ * The sale a refund or void corrects, found by the number it was issued under
+ * (`FiscalSystem.correctedSale`), as the core read it: the same facts as a replaced sale.
+ */
+export type CorrectedSale = ReplacedSale;
+
+/**
+ * How a refund or void finds the sale it corrects when its request names that sale only by
+ * the number the sale was issued under (`issuedDocument`), not by id (`FiscalSystem.
+ * correctedSale`): the correction may then take the form the sale's document asks for. The
+ * core (services/corrected-sales.ts) reads the transactions registered as issued under
+ * `named`'s documents in its scope (the register of `issuedDocument`, per environment), keeps
+ * those of the caller's account (another account's reads as none: never told apart from a
+ * number never issued), of the refund's location and environment, not refused by their
+ * authority, and hands them to `resolve` ([] when none). Runs after `validateTransaction`.
+ */
+export interface CorrectedSaleLookup {
+  /**
+   * The documents, in `issuedDocument`'s form and scope, that may be the sale the request
+   * names; null when it names none, or the request already decided what the lookup would.
+   * `request`: the draft as the client sent it (before `validateTransaction`), to tell a
+   * value the client chose from a default. Pure.
+   */
+  named(input: { tx: TransactionDraft; request: TransactionDraft; location: LocationForFiscal }): { scope: string; documents: string[] } | null;
+  /** The metadata to store given the sales found. Throws ValidationError as `validateTransaction` does. Pure. */
+  resolve(input: { tx: TransactionDraft; request: TransactionDraft; ctx: TransactionContext }, sales: CorrectedSale[]): Record<string, unknown>;
+}
+
 /** A number a request chose, as `FiscalSystem.issuedDocument` names it. */
 export interface IssuedDocument {
   document: string;
@@ -220,6 +248,11 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
    * issued in place of simplified ones: `SaleReplacement`). Absent: a sale replaces nothing.
    */
   replaces?: SaleReplacement | undefined;
+  /**
+   * Optional: a refund or void may find the sale it corrects by the number the request names
+   * (`CorrectedSaleLookup`). Absent: a correction is built from its request alone.
+   */
+  correctedSale?: CorrectedSaleLookup | undefined;
   /**
    * Optional, for systems whose record signs the previous record's signature at the very
    * end of its signed message (NF525, SAF-T PT): the record built up to that signature,

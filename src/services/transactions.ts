@@ -25,6 +25,7 @@ import { toTransactionView, type TransactionView } from './transaction-view.ts';
 import { previewTransaction, type TransactionPreview } from './transaction-preview.ts';
 import { qrPng } from '../receipts/qr.ts';
 import { withReplacedSales } from './replacements.ts';
+import { withCorrectedSale } from './corrected-sales.ts';
 
 /**
  * Transactions: the business steps of a create and a cancel (validate, pick the fiscal
@@ -213,9 +214,12 @@ export function createTransactionService(deps: TransactionDeps) {
     // A line surcharge only its own systems take: elsewhere the total would hold an amount the record cannot carry.
     const foreignSurcharge = undeclaredSurcharges(draft, system.lineFields ?? [], LINE_FIELDS, system.key);
     if (foreignSurcharge) throw foreignSurcharge;
-    const metadata = system.validateTransaction(draft, { location, environment: auth.environment, now: clock.now() });
+    const ctx = { location, environment: auth.environment, now: clock.now() };
+    const metadata = system.validateTransaction(draft, ctx);
+    // A refund's or void's sale, found by the number it names (FiscalSystem.correctedSale).
+    const corrected = await withCorrectedSale(db, auth, system, ctx, draft, { ...draft, metadata });
     // The earlier sales it replaces (a Spanish F3's tickets), read and checked; their register is the append's.
-    const validated = await withReplacedSales(db, auth, system, location, { ...draft, metadata });
+    const validated = await withReplacedSales(db, auth, system, location, corrected);
     return { system, location, sandboxMode, draft: validated, ...(await signingKeyFor(system, location, auth.environment, sandboxMode)) };
   }
 

@@ -190,3 +190,90 @@ describe('Italy SDI: a refund\'s credit note names the invoice it corrects (DPR 
     expect(await refused({ original_invoice_number: 'FT/1', original_invoice_date: '2026-11-21', invoice_date: '2026-11-20' })).toBe('metadata.original_invoice_date must not be after metadata.invoice_date');
   });
 });
+
+describe('Italy SDI: a refund naming a fattura semplificata (TD07) by number and date is its nota di credito semplificata (TD08)', () => {
+  const FSM10_XSD = 'it/fatturapa/Schema_VFSM10.xsd';
+  const items = [line('Reso', 1, 1000, 22)];
+  const consumer = { codice_fiscale: 'RSSMRA85T10A562S' };
+  const sale = async (k: string, location: string, metadata: Record<string, unknown>) => {
+    const res = await createTx(t, k, body(location, items, { customer_context: consumer, metadata: { invoice_date: '2026-11-02', ...metadata } }));
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().id as string;
+  };
+  const refund = async (k: string, location: string, metadata: Record<string, unknown>) => {
+    const res = await createTx(t, k, body(location, items, { type: 'refund', customer_context: consumer, metadata }));
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().id as string;
+  };
+  const recordOf = async (k: string, id: string) => {
+    const res = await t.request({ method: 'GET', url: `/v1/transactions/${id}/fiscal-record`, key: k });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.body;
+  };
+  /** An ordinary TD04 naming the invoice in DatiFattureCollegate, valid against the 1.2.2 XSD. */
+  const expectTd04 = (xml: string, number: string) => {
+    expect(firstTagText(xml, 'TipoDocumento')).toBe('TD04');
+    expect(xml).toContain(`<DatiFattureCollegate><IdDocumento>${number}</IdDocumento><Data>2026-11-02</Data></DatiFattureCollegate>`);
+    expectValid(xml, FATTURAPA_XSD);
+  };
+
+  it('without tipo_documento: TD08 in FSM10 naming the TD07, valid against Schema_VFSM10.xsd, delivered; the same from the preview; tipo_documento TD04 still wins', async () => {
+    await sale(key, sdi, { invoice_number: 'FS/2026/0100', tipo_documento: 'TD07' });
+    const named = { original_invoice_number: 'FS/2026/0100', original_invoice_date: '2026-11-02' };
+    const id = await refund(key, sdi, { invoice_number: 'NC/2026/0100', ...named });
+    const xml = await recordOf(key, id);
+    expect(xml.startsWith('<p:FatturaElettronicaSemplificata xmlns:p="http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.0" versione="FSM10">')).toBe(true);
+    expect(firstTagText(xml, 'TipoDocumento')).toBe('TD08');
+    expect(xml).toContain('<DatiFatturaRettificata><NumeroFR>FS/2026/0100</NumeroFR><DataFR>2026-11-02</DataFR><ElementiRettificati>Variazione in diminuzione (art. 26 DPR 633/1972): Reso</ElementiRettificati></DatiFatturaRettificata>');
+    expectValid(xml, FSM10_XSD);
+    // SdI (the stub validates FSM10 files against their schema) takes it.
+    await t.worker.drain();
+    await t.worker.drain();
+    const got = await t.request({ method: 'GET', url: `/v1/transactions/${id}`, key });
+    expect(got.json().status).toBe('delivered');
+    const copy = await t.request({ method: 'GET', url: `/v1/transactions/${id}/receipt?format=text`, key });
+    expect(copy.body).toContain('\nNota di credito semplificata n. NC/2026/0100\nRif. fattura semplificata n. FS/2026/0100 del\n02-11-2026\n');
+
+    const preview = await t.request({ method: 'POST', url: '/v1/transactions/preview', key, payload: body(sdi, items, { type: 'refund', customer_context: consumer, metadata: { invoice_number: 'NC/2026/0101', ...named } }) });
+    expect(preview.statusCode, preview.body).toBe(200);
+    expect(firstTagText(preview.json().fiscal_record.body, 'TipoDocumento')).toBe('TD08');
+
+    expectTd04(await recordOf(key, await refund(key, sdi, { invoice_number: 'NC/2026/0102', tipo_documento: 'TD04', ...named })), 'FS/2026/0100');
+  });
+
+  it('stays TD04 when the sale named is not a TD07 of this location: a TD01, another date, another location, refused by SdI, unknown', async () => {
+    await sale(key, sdi, { invoice_number: 'FT/2026/0110' });
+    expectTd04(await recordOf(key, await refund(key, sdi, { invoice_number: 'NC/2026/0110', original_invoice_number: 'FT/2026/0110', original_invoice_date: '2026-11-02' })), 'FT/2026/0110');
+
+    await sale(key, sdi, { invoice_number: 'FS/2026/0111', tipo_documento: 'TD07', invoice_date: '2026-11-01' });
+    expectTd04(await recordOf(key, await refund(key, sdi, { invoice_number: 'NC/2026/0111', original_invoice_number: 'FS/2026/0111', original_invoice_date: '2026-11-02' })), 'FS/2026/0111');
+    // Named with its own date, it is found.
+    const td08 = async (k: string, location: string, metadata: Record<string, unknown>) =>
+      firstTagText(await recordOf(k, await refund(k, location, metadata)), 'TipoDocumento');
+    expect(await td08(key, sdi, { invoice_number: 'NC/2026/0115', original_invoice_number: 'FS/2026/0111', original_invoice_date: '2026-11-01' })).toBe('TD08');
+
+    const other = await createLocation(t, key, 'it-sdi');
+    await sale(key, other, { invoice_number: 'FS/2026/0112', tipo_documento: 'TD07' });
+    expectTd04(await recordOf(key, await refund(key, sdi, { invoice_number: 'NC/2026/0112', original_invoice_number: 'FS/2026/0112', original_invoice_date: '2026-11-02' })), 'FS/2026/0112');
+    // A refund of its own location finds it.
+    expect(await td08(key, other, { invoice_number: 'NC/2026/0116', original_invoice_number: 'FS/2026/0112', original_invoice_date: '2026-11-02' })).toBe('TD08');
+
+    const refusedId = await sale(key, sdi, { invoice_number: 'FS/2026/0113', tipo_documento: 'TD07', sandbox_outcome: 'reject:00200' });
+    await t.worker.drain();
+    await t.worker.drain();
+    expect((await t.request({ method: 'GET', url: `/v1/transactions/${refusedId}`, key })).json().status).toBe('rejected');
+    expectTd04(await recordOf(key, await refund(key, sdi, { invoice_number: 'NC/2026/0113', original_invoice_number: 'FS/2026/0113', original_invoice_date: '2026-11-02' })), 'FS/2026/0113');
+
+    expectTd04(await recordOf(key, await refund(key, sdi, { invoice_number: 'NC/2026/0114', original_invoice_number: 'FS/2026/0199', original_invoice_date: '2026-11-02' })), 'FS/2026/0199');
+  });
+
+  it('another account\'s TD07 under the same number, date and partita IVA is as if it did not exist: TD04', async () => {
+    const { key: otherKey } = await t.signup();
+    const otherLoc = await createLocation(t, otherKey, 'it-sdi');
+    await sale(otherKey, otherLoc, { invoice_number: 'FS/2026/0120', tipo_documento: 'TD07' });
+    expectTd04(await recordOf(key, await refund(key, sdi, { invoice_number: 'NC/2026/0120', original_invoice_number: 'FS/2026/0120', original_invoice_date: '2026-11-02' })), 'FS/2026/0120');
+    // Its own account's refund finds it.
+    const own = await recordOf(otherKey, await refund(otherKey, otherLoc, { invoice_number: 'NC/2026/0120', original_invoice_number: 'FS/2026/0120', original_invoice_date: '2026-11-02' }));
+    expect(firstTagText(own, 'TipoDocumento')).toBe('TD08');
+  });
+});

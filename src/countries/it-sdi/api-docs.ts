@@ -15,7 +15,9 @@ export const SDI_METADATA_DOC =
   `TD07, the fattura semplificata (DPR 633/1972 art. 21-bis), is sent in the simplified format FSM10: a sale of at most ${decimal(SEMPLIFICATA_MAX_TOTAL)} EUR in total ` +
   '(no ceiling for a seller in regime RF19), not to a public administration (FPA12), without reverse-charge (N6.x) or intra-EU (N3.2) lines; ' +
   'cancelling a TD07 issues a nota di credito semplificata (TD08, FSM10) naming it, cancelling a TD08 a nota di debito semplificata (TD09); ' +
-  'TD07 on a refund or void issues a TD08 (stored as tipo_documento TD08, no amount ceiling) and requires original_invoice_number and original_invoice_date (DatiFatturaRettificata)';
+  'TD07 on a refund or void issues a TD08 (stored as tipo_documento TD08, no amount ceiling) and requires original_invoice_number and original_invoice_date (DatiFatturaRettificata); ' +
+  'a refund or void without tipo_documento whose original_invoice_number and original_invoice_date name a TD07 of its location issues that TD08 too ' +
+  '(a TD04 where the simplified format cannot carry it: FPA12, N6.x or N3.2 lines)';
 
 export const sdiDocs: SystemApiDocs = {
   key: 'it-sdi',

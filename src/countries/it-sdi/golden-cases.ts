@@ -6,7 +6,7 @@
  */
 import type { FiscalRecord, TransactionDraft } from '../types.ts';
 import { NOW, SOFTWARE, draft, line, location } from '../shared/test-fixtures.ts';
-import { validatedBuild } from '../shared/test-fixtures.ts';
+import { buildInput, fixedSigningKey, txCtx, validatedBuild } from '../shared/test-fixtures.ts';
 import { sdi } from './index.ts';
 
 export interface GoldenCase {
@@ -171,4 +171,37 @@ export function semplificataNoteCases(loc = goldenLocation()): GoldenCase[] {
   out.push({ file: 'simplified-refund-td08.xml', tx: refund.tx, record: refund.record });
   cancel('simplified-debit-note-td09.xml', out[1]!, 23, refundId);
   return out;
+}
+
+/**
+ * A refund the client did not ask in the simplified form (no `tipo_documento`) naming the
+ * consumer's TD07 above by its number and date: the core finds that TD07 among the numbers
+ * issued (`FiscalSystem.correctedSale`) and the refund is issued as the simplified credit
+ * note, TD08, as `tipo_documento: TD07` would have made it. `found`: the sales the core's
+ * lookup hands the plug-in (the TD07; [] as if none was found).
+ */
+export function derivedRefundCase(loc = goldenLocation(), opts: { found?: 'td07' | 'none'; metadata?: Record<string, unknown> } = {}): GoldenCase {
+  const [consumer] = semplificataCases(loc);
+  const request = draft({
+    type: 'refund',
+    payment_method: 'cash',
+    items: [line({ description: 'Vino della casa (reso)', quantity: 1, unit_price: 1000, tax_rate: 10, tax_amount: 100, total_amount: 1100 })],
+    customer_context: {
+      codice_fiscale: 'RSSMRA85T10A562S',
+      first_name: 'Mario',
+      last_name: 'Rossi',
+      address: { street: 'Via Garibaldi 5', postal_code: '00153', city: 'Roma', province: 'RM' },
+    },
+    metadata: { invoice_number: 'NC-2026/5', original_invoice_number: 'FS-2026/1', original_invoice_date: '2026-01-14', ...opts.metadata },
+  });
+  const ctx = txCtx(loc);
+  const tx = { ...request, metadata: sdi.validateTransaction(request, ctx) };
+  const found = opts.found === 'none'
+    ? []
+    : [{ transactionId: '00000000-0000-4000-8000-000000000011', tx: consumer!.tx, documentNumber: consumer!.record.documentNumber ?? null, issuedAt: NOW.toISOString() }];
+  const stored = sdi.correctedSale!.named({ tx, request, location: loc }) === null
+    ? tx
+    : { ...tx, metadata: sdi.correctedSale!.resolve({ tx, request, ctx }, found) };
+  const record = sdi.build(buildInput(loc, stored, { signingKey: fixedSigningKey(), transactionId: '00000000-0000-4000-8000-000000000024', chain: { seq: 24, number: 24, previous: null } }));
+  return { file: 'simplified-refund-derived-td08.xml', tx: stored, record };
 }

@@ -10,7 +10,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xmlsecVerify, xsdValidate } from '../../../test/support/xml-tools.ts';
 import { goldenFiles } from '../shared/golden.ts';
-import { goldenCases, goldenLocation, semplificataCases, semplificataNoteCases } from './golden-cases.ts';
+import { derivedRefundCase, goldenCases, goldenLocation, semplificataCases, semplificataNoteCases } from './golden-cases.ts';
 import { NOW, buildInput, fixedSigningKey, line, validatedBuild } from '../shared/test-fixtures.ts';
 import { sdi } from './index.ts';
 
@@ -229,6 +229,40 @@ describe('FatturaPA golden documents', () => {
       expect(generali(debit!)).toEqual({
         DatiGeneraliDocumento: { TipoDocumento: 'TD09', Divisa: 'EUR', Data: '2026-01-15', Numero: 'ND-NCS-2026/1' },
         DatiFatturaRettificata: { NumeroFR: 'NCS-2026/1', DataFR: '2026-01-15', ElementiRettificati: 'Storno totale della nota di credito semplificata' },
+      });
+    });
+
+    describe('a refund naming a TD07 by number and date, without tipo_documento: the TD08 derived from the sale found', () => {
+      const derived = derivedRefundCase();
+
+      it('matches its golden file', () => {
+        expectGolden(derived.file, derived.record.body);
+      });
+
+      it.skipIf(!HAVE_SCHEMAS)(xsdTitle('validates against Schema_VFSM10.xsd, not the 1.2.2 one'), () => {
+        const result = xsdValidate(derived.record.body, XSD_FSM10);
+        expect(result.ok, result.output).toBe(true);
+        expect(xsdValidate(derived.record.body, XSD).ok).toBe(false);
+      });
+
+      it('a TD08 naming the TD07 by its Numero and Data, stored as TD08; the same bytes as the refund asked as TD07', () => {
+        expect(derived.tx.metadata).toMatchObject({ tipo_documento: 'TD08', original_invoice_number: 'FS-2026/1', original_invoice_date: '2026-01-14' });
+        expect(generali(derived)).toEqual({
+          DatiGeneraliDocumento: { TipoDocumento: 'TD08', Divisa: 'EUR', Data: '2026-01-15', Numero: 'NC-2026/5' },
+          DatiFatturaRettificata: { NumeroFR: 'FS-2026/1', DataFR: '2026-01-14', ElementiRettificati: 'Variazione in diminuzione (art. 26 DPR 633/1972): Vino della casa (reso)' },
+        });
+        expect(derivedRefundCase(goldenLocation(), { metadata: { tipo_documento: 'TD07' } }).record.body).toBe(derived.record.body);
+      });
+
+      it.skipIf(!HAVE_SCHEMAS)(xsdTitle('no TD07 found, or tipo_documento TD04 named: the ordinary TD04 naming the invoice, valid against the 1.2.2 XSD'), () => {
+        for (const c of [derivedRefundCase(goldenLocation(), { found: 'none' }), derivedRefundCase(goldenLocation(), { metadata: { tipo_documento: 'TD04' } })]) {
+          const result = xsdValidate(c.record.body, XSD);
+          expect(result.ok, result.output).toBe(true);
+          expect(doc(c.record.body).FatturaElettronicaBody.DatiGenerali).toMatchObject({
+            DatiGeneraliDocumento: { TipoDocumento: 'TD04', Numero: 'NC-2026/5' },
+            DatiFattureCollegate: { IdDocumento: 'FS-2026/1', Data: '2026-01-14' },
+          });
+        }
       });
     });
 

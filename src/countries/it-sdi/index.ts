@@ -9,7 +9,7 @@ import type { FiscalSystem } from '../types.ts';
 import { NATURA_LINE_FIELD } from '../it/natura.ts';
 import { chainKeyOf } from '../shared/chain-key.ts';
 import { validateSdiConfig } from './config.ts';
-import { sdiIssuedDocument, validateSdiTransaction } from './metadata.ts';
+import { sdiCorrectedSale, sdiIssuedDocument, validateSdiTransaction } from './metadata.ts';
 import { buildSdi } from './build.ts';
 import { sdiSubmit } from './sandbox.ts';
 import { SDI_CODES } from './codes.ts';
@@ -42,6 +42,8 @@ export const sdi: FiscalSystem<'it-sdi', 'IT'> = {
   lineFields: [NATURA_LINE_FIELD],
   validateTransaction: validateSdiTransaction,
   issuedDocument: ({ tx, location }) => sdiIssuedDocument(tx, location),
+  // A refund or void naming a TD07 by its number and date is its simplified credit note, TD08 (metadata.ts).
+  correctedSale: sdiCorrectedSale,
   // The merchant numbers its invoices; the key only groups a location's records.
   chainKey: ({ location }) => chainKeyOf('it-sdi', location.id, 'default'),
   // The SdI file progressivo is unique per transmitter (the partita IVA): a gapless

@@ -203,3 +203,66 @@ describe('it-sdi: TD07 on a refund or void is the simplified credit note (TD08)'
     expect(sdi.issuedDocument!({ tx: stored, location: loc })).toMatchObject({ document: 'TD08 2026 NCS-1' });
   });
 });
+
+describe('it-sdi correctedSale: a refund or void of a TD07, named by number and date, is a TD08 without the override', () => {
+  const lookup = sdi.correctedSale!;
+  const original = { original_invoice_number: 'FS-1', original_invoice_date: '2026-01-10' };
+  /** The refund as the client sent it, and with the metadata validateTransaction stored. */
+  const refund = (metadata: Record<string, unknown>, over: Parameters<typeof draft>[0] = {}, l = loc) => {
+    const request = draft({ type: 'refund', ...over, metadata: { invoice_number: 'NC-1', ...metadata } });
+    return { request, tx: { ...request, metadata: sdi.validateTransaction(request, txCtx(l)) }, location: l, ctx: txCtx(l) };
+  };
+  /** A sale as the core hands it: its stored draft. */
+  const sale = (metadata: Record<string, unknown>, id = '00000000-0000-4000-8000-000000000001') => {
+    const tx = draft({ metadata: { invoice_date: '2026-01-10', ...metadata } });
+    return { transactionId: id, tx: { ...tx, metadata: sdi.validateTransaction(tx, txCtx(loc)) }, documentNumber: String(metadata.invoice_number), issuedAt: '2026-01-10T10:00:00.000Z' };
+  };
+  const td07 = sale({ invoice_number: 'FS-1', tipo_documento: 'TD07' });
+
+  it('names every invoice type under the number, in the year of the date, in the scope of the issuer\'s numbers', () => {
+    const r = refund(original);
+    const named = lookup.named(r);
+    expect(named).toEqual({
+      scope: sdi.issuedDocument!({ tx: td07.tx, location: loc })!.scope,
+      documents: ['TD01 2026 FS-1', 'TD02 2026 FS-1', 'TD06 2026 FS-1', 'TD07 2026 FS-1', 'TD24 2026 FS-1'],
+    });
+    // The TD07's own key is among them: the register holds it under that document.
+    expect(named!.documents).toContain(sdi.issuedDocument!({ tx: td07.tx, location: loc })!.document);
+    expect(lookup.named(refund(original, { type: 'void' }))).not.toBeNull();
+  });
+
+  it('names nothing when the request decided (tipo_documento, TD04 too), for a sale, or without the number and date', () => {
+    expect(lookup.named(refund({ ...original, tipo_documento: 'TD04' }))).toBeNull();
+    expect(lookup.named(refund({ ...original, tipo_documento: 'TD07' }))).toBeNull();
+    expect(lookup.named(refund({}))).toBeNull();
+    expect(lookup.named(refund({ original_invoice_number: 'FS-1' }))).toBeNull();
+    const s = draft({ metadata: { invoice_number: 'FT-1' } });
+    expect(lookup.named({ request: s, tx: { ...s, metadata: sdi.validateTransaction(s, txCtx(loc)) }, location: loc })).toBeNull();
+  });
+
+  it('the one TD07 found under the number and date: the refund is the TD08 TD07 on the refund asks for, naming it', () => {
+    const r = refund({ ...original, buyer_denomination: 'Rossi' });
+    const resolved = lookup.resolve(r, [td07]);
+    expect(resolved).toEqual(sdi.validateTransaction({ ...r.request, metadata: { ...r.request.metadata, tipo_documento: 'TD07' } }, r.ctx));
+    expect(resolved).toMatchObject({ tipo_documento: 'TD08', original_invoice_number: 'FS-1', original_invoice_date: '2026-01-10', buyer_denomination: 'Rossi' });
+    // SdI's duplicate key follows: the refund's number is issued as a TD08.
+    expect(sdi.issuedDocument!({ tx: { ...r.tx, metadata: resolved }, location: loc })!.document).toBe('TD08 2026 NC-1');
+  });
+
+  it('stays TD04 otherwise: nothing found, not a TD07, another date, two invoices under the number and date', () => {
+    const r = refund(original);
+    expect(lookup.resolve(r, [])).toEqual(r.tx.metadata);
+    expect(lookup.resolve(r, [sale({ invoice_number: 'FS-1' })]).tipo_documento).toBe('TD04');
+    expect(lookup.resolve(r, [sale({ invoice_number: 'FS-1', tipo_documento: 'TD07', invoice_date: '2026-01-09' })]).tipo_documento).toBe('TD04');
+    expect(lookup.resolve(r, [td07, sale({ invoice_number: 'FS-1' }, '00000000-0000-4000-8000-000000000002')]).tipo_documento).toBe('TD04');
+  });
+
+  it('stays the ordinary TD04 where the simplified note cannot be (FPA12, an N6.x or N3.2 line), without a 400', () => {
+    const pa = location('it-sdi', { formato_trasmissione: 'FPA12' });
+    expect(lookup.resolve(refund({ ...original, codice_destinatario: 'UFXYZ1' }, {}, pa), [td07]).tipo_documento).toBe('TD04');
+    const exempt = (natura: string) => [line({ tax_rate: 0, tax_amount: 0, total_amount: 1000, natura })];
+    expect(lookup.resolve(refund(original, { items: exempt('N6.9') }), [td07]).tipo_documento).toBe('TD04');
+    expect(lookup.resolve(refund(original, { items: exempt('N3.2') }), [td07]).tipo_documento).toBe('TD04');
+    expect(lookup.resolve(refund(original, { items: exempt('N4') }), [td07]).tipo_documento).toBe('TD08');
+  });
+});

@@ -3,7 +3,7 @@
  * `tipo_documento` override, and the Natura rule on 0 % lines.
  */
 import { badRequest } from '../../core/errors.ts';
-import type { LocationForFiscal, TransactionContext, TransactionDraft } from '../types.ts';
+import type { CorrectedSaleLookup, LocationForFiscal, TransactionContext, TransactionDraft } from '../types.ts';
 import { isIsoDate, isoDate, localDate } from '../shared/dates.ts';
 import { baseMetadata, optionalChoice, optionalText, withoutUndefined } from '../shared/metadata-fields.ts';
 import { checkNatura } from '../it/natura.ts';
@@ -41,9 +41,7 @@ export function validateSdiTransaction(tx: TransactionDraft, ctx: TransactionCon
   // SdI refuses an invoice dated after it receives it (00403).
   if (invoice_date > today) throw badRequest('metadata.invoice_date must not be in the future');
 
-  const requested =
-    optionalChoice(meta, 'tipo_documento', TIPI_DOCUMENTO, 'metadata.tipo_documento must be one of TD01, TD02, TD04, TD06, TD07, TD24') ??
-    defaultTipoDocumento(tx);
+  const requested = requestedTipo(meta) ?? defaultTipoDocumento(tx);
   // TD07 on a refund or void asks for the simplified form of its credit note: the TD08
   // stored is the document built (DECISIONS keeps the request's values; `semplificataTipo`).
   const tipo_documento = semplificataTipo(requested, tx);
@@ -120,6 +118,10 @@ function readOriginalInvoice(meta: Record<string, unknown>, tipo: string, invoic
   return { original_invoice_number: number, ...(date !== undefined ? { original_invoice_date: date } : {}) };
 }
 
+/** The TipoDocumento the request names (TIPI_DOCUMENTO), if any. */
+const requestedTipo = (meta: Record<string, unknown>): string | undefined =>
+  optionalChoice(meta, 'tipo_documento', TIPI_DOCUMENTO, 'metadata.tipo_documento must be one of TD01, TD02, TD04, TD06, TD07, TD24');
+
 /** A simplified invoice's ceiling, in cents: 400 euro (DPR 633/1972 art. 21-bis c.1, as raised by DM 10 maggio 2019). */
 export const SEMPLIFICATA_MAX_TOTAL = 40_000;
 
@@ -150,29 +152,30 @@ export const semplificataTipo = (requested: string, tx: TransactionDraft): strin
  * - no line the format cannot carry (`semplificataExcludes`).
  */
 function checkSemplificata(tx: TransactionDraft, ctx: TransactionContext, tipo: 'TD07' | 'TD08'): void {
+  const refusal = semplificataRefusal(tx, ctx, tipo);
+  if (refusal !== null) throw badRequest(refusal);
+}
+
+/** Why the transaction cannot be the simplified document `tipo` (`checkSemplificata`'s 400), or null. */
+function semplificataRefusal(tx: TransactionDraft, ctx: TransactionContext, tipo: 'TD07' | 'TD08'): string | null {
   const what = tipo === 'TD07'
     ? 'metadata.tipo_documento TD07 (fattura semplificata)'
     : 'metadata.tipo_documento TD07 on a refund or void (nota di credito semplificata, TD08)';
   if (ctx.location.config.formato_trasmissione === 'FPA12') {
-    throw badRequest(`${what} cannot be sent to a public administration (FPA12): the simplified format is for private parties only`);
+    return `${what} cannot be sent to a public administration (FPA12): the simplified format is for private parties only`;
   }
   if (tipo === 'TD07' && tx.total_amount > SEMPLIFICATA_MAX_TOTAL && ctx.location.config.regime_fiscale !== 'RF19') {
-    throw badRequest(
-      `${what} is allowed up to 400.00 EUR in total (DPR 633/1972 art. 21-bis, limit of DM 10 maggio 2019): total_amount is ${decimal(tx.total_amount)} EUR; issue an ordinary invoice (TD01)`,
-    );
+    return `${what} is allowed up to 400.00 EUR in total (DPR 633/1972 art. 21-bis, limit of DM 10 maggio 2019): total_amount is ${decimal(tx.total_amount)} EUR; issue an ordinary invoice (TD01)`;
   }
   const name = tipo === 'TD07' ? 'a fattura semplificata (TD07)' : 'a nota di credito semplificata (TD08)';
   const ordinary = tipo === 'TD07' ? 'an ordinary invoice (TD01)' : 'an ordinary credit note (TD04)';
-  tx.items.forEach((line, i) => {
+  for (const [i, line] of tx.items.entries()) {
     const natura = typeof line.natura === 'string' ? line.natura : undefined;
     const excluded = semplificataExcludes(natura);
-    if (excluded === 'reverse-charge') {
-      throw badRequest(`items[${i}].natura ${natura!} cannot be in ${name}: reverse charge needs ${ordinary}`);
-    }
-    if (excluded === 'intra-eu') {
-      throw badRequest(`items[${i}].natura N3.2 cannot be in ${name}: DPR 633/1972 art. 21-bis c.2 excludes intra-EU supplies`);
-    }
-  });
+    if (excluded === 'reverse-charge') return `items[${i}].natura ${natura!} cannot be in ${name}: reverse charge needs ${ordinary}`;
+    if (excluded === 'intra-eu') return `items[${i}].natura N3.2 cannot be in ${name}: DPR 633/1972 art. 21-bis c.2 excludes intra-EU supplies`;
+  }
+  return null;
 }
 
 /**
@@ -253,9 +256,62 @@ export function sdiIssuedDocument(tx: TransactionDraft, location: LocationForFis
   const tipo = typeof tx.metadata.tipo_documento === 'string' ? tx.metadata.tipo_documento : defaultTipoDocumento(tx);
   const year = date.slice(0, 4);
   return {
-    document: `${tipo} ${year} ${number}`,
-    // SdI's key is the cedente's: every location of one partita IVA shares it.
-    scope: `it-sdi:${location.account_id}:${location.tax_id ?? location.id}`,
+    document: issuedDocumentKey(tipo, year, number),
+    scope: issuerScope(location),
     message: `metadata.invoice_number ${number} was already issued as ${tipo} in ${year}: SdI refuses a duplicate invoice (00404)`,
   };
 }
+
+/** SdI's duplicate key of a document (00404): its TipoDocumento, the year of its Data, its Numero. */
+const issuedDocumentKey = (tipo: string, year: string, number: string): string => `${tipo} ${year} ${number}`;
+
+/** Where an issued number is unique: SdI's key is the cedente's, so every location of one partita IVA shares it. */
+const issuerScope = (location: LocationForFiscal): string => `it-sdi:${location.account_id}:${location.tax_id ?? location.id}`;
+
+/** The invoices a refund or void may correct: every type a request may name but the credit note. */
+const INVOICE_TIPI: readonly string[] = TIPI_DOCUMENTO.filter((t) => t !== 'TD04');
+
+/**
+ * FiscalSystem.correctedSale: a refund or void of a fattura semplificata (TD07) is the
+ * nota di credito semplificata (TD08) without the client asking for it (docs/decisions.md
+ * "Italy SDI: a refund of a TD07 is a TD08 without the override"). The request names the
+ * invoice by `original_invoice_number` and `original_invoice_date`; the core looks the
+ * number up among the ones this issuer issued (`sdiIssuedDocument`'s register: type, year,
+ * number), in the refund's location. The refund becomes the TD08 that `tipo_documento: TD07`
+ * would have asked for, built by the same rules (`validateSdiTransaction`), when:
+ * - the request names no `tipo_documento` (one it names wins, TD04 included);
+ * - exactly one sale was found under that number and date, and it is a TD07 (a TD01 under
+ *   the same number and date too: which one it corrects is unclear, and the ordinary
+ *   credit note corrects either);
+ * - the refund can be simplified (`semplificataRefusal`: not FPA12, no N6.x/N7/N3.2 line);
+ *   otherwise it is the ordinary TD04, as art. 21-bis allows and as a TD07's cancellation does.
+ * A number without a date is not looked up: the register keys a number by its year.
+ */
+export const sdiCorrectedSale: CorrectedSaleLookup = {
+  named({ tx, request, location }) {
+    if (tx.type === 'sale' || requestedTipo(request.metadata) !== undefined) return null;
+    const number = tx.metadata.original_invoice_number;
+    const date = tx.metadata.original_invoice_date;
+    if (tx.metadata.tipo_documento !== 'TD04' || typeof number !== 'string' || typeof date !== 'string') return null;
+    const year = date.slice(0, 4);
+    return { scope: issuerScope(location), documents: INVOICE_TIPI.map((tipo) => issuedDocumentKey(tipo, year, number)) };
+  },
+  resolve({ tx, request, ctx }, sales) {
+    const number = tx.metadata.original_invoice_number;
+    const date = tx.metadata.original_invoice_date;
+    const named = sales.filter(
+      (s) => s.tx.type === 'sale' && s.tx.metadata.invoice_number === number && s.tx.metadata.invoice_date === date,
+    );
+    const [sale] = named;
+    if (named.length !== 1 || sale!.tx.metadata.tipo_documento !== 'TD07') return tx.metadata;
+    if (semplificataRefusal(tx, ctx, 'TD08') !== null) return tx.metadata;
+    // What the request would have said asking for the simplified form, the invoice named as the sale holds it.
+    const metadata = {
+      ...request.metadata,
+      tipo_documento: 'TD07',
+      original_invoice_number: sale!.tx.metadata.invoice_number,
+      original_invoice_date: sale!.tx.metadata.invoice_date,
+    };
+    return validateSdiTransaction({ ...request, metadata }, ctx);
+  },
+};

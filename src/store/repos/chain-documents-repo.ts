@@ -28,6 +28,20 @@ export const chainDocumentsRepo = {
   },
 
   /**
+   * The transactions registered under any of `documents` of this role in `chainKey`, each
+   * with the document it holds (a lookup on the primary key's first columns). Whether each
+   * stands, and whose it is, the caller reads from the transaction.
+   */
+  async registered(q: Queryable, role: ChainDocumentRole, chainKey: string, documents: readonly string[]): Promise<{ document: string; transactionId: string }[]> {
+    if (documents.length === 0) return [];
+    const res = await q.query<{ document: string; transaction_id: string }>(
+      'SELECT document, transaction_id FROM chain_documents WHERE chain_key = $1 AND role = $2 AND document = ANY($3::text[]) ORDER BY document, transaction_id',
+      [chainKey, role, [...documents]],
+    );
+    return res.rows.map((r) => ({ document: r.document, transactionId: r.transaction_id }));
+  },
+
+  /**
    * Registers the row. With `counter` (a number a request chose, where a series counter
    * would write the same document: FiscalSystem.issuedDocument) the same statement raises
    * the series' `client_max` (migration 0052), which locks the series row until the end of

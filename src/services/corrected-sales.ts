@@ -1,0 +1,49 @@
+/**
+ * A refund or void that names the sale it corrects by the number the sale was issued under
+ * (`FiscalSystem.correctedSale`): before the correction joins its chain, the sales issued
+ * under the documents its system names are read from the register of issued numbers
+ * (chain_documents, role `issued`, keyed per environment as transaction-entry.ts registers
+ * them), and the system stores what it makes of them. Nothing is refused here: a number
+ * that matches no sale of the caller's location leaves the correction as its request made it.
+ */
+import type { TransactionDraft } from '../core/transaction.ts';
+import type { CorrectedSale, FiscalSystem, TransactionContext } from '../countries/types.ts';
+import { statuses } from '../countries/registry.ts';
+import { inEnvironment } from '../countries/shared/chain-key.ts';
+import type { Queryable } from '../store/db.ts';
+import { chainDocumentsRepo } from '../store/repos/chain-documents-repo.ts';
+import { fiscalRecordsRepo } from '../store/repos/fiscal-records-repo.ts';
+import { transactionsRepo } from '../store/repos/transactions-repo.ts';
+import type { AuthContext } from './auth-context.ts';
+
+/**
+ * The draft with the system's metadata for the sale it corrects; unchanged for a sale, for
+ * a system without the lookup, and when the request names no document to look up.
+ * `request`: the draft as the client sent it; `draft`: with the validated metadata.
+ */
+export async function withCorrectedSale(
+  q: Queryable, auth: Pick<AuthContext, 'accountId' | 'environment'>, system: FiscalSystem,
+  ctx: TransactionContext, request: TransactionDraft, draft: TransactionDraft,
+): Promise<TransactionDraft> {
+  const lookup = system.correctedSale;
+  if (lookup === undefined || draft.type === 'sale') return draft;
+  const named = lookup.named({ tx: draft, request, location: ctx.location });
+  if (named === null || named.documents.length === 0) return draft;
+  const found = await chainDocumentsRepo.registered(q, 'issued', inEnvironment(named.scope, auth.environment), named.documents);
+  const sales: CorrectedSale[] = [];
+  for (const { transactionId } of found) {
+    // Account-scoped: another account's transaction reads as none, as GET answers it (404).
+    const row = await transactionsRepo.get(q, auth.accountId, transactionId);
+    if (!row || row.location_id !== ctx.location.id || row.environment !== auth.environment) continue;
+    // Refused by its authority (or out of retries): the number was never issued.
+    if (statuses.isRefused(row.status)) continue;
+    const record = await fiscalRecordsRepo.getForTransaction(q, row.id);
+    sales.push({
+      transactionId: row.id,
+      tx: row.normalized,
+      documentNumber: record?.document_number ?? null,
+      issuedAt: (record?.created_at ?? row.created_at).toISOString(),
+    });
+  }
+  return { ...draft, metadata: lookup.resolve({ tx: draft, request, ctx }, sales) };
+}
