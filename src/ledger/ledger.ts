@@ -13,7 +13,8 @@
  *   If another node moved the head (or a series, or a key was taken), the statement
  *   writes nothing and the batch takes the locking path. If its answer never comes (the
  *   pipe's connection lost or silent), the locking path first learns, under the chain's
- *   lock, whether it committed (`settleUnknown`).
+ *   lock, whether it committed (`settleUnknown`). So does a locking-path transaction whose
+ *   COMMIT answer never came (`appendLockedAlone`).
  *
  * Batching: appends queue per chain (core/group-commit.ts), several batches of a chain at
  * once on the pipe (two without): while one is signed or its statement runs, the next are
@@ -28,6 +29,7 @@ import type { ChainLink, PendingLink } from '../core/chain-link.ts';
 import { GroupCommitter, type Turn } from '../core/group-commit.ts';
 import { promoteQueue, type EnqueueInput } from '../store/repos/jobs-repo.ts';
 import { isUniqueViolation, type Db, type Queryable } from '../store/db.ts';
+import type { TransactionFailure } from '../store/pg-db.ts';
 import type { FiscalRecordRow } from '../store/repos/fiscal-records-repo.ts';
 import type { TransactionRow } from '../store/repos/transactions-repo.ts';
 import { Combiner } from './combiner.ts';
@@ -118,8 +120,18 @@ function outcomeUnknown(err: unknown): err is DbUnavailableError {
 }
 
 /**
- * A one-statement append whose outcome is unknown (`outcomeUnknown`), with what it built:
- * the caller settles it (`settleUnknown`) before answering.
+ * Whether a locking-path transaction that failed may have committed all the same: its
+ * COMMIT was sent and its answer never came (pg-db.ts `atCommit`, and `outcomeUnknown`).
+ * A failure before COMMIT rolled the transaction back: nothing to settle.
+ */
+function commitUnknown(err: unknown): err is DbUnavailableError {
+  return outcomeUnknown(err) && (err as TransactionFailure).atCommit === true;
+}
+
+/**
+ * An append whose outcome is unknown (a one-statement append, `outcomeUnknown`, or a
+ * locking-path transaction whose COMMIT answer was lost, `commitUnknown`), with what it
+ * built: the caller settles it (`settleUnknown`) before answering.
  */
 class Unsettled extends Error {
   constructor(
@@ -130,7 +142,7 @@ class Unsettled extends Error {
     /** The batch's outcomes as committed; moves what this node knows as its commit does. */
     readonly committed: () => Outcome[],
   ) {
-    super('the outcome of a one-statement append is unknown', { cause: original });
+    super('the outcome of an append is unknown', { cause: original });
     this.name = 'Unsettled';
   }
 }
@@ -293,10 +305,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
       const batch = (items ??= take());
       outcomes = unsettled
         ? await settleUnknown(chainKey, batch, unsettled)
-        : lockedDone(chainKey, await db.transaction(async (tx) => {
-          const now = clock.now();
-          return appendLocked(tx, chainKey, batch, await lockFor(tx, chainKey, batch, now), now);
-        }));
+        : await appendLockedAlone(chainKey, batch);
     }
     // The batch's in-chain-order jobs entered `waiting`: now that they are committed, the
     // queue's first waiting job goes if nothing of the queue is active (jobs/queue.ts
@@ -449,6 +458,30 @@ export function createLedger(deps: LedgerDeps): Ledger {
     return ledgerRepo.lockChainHead(tx, chainKey, now, all.flatMap((p) => (p.idempotency ? [p.idempotency] : [])));
   }
 
+  /**
+   * A batch on the locking path, in a transaction of its own. Its COMMIT sent and its
+   * answer lost (`commitUnknown`): the batch may have committed; its outcome is settled as
+   * a one-statement append's is (`settleUnknown`: under the chain's lock, whether its
+   * first record is stored). A batch that wrote nothing (replays only) answers its replays.
+   * (Any other failure, before COMMIT or answered by the server, rolled back: it is thrown.)
+   */
+  async function appendLockedAlone(chainKey: string, batch: readonly LedgerEntry[]): Promise<Outcome[]> {
+    let done: Awaited<ReturnType<typeof appendLocked>> | undefined;
+    try {
+      return lockedDone(chainKey, await db.transaction(async (tx) => {
+        const now = clock.now();
+        return (done = await appendLocked(tx, chainKey, batch, await lockFor(tx, chainKey, batch, now), now));
+      }));
+    } catch (err) {
+      if (done === undefined || !commitUnknown(err)) throw err;
+      const written = done;
+      // Replays only: nothing written, whether it committed or not (the head not remembered:
+      // its row may have been created by this transaction).
+      if (written.recordId === undefined) return written.outcomes;
+      return settleUnknown(chainKey, batch, new Unsettled(err, written.recordId, () => lockedDone(chainKey, written)));
+    }
+  }
+
   /** What this node knows after a commit on the locking path; the batch's outcomes. */
   function lockedDone(chainKey: string, done: Awaited<ReturnType<typeof appendLocked>>): Outcome[] {
     remember(chainKey, done.head);
@@ -459,10 +492,13 @@ export function createLedger(deps: LedgerDeps): Ledger {
   }
 
   /**
-   * Settles a one-statement append whose outcome is unknown (its statement may have run,
-   * its answer never came: docs/decisions.md "An append whose outcome is unknown"), on the
-   * locking path: once the chain's head is locked, one statement of its own asks whether
-   * the batch's first record is stored (through the pool: the pipe was given up).
+   * Settles an append whose outcome is unknown (a one-statement append's statement, or a
+   * locking-path transaction's COMMIT, may have run; its answer never came: docs/decisions.md
+   * "An append whose answer never came is settled before answering"), on the locking path:
+   * once the chain's head is locked, one statement of its own asks whether the batch's first
+   * record is stored (through the pool, a transaction of its own).
+   * (A lost COMMIT: the lost transaction held the chain's lock until it committed or rolled
+   * back, so the check, granted the lock after, sees which.)
    * - Stored: the batch committed. Answered as committed, nothing written again.
    * - Not stored: it did not commit, and no longer can: a statement still on its way (or
    *   still running on the old connection's backend) updates the head first, so it either
@@ -509,7 +545,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
     const head: BuiltOn = { seq: locked.seq, fingerprint: locked.last_fingerprint, fiscalId: locked.last_fiscal_id, issuedAt: locked.last_issued_at, link: locked.last_link };
     const replays = await sortOutReplays(tx, all, locked.existing);
     const items = replays.fresh.map((i) => all[i]!);
-    if (items.length === 0) return { outcomes: replays.settle(new Map()) as Outcome[], head, numbers: new Map<string, number>(), forgotten: [], fannedOut: false };
+    if (items.length === 0) return { outcomes: replays.settle(new Map()) as Outcome[], head, numbers: new Map<string, number>(), forgotten: [], fannedOut: false, recordId: undefined };
     // Document numbers for the whole batch: one statement per series, in the batch's order.
     const taken = new Map<string, { numbers: number[]; clientAhead: boolean }>();
     for (const key of new Set(items.map((p) => p.numberingKey))) {
@@ -528,7 +564,11 @@ export function createLedger(deps: LedgerDeps): Ledger {
     const { built, batch, jobSpan, last } = await buildBatch(chainKey, items, head, numbers, now);
     const written = await ledgerRepo.insertBatch(tx, batch);
     for (const [i, p] of items.entries()) if (p.afterWrite) await p.afterWrite(tx, built[i]!, now);
-    return { outcomes: settle(replays, built, jobSpan, written.jobIds, (i) => head.seq + i + 1), head: last, numbers: numbersAfter, forgotten, fannedOut: written.fannedOut };
+    return {
+      outcomes: settle(replays, built, jobSpan, written.jobIds, (i) => head.seq + i + 1), head: last, numbers: numbersAfter, forgotten, fannedOut: written.fannedOut,
+      /** The batch's first record: stored if and only if its transaction committed. */
+      recordId: batch.records[0]!.id as string | undefined,
+    };
   }
 
   /**

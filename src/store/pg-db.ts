@@ -63,6 +63,19 @@ function connectionLost(err: unknown): boolean {
 }
 
 /**
+ * What a transaction's failure says of where it failed: `atCommit` is set (true) on the
+ * DbUnavailableError of a transaction whose COMMIT was sent and failed so (no answer, the
+ * connection lost). Only then may the transaction have committed all the same (its
+ * outcome is unknown when the error carries no server answer: a failure PostgreSQL
+ * itself answered, an ERROR, rolled back). A failure of any statement before COMMIT, or
+ * of `fn` itself, rolled everything back and never carries it. Read by the ledger
+ * (ledger.ts), which learns such a transaction's outcome before answering.
+ */
+export interface TransactionFailure {
+  atCommit?: true;
+}
+
+/**
  * Named (server-side prepared) statements: PostgreSQL parses a named statement once per
  * connection instead of at every call (plans are still made per call: see the pool's
  * plan_cache_mode). The names are a hash of the SQL text. Statements built with a varying shape (a
@@ -311,7 +324,12 @@ export async function openPostgresDb(connectionString: string, opts: PgDbOptions
     };
     try {
       const result = await fn(q);
-      if (begun) await q.query('COMMIT');
+      if (begun) {
+        await q.query('COMMIT').catch((err: unknown) => {
+          if (err instanceof DbUnavailableError) (err as TransactionFailure).atCommit = true;
+          throw err;
+        });
+      }
       release();
       return result;
     } catch (err) {

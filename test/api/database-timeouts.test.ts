@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgresDb } from '../../src/store/pg-db.ts';
+import { DbUnavailableError } from '../../src/core/errors.ts';
+import { openPostgresDb, type TransactionFailure } from '../../src/store/pg-db.ts';
 import type { Db } from '../../src/store/db.ts';
 import { STORE, createTestDatabase, startTestApp, type TestApp } from '../support/harness.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
@@ -53,8 +54,8 @@ describe.runIf(STORE === 'postgres')('a database that does not answer (PostgreSQ
   const list = () => app.request({ method: 'GET', url: '/v1/transactions', key });
   const stored = async (idem: string) => (await direct.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions WHERE idempotency_key = $1', [idem])).rows[0]!.n;
   /** A sale whose first item names `marker` (found in the statement's bytes by the proxy), sent without an Idempotency-Key. */
-  const createMarked = (marker: string) => {
-    const body = saleBody(location);
+  const createMarked = (marker: string, at = location) => {
+    const body = saleBody(at);
     body.items = body.items.map((item, i) => (i === 0 ? { ...item, description: marker } : item));
     return app.request({ method: 'POST', url: '/v1/transactions', key, payload: body });
   };
@@ -217,5 +218,53 @@ describe.runIf(STORE === 'postgres')('a database that does not answer (PostgreSQ
     expect(next.statusCode, next.body).toBe(201);
     expect(await pipePid()).not.toBe(before);
     await expectChainWhole(next.json<{ id: string }>().id);
+  });
+  it('a transaction whose COMMIT was sent and never answered fails marked `atCommit` (it may have committed: here it did); one whose earlier statement was never answered is not (rolled back)', async () => {
+    await direct.exec('CREATE TABLE IF NOT EXISTS commit_probe (marker text NOT NULL)');
+    const count = async (marker: string) => (await direct.query<{ n: number }>('SELECT count(*)::int AS n FROM commit_probe WHERE marker = $1', [marker])).rows[0]!.n;
+    const write = (marker: string) => db.transaction(async (tx) => {
+      await tx.query('SELECT 1');
+      await tx.query('INSERT INTO commit_probe (marker) VALUES ($1)', [marker]);
+    }).then(() => undefined, (err: unknown) => err);
+    const atCommit = `commit-lost-${crypto.randomBytes(6).toString('hex')}`;
+    void proxy.holdOn(new RegExp(atCommit), 'answers', /COMMIT/);
+    const lost = await write(atCommit);
+    expect(lost).toBeInstanceOf(DbUnavailableError);
+    expect((lost as TransactionFailure).atCommit).toBe(true);
+    expect(await count(atCommit)).toBe(1);
+    const before = `statement-answer-lost-${crypto.randomBytes(6).toString('hex')}`;
+    void proxy.holdOn(new RegExp(before), 'answers');
+    const failed = await write(before);
+    expect(failed).toBeInstanceOf(DbUnavailableError);
+    expect((failed as TransactionFailure).atCommit).toBeUndefined();
+    expect(await count(before)).toBe(0);
+  });
+
+  /*
+   * The locking path (a chain this node does not know yet: a new location's first sale),
+   * its transaction's COMMIT answer lost (the proxy silences the connection that sent the
+   * sale, from its COMMIT on): the ledger learns the outcome under the chain's lock
+   * (ledger.ts appendLockedAlone, settleUnknown) before answering.
+   */
+  it('a create on the locking path whose COMMIT answer never comes: 201 whether it committed or not, stored once, the chain whole; the next create works', async () => {
+    for (const what of ['answers', 'statements'] as const) {
+      const at = await createLocation(app, key, 'fr-nf525');
+      const marker = `commit-${what}-lost-${crypto.randomBytes(6).toString('hex')}`;
+      let held = false;
+      void proxy.holdOn(new RegExp(marker), what, /COMMIT/).then(() => (held = true));
+      const { value: res, ms } = await timed(createMarked(marker, at));
+      expect(held, what).toBe(true);
+      expect(res.statusCode, `${what}: ${res.body}`).toBe(201);
+      // The COMMIT's answer was waited for (the bound and the grace: 1 s) and never came.
+      expect(ms, what).toBeGreaterThan(900);
+      expect(ms, what).toBeLessThan(WITHIN_MS);
+      const id = res.json<{ id: string }>().id;
+      expect(await storedMarked(marker), what).toBe(1);
+      expect((await direct.query<{ n: number }>('SELECT count(*)::int AS n FROM fiscal_records WHERE transaction_id = $1', [id])).rows[0]!.n, what).toBe(1);
+      await expectChainWhole(id);
+      const next = await createMarked(`${marker}-next`, at);
+      expect(next.statusCode, next.body).toBe(201);
+      await expectChainWhole(next.json<{ id: string }>().id);
+    }
   });
 });

@@ -7,7 +7,7 @@ import { newId } from '../../src/core/ids.ts';
 import { createLedger } from '../../src/ledger/ledger.ts';
 import type { PendingLink } from '../../src/core/chain-link.ts';
 import type { Appended, BuiltEntry, Ledger, LedgerEntry } from '../../src/ledger/types.ts';
-import type { Db } from '../../src/store/db.ts';
+import type { Db, Queryable } from '../../src/store/db.ts';
 import { createChainSigner, signChainInline } from '../../src/signing/chain-signer.ts';
 import { inProcessSigner, verifyWith, type Signer } from '../../src/signing/signer.ts';
 import { FAN_OUT_EVENTS, createEventPublisher } from '../../src/services/event-publisher.ts';
@@ -65,6 +65,39 @@ async function chain(chainKey: string) {
 const cancelled = () => new DbUnavailableError(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014', severity: 'ERROR' }), 'timeout');
 /** No answer within the driver's wait: the statement may have run. */
 const noAnswer = () => new DbUnavailableError(new Error('Query read timeout'), 'timeout');
+
+/** A COMMIT sent whose answer never came (pg-db.ts marks it `atCommit`): the transaction may have committed. */
+const commitLost = () => Object.assign(noAnswer(), { atCommit: true as const });
+
+/**
+ * The test store's transactions, the next `lose` of which lose their COMMIT's answer
+ * (`commitLost`): committed first (`ran`), or rolled back (the COMMIT never reached the
+ * server). While `down`, a transaction fails at once (the store unreachable); `downAfterLoss`:
+ * down from the lost answer on.
+ * `transactions` counts every one begun.
+ */
+function commitLosing(ran: boolean) {
+  const state = { lose: 0, down: false, downAfterLoss: false, transactions: 0, thrown: [] as Error[] };
+  const rolledBack = new Error('rolled back here');
+  const transaction: Db['transaction'] = async (fn) => {
+    state.transactions += 1;
+    if (state.down) throw new DbUnavailableError(new Error('connect ECONNREFUSED'));
+    if (state.lose === 0) return t.db.transaction(fn);
+    state.lose -= 1;
+    await t.db.transaction(async (tx) => {
+      const result = await fn(tx);
+      if (!ran) throw rolledBack;
+      return result;
+    }).catch((err: unknown) => {
+      if (err !== rolledBack) throw err;
+    });
+    const error = commitLost();
+    state.thrown.push(error);
+    if (state.downAfterLoss) state.down = true;
+    throw error;
+  };
+  return { transaction, state };
+}
 
 /**
  * A ledger whose ordered pipe is in front of the test store's (PGlite: the store itself, as
@@ -254,6 +287,75 @@ describe('ledger', () => {
       // It had committed: appended again (the same chain, the batch's place taken), the chain goes on after it.
       for (const key of keys.slice(2)) await g.ledger.append(journal(key, 'next', numbered(key)));
       expect((await expectWhole(keys[2]!, ['warm 0', 'warm 1', 'queued', 'next'])).map((r) => r.document_number)).toEqual(['1', '2', '3', '4']);
+    });
+  });
+
+  describe("the locking path's COMMIT sent and its answer lost: settled under the chain lock as well", () => {
+    const series = () => ({ numberingKey: `journal-series:${newId()}` });
+
+    it('it committed: answered as committed, stored once; the head and the series known as after a commit (the next append goes on the pipe, numbered on)', async () => {
+      const store = commitLosing(true);
+      const g = gatedLedger({ pass: 0, run: false, error: noAnswer }, { transaction: store.transaction });
+      const key = `journal:${newId()}`;
+      const numbered = series();
+      // A chain this node does not know: the locking path.
+      store.state.lose = 1;
+      await expect(g.ledger.append(journal(key, 'first', numbered))).resolves.toMatchObject({ created: true, seq: 1 });
+      // The lost one, then the check under the chain's lock.
+      expect(store.state.transactions).toBe(2);
+      expect(g.state.sent).toBe(0);
+      await expectWhole(key, ['first']);
+      await expect(g.ledger.append(journal(key, 'next', numbered))).resolves.toMatchObject({ created: true, seq: 2 });
+      expect([g.state.sent, store.state.transactions]).toEqual([1, 2]);
+      expect((await expectWhole(key, ['first', 'next'])).map((r) => r.document_number)).toEqual(['1', '2']);
+    });
+
+    it('it did not commit: written once on the locking path, numbered without a gap', async () => {
+      const store = commitLosing(false);
+      const g = gatedLedger({ pass: 0, run: false, error: noAnswer }, { transaction: store.transaction });
+      const key = `journal:${newId()}`;
+      const numbered = series();
+      store.state.lose = 1;
+      await expect(g.ledger.append(journal(key, 'first', numbered))).resolves.toMatchObject({ created: true, seq: 1 });
+      expect(store.state.transactions).toBe(2);
+      expect((await expectWhole(key, ['first'])).map((r) => r.document_number)).toEqual(['1']);
+      // Written by the settle's own transaction: known as after a commit.
+      await expect(g.ledger.append(journal(key, 'next', numbered))).resolves.toMatchObject({ created: true, seq: 2 });
+      expect([g.state.sent, store.state.transactions]).toEqual([1, 2]);
+      expect((await expectWhole(key, ['first', 'next'])).map((r) => r.document_number)).toEqual(['1', '2']);
+    });
+
+    it('an entry with writes of its own on a chain the node knows: its writes and its record committed once, or written once', async () => {
+      for (const ran of [true, false]) {
+        const store = commitLosing(ran);
+        const g = gatedLedger({ pass: 0, run: false, error: noAnswer }, { transaction: store.transaction });
+        const key = `journal:${newId()}`;
+        for (let i = 0; i < 2; i++) await g.ledger.append(journal(key, `warm ${i}`));
+        const writes: string[] = [];
+        store.state.lose = 1;
+        const own = { afterWrite: async (tx: Queryable) => void writes.push((await tx.query<{ n: string }>("SELECT 'own' AS n")).rows[0]!.n) };
+        await expect(g.ledger.append(journal(key, 'own', own)), `ran: ${ran}`).resolves.toMatchObject({ created: true, seq: 3 });
+        // Run again only when it had not committed.
+        expect(writes, `ran: ${ran}`).toEqual(ran ? ['own'] : ['own', 'own']);
+        // The warm-up's, the lost one, the check.
+        expect(store.state.transactions, `ran: ${ran}`).toBe(3);
+        await expectWhole(key, ['warm 0', 'warm 1', 'own']);
+      }
+    });
+
+    it('the check gets no answer either: the append fails with the COMMIT\'s own error (503), its outcome still unknown; the chain goes on after it once the store is back', async () => {
+      const store = commitLosing(true);
+      const g = gatedLedger({ pass: 0, run: false, error: noAnswer }, { transaction: store.transaction });
+      const key = `journal:${newId()}`;
+      // Down once the COMMIT's answer is lost: the check fails to connect.
+      Object.assign(store.state, { lose: 1, downAfterLoss: true });
+      const failed = await g.ledger.append(journal(key, 'first')).then(() => undefined, (err: unknown) => err);
+      expect(failed).toBeDefined();
+      expect(failed).toBe(store.state.thrown[0]);
+      expect(store.state.transactions).toBe(2);
+      store.state.down = false;
+      await expect(g.ledger.append(journal(key, 'next'))).resolves.toMatchObject({ created: true, seq: 2 });
+      await expectWhole(key, ['first', 'next']);
     });
   });
 

@@ -38,8 +38,10 @@ export interface TcpProxy {
    * server's answers come back (the statement runs, its answer is lost); with
    * `statements`, neither that data nor anything after it reaches the server (it never
    * sees the statement). Other connections are untouched. Resolves when it happened.
+   * With `then`, the connection that sends `pattern` is silenced only from the next data
+   * it sends matching `then` (a transaction's COMMIT after its marked statement).
    */
-  holdOn(pattern: RegExp, what: 'answers' | 'statements'): Promise<string>;
+  holdOn(pattern: RegExp, what: 'answers' | 'statements', then?: RegExp): Promise<string>;
   /** Every chunk the clients sent, as latin1 text (for tests that look at what went through). */
   sent: string[];
   close(): Promise<void>;
@@ -49,7 +51,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const pairs = new Set<{ client: net.Socket; server: net.Socket }>();
   let holes: false | 'both' | 'answers' = false;
   let trap: { pattern: RegExp; when: 'before' | 'after'; fire: (s: string) => void } | undefined;
-  let hold: { pattern: RegExp; what: 'answers' | 'statements'; fire: (s: string) => void } | undefined;
+  type Hold = { pattern: RegExp; what: 'answers' | 'statements'; then?: RegExp | undefined; fire: (s: string) => void };
+  let hold: Hold | undefined;
   const sent: string[] = [];
   const handler = (client: net.Socket) => {
     const server = net.connect(target.port, target.host);
@@ -57,6 +60,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     let cutOnAnswer: (() => void) | undefined;
     /** This connection silenced one way (`holdOn`). */
     let held: 'answers' | 'statements' | undefined;
+    /** This connection sent a `holdOn` pattern with `then`: silenced once it sends that. */
+    let heldNext: Hold | undefined;
     pairs.add(pair);
     const end = () => {
       pairs.delete(pair);
@@ -71,6 +76,14 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       if (hold && hold.pattern.test(text)) {
         const h = hold;
         hold = undefined;
+        if (h.then) heldNext = h;
+        else {
+          held = h.what;
+          h.fire(text);
+        }
+      } else if (heldNext?.then?.test(text)) {
+        const h = heldNext;
+        heldNext = undefined;
         held = h.what;
         h.fire(text);
       }
@@ -127,7 +140,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     cut,
     blackhole: (on, which = 'both') => void (holes = on ? which : false),
     cutOn: (pattern, when = 'before') => new Promise<string>((fire) => (trap = { pattern, when, fire })),
-    holdOn: (pattern, what) => new Promise<string>((fire) => (hold = { pattern, what, fire })),
+    holdOn: (pattern, what, then) => new Promise<string>((fire) => (hold = { pattern, what, then, fire })),
     async close() {
       cut();
       await new Promise<void>((r) => srv.close(() => r()));
