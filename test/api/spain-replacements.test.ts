@@ -301,4 +301,25 @@ describe('TicketBAI: a full invoice (F3) replacing tickets', () => {
     }
     expect(await refused(key, replacing(loc, [tickets[0]!.id]), 409)).toContain('was already replaced');
   });
+
+  it('a ticket the substitution invoice replaces is cancelled only with it (409); the invoice cancelled, its tickets are cancellable and replaceable again', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-ticketbai');
+    const [a, b] = [await created(key, saleBody(loc)), await created(key, saleBody(loc))];
+    const f3 = await created(key, replacing(loc, [a.id, b.id]));
+    await t.worker.drain();
+    const cancel = (id: string) => t.request({ method: 'POST', url: `/v1/transactions/${id}/cancel`, key, payload: {} });
+    const alone = await cancel(a.id);
+    expect([alone.statusCode, alone.json().error]).toEqual([409, 'transaction cannot be cancelled']);
+    expect((await cancel(f3.id)).statusCode).toBe(201);
+    await t.worker.drain();
+    expect((await getTx(t, key, f3.id)).status).toBe('cancelled');
+    const freed = await cancel(a.id);
+    expect(freed.statusCode, freed.body).toBe(201);
+    expect(freed.json().cancels_transaction_id).toBe(a.id);
+    const again = await created(key, replacing(loc, [b.id]));
+    const bAlone = await cancel(b.id);
+    expect([bAlone.statusCode, bAlone.json().error]).toEqual([409, 'transaction cannot be cancelled']);
+    expect(again.id).not.toBe(f3.id);
+  });
 });
