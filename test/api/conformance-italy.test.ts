@@ -276,4 +276,19 @@ describe('Italy SDI: a refund naming a fattura semplificata (TD07) by number and
     const own = await recordOf(otherKey, await refund(otherKey, otherLoc, { invoice_number: 'NC/2026/0120', original_invoice_number: 'FS/2026/0120', original_invoice_date: '2026-11-02' }));
     expect(firstTagText(own, 'TipoDocumento')).toBe('TD08');
   });
+
+  it('a void (type void) naming a TD07 by number and date is its TD08 too, valid against Schema_VFSM10.xsd; tipo_documento TD04 still wins', async () => {
+    await sale(key, sdi, { invoice_number: 'FS/2026/0130', tipo_documento: 'TD07' });
+    const named = { original_invoice_number: 'FS/2026/0130', original_invoice_date: '2026-11-02' };
+    const voidOf = async (metadata: Record<string, unknown>) => {
+      const res = await createTx(t, key, body(sdi, items, { type: 'void', customer_context: consumer, metadata }));
+      expect(res.statusCode, res.body).toBe(201);
+      return recordOf(key, res.json().id as string);
+    };
+    const xml = await voidOf({ invoice_number: 'NC/2026/0130', ...named });
+    expect(firstTagText(xml, 'TipoDocumento')).toBe('TD08');
+    expect(xml).toContain('<DatiFatturaRettificata><NumeroFR>FS/2026/0130</NumeroFR><DataFR>2026-11-02</DataFR>');
+    expectValid(xml, FSM10_XSD);
+    expectTd04(await voidOf({ invoice_number: 'NC/2026/0131', tipo_documento: 'TD04', ...named }), 'FS/2026/0130');
+  });
 });
