@@ -12,9 +12,9 @@ import { statuses } from '../countries/registry.ts';
 import { inEnvironment } from '../countries/shared/chain-key.ts';
 import type { Queryable } from '../store/db.ts';
 import { chainDocumentsRepo } from '../store/repos/chain-documents-repo.ts';
-import { fiscalRecordsRepo } from '../store/repos/fiscal-records-repo.ts';
 import { transactionsRepo } from '../store/repos/transactions-repo.ts';
 import type { AuthContext } from './auth-context.ts';
+import { storedSale } from './replacements.ts';
 
 /**
  * The draft with the system's metadata for the sale it corrects; unchanged for a sale, for
@@ -37,13 +37,7 @@ export async function withCorrectedSale(
     if (!row || row.location_id !== ctx.location.id || row.environment !== auth.environment) continue;
     // Refused by its authority (or out of retries): the number was never issued.
     if (statuses.isRefused(row.status)) continue;
-    const record = await fiscalRecordsRepo.getForTransaction(q, row.id);
-    sales.push({
-      transactionId: row.id,
-      tx: row.normalized,
-      documentNumber: record?.document_number ?? null,
-      issuedAt: (record?.created_at ?? row.created_at).toISOString(),
-    });
+    sales.push(await storedSale(q, row));
   }
   return { ...draft, metadata: lookup.resolve({ tx: draft, request, ctx }, sales) };
 }

@@ -34,13 +34,7 @@ export async function withReplacedSales(
     if (row.type !== 'sale') throw badRequest(`${field}: transaction ${id} is not a sale`);
     if (statuses.isRefused(row.status)) throw badRequest(`${field}: transaction ${id} was refused by the authority (status ${row.status}): there is no invoice to replace`);
     await refuseWithdrawn(q, field, row);
-    const record = await fiscalRecordsRepo.getForTransaction(q, row.id);
-    const sale: ReplacedSale = {
-      transactionId: row.id,
-      tx: row.normalized,
-      documentNumber: record?.document_number ?? null,
-      issuedAt: (record?.created_at ?? row.created_at).toISOString(),
-    };
+    const sale = await storedSale(q, row);
     const refusal = rule.refusal(sale);
     if (refusal !== null) throw badRequest(refusal);
     sales.push(sale);
@@ -61,3 +55,16 @@ export async function refuseWithdrawn(q: Queryable, field: string, row: Pick<Tra
   }
 }
 
+/**
+ * What a plug-in is told of an earlier sale of its location (a replaced ticket, a corrected
+ * invoice): its stored draft, and its record's number and issue time.
+ */
+export async function storedSale(q: Queryable, row: Pick<TransactionRow, 'id' | 'normalized' | 'created_at'>): Promise<ReplacedSale> {
+  const record = await fiscalRecordsRepo.getForTransaction(q, row.id);
+  return {
+    transactionId: row.id,
+    tx: row.normalized,
+    documentNumber: record?.document_number ?? null,
+    issuedAt: (record?.created_at ?? row.created_at).toISOString(),
+  };
+}

@@ -30,6 +30,25 @@ const record = (key: string, id: string) => fiscalRecordOf(t, key, id);
 const replacing = (loc: string, ids: unknown, over: Record<string, unknown> = {}) =>
   saleBody(loc, { customer_context: CUSTOMER, metadata: { replaces_simplified: ids }, ...over });
 
+const cancelTx = (key: string, id: string, payload: Record<string, unknown> = {}) =>
+  t.request({ method: 'POST', url: `/v1/transactions/${id}/cancel`, key, payload });
+
+/**
+ * `ticket` is not cancellable alone while `f3` stands (409, the spec's string); `f3`'s
+ * cancellation accepted (the worker drains), `f3` is cancelled and the ticket's cancel is
+ * answered 201. Answers that cancellation.
+ */
+async function cancelledOnlyWithF3(key: string, f3: string, ticket: string) {
+  const alone = await cancelTx(key, ticket);
+  expect([alone.statusCode, alone.json().error]).toEqual([409, 'transaction cannot be cancelled']);
+  expect((await cancelTx(key, f3)).statusCode).toBe(201);
+  await t.worker.drain();
+  expect((await getTx(t, key, f3)).status).toBe('cancelled');
+  const freed = await cancelTx(key, ticket);
+  expect(freed.statusCode, freed.body).toBe(201);
+  return freed;
+}
+
 async function refused(key: string, body: object, status: number): Promise<string> {
   const res = await createTx(t, key, body);
   expect(res.statusCode, res.body).toBe(status);
@@ -137,7 +156,7 @@ describe('VERI*FACTU: a full invoice (F3) replacing tickets', () => {
     const [a, b] = [await created(key, saleBody(loc)), await created(key, saleBody(loc))];
     const f3 = await created(key, replacing(loc, [a.id, b.id]));
     await t.worker.drain(); // all accepted by the stub: cancellable statuses
-    const cancel = (id: string) => t.request({ method: 'POST', url: `/v1/transactions/${id}/cancel`, key, payload: {} });
+    const cancel = (id: string) => cancelTx(key, id);
     const alone = await cancel(a.id);
     expect(alone.statusCode, alone.body).toBe(409);
     expect(alone.json().error).toBe('transaction cannot be cancelled');
@@ -164,7 +183,7 @@ describe('VERI*FACTU: a full invoice (F3) replacing tickets', () => {
     const ticket = await created(key, saleBody(loc));
     const f3 = await created(key, replacing(loc, [ticket.id]));
     await t.worker.drain();
-    const cancel = (id: string, payload: Record<string, unknown> = {}) => t.request({ method: 'POST', url: `/v1/transactions/${id}/cancel`, key, payload });
+    const cancel = (id: string, payload: Record<string, unknown> = {}) => cancelTx(key, id, payload);
     const refusedCancel = await cancel(f3.id, { sandbox_outcome: 'reject:4102' });
     expect(refusedCancel.statusCode, refusedCancel.body).toBe(201);
     // While it waits for the authority nothing is freed: no second F3 can take the ticket.
@@ -192,7 +211,7 @@ describe('VERI*FACTU: a full invoice (F3) replacing tickets', () => {
       const ticket = await created(key, saleBody(loc));
       await t.worker.drain();
       const [cancelled, replaced] = await Promise.all([
-        t.request({ method: 'POST', url: `/v1/transactions/${ticket.id}/cancel`, key, payload: {} }),
+        cancelTx(key, ticket.id),
         createTx(t, key, replacing(loc, [ticket.id])),
       ]);
       const won = [cancelled.statusCode, replaced.statusCode];
@@ -255,14 +274,7 @@ describe('SII: a full invoice (F3) replacing tickets', () => {
     const [a, b] = [await created(key, saleBody(loc, { metadata: { simplified: true } })), await created(key, saleBody(loc, { metadata: { simplified: true } }))];
     const f3 = await created(key, saleBody(loc, { metadata: { ...PARTY, series: 'F', replaces_simplified: [a.id, b.id] } }));
     await t.worker.drain();
-    const cancel = (id: string) => t.request({ method: 'POST', url: `/v1/transactions/${id}/cancel`, key, payload: {} });
-    const alone = await cancel(a.id);
-    expect([alone.statusCode, alone.json().error]).toEqual([409, 'transaction cannot be cancelled']);
-    expect((await cancel(f3.id)).statusCode).toBe(201);
-    await t.worker.drain();
-    expect((await getTx(t, key, f3.id)).status).toBe('cancelled');
-    const freed = await cancel(a.id);
-    expect(freed.statusCode, freed.body).toBe(201);
+    await cancelledOnlyWithF3(key, f3.id, a.id);
     await created(key, saleBody(loc, { metadata: { ...PARTY, series: 'G', replaces_simplified: [b.id] } }));
   });
 
@@ -308,17 +320,10 @@ describe('TicketBAI: a full invoice (F3) replacing tickets', () => {
     const [a, b] = [await created(key, saleBody(loc)), await created(key, saleBody(loc))];
     const f3 = await created(key, replacing(loc, [a.id, b.id]));
     await t.worker.drain();
-    const cancel = (id: string) => t.request({ method: 'POST', url: `/v1/transactions/${id}/cancel`, key, payload: {} });
-    const alone = await cancel(a.id);
-    expect([alone.statusCode, alone.json().error]).toEqual([409, 'transaction cannot be cancelled']);
-    expect((await cancel(f3.id)).statusCode).toBe(201);
-    await t.worker.drain();
-    expect((await getTx(t, key, f3.id)).status).toBe('cancelled');
-    const freed = await cancel(a.id);
-    expect(freed.statusCode, freed.body).toBe(201);
+    const freed = await cancelledOnlyWithF3(key, f3.id, a.id);
     expect(freed.json().cancels_transaction_id).toBe(a.id);
     const again = await created(key, replacing(loc, [b.id]));
-    const bAlone = await cancel(b.id);
+    const bAlone = await cancelTx(key, b.id);
     expect([bAlone.statusCode, bAlone.json().error]).toEqual([409, 'transaction cannot be cancelled']);
     expect(again.id).not.toBe(f3.id);
   });

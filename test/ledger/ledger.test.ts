@@ -292,14 +292,17 @@ describe('ledger', () => {
 
   describe("the locking path's COMMIT sent and its answer lost: settled under the chain lock as well", () => {
     const series = () => ({ numberingKey: `journal-series:${newId()}` });
+    /** A ledger on a store whose next COMMIT answer is lost, after committing (`ran`) or rolling back; a new numbered chain. */
+    const losingCommit = (ran: boolean) => {
+      const store = commitLosing(ran);
+      const g = gatedLedger({ pass: 0, run: false, error: noAnswer }, { transaction: store.transaction });
+      store.state.lose = 1;
+      return { store, g, key: `journal:${newId()}`, numbered: series() };
+    };
 
     it('it committed: answered as committed, stored once; the head and the series known as after a commit (the next append goes on the pipe, numbered on)', async () => {
-      const store = commitLosing(true);
-      const g = gatedLedger({ pass: 0, run: false, error: noAnswer }, { transaction: store.transaction });
-      const key = `journal:${newId()}`;
-      const numbered = series();
       // A chain this node does not know: the locking path.
-      store.state.lose = 1;
+      const { store, g, key, numbered } = losingCommit(true);
       await expect(g.ledger.append(journal(key, 'first', numbered))).resolves.toMatchObject({ created: true, seq: 1 });
       // The lost one, then the check under the chain's lock.
       expect(store.state.transactions).toBe(2);
@@ -311,11 +314,7 @@ describe('ledger', () => {
     });
 
     it('it did not commit: written once on the locking path, numbered without a gap', async () => {
-      const store = commitLosing(false);
-      const g = gatedLedger({ pass: 0, run: false, error: noAnswer }, { transaction: store.transaction });
-      const key = `journal:${newId()}`;
-      const numbered = series();
-      store.state.lose = 1;
+      const { store, g, key, numbered } = losingCommit(false);
       await expect(g.ledger.append(journal(key, 'first', numbered))).resolves.toMatchObject({ created: true, seq: 1 });
       expect(store.state.transactions).toBe(2);
       expect((await expectWhole(key, ['first'])).map((r) => r.document_number)).toEqual(['1']);
