@@ -117,6 +117,15 @@ describe('IGIC and IPSI locations (country_config.tax)', () => {
     const receipt = await t.request({ method: 'GET', url: `/v1/transactions/${sale.json().id}/receipt?format=text`, key });
     expect(receipt.body).toMatch(/IGIC 7 % \(10,00\)\s+0,70/);
     expect(receipt.body).not.toContain('IVA');
+    // Its cancellation's receipt prints the invoice's amounts under the same tax (the
+    // RegistroAnulacion names none: read from the cancelled invoice's record).
+    await t.worker.drain();
+    const cancel = await t.request({ method: 'POST', url: `/v1/transactions/${sale.json().id}/cancel`, key, payload: {} });
+    expect(cancel.statusCode, cancel.body).toBe(201);
+    const cancelReceipt = await t.request({ method: 'GET', url: `/v1/transactions/${cancel.json().id}/receipt?format=text`, key });
+    expect(cancelReceipt.statusCode, cancelReceipt.body).toBe(200);
+    expect(cancelReceipt.body).toMatch(/IGIC 7 % \(10,00\)\s+0,70/);
+    expect(cancelReceipt.body).not.toContain('IVA');
     const iva = await createTx(t, key, saleAt(loc, 'es-verifactu', [{ rate: 7 }, { rate: 21 }]));
     expect(iva.statusCode, iva.body).toBe(400);
     expect(iva.json().error).toBe('items[1].tax_rate must be one of the IGIC rates 0, 3, 7, 9.5, 15 or 20 (country_config.tax is igic)');

@@ -92,12 +92,16 @@ const SURCHARGE_LABEL: Localized = { es: 'Recargo de equivalencia', en: 'Equival
  * word IVA: the recargo de equivalencia (./surcharge.ts) the invoice states apart from the
  * IVA (RD 1619/2012 art. 6.1.i: each quota stated separately) and counts in its total, one
  * line per surcharge rate; and the tax's name where the record names another tax
- * (`taxNameOf`, from the stored record: VERI*FACTU's `Impuesto`). Undefined otherwise: the
+ * (`taxNameOf`, from the stored record: VERI*FACTU's `Impuesto`; a cancellation's, from its
+ * original's record). Undefined otherwise: the
  * receipt prints as it always did.
  */
 export function spanishTaxSummary(taxNameOf: (record: string) => string | undefined = () => undefined): NonNullable<ReceiptFacts['taxSummary']> {
-  return ({ tx, record }): ReceiptTaxSummary | undefined => {
-    const taxName = record ? taxNameOf(record) : undefined;
+  return ({ kind, tx, record, original }): ReceiptTaxSummary | undefined => {
+    // A cancellation's own record (VERI*FACTU's RegistroAnulacion) carries no tax: the
+    // amounts it prints are its original's, under the tax that invoice's record names.
+    const taxName = (record ? taxNameOf(record) : undefined)
+      ?? (kind === 'cancellation' && original?.record ? taxNameOf(original.record) : undefined);
     const surcharged = tx.items.filter((l) => surchargeOf(l) !== undefined);
     if (taxName === undefined && surcharged.length === 0) return undefined;
     const rows = new Map<number, { rate: number; base: number; tax: number }>();
