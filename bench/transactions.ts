@@ -8,7 +8,7 @@ import { openDb } from '../src/store/open.ts';
 import { locationBodies } from '../test/support/fixtures.ts';
 import { locationBody as fixtureLocationBody, saleBody, saleLines, saleMetadata } from '../test/support/transactions.ts';
 import { call, expectStatus, packageVersion, signup } from './lib/api.ts';
-import { type LoadSettings, loadSettingsFromEnv, type Measurement, measure, type RequestSpec } from './lib/cannon.ts';
+import { type LoadSettings, loadSettingsFromEnv, type Measurement, measure, type RequestSpec, SLOW_MS, tailText } from './lib/cannon.ts';
 import { checkWrites, myDataRecordCheck, nf525Fingerprint, saftFingerprint, sdiRecordCheck, ticketBaiFingerprint, type WriteCheck } from './lib/chain-check.ts';
 import { type CodeVersion, codeVersion } from './lib/code-version.ts';
 import { forkServer, type ServerProcess } from './lib/fork-server.ts';
@@ -330,7 +330,7 @@ export async function runTransactionsBench(load: LoadSettings = loadSettingsFrom
     let idempotency: Record<string, string> = {};
     const logHttp = (m: Measurement) =>
       log(`  ${fmt.int(m.reqPerSec)} req/s, p50 ${m.latencyMs.p50} ms, p99 ${m.latencyMs.p99} ms; CPU: server ${fmt.pct(m.serverCpuPct)}, ` +
-        `postgres ${m.postgresCpuPct === undefined ? '?' : fmt.pct(m.postgresCpuPct)}, other ${fmt.pct(m.otherCpuPct)}`);
+        `postgres ${m.postgresCpuPct === undefined ? '?' : fmt.pct(m.postgresCpuPct)}, other ${fmt.pct(m.otherCpuPct)}\n[bench]   tail: ${tailText(m)}`);
     const withActivity = () => {
       let sampler: ActivitySampler | undefined;
       let profile: ActivityProfile | undefined;
@@ -634,6 +634,22 @@ export function transactionsMarkdown(report: TransactionsReport): string {
     [false, false, true, true, true, true, true, true, true, true, true, true, true],
   );
 
+  // Old reports (before session 24) have no `slow`: their rows are left out.
+  const withTail = report.http.filter((h) => h.measurement.slow);
+  const tail = markdownTable(
+    ['scenario', 'store', 'p99 ms', `answers over ${SLOW_MS} ms`, 'when sent (second of the run: answers)', 'scavenges (ms)', 'mark-compacts (ms)', 'longest GC pause ms'],
+    withTail.map((h) => {
+      const m = h.measurement;
+      const g = m.gc;
+      return [
+        h.scenario, storeLabel(h.kind, h.store), ms(m.latencyMs.p99), fmt.int(m.slow.count),
+        Object.entries(m.slow.bySecond).map(([s, n]) => `${s}: ${n}`).join(', ') || '–',
+        g ? `${fmt.int(g.minor)} (${fmt.int(g.minorMs)})` : '?', g ? `${g.major} (${fmt.int(g.majorMs)})` : '?', g ? String(g.maxPauseMs) : '?',
+      ];
+    }),
+    [false, false, true, true, false, true, true, true],
+  );
+
   const withActivity = report.http.filter((h) => h.activity);
   const activity = markdownTable(
     ['scenario', 'store', 'running', 'waiting on a lock', 'waiting on IO', 'LWLock', 'idle in transaction', 'idle', 'WAL bytes/req', 'top waits'],
@@ -728,6 +744,18 @@ export function transactionsMarkdown(report: TransactionsReport): string {
       'Bare: the worker\'s claim and finish statements on a copy of the `jobs` table, nothing else. Worker CPU: this process ' +
       '(with PGlite, the database runs in it too).',
     '',
+    ...(withTail.length
+      ? [
+          '## Tail latency: slow answers and the server\'s garbage collection',
+          '',
+          tail,
+          '',
+          `Answers over ${SLOW_MS} ms (the p99 goal) counted by the second of the measured run their request was sent in: a p99 made by a burst ` +
+            '(the run\'s first second, with its 50 new connections; a mark-compact of the server\'s heap) reads differently from one spread over ' +
+            'the run. GC: the server process\'s collections during the measured run (perf_hooks `gc` entries), with their pause time.',
+          '',
+        ]
+      : []),
     '## Resources during the measured HTTP runs',
     '',
     resources,

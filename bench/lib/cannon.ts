@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import type { ChildStats } from './ipc.ts';
+import type { ChildStats, GcStats } from './ipc.ts';
 import type { ServerProcess } from './fork-server.ts';
 import { cpuBetween, cpuSnapshot } from './proc-cpu.ts';
 
@@ -76,7 +76,18 @@ export interface Measurement {
   limiterTakes?: number;
   /** The warm-up run before it (not in the figures above): requests and 2xx answers. */
   warmup?: { requests: number; ok2xx: number };
+  /**
+   * Answers slower than SLOW_MS, and in which seconds of the measured run they came
+   * (second → count): a p99 made by one burst (a GC pause, the run's first connections)
+   * reads differently from one spread over the run.
+   */
+  slow: { overMs: number; count: number; bySecond: Record<string, number> };
+  /** The server's garbage collections during the measured run (absent: the server does not report them). */
+  gc?: GcStats;
 }
+
+/** What `slow` counts: the issue's p99 bound. */
+export const SLOW_MS = 50;
 
 export class BenchFailure extends Error {
   override name = 'BenchFailure';
@@ -102,7 +113,9 @@ async function probe(baseUrl: string, spec: RequestSpec): Promise<string> {
   }
 }
 
-async function fire(baseUrl: string, spec: RequestSpec, connections: number, durationS: number): Promise<autocannon.Result> {
+function fire(
+  baseUrl: string, spec: RequestSpec, connections: number, durationS: number, onLatency?: (ms: number) => void,
+): Promise<autocannon.Result> {
   let n = 0;
   const request: autocannon.Request = { method: spec.method, path: spec.path, headers: spec.headers };
   const { body, perRequest, onAnswer } = spec;
@@ -119,7 +132,7 @@ async function fire(baseUrl: string, spec: RequestSpec, connections: number, dur
     };
   }
   if (onAnswer) request.onResponse = (status, _body, context) => onAnswer(status, (context as { tag?: string }).tag ?? '');
-  return autocannon({
+  const run = autocannon({
     url: baseUrl,
     connections,
     pipelining: 1,
@@ -127,6 +140,9 @@ async function fire(baseUrl: string, spec: RequestSpec, connections: number, dur
     timeout: 10,
     requests: [request],
   });
+  // Without a callback autocannon answers its instance, an EventEmitter that is also a promise (its typings say only the latter).
+  if (onLatency) (run as unknown as NodeJS.EventEmitter).on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => onLatency(ms));
+  return run;
 }
 
 function assertAll2xx(label: string, r: autocannon.Result, probeAnswer: () => Promise<string>): Promise<void> | void {
@@ -161,7 +177,15 @@ export async function measure(label: string, server: ServerProcess, spec: Reques
   const loadgenBefore = process.cpuUsage();
   const wallBefore = process.hrtime.bigint();
   const machineBefore = cpuSnapshot();
-  const r = await fire(server.baseUrl, spec, load.connections, load.durationS);
+  const slow: Measurement['slow'] = { overMs: SLOW_MS, count: 0, bySecond: {} };
+  const started = Date.now();
+  const r = await fire(server.baseUrl, spec, load.connections, load.durationS, (ms) => {
+    if (ms <= SLOW_MS) return;
+    slow.count += 1;
+    // The second the request was sent in (its answer came ms later).
+    const second = String(Math.max(0, Math.floor((Date.now() - ms - started) / 1000)));
+    slow.bySecond[second] = (slow.bySecond[second] ?? 0) + 1;
+  });
   const wallUs = Number((process.hrtime.bigint() - wallBefore) / 1000n);
   const loadgen = process.cpuUsage(loadgenBefore);
   const machineAfter = cpuSnapshot();
@@ -204,5 +228,25 @@ export async function measure(label: string, server: ServerProcess, spec: Reques
     otherCpuPct: round(Math.max(0, machine.machinePct - serverCpuPct - loadgenCpuPct - (machine.postgresPct ?? 0))),
     ...(limiterTakes !== undefined ? { limiterTakes } : {}),
     ...(warmup ? { warmup } : {}),
+    slow,
+    ...(before.gc && after.gc ? { gc: gcBetween(before.gc, after.gc) } : {}),
   };
+}
+
+function gcBetween(a: GcStats, b: GcStats): GcStats {
+  const r1 = (x: number) => Math.round(x * 10) / 10;
+  return {
+    minor: b.minor - a.minor, minorMs: r1(b.minorMs - a.minorMs), major: b.major - a.major, majorMs: r1(b.majorMs - a.majorMs),
+    otherMs: r1(b.otherMs - a.otherMs), maxPauseMs: r1(b.maxPauseMs),
+  };
+}
+
+/** `slow` and `gc` in a line: "43 answers over 50 ms (s0 31, s7 12); GC 250 scavenges 1,100 ms, 1 mark-compact 12 ms, longest pause 12 ms". */
+export function tailText(m: Measurement): string {
+  const seconds = Object.entries(m.slow.bySecond).map(([s, n]) => `s${s} ${n}`).join(', ');
+  const slow = `${m.slow.count} answers over ${m.slow.overMs} ms${seconds ? ` (${seconds})` : ''}`;
+  const g = m.gc;
+  return g
+    ? `${slow}; GC ${g.minor} scavenges ${Math.round(g.minorMs)} ms, ${g.major} mark-compact${g.major === 1 ? '' : 's'} ${Math.round(g.majorMs)} ms, longest pause ${g.maxPauseMs} ms`
+    : slow;
 }

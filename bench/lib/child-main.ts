@@ -1,4 +1,5 @@
-import type { ChildMessage, ChildStats, ParentMessage } from './ipc.ts';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
+import type { ChildMessage, ChildStats, GcStats, ParentMessage } from './ipc.ts';
 
 export interface StartedServer {
   port: number;
@@ -18,6 +19,25 @@ function send(msg: ChildMessage): void {
  * stats requests, and stops on request or when the parent goes away (no orphans).
  */
 export async function runChild(start: () => Promise<StartedServer>): Promise<void> {
+  // The server's GC pauses, for the report's tail-latency table: a p99 read next to the
+  // pauses (and when slow answers came) tells a collection from the service's own waits.
+  const gc: GcStats = { minor: 0, minorMs: 0, major: 0, majorMs: 0, otherMs: 0, maxPauseMs: 0 };
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+      if (kind === constants.NODE_PERFORMANCE_GC_MINOR) {
+        gc.minor += 1;
+        gc.minorMs += e.duration;
+      } else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
+        gc.major += 1;
+        gc.majorMs += e.duration;
+      } else {
+        gc.otherMs += e.duration;
+      }
+      gc.maxPauseMs = Math.max(gc.maxPauseMs, e.duration);
+    }
+  }).observe({ entryTypes: ['gc'] });
+
   if (!process.send) {
     console.error('this file is a benchmark server: it is forked by bench/run.ts, not run directly');
     process.exit(2);
@@ -51,8 +71,10 @@ export async function runChild(start: () => Promise<StartedServer>): Promise<voi
         cpuSystemUs: cpu.system,
         wallUs: Number(process.hrtime.bigint() / 1000n),
         rssBytes: process.memoryUsage.rss(),
+        gc: { ...gc },
         ...server.stats?.(),
       });
+      gc.maxPauseMs = 0;
     } else if (msg.type === 'stop') {
       void stop(0);
     } else if (msg.type === 'control') {

@@ -16,6 +16,22 @@ export interface ChildStats {
   /** Rate-limiter takes so far (service only; the baseline has no limiter). */
   limiterTakes?: number;
   limiterRefused?: number;
+  /** The server's garbage collections so far (child-main.ts), and its longest pause since the last stats. */
+  gc?: GcStats;
+}
+
+/** Garbage collections of a process (perf_hooks `gc` entries): counts and pause time, in ms. */
+export interface GcStats {
+  /** Scavenges (the young generation). */
+  minor: number;
+  minorMs: number;
+  /** Mark-compacts (the whole heap). */
+  major: number;
+  majorMs: number;
+  /** Incremental marking's finalizations and weak-callback processing. */
+  otherMs: number;
+  /** The longest single pause (since the last stats request, in ChildStats). */
+  maxPauseMs: number;
 }
 
 export type ChildMessage =
