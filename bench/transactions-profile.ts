@@ -31,7 +31,7 @@ import { BENCH_SYSTEMS, type BenchSystem, prepareService } from './transactions.
  *   - the queue drain in this process with the same probe and profiler.
  *
  * Figures are lower than the benchmark's (the instruments cost a little); read them for
- * proportions. Env: BENCH_DURATION (default 10), BENCH_CONNECTIONS (50), BENCH_WARMUP (2),
+ * proportions. Env: BENCH_DURATION (default 10), BENCH_CONNECTIONS (50), BENCH_WARMUP (5),
  * BENCH_PROFILE_LOCATIONS (50), BENCH_PROFILE_JOBS (5,000 on PostgreSQL, a fifth on PGlite),
  * BENCH_PROFILE_DIR (also keep the raw .cpuprofile files there, to open in Chrome DevTools).
  */

@@ -21,7 +21,9 @@ export function loadSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): LoadS
   };
   return {
     durationS: num('BENCH_DURATION', 10, 1),
-    warmupS: num('BENCH_WARMUP', 2, 0),
+    // 5 s: in the service's first seconds its event loop still stalls 15-270 ms at a time (compiling), and with 2 s
+    // the measured run's first second still held up to ~175 answers over 50 ms, none with 5 (docs/decisions.md, session 24).
+    warmupS: num('BENCH_WARMUP', 5, 0),
     connections: Math.floor(num('BENCH_CONNECTIONS', 50, 1)),
   };
 }
