@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { ApiError, badRequest, conflict, forbidden, notFound } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { allowsCountry } from '../core/permissions.ts';
-import { stableStringify } from '../core/stable-json.ts';
+import { stableHash } from '../core/stable-json.ts';
 import { inGuideForm, normalizeTransactionRequest, undeclaredSurcharges, type NormalizedRequest } from '../core/transaction-request.ts';
 import { LINE_FIELDS, getSystem, statuses } from '../countries/registry.ts';
 import type { FiscalSystem, LocationForFiscal, SoftwareIdentity } from '../countries/types.ts';
@@ -225,7 +225,7 @@ export function createTransactionService(deps: TransactionDeps) {
 
   /** Hashes a create's request (with the header that changes what it makes) for its idempotency key. */
   const requestHash = (body: unknown, sandbox: string | undefined) =>
-    crypto.createHash('sha256').update(stableStringify({ body, sandbox: sandbox ?? null })).digest('hex');
+    stableHash({ body, sandbox: sandbox ?? null });
 
   /**
    * Runs what follows a request's normalization; a guide-form request's 400s then name the
