@@ -103,6 +103,20 @@ export interface SaleReplacement {
   resolve(tx: TransactionDraft, sales: ReplacedSale[]): Record<string, unknown>;
   /** The 409's message when `transactionId` is replaced already by a sale that stands. */
   alreadyReplaced(transactionId: string): string;
+  /**
+   * The sale a refund or void names as the one it corrects (by its number: a correction
+   * names no transaction id), in the terms a replacement names the sales it replaces; null
+   * when it names none. `ref`: what a replacement registers for each sale it replaces
+   * (`replacedRefs`) and what the core looks up and locks; `matches`: whether a stored
+   * replacement registered under `ref` replaces that very sale (a ref may be shared by
+   * sales the correction tells apart). While a replacement that stands replaces it, the
+   * correction is refused (409): it corrects the replacement instead. Pure.
+   */
+  corrected(tx: TransactionDraft): { ref: string; matches(replacement: TransactionDraft): boolean } | null;
+  /** The refs (`corrected`) of the sales a stored replacement replaces, each once; [] for a sale replacing none. Pure. */
+  replacedRefs(tx: TransactionDraft): string[];
+  /** How the 409 of `corrected` names the replacement to correct instead, as a correction would name it (its number and date). Pure. */
+  describe(replacement: ReplacedSale): string;
 }
 
 /**
@@ -116,19 +130,23 @@ export type CorrectedSale = ReplacedSale;
  * the number the sale was issued under (`issuedDocument`), not by id (`FiscalSystem.
  * correctedSale`): the correction may then take the form the sale's document asks for. The
  * core (services/corrected-sales.ts) reads the transactions registered as issued under
- * `named`'s documents in its scope (the register of `issuedDocument`, per environment), keeps
- * those of the caller's account (another account's reads as none: never told apart from a
- * number never issued), of the refund's location and environment, not refused by their
- * authority, and hands them to `resolve` ([] when none). Runs after `validateTransaction`.
+ * `named`'s documents (or its `alias`) in its scope (the register of `issuedDocument`, per
+ * environment): the scope is where the system's numbers are unique, the issuer (all of its
+ * locations), so a sale registered there by any location of the account is a candidate. It
+ * keeps those of the caller's account (another account's reads as none: never told apart
+ * from a number never issued) and environment, not refused by their authority, and hands
+ * them to `resolve` ([] when none). Runs after `validateTransaction`.
  */
 export interface CorrectedSaleLookup {
   /**
    * The documents, in `issuedDocument`'s form and scope, that may be the sale the request
-   * names; null when it names none, or the request already decided what the lookup would.
+   * names, and/or the `alias` (`IssuedDocument.alias`) they were registered with (when the
+   * request names less than a document: every sale registered with that alias is read);
+   * null when it names none, or the request already decided what the lookup would.
    * `request`: the draft as the client sent it (before `validateTransaction`), to tell a
    * value the client chose from a default. Pure.
    */
-  named(input: { tx: TransactionDraft; request: TransactionDraft; location: LocationForFiscal }): { scope: string; documents: string[] } | null;
+  named(input: { tx: TransactionDraft; request: TransactionDraft; location: LocationForFiscal }): { scope: string; documents: string[]; alias?: string | undefined } | null;
   /** The metadata to store given the sales found. Throws ValidationError as `validateTransaction` does. Pure. */
   resolve(input: { tx: TransactionDraft; request: TransactionDraft; ctx: TransactionContext }, sales: CorrectedSale[]): Record<string, unknown>;
 }
@@ -139,6 +157,12 @@ export interface IssuedDocument {
   message: string;
   scope?: string | undefined;
   counter?: { numberingKey: string; number: number } | undefined;
+  /**
+   * A shorter name registered with the document, not unique (the number without what makes
+   * it unique, e.g. its year): what a correction naming the sale by less than the document
+   * looks up (`CorrectedSaleLookup.named` `alias`, an indexed read). Absent: none.
+   */
+  alias?: string | undefined;
 }
 
 /**

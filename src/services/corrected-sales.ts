@@ -3,8 +3,10 @@
  * (`FiscalSystem.correctedSale`): before the correction joins its chain, the sales issued
  * under the documents its system names are read from the register of issued numbers
  * (chain_documents, role `issued`, keyed per environment as transaction-entry.ts registers
- * them), and the system stores what it makes of them. Nothing is refused here: a number
- * that matches no sale of the caller's location leaves the correction as its request made it.
+ * them), and the system stores what it makes of them. The scope the system names is where
+ * its numbers are unique (an issuer, all of its locations in the account): a sale of any of
+ * them counts. Nothing is refused here: a number that matches no sale of the caller's
+ * account in that scope leaves the correction as its request made it.
  */
 import type { TransactionDraft } from '../core/transaction.ts';
 import type { CorrectedSale, FiscalSystem, TransactionContext } from '../countries/types.ts';
@@ -28,13 +30,21 @@ export async function withCorrectedSale(
   const lookup = system.correctedSale;
   if (lookup === undefined || draft.type === 'sale') return draft;
   const named = lookup.named({ tx: draft, request, location: ctx.location });
-  if (named === null || named.documents.length === 0) return draft;
-  const found = await chainDocumentsRepo.registered(q, 'issued', inEnvironment(named.scope, auth.environment), named.documents);
+  if (named === null || (named.documents.length === 0 && named.alias === undefined)) return draft;
+  const scope = inEnvironment(named.scope, auth.environment);
+  const found = [
+    ...(named.documents.length > 0 ? await chainDocumentsRepo.registered(q, 'issued', scope, named.documents) : []),
+    ...(named.alias !== undefined ? await chainDocumentsRepo.registeredAs(q, 'issued', scope, named.alias) : []),
+  ];
   const sales: CorrectedSale[] = [];
+  const seen = new Set<string>();
   for (const { transactionId } of found) {
+    if (seen.has(transactionId)) continue;
+    seen.add(transactionId);
     // Account-scoped: another account's transaction reads as none, as GET answers it (404).
+    // Any location of the scope (the issuer's): the system's numbers are the issuer's.
     const row = await transactionsRepo.get(q, auth.accountId, transactionId);
-    if (!row || row.location_id !== ctx.location.id || row.environment !== auth.environment) continue;
+    if (!row || row.environment !== auth.environment) continue;
     // Refused by its authority (or out of retries): the number was never issued.
     if (statuses.isRefused(row.status)) continue;
     sales.push(await storedSale(q, row));

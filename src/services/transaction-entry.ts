@@ -17,7 +17,7 @@ import type { Queryable } from '../store/db.ts';
 import { chainDocumentsRepo, type ChainDocumentRole } from '../store/repos/chain-documents-repo.ts';
 import type { AuthContext } from './auth-context.ts';
 import { cancelOriginalIfAccepted } from './cancellation.ts';
-import { refuseWithdrawn } from './replacements.ts';
+import { refuseWithdrawn, storedSale } from './replacements.ts';
 import { transactionsRepo } from '../store/repos/transactions-repo.ts';
 import { completionEvent, SUBMIT_JOB, submitJobMaxAttempts } from './transaction-view.ts';
 
@@ -83,7 +83,7 @@ function numberingKeyOf(p: TransactionAppend): string | undefined {
 interface OnceDocument {
   role: ChainDocumentRole;
   scope: string;
-  doc: { document: string; message: string };
+  doc: { document: string; message: string; alias?: string | undefined };
   /** Where a series counter would write the same number (per environment, as the series). */
   counter?: { numberingKey: string; number: number } | undefined;
   /** The statuses of an earlier record in which it no longer holds the document (default: refused by the authority). */
@@ -99,6 +99,9 @@ interface OnceDocument {
  * stands again, and a ticket replaced meanwhile by another would stand in two.
  */
 const NOT_REPLACING: readonly string[] = [...statuses.refused, 'cancelled'];
+
+/** The spec's 409 for a sale not cancellable. */
+const NOT_CANCELLABLE = 'transaction cannot be cancelled';
 
 /** The scope of the sales a location's records replace (per environment, as its chains). */
 const replacedScope = (p: Pick<TransactionAppend, 'location' | 'auth'>) => inEnvironment(`replaced:${p.location.id}`, p.auth.environment);
@@ -164,6 +167,22 @@ export function transactionEntry(p: TransactionAppend, deps: EntryDeps): LedgerE
   );
   // A sale replaced by another that stands (a Spanish F3's ticket) is cancelled only with it.
   if (p.original && p.system.replaces) writes.unshift((tx) => ticketStillStands(tx, p, p.original!.id));
+  const rule = p.kind === 'record' ? p.system.replaces : undefined;
+  // …and corrected only through it: a refund or void naming it is refused while it stands.
+  // After the once documents: locks are taken issued number, replaced sale, its ref.
+  const corrected = rule?.corrected(p.draft) ?? null;
+  if (corrected) writes.push((tx) => correctionStillFree(tx, p, corrected, true));
+  // A replacement registers, for each sale it replaces, the ref a correction names it by.
+  const refs = rule?.replacedRefs(p.draft) ?? [];
+  if (refs.length > 0) {
+    writes.push(async (tx, built, now) => {
+      const scope = replacedScope(p);
+      for (const ref of refs) {
+        await chainDocumentsRepo.lockDocument(tx, 'replaced_ref', scope, ref);
+        await chainDocumentsRepo.insert(tx, { role: 'replaced_ref', chainKey: scope, document: ref, transactionId: built.transaction!.id, now });
+      }
+    });
+  }
   // A cancellation marks its original, and cancels it at once when it is final at creation.
   if (p.original) writes.push(async (tx, built, now) => void (await cancelOriginalIfAccepted(tx, built.transaction!, now, { linkFirst: true })));
   return {
@@ -198,7 +217,7 @@ async function onceInScope(tx: Queryable, chainKey: string, { role, scope, doc, 
   if (scope !== chainKey) await chainDocumentsRepo.lockDocument(tx, role, scope, doc.document);
   if (await chainDocumentsRepo.standing(tx, role, scope, doc.document, transactionId, lapsed ?? statuses.refused)) throw conflict(doc.message);
   await check?.(tx);
-  const { reached } = await chainDocumentsRepo.insert(tx, { role, chainKey: scope, document: doc.document, transactionId, now, counter });
+  const { reached } = await chainDocumentsRepo.insert(tx, { role, chainKey: scope, document: doc.document, transactionId, now, counter, alias: doc.alias });
   // Reached by the counter and registered before (by a record the authority refused, or
   // the standing check above would have answered): the counter skipped it, it is free.
   if (reached && counter && !(await chainDocumentsRepo.registeredInSeries(tx, counter, transactionId))) throw conflict(doc.message);
@@ -214,7 +233,48 @@ async function onceInScope(tx: Queryable, chainKey: string, { role, scope, doc, 
 async function ticketStillStands(tx: Queryable, p: TransactionAppend, ticketId: string): Promise<void> {
   const scope = replacedScope(p);
   await chainDocumentsRepo.lockDocument(tx, 'replaced', scope, ticketId);
-  if (await chainDocumentsRepo.standing(tx, 'replaced', scope, ticketId, p.id, NOT_REPLACING)) throw conflict('transaction cannot be cancelled');
+  if (await chainDocumentsRepo.standing(tx, 'replaced', scope, ticketId, p.id, NOT_REPLACING)) throw conflict(NOT_CANCELLABLE);
+}
+
+/**
+ * A refund or void naming a sale that a standing sale replaces (an F3's ticket) corrects
+ * that sale's amount a second time: the replacement invoices it now, and is what a
+ * correction corrects (SaleReplacement.corrected). 409 naming the replacement, until it is
+ * cancelled or refused (`NOT_REPLACING`, as the ticket's cancel). `locked`: under the ref's
+ * lock, which a replacement registering it takes too (in the append's transaction); else
+ * the read-only check before it (`checkReplaced`).
+ */
+async function correctionStillFree(
+  q: Queryable, p: Pick<TransactionAppend, 'system' | 'location' | 'auth' | 'draft'>,
+  corrected: NonNullable<ReturnType<NonNullable<FiscalSystem['replaces']>['corrected']>>, locked: boolean,
+): Promise<void> {
+  const scope = replacedScope(p);
+  if (locked) await chainDocumentsRepo.lockDocument(q, 'replaced_ref', scope, corrected.ref);
+  for (const id of await chainDocumentsRepo.standingTransactions(q, 'replaced_ref', scope, corrected.ref, NOT_REPLACING)) {
+    const replacement = await transactionsRepo.getById(q, id);
+    if (!replacement || !corrected.matches(replacement.normalized)) continue;
+    const named = p.system.replaces!.describe(await storedSale(q, replacement));
+    const [done, act] = p.draft.type === 'void' ? ['voided', 'void'] : ['refunded', 'refund'];
+    throw conflict(`transaction cannot be ${done}: invoice ${named} (transaction ${replacement.id}) replaces it; ${act} that invoice`);
+  }
+}
+
+/**
+ * Read only, before the append: the 409s its write raises under the locks for a sale a
+ * standing sale replaces (its cancel: `ticketStillStands`; a correction naming it:
+ * `correctionStillFree`), answered here in the common case, before the ledger takes the
+ * entry (a 409 inside a group-commit batch has the batch run again entry by entry). The
+ * checks under the locks stay the guard for what commits in between.
+ */
+export async function checkReplaced(q: Queryable, p: TransactionAppend): Promise<void> {
+  const rule = p.system.replaces;
+  if (rule === undefined) return;
+  if (p.original) {
+    if (await chainDocumentsRepo.standing(q, 'replaced', replacedScope(p), p.original.id, p.id, NOT_REPLACING)) throw conflict(NOT_CANCELLABLE);
+    return;
+  }
+  const corrected = p.kind === 'record' ? rule.corrected(p.draft) : null;
+  if (corrected) await correctionStillFree(q, p, corrected, false);
 }
 
 /** The original a cancellation names, as `build` gets it. */

@@ -20,7 +20,7 @@ import type { Deps } from './deps.ts';
 import type { CachedLocation, LocationService } from './locations.ts';
 import type { SigningKeyService } from './signing-keys.ts';
 import type { ListResult, Page } from './pagination.ts';
-import { QUEUED_EMBEDDED, checkOnceDocuments, transactionEntry, type TransactionAppend } from './transaction-entry.ts';
+import { QUEUED_EMBEDDED, checkOnceDocuments, checkReplaced, transactionEntry, type TransactionAppend } from './transaction-entry.ts';
 import { toTransactionView, type TransactionView } from './transaction-view.ts';
 import { previewTransaction, type TransactionPreview } from './transaction-preview.ts';
 import { qrPng } from '../receipts/qr.ts';
@@ -251,8 +251,12 @@ export function createTransactionService(deps: TransactionDeps) {
     const hash = requestHash(body, h.sandbox);
 
     let prepared: Prepared;
+    let entry: TransactionAppend;
     try {
       prepared = await prepare(auth, draft, h.sandbox);
+      entry = { id: newId(), auth, ...prepared, kind: 'record', type: draft.type, idempotencyKey: h.key, hash, requestPayload: body };
+      // The 409 of a correction of a replaced sale, read before the ledger takes the entry.
+      await checkReplaced(db, entry);
     } catch (err) {
       // A replay answers what the first request got, even if the location changed since
       // (deactivated, rules tightened): look the key up before reporting the error.
@@ -265,9 +269,7 @@ export function createTransactionService(deps: TransactionDeps) {
 
     let stored: Stored;
     try {
-      stored = await append({
-        id: newId(), auth, ...prepared, kind: 'record', type: draft.type, idempotencyKey: h.key, hash, requestPayload: body,
-      });
+      stored = await append(entry);
     } catch (err) {
       // Another node committed the same key first: the unique index waited for it.
       if (isUniqueViolation(err, 'transactions_idempotency_key')) {
@@ -295,8 +297,9 @@ export function createTransactionService(deps: TransactionDeps) {
       const append: TransactionAppend = {
         id: newId(), auth, ...prepared, kind: 'record', type: draft.type, idempotencyKey: h.key, hash: requestHash(body, h.sandbox), requestPayload: body,
       };
-      // The 409 create would answer for a number already issued.
+      // The 409 create would answer for a number already issued, or a correction of a replaced sale.
       await checkOnceDocuments(db, append);
+      await checkReplaced(db, append);
       return previewTransaction(deps.ledger, append, entryDeps);
     });
   }
@@ -399,11 +402,14 @@ export function createTransactionService(deps: TransactionDeps) {
       // the next number and issue a second cancellation).
       const attempt = (await transactionsRepo.countCancellations(db, original.id, statuses.refused)) + 1;
       const key = attempt === 1 ? `${CANCEL_KEY_PREFIX}${original.id}` : `${CANCEL_KEY_PREFIX}${original.id}:${attempt}`;
-      const stored = await append({
+      const entry: TransactionAppend = {
         id: newId(), auth, system, location, draft, kind: 'cancellation', type: 'cancellation',
         idempotencyKey: key, hash: key, requestPayload: { reason: reason ?? null, ...(cancelOutcome !== undefined ? { sandbox_outcome: cancelOutcome } : {}) },
         sandboxMode: original.sandbox_mode ?? 'stub', original, originalRecord, ...keys,
-      });
+      };
+      // A sale a standing sale replaces: the 409 read before the ledger takes the entry.
+      await checkReplaced(db, entry);
+      const stored = await append(entry);
       if (!stored.created) return { transaction: toTransactionView(stored.row), created: false };
       const settled = await settleInline(stored.row, stored.jobId, system, undefined);
       return { transaction: toTransactionView(settled), created: true };

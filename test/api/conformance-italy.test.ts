@@ -1,8 +1,13 @@
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { startTestApp, type TestApp, unlimitedLimiter } from '../support/harness.ts';
 import { createLocation, createTx } from '../support/transactions.ts';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, firstTagText, xsdValidate } from '../support/xml-tools.ts';
+import { IT_PIVA, configs } from '../support/fixtures.ts';
+
+/** A second valid partita IVA (check digit), another issuer than IT_PIVA. */
+const OTHER_PIVA = '12345678903';
 
 /*
  * Black-box conformance of the Italian documents (docs-it-gr-pt-fr audit): what the API
@@ -241,7 +246,7 @@ describe('Italy SDI: a refund naming a fattura semplificata (TD07) by number and
     expectTd04(await recordOf(key, await refund(key, sdi, { invoice_number: 'NC/2026/0102', tipo_documento: 'TD04', ...named })), 'FS/2026/0100');
   });
 
-  it('stays TD04 when the sale named is not a TD07 of this location: a TD01, another date, another location, refused by SdI, unknown', async () => {
+  it('stays TD04 when the sale named is not a TD07 of this issuer: a TD01, another date, another partita IVA, refused by SdI, unknown', async () => {
     await sale(key, sdi, { invoice_number: 'FT/2026/0110' });
     expectTd04(await recordOf(key, await refund(key, sdi, { invoice_number: 'NC/2026/0110', original_invoice_number: 'FT/2026/0110', original_invoice_date: '2026-11-02' })), 'FT/2026/0110');
 
@@ -252,10 +257,11 @@ describe('Italy SDI: a refund naming a fattura semplificata (TD07) by number and
       firstTagText(await recordOf(k, await refund(k, location, metadata)), 'TipoDocumento');
     expect(await td08(key, sdi, { invoice_number: 'NC/2026/0115', original_invoice_number: 'FS/2026/0111', original_invoice_date: '2026-11-01' })).toBe('TD08');
 
-    const other = await createLocation(t, key, 'it-sdi');
+    // A location of another partita IVA numbers its own invoices (SdI's 00404 key is the cedente's).
+    const other = await createLocation(t, key, 'it-sdi', { tax_id: OTHER_PIVA });
     await sale(key, other, { invoice_number: 'FS/2026/0112', tipo_documento: 'TD07' });
     expectTd04(await recordOf(key, await refund(key, sdi, { invoice_number: 'NC/2026/0112', original_invoice_number: 'FS/2026/0112', original_invoice_date: '2026-11-02' })), 'FS/2026/0112');
-    // A refund of its own location finds it.
+    // A refund of its own partita IVA finds it.
     expect(await td08(key, other, { invoice_number: 'NC/2026/0116', original_invoice_number: 'FS/2026/0112', original_invoice_date: '2026-11-02' })).toBe('TD08');
 
     const refusedId = await sale(key, sdi, { invoice_number: 'FS/2026/0113', tipo_documento: 'TD07', sandbox_outcome: 'reject:00200' });
@@ -267,11 +273,14 @@ describe('Italy SDI: a refund naming a fattura semplificata (TD07) by number and
     expectTd04(await recordOf(key, await refund(key, sdi, { invoice_number: 'NC/2026/0114', original_invoice_number: 'FS/2026/0199', original_invoice_date: '2026-11-02' })), 'FS/2026/0199');
   });
 
-  it('another account\'s TD07 under the same number, date and partita IVA is as if it did not exist: TD04', async () => {
+  it('another account\'s TD07 under the same number, date and partita IVA is as if it did not exist: TD04 (named by number alone too)', async () => {
     const { key: otherKey } = await t.signup();
     const otherLoc = await createLocation(t, otherKey, 'it-sdi');
     await sale(otherKey, otherLoc, { invoice_number: 'FS/2026/0120', tipo_documento: 'TD07' });
     expectTd04(await recordOf(key, await refund(key, sdi, { invoice_number: 'NC/2026/0120', original_invoice_number: 'FS/2026/0120', original_invoice_date: '2026-11-02' })), 'FS/2026/0120');
+    const numberOnly = await recordOf(key, await refund(key, sdi, { invoice_number: 'NC/2026/0121', original_invoice_number: 'FS/2026/0120' }));
+    expect(firstTagText(numberOnly, 'TipoDocumento')).toBe('TD04');
+    expect(numberOnly).toContain('<DatiFattureCollegate><IdDocumento>FS/2026/0120</IdDocumento></DatiFattureCollegate>');
     // Its own account's refund finds it.
     const own = await recordOf(otherKey, await refund(otherKey, otherLoc, { invoice_number: 'NC/2026/0120', original_invoice_number: 'FS/2026/0120', original_invoice_date: '2026-11-02' }));
     expect(firstTagText(own, 'TipoDocumento')).toBe('TD08');
@@ -290,5 +299,84 @@ describe('Italy SDI: a refund naming a fattura semplificata (TD07) by number and
     expect(xml).toContain('<DatiFatturaRettificata><NumeroFR>FS/2026/0130</NumeroFR><DataFR>2026-11-02</DataFR>');
     expectValid(xml, FSM10_XSD);
     expectTd04(await voidOf({ invoice_number: 'NC/2026/0131', tipo_documento: 'TD04', ...named }), 'FS/2026/0130');
+  });
+
+  it('at another location of the same partita IVA (one numbering across the issuer\'s shops): TD08 naming the TD07, FSM10-valid; also at a location whose partita IVA is in country_config only', async () => {
+    const shopB = await createLocation(t, key, 'it-sdi', { name: 'Trattoria Roma 2' });
+    await sale(key, sdi, { invoice_number: 'FS/2026/0140', tipo_documento: 'TD07' });
+    const xml = await recordOf(key, await refund(key, shopB, { invoice_number: 'NC/2026/0140', original_invoice_number: 'FS/2026/0140', original_invoice_date: '2026-11-02' }));
+    expect(firstTagText(xml, 'TipoDocumento')).toBe('TD08');
+    expect(xml).toContain('<DatiFatturaRettificata><NumeroFR>FS/2026/0140</NumeroFR><DataFR>2026-11-02</DataFR>');
+    expectValid(xml, FSM10_XSD);
+    // No tax_id: the partita IVA given as country_config.partita_iva is the same issuer.
+    const shopC = await createLocation(t, key, 'it-sdi', { name: 'Trattoria Roma 3', tax_id: undefined, country_config: { ...configs.sdi, partita_iva: IT_PIVA } });
+    await sale(key, shopC, { invoice_number: 'FS/2026/0141', tipo_documento: 'TD07' });
+    const fromA = await recordOf(key, await refund(key, sdi, { invoice_number: 'NC/2026/0141', original_invoice_number: 'FS/2026/0141', original_invoice_date: '2026-11-02' }));
+    expect(firstTagText(fromA, 'TipoDocumento')).toBe('TD08');
+    expect(fromA).toContain('<DatiFatturaRettificata><NumeroFR>FS/2026/0141</NumeroFR><DataFR>2026-11-02</DataFR>');
+    expectValid(fromA, FSM10_XSD);
+    // And SdI's duplicate key is shared with it: its number is taken at the other shops.
+    const dup = await createTx(t, key, body(sdi, items, { customer_context: consumer, metadata: { invoice_number: 'FS/2026/0141', tipo_documento: 'TD07', invoice_date: '2026-11-02' } }));
+    expect(dup.statusCode, dup.body).toBe(409);
+  });
+
+  it('by number alone (no original_invoice_date): the one TD07 holding it is the TD08, DataFR its stored date, at any shop of the partita IVA, from the preview too', async () => {
+    await sale(key, sdi, { invoice_number: 'FS/2026/0150', tipo_documento: 'TD07', invoice_date: '2025-03-14' });
+    const shopB = await createLocation(t, key, 'it-sdi', { name: 'Trattoria Roma 4' });
+    const xml = await recordOf(key, await refund(key, shopB, { invoice_number: 'NC/2026/0150', original_invoice_number: 'FS/2026/0150' }));
+    expect(firstTagText(xml, 'TipoDocumento')).toBe('TD08');
+    expect(xml).toContain('<DatiFatturaRettificata><NumeroFR>FS/2026/0150</NumeroFR><DataFR>2025-03-14</DataFR>');
+    expectValid(xml, FSM10_XSD);
+    const preview = await t.request({ method: 'POST', url: '/v1/transactions/preview', key, payload: body(sdi, items, { type: 'refund', customer_context: consumer, metadata: { invoice_number: 'NC/2026/0151', original_invoice_number: 'FS/2026/0150' } }) });
+    expect(preview.statusCode, preview.body).toBe(200);
+    expect(preview.json().fiscal_record.body).toContain('<NumeroFR>FS/2026/0150</NumeroFR><DataFR>2025-03-14</DataFR>');
+  });
+
+  it('by number alone, ambiguous: two TD07 under that number on different dates (SdI numbers restart each year), or a TD07 and a TD01: TD04 naming the number', async () => {
+    await sale(key, sdi, { invoice_number: 'FS/0160', tipo_documento: 'TD07', invoice_date: '2025-12-30' });
+    await sale(key, sdi, { invoice_number: 'FS/0160', tipo_documento: 'TD07', invoice_date: '2026-01-05' });
+    const xml = await recordOf(key, await refund(key, sdi, { invoice_number: 'NC/2026/0160', original_invoice_number: 'FS/0160' }));
+    expect(firstTagText(xml, 'TipoDocumento')).toBe('TD04');
+    expect(xml).toContain('<DatiFattureCollegate><IdDocumento>FS/0160</IdDocumento></DatiFattureCollegate>');
+    expectValid(xml, FATTURAPA_XSD);
+    // With its date, each is found.
+    const dated = await recordOf(key, await refund(key, sdi, { invoice_number: 'NC/2026/0161', original_invoice_number: 'FS/0160', original_invoice_date: '2025-12-30' }));
+    expect(dated).toContain('<NumeroFR>FS/0160</NumeroFR><DataFR>2025-12-30</DataFR>');
+
+    await sale(key, sdi, { invoice_number: 'FS/0162', tipo_documento: 'TD07', invoice_date: '2026-01-05' });
+    await sale(key, sdi, { invoice_number: 'FS/0162', invoice_date: '2025-07-01' });
+    expect(firstTagText(await recordOf(key, await refund(key, sdi, { invoice_number: 'NC/2026/0162', original_invoice_number: 'FS/0162' })), 'TipoDocumento')).toBe('TD04');
+  });
+
+  it('migration 0054: what a location without tax_id registered under its own id moves to its partita IVA\'s scope, and every SdI number gets its alias', async () => {
+    const { accountId, key: k } = await t.signup();
+    const shopA = await createLocation(t, k, 'it-sdi');
+    const noTaxId = await createLocation(t, k, 'it-sdi', { name: 'Senza tax_id', tax_id: undefined, country_config: { ...configs.sdi, partita_iva: IT_PIVA } });
+    const ids = [
+      await sale(k, noTaxId, { invoice_number: 'FS/2026/0170', tipo_documento: 'TD07' }),
+      await sale(k, shopA, { invoice_number: 'FS/2026/0171', tipo_documento: 'TD07' }),
+    ];
+    const rows = async () => (await t.db.query<{ chain_key: string; document: string; alias: string | null }>(
+      'SELECT chain_key, document, alias FROM chain_documents WHERE transaction_id = ANY($1::uuid[]) ORDER BY document', [ids])).rows;
+    const scope = `it-sdi:${accountId}:${IT_PIVA}`;
+    expect(await rows()).toEqual([
+      { chain_key: scope, document: 'TD07 2026 FS/2026/0170', alias: 'FS/2026/0170' },
+      { chain_key: scope, document: 'TD07 2026 FS/2026/0171', alias: 'FS/2026/0171' },
+    ]);
+    // What a store had before 0054: no alias; the location without tax_id under its own id (a live key too).
+    await t.db.query('UPDATE chain_documents SET alias = NULL WHERE transaction_id = ANY($1::uuid[])', [ids]);
+    await t.db.query('UPDATE chain_documents SET chain_key = $1 WHERE transaction_id = $2', [`it-sdi:${accountId}:${noTaxId}`, ids[0]]);
+    await t.db.query("INSERT INTO chain_documents (chain_key, role, document, transaction_id, created_at) VALUES ($1, 'issued', 'TD07 2025 FS/9', $2, now())", [`it-sdi:${accountId}:${noTaxId}:live`, ids[0]]);
+    expect(firstTagText(await recordOf(k, await refund(k, shopA, { invoice_number: 'NC/2026/0170', original_invoice_number: 'FS/2026/0170' })), 'TipoDocumento')).toBe('TD04');
+    const file = fs.readFileSync(new URL('../../src/store/migrations/0054_issued_aliases.sql', import.meta.url), 'utf8');
+    await t.db.exec(file.slice(file.indexOf('-- The SdI issuer\'s scope')));
+    expect(await rows()).toEqual([
+      { chain_key: `${scope}:live`, document: 'TD07 2025 FS/9', alias: 'FS/9' },
+      { chain_key: scope, document: 'TD07 2026 FS/2026/0170', alias: 'FS/2026/0170' },
+      { chain_key: scope, document: 'TD07 2026 FS/2026/0171', alias: 'FS/2026/0171' },
+    ]);
+    // Found now, by number alone, from the other shop.
+    const xml = await recordOf(k, await refund(k, shopA, { invoice_number: 'NC/2026/0171', original_invoice_number: 'FS/2026/0170' }));
+    expect(xml).toContain('<NumeroFR>FS/2026/0170</NumeroFR><DataFR>2026-11-02</DataFR>');
   });
 });

@@ -1,6 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { XMLParser } from 'fast-xml-parser';
-import { startTestApp, type TestApp, unlimitedLimiter } from '../support/harness.ts';
+import { STORE, startTestApp, type TestApp, unlimitedLimiter } from '../support/harness.ts';
+import { getSystem } from '../../src/countries/registry.ts';
+import type { TransactionDraft } from '../../src/core/transaction.ts';
+import { chainDocumentsRepo } from '../../src/store/repos/chain-documents-repo.ts';
 import { createdTx, createLocation, createTx, fiscalRecordOf, getTx, saleBody } from '../support/transactions.ts';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../support/xml-tools.ts';
 import { regFactuRequest } from '../../src/countries/es-verifactu/soap.ts';
@@ -47,6 +50,60 @@ async function cancelledOnlyWithF3(key: string, f3: string, ticket: string) {
   const freed = await cancelTx(key, ticket);
   expect(freed.statusCode, freed.body).toBe(201);
   return freed;
+}
+
+/**
+ * How a refund or void names the invoice of `id` (original_invoice_number, original_issue_date,
+ * TicketBAI's original_series), read from its record as the authority holds it.
+ */
+async function invoiceRef(key: string, id: string): Promise<Record<string, string>> {
+  const doc = parser.parse(await record(key, id)) as Record<string, any>;
+  if (doc.RegistroAlta) {
+    const f = doc.RegistroAlta.IDFactura;
+    return { original_invoice_number: f.NumSerieFactura, original_issue_date: f.FechaExpedicionFactura };
+  }
+  if (doc.RegistroLRFacturasEmitidas) {
+    const f = doc.RegistroLRFacturasEmitidas.IDFactura;
+    return { original_invoice_number: f.NumSerieFacturaEmisor, original_issue_date: f.FechaExpedicionFacturaEmisor };
+  }
+  const c = doc.TicketBai.Factura.CabeceraFactura;
+  return { original_invoice_number: c.NumFactura, original_issue_date: c.FechaExpedicionFactura, original_series: c.SerieFactura };
+}
+
+/** The 409 of a correction naming a ticket that `f3` replaces. */
+async function correctionRefusal(key: string, f3: string, type: 'refund' | 'void' = 'refund'): Promise<string> {
+  const ref = await invoiceRef(key, f3);
+  const series = ref.original_series === undefined ? '' : ` (series ${ref.original_series})`;
+  const [done, act] = type === 'void' ? ['voided', 'void'] : ['refunded', 'refund'];
+  return `transaction cannot be ${done}: invoice ${ref.original_invoice_number}${series} of ${ref.original_issue_date} (transaction ${f3}) replaces it; ${act} that invoice`;
+}
+
+/**
+ * A correction (`body`: the refund or void naming an invoice) of `ticket`, which `f3`
+ * replaces, is refused while the F3 stands (409 naming the F3; the preview alike), also
+ * with the F3's cancellation pending; that of `other` (replaced by none) is accepted at
+ * once; the F3 cancelled, the ticket's is accepted.
+ */
+async function correctedOnlyThroughF3(
+  key: string, f3: string, ticket: string, other: string, body: (ref: Record<string, string>) => object, type: 'refund' | 'void' = 'refund',
+) {
+  const message = await correctionRefusal(key, f3, type);
+  const named = body(await invoiceRef(key, ticket));
+  const alone = await createTx(t, key, named);
+  expect([alone.statusCode, alone.json().error], alone.body).toEqual([409, message]);
+  const preview = await t.request({ method: 'POST', url: '/v1/transactions/preview', key, payload: named });
+  expect([preview.statusCode, preview.json().error]).toEqual([409, message]);
+  const unreplaced = await createTx(t, key, body(await invoiceRef(key, other)));
+  expect(unreplaced.statusCode, unreplaced.body).toBe(201);
+  await t.worker.drain();
+  expect((await cancelTx(key, f3)).statusCode).toBe(201);
+  const pending = await createTx(t, key, named);
+  expect([pending.statusCode, pending.json().error]).toEqual([409, message]);
+  await t.worker.drain();
+  expect((await getTx(t, key, f3)).status).toBe('cancelled');
+  const freed = await createTx(t, key, named);
+  expect(freed.statusCode, freed.body).toBe(201);
+  return freed.json();
 }
 
 async function refused(key: string, body: object, status: number): Promise<string> {
@@ -204,6 +261,50 @@ describe('VERI*FACTU: a full invoice (F3) replacing tickets', () => {
     expect(freed.json().cancels_transaction_id).toBe(ticket.id);
   });
 
+  it('a refund of a ticket an F3 replaces is refused while the F3 stands (it corrects the F3); a refund of another ticket is not; freed once the F3 is cancelled', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-verifactu');
+    const [ticket, other] = [await created(key, saleBody(loc)), await created(key, saleBody(loc))];
+    const f3 = await created(key, replacing(loc, [ticket.id]));
+    const refund = (ref: Record<string, string>) => saleBody(loc, { type: 'refund', metadata: ref });
+    await correctedOnlyThroughF3(key, f3.id, ticket.id, other.id, refund);
+    // A void (a corrective invoice too) alike, its own words.
+    const [a, b] = [await created(key, saleBody(loc)), await created(key, saleBody(loc))];
+    const second = await created(key, replacing(loc, [a.id, b.id]));
+    const voided = await createTx(t, key, saleBody(loc, { type: 'void', metadata: await invoiceRef(key, b.id) }));
+    expect([voided.statusCode, voided.json().error]).toEqual([409, await correctionRefusal(key, second.id, 'void')]);
+    // The F3 itself is what is refunded.
+    const ofF3 = await createTx(t, key, saleBody(loc, { type: 'refund', customer_context: CUSTOMER, metadata: await invoiceRef(key, second.id) }));
+    expect(ofF3.statusCode, ofF3.body).toBe(201);
+    // A refund made before its ticket was replaced: the same request again answers it, not the 409.
+    const early = await created(key, saleBody(loc));
+    const headers = { 'idempotency-key': `refund-${early.id}` };
+    const body = saleBody(loc, { type: 'refund', metadata: await invoiceRef(key, early.id) });
+    const first = await createTx(t, key, body, headers);
+    expect(first.statusCode, first.body).toBe(201);
+    await created(key, replacing(loc, [early.id]));
+    const replay = await createTx(t, key, body, headers);
+    expect([replay.statusCode, replay.json().id]).toEqual([200, first.json().id]);
+  });
+
+  it('the 409s of a replaced ticket (its cancel, its refund) are answered before the ledger takes the entry, the same words', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-verifactu');
+    const ticket = await created(key, saleBody(loc));
+    const f3 = await created(key, replacing(loc, [ticket.id]));
+    await t.worker.drain();
+    const appends = vi.spyOn(t.rt.ledger, 'append');
+    try {
+      const cancel = await cancelTx(key, ticket.id);
+      expect([cancel.statusCode, cancel.json().error]).toEqual([409, 'transaction cannot be cancelled']);
+      const refund = await createTx(t, key, saleBody(loc, { type: 'refund', metadata: await invoiceRef(key, ticket.id) }));
+      expect([refund.statusCode, refund.json().error]).toEqual([409, await correctionRefusal(key, f3.id)]);
+      expect(appends).not.toHaveBeenCalled();
+    } finally {
+      appends.mockRestore();
+    }
+  });
+
   it('a ticket cancelled and replaced at the same time: one of the two wins, never both', async () => {
     const { key } = await t.signup();
     const loc = await createLocation(t, key, 'es-verifactu');
@@ -278,6 +379,43 @@ describe('SII: a full invoice (F3) replacing tickets', () => {
     await created(key, saleBody(loc, { metadata: { ...PARTY, series: 'G', replaces_simplified: [b.id] } }));
   });
 
+  it('a refund (R5) or void (baja) of a ticket the F3 replaces is refused while the F3 stands; freed once it is cancelled; another ticket\'s is not', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-sii');
+    const ticket = async () => created(key, saleBody(loc, { metadata: { simplified: true } }));
+    const [a, b, c, d] = [await ticket(), await ticket(), await ticket(), await ticket()];
+    const f3 = await created(key, saleBody(loc, { metadata: { ...PARTY, series: 'F', replaces_simplified: [a.id] } }));
+    await correctedOnlyThroughF3(key, f3.id, a.id, b.id, (ref) => saleBody(loc, { type: 'refund', metadata: { simplified: true, ...ref } }));
+    const second = await created(key, saleBody(loc, { metadata: { ...PARTY, series: 'F', replaces_simplified: [c.id] } }));
+    await correctedOnlyThroughF3(key, second.id, c.id, d.id, (ref) => saleBody(loc, { type: 'void', metadata: ref }), 'void');
+  });
+
+  it.runIf(STORE === 'postgres')('a refund racing an F3 that replaces its ticket waits for it under the ticket reference\'s lock: the F3 committed first, the refund is refused', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-sii');
+    const [a, b] = [await created(key, saleBody(loc, { metadata: { simplified: true } })), await created(key, saleBody(loc, { metadata: { simplified: true } }))];
+    const f3 = await created(key, saleBody(loc, { metadata: { ...PARTY, series: 'F', replaces_simplified: [b.id] } }));
+    const ref = await invoiceRef(key, a.id);
+    const body = saleBody(loc, { type: 'refund', metadata: { simplified: true, ...ref } });
+    const named = getSystem('es-sii').replaces!.corrected(body as unknown as TransactionDraft)!.ref;
+    let refund: Promise<Awaited<ReturnType<typeof createTx>>> | undefined;
+    // An F3 writing its replacement of `a` (as transaction-entry.ts does: the ref's lock, its
+    // row, the metadata naming it), not committed while the refund is checked and written.
+    await t.db.transaction(async (tx) => {
+      await chainDocumentsRepo.lockDocument(tx, 'replaced_ref', `replaced:${loc}`, named);
+      await chainDocumentsRepo.insert(tx, { role: 'replaced_ref', chainKey: `replaced:${loc}`, document: named, transactionId: f3.id, now: new Date() });
+      const entry = { transaction_id: a.id, number: ref.original_invoice_number, issue_date: ref.original_issue_date };
+      await tx.query(
+        "UPDATE transactions SET normalized = jsonb_set(normalized::jsonb, '{metadata,replaced_invoices}', (normalized::jsonb->'metadata'->'replaced_invoices') || $2::jsonb)::json WHERE id = $1",
+        [f3.id, JSON.stringify([entry])],
+      );
+      refund = createTx(t, key, body);
+      await new Promise((r) => setTimeout(r, 500));
+    });
+    const res = await refund!;
+    expect([res.statusCode, res.json().error], res.body).toEqual([409, await correctionRefusal(key, f3.id)]);
+  });
+
   it('the counterparty is required, simplified: true is refused, a full invoice is not replaced', async () => {
     const { key } = await t.signup();
     const loc = await createLocation(t, key, 'es-sii');
@@ -326,5 +464,20 @@ describe('TicketBAI: a full invoice (F3) replacing tickets', () => {
     const bAlone = await cancelTx(key, b.id);
     expect([bAlone.statusCode, bAlone.json().error]).toEqual([409, 'transaction cannot be cancelled']);
     expect(again.id).not.toBe(f3.id);
+  });
+
+  it('a rectificativa of a ticket the substitution invoice replaces is refused while it stands (with the ticket\'s series or none; another series is another invoice); freed once it is cancelled', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-ticketbai');
+    const [ticket, other] = [await created(key, saleBody(loc)), await created(key, saleBody(loc))];
+    const f3 = await created(key, replacing(loc, [ticket.id]));
+    const refund = (ref: Record<string, string>) => saleBody(loc, { type: 'refund', metadata: ref });
+    const { original_series: series, ...unseried } = await invoiceRef(key, ticket.id);
+    expect(series).toBeTruthy();
+    const noSeries = await createTx(t, key, refund(unseried));
+    expect([noSeries.statusCode, noSeries.json().error]).toEqual([409, await correctionRefusal(key, f3.id)]);
+    const otherSeries = await createTx(t, key, refund({ ...unseried, original_series: `${series}X` }));
+    expect(otherSeries.statusCode, otherSeries.body).toBe(201);
+    await correctedOnlyThroughF3(key, f3.id, ticket.id, other.id, refund);
   });
 });

@@ -18,6 +18,7 @@ import { isUuid } from '../../core/ids.ts';
 import type { ReplacedSale, SaleReplacement, TransactionDraft } from '../types.ts';
 import type { Metadata } from '../shared/metadata-fields.ts';
 import { dmyDate, localDate } from '../shared/dates.ts';
+import { metaString } from '../shared/metadata-fields.ts';
 
 export const REPLACES_FIELD = 'replaces_simplified';
 export const REPLACED_FIELD = 'replaced_invoices';
@@ -75,8 +76,43 @@ export function replacedInvoicesOf(tx: TransactionDraft): ReplacedInvoice[] {
 export const recordIssueDate = (sale: ReplacedSale): string => dmyDate(localDate(new Date(sale.issuedAt), 'ES'));
 
 /**
+ * What a replacement registers, and a correction looks up, for one replaced invoice: its
+ * number and issue date. Not its series: a TicketBAI refund may name the invoice it corrects
+ * without one (`original_series` is optional), so the series is told apart by `matches`.
+ */
+const refOf = (number: string, issueDate: string): string => JSON.stringify([number.trim(), issueDate.trim()]);
+
+/**
+ * The invoice a refund or void corrects, as its request names it: `original_invoice_number`
+ * and `original_issue_date` (both or neither, validated), TicketBAI's optional
+ * `original_series`. A replaced invoice matches on number and date, and on the series when
+ * both name one: a reference without a series names the number of that date in any series,
+ * as the authority would read it.
+ */
+function correctedInvoice(tx: TransactionDraft): ReturnType<SaleReplacement['corrected']> {
+  if (tx.type === 'sale') return null;
+  const number = metaString(tx, 'original_invoice_number')?.trim();
+  const date = metaString(tx, 'original_issue_date')?.trim();
+  if (!number || !date) return null;
+  const series = metaString(tx, 'original_series')?.trim() || undefined;
+  return {
+    ref: refOf(number, date),
+    matches: (replacement) => replacedInvoicesOf(replacement).some((r) =>
+      r.number.trim() === number && r.issue_date.trim() === date && (series === undefined || r.series === undefined || r.series === series)),
+  };
+}
+
+/** The message's name of an invoice: `A-7 of 15-01-2026`, TicketBAI's `7 (series A) of 15-01-2026`. */
+const invoiceName = (r: Omit<ReplacedInvoice, 'transaction_id'>): string =>
+  `${r.number}${r.series === undefined ? '' : ` (series ${r.series})`} of ${r.issue_date}`;
+
+/**
  * The Spanish systems' `FiscalSystem.replaces`: `invoice` names one replaced sale as its
  * system's record does (its number and issue date), or null when its record has none.
+ * A refund or void of a replaced ticket (R1-R5, a TicketBAI rectificativa, an SII baja)
+ * names it by number and date (`corrected`): while the F3 stands it is refused, as the F3
+ * is the invoice of those operations now (RD 1619/2012 arts. 13 and 15): the correction
+ * goes against the F3.
  */
 export function spanishReplacement(invoice: (sale: ReplacedSale) => Omit<ReplacedInvoice, 'transaction_id'> | null): SaleReplacement {
   return {
@@ -88,5 +124,11 @@ export function spanishReplacement(invoice: (sale: ReplacedSale) => Omit<Replace
       [REPLACED_FIELD]: sales.map((s): ReplacedInvoice => ({ transaction_id: s.transactionId, ...invoice(s)! })),
     }),
     alreadyReplaced,
+    corrected: correctedInvoice,
+    replacedRefs: (tx) => [...new Set(replacedInvoicesOf(tx).map((r) => refOf(r.number, r.issue_date)))],
+    describe: (replacement) => {
+      const named = invoice(replacement);
+      return named === null ? `transaction ${replacement.transactionId}` : invoiceName(named);
+    },
   };
 }

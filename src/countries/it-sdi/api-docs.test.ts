@@ -24,7 +24,7 @@ describe('it-sdi api-docs: the metadata the rules read, TD07 and its notes', () 
   it("states TD07's rules with the ceiling the rules apply, and the simplified notes", () => {
     expect(text).toContain(`TD07, the fattura semplificata (DPR 633/1972 art. 21-bis), is sent in the simplified format FSM10: a sale of at most ${decimal(SEMPLIFICATA_MAX_TOTAL)} EUR in total`);
     expect(decimal(SEMPLIFICATA_MAX_TOTAL)).toBe('400.00');
-    for (const fact of ['RF19', 'FPA12', 'N6.x', 'N3.2', 'nota di credito semplificata (TD08, FSM10)', 'nota di debito semplificata (TD09)', 'TD07 on a refund or void issues a TD08', 'original_invoice_date (DatiFatturaRettificata)', 'a refund or void without tipo_documento whose original_invoice_number and original_invoice_date name a TD07 of its location issues that TD08 too']) {
+    for (const fact of ['RF19', 'FPA12', 'N6.x', 'N3.2', 'nota di credito semplificata (TD08, FSM10)', 'nota di debito semplificata (TD09)', 'TD07 on a refund or void issues a TD08', 'original_invoice_date (DatiFatturaRettificata)', 'a refund or void without tipo_documento whose original_invoice_number and original_invoice_date name a TD07 of its partita IVA (any location of the account with that partita IVA) issues that TD08 too', 'original_invoice_number alone names it when exactly one invoice of that partita IVA holds the number']) {
       expect(text).toContain(fact);
     }
   });

@@ -16,7 +16,8 @@ export const SDI_METADATA_DOC =
   '(no ceiling for a seller in regime RF19), not to a public administration (FPA12), without reverse-charge (N6.x) or intra-EU (N3.2) lines; ' +
   'cancelling a TD07 issues a nota di credito semplificata (TD08, FSM10) naming it, cancelling a TD08 a nota di debito semplificata (TD09); ' +
   'TD07 on a refund or void issues a TD08 (stored as tipo_documento TD08, no amount ceiling) and requires original_invoice_number and original_invoice_date (DatiFatturaRettificata); ' +
-  'a refund or void without tipo_documento whose original_invoice_number and original_invoice_date name a TD07 of its location issues that TD08 too ' +
+  'a refund or void without tipo_documento whose original_invoice_number and original_invoice_date name a TD07 of its partita IVA (any location of the account with that partita IVA) issues that TD08 too; ' +
+  'original_invoice_number alone names it when exactly one invoice of that partita IVA holds the number, the TD08 taking its date (SdI numbers may restart each year: a number held by two invoices stays TD04) ' +
   '(a TD04 where the simplified format cannot carry it: FPA12, N6.x or N3.2 lines)';
 
 export const sdiDocs: SystemApiDocs = {

@@ -231,13 +231,40 @@ describe('it-sdi correctedSale: a refund or void of a TD07, named by number and 
     expect(lookup.named(refund(original, { type: 'void' }))).not.toBeNull();
   });
 
-  it('names nothing when the request decided (tipo_documento, TD04 too), for a sale, or without the number and date', () => {
+  it('names nothing when the request decided (tipo_documento, TD04 too), for a sale, or without the number', () => {
     expect(lookup.named(refund({ ...original, tipo_documento: 'TD04' }))).toBeNull();
     expect(lookup.named(refund({ ...original, tipo_documento: 'TD07' }))).toBeNull();
     expect(lookup.named(refund({}))).toBeNull();
-    expect(lookup.named(refund({ original_invoice_number: 'FS-1' }))).toBeNull();
+    expect(lookup.named(refund({ original_invoice_number: 'FS-1', tipo_documento: 'TD04' }))).toBeNull();
     const s = draft({ metadata: { invoice_number: 'FT-1' } });
     expect(lookup.named({ request: s, tx: { ...s, metadata: sdi.validateTransaction(s, txCtx(loc)) }, location: loc })).toBeNull();
+  });
+
+  it('a number without a date names the register\'s alias of every year: the number as the TD07 registered it', () => {
+    expect(lookup.named(refund({ original_invoice_number: 'FS-1' }))).toEqual({
+      scope: sdi.issuedDocument!({ tx: td07.tx, location: loc })!.scope, documents: [], alias: 'FS-1',
+    });
+    expect(sdi.issuedDocument!({ tx: td07.tx, location: loc })!.alias).toBe('FS-1');
+  });
+
+  it('the issuer\'s scope is its partita IVA, the config\'s: a location without tax_id shares it, another partita IVA does not', () => {
+    const scope = (l: typeof loc) => lookup.named(refund(original, {}, l))!.scope;
+    const noTaxId = { ...loc, id: '00000000-0000-4000-8000-0000000000aa', tax_id: null };
+    expect(scope(noTaxId)).toBe(scope(loc));
+    expect(scope({ ...loc, id: '00000000-0000-4000-8000-0000000000ab', tax_id: '12345678903', config: { ...loc.config, partita_iva: '12345678903' } })).not.toBe(scope(loc));
+    expect(scope({ ...loc, account_id: '00000000-0000-4000-8000-0000000000ac' })).not.toBe(scope(loc));
+  });
+
+  it('by number alone: the one TD07 holding it is the TD08, DataFR its date; two invoices holding it (two years, or a TD01) stay TD04', () => {
+    const r = refund({ original_invoice_number: 'FS-1' });
+    expect(lookup.resolve(r, [td07])).toMatchObject({ tipo_documento: 'TD08', original_invoice_number: 'FS-1', original_invoice_date: '2026-01-10' });
+    const lastYear = sale({ invoice_number: 'FS-1', tipo_documento: 'TD07', invoice_date: '2025-12-30' }, '00000000-0000-4000-8000-000000000002');
+    expect(lookup.resolve(r, [lastYear])).toMatchObject({ tipo_documento: 'TD08', original_invoice_date: '2025-12-30' });
+    expect(lookup.resolve(r, [td07, lastYear])).toEqual(r.tx.metadata);
+    expect(lookup.resolve(r, [td07, sale({ invoice_number: 'FS-1', invoice_date: '2025-06-01' }, '00000000-0000-4000-8000-000000000003')]).tipo_documento).toBe('TD04');
+    // A refund dated before the TD07 it names cannot be its note (SdI 00418): TD04, no 400.
+    const early = refund({ original_invoice_number: 'FS-1', invoice_date: '2026-01-09' });
+    expect(lookup.resolve(early, [td07])).toEqual(early.tx.metadata);
   });
 
   it('the one TD07 found under the number and date: the refund is the TD08 TD07 on the refund asks for, naming it', () => {

@@ -9,6 +9,7 @@ import { baseMetadata, optionalChoice, optionalText, withoutUndefined } from '..
 import { checkNatura } from '../it/natura.ts';
 import { checkItalianAmounts } from '../it/amounts.ts';
 import { decimal } from '../shared/amounts.ts';
+import { configString } from '../shared/config-fields.ts';
 import { buyerIdentity, defaultTipoDocumento, missingSedeFields, semplificataExcludes } from './build.ts';
 
 /** TipoDocumento codes offered (FatturaPA 1.2.2): invoice, advance, credit note, fee note, debit note of a fee, deferred invoice. */
@@ -249,7 +250,7 @@ function requireLiveParties(tx: TransactionDraft, ctx: TransactionContext, buyer
  * document type and year (DPR 633/1972 art. 21: progressive numbering, which may restart
  * each calendar year). Caught at creation as a 409 instead of a rejection days later.
  */
-export function sdiIssuedDocument(tx: TransactionDraft, location: LocationForFiscal): { document: string; message: string; scope: string } | null {
+export function sdiIssuedDocument(tx: TransactionDraft, location: LocationForFiscal): { document: string; message: string; scope: string; alias: string } | null {
   const number = tx.metadata.invoice_number;
   const date = tx.metadata.invoice_date;
   if (typeof number !== 'string' || typeof date !== 'string') return null;
@@ -258,6 +259,8 @@ export function sdiIssuedDocument(tx: TransactionDraft, location: LocationForFis
   return {
     document: issuedDocumentKey(tipo, year, number),
     scope: issuerScope(location),
+    // A refund may name the invoice by its number alone (`sdiCorrectedSale`).
+    alias: number,
     message: `metadata.invoice_number ${number} was already issued as ${tipo} in ${year}: SdI refuses a duplicate invoice (00404)`,
   };
 }
@@ -265,8 +268,15 @@ export function sdiIssuedDocument(tx: TransactionDraft, location: LocationForFis
 /** SdI's duplicate key of a document (00404): its TipoDocumento, the year of its Data, its Numero. */
 const issuedDocumentKey = (tipo: string, year: string, number: string): string => `${tipo} ${year} ${number}`;
 
-/** Where an issued number is unique: SdI's key is the cedente's, so every location of one partita IVA shares it. */
-const issuerScope = (location: LocationForFiscal): string => `it-sdi:${location.account_id}:${location.tax_id ?? location.id}`;
+/**
+ * Where an issued number is unique: SdI's key is the cedente's (its IdFiscaleIVA, the
+ * partita IVA), so every location of one partita IVA in the account shares it. The partita
+ * IVA is the config's (`resolvePartitaIva` stores it there, equal to `tax_id` when that is
+ * given; build.ts writes it as IdFiscaleIVA): a location with no `tax_id` shares it too
+ * (migration 0054 moved what such locations registered under their own id before).
+ */
+const issuerScope = (location: LocationForFiscal): string =>
+  `it-sdi:${location.account_id}:${configString(location.config, 'partita_iva') ?? location.tax_id ?? location.id}`;
 
 /** The invoices a refund or void may correct: every type a request may name but the credit note. */
 const INVOICE_TIPI: readonly string[] = TIPI_DOCUMENTO.filter((t) => t !== 'TD04');
@@ -275,24 +285,29 @@ const INVOICE_TIPI: readonly string[] = TIPI_DOCUMENTO.filter((t) => t !== 'TD04
  * FiscalSystem.correctedSale: a refund or void of a fattura semplificata (TD07) is the
  * nota di credito semplificata (TD08) without the client asking for it (docs/decisions.md
  * "Italy SDI: a refund of a TD07 is a TD08 without the override"). The request names the
- * invoice by `original_invoice_number` and `original_invoice_date`; the core looks the
- * number up among the ones this issuer issued (`sdiIssuedDocument`'s register: type, year,
- * number), in the refund's location. The refund becomes the TD08 that `tipo_documento: TD07`
- * would have asked for, built by the same rules (`validateSdiTransaction`), when:
+ * invoice by `original_invoice_number`, with or without `original_invoice_date`; the core
+ * looks the number up among the ones this issuer issued (`sdiIssuedDocument`'s register:
+ * type, year, number), at any location of the account with the refund's partita IVA
+ * (`issuerScope`: SdI numbers an issuer's invoices per partita IVA, not per shop). The
+ * refund becomes the TD08 that `tipo_documento: TD07` would have asked for, built by the
+ * same rules (`validateSdiTransaction`), NumeroFR and DataFR as the TD07 holds them, when:
  * - the request names no `tipo_documento` (one it names wins, TD04 included);
- * - exactly one sale was found under that number and date, and it is a TD07 (a TD01 under
- *   the same number and date too: which one it corrects is unclear, and the ordinary
- *   credit note corrects either);
- * - the refund can be simplified (`semplificataRefusal`: not FPA12, no N6.x/N7/N3.2 line);
- *   otherwise it is the ordinary TD04, as art. 21-bis allows and as a TD07's cancellation does.
- * A number without a date is not looked up: the register keys a number by its year.
+ * - exactly one invoice stands under that number (and date, when named), and it is a TD07
+ *   (a TD01 under the same number too: which one it corrects is unclear, and the ordinary
+ *   credit note corrects either). Without a date every year is read (by the register's
+ *   alias, the bare number): SdI numbers may restart each year, so a number alone is
+ *   ambiguous when two invoices of different years hold it, and the refund stays TD04;
+ * - the refund can be simplified (`semplificataRefusal`: not FPA12, no N6.x/N7/N3.2 line),
+ *   and is not dated before the TD07 (SdI 00418); otherwise it is the ordinary TD04, as
+ *   art. 21-bis allows and as a TD07's cancellation does.
  */
 export const sdiCorrectedSale: CorrectedSaleLookup = {
   named({ tx, request, location }) {
     if (tx.type === 'sale' || requestedTipo(request.metadata) !== undefined) return null;
     const number = tx.metadata.original_invoice_number;
     const date = tx.metadata.original_invoice_date;
-    if (tx.metadata.tipo_documento !== 'TD04' || typeof number !== 'string' || typeof date !== 'string') return null;
+    if (tx.metadata.tipo_documento !== 'TD04' || typeof number !== 'string') return null;
+    if (typeof date !== 'string') return { scope: issuerScope(location), documents: [], alias: number };
     const year = date.slice(0, 4);
     return { scope: issuerScope(location), documents: INVOICE_TIPI.map((tipo) => issuedDocumentKey(tipo, year, number)) };
   },
@@ -300,17 +315,19 @@ export const sdiCorrectedSale: CorrectedSaleLookup = {
     const number = tx.metadata.original_invoice_number;
     const date = tx.metadata.original_invoice_date;
     const named = sales.filter(
-      (s) => s.tx.type === 'sale' && s.tx.metadata.invoice_number === number && s.tx.metadata.invoice_date === date,
+      (s) => s.tx.type === 'sale' && s.tx.metadata.invoice_number === number && (date === undefined || s.tx.metadata.invoice_date === date),
     );
     const [sale] = named;
     if (named.length !== 1 || sale!.tx.metadata.tipo_documento !== 'TD07') return tx.metadata;
+    const saleDate = sale!.tx.metadata.invoice_date;
+    if (typeof saleDate !== 'string' || saleDate > String(tx.metadata.invoice_date)) return tx.metadata;
     if (semplificataRefusal(tx, ctx, 'TD08') !== null) return tx.metadata;
     // What the request would have said asking for the simplified form, the invoice named as the sale holds it.
     const metadata = {
       ...request.metadata,
       tipo_documento: 'TD07',
       original_invoice_number: sale!.tx.metadata.invoice_number,
-      original_invoice_date: sale!.tx.metadata.invoice_date,
+      original_invoice_date: saleDate,
     };
     return validateSdiTransaction({ ...request, metadata }, ctx);
   },

@@ -7,9 +7,13 @@ import type { Queryable } from '../db.ts';
  * `document` is the replaced transaction's id, the scope its location's). Each is once per
  * chain (`chain_key`: the chain, or the wider scope the system names) while it stands. A
  * chosen number in a series counter's form carries its place in that series
- * (`numbering_key`, `number`: migration 0052).
+ * (`numbering_key`, `number`: migration 0052); an issued number may carry a shorter,
+ * non-unique `alias` a correction looks it up by (migration 0054). Beside each `replaced`
+ * row, a `replaced_ref` row: the reference (the plug-in's: number and date) a correction
+ * would name that sale by (SaleReplacement.corrected), not once: a lookup for the
+ * correction, serialized on it.
  */
-export type ChainDocumentRole = 'annulled' | 'issued' | 'replaced';
+export type ChainDocumentRole = 'annulled' | 'issued' | 'replaced' | 'replaced_ref';
 
 export const chainDocumentsRepo = {
   /**
@@ -27,6 +31,17 @@ export const chainDocumentsRepo = {
     return res.rows.length > 0;
   },
 
+  /** The transactions whose row of this role and document stands (their status in none of `lapsed`), oldest first. */
+  async standingTransactions(q: Queryable, role: ChainDocumentRole, chainKey: string, document: string, lapsed: readonly string[]): Promise<string[]> {
+    const res = await q.query<{ transaction_id: string }>(
+      `SELECT a.transaction_id FROM chain_documents a JOIN transactions t ON t.id = a.transaction_id
+        WHERE a.chain_key = $1 AND a.role = $2 AND a.document = $3 AND NOT (t.status = ANY($4::text[]))
+        ORDER BY a.created_at, a.transaction_id`,
+      [chainKey, role, document, [...lapsed]],
+    );
+    return res.rows.map((r) => r.transaction_id);
+  },
+
   /**
    * The transactions registered under any of `documents` of this role in `chainKey`, each
    * with the document it holds (a lookup on the primary key's first columns). Whether each
@@ -42,6 +57,19 @@ export const chainDocumentsRepo = {
   },
 
   /**
+   * The transactions registered with `alias` (FiscalSystem.issuedDocument `alias`, migration
+   * 0054) in this role and `chainKey`, each with the document it holds (an indexed read:
+   * `chain_documents_aliases`). As `registered`, whether each stands the caller reads.
+   */
+  async registeredAs(q: Queryable, role: ChainDocumentRole, chainKey: string, alias: string): Promise<{ document: string; transactionId: string }[]> {
+    const res = await q.query<{ document: string; transaction_id: string }>(
+      'SELECT document, transaction_id FROM chain_documents WHERE chain_key = $1 AND role = $2 AND alias = $3 ORDER BY document, transaction_id',
+      [chainKey, role, alias],
+    );
+    return res.rows.map((r) => ({ document: r.document, transactionId: r.transaction_id }));
+  },
+
+  /**
    * Registers the row. With `counter` (a number a request chose, where a series counter
    * would write the same document: FiscalSystem.issuedDocument) the same statement raises
    * the series' `client_max` (migration 0052), which locks the series row until the end of
@@ -50,12 +78,13 @@ export const chainDocumentsRepo = {
    * numbers that predate the register, at or below its last). Else `reached` is false.
    */
   async insert(
-    q: Queryable, a: { role: ChainDocumentRole; chainKey: string; document: string; transactionId: string; now: Date; counter?: { numberingKey: string; number: number } | undefined },
+    q: Queryable,
+    a: { role: ChainDocumentRole; chainKey: string; document: string; transactionId: string; now: Date; counter?: { numberingKey: string; number: number } | undefined; alias?: string | undefined },
   ): Promise<{ reached: boolean }> {
     if (!a.counter) {
       await q.query(
-        'INSERT INTO chain_documents (chain_key, role, document, transaction_id, created_at) VALUES ($1, $2, $3, $4, $5)',
-        [a.chainKey, a.role, a.document, a.transactionId, a.now],
+        'INSERT INTO chain_documents (chain_key, role, document, transaction_id, created_at, alias) VALUES ($1, $2, $3, $4, $5, $6)',
+        [a.chainKey, a.role, a.document, a.transactionId, a.now, a.alias ?? null],
       );
       return { reached: false };
     }
@@ -65,9 +94,9 @@ export const chainDocumentsRepo = {
          ON CONFLICT (numbering_key) DO UPDATE SET client_max = GREATEST(number_series.client_max, EXCLUDED.client_max)
          RETURNING last_number, counted_from),
        doc AS (
-         INSERT INTO chain_documents (chain_key, role, document, transaction_id, created_at, numbering_key, number) VALUES ($1, $2, $3, $4, $5, $6, $7))
+         INSERT INTO chain_documents (chain_key, role, document, transaction_id, created_at, numbering_key, number, alias) VALUES ($1, $2, $3, $4, $5, $6, $7, $8))
        SELECT $7 > counted_from AND $7 <= last_number AS reached FROM series`,
-      [a.chainKey, a.role, a.document, a.transactionId, a.now, a.counter.numberingKey, a.counter.number],
+      [a.chainKey, a.role, a.document, a.transactionId, a.now, a.counter.numberingKey, a.counter.number, a.alias ?? null],
     );
     return { reached: res.rows[0]!.reached };
   },
