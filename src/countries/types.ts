@@ -117,6 +117,22 @@ export interface SaleReplacement {
   replacedRefs(tx: TransactionDraft): string[];
   /** How the 409 of `corrected` names the replacement to correct instead, as a correction would name it (its number and date). Pure. */
   describe(replacement: ReplacedSale): string;
+  /**
+   * Where the refs (`corrected`, `replacedRefs`) of `location`'s sales are unique: its
+   * issuer's numbers (every location of the account issuing under the same tax id and, where
+   * the system numbers apart, territory). A correction issued at any location of that scope
+   * may name a sale another one issued, so the core registers and looks refs up there (per
+   * environment). Pure.
+   */
+  scope(location: LocationForFiscal): string;
+  /**
+   * The reverse of `corrected`: the 409's message when `correction` (a stored refund or
+   * void, registered under one of `replacedRefs(replacement)`) corrects one of the sales
+   * `replacement` replaces; null when it corrects none of them. While that correction stands
+   * (not refused by its authority, not cancelled) the sale's amount is corrected already and
+   * cannot be invoiced again in full by a replacement. Pure.
+   */
+  correctedAlready(replacement: TransactionDraft, correction: ReplacedSale): string | null;
 }
 
 /**

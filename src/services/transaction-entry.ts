@@ -103,8 +103,24 @@ const NOT_REPLACING: readonly string[] = [...statuses.refused, 'cancelled'];
 /** The spec's 409 for a sale not cancellable. */
 const NOT_CANCELLABLE = 'transaction cannot be cancelled';
 
+/**
+ * A correction no longer corrects its sale once refused by the authority or cancelled (its
+ * cancellation accepted), as a replacement no longer replaces (`NOT_REPLACING`): while its
+ * cancellation is pending it may still stand.
+ */
+const NOT_CORRECTING: readonly string[] = NOT_REPLACING;
+
 /** The scope of the sales a location's records replace (per environment, as its chains). */
 const replacedScope = (p: Pick<TransactionAppend, 'location' | 'auth'>) => inEnvironment(`replaced:${p.location.id}`, p.auth.environment);
+
+/**
+ * The scope of the refs (`SaleReplacement.corrected`) a replacement and a correction name a
+ * sale by: where its numbers are unique, the issuer's (`SaleReplacement.scope`: every
+ * location of the account issuing under them), per environment. A refund at one shop may
+ * name a ticket of another shop of the same issuer.
+ */
+const refScope = (p: Pick<TransactionAppend, 'system' | 'location' | 'auth'>) =>
+  inEnvironment(`replaced:${p.system.replaces!.scope(p.location)}`, p.auth.environment);
 
 function onceDocumentsOf(p: TransactionAppend, chainKey: string): OnceDocument[] {
   const out: OnceDocument[] = [];
@@ -168,17 +184,21 @@ export function transactionEntry(p: TransactionAppend, deps: EntryDeps): LedgerE
   // A sale replaced by another that stands (a Spanish F3's ticket) is cancelled only with it.
   if (p.original && p.system.replaces) writes.unshift((tx) => ticketStillStands(tx, p, p.original!.id));
   const rule = p.kind === 'record' ? p.system.replaces : undefined;
-  // …and corrected only through it: a refund or void naming it is refused while it stands.
+  // …and corrected only through it: a refund or void naming it is refused while it stands;
+  // else it registers the ref it names, for a replacement that comes later (`notCorrected`).
   // After the once documents: locks are taken issued number, replaced sale, its ref.
   const corrected = rule?.corrected(p.draft) ?? null;
-  if (corrected) writes.push((tx) => correctionStillFree(tx, p, corrected, true));
-  // A replacement registers, for each sale it replaces, the ref a correction names it by.
-  const refs = rule?.replacedRefs(p.draft) ?? [];
+  if (corrected) writes.push((tx, built, now) => correctionStillFree(tx, p, corrected, { transactionId: built.transaction!.id, now }));
+  // A replacement registers, for each sale it replaces, the ref a correction names it by,
+  // unless a standing correction names that sale already (it is corrected: not replaced).
+  // Refs in one order (sorted): two replacements sharing refs lock them alike.
+  const refs = [...(rule?.replacedRefs(p.draft) ?? [])].sort();
   if (refs.length > 0) {
     writes.push(async (tx, built, now) => {
-      const scope = replacedScope(p);
+      const scope = refScope(p);
       for (const ref of refs) {
         await chainDocumentsRepo.lockDocument(tx, 'replaced_ref', scope, ref);
+        await notCorrected(tx, p, scope, ref);
         await chainDocumentsRepo.insert(tx, { role: 'replaced_ref', chainKey: scope, document: ref, transactionId: built.transaction!.id, now });
       }
     });
@@ -240,16 +260,20 @@ async function ticketStillStands(tx: Queryable, p: TransactionAppend, ticketId: 
  * A refund or void naming a sale that a standing sale replaces (an F3's ticket) corrects
  * that sale's amount a second time: the replacement invoices it now, and is what a
  * correction corrects (SaleReplacement.corrected). 409 naming the replacement, until it is
- * cancelled or refused (`NOT_REPLACING`, as the ticket's cancel). `locked`: under the ref's
- * lock, which a replacement registering it takes too (in the append's transaction); else
- * the read-only check before it (`checkReplaced`).
+ * cancelled or refused (`NOT_REPLACING`, as the ticket's cancel). Looked up in the issuer's
+ * scope (`refScope`): the replacement may be another location's. With `register`: under
+ * the ref's lock, which a replacement registering it takes too (in the append's
+ * transaction), and the correction then registers the ref it names (role `corrected_ref`),
+ * which a later replacement reads under the same lock (`notCorrected`); without, the
+ * read-only check before it (`checkReplaced`).
  */
 async function correctionStillFree(
   q: Queryable, p: Pick<TransactionAppend, 'system' | 'location' | 'auth' | 'draft'>,
-  corrected: NonNullable<ReturnType<NonNullable<FiscalSystem['replaces']>['corrected']>>, locked: boolean,
+  corrected: NonNullable<ReturnType<NonNullable<FiscalSystem['replaces']>['corrected']>>,
+  register?: { transactionId: string; now: Date },
 ): Promise<void> {
-  const scope = replacedScope(p);
-  if (locked) await chainDocumentsRepo.lockDocument(q, 'replaced_ref', scope, corrected.ref);
+  const scope = refScope(p);
+  if (register) await chainDocumentsRepo.lockDocument(q, 'replaced_ref', scope, corrected.ref);
   for (const id of await chainDocumentsRepo.standingTransactions(q, 'replaced_ref', scope, corrected.ref, NOT_REPLACING)) {
     const replacement = await transactionsRepo.getById(q, id);
     if (!replacement || !corrected.matches(replacement.normalized)) continue;
@@ -257,12 +281,30 @@ async function correctionStillFree(
     const [done, act] = p.draft.type === 'void' ? ['voided', 'void'] : ['refunded', 'refund'];
     throw conflict(`transaction cannot be ${done}: invoice ${named} (transaction ${replacement.id}) replaces it; ${act} that invoice`);
   }
+  if (register) await chainDocumentsRepo.insert(q, { role: 'corrected_ref', chainKey: scope, document: corrected.ref, ...register });
+}
+
+/**
+ * The reverse: a replacement naming a sale that a standing refund or void corrects already
+ * (registered under `ref` in the issuer's scope by `correctionStillFree`) would invoice in
+ * full an amount already corrected: 409 (SaleReplacement.correctedAlready) until the
+ * correction is cancelled or refused (`NOT_CORRECTING`). Under the ref's lock in the
+ * append's transaction, or read only before it (`checkReplaced`).
+ */
+async function notCorrected(q: Queryable, p: Pick<TransactionAppend, 'system' | 'draft'>, scope: string, ref: string): Promise<void> {
+  for (const id of await chainDocumentsRepo.standingTransactions(q, 'corrected_ref', scope, ref, NOT_CORRECTING)) {
+    const correction = await transactionsRepo.getById(q, id);
+    if (!correction) continue;
+    const message = p.system.replaces!.correctedAlready(p.draft, await storedSale(q, correction));
+    if (message !== null) throw conflict(message);
+  }
 }
 
 /**
  * Read only, before the append: the 409s its write raises under the locks for a sale a
  * standing sale replaces (its cancel: `ticketStillStands`; a correction naming it:
- * `correctionStillFree`), answered here in the common case, before the ledger takes the
+ * `correctionStillFree`) or a standing correction corrects (a replacement naming it:
+ * `notCorrected`), answered here in the common case, before the ledger takes the
  * entry (a 409 inside a group-commit batch has the batch run again entry by entry). The
  * checks under the locks stay the guard for what commits in between.
  */
@@ -273,8 +315,14 @@ export async function checkReplaced(q: Queryable, p: TransactionAppend): Promise
     if (await chainDocumentsRepo.standing(q, 'replaced', replacedScope(p), p.original.id, p.id, NOT_REPLACING)) throw conflict(NOT_CANCELLABLE);
     return;
   }
-  const corrected = p.kind === 'record' ? rule.corrected(p.draft) : null;
-  if (corrected) await correctionStillFree(q, p, corrected, false);
+  if (p.kind !== 'record') return;
+  const corrected = rule.corrected(p.draft);
+  if (corrected) await correctionStillFree(q, p, corrected);
+  const refs = rule.replacedRefs(p.draft);
+  if (refs.length > 0) {
+    const scope = refScope(p);
+    for (const ref of refs) await notCorrected(q, p, scope, ref);
+  }
 }
 
 /** The original a cancellation names, as `build` gets it. */

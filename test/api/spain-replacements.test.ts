@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { XMLParser } from 'fast-xml-parser';
 import { STORE, startTestApp, type TestApp, unlimitedLimiter } from '../support/harness.ts';
@@ -5,6 +6,7 @@ import { getSystem } from '../../src/countries/registry.ts';
 import type { TransactionDraft } from '../../src/core/transaction.ts';
 import { chainDocumentsRepo } from '../../src/store/repos/chain-documents-repo.ts';
 import { createdTx, createLocation, createTx, fiscalRecordOf, getTx, saleBody } from '../support/transactions.ts';
+import { ES_NIF } from '../support/fixtures.ts';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../support/xml-tools.ts';
 import { regFactuRequest } from '../../src/countries/es-verifactu/soap.ts';
 
@@ -276,12 +278,16 @@ describe('VERI*FACTU: a full invoice (F3) replacing tickets', () => {
     // The F3 itself is what is refunded.
     const ofF3 = await createTx(t, key, saleBody(loc, { type: 'refund', customer_context: CUSTOMER, metadata: await invoiceRef(key, second.id) }));
     expect(ofF3.statusCode, ofF3.body).toBe(201);
-    // A refund made before its ticket was replaced: the same request again answers it, not the 409.
+    // A refund made before its ticket was replaced (then cancelled: a standing one would keep
+    // the F3 out): the same request again answers it, not the 409.
     const early = await created(key, saleBody(loc));
     const headers = { 'idempotency-key': `refund-${early.id}` };
     const body = saleBody(loc, { type: 'refund', metadata: await invoiceRef(key, early.id) });
     const first = await createTx(t, key, body, headers);
     expect(first.statusCode, first.body).toBe(201);
+    await t.worker.drain();
+    expect((await cancelTx(key, first.json().id)).statusCode).toBe(201);
+    await t.worker.drain();
     await created(key, replacing(loc, [early.id]));
     const replay = await createTx(t, key, body, headers);
     expect([replay.statusCode, replay.json().id]).toEqual([200, first.json().id]);
@@ -391,19 +397,20 @@ describe('SII: a full invoice (F3) replacing tickets', () => {
   });
 
   it.runIf(STORE === 'postgres')('a refund racing an F3 that replaces its ticket waits for it under the ticket reference\'s lock: the F3 committed first, the refund is refused', async () => {
-    const { key } = await t.signup();
+    const { key, accountId } = await t.signup();
     const loc = await createLocation(t, key, 'es-sii');
     const [a, b] = [await created(key, saleBody(loc, { metadata: { simplified: true } })), await created(key, saleBody(loc, { metadata: { simplified: true } }))];
     const f3 = await created(key, saleBody(loc, { metadata: { ...PARTY, series: 'F', replaces_simplified: [b.id] } }));
     const ref = await invoiceRef(key, a.id);
+    const scope = `replaced:es-sii:${accountId}:${ES_NIF}`; // the issuer's (SaleReplacement.scope)
     const body = saleBody(loc, { type: 'refund', metadata: { simplified: true, ...ref } });
     const named = getSystem('es-sii').replaces!.corrected(body as unknown as TransactionDraft)!.ref;
     let refund: Promise<Awaited<ReturnType<typeof createTx>>> | undefined;
     // An F3 writing its replacement of `a` (as transaction-entry.ts does: the ref's lock, its
     // row, the metadata naming it), not committed while the refund is checked and written.
     await t.db.transaction(async (tx) => {
-      await chainDocumentsRepo.lockDocument(tx, 'replaced_ref', `replaced:${loc}`, named);
-      await chainDocumentsRepo.insert(tx, { role: 'replaced_ref', chainKey: `replaced:${loc}`, document: named, transactionId: f3.id, now: new Date() });
+      await chainDocumentsRepo.lockDocument(tx, 'replaced_ref', scope, named);
+      await chainDocumentsRepo.insert(tx, { role: 'replaced_ref', chainKey: scope, document: named, transactionId: f3.id, now: new Date() });
       const entry = { transaction_id: a.id, number: ref.original_invoice_number, issue_date: ref.original_issue_date };
       await tx.query(
         "UPDATE transactions SET normalized = jsonb_set(normalized::jsonb, '{metadata,replaced_invoices}', (normalized::jsonb->'metadata'->'replaced_invoices') || $2::jsonb)::json WHERE id = $1",
@@ -479,5 +486,185 @@ describe('TicketBAI: a full invoice (F3) replacing tickets', () => {
     const otherSeries = await createTx(t, key, refund({ ...unseried, original_series: `${series}X` }));
     expect(otherSeries.statusCode, otherSeries.body).toBe(201);
     await correctedOnlyThroughF3(key, f3.id, ticket.id, other.id, refund);
+  });
+});
+
+/*
+ * The reverse order, and the issuer's scope: a ticket a standing refund or void corrects
+ * (naming it by number and date) is not replaced by an F3 afterwards (409 naming the ticket
+ * and the correction) until the correction is cancelled or refused by the authority; and
+ * both checks run over every location of the issuer (same account, environment and NIF;
+ * TicketBAI also the territory), whose numbers the tickets are.
+ */
+const OTHER_NIF = 'B64717838';
+
+/** How the F3's 409 names an invoice (number, TicketBAI series, date), as invoiceRef reads it. */
+const nameOf = (r: Record<string, string>) =>
+  `${r.original_invoice_number}${r.original_series === undefined ? '' : ` (series ${r.original_series})`} of ${r.original_issue_date}`;
+
+/** The 409 of an F3 naming `ticket`, which the standing `correction` corrects already. */
+async function replacementRefusal(key: string, ticket: string, correction: string): Promise<string> {
+  const [named, by] = [await invoiceRef(key, ticket), await invoiceRef(key, correction)];
+  return `metadata.replaces_simplified: transaction ${ticket} (invoice ${nameOf(named)}) was already corrected by invoice ${nameOf(by)} (transaction ${correction}); an F3 cannot replace it`;
+}
+
+describe('Spain: a refund and an F3 of one ticket exclude each other, at any location of the issuer', () => {
+  it('VERI*FACTU: an F3 naming a ticket a standing refund or void corrects is a 409 naming both (preview alike, before the ledger takes it); a refund refused by AEAT or cancelled corrects nothing', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-verifactu');
+    const ticket = async () => created(key, saleBody(loc));
+    const [a, b, c, d] = [await ticket(), await ticket(), await ticket(), await ticket()];
+    const correction = async (id: string, type: 'refund' | 'void' = 'refund', over: Record<string, unknown> = {}) =>
+      created(key, saleBody(loc, { type, metadata: { ...(await invoiceRef(key, id)), ...over } }));
+    const refund = await correction(a.id);
+    const message = await replacementRefusal(key, a.id, refund.id);
+    const appends = vi.spyOn(t.rt.ledger, 'append');
+    try {
+      // The whole F3 is refused, also beside a free ticket.
+      const res = await createTx(t, key, replacing(loc, [b.id, a.id]));
+      expect([res.statusCode, res.json().error], res.body).toEqual([409, message]);
+      expect(appends).not.toHaveBeenCalled();
+    } finally {
+      appends.mockRestore();
+    }
+    const preview = await t.request({ method: 'POST', url: '/v1/transactions/preview', key, payload: replacing(loc, [a.id]) });
+    expect([preview.statusCode, preview.json().error]).toEqual([409, message]);
+    // A void alike.
+    const voided = await correction(c.id, 'void');
+    expect(await refused(key, replacing(loc, [c.id]), 409)).toBe(await replacementRefusal(key, c.id, voided.id));
+    // Refused by AEAT: no correction, the ticket is replaceable.
+    const rejected = await correction(d.id, 'refund', { sandbox_outcome: 'reject:4102' });
+    await t.worker.drain();
+    expect((await getTx(t, key, rejected.id)).status).toBe('failed_permanent');
+    await created(key, replacing(loc, [d.id]));
+    // The refund's cancellation pending: it stands; accepted, the ticket is replaceable.
+    expect((await cancelTx(key, refund.id)).statusCode).toBe(201);
+    expect(await refused(key, replacing(loc, [a.id]), 409)).toBe(message);
+    await t.worker.drain();
+    expect((await getTx(t, key, refund.id)).status).toBe('cancelled');
+    await created(key, replacing(loc, [a.id, b.id]));
+  });
+
+  it('VERI*FACTU: a refund at shop B of a ticket of shop A (same NIF) is refused while an F3 at A replaces it, and an F3 at A is refused for a ticket refunded at B; another NIF\'s invoices are others', async () => {
+    const { key } = await t.signup();
+    const shopA = await createLocation(t, key, 'es-verifactu');
+    const shopB = await createLocation(t, key, 'es-verifactu', { name: 'Bar Pepe Chamberí' });
+    const other = await createLocation(t, key, 'es-verifactu', { name: 'Otra SL', tax_id: OTHER_NIF });
+    const refundAt = async (loc: string, id: string) => createTx(t, key, saleBody(loc, { type: 'refund', metadata: await invoiceRef(key, id) }));
+    const [a, b, c] = [await created(key, saleBody(shopA)), await created(key, saleBody(shopA)), await created(key, saleBody(shopA))];
+    // F3 at A, refund at B: 409 naming the F3; at the other issuer the number is another invoice.
+    const f3 = await created(key, replacing(shopA, [a.id]));
+    const atB = await refundAt(shopB, a.id);
+    expect([atB.statusCode, atB.json().error], atB.body).toEqual([409, await correctionRefusal(key, f3.id)]);
+    const atOther = await refundAt(other, a.id);
+    expect(atOther.statusCode, atOther.body).toBe(201);
+    // Refund at B, F3 at A: 409 naming the refund.
+    const refundB = await refundAt(shopB, b.id);
+    expect(refundB.statusCode, refundB.body).toBe(201);
+    expect(await refused(key, replacing(shopA, [b.id]), 409)).toBe(await replacementRefusal(key, b.id, refundB.json().id));
+    // Refund at the other issuer, F3 at A: replaced.
+    expect((await refundAt(other, c.id)).statusCode).toBe(201);
+    await created(key, replacing(shopA, [c.id]));
+  });
+
+  it('SII: refund at B and F3 at A of one issuer exclude each other, both orders; another NIF\'s do not', async () => {
+    const PARTY = { counterparty_nif: 'A13585625', counterparty_name: 'Cliente Ejemplo SA' };
+    const { key } = await t.signup();
+    const shopA = await createLocation(t, key, 'es-sii');
+    const shopB = await createLocation(t, key, 'es-sii', { name: 'Bar Pepe Triana' });
+    const other = await createLocation(t, key, 'es-sii', { name: 'Otra SL', tax_id: OTHER_NIF });
+    const ticket = async () => created(key, saleBody(shopA, { metadata: { simplified: true } }));
+    const f3At = (loc: string, ids: string[]) => saleBody(loc, { metadata: { ...PARTY, series: 'F', replaces_simplified: ids } });
+    const refundAt = async (loc: string, id: string) => createTx(t, key, saleBody(loc, { type: 'refund', metadata: { simplified: true, ...(await invoiceRef(key, id)) } }));
+    const [a, b, c] = [await ticket(), await ticket(), await ticket()];
+    const f3 = await created(key, f3At(shopA, [a.id]));
+    const atB = await refundAt(shopB, a.id);
+    expect([atB.statusCode, atB.json().error], atB.body).toEqual([409, await correctionRefusal(key, f3.id)]);
+    expect((await refundAt(other, a.id)).statusCode).toBe(201);
+    const refundB = await refundAt(shopB, b.id);
+    expect(refundB.statusCode, refundB.body).toBe(201);
+    expect(await refused(key, f3At(shopA, [b.id]), 409)).toBe(await replacementRefusal(key, b.id, refundB.json().id));
+    expect((await refundAt(other, c.id)).statusCode).toBe(201);
+    await created(key, f3At(shopA, [c.id]));
+  });
+
+  it('TicketBAI: a rectificativa at B and a substitution invoice at A of one issuer and territory exclude each other, both orders; another NIF\'s do not', async () => {
+    const { key } = await t.signup();
+    const shopA = await createLocation(t, key, 'es-ticketbai');
+    const shopB = await createLocation(t, key, 'es-ticketbai', { name: 'Bar Pepe Gros' });
+    const other = await createLocation(t, key, 'es-ticketbai', { name: 'Otra SL', tax_id: OTHER_NIF });
+    const refundAt = async (loc: string, id: string) => createTx(t, key, saleBody(loc, { type: 'refund', metadata: await invoiceRef(key, id) }));
+    const [a, b, c] = [await created(key, saleBody(shopA)), await created(key, saleBody(shopA)), await created(key, saleBody(shopA))];
+    const f3 = await created(key, replacing(shopA, [a.id]));
+    const atB = await refundAt(shopB, a.id);
+    expect([atB.statusCode, atB.json().error], atB.body).toEqual([409, await correctionRefusal(key, f3.id)]);
+    expect((await refundAt(other, a.id)).statusCode).toBe(201);
+    const refundB = await refundAt(shopB, b.id);
+    expect(refundB.statusCode, refundB.body).toBe(201);
+    expect(await refused(key, replacing(shopA, [b.id]), 409)).toBe(await replacementRefusal(key, b.id, refundB.json().id));
+    // Without the series, the rectificativa names that number of that date in any series: still the ticket.
+    const { original_series: _series, ...unseried } = await invoiceRef(key, c.id);
+    const bare = await createTx(t, key, saleBody(shopB, { type: 'refund', metadata: unseried }));
+    expect(bare.statusCode, bare.body).toBe(201);
+    expect(await refused(key, replacing(shopA, [c.id]), 409)).toBe(await replacementRefusal(key, c.id, bare.json().id));
+  });
+
+  it.runIf(STORE === 'postgres')('an F3 racing a refund of its ticket waits for it under the ticket reference\'s lock: the refund committed first, the F3 is refused', async () => {
+    const { key, accountId } = await t.signup();
+    const loc = await createLocation(t, key, 'es-verifactu');
+    const [a, b] = [await created(key, saleBody(loc)), await created(key, saleBody(loc))];
+    const ref = await invoiceRef(key, a.id);
+    // A refund of b, rewritten in the transaction below to name a (as transaction-entry.ts
+    // writes a correction: the ref's lock, its row), not committed while the F3 is written.
+    const refund = await created(key, saleBody(loc, { type: 'refund', metadata: await invoiceRef(key, b.id) }));
+    const named = getSystem('es-verifactu').replaces!.corrected(saleBody(loc, { type: 'refund', metadata: ref }) as unknown as TransactionDraft)!.ref;
+    const scope = `replaced:es-verifactu:${accountId}:${ES_NIF}`;
+    let f3: Promise<Awaited<ReturnType<typeof createTx>>> | undefined;
+    await t.db.transaction(async (tx) => {
+      await chainDocumentsRepo.lockDocument(tx, 'replaced_ref', scope, named);
+      await chainDocumentsRepo.insert(tx, { role: 'corrected_ref', chainKey: scope, document: named, transactionId: refund.id, now: new Date() });
+      await tx.query(
+        "UPDATE transactions SET normalized = jsonb_set(jsonb_set(normalized::jsonb, '{metadata,original_invoice_number}', to_jsonb($2::text)), '{metadata,original_issue_date}', to_jsonb($3::text))::json WHERE id = $1",
+        [refund.id, ref.original_invoice_number, ref.original_issue_date],
+      );
+      f3 = createTx(t, key, replacing(loc, [a.id]));
+      await new Promise((r) => setTimeout(r, 500));
+    });
+    const res = await f3!;
+    expect(res.statusCode, res.body).toBe(409);
+    expect(res.json().error).toMatch(new RegExp(`^metadata\\.replaces_simplified: transaction ${a.id} \\(invoice ${ref.original_invoice_number} of ${ref.original_issue_date}\\) was already corrected by invoice .+ \\(transaction ${refund.id}\\); an F3 cannot replace it$`));
+  });
+
+  it('migration 0055: the refs an F3 registered under its location move to its issuer\'s scope, and a refund stored before registers the invoice it names', async () => {
+    const { key, accountId } = await t.signup();
+    const shopA = await createLocation(t, key, 'es-verifactu');
+    const shopB = await createLocation(t, key, 'es-verifactu', { name: 'Bar Pepe Chamberí' });
+    const tbai = await createLocation(t, key, 'es-ticketbai');
+    const [a, b] = [await created(key, saleBody(shopA)), await created(key, saleBody(shopA))];
+    const f3 = await created(key, replacing(shopA, [a.id]));
+    const refund = await created(key, saleBody(shopB, { type: 'refund', metadata: await invoiceRef(key, b.id) }));
+    const ticket = await created(key, saleBody(tbai));
+    const rectificativa = await created(key, saleBody(tbai, { type: 'refund', metadata: await invoiceRef(key, ticket.id) }));
+    const ids = [f3.id, refund.id, rectificativa.id];
+    const rows = async () => (await t.db.query<{ chain_key: string; role: string; document: string; transaction_id: string }>(
+      "SELECT chain_key, role, document, transaction_id FROM chain_documents WHERE transaction_id = ANY($1::uuid[]) AND role IN ('replaced_ref', 'corrected_ref') ORDER BY role, transaction_id",
+      [ids])).rows;
+    const written = await rows();
+    expect(written.map((r) => [r.role, r.chain_key, r.transaction_id])).toEqual([
+      ['corrected_ref', `replaced:es-verifactu:${accountId}:${ES_NIF}`, refund.id],
+      ['corrected_ref', `replaced:es-ticketbai:${accountId}:${ES_NIF}:gipuzkoa`, rectificativa.id],
+      ['replaced_ref', `replaced:es-verifactu:${accountId}:${ES_NIF}`, f3.id],
+    ]);
+    // What a store had before 0055: the F3's ref under its location, no refund registered.
+    await t.db.query("DELETE FROM chain_documents WHERE role = 'corrected_ref' AND transaction_id = ANY($1::uuid[])", [ids]);
+    await t.db.query("UPDATE chain_documents SET chain_key = $1 WHERE role = 'replaced_ref' AND transaction_id = $2", [`replaced:${shopA}`, f3.id]);
+    const file = fs.readFileSync(new URL('../../src/store/migrations/0055_issuer_replaced_refs.sql', import.meta.url), 'utf8');
+    await t.db.exec(file);
+    expect(await rows()).toEqual(written);
+    // Read as the service writes them: a refund at B of the F3's ticket, an F3 of a refunded ticket, refused.
+    const atB = await createTx(t, key, saleBody(shopB, { type: 'refund', metadata: await invoiceRef(key, a.id) }));
+    expect([atB.statusCode, atB.json().error]).toEqual([409, await correctionRefusal(key, f3.id)]);
+    expect(await refused(key, replacing(shopA, [b.id]), 409)).toBe(await replacementRefusal(key, b.id, refund.id));
+    expect(await refused(key, replacing(tbai, [ticket.id]), 409)).toBe(await replacementRefusal(key, ticket.id, rectificativa.id));
   });
 });

@@ -3,7 +3,7 @@
  * each issued invoice is reported within 4 days, Saturdays, Sundays and national
  * holidays excluded (deadline.ts). Not signed, not chained; AEAT's CSV is the fiscal id.
  */
-import type { FiscalSystem } from '../types.ts';
+import type { FiscalSystem, LocationForFiscal } from '../types.ts';
 import { SPAIN_CERTIFICATE_FIELDS } from '../es/common.ts';
 import { SURCHARGE_LINE_FIELD } from '../es/surcharge.ts';
 import { clientInvoiceNumber } from '../es/invoice.ts';
@@ -19,6 +19,9 @@ import { SII_CODES } from './codes.ts';
 import { submitToAeat } from './client.ts';
 import { siiSubmissionDeadline } from './deadline.ts';
 import { SII_RECEIPT } from './receipt.ts';
+
+/** The issuer, where AEAT keys its numbers (NIF, number, date): `es-sii:<account>:<NIF>` (the location's id without tax_id). */
+const issuerOf = (location: LocationForFiscal): string => `es-sii:${location.account_id}:${location.tax_id ?? location.id}`;
 
 export const sii: FiscalSystem<'es-sii', 'ES'> = {
   key: 'es-sii',
@@ -43,14 +46,17 @@ export const sii: FiscalSystem<'es-sii', 'ES'> = {
   // Unique per issuer, not per location's chain: AEAT keys a duplicate by NIF, number and date.
   issuedDocument: ({ tx, location }) => {
     const issued = clientInvoiceNumber(tx, metaString(tx, 'series') ?? '', (series, number) => `${series}${number}`);
-    return issued && { ...issued, scope: `es-sii:${location.account_id}:${location.tax_id ?? location.id}` };
+    return issued && { ...issued, scope: issuerOf(location) };
   },
   // An F3 replaces simplified invoices (../es/replacement.ts): each named as it was reported,
-  // its NumSerieFacturaEmisor and FechaExpedicionFacturaEmisor (metadata.issue_date).
-  replaces: spanishReplacement((sale) =>
-    sale.documentNumber
+  // its NumSerieFacturaEmisor and FechaExpedicionFacturaEmisor (metadata.issue_date). The
+  // numbers are the issuer's: a refund at any of its locations may name a ticket.
+  replaces: spanishReplacement(
+    (sale) => (sale.documentNumber
       ? { number: sale.documentNumber, issue_date: metaString(sale.tx, 'issue_date') ?? recordIssueDate(sale) }
       : null),
+    (location) => issuerOf(location),
+  ),
   chainKey: ({ location, tx }) => chainKeyOf('es-sii', location.id, metaString(tx, 'series') ?? 'default'),
   initialStatus: () => 'pending',
   build: buildSii,

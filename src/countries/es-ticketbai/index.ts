@@ -64,12 +64,14 @@ export const ticketBai: FiscalSystem<'es-ticketbai', 'ES'> = {
   // Gipuzkoa one as its previous (migration 0044 split the chains that did).
   // An F3 replaces simplified invoices (../es/replacement.ts): each named as its record was,
   // SerieFactura, NumFactura and the Madrid date of its record (FechaExpedicionFactura).
+  // Numbered per issuer and territory (numberingKey): a rectificativa at any location of
+  // that issuer and territory may name a ticket of another.
   replaces: spanishReplacement((sale) => {
     const series = metaString(sale.tx, 'series');
     return sale.documentNumber
       ? { ...(series === undefined ? {} : { series }), number: sale.documentNumber, issue_date: recordIssueDate(sale) }
       : null;
-  }),
+  }, issuerTerritoryOf),
   chainKey: ({ location }) => issuerTerritoryOf(location),
   // A sale whose request names its number takes none from the counter.
   numberingKey: ({ location, tx }) => (metaString(tx, 'invoice_number') === undefined ? `${issuerTerritoryOf(location)}:${seriesOf(tx, location)}` : undefined),

@@ -19,7 +19,9 @@ import { verifyVerifactuRecord } from './verify.ts';
 import { VERIFACTU_RECEIPT } from './receipt.ts';
 
 /** The counter of one series of the issuer. */
-const seriesKey = (location: LocationForFiscal, series: string): string => `es-verifactu:${location.account_id}:${location.tax_id ?? location.id}:${series}`;
+/** The obligated issuer: `es-verifactu:<account>:<NIF>` (the location's id where it has no tax_id). */
+const issuerOf = (location: LocationForFiscal): string => `es-verifactu:${location.account_id}:${location.tax_id ?? location.id}`;
+const seriesKey = (location: LocationForFiscal, series: string): string => `${issuerOf(location)}:${series}`;
 
 /** The AEAT client. It keeps no state: AEAT's waits (TiempoEsperaEnvio) go to `ctx.pacing`, the core's, shared by every worker. */
 const aeat = createVerifactuClient(VERIFACTU_CODES);
@@ -49,8 +51,12 @@ export const verifactu: FiscalSystem<'es-verifactu', 'ES'> = {
   validateTransaction: validateVerifactuTransaction,
   // An F3 replaces simplified invoices (../es/replacement.ts): each named as AEAT holds it,
   // its NumSerieFactura and the Madrid date of its record (FechaExpedicionFactura).
-  replaces: spanishReplacement((sale) =>
-    sale.documentNumber ? { number: sale.documentNumber, issue_date: recordIssueDate(sale) } : null),
+  // Its tickets' numbers are the issuer's (series run over all of its locations), so a
+  // refund at any of them may name one: the refs are the issuer's (its chain's scope).
+  replaces: spanishReplacement(
+    (sale) => (sale.documentNumber ? { number: sale.documentNumber, issue_date: recordIssueDate(sale) } : null),
+    (location) => issuerOf(location),
+  ),
   // NumSerieFactura as AEAT reads it, whichever series and number wrote it: series T and
   // number 2026-3 are the document series T-2026's counter writes as its third.
   issuedDocument: ({ tx, location }) => clientInvoiceNumber(tx, seriesOf(tx), numSerieOf, (document) => {
@@ -61,7 +67,7 @@ export const verifactu: FiscalSystem<'es-verifactu', 'ES'> = {
   }),
   // The chain runs over every record of the obligated issuer, across series and
   // locations, altas and anulaciones in generation order (FORMATS.md §2.4).
-  chainKey: ({ location }) => `es-verifactu:${location.account_id}:${location.tax_id ?? location.id}`,
+  chainKey: ({ location }) => issuerOf(location),
   // …while invoice numbers run without gaps within each series of the issuer; a sale
   // whose request names its number takes none.
   numberingKey: ({ location, tx }) => (metaString(tx, 'invoice_number') === undefined ? seriesKey(location, seriesOf(tx)) : undefined),

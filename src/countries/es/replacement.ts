@@ -15,7 +15,7 @@
  */
 import { badRequest } from '../../core/errors.ts';
 import { isUuid } from '../../core/ids.ts';
-import type { ReplacedSale, SaleReplacement, TransactionDraft } from '../types.ts';
+import type { LocationForFiscal, ReplacedSale, SaleReplacement, TransactionDraft } from '../types.ts';
 import type { Metadata } from '../shared/metadata-fields.ts';
 import { dmyDate, localDate } from '../shared/dates.ts';
 import { metaString } from '../shared/metadata-fields.ts';
@@ -32,6 +32,9 @@ export const notSimplified = (id: string): string =>
   `metadata.${REPLACES_FIELD}: transaction ${id} is not a simplified invoice (F2); only simplified invoices are replaced by a full one (F3)`;
 export const alreadyReplaced = (id: string): string =>
   `metadata.${REPLACES_FIELD}: transaction ${id} was already replaced by another invoice`;
+/** A ticket a standing refund or void corrects already: `by` names that correction (`invoice <name> (transaction <id>)`). */
+export const alreadyCorrected = (id: string, invoice: string, by: string): string =>
+  `metadata.${REPLACES_FIELD}: transaction ${id} (invoice ${invoice}) was already corrected by ${by}; an F3 cannot replace it`;
 
 /** One replaced invoice as stored in `metadata.replaced_invoices`. */
 export interface ReplacedInvoice {
@@ -89,7 +92,7 @@ const refOf = (number: string, issueDate: string): string => JSON.stringify([num
  * both name one: a reference without a series names the number of that date in any series,
  * as the authority would read it.
  */
-function correctedInvoice(tx: TransactionDraft): ReturnType<SaleReplacement['corrected']> {
+function namedOriginal(tx: TransactionDraft): { ref: string; names(r: Omit<ReplacedInvoice, 'transaction_id'>): boolean } | null {
   if (tx.type === 'sale') return null;
   const number = metaString(tx, 'original_invoice_number')?.trim();
   const date = metaString(tx, 'original_issue_date')?.trim();
@@ -97,9 +100,13 @@ function correctedInvoice(tx: TransactionDraft): ReturnType<SaleReplacement['cor
   const series = metaString(tx, 'original_series')?.trim() || undefined;
   return {
     ref: refOf(number, date),
-    matches: (replacement) => replacedInvoicesOf(replacement).some((r) =>
-      r.number.trim() === number && r.issue_date.trim() === date && (series === undefined || r.series === undefined || r.series === series)),
+    names: (r) => r.number.trim() === number && r.issue_date.trim() === date && (series === undefined || r.series === undefined || r.series === series),
   };
+}
+
+function correctedInvoice(tx: TransactionDraft): ReturnType<SaleReplacement['corrected']> {
+  const named = namedOriginal(tx);
+  return named && { ref: named.ref, matches: (replacement) => replacedInvoicesOf(replacement).some(named.names) };
 }
 
 /** The message's name of an invoice: `A-7 of 15-01-2026`, TicketBAI's `7 (series A) of 15-01-2026`. */
@@ -112,9 +119,19 @@ const invoiceName = (r: Omit<ReplacedInvoice, 'transaction_id'>): string =>
  * A refund or void of a replaced ticket (R1-R5, a TicketBAI rectificativa, an SII baja)
  * names it by number and date (`corrected`): while the F3 stands it is refused, as the F3
  * is the invoice of those operations now (RD 1619/2012 arts. 13 and 15): the correction
- * goes against the F3.
+ * goes against the F3. The reverse (`correctedAlready`): an F3 naming a ticket a standing
+ * refund or void corrects already would invoice in full an amount already corrected.
+ * `scope`: the issuer whose numbers the tickets are (each system's: NIF, TicketBAI also
+ * territory), so a refund at any of its locations meets an F3 at another.
  */
-export function spanishReplacement(invoice: (sale: ReplacedSale) => Omit<ReplacedInvoice, 'transaction_id'> | null): SaleReplacement {
+export function spanishReplacement(
+  invoice: (sale: ReplacedSale) => Omit<ReplacedInvoice, 'transaction_id'> | null,
+  scope: (location: LocationForFiscal) => string,
+): SaleReplacement {
+  const describe = (sale: ReplacedSale): string => {
+    const named = invoice(sale);
+    return named === null ? `transaction ${sale.transactionId}` : invoiceName(named);
+  };
   return {
     field: REPLACES_FIELD,
     named: namedIds,
@@ -126,9 +143,14 @@ export function spanishReplacement(invoice: (sale: ReplacedSale) => Omit<Replace
     alreadyReplaced,
     corrected: correctedInvoice,
     replacedRefs: (tx) => [...new Set(replacedInvoicesOf(tx).map((r) => refOf(r.number, r.issue_date)))],
-    describe: (replacement) => {
-      const named = invoice(replacement);
-      return named === null ? `transaction ${replacement.transactionId}` : invoiceName(named);
+    describe,
+    scope,
+    correctedAlready: (replacement, correction) => {
+      const named = namedOriginal(correction.tx);
+      const ticket = named && replacedInvoicesOf(replacement).find(named.names);
+      if (!ticket) return null;
+      const by = invoice(correction) === null ? `transaction ${correction.transactionId}` : `invoice ${describe(correction)} (transaction ${correction.transactionId})`;
+      return alreadyCorrected(ticket.transaction_id, invoiceName(ticket), by);
     },
   };
 }

@@ -11,9 +11,11 @@ import type { Queryable } from '../db.ts';
  * non-unique `alias` a correction looks it up by (migration 0054). Beside each `replaced`
  * row, a `replaced_ref` row: the reference (the plug-in's: number and date) a correction
  * would name that sale by (SaleReplacement.corrected), not once: a lookup for the
- * correction, serialized on it.
+ * correction, serialized on it; and for each correction naming a sale by such a reference,
+ * a `corrected_ref` row under the same key, which a later replacement looks up. Both in
+ * the issuer's scope (`replaced:<SaleReplacement.scope>`), not the location's.
  */
-export type ChainDocumentRole = 'annulled' | 'issued' | 'replaced' | 'replaced_ref';
+export type ChainDocumentRole = 'annulled' | 'issued' | 'replaced' | 'replaced_ref' | 'corrected_ref';
 
 export const chainDocumentsRepo = {
   /**
