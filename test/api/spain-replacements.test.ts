@@ -545,68 +545,72 @@ describe('Spain: a refund and an F3 of one ticket exclude each other, at any loc
     await created(key, replacing(loc, [a.id, b.id]));
   });
 
-  it('VERI*FACTU: a refund at shop B of a ticket of shop A (same NIF) is refused while an F3 at A replaces it, and an F3 at A is refused for a ticket refunded at B; another NIF\'s invoices are others', async () => {
-    const { key } = await t.signup();
-    const shopA = await createLocation(t, key, 'es-verifactu');
-    const shopB = await createLocation(t, key, 'es-verifactu', { name: 'Bar Pepe Chamberí' });
-    const other = await createLocation(t, key, 'es-verifactu', { name: 'Otra SL', tax_id: OTHER_NIF });
-    const refundAt = async (loc: string, id: string) => createTx(t, key, saleBody(loc, { type: 'refund', metadata: await invoiceRef(key, id) }));
-    const [a, b, c] = [await created(key, saleBody(shopA)), await created(key, saleBody(shopA)), await created(key, saleBody(shopA))];
+  /**
+   * Shops A and B of one issuer, `other` of another NIF: tickets of A; an F3 at A and a
+   * refund at B of one ticket exclude each other, in both orders (the 409s name the other
+   * document); at `other` the same number is another invoice. Answers a third ticket of A,
+   * not yet replaced or refunded.
+   */
+  async function excludeAcrossShops(key: string, shops: { shopA: string; shopB: string; other: string }, make: {
+    ticket: () => ReturnType<typeof created>;
+    f3At: (loc: string, ids: string[]) => object;
+    refundAt: (loc: string, id: string) => ReturnType<typeof createTx>;
+  }): ReturnType<typeof created> {
+    const { shopA, shopB, other } = shops;
+    const [a, b, c] = [await make.ticket(), await make.ticket(), await make.ticket()];
     // F3 at A, refund at B: 409 naming the F3; at the other issuer the number is another invoice.
-    const f3 = await created(key, replacing(shopA, [a.id]));
-    const atB = await refundAt(shopB, a.id);
+    const f3 = await created(key, make.f3At(shopA, [a.id]));
+    const atB = await make.refundAt(shopB, a.id);
     expect([atB.statusCode, atB.json().error], atB.body).toEqual([409, await correctionRefusal(key, f3.id)]);
-    const atOther = await refundAt(other, a.id);
+    const atOther = await make.refundAt(other, a.id);
     expect(atOther.statusCode, atOther.body).toBe(201);
     // Refund at B, F3 at A: 409 naming the refund.
-    const refundB = await refundAt(shopB, b.id);
+    const refundB = await make.refundAt(shopB, b.id);
     expect(refundB.statusCode, refundB.body).toBe(201);
-    expect(await refused(key, replacing(shopA, [b.id]), 409)).toBe(await replacementRefusal(key, b.id, refundB.json().id));
+    expect(await refused(key, make.f3At(shopA, [b.id]), 409)).toBe(await replacementRefusal(key, b.id, refundB.json().id));
+    return c;
+  }
+
+  /** Three locations of `system`: two of the fixture NIF, one of another. */
+  async function threeShops(key: string, system: 'es-verifactu' | 'es-sii' | 'es-ticketbai', b: string) {
+    return {
+      shopA: await createLocation(t, key, system),
+      shopB: await createLocation(t, key, system, { name: b }),
+      other: await createLocation(t, key, system, { name: 'Otra SL', tax_id: OTHER_NIF }),
+    };
+  }
+
+  it('VERI*FACTU: a refund at shop B of a ticket of shop A (same NIF) is refused while an F3 at A replaces it, and an F3 at A is refused for a ticket refunded at B; another NIF\'s invoices are others', async () => {
+    const { key } = await t.signup();
+    const shops = await threeShops(key, 'es-verifactu', 'Bar Pepe Chamberí');
+    const refundAt = async (loc: string, id: string) => createTx(t, key, saleBody(loc, { type: 'refund', metadata: await invoiceRef(key, id) }));
+    const c = await excludeAcrossShops(key, shops, { ticket: () => created(key, saleBody(shops.shopA)), f3At: (loc, ids) => replacing(loc, ids), refundAt });
     // Refund at the other issuer, F3 at A: replaced.
-    expect((await refundAt(other, c.id)).statusCode).toBe(201);
-    await created(key, replacing(shopA, [c.id]));
+    expect((await refundAt(shops.other, c.id)).statusCode).toBe(201);
+    await created(key, replacing(shops.shopA, [c.id]));
   });
 
   it('SII: refund at B and F3 at A of one issuer exclude each other, both orders; another NIF\'s do not', async () => {
     const PARTY = { counterparty_nif: 'A13585625', counterparty_name: 'Cliente Ejemplo SA' };
     const { key } = await t.signup();
-    const shopA = await createLocation(t, key, 'es-sii');
-    const shopB = await createLocation(t, key, 'es-sii', { name: 'Bar Pepe Triana' });
-    const other = await createLocation(t, key, 'es-sii', { name: 'Otra SL', tax_id: OTHER_NIF });
-    const ticket = async () => created(key, saleBody(shopA, { metadata: { simplified: true } }));
+    const shops = await threeShops(key, 'es-sii', 'Bar Pepe Triana');
     const f3At = (loc: string, ids: string[]) => saleBody(loc, { metadata: { ...PARTY, series: 'F', replaces_simplified: ids } });
     const refundAt = async (loc: string, id: string) => createTx(t, key, saleBody(loc, { type: 'refund', metadata: { simplified: true, ...(await invoiceRef(key, id)) } }));
-    const [a, b, c] = [await ticket(), await ticket(), await ticket()];
-    const f3 = await created(key, f3At(shopA, [a.id]));
-    const atB = await refundAt(shopB, a.id);
-    expect([atB.statusCode, atB.json().error], atB.body).toEqual([409, await correctionRefusal(key, f3.id)]);
-    expect((await refundAt(other, a.id)).statusCode).toBe(201);
-    const refundB = await refundAt(shopB, b.id);
-    expect(refundB.statusCode, refundB.body).toBe(201);
-    expect(await refused(key, f3At(shopA, [b.id]), 409)).toBe(await replacementRefusal(key, b.id, refundB.json().id));
-    expect((await refundAt(other, c.id)).statusCode).toBe(201);
-    await created(key, f3At(shopA, [c.id]));
+    const c = await excludeAcrossShops(key, shops, { ticket: () => created(key, saleBody(shops.shopA, { metadata: { simplified: true } })), f3At, refundAt });
+    expect((await refundAt(shops.other, c.id)).statusCode).toBe(201);
+    await created(key, f3At(shops.shopA, [c.id]));
   });
 
   it('TicketBAI: a rectificativa at B and a substitution invoice at A of one issuer and territory exclude each other, both orders; another NIF\'s do not', async () => {
     const { key } = await t.signup();
-    const shopA = await createLocation(t, key, 'es-ticketbai');
-    const shopB = await createLocation(t, key, 'es-ticketbai', { name: 'Bar Pepe Gros' });
-    const other = await createLocation(t, key, 'es-ticketbai', { name: 'Otra SL', tax_id: OTHER_NIF });
+    const shops = await threeShops(key, 'es-ticketbai', 'Bar Pepe Gros');
     const refundAt = async (loc: string, id: string) => createTx(t, key, saleBody(loc, { type: 'refund', metadata: await invoiceRef(key, id) }));
-    const [a, b, c] = [await created(key, saleBody(shopA)), await created(key, saleBody(shopA)), await created(key, saleBody(shopA))];
-    const f3 = await created(key, replacing(shopA, [a.id]));
-    const atB = await refundAt(shopB, a.id);
-    expect([atB.statusCode, atB.json().error], atB.body).toEqual([409, await correctionRefusal(key, f3.id)]);
-    expect((await refundAt(other, a.id)).statusCode).toBe(201);
-    const refundB = await refundAt(shopB, b.id);
-    expect(refundB.statusCode, refundB.body).toBe(201);
-    expect(await refused(key, replacing(shopA, [b.id]), 409)).toBe(await replacementRefusal(key, b.id, refundB.json().id));
+    const c = await excludeAcrossShops(key, shops, { ticket: () => created(key, saleBody(shops.shopA)), f3At: (loc, ids) => replacing(loc, ids), refundAt });
     // Without the series, the rectificativa names that number of that date in any series: still the ticket.
     const { original_series: _series, ...unseried } = await invoiceRef(key, c.id);
-    const bare = await createTx(t, key, saleBody(shopB, { type: 'refund', metadata: unseried }));
+    const bare = await createTx(t, key, saleBody(shops.shopB, { type: 'refund', metadata: unseried }));
     expect(bare.statusCode, bare.body).toBe(201);
-    expect(await refused(key, replacing(shopA, [c.id]), 409)).toBe(await replacementRefusal(key, c.id, bare.json().id));
+    expect(await refused(key, replacing(shops.shopA, [c.id]), 409)).toBe(await replacementRefusal(key, c.id, bare.json().id));
   });
 
   it.runIf(STORE === 'postgres')('an F3 racing a refund of its ticket waits for it under the ticket reference\'s lock: the refund committed first, the F3 is refused', async () => {
