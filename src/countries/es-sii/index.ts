@@ -55,7 +55,7 @@ export const sii: FiscalSystem<'es-sii', 'ES'> = {
     (sale) => (sale.documentNumber
       ? { number: sale.documentNumber, issue_date: metaString(sale.tx, 'issue_date') ?? recordIssueDate(sale) }
       : null),
-    (location) => issuerOf(location),
+    issuerOf,
   ),
   chainKey: ({ location, tx }) => chainKeyOf('es-sii', location.id, metaString(tx, 'series') ?? 'default'),
   initialStatus: () => 'pending',

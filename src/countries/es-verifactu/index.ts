@@ -55,7 +55,7 @@ export const verifactu: FiscalSystem<'es-verifactu', 'ES'> = {
   // refund at any of them may name one: the refs are the issuer's (its chain's scope).
   replaces: spanishReplacement(
     (sale) => (sale.documentNumber ? { number: sale.documentNumber, issue_date: recordIssueDate(sale) } : null),
-    (location) => issuerOf(location),
+    issuerOf,
   ),
   // NumSerieFactura as AEAT reads it, whichever series and number wrote it: series T and
   // number 2026-3 are the document series T-2026's counter writes as its third.

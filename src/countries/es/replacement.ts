@@ -149,7 +149,8 @@ export function spanishReplacement(
       const named = namedOriginal(correction.tx);
       const ticket = named && replacedInvoicesOf(replacement).find(named.names);
       if (!ticket) return null;
-      const by = invoice(correction) === null ? `transaction ${correction.transactionId}` : `invoice ${describe(correction)} (transaction ${correction.transactionId})`;
+      const issued = invoice(correction);
+      const by = issued === null ? `transaction ${correction.transactionId}` : `invoice ${invoiceName(issued)} (transaction ${correction.transactionId})`;
       return alreadyCorrected(ticket.transaction_id, invoiceName(ticket), by);
     },
   };
