@@ -267,4 +267,48 @@ describe.runIf(STORE === 'postgres')('a database that does not answer (PostgreSQ
       await expectChainWhole(next.json<{ id: string }>().id);
     }
   });
+
+  /*
+   * A replay only on the locking path: the sale was stored by another node (a second app on
+   * the same database), so this node does not know the chain and its ledger takes the
+   * locking path at once; the batch finds the key stored and writes nothing. Its COMMIT's
+   * answer lost: it answers the replay as it is (ledger.ts appendLockedAlone, "Replays only"),
+   * without a settle and without remembering the head, which may not be the chain's.
+   */
+  it('a replay on the locking path whose COMMIT answer never comes: answered with the stored sale (200, the same id), nothing written; the next create works', async () => {
+    const other = await startTestApp({ db: direct });
+    try {
+      for (const what of ['answers', 'statements'] as const) {
+        const at = await createLocation(app, key, 'fr-nf525');
+        const idem = `replay-commit-${what}-lost-${crypto.randomBytes(6).toString('hex')}`;
+        const payload = saleBody(at);
+        const first = await other.request({ method: 'POST', url: '/v1/transactions', key, headers: { 'idempotency-key': idem }, payload });
+        expect(first.statusCode, first.body).toBe(201);
+        const id = first.json<{ id: string }>().id;
+        let held = false;
+        // The key travels in the lock statement's parameters (the stored keys found under the lock).
+        void proxy.holdOn(new RegExp(idem), what, /COMMIT/).then(() => (held = true));
+        const sentBefore = proxy.sent.length;
+        const { value: res, ms } = await timed(app.request({ method: 'POST', url: '/v1/transactions', key, headers: { 'idempotency-key': idem }, payload }));
+        expect(held, what).toBe(true);
+        // One locking transaction named the key, the lost one: no settle took the lock again.
+        expect(proxy.sent.slice(sentBefore).filter((chunk) => chunk.includes(idem)), what).toHaveLength(1);
+        expect(res.statusCode, `${what}: ${res.body}`).toBe(200);
+        expect(res.json<{ id: string }>().id, what).toBe(id);
+        // The COMMIT's answer was waited for (the bound and the grace) and never came.
+        expect(ms, what).toBeGreaterThan(900);
+        expect(ms, what).toBeLessThan(WITHIN_MS);
+        expect(await stored(idem), what).toBe(1);
+        expect((await direct.query<{ n: number }>('SELECT count(*)::int AS n FROM fiscal_records WHERE transaction_id = $1', [id])).rows[0]!.n, what).toBe(1);
+        await expectChainWhole(id);
+        const next = await createMarked(`${idem}-next`, at);
+        expect(next.statusCode, next.body).toBe(201);
+        const nextId = next.json<{ id: string }>().id;
+        await expectChainWhole(nextId);
+        expect((await direct.query<{ seq: string }>('SELECT seq FROM fiscal_records WHERE transaction_id = $1', [nextId])).rows[0]!.seq, what).toBe('2');
+      }
+    } finally {
+      await other.close();
+    }
+  });
 });
