@@ -13,7 +13,7 @@ import { checkWrites, myDataRecordCheck, nf525Fingerprint, saftFingerprint, sdiR
 import { type CodeVersion, codeVersion } from './lib/code-version.ts';
 import { forkServer, type ServerProcess } from './lib/fork-server.ts';
 import { type ActivityProfile, type ActivitySampler, sampleActivity } from './lib/pg-activity.ts';
-import { createBenchDatabase, dropBenchDatabase, postgresSettings } from './lib/pg-admin.ts';
+import { createBenchDatabase, dropBenchDatabase, postgresSettings, settleDatabase } from './lib/pg-admin.ts';
 import { drainBare, drainService, type DrainResult, enqueueSubmitJobs, type EnqueueResult, openQueueContext, type QueueSystem, type ServiceDrainResult } from './lib/queue.ts';
 import { cleanupStack } from './lib/cleanup.ts';
 import { fmt, markdownTable, publishReport } from './lib/report.ts';
@@ -347,10 +347,21 @@ export async function runTransactionsBench(load: LoadSettings = loadSettingsFrom
       };
     };
 
+    /**
+     * Before each PostgreSQL run (the baseline's too): the database vacuumed, checkpointed and
+     * left by autovacuum (pg-admin.ts `settleDatabase`), so no run pays for the rows of the
+     * one before. BENCH_SETTLE=0: not (the order of the scenarios then shows in their figures).
+     */
+    const settle = async () => {
+      if (process.env.BENCH_SETTLE === '0') return;
+      log(`  settled the database in ${fmt.int(await settleDatabase(database.url, database.name))} ms (VACUUM ANALYZE, CHECKPOINT)`);
+    };
+
     // ---- A: the bare insert baseline -------------------------------------------------
     const runBaseline = async (round: number | undefined) => {
       const scenario = `A. bare POST (1 row)${round ? ` — round ${round}` : ''}`;
       log(`${scenario} on postgres…`);
+      await settle();
       const server = await forkServer(BASELINE, { DATABASE_URL: database.url });
       cleanups.push(() => server.stop());
       const spec: RequestSpec = { method: 'POST', path: '/rows', headers: json, body: (n) => franceLocation(`Shop ${n}`) };
@@ -376,6 +387,7 @@ export async function runTransactionsBench(load: LoadSettings = loadSettingsFrom
       const locations = 'locations' in more ? more.locations : 1;
       const scenario = `${named}${round ? ` — round ${round}` : ''}`;
       log(`${scenario} on ${store}…`);
+      if (store === 'postgres') await settle();
       const env: Record<string, string> = {
         ...(store === 'postgres' ? { BENCH_STORE: 'postgres', DATABASE_URL: database.url } : { BENCH_STORE: 'pglite', DATA_DIR: dataDir }),
         BENCH_MASTER_KEY: masterKeyHex,

@@ -42,3 +42,32 @@ export async function postgresSettings(): Promise<Record<string, string>> {
     return out;
   });
 }
+
+/**
+ * Leaves the benchmark database as a quiet server would be before a measured run, the way
+ * pgbench vacuums before its runs: VACUUM (ANALYZE) of every table, then a CHECKPOINT, then
+ * no autovacuum worker still busy on it. Why: each scenario writes 30,000-50,000 rows
+ * (~100 MB of WAL) in 15 s, and the next one paid for them: the checkpoint that WAL
+ * triggers and the autovacuum of the tables it filled ran during whichever measured window
+ * came next (PostgreSQL CPU and disk on the same 2 cores), so a scenario's figure depended
+ * on the one before it. Every scenario, the baseline included, starts settled alike.
+ * Answers how long it took (ms).
+ */
+export async function settleDatabase(url: string, name: string, waitMs = 30_000): Promise<number> {
+  const t0 = Date.now();
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query('VACUUM (ANALYZE)');
+    await c.query('CHECKPOINT');
+    for (;;) {
+      const busy = (await c.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker' AND datname = $1", [name])).rows[0]!.n;
+      if (busy === 0 || Date.now() - t0 > waitMs) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  } finally {
+    await c.end();
+  }
+  return Date.now() - t0;
+}
