@@ -5,7 +5,7 @@
  *   anything is stored (AEAT error 1124 refused it only later, after the sale was
  *   acknowledged, chained and numbered);
  * - a Canary Islands (IGIC) or Ceuta/Melilla (IPSI) location on VERI*FACTU writes its
- *   tax in `Impuesto`; TicketBAI and SII refuse such a location;
+ *   tax in `Impuesto`; TicketBAI refuses such a location (SII: spain-igic.test.ts);
  * - recargo de equivalencia per line (`surcharge_rate`, `surcharge_amount`) in the three
  *   records, part of the total; refused on a location of another country's system.
  * Records are fetched from GET /v1/transactions/{id}/fiscal-record and checked with xmllint
@@ -151,7 +151,8 @@ describe('IGIC and IPSI locations (country_config.tax)', () => {
     expectValid('es-verifactu', xml);
   });
 
-  it.each([['es-ticketbai', 'ticketbai'], ['es-sii', 'sii']] as const)('%s refuses an IGIC or IPSI location at create and PATCH; iva is taken', async (system, name) => {
+  // SII takes them since (key 08, not subject to IVA): spain-igic.test.ts.
+  it.each([['es-ticketbai', 'ticketbai']] as const)('%s refuses an IGIC or IPSI location at create and PATCH; iva is taken', async (system, name) => {
     const { key } = await t.signup();
     const base = (await import('../support/fixtures.ts')).locationBodies[system];
     for (const tax of ['igic', 'ipsi']) {

@@ -984,6 +984,10 @@ export type CreateLocationData = {
              */
             tax?: 'iva';
             /**
+             * the issuer's own VAT regime (IVA locations): general (default), recargo_equivalencia (a retailer in recargo de equivalencia, Ley 37/1992 arts. 154-163) or simplified (régimen simplificado, arts. 122-123); written as Claves 51 / 52 and OperacionEnRecargoDeEquivalenciaORegimenSimplificado S; such a location takes no metadata.exemption_code
+             */
+            vat_regime?: 'general' | 'recargo_equivalencia' | 'simplified';
+            /**
              * gipuzkoa, araba or bizkaia (codes 20, 01, 48 accepted)
              */
             territory: string;
@@ -1022,6 +1026,10 @@ export type CreateLocationData = {
              */
             tax?: 'iva' | 'igic' | 'ipsi';
             /**
+             * the issuer's own VAT regime (IVA locations): general (default), recargo_equivalencia (a retailer in recargo de equivalencia, Ley 37/1992 arts. 154-163) or simplified (régimen simplificado, arts. 122-123); written as DetalleDesglose/ClaveRegimen 18 / 20; such a location takes no metadata.exemption_code
+             */
+            vat_regime?: 'general' | 'recargo_equivalencia' | 'simplified';
+            /**
              * tax id of the software developer
              */
             software_nif: string;
@@ -1040,9 +1048,13 @@ export type CreateLocationData = {
              */
             certificate_id?: string;
             /**
-             * iva only (the default): IGIC and IPSI locations use verifactu; tax_rate must be an IVA rate (0, 2, 4, 5, 7.5, 10 or 21)
+             * the indirect tax the location charges: iva (default; rates 0, 2, 4, 5, 7.5, 10 or 21), igic (Canary Islands; 0, 3, 7, 9.5, 15 or 20) or ipsi (Ceuta, Melilla; 0.5, 1, 2, 3, 4, 8 or 10); an IGIC or IPSI sale is reported with ClaveRegimenEspecialOTrascendencia 08 and its total in NoSujeta/ImporteTAIReglasLocalizacion (not subject to IVA), and takes no metadata.exemption_code
              */
-            tax?: 'iva';
+            tax?: 'iva' | 'igic' | 'ipsi';
+            /**
+             * general only (the default): the SII regime keys have none for recargo de equivalencia or the simplified regime
+             */
+            vat_regime?: 'general';
         } | {
             /**
              * optional: a config with formato_trasmissione is SDI
@@ -1446,6 +1458,10 @@ export type UpdateLocationData = {
              */
             tax?: 'iva';
             /**
+             * the issuer's own VAT regime (IVA locations): general (default), recargo_equivalencia (a retailer in recargo de equivalencia, Ley 37/1992 arts. 154-163) or simplified (régimen simplificado, arts. 122-123); written as Claves 51 / 52 and OperacionEnRecargoDeEquivalenciaORegimenSimplificado S; such a location takes no metadata.exemption_code
+             */
+            vat_regime?: 'general' | 'recargo_equivalencia' | 'simplified';
+            /**
              * gipuzkoa, araba or bizkaia (codes 20, 01, 48 accepted)
              */
             territory: string;
@@ -1484,6 +1500,10 @@ export type UpdateLocationData = {
              */
             tax?: 'iva' | 'igic' | 'ipsi';
             /**
+             * the issuer's own VAT regime (IVA locations): general (default), recargo_equivalencia (a retailer in recargo de equivalencia, Ley 37/1992 arts. 154-163) or simplified (régimen simplificado, arts. 122-123); written as DetalleDesglose/ClaveRegimen 18 / 20; such a location takes no metadata.exemption_code
+             */
+            vat_regime?: 'general' | 'recargo_equivalencia' | 'simplified';
+            /**
              * tax id of the software developer
              */
             software_nif: string;
@@ -1502,9 +1522,13 @@ export type UpdateLocationData = {
              */
             certificate_id?: string;
             /**
-             * iva only (the default): IGIC and IPSI locations use verifactu; tax_rate must be an IVA rate (0, 2, 4, 5, 7.5, 10 or 21)
+             * the indirect tax the location charges: iva (default; rates 0, 2, 4, 5, 7.5, 10 or 21), igic (Canary Islands; 0, 3, 7, 9.5, 15 or 20) or ipsi (Ceuta, Melilla; 0.5, 1, 2, 3, 4, 8 or 10); an IGIC or IPSI sale is reported with ClaveRegimenEspecialOTrascendencia 08 and its total in NoSujeta/ImporteTAIReglasLocalizacion (not subject to IVA), and takes no metadata.exemption_code
              */
-            tax?: 'iva';
+            tax?: 'iva' | 'igic' | 'ipsi';
+            /**
+             * general only (the default): the SII regime keys have none for recargo de equivalencia or the simplified regime
+             */
+            vat_regime?: 'general';
         } | {
             /**
              * optional: a config with formato_trasmissione is SDI

@@ -1,5 +1,5 @@
 import { EXAMPLE_LOCATION_ID, configObject, str, twoLineSale, type SystemApiDocs } from '../shared/api-docs-parts.ts';
-import { SPAIN_ITEM_PROPERTIES, taxConfigDoc } from '../es/api-docs.ts';
+import { SII_TAX_CONFIG_DOC, SPAIN_ITEM_PROPERTIES, vatRegimeConfigDoc } from '../es/api-docs.ts';
 
 export const siiDocs: SystemApiDocs = {
   key: 'es-sii',
@@ -8,7 +8,8 @@ export const siiDocs: SystemApiDocs = {
     system: { const: 'sii' },
     legal_name: str('registered company name'),
     certificate_id: str('an uploaded certificate (POST /v1/certificates); not needed with test keys'),
-    tax: taxConfigDoc(false),
+    tax: SII_TAX_CONFIG_DOC,
+    vat_regime: vatRegimeConfigDoc('sii'),
   }),
   location: {
     name: 'Bar Pepe Sevilla', country: 'ES', tax_id: 'B12345674',

@@ -159,6 +159,56 @@ describe('es-sii records (SII 1.1 RegistroLRFacturasEmitidas / RegistroLRBajaExp
     expectValid(refund, 'record');
   });
 
+  it('IGIC location: key 08, the whole sale not subject to IVA by the location rules (NoSujeta/ImporteTAIReglasLocalizacion = ImporteTotal), no DetalleIVA; R1 negative; golden, valid', () => {
+    const canary = location('es-sii', { tax: 'igic' });
+    const items = [
+      line({ description: 'Papas arrugadas', quantity: 2, unit_price: 450, tax_rate: 7, tax_amount: 63, total_amount: 963 }),
+      line({ description: 'Pan', unit_price: 120, tax_rate: 0, tax_amount: 0, total_amount: 120 }),
+    ];
+    const { tx, record } = validatedBuild(sii, canary, draft({ items, total_amount: 1083, metadata: { ...party, invoice_number: 'C-2026-1' } }));
+    expect(tx.metadata.regime_key).toBe('08');
+    expect(record.body).toContain('<sii:ClaveRegimenEspecialOTrascendencia>08</sii:ClaveRegimenEspecialOTrascendencia>');
+    expect(record.body).toContain('<sii:ImporteTotal>10.83</sii:ImporteTotal>');
+    expect(record.body).toMatch(/<sii:DesgloseFactura>\s*<sii:NoSujeta>\s*<sii:ImporteTAIReglasLocalizacion>10\.83<\/sii:ImporteTAIReglasLocalizacion>\s*<\/sii:NoSujeta>\s*<\/sii:DesgloseFactura>/);
+    expect(record.body).not.toContain('<sii:Sujeta>');
+    expect(record.body).not.toContain('DetalleIVA');
+    expect(record.renderHints).toEqual([
+      { key: 'invoice_number', placement: 'header', mandatory: true, kind: 'text', value: 'C-2026-1' },
+      { key: 'tax_name', placement: 'body', mandatory: true, kind: 'text', value: 'IGIC' },
+    ]);
+    expectGolden('f1-igic.xml', record.body);
+    expectValid(record, 'record');
+
+    const refund = validatedBuild(sii, canary, draft({
+      type: 'refund', items, total_amount: 1083,
+      metadata: { ...party, invoice_number: 'CR-2026-1', original_invoice_number: 'C-2026-1', original_issue_date: '15-01-2026' },
+    })).record;
+    expect(refund.body).toMatch(/<sii:TipoFactura>R1<\/sii:TipoFactura>\s*<sii:TipoRectificativa>I<\/sii:TipoRectificativa>/);
+    expect(refund.body).toContain('<sii:ImporteTotal>-10.83</sii:ImporteTotal>');
+    expect(refund.body).toContain('<sii:ImporteTAIReglasLocalizacion>-10.83</sii:ImporteTAIReglasLocalizacion>');
+    expectGolden('r1-igic-refund.xml', refund.body);
+    expectValid(refund, 'record');
+  });
+
+  it('IPSI location: F2 and R5 the same way (key 08, NoSujeta); a foreign counterparty puts NoSujeta under DesgloseTipoOperacion/Entrega; all valid', () => {
+    const ceuta = location('es-sii', { tax: 'ipsi' });
+    const items = [line({ description: 'Servicio de reparación', unit_price: 4000, tax_rate: 3, tax_amount: 120, total_amount: 4120 })];
+    const f2 = validatedBuild(sii, ceuta, draft({ items, total_amount: 4120, metadata: { simplified: true } })).record;
+    expect(f2.body).toContain('<sii:TipoFactura>F2</sii:TipoFactura>');
+    expect(f2.body).toContain('<sii:ClaveRegimenEspecialOTrascendencia>08</sii:ClaveRegimenEspecialOTrascendencia>');
+    expect(f2.body).toContain('<sii:ImporteTAIReglasLocalizacion>41.20</sii:ImporteTAIReglasLocalizacion>');
+    expect(f2.renderHints).toContainEqual({ key: 'tax_name', placement: 'body', mandatory: true, kind: 'text', value: 'IPSI' });
+    expectValid(f2, 'record');
+    const r5 = validatedBuild(sii, ceuta, draft({ type: 'refund', items, total_amount: 4120, metadata: { simplified: true } })).record;
+    expect(r5.body).toContain('<sii:TipoFactura>R5</sii:TipoFactura>');
+    expect(r5.body).toContain('<sii:ImporteTAIReglasLocalizacion>-41.20</sii:ImporteTAIReglasLocalizacion>');
+    expectValid(r5, 'record');
+    const foreign = { counterparty_name: 'Client SARL', counterparty_id_type: '02', counterparty_country: 'FR', counterparty_id: 'FR12345678901' };
+    const byOperation = validatedBuild(sii, ceuta, draft({ items, total_amount: 4120, metadata: foreign })).record;
+    expect(byOperation.body).toMatch(/<sii:DesgloseTipoOperacion>\s*<sii:Entrega>\s*<sii:NoSujeta>\s*<sii:ImporteTAIReglasLocalizacion>41\.20/);
+    expectValid(byOperation, 'record');
+  });
+
   it('R5 (refund of a simplified invoice) names no counterparty; escapes text', () => {
     const { record } = validatedBuild(sii, loc, draft({ type: 'refund', metadata: { simplified: true, description: 'Devolución <café> & "té"' } }));
     expect(record.body).toContain('<sii:TipoFactura>R5</sii:TipoFactura>');

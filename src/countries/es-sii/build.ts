@@ -14,6 +14,7 @@ import { replacedInvoicesOf } from '../es/replacement.ts';
 import { dmyDate, localDate } from '../shared/dates.ts';
 import { textHint } from '../shared/render-hints.ts';
 import { exemptBase, exemptionCodeOf, exemptionLegend, taxedLines } from '../es/exemption.ts';
+import { TAX_NAMES, taxOf } from '../es/tax.ts';
 import { bajaXml, isCorrective, issuedInvoiceXml, needsBreakdownByOperation, signedTotal, vatBreakdown, type SiiParty } from './xml.ts';
 
 /** `NumSerieFacturaEmisor`: the series (when given) prefixed to the number (spec table). */
@@ -41,7 +42,11 @@ function buildAlta(input: BuildInput): FiscalRecord {
   const corrective = isCorrective(invoiceType);
   // A refund or void is reported by differences (TipoRectificativa I): negative amounts.
   const sign = corrective ? -1 : 1;
-  const exemption = exemptionCodeOf(tx);
+  // An IGIC or IPSI location's sale (../es/tax.ts) is reported whole as not subject to IVA
+  // (xml.ts `notSubject`, key 08 from the validated metadata): no IVA lines, no exemption.
+  const tax = taxOf(input.location);
+  const otherTax = tax !== 'iva';
+  const exemption = otherTax ? undefined : exemptionCodeOf(tx);
   const exempt = exemptBase(tx.items, exemption);
   const originalNumber = metaString(tx, 'original_invoice_number');
   const originalDate = metaString(tx, 'original_issue_date');
@@ -60,8 +65,9 @@ function buildAlta(input: BuildInput): FiscalRecord {
     total: signedTotal(tx, sign),
     counterparty,
     byOperation: needsBreakdownByOperation(invoiceType, counterparty),
-    vat: vatBreakdown(taxedLines(tx.items, exemption), sign),
+    vat: otherTax ? [] : vatBreakdown(taxedLines(tx.items, exemption), sign),
     exempt: exempt === null || exemption === undefined ? undefined : { cause: exemption, base: sign * exempt },
+    notSubject: otherTax ? signedTotal(tx, sign) : undefined,
   });
   return {
     body,
@@ -75,9 +81,15 @@ function buildAlta(input: BuildInput): FiscalRecord {
     renderHints: [
       textHint('invoice_number', 'header', number),
       ...(exemption === undefined || exempt === null ? [] : [textHint('exemption', 'body', exemptionLegend(exemption, 'Ley 37/1992'))]),
+      // The tax the invoice charges, which the SII record (an IVA book's) does not name:
+      // printed, and read back by the receipt's tax summary (receipt.ts).
+      ...(otherTax ? [textHint(TAX_NAME_HINT, 'body', TAX_NAMES[tax])] : []),
     ],
   };
 }
+
+/** The render hint naming an IGIC or IPSI invoice's tax (receipt.ts reads it). */
+export const TAX_NAME_HINT = 'tax_name';
 
 /**
  * The baja names the original invoice exactly as it was reported: issuer, the number it

@@ -26,8 +26,9 @@ import {
 import { isValidSpanishNif } from '../es/nif.ts';
 import { requireLiveTaxId } from '../es/common.ts';
 import { readExemptionCode } from '../es/exemption.ts';
-import { checkTaxRates, taxNotCarried, taxOf } from '../es/tax.ts';
+import { TAX_NAMES, checkTaxRates, taxOf, type SpanishTax } from '../es/tax.ts';
 import { breakdownCount, checkSurcharges } from '../es/surcharge.ts';
+import { regimeNotInSii, vatRegimeOf } from '../es/regime.ts';
 import { checkSimplifiedLimit } from '../es/invoice.ts';
 import { readReplacedIds } from '../es/replacement.ts';
 
@@ -75,12 +76,15 @@ export function validateSiiTransaction(tx: TransactionDraft, ctx: TransactionCon
     throw badRequest('metadata.series and metadata.invoice_number together must be at most 60 characters');
   }
   checkRates(tx);
-  // The SII books are IVA's (../es/tax.ts); a location registered before the rule cannot
-  // be of another tax (the field did not exist), this only guards a hand-edited config.
+  // The location's tax (../es/tax.ts): an IGIC or IPSI sale is reported as not subject to
+  // IVA (xml.ts), but its lines are still that tax's, at its rates.
   const tax = taxOf(ctx.location);
-  if (tax !== 'iva') throw badRequest(taxNotCarried('sii', tax));
+  // The issuer's regime (../es/regime.ts): the SII keys have none for either special one;
+  // refused at registration, this guards a hand-edited config.
+  const vatRegime = vatRegimeOf(ctx.location);
+  if (vatRegime !== 'general') throw badRequest(regimeNotInSii(vatRegime));
   // A void withdraws an invoice already reported (the baja carries no lines), so its
-  // lines' rates do not reach the record; every invoice's must be IVA's (AEAT 1124).
+  // lines' rates do not reach the record; every invoice's must be its tax's (AEAT 1124).
   if (tx.type !== 'void') checkTaxRates(tx, tax);
 
   const issue_date = readDmy(meta, 'issue_date') ?? dmyDate(localDate(ctx.now, 'ES'));
@@ -105,8 +109,9 @@ export function validateSiiTransaction(tx: TransactionDraft, ctx: TransactionCon
   const description =
     optionalText(meta, 'description', 'metadata.description must be a string of at most 500 characters', /^[\s\S]{1,500}$/) ??
     autoDescription(tx);
-  const regime_key =
-    optionalChoice(meta, 'regime_key', REGIME_KEYS, 'metadata.regime_key must be one of 01, 02, 03, 05, 07, 09') ?? '01';
+  const regime_key = tax === 'iva'
+    ? optionalChoice(meta, 'regime_key', REGIME_KEYS, 'metadata.regime_key must be one of 01, 02, 03, 05, 07, 09') ?? '01'
+    : readOtherTaxRegimeKey(meta, tax);
   const exercise = readExercise(meta) ?? issued.year;
   const period = readPeriod(meta) ?? issued.month;
   const simplified = optionalBoolean(meta, 'simplified') ?? false;
@@ -131,6 +136,7 @@ export function validateSiiTransaction(tx: TransactionDraft, ctx: TransactionCon
     throw badRequest(R1_ORIGINAL_MESSAGE);
   }
 
+  if (tax !== 'iva' && meta.exemption_code !== undefined && meta.exemption_code !== null) throw badRequest(exemptionNotReported(tax));
   const exemptionCode = voiding ? undefined : readExemptionCode(tx, meta);
   // Recargo de equivalencia (../es/surcharge.ts), in DetalleIVA beside the VAT.
   if (!voiding) checkSurcharges(tx, tax, exemptionCode);
@@ -154,6 +160,27 @@ export function validateSiiTransaction(tx: TransactionDraft, ctx: TransactionCon
     replaces_simplified,
   });
 }
+
+/** ClaveRegimenEspecialOTrascendencia 08: "operaciones sujetas al IPSI/IGIC" (FORMATS §3; xml.ts). */
+export const OTHER_TAX_REGIME_KEY = '08';
+
+export const otherTaxRegimeKeyInvalid = (tax: SpanishTax): string =>
+  `metadata.regime_key must be 08 at this location: it charges ${TAX_NAMES[tax]} (country_config.tax), and the SII book reports its sales as operations subject to IPSI/IGIC (key 08), not subject to IVA`;
+
+/** An IGIC or IPSI location's key: 08, the only one its sales take (given or not). */
+function readOtherTaxRegimeKey(meta: Metadata, tax: SpanishTax): string {
+  const given = meta.regime_key;
+  if (given === undefined || given === null) return OTHER_TAX_REGIME_KEY;
+  if (given !== OTHER_TAX_REGIME_KEY) throw badRequest(otherTaxRegimeKeyInvalid(tax));
+  return given;
+}
+
+/**
+ * The SII book reports an IGIC or IPSI sale whole as not subject to IVA (xml.ts): it has no
+ * exempt breakdown, and the IVA causes (E1-E6, LIVA arts. 20-25) are not the sale's.
+ */
+export const exemptionNotReported = (tax: SpanishTax): string =>
+  `metadata.exemption_code is not taken at this location: it charges ${TAX_NAMES[tax]} (country_config.tax), and the SII book reports the whole sale as not subject to IVA (key 08), with no exemption cause`;
 
 /**
  * `DesgloseIVA` holds at most 6 `DetalleIVA` (one per rate and surcharge) and `TipoImpositivo` has two

@@ -1,5 +1,13 @@
-import type { ReceiptFacts } from '../types.ts';
+import type { ReceiptCorrectionInput, ReceiptFacts } from '../types.ts';
 import { SPANISH_ANNULMENT, spanishCorrection, spanishTaxSummary, spanishTitle, SPANISH_DUPLICATE } from '../es/receipt.ts';
+import { TAX_NAME_HINT } from './build.ts';
+
+/**
+ * The tax an IGIC or IPSI invoice charges: its SII record (an IVA book's, key 08) does not
+ * name it, so build.ts leaves it as a render hint; a cancellation prints its original's.
+ */
+const taxNameOf = (input: ReceiptCorrectionInput): string | undefined =>
+  (input.hints.find((h) => h.key === TAX_NAME_HINT) ?? input.original?.hints.find((h) => h.key === TAX_NAME_HINT))?.value;
 
 const SPANISH = spanishCorrection((o) => o.hints.find((h) => h.key === 'invoice_number')?.value ?? o.documentNumber);
 
@@ -11,6 +19,7 @@ export const SII_RECEIPT: ReceiptFacts = {
   labels: {
     invoice_number: { es: 'Factura n.º', en: 'Invoice no.' },
     voided_invoice_number: { es: 'Anula la factura n.º', en: 'Voids invoice no.' },
+    [TAX_NAME_HINT]: { es: 'Impuesto', en: 'Tax' },
   },
   qr: {},
   // An SII void is a baja (RegistroLRBajaExpedidas): the invoice is withdrawn, not rectified.
@@ -21,6 +30,6 @@ export const SII_RECEIPT: ReceiptFacts = {
     references: (input) => (input.kind === 'void' ? [] : SPANISH.references!(input)),
     negative: (input) => input.kind !== 'void' && SPANISH.negative!(input),
   },
-  // Recargo de equivalencia on lines of its own (../es/receipt.ts).
-  taxSummary: spanishTaxSummary(),
+  // Recargo de equivalencia on lines of its own (../es/receipt.ts); IGIC or IPSI by name.
+  taxSummary: (input) => spanishTaxSummary(() => taxNameOf(input))(input),
 };

@@ -100,6 +100,11 @@ export interface SiiIssuedInvoice {
   vat: SiiVatDetail[];
   /** The exempt lines (../es/exemption.ts): their cause and signed base. */
   exempt?: { cause: string; base: number } | undefined;
+  /**
+   * An IGIC or IPSI sale (../es/tax.ts), signed minor units: the whole operation, not subject
+   * to IVA by the location rules (NoSujeta/ImporteTAIReglasLocalizacion; see `issuedInvoiceXml`).
+   */
+  notSubject?: number | undefined;
   /** `DesgloseTipoOperacion/Entrega` instead of `DesgloseFactura` (see `needsBreakdownByOperation`). */
   byOperation?: boolean | undefined;
 }
@@ -185,9 +190,24 @@ export function issuedInvoiceXml(inv: SiiIssuedInvoice): string {
       },
     };
   }
+  /*
+   * A sale made in the Canary Islands, Ceuta or Melilla, which charges IGIC or IPSI, is made
+   * outside the territory where IVA applies (TAI: LIVA art. 3 excludes them), so the IVA
+   * book reports it as not subject by the location rules: `ImporteTAIReglasLocalizacion`
+   * ("operaciones no sujetas en el TAI por reglas de localización", as OCA l10n-spain names
+   * the field), not `ImportePorArticulos7_14_Otros` (LIVA arts. 7 and 14, operations inside
+   * the TAI outside the tax), with key 08 "operaciones sujetas al IPSI/IGIC". VERI*FACTU
+   * pairs the same key with N2, "no sujeta por reglas de localización" (its error on key 08
+   * without N2, reported in OCA l10n-spain PR 4499). The amount is the invoice's total,
+   * IGIC included: the IVA book carries no IGIC quota, and the breakdown then adds up to
+   * ImporteTotal.
+   */
+  const desglose: XmlNode = {};
+  if (inv.notSubject === undefined || Object.keys(sujeta).length > 0) desglose['sii:Sujeta'] = sujeta;
+  if (inv.notSubject !== undefined) desglose['sii:NoSujeta'] = { 'sii:ImporteTAIReglasLocalizacion': decimal(inv.notSubject) };
   factura['sii:TipoDesglose'] = inv.byOperation
-    ? { 'sii:DesgloseTipoOperacion': { 'sii:Entrega': { 'sii:Sujeta': sujeta } } }
-    : { 'sii:DesgloseFactura': { 'sii:Sujeta': sujeta } };
+    ? { 'sii:DesgloseTipoOperacion': { 'sii:Entrega': desglose } }
+    : { 'sii:DesgloseFactura': desglose };
   return renderXml({
     'siiLR:RegistroLRFacturasEmitidas': {
       ...NS_ATTRS,

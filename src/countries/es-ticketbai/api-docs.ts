@@ -1,5 +1,5 @@
 import { EXAMPLE_LOCATION_ID, configObject, str, twoLineSale, type SystemApiDocs } from '../shared/api-docs-parts.ts';
-import { SPAIN_ITEM_PROPERTIES, taxConfigDoc } from '../es/api-docs.ts';
+import { SPAIN_ITEM_PROPERTIES, taxConfigDoc, vatRegimeConfigDoc } from '../es/api-docs.ts';
 
 export const ticketBaiDocs: SystemApiDocs = {
   key: 'es-ticketbai',
@@ -9,6 +9,7 @@ export const ticketBaiDocs: SystemApiDocs = {
     legal_name: str('registered company name'),
     certificate_id: str('an uploaded certificate (POST /v1/certificates); not needed with test keys'),
     tax: taxConfigDoc(false),
+    vat_regime: vatRegimeConfigDoc('ticketbai'),
     territory: str('gipuzkoa, araba or bizkaia (codes 20, 01, 48 accepted)'),
     territory_code: str('01 Araba, 20 Gipuzkoa, 48 Bizkaia'),
     tbai_license: str('software licence code registered with the Hacienda Foral'),

@@ -34,6 +34,8 @@ function checkWithTools(xml: string, xsd: string): void {
 const gipuzkoa = location('es-ticketbai');
 const araba = location('es-ticketbai', { territory: 'araba', territory_code: '01', tbai_license: 'TBAIARbf8c0e3f7a8c', series: 'TK' });
 const bizkaia = location('es-ticketbai', { territory: 'bizkaia', territory_code: '48', tbai_license: 'TBAIBI00000000PRUEBA' });
+const gipuzkoaRetailer = location('es-ticketbai', { vat_regime: 'recargo_equivalencia' });
+const bizkaiaSimplified = location('es-ticketbai', { territory: 'bizkaia', territory_code: '48', tbai_license: 'TBAIBI00000000PRUEBA', vat_regime: 'simplified' });
 
 /** Two rates and a fractional quantity: 2 × 10.00 at 21 %, 0.5 × 3.00 at 10 %. */
 const twoRates = draft({
@@ -117,12 +119,26 @@ const SCENARIOS: Array<{ name: string; record: FiscalRecord; xsd: string }> = [
     // A wholesaler's invoice to a retailer in recargo de equivalencia (LIVA arts. 154-163,
     // ../es/surcharge.ts): goods at 21 % + 5.2 % and 10 % + 1.4 %, a service at 21 % without
     // it. Each surcharged rate is a DetalleIVA of its own with TipoRecargoEquivalencia and
-    // CuotaRecargoEquivalencia; Claves 01 and 51; ImporteTotalFactura counts the surcharge.
+    // CuotaRecargoEquivalencia; Claves 01 (the wholesaler is in the general regime:
+    // ../es/regime.ts); ImporteTotalFactura counts the surcharge.
     name: 'recargo.xml',
     record: validatedBuild(ticketBai, gipuzkoa, draft({
       customer_context: { nif: 'B95123451', name: 'Ultramarinos Ejemplo SL' },
       ...RECARGO_SALE,
     }), { signingKey: key, transactionId: 'a1b2c3d4-0009-4000-8000-000000000009' }).record,
+    xsd: ALTA,
+  },
+  {
+    // A retailer in recargo de equivalencia (../es/regime.ts) sells to a consumer: IVA as
+    // ever, Claves 51 alone, OperacionEnRecargoDeEquivalenciaORegimenSimplificado S.
+    name: 'issuer-recargo.xml',
+    record: validatedBuild(ticketBai, gipuzkoaRetailer, twoRates, { signingKey: key, transactionId: 'a1b2c3d4-000b-4000-8000-00000000000b' }).record,
+    xsd: ALTA,
+  },
+  {
+    // A shop in the simplified regime, Bizkaia: Claves 52 alone, the flag S.
+    name: 'issuer-simplified.xml',
+    record: validatedBuild(ticketBai, bizkaiaSimplified, twoRates, { signingKey: key, transactionId: 'a1b2c3d4-000c-4000-8000-00000000000c' }).record,
     xsd: ALTA,
   },
   {
@@ -171,7 +187,7 @@ describe('es-ticketbai golden records', () => {
     expect(only.renderHints[0]!.value).toBe('Operación exenta de IVA (art. 25 Norma Foral del IVA)');
   });
 
-  it('recargo de equivalencia: a DetalleIVA per surcharged rate with its rate and quota, the plain one without; keys 01 and 51; the total counts the surcharge', () => {
+  it('recargo de equivalencia: a DetalleIVA per surcharged rate with its rate and quota, the plain one without; key 01 (a general-regime wholesaler); the total counts the surcharge', () => {
     const body = SCENARIOS.find((x) => x.name === 'recargo.xml')!.record.body;
     expect(body).toContain(
       '<DesgloseIVA>' +
@@ -180,9 +196,32 @@ describe('es-ticketbai golden records', () => {
         '<DetalleIVA><BaseImponible>15.00</BaseImponible><TipoImpositivo>10.00</TipoImpositivo><CuotaImpuesto>1.50</CuotaImpuesto><TipoRecargoEquivalencia>1.40</TipoRecargoEquivalencia><CuotaRecargoEquivalencia>0.21</CuotaRecargoEquivalencia><OperacionEnRecargoDeEquivalenciaORegimenSimplificado>N</OperacionEnRecargoDeEquivalenciaORegimenSimplificado></DetalleIVA>' +
         '</DesgloseIVA>',
     );
-    expect(body).toContain('<ImporteTotalFactura>48.00</ImporteTotalFactura><Claves><IDClave><ClaveRegimenIvaOpTrascendencia>01</ClaveRegimenIvaOpTrascendencia></IDClave><IDClave><ClaveRegimenIvaOpTrascendencia>51</ClaveRegimenIvaOpTrascendencia></IDClave></Claves>');
+    // 01 only: 51 names the issuer's own regime (the Haciendas Forales warn on a 51 without a
+    // DetalleIVA flagged S, validation 196); the wholesaler is in the general regime.
+    expect(body).toContain('<ImporteTotalFactura>48.00</ImporteTotalFactura><Claves><IDClave><ClaveRegimenIvaOpTrascendencia>01</ClaveRegimenIvaOpTrascendencia></IDClave></Claves>');
     // A line's ImporteTotal stays its net + IVA (the surcharge is the invoice's, in the breakdown).
     expect(body).toContain('<DescripcionDetalle>Aceite de oliva 1 l</DescripcionDetalle><Cantidad>2.00</Cantidad><ImporteUnitario>10.00</ImporteUnitario><ImporteTotal>24.20</ImporteTotal>');
+  });
+
+  it('an issuer in recargo de equivalencia / the simplified regime: every DetalleIVA keeps its rate and quota and says S; Claves 51 / 52 alone', () => {
+    const flag = (v: string) => `<OperacionEnRecargoDeEquivalenciaORegimenSimplificado>${v}</OperacionEnRecargoDeEquivalenciaORegimenSimplificado>`;
+    const keys = (k: string) => `<Claves><IDClave><ClaveRegimenIvaOpTrascendencia>${k}</ClaveRegimenIvaOpTrascendencia></IDClave></Claves>`;
+    const detalles =
+      '<DesgloseIVA>' +
+      `<DetalleIVA><BaseImponible>20.00</BaseImponible><TipoImpositivo>21.00</TipoImpositivo><CuotaImpuesto>4.20</CuotaImpuesto>${flag('S')}</DetalleIVA>` +
+      `<DetalleIVA><BaseImponible>1.50</BaseImponible><TipoImpositivo>10.00</TipoImpositivo><CuotaImpuesto>0.15</CuotaImpuesto>${flag('S')}</DetalleIVA>` +
+      '</DesgloseIVA>';
+    for (const [name, key] of [['issuer-recargo.xml', '51'], ['issuer-simplified.xml', '52']] as const) {
+      const body = SCENARIOS.find((x) => x.name === name)!.record.body;
+      expect(body).toContain(detalles);
+      expect(body).toContain(keys(key));
+      expect(body).not.toContain(flag('N'));
+    }
+    // Every general-regime issuer's DetalleIVA says N, and its key is 01 alone.
+    for (const s of SCENARIOS.filter((x) => x.xsd === ALTA && !x.name.startsWith('issuer-'))) {
+      expect(s.record.body, s.name).not.toContain(flag('S'));
+      if (s.record.body.includes('<Claves>')) expect(s.record.body, s.name).toContain(keys('01'));
+    }
   });
 
   it('F3: the invoice replacing two tickets says so (FacturaEmitidaSustitucionSimplificada S, not simplified) and names each by series, number and date; it names its customer', () => {

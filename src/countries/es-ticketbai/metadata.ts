@@ -30,6 +30,7 @@ import { readReplacedIds } from '../es/replacement.ts';
 import { readExemptionCode } from '../es/exemption.ts';
 import { checkTaxRates, taxNotCarried, taxOf } from '../es/tax.ts';
 import { breakdownCount, checkSurcharges } from '../es/surcharge.ts';
+import { checkIssuerRegime, vatRegimeOf } from '../es/regime.ts';
 import { checkForeignCustomer } from '../es/party.ts';
 import { LICENSE, LICENSE_INVALID, SERIES, SERIES_INVALID as CONFIG_SERIES_INVALID } from './config.ts';
 
@@ -107,6 +108,8 @@ export function validateTicketBaiTransaction(tx: TransactionDraft, ctx: Transact
   if (tax !== 'iva') throw badRequest(taxNotCarried('ticketbai', tax));
   checkTaxRates(tx, tax);
   checkSurcharges(tx, tax, exemption_code);
+  // An issuer in recargo de equivalencia or the simplified regime (../es/regime.ts): no exempt sale.
+  checkIssuerRegime(vatRegimeOf(ctx.location), exemption_code);
   return withoutUndefined({ ...meta, series, invoice_number, invoice_type, description, ...original, exemption_code, replaces_simplified });
 }
 

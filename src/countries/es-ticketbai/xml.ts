@@ -21,7 +21,8 @@ import { readSpanishInvoiceType, type SpanishInvoiceType } from '../es/invoice.t
 import { replacedInvoicesOf } from '../es/replacement.ts';
 import { type ExemptionCode, exemptBase, exemptionCodeOf, taxedLines } from '../es/exemption.ts';
 import { NIF_SHAPE, seriesOf } from './metadata.ts';
-import { breakdownGroups, hasSurcharge, surchargeOf } from '../es/surcharge.ts';
+import { breakdownGroups } from '../es/surcharge.ts';
+import { type SpanishVatRegime, vatRegimeOf } from '../es/regime.ts';
 import { foreignPartyId, givenCountry } from '../es/party.ts';
 
 export const NS_EMISION = 'urn:ticketbai:emision';
@@ -91,6 +92,11 @@ export interface InvoiceFields {
   total: string;
   /** `Claves/IDClave/ClaveRegimenIvaOpTrascendencia`, one to three. */
   regimeKeys: string[];
+  /**
+   * `OperacionEnRecargoDeEquivalenciaORegimenSimplificado` of every DetalleIVA: S when the
+   * issuer is in recargo de equivalencia or the simplified regime (../es/regime.ts).
+   */
+  specialRegime: boolean;
   /** `DesgloseTipoOperacion/Entrega` instead of `DesgloseFactura` (foreign customer). */
   byOperation: boolean;
   /** The taxed (S1) breakdown, per rate; empty when every line is exempt. */
@@ -137,10 +143,12 @@ function desgloseXml(f: InvoiceFields): string {
           el('TipoImpositivo', v.rate) +
           el('CuotaImpuesto', v.quota) +
           (v.surcharge === undefined ? '' : el('TipoRecargoEquivalencia', v.surcharge.rate) + el('CuotaRecargoEquivalencia', v.surcharge.quota)) +
-          // N: the issuer itself is in neither regime (a retailer in recargo de equivalencia
-          // or in the simplified regime would say S on its own sales); a surcharge it
-          // charges its customer is the two fields above (as invopop/gobl.ticketbai writes it).
-          el('OperacionEnRecargoDeEquivalenciaORegimenSimplificado', 'N'),
+          // S when the issuer itself is a retailer in recargo de equivalencia or in the
+          // simplified regime (the field says "factura expedida por un o una contribuyente en
+          // régimen simplificado o en régimen de recargo de equivalencia"), else N; a
+          // surcharge charged to the customer is the two fields above, whatever the issuer's
+          // regime (as invopop/gobl.ticketbai writes it).
+          el('OperacionEnRecargoDeEquivalenciaORegimenSimplificado', f.specialRegime ? 'S' : 'N'),
       ),
     )
     .join('');
@@ -345,14 +353,22 @@ function vatOf(tx: TransactionDraft, sign: 1 | -1): VatDetail[] {
 }
 
 /**
- * `ClaveRegimenIvaOpTrascendencia`: 01 (general regime), and 51 ("operaciones en recargo
- * de equivalencia", IdOperacionesTrascendenciaTributariaType) when lines carry the
- * surcharge, as invopop/gobl's TicketBAI addon keys a surcharged rate; 51 alone when every
- * line does. At most three keys (ClavesType).
+ * `ClaveRegimenIvaOpTrascendencia` (IdOperacionesTrascendenciaTributariaType) follows the
+ * issuer's own regime (../es/regime.ts): 51 "Operaciones en recargo de equivalencia" for a
+ * retailer in that regime, 52 "Operaciones en régimen simplificado", else 01 (general).
+ *
+ * A surcharge the issuer charges a retailer does not make the sale a 51: the key names the
+ * issuer's regime, and the Haciendas Forales warn on a 51 or 52 without a DetalleIVA whose
+ * OperacionEnRecargoDeEquivalenciaORegimenSimplificado is S (business validation 196,
+ * reported in OCA/l10n-spain issue 3500). invopop/gobl.ticketbai writes 51 only for a
+ * retailer's resale lines and 52 for the simplified scheme; OCA/l10n-spain PR 2919 moved
+ * the supplier's "recargo de equivalencia" fiscal position from 51 to 01 for that reason.
+ * (Session 21 wrote [01, 51] or [51] for a general-regime issuer's surcharged lines: changed.)
  */
-function regimeKeysOf(tx: TransactionDraft): string[] {
-  if (!hasSurcharge(tx)) return ['01'];
-  return tx.items.every((l) => surchargeOf(l) !== undefined) ? ['51'] : ['01', '51'];
+function regimeKeysOf(regime: SpanishVatRegime): string[] {
+  if (regime === 'recargo_equivalencia') return ['51'];
+  if (regime === 'simplified') return ['52'];
+  return ['01'];
 }
 
 /** The exempt lines as one DetalleExenta (a transaction names one cause), or null. */
@@ -366,6 +382,7 @@ function exemptOf(tx: TransactionDraft, sign: 1 | -1): InvoiceFields['exempt'] {
 export function invoiceFields(input: BuildInput, number: string): InvoiceFields {
   const { tx, location } = input;
   const type = invoiceTypeOf(tx);
+  const regime = vatRegimeOf(location);
   const corrective = type.startsWith('R');
   // A refund or void is a corrective invoice "por diferencias" (Tipo I): it carries the
   // difference, so its amounts are negative (ImporteSgn12.2Type allows the sign).
@@ -399,8 +416,9 @@ export function invoiceFields(input: BuildInput, number: string): InvoiceFields 
       total: decimal(sign * l.total_amount),
     })),
     total: decimal(sign * tx.total_amount),
-    // 01: general regime (IdOperacionesTrascendenciaTributariaType); 51 beside it for recargo de equivalencia.
-    regimeKeys: regimeKeysOf(tx),
+    // 01 general regime, 51 / 52 for an issuer in recargo de equivalencia / the simplified regime.
+    regimeKeys: regimeKeysOf(regime),
+    specialRegime: regime !== 'general',
     byOperation: customer !== null && 'idOtro' in customer.id,
     vat: vatOf(tx, sign),
     exempt: exemptOf(tx, sign),

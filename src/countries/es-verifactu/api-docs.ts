@@ -1,5 +1,5 @@
 import { EXAMPLE_LOCATION_ID, configObject, str, twoLineSale, type SystemApiDocs } from '../shared/api-docs-parts.ts';
-import { SPAIN_ITEM_PROPERTIES, taxConfigDoc } from '../es/api-docs.ts';
+import { SPAIN_ITEM_PROPERTIES, taxConfigDoc, vatRegimeConfigDoc } from '../es/api-docs.ts';
 
 export const verifactuDocs: SystemApiDocs = {
   key: 'es-verifactu',
@@ -9,6 +9,7 @@ export const verifactuDocs: SystemApiDocs = {
     legal_name: str('registered company name'),
     certificate_id: str('an uploaded certificate (POST /v1/certificates); not needed with test keys'),
     tax: taxConfigDoc(true),
+    vat_regime: vatRegimeConfigDoc('verifactu'),
     software_nif: str('tax id of the software developer'),
     installation_number: str('installation number of the software'),
   }),

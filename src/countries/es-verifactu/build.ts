@@ -13,10 +13,11 @@ import { MISSING_TAX_ID, issuerTaxId } from '../shared/issuer-tax-id.ts';
 import { configString } from '../shared/config-fields.ts';
 import { qrUrlHint, textHint } from '../shared/render-hints.ts';
 import { isValidSpanishNif } from '../es/nif.ts';
-import { type ExemptionCode, exemptionCodeOf, exemptionLegend } from '../es/exemption.ts';
+import { type AnyExemptionCode, anyExemptionCodeOf, exemptionLegendFor } from '../es/exemption.ts';
 import { foreignPartyId, givenCountry } from '../es/party.ts';
 import { type SpanishTax, taxOf } from '../es/tax.ts';
 import { breakdownGroups } from '../es/surcharge.ts';
+import { type SpanishVatRegime, vatRegimeOf } from '../es/regime.ts';
 import { replacedInvoicesOf } from '../es/replacement.ts';
 import { seriesOf } from './metadata.ts';
 import { verifactuQrUrl } from './qr.ts';
@@ -153,6 +154,38 @@ const rateText = (rate: number): string => decimal(Math.round(rate * 100));
 const IMPUESTO: Readonly<Record<SpanishTax, string>> = { iva: '01', ipsi: '02', igic: '03' };
 
 /**
+ * `ClaveRegimen` of the exempt detail. IPSI: none (no regime list; AEAT 1245 asks for it
+ * with IVA and IGIC only). IVA and IGIC: 02 "Exportación" for an export (E2) or an operation
+ * treated as one (E3), since AEAT refuses E2 and E3 under 01 (error 1199: "Si Impuesto es
+ * '01' (IVA), '03' (IGIC) o no se cumplimenta y ClaveRegimen es 01 no pueden marcarse la
+ * OperacionExenta E2, E3", as reported in josemmo/Verifactu-PHP issue 55, where 02 was
+ * accepted; Odoo's l10n_es_edi_verifactu sets 02 for E2 the same way); 01 otherwise. Key 02
+ * is in both lists (L8A for IVA, L8B for IGIC).
+ */
+function exemptRegime(exemption: AnyExemptionCode, tax: SpanishTax): string | undefined {
+  if (tax === 'ipsi') return undefined;
+  return exemption === 'E2' || exemption === 'E3' ? '02' : '01';
+}
+
+/**
+ * `ClaveRegimen` of a taxed (S1) detail. The issuer's own regime (../es/regime.ts) first:
+ * 18 "Recargo de equivalencia" for a retailer in that regime, 20 "Régimen simplificado"
+ * (AEAT list L8A, the keys of the regime the issuer's operation falls under, as in the SII's
+ * ClaveRegimenEspecialOTrascendencia). AEAT's validation document accepts 18 without the
+ * surcharge fields since its November 2025 revision (mdiago/VeriFactu issue 210: the rule
+ * "ClaveRegimen 18 ⇒ TipoRecargoEquivalencia and CuotaRecargoEquivalencia required, and
+ * only with 18" was withdrawn), and has no rule for 20 with IVA; Odoo's l10n_es_edi_verifactu
+ * writes 20 for a company in the simplified regime. A general-regime issuer: 18 for a line
+ * carrying the surcharge it charges a retailer (session 21; see docs/decisions.md: contested,
+ * kept), else 01. IPSI: none (below).
+ */
+function taxedRegime(regime: SpanishVatRegime, surcharged: boolean): string {
+  if (regime === 'recargo_equivalencia') return '18';
+  if (regime === 'simplified') return '20';
+  return surcharged ? '18' : '01';
+}
+
+/**
  * One DetalleDesglose per tax rate (and recargo de equivalencia rate), in the order they
  * first appear: the location's tax (`Impuesto` 01 IVA, 03 IGIC, 02 IPSI: ../es/tax.ts),
  * general regime (`ClaveRegimen` 01), subject and not exempt (S1). When the transaction
@@ -165,7 +198,7 @@ const IMPUESTO: Readonly<Record<SpanishTax, string>> = { iva: '01', ipsi: '02', 
  * (AEAT 1245 asks for it with IVA and IGIC). A corrective invoice "by differences"
  * (TipoRectificativa I) carries the amounts it takes off, so they are negative.
  */
-function desglose(items: TxLine[], sign: 1 | -1, exemption: ExemptionCode | undefined, tax: SpanishTax): { lines: DesgloseLine[]; cuota: number; total: number } {
+function desglose(items: TxLine[], sign: 1 | -1, exemption: AnyExemptionCode | undefined, tax: SpanishTax, regime: SpanishVatRegime = 'general'): { lines: DesgloseLine[]; cuota: number; total: number } {
   let cuota = 0;
   let total = 0;
   const impuesto = IMPUESTO[tax];
@@ -173,12 +206,12 @@ function desglose(items: TxLine[], sign: 1 | -1, exemption: ExemptionCode | unde
     cuota += sign * (g.tax + g.surcharge);
     total += sign * (g.base + g.tax + g.surcharge);
     if (exemption !== undefined && g.rate === 0 && g.surchargeRate === undefined) {
-      return { Impuesto: impuesto, ClaveRegimen: '01', OperacionExenta: exemption, BaseImponibleOimporteNoSujeto: decimal(sign * g.base) };
+      return { Impuesto: impuesto, ClaveRegimen: exemptRegime(exemption, tax), OperacionExenta: exemption, BaseImponibleOimporteNoSujeto: decimal(sign * g.base) };
     }
     const surcharged = g.surchargeRate !== undefined;
     return {
       Impuesto: impuesto,
-      ClaveRegimen: tax === 'ipsi' ? undefined : surcharged ? '18' : '01',
+      ClaveRegimen: tax === 'ipsi' ? undefined : taxedRegime(regime, surcharged),
       CalificacionOperacion: 'S1',
       TipoImpositivo: rateText(g.rate),
       BaseImponibleOimporteNoSujeto: decimal(sign * g.base),
@@ -222,8 +255,9 @@ function buildAlta(input: BuildInput): FiscalRecord {
   };
   const tipo = metaString(tx, 'invoice_type') ?? 'F2';
   const corrective = CORRECTIVE.has(tipo);
-  const exemption = exemptionCodeOf(tx);
-  const { lines, cuota, total } = desglose(tx.items, corrective ? -1 : 1, exemption, taxOf(input.location));
+  const exemption = anyExemptionCodeOf(tx);
+  const tax = taxOf(input.location);
+  const { lines, cuota, total } = desglose(tx.items, corrective ? -1 : 1, exemption, tax, vatRegimeOf(input.location));
   const customer = NAMES_CUSTOMER.has(tipo) ? destinatario(tx) : undefined;
   const rectified = corrective ? rectifiedInvoice(input, nif) : undefined;
   // An F3 names the simplified invoices it replaces, issued by the same issuer (../es/replacement.ts).
@@ -266,7 +300,7 @@ function buildAlta(input: BuildInput): FiscalRecord {
     // above the code, and the "VERI*FACTU" legend next to it.
     // An exempt operation names its legal ground on the invoice (RD 1619/2012 art. 6.1.j).
     renderHints: [
-      ...(exemption === undefined ? [] : [textHint('exemption', 'body', exemptionLegend(exemption, 'Ley 37/1992'))]),
+      ...(exemption === undefined ? [] : [textHint('exemption', 'body', exemptionLegendFor(exemption, tax))]),
       textHint('qr_label', 'footer_bottom', 'QR tributario:'),
       qrUrlHint('qr', 'footer_bottom', qr),
       textHint('verifactu_legend', 'footer_bottom', 'VERI*FACTU'),

@@ -107,6 +107,24 @@ export function goldenTaxCases(): GoldenCase[] {
     first('alta-ipsi.xml', 'ipsi', draft({
       items: [line({ description: 'Servicio de reparación', quantity: 1, unit_price: 4000, tax_rate: 3, tax_amount: 120, total_amount: 4120 })],
     }), 2),
+    // Exempt operations (../es/exemption.ts). IGIC: goods shipped out of the Canary Islands
+    // (E2, an export: ClaveRegimen 02, AEAT 1199) beside a sale taxed at 7 % (01). IPSI: an
+    // exempt service (E1: no ClaveRegimen, IPSI has none) beside one at 3 %.
+    first('alta-igic-exempt.xml', 'igic', draft({
+      customer_context: { nif: 'B64717838', name: 'Cliente Ejemplo SA' },
+      metadata: { exemption_code: 'E2' },
+      items: [
+        line({ description: 'Plátanos (exportación)', quantity: 10, unit_price: 300, tax_rate: 0, tax_amount: 0, total_amount: 3000 }),
+        line({ description: 'Embalaje', quantity: 1, unit_price: 500, tax_rate: 7, tax_amount: 35, total_amount: 535 }),
+      ],
+    }), 3),
+    first('alta-ipsi-exempt.xml', 'ipsi', draft({
+      metadata: { exemption_code: 'E1' },
+      items: [
+        line({ description: 'Consulta médica', quantity: 1, unit_price: 5000, tax_rate: 0, tax_amount: 0, total_amount: 5000 }),
+        line({ description: 'Servicio de reparación', quantity: 1, unit_price: 4000, tax_rate: 3, tax_amount: 120, total_amount: 4120 }),
+      ],
+    }), 4),
   ];
 }
 

@@ -8,7 +8,8 @@
  *   corrects, written as `FacturasRectificadas` (both or neither);
  * - `replaces_simplified`: the transaction ids of the simplified invoices (F2) a full one
  *   replaces: TipoFactura F3 with `FacturasSustituidas` (../es/replacement.ts);
- * - `exemption_code` (E1–E6): the 0 % lines are an exempt operation (../es/exemption.ts);
+ * - `exemption_code` (E1–E6; E1–E8 at an IGIC location, AEAT list L10B): the 0 % lines are
+ *   an exempt operation (../es/exemption.ts);
  * - the lines' rates: those of the location's tax (../es/tax.ts: IVA, or IGIC/IPSI when
  *   `country_config.tax` says so), and their recargo de equivalencia (../es/surcharge.ts).
  * With a live key the location must have a tax_id (es/common.ts `requireLiveTaxId`).
@@ -20,9 +21,10 @@ import { baseMetadata, optionalText, withoutUndefined, metaString } from '../sha
 import { readInvoiceNumber, readSpanishInvoiceType, seriesFor } from '../es/invoice.ts';
 import { requireLiveTaxId } from '../es/common.ts';
 import { readReplacedIds } from '../es/replacement.ts';
-import { exemptionNotForTax, readExemptionCode } from '../es/exemption.ts';
-import { TAX_NAMES, checkTaxRates, taxOf } from '../es/tax.ts';
+import { readTaxExemptionCode } from '../es/exemption.ts';
+import { checkTaxRates, taxOf } from '../es/tax.ts';
 import { breakdownCount, checkSurcharges } from '../es/surcharge.ts';
+import { checkIssuerRegime, vatRegimeOf } from '../es/regime.ts';
 import { checkForeignCustomer } from '../es/party.ts';
 import { configString } from '../shared/config-fields.ts';
 import { SOFTWARE_NIF_INVALID, isProducerTaxId } from './config.ts';
@@ -68,10 +70,13 @@ export function validateVerifactuTransaction(tx: TransactionDraft, ctx: Transact
   if (breakdownCount(tx.items) > 12) throw badRequest(TOO_MANY_RATES);
   // AEAT refuses a rate its tax does not have (1124): refused here, before anything is stored.
   const tax = taxOf(ctx.location);
-  checkTaxRates(tx, tax);
-  const exemption_code = readExemptionCode(tx, meta);
-  if (exemption_code !== undefined && tax !== 'iva') throw badRequest(exemptionNotForTax(TAX_NAMES[tax]));
+  // The exemption cause among the tax's (IGIC: L10B), read first: an IPSI sale's exempt
+  // lines are at 0 %, a rate IPSI does not have otherwise (../es/tax.ts).
+  const exemption_code = readTaxExemptionCode(tx, meta, tax);
+  checkTaxRates(tx, tax, exemption_code !== undefined);
   checkSurcharges(tx, tax, exemption_code);
+  // An issuer in recargo de equivalencia or the simplified regime (../es/regime.ts): no exempt sale.
+  checkIssuerRegime(vatRegimeOf(ctx.location), exemption_code);
   // A foreign customer's IDOtro needs its country (../es/party.ts): 02 for the EU, 04 elsewhere.
   checkForeignCustomer(tx, isValidSpanishNif);
   return withoutUndefined({ ...meta, series, invoice_number, invoice_type, description, original_invoice_number, original_issue_date, exemption_code, replaces_simplified });

@@ -63,7 +63,7 @@ export interface DesgloseLine {
   ClaveRegimen?: string | undefined;
   /** S1 subject, not exempt, no reverse charge; or, for an exempt operation, OperacionExenta. */
   CalificacionOperacion?: string;
-  /** E1–E6 (../es/exemption.ts): then no rate and no quota. */
+  /** E1–E6, or E1–E8 for IGIC (list L10B; ../es/exemption.ts): then no rate and no quota. */
   OperacionExenta?: string;
   TipoImpositivo?: string;
   BaseImponibleOimporteNoSujeto: string;

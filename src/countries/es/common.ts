@@ -6,6 +6,7 @@ import { badRequest } from '../../core/errors.ts';
 import type { CountryRouting, TransactionContext } from '../types.ts';
 import { givenTaxId, optionalString, readConfigObject, requiredString, type ConfigObject } from '../shared/config-fields.ts';
 import { isValidSpanishNif } from './nif.ts';
+import { readVatRegime } from './regime.ts';
 import { readSpanishTax } from './tax.ts';
 
 export const SPAIN_SYSTEMS = ['ticketbai', 'verifactu', 'sii'] as const;
@@ -41,9 +42,10 @@ export const LEGAL_NAME_TOO_LONG = 'country_config.legal_name must be at most 12
 
 /**
  * Fields every Spanish system takes. `tax` (./tax.ts): the indirect tax the location
- * charges, `iva` unless given; TicketBAI and SII take only `iva`.
+ * charges, `iva` unless given; TicketBAI takes only `iva`. `vat_regime`
+ * (./regime.ts): the issuer's own VAT regime, `general` unless given; SII takes only `general`.
  */
-export const SPAIN_COMMON_FIELDS = ['system', 'legal_name', 'certificate_id', 'tax'] as const;
+export const SPAIN_COMMON_FIELDS = ['system', 'legal_name', 'certificate_id', 'tax', 'vat_regime'] as const;
 
 /** The config field naming the uploaded certificate every Spanish system signs with (`certificateFields`). */
 export const SPAIN_CERTIFICATE_FIELDS = ['certificate_id'] as const;
@@ -66,6 +68,8 @@ export function readSpainCommon(config: ConfigObject, system: SpainSystem) {
   // header's NombreRazon, TicketBAI ApellidosNombreRazonSocial, SII and LROE NombreRazon:
   // TextMax120Type). A longer name was cut silently in the records; refused here instead.
   if (Array.from(legal_name).length > LEGAL_NAME_MAX) throw badRequest(LEGAL_NAME_TOO_LONG);
+  const certificate_id = optionalString(config, 'certificate_id');
+  const tax = readSpanishTax(config, system);
   return {
     system,
     legal_name,
@@ -76,9 +80,11 @@ export function readSpainCommon(config: ConfigObject, system: SpainSystem) {
      * owning a certificate. A live transaction at a location without a certificate is
      * refused when it is signed, which is where the certificate is actually needed.
      */
-    certificate_id: optionalString(config, 'certificate_id'),
+    certificate_id,
     // After the certificate in the stored config, so an IVA location (no `tax`) stores what it always did.
-    tax: readSpanishTax(config, system),
+    tax,
+    // Last, and only when given, for the same reason.
+    vat_regime: readVatRegime(config, system, tax),
   };
 }
 

@@ -19,25 +19,39 @@
  * finance, letting of dwellings…), E2 art. 21 (exports), E3 art. 22 (operations treated as
  * exports), E4 arts. 23 and 24 (free zones, customs regimes), E5 art. 25 (intra-EU
  * supplies), E6 other. VERI*FACTU's schema also lists E7 and E8; TicketBAI and SII do not,
- * so only E1–E6 are taken (the same code works in every system a location may move to).
+ * so an IVA sale takes only E1–E6 (the same code works in every system a location may move
+ * to).
+ *
+ * IGIC and IPSI (./tax.ts; VERI*FACTU only): VERI*FACTU writes the exemption of an IGIC
+ * sale as of an IVA one, with `Impuesto` 03, and its cause from AEAT's list L10B, "motivo
+ * exenta para desgloses donde el impuesto de aplicación es el IGIC": E1–E8 (AEAT
+ * DsRegistroVeriFactu.xlsx, as marcchacon/verifactu-rb `verifactu_config.rb` encodes it
+ * beside L10 = E1–E6, "version 1.0.9 del documento de validación"; OCA
+ * l10n_es_igic_verifactu_oca sends E7 for the exemption of the small-business regime, REPEP).
+ * An IPSI sale (`Impuesto` 02) has no list of its own: it takes L10's E1–E6.
  */
 import { badRequest } from '../../core/errors.ts';
 import type { TransactionDraft, TxLine } from '../types.ts';
 import { metaString, optionalChoice, type Metadata } from '../shared/metadata-fields.ts';
+import { TAX_NAMES, type SpanishTax } from './tax.ts';
 
+/** IVA's causes (AEAT list L10), the only ones TicketBAI and SII carry. */
 export const EXEMPTION_CODES = ['E1', 'E2', 'E3', 'E4', 'E5', 'E6'] as const;
 export type ExemptionCode = (typeof EXEMPTION_CODES)[number];
 
-export const EXEMPTION_CODE_INVALID = `metadata.exemption_code must be one of ${EXEMPTION_CODES.join(', ')}`;
-export const EXEMPTION_WITHOUT_EXEMPT_LINE = 'metadata.exemption_code applies to the lines with tax_rate 0, and this transaction has none';
+/** IGIC's causes in VERI*FACTU (AEAT list L10B): L10's and E7, E8. */
+export const IGIC_EXEMPTION_CODES = [...EXEMPTION_CODES, 'E7', 'E8'] as const;
+/** Any cause a VERI*FACTU `OperacionExenta` may carry (OperacionExentaType: E1–E8). */
+export type AnyExemptionCode = (typeof IGIC_EXEMPTION_CODES)[number];
 
-/**
- * The causes are IVA's (LIVA arts. 20-25; the E-codes of AEAT's list L10 and the receipt's
- * legend cite them). An IGIC or IPSI location (../es/tax.ts) has exemptions of its own law,
- * with other articles (VERI*FACTU's list L10B for IGIC), which this service does not write.
- */
-export const exemptionNotForTax = (taxName: string): string =>
-  `metadata.exemption_code applies to IVA sales: this location charges ${taxName} (country_config.tax), whose exemptions the records do not carry`;
+/** The causes a sale of the location's tax may name: L10B for IGIC, L10 otherwise. */
+export const exemptionCodesFor = (tax: SpanishTax): readonly AnyExemptionCode[] => (tax === 'igic' ? IGIC_EXEMPTION_CODES : EXEMPTION_CODES);
+
+export const EXEMPTION_CODE_INVALID = `metadata.exemption_code must be one of ${EXEMPTION_CODES.join(', ')}`;
+/** The 400 of an unknown cause: IVA's message is the one it always was; IGIC names its list. */
+export const exemptionCodeInvalid = (tax: SpanishTax): string =>
+  tax === 'igic' ? `metadata.exemption_code must be one of ${IGIC_EXEMPTION_CODES.join(', ')} (IGIC exemption causes, AEAT list L10B)` : EXEMPTION_CODE_INVALID;
+export const EXEMPTION_WITHOUT_EXEMPT_LINE = 'metadata.exemption_code applies to the lines with tax_rate 0, and this transaction has none';
 
 /** Validation: the code if given (a known cause, and at least one line it applies to). */
 export function readExemptionCode(tx: TransactionDraft, meta: Metadata): ExemptionCode | undefined {
@@ -46,21 +60,32 @@ export function readExemptionCode(tx: TransactionDraft, meta: Metadata): Exempti
   return code;
 }
 
+/** Validation for VERI*FACTU, which carries every tax: the cause among the location's tax's (`exemptionCodesFor`). */
+export function readTaxExemptionCode(tx: TransactionDraft, meta: Metadata, tax: SpanishTax): AnyExemptionCode | undefined {
+  const code = optionalChoice(meta, 'exemption_code', exemptionCodesFor(tax), exemptionCodeInvalid(tax));
+  if (code !== undefined && !tx.items.some((l) => l.tax_rate === 0)) throw badRequest(EXEMPTION_WITHOUT_EXEMPT_LINE);
+  return code;
+}
+
 /** The stored (validated) code of a transaction, for the builders. */
 export const exemptionCodeOf = (tx: TransactionDraft): ExemptionCode | undefined =>
   EXEMPTION_CODES.find((c) => c === metaString(tx, 'exemption_code'));
 
+/** The stored code of a VERI*FACTU transaction, E7 and E8 included (validated against the location's tax). */
+export const anyExemptionCodeOf = (tx: TransactionDraft): AnyExemptionCode | undefined =>
+  IGIC_EXEMPTION_CODES.find((c) => c === metaString(tx, 'exemption_code'));
+
 /** Whether a line is reported exempt: the transaction names a cause and the line is at 0 %. */
-export const isExemptLine = (line: TxLine, code: ExemptionCode | undefined): boolean => code !== undefined && line.tax_rate === 0;
+export const isExemptLine = (line: TxLine, code: AnyExemptionCode | undefined): boolean => code !== undefined && line.tax_rate === 0;
 
 /** The base of the exempt lines (minor units, unsigned), or null when nothing is exempt. */
-export function exemptBase(items: readonly TxLine[], code: ExemptionCode | undefined): number | null {
+export function exemptBase(items: readonly TxLine[], code: AnyExemptionCode | undefined): number | null {
   const exempt = items.filter((l) => isExemptLine(l, code));
   return exempt.length === 0 ? null : exempt.reduce((sum, l) => sum + l.total_amount - l.tax_amount, 0);
 }
 
 /** The lines that stay taxed (S1) beside the exempt ones. */
-export const taxedLines = (items: readonly TxLine[], code: ExemptionCode | undefined): TxLine[] =>
+export const taxedLines = (items: readonly TxLine[], code: AnyExemptionCode | undefined): TxLine[] =>
   items.filter((l) => !isExemptLine(l, code));
 
 /*
@@ -82,4 +107,16 @@ const ARTICLES: Record<ExemptionCode, string> = {
 export function exemptionLegend(code: ExemptionCode, law: 'Ley 37/1992' | 'Norma Foral del IVA'): string {
   const article = ARTICLES[code];
   return article === '' ? 'Operación exenta de IVA' : `Operación exenta de IVA (${article} ${law})`;
+}
+
+/**
+ * The legend of an exempt operation of the location's tax. IVA: as above. IGIC and IPSI:
+ * "Operación exenta de IGIC" without an article. RD 1619/2012 art. 6.1.j accepts the
+ * "indicación de que la operación está exenta"; the articles of Ley 20/1991 / Ley 4/2012
+ * each L10B code stands for were not established from a source (AEAT's list text), and
+ * citing a LIVA article for an IGIC sale would be wrong.
+ */
+export function exemptionLegendFor(code: AnyExemptionCode, tax: SpanishTax): string {
+  if (tax === 'iva') return EXEMPTION_CODES.includes(code as ExemptionCode) ? exemptionLegend(code as ExemptionCode, 'Ley 37/1992') : 'Operación exenta de IVA';
+  return `Operación exenta de ${TAX_NAMES[tax]}`;
 }

@@ -17,7 +17,7 @@
 import { badRequest } from '../../core/errors.ts';
 import { RateListError } from '../../core/transaction-request.ts';
 import type { LineField, TransactionDraft, TxLine } from '../types.ts';
-import { type ExemptionCode, isExemptLine } from './exemption.ts';
+import { type AnyExemptionCode, isExemptLine } from './exemption.ts';
 import { TAX_NAMES, ratesText, type SpanishTax } from './tax.ts';
 
 /** The line surcharge the three Spanish systems declare (FiscalSystem.lineFields). */
@@ -60,7 +60,7 @@ export const hasSurcharge = (tx: TransactionDraft): boolean => tx.items.some((l)
  * and at the rate paired with the line's IVA rate. The amount was computed (or checked) by
  * the core, as the line's tax.
  */
-export function checkSurcharges(tx: TransactionDraft, tax: SpanishTax, exemption: ExemptionCode | undefined): void {
+export function checkSurcharges(tx: TransactionDraft, tax: SpanishTax, exemption: AnyExemptionCode | undefined): void {
   tx.items.forEach((l, i) => {
     const s = surchargeOf(l);
     if (s === undefined) return;

@@ -14,7 +14,8 @@ import { ticketBai } from '../es-ticketbai/index.ts';
 import { sii } from '../es-sii/index.ts';
 import { TAX_INVALID, taxNotCarried } from './tax.ts';
 import { SURCHARGE_RATES } from './surcharge.ts';
-import { exemptionNotForTax } from './exemption.ts';
+import { EXEMPTION_CODE_INVALID, EXEMPTION_WITHOUT_EXEMPT_LINE, exemptionCodeInvalid } from './exemption.ts';
+import { exemptionNotReported, otherTaxRegimeKeyInvalid } from '../es-sii/metadata.ts';
 
 const SYSTEMS: [SystemKey, FiscalSystem, Record<string, unknown>][] = [
   ['es-verifactu', verifactu, {}],
@@ -51,19 +52,18 @@ describe('country_config.tax', () => {
     expect(validateConfig('es-verifactu', verifactu, { tax: ' ipsi ' })).toMatchObject({ tax: 'ipsi' });
   });
 
-  it('ticketbai (Basque, IVA only) and sii (IVA books) refuse igic and ipsi with a 400 that says why', () => {
+  it('ticketbai (Basque, IVA only) refuses igic and ipsi with a 400 that says why; sii takes them (key 08, not subject to IVA)', () => {
     for (const tax of ['igic', 'ipsi'] as const) {
       expect400(() => validateConfig('es-ticketbai', ticketBai, { tax }), taxNotCarried('ticketbai', tax));
-      expect400(() => validateConfig('es-sii', sii, { tax }), taxNotCarried('sii', tax));
+      expect(validateConfig('es-sii', sii, { tax })).toMatchObject({ tax });
     }
     expect(taxNotCarried('ticketbai', 'igic')).toBe(
       'country_config.tax igic is not available for ticketbai: TicketBAI records are Basque and carry IVA only; a Canary Islands (IGIC) or Ceuta and Melilla (IPSI) location uses verifactu',
     );
   });
 
-  it('a hand-edited stored config of another tax is refused at the transaction too (ticketbai, sii)', () => {
+  it('a hand-edited stored config of another tax is refused at the transaction too (ticketbai)', () => {
     expect400(() => validateTx(ticketBai, 'es-ticketbai', [at(21)], {}, { tax: 'igic' }), taxNotCarried('ticketbai', 'igic'));
-    expect400(() => validateTx(sii, 'es-sii', [at(21)], { simplified: true }, { tax: 'ipsi' }), taxNotCarried('sii', 'ipsi'));
   });
 });
 
@@ -109,8 +109,33 @@ describe('the rates of the location\'s tax (AEAT 1124 refuses the others)', () =
     }
   });
 
-  it('verifactu IGIC/IPSI: an exemption cause (IVA\'s articles) is refused', () => {
-    expect400(() => validateTx(verifactu, 'es-verifactu', [at(0), at(7)], { exemption_code: 'E1' }, { tax: 'igic' }), exemptionNotForTax('IGIC'));
+  it('verifactu IGIC: the causes of AEAT list L10B, E1-E8, are taken; another is a 400 listing them', () => {
+    for (const code of ['E1', 'E2', 'E3', 'E4', 'E5', 'E6', 'E7', 'E8']) {
+      expect(validateTx(verifactu, 'es-verifactu', [at(0), at(7)], { exemption_code: code }, { tax: 'igic' })).toMatchObject({ exemption_code: code });
+    }
+    expect400(() => validateTx(verifactu, 'es-verifactu', [at(0), at(7)], { exemption_code: 'E9' }, { tax: 'igic' }), exemptionCodeInvalid('igic'));
+    expect(exemptionCodeInvalid('igic')).toBe('metadata.exemption_code must be one of E1, E2, E3, E4, E5, E6, E7, E8 (IGIC exemption causes, AEAT list L10B)');
+    expect400(() => validateTx(verifactu, 'es-verifactu', [at(7)], { exemption_code: 'E7' }, { tax: 'igic' }), EXEMPTION_WITHOUT_EXEMPT_LINE);
+  });
+
+  it('verifactu IVA and IPSI: E1-E6 only (list L10); E7 and E8 are IGIC\'s', () => {
+    expect400(() => validateTx(verifactu, 'es-verifactu', [at(0), at(21)], { exemption_code: 'E7' }), EXEMPTION_CODE_INVALID);
+    expect400(() => validateTx(verifactu, 'es-verifactu', [at(0), at(3)], { exemption_code: 'E8' }, { tax: 'ipsi' }), EXEMPTION_CODE_INVALID);
+  });
+
+  it('verifactu IPSI: with a cause, the 0 % lines are the exempt ones (IPSI has no tipo cero otherwise)', () => {
+    expect(validateTx(verifactu, 'es-verifactu', [at(0), at(3)], { exemption_code: 'E1' }, { tax: 'ipsi' })).toMatchObject({ exemption_code: 'E1' });
+    expect400(() => validateTx(verifactu, 'es-verifactu', [at(0), at(3)], {}, { tax: 'ipsi' }), 'items[0].tax_rate must be one of the IPSI rates 0.5, 1, 2, 3, 4, 8 or 10 (country_config.tax is ipsi)');
+  });
+
+  it('sii IGIC/IPSI: the tax\'s rates; key 08 (given or not), another key is a 400; no exemption cause', () => {
+    expect(validateTx(sii, 'es-sii', [at(7), at(0)], { simplified: true }, { tax: 'igic' })).toMatchObject({ regime_key: '08' });
+    expect(validateTx(sii, 'es-sii', [at(3)], { simplified: true, regime_key: '08' }, { tax: 'ipsi' })).toMatchObject({ regime_key: '08' });
+    expect400(() => validateTx(sii, 'es-sii', [at(21)], { simplified: true }, { tax: 'igic' }), 'items[0].tax_rate must be one of the IGIC rates 0, 3, 7, 9.5, 15 or 20 (country_config.tax is igic)');
+    expect400(() => validateTx(sii, 'es-sii', [at(7)], { simplified: true, regime_key: '01' }, { tax: 'igic' }), otherTaxRegimeKeyInvalid('igic'));
+    expect400(() => validateTx(sii, 'es-sii', [at(0), at(7)], { simplified: true, exemption_code: 'E1' }, { tax: 'igic' }), exemptionNotReported('igic'));
+    // An IVA location keeps its keys: 08 is not one of them.
+    expect400(() => validateTx(sii, 'es-sii', [at(21)], { simplified: true, regime_key: '08' }), 'metadata.regime_key must be one of 01, 02, 03, 05, 07, 09');
   });
 });
 

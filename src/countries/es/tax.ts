@@ -8,10 +8,11 @@
  * tax is the location's: `country_config.tax`, `iva` (the default: every location stored
  * before the field existed), `igic` or `ipsi`.
  *
- * Only VERI*FACTU carries the other two (DetalleDesglose `Impuesto`: 01 IVA, 02 IPSI, 03
- * IGIC; SuministroInformacion.xsd `ImpuestoType`). TicketBAI is Basque and IVA only; the
- * SII books are IVA books, where an IGIC or IPSI sale is an operation not subject to IVA,
- * a breakdown this service does not write: both refuse a location of another tax.
+ * VERI*FACTU carries the other two (DetalleDesglose `Impuesto`: 01 IVA, 02 IPSI, 03
+ * IGIC; SuministroInformacion.xsd `ImpuestoType`). The SII books are IVA books, where an
+ * IGIC or IPSI sale is an operation not subject to IVA (regime key 08, the NoSujeta
+ * breakdown: ../es-sii/xml.ts). TicketBAI is Basque and IVA only: it refuses a location of
+ * another tax.
  */
 import { badRequest, type ValidationError } from '../../core/errors.ts';
 import { RateListError } from '../../core/transaction-request.ts';
@@ -24,12 +25,11 @@ export type SpanishTax = (typeof SPANISH_TAXES)[number];
 
 export const TAX_INVALID = 'country_config.tax must be "iva", "igic" or "ipsi"';
 
-/** What TicketBAI and SII answer a location of a tax their records do not carry. */
-const NOT_CARRIED: Record<Exclude<SpainSystem, 'verifactu'>, string> = {
+/** What TicketBAI answers a location of a tax its records do not carry. */
+const NOT_CARRIED: Record<'ticketbai', string> = {
   ticketbai: 'TicketBAI records are Basque and carry IVA only; a Canary Islands (IGIC) or Ceuta and Melilla (IPSI) location uses verifactu',
-  sii: 'the SII books carry IVA only, and an IGIC or IPSI sale would have to be reported as not subject to IVA, which this service does not write',
 };
-export const taxNotCarried = (system: Exclude<SpainSystem, 'verifactu'>, tax: SpanishTax): string =>
+export const taxNotCarried = (system: 'ticketbai', tax: SpanishTax): string =>
   `country_config.tax ${tax} is not available for ${system}: ${NOT_CARRIED[system]}`;
 
 /**
@@ -42,7 +42,7 @@ export function readSpanishTax(config: ConfigObject, system: SpainSystem): Spani
   if (raw === undefined || raw === null) return undefined;
   const tax = typeof raw === 'string' ? SPANISH_TAXES.find((t) => t === raw.trim()) : undefined;
   if (tax === undefined) throw badRequest(TAX_INVALID);
-  if (tax !== 'iva' && system !== 'verifactu') throw badRequest(taxNotCarried(system, tax));
+  if (tax !== 'iva' && system === 'ticketbai') throw badRequest(taxNotCarried(system, tax));
   return tax;
 }
 
@@ -98,10 +98,13 @@ export const rateNotAllowed = (i: number, tax: SpanishTax): ValidationError =>
  * Every line's rate is one of its tax's, checked at creation and preview, before anything
  * is stored or signed: a record with another rate is refused by the authority later (AEAT
  * 1124), after the sale was acknowledged, chained and numbered. An exempt line
- * (metadata.exemption_code) is at 0, which IVA has.
+ * (metadata.exemption_code) is at 0, which IVA and IGIC have; IPSI has no tipo cero, so
+ * `exempt` (the transaction names a cause) lets its 0 % lines through: they are the exempt
+ * ones, written with no rate (OperacionExenta).
  */
-export function checkTaxRates(tx: TransactionDraft, tax: SpanishTax): void {
+export function checkTaxRates(tx: TransactionDraft, tax: SpanishTax, exempt = false): void {
   tx.items.forEach((l, i) => {
+    if (exempt && l.tax_rate === 0) return;
     if (!RATES[tax].includes(l.tax_rate)) throw rateNotAllowed(i, tax);
   });
 }
