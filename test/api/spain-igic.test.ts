@@ -2,7 +2,7 @@
  * IGIC (Canary Islands) and IPSI (Ceuta, Melilla) beyond the taxed sale, through the API on
  * the store TEST_STORE names (run with --project pglite and --project postgres):
  * - VERI*FACTU exemptions of those taxes: `OperacionExenta` with `Impuesto` 03 / 02, IGIC's
- *   causes from AEAT list L10B (E1-E8), ClaveRegimen 02 for an export (AEAT 1199), none for
+ *   causes from AEAT list L10B (E1-E8), ClaveRegimen 02 for an export (AEAT 1199), 01 for
  *   IPSI (src/countries/es/exemption.ts, es-verifactu/build.ts);
  * - SII at an IGIC or IPSI location: key 08 and the whole sale in NoSujeta/
  *   ImporteTAIReglasLocalizacion, refunds (R1, R5) negative (es-sii/xml.ts);
@@ -110,7 +110,7 @@ describe('VERI*FACTU: IGIC and IPSI exemptions (OperacionExenta with Impuesto 03
     expectValid('verifactu', e7xml);
   });
 
-  it('IPSI: the 0 % lines with a cause are OperacionExenta without ClaveRegimen; E7 and a 0 % line without a cause are 400s, nothing stored', async () => {
+  it('IPSI: the 0 % lines with a cause are OperacionExenta under ClaveRegimen 01 (as every IPSI detail); E7 and a 0 % line without a cause are 400s, nothing stored', async () => {
     const { key } = await t.signup();
     const loc = await location(key, 'verifactu', 'ipsi');
     await expectRefused(key, sale(loc, [{ rate: 0 }, { rate: 3 }], { exemption_code: 'E7' }), 'metadata.exemption_code must be one of E1, E2, E3, E4, E5, E6');
@@ -120,8 +120,8 @@ describe('VERI*FACTU: IGIC and IPSI exemptions (OperacionExenta with Impuesto 03
     const created = await createTx(t, key, sale(loc, [{ rate: 0, quantity: 5 }, { rate: 3, quantity: 4 }], { exemption_code: 'E1' }));
     expect(created.statusCode, created.body).toBe(201);
     const xml = await fiscalRecord(key, created.json().id);
-    expect(xml).toContain('<sf:DetalleDesglose><sf:Impuesto>02</sf:Impuesto><sf:OperacionExenta>E1</sf:OperacionExenta><sf:BaseImponibleOimporteNoSujeto>50.00</sf:BaseImponibleOimporteNoSujeto></sf:DetalleDesglose>');
-    expect(xml).not.toContain('ClaveRegimen');
+    expect(xml).toContain('<sf:DetalleDesglose><sf:Impuesto>02</sf:Impuesto><sf:ClaveRegimen>01</sf:ClaveRegimen><sf:OperacionExenta>E1</sf:OperacionExenta><sf:BaseImponibleOimporteNoSujeto>50.00</sf:BaseImponibleOimporteNoSujeto></sf:DetalleDesglose>');
+    expect(xml).toContain('<sf:Impuesto>02</sf:Impuesto><sf:ClaveRegimen>01</sf:ClaveRegimen><sf:CalificacionOperacion>S1</sf:CalificacionOperacion>');
     expectValid('verifactu', xml);
     expect(await receipt(key, created.json().id)).toContain('Operación exenta de IPSI');
   });

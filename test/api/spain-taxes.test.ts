@@ -135,7 +135,7 @@ describe('IGIC and IPSI locations (country_config.tax)', () => {
     expect(surcharged.json().error).toMatch(/^items\[0\]\.surcharge_rate is not allowed: recargo de equivalencia is charged with IVA only/);
   });
 
-  it('VERI*FACTU in Ceuta: Impuesto 02 without ClaveRegimen, XSD-valid; a PATCH to ipsi changes the next records', async () => {
+  it('VERI*FACTU in Ceuta: Impuesto 02 with ClaveRegimen 01 (AEAT rejects it missing from 2027), XSD-valid; a PATCH to ipsi changes the next records', async () => {
     const { key } = await t.signup();
     const loc = await createLocation(t, key, 'es-verifactu');
     const patched = await t.request({
@@ -146,8 +146,8 @@ describe('IGIC and IPSI locations (country_config.tax)', () => {
     const sale = await createTx(t, key, saleAt(loc, 'es-verifactu', [{ rate: 3 }, { rate: 0.5 }]));
     expect(sale.statusCode, sale.body).toBe(201);
     const xml = await fiscalRecord(key, sale.json().id);
-    expect(xml).toContain('<sf:DetalleDesglose><sf:Impuesto>02</sf:Impuesto><sf:CalificacionOperacion>S1</sf:CalificacionOperacion><sf:TipoImpositivo>3.00</sf:TipoImpositivo>');
-    expect(xml).not.toContain('ClaveRegimen');
+    expect(xml).toContain('<sf:DetalleDesglose><sf:Impuesto>02</sf:Impuesto><sf:ClaveRegimen>01</sf:ClaveRegimen><sf:CalificacionOperacion>S1</sf:CalificacionOperacion><sf:TipoImpositivo>3.00</sf:TipoImpositivo>');
+    expect(xml.match(/<sf:ClaveRegimen>01<\/sf:ClaveRegimen>/g)).toHaveLength(2);
     expectValid('es-verifactu', xml);
   });
 

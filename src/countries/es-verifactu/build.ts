@@ -154,16 +154,27 @@ const rateText = (rate: number): string => decimal(Math.round(rate * 100));
 const IMPUESTO: Readonly<Record<SpanishTax, string>> = { iva: '01', ipsi: '02', igic: '03' };
 
 /**
- * `ClaveRegimen` of the exempt detail. IPSI: none (no regime list; AEAT 1245 asks for it
- * with IVA and IGIC only). IVA and IGIC: 02 "Exportación" for an export (E2) or an operation
+ * IPSI's `ClaveRegimen` (Ceuta, Melilla): 01. AEAT's validation document (§15.6 of the
+ * VERI*FACTU "Validaciones y errores", revision of November 2025) asks for one of 01, 08,
+ * 11, 18, 19, 20 with `Impuesto` 02: without it a record is "Aceptada con errores" until
+ * 31-12-2026 and rejected from 01-01-2027. Until that revision AEAT 1245 asked for it with
+ * IVA and IGIC only, and session 21 wrote none. 01 (general regime) is the only one of those
+ * keys this service's IPSI sales can be: no surcharge or special regime is taken with IPSI
+ * (../es/surcharge.ts, ../es/regime.ts), and 08, 11 and 19 name other operations.
+ */
+const IPSI_REGIME = '01';
+
+/**
+ * `ClaveRegimen` of the exempt detail. IPSI: 01 (`IPSI_REGIME`; its list has no 02, and
+ * AEAT 1199 below names IVA and IGIC only). IVA and IGIC: 02 "Exportación" for an export (E2) or an operation
  * treated as one (E3), since AEAT refuses E2 and E3 under 01 (error 1199: "Si Impuesto es
  * '01' (IVA), '03' (IGIC) o no se cumplimenta y ClaveRegimen es 01 no pueden marcarse la
  * OperacionExenta E2, E3", as reported in josemmo/Verifactu-PHP issue 55, where 02 was
  * accepted; Odoo's l10n_es_edi_verifactu sets 02 for E2 the same way); 01 otherwise. Key 02
  * is in both lists (L8A for IVA, L8B for IGIC).
  */
-function exemptRegime(exemption: AnyExemptionCode, tax: SpanishTax): string | undefined {
-  if (tax === 'ipsi') return undefined;
+function exemptRegime(exemption: AnyExemptionCode, tax: SpanishTax): string {
+  if (tax === 'ipsi') return IPSI_REGIME;
   return exemption === 'E2' || exemption === 'E3' ? '02' : '01';
 }
 
@@ -177,7 +188,7 @@ function exemptRegime(exemption: AnyExemptionCode, tax: SpanishTax): string | un
  * only with 18" was withdrawn), and has no rule for 20 with IVA; Odoo's l10n_es_edi_verifactu
  * writes 20 for a company in the simplified regime. A general-regime issuer: 18 for a line
  * carrying the surcharge it charges a retailer (session 21; see docs/decisions.md: contested,
- * kept), else 01. IPSI: none (below).
+ * kept), else 01. IPSI: `IPSI_REGIME`.
  */
 function taxedRegime(regime: SpanishVatRegime, surcharged: boolean): string {
   if (regime === 'recargo_equivalencia') return '18';
@@ -194,8 +205,8 @@ function taxedRegime(regime: SpanishVatRegime, surcharged: boolean): string {
  * carries `TipoRecargoEquivalencia` and `CuotaRecargoEquivalencia` under `ClaveRegimen` 18
  * ("recargo de equivalencia", list L8A; as invopop/gobl's VERI*FACTU addon sets it for a
  * surcharged rate); CuotaTotal and ImporteTotal count the surcharge (AEAT 1216 and 1210:
- * they are checked against quota plus surcharge). IPSI has no regime list: no ClaveRegimen
- * (AEAT 1245 asks for it with IVA and IGIC). A corrective invoice "by differences"
+ * they are checked against quota plus surcharge). IPSI: ClaveRegimen 01 (`IPSI_REGIME`).
+ * A corrective invoice "by differences"
  * (TipoRectificativa I) carries the amounts it takes off, so they are negative.
  */
 function desglose(items: TxLine[], sign: 1 | -1, exemption: AnyExemptionCode | undefined, tax: SpanishTax, regime: SpanishVatRegime = 'general'): { lines: DesgloseLine[]; cuota: number; total: number } {
@@ -211,7 +222,7 @@ function desglose(items: TxLine[], sign: 1 | -1, exemption: AnyExemptionCode | u
     const surcharged = g.surchargeRate !== undefined;
     return {
       Impuesto: impuesto,
-      ClaveRegimen: tax === 'ipsi' ? undefined : taxedRegime(regime, surcharged),
+      ClaveRegimen: tax === 'ipsi' ? IPSI_REGIME : taxedRegime(regime, surcharged),
       CalificacionOperacion: 'S1',
       TipoImpositivo: rateText(g.rate),
       BaseImponibleOimporteNoSujeto: decimal(sign * g.base),

@@ -109,7 +109,7 @@ export function goldenTaxCases(): GoldenCase[] {
     }), 2),
     // Exempt operations (../es/exemption.ts). IGIC: goods shipped out of the Canary Islands
     // (E2, an export: ClaveRegimen 02, AEAT 1199) beside a sale taxed at 7 % (01). IPSI: an
-    // exempt service (E1: no ClaveRegimen, IPSI has none) beside one at 3 %.
+    // exempt service (E1, ClaveRegimen 01 as every IPSI detail: build.ts IPSI_REGIME) beside one at 3 %.
     first('alta-igic-exempt.xml', 'igic', draft({
       customer_context: { nif: 'B64717838', name: 'Cliente Ejemplo SA' },
       metadata: { exemption_code: 'E2' },

@@ -149,7 +149,7 @@ describe('VERI*FACTU golden records', () => {
     expect(c.record.qrData).toContain('importe=48.00');
   });
 
-  it('IGIC (Impuesto 03, ClaveRegimen 01) and IPSI (Impuesto 02, no ClaveRegimen: AEAT asks it for IVA and IGIC only)', () => {
+  it('IGIC (Impuesto 03, ClaveRegimen 01) and IPSI (Impuesto 02, ClaveRegimen 01: AEAT rejects an IPSI detail without one from 2027)', () => {
     const detalles = (file: string) =>
       [(parser.parse(taxes.find((x) => x.file === file)!.record.body) as Record<string, Record<string, any>>).RegistroAlta!.Desglose.DetalleDesglose].flat();
     expect(detalles('alta-igic.xml')).toEqual([
@@ -157,11 +157,11 @@ describe('VERI*FACTU golden records', () => {
       { Impuesto: '03', ClaveRegimen: '01', CalificacionOperacion: 'S1', TipoImpositivo: '0.00', BaseImponibleOimporteNoSujeto: '1.20', CuotaRepercutida: '0.00' },
     ]);
     expect(detalles('alta-ipsi.xml')).toEqual([
-      { Impuesto: '02', CalificacionOperacion: 'S1', TipoImpositivo: '3.00', BaseImponibleOimporteNoSujeto: '40.00', CuotaRepercutida: '1.20' },
+      { Impuesto: '02', ClaveRegimen: '01', CalificacionOperacion: 'S1', TipoImpositivo: '3.00', BaseImponibleOimporteNoSujeto: '40.00', CuotaRepercutida: '1.20' },
     ]);
   });
 
-  it('IGIC and IPSI exemptions: OperacionExenta with Impuesto 03 (ClaveRegimen 02 for an export, AEAT 1199) or 02 (no ClaveRegimen); the legend names the tax, not a LIVA article', () => {
+  it('IGIC and IPSI exemptions: OperacionExenta with Impuesto 03 (ClaveRegimen 02 for an export, AEAT 1199) or 02 (ClaveRegimen 01: the IPSI list has no 02); the legend names the tax, not a LIVA article', () => {
     const of = (file: string) => taxes.find((x) => x.file === file)!;
     const detalles = (file: string) => [(parser.parse(of(file).record.body) as Record<string, Record<string, any>>).RegistroAlta!.Desglose.DetalleDesglose].flat();
     expect(detalles('alta-igic-exempt.xml')).toEqual([
@@ -169,8 +169,8 @@ describe('VERI*FACTU golden records', () => {
       { Impuesto: '03', ClaveRegimen: '01', CalificacionOperacion: 'S1', TipoImpositivo: '7.00', BaseImponibleOimporteNoSujeto: '5.00', CuotaRepercutida: '0.35' },
     ]);
     expect(detalles('alta-ipsi-exempt.xml')).toEqual([
-      { Impuesto: '02', OperacionExenta: 'E1', BaseImponibleOimporteNoSujeto: '50.00' },
-      { Impuesto: '02', CalificacionOperacion: 'S1', TipoImpositivo: '3.00', BaseImponibleOimporteNoSujeto: '40.00', CuotaRepercutida: '1.20' },
+      { Impuesto: '02', ClaveRegimen: '01', OperacionExenta: 'E1', BaseImponibleOimporteNoSujeto: '50.00' },
+      { Impuesto: '02', ClaveRegimen: '01', CalificacionOperacion: 'S1', TipoImpositivo: '3.00', BaseImponibleOimporteNoSujeto: '40.00', CuotaRepercutida: '1.20' },
     ]);
     expect(of('alta-igic-exempt.xml').record.renderHints[0]).toMatchObject({ key: 'exemption', value: 'Operación exenta de IGIC' });
     expect(of('alta-ipsi-exempt.xml').record.renderHints[0]).toMatchObject({ key: 'exemption', value: 'Operación exenta de IPSI' });

@@ -57,8 +57,8 @@ export interface DesgloseLine {
   /** 01 IVA, 02 IPSI, 03 IGIC (ImpuestoType). */
   Impuesto: string;
   /**
-   * 01 general regime, 18 recargo de equivalencia (list L8A for IVA, L8B for IGIC); none
-   * for IPSI, which has no regime list (AEAT 1245 asks for it with IVA and IGIC only).
+   * 01 general regime, 02 export, 18 recargo de equivalencia, 20 simplified regime (list
+   * L8A for IVA, L8B for IGIC; 01 for IPSI: build.ts `IPSI_REGIME`).
    */
   ClaveRegimen?: string | undefined;
   /** S1 subject, not exempt, no reverse charge; or, for an exempt operation, OperacionExenta. */
