@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
-import { GR_SUBSCRIPTION_KEY, locationBodies } from '../support/fixtures.ts';
+import { GR_AFM, GR_SUBSCRIPTION_KEY, locationBodies } from '../support/fixtures.ts';
 import { startFakeAade, type FakeAade } from '../support/fake-aade.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { createTx, getTx } from '../support/transactions.ts';
@@ -268,6 +268,35 @@ describe('myDATA against the fake AADE', () => {
     expect(full.response_payload.error).toEqual({ category: 'regulatory_reject', authority_code: '203' });
     expect(hintKeys(full)).not.toContain('late_transmission_label');
     expect((await submitJob(tx.id)).status).toBe('dead');
+  });
+
+  it('a sale to a business in another EU state is a 1.2 (AADE refuses a 1.1 to it, 242), classified E3_561_005; one outside the EU a 1.3: both accepted', async () => {
+    const s = await scenario({ document_class: 'TypeB' });
+    const foreign = { counterpart_vat_number: 'DE123456789', counterpart_country: 'DE', counterpart_name: 'Beispiel GmbH', counterpart_postal_code: '10117', counterpart_city: 'Berlin' };
+    const eu = (await createTx(t, s.key, { ...sale(s.loc), metadata: foreign }, AUTHORITY)).json();
+    expect(eu.status, JSON.stringify(eu.response_payload)).toBe('success');
+    const us = (await createTx(t, s.key, { ...sale(s.loc), metadata: { ...foreign, counterpart_vat_number: '12-3456789', counterpart_country: 'US', counterpart_name: 'Example Inc', counterpart_postal_code: '10001', counterpart_city: 'New York' } }, AUTHORITY)).json();
+    expect(us.status, JSON.stringify(us.response_payload)).toBe('success');
+    const docs = [...fake.documents.values()];
+    expect(docs.map((d) => d.invoiceType)).toEqual(['1.2', '1.3']);
+    expect(docs[0]!.xml).toContain('<icls:classificationType>E3_561_005</icls:classificationType>');
+    expect(docs[1]!.xml).toContain('<icls:classificationType>E3_561_006</icls:classificationType>');
+    expect((await receipt(s.key, eu.id)).body).toContain('ΤΙΜΟΛΟΓΙΟ ΠΩΛΗΣΗΣ - ΕΝΔΟΚΟΙΝΟΤΙΚΕΣ ΠΑΡΑΔΟΣΕΙΣ');
+  });
+
+  it('what AADE would refuse after the sale is a 400 at creation, and nothing is sent: a 1.1 to a foreign business, a document to its own issuer, an income classification the invoice type does not take', async () => {
+    const s = await scenario();
+    const refused = async (metadata: Record<string, unknown>, message: string) => {
+      const res = await createTx(t, s.key, { ...sale(s.loc), metadata }, AUTHORITY);
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().error).toContain(message);
+    };
+    const de = { counterpart_vat_number: 'DE123456789', counterpart_country: 'DE', counterpart_name: 'Beispiel GmbH', counterpart_postal_code: '10117', counterpart_city: 'Berlin' };
+    await refused({ ...de, invoice_type: '1.1' }, 'invoice type 1.1 needs a counterpart in Greece (country GR) (AADE refuses it otherwise, myDATA error 242)');
+    await refused({ counterpart_vat_number: GR_AFM }, 'a document cannot be addressed to its issuer (myDATA error 235)');
+    await refused({ income_classification_type: 'E3_561_001' }, 'income classification type E3_561_001 is not accepted by AADE with category1_1 on invoice type 11.1 (myDATA error 307)');
+    expect(fake.requests).toHaveLength(0);
+    expect((await t.request({ method: 'GET', url: `/v1/transactions?location_id=${s.loc}`, key: s.key })).json().total).toBe(0);
   });
 
   it('wrong subscription key: AADE answers 401 → failed_permanent (no offline fallback for a refusal)', async () => {

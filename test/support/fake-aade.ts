@@ -11,7 +11,10 @@
  * - SendInvoices: the InvoicesDoc is validated against the XSD with xmllint
  *   (`validateSchema`, default true; invalid → XMLSyntaxError 101); each invoice's UID is
  *   computed here from its fields (SHA-1 of VAT number, issue date, branch, invoice type,
- *   series, aa); a 5.1 without correlatedInvoices is refused (204, as AADE does); a UID
+ *   series, aa); AADE's business validations of what the service writes are applied
+ *   (`businessErrors`: counterpart by invoice type and country, counterpart = issuer, VAT
+ *   exemption, totals, income classification combinations; a 5.1 without
+ *   correlatedInvoices is 204), each as AADE's ValidationError code; a UID
  *   already registered is answered as AADE does, error 228 naming the
  *   UID and the original MARK (`duplicateCode` '233' for the ERP wording); else a new MARK
  *   (increasing), the UID, a QR URL and an authentication code;
@@ -166,6 +169,110 @@ export function aadeUid(f: { vat: string; issueDate: string; branch: string; inv
   return crypto.createHash('sha1').update([f.vat, f.issueDate, f.branch, f.invoiceType, f.series, f.aa].join('-'), 'utf8').digest('hex').toUpperCase();
 }
 
+const list = (v: unknown): Record<string, any>[] => (v === undefined || v === null || v === '' ? [] : Array.isArray(v) ? v : [v]) as Record<string, any>[];
+const cents = (v: unknown): number => Math.round(Number(v ?? 0) * 100);
+
+// EU member states other than Greece (ISO 3166-1), for the counterpart rules of 1.2/2.2 and 1.3/2.3.
+const EU_NOT_GR = new Set(['AT', 'BE', 'BG', 'CY', 'CZ', 'DE', 'DK', 'EE', 'ES', 'FI', 'FR', 'HR', 'HU', 'IE', 'IT', 'LT', 'LU', 'LV', 'MT', 'NL', 'PL', 'PT', 'RO', 'SE', 'SI', 'SK']);
+
+/**
+ * AADE's income classification combinations (appendix "Συνδυασμοί Χαρακτηρισμών Εσόδων", as
+ * firebed/aade-mydata config/income-classifications.php lists them) for the invoice types
+ * the service issues: type → category → classification types. 5.1 takes its correlated
+ * invoice's; here the 5.2 list. Written out here, apart from the service's table.
+ */
+const C = (s: string) => s.split(' ').map((x) => `E3_${x}`);
+const INCOME: Record<string, Record<string, string[]>> = (() => {
+  const prev = (t: Record<string, string[]>, p: string[]) => ({ ...t, category1_8: p, category1_9: p });
+  const other = C('562 563 564 565 566 567 568 570');
+  const t11 = prev({
+    category1_1: C('561_003 561_004 561_005 561_006 561_007'), category1_2: C('561_003 561_004 561_005 561_006 561_007'),
+    category1_3: C('561_003 561_004 561_005 561_006 561_007 563'), category1_4: C('880_002 880_003 880_004 561_007'),
+    category1_5: C('561_007 562 563 570'), category1_6: C('595'), category1_7: C('881_002 881_003 881_004'),
+  }, C('561_003 561_004 561_005 561_006 561_007 562 563 595 570 880_002 880_003 880_004 881_002 881_003 881_004'));
+  const all = C('561_001 561_002 561_003 561_004 561_005 561_006 561_007');
+  const t113 = prev({
+    category1_1: all, category1_2: all, category1_3: [...all, 'E3_563'], category1_4: C('880_001 880_002 880_003 880_004 561_007'),
+    category1_5: [...C('561_007'), ...other, 'E3_561_002'], category1_6: C('595'), category1_7: C('881_001 881_002 881_003 881_004'),
+  }, [...all, ...C('880_001 880_002 880_003 880_004'), ...other, 'E3_595', ...C('881_001 881_002 881_003 881_004')]);
+  const credit = C('561_001 561_002 561_005 561_006 561_007');
+  const t52 = prev({
+    category1_1: credit, category1_2: credit, category1_3: [...credit, 'E3_563'], category1_4: C('880_001 880_003 880_004'),
+    category1_5: [...C('561_002 561_005 561_006 561_007'), ...other], category1_7: C('881_001 881_003 881_004'),
+  }, [...credit, ...other, ...C('880_001 880_003 880_004 881_001 881_003 881_004')]);
+  const abroad = (s: string, fa: string, tp: string) => prev({
+    category1_1: C(`${s} 561_007`), category1_2: C(`${s} 561_007`), category1_3: C(`${s} 561_007`), category1_4: C(fa),
+    category1_5: C(`${s} 561_007 562 570`), category1_7: C(tp),
+  }, C(`${s} 561_007 562 570 ${fa} ${tp}`));
+  const services = (s: string) => prev({ category1_3: C(`${s} 561_007 563`), category1_5: C(`${s} 561_007 562 570`) }, C(`${s} 561_007 562 563 570`));
+  return {
+    '1.1': prev({
+      category1_1: C('561_001 561_002 561_007'), category1_2: C('561_001 561_002 561_007'), category1_3: C('561_001 561_002 561_007 563'),
+      category1_4: C('880_001'), category1_5: [...C('561_002 561_007'), ...other], category1_7: C('881_001 881_003 881_004'), category1_95: C('596 597'),
+    }, [...C('561_001 561_002 561_007'), ...other, ...C('880_001 881_001 881_003 881_004')]),
+    '1.2': abroad('561_005', '880_003', '881_003'), '1.3': abroad('561_006', '880_004', '881_004'),
+    '2.1': prev({ category1_3: C('561_001 561_002 561_007 563'), category1_5: ['E3_561_007', ...other] }, [...C('561_001 561_002 561_007'), ...other]),
+    '2.2': services('561_005'), '2.3': services('561_006'),
+    '5.1': t52, '5.2': t52,
+    '11.1': t11,
+    '11.2': prev({ category1_3: C('561_003 561_005 561_006 561_007 563'), category1_5: C('561_007 562 563 570'), category1_6: C('595') }, C('561_003 561_005 561_006 561_007 562 563 595 570')),
+    '11.3': t113, '11.4': t113,
+  };
+})();
+
+/**
+ * AADE's business validations (myDATA ERP API documentation, error table) of one parsed
+ * invoice, for what the service writes: 204/205 counterpart mandatory / forbidden by
+ * invoice type (and 204 correlatedInvoices for a 5.1), 242-244 the counterpart's country
+ * by invoice type, 235 counterpart = issuer, 220 a Greek counterpart's name, 217 / 271
+ * vatCategory 7 and vatExemptionCategory, 207 / 209 / 203 totals, 307 / 308 income
+ * classification combinations.
+ */
+function businessErrors(inv: Record<string, any>): { code: string; message: string }[] {
+  const errors: { code: string; message: string }[] = [];
+  const h = inv.invoiceHeader ?? {};
+  const type = String(h.invoiceType ?? '');
+  const retail = type.startsWith('11.');
+  const cp = inv.counterpart as Record<string, any> | undefined;
+  if (type === '5.1' && (h.correlatedInvoices === undefined || h.correlatedInvoices === '')) errors.push({ code: '204', message: 'CorrelatedInvoices is mandatory for this invoice type' });
+  if (retail && cp) errors.push({ code: '205', message: 'Counterpart is forbidden for this invoice type' });
+  if (!retail && !cp) errors.push({ code: '204', message: 'Counterpart is mandatory for this invoice type' });
+  if (cp) {
+    const country = String(cp.country ?? '');
+    if ((type === '1.1' || type === '2.1') && country !== 'GR') errors.push({ code: '242', message: "Counterpart 's country for this invoice type must be Greece" });
+    if ((type === '1.2' || type === '2.2') && !EU_NOT_GR.has(country)) errors.push({ code: '243', message: "Counterpart 's country for this invoice type must be in Europe but not Greece" });
+    if ((type === '1.3' || type === '2.3') && (country === 'GR' || EU_NOT_GR.has(country))) errors.push({ code: '244', message: "Counterpart 's country for this invoice type must not be in EU" });
+    if (String(cp.vatNumber ?? '') === String(inv.issuer?.vatNumber ?? '')) errors.push({ code: '235', message: 'Issuer must be different from counterpart' });
+    if (country === 'GR' && cp.name !== undefined) errors.push({ code: '220', message: 'Counterpart Name is forbidden for Counterpart from Greece' });
+  }
+  const rows = list(inv.invoiceDetails);
+  let net = 0;
+  let vat = 0;
+  for (const r of rows) {
+    net += cents(r.netValue);
+    vat += cents(r.vatAmount);
+    const exemption = r.vatExemptionCategory !== undefined && r.vatExemptionCategory !== '';
+    if (String(r.vatCategory) === '7' && !exemption) errors.push({ code: '217', message: 'When vatCategory has value 7, element vatExemptionCategory is mandatory' });
+    if (String(r.vatCategory) !== '7' && exemption) errors.push({ code: '271', message: `Invoice Line Number: ${r.lineNumber}. VatExemptionCategory field is used only in case of vatCategory = 7` });
+    const table = INCOME[type];
+    for (const c of list(r.incomeClassification)) {
+      if (!table) continue;
+      const category = String(c.classificationCategory);
+      const allowed = table[category];
+      if (!allowed) errors.push({ code: '308', message: `Classification category ${category} is forbidden for Invoice type ${type}` });
+      else if (!allowed.includes(String(c.classificationType))) {
+        errors.push({ code: '307', message: `Classification type ${String(c.classificationType)} is forbidden for Classification category ${category} combined with invoice type ${type}` });
+      }
+    }
+  }
+  const s = inv.invoiceSummary ?? {};
+  if (net !== cents(s.totalNetValue)) errors.push({ code: '207', message: "The sum of net values of the invoice lines doesn't match with total net value of the invoice" });
+  if (vat !== cents(s.totalVatAmount)) errors.push({ code: '209', message: "The sum of vat amount of the invoice lines doesn't match with total vat amount of the invoice" });
+  const gross = cents(s.totalNetValue) + cents(s.totalVatAmount) - cents(s.totalWithheldAmount) + cents(s.totalFeesAmount) + cents(s.totalStampDutyAmount) + cents(s.totalOtherTaxesAmount) - cents(s.totalDeductionsAmount);
+  if (gross !== cents(s.totalGrossValue)) errors.push({ code: '203', message: "Gross Value doesn't match with sum of net value plus taxes" });
+  return errors;
+}
+
 export async function startFakeAade(opts: FakeAadeOptions = {}): Promise<FakeAade> {
   const validateSchema = opts.validateSchema ?? true;
   const duplicateCode = opts.duplicateCode ?? '228';
@@ -205,10 +312,8 @@ export async function startFakeAade(opts: FakeAadeOptions = {}): Promise<FakeAad
       if (mode.kind === 'reject') {
         return { index: i + 1, errors: mode.codes.map((code) => ({ code, message: `Validation error ${code} (fake)` })), status: 'ValidationError' };
       }
-      // AADE's rule for a correlated credit note: it names the MARK it corrects (error 204).
-      if (f.invoiceType === '5.1' && (h.correlatedInvoices === undefined || h.correlatedInvoices === '')) {
-        return { index: i + 1, errors: [{ code: '204', message: 'CorrelatedInvoices is mandatory for this invoice type' }], status: 'ValidationError' };
-      }
+      const refused = businessErrors(inv);
+      if (refused.length > 0) return { index: i + 1, errors: refused, status: 'ValidationError' };
       const known = documents.get(uid);
       if (known) {
         duplicates.push(uid);

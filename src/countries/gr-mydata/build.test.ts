@@ -46,14 +46,16 @@ describe('gr-mydata build', () => {
     expect(record.fingerprint).toBe(myDataUid({ afm: '094259216', issueDate: '2026-01-15', branch: 3, invoiceType: '11.1', series: 'ΑΛΠ', aa: '1' }));
   });
 
-  it('a services invoice 2.1 to a foreign business: named, with its address, classified E3_561_001 / category1_3 (TypeB); valid', () => {
+  it('a services invoice 2.2 to a business in another EU state: named, with its address, classified E3_561_005 / category1_3 (TypeB); valid', () => {
+    // Was a 2.1, which AADE refuses for a foreign counterpart (error 242): 2.2 is the intra-Community one.
     const meta = {
-      invoice_type: '2.1', counterpart_vat_number: 'DE123456789', counterpart_country: 'DE', counterpart_name: 'Beispiel GmbH & Co',
+      invoice_type: '2.2', counterpart_vat_number: 'DE123456789', counterpart_country: 'DE', counterpart_name: 'Beispiel GmbH & Co',
       counterpart_street: 'Unter den Linden', counterpart_number: '5', counterpart_postal_code: '10117', counterpart_city: 'Berlin',
     };
     const { record } = validatedBuild(myData, location('gr-mydata', { document_class: 'TypeB' }), greek({ metadata: meta }));
     expect(record.body).toContain('<counterpart><vatNumber>DE123456789</vatNumber><country>DE</country><branch>0</branch><name>Beispiel GmbH &amp; Co</name><address><street>Unter den Linden</street><number>5</number><postalCode>10117</postalCode><city>Berlin</city></address></counterpart>');
-    expect(record.body).toContain('<icls:classificationType>E3_561_001</icls:classificationType><icls:classificationCategory>category1_3</icls:classificationCategory>');
+    expect(record.body).toContain('<invoiceType>2.2</invoiceType>');
+    expect(record.body).toContain('<icls:classificationType>E3_561_005</icls:classificationType><icls:classificationCategory>category1_3</icls:classificationCategory>');
     if (HAVE_SCHEMAS) {
       const v = xsdValidate(record.body, 'gr/mydata/v1.0.12/InvoicesDoc-v1.0.12.xsd');
       expect(v.ok, v.output).toBe(true);
@@ -87,6 +89,25 @@ describe('gr-mydata build', () => {
     expect(cancel.fiscalId).toBe('A-CN-1');
     expect(cancel.body).toContain('<counterpart><vatNumber>123456783</vatNumber><country>GR</country><branch>0</branch></counterpart>');
     expect(cancel.body).toContain('<invoiceType>5.2</invoiceType>');
+  });
+
+  it('cancellation of a credit note to an EU business without a MARK: a 1.2 (not a 1.1, AADE 242), classified as a 1.2 (E3_561_005), valid', () => {
+    const de = { counterpart_vat_number: 'DE123456789', counterpart_country: 'DE', counterpart_name: 'Beispiel GmbH', counterpart_postal_code: '10117', counterpart_city: 'Berlin' };
+    const typeB = location('gr-mydata', { document_class: 'TypeB' });
+    const { tx, record } = validatedBuild(myData, typeB, greek({ type: 'refund', metadata: de }));
+    expect(record.body).toContain('<invoiceType>5.2</invoiceType>');
+    const cancel = myData.build({
+      transactionId: 'c3', kind: 'cancellation', tx,
+      original: { transactionId: TX_ID, fiscalId: record.fiscalId, tx, issuedAt: NOW.toISOString(), upstreamId: null },
+      location: typeB, environment: 'test', now: NOW, chain: { seq: 1, previous: null },
+      software: { name: 'x', version: '1', vendorTaxId: 'x' },
+    });
+    expect(cancel.body).toContain('<invoiceType>1.2</invoiceType>');
+    expect(cancel.body).toContain('<icls:classificationType>E3_561_005</icls:classificationType><icls:classificationCategory>category1_1</icls:classificationCategory>');
+    if (HAVE_SCHEMAS) {
+      const v = xsdValidate(cancel.body, 'gr/mydata/v1.0.12/InvoicesDoc-v1.0.12.xsd');
+      expect(v.ok, v.output).toBe(true);
+    }
   });
 
   it('a reversal sent once its original has its MARK: an 11.4 names it instead of "correlation difficulty" (same UID, valid); a 5.2, a CancelInvoice or an original without a MARK: unchanged', () => {

@@ -193,8 +193,13 @@ export function buildMyData(input: BuildInput): FiscalRecord {
         renderHints: [],
       };
     }
-    // The original has no MARK to name: a lone reversal (5.2, or 11.4 "correlation difficulty").
-    return invoiceDocument(input, tx, { invoiceType: reversalType(originalType), series: cancellationSeries(series), classifyAs: originalType });
+    // The original has no MARK to name: a lone reversal (5.2, or 11.4 "correlation difficulty";
+    // a credit note is undone by the sales invoice of its counterpart's country). It classifies
+    // as its original, but a sales invoice that undoes a credit note as itself: the credit
+    // note's default (E3_561_001) is refused on a 1.2 or 1.3 (INCOME_COMBINATIONS).
+    const invoiceType = reversalType(originalType, str(original?.tx.metadata.counterpart_country) ?? str(tx.metadata.counterpart_country));
+    const classifyAs = originalType.startsWith('5.') ? invoiceType : originalType;
+    return invoiceDocument(input, tx, { invoiceType, series: cancellationSeries(series), classifyAs });
   }
   const invoiceType = str(tx.metadata.invoice_type) ?? (tx.type === 'sale' ? '11.1' : '11.4');
   const correlatedMark = tx.type === 'sale' ? undefined : str(tx.metadata.correlated_mark);

@@ -7,6 +7,7 @@
  * income-classifications.md). docs/decisions.md "Greece: the InvoicesDoc" gives the
  * choices where the canonical request says less than myDATA needs.
  */
+import { EU_MEMBER_STATES } from '../shared/vat-prefixes.ts';
 
 /**
  * vatCategory by rate (percent). 9 and 10 (3 % and 4 % of art. 31 law 5057/2023, the
@@ -60,8 +61,13 @@ export const PAYMENT_TYPE: Readonly<Record<'cash' | 'card' | 'transfer' | 'other
 };
 export const PAYMENT_TYPE_MAX = 8;
 
-/** Invoice types a sale may take, and those of a refund or void (credit documents). */
-export const SALE_TYPES = ['11.1', '11.2', '11.3', '1.1', '2.1'] as const;
+/**
+ * Invoice types a sale may take, and those of a refund or void (credit documents). 1.2 / 2.2
+ * (intra-Community supply of goods / services) and 1.3 / 2.3 (third countries) are the
+ * invoices to a foreign business: AADE refuses a 1.1 or 2.1 whose counterpart is not Greek
+ * (error 242, "Counterpart's country for this invoice type must be Greece").
+ */
+export const SALE_TYPES = ['11.1', '11.2', '11.3', '1.1', '1.2', '1.3', '2.1', '2.2', '2.3'] as const;
 export const CREDIT_TYPES = ['11.4', '5.1', '5.2'] as const;
 export type SaleType = (typeof SALE_TYPES)[number];
 export type CreditType = (typeof CREDIT_TYPES)[number];
@@ -72,16 +78,39 @@ export const isRetail = (t: string): boolean => t.startsWith('11.');
 /** Documents addressed to a business counterpart, which must then be named. */
 export const needsCounterpart = (t: string): boolean => !isRetail(t);
 /** A services document: its income is category1_3. */
-const isServices = (t: string): boolean => t === '11.2' || t === '2.1';
+const isServices = (t: string): boolean => t === '11.2' || t.startsWith('2.');
+
+/**
+ * Where the counterpart of an invoice type must be (AADE's ERP API documentation, error
+ * table: 242 "Counterpart's country for this invoice type must be Greece", 243 "… must be
+ * in Europe but not Greece", 244 "… must not be in EU"): 1.1 / 2.1 a Greek business, 1.2 /
+ * 2.2 one of another EU member state, 1.3 / 2.3 one outside the EU. Credit notes (5.x)
+ * follow the invoice they credit; retail documents have no counterpart.
+ */
+export type CounterpartZone = 'GR' | 'EU' | 'non-EU';
+export function counterpartZoneOf(invoiceType: string): CounterpartZone | undefined {
+  if (invoiceType === '1.1' || invoiceType === '2.1') return 'GR';
+  if (invoiceType === '1.2' || invoiceType === '2.2') return 'EU';
+  if (invoiceType === '1.3' || invoiceType === '2.3') return 'non-EU';
+  return undefined;
+}
+export const zoneOfCountry = (country: string): CounterpartZone =>
+  country === 'GR' ? 'GR' : EU_MEMBER_STATES.has(country) ? 'EU' : 'non-EU';
 
 /**
  * The default invoice type: a retail receipt (11.1) or retail credit note (11.4) for a
- * consumer; for a named business counterpart a sales invoice (1.1) or a credit note, 5.1
- * when it names the MARK it corrects (`correlatedInvoices`), else 5.2 (not correlated).
+ * consumer; for a named business counterpart a sales invoice by where it is (1.1 Greek,
+ * 1.2 another EU member state, 1.3 a third country: `counterpartCountry`) or a credit note,
+ * 5.1 when it names the MARK it corrects (`correlatedInvoices`), else 5.2 (not correlated).
+ * `counterpartCountry` undefined: no counterpart.
  */
-export function defaultInvoiceType(sale: boolean, counterpart: boolean, correlated: boolean): MyDataInvoiceType {
-  if (sale) return counterpart ? '1.1' : '11.1';
-  if (!counterpart) return '11.4';
+export function defaultInvoiceType(sale: boolean, counterpartCountry: string | undefined, correlated: boolean): MyDataInvoiceType {
+  if (sale) {
+    if (counterpartCountry === undefined) return '11.1';
+    const zone = zoneOfCountry(counterpartCountry);
+    return zone === 'GR' ? '1.1' : zone === 'EU' ? '1.2' : '1.3';
+  }
+  if (counterpartCountry === undefined) return '11.4';
   return correlated ? '5.1' : '5.2';
 }
 
@@ -108,11 +137,12 @@ export const specialCategoryOf = (invoiceType: string, correlatedMark: string | 
 
 /**
  * What undoes a document that has no MARK (docs/decisions.md, cancellation rule): a credit
- * document for a sale, a new sale document for a credit one (same counterpart rule).
+ * document for a sale, a new sale document for a credit one (same counterpart rule): the
+ * sales invoice of the counterpart's country (1.1, 1.2 or 1.3: AADE errors 242-244).
  */
-export function reversalType(original: string): MyDataInvoiceType {
+export function reversalType(original: string, counterpartCountry = 'GR'): MyDataInvoiceType {
   if (isRetail(original)) return original === '11.4' ? '11.1' : '11.4';
-  return original.startsWith('5.') ? '1.1' : '5.2';
+  return original.startsWith('5.') ? defaultInvoiceType(true, counterpartCountry, false) : '5.2';
 }
 
 export interface IncomeClassification {
@@ -122,13 +152,17 @@ export interface IncomeClassification {
 
 /**
  * E3 income classification by invoice type: retail documents are "sales of goods and
- * services, retail, private clients" (E3_561_003), the others "wholesale, to
- * professionals" (E3_561_001); goods are category1_1 (merchandise), services category1_3.
- * Credit documents classify like the sales they correct (goods unless metadata says so).
+ * services, retail, private clients" (E3_561_003), invoices to a Greek business "wholesale,
+ * to professionals" (E3_561_001), intra-Community ones (1.2, 2.2) E3_561_005, to third
+ * countries (1.3, 2.3) E3_561_006 (the only "sales" type each of those invoice types allows
+ * besides E3_561_007 "other": INCOME_COMBINATIONS); goods are category1_1 (merchandise),
+ * services category1_3. Credit documents classify like the sales they correct (goods unless
+ * metadata says so).
  */
 export function defaultIncomeClassification(invoiceType: string): IncomeClassification {
+  const zone = counterpartZoneOf(invoiceType);
   return {
-    type: isRetail(invoiceType) ? 'E3_561_003' : 'E3_561_001',
+    type: isRetail(invoiceType) ? 'E3_561_003' : zone === 'EU' ? 'E3_561_005' : zone === 'non-EU' ? 'E3_561_006' : 'E3_561_001',
     category: isServices(invoiceType) ? 'category1_3' : 'category1_1',
   };
 }
@@ -144,3 +178,80 @@ export const INCOME_CATEGORIES = [
   'category1_1', 'category1_2', 'category1_3', 'category1_4', 'category1_5', 'category1_6', 'category1_7',
   'category1_8', 'category1_9', 'category1_10', 'category1_95', 'category3',
 ] as const;
+
+/**
+ * The income classifications AADE accepts per invoice type, as category → types (AADE's
+ * "Συνδυασμοί Χαρακτηρισμών Εσόδων" appendix to the myDATA technical specification, as
+ * firebed/aade-mydata config/income-classifications.php transcribes it, commit 6572afb).
+ * Another combination is refused after the sale (errors 307/313 "Classification type … is
+ * forbidden for Classification category … combined with invoice type …", 308 "Classification
+ * category … is forbidden for Invoice type …"), so metadata naming one is a 400 at creation.
+ * category1_95 ("other information") only as 1.1 takes it with a type (E3_596, E3_597): we
+ * always write one. 5.1 takes the combinations of the invoice it corrects,
+ * which we do not know from its MARK: the 5.2 table, the union of the invoices' ones.
+ */
+type Combinations = Readonly<Record<string, readonly string[]>>;
+const WHOLESALE = ['E3_561_001', 'E3_561_002', 'E3_561_007'];
+const OTHER_INCOME = ['E3_562', 'E3_563', 'E3_564', 'E3_565', 'E3_566', 'E3_567', 'E3_568', 'E3_570'];
+const withPrevious = (c: Record<string, readonly string[]>, previous: readonly string[]): Combinations => ({ ...c, category1_8: previous, category1_9: previous });
+const I_1_1: Combinations = withPrevious({
+  category1_1: WHOLESALE, category1_2: WHOLESALE, category1_3: [...WHOLESALE, 'E3_563'], category1_4: ['E3_880_001'],
+  category1_5: ['E3_561_002', 'E3_561_007', ...OTHER_INCOME], category1_7: ['E3_881_001', 'E3_881_003', 'E3_881_004'],
+  category1_95: ['E3_596', 'E3_597'],
+}, [...WHOLESALE, ...OTHER_INCOME, 'E3_880_001', 'E3_881_001', 'E3_881_003', 'E3_881_004']);
+const abroad = (sales: string, fixedAssets: string, thirdParties: string): Combinations => withPrevious({
+  category1_1: [sales, 'E3_561_007'], category1_2: [sales, 'E3_561_007'], category1_3: [sales, 'E3_561_007'], category1_4: [fixedAssets],
+  category1_5: [sales, 'E3_561_007', 'E3_562', 'E3_570'], category1_7: [thirdParties],
+}, [sales, 'E3_561_007', 'E3_562', 'E3_570', fixedAssets, thirdParties]);
+const servicesAbroad = (sales: string): Combinations => withPrevious({
+  category1_3: [sales, 'E3_561_007', 'E3_563'], category1_5: [sales, 'E3_561_007', 'E3_562', 'E3_570'],
+}, [sales, 'E3_561_007', 'E3_562', 'E3_563', 'E3_570']);
+const CREDIT_SALES = ['E3_561_001', 'E3_561_002', 'E3_561_005', 'E3_561_006', 'E3_561_007'];
+const I_5_2: Combinations = withPrevious({
+  category1_1: CREDIT_SALES, category1_2: CREDIT_SALES, category1_3: [...CREDIT_SALES, 'E3_563'],
+  category1_4: ['E3_880_001', 'E3_880_003', 'E3_880_004'], category1_5: [...CREDIT_SALES.slice(1), ...OTHER_INCOME],
+  category1_7: ['E3_881_001', 'E3_881_003', 'E3_881_004'],
+}, [...CREDIT_SALES, ...OTHER_INCOME, 'E3_880_001', 'E3_880_003', 'E3_880_004', 'E3_881_001', 'E3_881_003', 'E3_881_004']);
+const RETAIL_SALES = ['E3_561_003', 'E3_561_004', 'E3_561_005', 'E3_561_006', 'E3_561_007'];
+const I_11_1: Combinations = withPrevious({
+  category1_1: RETAIL_SALES, category1_2: RETAIL_SALES, category1_3: [...RETAIL_SALES, 'E3_563'],
+  category1_4: ['E3_880_002', 'E3_880_003', 'E3_880_004', 'E3_561_007'], category1_5: ['E3_561_007', 'E3_562', 'E3_563', 'E3_570'],
+  category1_6: ['E3_595'], category1_7: ['E3_881_002', 'E3_881_003', 'E3_881_004'],
+}, [...RETAIL_SALES, 'E3_562', 'E3_563', 'E3_595', 'E3_570', 'E3_880_002', 'E3_880_003', 'E3_880_004', 'E3_881_002', 'E3_881_003', 'E3_881_004']);
+const I_11_2: Combinations = withPrevious({
+  category1_3: ['E3_561_003', 'E3_561_005', 'E3_561_006', 'E3_561_007', 'E3_563'], category1_5: ['E3_561_007', 'E3_562', 'E3_563', 'E3_570'],
+  category1_6: ['E3_595'],
+}, ['E3_561_003', 'E3_561_005', 'E3_561_006', 'E3_561_007', 'E3_562', 'E3_563', 'E3_595', 'E3_570']);
+const ANY_SALES = ['E3_561_001', 'E3_561_002', ...RETAIL_SALES];
+const I_11_3: Combinations = withPrevious({
+  category1_1: ANY_SALES, category1_2: ANY_SALES, category1_3: [...ANY_SALES, 'E3_563'],
+  category1_4: ['E3_880_001', 'E3_880_002', 'E3_880_003', 'E3_880_004', 'E3_561_007'], category1_5: ['E3_561_002', 'E3_561_007', ...OTHER_INCOME],
+  category1_6: ['E3_595'], category1_7: ['E3_881_001', 'E3_881_002', 'E3_881_003', 'E3_881_004'],
+}, [...ANY_SALES, 'E3_880_001', 'E3_880_002', 'E3_880_003', 'E3_880_004', ...OTHER_INCOME, 'E3_595', 'E3_881_001', 'E3_881_002', 'E3_881_003', 'E3_881_004']);
+const I_2_1: Combinations = withPrevious({
+  category1_3: [...WHOLESALE, 'E3_563'], category1_5: ['E3_561_007', ...OTHER_INCOME],
+}, [...WHOLESALE, ...OTHER_INCOME]);
+
+export const INCOME_COMBINATIONS: Readonly<Record<MyDataInvoiceType, Combinations>> = {
+  '1.1': I_1_1, '1.2': abroad('E3_561_005', 'E3_880_003', 'E3_881_003'), '1.3': abroad('E3_561_006', 'E3_880_004', 'E3_881_004'),
+  '2.1': I_2_1, '2.2': servicesAbroad('E3_561_005'), '2.3': servicesAbroad('E3_561_006'),
+  '5.1': I_5_2, '5.2': I_5_2,
+  '11.1': I_11_1, '11.2': I_11_2, '11.3': I_11_3, '11.4': I_11_3,
+};
+
+/**
+ * Why AADE would refuse this classification on this invoice type (308: the category; 307:
+ * the type within the category), or undefined when it takes it.
+ */
+export function incomeCombinationError(invoiceType: string, c: IncomeClassification): string | undefined {
+  const table = (INCOME_COMBINATIONS as Readonly<Record<string, Combinations>>)[invoiceType];
+  if (table === undefined) return undefined;
+  const types = table[c.category];
+  if (types === undefined) {
+    return `income classification category ${c.category} is not accepted by AADE on invoice type ${invoiceType} (myDATA error 308); it takes ${Object.keys(table).join(', ')}`;
+  }
+  if (!types.includes(c.type)) {
+    return `income classification type ${c.type} is not accepted by AADE with ${c.category} on invoice type ${invoiceType} (myDATA error 307); it takes ${types.join(', ')}`;
+  }
+  return undefined;
+}

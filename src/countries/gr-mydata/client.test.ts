@@ -106,6 +106,24 @@ describe('SendInvoices', () => {
     expect(fake.documents.size).toBe(0);
   });
 
+  it('the fake AADE refuses what AADE\'s business validations refuse, with its codes (counterpart country 242, counterpart on a retail receipt 205, counterpart = issuer 235, classification 307/308)', async () => {
+    const withCounterpart = (doc: string, cp: string) => doc.replace('</issuer>', `</issuer><counterpart>${cp}</counterpart>`);
+    const de = '<vatNumber>DE123456789</vatNumber><country>DE</country><branch>0</branch><name>Beispiel GmbH</name><address><postalCode>10117</postalCode><city>Berlin</city></address>';
+    const code = async (doc: string) => {
+      const out = await submitToAade(record(doc), ctx());
+      return out.kind === 'rejected' ? out.code : out.kind;
+    };
+    // A 1.1 to a German business (the invoice type the service used to choose for it).
+    expect(await code(withCounterpart(sampleInvoicesDoc({ ...DOC, invoiceType: '1.1' }).replaceAll('E3_561_003', 'E3_561_001'), de))).toBe('242');
+    expect(await code(withCounterpart(sampleInvoicesDoc(DOC), '<vatNumber>123456783</vatNumber><country>GR</country><branch>0</branch>'))).toBe('205');
+    expect(await code(withCounterpart(sampleInvoicesDoc({ ...DOC, invoiceType: '1.1', aa: '8' }).replaceAll('E3_561_003', 'E3_561_001'), '<vatNumber>094259216</vatNumber><country>GR</country><branch>0</branch>'))).toBe('235');
+    expect(await code(sampleInvoicesDoc({ ...DOC, aa: '9' }).replaceAll('E3_561_003', 'E3_561_001'))).toBe('307');
+    expect(await code(sampleInvoicesDoc({ ...DOC, aa: '10' }).replaceAll('category1_2', 'category3'))).toBe('308');
+    expect(fake.documents.size).toBe(0);
+    // The same 1.1 with a Greek counterpart is taken.
+    expect(await code(withCounterpart(sampleInvoicesDoc({ ...DOC, invoiceType: '1.1', aa: '11' }).replaceAll('E3_561_003', 'E3_561_001'), '<vatNumber>123456783</vatNumber><country>GR</country><branch>0</branch>'))).toBe('accepted');
+  });
+
   it('503, TechnicalError and no answer at all are transient (retry_later, error.category transient)', async () => {
     const transient = { kind: 'retry_later', response: { category: 'transient' }, error: { category: 'transient' } };
     fake.unavailable();

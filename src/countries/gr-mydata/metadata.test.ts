@@ -32,7 +32,7 @@ describe('gr-mydata validateTransaction', () => {
     expect(validate({ vat_exemption_category: 28 }, { items: zero }).vat_exemption_category).toBe(28);
   });
   it.each([
-    [{ invoice_type: '5.1' }, {}, 'metadata.invoice_type must be one of 11.1, 11.2, 11.3, 1.1, 2.1 for a sale'],
+    [{ invoice_type: '5.1' }, {}, 'metadata.invoice_type must be one of 11.1, 11.2, 11.3, 1.1, 1.2, 1.3, 2.1, 2.2, 2.3 for a sale'],
     [{ invoice_type: '11.1' }, { type: 'refund' as const }, 'metadata.invoice_type must be one of 11.4, 5.1, 5.2 for refund and void transactions'],
     [{ series: 'A B' }, {}, 'metadata.series must be 1-50 characters without spaces'],
     [{ invoice_type: '1.1' }, {}, 'metadata.counterpart_vat_number is required for invoice type 1.1'],
@@ -54,6 +54,33 @@ describe('gr-mydata validateTransaction', () => {
     [{ income_classification_type: 'E3_999' }, {}, 'metadata.income_classification_type must be a myDATA E3 income classification type (e.g. E3_561_003)'],
   ])('refuses %j', (meta, over, message) => {
     expect400(() => validate(meta, over), message);
+  });
+  it('a foreign business counterpart gets the invoice type of its country (AADE 242-244)', () => {
+    const de = { counterpart_vat_number: 'DE123456789', counterpart_country: 'DE', counterpart_name: 'Beispiel GmbH', counterpart_postal_code: '10115', counterpart_city: 'Berlin' };
+    const us = { ...de, counterpart_vat_number: '12-3456789', counterpart_country: 'US', counterpart_name: 'Example Inc', counterpart_postal_code: '10001', counterpart_city: 'New York' };
+    expect(validate(de).invoice_type).toBe('1.2');
+    expect(validate(us).invoice_type).toBe('1.3');
+    expect(validate({ ...de, invoice_type: '2.2' }).invoice_type).toBe('2.2');
+    expect(validate({ ...us, invoice_type: '2.3' }).invoice_type).toBe('2.3');
+    expect(validate(de, { type: 'refund' }).invoice_type).toBe('5.2');
+    expect400(() => validate({ ...de, invoice_type: '1.1' }), 'invoice type 1.1 needs a counterpart in Greece (country GR) (AADE refuses it otherwise, myDATA error 242); metadata.counterpart_country DE takes invoice type 1.2 or 2.2');
+    expect400(() => validate({ ...us, invoice_type: '2.1' }), 'invoice type 2.1 needs a counterpart in Greece (country GR) (AADE refuses it otherwise, myDATA error 242); metadata.counterpart_country US takes invoice type 1.3 or 2.3');
+    expect400(() => validate({ ...B2B, invoice_type: '1.2' }), 'invoice type 1.2 needs a counterpart in another EU member state (AADE refuses it otherwise, myDATA error 243); metadata.counterpart_country GR takes invoice type 1.1 or 2.1');
+    expect400(() => validate({ ...de, invoice_type: '2.3' }), 'invoice type 2.3 needs a counterpart outside the EU (AADE refuses it otherwise, myDATA error 244); metadata.counterpart_country DE takes invoice type 1.2 or 2.2');
+  });
+  it('the counterpart is not the issuer (AADE 235)', () => {
+    const afm = String(loc.config.afm);
+    expect400(() => validate({ counterpart_vat_number: afm }), 'metadata.counterpart_vat_number is the AFM of this location: a document cannot be addressed to its issuer (myDATA error 235)');
+    expect400(() => validate({ counterpart_vat_number: afm }, { type: 'refund' }), 'metadata.counterpart_vat_number is the AFM of this location: a document cannot be addressed to its issuer (myDATA error 235)');
+  });
+  it('income classification overrides must be a combination AADE accepts on the invoice type (307/308)', () => {
+    // A wholesale type on a retail receipt (with its default category1_1).
+    expect400(() => validate({ income_classification_type: 'E3_561_001' }), 'metadata.income_classification_type / _category: income classification type E3_561_001 is not accepted by AADE with category1_1 on invoice type 11.1 (myDATA error 307); it takes E3_561_003, E3_561_004, E3_561_005, E3_561_006, E3_561_007');
+    // Goods on a services invoice.
+    expect400(() => validate({ ...B2B, invoice_type: '2.1', income_classification_category: 'category1_1' }), 'metadata.income_classification_type / _category: income classification category category1_1 is not accepted by AADE on invoice type 2.1 (myDATA error 308); it takes category1_3, category1_5, category1_8, category1_9');
+    expect400(() => validate({ income_classification_category: 'category3' }), 'metadata.income_classification_type / _category: income classification category category3 is not accepted by AADE on invoice type 11.1 (myDATA error 308); it takes category1_1, category1_2, category1_3, category1_4, category1_5, category1_6, category1_7, category1_8, category1_9');
+    expect(validate({ ...B2B, income_classification_type: 'E3_561_002' })).toMatchObject({ invoice_type: '1.1', income_classification_type: 'E3_561_002' });
+    expect(validate({ income_classification_type: 'E3_595', income_classification_category: 'category1_6' }, { type: 'refund' })).toMatchObject({ invoice_type: '11.4' });
   });
   it('lines must carry a Greek VAT rate; a 0 % line needs its exemption cause', () => {
     expect400(() => validate({}, { items: [line()] }), 'items[0].tax_rate must be a Greek VAT rate (24, 13, 6, 17, 9, 4, 3 or 0)');

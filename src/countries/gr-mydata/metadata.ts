@@ -2,17 +2,21 @@
  * Greece myDATA transaction rules (the spec has no Greek metadata table: the fields are
  * ours, docs/decisions.md "Greece: the InvoicesDoc"):
  * - `invoice_type`: a sale 11.1 retail receipt (ΑΛΠ), 11.2 service receipt (ΑΠΥ), 11.3
- *   simplified invoice, 1.1 sales invoice, 2.1 services invoice; a refund or void 11.4
- *   retail credit note, 5.1 credit note correlated to a MARK, 5.2 not correlated.
- *   Default: 11.1 / 11.4, or 1.1 / 5.1 / 5.2 when a business counterpart is given.
+ *   simplified invoice, 1.1 / 1.2 / 1.3 sales invoice (Greek / EU / third-country buyer),
+ *   2.1 / 2.2 / 2.3 services invoice (likewise); a refund or void 11.4 retail credit note,
+ *   5.1 credit note correlated to a MARK, 5.2 not correlated.
+ *   Default: 11.1 / 11.4, or 1.1 (1.2, 1.3 by the counterpart's country) / 5.1 / 5.2 when a
+ *   business counterpart is given.
  * - `series`: else the location's default_series.
  * - the counterpart (`counterpart_vat_number`, `_country` (GR), `_branch` (0), `_name`,
- *   `_street`, `_number`, `_postal_code`, `_city`): required for 1.1, 2.1, 5.x, refused
- *   on retail documents (they have no counterpart).
+ *   `_street`, `_number`, `_postal_code`, `_city`): required for 1.x, 2.x, 5.x, refused
+ *   on retail documents (they have no counterpart); its country must suit the invoice type
+ *   and it is not the issuer (checkCounterpart).
  * - `correlated_mark`: the MARK a credit note corrects: required for 5.1, optional for a
  *   retail 11.4, refused on 5.2 (the non-correlated credit note) and on sales.
  * - `payment_type` (1-8), `vat_exemption_category` (1-31, required with a 0 % line),
- *   `income_classification_type` / `_category`: override the defaults of classification.ts.
+ *   `income_classification_type` / `_category`: override the defaults of classification.ts;
+ *   the pair must be one AADE accepts on the invoice type (INCOME_COMBINATIONS).
  * Line rates must be Greek VAT rates: myDATA has no category for any other.
  */
 import { badRequest } from '../../core/errors.ts';
@@ -31,10 +35,14 @@ import {
   SALE_TYPES,
   VAT_EXEMPTION_MAX,
   VAT_EXEMPTION_MIN,
+  counterpartZoneOf,
+  defaultIncomeClassification,
   defaultInvoiceType,
+  incomeCombinationError,
   isRetail,
   needsCounterpart,
   vatCategoryOf,
+  zoneOfCountry,
 } from './classification.ts';
 
 /** The series: metadata's, else the location's default_series (unique per AFM, year and branch). */
@@ -101,6 +109,31 @@ function readCounterpart(meta: Metadata): Metadata | undefined {
   };
 }
 
+const ZONE_TEXT = { GR: 'in Greece (country GR)', EU: 'in another EU member state', 'non-EU': 'outside the EU' } as const;
+const TYPES_BY_ZONE = { GR: '1.1 or 2.1', EU: '1.2 or 2.2', 'non-EU': '1.3 or 2.3' } as const;
+
+/**
+ * AADE's counterpart rules a document is refused for after the sale, checked here:
+ * - the invoice type fixes where the counterpart is (classification.ts counterpartZoneOf;
+ *   errors 242, 243, 244);
+ * - the counterpart is not the issuer (error 235 "Issuer must be different from counterpart").
+ */
+function checkCounterpart(invoiceType: string, counterpart: Metadata, ctx: TransactionContext): void {
+  const country = String(counterpart.counterpart_country);
+  const zone = counterpartZoneOf(invoiceType);
+  if (zone !== undefined && zoneOfCountry(country) !== zone) {
+    const actual = zoneOfCountry(country);
+    throw badRequest(
+      `invoice type ${invoiceType} needs a counterpart ${ZONE_TEXT[zone]} (AADE refuses it otherwise, myDATA error ${zone === 'GR' ? 242 : zone === 'EU' ? 243 : 244}); ` +
+      `metadata.counterpart_country ${country} takes invoice type ${TYPES_BY_ZONE[actual]}`,
+    );
+  }
+  const afm = configString(ctx.location.config, 'afm');
+  if (country === 'GR' && afm !== undefined && counterpart.counterpart_vat_number === afm) {
+    throw badRequest('metadata.counterpart_vat_number is the AFM of this location: a document cannot be addressed to its issuer (myDATA error 235)');
+  }
+}
+
 /** A MARK: xs:long, positive. */
 function readMark(meta: Metadata): string | undefined {
   const msg = 'metadata.correlated_mark must be a MARK (a positive integer of up to 19 digits)';
@@ -138,13 +171,14 @@ export function validateMyDataTransaction(tx: TransactionDraft, ctx: Transaction
       'invoice_type',
       sale ? SALE_TYPES : CREDIT_TYPES,
       sale ? `metadata.invoice_type must be one of ${SALE_TYPES.join(', ')} for a sale` : `metadata.invoice_type must be one of ${CREDIT_TYPES.join(', ')} for refund and void transactions`,
-    ) ?? defaultInvoiceType(sale, counterpart !== undefined, correlated_mark !== undefined);
+    ) ?? defaultInvoiceType(sale, counterpart === undefined ? undefined : String(counterpart.counterpart_country), correlated_mark !== undefined);
   if (needsCounterpart(invoice_type) && counterpart === undefined) {
     throw badRequest(`metadata.counterpart_vat_number is required for invoice type ${invoice_type}`);
   }
   if (isRetail(invoice_type) && counterpart !== undefined) {
     throw badRequest('metadata.counterpart_* fields are not accepted on retail documents (invoice types 11.x)');
   }
+  if (counterpart !== undefined) checkCounterpart(invoice_type, counterpart, ctx);
   // A credit note that corrects an invoice AADE holds names its MARK (5.1: AADE refuses it
   // without one, error 204); one whose original is not known, or has no MARK yet, is a
   // non-correlated 5.2 (or a retail 11.4, marked "correlation difficulty" by build.ts).
@@ -167,6 +201,12 @@ export function validateMyDataTransaction(tx: TransactionDraft, ctx: Transaction
   }
   const income_classification_type = optionalChoice(meta, 'income_classification_type', INCOME_TYPES, 'metadata.income_classification_type must be a myDATA E3 income classification type (e.g. E3_561_003)');
   const income_classification_category = optionalChoice(meta, 'income_classification_category', INCOME_CATEGORIES, 'metadata.income_classification_category must be a myDATA income classification category (e.g. category1_1)');
+  if (income_classification_type !== undefined || income_classification_category !== undefined) {
+    // What build.ts writes: the named parts, the invoice type's defaults for the others.
+    const d = defaultIncomeClassification(invoice_type);
+    const wrong = incomeCombinationError(invoice_type, { type: income_classification_type ?? d.type, category: income_classification_category ?? d.category });
+    if (wrong !== undefined) throw badRequest(`metadata.income_classification_type / _category: ${wrong}`);
+  }
 
   // myDATA `series`: a string of at most 50 characters (Greek letters allowed).
   const series =

@@ -16,7 +16,11 @@ const TITLES: Readonly<Record<string, Localized>> = {
   '11.3': { el: 'ΑΠΛΟΠΟΙΗΜΕΝΟ ΤΙΜΟΛΟΓΙΟ', en: 'SIMPLIFIED INVOICE' },
   '11.4': { el: 'ΠΙΣΤΩΤΙΚΟ ΣΤΟΙΧΕΙΟ ΛΙΑΝΙΚΗΣ', en: 'RETAIL CREDIT NOTE' },
   '1.1': { el: 'ΤΙΜΟΛΟΓΙΟ ΠΩΛΗΣΗΣ', en: 'SALES INVOICE' },
+  '1.2': { el: 'ΤΙΜΟΛΟΓΙΟ ΠΩΛΗΣΗΣ - ΕΝΔΟΚΟΙΝΟΤΙΚΕΣ ΠΑΡΑΔΟΣΕΙΣ', en: 'SALES INVOICE - INTRA-COMMUNITY SUPPLIES' },
+  '1.3': { el: 'ΤΙΜΟΛΟΓΙΟ ΠΩΛΗΣΗΣ - ΠΑΡΑΔΟΣΕΙΣ ΤΡΙΤΩΝ ΧΩΡΩΝ', en: 'SALES INVOICE - THIRD COUNTRY SUPPLIES' },
   '2.1': { el: 'ΤΙΜΟΛΟΓΙΟ ΠΑΡΟΧΗΣ ΥΠΗΡΕΣΙΩΝ', en: 'SERVICES INVOICE' },
+  '2.2': { el: 'ΤΙΜΟΛΟΓΙΟ ΠΑΡΟΧΗΣ - ΕΝΔΟΚΟΙΝΟΤΙΚΗ ΠΑΡΟΧΗ ΥΠΗΡΕΣΙΩΝ', en: 'SERVICES INVOICE - INTRA-COMMUNITY SERVICES' },
+  '2.3': { el: 'ΤΙΜΟΛΟΓΙΟ ΠΑΡΟΧΗΣ - ΠΑΡΟΧΗ ΥΠΗΡΕΣΙΩΝ ΤΡΙΤΩΝ ΧΩΡΩΝ', en: 'SERVICES INVOICE - THIRD COUNTRY SERVICES' },
   '5.1': { el: 'ΠΙΣΤΩΤΙΚΟ ΤΙΜΟΛΟΓΙΟ - ΣΥΣΧΕΤΙΖΟΜΕΝΟ', en: 'CREDIT INVOICE - CORRELATED' },
   '5.2': { el: 'ΠΙΣΤΩΤΙΚΟ ΤΙΜΟΛΟΓΙΟ - ΜΗ ΣΥΣΧΕΤΙΖΟΜΕΝΟ', en: 'CREDIT INVOICE - NOT CORRELATED' },
 };
@@ -29,7 +33,7 @@ const REVERSED: Localized = { el: 'ΑΝΤΙΛΟΓΙΣΤΗΚΕ', en: 'REVERSED' }
 
 /** The invoice type of a stored draft (validateTransaction always stores one; the defaults for older drafts). */
 const invoiceTypeOf = (tx: TransactionDraft): string =>
-  metaString(tx, 'invoice_type') ?? defaultInvoiceType(tx.type === 'sale', false, false);
+  metaString(tx, 'invoice_type') ?? defaultInvoiceType(tx.type === 'sale', undefined, false);
 
 const titleOf = (invoiceType: string): Localized => TITLES[invoiceType] ?? { el: `ΠΑΡΑΣΤΑΤΙΚΟ ${invoiceType}`, en: `DOCUMENT ${invoiceType}` };
 
@@ -188,7 +192,8 @@ export const MYDATA_RECEIPT: ReceiptFacts = {
     title: (input) => {
       if (input.kind !== 'cancellation') return undefined;
       if (!issuedDocument(input)) return CANCELLATION;
-      return titleOf(reversalType(invoiceTypeOf(input.original?.tx ?? input.tx)));
+      const tx = input.original?.tx ?? input.tx;
+      return titleOf(reversalType(invoiceTypeOf(tx), metaString(tx, 'counterpart_country')));
     },
     references: (input) => {
       const { kind, tx, original } = input;
