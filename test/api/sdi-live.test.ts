@@ -20,7 +20,8 @@ afterAll(async () => {
 });
 
 const SEDE = { indirizzo: 'Via del Corso 1', cap: '00186', comune: 'Roma', provincia: 'RM' };
-const BUYER = { tax_id: 'IT01234567897', legal_name: 'Cliente di prova S.r.l.' };
+// Another subject than the seller (the location's partita IVA is 01234567897: SdI 00471).
+const BUYER = { tax_id: 'IT12345678903', legal_name: 'Cliente di prova S.r.l.' };
 
 async function accountWithLocation(config: Record<string, unknown>) {
   const { key } = await t.signup();

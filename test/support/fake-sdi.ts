@@ -22,8 +22,10 @@
  * (xmlsec1, test/support/xades-sign.ts; `signerCaPem` is its CA), and posts them to the
  * service's receiver (`notifyTo`: `POST /v1/inbound/sdi` with `X-SDI-Secret`) when the
  * test says (`deliver`, in order, reversed or picked; `post` sends one again: duplicates).
- * A file whose name SdI already received gets an NS 00002, and one whose invoice (seller,
- * number, date) it already took (not rejected) an NS 00404, instead of its program.
+ * A file whose name SdI already received gets an NS 00002, one that fails SdI's content
+ * controls (`sdiControls`: the "Elenco controlli" checks on what we write, 00301-00471) an NS
+ * listing every code it fails, and one whose invoice (seller, number, date) it already took
+ * (not rejected) an NS 00404, instead of its program.
  *
  * Independent of the code under test: its own namespaces, parsing and XML.
  */
@@ -133,6 +135,179 @@ function invoiceFacts(file: string): InvoiceFacts {
   };
 }
 
+/** Repeated elements read as arrays, whichever count a file has. */
+const ARRAYS = new Set(['DettaglioLinee', 'DatiRiepilogo', 'DatiBeniServizi', 'DatiFattureCollegate']);
+const controlParser = new XMLParser({
+  removeNSPrefix: true, ignoreAttributes: true, parseTagValue: false, trimValues: true,
+  isArray: (name) => ARRAYS.has(name),
+});
+const obj = (v: unknown): Obj => (isObj(v) ? v : {});
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+/** An amount in hundredths (cents, or a rate's hundredths of a percent), exact for the 2-decimal forms. */
+const hundredths = (v: unknown): number => Math.round(Number(v ?? 0) * 100);
+
+/** The partita IVA check digit (Luhn over 11 digits), as SdI's registry would at least require. */
+function fakeLuhn(code: string): boolean {
+  if (!/^[0-9]{11}$/.test(code) || code === '00000000000') return false;
+  let sum = 0;
+  for (let i = 0; i < 11; i++) {
+    let d = Number(code[i]);
+    if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+/** A codice fiscale: 11 digits (an entity, Luhn) or a person's 16 characters with the check letter (DM 23/12/1976). */
+function fakeCodiceFiscale(cf: string): boolean {
+  if (/^[0-9]{11}$/.test(cf)) return fakeLuhn(cf);
+  if (!/^[A-Z]{6}[0-9LMNPQRSTUV]{2}[A-EHLMPRST][0-9LMNPQRSTUV]{2}[A-Z][0-9LMNPQRSTUV]{3}[A-Z]$/.test(cf)) return false;
+  const odd = '1,0,5,7,9,13,15,17,19,21,2,4,18,20,11,3,6,8,12,14,16,10,22,25,24,23'.split(',').map(Number);
+  let sum = 0;
+  for (let i = 0; i < 15; i++) {
+    const c = cf.charCodeAt(i);
+    const v = c <= 57 ? c - 48 : c - 65;
+    sum += i % 2 === 0 ? odd[v]! : v;
+  }
+  return String.fromCharCode(65 + (sum % 26)) === cf[15];
+}
+
+/** The document types SdI refuses with the same subject as cedente and cessionario (00471). */
+const NOT_TO_ONESELF = ['TD01', 'TD02', 'TD03', 'TD06', 'TD16', 'TD17', 'TD18', 'TD19', 'TD20', 'TD24', 'TD25', 'TD28'];
+
+/**
+ * SdI's content controls ("Elenco controlli" of the FatturaPA technical specifications) on a
+ * file that passed the schema, as far as they concern what the service writes: the errors an NS
+ * would list, in code order, each once. Read here with our own parser and arithmetic:
+ * - 00301 / 00305: an Italian IdFiscaleIVA (seller / buyer) that is not a valid partita IVA
+ *   (the registry look-up is played by the check digit); 00306: an invalid buyer CodiceFiscale;
+ * - 00403: Data after the day of reception (Rome); 00418: Data before a linked invoice's;
+ * - 00425: Numero without a digit; 00426: PECDestinatario with a CodiceDestinatario other than
+ *   0000000; 00427: a 7-character code on FPA12, a 6-character one on FPR12;
+ * - 00471: the same subject (IdFiscaleIVA or CodiceFiscale) as cedente and cessionario on the
+ *   types that forbid it;
+ * - lines: 00400 / 00401 Natura vs AliquotaIVA 0; 00423 PrezzoTotale ≠ PrezzoUnitario ×
+ *   Quantita (±0.01); 00424 an AliquotaIVA between 0 and 1; 00445 a generic N2/N3/N6;
+ * - summary: 00419 / 00443 a rate of the lines without its row (or a row without lines);
+ *   00444 the same for Natura; 00429 / 00430 Natura vs AliquotaIVA 0; 00421 Imposta ≠
+ *   ImponibileImporto × AliquotaIVA / 100 (±0.01); 00422 ImponibileImporto ≠ Σ PrezzoTotale
+ *   of its lines + its Arrotondamento (±1.00);
+ * - simplified (FSM10): the identity controls above, and 00460 a TD07 above 400.00 EUR
+ *   outside RF19 (a variation note, with DatiFatturaRettificata, has no ceiling).
+ * Not played: 00417 (a buyer without either id): the service's test keys write such buyers on
+ * purpose (docs/decisions.md "Live: seller Sede and buyer id") and the lifecycle tests send them.
+ */
+export function sdiControls(file: string, receivedAt = new Date()): { codice: string; descrizione: string }[] {
+  const errors = new Map<string, string>();
+  const fail = (codice: string, descrizione: string) => {
+    if (!errors.has(codice)) errors.set(codice, descrizione);
+  };
+  const doc = controlParser.parse(file) as Obj;
+  const semplificata = isObj(doc.FatturaElettronicaSemplificata);
+  const root = obj(semplificata ? doc.FatturaElettronicaSemplificata : doc.FatturaElettronica);
+  const header = obj(root.FatturaElettronicaHeader);
+  const dt = obj(header.DatiTrasmissione);
+  const cedente = obj(header.CedentePrestatore);
+  const cessionario = obj(header.CessionarioCommittente);
+  const seller = semplificata ? cedente : obj(cedente.DatiAnagrafici);
+  const buyer = semplificata ? obj(cessionario.IdentificativiFiscali) : obj(cessionario.DatiAnagrafici);
+  const vat = (a: Obj) => {
+    const id = obj(a.IdFiscaleIVA);
+    return str(id.IdPaese) === undefined ? undefined : { paese: str(id.IdPaese)!, codice: str(id.IdCodice) ?? '' };
+  };
+  const sellerVat = vat(seller);
+  const buyerVat = vat(buyer);
+  const sellerCf = str(seller.CodiceFiscale);
+  const buyerCf = str(buyer.CodiceFiscale);
+
+  const formato = str(dt.FormatoTrasmissione) ?? '';
+  const codice = str(dt.CodiceDestinatario) ?? '';
+  if (sellerVat?.paese === 'IT' && !fakeLuhn(sellerVat.codice)) fail('00301', '1.2.1.1.2 <IdCodice> non valido');
+  if (buyerVat?.paese === 'IT' && !fakeLuhn(buyerVat.codice)) fail('00305', '1.4.1.1.2 <IdCodice> non valido');
+  if (buyerCf !== undefined && !fakeCodiceFiscale(buyerCf)) fail('00306', '1.4.1.2 <CodiceFiscale> non valido');
+  if (str(dt.PECDestinatario) !== undefined && codice !== '0000000') {
+    fail('00426', '1.1.6 <PECDestinatario> valorizzato a fronte di 1.1.4 <CodiceDestinatario> con valore diverso da 0000000');
+  }
+  if ((formato === 'FPA12' && codice.length === 7) || (formato === 'FPR12' && codice.length === 6)) {
+    fail('00427', '1.1.4 <CodiceDestinatario> di lunghezza non coerente con 1.1.3 <FormatoTrasmissione>');
+  }
+
+  const body = obj(root.FatturaElettronicaBody);
+  const generali = obj(body.DatiGenerali);
+  const documento = obj(generali.DatiGeneraliDocumento);
+  const tipo = str(documento.TipoDocumento) ?? '';
+  const data = str(documento.Data) ?? '';
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Rome' }).format(receivedAt);
+  if (data > today) fail('00403', '2.1.1.3 <Data> successiva alla data di ricezione');
+  if (!/[0-9]/.test(str(documento.Numero) ?? '')) fail('00425', '2.1.1.4 <Numero> non contenente caratteri numerici');
+  for (const c of (generali.DatiFattureCollegate as Obj[] | undefined) ?? []) {
+    const linked = str(obj(c).Data);
+    if (linked !== undefined && data < linked) fail('00418', '2.1.1.3 <Data> antecedente a 2.1.6.3 <Data>');
+  }
+  const sameSubject = (sellerVat !== undefined && buyerVat !== undefined && sellerVat.paese === buyerVat.paese && sellerVat.codice === buyerVat.codice)
+    || (sellerCf !== undefined && sellerCf === buyerCf);
+  if (sameSubject && NOT_TO_ONESELF.includes(tipo)) {
+    fail('00471', 'Per il valore indicato nell\'elemento 2.1.1.1 <TipoDocumento> il cedente/prestatore non può essere uguale al cessionario/committente');
+  }
+
+  const generic = (n: string | undefined) => n === 'N2' || n === 'N3' || n === 'N6';
+  if (semplificata) {
+    const beni = ((body.DatiBeniServizi as Obj[] | undefined) ?? []).map(obj);
+    const total = beni.reduce((sum, b) => sum + hundredths(b.Importo), 0);
+    if (tipo === 'TD07' && total > 40_000 && str(cedente.RegimeFiscale) !== 'RF19' && !isObj(generali.DatiFatturaRettificata)) {
+      fail('00460', 'Importo totale superiore al limite previsto per le fatture semplificate');
+    }
+    for (const b of beni) if (generic(str(b.Natura))) fail('00445', 'Natura generica non più ammessa');
+  } else {
+    const dbs = obj(((body.DatiBeniServizi as Obj[] | undefined) ?? [])[0]);
+    const linee = ((dbs.DettaglioLinee as Obj[] | undefined) ?? []).map(obj);
+    const righe = ((dbs.DatiRiepilogo as Obj[] | undefined) ?? []).map(obj);
+    const keyOf = (rate: number, natura: string | undefined) => `${rate}|${natura ?? ''}`;
+    const lineSums = new Map<string, number>();
+    for (const l of linee) {
+      const rate = hundredths(l.AliquotaIVA);
+      const natura = str(l.Natura);
+      if (rate === 0 && natura === undefined) fail('00400', '2.2.1.14 <Natura> non presente a fronte di 2.2.1.12 <AliquotaIVA> pari a zero');
+      if (rate !== 0 && natura !== undefined) fail('00401', '2.2.1.14 <Natura> presente a fronte di 2.2.1.12 <AliquotaIVA> diversa da zero');
+      if (rate > 0 && rate < 100) fail('00424', '2.2.1.12 <AliquotaIVA> non indicata in termini percentuali');
+      if (generic(natura)) fail('00445', '2.2.1.14 <Natura> generica non più ammessa');
+      const expected = Number(l.PrezzoUnitario ?? 0) * Number(l.Quantita ?? 1);
+      if (Math.abs(Number(l.PrezzoTotale ?? 0) - expected) > 0.01 + 1e-9) fail('00423', '2.2.1.11 <PrezzoTotale> non calcolato secondo le regole definite nelle specifiche tecniche');
+      const key = keyOf(rate, natura);
+      lineSums.set(key, (lineSums.get(key) ?? 0) + hundredths(l.PrezzoTotale));
+    }
+    const rowKeys = new Set<string>();
+    for (const r of righe) {
+      const rate = hundredths(r.AliquotaIVA);
+      const natura = str(r.Natura);
+      rowKeys.add(keyOf(rate, natura));
+      if (rate === 0 && natura === undefined) fail('00429', '2.2.2.2 <Natura> non presente a fronte di 2.2.2.1 <AliquotaIVA> pari a zero');
+      if (rate !== 0 && natura !== undefined) fail('00430', '2.2.2.2 <Natura> presente a fronte di 2.2.2.1 <AliquotaIVA> diversa da zero');
+      if (rate > 0 && rate < 100) fail('00424', '2.2.2.1 <AliquotaIVA> non indicata in termini percentuali');
+      if (generic(natura)) fail('00445', '2.2.2.2 <Natura> generica non più ammessa');
+      const imponibile = hundredths(r.ImponibileImporto);
+      // Imposta in cents; ImponibileImporto (cents) × AliquotaIVA (hundredths of a percent) / 10,000.
+      if (Math.abs(hundredths(r.Imposta) - Math.round((imponibile * rate) / 10_000)) > 1) {
+        fail('00421', '2.2.2.6 <Imposta> non calcolato secondo le regole definite nelle specifiche tecniche');
+      }
+      const lines = lineSums.get(keyOf(rate, natura)) ?? 0;
+      if (Math.abs(imponibile - (lines + hundredths(r.Arrotondamento))) > 100) {
+        fail('00422', '2.2.2.5 <ImponibileImporto> non calcolato secondo le regole definite nelle specifiche tecniche');
+      }
+    }
+    const lineRates = new Set([...lineSums.keys()].map((k) => k.split('|')[0]));
+    const rowRates = new Set([...rowKeys].map((k) => k.split('|')[0]));
+    if ([...lineRates].some((r) => !rowRates.has(r))) fail('00419', '2.2.2 <DatiRiepilogo> non presente in corrispondenza di almeno un valore di 2.2.1.12 <AliquotaIVA>');
+    if ([...rowRates].some((r) => !lineRates.has(r))) fail('00443', 'Aliquote IVA dei dati di riepilogo non coerenti con quelle delle linee di dettaglio');
+    const lineNature = new Set([...lineSums.keys()].map((k) => k.split('|')[1]));
+    const rowNature = new Set([...rowKeys].map((k) => k.split('|')[1]));
+    if ([...lineNature].some((n) => !rowNature.has(n)) || [...rowNature].some((n) => !lineNature.has(n))) {
+      fail('00444', 'Valori di Natura dei dati di riepilogo non coerenti con quelli delle linee di dettaglio');
+    }
+  }
+  return [...errors.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([c, d]) => ({ codice: c, descrizione: d }));
+}
+
 /** A MessaggiTypes 1.1 document (unsigned; the signature is appended by xadesSign). */
 function messaggio(n: FakeSdiNotice, f: { id: string; nomeFile: string; at: Date; messageId: string; invoice: InvoiceFacts; fileHash: string }): string {
   const head = [tag('IdentificativoSdI', f.id), tag('NomeFile', f.nomeFile)];
@@ -215,9 +390,12 @@ export async function startFakeSdi(): Promise<FakeSdi> {
     const invoice = invoiceFacts(entry.file);
     const key = `${invoice.seller}|${invoice.numero}|${invoice.data}`;
     // SdI's uniqueness checks: the file name (00002), then the invoice (00404).
+    const failed = sdiControls(entry.file, at);
     const plan: FakeSdiNotice[] = takenNames.has(entry.nomeFile)
       ? [{ type: 'NS', errors: [{ codice: '00002', descrizione: 'Nome file duplicato' }] }]
-      : taken.has(key)
+      : failed.length > 0
+        ? [{ type: 'NS', errors: failed }]
+        : taken.has(key)
         ? [{ type: 'NS', errors: [{ codice: '00404', descrizione: 'Fattura duplicata' }] }]
         : (programs.get(entry.nomeFile) ?? [{ type: 'RC' }]);
     takenNames.add(entry.nomeFile);

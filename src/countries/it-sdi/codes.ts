@@ -87,6 +87,13 @@ export const SDI_CODES: Readonly<Record<string, AuthorityCode>> = {
     error('A discount or surcharge of the invoice has no amount or percentage. Contact support.')),
   '00438': v('2.2.1.10.1 <Tipo> (line discount or surcharge) without 2.2.1.10.2 <Percentuale> or 2.2.1.10.3 <Importo>.',
     error('A discount or surcharge of a line has no amount or percentage. Contact support.')),
+  // 00443, 00444, 00471: FatturaElettronica.NET's FatturaOrdinariaValidator (the SdI texts and document-type list).
+  '00443': v('The VAT rates (AliquotaIVA) of the lines and of the VAT summary (DatiRiepilogo) do not match.',
+    error('The invoice VAT summary does not match its lines. Contact support.')),
+  '00444': v('The VAT exemption natures (Natura) of the lines and of the VAT summary (DatiRiepilogo) do not match.',
+    error('The invoice VAT summary does not match its lines. Contact support.')),
+  '00471': v('For this TipoDocumento (TD01, TD02, TD03, TD06, TD16-TD20, TD24, TD25, TD28) the seller (CedentePrestatore) cannot be the buyer (CessionarioCommittente).',
+    error('The customer of this invoice is your own business. An invoice must name another customer; goods taken for your own use are a self-invoice (TD27), not issued here.')),
   '00445': v('The generic <Natura> N2, N3 or N6 is no longer accepted (since 1 January 2021): its sub-code is required.',
     error('Give the VAT exemption nature with its sub-code (N2.1-N2.2, N3.1-N3.6, N6.1-N6.9) and send the transaction again.')),
   '00448': v('Cross-border invoice: the generic <Natura> N2, N3 or N6 is no longer accepted: its sub-code is required.',

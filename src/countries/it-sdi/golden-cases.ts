@@ -68,7 +68,8 @@ export function goldenCases(loc = goldenLocation()): GoldenCase[] {
         line({ description: 'Libri', quantity: 2, unit_price: 1000, tax_rate: 0, tax_amount: 0, total_amount: 2000, natura: 'N4' }),
       ],
       customer_context: { tax_id: 'DE123456789', legal_name: 'Kunde GmbH', address: { street: 'Hauptstrasse 1', postal_code: '10115', city: 'Berlin', country: 'DE' } },
-      metadata: { invoice_number: 'FT-2026/3', buyer_country: 'DE', codice_destinatario: 'XXXXXXX', pec_destinatario: 'fatture@example.it' },
+      // A foreign buyer: CodiceDestinatario XXXXXXX, and no PECDestinatario (it goes with 0000000 only: SdI 00426).
+      metadata: { invoice_number: 'FT-2026/3', buyer_country: 'DE', codice_destinatario: 'XXXXXXX' },
     }),
   );
 

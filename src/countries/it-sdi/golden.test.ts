@@ -129,7 +129,9 @@ describe('FatturaPA golden documents', () => {
       CodiceFiscale: 'RSSMRA85T10A562S',
       Anagrafica: { Nome: 'Mario', Cognome: 'Rossi' },
     });
-    expect(multi.FatturaElettronicaHeader.DatiTrasmissione.PECDestinatario).toBe('fatture@example.it');
+    // A foreign buyer: XXXXXXX and no PEC address (PECDestinatario goes with 0000000 only, SdI 00426).
+    expect(multi.FatturaElettronicaHeader.DatiTrasmissione).toMatchObject({ CodiceDestinatario: 'XXXXXXX' });
+    expect(multi.FatturaElettronicaHeader.DatiTrasmissione.PECDestinatario).toBeUndefined();
     const natures = [multi.FatturaElettronicaBody.DatiBeniServizi.DatiRiepilogo].flat().map((r: any) => `${r.AliquotaIVA}/${r.Natura ?? ''}`);
     expect(natures).toEqual(['22.00/', '10.00/', '0.00/N4', '0.00/N2.1']);
     expect(generali(note).DatiGeneraliDocumento.Numero).toBe('NC-FT-2026/1');

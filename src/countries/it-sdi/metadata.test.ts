@@ -94,7 +94,8 @@ describe('it-sdi on live keys: what SdI refuses for certain is a 400 at creation
   const sede = { indirizzo: 'Via del Corso 1', cap: '00186', comune: 'Roma', provincia: 'RM' };
   const live = (over: Parameters<typeof draft>[0], l = location('it-sdi', sede)) =>
     sdi.validateTransaction(draft({ metadata: { invoice_number: '1' }, ...over }), { ...txCtx(l), environment: 'live' });
-  const company = { customer_context: { tax_id: 'IT01234567897', legal_name: 'Cliente Srl' } };
+  // A buyer other than the seller (the fixture location's partita IVA is 01234567897: SdI 00471).
+  const company = { customer_context: { tax_id: 'IT12345678903', legal_name: 'Cliente Srl' } };
 
   it('a complete seller Sede and a buyer with a partita IVA or a codice fiscale pass', () => {
     expect(live(company).invoice_number).toBe('1');
@@ -102,7 +103,7 @@ describe('it-sdi on live keys: what SdI refuses for certain is a 400 at creation
     // A codice fiscale given as tax_id, a foreign VAT number with its prefix, an 11-digit codice fiscale of a company.
     expect(live({ customer_context: { tax_id: 'RSSMRA80A01H501U' } }).invoice_number).toBe('1');
     expect(live({ customer_context: { tax_id: 'DE123456789' } }).invoice_number).toBe('1');
-    expect(live({ customer_context: { codice_fiscale: '01234567897' } }).invoice_number).toBe('1');
+    expect(live({ customer_context: { codice_fiscale: '12345678903' } }).invoice_number).toBe('1');
     // The location address stands in for indirizzo.
     expect(live(company, { ...location('it-sdi', { cap: '00186', comune: 'Roma' }), address: 'Via Roma 1' }).invoice_number).toBe('1');
   });
@@ -118,7 +119,9 @@ describe('it-sdi on live keys: what SdI refuses for certain is a 400 at creation
     const message = 'customer_context.tax_id (partita IVA) or customer_context.codice_fiscale is required for live SDI invoices: SdI refuses a buyer without either (00417)';
     expect400(() => live({}), message);
     expect400(() => live({ customer_context: { first_name: 'Mario', last_name: 'Rossi' } }), message);
-    expect400(() => live({ customer_context: { codice_fiscale: 'not a code' } }), message);
+    // A codice fiscale that is not one is refused as such, on every key (SdI 00306).
+    expect400(() => live({ customer_context: { codice_fiscale: 'not a code' } }),
+      'customer_context.codice_fiscale is not a valid codice fiscale (16 characters with their check character, or 11 digits with their check digit): SdI refuses it (00306)');
     expect400(() => live({ customer_context: { tax_id: '   ' } }), message);
   });
 
@@ -291,5 +294,64 @@ describe('it-sdi correctedSale: a refund or void of a TD07, named by number and 
     expect(lookup.resolve(refund(original, { items: exempt('N6.9') }), [td07]).tipo_documento).toBe('TD04');
     expect(lookup.resolve(refund(original, { items: exempt('N3.2') }), [td07]).tipo_documento).toBe('TD04');
     expect(lookup.resolve(refund(original, { items: exempt('N4') }), [td07]).tipo_documento).toBe('TD08');
+  });
+});
+
+describe('it-sdi: what SdI discards (NS) is refused at creation, on every key (docs/decisions.md "Italy SDI: SdI controls")', () => {
+  const message426 = (code: string) =>
+    `metadata.pec_destinatario goes with codice_destinatario 0000000 only (here ${code}): SdI refuses a PEC address beside another recipient code (00426); give one or the other`;
+
+  it('00424 / RateType: a rate between 0 and 1, or with more than 2 decimals, is refused; 0 and whole or 2-decimal rates pass', () => {
+    const rated = (tax_rate: number, natura?: string) => validate({ invoice_number: '1' }, { items: [line({ tax_rate, ...(natura ? { natura } : {}) })] });
+    expect400(() => rated(0.5), 'items[0].tax_rate must be 0 or at least 1 %: SdI reads AliquotaIVA as a percentage (22.00 for 22 %) and refuses a rate between 0 and 1 (00424)');
+    // 0.001 % was written AliquotaIVA 0.00 without a Natura (00400, 00429).
+    expect400(() => rated(0.001), 'items[0].tax_rate must be 0 or at least 1 %: SdI reads AliquotaIVA as a percentage (22.00 for 22 %) and refuses a rate between 0 and 1 (00424)');
+    expect400(() => rated(22.005), 'items[0].tax_rate must have at most 2 decimals: FatturaPA writes AliquotaIVA as a percentage with two');
+    for (const r of [1, 4, 5, 10, 22, 7.65, 12.3]) expect(rated(r).invoice_number).toBe('1');
+    expect(rated(0, 'N4').invoice_number).toBe('1');
+  });
+
+  it('00426: a PEC address only with codice_destinatario 0000000 (the default)', () => {
+    expect(validate({ invoice_number: '1', pec_destinatario: 'fatture@pec.example.it' }).codice_destinatario).toBe('0000000');
+    expect(validate({ invoice_number: '1', codice_destinatario: '0000000', pec_destinatario: 'fatture@pec.example.it' }).pec_destinatario).toBe('fatture@pec.example.it');
+    expect400(() => validate({ invoice_number: '1', codice_destinatario: 'ABC1234', pec_destinatario: 'fatture@pec.example.it' }), message426('ABC1234'));
+    expect400(() => validate({ invoice_number: '1', codice_destinatario: 'XXXXXXX', pec_destinatario: 'fatture@pec.example.it' }), message426('XXXXXXX'));
+    const pa = location('it-sdi', { formato_trasmissione: 'FPA12' });
+    expect400(() => validate({ invoice_number: '1', codice_destinatario: 'UFXYZ1', pec_destinatario: 'fatture@pec.example.it' }, {}, pa), message426('UFXYZ1'));
+  });
+
+  it('00305 / 00306: the buyer\'s Italian partita IVA and codice fiscale must be valid; foreign VAT numbers are not checked', () => {
+    const buyer = (customer_context: Record<string, unknown>, metadata: Record<string, unknown> = {}) =>
+      validate({ invoice_number: '1', ...metadata }, { customer_context });
+    const piva = (field: string) => `customer_context.${field} is not a valid Italian partita IVA (11 digits with their check digit): SdI refuses it (00305); a foreign VAT number takes its country prefix (DE123456789) or metadata.buyer_country`;
+    expect400(() => buyer({ tax_id: 'IT12345678901' }), piva('tax_id'));
+    expect400(() => buyer({ tax_id: '1234567890' }), piva('tax_id'));
+    expect400(() => buyer({ partita_iva: '12345678901' }), piva('partita_iva'));
+    expect400(() => buyer({ nif: 'IT00000000000' }), piva('nif'));
+    // A Spanish NIF without its prefix, on an Italian buyer_country (the default), is read as Italian.
+    expect400(() => buyer({ tax_id: 'B12345674' }), piva('tax_id'));
+    expect(buyer({ tax_id: 'B12345674' }, { buyer_country: 'ES' }).buyer_country).toBe('ES');
+    expect(buyer({ tax_id: 'ESB12345674' }).invoice_number).toBe('1');
+    expect(buyer({ tax_id: 'IT 123 456 789 03' }).invoice_number).toBe('1');
+    expect400(() => buyer({ codice_fiscale: 'RSSMRA85T10A562T' }),
+      'customer_context.codice_fiscale is not a valid codice fiscale (16 characters with their check character, or 11 digits with their check digit): SdI refuses it (00306)');
+    expect400(() => buyer({ tax_id: 'RSSMRA85T10A562T' }),
+      'customer_context.tax_id is not a valid codice fiscale (16 characters with their check character): SdI refuses it (00306)');
+    expect(buyer({ codice_fiscale: 'rssmra85t10a562s' }).invoice_number).toBe('1');
+    expect(buyer({ tax_id: 'RSSMRA85T10A562S' }).invoice_number).toBe('1');
+  });
+
+  it('00471: an invoice to the seller itself (its partita IVA or codice fiscale) is refused; a credit note is not concerned', () => {
+    // The fixture location: partita IVA and codice fiscale 01234567897.
+    const self = (customer_context: Record<string, unknown>, metadata: Record<string, unknown> = {}, type: 'sale' | 'refund' = 'sale') =>
+      validate({ invoice_number: '1', ...metadata }, { customer_context, type });
+    const refused = (what: string, tipo = 'TD01') =>
+      `customer_context names this location's own ${what}: SdI refuses a ${tipo} whose buyer is the seller itself (00471); goods taken for own use or given away are a self-invoice (TD27), not issued here`;
+    expect400(() => self({ tax_id: 'IT01234567897' }), refused('partita IVA'));
+    expect400(() => self({ tax_id: '01234567897' }, { tipo_documento: 'TD24' }), refused('partita IVA', 'TD24'));
+    expect400(() => self({ codice_fiscale: '01234567897' }), refused('codice fiscale'));
+    // The same digits as another country's VAT number are another subject.
+    expect(self({ tax_id: '01234567897' }, { buyer_country: 'SM' }).invoice_number).toBe('1');
+    expect(self({ tax_id: 'IT01234567897' }, {}, 'refund').tipo_documento).toBe('TD04');
   });
 });

@@ -10,6 +10,8 @@ import { checkNatura } from '../it/natura.ts';
 import { checkItalianAmounts } from '../it/amounts.ts';
 import { decimal } from '../shared/amounts.ts';
 import { configString } from '../shared/config-fields.ts';
+import { partitaIvaCheckDigitValid } from '../it/partita-iva.ts';
+import { codiceFiscaleValid } from '../it/codice-fiscale.ts';
 import { buyerIdentity, defaultTipoDocumento, missingSedeFields, semplificataExcludes } from './build.ts';
 
 /** TipoDocumento codes offered (FatturaPA 1.2.2): invoice, advance, credit note, fee note, debit note of a fee, deferred invoice. */
@@ -23,6 +25,7 @@ const NUMERO = /^(?=.*[0-9])[\x20-\x7E]{1,20}$/;
 
 export function validateSdiTransaction(tx: TransactionDraft, ctx: TransactionContext): Record<string, unknown> {
   const meta = baseMetadata(tx, 'IT');
+  checkAliquote(tx);
   checkNatura(tx);
   checkNaturaSubcode(tx);
   checkItalianAmounts(tx);
@@ -66,6 +69,10 @@ export function validateSdiTransaction(tx: TransactionDraft, ctx: TransactionCon
     'metadata.pec_destinatario must be an email address of at most 256 characters',
     /^(?=.{1,256}$)[^\s@"]+@[^\s@"]+\.[^\s@"]+$/,
   );
+
+  checkPecDestinatario(codice_destinatario, pec_destinatario);
+  checkBuyerIds(tx, buyer_country);
+  checkNotSelfInvoice(tx, ctx, tipo_documento, buyer_country);
 
   const { original_invoice_number, original_invoice_date } = readOriginalInvoice(meta, tipo_documento, invoice_date);
   // DatiFatturaRettificata names the invoice by NumeroFR and DataFR, both required
@@ -200,6 +207,100 @@ function readCodiceDestinatario(meta: Record<string, unknown>, formato: unknown)
     optionalText(meta, 'codice_destinatario', 'metadata.codice_destinatario must be 7 uppercase letters or digits', /^[A-Z0-9]{7}$/) ??
     '0000000'
   );
+}
+
+/**
+ * AliquotaIVA (RateType, `[0-9]{1,3}\.[0-9]{2}`) is the percentage with two decimals: a rate
+ * with more would be written rounded, unlike the VAT the lines carry (and 0.001 % would be
+ * written `0.00` without a Natura: SdI 00400/00429). SdI reads a rate between 0 and 1 as a
+ * fraction given for a percentage and refuses it (00424, "l'aliquota IVA deve essere indicata
+ * in termini percentuali": 0 or at least 1.00). No Italian VAT rate is either.
+ */
+function checkAliquote(tx: TransactionDraft): void {
+  tx.items.forEach((line, i) => {
+    const rate = line.tax_rate;
+    if (rate > 0 && rate < 1) {
+      throw badRequest(`items[${i}].tax_rate must be 0 or at least 1 %: SdI reads AliquotaIVA as a percentage (22.00 for 22 %) and refuses a rate between 0 and 1 (00424)`);
+    }
+    if (Math.abs(Math.round(rate * 100) - rate * 100) > 1e-6) {
+      throw badRequest(`items[${i}].tax_rate must have at most 2 decimals: FatturaPA writes AliquotaIVA as a percentage with two`);
+    }
+  });
+}
+
+/**
+ * PECDestinatario goes with CodiceDestinatario `0000000` only: SdI refuses a PEC address beside
+ * any other code (00426, "1.1.6 <PECDestinatario> valorizzato a fronte di 1.1.4
+ * <CodiceDestinatario> con valore diverso da 0000000"), a public administration's 6-character
+ * office code included, and a foreign buyer's `XXXXXXX`.
+ */
+function checkPecDestinatario(codice: string, pec: string | undefined): void {
+  if (pec !== undefined && codice !== '0000000') {
+    throw badRequest(`metadata.pec_destinatario goes with codice_destinatario 0000000 only (here ${codice}): SdI refuses a PEC address beside another recipient code (00426); give one or the other`);
+  }
+}
+
+/** The customer_context key the buyer's tax id was read from (buyerIdentity reads them in this order). */
+const buyerTaxIdField = (tx: TransactionDraft): string | undefined =>
+  ['nif', 'tax_id', 'partita_iva'].find((k) => {
+    const v = tx.customer_context?.[k];
+    return typeof v === 'string' && v.trim() !== '';
+  });
+
+/**
+ * The buyer's identifiers as the FatturaPA writes them (`buyerIdentity`), checked as SdI checks
+ * them: an Italian VAT number (IdPaese IT) must be a partita IVA SdI finds in the registry
+ * (00305), a codice fiscale must be valid (00306). The check digit and character catch the
+ * typing errors; a number never issued only SdI can tell. A foreign VAT number without its
+ * country prefix was read as Italian (buyer_country defaults to IT): the message says so.
+ * Every key: the stub must not deliver what SdI refuses for certain. A codice fiscale that is
+ * not one was dropped from the document before (the buyer then had no id on test keys).
+ */
+function checkBuyerIds(tx: TransactionDraft, buyerCountry: string): void {
+  const cf = tx.customer_context?.codice_fiscale;
+  if (typeof cf === 'string' && cf.trim() !== '' && !codiceFiscaleValid(cf.trim().toUpperCase())) {
+    throw badRequest('customer_context.codice_fiscale is not a valid codice fiscale (16 characters with their check character, or 11 digits with their check digit): SdI refuses it (00306)');
+  }
+  const field = buyerTaxIdField(tx);
+  if (field === undefined) return;
+  const raw = String(tx.customer_context![field]).replace(/\s/g, '').toUpperCase();
+  if (/^[A-Z0-9]{16}$/.test(raw) && /[A-Z]/.test(raw.slice(0, 6))) {
+    if (!codiceFiscaleValid(raw)) {
+      throw badRequest(`customer_context.${field} is not a valid codice fiscale (16 characters with their check character): SdI refuses it (00306)`);
+    }
+    return;
+  }
+  const { IdFiscaleIVA } = buyerIdentity(tx, buyerCountry);
+  if (IdFiscaleIVA?.IdPaese === 'IT' && !partitaIvaCheckDigitValid(IdFiscaleIVA.IdCodice)) {
+    throw badRequest(`customer_context.${field} is not a valid Italian partita IVA (11 digits with their check digit): SdI refuses it (00305); a foreign VAT number takes its country prefix (DE123456789) or metadata.buyer_country`);
+  }
+}
+
+/**
+ * The TipoDocumento values SdI refuses when the cedente and the cessionario are the same subject
+ * (00471: TD01, TD02, TD03, TD06, TD16-TD20, TD24, TD25, TD28), of those a request may name.
+ */
+const NOT_TO_ONESELF: readonly string[] = ['TD01', 'TD02', 'TD06', 'TD24'];
+
+/**
+ * SdI 00471: an invoice (TD01, an advance TD02, a fee note TD06, a deferred invoice TD24) to
+ * oneself is refused; what a business takes for its own use or gives away is a self-invoice
+ * (TD27), and a VAT-ceiling regularisation TD21 (AdE "Guida alla compilazione delle fatture
+ * elettroniche", TD21/TD27), which this service does not issue. Same subject: the buyer's
+ * IdFiscaleIVA is the seller's (IT + its partita IVA), or the buyer's codice fiscale is the
+ * seller's. (FatturaElettronica.NET's check asks for both to match; SdI's exact comparison is
+ * not published in what we read, and either alone names the seller: docs/decisions.md.)
+ */
+function checkNotSelfInvoice(tx: TransactionDraft, ctx: TransactionContext, tipo: string, buyerCountry: string): void {
+  if (!NOT_TO_ONESELF.includes(tipo)) return;
+  const buyer = buyerIdentity(tx, buyerCountry);
+  const piva = configString(ctx.location.config, 'partita_iva') ?? ctx.location.tax_id ?? undefined;
+  const cf = configString(ctx.location.config, 'codice_fiscale');
+  const sameVat = buyer.IdFiscaleIVA !== undefined && buyer.IdFiscaleIVA.IdPaese === 'IT' && buyer.IdFiscaleIVA.IdCodice === piva;
+  const sameCf = buyer.CodiceFiscale !== undefined && buyer.CodiceFiscale === cf;
+  if (sameVat || sameCf) {
+    throw badRequest(`customer_context names this location's own ${sameVat ? 'partita IVA' : 'codice fiscale'}: SdI refuses a ${tipo} whose buyer is the seller itself (00471); goods taken for own use or given away are a self-invoice (TD27), not issued here`);
+  }
 }
 
 /** The generic codes SdI has refused since 1 January 2021 (00445/00448): only their sub-codes. */
