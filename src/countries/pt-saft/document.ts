@@ -8,6 +8,7 @@ import { decimal } from '../shared/amounts.ts';
 import { customerTaxId } from '../shared/metadata-fields.ts';
 import { taxCodeOf, taxDescriptionOf, type TaxCode, type TaxRegion } from './tax.ts';
 import { EU_VAT_PREFIXES } from '../shared/vat-prefixes.ts';
+import { SAFT_COUNTRIES } from './countries.ts';
 
 /** A final consumer's NIF on SAF-T PT documents and QR codes. */
 export const FINAL_CONSUMER_NIF = '999999990';
@@ -60,16 +61,21 @@ export function splitVatPrefix(raw: string): { taxId: string; prefixCountry: str
  */
 export function customerOf(tx: TransactionDraft): SaftCustomer {
   const nif = customerTaxId(tx);
-  if (nif === undefined) {
+  const { taxId: bare, prefixCountry } = splitVatPrefix(nif ?? '');
+  // No tax id, or the final consumer's own (999999990, given as a NIF): the generic
+  // customer, always with the same details. Written with a name or an address of its own,
+  // the Customer table of the month's file took whichever document came first.
+  if (nif === undefined || (bare === FINAL_CONSUMER_NIF && (prefixCountry ?? 'PT') === 'PT')) {
     return { id: FINAL_CONSUMER_NIF, taxId: FINAL_CONSUMER_NIF, name: 'Consumidor final', addressDetail: UNKNOWN, city: UNKNOWN, postalCode: UNKNOWN, country: UNKNOWN };
   }
   const ctx = tx.customer_context ?? {};
-  const address = ctx.address !== null && typeof ctx.address === 'object' && !Array.isArray(ctx.address) ? (ctx.address as Record<string, unknown>) : {};
-  const given = (text(ctx.country) ?? text(address.country))?.toUpperCase();
-  const { taxId: bare, prefixCountry } = splitVatPrefix(nif);
+  const address = addressObjectOf(tx);
+  const given = givenCountryOf(tx);
   const taxId = clip(bare, 30);
+  // A country outside SAF-T's list (refused at the request, metadata.ts) is not written:
+  // it would make the month's file invalid.
   const country =
-    given !== undefined && /^[A-Z]{2}$/.test(given) ? given : prefixCountry ?? (/^[0-9]{9}$/.test(taxId) ? 'PT' : UNKNOWN);
+    given !== undefined && SAFT_COUNTRIES.has(given) ? given : prefixCountry ?? (/^[0-9]{9}$/.test(taxId) ? 'PT' : UNKNOWN);
   return {
     // CustomerID stays the id as given for a foreign customer (two countries may share a
     // bare number); a Portuguese customer is its NIF, prefixed or not.
@@ -83,8 +89,44 @@ export function customerOf(tx: TransactionDraft): SaftCustomer {
   };
 }
 
-/** The customer's country as QR field C writes it (the SAF-T Country; `PT` for the final consumer, as AT's example). */
-export const qrCountryOf = (c: SaftCustomer): string => (c.country === UNKNOWN ? 'PT' : c.country);
+/** `customer_context.address` when it is an object (the form the other countries read). */
+const addressObjectOf = (tx: TransactionDraft): Record<string, unknown> => {
+  const a = tx.customer_context?.address;
+  return a !== null && typeof a === 'object' && !Array.isArray(a) ? (a as Record<string, unknown>) : {};
+};
+
+/** The customer's country as the request gives it (`country`, or `address.country`), upper case. */
+export function givenCountryOf(tx: TransactionDraft): string | undefined {
+  const ctx = tx.customer_context ?? {};
+  return (text(ctx.country) ?? text(addressObjectOf(tx).country))?.toUpperCase();
+}
+
+/**
+ * The customer's country as QR field C writes it: the SAF-T Country of the customer (AT QR
+ * spec v1.0, field C, at most 12 characters: room for `Desconhecido`), `PT` for the final
+ * consumer as AT's example 2 writes it. A foreign customer whose country is not known is
+ * `Desconhecido`, as in the SAF-T: writing PT said the buyer was Portuguese.
+ */
+export const qrCountryOf = (c: SaftCustomer): string => (c.id === FINAL_CONSUMER_NIF ? 'PT' : c.country);
+
+/**
+ * Whether the buyer is a taxable person (sujeito passivo) as far as its tax id tells: a
+ * Portuguese NIF of an entity (companies 5, public bodies 6, 7x, 8, 9x: every first digit
+ * but the natural persons' 1, 2, 3 and 45) or a tax id with an EU VAT prefix (VIES form:
+ * a VAT registration). A natural person's NIF, a foreign id without a prefix and no tax id
+ * at all are not taken as one: the buyer may be a final consumer. Used for the simplified
+ * invoice limit (CIVA art. 40 n.º 1: 1,000 EUR only "a adquirentes que não sejam sujeitos
+ * passivos", 100 EUR otherwise) and the buyer's name on invoices (CIVA art. 36 n.º 5 a).
+ */
+export function buyerIsTaxablePerson(tx: TransactionDraft): boolean {
+  const raw = customerTaxId(tx);
+  if (raw === undefined) return false;
+  const { taxId, prefixCountry } = splitVatPrefix(raw);
+  if (taxId === FINAL_CONSUMER_NIF) return false;
+  if (prefixCountry !== undefined && prefixCountry !== 'PT') return true;
+  const c = customerOf(tx);
+  return c.country === 'PT' && /^[0-9]{9}$/.test(c.taxId) && !/^(?:[123]|45)/.test(c.taxId);
+}
 
 export interface SaftProduct {
   /** ProductCode (at most 60): the line's description, which is all a transaction says of it. */

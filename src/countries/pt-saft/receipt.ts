@@ -1,6 +1,7 @@
-import type { Localized, ReceiptFacts } from '../types.ts';
+import type { Localized, ReceiptFacts, TransactionDraft } from '../types.ts';
 import { metaString } from '../shared/metadata-fields.ts';
 import { defaultReason } from './build.ts';
+import { FINAL_CONSUMER_NIF, UNKNOWN, customerOf } from './document.ts';
 import { documentTypeOf } from './metadata.ts';
 import { QR_MIN_VERSION } from './qr-image.ts';
 import { withQrStatus } from './qr.ts';
@@ -11,6 +12,27 @@ const TITLES: Readonly<Record<string, Localized>> = {
   FR: { pt: 'Fatura-recibo', en: 'Invoice-receipt' },
   NC: { pt: 'Nota de crédito', en: 'Credit note' },
 };
+
+/**
+ * The buyer a document names, printed under its number: the tax id (CIVA art. 36 n.º 5 a
+ * for an invoice, art. 40 n.º 2 c for a simplified one: the buyer's NIF when it is a
+ * taxable person or asks for it, art. 36 n.º 16), with the name and address when the
+ * request gives them. The SAF-T and the QR carried the NIF, the paper did not: the buyer's
+ * copy lacked the one element it was asked for. The final consumer prints nothing: the
+ * generic 999999990 is SAF-T's and the QR's, never a printed NIF.
+ */
+function buyerLines(tx: TransactionDraft): Localized[] {
+  const c = customerOf(tx);
+  if (c.id === FINAL_CONSUMER_NIF) return [];
+  const out: Localized[] = [];
+  if (c.name !== UNKNOWN) out.push({ pt: `Cliente: ${c.name}`, en: `Customer: ${c.name}` });
+  const id = c.country === 'PT' || c.country === UNKNOWN ? c.taxId : `${c.country} ${c.taxId}`;
+  out.push({ pt: `NIF do adquirente: ${id}`, en: `Customer tax id: ${id}` });
+  const place = [c.postalCode, c.city].filter((p) => p !== UNKNOWN).join(' ');
+  const address = [c.addressDetail === UNKNOWN ? '' : c.addressDetail, place].filter((p) => p !== '').join(', ');
+  if (address !== '') out.push({ pt: `Morada: ${address}`, en: `Address: ${address}` });
+  return out;
+}
 
 /**
  * A Portuguese document on paper (FORMATS.md §7): `ATCUD:<code>-<number>` immediately
@@ -26,6 +48,7 @@ export const SAFT_RECEIPT: ReceiptFacts = {
     atcud: { pt: 'ATCUD:', en: 'ATCUD:' },
   },
   qr: { qr: { errorCorrectionLevel: 'M', minVersion: QR_MIN_VERSION, sizeMm: 30 } },
+  lines: ({ tx }) => buyerLines(tx).map((text) => ({ placement: 'header' as const, text })),
   // Field E is the document's status (AT QR spec v1.0, the SAF-T InvoiceStatus: N normal,
   // A anulado): a print made after the annulment (its 2.ª via) says A, as the SAF-T does.
   qrContent: (key, content, { cancelled }) => (key === 'qr' && cancelled ? withQrStatus(content, 'A') : undefined),
