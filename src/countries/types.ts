@@ -780,6 +780,14 @@ export interface TransactionContext {
   location: LocationForFiscal;
   environment: 'test' | 'live';
   now: Date;
+  /**
+   * Where the record goes (TransactionAppend.sandboxMode): `authority` for a live key, and
+   * for a test key with `X-Svc-Sandbox: authority` (the authority's own test service);
+   * `stub` for the sandbox stub. Absent: not known to the caller (a plug-in then reads
+   * `environment` alone). A system may refuse in `authority` what the authority's test
+   * service would refuse for certain, and keep the sandbox stub lenient.
+   */
+  sandboxMode?: 'stub' | 'authority' | undefined;
 }
 
 /** Identity of this software, as fiscal formats require (TicketBAI licence, VERI*FACTU SIF id…). */

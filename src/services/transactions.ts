@@ -205,7 +205,7 @@ export function createTransactionService(deps: TransactionDeps) {
    */
   async function prepare(auth: AuthContext, draft: TransactionDraft, sandbox: string | undefined): Promise<Prepared> {
     const { system, location } = usableLocation(auth, await deps.locations.forTransaction(auth.accountId, draft.location_id));
-    const sandboxMode = auth.environment === 'test' && sandbox === undefined ? 'stub' : 'authority';
+    const sandboxMode: 'stub' | 'authority' = auth.environment === 'test' && sandbox === undefined ? 'stub' : 'authority';
     // A system that submits nothing (records signed locally are final) has no client to
     // lack: its live records are made here, like its test ones.
     if (sandboxMode === 'authority' && !system.capabilities.authorityTransport && system.capabilities.submission !== 'none') {
@@ -214,7 +214,7 @@ export function createTransactionService(deps: TransactionDeps) {
     // A line surcharge only its own systems take: elsewhere the total would hold an amount the record cannot carry.
     const foreignSurcharge = undeclaredSurcharges(draft, system.lineFields ?? [], LINE_FIELDS, system.key);
     if (foreignSurcharge) throw foreignSurcharge;
-    const ctx = { location, environment: auth.environment, now: clock.now() };
+    const ctx = { location, environment: auth.environment, now: clock.now(), sandboxMode };
     const metadata = system.validateTransaction(draft, ctx);
     // A refund's or void's sale, found by the number it names (FiscalSystem.correctedSale).
     const corrected = await withCorrectedSale(db, auth, system, ctx, draft, { ...draft, metadata });

@@ -61,7 +61,7 @@ async function scenario(): Promise<Scenario> {
 }
 
 async function createAuthorityTx(s: Scenario, over: Record<string, unknown> = {}) {
-  const res = await createTx(t, s.key, saleBody(s.loc, { timestamp: clock.now().toISOString(), metadata: saleMetadata['it-sdi'], ...over }), AUTHORITY);
+  const res = await createTx(t, s.key, saleBody(s.loc, { timestamp: clock.now().toISOString(), metadata: saleMetadata['it-sdi'], customer_context: { codice_fiscale: 'RSSMRA85T10A562S' }, ...over }), AUTHORITY);
   expect(res.statusCode, res.body).toBe(201);
   expect(res.json().status).toBe('pending');
   return res.json() as Record<string, any>;
@@ -110,6 +110,22 @@ describe('it-sdi through the API with X-Svc-Sandbox: authority (SdICoop SdIRicev
     expect(created.fiscal_id).toMatch(/^IT01234567897_[0-9A-Z]{5}\.xml$/);
     await expectTaken(s, created.id, created.fiscal_id, await drainAndCollect());
     expect(await submitJob(created.id)).toMatchObject({ status: 'completed', attempt: 1 });
+  });
+
+  it('a buyer without partita IVA or codice fiscale: 400 on the way to SdI (it would discard it, 00417), nothing stored or sent; the stub still takes it', async () => {
+    const s = await scenario();
+    const body = saleBody(s.loc, { timestamp: clock.now().toISOString(), metadata: saleMetadata['it-sdi'] });
+    const refused = await createTx(t, s.key, body, AUTHORITY);
+    expect(refused.statusCode, refused.body).toBe(400);
+    expect(refused.json().error).toBe(
+      'customer_context.tax_id (partita IVA) or customer_context.codice_fiscale is required for SDI invoices sent to the SdI test service (X-Svc-Sandbox: authority): SdI refuses a buyer without either (00417)',
+    );
+    const stored = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions WHERE location_id = $1', [s.loc]);
+    expect(stored.rows[0]!.n).toBe(0);
+    expect((await drainAndCollect()).received).toHaveLength(0);
+    // The sandbox stub (no header) keeps the spec's minimal request.
+    const stub = await createTx(t, s.key, body);
+    expect(stub.statusCode, stub.body).toBe(201);
   });
 
   it('a fattura semplificata (TD07): the FSM10 file goes the same way, under the same file name, and SdI takes it', async () => {

@@ -293,7 +293,7 @@ describe('SdI lifecycle: fake SdI → signed notifications → POST /v1/inbound/
     await fake.deliver();
     expect(await statusOf(s, first.id)).toBe('delivered');
     // At the same location the number is refused at creation (FiscalSystem.issuedDocument)…
-    const refused = await createTx(t, s.key, saleBody(s.loc, { metadata: { invoice_number: number } }), AUTHORITY);
+    const refused = await createTx(t, s.key, saleBody(s.loc, { metadata: { invoice_number: number }, customer_context: { codice_fiscale: 'RSSMRA85T10A562S' } }), AUTHORITY);
     expect(refused.statusCode, refused.body).toBe(409);
     expect(refused.json().error).toBe(`metadata.invoice_number ${number} was already issued as TD01 in ${refused.json().error.match(/in (\d{4}):/)?.[1]}: SdI refuses a duplicate invoice (00404)`);
     expect(refused.json().error).toMatch(/ in \d{4}: /);
@@ -304,7 +304,7 @@ describe('SdI lifecycle: fake SdI → signed notifications → POST /v1/inbound/
       payload: { name: 'Seconda cassa', country: 'IT', address: loc.address, tax_id: loc.tax_id, country_config: loc.country_config },
     });
     expect(twin.statusCode, twin.body).toBe(201);
-    const atTwin = await createTx(t, s.key, saleBody(twin.json().id, { metadata: { invoice_number: number } }), AUTHORITY);
+    const atTwin = await createTx(t, s.key, saleBody(twin.json().id, { metadata: { invoice_number: number }, customer_context: { codice_fiscale: 'RSSMRA85T10A562S' } }), AUTHORITY);
     expect(atTwin.statusCode, atTwin.body).toBe(409);
     // What we cannot see (another account of the same partita IVA: another software) SdI
     // still refuses: the NS 00404 path.

@@ -80,6 +80,8 @@ beforeAll(async () => {
 });
 
 const AUTHORITY = { 'x-svc-sandbox': 'authority' } as const;
+/** SdI's test service refuses a buyer without an id (00417): the invoices sent there name one. */
+const BUYER = { codice_fiscale: 'RSSMRA85T10A562S' };
 const PASSWORD = 'password-del-certificato';
 let certificates = 0;
 /** An it-sdi location (the given partita IVA, else the fixtures') naming a certificate uploaded for it: files may go to SdI. */
@@ -106,7 +108,7 @@ const post = (body: string, headers: Record<string, string> = { 'x-sdi-secret': 
 
 /** An invoice sent to SdI, awaiting its notification. */
 async function sentInvoice(): Promise<{ id: string; fiscal_id: string }> {
-  const res = await createTx(t, key, saleBody(location, { metadata: saleMetadata['it-sdi'] }), AUTHORITY);
+  const res = await createTx(t, key, saleBody(location, { metadata: saleMetadata['it-sdi'], customer_context: BUYER }), AUTHORITY);
   expect(res.statusCode).toBe(201);
   await t.worker.drain();
   const tx = await getTx(t, key, res.json().id);
@@ -244,7 +246,7 @@ const allEventsOf = async (transactionId: string) => (await t.db.query<{ type: s
 
 /** An invoice created and its submit job's id, not yet run. */
 async function createdInvoice(apiKey = key, loc = location, headers: Record<string, string> = AUTHORITY): Promise<{ id: string; fiscal_id: string; job: string }> {
-  const res = await createTx(t, apiKey, saleBody(loc, { metadata: saleMetadata['it-sdi'] }), headers);
+  const res = await createTx(t, apiKey, saleBody(loc, { metadata: saleMetadata['it-sdi'], customer_context: BUYER }), headers);
   expect(res.statusCode, res.body).toBe(201);
   const { rows } = await t.db.query<{ id: string }>(`SELECT id FROM jobs WHERE transaction_id = $1 AND kind = 'submit'`, [res.json().id]);
   return { id: res.json().id, fiscal_id: res.json().fiscal_id, job: rows[0]!.id };
