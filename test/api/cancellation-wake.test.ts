@@ -81,7 +81,7 @@ const submitJob = async (id: string) =>
  * will settle it), and looks again only after the longest wait.
  */
 async function waitingCancellation(): Promise<{ original: { id: string; fiscal_id: string }; cancellation: { id: string } }> {
-  const created = await createTx(t, key, saleBody(location, { metadata: saleMetadata['it-sdi'] }), AUTHORITY);
+  const created = await createTx(t, key, saleBody(location, { metadata: saleMetadata['it-sdi'], customer_context: { codice_fiscale: 'RSSMRA85T10A562S' } }), AUTHORITY);
   expect(created.statusCode, created.body).toBe(201);
   await t.worker.drain();
   const original = await getTx(t, key, created.json().id);
