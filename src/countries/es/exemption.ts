@@ -53,14 +53,11 @@ export const exemptionCodeInvalid = (tax: SpanishTax): string =>
   tax === 'igic' ? `metadata.exemption_code must be one of ${IGIC_EXEMPTION_CODES.join(', ')} (IGIC exemption causes, AEAT list L10B)` : EXEMPTION_CODE_INVALID;
 export const EXEMPTION_WITHOUT_EXEMPT_LINE = 'metadata.exemption_code applies to the lines with tax_rate 0, and this transaction has none';
 
-/** Validation: the code if given (a known cause, and at least one line it applies to). */
-export function readExemptionCode(tx: TransactionDraft, meta: Metadata): ExemptionCode | undefined {
-  const code = optionalChoice(meta, 'exemption_code', EXEMPTION_CODES, EXEMPTION_CODE_INVALID);
-  if (code !== undefined && !tx.items.some((l) => l.tax_rate === 0)) throw badRequest(EXEMPTION_WITHOUT_EXEMPT_LINE);
-  return code;
-}
+/** Validation of an IVA sale (TicketBAI, SII): `readTaxExemptionCode` with IVA's causes, E1–E6. */
+export const readExemptionCode = (tx: TransactionDraft, meta: Metadata): ExemptionCode | undefined =>
+  readTaxExemptionCode(tx, meta, 'iva') as ExemptionCode | undefined;
 
-/** Validation for VERI*FACTU, which carries every tax: the cause among the location's tax's (`exemptionCodesFor`). */
+/** Validation: the code if given, among the location's tax's causes (`exemptionCodesFor`), and at least one line it applies to. */
 export function readTaxExemptionCode(tx: TransactionDraft, meta: Metadata, tax: SpanishTax): AnyExemptionCode | undefined {
   const code = optionalChoice(meta, 'exemption_code', exemptionCodesFor(tax), exemptionCodeInvalid(tax));
   if (code !== undefined && !tx.items.some((l) => l.tax_rate === 0)) throw badRequest(EXEMPTION_WITHOUT_EXEMPT_LINE);
