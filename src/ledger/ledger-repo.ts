@@ -162,6 +162,48 @@ export function renderBatch(part: GuardedBatch): RenderedBatch {
 }
 
 /**
+ * Whether `next` was built on the head `prev` leaves (its guard is that head, every fact
+ * of it): then both go in one statement as one move of their chain's head (`appendGuarded`).
+ * A batch built on anything else (another node's head, one read after a failure) is not.
+ */
+export function continues(prev: RenderedBatch, next: RenderedBatch): boolean {
+  const a = prev.head;
+  const b = next.head;
+  return prev.chainKey === next.chainKey && a.seq === b.g_seq && a.fingerprint === b.g_fingerprint && a.fiscal_id === b.g_fiscal_id
+    && a.issued_at === b.g_issued_at && JSON.stringify(a.link) === JSON.stringify(b.g_link);
+}
+
+type SeriesMove = RenderedBatch['numbers'][number];
+
+/**
+ * The moves a statement makes: one per chain (from its first part's guard to its last
+ * part's head) and one per series of a chain (from the first `from` to the last `to`),
+ * for parts where each part of a chain continues the one before it (`continues`). Why
+ * not one move per part: a row of an UPDATE ... FROM is updated once per statement,
+ * whatever the FROM list holds.
+ */
+function movesOf(parts: readonly RenderedBatch[]): { heads: Record<string, unknown>[]; numbers: SeriesMove[] } {
+  const chains = new Map<string, { head: Record<string, unknown>; last: RenderedBatch; numbers: Map<string, SeriesMove> }>();
+  for (const p of parts) {
+    const chain = chains.get(p.chainKey);
+    if (chain === undefined) {
+      chains.set(p.chainKey, { head: p.head, last: p, numbers: new Map(p.numbers.map((n) => [n.key, n])) });
+      continue;
+    }
+    if (!continues(chain.last, p)) throw new Error(`ledger: two batches of ${p.chainKey} in one statement, the second not built on the first`);
+    const g = chain.head;
+    chain.head = { ...p.head, g_seq: g.g_seq, g_fingerprint: g.g_fingerprint, g_fiscal_id: g.g_fiscal_id, g_issued_at: g.g_issued_at, g_link: g.g_link };
+    chain.last = p;
+    for (const n of p.numbers) {
+      const before = chain.numbers.get(n.key);
+      if (before !== undefined && before.to !== n.from) throw new Error(`ledger: series ${n.key} of ${p.chainKey} does not continue in one statement`);
+      chain.numbers.set(n.key, before === undefined ? n : { ...n, from: before.from });
+    }
+  }
+  return { heads: [...chains.values()].map((c) => c.head), numbers: [...chains.values()].flatMap((c) => [...c.numbers.values()]) };
+}
+
+/**
  * Rows as the statement takes them: JSON without the table's BYTE_COLUMNS, and those
  * values apart, row after row in column order, joined, with each one's length in UTF-8
  * bytes (-1: NULL). A json column's text is what JSON.stringify writes, as it was inside
@@ -408,20 +450,24 @@ export const ledgerRepo = {
    * of one record paid its planning, its foreign-key trigger set-up and its commit alone
    * (0.93 ms of PostgreSQL CPU a record at 50 locations, against 0.19 for one busy chain,
    * measured). Heads first, then series (the locking path's order).
+   * Several batches of one chain may go too, each built on the head the one before leaves
+   * (`continues`): one move of the head and of each series, from the first to the last
+   * (`movesOf`); anything else of a chain must wait for the next statement.
    */
   async appendGuarded(q: Pick<Queryable, 'query'>, parts: readonly RenderedBatch[]): Promise<Written> {
     const values: unknown[] = [];
     const param = (v: unknown) => `$${values.push(v)}`;
+    const moves = movesOf(parts);
     const heads = `UPDATE chain_heads h SET seq = v.seq, last_fingerprint = v.fingerprint, last_fiscal_id = v.fiscal_id,
          last_issued_at = v.issued_at, updated_at = v.issued_at, last_link = v.link
-       FROM jsonb_to_recordset(${param(JSON.stringify(parts.map((p) => p.head)))}::jsonb) AS v(chain_key text, seq bigint, fingerprint text, fiscal_id text,
+       FROM jsonb_to_recordset(${param(JSON.stringify(moves.heads))}::jsonb) AS v(chain_key text, seq bigint, fingerprint text, fiscal_id text,
          issued_at timestamptz, link jsonb, g_seq bigint, g_fingerprint text, g_fiscal_id text, g_issued_at timestamptz, g_link jsonb)
        WHERE h.chain_key = v.chain_key AND h.seq = v.g_seq AND h.last_fingerprint IS NOT DISTINCT FROM v.g_fingerprint
          AND h.last_fiscal_id IS NOT DISTINCT FROM v.g_fiscal_id AND h.last_issued_at IS NOT DISTINCT FROM v.g_issued_at
          AND h.last_link IS NOT DISTINCT FROM v.g_link
        RETURNING 1`;
     const { writes, fannedOut, jobIds } = batchWrites(param, parts);
-    const numbers = parts.flatMap((p) => p.numbers);
+    const { numbers } = moves;
     if (numbers.length > 0) {
       writes.push(`num AS (
          UPDATE number_series s SET last_number = v.next, updated_at = v.at
@@ -432,7 +478,7 @@ export const ledgerRepo = {
     }
     // The heads first (the main query reads them before the other WITH parts run), then
     // the series: the order the locking path takes them in.
-    const main = `SELECT svc_assert((SELECT count(*) FROM head) = ${parts.length}, '${CHAIN_HEAD_MOVED}', 'chain head moved')${numbers.length > 0
+    const main = `SELECT svc_assert((SELECT count(*) FROM head) = ${moves.heads.length}, '${CHAIN_HEAD_MOVED}', 'chain head moved')${numbers.length > 0
       ? ` AND svc_assert((SELECT count(*) FROM num) = ${numbers.length}, '${NUMBERS_MOVED}', 'number series moved')`
       : ''} AS ok, ${fannedOut ? '(SELECT count(*) FROM fo)' : '0'} AS fanned`;
     // Data-modifying WITH parts run whether or not the final query reads them.

@@ -33,7 +33,7 @@ import type { TransactionFailure } from '../store/pg-db.ts';
 import type { FiscalRecordRow } from '../store/repos/fiscal-records-repo.ts';
 import type { TransactionRow } from '../store/repos/transactions-repo.ts';
 import { Combiner } from './combiner.ts';
-import { CHAIN_HEAD_MOVED, NUMBERS_MOVED, ledgerRepo, renderBatch, type ChainBatch, type RenderedBatch, type Written } from './ledger-repo.ts';
+import { CHAIN_HEAD_MOVED, NUMBERS_MOVED, continues, ledgerRepo, renderBatch, type ChainBatch, type RenderedBatch, type Written } from './ledger-repo.ts';
 import { sortOutReplays, type Replays } from './replays.ts';
 import { createChainSigner, startText, type RunStart, type SignChain } from '../signing/chain-signer.ts';
 import type { Appended, BuiltEntry, Ledger, LedgerEntry, LedgerEvents, PreparedEntry } from './types.ts';
@@ -229,13 +229,18 @@ export function createLedger(deps: LedgerDeps): Ledger {
 
   async function writeGuarded(parts: RenderedBatch[]): Promise<(Written | Error)[]> {
     const out: (Written | Error)[] = new Array(parts.length);
-    // A statement moves each head once: with the pipe, a chain's next batch can queue
-    // beside the one before, and goes in the next statement.
+    // With the pipe, a chain's next batches can queue beside the one before. Built on the
+    // head it leaves (`continues`: the usual case, each built on the batch ahead), a batch
+    // goes in the same statement, whose one commit covers both: a busy register's chain is
+    // serial, and each statement of it paid its own commit (fsync, ~2.3 ms here, while
+    // the chain waited; docs/decisions.md, session 26). Built on anything else, it goes in
+    // the next statement (a statement moves each head once).
     const layers: number[][] = [];
-    const depth = new Map<string, number>();
+    const lastOf = new Map<string, { part: RenderedBatch; layer: number }>();
     parts.forEach((p, i) => {
-      const d = depth.get(p.chainKey) ?? 0;
-      depth.set(p.chainKey, d + 1);
+      const before = lastOf.get(p.chainKey);
+      const d = before === undefined ? 0 : continues(before.part, p) ? before.layer : before.layer + 1;
+      lastOf.set(p.chainKey, { part: p, layer: d });
       (layers[d] ??= []).push(i);
     });
     const mine = (w: Written, k: number): Written => ({ jobIds: [w.jobIds[k]!], fannedOut: w.fannedOut });

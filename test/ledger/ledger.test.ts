@@ -387,6 +387,32 @@ describe('ledger', () => {
       expect(locked).toBe(0);
     });
 
+    it('the batches that queued behind the statements in flight go in one statement (one commit), the head and the series each moved once from the first to the last', async () => {
+      let locked = 0;
+      const g = gatedLedger({ pass: 100, run: true, error: noAnswer }, { transaction: (fn) => ((locked += 1), t.db.transaction(fn)) });
+      const key = `journal:${newId()}`;
+      const series = `journal-series:${newId()}`;
+      for (let i = 0; i < 2; i++) await g.ledger.append(journal(key, `warm ${i}`, { numberingKey: series }));
+      locked = 0;
+      g.state.armed = true;
+      const built: string[] = [];
+      const names = ['a', 'b', 'c', 'd'];
+      const appends: Promise<Appended>[] = [];
+      for (const name of names) {
+        appends.push(g.ledger.append(noted(built, journal(key, name, { numberingKey: series }), name)));
+        await vi.waitFor(() => expect(built).toContain(name));
+      }
+      expect(g.state.calls).toBe(2); // a and b hold the pipe's two slots; c and d queue
+      g.state.release();
+      expect((await Promise.all(appends)).map((a) => ('seq' in a ? a.seq : null))).toEqual([3, 4, 5, 6]);
+      // c was built on what b leaves and d on what c leaves: one statement for both (was two, two commits).
+      expect(g.state.calls).toBe(3);
+      const rows = await expectWhole(key, ['warm 0', 'warm 1', ...names]);
+      expect(rows.map((r) => r.document_number)).toEqual(['1', '2', '3', '4', '5', '6']);
+      expect(Number((await t.db.query<{ n: string }>('SELECT last_number AS n FROM number_series WHERE numbering_key = $1', [series])).rows[0]!.n)).toBe(6);
+      expect(locked).toBe(0);
+    });
+
     it('an entry that may refuse itself on the head (refusesOnHead) is built only once the batch before is answered, on the head it committed', async () => {
       const g = gatedLedger({ pass: 100, run: true, error: noAnswer });
       const key = `journal:${newId()}`;
