@@ -41,7 +41,8 @@ type Vat = { rate: string; excl_tax: number; tax: number; incl_tax: number };
 type Sig = { algorithm: string; key_id: string; previous: string | null; value: string };
 type Rec = {
   register_id: string; environment: string; seq: number; document_number: string; operation: string; timestamp: string;
-  cancels: { document_number: string; transaction_id: string } | null;
+  version: number; payment_method: string;
+  cancels: { document_number: string; transaction_id: string; reason?: string | null } | null;
   lines: Array<{ description: string; quantity: number; unit_price: number; tax_rate: number; tax_amount: number; total_amount: number }>;
   vat: Vat[]; totals: { excl_tax: number; tax: number; incl_tax: number };
   grand_totals: { perpetual: { excl_tax: number; incl_tax: number }; day: P; month: P; fiscal_year: P };
@@ -67,9 +68,12 @@ const vatText = (v: Vat[]) => v.map((x) => `${x.rate}:${x.excl_tax}:${x.tax}:${x
 function recordMessage(r: Rec): string {
   const lines = sha(r.lines.map((l) => `${String(l.quantity)};${l.unit_price};${rate(l.tax_rate)};${l.tax_amount};${l.total_amount};${b64u(l.description)}`).join('\n'));
   const g = r.grand_totals;
-  return ['NF525R1', r.register_id, r.environment, r.seq, r.document_number, r.operation, r.timestamp, vatText(r.vat), r.totals.excl_tax, r.totals.tax, r.totals.incl_tax,
+  // Record version 2 (NF525R2): the payment method and a cancellation's reason (base64url) follow the lines' digest.
+  expect(r.version).toBe(2);
+  return ['NF525R2', r.register_id, r.environment, r.seq, r.document_number, r.operation, r.timestamp, vatText(r.vat), r.totals.excl_tax, r.totals.tax, r.totals.incl_tax,
     g.perpetual.excl_tax, g.perpetual.incl_tax, g.day.period, g.day.excl_tax, g.day.incl_tax, g.month.period, g.month.excl_tax, g.month.incl_tax,
-    g.fiscal_year.period, g.fiscal_year.excl_tax, g.fiscal_year.incl_tax, r.cancels?.document_number ?? '', lines, r.signature.key_id, r.signature.previous ?? ''].join('|');
+    g.fiscal_year.period, g.fiscal_year.excl_tax, g.fiscal_year.incl_tax, r.cancels?.document_number ?? '', lines, r.payment_method, b64u(r.cancels?.reason ?? ''),
+    r.signature.key_id, r.signature.previous ?? ''].join('|');
 }
 const closureMessage = (c: Clo) => ['NF525C1', c.register_id, c.environment, c.seq, c.number, c.kind, c.period, c.timestamp, vatText(c.vat), c.totals.excl_tax, c.totals.tax,
   c.totals.incl_tax, c.grand_total.perpetual.excl_tax, c.grand_total.perpetual.incl_tax, c.records.count, c.records.first_seq, c.records.last_seq, c.signature.key_id, c.signature.previous ?? ''].join('|');

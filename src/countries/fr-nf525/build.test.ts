@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
 import { describe, it, expect } from 'vitest';
 import { nf525 } from './index.ts';
-import { linesText, nf525Message, quantityText, rateText, verifyMessage, type Nf525Record } from './record.ts';
+import { linesText, nf525Message, quantityText, rateText, signMessage, verifyMessage, type Nf525Record } from './record.ts';
 import { readNf525Totals } from './totals.ts';
 import { verifyNf525Chain } from './verify.ts';
 import type { BuildInput, FiscalRecord, TransactionDraft } from '../types.ts';
-import { NOW, SOFTWARE, TX_ID, draft, fixedRecordKey, location, txCtx, validatedBuild } from '../shared/test-fixtures.ts';
+import { NOW, SOFTWARE, TX_ID, draft, fixedRecordKey, line, location, txCtx, validatedBuild } from '../shared/test-fixtures.ts';
 import { toRecordKey } from '../../crypto/record-key.ts';
 
 const loc = location('fr-nf525');
@@ -188,5 +188,87 @@ describe('verifyNf525Chain', () => {
   it('not JSON, or not a record', () => {
     expect(verifyNf525Chain(['<xml/>'], key.publicKey)).toMatchObject({ ok: false, break: { index: 0, seq: null, reason: 'not JSON' } });
     expect(verifyNf525Chain(['{"seq":1}'], key.publicKey)).toMatchObject({ ok: false, break: { index: 0, seq: 1, reason: 'not an NF525 record (format/version)' } });
+  });
+});
+
+/** Re-signs records in order with the register's key, relinking each to the one before (a forger with the key, or a faulty build). */
+function resign(records: Nf525Record[]): string[] {
+  let previous: string | null = null;
+  return records.map((r) => {
+    const unsigned = { ...r, signature: { ...r.signature, previous } };
+    const value = signMessage(nf525Message(unsigned), key.signer);
+    previous = value;
+    return JSON.stringify({ ...unsigned, signature: { ...unsigned.signature, value } });
+  });
+}
+
+describe('record version 2 (fr-audit): the payment and a cancellation\'s reason are signed', () => {
+  it('a cash sale turned into a card sale breaks its signature', () => {
+    const [sale] = run([{ now: NOW, tx: draft({ payment_method: 'cash' }) }]).map(body);
+    expect(sale).toMatchObject({ version: 2, payment_method: 'cash' });
+    expect(nf525Message(sale!).split('|')[0]).toBe('NF525R2');
+    expect(verifyNf525Chain([JSON.stringify(sale)], key.publicKey)).toMatchObject({ ok: true });
+    expect(verifyNf525Chain([JSON.stringify({ ...sale, payment_method: 'card' })], key.publicKey))
+      .toMatchObject({ ok: false, break: { index: 0, reason: 'the signature does not verify over the record\'s data' } });
+  });
+
+  it('a cancellation carries the reason given, signed; without one it is null', () => {
+    const withReason = { ...draft(), metadata: { cancellation_reason: 'erreur de table' } };
+    const [, cancel] = run([{ now: NOW }, { now: NOW, tx: withReason, cancels: 0 }]).map(body);
+    expect(cancel!.cancels).toEqual({ document_number: '73282932000074-00000001', transaction_id: 'tx-1', reason: 'erreur de table' });
+    const [, plain] = run([{ now: NOW }, { now: NOW, cancels: 0 }]).map(body);
+    expect(plain!.cancels!.reason).toBeNull();
+    const sale = run([{ now: NOW }])[0]!.body;
+    expect(verifyNf525Chain([sale, JSON.stringify({ ...cancel, cancels: { ...cancel!.cancels, reason: 'autre motif' } })], key.publicKey))
+      .toMatchObject({ ok: false, break: { index: 1, reason: 'the signature does not verify over the record\'s data' } });
+  });
+
+  it('version 1 records (26 fields, NF525R1) still verify and a version 2 record may follow them; never the reverse', () => {
+    const [a, b, c] = run([{ now: NOW }, { now: NOW }, { now: NOW }]).map(body);
+    const v1 = (r: Nf525Record): Nf525Record => ({ ...r, version: 1 });
+    const old = resign([v1(a!), v1(b!), c!]);
+    expect(nf525Message(JSON.parse(old[0]!) as Nf525Record).split('|')).toHaveLength(26);
+    expect(nf525Message(JSON.parse(old[0]!) as Nf525Record).startsWith('NF525R1|')).toBe(true);
+    expect(verifyNf525Chain(old, key.publicKey)).toMatchObject({ ok: true, count: 3 });
+    // A version 1 record signs no payment method: a downgrade after version 2 would sign less.
+    expect(verifyNf525Chain(resign([a!, v1(b!)]), key.publicKey))
+      .toMatchObject({ ok: false, break: { index: 1, reason: 'a version 1 record follows a version 2 record' } });
+    expect(verifyNf525Chain([JSON.stringify({ ...a, version: 3 })], key.publicKey)).toMatchObject({ ok: false, break: { reason: 'not an NF525 record (format/version)' } });
+  });
+});
+
+describe('verifyNf525Chain: a cancellation is the exact opposite of one earlier record, once (fr-audit)', () => {
+  const two = draft({ items: [line({ quantity: 2, total_amount: 2420, tax_amount: 420 })] });
+
+  it('a cancellation whose amounts are not its original\'s negated', () => {
+    // Built (and signed) by build itself from another draft than the original's.
+    const bodies = run([{ now: NOW }, { now: NOW, tx: two, cancels: 0 }]).map((r) => r.body);
+    expect(verifyNf525Chain(bodies, key.publicKey)).toMatchObject({
+      ok: false, count: 1, break: { index: 1, seq: 2, reason: 'is not the opposite of 73282932000074-00000001 (its lines, VAT breakdown and totals negated)' },
+    });
+  });
+
+  it('a record cancelled twice, and a cancellation cancelled', () => {
+    expect(verifyNf525Chain(run([{ now: NOW }, { now: NOW, cancels: 0 }, { now: NOW, cancels: 0 }]).map((r) => r.body), key.publicKey)).toMatchObject({
+      ok: false, break: { index: 2, reason: 'cancels 73282932000074-00000001, which a cancellation before it already cancels' },
+    });
+    expect(verifyNf525Chain(run([{ now: NOW }, { now: NOW, cancels: 0 }, { now: NOW, cancels: 1 }]).map((r) => r.body), key.publicKey)).toMatchObject({
+      ok: false, break: { index: 2, reason: 'cancels 73282932000074-00000002, itself a cancellation' },
+    });
+  });
+
+  it('a cancellation naming another transaction than its original\'s, or of the other environment', () => {
+    const [s, c] = run([{ now: NOW }, { now: NOW, cancels: 0 }]).map(body);
+    expect(verifyNf525Chain(resign([s!, { ...c!, cancels: { ...c!.cancels!, transaction_id: 'tx-9' } }]), key.publicKey)).toMatchObject({
+      ok: false, break: { index: 1, reason: 'names transaction tx-9 for 73282932000074-00000001, whose transaction is tx-1' },
+    });
+    const mixed = run([{ now: NOW, env: 'live' }, { now: NOW, cancels: 0 }]).map((r) => r.body);
+    expect(verifyNf525Chain(mixed, key.publicKey)).toMatchObject({ ok: false, break: { index: 1, reason: 'cancels 73282932000074-00000001, a live record' } });
+  });
+
+  it('a sound cancellation of a refund, and one whose original is before the run (not checkable here)', () => {
+    const bodies = run([{ now: NOW, tx: draft({ type: 'refund' }) }, { now: NOW }, { now: NOW, tx: draft({ type: 'refund' }), cancels: 0 }]).map((r) => r.body);
+    expect(verifyNf525Chain(bodies, key.publicKey)).toMatchObject({ ok: true, count: 3 });
+    expect(verifyNf525Chain(bodies.slice(2), key.publicKey, { before: bodies[1]! })).toMatchObject({ ok: true, count: 1 });
   });
 });

@@ -14,6 +14,7 @@
  */
 import type { BuildInput, FiscalRecord, PrepareInput, PreparedRecord, TransactionDraft, TransactionType } from '../types.ts';
 import { configString } from '../shared/config-fields.ts';
+import { metaString } from '../shared/metadata-fields.ts';
 import { buildPrepared } from '../shared/prepared-record.ts';
 import { localDate, localDateTimeWithOffset } from '../shared/dates.ts';
 import { textHint } from '../shared/render-hints.ts';
@@ -101,7 +102,12 @@ export function prepareNf525(input: PrepareInput): PreparedRecord {
     timestamp: localDateTimeWithOffset(input.now, 'FR'),
     transaction_id: input.transactionId,
     cancels: cancellation
-      ? { document_number: input.original?.documentNumber ?? input.original?.fiscalId ?? '', transaction_id: input.original?.transactionId ?? '' }
+      ? {
+        document_number: input.original?.documentNumber ?? input.original?.fiscalId ?? '',
+        transaction_id: input.original?.transactionId ?? '',
+        // The reason the cancel gave (the cancellation's own draft carries it), signed (record.ts field 26).
+        reason: metaString(input.tx, 'cancellation_reason') ?? null,
+      }
       : null,
     currency: tx.currency,
     payment_method: tx.payment_method,

@@ -135,12 +135,13 @@ describe('NF525 golden records', () => {
         .join('\n');
       const g = b.grand_totals;
       return [
-        'NF525R1', b.register_id, b.environment, b.seq, b.document_number, b.operation, b.timestamp,
+        'NF525R2', b.register_id, b.environment, b.seq, b.document_number, b.operation, b.timestamp,
         b.vat.map((v) => `${v.rate}:${v.excl_tax}:${v.tax}:${v.incl_tax}`).join(';'),
         b.totals.excl_tax, b.totals.tax, b.totals.incl_tax, g.perpetual.excl_tax, g.perpetual.incl_tax,
         g.day.period, g.day.excl_tax, g.day.incl_tax, g.month.period, g.month.excl_tax, g.month.incl_tax,
         g.fiscal_year.period, g.fiscal_year.excl_tax, g.fiscal_year.incl_tax,
-        b.cancels?.document_number ?? '', crypto.createHash('sha256').update(lines).digest('hex'), b.signature.key_id, b.signature.previous ?? '',
+        b.cancels?.document_number ?? '', crypto.createHash('sha256').update(lines).digest('hex'),
+        b.payment_method, Buffer.from(b.cancels?.reason ?? '').toString('base64url'), b.signature.key_id, b.signature.previous ?? '',
       ].join('|');
     };
     expect(bodies.map(documented)).toEqual(bodies.map((b) => nf525Message(b)));
@@ -184,7 +185,7 @@ describe('NF525 golden records', () => {
       { rate: '10.00', excl_tax: 1500, tax: 150, incl_tax: 1650 },
       { rate: '20.00', excl_tax: 900, tax: 180, incl_tax: 1080 },
     ]);
-    expect(bodies[2]!.cancels).toEqual({ document_number: '73282932000074-00000001', transaction_id: '0b6f9c1e-3d2a-4c5b-9e8f-000000000001' });
+    expect(bodies[2]!.cancels).toEqual({ document_number: '73282932000074-00000001', transaction_id: '0b6f9c1e-3d2a-4c5b-9e8f-000000000001', reason: 'wrong table' });
     expect(bodies[2]!.grand_totals).toEqual({
       perpetual: { excl_tax: -450, incl_tax: -540 },
       day: { period: '2026-01-15', excl_tax: -450, incl_tax: -540 },

@@ -38,6 +38,11 @@ export const nf525: FiscalSystem<'fr-nf525', 'FR'> = {
   validateConfig: validateNf525Config,
   secretConfigFields: [],
   certificateFields: [],
+  // The register's identity is signed in every record, closure and JET event and names
+  // every document number; the verifier refuses a chain whose register changes
+  // (inaltérabilité, BOI-TVA-DECLA-30-10-30). So it is fixed once the register has records:
+  // another SIRET is another register, i.e. a new location (its own chain from seq 1).
+  sealedConfigFields: ['register_id'],
   validateTransaction: validateNf525Transaction,
   // One chain per register; a location is one register.
   chainKey: ({ location }) => chainKeyOf('fr-nf525', location.id, 'default'),

@@ -14,9 +14,11 @@
  * stay as the request gave them).
  *
  * The signed message (`nf525Message`) is one line of UTF-8 text (ASCII in practice),
- * 26 fields joined by `|`, no trailing separator, none of which can contain `|`:
+ * 28 fields joined by `|`, no trailing separator, none of which can contain `|`
+ * (record version 2, tag `NF525R2`; version 1, `NF525R1`, had fields 1-24, then key_id and
+ * previous: 26 fields, no payment method nor reason; its records still verify):
  *
- *    1 `NF525R1`              format tag (record, version 1; closures and the JET get their own)
+ *    1 `NF525R2`              format tag (record, version 2; closures and the JET get their own)
  *    2 register_id            the location's SIRET/SIREN
  *    3 environment            `test` or `live`
  *    4 seq                    the record's place in the register's chain, decimal, from 1
@@ -40,8 +42,16 @@
  *                            trailing zeros: `1`, `2.5`), the rate as in field 8, and the
  *                            description base64url (UTF-8, no padding), so the detail of
  *                            the sale cannot change either
- *   25 key_id                lowercase hex SHA-256 of the signing key's DER SubjectPublicKeyInfo
- *   26 previous              the previous record's signature as written in its body
+ *   25 payment_method        `cash`, `card`, `transfer` or `other` (version 2): the payment
+ *                            is the data the law secures first (CGI art. 286-I-3° bis: the
+ *                            "règlements" a register records; BOI-TVA-DECLA-30-10-30 § 30:
+ *                            "les données liées à la réception du paiement"), so a cash sale
+ *                            cannot be turned into a card sale without breaking the signature
+ *   26 reason                a cancellation's reason (`cancels.reason`) as base64url of its
+ *                            UTF-8, no padding; empty when none (version 2): the reason the
+ *                            ticket prints ("Motif") is the one signed
+ *   27 key_id                lowercase hex SHA-256 of the signing key's DER SubjectPublicKeyInfo
+ *   28 previous              the previous record's signature as written in its body
  *                            (`signature.value`); empty for the register's first record
  *
  * Amounts are decimal integers with a leading `-` when negative, no `+`, no padding.
@@ -49,7 +59,7 @@
  * Signature: ECDSA on P-256 with SHA-256 over the message bytes (JWS `ES256`), written
  * base64url without padding of the raw 64-byte `r || s` (each 32 bytes big-endian, IEEE
  * P1363 / JWS form, 86 characters). It is the record's fingerprint: the next record
- * signs it as its field 26. To check one with OpenSSL, convert r||s to a DER
+ * signs it as its last field. To check one with OpenSSL, convert r||s to a DER
  * `ECDSA-Sig-Value` and run `openssl dgst -sha256 -verify pub.pem -signature sig.der
  * message.txt` (`rawToDer` below; the golden test does exactly that).
  *
@@ -62,8 +72,12 @@ import crypto from 'node:crypto';
 import { inProcessSigner, type Signer } from '../../signing/signer.ts';
 
 export const NF525_FORMAT = 'nf525.record';
-export const NF525_RECORD_VERSION = 1;
-export const MESSAGE_TAG = 'NF525R1';
+/** The version records are built in; a verifier reads every version in `MESSAGE_TAGS`. */
+export const NF525_RECORD_VERSION = 2;
+export const MESSAGE_TAG = 'NF525R2';
+/** Each record version's message tag: version 1 (no payment method, no reason) still verifies. */
+export const MESSAGE_TAGS: Readonly<Record<number, string>> = { 1: 'NF525R1', 2: 'NF525R2' };
+export type Nf525RecordVersion = 1 | 2;
 export const SIGNATURE_ALGORITHM = 'ES256';
 
 export type Nf525Operation = 'sale' | 'refund' | 'void' | 'cancellation';
@@ -85,7 +99,7 @@ export interface PeriodAmounts {
 /** The record body (JSON, keys in this order). */
 export interface Nf525Record {
   format: typeof NF525_FORMAT;
-  version: typeof NF525_RECORD_VERSION;
+  version: Nf525RecordVersion;
   register_id: string;
   legal_name: string;
   environment: 'test' | 'live';
@@ -94,8 +108,8 @@ export interface Nf525Record {
   operation: Nf525Operation;
   timestamp: string;
   transaction_id: string;
-  /** The record a cancellation cancels. */
-  cancels: { document_number: string; transaction_id: string } | null;
+  /** The record a cancellation cancels, and (version 2) the reason given, null when none. */
+  cancels: { document_number: string; transaction_id: string; reason?: string | null } | null;
   currency: string;
   payment_method: string;
   /** The lines as the request gave them (positive amounts; signed through their digest, message field 24). */
@@ -142,14 +156,16 @@ export function nf525Message(r: Omit<Nf525Record, 'signature'> & { signature: Pi
 
 /**
  * The message up to its last field, the previous record's signature (which cannot hold
- * `|`: base64url): fields 1-25 and the separator after them. What the ledger's signing
+ * `|`: base64url): every field before it and the separator after them. What the ledger's signing
  * thread completes (FiscalSystem.prepare).
  */
 export function nf525MessageHead(r: Omit<Nf525Record, 'signature'> & { signature: Pick<Nf525Record['signature'], 'key_id'> }): string {
+  const tag = MESSAGE_TAGS[r.version];
+  if (tag === undefined) throw new Error(`nf525: no record version ${String(r.version)}`);
   const vat = r.vat.map((v) => `${v.rate}:${v.excl_tax}:${v.tax}:${v.incl_tax}`).join(';');
   const g = r.grand_totals;
   const fields: (string | number)[] = [
-    MESSAGE_TAG,
+    tag,
     r.register_id,
     r.environment,
     r.seq,
@@ -173,6 +189,8 @@ export function nf525MessageHead(r: Omit<Nf525Record, 'signature'> & { signature
     g.fiscal_year.incl_tax,
     r.cancels?.document_number ?? '',
     crypto.createHash('sha256').update(linesText(r.lines), 'utf8').digest('hex'),
+    // Version 2: the payment and the cancellation's reason are signed too.
+    ...(r.version >= 2 ? [r.payment_method, Buffer.from(r.cancels?.reason ?? '', 'utf8').toString('base64url')] : []),
     r.signature.key_id,
   ];
   for (const f of fields) {

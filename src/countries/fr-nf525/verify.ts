@@ -2,7 +2,9 @@
  * Verifies a run of NF525 records of one register, in chain order, the way an auditor
  * would with nothing but the records and the register's public key: every signature is
  * recomputed over the message rebuilt from the record's own fields (record.ts), every
- * link is checked against the record before it, and the grand totals are re-added.
+ * link is checked against the record before it, and the grand totals are re-added. A
+ * cancellation whose original is in the run must be its exact opposite, and cancel it once.
+ * Records of every version in record.ts `MESSAGE_TAGS` verify; a chain never goes back a version.
  * The archive verifier reuses it on the records of an archive.
  *
  * The answer is the first break, if any: which record (its index in `records`, its seq
@@ -19,7 +21,7 @@
  */
 import crypto from 'node:crypto';
 import { recordKeyId } from '../../crypto/record-key.ts';
-import { NF525_FORMAT, NF525_RECORD_VERSION, SIGNATURE_ALGORITHM, nf525Message, verifyMessage, type Nf525Record } from './record.ts';
+import { MESSAGE_TAGS, NF525_FORMAT, SIGNATURE_ALGORITHM, nf525Message, verifyMessage, type Nf525Record } from './record.ts';
 import { nf525Number } from './build.ts';
 import { nextTotals, type Nf525Totals } from './totals.ts';
 
@@ -64,7 +66,7 @@ const sameTotals = (a: Nf525Totals, b: Nf525Totals): boolean => JSON.stringify(a
 
 /** Why a record's own content is unsound (format, signature, internal sums); null when it is sound. */
 function recordFault(r: Nf525Record, publicKey: crypto.KeyObject, keyId: string): string | null {
-  if (r.format !== NF525_FORMAT || r.version !== NF525_RECORD_VERSION) return 'not an NF525 record (format/version)';
+  if (r.format !== NF525_FORMAT || typeof r.version !== 'number' || MESSAGE_TAGS[r.version] === undefined) return 'not an NF525 record (format/version)';
   const cents = (v: unknown) => Number.isSafeInteger(v);
   const g0 = r.grand_totals;
   const amounts = [
@@ -97,6 +99,35 @@ function recordFault(r: Nf525Record, publicKey: crypto.KeyObject, keyId: string)
   return null;
 }
 
+const negated = (v: number): number => -v + 0;
+
+/**
+ * Why a cancellation is unsound against its original, when the run holds the original
+ * (an earlier archive's original cannot be checked here): a cancellation annuls one earlier
+ * record of its register and environment, once, by exactly its opposite (the same lines,
+ * every amount negated: BOI-TVA-DECLA-30-10-30, corrections are "opérations de « moins »"
+ * that leave the original intact). Null when sound or not checkable.
+ */
+function cancellationOf(r: Nf525Record, seen: ReadonlyMap<string, Nf525Record>, cancelled: ReadonlySet<string>): string | null {
+  if (r.operation !== 'cancellation' || r.cancels === null) return null;
+  const number = r.cancels.document_number;
+  if (cancelled.has(number)) return `cancels ${number}, which a cancellation before it already cancels`;
+  const o = seen.get(number);
+  if (o === undefined) return null;
+  if (o.operation === 'cancellation') return `cancels ${number}, itself a cancellation`;
+  if (o.environment !== r.environment) return `cancels ${number}, a ${o.environment} record`;
+  if (o.transaction_id !== r.cancels.transaction_id) return `names transaction ${r.cancels.transaction_id} for ${number}, whose transaction is ${o.transaction_id}`;
+  const opposite = {
+    totals: { excl_tax: negated(o.totals.excl_tax), tax: negated(o.totals.tax), incl_tax: negated(o.totals.incl_tax) },
+    vat: o.vat.map((v) => ({ rate: v.rate, excl_tax: negated(v.excl_tax), tax: negated(v.tax), incl_tax: negated(v.incl_tax) })),
+    lines: o.lines,
+  };
+  if (JSON.stringify({ totals: r.totals, vat: r.vat, lines: r.lines }) !== JSON.stringify(opposite)) {
+    return `is not the opposite of ${number} (its lines, VAT breakdown and totals negated)`;
+  }
+  return null;
+}
+
 export function verifyNf525Chain(records: readonly (string | Nf525Record)[], publicKey: crypto.KeyObject | string, options: VerifyOptions = {}): Nf525ChainVerification {
   const key = typeof publicKey === 'string' ? crypto.createPublicKey(publicKey) : publicKey;
   const keyId = recordKeyId(key);
@@ -106,6 +137,10 @@ export function verifyNf525Chain(records: readonly (string | Nf525Record)[], pub
   if (before) lastOfEnv.set(before.environment, before);
   // From the register's first record, an environment's first record starts its totals from zero.
   const fromOrigin = before === null && parse(records[0] ?? '')?.seq === 1;
+  // The records of the run by number (a cancellation's original, when the run holds it) and those cancelled.
+  const seen = new Map<string, Nf525Record>();
+  if (before) seen.set(before.document_number, before);
+  const cancelled = new Set<string>();
 
   for (let index = 0; index < records.length; index++) {
     const raw = records[index]!;
@@ -126,6 +161,8 @@ export function verifyNf525Chain(records: readonly (string | Nf525Record)[], pub
 
     if (previous !== null) {
       if (r.register_id !== previous.register_id) return fail(`register ${r.register_id} follows register ${previous.register_id}`);
+      // A register moves to a newer record format, never back (a downgraded record would sign less).
+      if (r.version < previous.version) return fail(`a version ${r.version} record follows a version ${previous.version} record`);
       if (r.seq !== previous.seq + 1) return fail(`seq ${r.seq} follows seq ${previous.seq}: a record is missing or out of order`);
       if (r.signature.previous !== previous.signature.value) return fail('its previous signature is not the signature of the record before it');
     } else if (r.seq === 1 && r.signature.previous !== null) {
@@ -140,6 +177,11 @@ export function verifyNf525Chain(records: readonly (string | Nf525Record)[], pub
       });
       if (!sameTotals(expected, totalsOf(r))) return fail('grand totals do not continue those of the record before it');
     }
+    const cancellationFault = cancellationOf(r, seen, cancelled);
+    if (cancellationFault !== null) return fail(cancellationFault);
+    if (r.operation === 'cancellation') cancelled.add(r.cancels!.document_number);
+    seen.set(r.document_number, r);
+
     lastOfEnv.set(r.environment, r);
     previous = r;
   }
