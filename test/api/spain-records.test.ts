@@ -203,7 +203,9 @@ describe('TicketBAI: one chain per issuer and territory', () => {
     for (const [loc, number] of [[tbai, (x: string) => `${tagText(x, 'SerieFactura')}-${tagText(x, 'NumFactura')}`], [vf, (x: string) => tagText(x, 'sf:NumSerieFactura')!]] as const) {
       const made: string[] = [];
       for (const type of ['sale', 'sale', 'refund', 'sale', 'refund']) {
-        const res = await createTx(a, key, saleBody(loc, { type }));
+        // A TicketBAI rectificativa names the invoice it corrects (es-ticketbai/foral-rules.ts).
+        const named = type === 'refund' && loc === tbai ? { metadata: { original_invoice_number: '1', original_issue_date: '01-01-2026', original_series: 'A' } } : {};
+        const res = await createTx(a, key, saleBody(loc, { type, ...named }));
         expect(res.statusCode, res.body).toBe(201);
         made.push(number(await fiscalRecord(a, key, res.json().id)));
       }

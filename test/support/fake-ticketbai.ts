@@ -16,6 +16,9 @@
  *   B4_2000006 (anulación); chosen records can be rejected, which makes the answer
  *   "Parcialmente correcto".
  *
+ * Both also apply the business rules `businessRefusal` lists (a rectificativa naming no corrected
+ * invoice; Araba's reserved DFA_ series), as the real services do on schema-valid files.
+ *
  * Signatures are not verified (tests may edit official samples: another NIF, number…).
  * Codes named FAKE_* are this fake's own, where the real code is not documented to us.
  * Without ../shared/schemas, XSD checks are skipped (every file counts as valid).
@@ -107,6 +110,26 @@ const fecha = (d: Date): string =>
 const validate = (xml: string | Buffer, xsd: string): { ok: boolean; output: string } =>
   HAVE_SCHEMAS ? xsdValidate(xml, xsd) : { ok: true, output: '' };
 
+/**
+ * Business validations the real services apply to a schema-valid alta (as
+ * src/countries/es-ticketbai/foral-rules.ts cites them), where the fake can tell from the file:
+ * - a rectificativa that names no corrected invoice: Gipuzkoa 011 (Mews `ErrorCode.cs`:
+ *   corrected invoice not indicated; Araba's 10-235 likewise, reported here as 011), Bizkaia
+ *   B4_2000045;
+ * - Araba: a series starting with DFA_ (reserved for FakturAraba), 004.
+ */
+function businessRefusal(xml: string, territory: 'gipuzkoa' | 'araba' | 'bizkaia'): Verdict | undefined {
+  if (xml.includes('<FacturaRectificativa>') && !xml.includes('<FacturasRectificadasSustituidas>')) {
+    return territory === 'bizkaia'
+      ? { code: 'B4_2000045', message: 'Factura rectificativa sin facturas rectificadas' }
+      : { code: '011', message: 'Error validación de negocio: factura rectificativa sin factura rectificada' };
+  }
+  if (territory === 'araba' && /<CabeceraFactura><SerieFactura>DFA_/i.test(xml)) {
+    return { code: '004', message: 'Serie de factura no admitida (DFA_ reservada para FakturAraba)' };
+  }
+  return undefined;
+}
+
 export async function startFakeTicketBai(): Promise<FakeTicketBai> {
   let rule: RecordRule | undefined;
   let failStatus: number | undefined;
@@ -156,7 +179,7 @@ export async function startFakeTicketBai(): Promise<FakeTicketBai> {
       xsdFailures.push(check.output);
       return salida({ estado: '01', resultados: [{ code: '002', message: 'El mensaje no cumple el esquema XSD' }] });
     }
-    const verdict = rule?.({ series: id.series, number: id.number, kind });
+    const verdict = rule?.({ series: id.series, number: id.number, kind }) ?? (kind === 'alta' ? businessRefusal(req.body.toString('utf8'), territory) : undefined);
     if (verdict) return salida({ id: id.tbaiId, estado: '01', resultados: [verdict] });
     if (kind === 'alta') {
       if (received.tbai.has(`${territory}|${id.tbaiId!}`)) {
@@ -246,7 +269,7 @@ export async function startFakeTicketBai(): Promise<FakeTicketBai> {
           return { estado: 'Incorrecto', error: { code: 'FAKE_TBAI_XSD', message: 'El fichero TicketBAI no cumple el esquema' } };
         }
         if (id.nif !== obligado.NIF) return { estado: 'Incorrecto', error: { code: 'FAKE_EMISOR', message: 'El emisor no es el obligado tributario' } };
-        const verdict = rule?.({ series: id.series, number: id.number, kind });
+        const verdict = rule?.({ series: id.series, number: id.number, kind }) ?? (kind === 'alta' ? businessRefusal(file.toString('utf8'), 'bizkaia') : undefined);
         if (verdict) return { estado: 'Incorrecto', error: verdict };
         const key = `${id.nif}|${id.series}|${id.number}|${id.date}`;
         if (kind === 'alta') {

@@ -153,7 +153,7 @@ describe('es-ticketbai build', () => {
   });
 
   it('a refund is a corrective invoice (R1 with a customer) carrying negative amounts', () => {
-    const tx = draft({ type: 'refund', customer_context: { nif: 'B95123451', name: 'Cliente SA' } });
+    const tx = draft({ type: 'refund', customer_context: { nif: 'B95123451', name: 'Cliente SA' }, metadata: { original_invoice_number: '7', original_issue_date: '14-01-2026' } });
     const { record } = validatedBuild(ticketBai, loc, tx, signed);
     expect(record.body).toContain('<FacturaSimplificada>N</FacturaSimplificada><FacturaEmitidaSustitucionSimplificada>N</FacturaEmitidaSustitucionSimplificada><FacturaRectificativa><Codigo>R1</Codigo><Tipo>I</Tipo></FacturaRectificativa>');
     expect(text(record.body, 'ImporteTotalFactura')).toBe('-12.10');

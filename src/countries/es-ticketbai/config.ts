@@ -17,6 +17,7 @@ import {
 import { SPAIN_COMMON_FIELDS, checkSpainTaxId, readSpainCommon, readSpainConfig } from '../es/common.ts';
 import { lroeModelFor } from './lroe/request.ts';
 import { readTerritory } from './territory.ts';
+import { ARABA_RESERVED_SERIES, isArabaReservedSeries } from './foral-rules.ts';
 
 const KNOWN_FIELDS = [
   ...SPAIN_COMMON_FIELDS,
@@ -69,6 +70,7 @@ export function validateTicketBaiConfig({ config, taxId }: LocationConfigInput):
   if (!LICENSE.test(tbai_license)) throw badRequest(LICENSE_INVALID);
   const series = optionalString(cfg, 'series');
   if (series !== undefined && !SERIES.test(series)) throw badRequest(SERIES_INVALID);
+  if (territory === 'araba' && series !== undefined && isArabaReservedSeries(series)) throw badRequest(ARABA_RESERVED_SERIES);
   checkSpainTaxId(taxId);
   const lroe_epigrafe = optionalPatternString(cfg, 'lroe_epigrafe', EPIGRAFE, EPIGRAFE_INVALID);
   // Batuz takes a natural person's invoices only in Modelo 140, whose every alta names the

@@ -107,9 +107,13 @@ const SCENARIOS: Array<{ name: string; record: FiscalRecord; xsd: string }> = [
     xsd: ALTA,
   },
   {
-    // Every line exempt (E5, an intra-EU supply): Exenta alone, no NoExenta.
+    // Every line exempt (E5, an intra-EU supply to a German company): Exenta alone, no
+    // NoExenta, under DesgloseTipoOperacion/Entrega (an IDOtro customer). The customer was
+    // added in session 25: an E5 needs an intra-EU customer (foral-rules.ts, Araba 10-168);
+    // the file was an F2 without one, which the Haciendas Forales refuse.
     name: 'exempt-only.xml',
     record: validatedBuild(ticketBai, bizkaia, draft({
+      customer_context: { tax_id: 'DE123456789', name: 'Maschinenbau Beispiel GmbH' },
       metadata: { exemption_code: 'E5' },
       items: [line({ description: 'Maquinaria', unit_price: 150000, tax_rate: 0, tax_amount: 0, total_amount: 150000 })],
     }), { signingKey: key, transactionId: 'a1b2c3d4-0008-4000-8000-000000000008' }).record,

@@ -4,6 +4,7 @@ import { expect400 } from '../shared/test-helpers.ts';
 import { CUSTOMER_COUNTRY_REQUIRED } from '../es/party.ts';
 import { LICENSE_INVALID, SERIES_INVALID as CONFIG_SERIES_INVALID } from './config.ts';
 import { draft, line, location, txCtx, validatedBuild } from '../shared/test-fixtures.ts';
+import { ORIGINAL_DATE_FUTURE, correctiveNeedsOriginal } from './foral-rules.ts';
 import {
   DESCRIPTION_INVALID,
   ORIGINAL_DATE_INVALID,
@@ -19,8 +20,10 @@ import {
   rateDecimalsInvalid,
 } from './metadata.ts';
 
-const validate = (tx = draft(), loc = location('es-ticketbai')) => ticketBai.validateTransaction(tx, txCtx(loc));
+const validate = (tx = draft(), loc = location('es-ticketbai'), now?: Date) => ticketBai.validateTransaction(tx, txCtx(loc, now));
 const refund = (metadata: Record<string, unknown>) => draft({ type: 'refund', metadata });
+/** What every corrective invoice names (./foral-rules.ts): the invoice it corrects. */
+const ORIGINAL = { original_invoice_number: '7', original_issue_date: '14-01-2026' };
 const withCustomer = (customer_context: Record<string, unknown>, over: Parameters<typeof draft>[0] = {}) => draft({ customer_context, ...over });
 
 describe('es-ticketbai validateTransaction', () => {
@@ -49,8 +52,8 @@ describe('es-ticketbai validateTransaction', () => {
   });
   it('customer with nif → F1; refund → R5 (simplified) or R1', () => {
     expect(validate(withCustomer({ nif: 'B12345674', name: 'Cliente SA' })).invoice_type).toBe('F1');
-    expect(validate(draft({ type: 'refund' })).invoice_type).toBe('R5');
-    expect(validate(draft({ type: 'void', customer_context: { tax_id: 'B12345674', name: 'Cliente SA' } })).invoice_type).toBe('R1');
+    expect(validate(draft({ type: 'refund', metadata: ORIGINAL })).invoice_type).toBe('R5');
+    expect(validate(draft({ type: 'void', metadata: ORIGINAL, customer_context: { tax_id: 'B12345674', name: 'Cliente SA' } })).invoice_type).toBe('R1');
   });
   it('keeps a client invoice number', () => {
     expect(validate(draft({ metadata: { invoice_number: '000123' } })).invoice_number).toBe('000123');
@@ -99,8 +102,17 @@ describe('es-ticketbai corrected invoice (FacturasRectificadasSustituidas)', () 
       '<IDFacturaRectificadaSustituida><SerieFactura>B</SerieFactura><NumFactura>F-2026/000007</NumFactura><FechaExpedicionFactura>14-01-2026</FechaExpedicionFactura></IDFacturaRectificadaSustituida>',
     );
   });
-  it('a refund that names nothing stays valid (the block is optional in the XSD)', () => {
-    expect(validate(refund({}))).toEqual({ series: 'RA', invoice_type: 'R5' }); // corrective invoices: a series of their own
+  it('a refund or void that names nothing → 400 (optional in the XSD, refused by the Haciendas Forales: Araba 10-235, Gipuzkoa 011, Bizkaia B4_2000045)', () => {
+    expect400(() => validate(refund({})), correctiveNeedsOriginal('R5'));
+    expect400(() => validate(draft({ type: 'void' })), correctiveNeedsOriginal('R5'));
+    expect400(() => validate(withCustomer({ nif: 'B95123451', name: 'Cliente SA' }, { type: 'refund', metadata: { invoice_type: 'R2' } })), correctiveNeedsOriginal('R2'));
+    expect(validate(refund(ORIGINAL))).toMatchObject({ series: 'RA', invoice_type: 'R5' }); // corrective invoices: a series of their own
+  });
+  it('the corrected invoice cannot be dated after today, the correction\'s own date (Araba 10-70)', () => {
+    const at = new Date('2026-01-14T22:30:00Z'); // 23:30 in Madrid, 14-01-2026
+    expect(validate(refund(ORIGINAL), undefined, at)).toMatchObject({ original_issue_date: '14-01-2026' });
+    expect400(() => validate(refund({ ...ORIGINAL, original_issue_date: '15-01-2026' }), undefined, at), ORIGINAL_DATE_FUTURE);
+    expect400(() => validate(refund({ ...ORIGINAL, original_issue_date: '01-01-2027' }), undefined, at), ORIGINAL_DATE_FUTURE);
   });
   it.each([
     [{ original_invoice_number: 'X'.repeat(21), original_issue_date: '14-01-2026' }, ORIGINAL_NUMBER_INVALID],
@@ -130,7 +142,7 @@ describe('es-ticketbai tax rates (TipoImpositivo Tipo3.2Type, at most 12 Detalle
       [21, undefined], [21, 5.2], [21, 1.75], [10, undefined], [10, 1.4], [7.5, 1], [5, 0.62], [5, 0.5], [4, undefined], [4, 0.5], [2, 0.26], [0, undefined],
     ];
     const twelve = pairs.map(([tax_rate, surcharge_rate]) => line({ tax_rate, tax_amount: 0, total_amount: 1000, ...(surcharge_rate === undefined ? {} : { surcharge_rate, surcharge_amount: 0 }) }));
-    expect(() => validate(draft({ items: twelve }))).not.toThrow();
+    expect(() => validate(withCustomer({ nif: 'B95123451', name: 'Ultramarinos SL' }, { items: twelve }))).not.toThrow();
     expect400(() => validate(draft({ items: [line({ tax_rate: 5.5 })] })), 'items[0].tax_rate must be one of the IVA rates 0, 2, 4, 5, 7.5, 10 or 21');
   });
   it('a rate with more than 2 decimals → 400 naming the line', () => {
@@ -145,9 +157,9 @@ describe('es-ticketbai tax rates (TipoImpositivo Tipo3.2Type, at most 12 Detalle
 describe('es-ticketbai customer name (IDDestinatario/ApellidosNombreRazonSocial)', () => {
   it('required whenever the customer gives a tax id: F1, R1-R4, and an F2/R5 given one', () => {
     expect400(() => validate(withCustomer({ nif: 'B12345674' })), customerNameRequired('F1'));
-    expect400(() => validate(withCustomer({ tax_id: 'B12345674', name: '  ' }, { type: 'refund' })), customerNameRequired('R1'));
+    expect400(() => validate(withCustomer({ tax_id: 'B12345674', name: '  ' }, { type: 'refund', metadata: ORIGINAL })), customerNameRequired('R1'));
     expect400(
-      () => validate(withCustomer({ nif: 'B12345674' }, { type: 'refund', metadata: { invoice_type: 'R3' } })),
+      () => validate(withCustomer({ nif: 'B12345674' }, { type: 'refund', metadata: { invoice_type: 'R3', ...ORIGINAL } })),
       customerNameRequired('R3'),
     );
     expect400(() => validate(withCustomer({ nif: 'B12345674' }, { metadata: { invoice_type: 'F2' } })), customerNameRequired('F2'));

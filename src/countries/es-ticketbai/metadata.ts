@@ -33,6 +33,15 @@ import { breakdownCount, checkSurcharges } from '../es/surcharge.ts';
 import { checkIssuerRegime, vatRegimeOf } from '../es/regime.ts';
 import { checkForeignCustomer } from '../es/party.ts';
 import { LICENSE, LICENSE_INVALID, SERIES, SERIES_INVALID as CONFIG_SERIES_INVALID } from './config.ts';
+import {
+  ARABA_RESERVED_SERIES,
+  checkCorrectiveNamesOriginal,
+  checkIntraEuExemption,
+  checkOriginalDate,
+  checkSurchargeParties,
+  customerKindOf,
+  isArabaReservedSeries,
+} from './foral-rules.ts';
 
 /** NIFType of ticketbaiv1-2-2.xsd: the shape of a Spanish NIF (the check letter is the authority's to verify). */
 export const NIF_SHAPE = /^(?:[A-Z]\d{7}[A-Z]|\d{8}[A-Z]|[A-Z]\d{8})$/;
@@ -97,19 +106,33 @@ export function validateTicketBaiTransaction(tx: TransactionDraft, ctx: Transact
   const invoice_type = readSpanishInvoiceType(tx, meta);
   const series = seriesFor(meta, invoice_type, defaultSeries(ctx.location));
   const description = optionalText(meta, 'description', DESCRIPTION_INVALID, DESCRIPTION);
+  // Araba refuses (004) the series its own FakturAraba program uses (./foral-rules.ts).
+  if (ctx.location.config.territory === 'araba' && isArabaReservedSeries(series)) throw badRequest(ARABA_RESERVED_SERIES);
   const original = readOriginal(tx, meta);
+  // A rectificativa names the invoice it corrects, issued before it (./foral-rules.ts): live
+  // and on the way to a Hacienda's test service. The sandbox stub keeps the spec's minimal
+  // refund (`type: refund`, nothing named) working, as Italy's keeps its buyer id
+  // (docs/decisions.md, session 25 "the buyer id on the way to SdI's test service").
+  if (ctx.sandboxMode !== 'stub') checkCorrectiveNamesOriginal(tx, invoice_type, original.original_invoice_number);
+  checkOriginalDate(original.original_issue_date, ctx.now);
   checkRates(tx);
   checkCustomerName(tx, invoice_type);
   // A foreign customer's IDOtro needs its country (../es/party.ts): 02 for the EU, 04 elsewhere.
   checkForeignCustomer(tx, (id) => NIF_SHAPE.test(id));
+  const customer = customerKindOf(tx, NIF_SHAPE);
   const exemption_code = readExemptionCode(tx, meta);
+  // E5 is a supply to a customer with another member state's VAT number (./foral-rules.ts).
+  checkIntraEuExemption(exemption_code, customer);
   // TicketBAI is IVA only (../es/tax.ts): a location cannot be registered with another tax.
   const tax = taxOf(ctx.location);
   if (tax !== 'iva') throw badRequest(taxNotCarried('ticketbai', tax));
   checkTaxRates(tx, tax);
   checkSurcharges(tx, tax, exemption_code);
+  const regime = vatRegimeOf(ctx.location);
   // An issuer in recargo de equivalencia or the simplified regime (../es/regime.ts): no exempt sale.
-  checkIssuerRegime(vatRegimeOf(ctx.location), exemption_code);
+  checkIssuerRegime(regime, exemption_code);
+  // A surcharge goes to a Spanish retailer, never from an issuer keyed 51 (./foral-rules.ts).
+  checkSurchargeParties(tx, customer, regime);
   return withoutUndefined({ ...meta, series, invoice_number, invoice_type, description, ...original, exemption_code, replaces_simplified });
 }
 

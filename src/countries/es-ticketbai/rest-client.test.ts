@@ -2,7 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { officialSample, sampleVariant, startFakeTicketBai, type FakeTicketBai } from '../../../test/support/fake-ticketbai.ts';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE } from '../../../test/support/xml-tools.ts';
 import { closeAuthorityConnections } from '../shared/authority-http.ts';
-import { NOW, draft, fixedSigningKey, location, memoryPacing } from '../shared/test-fixtures.ts';
+import { NOW, buildInput, draft, fixedSigningKey, location, memoryPacing } from '../shared/test-fixtures.ts';
+import { ticketBai } from './index.ts';
 import { TransportError, type StoredRecord, type SubmitContext } from '../types.ts';
 import { submitTicketBaiRealtime, ticketBaiEndpoint } from './rest-client.ts';
 
@@ -112,6 +113,23 @@ describe('Gipuzkoa / Araba real-time client against the fake authority', () => {
     const o = await submitTicketBaiRealtime(record(sampleVariant(officialSample('alta-01'), { number: '7' })), ctx(), 'gipuzkoa');
     expect(o).toMatchObject({ kind: 'accepted' });
     if (o.kind === 'accepted') expect(o.fiscalId).toMatch(/^TBAI-99999974E-290224-Var0000000007-\d{3}$/);
+  });
+
+  it('the fake applies the Haciendas\' business rules: a rectificativa naming no corrected invoice (011); Araba, a DFA_ series (004)', async () => {
+    // Built without validation (./foral-rules.ts refuses both at create): what an older
+    // stored transaction or another client could still send.
+    const build = (tx: Parameters<typeof draft>[0], loc = location('es-ticketbai')) =>
+      ticketBai.build(buildInput(loc, { ...draft(tx), metadata: { series: 'RA', invoice_type: 'R5', ...(tx?.metadata ?? {}) } }, { signingKey: key })).body;
+    for (const territory of ['gipuzkoa', 'araba'] as const) {
+      const bare = await submitTicketBaiRealtime(record(build({ type: 'refund' })), ctx(), territory);
+      expect(bare).toMatchObject({ kind: 'rejected', code: '011' });
+    }
+    const named = await submitTicketBaiRealtime(
+      record(build({ type: 'refund', metadata: { original_invoice_number: '1', original_issue_date: '14-01-2026' } })), ctx(), 'gipuzkoa');
+    expect(named.kind).toBe('accepted');
+    const dfa = build({ metadata: { series: 'DFA_1', invoice_type: 'F2' } });
+    expect(await submitTicketBaiRealtime(record(dfa), ctx(), 'araba')).toMatchObject({ kind: 'rejected', code: '004' });
+    expect((await submitTicketBaiRealtime(record(dfa), ctx(), 'gipuzkoa')).kind).toBe('accepted');
   });
 
   it('503 without a TicketBAI answer is a transport fault', async () => {

@@ -364,10 +364,19 @@ function vatOf(tx: TransactionDraft, sign: 1 | -1): VatDetail[] {
  * retailer's resale lines and 52 for the simplified scheme; OCA/l10n-spain PR 2919 moved
  * the supplier's "recargo de equivalencia" fiscal position from 51 to 01 for that reason.
  * (Session 21 wrote [01, 51] or [51] for a general-regime issuer's surcharged lines: changed.)
+ *
+ * An export (E2, Norma Foral del IVA art. 21) or an operation treated as one (E3, art. 22)
+ * is keyed 02 "Exportación": Araba refuses E2 or E3 under key 01 alone (validation 10-174),
+ * asks for an exempt breakdown with key 02 (10-181) and, with 02 alone, nothing taxed
+ * (10-180). So every line exempt: [02]; taxed lines beside: [01, 02], the pair its
+ * compatibility table (10-131) allows with 01 first. VERI*FACTU keys the same exemptions 02
+ * (AEAT 1199; es-verifactu/build.ts). A special-regime issuer takes no exemption
+ * (../es/regime.ts `checkIssuerRegime`).
  */
-function regimeKeysOf(regime: SpanishVatRegime): string[] {
+function regimeKeysOf(regime: SpanishVatRegime, exemption: ExemptionCode | undefined, taxed: boolean): string[] {
   if (regime === 'recargo_equivalencia') return ['51'];
   if (regime === 'simplified') return ['52'];
+  if (exemption === 'E2' || exemption === 'E3') return taxed ? ['01', '02'] : ['02'];
   return ['01'];
 }
 
@@ -397,6 +406,7 @@ export function invoiceFields(input: BuildInput, number: string): InvoiceFields 
     }
     chained = { series: link.series === undefined || link.series === '' ? null : link.series, number: link.number, date: link.date, signatureExcerpt: signatureExcerpt(previous.fingerprint) };
   }
+  const vat = vatOf(tx, sign);
   const description =
     metaString(tx, 'description')?.trim() || tx.items.map((l) => l.description.trim()).filter((d) => d !== '').join(', ');
   return {
@@ -416,11 +426,11 @@ export function invoiceFields(input: BuildInput, number: string): InvoiceFields 
       total: decimal(sign * l.total_amount),
     })),
     total: decimal(sign * tx.total_amount),
-    // 01 general regime, 51 / 52 for an issuer in recargo de equivalencia / the simplified regime.
-    regimeKeys: regimeKeysOf(regime),
+    // 01 general regime (02 for an export), 51 / 52 for an issuer in recargo de equivalencia / the simplified regime.
+    regimeKeys: regimeKeysOf(regime, exemptionCodeOf(tx), vat.length > 0),
     specialRegime: regime !== 'general',
     byOperation: customer !== null && 'idOtro' in customer.id,
-    vat: vatOf(tx, sign),
+    vat,
     exempt: exemptOf(tx, sign),
     previous: chained,
     software: softwareOf(input),

@@ -175,6 +175,18 @@ describe('Batuz LROE client against the fake authority', () => {
     expect(fake.xsdFailures.join('\n')).toMatch(/IDVersionTBAI/);
   });
 
+  withSamples('the fake applies Batuz\'s business rule: a rectificativa naming no corrected invoice fails its record (B4_2000045)', async () => {
+    const corrective = (n: number, named: boolean) =>
+      companyAlta(n).replace(
+        /(<FacturaEmitidaSustitucionSimplificada>N<\/FacturaEmitidaSustitucionSimplificada>)/,
+        '$1<FacturaRectificativa><Codigo>R5</Codigo><Tipo>I</Tipo></FacturaRectificativa>' +
+          (named ? '<FacturasRectificadasSustituidas><IDFacturaRectificadaSustituida><NumFactura>1</NumFactura><FechaExpedicionFactura>29-02-2024</FechaExpedicionFactura></IDFacturaRectificadaSustituida></FacturasRectificadasSustituidas>' : ''),
+      );
+    const r = await sendLroeBatch(batch([corrective(1, false), corrective(2, true)]), ctx());
+    expect(fake.xsdFailures).toEqual([]);
+    expect(r.records.map((x) => (x.outcome.kind === 'rejected' ? x.outcome.code : x.outcome.kind))).toEqual(['B4_2000045', 'accepted']);
+  });
+
   withSamples('the fake checks what it receives: an LROE request off its XSD is refused as a whole', async () => {
     const req = buildLroeHttpRequest({ model: '240', kind: 'alta', issuerNif: COMPANY_NIF, issuerName: COMPANY_NAME, year: 2024, files: [companyAlta(1)] });
     const bad = req.xml.replace('<Version>1.0</Version>', '<Version>2.0</Version>');
