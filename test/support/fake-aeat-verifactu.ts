@@ -15,6 +15,10 @@
  *   `PrimerRegistro` while it holds records gets 2007 (accepted with errors, as AEAT);
  * - recomputes each huella from the record's own fields (FORMATS.md §2.1-2.2): a wrong
  *   one is accepted with error 2000, as AEAT does;
+ * - applies some of AEAT's business validations of an alta ("Validaciones y errores",
+ *   `businessRefusal`): the recipient block by invoice type (1189, 1190), R2/R3 recipients
+ *   (1191, 1192), a recipient that is the issuer (1193), an F2 above 3,000 (1150), the dated
+ *   IVA rates 5 / 2 / 7.5 (1194, 1235, 1236) and Macrodato from 100,000,000 (1139);
  * - answers per RespuestaSuministro.xsd with a CSV (unless every record was refused) and
  *   `TiempoEsperaEnvio`.
  * It can be told to refuse with a code, to accept with errors, to answer 503 or 429, or to
@@ -38,7 +42,17 @@ export const VERIFACTU_PATH = '/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSO
 /** AEAT's Spanish texts (errores.properties) for the codes the fake produces itself. */
 const TEXTS: Record<string, string> = {
   '1108': 'El NIF del IDEmisorFactura debe ser el mismo que el NIF del ObligadoEmision.',
+  '1139': 'Si el campo ImporteTotal está informado y es igual o superior a +-100.000.000 el campo Macrodato debe estar informado con valor S.',
+  '1150': 'Cuando TipoFactura sea F2 y no este informado NumRegistroAcuerdoFacturacion o FacturaSinIdentifDestinatarioArt61d no sea S el sumatorio de BaseImponibleOimporteNoSujeto y CuotaRepercutida de todas las líneas de detalle no podrá ser superior a 3.000.',
   '1180': 'Error en el bloque de Encadenamiento.',
+  '1189': 'Si TipoFactura es F1 o F3 o R1 o R2 o R3 o R4 el bloque Destinatarios tiene que estar cumplimentado.',
+  '1190': 'Si TipoFactura es F2 o R5 el bloque Destinatarios no puede estar cumplimentado.',
+  '1191': 'Si TipoFactura es R3 sólo se admitirá NIF o IDType = No Censado (07).',
+  '1192': 'Si TipoFactura es R2 sólo se admitirá NIF o IDType = No Censado (07) o NIF-IVA (02).',
+  '1193': 'En el bloque Destinatarios si se identifica mediante NIF, el NIF debe estar identificado y ser distinto del NIF ObligadoEmision.',
+  '1194': 'El valor del campo TipoImpositivo es incorrecto, el valor informado solo es permitido para FechaOperacion o FechaExpedicionFactura posterior o igual a 1 de julio de 2022 e inferior o igual a 30 de septiembre de 2024.',
+  '1235': 'El valor del campo TipoImpositivo es incorrecto, el valor informado sólo es permitido para FechaOperacion o FechaExpedicionFactura posterior o igual a 1 de octubre de 2024 e inferior o igual a 31 de diciembre de 2024.',
+  '1236': 'El valor del campo TipoImpositivo es incorrecto, el valor informado solo es permitido para FechaOperacion o FechaExpedicionFactura posterior o igual a 1 de octubre de 2024 e inferior o igual a 31 de diciembre de 2024.',
   '2000': 'El cálculo de la huella suministrada es incorrecta.',
   '2007': 'No debe informarse como primer registro, existen facturas emitidas con el obligado emisión y el sistema informático actual.',
   '3000': 'Registro de facturación duplicado.',
@@ -155,6 +169,53 @@ const fault = (code: string, detail: string): FakeResponse => ({
     '</env:Fault></env:Body></env:Envelope>',
 });
 
+/** A node that may repeat: its occurrences (the parser makes an array of two or more). */
+const many = (v: unknown): Node[] => (Array.isArray(v) ? v.map(node) : v === undefined ? [] : [node(v)]);
+/** DD-MM-YYYY → YYYY-MM-DD (comparable as text). */
+const isoOf = (dmy: string): string => dmy.split('-').reverse().join('-');
+const CUSTOMER_TYPES = new Set(['F1', 'F3', 'R1', 'R2', 'R3', 'R4']);
+/** The IVA rates AEAT dates by FechaOperacion (FechaExpedicionFactura without one), and their codes. */
+const DATED_RATES: readonly [number, string, string, string][] = [
+  [5, '2022-07-01', '2024-09-30', '1194'],
+  [2, '2024-10-01', '2024-12-31', '1235'],
+  [7.5, '2024-10-01', '2024-12-31', '1236'],
+];
+
+/**
+ * Some of AEAT's business validations of a RegistroAlta (AEAT's "Validaciones y errores" of
+ * VERI*FACTU, codes and texts of its errores.properties): the code of the first one the record
+ * fails, or undefined. The census checks are not modelled (every well-formed NIF exists here).
+ */
+export function businessRefusal(obligadoNif: string, r: Node, fechaExpedicion: string): string | undefined {
+  const tipo = text(r.TipoFactura);
+  const destinatarios = many(node(r.Destinatarios).IDDestinatario);
+  if (CUSTOMER_TYPES.has(tipo) && destinatarios.length === 0) return '1189';
+  if ((tipo === 'F2' || tipo === 'R5') && destinatarios.length > 0) return '1190';
+  for (const d of destinatarios) {
+    const otro = node(d.IDOtro);
+    const idType = text(otro.IDType);
+    if (tipo === 'R3' && 'IDOtro' in d && idType !== '07') return '1191';
+    if (tipo === 'R2' && 'IDOtro' in d && idType !== '07' && idType !== '02') return '1192';
+    if (text(d.NIF) !== '' && text(d.NIF) === obligadoNif) return '1193';
+  }
+  const detalles = many(node(r.Desglose).DetalleDesglose);
+  const amount = (v: unknown) => Number(text(v) || '0');
+  if (tipo === 'F2' && text(r.FacturaSinIdentifDestinatarioArt61d) !== 'S') {
+    const sum = detalles.reduce((s, d) => s + amount(d.BaseImponibleOimporteNoSujeto) + amount(d.CuotaRepercutida), 0);
+    if (sum > 3000) return '1150';
+  }
+  const day = isoOf(text(r.FechaOperacion) || fechaExpedicion);
+  for (const d of detalles) {
+    const impuesto = text(d.Impuesto);
+    if (impuesto !== '' && impuesto !== '01') continue;
+    const rate = text(d.TipoImpositivo);
+    const dated = rate === '' ? undefined : DATED_RATES.find(([r]) => r === Number(rate));
+    if (dated && (day < dated[1] || day > dated[2])) return dated[3];
+  }
+  if (Math.abs(amount(r.ImporteTotal)) >= 100_000_000 && text(r.Macrodato) !== 'S') return '1139';
+  return undefined;
+}
+
 interface Line {
   id: InvoiceId;
   tipoOperacion: 'Alta' | 'Anulacion';
@@ -211,6 +272,8 @@ export async function startFakeAeatVerifactu(): Promise<FakeAeatVerifactu> {
     const own = fake.refuseRecord?.({ type: tipoOperacion, NumSerieFactura: id.NumSerieFactura });
     if (own) return refuse(own.code, own.description);
     if (id.IDEmisorFactura !== obligadoNif) return refuse('1108');
+    const business = isAlta ? businessRefusal(obligadoNif, r, id.FechaExpedicionFactura) : undefined;
+    if (business !== undefined) return refuse(business);
 
     const held = heldOf(id.IDEmisorFactura);
     const sameInvoice = (h: HeldRecord) =>

@@ -12,7 +12,7 @@ describe('es-verifactu validateTransaction', () => {
   const loc = location('es-verifactu');
   it('defaults: series A, F2; F1 with a customer tax id; R5/R1 for refunds', () => {
     expect(verifactu.validateTransaction(draft(), txCtx(loc))).toEqual({ series: 'A', invoice_type: 'F2' });
-    expect(verifactu.validateTransaction(draft({ customer_context: { nif: 'B12345674' } }), txCtx(loc)).invoice_type).toBe('F1');
+    expect(verifactu.validateTransaction(draft({ customer_context: { nif: '12345678Z' } }), txCtx(loc)).invoice_type).toBe('F1');
     expect(verifactu.validateTransaction(draft({ type: 'refund' }), txCtx(loc)).invoice_type).toBe('R5');
   });
 

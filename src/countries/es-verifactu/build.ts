@@ -12,15 +12,16 @@ import { customerTaxId, metaString } from '../shared/metadata-fields.ts';
 import { MISSING_TAX_ID, issuerTaxId } from '../shared/issuer-tax-id.ts';
 import { configString } from '../shared/config-fields.ts';
 import { qrUrlHint, textHint } from '../shared/render-hints.ts';
-import { isValidSpanishNif } from '../es/nif.ts';
 import { type AnyExemptionCode, anyExemptionCodeOf, exemptionLegendFor } from '../es/exemption.ts';
-import { foreignPartyId, givenCountry } from '../es/party.ts';
+import { givenCountry } from '../es/party.ts';
 import { type SpanishTax, taxOf } from '../es/tax.ts';
 import { breakdownGroups } from '../es/surcharge.ts';
 import { type SpanishVatRegime, vatRegimeOf } from '../es/regime.ts';
 import { replacedInvoicesOf } from '../es/replacement.ts';
-import { seriesOf } from './metadata.ts';
+import { NAMES_CUSTOMER, seriesOf } from './metadata.ts';
 import { verifactuQrUrl } from './qr.ts';
+import { isMacrodato } from './amount-limits.ts';
+import { customerId, partyId } from './party-id.ts';
 import {
   registroAltaXml,
   registroAnulacionXml,
@@ -64,36 +65,6 @@ const issuerNif = (input: BuildInput): string => issuerTaxId(input) ?? MISSING_T
 /** NombreRazon of the obligated issuer (TextMax120Type): the configured legal name. */
 export const issuerName = (input: Pick<BuildInput, 'location'>): string =>
   clip(printable(configString(input.location.config, 'legal_name') ?? input.location.name), 120);
-
-/**
- * A party's identification: a Spanish NIF goes in `NIF` (NIFType, 9 characters);
- * anything else (a foreign VAT number) in `IDOtro` with IDType 02, NIF-IVA (IDOtroType;
- * AEAT 1111: CodigoPais may be left out only for 02, the country being the prefix).
- */
-function partyId(taxId: string): Party['id'] {
-  const id = taxId.trim().toUpperCase();
-  if (isValidSpanishNif(id)) return { nif: id };
-  if (/^ES/.test(id) && isValidSpanishNif(id.slice(2))) return { nif: id.slice(2) };
-  return { idOtro: { idType: '02', id: clip(id, 20) } };
-}
-
-/**
- * The customer's identification: a Spanish NIF as `partyId` does (unless another country is
- * given); a foreign id by IDOtro with the type its country calls for (../es/party.ts): 02
- * NIF-IVA for an EU VAT number (CodigoPais left out, the prefix says it: AEAT 1111), 04 with
- * CodigoPais for a tax id of a country outside the EU. A stored transaction from before the
- * country was asked for keeps the old 02.
- */
-function customerId(taxId: string, country: string | null): Party['id'] {
-  const id = taxId.trim().toUpperCase();
-  if (country === null || country === 'ES') {
-    const spanish = partyId(id);
-    if ('nif' in spanish) return spanish;
-  }
-  const foreign = foreignPartyId(id, country);
-  if (foreign?.idType === '04') return { idOtro: { codigoPais: foreign.country, idType: '04', id: clip(id, 20) } };
-  return { idOtro: { idType: '02', id: clip(id, 20) } };
-}
 
 /**
  * SistemaInformatico (FORMATS.md §2; Orden HAC/1177/2024 art. 12): the producer is named
@@ -252,7 +223,6 @@ function destinatario(tx: TransactionDraft): Party | undefined {
 }
 
 const CORRECTIVE = new Set(['R1', 'R2', 'R3', 'R4', 'R5']);
-const NAMES_CUSTOMER = new Set(['F1', 'F3', 'R1', 'R2', 'R3', 'R4']);
 
 function buildAlta(input: BuildInput): FiscalRecord {
   const { tx } = input;
@@ -283,6 +253,8 @@ function buildAlta(input: BuildInput): FiscalRecord {
     FacturasRectificadas: rectified ? [rectified] : undefined,
     FacturasSustituidas: replaced,
     DescripcionOperacion: description(tx),
+    // 100,000,000.00 EUR or more: AEAT refuses the record without it (1139; amount-limits.ts).
+    Macrodato: isMacrodato(total) ? 'S' : undefined,
     Destinatarios: customer ? [customer] : undefined,
     Desglose: lines,
     CuotaTotal: decimal(cuota),

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeAeatVerifactu, soapBodyContent, VERIFACTU_PATH, type FakeAeatVerifactu } from '../../../test/support/fake-aeat-verifactu.ts';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../test/support/xml-tools.ts';
 import { closeAuthorityConnections } from '../shared/authority-http.ts';
-import { NOW, draft, fixedSigningKey, location, memoryPacing, stored, validatedBuild } from '../shared/test-fixtures.ts';
+import { NOW, buildInput, draft, fixedSigningKey, line, location, memoryPacing, stored, validatedBuild } from '../shared/test-fixtures.ts';
 import { TransportError, type LocationForFiscal, type StoredRecord, type SubmitContext } from '../types.ts';
 import { createVerifactuClient, pacingKey, verifactuEndpoint, type VerifactuClient } from './client.ts';
 import { goldenChain } from './golden-cases.ts';
@@ -213,6 +213,39 @@ describe('VERI*FACTU client against the fake AEAT', () => {
     expect(fake.requests).toHaveLength(0);
     expect(await verifactu.submit(firstRecord(), ctx())).toMatchObject({ kind: 'accepted', fiscalId: 'FAKECSV000000001' });
     expect(fake.requests).toHaveLength(1);
+  });
+});
+
+describe('the fake AEAT applies AEAT\'s business validations of an alta (what validateTransaction now refuses first)', () => {
+  /** A record built as the service would build it, without the transaction checks (as before them). */
+  function unchecked(over: Parameters<typeof draft>[0], metadata: Record<string, unknown>): StoredRecord {
+    const tx = draft({ ...over, metadata: { series: 'A', ...metadata } });
+    return stored(verifactu.build(buildInput(loc, tx)), tx);
+  }
+  const big = { items: [line({ unit_price: 8_264_462_810, tax_amount: 1_735_537_190, total_amount: 10_000_000_000 })], pretax_amount: 8_264_462_810, tax_amount: 1_735_537_190, total_amount: 10_000_000_000 };
+
+  const cases: [string, string, Parameters<typeof draft>[0], Record<string, unknown>][] = [
+    ['a 5 % line on a record issued in 2026', '1194', {
+      items: [line({ tax_rate: 5, tax_amount: 50, total_amount: 1050 })], pretax_amount: 1000, tax_amount: 50, total_amount: 1050 }, { invoice_type: 'F2' }],
+    ['the issuer as its own recipient', '1193', { customer_context: { nif: 'B12345674', name: 'Ejemplo SL' } }, { invoice_type: 'F1' }],
+    ['an R3 naming an EU VAT number', '1191', { type: 'refund', customer_context: { tax_id: 'DE123456789', name: 'Kunde GmbH' } }, { invoice_type: 'R3' }],
+    ['an F1 without a recipient', '1189', {}, { invoice_type: 'F1' }],
+    ['an F2 above 3,000', '1150', big, { invoice_type: 'F2' }],
+  ];
+  it.each(cases)('%s is refused (%s)', async (_, code, over, metadata) => {
+    fake.waitSeconds = 0;
+    expect(await client.submit(unchecked(over, metadata), ctx())).toMatchObject({ kind: 'rejected', code });
+    expect(fake.held('B12345674')).toEqual([]);
+  });
+
+  it('an invoice of 100,000,000 or more without Macrodato S is refused (1139); as built, with it, accepted', async () => {
+    fake.waitSeconds = 0;
+    const built = unchecked({ ...big, customer_context: { nif: 'A58818501', name: 'Cliente SA' } }, { invoice_type: 'F1' });
+    expect(built.body).toContain('<sf:Macrodato>S</sf:Macrodato>');
+    // Macrodato is not in the huella (FORMATS.md §2.1): the record stays whole without it.
+    const without = { ...built, body: built.body.replace('<sf:Macrodato>S</sf:Macrodato>', '') };
+    expect(await client.submit(without, ctx())).toMatchObject({ kind: 'rejected', code: '1139' });
+    expect((await client.submit(built, ctx())).kind).toBe('accepted');
   });
 });
 

@@ -29,6 +29,12 @@ import { checkForeignCustomer } from '../es/party.ts';
 import { configString } from '../shared/config-fields.ts';
 import { SOFTWARE_NIF_INVALID, isProducerTaxId } from './config.ts';
 import { isValidSpanishNif } from '../es/nif.ts';
+import { checkRecordAmounts } from './amount-limits.ts';
+import { checkDatedRates } from './dated-rates.ts';
+import { checkRecipient } from './party-id.ts';
+
+/** The invoice types whose record names the customer (Destinatarios: AEAT 1189 / 1190). */
+export const NAMES_CUSTOMER: ReadonlySet<string> = new Set(['F1', 'F3', 'R1', 'R2', 'R3', 'R4']);
 
 export const DEFAULT_SERIES = 'A';
 
@@ -75,9 +81,15 @@ export function validateVerifactuTransaction(tx: TransactionDraft, ctx: Transact
   const exemption_code = readTaxExemptionCode(tx, meta, tax);
   checkTaxRates(tx, tax, exemption_code !== undefined);
   checkSurcharges(tx, tax, exemption_code);
+  // The temporary IVA rates of 2022-2024, which AEAT dates by the issue date (dated-rates.ts).
+  checkDatedRates(tx, tax, ctx.now);
+  // Amounts beyond the schema's 12 integer digits (amount-limits.ts).
+  checkRecordAmounts(tx);
   // An issuer in recargo de equivalencia or the simplified regime (../es/regime.ts): no exempt sale.
   checkIssuerRegime(vatRegimeOf(ctx.location), exemption_code);
   // A foreign customer's IDOtro needs its country (../es/party.ts): 02 for the EU, 04 elsewhere.
+  // The recipient AEAT must identify (party-id.ts: 1191-1193), for the types that name one.
+  if (NAMES_CUSTOMER.has(invoice_type)) checkRecipient(tx, invoice_type, ctx.location.tax_id);
   checkForeignCustomer(tx, isValidSpanishNif);
   return withoutUndefined({ ...meta, series, invoice_number, invoice_type, description, original_invoice_number, original_issue_date, exemption_code, replaces_simplified });
 }

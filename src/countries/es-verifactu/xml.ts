@@ -86,6 +86,8 @@ export interface AltaFields {
   /** F3 only: the simplified invoices it replaces (FacturasSustituidas, IDFacturaARType). */
   FacturasSustituidas?: InvoiceId[] | undefined;
   DescripcionOperacion: string;
+  /** S when |ImporteTotal| ≥ 100,000,000.00 (AEAT 1139; amount-limits.ts); left out otherwise. */
+  Macrodato?: 'S' | undefined;
   /** F1, F3, R1-R4 name the customer (AEAT 1189); F2 and R5 must not (1190). */
   Destinatarios?: Party[] | undefined;
   Desglose: DesgloseLine[];
@@ -200,6 +202,7 @@ export function registroAltaXml(f: AltaFields): BuiltRecord {
     rectificadas +
     sustituidas +
     s('DescripcionOperacion', f.DescripcionOperacion) +
+    optEl('sf:Macrodato', f.Macrodato) +
     destinatarios +
     desglose +
     s('CuotaTotal', f.CuotaTotal) +

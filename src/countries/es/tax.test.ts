@@ -16,6 +16,12 @@ import { TAX_INVALID, taxNotCarried } from './tax.ts';
 import { SURCHARGE_RATES } from './surcharge.ts';
 import { EXEMPTION_CODE_INVALID, EXEMPTION_WITHOUT_EXEMPT_LINE, exemptionCodeInvalid } from './exemption.ts';
 import { exemptionNotReported, otherTaxRegimeKeyInvalid } from '../es-sii/metadata.ts';
+import { DATED_IVA_RATES } from '../es-verifactu/dated-rates.ts';
+
+// VERI*FACTU dates the temporary rates of 2022-2024 by the issue date (es-verifactu/dated-rates.ts,
+// tested there): at NOW (2026) it refuses 5, 2 and 7.5, and a surcharge on a 0 % line.
+const datedOut = (key: SystemKey, rate: number, surcharged = false): boolean =>
+  key === 'es-verifactu' && (DATED_IVA_RATES.has(rate) || (surcharged && rate === 0));
 
 const SYSTEMS: [SystemKey, FiscalSystem, Record<string, unknown>][] = [
   ['es-verifactu', verifactu, {}],
@@ -26,9 +32,15 @@ const SYSTEMS: [SystemKey, FiscalSystem, Record<string, unknown>][] = [
 const validateConfig = (key: SystemKey, system: FiscalSystem, over: Record<string, unknown>) =>
   system.validateConfig({ config: { ...CONFIGS[key].config, ...over }, taxId: CONFIGS[key].taxId });
 
+// TicketBAI records a surcharge only with a Spanish customer (es-ticketbai/foral-rules.ts, Araba 10-167).
+const CUSTOMERS: Partial<Record<SystemKey, Record<string, unknown>>> = { 'es-ticketbai': { nif: 'B95123451', name: 'Ultramarinos Ejemplo SL' } };
+// A TicketBAI corrective invoice names the invoice it corrects (es-ticketbai/foral-rules.ts).
+const ORIGINALS: Partial<Record<SystemKey, Record<string, unknown>>> = { 'es-ticketbai': { original_invoice_number: '7', original_issue_date: '14-01-2026' } };
+
 const validateTx = (system: FiscalSystem, key: SystemKey, items: TxLine[], metadata: Record<string, unknown>, config: Record<string, unknown> = {}) => {
   const total = items.reduce((s, l) => s + l.total_amount + (typeof l.surcharge_amount === 'number' ? l.surcharge_amount : 0), 0);
-  return system.validateTransaction(draft({ items, metadata, total_amount: total }), txCtx(location(key, config)));
+  const customer = items.some((l) => l.surcharge_rate !== undefined) ? CUSTOMERS[key] : undefined;
+  return system.validateTransaction(draft({ items, metadata, total_amount: total, ...(customer ? { customer_context: customer } : {}) }), txCtx(location(key, config)));
 };
 
 /** A line of 10.00 at `rate`, with a surcharge when `surcharge` is given (amount as the core computes it). */
@@ -71,13 +83,13 @@ describe('the rates of the location\'s tax (AEAT 1124 refuses the others)', () =
   const IVA_MESSAGE = 'items[1].tax_rate must be one of the IVA rates 0, 2, 4, 5, 7.5, 10 or 21';
 
   it.each(SYSTEMS)('%s: every IVA rate AEAT accepts is taken', (key, system, meta) => {
-    for (const rate of [0, 2, 4, 5, 7.5, 10, 21]) expect(() => validateTx(system, key, [at(rate)], meta)).not.toThrow();
+    for (const rate of [0, 2, 4, 5, 7.5, 10, 21].filter((r) => !datedOut(key, r))) expect(() => validateTx(system, key, [at(rate)], meta)).not.toThrow();
   });
 
   it.each(SYSTEMS)('%s: any other rate is a 400 naming the line and listing the rates', (key, system, meta) => {
     for (const rate of [5.5, 20, 16, 18, 12, 1, 100]) expect400(() => validateTx(system, key, [at(21), at(rate)], meta), IVA_MESSAGE);
     // Refunds and voids (corrective invoices) too.
-    expect400(() => system.validateTransaction(draft({ type: 'refund', items: [at(21), at(20)], metadata: meta }), txCtx(location(key))), IVA_MESSAGE);
+    expect400(() => system.validateTransaction(draft({ type: 'refund', items: [at(21), at(20)], metadata: { ...meta, ...ORIGINALS[key] } }), txCtx(location(key))), IVA_MESSAGE);
   });
 
   it('the guide form reads the list in its own unit (hundredths of a percent, vat_rate)', () => {
@@ -142,6 +154,7 @@ describe('the rates of the location\'s tax (AEAT 1124 refuses the others)', () =
 describe('recargo de equivalencia (surcharge_rate per line)', () => {
   it.each(SYSTEMS)('%s: every pair AEAT accepts is taken (LIVA art. 161 and the temporary rates)', (key, system, meta) => {
     for (const [rate, surcharges] of SURCHARGE_RATES) {
+      if (datedOut(key, rate, true)) continue;
       for (const s of surcharges) expect(() => validateTx(system, key, [at(rate, s), at(10)], meta)).not.toThrow();
     }
   });
