@@ -47,8 +47,14 @@ function sale(loc: string, system: SystemKey, metadata: Record<string, unknown> 
 
 const configWith = (system: SystemKey, over: Record<string, unknown>) => {
   const base = locationBodies[system] as { country_config: Record<string, unknown> };
-  return { ...base, country_config: { ...base.country_config, ...over } };
+  return { ...base, ...soleTrader(system), country_config: { ...base.country_config, ...over } };
 };
+
+/**
+ * TicketBAI takes keys 51/52 only from a natural person or an E/J entity (Araba 10-132,
+ * es-ticketbai/foral-rules.ts): its special-regime shops here are a sole trader's (DNI).
+ */
+const soleTrader = (system: SystemKey): { tax_id?: string } => (system === 'es-ticketbai' ? { tax_id: '12345678Z' } : {});
 
 async function transactionsOf(key: string): Promise<number> {
   const res = await t.request({ method: 'GET', url: '/v1/transactions', key });
@@ -106,7 +112,7 @@ describe('an issuer in recargo de equivalencia or the simplified regime (country
 
   it.each(['es-ticketbai', 'es-verifactu'] as const)('%s: a PATCH to a special regime keys the next records; back to general keys them 01', async (system) => {
     const { key } = await t.signup();
-    const loc = await createLocation(t, key, system);
+    const loc = await createLocation(t, key, system, soleTrader(system));
     const patched = await t.request({ method: 'PATCH', url: `/v1/locations/${loc}`, key, payload: { country_config: configWith(system, { vat_regime: 'simplified' }).country_config } });
     expect(patched.statusCode, patched.body).toBe(200);
     expect(patched.json().country_config.vat_regime).toBe('simplified');
@@ -146,7 +152,7 @@ describe('an issuer in recargo de equivalencia or the simplified regime (country
 
   it.each(['es-ticketbai', 'es-verifactu'] as const)('%s: an exempt sale at a location in recargo de equivalencia is a 400 at create and preview; nothing stored', async (system) => {
     const { key } = await t.signup();
-    const loc = await createLocation(t, key, system, { country_config: configWith(system, { vat_regime: 'recargo_equivalencia' }).country_config });
+    const loc = await createLocation(t, key, system, { ...soleTrader(system), country_config: configWith(system, { vat_regime: 'recargo_equivalencia' }).country_config });
     const body = sale(loc, system, { exemption_code: 'E1' }, [
       { description: 'Consulta', quantity: 1, unit_price: 5000, tax_rate: 0, tax_amount: 0, total_amount: 5000 },
       { description: 'Aceite de oliva 1 l', quantity: 1, unit_price: 1000, tax_rate: 21, tax_amount: 210, total_amount: 1210 },

@@ -9,10 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import {
   ARABA_RESERVED_SERIES,
+  CUSTOMER_IS_ISSUER,
+  CUSTOMER_NIF_INVALID,
   E5_NEEDS_EU_CUSTOMER,
   ORIGINAL_DATE_FUTURE,
   SURCHARGE_NEEDS_NIF,
   correctiveNeedsOriginal,
+  specialRegimeNotForEntity,
 } from '../../src/countries/es-ticketbai/foral-rules.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { tagText } from '../support/spain.ts';
@@ -139,5 +142,59 @@ describe('TicketBAI: what the Haciendas Forales refuse is a 400 at create and pr
     expect(await transactionsOf(key)).toBe(0);
     const ok = await createTx(t, key, saleBody(loc, { metadata: { series: 'TPV1' } }));
     expect(ok.statusCode, ok.body).toBe(201);
+  });
+
+  it('a customer NIF whose control character is wrong (Araba 10-68, Gipuzkoa 1153, Bizkaia B4_2000011), or the issuer\'s own NIF', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-ticketbai');
+    await refused(key, saleBody(loc, { customer_context: { nif: 'B95123452', name: 'Cliente' } }), CUSTOMER_NIF_INVALID);
+    await refused(key, saleBody(loc, { type: 'refund', metadata: ORIGINAL, customer_context: { tax_id: 'ES 12345678A', name: 'Cliente' } }), CUSTOMER_NIF_INVALID);
+    // The location's own NIF (B12345674) as its customer.
+    await refused(key, saleBody(loc, { customer_context: { nif: 'ESB12345674', name: 'Bar Pepe' } }), CUSTOMER_IS_ISSUER);
+    expect(await transactionsOf(key)).toBe(0);
+    const ok = await createTx(t, key, saleBody(loc, { customer_context: SPANISH }));
+    expect(ok.statusCode, ok.body).toBe(201);
+    const xml = await fiscalRecord(key, ok.json().id);
+    expect(xml).toContain('<IDDestinatario><NIF>B95123451</NIF>');
+    expectValid(xml);
+  });
+
+  it('keys 51/52 only from a natural person or an E/J entity (Araba 10-132): registration and PATCH refuse a company in either regime', async () => {
+    const { key } = await t.signup();
+    for (const regime of ['recargo_equivalencia', 'simplified'] as const) {
+      const reg = await t.request({
+        method: 'POST', url: '/v1/locations', key,
+        payload: { name: 'Tienda', country: 'ES', tax_id: 'B12345674', country_config: { ...configs.ticketbai, vat_regime: regime } },
+      });
+      expect(reg.statusCode, reg.body).toBe(400);
+      expect(reg.json().error).toBe(specialRegimeNotForEntity(regime));
+    }
+    const company = await createLocation(t, key, 'es-ticketbai');
+    const patch = await t.request({ method: 'PATCH', url: `/v1/locations/${company}`, key, payload: { country_config: { ...configs.ticketbai, vat_regime: 'simplified' } } });
+    expect(patch.statusCode, patch.body).toBe(400);
+    expect(patch.json().error).toBe(specialRegimeNotForEntity('simplified'));
+    // A sole trader (DNI) is taken, and its records are keyed 51.
+    const person = await createLocation(t, key, 'es-ticketbai', { tax_id: '12345678Z', country_config: { ...configs.ticketbai, vat_regime: 'recargo_equivalencia' } });
+    const sale = await createTx(t, key, saleBody(person));
+    expect(sale.statusCode, sale.body).toBe(201);
+    const xml = await fiscalRecord(key, sale.json().id);
+    expect(xml).toContain('<ClaveRegimenIvaOpTrascendencia>51</ClaveRegimenIvaOpTrascendencia>');
+    expectValid(xml);
+  });
+});
+
+describe('TicketBAI: each DetalleIVA quota within 0.01 of base × rate (Araba 10-74, 10-77)', () => {
+  it('many lines whose own rounding drifts: the quota is base × rate; the lines and ImporteTotalFactura are what was paid', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-ticketbai');
+    // 5 sweets at 0.12, 21 %: 0.03 each (0.0252 rounded up), 0.15 in all; 0.60 × 21 % = 0.126.
+    const items = Array.from({ length: 5 }, (_, i) => ({ description: `Caramelo ${i + 1}`, quantity: 1, unit_price: 12, tax_rate: 21, tax_amount: 3, total_amount: 15 }));
+    const res = await createTx(t, key, saleBody(loc, { items, pretax_amount: 60, tax_amount: 15, total_amount: 75 }));
+    expect(res.statusCode, res.body).toBe(201);
+    const xml = await fiscalRecord(key, res.json().id);
+    expect(xml).toContain('<BaseImponible>0.60</BaseImponible><TipoImpositivo>21.00</TipoImpositivo><CuotaImpuesto>0.13</CuotaImpuesto>');
+    expect(tagText(xml, 'ImporteTotalFactura')).toBe('0.75');
+    expect(xml.match(/<ImporteTotal>0\.15<\/ImporteTotal>/g)).toHaveLength(5);
+    expectValid(xml);
   });
 });

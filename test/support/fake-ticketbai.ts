@@ -17,7 +17,10 @@
  *   "Parcialmente correcto".
  *
  * Both also apply the business rules `businessRefusal` lists (a rectificativa naming no corrected
- * invoice; Araba's reserved DFA_ series), as the real services do on schema-valid files.
+ * invoice; Araba's reserved DFA_ series; Bizkaia, a recipient NIF that is not a correct one), as
+ * the real services do on schema-valid files, and Araba and Gipuzkoa answer the consolidation
+ * validations `businessWarnings` lists as the real ones do: received (Estado 00), with the
+ * warning in ResultadosValidacion.
  *
  * Signatures are not verified (tests may edit official samples: another NIF, number…).
  * Codes named FAKE_* are this fake's own, where the real code is not documented to us.
@@ -29,6 +32,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { ticketBaiIdentity, type LroeKind } from '../../src/countries/es-ticketbai/lroe/identity.ts';
 import { LROE_DOCUMENTS, lroeModelFor, lroeNamespace, type LroeModel } from '../../src/countries/es-ticketbai/lroe/request.ts';
 import { el } from '../../src/xml/escape.ts';
+import { isValidSpanishNif } from '../../src/countries/es/nif.ts';
 import { startFakeAuthority, type FakeAuthority, type FakeRequest, type FakeResponse } from './fake-authority.ts';
 import { HAVE_SCHEMAS, schemaPath, xsdValidate } from './xml-tools.ts';
 
@@ -118,6 +122,10 @@ const validate = (xml: string | Buffer, xsd: string): { ok: boolean; output: str
  *   B4_2000045;
  * - Araba: a series starting with DFA_ (reserved for FakturAraba), 004.
  */
+/** The recipients' NIFs (`IDDestinatario/NIF`) whose control character is wrong (src/countries/es/nif.ts). */
+const wrongRecipientNif = (xml: string): boolean =>
+  [...xml.matchAll(/<IDDestinatario>\s*<NIF>\s*([^<\s]*)\s*<\/NIF>/g)].some((m) => !isValidSpanishNif(m[1]!));
+
 function businessRefusal(xml: string, territory: 'gipuzkoa' | 'araba' | 'bizkaia'): Verdict | undefined {
   if (xml.includes('<FacturaRectificativa>') && !xml.includes('<FacturasRectificadasSustituidas>')) {
     return territory === 'bizkaia'
@@ -127,7 +135,26 @@ function businessRefusal(xml: string, territory: 'gipuzkoa' | 'araba' | 'bizkaia
   if (territory === 'araba' && /<CabeceraFactura><SerieFactura>DFA_/i.test(xml)) {
     return { code: '004', message: 'Serie de factura no admitida (DFA_ reservada para FakturAraba)' };
   }
+  // Batuz refuses the record (MewsSystems/fiscalizations maps B4_2000011 to "invalid receiver
+  // tax identifier format"; a public LROE response sample answers it with EstadoRegistro
+  // Incorrecto).
+  if (territory === 'bizkaia' && wrongRecipientNif(xml)) return { code: 'B4_2000011', message: 'El NIF tiene un formato erróneo.' };
   return undefined;
+}
+
+/**
+ * Consolidation validations Araba and Gipuzkoa answer on a received invoice (Estado 00, the
+ * result a warning to be corrected through Zuzendu):
+ * - a recipient NIF that is not a correct one: Gipuzkoa 1153 (Mews `ErrorCode.cs`: "the
+ *   recipient's NIF has the wrong format"); Araba 10-68, written as Araba writes its 10-nnn
+ *   (code 010, the validation's number heading the text: "010 196-AVISO: Error validación de
+ *   negocio […]", OCA l10n-spain issue 3500).
+ */
+function businessWarnings(xml: string, territory: 'gipuzkoa' | 'araba'): Verdict[] {
+  if (!wrongRecipientNif(xml)) return [];
+  return territory === 'gipuzkoa'
+    ? [{ code: '1153', message: 'El NIF del destinatario tiene un formato erróneo' }]
+    : [{ code: '010', message: '068-AVISO: Error validación de negocio [NIF del destinatario incorrecto]' }];
 }
 
 export async function startFakeTicketBai(): Promise<FakeTicketBai> {
@@ -186,7 +213,7 @@ export async function startFakeTicketBai(): Promise<FakeTicketBai> {
         return salida({ id: id.tbaiId, estado: '01', resultados: [{ code: '005', message: 'Factura ya recibida' }] });
       }
       received.tbai.add(`${territory}|${id.tbaiId!}`);
-      return salida({ id: id.tbaiId, estado: '00', csv: `TBAI${crypto.randomUUID()}` });
+      return salida({ id: id.tbaiId, estado: '00', resultados: businessWarnings(req.body.toString('utf8'), territory), csv: `TBAI${crypto.randomUUID()}` });
     }
     const key = `${territory}|${id.nif}|${id.series}|${id.number}|${id.date}`;
     if (received.tbaiCancelled.has(key)) {

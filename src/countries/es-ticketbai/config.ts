@@ -17,7 +17,7 @@ import {
 import { SPAIN_COMMON_FIELDS, checkSpainTaxId, readSpainCommon, readSpainConfig } from '../es/common.ts';
 import { lroeModelFor } from './lroe/request.ts';
 import { readTerritory } from './territory.ts';
-import { ARABA_RESERVED_SERIES, isArabaReservedSeries } from './foral-rules.ts';
+import { ARABA_RESERVED_SERIES, checkSpecialRegimeIssuer, isArabaReservedSeries } from './foral-rules.ts';
 
 const KNOWN_FIELDS = [
   ...SPAIN_COMMON_FIELDS,
@@ -72,6 +72,8 @@ export function validateTicketBaiConfig({ config, taxId }: LocationConfigInput):
   if (series !== undefined && !SERIES.test(series)) throw badRequest(SERIES_INVALID);
   if (territory === 'araba' && series !== undefined && isArabaReservedSeries(series)) throw badRequest(ARABA_RESERVED_SERIES);
   checkSpainTaxId(taxId);
+  // Keys 51/52 only from a natural person or an E/J entity (Araba 10-132, ./foral-rules.ts).
+  checkSpecialRegimeIssuer(common.vat_regime ?? 'general', givenTaxId(taxId));
   const lroe_epigrafe = optionalPatternString(cfg, 'lroe_epigrafe', EPIGRAFE, EPIGRAFE_INVALID);
   // Batuz takes a natural person's invoices only in Modelo 140, whose every alta names the
   // activity (lroe/request.ts `lroeModelFor`: a NIF starting with a digit or K, L, M, X, Y,

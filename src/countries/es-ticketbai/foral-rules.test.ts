@@ -10,7 +10,15 @@ import { draft, fixedSigningKey, line, location, txCtx, validatedBuild } from '.
 import { RECARGO_SALE } from '../es/test-fixtures.ts';
 import { ticketBai } from './index.ts';
 import { validateTicketBaiConfig } from './config.ts';
-import { ARABA_RESERVED_SERIES, E5_NEEDS_EU_CUSTOMER, SURCHARGE_AT_RETAILER, SURCHARGE_NEEDS_NIF } from './foral-rules.ts';
+import {
+  ARABA_RESERVED_SERIES,
+  CUSTOMER_IS_ISSUER,
+  CUSTOMER_NIF_INVALID,
+  E5_NEEDS_EU_CUSTOMER,
+  SURCHARGE_AT_RETAILER,
+  SURCHARGE_NEEDS_NIF,
+  specialRegimeNotForEntity,
+} from './foral-rules.ts';
 
 const gipuzkoa = location('es-ticketbai');
 const araba = location('es-ticketbai', { territory: 'araba', territory_code: '01', tbai_license: 'TBAIARbf8c0e3f7a8c' });
@@ -19,6 +27,8 @@ const signed = { signingKey: fixedSigningKey() } as const;
 const SPANISH = { nif: 'B95123451', name: 'Ultramarinos Ejemplo SL' };
 const GERMAN = { tax_id: 'DE123456789', name: 'Maschinenbau Beispiel GmbH' };
 const SWISS = { tax_id: 'CHE-123.456.789', name: 'Beispiel AG', country: 'CH' };
+/** A natural person's NIF (DNI 12345678, letter Z). */
+const SOLE_TRADER = '12345678Z';
 
 function expectAltaValid(xml: string): void {
   if (!HAVE_SCHEMAS) return;
@@ -40,10 +50,11 @@ describe('recargo de equivalencia goes to a Spanish retailer (Araba 10-167, 10-2
   });
   it('an issuer itself in recargo de equivalencia (key 51) charges none → 400; the simplified regime (52) may', () => {
     const sale = draft({ ...RECARGO_SALE, customer_context: SPANISH });
-    expect400(() => validate(sale, location('es-ticketbai', { vat_regime: 'recargo_equivalencia' })), SURCHARGE_AT_RETAILER);
-    expect(() => validate(sale, location('es-ticketbai', { vat_regime: 'simplified' }))).not.toThrow();
+    // A natural person's shop: keys 51/52 are for them (Araba 10-132, below).
+    expect400(() => validate(sale, { ...location('es-ticketbai', { vat_regime: 'recargo_equivalencia' }), tax_id: SOLE_TRADER }), SURCHARGE_AT_RETAILER);
+    expect(() => validate(sale, { ...location('es-ticketbai', { vat_regime: 'simplified' }), tax_id: SOLE_TRADER })).not.toThrow();
     // Without a surcharge the retailer issues as before.
-    expect(() => validate(draft(), location('es-ticketbai', { vat_regime: 'recargo_equivalencia' }))).not.toThrow();
+    expect(() => validate(draft(), { ...location('es-ticketbai', { vat_regime: 'recargo_equivalencia' }), tax_id: SOLE_TRADER })).not.toThrow();
   });
 });
 
@@ -85,5 +96,53 @@ describe('Araba reserves the DFA_ series for FakturAraba (004)', () => {
     const config = { ...araba.config, series: 'DFA_TPV' };
     expect400(() => validateTicketBaiConfig({ config, taxId: 'B12345674' }), ARABA_RESERVED_SERIES);
     expect(validateTicketBaiConfig({ config: { ...config, territory: 'gipuzkoa', territory_code: '20' }, taxId: 'B12345674' })).toMatchObject({ series: 'DFA_TPV' });
+  });
+});
+
+describe('the customer named by NIF: a correct one (Araba 10-68, Gipuzkoa 1153, Bizkaia B4_2000011), not the issuer', () => {
+  it('a NIF whose control character is wrong → 400, in any spelling; a correct one is taken', () => {
+    for (const nif of ['B95123452', 'ES B95123452', 'b-95123452', '12345678A', 'X1234567A']) {
+      expect400(() => validate(draft({ customer_context: { nif, name: 'Cliente' } })), CUSTOMER_NIF_INVALID);
+    }
+    expect400(() => validate(draft({ customer_context: { tax_id: 'B95123452', name: 'Cliente', country: 'ES' } })), CUSTOMER_NIF_INVALID);
+    // A refund (R1) names its customer the same way.
+    const original = { original_invoice_number: '7', original_issue_date: '14-01-2026' };
+    expect400(() => validate(draft({ type: 'refund', metadata: original, customer_context: { nif: 'B95123452', name: 'Cliente' } })), CUSTOMER_NIF_INVALID);
+    for (const nif of ['B95123451', 'ESB95123451', '12345678Z', 'X1234567L']) {
+      expect(validate(draft({ customer_context: { nif, name: 'Cliente' } }))).toMatchObject({ invoice_type: 'F1' });
+    }
+    // A foreign id of the same shape, its country given, is not a Spanish NIF: IDOtro, taken.
+    expect(validate(draft({ customer_context: { tax_id: 'B95123452', name: 'Client', country: 'FR' } }))).toMatchObject({ invoice_type: 'F1' });
+  });
+  it('the issuer’s own NIF as the customer → 400 (with or without ES and separators)', () => {
+    for (const nif of ['B12345674', 'ESB12345674', 'b-12345674']) {
+      expect400(() => validate(draft({ customer_context: { nif, name: 'Ejemplo SL' } })), CUSTOMER_IS_ISSUER);
+    }
+    expect400(() => validate(draft({ customer_context: { nif: SOLE_TRADER, name: 'Yo' } }), { ...gipuzkoa, tax_id: SOLE_TRADER }), CUSTOMER_IS_ISSUER);
+    expect(validate(draft({ customer_context: SPANISH }))).toMatchObject({ invoice_type: 'F1' });
+  });
+});
+
+describe('keys 51/52 only from a natural person or an E/J entity (Araba 10-132; Ley 37/1992 arts. 122, 154)', () => {
+  const config = (vat_regime: string) => ({ ...gipuzkoa.config, vat_regime });
+  it('a company in recargo de equivalencia or the simplified regime → 400 at registration; a person, E or J taken', () => {
+    for (const regime of ['recargo_equivalencia', 'simplified'] as const) {
+      for (const taxId of ['B12345674', 'A13585625', 'W1234567D']) {
+        expect400(() => validateTicketBaiConfig({ config: config(regime), taxId }), specialRegimeNotForEntity(regime));
+      }
+      for (const taxId of [SOLE_TRADER, 'X1234567L', 'K1234567L', 'E12345674', 'J99216582']) {
+        expect(validateTicketBaiConfig({ config: config(regime), taxId })).toMatchObject({ vat_regime: regime });
+      }
+    }
+    // The general regime takes any issuer.
+    expect(validateTicketBaiConfig({ config: config('general'), taxId: 'B12345674' })).toMatchObject({ vat_regime: 'general' });
+    expect(specialRegimeNotForEntity('simplified')).toBe(
+      'country_config.vat_regime simplified is only for a natural person or an entity in attribution of income (a tax_id starting with a digit, K, L, M, X, Y, Z, E or J): the régimen simplificado (Ley 37/1992 art. 122) is not open to a company, and the Haciendas Forales refuse its key 52 from one',
+    );
+  });
+  it('a location stored before the rule issues nothing until PATCHed (400 at create)', () => {
+    expect400(() => validate(draft(), location('es-ticketbai', { vat_regime: 'simplified' })), specialRegimeNotForEntity('simplified'));
+    expect400(() => validate(draft(), location('es-ticketbai', { vat_regime: 'recargo_equivalencia' })), specialRegimeNotForEntity('recargo_equivalencia'));
+    expect(() => validate(draft(), { ...location('es-ticketbai', { vat_regime: 'simplified' }), tax_id: 'J99216582' })).not.toThrow();
   });
 });

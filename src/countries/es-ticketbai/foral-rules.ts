@@ -15,6 +15,7 @@ import type { TransactionDraft } from '../types.ts';
 import { customerTaxId } from '../shared/metadata-fields.ts';
 import { localDate, parseDmy } from '../shared/dates.ts';
 import { foreignPartyId, givenCountry } from '../es/party.ts';
+import { isValidSpanishNif } from '../es/nif.ts';
 import { hasSurcharge } from '../es/surcharge.ts';
 import type { SpanishInvoiceType } from '../es/invoice.ts';
 import type { ExemptionCode } from '../es/exemption.ts';
@@ -30,11 +31,73 @@ export type CustomerKind = 'nif' | 'eu' | 'other' | null;
 export function customerKindOf(tx: TransactionDraft, nifShape: RegExp): CustomerKind {
   const taxId = customerTaxId(tx);
   if (taxId === undefined) return null;
+  if (customerNifOf(tx, nifShape) !== undefined) return 'nif';
+  return foreignPartyId(taxId, givenCountry(tx.customer_context))?.idType === '02' ? 'eu' : 'other';
+}
+
+/**
+ * The customer's NIF as the record writes it in `IDDestinatario/NIF` (xml.ts `customerOf`:
+ * the id without separators or `ES` prefix, when no other country is given and it has the
+ * NIFType shape), or undefined when the record names the customer otherwise, or not at all.
+ */
+export function customerNifOf(tx: TransactionDraft, nifShape: RegExp): string | undefined {
+  const taxId = customerTaxId(tx);
+  if (taxId === undefined) return undefined;
   const compact = taxId.toUpperCase().replace(/[\s.-]/g, '');
   const country = givenCountry(tx.customer_context);
   const nif = compact.startsWith('ES') && nifShape.test(compact.slice(2)) ? compact.slice(2) : compact;
-  if ((country === null || country === 'ES') && nifShape.test(nif)) return 'nif';
-  return foreignPartyId(taxId, country)?.idType === '02' ? 'eu' : 'other';
+  return (country === null || country === 'ES') && nifShape.test(nif) ? nif : undefined;
+}
+
+export const CUSTOMER_NIF_INVALID =
+  "the customer's tax id (customer_context nif or tax_id) is not a valid Spanish NIF: its control character does not match (the Haciendas Forales refuse a recipient NIF that is not a correct one); give customer_context.country for a foreign tax id";
+export const CUSTOMER_IS_ISSUER =
+  "the customer's tax id is the issuer's own NIF (the location tax_id): an invoice names as its recipient someone other than its issuer";
+
+/**
+ * The recipient the record names by NIF:
+ * - is a correct Spanish NIF (../es/nif.ts, the control character checked): Araba 10-68 ("si
+ *   el NIF del destinatario es nacional se valida que sea correcto", v13, as the Araba
+ *   integrator's validator `TbaiValidation` quotes it), Gipuzkoa 1153 / 1104 ("the recipient's
+ *   NIF has the wrong format": MewsSystems/fiscalizations `ErrorCode.cs`; a TicketBAI JS
+ *   library's `tbai_validations.ts` lists "g1104/g1153 + a10-68 + B4_2000011" for it), Bizkaia
+ *   B4_2000011 ("El NIF tiene un formato erróneo", a record refusal). Until now only the
+ *   NIFType shape was checked, so a mistyped NIF was numbered, chained and signed;
+ * - is not the issuer's own NIF: an invoice documents an operation between its issuer and
+ *   its recipient (RD 1619/2012 art. 6.1.c-d, repeated by the three territories' invoicing
+ *   regulations), and AEAT refuses it in VERI*FACTU (1193, es-verifactu party-id.ts). No
+ *   Hacienda Foral code for it was found (.scratch decisions, Left), so the fake does not
+ *   apply it.
+ */
+export function checkCustomerNif(tx: TransactionDraft, nifShape: RegExp, issuerNif: string | null): void {
+  const nif = customerNifOf(tx, nifShape);
+  if (nif === undefined) return;
+  if (!isValidSpanishNif(nif)) throw badRequest(CUSTOMER_NIF_INVALID);
+  const issuer = issuerNif?.trim().toUpperCase().replace(/[\s.-]/g, '').replace(/^ES/, '');
+  if (nif === issuer) throw badRequest(CUSTOMER_IS_ISSUER);
+}
+
+export const specialRegimeNotForEntity = (regime: 'recargo_equivalencia' | 'simplified'): string =>
+  `country_config.vat_regime ${regime} is only for a natural person or an entity in attribution of income (a tax_id starting with a digit, K, L, M, X, Y, Z, E or J): ${
+    regime === 'simplified' ? 'the régimen simplificado (Ley 37/1992 art. 122)' : 'recargo de equivalencia (Ley 37/1992 art. 154)'
+  } is not open to a company, and the Haciendas Forales refuse its key ${regime === 'simplified' ? '52' : '51'} from one`;
+
+/**
+ * Keys 51 and 52 (xml.ts `regimeKeysOf`) only from an issuer who can be in those regimes:
+ * Araba 10-132 ("las claves 51 y 52 solo pueden utilizarse cuando el emisor es una persona
+ * física o una persona jurídica cuyo NIF empieza por E o por J", v13 as `TbaiValidation`
+ * quotes it). The law behind it: recargo de equivalencia is for retailers that are natural
+ * persons or entities in attribution of income (Ley 37/1992 art. 154.1; the Normas Forales
+ * del IVA repeat it), and so is the régimen simplificado (art. 122.1); E (comunidades de
+ * bienes) and J (sociedades civiles) are the NIF letters of such entities. A natural
+ * person's NIF starts with a digit (DNI) or K, L, M, X, Y, Z. Checked at registration and
+ * PATCH (config.ts) and, for a location stored before, at create.
+ */
+export function checkSpecialRegimeIssuer(regime: SpanishVatRegime, taxId: string | null | undefined): void {
+  if (regime === 'general') return;
+  const first = taxId?.trim().toUpperCase().replace(/^ES/, '').charAt(0);
+  if (first === undefined || first === '') return;
+  if (!/[0-9KLMXYZEJ]/.test(first)) throw badRequest(specialRegimeNotForEntity(regime));
 }
 
 export const correctiveNeedsOriginal = (type: SpanishInvoiceType): string =>

@@ -34,8 +34,12 @@ function checkWithTools(xml: string, xsd: string): void {
 const gipuzkoa = location('es-ticketbai');
 const araba = location('es-ticketbai', { territory: 'araba', territory_code: '01', tbai_license: 'TBAIARbf8c0e3f7a8c', series: 'TK' });
 const bizkaia = location('es-ticketbai', { territory: 'bizkaia', territory_code: '48', tbai_license: 'TBAIBI00000000PRUEBA' });
-const gipuzkoaRetailer = location('es-ticketbai', { vat_regime: 'recargo_equivalencia' });
-const bizkaiaSimplified = location('es-ticketbai', { territory: 'bizkaia', territory_code: '48', tbai_license: 'TBAIBI00000000PRUEBA', vat_regime: 'simplified' });
+// Keys 51/52 come from a natural person (or an E/J entity): Araba 10-132, ./foral-rules.ts.
+const gipuzkoaRetailer = { ...location('es-ticketbai', { vat_regime: 'recargo_equivalencia' }), tax_id: '12345678Z' };
+const bizkaiaSimplified = {
+  ...location('es-ticketbai', { territory: 'bizkaia', territory_code: '48', tbai_license: 'TBAIBI00000000PRUEBA', vat_regime: 'simplified', lroe_epigrafe: '659400' }),
+  tax_id: 'E12345674',
+};
 
 /** Two rates and a fractional quantity: 2 × 10.00 at 21 %, 0.5 × 3.00 at 10 %. */
 const twoRates = draft({

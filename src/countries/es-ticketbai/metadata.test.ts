@@ -51,9 +51,9 @@ describe('es-ticketbai validateTransaction', () => {
     expect(validate(draft({ metadata: { series: 'B' } }), location('es-ticketbai', { series: 'TPV1' })).series).toBe('B');
   });
   it('customer with nif → F1; refund → R5 (simplified) or R1', () => {
-    expect(validate(withCustomer({ nif: 'B12345674', name: 'Cliente SA' })).invoice_type).toBe('F1');
+    expect(validate(withCustomer({ nif: 'B95123451', name: 'Cliente SA' })).invoice_type).toBe('F1');
     expect(validate(draft({ type: 'refund', metadata: ORIGINAL })).invoice_type).toBe('R5');
-    expect(validate(draft({ type: 'void', metadata: ORIGINAL, customer_context: { tax_id: 'B12345674', name: 'Cliente SA' } })).invoice_type).toBe('R1');
+    expect(validate(draft({ type: 'void', metadata: ORIGINAL, customer_context: { tax_id: 'B95123451', name: 'Cliente SA' } })).invoice_type).toBe('R1');
   });
   it('keeps a client invoice number', () => {
     expect(validate(draft({ metadata: { invoice_number: '000123' } })).invoice_number).toBe('000123');
@@ -156,28 +156,28 @@ describe('es-ticketbai tax rates (TipoImpositivo Tipo3.2Type, at most 12 Detalle
 
 describe('es-ticketbai customer name (IDDestinatario/ApellidosNombreRazonSocial)', () => {
   it('required whenever the customer gives a tax id: F1, R1-R4, and an F2/R5 given one', () => {
-    expect400(() => validate(withCustomer({ nif: 'B12345674' })), customerNameRequired('F1'));
-    expect400(() => validate(withCustomer({ tax_id: 'B12345674', name: '  ' }, { type: 'refund', metadata: ORIGINAL })), customerNameRequired('R1'));
+    expect400(() => validate(withCustomer({ nif: 'B95123451' })), customerNameRequired('F1'));
+    expect400(() => validate(withCustomer({ tax_id: 'B95123451', name: '  ' }, { type: 'refund', metadata: ORIGINAL })), customerNameRequired('R1'));
     expect400(
-      () => validate(withCustomer({ nif: 'B12345674' }, { type: 'refund', metadata: { invoice_type: 'R3', ...ORIGINAL } })),
+      () => validate(withCustomer({ nif: 'B95123451' }, { type: 'refund', metadata: { invoice_type: 'R3', ...ORIGINAL } })),
       customerNameRequired('R3'),
     );
-    expect400(() => validate(withCustomer({ nif: 'B12345674' }, { metadata: { invoice_type: 'F2' } })), customerNameRequired('F2'));
+    expect400(() => validate(withCustomer({ nif: 'B95123451' }, { metadata: { invoice_type: 'F2' } })), customerNameRequired('F2'));
   });
   it('not needed without a tax id (nothing of the customer is written)', () => {
     expect(validate(withCustomer({ email: 'ana@example.com' })).invoice_type).toBe('F2');
   });
   it('name or legal_name, at most 120 characters; the record writes that name, never the tax id', () => {
-    expect(() => validate(withCustomer({ nif: 'B12345674', legal_name: 'Cliente SA' }))).not.toThrow();
-    expect(() => validate(withCustomer({ nif: 'B12345674', name: 'Ñ'.repeat(120) }))).not.toThrow();
+    expect(() => validate(withCustomer({ nif: 'B95123451', legal_name: 'Cliente SA' }))).not.toThrow();
+    expect(() => validate(withCustomer({ nif: 'B95123451', name: 'Ñ'.repeat(120) }))).not.toThrow();
     const { record } = validatedBuild(ticketBai, location('es-ticketbai'), withCustomer({ nif: 'B95123451', name: 'Cliente Ejemplo SA' }));
     expect(record.body).toContain('<IDDestinatario><NIF>B95123451</NIF><ApellidosNombreRazonSocial>Cliente Ejemplo SA</ApellidosNombreRazonSocial>');
   });
   it.each([
-    [{ nif: 'B12345674', name: 'N'.repeat(121) }, 'name'],
-    [{ nif: 'B12345674', name: 42 }, 'name'],
-    [{ nif: 'B12345674', name: 'Cliente\u0007' }, 'name'],
-    [{ nif: 'B12345674', legal_name: ['Cliente'] }, 'legal_name'],
+    [{ nif: 'B95123451', name: 'N'.repeat(121) }, 'name'],
+    [{ nif: 'B95123451', name: 42 }, 'name'],
+    [{ nif: 'B95123451', name: 'Cliente\u0007' }, 'name'],
+    [{ nif: 'B95123451', legal_name: ['Cliente'] }, 'legal_name'],
   ])('refuses %j', (customer, field) => {
     expect400(() => validate(withCustomer(customer)), customerNameInvalid(field));
   });

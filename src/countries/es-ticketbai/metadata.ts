@@ -36,8 +36,10 @@ import { LICENSE, LICENSE_INVALID, SERIES, SERIES_INVALID as CONFIG_SERIES_INVAL
 import {
   ARABA_RESERVED_SERIES,
   checkCorrectiveNamesOriginal,
+  checkCustomerNif,
   checkIntraEuExemption,
   checkOriginalDate,
+  checkSpecialRegimeIssuer,
   checkSurchargeParties,
   customerKindOf,
   isArabaReservedSeries,
@@ -119,6 +121,8 @@ export function validateTicketBaiTransaction(tx: TransactionDraft, ctx: Transact
   checkCustomerName(tx, invoice_type);
   // A foreign customer's IDOtro needs its country (../es/party.ts): 02 for the EU, 04 elsewhere.
   checkForeignCustomer(tx, (id) => NIF_SHAPE.test(id));
+  // A customer named by NIF: a correct one, not the issuer's own (./foral-rules.ts).
+  checkCustomerNif(tx, NIF_SHAPE, ctx.location.tax_id);
   const customer = customerKindOf(tx, NIF_SHAPE);
   const exemption_code = readExemptionCode(tx, meta);
   // E5 is a supply to a customer with another member state's VAT number (./foral-rules.ts).
@@ -129,6 +133,9 @@ export function validateTicketBaiTransaction(tx: TransactionDraft, ctx: Transact
   checkTaxRates(tx, tax);
   checkSurcharges(tx, tax, exemption_code);
   const regime = vatRegimeOf(ctx.location);
+  // Keys 51/52 only from a natural person or an E/J entity (./foral-rules.ts): config.ts
+  // refuses the pair at registration; a location stored before is held here.
+  checkSpecialRegimeIssuer(regime, ctx.location.tax_id);
   // An issuer in recargo de equivalencia or the simplified regime (../es/regime.ts): no exempt sale.
   checkIssuerRegime(regime, exemption_code);
   // A surcharge goes to a Spanish retailer, never from an issuer keyed 51 (./foral-rules.ts).

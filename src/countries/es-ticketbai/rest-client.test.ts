@@ -132,6 +132,19 @@ describe('Gipuzkoa / Araba real-time client against the fake authority', () => {
     expect((await submitTicketBaiRealtime(record(dfa), ctx(), 'gipuzkoa')).kind).toBe('accepted');
   });
 
+  it('the fake answers a recipient NIF whose control character is wrong as Araba (010 068-AVISO) and Gipuzkoa (1153) do: received, with a warning', async () => {
+    // Built without validation (./foral-rules.ts refuses it at create).
+    const build = (nif: string) =>
+      ticketBai.build(buildInput(location('es-ticketbai'), { ...draft({ customer_context: { nif, name: 'Cliente' } }), metadata: { series: 'NIF', invoice_type: 'F1' } }, { signingKey: key })).body;
+    const gipuzkoa = await submitTicketBaiRealtime(record(build('B95123452')), ctx(), 'gipuzkoa');
+    expect(gipuzkoa).toMatchObject({ kind: 'accepted', warnings: [expect.stringMatching(/^1153: /)] });
+    const araba = await submitTicketBaiRealtime(record(build('B95123452')), ctx(), 'araba');
+    expect(araba).toMatchObject({ kind: 'accepted', warnings: [expect.stringMatching(/^010: 068-AVISO/)] });
+    const correct = await submitTicketBaiRealtime(record(build('B95123451')), ctx(), 'araba');
+    expect(correct.kind).toBe('accepted');
+    expect(correct).not.toHaveProperty('warnings');
+  });
+
   it('503 without a TicketBAI answer is a transport fault', async () => {
     fake.failWith(503);
     const err = await submitTicketBaiRealtime(record('<x/>'), ctx(), 'gipuzkoa').catch((e: unknown) => e);

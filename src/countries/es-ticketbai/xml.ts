@@ -24,6 +24,7 @@ import { NIF_SHAPE, seriesOf } from './metadata.ts';
 import { breakdownGroups } from '../es/surcharge.ts';
 import { type SpanishVatRegime, vatRegimeOf } from '../es/regime.ts';
 import { foreignPartyId, givenCountry } from '../es/party.ts';
+import { detalleQuota } from './quota.ts';
 
 export const NS_EMISION = 'urn:ticketbai:emision';
 export const NS_ANULACION = 'urn:ticketbai:anulacion';
@@ -336,7 +337,8 @@ function rectifiedOf(tx: TransactionDraft): InvoiceRef[] {
 /**
  * Per-rate VAT breakdown of the taxed lines: bases and quotas summed per rate (and per
  * recargo de equivalencia rate: surcharged lines are a DetalleIVA of their own, with the
- * surcharge's rate and quota), highest rate first.
+ * surcharge's rate and quota), highest rate first. Each quota stays within 0.01 of its base ×
+ * rate (./quota.ts: Araba 10-74, 10-77); `ImporteTotalFactura` stays the transaction's total.
  */
 function vatOf(tx: TransactionDraft, sign: 1 | -1): VatDetail[] {
   const groups = breakdownGroups(taxedLines(tx.items, exemptionCodeOf(tx)));
@@ -347,8 +349,10 @@ function vatOf(tx: TransactionDraft, sign: 1 | -1): VatDetail[] {
     .map((v) => ({
       base: decimal(sign * v.base),
       rate: rateText(v.rate),
-      quota: decimal(sign * v.tax),
-      ...(v.surchargeRate === undefined ? {} : { surcharge: { rate: rateText(v.surchargeRate), quota: decimal(sign * v.surcharge) } }),
+      quota: decimal(sign * detalleQuota(v.base, v.rate, v.tax)),
+      ...(v.surchargeRate === undefined
+        ? {}
+        : { surcharge: { rate: rateText(v.surchargeRate), quota: decimal(sign * detalleQuota(v.base, v.surchargeRate, v.surcharge)) } }),
     }));
 }
 

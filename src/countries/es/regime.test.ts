@@ -19,8 +19,14 @@ const SYSTEMS: [SystemKey, FiscalSystem][] = [
 ];
 const WITH_REGIMES = SYSTEMS.filter(([key]) => key !== 'es-sii');
 
-const validateConfig = (key: SystemKey, system: FiscalSystem, over: Record<string, unknown>) =>
-  system.validateConfig({ config: { ...CONFIGS[key].config, ...over }, taxId: CONFIGS[key].taxId });
+const validateConfig = (key: SystemKey, system: FiscalSystem, over: Record<string, unknown>, taxId = CONFIGS[key].taxId) =>
+  system.validateConfig({ config: { ...CONFIGS[key].config, ...over }, taxId });
+/**
+ * A natural person's NIF: the special regimes are theirs (Ley 37/1992 arts. 122, 154), and
+ * TicketBAI refuses keys 51/52 from a company (Araba 10-132, es-ticketbai/foral-rules.ts).
+ */
+const SOLE_TRADER = '12345678Z';
+const soleTrader = (loc: ReturnType<typeof location>) => ({ ...loc, tax_id: SOLE_TRADER });
 
 const exemptLine: TxLine = line({ description: 'Consulta', unit_price: 5000, tax_rate: 0, tax_amount: 0, total_amount: 5000 });
 
@@ -32,8 +38,8 @@ describe('country_config.vat_regime', () => {
   });
 
   it.each(WITH_REGIMES)('%s: recargo_equivalencia and simplified are taken (trimmed) and stored', (key, system) => {
-    expect(validateConfig(key, system, { vat_regime: 'recargo_equivalencia' })).toMatchObject({ vat_regime: 'recargo_equivalencia' });
-    expect(validateConfig(key, system, { vat_regime: ' simplified ' })).toMatchObject({ vat_regime: 'simplified' });
+    expect(validateConfig(key, system, { vat_regime: 'recargo_equivalencia' }, SOLE_TRADER)).toMatchObject({ vat_regime: 'recargo_equivalencia' });
+    expect(validateConfig(key, system, { vat_regime: ' simplified ' }, SOLE_TRADER)).toMatchObject({ vat_regime: 'simplified' });
   });
 
   it.each(SYSTEMS)('%s: an unknown value is a 400 naming the field and its values', (key, system) => {
@@ -64,9 +70,9 @@ describe('country_config.vat_regime', () => {
     const tx = draft({ metadata: { exemption_code: 'E1' }, items: [exemptLine, line()] });
     expect(() => system.validateTransaction(tx, txCtx(location(key)))).not.toThrow();
     expect400(
-      () => system.validateTransaction(tx, txCtx(location(key, { vat_regime: 'recargo_equivalencia' }))),
+      () => system.validateTransaction(tx, txCtx(soleTrader(location(key, { vat_regime: 'recargo_equivalencia' })))),
       'metadata.exemption_code is not taken at a location in recargo de equivalencia (Ley 37/1992 arts. 154-163) (country_config.vat_regime recargo_equivalencia): its records key every line to that regime, and an exempt operation is not one of its sales',
     );
-    expect(() => system.validateTransaction(draft(), txCtx(location(key, { vat_regime: 'simplified' })))).not.toThrow();
+    expect(() => system.validateTransaction(draft(), txCtx(soleTrader(location(key, { vat_regime: 'simplified' }))))).not.toThrow();
   });
 });

@@ -187,6 +187,17 @@ describe('Batuz LROE client against the fake authority', () => {
     expect(r.records.map((x) => (x.outcome.kind === 'rejected' ? x.outcome.code : x.outcome.kind))).toEqual(['B4_2000045', 'accepted']);
   });
 
+  withSamples('the fake applies Batuz\'s business rule: a recipient NIF whose control character is wrong fails its record (B4_2000011)', async () => {
+    const withRecipient = (n: number, nif: string) =>
+      companyAlta(n).replace(
+        /(<\/Emisor>)/,
+        `$1<Destinatarios><IDDestinatario><NIF>${nif}</NIF><ApellidosNombreRazonSocial>Cliente Ejemplo SA</ApellidosNombreRazonSocial></IDDestinatario></Destinatarios>`,
+      );
+    const r = await sendLroeBatch(batch([withRecipient(1, 'B95123452'), withRecipient(2, 'B95123451')]), ctx());
+    expect(fake.xsdFailures).toEqual([]);
+    expect(r.records.map((x) => (x.outcome.kind === 'rejected' ? x.outcome.code : x.outcome.kind))).toEqual(['B4_2000011', 'accepted']);
+  });
+
   withSamples('the fake checks what it receives: an LROE request off its XSD is refused as a whole', async () => {
     const req = buildLroeHttpRequest({ model: '240', kind: 'alta', issuerNif: COMPANY_NIF, issuerName: COMPANY_NAME, year: 2024, files: [companyAlta(1)] });
     const bad = req.xml.replace('<Version>1.0</Version>', '<Version>2.0</Version>');
