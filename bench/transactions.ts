@@ -271,7 +271,7 @@ export async function prepareService(
   const checkLoc = await expectStatus(call(base, 'POST', '/v1/locations', { ...checkAuth, ...json }, locationBody('Check shop')), 201, `${system} location`);
   const idempotency = await idempotencyCheck(base, checkAuth, String(checkLoc.id), system);
 
-  // Greece refuses rates it does not have (21 %, 10 %): its sale has Greek lines.
+  // Greece and France refuse rates they do not have (21 %, and 10 % in Greece): their sales have their own lines (France 20 % and 10 %).
   const bodies = locationIds.map((id) => JSON.stringify(saleBody(id, saleLines[system] ?? {})));
   // it-sdi: the merchant numbers its invoices (metadata.invoice_number, required): a unique
   // number per request, from a counter of its own (autocannon's resets between warm-up and

@@ -48,8 +48,11 @@ function validSale(key: SystemKey, metadata: Record<string, unknown> = {}) {
     'it-sdi': { invoice_number: '2026/1' },
     'es-sii': { simplified: true },
   };
-  // myDATA has a VAT category for Greek rates only (gr-mydata/classification.ts).
-  const items = key === 'gr-mydata' ? { items: [line({ tax_rate: 24, tax_amount: 240, total_amount: 1240 })] } : {};
+  // myDATA has a VAT category for Greek rates only (gr-mydata/classification.ts); France
+  // takes French rates only (fr-nf525/rates.ts): draft()'s line is at 21 %.
+  const rateOf: Partial<Record<SystemKey, number>> = { 'gr-mydata': 24, 'fr-nf525': 20 };
+  const rate = rateOf[key];
+  const items = rate === undefined ? {} : { items: [line({ tax_rate: rate, tax_amount: rate * 10, total_amount: 1000 + rate * 10 })] };
   return draft({ ...items, metadata: { ...base[key], ...metadata } });
 }
 

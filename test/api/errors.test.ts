@@ -42,10 +42,12 @@ describe('error responses are {error: string} with the right status, never a 500
 
   it('400 for a NUL character in a string (the store cannot hold one), escaped or raw; an escaped backslash before u0000 is plain text', async () => {
     const loc = await createLocation(t, key, 'fr-nf525');
-    const body = (description: string) => JSON.stringify(saleBody(loc, { items: [
-      { description, quantity: 1, unit_price: 1200, tax_rate: 10, tax_amount: 120, total_amount: 1320 },
-      { description: 'Vino', quantity: 2, unit_price: 300, tax_rate: 21, tax_amount: 126, total_amount: 726 },
-    ] }));
+    // saleBody's lines (French rates at a France location), the first one described.
+    const body = (description: string) => {
+      const sale = saleBody(loc);
+      sale.items[0] = { ...sale.items[0]!, description };
+      return JSON.stringify(sale);
+    };
     const post = (payload: string) => t.request({ method: 'POST', url: '/v1/transactions', headers: { ...auth(), 'content-type': 'application/json' }, payload });
     for (const payload of [body('Men\u0000u'), body('Men\u0000u').replace('\\u0000', '\u0000'), JSON.stringify({ name: 'Shop\u0000' })]) {
       const res = await post(payload);
@@ -62,10 +64,12 @@ describe('error responses are {error: string} with the right status, never a 500
     const post = (payload: string) => t.request({ method: 'POST', url: '/v1/transactions', headers: { ...auth(), 'content-type': 'application/json' }, payload });
     for (const system of ['es-ticketbai', 'es-sii', 'pt-saft', 'fr-nf525'] as const) {
       const loc = await createLocation(t, key, system);
-      const body = (description: string) => JSON.stringify(saleBody(loc, { metadata: { ...saleMetadata[system] }, items: [
-        { description, quantity: 1, unit_price: 1200, tax_rate: 10, tax_amount: 120, total_amount: 1320 },
-        { description: 'Vino', quantity: 2, unit_price: 300, tax_rate: 21, tax_amount: 126, total_amount: 726 },
-      ] }));
+      // saleBody's lines for the location (French rates at France's), the first one described.
+      const body = (description: string) => {
+        const sale = saleBody(loc, { metadata: { ...saleMetadata[system] } });
+        sale.items[0] = { ...sale.items[0]!, description };
+        return JSON.stringify(sale);
+      };
       for (const payload of [body('bell\u0007'), body('Men\u0001u'), body('x\u000b\u000c\u001f'), body('bom \ufffe'), body('raw \uffff').replace('\\uffff', '\uffff'), JSON.stringify({ name: 'Shop\u0008' })]) {
         const res = await post(payload);
         expect([res.statusCode, res.json()], `${system} ${payload.slice(0, 60)}`).toEqual([400, { error: CONTROL_IN_BODY }]);

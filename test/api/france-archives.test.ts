@@ -7,7 +7,7 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { verifyNf525Archive } from '../../src/countries/fr-nf525/archive-verify.ts';
 import type { Nf525JetEntry } from '../../src/countries/fr-nf525/closures/jet.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
-import { createLocation, createTx, saleBody } from '../support/transactions.ts';
+import { createLocation, createTx, frenchSaleBody } from '../support/transactions.ts';
 
 /*
  * France NF525 archives through the API: sales over February 2026 on a fixed clock;
@@ -68,7 +68,7 @@ describe('france archives', () => {
     const loc = await createLocation(a, key, 'fr-nf525');
     const sale = async (at: string, over: Record<string, unknown> = {}) => {
       clock.set(at);
-      const res = await createTx(a, key, saleBody(loc, over));
+      const res = await createTx(a, key, frenchSaleBody(loc, over));
       expect(res.statusCode, res.body).toBe(201);
     };
     await sale('2026-02-03T09:00:00.000Z');
@@ -181,7 +181,7 @@ describe('france archives', () => {
     const loc = await createLocation(a, key, 'fr-nf525');
     for (const at of ['2026-11-20T10:00:00.000Z', '2026-12-05T10:00:00.000Z', '2026-12-31T15:00:00.000Z']) {
       clock.set(at);
-      expect((await createTx(a, key, saleBody(loc))).statusCode).toBe(201);
+      expect((await createTx(a, key, frenchSaleBody(loc))).statusCode).toBe(201);
     }
     clock.set('2027-01-01T01:00:00.000Z');
     expect((await a.request({ method: 'POST', url: '/v1/admin/process-pending', key })).statusCode).toBe(200);
@@ -212,7 +212,7 @@ describe('france archives', () => {
     const loc = await createLocation(a, key, 'fr-nf525');
     for (const at of ['2026-05-04T10:00:00.000Z', '2026-05-20T10:00:00.000Z']) {
       clock.set(at);
-      expect((await createTx(a, key, saleBody(loc))).statusCode).toBe(201);
+      expect((await createTx(a, key, frenchSaleBody(loc))).statusCode).toBe(201);
     }
     clock.set('2026-06-01T01:00:00.000Z');
     const runs = await Promise.all([a, b].map((t) => t.request({ method: 'POST', url: '/v1/admin/process-pending', key })));

@@ -5,7 +5,7 @@ import { verifyNf525Chain } from '../../src/countries/fr-nf525/verify.ts';
 import { recordKeysRepo } from '../../src/store/repos/record-keys-repo.ts';
 import { configs } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
-import { createLocation, createTx, saleBody } from '../support/transactions.ts';
+import { createLocation, createTx, frenchSaleBody } from '../support/transactions.ts';
 
 /*
  * France audit (fr-audit). 1. The register's identity (`country_config.register_id`, the
@@ -38,7 +38,7 @@ describe('France: the register id is sealed once the register has records', () =
   it('after a record: another register id is a 400, the same one (grouped) and the legal name still change; the chain stays one register', async () => {
     const { key } = await t.signup();
     const loc = await createLocation(t, key, 'fr-nf525');
-    const first = await createTx(t, key, saleBody(loc));
+    const first = await createTx(t, key, frenchSaleBody(loc));
     expect(first.statusCode, first.body).toBe(201);
 
     const moved = await patch(key, loc, { country_config: { ...configs.nf525, register_id: OTHER_SIREN } });
@@ -49,7 +49,7 @@ describe('France: the register id is sealed once the register has records', () =
     expect(renamed.statusCode, renamed.body).toBe(200);
     expect(renamed.json().country_config).toMatchObject({ legal_name: 'Nouveau Nom SAS', register_id: configs.nf525.register_id });
 
-    const second = await createTx(t, key, saleBody(loc));
+    const second = await createTx(t, key, frenchSaleBody(loc));
     expect(second.statusCode, second.body).toBe(201);
     const bodies = await Promise.all([first.json().id, second.json().id].map(async (id: string) =>
       (await t.request({ method: 'GET', url: `/v1/transactions/${id}/fiscal-record`, key })).body));
@@ -65,7 +65,7 @@ describe('France: records sign the payment method and the cancellation\'s reason
   it('a cash sale and its cancellation with a reason: both signed over them; the chain verifies; the ticket prints the signed reason', async () => {
     const { key } = await t.signup();
     const loc = await createLocation(t, key, 'fr-nf525');
-    const sale = await createTx(t, key, saleBody(loc, { payment_method: 'cash' }));
+    const sale = await createTx(t, key, frenchSaleBody(loc, { payment_method: 'cash' }));
     expect(sale.statusCode, sale.body).toBe(201);
     const cancel = await t.request({ method: 'POST', url: `/v1/transactions/${sale.json().id}/cancel`, key, payload: { reason: 'erreur | de caisse' } });
     expect(cancel.statusCode, cancel.body).toBe(201);

@@ -12,7 +12,7 @@ import { createLedger } from '../../src/ledger/ledger.ts';
 import { createEventPublisher } from '../../src/services/event-publisher.ts';
 import { recordKeysRepo } from '../../src/store/repos/record-keys-repo.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
-import { createLocation, createTx, saleBody } from '../support/transactions.ts';
+import { createLocation, createTx, frenchSaleBody } from '../support/transactions.ts';
 
 /*
  * France NF525 closures and the JET through the API: sales on two Paris days (across the
@@ -36,7 +36,7 @@ afterAll(async () => {
 });
 
 async function sale(t: TestApp, key: string, loc: string, over: Record<string, unknown> = {}) {
-  const res = await createTx(t, key, saleBody(loc, over));
+  const res = await createTx(t, key, frenchSaleBody(loc, over));
   expect(res.statusCode, res.body).toBe(201);
   return res.json();
 }
@@ -88,21 +88,21 @@ describe('france/closures', () => {
     const [month, day2, day1] = page.data as unknown as [Nf525Closure, Nf525Closure, Nf525Closure];
     expect(day1).toMatchObject({
       environment: 'test', number: expect.stringMatching(/-C00000001$/),
-      vat: [{ rate: '10.00', excl_tax: 2400, tax: 240, incl_tax: 2640 }, { rate: '21.00', excl_tax: 1200, tax: 252, incl_tax: 1452 }],
-      totals: { excl_tax: 3600, tax: 492, incl_tax: 4092 },
-      grand_total: { perpetual: { excl_tax: 3600, incl_tax: 4092 } },
+      vat: [{ rate: '10.00', excl_tax: 2400, tax: 240, incl_tax: 2640 }, { rate: '20.00', excl_tax: 1200, tax: 240, incl_tax: 1440 }],
+      totals: { excl_tax: 3600, tax: 480, incl_tax: 4080 },
+      grand_total: { perpetual: { excl_tax: 3600, incl_tax: 4080 } },
       records: { count: 2, first_seq: 1, last_seq: 2 },
       timestamp: '2026-04-01T03:00:00+02:00',
     });
     expect(day2).toMatchObject({
-      totals: { excl_tax: 1800, tax: 246, incl_tax: 2046 },
-      grand_total: { perpetual: { excl_tax: 5400, incl_tax: 6138 } },
+      totals: { excl_tax: 1800, tax: 240, incl_tax: 2040 },
+      grand_total: { perpetual: { excl_tax: 5400, incl_tax: 6120 } },
       records: { count: 3, first_seq: 3, last_seq: 5 },
     });
     expect(month).toMatchObject({
-      totals: { excl_tax: 5400, tax: 738, incl_tax: 6138 },
-      vat: [{ rate: '10.00', excl_tax: 3600, tax: 360, incl_tax: 3960 }, { rate: '21.00', excl_tax: 1800, tax: 378, incl_tax: 2178 }],
-      grand_total: { perpetual: { excl_tax: 5400, incl_tax: 6138 } },
+      totals: { excl_tax: 5400, tax: 720, incl_tax: 6120 },
+      vat: [{ rate: '10.00', excl_tax: 3600, tax: 360, incl_tax: 3960 }, { rate: '20.00', excl_tax: 1800, tax: 360, incl_tax: 2160 }],
+      grand_total: { perpetual: { excl_tax: 5400, incl_tax: 6120 } },
       records: { count: 5, first_seq: 1, last_seq: 5 },
     });
     // Chained: each names the signature of the one before; the chain verifies with the public key.
@@ -123,7 +123,7 @@ describe('france/closures', () => {
     expect(await processPending(b, key)).toMatchObject({ batches_created: 1, accepted: 1 });
     const april = (await list<Nf525Closure>(a, key, loc, 'closures', '?limit=1')).data;
     expect(april).toHaveLength(1);
-    expect(april[0]).toMatchObject({ kind: 'daily', period: '2026-04-01', records: { count: 1, first_seq: 6, last_seq: 6 }, grand_total: { perpetual: { excl_tax: 7200, incl_tax: 8184 } } });
+    expect(april[0]).toMatchObject({ kind: 'daily', period: '2026-04-01', records: { count: 1, first_seq: 6, last_seq: 6 }, grand_total: { perpetual: { excl_tax: 7200, incl_tax: 8160 } } });
 
     // The JET: the software version, a closure event per closure, the exports of the lists read; chained and signed.
     const jet = await list<Nf525JetEntry>(a, key, loc, 'jet', '?limit=100');
@@ -229,7 +229,7 @@ describe('france/closures', () => {
     expect(await processPending(a, key)).toMatchObject({ batches_created: 4, failed: 0 });
     const page = (await list<Closure>(a, key, loc, 'closures')).data;
     expect(page.map((c) => `${c.kind} ${c.period} ${c.totals.incl_tax} ${c.grand_total.perpetual.incl_tax}`))
-      .toEqual(['daily 2027-01-01 -2046 0', 'annual 2026 2046 2046', 'monthly 2026-12 2046 2046', 'daily 2026-12-31 2046 2046']);
+      .toEqual(['daily 2027-01-01 -2040 0', 'annual 2026 2040 2040', 'monthly 2026-12 2040 2040', 'daily 2026-12-31 2040 2040']);
     expect(verifyClosures([...page].reverse(), await publicKey(loc))).toMatchObject({ ok: true, count: 4 });
   });
 });

@@ -7,7 +7,7 @@ import { verifyNf525Chain } from '../../src/countries/fr-nf525/verify.ts';
 import { recordKeyId } from '../../src/crypto/record-key.ts';
 import { recordKeysRepo } from '../../src/store/repos/record-keys-repo.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
-import { createLocation, createTx, getTx, saleBody } from '../support/transactions.ts';
+import { createLocation, createTx, getTx, frenchSaleBody } from '../support/transactions.ts';
 
 /*
  * France NF525 records as the API hands them out: every sale, refund and cancellation of
@@ -68,19 +68,19 @@ describe('France NF525 records', () => {
     const loc = await createLocation(a, key, 'fr-nf525');
     const ids: string[] = [];
     // Alternate nodes: both find (or the first generates) the location's one key.
-    for (const t of [a, b, a]) ids.push((await created(t, key, saleBody(loc))).id);
-    ids.push((await created(b, key, saleBody(loc, { type: 'refund' }))).id);
+    for (const t of [a, b, a]) ids.push((await created(t, key, frenchSaleBody(loc))).id);
+    ids.push((await created(b, key, frenchSaleBody(loc, { type: 'refund' }))).id);
 
     const records = await Promise.all(ids.map((id) => record(a, key, id)));
     const publicKey = await publicKeyOf(loc);
     expect(records.map((r) => r.json.seq)).toEqual([1, 2, 3, 4]);
     expect(records.map((r) => r.json.operation)).toEqual(['sale', 'sale', 'sale', 'refund']);
-    expect(records.map((r) => r.json.grand_totals.perpetual.incl_tax)).toEqual([2046, 4092, 6138, 4092]);
+    expect(records.map((r) => r.json.grand_totals.perpetual.incl_tax)).toEqual([2040, 4080, 6120, 4080]);
     expect(records.map((r) => r.json.grand_totals.day)).toEqual([
-      { period: '2026-03-02', excl_tax: 1800, incl_tax: 2046 },
-      { period: '2026-03-02', excl_tax: 3600, incl_tax: 4092 },
-      { period: '2026-03-02', excl_tax: 5400, incl_tax: 6138 },
-      { period: '2026-03-02', excl_tax: 3600, incl_tax: 4092 },
+      { period: '2026-03-02', excl_tax: 1800, incl_tax: 2040 },
+      { period: '2026-03-02', excl_tax: 3600, incl_tax: 4080 },
+      { period: '2026-03-02', excl_tax: 5400, incl_tax: 6120 },
+      { period: '2026-03-02', excl_tax: 3600, incl_tax: 4080 },
     ]);
     expect(records.map((r) => r.json.signature.previous)).toEqual([null, ...records.slice(0, 3).map((r) => r.json.signature.value)]);
     for (const r of records) expect(verifyMessage(nf525Message(r.json), r.json.signature.value, publicKey)).toBe(true);
@@ -99,8 +99,8 @@ describe('France NF525 records', () => {
   it('a cancellation is a new signed record of the chain; the original becomes cancelled; the totals go back', async () => {
     const { key } = await a.signup();
     const loc = await createLocation(a, key, 'fr-nf525');
-    const first = await created(a, key, saleBody(loc));
-    const second = await created(a, key, saleBody(loc));
+    const first = await created(a, key, frenchSaleBody(loc));
+    const second = await created(a, key, frenchSaleBody(loc));
 
     const res = await a.request({ method: 'POST', url: `/v1/transactions/${first.id}/cancel`, key, payload: { reason: 'wrong table' } });
     expect(res.statusCode, res.body).toBe(201);
@@ -114,8 +114,8 @@ describe('France NF525 records', () => {
       seq: 3,
       operation: 'cancellation',
       cancels: { document_number: first.fiscal_id, transaction_id: first.id },
-      totals: { excl_tax: -1800, tax: -246, incl_tax: -2046 },
-      grand_totals: { perpetual: { excl_tax: 1800, incl_tax: 2046 } },
+      totals: { excl_tax: -1800, tax: -240, incl_tax: -2040 },
+      grand_totals: { perpetual: { excl_tax: 1800, incl_tax: 2040 } },
       signature: { previous: records[1]!.json.signature.value },
     });
     expect(cancellation.fiscal_id).toBe(c.document_number);
@@ -132,22 +132,22 @@ describe('France NF525 records', () => {
     const loc = await createLocation(a, key, 'fr-nf525');
     const other = await createLocation(a, key, 'fr-nf525');
     clock.set('2026-03-31T21:30:00.000Z'); // 23:30 in Paris (CEST from 29 March)
-    const late = await created(a, key, saleBody(loc));
+    const late = await created(a, key, frenchSaleBody(loc));
     clock.set('2026-03-31T22:30:00.000Z'); // 00:30 on 1 April in Paris
-    const early = await created(b, key, saleBody(loc));
-    const elsewhere = await created(a, key, saleBody(other));
+    const early = await created(b, key, frenchSaleBody(loc));
+    const elsewhere = await created(a, key, frenchSaleBody(other));
 
     const [r1, r2, r3] = [await record(a, key, late.id), await record(a, key, early.id), await record(a, key, elsewhere.id)];
     expect(r1.json.timestamp).toBe('2026-03-31T23:30:00+02:00');
     expect(r2.json.timestamp).toBe('2026-04-01T00:30:00+02:00');
     expect(r2.json.grand_totals).toEqual({
-      perpetual: { excl_tax: 3600, incl_tax: 4092 },
-      day: { period: '2026-04-01', excl_tax: 1800, incl_tax: 2046 },
-      month: { period: '2026-04', excl_tax: 1800, incl_tax: 2046 },
-      fiscal_year: { period: '2026', excl_tax: 3600, incl_tax: 4092 },
+      perpetual: { excl_tax: 3600, incl_tax: 4080 },
+      day: { period: '2026-04-01', excl_tax: 1800, incl_tax: 2040 },
+      month: { period: '2026-04', excl_tax: 1800, incl_tax: 2040 },
+      fiscal_year: { period: '2026', excl_tax: 3600, incl_tax: 4080 },
     });
     // The other register starts its own chain, with its own key.
-    expect(r3.json).toMatchObject({ seq: 1, signature: { previous: null }, grand_totals: { perpetual: { incl_tax: 2046 } } });
+    expect(r3.json).toMatchObject({ seq: 1, signature: { previous: null }, grand_totals: { perpetual: { incl_tax: 2040 } } });
     expect(r3.json.signature.key_id).not.toBe(r1.json.signature.key_id);
     expect(verifyNf525Chain([r3.body], await publicKeyOf(other))).toMatchObject({ ok: true });
     expect(verifyNf525Chain([r1.body, r2.body], await publicKeyOf(other))).toMatchObject({ ok: false, break: { index: 0 } });
@@ -158,11 +158,11 @@ describe('France NF525 records', () => {
     const { key } = await a.signup();
     const loc = await createLocation(a, key, 'fr-nf525');
     const n = 30;
-    const txs = await Promise.all(Array.from({ length: n }, (_, i) => created(i % 2 === 0 ? a : b, key, saleBody(loc))));
+    const txs = await Promise.all(Array.from({ length: n }, (_, i) => created(i % 2 === 0 ? a : b, key, frenchSaleBody(loc))));
     const records = await Promise.all(txs.map((tx) => record(a, key, tx.id)));
     records.sort((x, y) => x.json.seq - y.json.seq);
     expect(records.map((r) => r.json.seq)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
-    expect(records.at(-1)!.json.grand_totals.perpetual.incl_tax).toBe(n * 2046);
+    expect(records.at(-1)!.json.grand_totals.perpetual.incl_tax).toBe(n * 2040);
     expect(verifyNf525Chain(records.map((r) => r.body), await publicKeyOf(loc))).toMatchObject({ ok: true, count: n });
   });
 });

@@ -6,7 +6,7 @@ import { ManualClock, startTestApp, TEST_MASTER_KEY, type TestApp } from '../sup
 import {
   configs, ES_NIF, FR_SIRET, GR_SUBSCRIPTION_KEY, IT_PIVA, locationBodies, RANDOM_UUID, type SystemKey,
 } from '../support/fixtures.ts';
-import { locationBody, saleBody } from '../support/transactions.ts';
+import { locationBody, saleBody, saleLines } from '../support/transactions.ts';
 
 /*
  * The Locations endpoints end to end, through HTTP. The clock is manual: each test moves
@@ -662,7 +662,7 @@ describe('DELETE /v1/locations/{id}', () => {
     const pt = await created(key, locationBody('pt-saft'));
     const fr = await created(key, locationBodies['fr-nf525']);
     for (const loc of [pt, fr]) {
-      const sale = await t.request({ method: 'POST', url: '/v1/transactions', key, payload: saleBody(loc.id, { timestamp: t.clock.now().toISOString() }) });
+      const sale = await t.request({ method: 'POST', url: '/v1/transactions', key, payload: saleBody(loc.id, { ...(loc === fr ? saleLines['fr-nf525'] : {}), timestamp: t.clock.now().toISOString() }) });
       expect(sale.statusCode, sale.body).toBe(201);
       expect((await del(key, loc.id)).statusCode).toBe(204);
     }

@@ -3,6 +3,7 @@ import { STORE, openTestDb, startTestApp, type TestApp } from '../support/harnes
 import type { Db } from '../../src/store/db.ts';
 import { accountsRepo } from '../../src/store/repos/accounts-repo.ts';
 import { createLocation, createTx, saleBody } from '../support/transactions.ts';
+import { configs } from '../support/fixtures.ts';
 
 /*
  * The request path caches authentication and locations in each node (store/change-feed.ts):
@@ -77,13 +78,14 @@ describe('request caches', () => {
     await synced();
     expect((await createTx(b, key, saleBody(loc))).json()).toEqual({ error: 'location is not active' });
 
-    expect((await a.request({ method: 'PATCH', url: `/v1/locations/${loc}`, key, payload: { status: 'active', country_config: { legal_name: 'Exemple SAS', register_id: '732829320' } } })).statusCode).toBe(200);
+    expect((await a.request({ method: 'PATCH', url: `/v1/locations/${loc}`, key, payload: { status: 'active', country_config: { ...configs.nf525, legal_name: 'Exemple Renommée SAS' } } })).statusCode).toBe(200);
     await synced();
     const renamed = await createTx(b, key, saleBody(loc));
     expect(renamed.statusCode).toBe(201);
     const record = await b.request({ method: 'GET', url: `/v1/transactions/${renamed.json().id}/fiscal-record`, key });
-    // The record names the register id of the new config (the SIREN), not the old SIRET.
-    expect(JSON.parse(record.body)).toMatchObject({ register_id: '732829320' });
+    // The record names the legal name of the new config, not the cached one. (The register
+    // id itself is sealed once the register has records: France NF525 audit, session 26.)
+    expect(JSON.parse(record.body)).toMatchObject({ legal_name: 'Exemple Renommée SAS' });
 
     expect((await a.request({ method: 'DELETE', url: `/v1/locations/${loc}`, key })).statusCode).toBe(204);
     await synced();

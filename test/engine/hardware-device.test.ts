@@ -3,7 +3,7 @@ import { createEngine } from '../../src/engine/index.ts';
 import { verifyNf525Chain } from '../../src/countries/fr-nf525/verify.ts';
 import { openSigningDevice, type SigningDevice } from '../../src/signing/pkcs11/device.ts';
 import { locationBodies } from '../support/fixtures.ts';
-import { saleBody } from '../support/transactions.ts';
+import { frenchSaleBody } from '../support/transactions.ts';
 import { createTestDevice, HAVE_SOFTHSM, type TestDevice } from '../support/softhsm.ts';
 import { cleanupDirs, ok, startService, tempDir, type LiveService } from './support.ts';
 
@@ -40,7 +40,7 @@ describe.skipIf(!HAVE_SOFTHSM)('engine with a signing device', () => {
       ok(await call(e, 'init', { api_key: key, environment: 'sandbox', country: 'FR', service_url: svc.url, data_dir: dataDir, telemetry_interval_seconds: 0, signing_device: device }));
       const location = ok(await call(e, 'create_location', locationBodies['fr-nf525']));
       const ids: string[] = [];
-      for (let i = 0; i < 3; i++) ids.push(ok(await call(e, 'process_transaction', saleBody(location.id))).id);
+      for (let i = 0; i < 3; i++) ids.push(ok(await call(e, 'process_transaction', frenchSaleBody(location.id))).id);
       const bodies: string[] = [];
       for (const id of ids) bodies.push(ok(await call(e, 'get_fiscal_record', { id })).body);
       const probe: SigningDevice = openSigningDevice({ module: dev.module, tokenLabel: dev.tokenLabel, pin: dev.pin, keys: { records: dev.keys.records } });

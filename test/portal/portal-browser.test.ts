@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORE, startTestApp, type TestApp } from '../support/harness.ts';
-import { createLocation, createTx, saleBody } from '../support/transactions.ts';
+import { createLocation, createTx, frenchSaleBody, saleBody } from '../support/transactions.ts';
 import { launchChromium } from './chromium.ts';
 
 /**
@@ -89,17 +89,17 @@ describe.skipIf(STORE === 'postgres')('portal in headless Chromium', () => {
     const locationId = /\/portal\/locations\/([0-9a-f-]{36})/.exec(page.url())![1]!;
 
     // A test sale through the API, its page and its receipt.
-    const sale = (await createTx(t, key, saleBody(locationId))).json();
+    const sale = (await createTx(t, key, frenchSaleBody(locationId))).json();
     await t.worker.drain();
     await Promise.all([page.waitForNavigation(), page.click('nav a[href="/portal/transactions"]')]);
     await Promise.all([page.waitForNavigation(), page.click(`a[href="/portal/transactions/${sale.id}"]`)]);
-    expect(await text('main')).toContain('20.46 EUR');
+    expect(await text('main')).toContain('20.40 EUR');
     await Promise.all([page.waitForNavigation(), page.click(`a[href="/portal/transactions/${sale.id}/receipt"]`)]);
     const receipt = await text('main');
     const stored = (await t.request({ method: 'GET', url: `/v1/transactions/${sale.id}`, key })).json();
     for (const hint of stored.render_hints.filter((h: { kind: string; mandatory: boolean }) => h.kind === 'text' && h.mandatory)) expect(receipt).toContain(hint.value);
     // The receipt service's French receipt (src/receipts): French number format.
-    expect(receipt).toMatch(/TOTAL TTC EUR\s+20,46/);
+    expect(receipt).toMatch(/TOTAL TTC EUR\s+20,40/);
     // The receipt is a page of its own (printable, no portal navigation): back to the portal.
     await page.goBack({ waitUntil: 'load' });
 

@@ -1,7 +1,17 @@
 import type { TestApp } from './harness.ts';
 import { configs, locationBodies, type SystemKey } from './fixtures.ts';
 
-/** A valid canonical transaction body for a location (two lines, 21 % and 10 %). */
+/**
+ * The France locations `createLocation` made (their ids): `saleBody` sells them at French
+ * rates, since France refuses a line at a rate it does not have (fr-nf525/rates.ts: 21 %
+ * is Spanish). Every other location keeps saleBody's lines as they were.
+ */
+const frenchLocations = new Set<string>();
+
+/**
+ * A valid canonical transaction body for a location: two lines, 21 % and 10 % (1800 + 246
+ * = 2046); at a France location made by `createLocation`, 20 % and 10 % (1800 + 240 = 2040).
+ */
 export function saleBody(locationId: string, over: Record<string, unknown> = {}) {
   return {
     location_id: locationId,
@@ -15,6 +25,8 @@ export function saleBody(locationId: string, over: Record<string, unknown> = {})
     pretax_amount: 1800,
     tax_amount: 246,
     total_amount: 2046,
+    // A copy: callers edit the body's lines in place.
+    ...(frenchLocations.has(locationId) ? structuredClone(saleLines['fr-nf525']) : {}),
     ...over,
   };
 }
@@ -32,10 +44,20 @@ export const saleMetadata: Partial<Record<SystemKey, Record<string, unknown>>> =
 };
 
 /**
- * Lines each system needs instead of saleBody's (21 % and 10 %): myDATA has a VAT category
- * for Greek rates only (13 % and 24 % here; same net amounts).
+ * Lines each system needs instead of saleBody's (21 % and 10 %), same net amounts: myDATA
+ * has a VAT category for Greek rates only (13 % and 24 % here); France takes French rates
+ * only (20 % and 10 %: 21 % is Spanish, fr-nf525/rates.ts).
  */
 export const saleLines: Partial<Record<SystemKey, Record<string, unknown>>> = {
+  'fr-nf525': {
+    items: [
+      { description: 'Menu du jour', quantity: 1, unit_price: 1200, tax_rate: 10, tax_amount: 120, total_amount: 1320 },
+      { description: 'Vin', quantity: 2, unit_price: 300, tax_rate: 20, tax_amount: 120, total_amount: 720 },
+    ],
+    pretax_amount: 1800,
+    tax_amount: 240,
+    total_amount: 2040,
+  },
   'gr-mydata': {
     items: [
       { description: 'Μεζέδες', quantity: 1, unit_price: 1200, tax_rate: 13, tax_amount: 156, total_amount: 1356 },
@@ -46,6 +68,10 @@ export const saleLines: Partial<Record<SystemKey, Record<string, unknown>>> = {
     total_amount: 2100,
   },
 };
+
+/** saleBody at a France location: saleLines' French lines (10 % and 20 %: 1800 + 240 = 2040). */
+export const frenchSaleBody = (locationId: string, over: Record<string, unknown> = {}) =>
+  saleBody(locationId, { ...structuredClone(saleLines['fr-nf525']), ...over });
 
 /** Location bodies, Portugal with the simplified-invoice series too. */
 export function locationBody(system: SystemKey): Record<string, unknown> {
@@ -61,7 +87,9 @@ export function locationBody(system: SystemKey): Record<string, unknown> {
 export async function createLocation(t: TestApp, key: string, system: SystemKey, over: Record<string, unknown> = {}): Promise<string> {
   const res = await t.request({ method: 'POST', url: '/v1/locations', key, payload: { ...locationBody(system), ...over } });
   if (res.statusCode !== 201) throw new Error(`location ${system}: ${res.statusCode} ${res.body}`);
-  return res.json().id;
+  const id: string = res.json().id;
+  if (system === 'fr-nf525') frenchLocations.add(id);
+  return id;
 }
 
 export async function createTx(t: TestApp, key: string, body: object, headers: Record<string, string> = {}) {

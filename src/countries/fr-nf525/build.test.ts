@@ -37,16 +37,18 @@ function run(steps: { tx?: TransactionDraft; now: Date; env?: 'test' | 'live'; c
 }
 
 const body = (r: FiscalRecord) => JSON.parse(r.body) as Nf525Record;
+/** A sale at a French rate, as validateTransaction takes it (rates.ts); draft()'s line is at 21 %, which only build() is given below. */
+const frenchSale = () => draft({ items: [line({ tax_rate: 20, tax_amount: 200, total_amount: 1200 })] });
 
 describe('fr-nf525 record', () => {
   it('nothing required in metadata; success at creation; signed with an ec-p256 record key', () => {
-    expect(nf525.validateTransaction(draft(), txCtx(loc))).toEqual({});
+    expect(nf525.validateTransaction(frenchSale(), txCtx(loc))).toEqual({});
     expect(nf525.initialStatus(loc)).toBe('success');
     expect(nf525.capabilities).toMatchObject({ recordKey: 'ec-p256', cancellationJoinsChain: true, chained: true, signsLocally: true });
   });
 
   it('fiscal id: register id and sequence; not a placeholder; the fingerprint is the signature', () => {
-    const { record } = validatedBuild(nf525, loc, draft(), { chain: { seq: 35, previous: null } });
+    const { record } = validatedBuild(nf525, loc, frenchSale(), { chain: { seq: 35, previous: null } });
     expect(record).toMatchObject({ fiscalId: '73282932000074-00000035', documentNumber: '73282932000074-00000035', placeholder: false, contentType: 'application/json', qrData: null });
     const b = body(record);
     expect(record.fingerprint).toBe(b.signature.value);

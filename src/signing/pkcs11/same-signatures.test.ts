@@ -6,7 +6,7 @@ import { nf525 } from '../../countries/fr-nf525/index.ts';
 import { verifyNf525Chain } from '../../countries/fr-nf525/verify.ts';
 import { goldenProducerKey, goldenPtLocation } from '../../countries/pt-saft/golden-cases.ts';
 import { saft } from '../../countries/pt-saft/index.ts';
-import { draft, fixedRecordKey, fixedSigningKey, location, validatedBuild } from '../../countries/shared/test-fixtures.ts';
+import { draft, fixedRecordKey, fixedSigningKey, line, location, validatedBuild } from '../../countries/shared/test-fixtures.ts';
 import type { SigningKey } from '../../core/signing-key.ts';
 import type { Signer } from '../signer.ts';
 import { openSigningDevice, type SigningDevice } from './device.ts';
@@ -56,7 +56,9 @@ describe.skipIf(!HAVE_SOFTHSM)('the token signs as the in-process keys do (golde
   it('NF525: the token record verifies with the golden public key (and the key id is the same)', () => {
     const key = deviceRecordKey('ec-p256', device.records!);
     expect(key.keyId).toBe(fixedRecordKey().keyId);
-    const built = validatedBuild(nf525, location('fr-nf525'), draft(), { recordKey: key });
+    // At a French rate: France refuses draft()'s 21 % (fr-nf525/rates.ts).
+    const sale = draft({ items: [line({ tax_rate: 20, tax_amount: 200, total_amount: 1200 })] });
+    const built = validatedBuild(nf525, location('fr-nf525'), sale, { recordKey: key });
     expect(verifyNf525Chain([built.record.body], fixedRecordKey().publicKey)).toMatchObject({ ok: true, count: 1 });
   });
 });
