@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
+import { SELLER_CODICE_FISCALE_INVALID } from '../../src/countries/it-sdi/metadata.ts';
 import { startFakeSdi, SDI_FAKE_PATH, FATTURAPA_FSM10_XSD, FATTURAPA_XSD, type FakeSdi } from '../support/fake-sdi.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { exportP12, generateCert, uploadForm } from '../support/p12.ts';
@@ -44,7 +45,7 @@ interface Scenario {
 }
 
 /** A fresh account, its uploaded certificate, and an it-sdi location naming it. */
-async function scenario(): Promise<Scenario> {
+async function scenario(config: Record<string, unknown> = {}): Promise<Scenario> {
   const { key } = await t.signup();
   const certificateId = `cert-it-${crypto.randomUUID().slice(0, 8)}`;
   const cert = generateCert({ subject: '/C=IT/serialNumber=TINIT-01234567897/CN=Trasmittente Test', days: 3650 });
@@ -54,7 +55,7 @@ async function scenario(): Promise<Scenario> {
   const body = locationBody('it-sdi') as { country_config: Record<string, unknown> };
   const res = await t.request({
     method: 'POST', url: '/v1/locations', key,
-    payload: { ...body, country_config: { ...body.country_config, certificate_id: certificateId } },
+    payload: { ...body, country_config: { ...body.country_config, certificate_id: certificateId, ...config } },
   });
   expect(res.statusCode, res.body).toBe(201);
   return { key, loc: res.json().id, fingerprint256: new crypto.X509Certificate(cert.certPem).fingerprint256 };
@@ -126,6 +127,23 @@ describe('it-sdi through the API with X-Svc-Sandbox: authority (SdICoop SdIRicev
     // The sandbox stub (no header) keeps the spec's minimal request.
     const stub = await createTx(t, s.key, body);
     expect(stub.statusCode, stub.body).toBe(201);
+  });
+
+  it('a seller codice fiscale with a wrong check digit (registration takes the spec\'s 11-16 alphanumerics): 400 on the way to SdI (00302), the stub still takes it; PATCHed right, SdI takes it', async () => {
+    // 01234567897 is the fixture's partita IVA (valid); ...98 has the wrong check digit.
+    const s = await scenario({ codice_fiscale: '01234567898' });
+    const body = saleBody(s.loc, { timestamp: clock.now().toISOString(), metadata: saleMetadata['it-sdi'], customer_context: { codice_fiscale: 'RSSMRA85T10A562S' } });
+    const refused = await createTx(t, s.key, body, AUTHORITY);
+    expect(refused.statusCode, refused.body).toBe(400);
+    expect(refused.json().error).toBe(SELLER_CODICE_FISCALE_INVALID);
+    const stored = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions WHERE location_id = $1', [s.loc]);
+    expect(stored.rows[0]!.n).toBe(0);
+    expect((await createTx(t, s.key, body)).statusCode).toBe(201);
+    const loc = (await t.request({ method: 'GET', url: `/v1/locations/${s.loc}`, key: s.key })).json();
+    const patched = await t.request({ method: 'PATCH', url: `/v1/locations/${s.loc}`, key: s.key, payload: { country_config: { ...loc.country_config, codice_fiscale: '01234567897' } } });
+    expect(patched.statusCode, patched.body).toBe(200);
+    const taken = await createAuthorityTx(s);
+    await expectTaken(s, taken.id, taken.fiscal_id, await drainAndCollect());
   });
 
   it('a fattura semplificata (TD07): the FSM10 file goes the same way, under the same file name, and SdI takes it', async () => {

@@ -2,6 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { sdi } from './index.ts';
 import { expect400 } from '../shared/test-helpers.ts';
 import { draft, line, location, txCtx } from '../shared/test-fixtures.ts';
+import { SELLER_CODICE_FISCALE_INVALID } from './metadata.ts';
 
 const loc = location('it-sdi');
 const validate = (metadata: Record<string, unknown>, over: Parameters<typeof draft>[0] = {}, l = loc) =>
@@ -123,6 +124,16 @@ describe('it-sdi on live keys: what SdI refuses for certain is a 400 at creation
     expect400(() => live({ customer_context: { codice_fiscale: 'not a code' } }),
       'customer_context.codice_fiscale is not a valid codice fiscale (16 characters with their check character, or 11 digits with their check digit): SdI refuses it (00306)');
     expect400(() => live({ customer_context: { tax_id: '   ' } }), message);
+  });
+
+  it('a seller codice fiscale with a wrong check digit or character (SdI 00302): 400 live; a 16-character one with its check character passes', () => {
+    const withCf = (cf: string) => ({ ...location('it-sdi', sede), config: { ...location('it-sdi', sede).config, codice_fiscale: cf } });
+    expect400(() => live(company, withCf('01234567898')), SELLER_CODICE_FISCALE_INVALID);
+    expect400(() => live(company, withCf('RSSMRA80A01H501X')), SELLER_CODICE_FISCALE_INVALID);
+    expect400(() => live(company, withCf('ABC123456789')), SELLER_CODICE_FISCALE_INVALID); // 12: the spec's pattern, no codice fiscale
+    expect(live(company, withCf('RSSMRA80A01H501U')).invoice_number).toBe('1');
+    // A test key for the stub keeps it.
+    expect(sdi.validateTransaction(draft({ metadata: { invoice_number: '1' } }), { ...txCtx(withCf('01234567898')), sandboxMode: 'stub' }).invoice_number).toBe('1');
   });
 
   it('test keys keep the stand-ins: no Sede, no buyer id still validate', () => {

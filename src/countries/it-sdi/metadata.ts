@@ -88,6 +88,9 @@ export function validateSdiTransaction(tx: TransactionDraft, ctx: TransactionCon
   // checked by SdI as a live one: a buyer without an id would come back discarded (00417)
   // after the 201. The stub keeps the spec's minimal request working.
   else if (ctx.sandboxMode === 'authority') requireBuyerId(tx, buyer_country, AUTHORITY_TEST_INVOICES);
+  // The seller's own codice fiscale, on the way to SdI (live, or its test service): the spec
+  // takes 11-16 alphanumerics at registration, which the stub keeps taking.
+  if (ctx.environment === 'live' || ctx.sandboxMode === 'authority') checkSellerCodiceFiscale(ctx);
 
   return withoutUndefined({
     ...meta,
@@ -344,6 +347,20 @@ function requireLiveParties(tx: TransactionDraft, ctx: TransactionContext, buyer
     throw badRequest(`${listOf(fields)} ${fields.length === 1 ? 'is' : 'are'} required for live SDI invoices: the seller's address (Sede) in the FatturaPA`);
   }
   requireBuyerId(tx, buyerCountry, 'live SDI invoices');
+}
+
+export const SELLER_CODICE_FISCALE_INVALID =
+  'country_config.codice_fiscale is not a valid codice fiscale (11 digits with their check digit, or 16 characters with their check character): SdI refuses an invoice whose seller has one (00302); PATCH the location with the right one';
+
+/**
+ * SdI 00302: the CedentePrestatore's CodiceFiscale must be a valid one (check digit or
+ * character; whether it was ever issued only SdI's registry knows). Registration takes the
+ * spec's 11-16 alphanumerics (its pattern and message), so a typing error is caught here,
+ * before a record is numbered, instead of a Notifica di Scarto days later.
+ */
+function checkSellerCodiceFiscale(ctx: TransactionContext): void {
+  const cf = configString(ctx.location.config, 'codice_fiscale');
+  if (cf !== undefined && !codiceFiscaleValid(cf)) throw badRequest(SELLER_CODICE_FISCALE_INVALID);
 }
 
 const AUTHORITY_TEST_INVOICES = 'SDI invoices sent to the SdI test service (X-Svc-Sandbox: authority)';
