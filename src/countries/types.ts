@@ -137,9 +137,23 @@ export interface SaleReplacement {
 
 /**
  * The sale a refund or void corrects, found by the number it was issued under
- * (`FiscalSystem.correctedSale`), as the core read it: the same facts as a replaced sale.
+ * (`FiscalSystem.correctedSale`), as the core read it: the same facts as a replaced sale,
+ * and, when the lookup is `cumulative`, the corrections that stand against it already.
  */
-export type CorrectedSale = ReplacedSale;
+export interface CorrectedSale extends ReplacedSale {
+  /**
+   * The earlier refunds and voids registered against this sale (`CorrectedSaleLookup.
+   * cumulative`) that stand: not refused by their authority, not cancelled. Read only for a
+   * cumulative lookup (absent otherwise); oldest first.
+   */
+  corrections?: ReplacedSale[] | undefined;
+}
+
+/** A place in one of the location's chains (its key as `FiscalSystem.chainKey` gives it, and the record's sequence there). */
+export interface ChainPosition {
+  chainKey: string;
+  seq: number;
+}
 
 /**
  * How a refund or void finds the sale it corrects when its request names that sale only by
@@ -148,10 +162,12 @@ export type CorrectedSale = ReplacedSale;
  * core (services/corrected-sales.ts) reads the transactions registered as issued under
  * `named`'s documents (or its `alias`) in its scope (the register of `issuedDocument`, per
  * environment): the scope is where the system's numbers are unique, the issuer (all of its
- * locations), so a sale registered there by any location of the account is a candidate. It
- * keeps those of the caller's account (another account's reads as none: never told apart
+ * locations), so a sale registered there by any location of the account is a candidate; and
+ * the records at `named`'s `positions` (a number that is a place in the location's chain).
+ * It keeps those of the caller's account (another account's reads as none: never told apart
  * from a number never issued) and environment, not refused by their authority, and hands
- * them to `resolve` ([] when none). Runs after `validateTransaction`.
+ * them to `resolve` ([] when none: `resolve` may refuse a number that names no sale). Runs
+ * after `validateTransaction`.
  */
 export interface CorrectedSaleLookup {
   /**
@@ -162,9 +178,29 @@ export interface CorrectedSaleLookup {
    * `request`: the draft as the client sent it (before `validateTransaction`), to tell a
    * value the client chose from a default. Pure.
    */
-  named(input: { tx: TransactionDraft; request: TransactionDraft; location: LocationForFiscal }): { scope: string; documents: string[]; alias?: string | undefined } | null;
+  named(input: { tx: TransactionDraft; request: TransactionDraft; location: LocationForFiscal }): {
+    scope: string;
+    documents: string[];
+    alias?: string | undefined;
+    /**
+     * For a system that numbers its documents by their place in a chain (the number is the
+     * record's sequence): the places the named sale would be at, in the caller's location's
+     * chains (per environment, as the core keys chains). The record there is a candidate as
+     * a registered document is.
+     */
+    positions?: ChainPosition[] | undefined;
+  } | null;
   /** The metadata to store given the sales found. Throws ValidationError as `validateTransaction` does. Pure. */
   resolve(input: { tx: TransactionDraft; request: TransactionDraft; ctx: TransactionContext }, sales: CorrectedSale[]): Record<string, unknown>;
+  /**
+   * Optional: each correction counts against the sale it corrects (what a sale may still be
+   * credited is what earlier corrections left of it). The core then hands `resolve` each
+   * sale's standing corrections (`CorrectedSale.corrections`), registers the correction
+   * against the sales found, and asks `resolve` again in the append's transaction under
+   * those sales' locks: two corrections of one sale made at once are weighed one after the
+   * other.
+   */
+  cumulative?: boolean | undefined;
 }
 
 /** A number a request chose, as `FiscalSystem.issuedDocument` names it. */

@@ -3,38 +3,98 @@
  * (`FiscalSystem.correctedSale`): before the correction joins its chain, the sales issued
  * under the documents its system names are read from the register of issued numbers
  * (chain_documents, role `issued`, keyed per environment as transaction-entry.ts registers
- * them), and the system stores what it makes of them. The scope the system names is where
- * its numbers are unique (an issuer, all of its locations in the account): a sale of any of
- * them counts. Nothing is refused here: a number that matches no sale of the caller's
- * account in that scope leaves the correction as its request made it.
+ * them), or from the places in the location's chains the system names (a number that is
+ * the record's place in its chain), and the system stores what it makes of them (or
+ * refuses). The scope the system names is where its numbers are unique (an issuer, all of
+ * its locations in the account): a sale of any of them counts. Nothing is refused here
+ * but what the system refuses: a number that matches no sale of the caller's account in
+ * that scope is handed to the system as no sale.
+ *
+ * A cumulative lookup (`CorrectedSaleLookup.cumulative`: a credit note credits at most
+ * what its sale has left) also reads each sale's standing corrections (chain_documents role
+ * `corrected`), and the correction is weighed again in the append's transaction under the
+ * sales' locks (`CorrectionCheck`), where it registers itself against them.
  */
 import type { TransactionDraft } from '../core/transaction.ts';
-import type { CorrectedSale, FiscalSystem, TransactionContext } from '../countries/types.ts';
+import type { CorrectedSale, FiscalSystem, ReplacedSale, TransactionContext } from '../countries/types.ts';
 import { statuses } from '../countries/registry.ts';
 import { inEnvironment } from '../countries/shared/chain-key.ts';
 import type { Queryable } from '../store/db.ts';
 import { chainDocumentsRepo } from '../store/repos/chain-documents-repo.ts';
+import { fiscalRecordsRepo } from '../store/repos/fiscal-records-repo.ts';
 import { transactionsRepo } from '../store/repos/transactions-repo.ts';
 import type { AuthContext } from './auth-context.ts';
 import { storedSale } from './replacements.ts';
+
+type Auth = Pick<AuthContext, 'accountId' | 'environment'>;
+
+/**
+ * A correction no longer counts against its sale once refused by its authority or
+ * cancelled (as transaction-entry.ts `NOT_CORRECTING`).
+ */
+const NOT_COUNTING: readonly string[] = [...statuses.refused, 'cancelled'];
+
+/** Where a cumulative lookup registers corrections against their sales: the account's, per environment. */
+const correctedScope = (auth: Auth) => inEnvironment(`corrected:${auth.accountId}`, auth.environment);
+
+/**
+ * What the append does for a cumulative correction, in its transaction: under the lock of
+ * each sale found, the sales and their standing corrections are read again and the system
+ * asked again (a correction made meanwhile counts: 400 as at prepare), then the correction
+ * is registered against each sale.
+ */
+export interface CorrectionCheck {
+  saleIds: string[];
+  underLock(tx: Queryable, transactionId: string, now: Date): Promise<void>;
+}
 
 /**
  * The draft with the system's metadata for the sale it corrects; unchanged for a sale, for
  * a system without the lookup, and when the request names no document to look up.
  * `request`: the draft as the client sent it; `draft`: with the validated metadata.
+ * `check`: for a cumulative lookup that found sales, what the append runs.
  */
 export async function withCorrectedSale(
-  q: Queryable, auth: Pick<AuthContext, 'accountId' | 'environment'>, system: FiscalSystem,
+  q: Queryable, auth: Auth, system: FiscalSystem,
   ctx: TransactionContext, request: TransactionDraft, draft: TransactionDraft,
-): Promise<TransactionDraft> {
+): Promise<{ draft: TransactionDraft; check?: CorrectionCheck | undefined }> {
   const lookup = system.correctedSale;
-  if (lookup === undefined || draft.type === 'sale') return draft;
+  if (lookup === undefined || draft.type === 'sale') return { draft };
   const named = lookup.named({ tx: draft, request, location: ctx.location });
-  if (named === null || (named.documents.length === 0 && named.alias === undefined)) return draft;
+  // Named, but nothing to read (a number none of the system's documents can have): the
+  // system is still asked, with no sale found.
+  if (named === null) return { draft };
+  const read = async (db: Queryable): Promise<CorrectedSale[]> => {
+    const sales = await salesNamed(db, auth, named);
+    if (!lookup.cumulative) return sales;
+    return Promise.all(sales.map(async (sale) => ({ ...sale, corrections: await standingCorrections(db, auth, sale.transactionId) })));
+  };
+  const sales = await read(q);
+  const metadata = lookup.resolve({ tx: draft, request, ctx }, sales);
+  if (!lookup.cumulative || sales.length === 0) return { draft: { ...draft, metadata } };
+  const saleIds = sales.map((s) => s.transactionId).sort();
+  const check: CorrectionCheck = {
+    saleIds,
+    async underLock(tx, transactionId, now) {
+      const scope = correctedScope(auth);
+      for (const id of saleIds) await chainDocumentsRepo.lockDocument(tx, 'corrected', scope, id);
+      lookup.resolve({ tx: draft, request, ctx }, await read(tx));
+      for (const id of saleIds) await chainDocumentsRepo.insert(tx, { role: 'corrected', chainKey: scope, document: id, transactionId, now });
+    },
+  };
+  return { draft: { ...draft, metadata }, check };
+}
+
+/** The sales registered under the named documents or alias, or at the named places, of the caller's account and environment, not refused. */
+async function salesNamed(
+  q: Queryable, auth: Auth, named: NonNullable<ReturnType<NonNullable<FiscalSystem['correctedSale']>['named']>>,
+): Promise<CorrectedSale[]> {
   const scope = inEnvironment(named.scope, auth.environment);
+  const positions = (named.positions ?? []).map((p) => ({ chainKey: inEnvironment(p.chainKey, auth.environment), seq: p.seq }));
   const found = [
     ...(named.documents.length > 0 ? await chainDocumentsRepo.registered(q, 'issued', scope, named.documents) : []),
     ...(named.alias !== undefined ? await chainDocumentsRepo.registeredAs(q, 'issued', scope, named.alias) : []),
+    ...(await fiscalRecordsRepo.atPositions(q, positions)),
   ];
   const sales: CorrectedSale[] = [];
   const seen = new Set<string>();
@@ -49,5 +109,16 @@ export async function withCorrectedSale(
     if (statuses.isRefused(row.status)) continue;
     sales.push(await storedSale(q, row));
   }
-  return { ...draft, metadata: lookup.resolve({ tx: draft, request, ctx }, sales) };
+  return sales;
+}
+
+/** The refunds and voids registered against the sale that stand (not refused, not cancelled), oldest first. */
+async function standingCorrections(q: Queryable, auth: Auth, saleId: string): Promise<ReplacedSale[]> {
+  const ids = await chainDocumentsRepo.standingTransactions(q, 'corrected', correctedScope(auth), saleId, NOT_COUNTING);
+  const out: ReplacedSale[] = [];
+  for (const id of ids) {
+    const row = await transactionsRepo.getById(q, id);
+    if (row) out.push(await storedSale(q, row));
+  }
+  return out;
 }

@@ -18,6 +18,7 @@ import { chainDocumentsRepo, type ChainDocumentRole } from '../store/repos/chain
 import type { AuthContext } from './auth-context.ts';
 import { cancelOriginalIfAccepted } from './cancellation.ts';
 import { refuseWithdrawn, storedSale } from './replacements.ts';
+import type { CorrectionCheck } from './corrected-sales.ts';
 import { transactionsRepo } from '../store/repos/transactions-repo.ts';
 import { completionEvent, SUBMIT_JOB, submitJobMaxAttempts } from './transaction-view.ts';
 
@@ -39,6 +40,8 @@ export interface TransactionAppend {
   signingKey?: SigningKey | undefined;
   /** The location's record-signing key, for systems with `capabilities.recordKey`. */
   recordKey?: RecordKey | undefined;
+  /** A correction counted against the sales it corrects (CorrectedSaleLookup.cumulative): weighed again and registered in the append. */
+  correctionCheck?: CorrectionCheck | undefined;
 }
 
 export interface EntryDeps {
@@ -203,6 +206,10 @@ export function transactionEntry(p: TransactionAppend, deps: EntryDeps): LedgerE
       }
     });
   }
+  // A correction that counts against its sales (CorrectedSaleLookup.cumulative) is weighed
+  // again under their locks, with the corrections made since it was prepared, and registered.
+  const check = p.kind === 'record' ? p.correctionCheck : undefined;
+  if (check) writes.push((tx, built, now) => check.underLock(tx, built.transaction!.id, now));
   // A cancellation marks its original, and cancels it at once when it is final at creation.
   if (p.original) writes.push(async (tx, built, now) => void (await cancelOriginalIfAccepted(tx, built.transaction!, now, { linkFirst: true })));
   return {

@@ -57,7 +57,7 @@ export interface TransactionDeps extends Deps {
 }
 
 /** A sale ready to join its chain (create's and preview's `prepare`). */
-type Prepared = Pick<TransactionAppend, 'system' | 'location' | 'sandboxMode' | 'draft' | 'signingKey' | 'recordKey'>;
+type Prepared = Pick<TransactionAppend, 'system' | 'location' | 'sandboxMode' | 'draft' | 'signingKey' | 'recordKey' | 'correctionCheck'>;
 
 /** Statuses an inline create waits on (its submission not decided yet). */
 const WAITING_INLINE: readonly string[] = ['pending', 'processing', QUEUED_EMBEDDED];
@@ -219,8 +219,11 @@ export function createTransactionService(deps: TransactionDeps) {
     // A refund's or void's sale, found by the number it names (FiscalSystem.correctedSale).
     const corrected = await withCorrectedSale(db, auth, system, ctx, draft, { ...draft, metadata });
     // The earlier sales it replaces (a Spanish F3's tickets), read and checked; their register is the append's.
-    const validated = await withReplacedSales(db, auth, system, location, corrected);
-    return { system, location, sandboxMode, draft: validated, ...(await signingKeyFor(system, location, auth.environment, sandboxMode)) };
+    const validated = await withReplacedSales(db, auth, system, location, corrected.draft);
+    return {
+      system, location, sandboxMode, draft: validated, correctionCheck: corrected.check,
+      ...(await signingKeyFor(system, location, auth.environment, sandboxMode)),
+    };
   }
 
   /** Hashes a create's request (with the header that changes what it makes) for its idempotency key. */

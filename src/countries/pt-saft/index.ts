@@ -19,6 +19,7 @@ import { SAFT_LOCATION_FILE } from './month-file.ts';
 import { createSaftProcessor } from './processor.ts';
 import { verifySaftRecord } from './verify.ts';
 import { SAFT_RECEIPT } from './receipt.ts';
+import { saftCreditedDocument } from './credit-note.ts';
 
 export const saft: FiscalSystem<'pt-saft', 'PT'> = {
   key: 'pt-saft',
@@ -42,6 +43,9 @@ export const saft: FiscalSystem<'pt-saft', 'PT'> = {
   secretConfigFields: [],
   certificateFields: ['at_certificate_id'],
   validateTransaction: validateSaftTransaction,
+  // A credit note (NC) names a document of its location and credits at most what it has
+  // left (credit-note.ts): the core reads that document at its place in the chain.
+  correctedSale: saftCreditedDocument,
   // The AT exemption code of a 0 % line (tax.ts), M99 when absent.
   lineFields: [EXEMPTION_LINE_FIELD],
   // The hash chain and the numbering run per series and document type (Portaria 363/2010

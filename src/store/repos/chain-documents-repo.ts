@@ -13,9 +13,12 @@ import type { Queryable } from '../db.ts';
  * would name that sale by (SaleReplacement.corrected), not once: a lookup for the
  * correction, serialized on it; and for each correction naming a sale by such a reference,
  * a `corrected_ref` row under the same key, which a later replacement looks up. Both in
- * the issuer's scope (`replaced:<SaleReplacement.scope>`), not the location's.
+ * the issuer's scope (`replaced:<SaleReplacement.scope>`), not the location's. A `corrected`
+ * row: a refund or void counted against the sale it corrects (CorrectedSaleLookup.
+ * cumulative; `document` the sale's transaction id, in `corrected:<account>`), one per sale
+ * and correction: many corrections of one sale stand together.
  */
-export type ChainDocumentRole = 'annulled' | 'issued' | 'replaced' | 'replaced_ref' | 'corrected_ref';
+export type ChainDocumentRole = 'annulled' | 'issued' | 'replaced' | 'replaced_ref' | 'corrected_ref' | 'corrected';
 
 export const chainDocumentsRepo = {
   /**

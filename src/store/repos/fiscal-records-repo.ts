@@ -27,6 +27,21 @@ export const fiscalRecordsRepo = {
   },
 
   /**
+   * The transactions whose records (not annulments) sit at these places of their chains
+   * (`chain_key`, `seq`: the unique index of a chain's records), each with its place.
+   */
+  async atPositions(q: Queryable, positions: readonly { chainKey: string; seq: number }[]): Promise<{ chainKey: string; seq: number; transactionId: string }[]> {
+    if (positions.length === 0) return [];
+    const res = await q.query<{ chain_key: string; seq: string | number; transaction_id: string }>(
+      `SELECT r.chain_key, r.seq, r.transaction_id FROM fiscal_records r
+         JOIN unnest($1::text[], $2::bigint[]) AS p(chain_key, seq) ON r.chain_key = p.chain_key AND r.seq = p.seq
+        WHERE r.kind = 'record' ORDER BY r.chain_key, r.seq`,
+      [positions.map((p) => p.chainKey), positions.map((p) => p.seq)],
+    );
+    return res.rows.map((r) => ({ chainKey: r.chain_key, seq: Number(r.seq), transactionId: r.transaction_id }));
+  },
+
+  /**
    * A cancellation's record completed before it is first sent (`FiscalSystem.completeCancellation`):
    * the body it is sent with, in place of `from`. Nothing else of the record changes (number,
    * fingerprint). Returns whether the record had `from` (false: completed already by another attempt).

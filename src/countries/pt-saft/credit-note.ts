@@ -1,0 +1,79 @@
+/**
+ * A credit note (NC) corrects a document this location issued, by no more than that
+ * document has left (FiscalSystem.correctedSale, run by the core before the NC joins its
+ * chain; docs/decisions.md "Portugal: a credit note names a document of its location and
+ * credits at most what it has left").
+ *
+ * - CIVA art. 29 n.º 1 c) and art. 78 n.º 1 and 7: a credit note is issued "for the
+ *   correction" of an invoice the issuer issued, naming it (art. 36 n.º 6, "referência à
+ *   fatura a que respeitam"); the SAF-T (PT) structure (Portaria 302/2016, 4.1.4.19.9
+ *   References/Reference) holds "the reference to the invoice or simplified invoice,
+ *   through its unique identification in the systems where it is issued". A number that no
+ *   document of this location holds makes a credit that reduces nothing the issuer declared
+ *   (and a VAT deduction, art. 78, without a base): refused.
+ * - What may be credited: the document's gross total, less what the credit notes that
+ *   stand against it (not cancelled) credited already. AT's cross-checks of e-fatura and
+ *   SAF-T set a document's credits against its amount; a credit above it would make the
+ *   document negative.
+ *
+ * The InvoiceNo `<type> <series>/<n>` of our documents is the place of the record in the
+ * location's chain of that type and series (build.ts: n is the chain's sequence), so the
+ * document is read at that place: the location's own chains only (another location's
+ * `FS A2026/1` is its own document, not this one's), in the caller's environment.
+ */
+import { badRequest } from '../../core/errors.ts';
+import type { CorrectedSaleLookup, CorrectedSale, TransactionDraft } from '../types.ts';
+import { decimal } from '../shared/amounts.ts';
+import { chainKeyOf } from '../shared/chain-key.ts';
+import { metaString } from '../shared/metadata-fields.ts';
+import { DOCUMENT_TYPES } from './series.ts';
+import { documentTypeOf } from './metadata.ts';
+
+/** Our InvoiceNo: a type we issue, the series, and the chain's sequence (no leading zero). */
+const OUR_INVOICE_NO = /^([A-Z]{2}) ([^/^ ]+)\/([1-9][0-9]{0,14})$/;
+
+export const originalNotIssued = (invoiceNo: string) =>
+  `metadata.original_invoice_no ${invoiceNo} is not a document this location issued: a credit note (NC) corrects a document of its own location (CIVA art. 29 n.º 1 c, SAF-T References); give the invoice_no of one of its sales`;
+
+export const creditAboveOriginal = (invoiceNo: string, total: number, gross: number, credited: number) =>
+  `total_amount ${decimal(total)} EUR is more than document ${invoiceNo} has left to credit: ${decimal(Math.max(0, gross - credited))} EUR ` +
+  `(its gross total ${decimal(gross)} EUR, ${decimal(credited)} EUR credited by earlier credit notes) (CIVA art. 29 and 78)`;
+
+/** Where an InvoiceNo of ours sits: its chain (as `FiscalSystem.chainKey` keys it) and sequence; null for a number we never write. */
+function positionOf(locationId: string, invoiceNo: string): { chainKey: string; seq: number } | null {
+  const m = OUR_INVOICE_NO.exec(invoiceNo);
+  if (m === null || !DOCUMENT_TYPES.some((t) => t === m[1] && t !== 'NC')) return null;
+  return { chainKey: chainKeyOf('pt-saft', locationId, `${m[1]} ${m[2]}`), seq: Number(m[3]) };
+}
+
+/** The credit note's original among the sales found: the sale whose record holds that very InvoiceNo. */
+const originalOf = (invoiceNo: string, sales: CorrectedSale[]): CorrectedSale | undefined =>
+  sales.find((s) => s.tx.type === 'sale' && s.documentNumber === invoiceNo);
+
+/** What the credit notes standing against a document credited, in cents. */
+const creditedBy = (sale: CorrectedSale): number => (sale.corrections ?? []).reduce((sum, c) => sum + c.tx.total_amount, 0);
+
+export const saftCreditedDocument: CorrectedSaleLookup = {
+  named({ tx, location }) {
+    const invoiceNo = metaString(tx, 'original_invoice_no');
+    if (documentTypeOf(tx) !== 'NC' || invoiceNo === undefined) return null;
+    const at = positionOf(location.id, invoiceNo);
+    // A number none of our documents can have is looked up as nothing: `resolve` refuses it.
+    return { scope: `pt-saft:${location.id}`, documents: [], positions: at === null ? [] : [at] };
+  },
+  resolve({ tx }, sales) {
+    const invoiceNo = metaString(tx, 'original_invoice_no') ?? '';
+    const original = originalOf(invoiceNo, sales);
+    if (original === undefined) throw badRequest(originalNotIssued(invoiceNo));
+    refuseOverCredit(tx, invoiceNo, original);
+    return tx.metadata;
+  },
+  // Partial credit notes add up: each takes from what the earlier ones left.
+  cumulative: true,
+};
+
+function refuseOverCredit(tx: TransactionDraft, invoiceNo: string, original: CorrectedSale): void {
+  const gross = original.tx.total_amount;
+  const credited = creditedBy(original);
+  if (tx.total_amount > gross - credited) throw badRequest(creditAboveOriginal(invoiceNo, tx.total_amount, gross, credited));
+}
