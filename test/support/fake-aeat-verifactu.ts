@@ -15,6 +15,10 @@
  *   `PrimerRegistro` while it holds records gets 2007 (accepted with errors, as AEAT);
  * - recomputes each huella from the record's own fields (FORMATS.md §2.1-2.2): a wrong
  *   one is accepted with error 2000, as AEAT does;
+ * - with a clock (`now`), compares each record's FechaHoraHusoGenRegistro with it: more than
+ *   240 s apart is accepted with error 2004, unless the record is older and the request's
+ *   Cabecera says `RemisionVoluntaria/Incidencia` S (sent after an incident). Without a
+ *   clock (the default) no time is checked: tests run the service on a clock of their own;
  * - applies some of AEAT's business validations of an alta ("Validaciones y errores",
  *   `businessRefusal`): the recipient block by invoice type (1189, 1190), R2/R3 recipients
  *   (1191, 1192), a recipient that is the issuer (1193), an F2 above 3,000 (1150), the dated
@@ -54,6 +58,7 @@ const TEXTS: Record<string, string> = {
   '1235': 'El valor del campo TipoImpositivo es incorrecto, el valor informado sólo es permitido para FechaOperacion o FechaExpedicionFactura posterior o igual a 1 de octubre de 2024 e inferior o igual a 31 de diciembre de 2024.',
   '1236': 'El valor del campo TipoImpositivo es incorrecto, el valor informado solo es permitido para FechaOperacion o FechaExpedicionFactura posterior o igual a 1 de octubre de 2024 e inferior o igual a 31 de diciembre de 2024.',
   '2000': 'El cálculo de la huella suministrada es incorrecta.',
+  '2004': 'El valor del campo FechaHoraHusoGenRegistro debe ser la fecha actual del sistema de la AEAT, admitiéndose un margen de error de: 240 segundos.',
   '2007': 'No debe informarse como primer registro, existen facturas emitidas con el obligado emisión y el sistema informático actual.',
   '3000': 'Registro de facturación duplicado.',
   '3001': 'El registro de facturación ya ha sido dado de baja.',
@@ -79,6 +84,8 @@ export type FakeAeatBehaviour =
 /** One request the fake processed (schema-valid): whose, and its records in order. */
 export interface Submission {
   nif: string;
+  /** The Cabecera's RemisionVoluntaria/Incidencia (S: sent after an incident), if given. */
+  incidencia: string | undefined;
   /** `Alta A-1`, `Anulacion A-1`…, in request order. */
   records: string[];
   /** The answer's CSV (absent when every record was refused). */
@@ -110,6 +117,11 @@ export interface FakeAeatVerifactu {
   responses: string[];
   /** Seconds sent as TiempoEsperaEnvio (default 60, AEAT's usual value). */
   waitSeconds: number;
+  /**
+   * AEAT's clock, against which FechaHoraHusoGenRegistro is checked (2004, margin 240 s);
+   * undefined (the default): not checked. Tests give the service's clock.
+   */
+  now: (() => Date) | undefined;
   behave(b: FakeAeatBehaviour): void;
   /** Per record: a code to refuse it with (EstadoRegistro Incorrecto), or undefined to judge it normally. */
   refuseRecord: ((r: { type: 'Alta' | 'Anulacion'; NumSerieFactura: string }) => { code: string; description?: string } | undefined) | undefined;
@@ -243,6 +255,7 @@ export async function startFakeAeatVerifactu(): Promise<FakeAeatVerifactu> {
     requests: [],
     responses,
     waitSeconds: 60,
+    now: undefined,
     behave: (b) => (behaviour = b),
     refuseRecord: undefined,
     faultRequest: undefined,
@@ -254,7 +267,20 @@ export async function startFakeAeatVerifactu(): Promise<FakeAeatVerifactu> {
     close: async () => undefined,
   };
 
-  function processRecord(obligadoNif: string, reg: Node, idPeticion: string): Line {
+  /** AEAT's margin between a record's FechaHoraHusoGenRegistro and its own clock (2004). */
+  const MARGIN_MS = 240_000;
+  /** 2004 when the record's generation time is out of the margin and not excused by Incidencia S. */
+  function timeRefusal(r: Node, incidencia: boolean): string | undefined {
+    const now = fake.now?.();
+    if (now === undefined) return undefined;
+    const at = new Date(text(r.FechaHoraHusoGenRegistro)).getTime();
+    const age = now.getTime() - at;
+    if (age > MARGIN_MS && !incidencia) return '2004';
+    if (-age > MARGIN_MS) return '2004';
+    return undefined;
+  }
+
+  function processRecord(obligadoNif: string, reg: Node, idPeticion: string, incidencia: boolean): Line {
     const isAlta = 'RegistroAlta' in reg;
     const r = node(isAlta ? reg.RegistroAlta : reg.RegistroAnulacion);
     const idf = node(r.IDFactura);
@@ -315,6 +341,7 @@ export async function startFakeAeatVerifactu(): Promise<FakeAeatVerifactu> {
           FechaHoraHusoGenRegistro: text(r.FechaHoraHusoGenRegistro),
         });
     if (huella !== expected) code ??= '2000';
+    code ??= timeRefusal(r, incidencia);
     let description = code === undefined ? undefined : textOf(code);
     if (code === undefined && behaviour.kind === 'acceptWithErrors') {
       code = behaviour.code;
@@ -380,7 +407,9 @@ export async function startFakeAeatVerifactu(): Promise<FakeAeatVerifactu> {
     }
     const doc = node(parser.parse(content));
     const root = node(doc.RegFactuSistemaFacturacion);
-    const obligado = node(node(root.Cabecera).ObligadoEmision);
+    const cabecera = node(root.Cabecera);
+    const obligado = node(cabecera.ObligadoEmision);
+    const incidencia = 'RemisionVoluntaria' in cabecera ? text(node(cabecera.RemisionVoluntaria).Incidencia) || undefined : undefined;
     const header = { NombreRazon: text(obligado.NombreRazon), NIF: text(obligado.NIF) };
     const idPeticion = String(counter + 1);
     const registros = Array.isArray(root.RegistroFactura) ? root.RegistroFactura : [];
@@ -392,9 +421,9 @@ export async function startFakeAeatVerifactu(): Promise<FakeAeatVerifactu> {
     });
     const faultCode = fake.faultRequest?.(names);
     if (faultCode !== undefined) return fault(faultCode, '');
-    const lines = registros.map((reg) => processRecord(header.NIF, node(reg), idPeticion));
+    const lines = registros.map((reg) => processRecord(header.NIF, node(reg), idPeticion, incidencia === 'S'));
     const res = answer(header, lines);
-    fake.submissions.push({ nif: header.NIF, records: names, csv: res.csv });
+    fake.submissions.push({ nif: header.NIF, incidencia, records: names, csv: res.csv });
     return res;
   }
 

@@ -11,6 +11,10 @@
  * worker) and, until it has elapsed, does not send: it answers `retry_later` with the time
  * left, so the queue comes back then.
  *
+ * Records generated more than 120 s before the send (an outage, retries, a stopped worker)
+ * go with the header's `RemisionVoluntaria/Incidencia` S (incident.ts), as AEAT asks of
+ * records sent after a technical incident (else it answers 2004).
+ *
  * Live requests never name the placeholder issuer `000000000` (shared/placeholder.ts): a
  * live location without a tax_id is refused when the transaction is created (metadata.ts);
  * a record stored before that rule is refused here, for good, without being sent.
@@ -22,6 +26,7 @@ import { issuerName } from './build.ts';
 import { VERIFACTU_CODES } from './codes.ts';
 import { answerOutcomes, faultToOutcome, parseVerifactuAnswer, recordKeyOf } from './response.ts';
 import { MAX_RECORDS_PER_REQUEST, submissionEnvelope } from './soap.ts';
+import { sentAfterIncident } from './incident.ts';
 
 /** SistemaFacturacion.wsdl, service sfVerifactu: ports SistemaVerifactu / SistemaVerifactuPruebas. */
 export const VERIFACTU_ENDPOINTS = {
@@ -100,7 +105,9 @@ export function createVerifactuClient(codes: Readonly<Record<string, AuthorityCo
 
     let envelope: string;
     try {
-      envelope = submissionEnvelope({ nif, nombreRazon: issuerName(ctx) }, sendable.map((i) => records[i]!.body));
+      const bodies = sendable.map((i) => records[i]!.body);
+      // Records that waited past AEAT's margin go flagged as sent after an incident (incident.ts).
+      envelope = submissionEnvelope({ nif, nombreRazon: issuerName(ctx) }, bodies, { incidencia: sentAfterIncident(bodies, ctx.now) });
     } catch (err) {
       // recordKeyOf accepted every body: a failure here is a character XML cannot carry in the header.
       return { kind: 'request', outcome: { kind: 'rejected', code: 'INVALID_RECORD', message: `the request cannot be built: ${(err as Error).message}`, response: {} } };

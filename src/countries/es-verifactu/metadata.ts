@@ -21,6 +21,7 @@ import { baseMetadata, optionalText, withoutUndefined, metaString } from '../sha
 import { readInvoiceNumber, readSpanishInvoiceType, seriesFor } from '../es/invoice.ts';
 import { requireLiveTaxId } from '../es/common.ts';
 import { readReplacedIds } from '../es/replacement.ts';
+import { checkOriginalNotLater } from '../es/corrected-invoice.ts';
 import { readTaxExemptionCode } from '../es/exemption.ts';
 import { checkTaxRates, taxOf } from '../es/tax.ts';
 import { breakdownCount, checkSurcharges } from '../es/surcharge.ts';
@@ -71,6 +72,9 @@ export function validateVerifactuTransaction(tx: TransactionDraft, ctx: Transact
   const original_issue_date = optionalText(meta, 'original_issue_date', ORIGINAL_DATE_INVALID);
   if (original_issue_date !== undefined && !isDmyDate(original_issue_date)) throw badRequest(ORIGINAL_DATE_INVALID);
   if ((original_invoice_number === undefined) !== (original_issue_date === undefined)) throw badRequest(ORIGINAL_PAIR);
+  // The corrected invoice was issued before its correction (../es/corrected-invoice.ts):
+  // FacturasRectificadas naming a later day would declare an invoice that does not exist yet.
+  checkOriginalNotLater(original_issue_date, ctx.now);
   // AEAT error 1117: FacturasRectificadas only on a corrective invoice.
   if (original_invoice_number !== undefined && tx.type === 'sale') throw badRequest(ORIGINAL_ON_SALE);
   if (breakdownCount(tx.items) > 12) throw badRequest(TOO_MANY_RATES);

@@ -7,6 +7,7 @@ import type { TransactionDraft } from '../types.ts';
 import { customerTaxId } from '../shared/metadata-fields.ts';
 import { isValidSpanishNif } from '../es/nif.ts';
 import { foreignPartyId, givenCountry } from '../es/party.ts';
+import { EU_MEMBER_STATES, EU_VAT_PREFIXES } from '../shared/vat-prefixes.ts';
 import type { Party } from './xml.ts';
 
 /** Truncates to `max` characters (code points, as XSD maxLength counts them). */
@@ -30,7 +31,8 @@ export function partyId(taxId: string): Party['id'] {
 /**
  * The customer's identification: a Spanish NIF as `partyId` does (unless another country is
  * given); a foreign id by IDOtro with the type its country calls for (../es/party.ts): 02
- * NIF-IVA for an EU VAT number (CodigoPais left out, the prefix says it: AEAT 1111), 04 with
+ * NIF-IVA for an EU VAT number, in its VIES form (`euVatNumber`: CodigoPais left out, the
+ * prefix says it: AEAT 1111), 04 with
  * CodigoPais for a tax id of a country outside the EU. A stored transaction from before the
  * country was asked for keeps the old 02.
  */
@@ -45,8 +47,42 @@ export function customerId(taxId: string, country: string | null): Party['id'] {
   }
   const foreign = foreignPartyId(id, country);
   if (foreign?.idType === '04') return { idOtro: { codigoPais: foreign.country, idType: '04', id: clip(id, 20) } };
-  return { idOtro: { idType: '02', id: clip(id, 20) } };
+  if (foreign === undefined) return { idOtro: { idType: '02', id: clip(id, 20) } };
+  const vies = euVatNumber(id, foreign.country);
+  return { idOtro: { idType: '02', id: clip('id' in vies ? vies.id : id, 20) } };
 }
+
+/** The VIES prefix of an EU member state (Greece's is EL); none for GB (only XI numbers are 02). */
+function viesPrefixOf(country: string): string | undefined {
+  if (!EU_MEMBER_STATES.has(country)) return undefined;
+  return Object.keys(EU_VAT_PREFIXES).find((prefix) => EU_VAT_PREFIXES[prefix] === country);
+}
+
+/**
+ * An EU VAT number as AEAT reads an IDOtro 02 (NIF-IVA) without CodigoPais: the VIES form,
+ * the issuing member state's prefix followed by the national number, without separators.
+ * Every VAT number carries that prefix (Directive 2006/112/EC art. 215: "Each individual VAT
+ * identification number shall have a prefix in accordance with ISO code 3166 — alpha 2 — by
+ * which the Member State of issue may be identified"; Greece uses EL), and AEAT takes the
+ * country of an 02 from it (1111: CodigoPais may be left out only for 02; 1122: CodigoPais
+ * must match the identifier's first two characters) to check the number against VIES. A
+ * number given without it (customer_context.country FR, tax_id 12345678901) went out as
+ * `12345678901`, which names no country: it gets the prefix of the country given. Greece's
+ * number written with GR gets EL. Two leading letters that are another member state's prefix
+ * are not guessed at: `foreignPrefix` (checkRecipient refuses it).
+ */
+export function euVatNumber(taxId: string, country: string): { id: string } | { foreignPrefix: string } {
+  const compact = taxId.toUpperCase().replace(/[\s.-]/g, '');
+  const own = viesPrefixOf(country);
+  if (own === undefined || compact.startsWith(own)) return { id: compact };
+  const lead = compact.slice(0, 2);
+  if (own === 'EL' && lead === 'GR') return { id: `EL${compact.slice(2)}` };
+  if (Object.hasOwn(EU_VAT_PREFIXES, lead)) return { foreignPrefix: lead };
+  return { id: `${own}${compact}` };
+}
+
+export const vatPrefixMismatch = (country: string, prefix: string): string =>
+  `customer_context.country ${country} does not match the VAT prefix ${prefix} of the customer's tax id: an EU VAT number starts with the prefix of the member state that issued it (${viesPrefixOf(country) ?? country} for ${country}); give that country, or the number with its own prefix`;
 
 /**
  * The shapes of a Spanish NIF (../es/nif.ts): DNI, NIE, K/L/M, and a legal entity's; with or
@@ -87,6 +123,13 @@ export function checkRecipient(tx: TransactionDraft, invoiceType: string, issuer
   if (!spanish && (country === 'ES' || (country === null && SPANISH_SHAPE.test(compact)))) throw badRequest(CUSTOMER_NIF_INVALID);
   const issuer = issuerNif?.trim().toUpperCase().replace(/^ES/, '');
   if ('nif' in id && issuer !== undefined && id.nif === issuer) throw badRequest(CUSTOMER_IS_ISSUER);
+  // An EU VAT number whose leading letters name another member state than the country given:
+  // which one issued it cannot be told (euVatNumber).
+  const foreign = 'nif' in id ? undefined : foreignPartyId(taxId, country);
+  if (foreign?.idType === '02' && country !== null) {
+    const vies = euVatNumber(taxId, foreign.country);
+    if ('foreignPrefix' in vies) throw badRequest(vatPrefixMismatch(country, vies.foreignPrefix));
+  }
   if (invoiceType === 'R3' && !('nif' in id)) throw badRequest(r3NeedsNif('R3'));
   if (invoiceType === 'R2' && !('nif' in id) && id.idOtro.idType !== '02') throw badRequest(R2_NEEDS_NIF_OR_VAT);
 }

@@ -23,11 +23,19 @@ export interface ObligadoEmision {
   nombreRazon: string;
 }
 
+export interface CabeceraOptions {
+  /**
+   * The records are sent after a technical incident kept them from going in time:
+   * `RemisionVoluntaria/Incidencia` S (incident.ts). Left out otherwise.
+   */
+  incidencia?: boolean | undefined;
+}
+
 /**
  * `RegFactuSistemaFacturacion` with its namespaces declared on itself, so the element is
  * a complete document too (what the schema tests validate, and what a SOAP body holds).
  */
-export function regFactuRequest(obligado: ObligadoEmision, records: readonly string[]): string {
+export function regFactuRequest(obligado: ObligadoEmision, records: readonly string[], options: CabeceraOptions = {}): string {
   if (records.length === 0 || records.length > MAX_RECORDS_PER_REQUEST) {
     throw new RangeError(`RegFactuSistemaFacturacion holds 1 to ${MAX_RECORDS_PER_REQUEST} records, not ${records.length}`);
   }
@@ -39,7 +47,11 @@ export function regFactuRequest(obligado: ObligadoEmision, records: readonly str
     '<sfLR:Cabecera><sf:ObligadoEmision>' +
     el('sf:NombreRazon', obligado.nombreRazon) +
     el('sf:NIF', obligado.nif) +
-    '</sf:ObligadoEmision></sfLR:Cabecera>';
+    '</sf:ObligadoEmision>' +
+    // CabeceraType: ObligadoEmision, Representante?, RemisionVoluntaria? (FechaFinVeriFactu?,
+    // Incidencia?), RemisionRequerimiento?; local elements, so in the sf namespace.
+    (options.incidencia ? '<sf:RemisionVoluntaria><sf:Incidencia>S</sf:Incidencia></sf:RemisionVoluntaria>' : '') +
+    '</sfLR:Cabecera>';
   return (
     `<sfLR:RegFactuSistemaFacturacion xmlns:sf="${NS_SF}" xmlns:sfLR="${NS_SFLR}">` +
     cabecera +
@@ -54,5 +66,5 @@ export function soapEnvelope(body: string): string {
 }
 
 /** The whole submission of records for one obligated issuer. */
-export const submissionEnvelope = (obligado: ObligadoEmision, records: readonly string[]): string =>
-  soapEnvelope(regFactuRequest(obligado, records));
+export const submissionEnvelope = (obligado: ObligadoEmision, records: readonly string[], options: CabeceraOptions = {}): string =>
+  soapEnvelope(regFactuRequest(obligado, records, options));
