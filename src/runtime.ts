@@ -156,7 +156,11 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   const changes = createChangeFeed(o.db, o.log);
   const prices = pricesFor({ hardwareDevice: o.signingDevice !== undefined });
   // With a location floor, every change of an account's active locations re-quotes its subscription.
-  const locations = createLocationService(deps, changes, prices.locationFloorMonthly > 0 ? { onActiveLocationsChanged: enqueueFloorRequote } : {});
+  const locations = createLocationService(deps, changes, {
+    ...(prices.locationFloorMonthly > 0 ? { onActiveLocationsChanged: enqueueFloorRequote } : {}),
+    // A system journals a change of its locations through the ledger (`onLocationChanged`): built below.
+    changeDeps: () => ({ ledger, signingKeys: signingKeys!, software }),
+  });
   const tiers = createAccountTiers(deps, changes);
   const bp = o.config.billingProvider;
   const billing = bp ? createStripeBillingProvider({ apiKey: bp.apiKey, apiBaseUrl: bp.apiBaseUrl, productId: bp.productId }) : createEmbeddedBillingProvider();

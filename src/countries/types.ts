@@ -22,6 +22,7 @@ import type { TransactionStatus } from '../core/status.ts';
 import type { LineField, TransactionDraft, TransactionType } from '../core/transaction.ts';
 import type { SYSTEMS } from './registry.ts';
 import type { RateLimitTier as AccountTier } from '../ratelimit/tiers.ts';
+import type { Queryable } from '../store/db.ts';
 
 export type { ChainLink, PreviousLink } from '../core/chain-link.ts';
 
@@ -454,6 +455,21 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
   afterFirstRecord?: ((deps: FirstRecordDeps, input: { location: LocationForFiscal; environment: 'test' | 'live'; recordKey: RecordKey | undefined }) => Promise<void>) | undefined;
 
   /**
+   * Optional: a change to one of this system's locations that the system's own journal must
+   * trace (France: the JET records parameter changes, BOI-TVA-DECLA-30-10-30). The locations
+   * service calls it once the request is validated (a refused PATCH never gets here), for a
+   * PATCH that changes `country_config` fields or the status, and for a DELETE. The hook
+   * commits the change: it calls `commit` once, with the database transaction its own
+   * writes use, so the change and what it journals commit together or not at all (no
+   * change without its trace, no trace of a change that did not happen), and resolves once
+   * committed. `commit` throws (404: the location is gone meanwhile) to roll both back; the
+   * hook may call it again only after such a rollback (a retried transaction). Secret
+   * fields (`secretConfigFields`) are named, never valued (`LocationChange`). Without the
+   * hook the service commits the change itself.
+   */
+  onLocationChanged?: ((deps: LocationChangeDeps, change: LocationChange, commit: (q: Queryable) => Promise<void>) => Promise<void>) | undefined;
+
+  /**
    * Optional: the event names this system announces beyond the core's (core/events.ts), in
    * the spec's vocabulary: webhooks may subscribe to them (countries/registry.ts `EVENT_TYPES`).
    */
@@ -604,6 +620,42 @@ export interface LocationFileBody {
 
 /** What the core hands `afterFirstRecord`: a subset of the processors' deps. */
 export type FirstRecordDeps = Pick<ProcessorDeps, 'db' | 'clock' | 'log' | 'ledger' | 'software'>;
+
+/** What the core hands `onLocationChanged`: a subset of the processors' deps. */
+export type LocationChangeDeps = Pick<ProcessorDeps, 'db' | 'clock' | 'log' | 'ledger' | 'signingKeys' | 'software'>;
+
+/** A config field a location change touches: its values, unless the field is a secret. */
+export interface LocationConfigChange {
+  field: string;
+  /** The field is one of the system's `secretConfigFields`: `before` and `after` are never given. */
+  secret: boolean;
+  /** The stored value before (undefined: not set, or secret). */
+  before?: unknown;
+  /** The value after (undefined: removed, or secret). */
+  after?: unknown;
+}
+
+/** What `onLocationChanged` is told (the locations service, after validation). */
+export type LocationChange =
+  | {
+      kind: 'updated';
+      /** The location as it will be once committed (secrets unsealed: never journal them). */
+      location: LocationForFiscal;
+      /** `country_config` fields whose stored value changes, in field order; empty when none. */
+      config: readonly LocationConfigChange[];
+      /** The status change, when the status changes. */
+      status?: { before: 'active' | 'inactive'; after: 'active' | 'inactive' } | undefined;
+      /** The environment of the API key that asked. */
+      environment: 'test' | 'live';
+    }
+  | {
+      kind: 'deleted';
+      /** The location being deleted (its records stay: a deletion is soft). */
+      location: LocationForFiscal;
+      /** Its status when deleted. */
+      status: 'active' | 'inactive';
+      environment: 'test' | 'live';
+    };
 
 /** What the core hands `LocationFile.produce`: a subset of the processors' deps. */
 export type LocationFileDeps = Pick<ProcessorDeps, 'db' | 'clock' | 'log' | 'signingKeys' | 'software'> & {

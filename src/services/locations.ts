@@ -2,7 +2,8 @@ import { ApiError, badRequest, forbidden, notFound } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { allowsCountry } from '../core/permissions.ts';
 import { resolveLocationSystem, getSystem } from '../countries/registry.ts';
-import type { FiscalSystem, LocationForFiscal } from '../countries/types.ts';
+import type { FiscalSystem, LocationChange, LocationChangeDeps, LocationConfigChange, LocationForFiscal } from '../countries/types.ts';
+import { isDeepStrictEqual } from 'node:util';
 import type { Country } from '../core/country.ts';
 import { isSealed, maskSecret, seal, unseal } from '../crypto/sealed.ts';
 import { nifMismatchWarning } from '../certificates/nif-match.ts';
@@ -84,6 +85,28 @@ export interface LocationServiceOptions {
    * subscription's location floor (billing/floor-requote.ts). Absent: nothing to do.
    */
   onActiveLocationsChanged?: (q: Queryable, accountId: string, now: Date) => Promise<void>;
+  /**
+   * What a system's `onLocationChanged` is handed besides the store (its journal is a chain:
+   * the ledger, the location's record key, this software's identity). Read when a change
+   * is committed: the runtime builds the ledger after this service.
+   */
+  changeDeps?: () => Omit<LocationChangeDeps, 'db' | 'clock' | 'log'>;
+}
+
+/**
+ * The `country_config` fields whose stored value changes, in the order of the new config
+ * then the fields it drops. `before`/`after` are the plain values (`beforeConfig` with its
+ * secrets unsealed); a secret field is named, never valued.
+ */
+export function configChanges(beforeConfig: Record<string, unknown>, afterConfig: Record<string, unknown>, secrets: readonly string[]): LocationConfigChange[] {
+  const fields = [...new Set([...Object.keys(afterConfig), ...Object.keys(beforeConfig)])];
+  return fields.flatMap((field) => {
+    const before = beforeConfig[field];
+    const after = afterConfig[field];
+    if (isDeepStrictEqual(before, after)) return [];
+    const secret = secrets.includes(field);
+    return [secret ? { field, secret } : { field, secret, ...(before !== undefined ? { before } : {}), ...(after !== undefined ? { after } : {}) }];
+  });
 }
 
 export function createLocationService(deps: Deps, changes?: ChangeFeed, opts: LocationServiceOptions = {}) {
@@ -97,6 +120,33 @@ export function createLocationService(deps: Deps, changes?: ChangeFeed, opts: Lo
       if (out) await onActive(tx, accountId, now); // a write that found nothing changed nothing
       return out;
     });
+  }
+  /**
+   * Commits a change of a location: through its system's `onLocationChanged` when it has
+   * one (the system journals it in the same database transaction), else as
+   * `withActiveChange` does. `write` answers null when the location is gone (404).
+   */
+  async function commitChange<T>(
+    system: FiscalSystem | undefined, change: LocationChange | undefined, activeChanged: boolean, accountId: string, now: Date,
+    write: (q: Queryable) => Promise<T | null | undefined>,
+  ): Promise<T> {
+    const hook = system?.onLocationChanged;
+    if (hook === undefined || change === undefined) {
+      const out = await withActiveChange(activeChanged, accountId, now, write);
+      if (!out) throw notFound('location not found');
+      return out;
+    }
+    if (!opts.changeDeps) throw new Error(`locations: ${system!.key} journals location changes, and this service was given no ledger (changeDeps)`);
+    let out: T | null = null;
+    await hook({ db, clock, log: deps.log, ...opts.changeDeps() }, change, async (q) => {
+      out = null; // a transaction rolled back and run again writes again
+      const written = await write(q);
+      if (!written) throw notFound('location not found'); // rolls back what the system wrote with it
+      if (activeChanged && onActive) await onActive(q, accountId, now);
+      out = written;
+    });
+    if (out === null) throw new Error(`locations: ${system!.key}'s onLocationChanged resolved without committing the change`);
+    return out;
   }
   const cache = new InvalidatingCache<string, CachedLocation | undefined>({ ...LOCATION_CACHE, live: () => changes?.live() ?? false });
   changes?.on('locations', (id) => cache.invalidate(id));
@@ -207,6 +257,8 @@ export function createLocationService(deps: Deps, changes?: ChangeFeed, opts: Lo
     let system: string | undefined;
     let config: Record<string, unknown> | undefined;
     let certificateRef: string | null | undefined;
+    /** What the change does to the config, as the location's system is told (`onLocationChanged`). */
+    let changedConfig: LocationConfigChange[] = [];
     if (input.country_config !== undefined) {
       const incoming = keepUnchangedSecrets(row, input.country_config);
       const resolved = resolveLocationSystem(row.country, incoming, row.tax_id);
@@ -224,9 +276,11 @@ export function createLocationService(deps: Deps, changes?: ChangeFeed, opts: Lo
       }
       config = sealSecrets(row.id, system, resolved.config);
       certificateRef = certificateRefOf(resolved.system, resolved.config);
+      changedConfig = configChanges(toFiscal(row).config, resolved.config, resolved.system.secretConfigFields);
     }
     const now = clock.now();
-    const updated = await withActiveChange(input.status !== undefined && input.status !== row.status, auth.accountId, now, (q) => locationsRepo.update(q, auth.accountId, id, {
+    const statusChanged = input.status !== undefined && input.status !== row.status;
+    const changes = {
       name: input.name?.trim(),
       // As on create, a blank address is no address (null), not an empty string.
       address: input.address === undefined ? undefined : input.address?.trim() || null,
@@ -234,8 +288,24 @@ export function createLocationService(deps: Deps, changes?: ChangeFeed, opts: Lo
       system,
       country_config: config,
       certificate_ref: certificateRef,
-    }, now));
-    if (!updated) throw notFound('location not found');
+    };
+    // The location's system is told of a change of its config or status (after it: the
+    // system the config names now), and commits it with whatever it journals.
+    const after = system ?? row.system;
+    const change: LocationChange | undefined = after !== null && (changedConfig.length > 0 || statusChanged)
+      ? {
+          kind: 'updated',
+          location: toFiscal({
+            ...row, name: changes.name ?? row.name, address: changes.address === undefined ? row.address : changes.address,
+            system: after, country_config: config ?? row.country_config, certificate_ref: certificateRef === undefined ? row.certificate_ref : certificateRef,
+          }),
+          config: changedConfig,
+          ...(statusChanged ? { status: { before: row.status, after: input.status! } } : {}),
+          environment: auth.environment,
+        }
+      : undefined;
+    const updated = await commitChange(after !== null ? getSystem(after) : undefined, change, statusChanged, auth.accountId, now,
+      (q) => locationsRepo.update(q, auth.accountId, id, changes, now));
     cache.invalidate(id); // this node at once; the others through the trigger's notification
     return withWarnings(toView(updated));
   }
@@ -291,7 +361,10 @@ export function createLocationService(deps: Deps, changes?: ChangeFeed, opts: Lo
     if (!row) throw notFound('location not found');
     assertCountryAllowed(auth, row.country);
     const now = clock.now();
-    if (!(await withActiveChange(row.status === 'active', auth.accountId, now, (q) => locationsRepo.softDelete(q, auth.accountId, id, now)))) throw notFound('location not found');
+    // The location's system is told before it goes (its records stay: the deletion is soft).
+    const change: LocationChange | undefined = row.system !== null ? { kind: 'deleted', location: toFiscal(row), status: row.status, environment: auth.environment } : undefined;
+    await commitChange(row.system !== null ? getSystem(row.system) : undefined, change, row.status === 'active', auth.accountId, now,
+      async (q) => ((await locationsRepo.softDelete(q, auth.accountId, id, now)) ? true : null));
     cache.invalidate(id);
   }
 

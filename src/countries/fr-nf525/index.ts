@@ -18,6 +18,7 @@ import { NF525_CODES } from './codes.ts';
 import { ARCHIVES_FILE } from './closures/archives.ts';
 import { CLOSURES_FILE, JET_FILE } from './closures/files.ts';
 import { createClosuresProcessor, journalSoftwareStart } from './closures/processor.ts';
+import { journalLocationChange } from './closures/location-changes.ts';
 import { verifyNf525Record } from './verify-record.ts';
 import { NF525_RECEIPT } from './receipt.ts';
 
@@ -60,5 +61,8 @@ export const nf525: FiscalSystem<'fr-nf525', 'FR'> = {
   locationFiles: [CLOSURES_FILE, JET_FILE, ARCHIVES_FILE],
   // The JET journals the software's start: the first record a process signs for a register.
   afterFirstRecord: journalSoftwareStart,
+  // The JET journals a change of the register's parameters or status, and its deletion,
+  // in the change's own database transaction (closures/location-changes.ts).
+  onLocationChanged: journalLocationChange,
   receipt: NF525_RECEIPT,
 };

@@ -4,13 +4,25 @@
  * environment (`jetChainKey`), written through the ledger as entries of kind `journal`.
  * Signed like the records and closures (ES256, the location's record key).
  *
- * Event codes (ours: the référentiel's own list is not public; a change of list is a new
- * message tag):
+ * Event codes (ours: the référentiel's own list is not public; a change of an existing
+ * code's meaning is a new message tag, a new code is not: the entries before it keep theirs):
  *   `01` software_start    the first record a process (an API node) signed for the
  *                          register since it started; details: `name`, `version`
  *   `10` software_version  the first event of this software version on the register (the
  *                          first closure run after an install or an update); details:
  *                          `name`, `version`, `previous_version`
+ *   `20` parameters        the register's parameters changed (PATCH /v1/locations/{id}: its
+ *                          `country_config` or its status, activated or deactivated; the
+ *                          référentiel's "modification de paramètres", BOI-TVA-DECLA-30-10-30);
+ *                          journaled in the database transaction of the change
+ *                          (location-changes.ts); details: `fields` (what changed, comma
+ *                          separated: `country_config.<field>`, `status`) and for each
+ *                          `<name>.before`, `<name>.after` (absent: not set). A
+ *                          `register_id` change (allowed until the register has records) is
+ *                          signed as the new register: the verifier takes the chain's register
+ *                          to change only at such an event
+ *   `30` register_deleted  the location (register) was deleted (DELETE /v1/locations/{id});
+ *                          its records, closures and JET stay; details: `status` (when deleted)
  *   `40` closure           a closure was produced; details: `kind`, `period`, `number`,
  *                          `signature` (journaled after the closure, in closure order;
  *                          one missed by a process that died is journaled by the next run:
@@ -69,6 +81,8 @@ export const JET_TAG = 'NF525J1';
 export const JET_EVENTS = {
   software_start: '01',
   software_version: '10',
+  parameters: '20',
+  register_deleted: '30',
   closure: '40',
   archive: '50',
   export: '60',
@@ -77,6 +91,8 @@ export const JET_EVENTS = {
   closure_error: '90',
 } as const;
 export type JetEvent = keyof typeof JET_EVENTS;
+/** How a `parameters` event names the register id's change (`<name>.before`, `<name>.after`). */
+export const REGISTER_FIELD = 'country_config.register_id';
 
 export const jetChainKey = (locationId: string, environment: 'test' | 'live'): string => `fr-nf525:${locationId}:jet:${environment}`;
 export const jetNumber = (registerId: string, seq: number): string => `${registerId}-J${String(seq).padStart(8, '0')}`;
@@ -129,6 +145,8 @@ export interface JetInput {
   archiveClosureSeq?: number | undefined;
   /** A `late_record` event: the record's seq in its chain (the JET head remembers the last marked). */
   lateSeq?: number | undefined;
+  /** Writes that commit with the entry, in its database transaction (a location change it journals). */
+  afterWrite?: LedgerEntry['afterWrite'];
 }
 
 export function buildJet(input: JetInput, link: ChainLink, now: Date): { entry: Nf525JetEntry; linkData: Record<string, string> } {
@@ -170,6 +188,7 @@ export function jetEntry(input: JetInput): LedgerEntry {
     chainKey: jetChainKey(input.locationId, input.environment),
     // Journaled once (`onlyIf`): decided on the committed JET head, never on a predicted one.
     refusesOnHead: input.onlyIf !== undefined,
+    ...(input.afterWrite ? { afterWrite: input.afterWrite } : {}),
     build(link, now) {
       const { entry, linkData } = buildJet(input, link, now);
       return {

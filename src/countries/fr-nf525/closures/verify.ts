@@ -18,7 +18,7 @@ import { recordKeyId } from '../../../crypto/record-key.ts';
 import { SIGNATURE_ALGORITHM, verifyMessage } from '../record.ts';
 import type { ChainBreak, Nf525ChainVerification } from '../verify.ts';
 import { CLOSURE_FORMAT, CLOSURE_VERSION, closureMessage, closureNumber, type Nf525Closure } from './closure.ts';
-import { JET_EVENTS, JET_FORMAT, JET_VERSION, jetMessage, jetNumber, type Nf525JetEntry } from './jet.ts';
+import { JET_EVENTS, JET_FORMAT, JET_VERSION, REGISTER_FIELD, jetMessage, jetNumber, type Nf525JetEntry } from './jet.ts';
 
 const PERIOD = { daily: /^\d{4}-\d{2}-\d{2}$/, monthly: /^\d{4}-\d{2}$/, annual: /^\d{4}$/ } as const;
 
@@ -48,6 +48,7 @@ function walk<T extends Signed>(
   docs: readonly (string | T)[], publicKey: crypto.KeyObject | string, before: string | T | undefined,
   fault: (d: T, key: crypto.KeyObject) => string | null,
   follows: (d: T, previous: T | null, fromOrigin: boolean) => string | null,
+  registerMoves: (d: T, previous: T) => boolean = () => false,
 ): Nf525ChainVerification {
   const key = typeof publicKey === 'string' ? crypto.createPublicKey(publicKey) : publicKey;
   const keyId = recordKeyId(key);
@@ -72,7 +73,7 @@ function walk<T extends Signed>(
     }
     if (why !== null) return fail(why);
     if (previous !== null) {
-      if (d.register_id !== previous.register_id || d.environment !== previous.environment) return fail('register or environment differs from the document before it');
+      if ((d.register_id !== previous.register_id && !registerMoves(d, previous)) || d.environment !== previous.environment) return fail('register or environment differs from the document before it');
       if (d.seq !== previous.seq + 1) return fail(`seq ${d.seq} follows seq ${previous.seq}: a document is missing or out of order`);
       if (d.signature.previous !== previous.signature.value) return fail('its previous signature is not the signature of the document before it');
     } else if (d.seq === 1 && d.signature.previous !== null) {
@@ -157,6 +158,15 @@ function jetFault(e: Nf525JetEntry, key: crypto.KeyObject): string | null {
   return null;
 }
 
+/**
+ * A register id may change before the register has records (services/locations.ts seals it
+ * after), so its JET may hold events of the old id (exports, parameter changes): the chain
+ * moves to the new id at the signed `parameters` event that says so (from the id before it,
+ * to its own), nowhere else.
+ */
+const jetRegisterMoves = (e: Nf525JetEntry, previous: Nf525JetEntry): boolean =>
+  e.event === 'parameters' && e.details[`${REGISTER_FIELD}.before`] === previous.register_id && e.details[`${REGISTER_FIELD}.after`] === e.register_id;
+
 export function verifyJet(entries: readonly (string | Nf525JetEntry)[], publicKey: crypto.KeyObject | string, options: { before?: string | Nf525JetEntry | undefined } = {}): Nf525ChainVerification {
-  return walk<Nf525JetEntry>(entries, publicKey, options.before, jetFault, () => null);
+  return walk<Nf525JetEntry>(entries, publicKey, options.before, jetFault, () => null, jetRegisterMoves);
 }
