@@ -13,7 +13,6 @@
 import { badRequest } from '../../core/errors.ts';
 import type { TransactionDraft } from '../types.ts';
 import { customerTaxId } from '../shared/metadata-fields.ts';
-import { localDate, parseDmy } from '../shared/dates.ts';
 import { foreignPartyId, givenCountry } from '../es/party.ts';
 import { isValidSpanishNif } from '../es/nif.ts';
 import { hasSurcharge } from '../es/surcharge.ts';
@@ -114,19 +113,9 @@ export function checkCorrectiveNamesOriginal(tx: TransactionDraft, type: Spanish
   if (tx.type !== 'sale' && originalNumber === undefined) throw badRequest(correctiveNeedsOriginal(type));
 }
 
-export const ORIGINAL_DATE_FUTURE =
-  'metadata.original_issue_date must not be later than today: the corrected invoice was issued before its correction';
-
-/**
- * Araba 10-70: the corrected invoice's `FechaExpedicionFactura` must be a valid date not later
- * than the current one. "Today" is the correction's own issue date (Madrid, as xml.ts dates it).
- */
-export function checkOriginalDate(originalDate: string | undefined, now: Date): void {
-  if (originalDate === undefined) return;
-  const d = parseDmy(originalDate);
-  const today = localDate(now, 'ES');
-  if (`${d.year}${d.month}${d.day}` > `${today.year}${today.month}${today.day}`) throw badRequest(ORIGINAL_DATE_FUTURE);
-}
+// Araba 10-70 (the corrected invoice's FechaExpedicionFactura not later than the current
+// date) is Spain's shared rule: ../es/corrected-invoice.ts `checkOriginalNotLater`.
+export { ORIGINAL_DATE_FUTURE } from '../es/corrected-invoice.ts';
 
 export const SURCHARGE_NEEDS_NIF =
   'recargo de equivalencia (items[].surcharge_rate) is charged to a retailer identified by its Spanish NIF: give customer_context nif and name (the Haciendas Forales refuse a surcharge without a Spanish customer)';

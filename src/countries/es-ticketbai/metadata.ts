@@ -32,13 +32,13 @@ import { checkTaxRates, taxNotCarried, taxOf } from '../es/tax.ts';
 import { breakdownCount, checkSurcharges } from '../es/surcharge.ts';
 import { checkIssuerRegime, vatRegimeOf } from '../es/regime.ts';
 import { checkForeignCustomer } from '../es/party.ts';
+import { checkOriginalNotLater } from '../es/corrected-invoice.ts';
 import { LICENSE, LICENSE_INVALID, SERIES, SERIES_INVALID as CONFIG_SERIES_INVALID } from './config.ts';
 import {
   ARABA_RESERVED_SERIES,
   checkCorrectiveNamesOriginal,
   checkCustomerNif,
   checkIntraEuExemption,
-  checkOriginalDate,
   checkSpecialRegimeIssuer,
   checkSurchargeParties,
   customerKindOf,
@@ -116,7 +116,7 @@ export function validateTicketBaiTransaction(tx: TransactionDraft, ctx: Transact
   // refund (`type: refund`, nothing named) working, as Italy's keeps its buyer id
   // (docs/decisions.md, session 25 "the buyer id on the way to SdI's test service").
   if (ctx.sandboxMode !== 'stub') checkCorrectiveNamesOriginal(tx, invoice_type, original.original_invoice_number);
-  checkOriginalDate(original.original_issue_date, ctx.now);
+  checkOriginalNotLater(original.original_issue_date, ctx.now);
   checkRates(tx);
   checkCustomerName(tx, invoice_type);
   // A foreign customer's IDOtro needs its country (../es/party.ts): 02 for the EU, 04 elsewhere.
