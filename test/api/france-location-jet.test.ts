@@ -114,6 +114,15 @@ describe('France: a change of the register is journaled in its JET', () => {
       ['30', 'register_deleted', { status: 'active' }],
     ]);
     expect(verifyJet(entries, await publicKey(loc))).toMatchObject({ ok: true });
+    // The books of a closed register stay readable through the API (NF525: six years, LPF
+    // art. L102 B): its JET, closures and archives; another account's key still gets a 404.
+    const listed = await jet(key, loc);
+    expect(listed.map((e) => e.event)).toContain('register_deleted');
+    for (const path of ['closures', 'archives']) {
+      expect((await t.request({ method: 'GET', url: `/v1/locations/${loc}/${path}`, key })).statusCode, path).toBe(200);
+    }
+    const other = await t.signup();
+    expect((await t.request({ method: 'GET', url: `/v1/locations/${loc}/jet`, key: other.key })).statusCode).toBe(404);
   });
 
   it('the change and its entry commit together: a journal that fails leaves the location unchanged', async () => {
