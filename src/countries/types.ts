@@ -1254,6 +1254,13 @@ export interface ReceiptFacts {
    */
   issuerTaxId?(input: ReceiptCorrectionInput): string | undefined;
   /**
+   * Optional: the issuer's legal name as the document names it (its signed record), printed
+   * instead of the location's `country_config.legal_name`: a receipt printed again after
+   * the name changed (a duplicate above all) must show what the document says. Undefined:
+   * the location's. Pure.
+   */
+  issuerLegalName?(input: ReceiptCorrectionInput): string | undefined;
+  /**
    * Optional: a note printed under each line, by the line's index in `tx.items`, where the
    * law wants something of that line printed that its amounts do not say (Greece: a 0 %
    * line's VAT exemption cause, as the record carries it). Undefined, or undefined for a

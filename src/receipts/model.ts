@@ -94,9 +94,11 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
   const price = (minor: number): string => amount(minor, w);
 
   const merchant: Block[] = [];
-  const name = src.location.legal_name ?? src.location.name;
+  // The legal name as the document names it, where its system reads it from the record; else the location's.
+  const legalName = facts?.issuerLegalName?.(correction) ?? src.location.legal_name;
+  const name = legalName ?? src.location.name;
   merchant.push(text(name, 'center', true));
-  if (src.location.legal_name !== null && src.location.legal_name !== src.location.name) merchant.push(text(src.location.name, 'center'));
+  if (legalName !== null && legalName !== src.location.name) merchant.push(text(src.location.name, 'center'));
   if (src.location.address) merchant.push(text(src.location.address, 'center'));
   // The issuer's tax id as its document names it, where its system reads it from the record; else the location's.
   const taxId = facts?.issuerTaxId?.(correction) ?? src.location.tax_id;

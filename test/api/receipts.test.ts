@@ -181,6 +181,25 @@ describe('POST /v1/transactions/{id}/receipt/duplicate', () => {
     expect((await t.request({ method: 'GET', url: `/v1/locations/${loc}/jet`, key: other.key })).statusCode).toBe(404);
   });
 
+  it('France: a duplicate after the legal name changed prints the name the ticket signed, not today\'s', async () => {
+    const { key, tx } = await sale('fr-nf525');
+    const loc = (tx as unknown as { location_id: string }).location_id;
+    const before = await receipt(key, tx.id, '?format=text');
+    const location = (await t.request({ method: 'GET', url: `/v1/locations/${loc}`, key })).json() as { country_config: Record<string, unknown> };
+    const signed = location.country_config.legal_name as string;
+    expect(before.body).toContain(signed);
+    const patched = await t.request({ method: 'PATCH', url: `/v1/locations/${loc}`, key, payload: { country_config: { ...location.country_config, legal_name: 'Nouvelle Raison SAS' } } });
+    expect(patched.statusCode, patched.body).toBe(200);
+    const dup = await duplicate(key, tx.id, '?format=text');
+    expect(dup.statusCode, dup.body).toBe(200);
+    expect(dup.body).toContain(signed);
+    expect(dup.body).not.toContain('Nouvelle Raison SAS');
+    // A ticket made after the change prints the new name.
+    const next = await createTx(t, key, saleBody(loc, { ...saleLines['fr-nf525'], ...(saleMetadata['fr-nf525'] ? { metadata: saleMetadata['fr-nf525'] } : {}) }));
+    expect(next.statusCode, next.body).toBe(201);
+    expect((await receipt(key, next.json().id, '?format=text')).body).toContain('Nouvelle Raison SAS');
+  });
+
   it('racing reprints take distinct numbers', async () => {
     const { key, tx } = await sale('fr-nf525');
     const answers = await Promise.all(Array.from({ length: 6 }, () => duplicate(key, tx.id, '?format=text')));

@@ -6,6 +6,17 @@ const SALE: Localized = { fr: 'Ticket de caisse', en: 'Receipt' };
 const REFUND: Localized = { fr: 'Ticket de remboursement', en: 'Refund receipt' };
 const CANCELLATION: Localized = { fr: 'Ticket d\'annulation', en: 'Cancellation receipt' };
 
+/** The `legal_name` a stored NF525 record (JSON) signed, if readable. */
+function signedLegalName(record: string | null | undefined): string | undefined {
+  if (!record) return undefined;
+  try {
+    const name = (JSON.parse(record) as { legal_name?: unknown }).legal_name;
+    return typeof name === 'string' && name !== '' ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The number a ticket printed (`document_number` hint), else its record's. */
 const ticketNumber = (o: NonNullable<ReceiptCorrectionInput['original']>): string | null =>
   o.hints.find((h) => h.key === 'document_number')?.value ?? o.documentNumber ?? o.fiscalId;
@@ -47,6 +58,10 @@ export const NF525_RECEIPT: ReceiptFacts = {
   // The location's tax id is what the merchant registered: usually the SIRET (14 digits) or
   // SIREN (9), sometimes the intra-EU VAT number (FR + 2-character key + SIREN, CGI art.
   // 242 nonies A I-3°). The generic "N° TVA" would call a SIRET a VAT number on the ticket.
+  // The legal name the ticket's record signed (`legal_name`): a reprint or a duplicate after
+  // the merchant's name changed shows the ticket as issued (a duplicate reproduces the
+  // original, BOI-TVA-DECLA-30-10-30 §§ on duplicates), not today's name.
+  issuerLegalName: ({ record }) => signedLegalName(record),
   taxIdLabel: (taxId) => {
     const v = taxId.replace(/\s/g, '');
     if (/^\d{14}$/.test(v)) return { fr: 'SIRET', en: 'SIRET' };
