@@ -181,23 +181,24 @@ describe('POST /v1/transactions/{id}/receipt/duplicate', () => {
     expect((await t.request({ method: 'GET', url: `/v1/locations/${loc}/jet`, key: other.key })).statusCode).toBe(404);
   });
 
-  it('France: a duplicate after the legal name changed prints the name the ticket signed, not today\'s', async () => {
-    const { key, tx } = await sale('fr-nf525');
+  it.each(['fr-nf525', 'es-verifactu', 'es-ticketbai'] as const)('%s: a duplicate after the legal name changed prints the name the record signed, not today\'s', async (system) => {
+    const { key, tx } = await sale(system);
     const loc = (tx as unknown as { location_id: string }).location_id;
     const before = await receipt(key, tx.id, '?format=text');
     const location = (await t.request({ method: 'GET', url: `/v1/locations/${loc}`, key })).json() as { country_config: Record<string, unknown> };
     const signed = location.country_config.legal_name as string;
     expect(before.body).toContain(signed);
-    const patched = await t.request({ method: 'PATCH', url: `/v1/locations/${loc}`, key, payload: { country_config: { ...location.country_config, legal_name: 'Nouvelle Raison SAS' } } });
+    const renamed = 'Nueva Razón & Cía';
+    const patched = await t.request({ method: 'PATCH', url: `/v1/locations/${loc}`, key, payload: { country_config: { ...location.country_config, legal_name: renamed } } });
     expect(patched.statusCode, patched.body).toBe(200);
     const dup = await duplicate(key, tx.id, '?format=text');
     expect(dup.statusCode, dup.body).toBe(200);
     expect(dup.body).toContain(signed);
-    expect(dup.body).not.toContain('Nouvelle Raison SAS');
-    // A ticket made after the change prints the new name.
-    const next = await createTx(t, key, saleBody(loc, { ...saleLines['fr-nf525'], ...(saleMetadata['fr-nf525'] ? { metadata: saleMetadata['fr-nf525'] } : {}) }));
+    expect(dup.body).not.toContain(renamed);
+    // A document made after the change prints the new name (its record signed it; XML-escaped there).
+    const next = await createTx(t, key, saleBody(loc, { ...saleLines[system], ...(saleMetadata[system] ? { metadata: saleMetadata[system] } : {}) }));
     expect(next.statusCode, next.body).toBe(201);
-    expect((await receipt(key, next.json().id, '?format=text')).body).toContain('Nouvelle Raison SAS');
+    expect((await receipt(key, next.json().id, '?format=text')).body).toContain(renamed);
   });
 
   it('racing reprints take distinct numbers', async () => {

@@ -1,6 +1,6 @@
 import type { ReceiptFacts, TransactionDraft } from '../types.ts';
 import { metaString } from '../shared/metadata-fields.ts';
-import { SPANISH_NUMBER_LABEL, SPANISH_QR, spanishCorrection, spanishTaxSummary, spanishTitle, SPANISH_DUPLICATE } from '../es/receipt.ts';
+import { SPANISH_NUMBER_LABEL, SPANISH_QR, spanishCorrection, spanishTaxSummary, spanishTitle, SPANISH_DUPLICATE, spanishIssuerName } from '../es/receipt.ts';
 
 /**
  * TicketBAI on the receipt (FORMATS.md §1.3): the TBAI identifier alone on one line with
@@ -22,4 +22,6 @@ export const TICKETBAI_RECEIPT: ReceiptFacts = {
   correction: spanishCorrection(numberOf),
   // Recargo de equivalencia on lines of its own (../es/receipt.ts).
   taxSummary: spanishTaxSummary(),
+  // Sujetos/Emisor (an annulment's IDFactura/Emisor) as the record signed it.
+  issuerLegalName: spanishIssuerName('Emisor', 'ApellidosNombreRazonSocial'),
 };

@@ -1,5 +1,5 @@
 import type { ReceiptFacts } from '../types.ts';
-import { SPANISH_NUMBER_LABEL, SPANISH_QR, spanishCorrection, spanishTaxSummary, spanishTitle, SPANISH_DUPLICATE } from '../es/receipt.ts';
+import { SPANISH_NUMBER_LABEL, SPANISH_QR, spanishCorrection, spanishTaxSummary, spanishTitle, SPANISH_DUPLICATE, spanishIssuerName } from '../es/receipt.ts';
 
 /**
  * VERI*FACTU on the receipt (FORMATS.md §2.6): "QR tributario:" above the QR and the
@@ -18,4 +18,6 @@ export const VERIFACTU_RECEIPT: ReceiptFacts = {
   correction: spanishCorrection((o) => o.documentNumber),
   // Recargo de equivalencia on lines of its own; IGIC or IPSI as the record's Impuesto says (xml.ts: 03, 02).
   taxSummary: spanishTaxSummary((record) => (record.includes('<sf:Impuesto>03</sf:Impuesto>') ? 'IGIC' : record.includes('<sf:Impuesto>02</sf:Impuesto>') ? 'IPSI' : undefined)),
+  // The alta's NombreRazonEmisor as the record signed it.
+  issuerLegalName: spanishIssuerName('RegistroAlta', 'NombreRazonEmisor'),
 };

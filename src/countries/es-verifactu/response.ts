@@ -16,6 +16,7 @@
  */
 import { XMLParser } from 'fast-xml-parser';
 import type { AuthorityCode, AuthorityOutcome } from '../types.ts';
+import { unescapeXml } from '../shared/xml-text.ts';
 
 export type EstadoEnvio = 'Correcto' | 'ParcialmenteCorrecto' | 'Incorrecto';
 export type EstadoRegistro = 'Correcto' | 'AceptadoConErrores' | 'Incorrecto';
@@ -148,10 +149,6 @@ export interface RecordKey {
   FechaExpedicionFactura?: string | undefined;
   TipoOperacion?: 'Alta' | 'Anulacion' | undefined;
 }
-
-const unescapeXml = (v: string): string =>
-  v.replace(/&(?:#x([0-9a-fA-F]+)|#(\d+)|(amp|lt|gt|quot|apos));/g, (_m, hex: string | undefined, dec: string | undefined, name: string | undefined) =>
-    hex ? String.fromCodePoint(parseInt(hex, 16)) : dec ? String.fromCodePoint(Number(dec)) : ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" } as Record<string, string>)[name!]!);
 
 /**
  * The key of a stored record (a `sf:RegistroAlta` or `sf:RegistroAnulacion` as xml.ts

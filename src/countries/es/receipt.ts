@@ -8,6 +8,7 @@ import type { Localized, ReceiptCorrection, ReceiptCorrectionInput, ReceiptFacts
 import { surchargeOf } from './surcharge.ts';
 import { metaString } from '../shared/metadata-fields.ts';
 import { readSpanishInvoiceType } from './invoice.ts';
+import { textWithin } from '../shared/xml-text.ts';
 
 /** "Factura n.º": the number and series of a Spanish invoice (RD 1619/2012 art. 6.1.a, 7.1.a). */
 export const SPANISH_NUMBER_LABEL: Localized = { es: 'Factura n.º', en: 'Invoice no.' };
@@ -122,3 +123,13 @@ export function spanishTaxSummary(taxNameOf: (record: string) => string | undefi
     return { rows: [...rows.values()], ...(taxName === undefined ? {} : { taxName }), ...(surcharges.size === 0 ? {} : { surcharges: [...surcharges.values()] }) };
   };
 }
+
+/**
+ * The issuer's name as a Spanish record wrote it (the element `name` inside `within`): a
+ * receipt printed again after the location's legal name changed, a duplicate above all,
+ * shows the invoice as issued (RD 1619/2012 art. 6.1.c: the issuer's name is part of the
+ * invoice; a copy reproduces it, art. 14). Undefined for a record without it (a
+ * cancellation's own record): the location's.
+ */
+export const spanishIssuerName = (within: string, name: string): NonNullable<ReceiptFacts['issuerLegalName']> =>
+  ({ record }) => (record ? textWithin(record, within, name) : undefined);
