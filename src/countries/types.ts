@@ -643,6 +643,12 @@ export type LocationChange =
       location: LocationForFiscal;
       /** `country_config` fields whose stored value changes, in field order; empty when none. */
       config: readonly LocationConfigChange[];
+      /**
+       * The location's own fields that change and that its documents print (`name`,
+       * `address`; `field` is the field's name, never secret); empty when none. Optional:
+       * absent is none.
+       */
+      fields?: readonly LocationConfigChange[] | undefined;
       /** The status change, when the status changes. */
       status?: { before: 'active' | 'inactive'; after: 'active' | 'inactive' } | undefined;
       /** The environment of the API key that asked. */

@@ -292,7 +292,10 @@ export function createLocationService(deps: Deps, changes?: ChangeFeed, opts: Lo
     // The location's system is told of a change of its config or status (after it: the
     // system the config names now), and commits it with whatever it journals.
     const after = system ?? row.system;
-    const change: LocationChange | undefined = after !== null && (changedConfig.length > 0 || statusChanged)
+    // The printed fields too (a ticket's header names the shop): a system that journals its
+    // parameters journals these with them.
+    const changedFields = configChanges({ name: row.name, address: row.address }, { name: changes.name ?? row.name, address: changes.address === undefined ? row.address : changes.address }, []);
+    const change: LocationChange | undefined = after !== null && (changedConfig.length > 0 || changedFields.length > 0 || statusChanged)
       ? {
           kind: 'updated',
           location: toFiscal({
@@ -300,6 +303,7 @@ export function createLocationService(deps: Deps, changes?: ChangeFeed, opts: Lo
             system: after, country_config: config ?? row.country_config, certificate_ref: certificateRef === undefined ? row.certificate_ref : certificateRef,
           }),
           config: changedConfig,
+          fields: changedFields,
           ...(statusChanged ? { status: { before: row.status, after: input.status! } } : {}),
           environment: auth.environment,
         }

@@ -34,7 +34,7 @@ const changes = (entries: readonly Nf525JetEntry[]) => entries.filter((e) => e.e
 const publicKey = async (loc: string) => crypto.createPublicKey((await recordKeysRepo.get(t.db, loc, 'ec-p256'))!.public_key_pem);
 
 describe('France: a change of the register is journaled in its JET', () => {
-  it('a PATCH of legal_name: one parameters entry (code 20) with the name before and after; the JET verifies', async () => {
+  it('a PATCH of legal_name, then of the shop\'s name and address: one parameters entry (code 20) each, with the values before and after; the JET verifies', async () => {
     const { key } = await t.signup();
     const loc = await createLocation(t, key, 'fr-nf525');
     const res = await patch(key, loc, { country_config: { ...configs.nf525, legal_name: 'Nouveau Nom SAS' } });
@@ -47,11 +47,25 @@ describe('France: a change of the register is journaled in its JET', () => {
         'country_config.legal_name.after': 'Nouveau Nom SAS',
       },
     ]]);
-    // A PATCH that changes nothing of the config, and one of the name only, journal nothing.
-    expect((await patch(key, loc, { name: 'Café Rivoli', country_config: { ...configs.nf525, legal_name: 'Nouveau Nom SAS' } })).statusCode).toBe(200);
+    // The shop's name and address (the ticket's header) are journaled by their own names;
+    // the config sent back unchanged adds nothing.
+    const before = (await t.request({ method: 'GET', url: `/v1/locations/${loc}`, key })).json() as { name: string; address: string | null };
+    const renamed = await patch(key, loc, { name: 'Café Rivoli', address: '2 rue de Rivoli, 75001 Paris', country_config: { ...configs.nf525, legal_name: 'Nouveau Nom SAS' } });
+    expect(renamed.statusCode, renamed.body).toBe(200);
     const after = await jet(key, loc);
-    expect(changes(after)).toHaveLength(1);
-    expect(verifyJet(after, await publicKey(loc))).toMatchObject({ ok: true, count: after.length });
+    expect(changes(after).map((e) => [e.code, e.event, e.details])).toEqual([
+      expect.anything(),
+      ['20', 'parameters', {
+        fields: 'name,address',
+        'name.before': before.name, 'name.after': 'Café Rivoli',
+        ...(before.address === null ? {} : { 'address.before': before.address }), 'address.after': '2 rue de Rivoli, 75001 Paris',
+      }],
+    ]);
+    // A PATCH that changes nothing journals nothing.
+    expect((await patch(key, loc, { name: ' Café Rivoli ', address: '2 rue de Rivoli, 75001 Paris' })).statusCode).toBe(200);
+    const last = await jet(key, loc);
+    expect(changes(last)).toHaveLength(2);
+    expect(verifyJet(last, await publicKey(loc))).toMatchObject({ ok: true, count: last.length });
   });
 
   it('a deactivation and a reactivation: one entry each, with the status before and after', async () => {

@@ -19,7 +19,8 @@
  * there is logged (the test environment carries no legal weight).
  *
  * What is journaled: the names of the fields that changed and their values before and after
- * (France's `legal_name` and `register_id` are public: the SIRENE register publishes them);
+ * (France's `legal_name` and `register_id` are public: the SIRENE register publishes them;
+ * the location's `name` and `address`, printed at the head of every ticket, are the shop's);
  * a secret field (none in France today) would be named only, never valued.
  */
 import type { LocationChange, LocationChangeDeps, LocationConfigChange } from '../../types.ts';
@@ -34,11 +35,15 @@ type Environment = 'test' | 'live';
 const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
 
 /** The details of a `parameters` event: `fields`, and each field's `.before` / `.after`. */
-export function parameterDetails(config: readonly LocationConfigChange[], status?: { before: string; after: string }): Record<string, string> {
+export function parameterDetails(
+  config: readonly LocationConfigChange[], status?: { before: string; after: string }, fields: readonly LocationConfigChange[] = [],
+): Record<string, string> {
   const details: Record<string, string> = {};
   const names: string[] = [];
-  for (const c of config) {
-    const name = `country_config.${c.field}`;
+  // The location's printed fields (`name`, `address`: the ticket's header) by their own name,
+  // then its config's under `country_config.`.
+  for (const c of [...fields.map((f) => ({ ...f, name: f.field })), ...config.map((f) => ({ ...f, name: `country_config.${f.field}` }))]) {
+    const name = c.name;
     names.push(name);
     if (c.secret) continue; // named, never valued
     if (c.before !== undefined) details[`${name}.before`] = text(c.before);
@@ -56,7 +61,7 @@ export function parameterDetails(config: readonly LocationConfigChange[], status
 /** The JET event a change is journaled as, with its details. */
 export function jetEventOf(change: LocationChange): { event: JetEvent; details: Record<string, string> } {
   if (change.kind === 'deleted') return { event: 'register_deleted', details: { status: change.status } };
-  return { event: 'parameters', details: parameterDetails(change.config, change.status) };
+  return { event: 'parameters', details: parameterDetails(change.config, change.status, change.fields) };
 }
 
 /** The JETs a change goes to, the one written with the change first (see above). */
