@@ -142,6 +142,8 @@ export interface SaleReplacement {
  * and, when the lookup is `cumulative`, the corrections that stand against it already.
  */
 export interface CorrectedSale extends ReplacedSale {
+  /** The sale was cancelled (POST …/cancel; its status `cancelled`): a system may refuse to correct it again. */
+  cancelled?: boolean | undefined;
   /**
    * The earlier refunds and voids registered against this sale (`CorrectedSaleLookup.
    * cumulative`) that stand: not refused by their authority, not cancelled. Read only for a

@@ -107,7 +107,7 @@ async function salesNamed(
     if (!row || row.environment !== auth.environment) continue;
     // Refused by its authority (or out of retries): the number was never issued.
     if (statuses.isRefused(row.status)) continue;
-    sales.push(await storedSale(q, row));
+    sales.push({ ...(await storedSale(q, row)), cancelled: row.status === 'cancelled' });
   }
   return sales;
 }

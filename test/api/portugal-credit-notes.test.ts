@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
-import { creditAboveOriginal, originalNotIssued } from '../../src/countries/pt-saft/credit-note.ts';
+import { creditAboveOriginal, creditAboveRate, originalCancelled, originalNotIssued } from '../../src/countries/pt-saft/credit-note.ts';
 import { HAVE_XSD11, XSD11_MISSING_MESSAGE, saftXsdValidate } from '../../src/countries/pt-saft/test-tools.ts';
 import { startTestApp, type TestApp, unlimitedLimiter } from '../support/harness.ts';
 import { createLocation, createTx, fiscalRecordOf, saleBody } from '../support/transactions.ts';
@@ -95,6 +95,42 @@ describe('Portugal: a credit note names a document of its location and credits a
     if (!HAVE_XSD11) return console.warn(`portugal-credit-notes: ${XSD11_MISSING_MESSAGE}`);
     const valid = saftXsdValidate(file.rawPayload);
     expect(valid.ok, valid.output).toBe(true);
+  });
+
+  it('a cancelled document (annulled, status A) has nothing left to credit: 400', async () => {
+    clock.set('2026-03-04T10:00:00.000Z');
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'pt-saft');
+    const original = await created(key, body(loc, 2000));
+    const no = invoiceNo(original);
+    const cancel = await t.request({ method: 'POST', url: `/v1/transactions/${original.id}/cancel`, key, payload: {} });
+    expect(cancel.statusCode, cancel.body).toBe(201);
+    await refused(key, refund(loc, 500, no), originalCancelled(no, original.id));
+    // Its neighbour, not cancelled, is credited as before.
+    const other = await created(key, body(loc, 2000));
+    await created(key, refund(loc, 500, invoiceNo(other)));
+  });
+
+  it('rate by rate: an NC under the total may not credit more at a rate than the document sold (less earlier NCs) at it', async () => {
+    clock.set('2026-03-05T10:00:00.000Z');
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'pt-saft');
+    // 123.00 at 23 % and 53.00 at 6 %: 176.00 EUR.
+    const line = (rate: number, net: number) => ({ description: `Artigo ${rate}`, quantity: 1, unit_price: net, tax_rate: rate, tax_amount: Math.round(net * rate / 100), total_amount: net + Math.round(net * rate / 100) });
+    const lines = (...ls: ReturnType<typeof line>[]) => ({
+      items: ls, pretax_amount: ls.reduce((a, l) => a + l.unit_price, 0), tax_amount: ls.reduce((a, l) => a + l.tax_amount, 0), total_amount: ls.reduce((a, l) => a + l.total_amount, 0),
+    });
+    const original = await created(key, saleBody(loc, lines(line(23, 10000), line(6, 5000))));
+    const no = invoiceNo(original);
+    const nc = (...ls: ReturnType<typeof line>[]) => saleBody(loc, { type: 'refund', metadata: { original_invoice_no: no }, ...lines(...ls) });
+    // 147.60 at 23 % is under the total (176.00) but above the 23 % lines (123.00).
+    await refused(key, nc(line(23, 12000)), creditAboveRate(no, 23, 14760, 12300, 0));
+    // A rate the document never charged.
+    await refused(key, nc(line(13, 1000)), creditAboveRate(no, 13, 1130, 0, 0));
+    // Within each rate: accepted; then what is left at 23 % is what the first NC left.
+    await created(key, nc(line(23, 8000)));
+    await refused(key, nc(line(23, 3000)), creditAboveRate(no, 23, 3690, 12300, 9840));
+    await created(key, nc(line(23, 2000), line(6, 5000)));
   });
 
   it('credit notes of one document made at once: together they never credit more than it', async () => {

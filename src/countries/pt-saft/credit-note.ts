@@ -11,8 +11,10 @@
  *   through its unique identification in the systems where it is issued". A number that no
  *   document of this location holds makes a credit that reduces nothing the issuer declared
  *   (and a VAT deduction, art. 78, without a base): refused.
+ * - A cancelled document (annulled, status A) cannot be credited: 400.
  * - What may be credited: the document's gross total, less what the credit notes that
- *   stand against it (not cancelled) credited already. AT's cross-checks of e-fatura and
+ *   stand against it (not cancelled) credited already; and rate by rate, its lines at that
+ *   VAT rate less what those credit notes credited at it. AT's cross-checks of e-fatura and
  *   SAF-T set a document's credits against its amount; a credit above it would make the
  *   document negative.
  *
@@ -35,9 +37,21 @@ const OUR_INVOICE_NO = /^([A-Z]{2}) ([^/^ ]+)\/([1-9][0-9]{0,14})$/;
 export const originalNotIssued = (invoiceNo: string) =>
   `metadata.original_invoice_no ${invoiceNo} is not a document this location issued: a credit note (NC) corrects a document of its own location (CIVA art. 29 n.º 1 c, SAF-T References); give the invoice_no of one of its sales`;
 
+/**
+ * A cancelled document (SAF-T `InvoiceStatus` A: annulled, Portaria 302/2016 4.1.4.19.3) no
+ * longer counts in the issuer's sales: there is nothing left of it to credit, and a credit
+ * note against it would deduct VAT (CIVA art. 78) that the annulment already took back.
+ */
+export const originalCancelled = (invoiceNo: string, transactionId: string) =>
+  `metadata.original_invoice_no ${invoiceNo} is cancelled (transaction ${transactionId}): a cancelled document (status A in the SAF-T) has nothing left to credit`;
+
 export const creditAboveOriginal = (invoiceNo: string, total: number, gross: number, credited: number) =>
   `total_amount ${decimal(total)} EUR is more than document ${invoiceNo} has left to credit: ${decimal(Math.max(0, gross - credited))} EUR ` +
   `(its gross total ${decimal(gross)} EUR, ${decimal(credited)} EUR credited by earlier credit notes) (CIVA art. 29 and 78)`;
+
+export const creditAboveRate = (invoiceNo: string, rate: number, amount: number, sold: number, credited: number) =>
+  `the lines at ${rate} % total ${decimal(amount)} EUR, more than document ${invoiceNo} has left to credit at ${rate} %: ${decimal(Math.max(0, sold - credited))} EUR ` +
+  `(its lines at ${rate} % ${decimal(sold)} EUR, ${decimal(credited)} EUR credited by earlier credit notes) (CIVA art. 29 and 78)`;
 
 /** Where an InvoiceNo of ours sits: its chain (as `FiscalSystem.chainKey` keys it) and sequence; null for a number we never write. */
 function positionOf(locationId: string, invoiceNo: string): { chainKey: string; seq: number } | null {
@@ -65,6 +79,7 @@ export const saftCreditedDocument: CorrectedSaleLookup = {
     const invoiceNo = metaString(tx, 'original_invoice_no') ?? '';
     const original = originalOf(invoiceNo, sales);
     if (original === undefined) throw badRequest(originalNotIssued(invoiceNo));
+    if (original.cancelled === true) throw badRequest(originalCancelled(invoiceNo, original.transactionId));
     refuseOverCredit(tx, invoiceNo, original);
     return tx.metadata;
   },
@@ -76,4 +91,20 @@ function refuseOverCredit(tx: TransactionDraft, invoiceNo: string, original: Cor
   const gross = original.tx.total_amount;
   const credited = creditedBy(original);
   if (tx.total_amount > gross - credited) throw badRequest(creditAboveOriginal(invoiceNo, tx.total_amount, gross, credited));
+  // Rate by rate too: under the total, an NC could still credit more of a 23 % line than was
+  // sold at 23 % (and less of a 6 % one), deducting VAT that was never charged (CIVA art. 78
+  // n.º 1: the regularisation is of the tax "liquidado", at the rate it was charged).
+  const sold = byRate(original.tx);
+  const before = byRate(...(original.corrections ?? []).map((c) => c.tx));
+  for (const [rate, amount] of byRate(tx)) {
+    const left = (sold.get(rate) ?? 0) - (before.get(rate) ?? 0);
+    if (amount > left) throw badRequest(creditAboveRate(invoiceNo, rate, amount, sold.get(rate) ?? 0, before.get(rate) ?? 0));
+  }
+}
+
+/** The lines' totals (tax included, cents) per VAT rate, over one or more drafts. */
+function byRate(...drafts: TransactionDraft[]): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const d of drafts) for (const item of d.items) out.set(item.tax_rate, (out.get(item.tax_rate) ?? 0) + item.total_amount);
+  return out;
 }
