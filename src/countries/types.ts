@@ -204,6 +204,13 @@ export interface CorrectedSaleLookup {
    * other.
    */
   cumulative?: boolean | undefined;
+  /**
+   * Optional: a sale may name a document too (a document that adds to an earlier one, e.g.
+   * a debit note): the core then asks `named` and `resolve` for sales as well (absent: only
+   * for refunds and voids). A sale never counts against what it names: `cumulative` reads
+   * and registers corrections for refunds and voids only.
+   */
+  sales?: boolean | undefined;
 }
 
 /** A number a request chose, as `FiscalSystem.issuedDocument` names it. */
@@ -808,6 +815,12 @@ export interface Capabilities {
    */
   cancellationJoinsChain: boolean;
   /**
+   * Optional: `build` reads `BuildInput.earlierIssues` (a number issued again after its
+   * earlier records were refused: VERI*FACTU's alta por rechazo). Only then does the core
+   * read them, one query more per create that chooses its number. Absent: not read.
+   */
+  readsEarlierIssues?: boolean | undefined;
+  /**
    * A cancellation is sent only once the authority has accepted its original: it reverses a
    * document the authority must hold first (myDATA's reversing credit note of a document
    * still offline: sent before its original, it would stand alone at the authority if the
@@ -940,6 +953,25 @@ export interface BuildInput {
   signingKey?: SigningKey | undefined;
   /** Present when the system declares `capabilities.recordKey`: the location's key of that kind. */
   recordKey?: RecordKey | undefined;
+  /**
+   * A record whose request chose its number (`issuedDocument`): the earlier records of its
+   * scope issued under that same document, oldest first. None of them stands (the core
+   * answers 409 otherwise): each was refused by its authority or ran out of retries, so the
+   * number was not issued and is issued now again. Some authorities ask such a record to say
+   * so. Absent or empty: the number's first issue (or no number chosen).
+   */
+  earlierIssues?: readonly EarlierIssue[] | undefined;
+}
+
+/** An earlier record issued under the number a new record is issued under again (`BuildInput.earlierIssues`). */
+export interface EarlierIssue {
+  transactionId: string;
+  /** Its record's issue time (ISO 8601), as `build` got it as `now`. */
+  issuedAt: string;
+  /** Its record's `FiscalRecord.documentNumber`, when stored. */
+  documentNumber: string | null;
+  /** Its transaction's status (one of the refused statuses). */
+  status: string;
 }
 
 /** `BuildInput` without the previous record's fingerprint, which `PreparedRecord.finish` receives. */

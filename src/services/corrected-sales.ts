@@ -15,6 +15,7 @@
  * `corrected`), and the correction is weighed again in the append's transaction under the
  * sales' locks (`CorrectionCheck`), where it registers itself against them.
  */
+import { conflict } from '../core/errors.ts';
 import type { TransactionDraft } from '../core/transaction.ts';
 import type { CorrectedSale, FiscalSystem, ReplacedSale, TransactionContext } from '../countries/types.ts';
 import { statuses } from '../countries/registry.ts';
@@ -38,6 +39,26 @@ const NOT_COUNTING: readonly string[] = [...statuses.refused, 'cancelled'];
 const correctedScope = (auth: Auth) => inEnvironment(`corrected:${auth.accountId}`, auth.environment);
 
 /**
+ * A sale that standing corrections of a cumulative lookup count against (a Portuguese
+ * document with credit notes) cannot be cancelled on its own: the credit notes name it, and
+ * cancelling it would leave them crediting a document that no longer counts (it would be
+ * taken back twice). 409, the spec's "not cancellable", until those corrections are
+ * cancelled. With `lock` (in the append's transaction) under the sale's lock, the one a
+ * correction takes to weigh itself (`CorrectionCheck`): a credit note and a cancellation of
+ * its document made at once are serialized, and the second sees the first.
+ */
+export async function refuseCancelWhileCorrected(q: Queryable, auth: Auth, system: FiscalSystem, saleId: string, lock: boolean): Promise<void> {
+  if (system.correctedSale?.cumulative !== true) return;
+  const scope = correctedScope(auth);
+  if (lock) await chainDocumentsRepo.lockDocument(q, 'corrected', scope, saleId);
+  const standing = await chainDocumentsRepo.standingTransactions(q, 'corrected', scope, saleId, NOT_COUNTING);
+  if (standing.length > 0) throw conflict(NOT_CANCELLABLE);
+}
+
+/** The spec's 409 for a transaction that cannot be cancelled. */
+const NOT_CANCELLABLE = 'transaction cannot be cancelled';
+
+/**
  * What the append does for a cumulative correction, in its transaction: under the lock of
  * each sale found, the sales and their standing corrections are read again and the system
  * asked again (a correction made meanwhile counts: 400 as at prepare), then the correction
@@ -49,8 +70,9 @@ export interface CorrectionCheck {
 }
 
 /**
- * The draft with the system's metadata for the sale it corrects; unchanged for a sale, for
- * a system without the lookup, and when the request names no document to look up.
+ * The draft with the system's metadata for the sale it corrects; unchanged for a sale (but
+ * for a lookup that takes sales: `CorrectedSaleLookup.sales`), for a system without the
+ * lookup, and when the request names no document to look up.
  * `request`: the draft as the client sent it; `draft`: with the validated metadata.
  * `check`: for a cumulative lookup that found sales, what the append runs.
  */
@@ -59,19 +81,23 @@ export async function withCorrectedSale(
   ctx: TransactionContext, request: TransactionDraft, draft: TransactionDraft,
 ): Promise<{ draft: TransactionDraft; check?: CorrectionCheck | undefined }> {
   const lookup = system.correctedSale;
-  if (lookup === undefined || draft.type === 'sale') return { draft };
+  // A sale is looked up only when the system says a sale may name a document (`sales`).
+  if (lookup === undefined || (draft.type === 'sale' && lookup.sales !== true)) return { draft };
   const named = lookup.named({ tx: draft, request, location: ctx.location });
   // Named, but nothing to read (a number none of the system's documents can have): the
   // system is still asked, with no sale found.
   if (named === null) return { draft };
+  // Only refunds and voids count against what they name: a sale that names a document
+  // (CorrectedSaleLookup.sales) takes nothing from it, and is not registered against it.
+  const counts = lookup.cumulative === true && draft.type !== 'sale';
   const read = async (db: Queryable): Promise<CorrectedSale[]> => {
     const sales = await salesNamed(db, auth, named);
-    if (!lookup.cumulative) return sales;
+    if (!counts) return sales;
     return Promise.all(sales.map(async (sale) => ({ ...sale, corrections: await standingCorrections(db, auth, sale.transactionId) })));
   };
   const sales = await read(q);
   const metadata = lookup.resolve({ tx: draft, request, ctx }, sales);
-  if (!lookup.cumulative || sales.length === 0) return { draft: { ...draft, metadata } };
+  if (!counts || sales.length === 0) return { draft: { ...draft, metadata } };
   const saleIds = sales.map((s) => s.transactionId).sort();
   const check: CorrectionCheck = {
     saleIds,
@@ -112,13 +138,20 @@ async function salesNamed(
   return sales;
 }
 
-/** The refunds and voids registered against the sale that stand (not refused, not cancelled), oldest first. */
+/**
+ * The refunds and voids registered against the sale that stand (not refused, not cancelled),
+ * oldest first, as `storedSale` tells them: three reads however many there are (a document
+ * credited line by line gathers many), run twice per credit note (at prepare, under the lock).
+ */
 async function standingCorrections(q: Queryable, auth: Auth, saleId: string): Promise<ReplacedSale[]> {
   const ids = await chainDocumentsRepo.standingTransactions(q, 'corrected', correctedScope(auth), saleId, NOT_COUNTING);
-  const out: ReplacedSale[] = [];
-  for (const id of ids) {
-    const row = await transactionsRepo.getById(q, id);
-    if (row) out.push(await storedSale(q, row));
-  }
-  return out;
+  if (ids.length === 0) return [];
+  const rows = new Map((await transactionsRepo.getByIds(q, ids)).map((r) => [r.id, r]));
+  const records = await fiscalRecordsRepo.recordsOf(q, ids);
+  return ids.flatMap((id) => {
+    const row = rows.get(id);
+    if (row === undefined) return [];
+    const record = records.get(id);
+    return [{ transactionId: id, tx: row.normalized, documentNumber: record?.documentNumber ?? null, issuedAt: (record?.createdAt ?? row.created_at).toISOString() }];
+  });
 }

@@ -4,7 +4,7 @@
  * records final at creation, its completion event. The ledger (src/ledger) decides how
  * and when it takes its place; this file only says what it is.
  */
-import type { BuildInput, FiscalRecord, PrepareInput, FiscalSystem, LocationForFiscal, RecordKey, SigningKey, SoftwareIdentity, TransactionDraft } from '../countries/types.ts';
+import type { BuildInput, EarlierIssue, FiscalRecord, PrepareInput, FiscalSystem, LocationForFiscal, RecordKey, SigningKey, SoftwareIdentity, TransactionDraft } from '../countries/types.ts';
 import type { ChainLink, PendingLink } from '../core/chain-link.ts';
 import { newId } from '../core/ids.ts';
 import { inEnvironment } from '../countries/shared/chain-key.ts';
@@ -18,7 +18,7 @@ import { chainDocumentsRepo, type ChainDocumentRole } from '../store/repos/chain
 import type { AuthContext } from './auth-context.ts';
 import { cancelOriginalIfAccepted } from './cancellation.ts';
 import { refuseWithdrawn, storedSale } from './replacements.ts';
-import type { CorrectionCheck } from './corrected-sales.ts';
+import { refuseCancelWhileCorrected, type CorrectionCheck } from './corrected-sales.ts';
 import { transactionsRepo } from '../store/repos/transactions-repo.ts';
 import { completionEvent, SUBMIT_JOB, submitJobMaxAttempts } from './transaction-view.ts';
 
@@ -42,6 +42,8 @@ export interface TransactionAppend {
   recordKey?: RecordKey | undefined;
   /** A correction counted against the sales it corrects (CorrectedSaleLookup.cumulative): weighed again and registered in the append. */
   correctionCheck?: CorrectionCheck | undefined;
+  /** The earlier records issued under the number its request chose, all refused (`earlierIssuesOf`; BuildInput.earlierIssues). */
+  earlierIssues?: readonly EarlierIssue[] | undefined;
 }
 
 export interface EntryDeps {
@@ -167,6 +169,21 @@ function onceDocumentsOf(p: TransactionAppend, chainKey: string): OnceDocument[]
 }
 
 /**
+ * The earlier records issued under the number the request chose (FiscalSystem.issuedDocument)
+ * that lapsed (refused by the authority, or out of retries): the new record issues that
+ * number again, and `build` gets them (BuildInput.earlierIssues). Read before the append, as
+ * the other reads of `prepare`: a refusal is final, so what is read stays true; an earlier
+ * record still standing makes the append's check answer 409 anyway.
+ */
+export async function earlierIssuesOf(q: Queryable, p: Pick<TransactionAppend, 'system' | 'location' | 'draft' | 'auth'>): Promise<EarlierIssue[]> {
+  const issued = p.system.issuedDocument?.({ tx: p.draft, location: p.location }) ?? null;
+  if (issued === null) return [];
+  const scope = issued.scope === undefined ? chainKeyOf({ ...p, kind: 'record' }) : inEnvironment(issued.scope, p.auth.environment);
+  const rows = await chainDocumentsRepo.lapsedRegistrations(q, 'issued', scope, issued.document, statuses.refused);
+  return rows.map((r) => ({ transactionId: r.transactionId, issuedAt: r.issuedAt.toISOString(), documentNumber: r.documentNumber, status: r.status }));
+}
+
+/**
  * A preview's check of what create checks under the chain's lock (`onceInChain`), read
  * only: the same 409 when the document is annulled, or the number issued, already.
  */
@@ -186,6 +203,8 @@ export function transactionEntry(p: TransactionAppend, deps: EntryDeps): LedgerE
   );
   // A sale replaced by another that stands (a Spanish F3's ticket) is cancelled only with it.
   if (p.original && p.system.replaces) writes.unshift((tx) => ticketStillStands(tx, p, p.original!.id));
+  // A sale credit notes count against (a cumulative correction lookup) is cancelled only once they are.
+  if (p.original && p.system.correctedSale?.cumulative) writes.unshift((tx) => refuseCancelWhileCorrected(tx, p.auth, p.system, p.original!.id, true));
   const rule = p.kind === 'record' ? p.system.replaces : undefined;
   // …and corrected only through it: a refund or void naming it is refused while it stands;
   // else it registers the ref it names, for a replacement that comes later (`notCorrected`).
@@ -316,6 +335,7 @@ async function notCorrected(q: Queryable, p: Pick<TransactionAppend, 'system' | 
  * checks under the locks stay the guard for what commits in between.
  */
 export async function checkReplaced(q: Queryable, p: TransactionAppend): Promise<void> {
+  if (p.original) await refuseCancelWhileCorrected(q, p.auth, p.system, p.original.id, false);
   const rule = p.system.replaces;
   if (rule === undefined) return;
   if (p.original) {
@@ -359,6 +379,7 @@ function inputOf(p: TransactionAppend, deps: EntryDeps, link: PendingLink, now: 
     software: deps.software,
     signingKey: p.signingKey,
     recordKey: p.recordKey,
+    ...(p.kind === 'record' && p.earlierIssues !== undefined && p.earlierIssues.length > 0 ? { earlierIssues: p.earlierIssues } : {}),
   };
 }
 

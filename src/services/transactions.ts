@@ -20,7 +20,7 @@ import type { Deps } from './deps.ts';
 import type { CachedLocation, LocationService } from './locations.ts';
 import type { SigningKeyService } from './signing-keys.ts';
 import type { ListResult, Page } from './pagination.ts';
-import { QUEUED_EMBEDDED, checkOnceDocuments, checkReplaced, transactionEntry, type TransactionAppend } from './transaction-entry.ts';
+import { QUEUED_EMBEDDED, checkOnceDocuments, checkReplaced, earlierIssuesOf, transactionEntry, type TransactionAppend } from './transaction-entry.ts';
 import { toTransactionView, type TransactionView } from './transaction-view.ts';
 import { previewTransaction, type TransactionPreview } from './transaction-preview.ts';
 import { qrPng } from '../receipts/qr.ts';
@@ -57,7 +57,7 @@ export interface TransactionDeps extends Deps {
 }
 
 /** A sale ready to join its chain (create's and preview's `prepare`). */
-type Prepared = Pick<TransactionAppend, 'system' | 'location' | 'sandboxMode' | 'draft' | 'signingKey' | 'recordKey' | 'correctionCheck'>;
+type Prepared = Pick<TransactionAppend, 'system' | 'location' | 'sandboxMode' | 'draft' | 'signingKey' | 'recordKey' | 'correctionCheck' | 'earlierIssues'>;
 
 /** Statuses an inline create waits on (its submission not decided yet). */
 const WAITING_INLINE: readonly string[] = ['pending', 'processing', QUEUED_EMBEDDED];
@@ -220,8 +220,11 @@ export function createTransactionService(deps: TransactionDeps) {
     const corrected = await withCorrectedSale(db, auth, system, ctx, draft, { ...draft, metadata });
     // The earlier sales it replaces (a Spanish F3's tickets), read and checked; their register is the append's.
     const validated = await withReplacedSales(db, auth, system, location, corrected.draft);
+    // A number the request chose that earlier records were refused under: issued again.
+    const earlierIssues = system.capabilities.readsEarlierIssues === true ? await earlierIssuesOf(db, { system, location, draft: validated, auth }) : [];
     return {
       system, location, sandboxMode, draft: validated, correctionCheck: corrected.check,
+      ...(earlierIssues.length > 0 ? { earlierIssues } : {}),
       ...(await signingKeyFor(system, location, auth.environment, sandboxMode)),
     };
   }

@@ -111,6 +111,35 @@ describe('Portugal: a credit note names a document of its location and credits a
     await created(key, refund(loc, 500, invoiceNo(other)));
   });
 
+  it('a document credit notes stand against cannot be cancelled (409) until they are cancelled', async () => {
+    clock.set('2026-03-06T10:00:00.000Z');
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'pt-saft');
+    const original = await created(key, body(loc, 3000));
+    const nc = await created(key, refund(loc, 1000, invoiceNo(original)));
+    const cancel = (id: string) => t.request({ method: 'POST', url: `/v1/transactions/${id}/cancel`, key, payload: {} });
+    const refusedCancel = await cancel(original.id);
+    expect([refusedCancel.statusCode, refusedCancel.json()]).toEqual([409, { error: 'transaction cannot be cancelled' }]);
+    expect((await t.request({ method: 'GET', url: `/v1/transactions/${original.id}`, key })).json().status).not.toBe('cancelled');
+    expect((await cancel(nc.id)).statusCode).toBe(201);
+    expect((await cancel(original.id)).statusCode).toBe(201);
+  });
+
+  it('a credit note and the cancellation of its document made at once: never both', async () => {
+    clock.set('2026-03-06T11:00:00.000Z');
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'pt-saft');
+    for (let round = 0; round < 3; round++) {
+      const original = await created(key, body(loc, 3000));
+      const [credit, cancelled] = await Promise.all([
+        createTx(t, key, refund(loc, 1000, invoiceNo(original))),
+        t.request({ method: 'POST', url: `/v1/transactions/${original.id}/cancel`, key, payload: {} }),
+      ]);
+      // One of the two wins: the NC (201) and the cancel refused (409), or the cancel (201) and the NC refused (400).
+      expect([[201, 409], [400, 201]]).toContainEqual([credit.statusCode, cancelled.statusCode]);
+    }
+  });
+
   it('rate by rate: an NC under the total may not credit more at a rate than the document sold (less earlier NCs) at it', async () => {
     clock.set('2026-03-05T10:00:00.000Z');
     const { key } = await t.signup();

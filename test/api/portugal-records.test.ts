@@ -139,6 +139,13 @@ describe('Portugal: SAF-T (PT) documents through the API', () => {
     expect(nc).toContain('<References><Reference>FS B/1</Reference><Reason>Devolução</Reason></References>');
     expectChain([nc], SANDBOX_PRODUCER_PUBLIC_KEY_PEM);
 
+    // FS B/1 is cancelled only once the NC crediting it is (409 before).
+    const early = await t.request({ method: 'POST', url: `/v1/transactions/${a.tx.id}/cancel`, key, payload: { reason: 'Erro de emissão' } });
+    expect([early.statusCode, early.json()]).toEqual([409, { error: 'transaction cannot be cancelled' }]);
+    const ncCancel = await t.request({ method: 'POST', url: `/v1/transactions/${refundRes.json().id}/cancel`, key, payload: { reason: 'Erro de emissão' } });
+    expect(ncCancel.statusCode, ncCancel.body).toBe(201);
+    const ncStatus = await fiscalRecord(key, ncCancel.json().id);
+    expect(tag(ncStatus, 'InvoiceNo')).toBe('NC C/1');
     const cancel = await t.request({ method: 'POST', url: `/v1/transactions/${a.tx.id}/cancel`, key, payload: { reason: 'Erro de emissão' } });
     expect(cancel.statusCode, cancel.body).toBe(201);
     const status = await fiscalRecord(key, cancel.json().id);
@@ -152,7 +159,7 @@ describe('Portugal: SAF-T (PT) documents through the API', () => {
     expect(tag(b.xml, 'InvoiceNo')).toBe('FS B/2');
     expectChain([a.xml, b.xml], SANDBOX_PRODUCER_PUBLIC_KEY_PEM);
 
-    // The month's SAF-T file from the stored records: the cancelled FS is A, counts in no total; valid against the XSD.
+    // The month's SAF-T file from the stored records: the cancelled FS and NC are A, count in no total; valid against the XSD.
     const draftOf = (body: Record<string, unknown>): TransactionDraft => ({ customer_context: null, metadata: {}, ...(body as object) }) as TransactionDraft;
     const file = buildSaftFile({
       location: { id: loc, account_id: '', name: 'Café Lisboa', country: 'PT', tax_id: '123456789', address: null, config: locationBody('pt-saft').country_config as Record<string, unknown> },
@@ -160,6 +167,7 @@ describe('Portugal: SAF-T (PT) documents through the API', () => {
       records: [
         { kind: 'record', body: a.xml, tx: draftOf(saleBody(loc)) },
         { kind: 'record', body: nc, tx: draftOf(saleBody(loc, { type: 'refund' })) },
+        { kind: 'cancellation', body: ncStatus, tx: draftOf(saleBody(loc, { type: 'refund' })) },
         { kind: 'cancellation', body: status, tx: draftOf(saleBody(loc)) },
         { kind: 'record', body: b.xml, tx: draftOf(saleBody(loc)) },
       ],
@@ -168,7 +176,7 @@ describe('Portugal: SAF-T (PT) documents through the API', () => {
     });
     expect(file.numberOfEntries).toBe(3);
     expect(file.totalCredit).toBe('18.00');
-    expect(file.totalDebit).toBe('18.00');
+    expect(file.totalDebit).toBe('0.00'); // the NC, cancelled, counts in no total
     if (!HAVE_XSD11) return console.warn(`portugal-records: ${XSD11_MISSING_MESSAGE}`);
     const valid = saftXsdValidate(file.bytes);
     expect(valid.ok, valid.output).toBe(true);

@@ -60,7 +60,7 @@ describe('Portugal: the monthly SAF-T (PT) file', () => {
     clock.advance(60_000);
     const b = await sale(key, loc); // FS B/2
     clock.advance(60_000);
-    await sale(key, loc, { metadata: { document_type: 'FT' }, customer_context: { nif: '500000000', name: 'Empresa, S.A.' } }); // FT A/1
+    const ft = await sale(key, loc, { metadata: { document_type: 'FT' }, customer_context: { nif: '500000000', name: 'Empresa, S.A.' } }); // FT A/1
     clock.advance(60_000);
     await sale(key, loc, { type: 'refund', metadata: { original_invoice_no: 'FS B/2', reason: 'Devolução' } }); // NC C/1
 
@@ -111,16 +111,18 @@ describe('Portugal: the monthly SAF-T (PT) file', () => {
     expect(await processPending(key)).toMatchObject({ batches_created: 0, accepted: 0 });
     expectValid(stored!.content);
 
-    // Later: FS B/2 cancelled in April; the March file stays what was produced at closing.
+    // Later: FT A/1 cancelled in April (FS B/2, which NC C/1 credits, cannot be: 409); the
+    // March file stays what was produced at closing.
     clock.set('2026-04-10T09:00:00.000Z');
-    const late = await t.request({ method: 'POST', url: `/v1/transactions/${b.id}/cancel`, key, payload: { reason: 'Erro' } });
+    expect((await t.request({ method: 'POST', url: `/v1/transactions/${b.id}/cancel`, key, payload: { reason: 'Erro' } })).statusCode).toBe(409);
+    const late = await t.request({ method: 'POST', url: `/v1/transactions/${ft.id}/cancel`, key, payload: { reason: 'Erro' } });
     expect(late.statusCode, late.body).toBe(201);
     const after = await saft(key, loc, '?period=2026-03');
     expect(after.statusCode).toBe(200);
     expect(after.headers['x-saft-status']).toBe('produced');
     expect(after.headers['content-type']).toBe('application/xml; charset=windows-1252');
     expect(after.rawPayload.equals(stored!.content)).toBe(true);
-    expect(tag(invoice(latin(after.rawPayload), 'FS B/2'), 'InvoiceStatus')).toBe('N');
+    expect(tag(invoice(latin(after.rawPayload), 'FT A/1'), 'InvoiceStatus')).toBe('N');
     expect(tag(latin(after.rawPayload), 'DateCreated')).toBe('2026-04-01');
 
     // April, still open, has FS B/4 only.

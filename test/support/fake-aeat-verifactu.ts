@@ -23,6 +23,15 @@
  *   `businessRefusal`): the recipient block by invoice type (1189, 1190), R2/R3 recipients
  *   (1191, 1192), a recipient that is the issuer (1193), an F2 above 3,000 (1150), the dated
  *   IVA rates 5 / 2 / 7.5 (1194, 1235, 1236) and Macrodato from 100,000,000 (1139);
+ * - reads an alta's `Subsanacion` / `RechazoPrevio` as AEAT's record design does (the
+ *   operations table: N/N alta inicial, S/N subsanación, S/X alta por rechazo, S/S alta por
+ *   rechazo de una subsanación): RechazoPrevio X or S without Subsanacion S is refused (1153,
+ *   1161); a Subsanacion S/N or S/S of an invoice it does not hold gets 3002 (a subsanación
+ *   corrects a record AEAT holds), of an annulled one 3001 (an assumption: not documented);
+ *   S/X of one it holds is a duplicate (3000: X says AEAT holds none); S/N or S/S of one it
+ *   holds replaces it. It keeps nothing of the records it refused (AEAT registers no refused
+ *   record), so a plain alta of an invoice it refused before is judged as any alta: AEAT's
+ *   list has no code for it;
  * - answers per RespuestaSuministro.xsd with a CSV (unless every record was refused) and
  *   `TiempoEsperaEnvio`.
  * It can be told to refuse with a code, to accept with errors, to answer 503 or 429, or to
@@ -47,6 +56,8 @@ export const VERIFACTU_PATH = '/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSO
 const TEXTS: Record<string, string> = {
   '1108': 'El NIF del IDEmisorFactura debe ser el mismo que el NIF del ObligadoEmision.',
   '1139': 'Si el campo ImporteTotal está informado y es igual o superior a +-100.000.000 el campo Macrodato debe estar informado con valor S.',
+  '1153': 'Valor del campo RechazoPrevio no válido, solo podrá incluirse el campo RechazoPrevio con valor X si se ha informado el campo Subsanacion y tiene el valor S.',
+  '1161': 'El valor del campo RechazoPrevio no es válido, no podrá incluirse el campo RechazoPrevio con valor S si no se ha informado del campo Subsanacion o tiene el valor N.',
   '1150': 'Cuando TipoFactura sea F2 y no este informado NumRegistroAcuerdoFacturacion o FacturaSinIdentifDestinatarioArt61d no sea S el sumatorio de BaseImponibleOimporteNoSujeto y CuotaRepercutida de todas las líneas de detalle no podrá ser superior a 3.000.',
   '1180': 'Error en el bloque de Encadenamiento.',
   '1189': 'Si TipoFactura es F1 o F3 o R1 o R2 o R3 o R4 el bloque Destinatarios tiene que estar cumplimentado.',
@@ -106,6 +117,8 @@ export interface HeldRecord {
   idPeticion: string;
   /** Set on an alta once an annulment of it was accepted. */
   cancelled: boolean;
+  /** Set on an alta once a Subsanacion of it was accepted (the later record holds the invoice now). */
+  corrected?: true;
 }
 
 export interface FakeAeatVerifactu {
@@ -301,11 +314,23 @@ export async function startFakeAeatVerifactu(): Promise<FakeAeatVerifactu> {
     const business = isAlta ? businessRefusal(obligadoNif, r, id.FechaExpedicionFactura) : undefined;
     if (business !== undefined) return refuse(business);
 
+    // Subsanacion / RechazoPrevio (AEAT's "Validaciones y errores", RegistroAlta §2).
+    const subsanacion = isAlta ? text(r.Subsanacion) : '';
+    const rechazoPrevio = isAlta ? text(r.RechazoPrevio) : '';
+    if (rechazoPrevio === 'X' && subsanacion !== 'S') return refuse('1153');
+    if (rechazoPrevio === 'S' && subsanacion !== 'S') return refuse('1161');
+
     const held = heldOf(id.IDEmisorFactura);
     const sameInvoice = (h: HeldRecord) =>
-      h.type === 'Alta' && h.id.NumSerieFactura === id.NumSerieFactura && h.id.FechaExpedicionFactura === id.FechaExpedicionFactura;
+      h.type === 'Alta' && h.corrected !== true && h.id.NumSerieFactura === id.NumSerieFactura && h.id.FechaExpedicionFactura === id.FechaExpedicionFactura;
     const original = held.find(sameInvoice);
-    if (isAlta && original) return refuse('3000', undefined, original);
+    // A subsanación (S/N, S/S) corrects the record AEAT holds; an alta por rechazo (S/X) and
+    // a plain alta (N/N) register one AEAT does not hold.
+    const corrects = subsanacion === 'S' && rechazoPrevio !== 'X';
+    if (corrects && !original) return refuse('3002');
+    // Not in AEAT's documents: a subsanación of an annulled invoice is taken as refused (3001, as its annulment again).
+    if (corrects && original?.cancelled) return refuse('3001');
+    if (isAlta && !corrects && original) return refuse('3000', undefined, original);
     if (!isAlta && !original) return refuse('3002');
     if (!isAlta && original?.cancelled) return refuse('3001');
 
@@ -351,6 +376,7 @@ export async function startFakeAeatVerifactu(): Promise<FakeAeatVerifactu> {
     const estado = code === undefined ? 'Correcto' : 'AceptadoConErrores';
     held.push({ type: tipoOperacion, id, huella, estado: code === undefined ? 'Correcta' : 'AceptadaConErrores', idPeticion, cancelled: false });
     if (!isAlta && original) original.cancelled = true;
+    if (corrects && original) original.corrected = true;
     return { id, tipoOperacion, estado, code, description };
   }
 

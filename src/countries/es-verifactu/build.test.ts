@@ -175,3 +175,29 @@ describe('es-verifactu build', () => {
     expect(verifactu.version).toBe('0.2.0');
   });
 });
+
+describe('es-verifactu: a client number issued again after AEAT refused it (alta por rechazo)', () => {
+  const loc = location('es-verifactu');
+  const tx = draft({ metadata: { invoice_number: '77' } });
+  const refused = (over: Partial<{ issuedAt: string; documentNumber: string | null }> = {}) =>
+    ({ transactionId: '00000000-0000-4000-8000-000000000001', issuedAt: new Date(NOW.getTime() - 3_600_000).toISOString(), documentNumber: 'A-77', status: 'failed_permanent', ...over });
+  const flags = (body: string) => /<sf:NombreRazonEmisor>[^<]*<\/sf:NombreRazonEmisor>((?:<sf:(?:Subsanacion|RechazoPrevio)>[^<]*<\/sf:\w+>)*)<sf:TipoFactura>/.exec(body)?.[1];
+
+  it('the same IDFactura (number and Madrid day) refused before: Subsanacion S, RechazoPrevio X, before TipoFactura; the huella is the same', () => {
+    const first = validatedBuild(verifactu, loc, tx).record;
+    const again = validatedBuild(verifactu, loc, tx, { earlierIssues: [refused()] }).record;
+    expect(flags(first.body)).toBe('');
+    expect(flags(again.body)).toBe('<sf:Subsanacion>S</sf:Subsanacion><sf:RechazoPrevio>X</sf:RechazoPrevio>');
+    // Neither flag is in the huella (FORMATS.md §2.1).
+    expect(again.fingerprint).toBe(first.fingerprint);
+    // A stored record without its number (documentNumber null) is read by its day alone.
+    expect(flags(validatedBuild(verifactu, loc, tx, { earlierIssues: [refused({ documentNumber: null })] }).record.body)).toBe('<sf:Subsanacion>S</sf:Subsanacion><sf:RechazoPrevio>X</sf:RechazoPrevio>');
+  });
+
+  it('refused on another Madrid day, or under another NumSerieFactura: another invoice for AEAT, a plain alta', () => {
+    const dayBefore = refused({ issuedAt: new Date(NOW.getTime() - 86_400_000).toISOString() });
+    expect(flags(validatedBuild(verifactu, loc, tx, { earlierIssues: [dayBefore] }).record.body)).toBe('');
+    expect(flags(validatedBuild(verifactu, loc, tx, { earlierIssues: [refused({ documentNumber: 'B-77' })] }).record.body)).toBe('');
+    expect(flags(validatedBuild(verifactu, loc, tx, { earlierIssues: [] }).record.body)).toBe('');
+  });
+});

@@ -224,6 +224,25 @@ function destinatario(tx: TransactionDraft): Party | undefined {
 
 const CORRECTIVE = new Set(['R1', 'R2', 'R3', 'R4', 'R5']);
 
+/**
+ * An invoice number issued again after AEAT refused its earlier record (the core lets a
+ * refused number be used again: `BuildInput.earlierIssues`) goes as an "alta por rechazo":
+ * `Subsanacion` S, `RechazoPrevio` X. AEAT's record design ("Diseño de registro de
+ * facturación", the operations table: alta inicial N/N, subsanación S/N, alta por rechazo
+ * S/X, alta por rechazo de una subsanación S/S) and SuministroInformacion.xsd
+ * RechazoPrevioType X: "el registro de facturación no existe en la AEAT". X needs
+ * Subsanacion S (AEAT 1153). None of the earlier records stands, so AEAT holds none of them:
+ * X, never S. Only when an earlier one had this very IDFactura (same NumSerieFactura and
+ * Madrid issue date: AEAT keys invoices by issuer, number and date); a number issued again
+ * on another day is another invoice for AEAT, a plain alta. A record whose retries ran out
+ * counts too: X says "whether or not AEAT refused it, it does not hold it".
+ */
+function reissueFlags(input: BuildInput, id: InvoiceId): { Subsanacion?: 'S'; RechazoPrevio?: 'X' } {
+  const again = (input.earlierIssues ?? []).some((e) =>
+    (e.documentNumber === null || e.documentNumber === id.NumSerieFactura) && issueDateOf(e.issuedAt) === id.FechaExpedicionFactura);
+  return again ? { Subsanacion: 'S', RechazoPrevio: 'X' } : {};
+}
+
 function buildAlta(input: BuildInput): FiscalRecord {
   const { tx } = input;
   const nif = issuerNif(input);
@@ -248,6 +267,7 @@ function buildAlta(input: BuildInput): FiscalRecord {
   const { xml, huella } = registroAltaXml({
     id,
     NombreRazonEmisor: issuerName(input),
+    ...reissueFlags(input, id),
     TipoFactura: tipo,
     TipoRectificativa: corrective ? 'I' : undefined,
     FacturasRectificadas: rectified ? [rectified] : undefined,

@@ -249,6 +249,68 @@ describe('the fake AEAT applies AEAT\'s business validations of an alta (what va
   });
 });
 
+describe('the fake AEAT reads Subsanacion / RechazoPrevio as AEAT does (alta por rechazo, subsanación)', () => {
+  const tx = draft({ metadata: { invoice_number: '77' } });
+  /** The refused first record of A-77, as the core hands it to the next build (BuildInput.earlierIssues). */
+  const refusedEarlier = [{ transactionId: '00000000-0000-4000-8000-000000000077', issuedAt: NOW.toISOString(), documentNumber: 'A-77', status: 'failed_permanent' }];
+  const FLAGS = '<sf:Subsanacion>S</sf:Subsanacion><sf:RechazoPrevio>X</sf:RechazoPrevio>';
+  /** A-77 built on `previous` (null: the first the fake holds), issued again after a refusal or not. */
+  const a77 = (again: boolean, previous: { fingerprint: string | null; linkData?: Record<string, string> | null } | null = null, seconds = 0) =>
+    validatedBuild(verifactu, loc, tx, {
+      now: at(seconds),
+      chain: { seq: 1, previous: previous && { fingerprint: previous.fingerprint, fiscalId: null, issuedAt: NOW.toISOString(), linkData: previous.linkData ?? null } },
+      ...(again ? { earlierIssues: refusedEarlier } : {}),
+    }).record;
+  const submit = (body: string) => client.submit({ ...stored(a77(false), tx), body }, ctx());
+
+  beforeEach(() => {
+    fake.waitSeconds = 0;
+  });
+
+  it('A-77 refused, then issued again as the service builds it (S/X): accepted; a plain alta would have been too (AEAT keeps no refused record)', async () => {
+    fake.refuseRecord = (r) => (r.NumSerieFactura === 'A-77' && fake.submissions.length === 0 ? { code: '1104' } : undefined);
+    expect(await client.submit(stored(a77(false), tx), ctx())).toMatchObject({ kind: 'rejected', code: '1104' });
+    expect(fake.held('B12345674')).toEqual([]);
+    const again = a77(true, null, 60);
+    expect(again.body).toContain(FLAGS);
+    expect((await client.submit(stored(again, tx), ctx())).kind).toBe('accepted');
+    expect(fake.held('B12345674').map((h) => h.id.NumSerieFactura)).toEqual(['A-77']);
+  });
+
+  it('a plain alta of an invoice refused before is judged as any alta: accepted', async () => {
+    fake.refuseRecord = (r) => (r.NumSerieFactura === 'A-77' && fake.submissions.length === 0 ? { code: '1104' } : undefined);
+    expect((await client.submit(stored(a77(false), tx), ctx())).kind).toBe('rejected');
+    expect((await client.submit(stored(a77(false, null, 60), tx), ctx())).kind).toBe('accepted');
+  });
+
+  it('RechazoPrevio X or S without Subsanacion S: refused, 1153 / 1161 with AEAT\'s texts', async () => {
+    const body = a77(true).body;
+    expect(await submit(body.replace('<sf:Subsanacion>S</sf:Subsanacion>', ''))).toMatchObject({ kind: 'rejected', code: '1153' });
+    expect(await submit(body.replace('<sf:Subsanacion>S</sf:Subsanacion><sf:RechazoPrevio>X', '<sf:RechazoPrevio>S'))).toMatchObject({ kind: 'rejected', code: '1161' });
+    expect(fake.responses.at(-2)).toContain('solo podrá incluirse el campo RechazoPrevio con valor X si se ha informado el campo Subsanacion y tiene el valor S.');
+    expect(fake.responses.at(-1)).toContain('no podrá incluirse el campo RechazoPrevio con valor S si no se ha informado del campo Subsanacion o tiene el valor N.');
+    expect(fake.held('B12345674')).toEqual([]);
+  });
+
+  it('a subsanación (S/N, S/S) of an invoice AEAT does not hold: 3002', async () => {
+    const body = a77(true).body;
+    expect(await submit(body.replace('<sf:RechazoPrevio>X</sf:RechazoPrevio>', ''))).toMatchObject({ kind: 'rejected', code: '3002' });
+    expect(await submit(body.replace('<sf:RechazoPrevio>X', '<sf:RechazoPrevio>S'))).toMatchObject({ kind: 'rejected', code: '3002' });
+  });
+
+  it('S/X of an invoice AEAT holds: duplicate (3000); S/N of it: accepted, it replaces the one held', async () => {
+    const first = a77(false);
+    expect((await client.submit(stored(first, tx), ctx())).kind).toBe('accepted');
+    const reissued = a77(true, first, 60);
+    expect(await client.submit(stored(reissued, tx), ctx())).toMatchObject({ kind: 'duplicate', response: { CodigoErrorRegistro: '3000' } });
+    const correction = { ...reissued, body: reissued.body.replace('<sf:RechazoPrevio>X</sf:RechazoPrevio>', '') };
+    expect((await client.submit(stored(correction, tx), ctx())).kind).toBe('accepted');
+    expect(fake.held('B12345674').map((h) => [h.id.NumSerieFactura, h.huella, h.corrected ?? false])).toEqual([
+      ['A-77', first.fingerprint, true], ['A-77', correction.fingerprint, false],
+    ]);
+  });
+});
+
 describe('VERI*FACTU client: a live request never names the placeholder issuer 000000000', () => {
   const bare: LocationForFiscal = { ...loc, tax_id: null };
   /** A record of a location without tax_id (a test key may build one: the sandbox placeholder). */

@@ -157,6 +157,7 @@ export const VERIFACTU_CODES: Readonly<Record<string, AuthorityCode>> = {
     error('Simplified invoices (tickets) cannot exceed 3,000 EUR. Issue a full invoice with the customer\'s details instead.')),
   '1152': v('The issue date cannot be earlier than 28 October 2024.', error(`The invoice date is earlier than VERI*FACTU allows. ${RESEND}`)),
   '1153': v('RechazoPrevio X is only allowed together with Subsanacion S.', error('The correction record is invalid. Contact support.')),
+  '1161': v('RechazoPrevio S is only allowed together with Subsanacion S.', error('The correction record is invalid. Contact support.')),
   '1154': v('The NIF of the issuer of the corrected or replaced invoice is not identified in the AEAT census.',
     error('The corrected invoice names an issuer unknown to the tax agency. Check the tax ID of this location.',
       'The tax ID of the issuer of the corrected or replaced invoice is not identified in the AEAT census.')),

@@ -155,3 +155,22 @@ export function goldenReplacementCase(chain = goldenChain(), loc = location('es-
   );
   return { file: 'alta-f3-replaces.xml', kind: 'record', transactionId, tx: built.tx, record: built.record };
 }
+
+/**
+ * The client's invoice A-2026-9, issued again the same day after AEAT refused its first
+ * record (the core hands the refused one as `earlierIssues`): an "alta por rechazo",
+ * `Subsanacion` S and `RechazoPrevio` X (build.ts `reissueFlags`). The next link after
+ * `chain` (the refused record is one of the chain's in the service; here the chain's last
+ * stands for it), apart from it so the chain's own tests keep their length.
+ */
+export function goldenReissueCase(chain = goldenChain(), loc = location('es-verifactu')): GoldenCase {
+  const last = chain.at(-1)!;
+  const seq = chain.length + 1;
+  const transactionId = `00000000-0000-4000-8000-0000000002${seq}0`;
+  const built = validatedBuild(verifactu, loc, draft({ metadata: { invoice_number: '2026-9' } }), {
+    transactionId, now: at(540),
+    chain: { seq, previous: { fingerprint: last.record.fingerprint, fiscalId: null, issuedAt: NOW.toISOString(), linkData: last.record.linkData } },
+    earlierIssues: [{ transactionId: '00000000-0000-4000-8000-000000000290', issuedAt: at(30).toISOString(), documentNumber: 'A-2026-9', status: 'failed_permanent' }],
+  });
+  return { file: 'alta-reissue.xml', kind: 'record', transactionId, tx: built.tx, record: built.record };
+}

@@ -9,7 +9,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../test/support/xml-tools.ts';
 import { goldenFiles } from '../shared/golden.ts';
-import { goldenChain, goldenReplacementCase, goldenTaxCases } from './golden-cases.ts';
+import { goldenChain, goldenReissueCase, goldenReplacementCase, goldenTaxCases } from './golden-cases.ts';
 import { huellaAlta, huellaAnulacion } from './huella.ts';
 import { regFactuRequest, soapEnvelope } from './soap.ts';
 
@@ -20,8 +20,10 @@ const chain = goldenChain();
 const taxes = goldenTaxCases();
 /** The F3 replacing two of the chain's tickets: the link after the chain. */
 const replacement = goldenReplacementCase(chain);
-/** Every record with a golden file: the chain, then the IGIC and IPSI ones, then the F3. */
-const all = [...chain, ...taxes, replacement];
+/** A client number issued again after AEAT refused it (Subsanacion S, RechazoPrevio X). */
+const reissue = goldenReissueCase(chain);
+/** Every record with a golden file: the chain, then the IGIC and IPSI ones, then the F3, then the re-issue. */
+const all = [...chain, ...taxes, replacement, reissue];
 const obligado = { nif: 'B12345674', nombreRazon: 'Ejemplo SL' };
 const parser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: true, parseTagValue: false });
 const xsdTitle = (title: string) => (HAVE_SCHEMAS ? title : `${title}: ${SCHEMAS_MISSING_MESSAGE}`);

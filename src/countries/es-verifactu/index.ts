@@ -42,6 +42,8 @@ export const verifactu: FiscalSystem<'es-verifactu', 'ES'> = {
     // SuministroLR.xsd: RegistroFactura maxOccurs 1000 per RegFactuSistemaFacturacion
     // (FORMATS.md §2.5). A chain's queued records travel together (jobs/tasks/submit.ts).
     maxRecordsPerRequest: MAX_RECORDS_PER_REQUEST,
+    // A refused number issued again goes as an alta por rechazo (build.ts `reissueFlags`).
+    readsEarlierIssues: true,
   },
   validateConfig: validateVerifactuConfig,
   secretConfigFields: [],

@@ -79,6 +79,18 @@ export type Encadenamiento = null | (InvoiceId & { Huella: string });
 export interface AltaFields {
   id: InvoiceId;
   NombreRazonEmisor: string;
+  /**
+   * S: the record corrects one of the same IDFactura (Subsanacion, SubsanacionType); with
+   * `RechazoPrevio` it is an "alta por rechazo" (build.ts `reissueFlags`). Left out: N.
+   * Neither is in the huella (FORMATS.md §2.1).
+   */
+  Subsanacion?: 'S' | undefined;
+  /**
+   * RechazoPrevioType: X, AEAT holds no record of this IDFactura (its earlier alta was
+   * refused); S, AEAT refused an earlier Subsanacion of a record it holds. Only with
+   * `Subsanacion` S (AEAT 1153, 1161). Left out: N.
+   */
+  RechazoPrevio?: 'X' | 'S' | undefined;
   TipoFactura: string;
   /** Corrective invoices only: S (substitution) or I (differences). */
   TipoRectificativa?: 'S' | 'I' | undefined;
@@ -197,6 +209,8 @@ export function registroAltaXml(f: AltaFields): BuiltRecord {
     s('IDVersion', '1.0') +
     w('IDFactura', idFacturaXml(f.id)) +
     s('NombreRazonEmisor', f.NombreRazonEmisor) +
+    optEl('sf:Subsanacion', f.Subsanacion) +
+    optEl('sf:RechazoPrevio', f.RechazoPrevio) +
     s('TipoFactura', f.TipoFactura) +
     optEl('sf:TipoRectificativa', f.TipoRectificativa) +
     rectificadas +

@@ -17,11 +17,19 @@
  *   VAT rate less what those credit notes credited at it. AT's cross-checks of e-fatura and
  *   SAF-T set a document's credits against its amount; a credit above it would make the
  *   document negative.
+ * - A debit note (ND) names the document it adds to the same way (art. 36 n.º 6 covers
+ *   every document that rectifies an invoice): unknown or cancelled, 400; it takes nothing
+ *   from what credit notes may still credit of it.
  *
  * The InvoiceNo `<type> <series>/<n>` of our documents is the place of the record in the
- * location's chain of that type and series (build.ts: n is the chain's sequence), so the
- * document is read at that place: the location's own chains only (another location's
- * `FS A2026/1` is its own document, not this one's), in the caller's environment.
+ * location's chain of that type and series (build.ts: n is the chain's sequence; the core
+ * keys the chain by `<type> <series>`, index.ts `chainKey`; annulments are numbered apart,
+ * `cancellationJoinsChain: false`), so the document is read at that place: the location's
+ * own chains only (another location's `FS A2026/1` is its own document, not this one's), in
+ * the caller's environment. The record found there is taken only if it holds that very
+ * InvoiceNo (`originalOf`): were numbering and place ever to part, a number would be refused
+ * as not issued, never matched to another document. credit-note.test.ts ties the two
+ * (what build numbers a record is where `named` looks for it).
  */
 import { badRequest } from '../../core/errors.ts';
 import type { CorrectedSaleLookup, CorrectedSale, TransactionDraft } from '../types.ts';
@@ -37,6 +45,10 @@ const OUR_INVOICE_NO = /^([A-Z]{2}) ([^/^ ]+)\/([1-9][0-9]{0,14})$/;
 export const originalNotIssued = (invoiceNo: string) =>
   `metadata.original_invoice_no ${invoiceNo} is not a document this location issued: a credit note (NC) corrects a document of its own location (CIVA art. 29 n.º 1 c, SAF-T References); give the invoice_no of one of its sales`;
 
+/** A debit note's (ND) document, likewise: it names the invoice it adds to (CIVA art. 36 n.º 6). */
+export const debitedNotIssued = (invoiceNo: string) =>
+  `metadata.original_invoice_no ${invoiceNo} is not a document this location issued: a debit note (ND) adds to a document of its own location (CIVA art. 36 n.º 6, SAF-T References); give the invoice_no of one of its sales`;
+
 /**
  * A cancelled document (SAF-T `InvoiceStatus` A: annulled, Portaria 302/2016 4.1.4.19.3) no
  * longer counts in the issuer's sales: there is nothing left of it to credit, and a credit
@@ -44,6 +56,10 @@ export const originalNotIssued = (invoiceNo: string) =>
  */
 export const originalCancelled = (invoiceNo: string, transactionId: string) =>
   `metadata.original_invoice_no ${invoiceNo} is cancelled (transaction ${transactionId}): a cancelled document (status A in the SAF-T) has nothing left to credit`;
+
+/** Nor can a debit note add to an annulled document: the sale it would add to does not count. */
+export const debitedCancelled = (invoiceNo: string, transactionId: string) =>
+  `metadata.original_invoice_no ${invoiceNo} is cancelled (transaction ${transactionId}): a debit note (ND) cannot add to a cancelled document (status A in the SAF-T)`;
 
 export const creditAboveOriginal = (invoiceNo: string, total: number, gross: number, credited: number) =>
   `total_amount ${decimal(total)} EUR is more than document ${invoiceNo} has left to credit: ${decimal(Math.max(0, gross - credited))} EUR ` +
@@ -70,7 +86,8 @@ const creditedBy = (sale: CorrectedSale): number => (sale.corrections ?? []).red
 export const saftCreditedDocument: CorrectedSaleLookup = {
   named({ tx, location }) {
     const invoiceNo = metaString(tx, 'original_invoice_no');
-    if (documentTypeOf(tx) !== 'NC' || invoiceNo === undefined) return null;
+    const type = documentTypeOf(tx);
+    if ((type !== 'NC' && type !== 'ND') || invoiceNo === undefined) return null;
     const at = positionOf(location.id, invoiceNo);
     // A number none of our documents can have is looked up as nothing: `resolve` refuses it.
     return { scope: `pt-saft:${location.id}`, documents: [], positions: at === null ? [] : [at] };
@@ -78,6 +95,12 @@ export const saftCreditedDocument: CorrectedSaleLookup = {
   resolve({ tx }, sales) {
     const invoiceNo = metaString(tx, 'original_invoice_no') ?? '';
     const original = originalOf(invoiceNo, sales);
+    if (documentTypeOf(tx) === 'ND') {
+      // A debit note adds to its document: it must exist and count, and takes nothing from it.
+      if (original === undefined) throw badRequest(debitedNotIssued(invoiceNo));
+      if (original.cancelled === true) throw badRequest(debitedCancelled(invoiceNo, original.transactionId));
+      return tx.metadata;
+    }
     if (original === undefined) throw badRequest(originalNotIssued(invoiceNo));
     if (original.cancelled === true) throw badRequest(originalCancelled(invoiceNo, original.transactionId));
     refuseOverCredit(tx, invoiceNo, original);
@@ -85,6 +108,9 @@ export const saftCreditedDocument: CorrectedSaleLookup = {
   },
   // Partial credit notes add up: each takes from what the earlier ones left.
   cumulative: true,
+  // A debit note (ND, a sale) names the document it adds to, as a credit note does (CIVA
+  // art. 36 n.º 6: "a referência à fatura a que respeitam"): looked up too.
+  sales: true,
 };
 
 function refuseOverCredit(tx: TransactionDraft, invoiceNo: string, original: CorrectedSale): void {

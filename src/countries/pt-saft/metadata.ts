@@ -8,7 +8,8 @@
  * `original_invoice_no`, that document's SAF-T InvoiceNo (`FS A2026/35`, the `invoice_no`
  * render hint of its transaction), and optionally `reason` (at most 50 characters;
  * default "Devolução" for a refund, "Anulação da venda" for a void). A debit note (ND, a
- * sale that adds to an earlier document) names it the same way.
+ * sale that adds to an earlier document) names it the same way. Both must name a document
+ * of their own location that is not cancelled (credit-note.ts, looked up by the core).
  *
  * Simplified invoices (FS) are limited by CIVA art. 40: 1,000 EUR for retail sales to a
  * buyer that is not a taxable person, 100 EUR otherwise (location config `retail`, default

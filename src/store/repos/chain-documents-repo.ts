@@ -62,6 +62,25 @@ export const chainDocumentsRepo = {
   },
 
   /**
+   * The transactions registered under this role and document whose status is one of
+   * `refused` (the document did not take: the number was not issued), oldest first, with
+   * their record's issue time and number (FiscalSystem.issuedDocument: a number issued again,
+   * BuildInput.earlierIssues).
+   */
+  async lapsedRegistrations(q: Queryable, role: ChainDocumentRole, chainKey: string, document: string, refused: readonly string[]): Promise<{ transactionId: string; status: string; issuedAt: Date; documentNumber: string | null }[]> {
+    const res = await q.query<{ transaction_id: string; status: string; issued_at: Date; document_number: string | null }>(
+      `SELECT a.transaction_id, t.status, COALESCE(r.created_at, t.created_at) AS issued_at, r.document_number
+         FROM chain_documents a
+         JOIN transactions t ON t.id = a.transaction_id
+         LEFT JOIN fiscal_records r ON r.transaction_id = a.transaction_id AND r.kind = 'record'
+        WHERE a.chain_key = $1 AND a.role = $2 AND a.document = $3 AND t.status = ANY($4::text[])
+        ORDER BY issued_at, a.transaction_id`,
+      [chainKey, role, document, [...refused]],
+    );
+    return res.rows.map((r) => ({ transactionId: r.transaction_id, status: r.status, issuedAt: new Date(r.issued_at), documentNumber: r.document_number }));
+  },
+
+  /**
    * The transactions registered with `alias` (FiscalSystem.issuedDocument `alias`, migration
    * 0054) in this role and `chainKey`, each with the document it holds (an indexed read:
    * `chain_documents_aliases`). As `registered`, whether each stands the caller reads.

@@ -27,6 +27,20 @@ export const fiscalRecordsRepo = {
   },
 
   /**
+   * The records (not annulments) of these transactions, by transaction id: their number and
+   * issue time, in one read for several (a sale's standing corrections, services/corrected-sales.ts).
+   */
+  async recordsOf(q: Queryable, transactionIds: readonly string[]): Promise<Map<string, { documentNumber: string | null; createdAt: Date }>> {
+    if (transactionIds.length === 0) return new Map();
+    const res = await q.query<{ transaction_id: string; document_number: string | null; created_at: Date }>(
+      `SELECT transaction_id, document_number, created_at FROM fiscal_records
+        WHERE transaction_id = ANY($1::uuid[]) AND kind = 'record'`,
+      [[...transactionIds]],
+    );
+    return new Map(res.rows.map((r) => [r.transaction_id, { documentNumber: r.document_number, createdAt: new Date(r.created_at) }]));
+  },
+
+  /**
    * The transactions whose records (not annulments) sit at these places of their chains
    * (`chain_key`, `seq`: the unique index of a chain's records), each with its place.
    */
