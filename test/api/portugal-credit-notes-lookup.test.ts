@@ -7,7 +7,7 @@ import type { Queryable } from '../../src/store/db.ts';
 import { withCorrectedSale } from '../../src/services/corrected-sales.ts';
 import { configs } from '../support/fixtures.ts';
 import { startTestApp, type TestApp, unlimitedLimiter } from '../support/harness.ts';
-import { createLocation, createTx, fiscalRecordOf, locationBody, saleBody } from '../support/transactions.ts';
+import { createLocation, createTx, createdTx, hintOf, refusedTx, fiscalRecordOf, locationBody, saleBody } from '../support/transactions.ts';
 
 /*
  * Portugal: how an NC or ND finds the document it names (credit-note.ts): by its InvoiceNo,
@@ -39,16 +39,9 @@ const body = (loc: string, total: number, metadata: Record<string, unknown> = {}
 const refund = (loc: string, total: number, original: string) => body(loc, total, { original_invoice_no: original }, { type: 'refund' });
 const debit = (loc: string, total: number, original: string) => body(loc, total, { document_type: 'ND', original_invoice_no: original });
 
-async function created(key: string, payload: object): Promise<Record<string, any>> {
-  const res = await createTx(t, key, payload);
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json();
-}
-async function refused(key: string, payload: object, error: string): Promise<void> {
-  const res = await createTx(t, key, payload);
-  expect([res.statusCode, res.json()]).toEqual([400, { error }]);
-}
-const invoiceNo = (tx: Record<string, any>): string => (tx.render_hints as Array<{ key: string; value: string }>).find((h) => h.key === 'invoice_no')!.value;
+const created = (key: string, payload: object) => createdTx(t, key, payload);
+const refused = (key: string, payload: object, error: string) => refusedTx(t, key, payload, error);
+const invoiceNo = (tx: Record<string, any>): string => hintOf(tx, 'invoice_no')!;
 
 describe('Portugal: the document an NC or ND names, by its InvoiceNo', () => {
   it('a location of several types and series: each NC credits the document its number names, and only that one', async () => {

@@ -3,7 +3,7 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { creditAboveOriginal, creditAboveRate, originalCancelled, originalNotIssued } from '../../src/countries/pt-saft/credit-note.ts';
 import { HAVE_XSD11, XSD11_MISSING_MESSAGE, saftXsdValidate } from '../../src/countries/pt-saft/test-tools.ts';
 import { startTestApp, type TestApp, unlimitedLimiter } from '../support/harness.ts';
-import { createLocation, createTx, fiscalRecordOf, saleBody } from '../support/transactions.ts';
+import { createLocation, createTx, createdTx, hintOf, refusedTx, fiscalRecordOf, saleBody } from '../support/transactions.ts';
 
 /*
  * Portugal: a credit note (NC) names a document its location issued (same account,
@@ -27,16 +27,9 @@ const body = (loc: string, total: number, over: Record<string, unknown> = {}) =>
 });
 const refund = (loc: string, total: number, original: string) => body(loc, total, { type: 'refund', metadata: { original_invoice_no: original } });
 
-async function created(key: string, payload: object): Promise<Record<string, any>> {
-  const res = await createTx(t, key, payload);
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json();
-}
-async function refused(key: string, payload: object, error: string): Promise<void> {
-  const res = await createTx(t, key, payload);
-  expect([res.statusCode, res.json()]).toEqual([400, { error }]);
-}
-const invoiceNo = (tx: Record<string, any>): string => (tx.render_hints as Array<{ key: string; value: string }>).find((h) => h.key === 'invoice_no')!.value;
+const created = (key: string, payload: object) => createdTx(t, key, payload);
+const refused = (key: string, payload: object, error: string) => refusedTx(t, key, payload, error);
+const invoiceNo = (tx: Record<string, any>): string => hintOf(tx, 'invoice_no')!;
 
 describe('Portugal: a credit note names a document of its location and credits at most what it has left', () => {
   it('a document never issued, another location\'s, another account\'s, another environment\'s: 400', async () => {

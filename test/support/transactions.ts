@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import type { TestApp } from './harness.ts';
 import { configs, locationBodies, type SystemKey } from './fixtures.ts';
 
@@ -108,6 +109,16 @@ export async function createdTx(t: TestApp, key: string, body: object, headers: 
   if (res.statusCode !== 201) throw new Error(`create: ${res.statusCode} ${res.body}`);
   return res.json();
 }
+
+/** A create that must answer 400 with exactly `error`. */
+export async function refusedTx(t: TestApp, key: string, body: object, error: string): Promise<void> {
+  const res = await createTx(t, key, body);
+  expect([res.statusCode, res.json()]).toEqual([400, { error }]);
+}
+
+/** The value of a transaction's render hint `key` (undefined when it has none). */
+export const hintOf = (tx: Record<string, any>, key: string): string | undefined =>
+  (tx.render_hints as Array<{ key: string; value: string }>).find((h) => h.key === key)?.value;
 
 /** A transaction's fiscal record as GET …/fiscal-record answers it (200). */
 export async function fiscalRecordOf(t: TestApp, key: string, id: string): Promise<string> {
