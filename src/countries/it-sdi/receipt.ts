@@ -2,6 +2,7 @@ import { XMLParser } from 'fast-xml-parser';
 import type { Localized, ReceiptCorrectionInput, ReceiptFacts, ReceiptTaxSummary, TransactionDraft } from '../types.ts';
 import { isoDate, localDate } from '../shared/dates.ts';
 import { metaString } from '../shared/metadata-fields.ts';
+import { textWithin } from '../shared/xml-text.ts';
 import { centsOf, italianDay } from '../it/printed.ts';
 import { builtTipoDocumento, cancellationDocument, riepilogo, SEMPLIFICATI, tipoDocumentoOf } from './build.ts';
 
@@ -167,6 +168,10 @@ const dayOf = (d: { record: string | null; createdAt: Date }): string => readFat
  * a nota di debito TD05, a `tipo_documento` override (TD02, TD06, TD07, TD24) its own kind.
  */
 export const SDI_RECEIPT: ReceiptFacts = {
+  // The seller's Denominazione as the FatturaPA carries it (CedentePrestatore; DPR 633/1972
+  // art. 21 c. 2 c: the invoice names its issuer): a copy printed after the legal name changed
+  // shows the invoice as issued. A seller named by Nome and Cognome: the location's.
+  issuerLegalName: ({ record }) => (record ? textWithin(record, 'CedentePrestatore', 'Denominazione') : undefined),
   language: 'it',
   title: (_hints, tx) => documentOf(tipoDocumentoOf(tx)).title,
   // The static label is TD01's; `labelFor` gives every document its own.
