@@ -1301,6 +1301,14 @@ export interface ReceiptFacts {
    */
   issuerLegalName?(input: ReceiptCorrectionInput): string | undefined;
   /**
+   * Optional: the location's `name` and `address` as the document recorded them when it was
+   * issued (its stored record), printed instead of the location's current ones: a reprint
+   * after the location was renamed or moved (a duplicate above all) shows the document as
+   * issued. `address` null: the document printed none. Undefined (a record that keeps no such
+   * thing, e.g. one stored before its system kept them): the location's. Pure.
+   */
+  issuerLocation?(input: ReceiptCorrectionInput): { name: string; address: string | null } | undefined;
+  /**
    * Optional: a note printed under each line, by the line's index in `tx.items`, where the
    * law wants something of that line printed that its amounts do not say (Greece: a 0 %
    * line's VAT exemption cause, as the record carries it). Undefined, or undefined for a

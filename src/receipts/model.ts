@@ -94,12 +94,15 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
   const price = (minor: number): string => amount(minor, w);
 
   const merchant: Block[] = [];
+  // The location's name and address as the document recorded them, where its system keeps them
+  // in the record (a duplicate shows the document as issued); else the location's current ones.
+  const place = facts?.issuerLocation?.(correction) ?? { name: src.location.name, address: src.location.address };
   // The legal name as the document names it, where its system reads it from the record; else the location's.
   const legalName = facts?.issuerLegalName?.(correction) ?? src.location.legal_name;
-  const name = legalName ?? src.location.name;
+  const name = legalName ?? place.name;
   merchant.push(text(name, 'center', true));
-  if (legalName !== null && legalName !== src.location.name) merchant.push(text(src.location.name, 'center'));
-  if (src.location.address) merchant.push(text(src.location.address, 'center'));
+  if (legalName !== null && legalName !== place.name) merchant.push(text(place.name, 'center'));
+  if (place.address) merchant.push(text(place.address, 'center'));
   // The issuer's tax id as its document names it, where its system reads it from the record; else the location's.
   const taxId = facts?.issuerTaxId?.(correction) ?? src.location.tax_id;
   if (taxId) {
@@ -177,7 +180,7 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
   }
   // At the end of the header: after the correction's own number (the header's hints are document numbers).
   byPlacement.get('header')!.push(...references);
-  for (const l of facts?.lines?.({ software: src.software, location: { name: src.location.name, country: src.transaction.country, tax_id: src.location.tax_id, address: src.location.address }, tx }) ?? []) {
+  for (const l of facts?.lines?.({ software: src.software, location: { name: place.name, country: src.transaction.country, tax_id: src.location.tax_id, address: place.address }, tx }) ?? []) {
     byPlacement.get(l.placement)!.push(text(say(l.text), 'left'));
   }
 

@@ -194,6 +194,19 @@ describe('receipts: country items', () => {
     expect(t).toContain('Logiciel de caisse : fiscal-api 0.1.0');
   });
 
+  it('France: the shop\'s name and address as the ticket\'s record kept them, not the location\'s current ones; a record without them prints the current ones', () => {
+    const c = byName('fr-nf525');
+    const moved = { ...c.source, location: { ...c.source.location, name: 'Nouvelle Enseigne', address: '2 rue de Rivoli, 75001 Paris' } };
+    const merchant = (src: typeof c.source) => buildReceipt(src, 'fr').sections.find((s) => s.name === 'merchant')!.blocks.map((b) => (b.kind === 'text' ? b.text : ''));
+    expect(merchant(moved)).toEqual(merchant(c.source));
+    expect(merchant(moved)).toEqual(expect.arrayContaining(['Shop', 'Calle Mayor 1, 20001']));
+    // A record stored before the location was kept in it: the location as it is now.
+    const body = JSON.parse(c.source.transaction.record!) as Record<string, unknown>;
+    delete body.location;
+    const old = { ...moved, transaction: { ...moved.transaction, record: JSON.stringify(body) } };
+    expect(merchant(old)).toEqual(expect.arrayContaining(['Nouvelle Enseigne', '2 rue de Rivoli, 75001 Paris']));
+  });
+
   it('languages: the country\'s by default, English on request; Greek in ESC/POS code page 1253', async () => {
     expect(await text('gr-mydata')).toContain('ΣΥΝΟΛΟ EUR');
     const en = await text('gr-mydata', 'en');

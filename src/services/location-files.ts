@@ -2,7 +2,7 @@
  * The files an inspector asks for about one location (DECISIONS "Files an inspector asks
  * for"), whatever system produces them: each registered plug-in's `locationFiles`
  * (countries/types.ts `LocationFile`). This service knows no country: it checks the
- * location (the caller's account, not deleted: otherwise 404), that its system offers a
+ * location (the caller's account, deleted or not: otherwise 404; see `locate`), that its system offers a
  * file at that path (otherwise 404), and the parameter's form (otherwise 400), then asks
  * the plug-in.
  */

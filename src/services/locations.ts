@@ -293,8 +293,10 @@ export function createLocationService(deps: Deps, changes?: ChangeFeed, opts: Lo
     // system the config names now), and commits it with whatever it journals.
     const after = system ?? row.system;
     // The printed fields too (a ticket's header names the shop): a system that journals its
-    // parameters journals these with them.
-    const changedFields = configChanges({ name: row.name, address: row.address }, { name: changes.name ?? row.name, address: changes.address === undefined ? row.address : changes.address }, []);
+    // parameters journals these with them. No address (null) is "not set": no value, rather
+    // than the text "null", which could be an address.
+    const printed = (name: string, address: string | null) => ({ name, ...(address === null ? {} : { address }) });
+    const changedFields = configChanges(printed(row.name, row.address), printed(changes.name ?? row.name, changes.address === undefined ? row.address : changes.address), []);
     const change: LocationChange | undefined = after !== null && (changedConfig.length > 0 || changedFields.length > 0 || statusChanged)
       ? {
           kind: 'updated',

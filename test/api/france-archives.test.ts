@@ -207,6 +207,37 @@ describe('france archives', () => {
     expect((await a.request({ method: 'GET', url: `/v1/locations/${loc}/archives`, key })).json()).toMatchObject({ total: 3 });
   });
 
+  it('a register deleted before its month is closed: closed and archived all the same; its closures, JET and archive stay readable by its account (NF525 conservation, six years), 404 to another', async () => {
+    const { key } = await a.signup();
+    const other = await a.signup();
+    const loc = await createLocation(a, key, 'fr-nf525');
+    for (const at of ['2026-07-06T10:00:00.000Z', '2026-07-21T10:00:00.000Z']) {
+      clock.set(at);
+      expect((await createTx(a, key, frenchSaleBody(loc))).statusCode).toBe(201);
+    }
+    // The shop closes mid-month: the location is deleted (soft: hidden, no more sales).
+    clock.set('2026-07-25T10:00:00.000Z');
+    expect((await a.request({ method: 'DELETE', url: `/v1/locations/${loc}`, key })).statusCode).toBe(204);
+    expect((await a.request({ method: 'GET', url: `/v1/locations/${loc}`, key })).statusCode).toBe(404);
+    clock.set('2026-08-01T01:00:00.000Z');
+    expect((await a.request({ method: 'POST', url: '/v1/admin/process-pending', key })).statusCode).toBe(200);
+    const closures = await a.request({ method: 'GET', url: `/v1/locations/${loc}/closures`, key });
+    expect(closures.statusCode, closures.body).toBe(200);
+    expect((closures.json().data as Array<{ kind: string; period: string }>).map((c) => `${c.kind} ${c.period}`)).toEqual(['monthly 2026-07', 'daily 2026-07-21', 'daily 2026-07-06']);
+    const page = await a.request({ method: 'GET', url: `/v1/locations/${loc}/archives`, key });
+    expect(page.statusCode, page.body).toBe(200);
+    expect(page.json().data.map((x: { id: string }) => x.id)).toEqual(['monthly-2026-07']);
+    const dl = await a.request({ method: 'GET', url: `/v1/locations/${loc}/archives/monthly-2026-07`, key });
+    expect(dl.statusCode, dl.body).toBe(200);
+    expect(verifyNf525Archive(dl.rawPayload)).toMatchObject({ ok: true, manifest: { records: { count: 2 }, closures: { count: 3 } } });
+    const jet = await a.request({ method: 'GET', url: `/v1/locations/${loc}/jet?limit=100`, key });
+    expect(jet.statusCode, jet.body).toBe(200);
+    expect((jet.json().data as Nf525JetEntry[]).map((e) => e.event)).toEqual(expect.arrayContaining(['register_deleted', 'closure', 'archive']));
+    for (const url of ['jet', 'closures', 'archives', 'archives/monthly-2026-07']) {
+      expect((await a.request({ method: 'GET', url: `/v1/locations/${loc}/${url}`, key: other.key })).statusCode, url).toBe(404);
+    }
+  });
+
   it('two nodes racing: the month is archived once, and the archive verifies', async () => {
     const { key } = await a.signup();
     const loc = await createLocation(a, key, 'fr-nf525');

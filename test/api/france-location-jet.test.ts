@@ -68,6 +68,20 @@ describe('France: a change of the register is journaled in its JET', () => {
     expect(verifyJet(last, await publicKey(loc))).toMatchObject({ ok: true, count: last.length });
   });
 
+  it('a PATCH of the name alone (no country_config), then one clearing the address: one parameters entry each, only what changed', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'fr-nf525', { name: 'Boulangerie du Marché', address: '1 place du Marché, 69001 Lyon' });
+    expect((await patch(key, loc, { name: 'Pains & Co' })).statusCode).toBe(200);
+    expect((await patch(key, loc, { address: null })).statusCode).toBe(200);
+    const entries = await jet(key, loc);
+    expect(changes(entries).map((e) => [e.code, e.event, e.details])).toEqual([
+      ['20', 'parameters', { fields: 'name', 'name.before': 'Boulangerie du Marché', 'name.after': 'Pains & Co' }],
+      // A cleared address has no `.after`: the ticket prints none.
+      ['20', 'parameters', { fields: 'address', 'address.before': '1 place du Marché, 69001 Lyon' }],
+    ]);
+    expect(verifyJet(entries, await publicKey(loc))).toMatchObject({ ok: true, count: entries.length });
+  });
+
   it('a deactivation and a reactivation: one entry each, with the status before and after', async () => {
     const { key } = await t.signup();
     const loc = await createLocation(t, key, 'fr-nf525');

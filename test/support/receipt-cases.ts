@@ -32,15 +32,21 @@ const METADATA: Partial<Record<SystemKey, Record<string, unknown>>> = {
   'it-sdi': { invoice_number: 'FT-2026/1', codice_destinatario: 'ABC1234' },
 };
 
+/**
+ * The location a receipt is printed for, and the one its record was built at: the same, so
+ * a record that keeps the shop's name and address (France) prints what it kept.
+ */
+const shop = (key: SystemKey) => ({ ...location(key), address: 'Calle Mayor 1, 20001' });
+
 function source(system: FiscalSystem, tx: TransactionDraft, record: FiscalRecord, hints: readonly RenderHint[], environment: 'test' | 'live' = 'test'): ReceiptSource {
-  const loc = location(system.key);
+  const loc = shop(system.key);
   const legal = loc.config.legal_name;
   return {
     transaction: {
       id: TX_ID, type: tx.type, environment, country: loc.country, created_at: NOW,
       fiscal_id: record.fiscalId, document_number: record.documentNumber ?? null, normalized: tx, render_hints: hints, record: record.body,
     },
-    location: { name: 'Shop', address: 'Calle Mayor 1, 20001', tax_id: loc.tax_id, legal_name: typeof legal === 'string' ? legal : null },
+    location: { name: loc.name, address: loc.address, tax_id: loc.tax_id, legal_name: typeof legal === 'string' ? legal : null },
     system,
     software: SOFTWARE,
   };
@@ -50,7 +56,7 @@ function source(system: FiscalSystem, tx: TransactionDraft, record: FiscalRecord
 export async function receiptCases(): Promise<ReceiptCase[]> {
   const out: ReceiptCase[] = [];
   for (const system of SYSTEMS as readonly FiscalSystem[]) {
-    const loc = location(system.key);
+    const loc = shop(system.key);
     const items = LINES[system.key];
     // Portugal signs with the AT-certified producer's RSA-1024 key: its golden one.
     const over = system.key === 'pt-saft' ? { signingKey: goldenProducerKey() } : {};

@@ -59,6 +59,16 @@ describe('fr-nf525 record', () => {
     ]);
   });
 
+  it('keeps the shop\'s name and address its ticket prints (for duplicates), outside the signed message', () => {
+    const shop = { ...loc, name: 'Boulangerie du Marché', address: '1 place du Marché, 69001 Lyon' };
+    const { record } = validatedBuild(nf525, shop, frenchSale());
+    expect(body(record).location).toEqual({ name: 'Boulangerie du Marché', address: '1 place du Marché, 69001 Lyon' });
+    const { record: plain } = validatedBuild(nf525, loc, frenchSale());
+    expect(body(plain).location).toEqual({ name: 'Shop', address: null });
+    // Not signed (as legal_name): the same message whatever the shop is called.
+    expect(nf525Message(body(record)).split('|').slice(0, -1)).toEqual(nf525Message(body(plain)).split('|').slice(0, -1));
+  });
+
   it('refuses to build without the record key', () => {
     expect(() => nf525.build({ transactionId: TX_ID, kind: 'record', tx: draft(), location: loc, environment: 'test', now: NOW, chain: { seq: 1, previous: null }, software: SOFTWARE }))
       .toThrow(/no record key/);

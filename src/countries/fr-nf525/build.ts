@@ -95,6 +95,8 @@ export function prepareNf525(input: PrepareInput): PreparedRecord {
     version: NF525_RECORD_VERSION,
     register_id: registerId,
     legal_name: configString(input.location.config, 'legal_name') ?? input.location.name,
+    // What the ticket's header prints of the location, kept with the ticket for its duplicates.
+    location: { name: input.location.name, address: input.location.address ?? null },
     environment: env,
     seq: input.chain.seq,
     document_number: number,

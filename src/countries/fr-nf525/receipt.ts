@@ -6,15 +6,29 @@ const SALE: Localized = { fr: 'Ticket de caisse', en: 'Receipt' };
 const REFUND: Localized = { fr: 'Ticket de remboursement', en: 'Refund receipt' };
 const CANCELLATION: Localized = { fr: 'Ticket d\'annulation', en: 'Cancellation receipt' };
 
-/** The `legal_name` a stored NF525 record (JSON) signed, if readable. */
-function signedLegalName(record: string | null | undefined): string | undefined {
+/** A stored NF525 record (JSON) as an object, if readable. */
+function parsed(record: string | null | undefined): Record<string, unknown> | undefined {
   if (!record) return undefined;
   try {
-    const name = (JSON.parse(record) as { legal_name?: unknown }).legal_name;
-    return typeof name === 'string' && name !== '' ? name : undefined;
+    const body: unknown = JSON.parse(record);
+    return body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The `legal_name` a stored NF525 record carries, if readable. */
+function recordedLegalName(record: string | null | undefined): string | undefined {
+  const name = parsed(record)?.legal_name;
+  return typeof name === 'string' && name !== '' ? name : undefined;
+}
+
+/** The location's name and address a stored NF525 record kept (`location`), if it has them. */
+function recordedLocation(record: string | null | undefined): { name: string; address: string | null } | undefined {
+  const loc = parsed(record)?.location as { name?: unknown; address?: unknown } | null | undefined;
+  if (!loc || typeof loc !== 'object' || typeof loc.name !== 'string' || loc.name === '') return undefined;
+  if (loc.address !== null && typeof loc.address !== 'string') return undefined;
+  return { name: loc.name, address: loc.address === '' ? null : loc.address };
 }
 
 /** The number a ticket printed (`document_number` hint), else its record's. */
@@ -58,10 +72,14 @@ export const NF525_RECEIPT: ReceiptFacts = {
   // The location's tax id is what the merchant registered: usually the SIRET (14 digits) or
   // SIREN (9), sometimes the intra-EU VAT number (FR + 2-character key + SIREN, CGI art.
   // 242 nonies A I-3°). The generic "N° TVA" would call a SIRET a VAT number on the ticket.
-  // The legal name the ticket's record signed (`legal_name`): a reprint or a duplicate after
-  // the merchant's name changed shows the ticket as issued (a duplicate reproduces the
-  // original, BOI-TVA-DECLA-30-10-30 §§ on duplicates), not today's name.
-  issuerLegalName: ({ record }) => signedLegalName(record),
+  // The legal name the ticket's record keeps (`legal_name`: in the body, not in the signed
+  // message, record.ts): a reprint or a duplicate after the merchant's name changed shows
+  // the ticket as issued (a duplicate reproduces the original, BOI-TVA-DECLA-30-10-30 §§ on
+  // duplicates), not today's name.
+  issuerLegalName: ({ record }) => recordedLegalName(record),
+  // Likewise the shop's name and address the ticket's header printed (the record's
+  // `location`); a record from before they were kept has none: the location's current ones.
+  issuerLocation: ({ record }) => recordedLocation(record),
   taxIdLabel: (taxId) => {
     const v = taxId.replace(/\s/g, '');
     if (/^\d{14}$/.test(v)) return { fr: 'SIRET', en: 'SIRET' };

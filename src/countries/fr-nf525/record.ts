@@ -102,6 +102,13 @@ export interface Nf525Record {
   version: Nf525RecordVersion;
   register_id: string;
   legal_name: string;
+  /**
+   * The location's name and address as the ticket printed them (its header), not signed, as
+   * `legal_name`: a duplicate reprints them from here (a duplicate reproduces the ticket as
+   * issued, BOI-TVA-DECLA-30-10-30), not from the location as it is now. Absent from records
+   * built before they were kept (a reprint of those prints the location's current ones).
+   */
+  location?: { name: string; address: string | null } | undefined;
   environment: 'test' | 'live';
   seq: number;
   document_number: string;
