@@ -203,6 +203,34 @@ describe('POST /v1/transactions/{id}/receipt/duplicate', () => {
     expect((await receipt(key, next.json().id, '?format=text')).body).toContain(renamed);
   });
 
+  it('fr-nf525: a DUPLICATA after the shop was renamed and moved prints the name and address its ticket printed (the record keeps them); a later ticket the new ones', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'fr-nf525', { name: 'Boulangerie du Marché', address: '1 place du Marché, 69001 Lyon' });
+    const sold = await createTx(t, key, saleBody(loc, saleLines['fr-nf525']));
+    expect(sold.statusCode, sold.body).toBe(201);
+    const id = sold.json().id as string;
+    const original = await receipt(key, id, '?format=text');
+    expect(original.body).toContain('Boulangerie du Marché');
+    expect(original.body).toContain('1 place du Marché, 69001 Lyon');
+    const patched = await t.request({ method: 'PATCH', url: `/v1/locations/${loc}`, key, payload: { name: 'Pains & Co', address: '9 rue Neuve, 69002 Lyon' } });
+    expect(patched.statusCode, patched.body).toBe(200);
+    const dup = await duplicate(key, id, '?format=text');
+    expect(dup.statusCode, dup.body).toBe(200);
+    expect(dup.body).toContain('DUPLICATA n° 1');
+    // The ticket as issued, but for the duplicate's mark.
+    expect(dup.body.replace(/^.*DUPLICATA n° 1.*\n/m, '')).toBe(original.body);
+    expect(dup.body).not.toContain('Pains & Co');
+    expect(dup.body).not.toContain('9 rue Neuve');
+    // Printing the original again (GET) is the ticket as issued too.
+    expect((await receipt(key, id, '?format=text')).body).toBe(original.body);
+    // A ticket made after the change prints the shop as it is now.
+    const next = await createTx(t, key, saleBody(loc, saleLines['fr-nf525']));
+    expect(next.statusCode, next.body).toBe(201);
+    const later = (await receipt(key, next.json().id, '?format=text')).body;
+    expect(later).toContain('Pains & Co');
+    expect(later).toContain('9 rue Neuve, 69002 Lyon');
+  });
+
   it('racing reprints take distinct numbers', async () => {
     const { key, tx } = await sale('fr-nf525');
     const answers = await Promise.all(Array.from({ length: 6 }, () => duplicate(key, tx.id, '?format=text')));
