@@ -1393,6 +1393,12 @@ export interface ReceiptTaxSummary {
   /** What the record's total differs from its rows' bases and taxes by (a rounding it declares); printed on its own line when not 0. */
   rounding?: number | undefined;
   /**
+   * The subtotal (taxable amount before tax) the record states, where its bases are not the
+   * lines' net amounts summed (a record that splits what was paid again into base and tax).
+   * Absent: the transaction's pretax amount.
+   */
+  subtotal?: number | undefined;
+  /**
    * The tax's name where the document's tax is not the one the language calls VAT (Spain:
    * IGIC in the Canary Islands, IPSI in Ceuta and Melilla): printed instead of it on the
    * lines and the rows. Absent: the language's word.

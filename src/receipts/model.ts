@@ -142,7 +142,7 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
   });
 
   const totals: Block[] = [{ kind: 'rule' }];
-  totals.push({ kind: 'pair', left: w.subtotal, right: money(tx.pretax_amount), bold: false });
+  totals.push({ kind: 'pair', left: w.subtotal, right: money(summary.subtotal ?? tx.pretax_amount), bold: false });
   for (const r of summary.rows) {
     const code = r.code ? ` ${r.code}` : '';
     totals.push({ kind: 'pair', left: `${taxWord} ${number(r.rate, w)} %${code} (${money(r.base)})`, right: money(r.tax), bold: false });

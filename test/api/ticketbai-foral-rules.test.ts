@@ -12,11 +12,13 @@ import {
   CUSTOMER_IS_ISSUER,
   CUSTOMER_NIF_INVALID,
   E5_NEEDS_EU_CUSTOMER,
+  CUSTOMER_ADDRESS_INVALID,
   ORIGINAL_DATE_FUTURE,
   SURCHARGE_NEEDS_NIF,
   correctiveNeedsOriginal,
   specialRegimeNotForEntity,
 } from '../../src/countries/es-ticketbai/foral-rules.ts';
+import { OPERATION_DATE_FUTURE, OPERATION_DATE_INVALID } from '../../src/countries/es-ticketbai/metadata.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 import { tagText } from '../support/spain.ts';
 import { configs } from '../support/fixtures.ts';
@@ -184,7 +186,7 @@ describe('TicketBAI: what the Haciendas Forales refuse is a 400 at create and pr
 });
 
 describe('TicketBAI: each DetalleIVA quota within 0.01 of base × rate (Araba 10-74, 10-77)', () => {
-  it('many lines whose own rounding drifts: the quota is base × rate; the lines and ImporteTotalFactura are what was paid', async () => {
+  it('many lines whose own rounding drifts: what they charged is split again into base and quota; the lines and ImporteTotalFactura are what was paid', async () => {
     const { key } = await t.signup();
     const loc = await createLocation(t, key, 'es-ticketbai');
     // 5 sweets at 0.12, 21 %: 0.03 each (0.0252 rounded up), 0.15 in all; 0.60 × 21 % = 0.126.
@@ -192,9 +194,66 @@ describe('TicketBAI: each DetalleIVA quota within 0.01 of base × rate (Araba 10
     const res = await createTx(t, key, saleBody(loc, { items, pretax_amount: 60, tax_amount: 15, total_amount: 75 }));
     expect(res.statusCode, res.body).toBe(201);
     const xml = await fiscalRecord(key, res.json().id);
-    expect(xml).toContain('<BaseImponible>0.60</BaseImponible><TipoImpositivo>21.00</TipoImpositivo><CuotaImpuesto>0.13</CuotaImpuesto>');
+    // 0.75 charged: base 0.62, 0.62 × 21 % = 0.1302 → 0.13; 0.62 + 0.13 = 0.75 (session 26 wrote 0.60 + 0.13).
+    expect(xml).toContain('<BaseImponible>0.62</BaseImponible><TipoImpositivo>21.00</TipoImpositivo><CuotaImpuesto>0.13</CuotaImpuesto>');
     expect(tagText(xml, 'ImporteTotalFactura')).toBe('0.75');
     expect(xml.match(/<ImporteTotal>0\.15<\/ImporteTotal>/g)).toHaveLength(5);
     expectValid(xml);
+  });
+});
+
+describe('TicketBAI: operation date, customer address, a rectificativa whose lines round otherwise than their rate', () => {
+  it('metadata.operation_date is written as FechaOperacion and printed; a later or malformed one is a 400 at create and preview', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-ticketbai');
+    await refused(key, saleBody(loc, { metadata: { operation_date: '03-03-2026' } }), OPERATION_DATE_FUTURE);
+    await refused(key, saleBody(loc, { metadata: { operation_date: '2026-02-27' } }), OPERATION_DATE_INVALID);
+    expect(await transactionsOf(key)).toBe(0);
+    const res = await createTx(t, key, saleBody(loc, { metadata: { operation_date: '27-02-2026' } }));
+    expect(res.statusCode, res.body).toBe(201);
+    const xml = await fiscalRecord(key, res.json().id);
+    expect(xml).toContain('<DatosFactura><FechaOperacion>27-02-2026</FechaOperacion><DescripcionFactura>');
+    expectValid(xml);
+    const text = await t.request({ method: 'GET', url: `/v1/transactions/${res.json().id}/receipt?format=text`, key });
+    expect(text.statusCode, text.body).toBe(200);
+    expect(text.body).toContain('Fecha de operación 27-02-2026');
+  });
+
+  it('the customer\'s address, as a string or an object, is written as Direccion and CodigoPostal; one too long is a 400', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-ticketbai');
+    await refused(key, saleBody(loc, { customer_context: { ...SPANISH, address: 'x'.repeat(251) } }), CUSTOMER_ADDRESS_INVALID);
+    const res = await createTx(t, key, saleBody(loc, { customer_context: { ...SPANISH, address: { street: 'Calle Mayor 1', city: 'Donostia', postal_code: '20001' } } }));
+    expect(res.statusCode, res.body).toBe(201);
+    const xml = await fiscalRecord(key, res.json().id);
+    expect(xml).toContain('<CodigoPostal>20001</CodigoPostal><Direccion>Calle Mayor 1, Donostia</Direccion></IDDestinatario>');
+    expectValid(xml);
+  });
+
+  it('a refund of lines rounded each on its own: DetalleIVA adds up to ImporteTotalFactura and the lines, and the receipt prints the record\'s base and quota', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-ticketbai');
+    // Per line: 7 × 0.12 at 10 % and 5 × 0.18 + 4 × 0.03 at 21 %; per rate 0.81 and 0.99.
+    const items = [
+      ...Array.from({ length: 7 }, (_, i) => ({ description: `Café ${i + 1}`, quantity: 1, unit_price: 115, tax_rate: 10, tax_amount: 12, total_amount: 127 })),
+      ...Array.from({ length: 5 }, (_, i) => ({ description: `Pastel ${i + 1}`, quantity: 1, unit_price: 85, tax_rate: 21, tax_amount: 18, total_amount: 103 })),
+      ...Array.from({ length: 4 }, (_, i) => ({ description: `Caramelo ${i + 1}`, quantity: 1, unit_price: 12, tax_rate: 21, tax_amount: 3, total_amount: 15 })),
+    ];
+    const res = await createTx(t, key, saleBody(loc, {
+      type: 'refund', items, pretax_amount: 1278, tax_amount: 186, total_amount: 1464, metadata: ORIGINAL,
+    }));
+    expect(res.statusCode, res.body).toBe(201);
+    const xml = await fiscalRecord(key, res.json().id);
+    expect(xml).toContain('<BaseImponible>-8.08</BaseImponible><TipoImpositivo>10.00</TipoImpositivo><CuotaImpuesto>-0.81</CuotaImpuesto>');
+    expect(xml).toContain('<BaseImponible>-4.75</BaseImponible><TipoImpositivo>21.00</TipoImpositivo><CuotaImpuesto>-1.00</CuotaImpuesto>');
+    expect(tagText(xml, 'ImporteTotalFactura')).toBe('-14.64');
+    expectValid(xml);
+    const text = await t.request({ method: 'GET', url: `/v1/transactions/${res.json().id}/receipt?format=text`, key });
+    expect(text.statusCode, text.body).toBe(200);
+    // The receipt: the record's rows and the subtotal they make, adding up to the total paid back.
+    expect(text.body).toMatch(/Base imponible\s+-12,83/);
+    expect(text.body).toMatch(/IVA 10 % \(-8,08\)\s+-0,81/);
+    expect(text.body).toMatch(/IVA 21 % \(-4,75\)\s+-1,00/);
+    expect(text.body).toMatch(/TOTAL EUR\s+-14,64/);
   });
 });

@@ -94,6 +94,8 @@ function buildInvoice(input: BuildInput): FiscalRecord {
     // Spec v1.1 §4.3.3: the identifier on one line, the QR below it, at the foot. An
     // exempt operation names its legal ground on the invoice (RD 1619/2012 art. 6.1.j).
     renderHints: [
+      // The operation's own day, when it is not the issue date (RD 1619/2012 arts. 6.1.f, 7.1.d).
+      ...(fields.operationDate === null ? [] : [textHint('operation_date', 'header', fields.operationDate)]),
       ...(fields.exempt === null ? [] : [textHint('exemption', 'body', exemptionLegend(fields.exempt.cause, 'Norma Foral del IVA'))]),
       textHint('tbai_id', 'footer_bottom', id),
       qrUrlHint('qr', 'footer_bottom', qr),

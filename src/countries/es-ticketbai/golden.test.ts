@@ -92,6 +92,17 @@ const SCENARIOS: Array<{ name: string; record: FiscalRecord; xsd: string }> = [
     xsd: ALTA,
   },
   {
+    // A full invoice issued days after the operation (RD 1619/2012 art. 6.1.f): FechaOperacion
+    // first in DatosFactura; the customer's address given as an object (street, city,
+    // postal_code), written as Direccion and CodigoPostal (Araba 016-024 / 016-025).
+    name: 'operation-date.xml',
+    record: validatedBuild(ticketBai, gipuzkoa, draft({
+      customer_context: { nif: 'B95123451', name: 'Cliente Ejemplo SA', address: { street: 'Calle Mayor 1', city: 'Donostia', postal_code: '20001' } },
+      metadata: { operation_date: '09-01-2026' },
+    }), { signingKey: key, transactionId: 'a1b2c3d4-000b-4000-8000-00000000000b' }).record,
+    xsd: ALTA,
+  },
+  {
     name: 'refund.xml',
     record: validatedBuild(ticketBai, gipuzkoa, draft({ type: 'refund', metadata: { original_invoice_number: '1', original_issue_date: '15-01-2026', original_series: 'A' } }), {
       signingKey: key,

@@ -4,9 +4,11 @@ import { expect400 } from '../shared/test-helpers.ts';
 import { CUSTOMER_COUNTRY_REQUIRED } from '../es/party.ts';
 import { LICENSE_INVALID, SERIES_INVALID as CONFIG_SERIES_INVALID } from './config.ts';
 import { draft, line, location, txCtx, validatedBuild } from '../shared/test-fixtures.ts';
-import { ORIGINAL_DATE_FUTURE, correctiveNeedsOriginal } from './foral-rules.ts';
+import { CUSTOMER_ADDRESS_INVALID, CUSTOMER_POSTAL_CODE_INVALID, ORIGINAL_DATE_FUTURE, correctiveNeedsOriginal } from './foral-rules.ts';
 import {
   DESCRIPTION_INVALID,
+  OPERATION_DATE_FUTURE,
+  OPERATION_DATE_INVALID,
   ORIGINAL_DATE_INVALID,
   ORIGINAL_NUMBER_INVALID,
   ORIGINAL_ON_SALE,
@@ -180,5 +182,51 @@ describe('es-ticketbai customer name (IDDestinatario/ApellidosNombreRazonSocial)
     [{ nif: 'B95123451', legal_name: ['Cliente'] }, 'legal_name'],
   ])('refuses %j', (customer, field) => {
     expect400(() => validate(withCustomer(customer)), customerNameInvalid(field));
+  });
+});
+
+describe('es-ticketbai operation date (DatosFactura/FechaOperacion)', () => {
+  const at = new Date('2026-01-14T22:30:00Z'); // 23:30 in Madrid, 14-01-2026
+  const sale = (operation_date: unknown) => draft({ metadata: { operation_date } });
+
+  it('a date in DD-MM-YYYY up to the issue day (Madrid) is taken; the issue day itself states nothing', () => {
+    expect(validate(sale('10-01-2026'), undefined, at)).toMatchObject({ operation_date: '10-01-2026' });
+    expect(validate(sale(' 31-12-2025 '), undefined, at)).toMatchObject({ operation_date: '31-12-2025' });
+    expect(validate(sale('14-01-2026'), undefined, at)).not.toHaveProperty('operation_date');
+    // A refund may state the corrected operation's day too.
+    expect(validate(refund({ ...ORIGINAL, operation_date: '13-01-2026' }), undefined, at)).toMatchObject({ operation_date: '13-01-2026' });
+  });
+
+  it('a malformed one → 400; one later than the issue day (Araba 10-59, 10-90) → 400', () => {
+    for (const bad of ['2026-01-10', '32-01-2026', '10/01/2026', '1-1-2026', 20260110, true, '']) {
+      if (bad === '') continue; // empty is absent, as every optional field
+      expect400(() => validate(sale(bad), undefined, at), OPERATION_DATE_INVALID);
+    }
+    expect400(() => validate(sale('15-01-2026'), undefined, at), OPERATION_DATE_FUTURE);
+    expect400(() => validate(sale('01-01-2027'), undefined, at), OPERATION_DATE_FUTURE);
+    expect400(() => validate(refund({ ...ORIGINAL, operation_date: '15-01-2026' }), undefined, at), OPERATION_DATE_FUTURE);
+  });
+
+  it('the record writes FechaOperacion first in DatosFactura and the receipt hint states it; none when not given', () => {
+    const { record } = validatedBuild(ticketBai, location('es-ticketbai'), sale('10-01-2026'), { now: at });
+    expect(record.body).toContain('<DatosFactura><FechaOperacion>10-01-2026</FechaOperacion><DescripcionFactura>');
+    expect(record.renderHints).toContainEqual(expect.objectContaining({ key: 'operation_date', placement: 'header', value: '10-01-2026' }));
+    const plain = validatedBuild(ticketBai, location('es-ticketbai'), draft(), { now: at }).record;
+    expect(plain.body).not.toContain('FechaOperacion');
+    expect(plain.renderHints.map((h) => h.key)).not.toContain('operation_date');
+  });
+});
+
+describe('es-ticketbai customer address (IDDestinatario/Direccion, CodigoPostal)', () => {
+  const nif = { nif: 'B95123451', name: 'Cliente SA' };
+  it('written when given, as a string or an object; too long or not text → 400 (not cut)', () => {
+    const withAddress = validatedBuild(ticketBai, location('es-ticketbai'), withCustomer({ ...nif, address: { street: 'Calle Mayor 1', city: 'Donostia', postal_code: '20001' } })).record.body;
+    expect(withAddress).toContain('<ApellidosNombreRazonSocial>Cliente SA</ApellidosNombreRazonSocial><CodigoPostal>20001</CodigoPostal><Direccion>Calle Mayor 1, Donostia</Direccion></IDDestinatario>');
+    expect400(() => validate(withCustomer({ ...nif, address: 'x'.repeat(251), postal_code: '20001' })), CUSTOMER_ADDRESS_INVALID);
+    expect400(() => validate(withCustomer({ ...nif, address: 42 })), CUSTOMER_ADDRESS_INVALID);
+    expect400(() => validate(withCustomer({ ...nif, address: 'Calle\u0001', postal_code: '20001' })), CUSTOMER_ADDRESS_INVALID);
+    expect400(() => validate(withCustomer({ ...nif, address: 'Calle Mayor 1', postal_code: '2'.repeat(21) })), CUSTOMER_POSTAL_CODE_INVALID);
+    // Not required (decision): a customer without an address is still taken.
+    expect(validate(withCustomer(nif))).toMatchObject({ invoice_type: 'F1' });
   });
 });

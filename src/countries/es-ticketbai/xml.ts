@@ -24,7 +24,8 @@ import { NIF_SHAPE, seriesOf } from './metadata.ts';
 import { breakdownGroups } from '../es/surcharge.ts';
 import { type SpanishVatRegime, vatRegimeOf } from '../es/regime.ts';
 import { foreignPartyId, givenCountry } from '../es/party.ts';
-import { detalleQuota } from './quota.ts';
+import { type DetalleAmounts, detalleAmounts } from './quota.ts';
+import { customerAddressOf } from './customer-address.ts';
 
 export const NS_EMISION = 'urn:ticketbai:emision';
 export const NS_ANULACION = 'urn:ticketbai:anulacion';
@@ -78,6 +79,8 @@ export interface InvoiceFields {
   issuer: { nif: string; name: string };
   customer: Customer | null;
   invoice: InvoiceRef;
+  /** `FechaOperacion` (DD-MM-YYYY) when the operation took place on another day than the issue; else null. */
+  operationDate: string | null;
   /** HH:MM:SS, local. */
   time: string;
   simplified: boolean;
@@ -193,7 +196,9 @@ export function ticketBaiXml(f: InvoiceFields): string {
     .join('');
   const datos = wrap(
     'DatosFactura',
-    el('DescripcionFactura', f.description) +
+    // DatosFacturaType: FechaOperacion first, before DescripcionFactura.
+    optEl('FechaOperacion', f.operationDate) +
+      el('DescripcionFactura', f.description) +
       wrap('DetallesFactura', detalles) +
       el('ImporteTotalFactura', f.total) +
       wrap('Claves', f.regimeKeys.map((k) => wrap('IDClave', el('ClaveRegimenIvaOpTrascendencia', k))).join('')),
@@ -290,7 +295,7 @@ const stringField = (ctx: Record<string, unknown>, ...keys: string[]): string | 
  * - a Spanish NIF (an `ES` VAT prefix dropped), unless `country` names another country;
  * - otherwise `IDOtro` with IDType 02 (NIF-IVA) and CodigoPais: the given `country`, or
  *   the two letters an EU VAT number starts with.
- * `name` (or `legal_name`) is required with the tax id; optional `postal_code`, `address`.
+ * `name` (or `legal_name`) is required with the tax id; the address: `customerAddressOf`.
  */
 export function customerOf(tx: TransactionDraft): Customer | null {
   const taxId = customerTaxId(tx);
@@ -314,9 +319,8 @@ export function customerOf(tx: TransactionDraft): Customer | null {
   // so only a transaction that skipped validation gets here without one.
   const name = stringField(ctx, 'name', 'legal_name');
   if (name === null) throw new Error('es-ticketbai: customer_context gives a tax id but no name; IDDestinatario needs ApellidosNombreRazonSocial');
-  const postal = stringField(ctx, 'postal_code', 'zip');
-  const address = stringField(ctx, 'address');
-  return { id, name: clip(name, 120), postalCode: postal === null ? null : clip(postal, 20), address: address === null ? null : clip(address, 250) };
+  const { address, postalCode } = customerAddressOf(ctx);
+  return { id, name: clip(name, 120), postalCode: postalCode === null ? null : clip(postalCode, 20), address: address === null ? null : clip(address, 250) };
 }
 
 /** The invoice type the validated metadata carries (es/invoice.ts), recomputed if absent. */
@@ -334,26 +338,44 @@ function rectifiedOf(tx: TransactionDraft): InvoiceRef[] {
   return [{ series: series && Array.from(series).length <= 20 ? series : null, number, date }];
 }
 
+/** One DetalleIVA as the record writes it, unsigned minor units, beside the lines' own sums. */
+export interface TaxedGroup {
+  rate: number;
+  surchargeRate: number | undefined;
+  /** The lines' sums: net (total less tax), tax and surcharge, as the receipt's lines add up. */
+  lines: { base: number; tax: number; surcharge: number };
+  /** What the record writes (./quota.ts `detalleAmounts`): the same sums, or the paid amount split again. */
+  written: DetalleAmounts;
+}
+
 /**
- * Per-rate VAT breakdown of the taxed lines: bases and quotas summed per rate (and per
- * recargo de equivalencia rate: surcharged lines are a DetalleIVA of their own, with the
- * surcharge's rate and quota), highest rate first. Each quota stays within 0.01 of its base ×
- * rate (./quota.ts: Araba 10-74, 10-77); `ImporteTotalFactura` stays the transaction's total.
+ * The taxed lines per DetalleIVA (one per rate and recargo de equivalencia rate: surcharged
+ * lines are a DetalleIVA of their own), highest rate first, with the amounts the record
+ * writes: each quota within 0.01 of its base × rate (Araba 10-74, 10-77) and base + quotas
+ * equal to what the lines charged (./quota.ts). The receipt prints the same (./receipt.ts).
  */
+export function taxedGroupsOf(tx: TransactionDraft): TaxedGroup[] {
+  return breakdownGroups(taxedLines(tx.items, exemptionCodeOf(tx)))
+    .sort((a, b) => b.rate - a.rate)
+    .map((g) => ({
+      rate: g.rate,
+      surchargeRate: g.surchargeRate,
+      lines: { base: g.base, tax: g.tax, surcharge: g.surcharge },
+      written: detalleAmounts(g.base, g.rate, g.tax, g.surchargeRate, g.surcharge),
+    }));
+}
+
+/** The DesgloseIVA of the taxed lines, with the record's sign (a rectificativa por diferencias is negative). */
 function vatOf(tx: TransactionDraft, sign: 1 | -1): VatDetail[] {
-  const groups = breakdownGroups(taxedLines(tx.items, exemptionCodeOf(tx)));
+  const groups = taxedGroupsOf(tx);
   // DesgloseIVAType: at most 12 DetalleIVA.
   if (groups.length > 12) throw new Error('es-ticketbai: an invoice carries at most 12 different tax rates');
-  return groups
-    .sort((a, b) => b.rate - a.rate)
-    .map((v) => ({
-      base: decimal(sign * v.base),
-      rate: rateText(v.rate),
-      quota: decimal(sign * detalleQuota(v.base, v.rate, v.tax)),
-      ...(v.surchargeRate === undefined
-        ? {}
-        : { surcharge: { rate: rateText(v.surchargeRate), quota: decimal(sign * detalleQuota(v.base, v.surchargeRate, v.surcharge)) } }),
-    }));
+  return groups.map(({ rate, surchargeRate, written }) => ({
+    base: decimal(sign * written.base),
+    rate: rateText(rate),
+    quota: decimal(sign * written.quota),
+    ...(surchargeRate === undefined ? {} : { surcharge: { rate: rateText(surchargeRate), quota: decimal(sign * written.surcharge) } }),
+  }));
 }
 
 /**
@@ -391,6 +413,20 @@ function exemptOf(tx: TransactionDraft, sign: 1 | -1): InvoiceFields['exempt'] {
   return code === undefined || base === null ? null : { cause: code, base: decimal(sign * base) };
 }
 
+/**
+ * `FechaOperacion`: metadata `operation_date` (validated in metadata.ts: DD-MM-YYYY, not later
+ * than the day it was created), written only when it is another day than the issue
+ * (RD 1619/2012 art. 6.1.f asks for it only then). A stored value that is not a valid
+ * date, or falls after the issue date, is left out rather than written out of the schema
+ * or against Araba 10-90.
+ */
+function operationDateOf(tx: TransactionDraft, issueDate: string): string | null {
+  const value = metaString(tx, 'operation_date')?.trim();
+  if (value === undefined || !isDmyDate(value) || value === issueDate) return null;
+  const key = (d: string) => `${d.slice(6)}${d.slice(3, 5)}${d.slice(0, 2)}`;
+  return key(value) > key(issueDate) ? null : value;
+}
+
 /** What the build input says about the invoice, as the document writes it. */
 export function invoiceFields(input: BuildInput, number: string): InvoiceFields {
   const { tx, location } = input;
@@ -413,10 +449,12 @@ export function invoiceFields(input: BuildInput, number: string): InvoiceFields 
   const vat = vatOf(tx, sign);
   const description =
     metaString(tx, 'description')?.trim() || tx.items.map((l) => l.description.trim()).filter((d) => d !== '').join(', ');
+  const issueDate = dmyDate(localDate(input.now, 'ES'));
   return {
     issuer: issuerOf(input),
     customer,
-    invoice: { series: seriesOf(tx, location), number, date: dmyDate(localDate(input.now, 'ES')) },
+    invoice: { series: seriesOf(tx, location), number, date: issueDate },
+    operationDate: operationDateOf(tx, issueDate),
     time: localDateTimeWithOffset(input.now, 'ES').slice(11, 19),
     simplified: type === 'F2' || type === 'R5',
     corrective: corrective ? { code: type, type: 'I', rectified: rectifiedOf(tx) } : null,

@@ -88,6 +88,18 @@ export function spanishCorrection(numberOf: (original: NonNullable<ReceiptCorrec
 
 const SURCHARGE_LABEL: Localized = { es: 'Recargo de equivalencia', en: 'Equivalence surcharge' };
 
+/** The lines' sums per VAT rate (net = total less tax), in the order rates first appear: the receipt's default breakdown. */
+export function linesRows(tx: TransactionDraft): ReceiptTaxSummary['rows'] {
+  const rows = new Map<number, { rate: number; base: number; tax: number }>();
+  for (const l of tx.items) {
+    const r = rows.get(l.tax_rate) ?? { rate: l.tax_rate, base: 0, tax: 0 };
+    r.base += l.total_amount - l.tax_amount;
+    r.tax += l.tax_amount;
+    rows.set(l.tax_rate, r);
+  }
+  return [...rows.values()];
+}
+
 /**
  * The tax summary of a Spanish receipt where it is not the lines' sums per rate under the
  * word IVA: the recargo de equivalencia (./surcharge.ts) the invoice states apart from the
@@ -105,13 +117,6 @@ export function spanishTaxSummary(taxNameOf: (record: string) => string | undefi
       ?? (kind === 'cancellation' && original?.record ? taxNameOf(original.record) : undefined);
     const surcharged = tx.items.filter((l) => surchargeOf(l) !== undefined);
     if (taxName === undefined && surcharged.length === 0) return undefined;
-    const rows = new Map<number, { rate: number; base: number; tax: number }>();
-    for (const l of tx.items) {
-      const r = rows.get(l.tax_rate) ?? { rate: l.tax_rate, base: 0, tax: 0 };
-      r.base += l.total_amount - l.tax_amount;
-      r.tax += l.tax_amount;
-      rows.set(l.tax_rate, r);
-    }
     const surcharges = new Map<number, { label: Localized; rate: number; base: number; amount: number }>();
     for (const l of surcharged) {
       const s = surchargeOf(l)!;
@@ -120,7 +125,7 @@ export function spanishTaxSummary(taxNameOf: (record: string) => string | undefi
       c.amount += s.amount;
       surcharges.set(s.rate, c);
     }
-    return { rows: [...rows.values()], ...(taxName === undefined ? {} : { taxName }), ...(surcharges.size === 0 ? {} : { surcharges: [...surcharges.values()] }) };
+    return { rows: linesRows(tx), ...(taxName === undefined ? {} : { taxName }), ...(surcharges.size === 0 ? {} : { surcharges: [...surcharges.values()] }) };
   };
 }
 
