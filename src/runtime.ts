@@ -4,6 +4,7 @@ import type { FiscalSystem, SoftwareIdentity } from './countries/types.ts';
 import type { DerivedKeys } from './crypto/master-key.ts';
 import { CLOUD_BACKOFF, type BackoffPolicy } from './jobs/backoff.ts';
 import { createWorker, type JobHandler, type Worker } from './jobs/runner.ts';
+import { createCorrectionSubmitHandler } from './jobs/tasks/submit-correction.ts';
 import { createSubmitHandler } from './jobs/tasks/submit.ts';
 import { createInboundMessageHandler } from './jobs/tasks/inbound-message.ts';
 import { createDeliverWebhookHandler } from './jobs/tasks/deliver-webhook.ts';
@@ -17,7 +18,7 @@ import { createLedger } from './ledger/ledger.ts';
 import type { Ledger } from './ledger/types.ts';
 import { createInboundService, type InboundService } from './services/inbound.ts';
 import { SYSTEMS } from './countries/registry.ts';
-import { INBOUND_MESSAGE_JOB, POLL_JOB, SUBMIT_JOB, TRANSLATE_JOB } from './services/transaction-view.ts';
+import { CORRECTION_JOB, INBOUND_MESSAGE_JOB, POLL_JOB, SUBMIT_JOB, TRANSLATE_JOB } from './services/transaction-view.ts';
 import type { EventPublisher } from './services/events.ts';
 import { createCertificateService, type CertificateService } from './services/certificates.ts';
 import { createSigningKeyService, type SigningKeyService } from './services/signing-keys.ts';
@@ -184,20 +185,23 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     db: o.db, clock: o.clock, log: o.log, events, secrets: o.config.inboundSecrets ?? {}, trustedCa: o.config.inboundCa ?? {}, metrics: metrics.submissions,
     ...(o.systems ? { systems: SYSTEMS.map((s) => o.systems!(s.key)) } : {}),
   });
-  const submit = createSubmitHandler({
+  const submitDeps = {
     db: o.db, clock: o.clock, log: o.log, events, locations, signingKeys, pacing, backoff: o.config.backoff ?? CLOUD_BACKOFF,
     authorityBaseUrls: o.config.authorityBaseUrls, authorityCa: o.config.authorityCa, ...(o.random ? { random: o.random } : {}),
     ...(o.systems ? { systems: o.systems } : {}),
     metrics: metrics.submissions,
     // The offline grace follows the account's tier (services/offline-grace.ts).
     tiers,
-  });
+  };
+  const submit = createSubmitHandler(submitDeps);
   const mailer = createMailer({ db: o.db, clock: o.clock, log: o.log, smtpUrl: o.config.smtpUrl, from: o.config.smtpFrom });
   const billingReceiver = createBillingReceiver({ db: o.db, clock: o.clock, log: o.log, mailer, secret: o.config.billingWebhookSecret });
   const handlers: Record<string, JobHandler> = {
     // One handler sends a record and, for a system with `poll`, fetches its result later.
     [SUBMIT_JOB]: submit,
     [POLL_JOB]: submit,
+    // The record of a correction of an accepted transaction (services/corrections.ts).
+    [CORRECTION_JOB]: createCorrectionSubmitHandler(submitDeps),
     [INBOUND_MESSAGE_JOB]: createInboundMessageHandler({ inbound, log: o.log }),
     [FAN_OUT_EVENTS]: createFanOutEventsHandler({ clock: o.clock, events }),
     [DELIVER_WEBHOOK]: createDeliverWebhookHandler({ ...deps, events, ...(o.config.webhookTimeoutMs ? { timeoutMs: o.config.webhookTimeoutMs } : {}), metrics: metrics.webhooks }),

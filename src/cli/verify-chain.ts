@@ -69,8 +69,8 @@ const PAGE = 500;
 /** The environment a chain key belongs to (shared/chain-key.ts `inEnvironment`, the NF525 `:live` closures/JET keys). */
 const environmentOfKey = (key: string): 'test' | 'live' => (/:live(#|:|$)/.test(key) ? 'live' : 'test');
 
-/** Annulments outside the chain (services/transaction-entry.ts): numbered, never linked. */
-const isSideSequence = (key: string): boolean => key.endsWith('#annulments');
+/** Annulments and corrections outside the chain (services/transaction-entry.ts, services/corrections.ts): numbered, never linked. */
+const isSideSequence = (key: string): boolean => key.endsWith('#annulments') || key.endsWith('#corrections');
 
 /**
  * `locations` counts, and `locationIds` names, the locations the scope selected (not the
@@ -148,7 +148,10 @@ export async function verifyChains(deps: VerifyChainDeps, scope: VerifyScope, pr
       const page = await db.query<Row>(
         `SELECT fr.chain_key, fr.seq, fr.kind, fr.system, fr.transaction_id, fr.body, fr.content_type, fr.fingerprint, fr.previous_fingerprint,
                 fr.fiscal_id, fr.document_number, t.location_id, t.environment
-           FROM fiscal_records fr LEFT JOIN transactions t ON t.id = fr.transaction_id
+           FROM fiscal_records fr
+           -- A correction's record names its transaction through its correction (migration 0057).
+           LEFT JOIN transaction_corrections c ON fr.transaction_id IS NULL AND c.record_id = fr.id
+           LEFT JOIN transactions t ON t.id = COALESCE(fr.transaction_id, c.transaction_id)
           WHERE fr.chain_key = $1 AND fr.seq > $2 ORDER BY fr.seq LIMIT ${PAGE}`,
         [chainKey, afterSeq],
       );

@@ -213,6 +213,54 @@ export interface CorrectedSaleLookup {
   sales?: boolean | undefined;
 }
 
+/**
+ * How a system corrects a record its authority accepted (`FiscalSystem.correct`), e.g. a
+ * record answered "accepted with errors": a second record of the same document (the same
+ * number, date, type and amounts) carrying what the first got wrong. The core
+ * (services/corrections.ts) lets a request change only the transaction's `customer_context`
+ * and the metadata fields named here: anything else (amounts, lines, dates, the number)
+ * needs a refund or a cancellation. It appends the record through the ledger (joining the
+ * transaction's chain when the system is `chained`, else a side sequence) and the submit
+ * worker sends it; the transaction keeps its record, number and status.
+ */
+export interface RecordCorrection {
+  /** The metadata fields a correction may change (besides `customer_context`), e.g. `description`. */
+  metadataFields: readonly string[];
+  /**
+   * Validates the corrected draft (`tx`: the transaction's stored draft with the request's
+   * changes; `ctx.now`: the original's issue time, the time the document speaks of) and
+   * returns the metadata to store, as `validateTransaction` does. `original`: the draft the
+   * correction starts from (the last accepted one). Throws ValidationError (400) with a clear
+   * message for a change the document cannot take. Pure.
+   */
+  validate(tx: TransactionDraft, original: TransactionDraft, ctx: TransactionContext): Record<string, unknown>;
+  /** Builds the correction's record. Pure. */
+  build(input: CorrectionBuildInput): FiscalRecord;
+}
+
+/** What `RecordCorrection.build` is given: `BuildInput` with the record it corrects. */
+export interface CorrectionBuildInput extends Omit<BuildInput, 'kind' | 'original' | 'earlierIssues'> {
+  /** The corrected draft (`RecordCorrection.validate`'s metadata stored). */
+  tx: TransactionDraft;
+  /** The record being corrected: the transaction's own record, as stored. */
+  original: {
+    transactionId: string;
+    /** Its `FiscalRecord.documentNumber`. */
+    documentNumber: string | null;
+    /** When it was made (ISO instant): the document's issue time. */
+    issuedAt: string;
+    fiscalId: string | null;
+    upstreamId: string | null;
+    /** Its body as stored. */
+    body: string;
+  };
+  /**
+   * An earlier correction of this record was refused by the authority (or ran out of
+   * retries), none accepted since: VERI*FACTU marks the next one RechazoPrevio S.
+   */
+  earlierRefused: boolean;
+}
+
 /** A number a request chose, as `FiscalSystem.issuedDocument` names it. */
 export interface IssuedDocument {
   document: string;
@@ -339,6 +387,12 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
    * (`CorrectedSaleLookup`). Absent: a correction is built from its request alone.
    */
   correctedSale?: CorrectedSaleLookup | undefined;
+  /**
+   * Optional: a record the authority accepted may be corrected, without a rectifying
+   * document, by a second record of the same document (POST /v1/transactions/{id}/correct:
+   * VERI*FACTU's subsanación, SII's A1). Absent: the system corrects no accepted record (409).
+   */
+  correct?: RecordCorrection | undefined;
   /**
    * Optional, for systems whose record signs the previous record's signature at the very
    * end of its signed message (NF525, SAF-T PT): the record built up to that signature,
@@ -526,7 +580,7 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
 export interface ChainedRecord {
   chainKey: string;
   seq: number;
-  kind: 'record' | 'cancellation' | 'closure' | 'journal';
+  kind: 'record' | 'cancellation' | 'closure' | 'journal' | 'correction';
   transactionId: string | null;
   body: string;
   contentType: string;

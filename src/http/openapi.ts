@@ -54,6 +54,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /v1/transactions/{id}/fiscal-record': 'getFiscalRecord',
   'GET /v1/transactions/{id}/qr.png': 'getTransactionQrImage',
   'POST /v1/transactions/{id}/cancel': 'cancelTransaction',
+  'POST /v1/transactions/{id}/correct': 'correctTransaction',
   'POST /v1/transactions/preview': 'previewTransaction',
   'GET /v1/transactions/{id}/receipt': 'getTransactionReceipt',
   'POST /v1/transactions/{id}/receipt/duplicate': 'createTransactionReceiptDuplicate',

@@ -9,6 +9,8 @@ export const SUBMIT_JOB = 'submit';
 /** Fetches the result of a record sent earlier (a system with `poll`): jobs/tasks/submit.ts. */
 export const POLL_JOB = 'poll_result';
 export const TRANSLATE_JOB = 'translate_error';
+/** Sends the record of a correction of an accepted transaction (services/corrections.ts): jobs/tasks/submit-correction.ts. */
+export const CORRECTION_JOB = 'submit_correction';
 /** Delivers a message the sandbox stub produced through the system's inbound channel: jobs/tasks/inbound-message.ts. */
 export const INBOUND_MESSAGE_JOB = 'inbound_message';
 

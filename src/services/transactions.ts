@@ -26,6 +26,7 @@ import { previewTransaction, type TransactionPreview } from './transaction-previ
 import { qrPng } from '../receipts/qr.ts';
 import { withReplacedSales } from './replacements.ts';
 import { withCorrectedSale } from './corrected-sales.ts';
+import { createCorrectionService } from './corrections.ts';
 
 /**
  * Transactions: the business steps of a create and a cancel (validate, pick the fiscal
@@ -428,7 +429,13 @@ export function createTransactionService(deps: TransactionDeps) {
     }
   }
 
-  return { create, preview, get, list, fiscalRecord, qrImage, cancel };
+  /** Corrections of accepted records (services/corrections.ts): POST /v1/transactions/{id}/correct. */
+  const corrections = createCorrectionService({
+    db, clock, ledger: deps.ledger, locations: deps.locations, software: deps.software, maxAttempts: deps.maxAttempts,
+    notify: () => deps.submitter?.notify(), keysFor: signingKeyFor,
+  });
+
+  return { create, preview, get, list, fiscalRecord, qrImage, cancel, correct: corrections.correct };
 }
 
 export type TransactionService = ReturnType<typeof createTransactionService>;

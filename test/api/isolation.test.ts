@@ -52,6 +52,7 @@ const ID_ROUTES: IdRoute[] = [
   { method: 'GET', path: '/v1/transactions/:id/receipt', kind: 'transaction', notFound: 'transaction not found' },
   { method: 'POST', path: '/v1/transactions/:id/receipt/duplicate', kind: 'transaction', notFound: 'transaction not found' },
   { method: 'POST', path: '/v1/transactions/:id/cancel', kind: 'transaction', notFound: 'transaction not found' },
+  { method: 'POST', path: '/v1/transactions/:id/correct', kind: 'transaction', payload: { metadata: { description: 'taken over' } }, notFound: 'transaction not found' },
   { method: 'GET', path: '/v1/webhooks/:id', kind: 'webhook', notFound: 'webhook not found' },
   { method: 'PATCH', path: '/v1/webhooks/:id', kind: 'webhook', payload: { enabled: false }, notFound: 'webhook not found' },
   { method: 'DELETE', path: '/v1/webhooks/:id', kind: 'webhook', notFound: 'webhook not found' },

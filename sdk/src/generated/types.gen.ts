@@ -3362,6 +3362,224 @@ export type CancelTransactionResponses = {
 
 export type CancelTransactionResponse = CancelTransactionResponses[keyof CancelTransactionResponses];
 
+export type CorrectTransactionData = {
+    body: {
+        /**
+         * the customer as a create takes it (tax_id, name, address…): replaces the stored one
+         */
+        customer_context?: unknown;
+        /**
+         * descriptive metadata the system lets a correction change (VERI*FACTU: description); merged into the stored metadata
+         */
+        metadata?: unknown;
+        /**
+         * Test keys only: what the sandbox authority answers to this correction, as metadata.sandbox_outcome does for a create.
+         */
+        sandbox_outcome?: unknown;
+        [key: string]: unknown;
+    };
+    headers?: {
+        /**
+         * 1-255 characters; the same key and body answer the transaction again (200); another body is a 409
+         */
+        'idempotency-key'?: string;
+    };
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/v1/transactions/{id}/correct';
+};
+
+export type CorrectTransactionErrors = {
+    /**
+     * Validation error: `error` names the field, with the spec's message where it gives one
+     */
+    400: {
+        error: string;
+    };
+    /**
+     * Missing or malformed Authorization header, invalid or revoked key
+     */
+    401: {
+        error: string;
+    };
+    /**
+     * Inactive account, live mode not enabled, missing permission or country scope
+     */
+    403: {
+        error: string;
+    };
+    /**
+     * Not found, or another account's resource
+     */
+    404: {
+        error: string;
+    };
+    /**
+     * Duplicate or state conflict
+     */
+    409: {
+        error: string;
+    };
+    /**
+     * Request body too large (a gzip or deflate body: counted inflated)
+     */
+    413: {
+        error: string;
+    };
+    /**
+     * Unsupported content type, content encoding (gzip and deflate are read) or charset (JSON is UTF-8 only)
+     */
+    415: {
+        error: string;
+    };
+    /**
+     * Rate limit exceeded: wait `retry_after` seconds (also the Retry-After header)
+     */
+    429: {
+        error: 'rate_limit_exceeded';
+        retry_after: number;
+    };
+    /**
+     * Unexpected failure
+     */
+    500: {
+        error: string;
+    };
+    /**
+     * Database unreachable or timed out (`service temporarily unavailable: database unreachable` / `… database timed out`), or signing device unavailable: retry after the Retry-After header
+     */
+    503: {
+        error: string;
+    };
+};
+
+export type CorrectTransactionError = CorrectTransactionErrors[keyof CorrectTransactionErrors];
+
+export type CorrectTransactionResponses = {
+    /**
+     * Default Response
+     */
+    200: {
+        id: string;
+        account_id: string;
+        location_id: string;
+        idempotency_key: string;
+        type: 'sale' | 'refund' | 'void' | 'cancellation';
+        status: 'pending' | 'processing' | 'success' | 'failed' | 'failed_permanent' | 'pending_lroe' | 'pending_submission' | 'pending_batch' | 'cancelled' | 'delivered' | 'rejected' | 'delivery_error' | 'offline_pending' | 'failed_offline_grace_expired';
+        /**
+         * total in minor units
+         */
+        amount: number;
+        currency: string;
+        country: string;
+        /**
+         * fiscal system: es-ticketbai, es-verifactu, es-sii, it-sdi, it-dc, fr-nf525, pt-saft, gr-mydata
+         */
+        system: string;
+        /**
+         * from the key prefix
+         */
+        environment: 'test' | 'live';
+        /**
+         * the request as sent
+         */
+        request_payload: unknown;
+        /**
+         * authority answer; submit_error {error_code, raw_message} after a failed submission; error {category, authority_code} where the system classifies its failures (Greece: transient, regulatory_reject, permanent); warnings: what the merchant should know about an accepted outcome (Greece: accepted with warnings; VERI*FACTU: a duplicate answer, which carries no CSV, so no fiscal_id)
+         */
+        response_payload: {
+            [key: string]: unknown;
+        };
+        fiscal_id: string | null;
+        fiscal_id_upstream: string | null;
+        /**
+         * null while the translation of a failure is pending
+         */
+        error_message: string | null;
+        render_hints: Array<{
+            key: string;
+            placement: string;
+            mandatory: boolean;
+            kind: string;
+            value: string;
+        }>;
+        cancels_transaction_id: string | null;
+        cancellation_transaction_id: string | null;
+        deadline_at: string | null;
+        /**
+         * a record kept offline by a system with an offline fallback: when its grace window closes (its creation + the grace of the account's tier when it first went offline); null otherwise
+         */
+        offline_until: string | null;
+        submitted_at: string | null;
+        completed_at: string | null;
+        created_at: string;
+        updated_at: string;
+    };
+    /**
+     * Default Response
+     */
+    202: {
+        id: string;
+        account_id: string;
+        location_id: string;
+        idempotency_key: string;
+        type: 'sale' | 'refund' | 'void' | 'cancellation';
+        status: 'pending' | 'processing' | 'success' | 'failed' | 'failed_permanent' | 'pending_lroe' | 'pending_submission' | 'pending_batch' | 'cancelled' | 'delivered' | 'rejected' | 'delivery_error' | 'offline_pending' | 'failed_offline_grace_expired';
+        /**
+         * total in minor units
+         */
+        amount: number;
+        currency: string;
+        country: string;
+        /**
+         * fiscal system: es-ticketbai, es-verifactu, es-sii, it-sdi, it-dc, fr-nf525, pt-saft, gr-mydata
+         */
+        system: string;
+        /**
+         * from the key prefix
+         */
+        environment: 'test' | 'live';
+        /**
+         * the request as sent
+         */
+        request_payload: unknown;
+        /**
+         * authority answer; submit_error {error_code, raw_message} after a failed submission; error {category, authority_code} where the system classifies its failures (Greece: transient, regulatory_reject, permanent); warnings: what the merchant should know about an accepted outcome (Greece: accepted with warnings; VERI*FACTU: a duplicate answer, which carries no CSV, so no fiscal_id)
+         */
+        response_payload: {
+            [key: string]: unknown;
+        };
+        fiscal_id: string | null;
+        fiscal_id_upstream: string | null;
+        /**
+         * null while the translation of a failure is pending
+         */
+        error_message: string | null;
+        render_hints: Array<{
+            key: string;
+            placement: string;
+            mandatory: boolean;
+            kind: string;
+            value: string;
+        }>;
+        cancels_transaction_id: string | null;
+        cancellation_transaction_id: string | null;
+        deadline_at: string | null;
+        /**
+         * a record kept offline by a system with an offline fallback: when its grace window closes (its creation + the grace of the account's tier when it first went offline); null otherwise
+         */
+        offline_until: string | null;
+        submitted_at: string | null;
+        completed_at: string | null;
+        created_at: string;
+        updated_at: string;
+    };
+};
+
+export type CorrectTransactionResponse = CorrectTransactionResponses[keyof CorrectTransactionResponses];
+
 export type ListRetryQueueData = {
     body?: never;
     path?: never;

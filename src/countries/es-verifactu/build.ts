@@ -243,12 +243,18 @@ function reissueFlags(input: BuildInput, id: InvoiceId): { Subsanacion?: 'S'; Re
   return again ? { Subsanacion: 'S', RechazoPrevio: 'X' } : {};
 }
 
-function buildAlta(input: BuildInput): FiscalRecord {
+/** What makes an alta a subsanación of a record AEAT holds (correction.ts): its IDFactura and its flags. */
+export interface AltaAs {
+  id: InvoiceId;
+  flags: { Subsanacion: 'S'; RechazoPrevio?: 'S' | undefined };
+}
+
+export function buildAlta(input: BuildInput, as?: AltaAs): FiscalRecord {
   const { tx } = input;
   const nif = issuerNif(input);
   const series = seriesOf(tx);
   const number = metaString(tx, 'invoice_number') ?? String(input.chain.number ?? input.chain.seq);
-  const id: InvoiceId = {
+  const id: InvoiceId = as?.id ?? {
     IDEmisorFactura: nif,
     NumSerieFactura: numSerieOf(series, number),
     FechaExpedicionFactura: dmyDate(localDate(input.now, 'ES')),
@@ -267,7 +273,7 @@ function buildAlta(input: BuildInput): FiscalRecord {
   const { xml, huella } = registroAltaXml({
     id,
     NombreRazonEmisor: issuerName(input),
-    ...reissueFlags(input, id),
+    ...(as?.flags ?? reissueFlags(input, id)),
     TipoFactura: tipo,
     TipoRectificativa: corrective ? 'I' : undefined,
     FacturasRectificadas: rectified ? [rectified] : undefined,

@@ -4,7 +4,7 @@
  * linkData, as the core hands them, so the chain is the one AEAT would receive.
  */
 import type { BuildInput, FiscalRecord, TransactionDraft } from '../types.ts';
-import { NOW, SOFTWARE, draft, line, location, validatedBuild } from '../shared/test-fixtures.ts';
+import { NOW, SOFTWARE, buildInput, draft, line, location, validatedBuild } from '../shared/test-fixtures.ts';
 import { RECARGO_SALE, replacingBuild } from '../es/test-fixtures.ts';
 import { verifactu } from './index.ts';
 
@@ -173,4 +173,33 @@ export function goldenReissueCase(chain = goldenChain(), loc = location('es-veri
     earlierIssues: [{ transactionId: '00000000-0000-4000-8000-000000000290', issuedAt: at(30).toISOString(), documentNumber: 'A-2026-9', status: 'failed_permanent' }],
   });
   return { file: 'alta-reissue.xml', kind: 'record', transactionId, tx: built.tx, record: built.record };
+}
+
+/**
+ * Subsanaciones (correction.ts) of the chain's F1 (alta-f1-customer.xml): its customer's name
+ * and the description corrected, chained after the chain's last record. `rechazo`: an earlier
+ * subsanación of it was refused (Subsanacion S, RechazoPrevio S).
+ */
+export function goldenSubsanacionCase(chain = goldenChain(), rechazo = false, loc = location('es-verifactu')): GoldenCase {
+  const corrected = chain.find((c) => c.file === 'alta-f1-customer.xml')!;
+  const last = chain.at(-1)!;
+  const rule = verifactu.correct!;
+  const tx: TransactionDraft = {
+    ...corrected.tx,
+    customer_context: { ...customer, name: 'Cliente Ejemplo Sociedad Anónima' },
+    metadata: { ...corrected.tx.metadata, description: 'Menú y pan' },
+  };
+  const metadata = rule.validate(tx, corrected.tx, { location: loc, environment: 'test', now: at(120) });
+  const input = buildInput(loc, { ...tx, metadata }, {
+    transactionId: corrected.transactionId, now: at(600),
+    chain: { seq: chain.length + 1, previous: { fingerprint: last.record.fingerprint, fiscalId: null, issuedAt: NOW.toISOString(), linkData: last.record.linkData } },
+  });
+  const record = rule.build({
+    ...input, tx: { ...tx, metadata }, earlierRefused: rechazo,
+    original: {
+      transactionId: corrected.transactionId, documentNumber: corrected.record.documentNumber ?? null, issuedAt: at(120).toISOString(),
+      fiscalId: null, upstreamId: null, body: corrected.record.body,
+    },
+  });
+  return { file: rechazo ? 'alta-subsanacion-rechazo.xml' : 'alta-subsanacion.xml', kind: 'record', transactionId: corrected.transactionId, tx: { ...tx, metadata }, record };
 }

@@ -9,7 +9,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../test/support/xml-tools.ts';
 import { goldenFiles } from '../shared/golden.ts';
-import { goldenChain, goldenReissueCase, goldenReplacementCase, goldenTaxCases } from './golden-cases.ts';
+import { goldenChain, goldenReissueCase, goldenReplacementCase, goldenSubsanacionCase, goldenTaxCases } from './golden-cases.ts';
 import { huellaAlta, huellaAnulacion } from './huella.ts';
 import { regFactuRequest, soapEnvelope } from './soap.ts';
 
@@ -22,8 +22,10 @@ const taxes = goldenTaxCases();
 const replacement = goldenReplacementCase(chain);
 /** A client number issued again after AEAT refused it (Subsanacion S, RechazoPrevio X). */
 const reissue = goldenReissueCase(chain);
-/** Every record with a golden file: the chain, then the IGIC and IPSI ones, then the F3, then the re-issue. */
-const all = [...chain, ...taxes, replacement, reissue];
+/** Subsanaciones of the chain's F1 (its customer's name and description corrected): S/N, and S/S after a refused one. */
+const subsanaciones = [goldenSubsanacionCase(chain), goldenSubsanacionCase(chain, true)];
+/** Every record with a golden file: the chain, then the IGIC and IPSI ones, then the F3, then the re-issue, then the subsanaciones. */
+const all = [...chain, ...taxes, replacement, reissue, ...subsanaciones];
 const obligado = { nif: 'B12345674', nombreRazon: 'Ejemplo SL' };
 const parser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: true, parseTagValue: false });
 const xsdTitle = (title: string) => (HAVE_SCHEMAS ? title : `${title}: ${SCHEMAS_MISSING_MESSAGE}`);
@@ -119,6 +121,25 @@ describe('VERI*FACTU golden records', () => {
     // Numbered in the sales series, after the F1 with recargo, and chained to it.
     expect(alta.IDFactura.NumSerieFactura).toBe('A-9');
     expect(alta.Encadenamiento.RegistroAnterior).toEqual({ ...chain.at(-1)!.record.linkData, Huella: chain.at(-1)!.record.fingerprint });
+  });
+
+  it('subsanación: the F1 again under its own IDFactura, amounts and type, Subsanacion S (RechazoPrevio S after a refused one), its customer and description corrected, chained after the last record', () => {
+    const original = (parser.parse(chain.find((x) => x.file === 'alta-f1-customer.xml')!.record.body) as Record<string, Record<string, any>>).RegistroAlta!;
+    const [plain, rechazo] = subsanaciones.map((c) => (parser.parse(c.record.body) as Record<string, Record<string, any>>).RegistroAlta!);
+    for (const alta of [plain!, rechazo!]) {
+      expect(alta.IDFactura).toEqual(original.IDFactura);
+      for (const f of ['TipoFactura', 'CuotaTotal', 'ImporteTotal', 'Desglose']) expect(alta[f]).toEqual(original[f]);
+      expect(alta.Subsanacion).toBe('S');
+      expect(alta.Destinatarios.IDDestinatario).toEqual({ NombreRazon: 'Cliente Ejemplo Sociedad Anónima', NIF: 'B64717838' });
+      expect(alta.DescripcionOperacion).toBe('Menú y pan');
+      expect(alta.Encadenamiento.RegistroAnterior).toEqual({ ...chain.at(-1)!.record.linkData, Huella: chain.at(-1)!.record.fingerprint });
+      expect(alta.Huella).not.toBe(original.Huella);
+    }
+    expect(plain!.RechazoPrevio).toBeUndefined();
+    expect(rechazo!.RechazoPrevio).toBe('S');
+    // Not a new invoice: no number of its own; the next record names the corrected invoice.
+    expect(subsanaciones[0]!.record.documentNumber).toBeNull();
+    expect(subsanaciones[0]!.record.linkData).toEqual({ IDEmisorFactura: 'B12345674', NumSerieFactura: original.IDFactura.NumSerieFactura, FechaExpedicionFactura: original.IDFactura.FechaExpedicionFactura });
   });
 
   it('an exempt operation: its 0 % lines are one DetalleDesglose with OperacionExenta, no rate and no quota (AEAT 1196); the others stay S1', () => {

@@ -17,6 +17,7 @@ import { VERIFACTU_CODES } from './codes.ts';
 import { MAX_RECORDS_PER_REQUEST } from './soap.ts';
 import { verifyVerifactuRecord } from './verify.ts';
 import { VERIFACTU_RECEIPT } from './receipt.ts';
+import { VERIFACTU_CORRECTION } from './correction.ts';
 
 /** The counter of one series of the issuer. */
 /** The obligated issuer: `es-verifactu:<account>:<NIF>` (the location's id where it has no tax_id). */
@@ -75,6 +76,8 @@ export const verifactu: FiscalSystem<'es-verifactu', 'ES'> = {
   numberingKey: ({ location, tx }) => (metaString(tx, 'invoice_number') === undefined ? seriesKey(location, seriesOf(tx)) : undefined),
   initialStatus: () => 'pending',
   build: buildVerifactu,
+  // A record AEAT holds corrected by a subsanación of the same IDFactura (correction.ts).
+  correct: VERIFACTU_CORRECTION,
   // verify-chain (src/cli/verify-chain.ts): fingerprint, signature and link of a stored record.
   verifyRecord: verifyVerifactuRecord,
   submit: async (record, ctx) => (ctx.mode === 'stub' ? verifactuStubSubmit(record, ctx) : aeat.submit(record, ctx)),

@@ -2,11 +2,11 @@ import type { Queryable } from '../db.ts';
 
 export interface FiscalRecordRow {
   id: string;
-  /** Null for records of no transaction (closures, journal entries: migration 0017). */
+  /** Null for records of no transaction (closures, journal entries: migration 0017; corrections, named by theirs: 0057). */
   transaction_id: string | null;
   account_id: string;
   system: string;
-  kind: 'record' | 'cancellation' | 'closure' | 'journal';
+  kind: 'record' | 'cancellation' | 'closure' | 'journal' | 'correction';
   chain_key: string;
   seq: number;
   previous_fingerprint: string | null;
@@ -21,6 +21,12 @@ export interface FiscalRecordRow {
 }
 
 export const fiscalRecordsRepo = {
+  /** A record by its own id (a correction's: services/corrections.ts). */
+  async getById(q: Queryable, id: string): Promise<FiscalRecordRow | undefined> {
+    const r = (await q.query<FiscalRecordRow>('SELECT * FROM fiscal_records WHERE id = $1', [id])).rows[0];
+    return r ? { ...r, seq: Number(r.seq) } : r;
+  },
+
   async getForTransaction(q: Queryable, transactionId: string): Promise<FiscalRecordRow | undefined> {
     const r = (await q.query<FiscalRecordRow>('SELECT * FROM fiscal_records WHERE transaction_id = $1', [transactionId])).rows[0];
     return r ? { ...r, seq: Number(r.seq) } : r;

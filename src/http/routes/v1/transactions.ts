@@ -191,4 +191,30 @@ export function transactionRoutes(app: FastifyInstance, s: { transactions: Trans
     const { transaction, created } = await s.transactions.cancel(authOf(req), (req.params as { id: string }).id, body.reason, body.sandbox_outcome);
     return reply.code(created ? 201 : 200).send(transaction);
   });
+
+  // Beyond the spec (docs: es-correct decisions): corrects an accepted record without a
+  // rectifying document (VERI*FACTU subsanación), in the background. 202: the transaction is
+  // not created, its correction is accepted for submission; a replay answers 200.
+  app.post('/v1/transactions/:id/correct', {
+    config: { permission: 'transactions:write' },
+    schema: {
+      tags, security, params: IdParams,
+      summary: 'Correct an accepted transaction (beyond the spec): a second record of the same document carrying a corrected customer or description (VERI*FACTU: a RegistroAlta with Subsanacion S, e.g. after "AceptadoConErrores"), sent in the background. The transaction keeps its number, amount and status; response_payload.correction follows the correction (pending, accepted, rejected) and, once accepted, response_payload.authority and warnings are its answer. Amounts, lines, dates and the number cannot be corrected (400: refund or cancel instead); only a transaction its authority accepted, of a system that corrects records (409).',
+      headers: Type.Object({
+        'idempotency-key': Type.Optional(Type.String({ description: '1-255 characters; the same key and body answer the transaction again (200); another body is a 409' })),
+      }),
+      body: Type.Object({
+        customer_context: Type.Optional(Type.Unknown({ description: 'the customer as a create takes it (tax_id, name, address…): replaces the stored one' })),
+        metadata: Type.Optional(Type.Unknown({ description: 'descriptive metadata the system lets a correction change (VERI*FACTU: description); merged into the stored metadata' })),
+        sandbox_outcome: Type.Optional(Type.Unknown({ description: 'Test keys only: what the sandbox authority answers to this correction, as metadata.sandbox_outcome does for a create.' })),
+      }, { additionalProperties: true }),
+      response: { 200: TransactionSchema, 202: TransactionSchema, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, ...authErrors },
+    },
+  }, async (req, reply) => {
+    const key = req.headers['idempotency-key'];
+    const { transaction, created } = await s.transactions.correct(authOf(req), (req.params as { id: string }).id, req.body ?? {}, {
+      idempotencyKey: Array.isArray(key) ? key[0] : key,
+    });
+    return reply.code(created ? 202 : 200).send(transaction);
+  });
 }
