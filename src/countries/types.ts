@@ -207,8 +207,10 @@ export interface CorrectedSaleLookup {
   /**
    * Optional: a sale may name a document too (a document that adds to an earlier one, e.g.
    * a debit note): the core then asks `named` and `resolve` for sales as well (absent: only
-   * for refunds and voids). A sale never counts against what it names: `cumulative` reads
-   * and registers corrections for refunds and voids only.
+   * for refunds and voids). A sale never counts against what it names (`corrections` holds
+   * refunds and voids only); with `cumulative` it is registered against it all the same,
+   * asked again under its lock, and while it stands the document cannot be cancelled, as
+   * while corrections stand.
    */
   sales?: boolean | undefined;
 }

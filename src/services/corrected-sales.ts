@@ -13,7 +13,10 @@
  * A cumulative lookup (`CorrectedSaleLookup.cumulative`: a credit note credits at most
  * what its sale has left) also reads each sale's standing corrections (chain_documents role
  * `corrected`), and the correction is weighed again in the append's transaction under the
- * sales' locks (`CorrectionCheck`), where it registers itself against them.
+ * sales' locks (`CorrectionCheck`), where it registers itself against them. A sale that
+ * names a document (`CorrectedSaleLookup.sales`, e.g. a debit note) is checked again and
+ * registered the same way: it takes nothing from the document, but holds it (the document
+ * is not cancelled while it stands).
  */
 import { conflict } from '../core/errors.ts';
 import type { TransactionDraft } from '../core/transaction.ts';
@@ -39,13 +42,14 @@ const NOT_COUNTING: readonly string[] = [...statuses.refused, 'cancelled'];
 const correctedScope = (auth: Auth) => inEnvironment(`corrected:${auth.accountId}`, auth.environment);
 
 /**
- * A sale that standing corrections of a cumulative lookup count against (a Portuguese
- * document with credit notes) cannot be cancelled on its own: the credit notes name it, and
- * cancelling it would leave them crediting a document that no longer counts (it would be
- * taken back twice). 409, the spec's "not cancellable", until those corrections are
- * cancelled. With `lock` (in the append's transaction) under the sale's lock, the one a
- * correction takes to weigh itself (`CorrectionCheck`): a credit note and a cancellation of
- * its document made at once are serialized, and the second sees the first.
+ * A sale that standing documents of a cumulative lookup name (corrections counted against
+ * it, or sales that add to it: a Portuguese document with credit or debit notes) cannot be
+ * cancelled on its own: they name it, and cancelling it would leave credit notes crediting
+ * a document that no longer counts (it would be taken back twice), or a debit note adding
+ * to one. 409, the spec's "not cancellable", until those documents are cancelled. With
+ * `lock` (in the append's transaction) under the sale's lock, the one a naming document
+ * takes to weigh itself (`CorrectionCheck`): such a document and a cancellation of the sale
+ * made at once are serialized, and the second sees the first.
  */
 export async function refuseCancelWhileCorrected(q: Queryable, auth: Auth, system: FiscalSystem, saleId: string, lock: boolean): Promise<void> {
   if (system.correctedSale?.cumulative !== true) return;
@@ -59,10 +63,11 @@ export async function refuseCancelWhileCorrected(q: Queryable, auth: Auth, syste
 const NOT_CANCELLABLE = 'transaction cannot be cancelled';
 
 /**
- * What the append does for a cumulative correction, in its transaction: under the lock of
- * each sale found, the sales and their standing corrections are read again and the system
- * asked again (a correction made meanwhile counts: 400 as at prepare), then the correction
- * is registered against each sale.
+ * What the append does for a document a cumulative lookup found sales for (a correction,
+ * or a sale naming a document), in its transaction: under the lock of each sale found, the
+ * sales (and, for a correction, their standing corrections) are read again and the system
+ * asked again (a correction made meanwhile counts, a sale cancelled meanwhile is seen: 400
+ * as at prepare), then the document is registered against each sale.
  */
 export interface CorrectionCheck {
   saleIds: string[];
@@ -88,8 +93,10 @@ export async function withCorrectedSale(
   // system is still asked, with no sale found.
   if (named === null) return { draft };
   // Only refunds and voids count against what they name: a sale that names a document
-  // (CorrectedSaleLookup.sales) takes nothing from it, and is not registered against it.
-  const counts = lookup.cumulative === true && draft.type !== 'sale';
+  // (CorrectedSaleLookup.sales) takes nothing from it. Both are registered against it (a
+  // cumulative lookup): while they stand, the document is not cancelled.
+  const registers = lookup.cumulative === true;
+  const counts = registers && draft.type !== 'sale';
   const read = async (db: Queryable): Promise<CorrectedSale[]> => {
     const sales = await salesNamed(db, auth, named);
     if (!counts) return sales;
@@ -97,7 +104,7 @@ export async function withCorrectedSale(
   };
   const sales = await read(q);
   const metadata = lookup.resolve({ tx: draft, request, ctx }, sales);
-  if (!counts || sales.length === 0) return { draft: { ...draft, metadata } };
+  if (!registers || sales.length === 0) return { draft: { ...draft, metadata } };
   const saleIds = sales.map((s) => s.transactionId).sort();
   const check: CorrectionCheck = {
     saleIds,
@@ -142,11 +149,14 @@ async function salesNamed(
  * The refunds and voids registered against the sale that stand (not refused, not cancelled),
  * oldest first, as `storedSale` tells them: three reads however many there are (a document
  * credited line by line gathers many), run twice per credit note (at prepare, under the lock).
+ * Sales registered against it (they name it, `CorrectedSaleLookup.sales`) credit nothing: left out.
  */
 async function standingCorrections(q: Queryable, auth: Auth, saleId: string): Promise<ReplacedSale[]> {
-  const ids = await chainDocumentsRepo.standingTransactions(q, 'corrected', correctedScope(auth), saleId, NOT_COUNTING);
+  const standing = await chainDocumentsRepo.standingTransactions(q, 'corrected', correctedScope(auth), saleId, NOT_COUNTING);
+  if (standing.length === 0) return [];
+  const rows = new Map((await transactionsRepo.getByIds(q, standing)).filter((r) => r.type !== 'sale').map((r) => [r.id, r]));
+  const ids = standing.filter((id) => rows.has(id));
   if (ids.length === 0) return [];
-  const rows = new Map((await transactionsRepo.getByIds(q, ids)).map((r) => [r.id, r]));
   const records = await fiscalRecordsRepo.recordsOf(q, ids);
   return ids.flatMap((id) => {
     const row = rows.get(id);

@@ -1,3 +1,5 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { creditAboveOriginal, debitedCancelled, debitedNotIssued, originalNotIssued } from '../../src/countries/pt-saft/credit-note.ts';
@@ -5,6 +7,7 @@ import { saft } from '../../src/countries/pt-saft/index.ts';
 import { location as fixtureLocation } from '../../src/countries/shared/test-fixtures.ts';
 import type { Queryable } from '../../src/store/db.ts';
 import { withCorrectedSale } from '../../src/services/corrected-sales.ts';
+import { DEFAULT_SOFTWARE } from '../../src/runtime.ts';
 import { configs } from '../support/fixtures.ts';
 import { startTestApp, type TestApp, unlimitedLimiter } from '../support/harness.ts';
 import { createLocation, createTx, createdTx, hintOf, refusedTx, fiscalRecordOf, locationBody, saleBody } from '../support/transactions.ts';
@@ -20,7 +23,12 @@ let t: TestApp;
 let clock: ManualClock;
 beforeAll(async () => {
   clock = new ManualClock('2026-04-02T10:00:00.000Z');
-  t = await startTestApp({ clock, limiter: unlimitedLimiter() });
+  // Live documents too (the migration's live keys): signed by a producer key of the test's.
+  const producer = crypto.generateKeyPairSync('rsa', { modulusLength: 1024 });
+  t = await startTestApp({
+    clock, limiter: unlimitedLimiter(), liveEnabled: true,
+    software: { ...DEFAULT_SOFTWARE, producerKeys: { PT: { privateKey: producer.privateKey, version: '2', certificateNumber: '4321' } } },
+  });
 });
 afterAll(() => t?.close());
 
@@ -40,6 +48,9 @@ const refund = (loc: string, total: number, original: string) => body(loc, total
 const debit = (loc: string, total: number, original: string) => body(loc, total, { document_type: 'ND', original_invoice_no: original });
 
 const created = (key: string, payload: object) => createdTx(t, key, payload);
+const cancel = (key: string, id: string) => t.request({ method: 'POST', url: `/v1/transactions/${id}/cancel`, key, payload: {} });
+/** The spec's 409 for a transaction that cannot be cancelled: its exact body, nothing beside (spec Errors: all errors are `{error: string}`). */
+const NOT_CANCELLABLE = { error: 'transaction cannot be cancelled' };
 const refused = (key: string, payload: object, error: string) => refusedTx(t, key, payload, error);
 const invoiceNo = (tx: Record<string, any>): string => hintOf(tx, 'invoice_no')!;
 
@@ -130,5 +141,101 @@ describe('Portugal: the document an NC or ND names, by its InvoiceNo', () => {
     expect(six.queries).toBe(one.queries);
     // …and what they read counts: 94.01 EUR is one cent more than the six NCs left.
     await refused(key, refund(loc, 9401, no), creditAboveOriginal(no, 9401, 10000, 600));
+  });
+
+  it('a debit note (ND) holds its document: its cancel is 409 until the ND is cancelled; an ND takes nothing from what NCs may credit', async () => {
+    clock.set('2026-04-05T10:00:00.000Z');
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'pt-saft', { country_config: country_config() });
+    const original = await created(key, body(loc, 3000));
+    const no = invoiceNo(original);
+    const nd = await created(key, debit(loc, 1000, no));
+    const refusedCancel = await cancel(key, original.id);
+    expect([refusedCancel.statusCode, refusedCancel.json()]).toEqual([409, NOT_CANCELLABLE]);
+    expect((await t.request({ method: 'GET', url: `/v1/transactions/${original.id}`, key })).json().status).toBe('success');
+    // A standing ND is no credit: the whole 30.00 EUR may still be credited, at its one rate.
+    await refused(key, refund(loc, 3001, no), creditAboveOriginal(no, 3001, 3000, 0));
+    const nc = await created(key, refund(loc, 3000, no));
+    // The NC cancelled, the ND still holds it.
+    expect((await cancel(key, nc.id)).statusCode).toBe(201);
+    expect((await cancel(key, original.id)).json()).toEqual(NOT_CANCELLABLE);
+    // The ND cancelled (annulled, A): the document is free.
+    expect((await cancel(key, nd.id)).statusCode).toBe(201);
+    const freed = await cancel(key, original.id);
+    expect(freed.statusCode, freed.body).toBe(201);
+  });
+
+  it('a debit note and the cancellation of its document made at once: never both', async () => {
+    clock.set('2026-04-05T11:00:00.000Z');
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'pt-saft', { country_config: country_config() });
+    for (let round = 0; round < 3; round++) {
+      const original = await created(key, body(loc, 3000));
+      const [added, cancelled] = await Promise.all([createTx(t, key, debit(loc, 1000, invoiceNo(original))), cancel(key, original.id)]);
+      // The ND (201) and the cancel refused (409), or the cancel (201) and the ND refused (400, cancelled).
+      expect([[201, 409], [400, 201]], `${added.body} ${cancelled.body}`).toContainEqual([added.statusCode, cancelled.statusCode]);
+      if (added.statusCode === 400) expect(added.json().error).toBe(debitedCancelled(invoiceNo(original), original.id));
+    }
+  });
+
+  it('migration 0058: credit and debit notes stored before their registration hold their documents once it runs (test and live)', async () => {
+    clock.set('2026-04-06T10:00:00.000Z');
+    const { key, accountId } = await t.signup();
+    const live = (await t.request({ method: 'POST', url: '/v1/api-keys', key, payload: { name: 'prod', environment: 'live' } })).json().key as string;
+    const loc = await createLocation(t, key, 'pt-saft', { country_config: country_config() });
+    // Test: FS B/1 credited by an NC, FT S/1 added to by an ND, FS B/2 credited by an NC since
+    // cancelled, FS B/3 credited by an NC; live: FS B/1 credited by an NC.
+    const credited = await created(key, body(loc, 3000));
+    const debited = await created(key, body(loc, 2000, { document_type: 'FT' }));
+    const creditedOnce = await created(key, body(loc, 1000));
+    const exposed = await created(key, body(loc, 1000));
+    const liveDoc = await createdTx(t, live, body(loc, 4000));
+    expect([credited, debited, creditedOnce, exposed, liveDoc].map(invoiceNo)).toEqual(['FS B/1', 'FT S/1', 'FS B/2', 'FS B/3', 'FS B/1']);
+    const nc = await created(key, refund(loc, 1000, 'FS B/1'));
+    const nd = await created(key, debit(loc, 500, 'FT S/1'));
+    const ncGone = await created(key, refund(loc, 1000, 'FS B/2'));
+    expect((await cancel(key, ncGone.id)).statusCode).toBe(201);
+    const ncExposed = await created(key, refund(loc, 500, 'FS B/3'));
+    const liveNc = await createdTx(t, live, refund(loc, 1500, 'FS B/1'));
+    const ids = [nc.id, nd.id, ncGone.id, ncExposed.id, liveNc.id];
+    const rows = async () => (await t.db.query<{ chain_key: string; document: string; transaction_id: string }>(
+      "SELECT chain_key, document, transaction_id FROM chain_documents WHERE role = 'corrected' AND transaction_id = ANY($1::uuid[]) ORDER BY chain_key, transaction_id",
+      [ids])).rows;
+    const written = await rows();
+    expect(written).toEqual([
+      { chain_key: `corrected:${accountId}`, document: credited.id, transaction_id: nc.id },
+      { chain_key: `corrected:${accountId}`, document: debited.id, transaction_id: nd.id },
+      { chain_key: `corrected:${accountId}`, document: creditedOnce.id, transaction_id: ncGone.id },
+      { chain_key: `corrected:${accountId}`, document: exposed.id, transaction_id: ncExposed.id },
+      { chain_key: `corrected:${accountId}:live`, document: liveDoc.id, transaction_id: liveNc.id },
+    ].sort((a, b) => `${a.chain_key} ${a.transaction_id}`.localeCompare(`${b.chain_key} ${b.transaction_id}`)));
+
+    // What an older store holds: the NCs and the ND registered against nothing. There, a
+    // document an NC stands against could be cancelled (FS B/3), and the NC did not count
+    // against what is left to credit (all 30.00 EUR of FS B/1 could be credited again).
+    await t.db.query("DELETE FROM chain_documents WHERE role = 'corrected' AND transaction_id = ANY($1::uuid[])", [ids]);
+    expect(await rows()).toEqual([]);
+    const exposedCancel = await cancel(key, exposed.id);
+    expect(exposedCancel.statusCode, exposedCancel.body).toBe(201);
+    const preview = await t.request({ method: 'POST', url: '/v1/transactions/preview', key, payload: refund(loc, 3000, 'FS B/1') });
+    expect(preview.statusCode, preview.body).toBe(200);
+
+    const migration = fs.readFileSync(new URL('../../src/store/migrations/0058_saft_corrections_backfill.sql', import.meta.url), 'utf8');
+    await t.db.exec(migration);
+    expect(await rows()).toEqual(written);
+    // Run again: nothing doubled.
+    await t.db.exec(migration);
+    expect(await rows()).toEqual(written);
+
+    // Read as the service writes them: the documents the NC and ND name are held, in each environment.
+    for (const [k, doc] of [[key, credited], [key, debited], [live, liveDoc]] as const) {
+      const res = await cancel(k, doc.id);
+      expect([res.statusCode, res.json()], invoiceNo(doc)).toEqual([409, NOT_CANCELLABLE]);
+    }
+    // The old NC counts against what is left to credit (30.00 less 10.00), the ND does not.
+    await refused(key, refund(loc, 2001, 'FS B/1'), creditAboveOriginal('FS B/1', 2001, 3000, 1000));
+    await refused(key, refund(loc, 2001, 'FT S/1'), creditAboveOriginal('FT S/1', 2001, 2000, 0));
+    // The cancelled NC holds nothing.
+    expect((await cancel(key, creditedOnce.id)).statusCode).toBe(201);
   });
 });

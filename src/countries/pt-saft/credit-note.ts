@@ -20,6 +20,10 @@
  * - A debit note (ND) names the document it adds to the same way (art. 36 n.º 6 covers
  *   every document that rectifies an invoice): unknown or cancelled, 400; it takes nothing
  *   from what credit notes may still credit of it.
+ * - A document that standing credit or debit notes name cannot be cancelled (the core's 409,
+ *   `cumulative` registers both against it): annulling it (status A) would leave their
+ *   References naming a document that no longer counts, the NC's VAT regularised (art. 78)
+ *   against nothing, the ND's added to nothing.
  *
  * The InvoiceNo `<type> <series>/<n>` of our documents is the place of the record in the
  * location's chain of that type and series (build.ts: n is the chain's sequence; the core
@@ -109,7 +113,8 @@ export const saftCreditedDocument: CorrectedSaleLookup = {
   // Partial credit notes add up: each takes from what the earlier ones left.
   cumulative: true,
   // A debit note (ND, a sale) names the document it adds to, as a credit note does (CIVA
-  // art. 36 n.º 6: "a referência à fatura a que respeitam"): looked up too.
+  // art. 36 n.º 6: "a referência à fatura a que respeitam"): looked up too, and registered
+  // against it (it holds it: no cancel while it stands), counting for nothing.
   sales: true,
 };
 

@@ -15,8 +15,10 @@ import type { Queryable } from '../db.ts';
  * a `corrected_ref` row under the same key, which a later replacement looks up. Both in
  * the issuer's scope (`replaced:<SaleReplacement.scope>`), not the location's. A `corrected`
  * row: a refund or void counted against the sale it corrects (CorrectedSaleLookup.
- * cumulative; `document` the sale's transaction id, in `corrected:<account>`), one per sale
- * and correction: many corrections of one sale stand together.
+ * cumulative; `document` the sale's transaction id, in `corrected:<account>`), or a sale
+ * naming it (CorrectedSaleLookup.sales: it counts for nothing, but holds the sale as a
+ * correction does), one per sale and document: many stand together (migration 0058
+ * registered those stored before).
  */
 export type ChainDocumentRole = 'annulled' | 'issued' | 'replaced' | 'replaced_ref' | 'corrected_ref' | 'corrected';
 
