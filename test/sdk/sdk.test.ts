@@ -245,8 +245,11 @@ describe('SDK against the running service', () => {
     const location = await fiscal.createLocation({ body: locationBody('es-verifactu') });
     const sale = await fiscal.createTransaction({ body: saleBody('es-verifactu', location.id) });
     // Submission (sandbox authority) and then the delivery run as jobs.
-    for (let i = 0; i < 5 && !receiver.received.some((r) => r.json?.transaction_id === sale.id); i++) await t.worker.drain();
-    const got = receiver.received.find((r) => r.json?.transaction_id === sale.id)!;
+    // The subscription gets the fact under both its names (DECISIONS "Events and webhooks":
+    // fiscalization.completed ≡ transaction.fiscalized), two deliveries in no set order.
+    const delivered = (r: (typeof receiver.received)[number]) => r.json?.transaction_id === sale.id && r.json?.event === 'fiscalization.completed';
+    for (let i = 0; i < 5 && !receiver.received.some(delivered); i++) await t.worker.drain();
+    const got = receiver.received.find(delivered)!;
     expect(got).toBeDefined();
     expect(got.answered).toBe(200);
 
