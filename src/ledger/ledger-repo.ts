@@ -33,7 +33,7 @@ const TRANSACTION_COLUMN_LIST = [
 ] as const satisfies readonly (keyof TransactionRow)[];
 const RECORD_COLUMN_LIST = [
   'id', 'transaction_id', 'account_id', 'system', 'kind', 'chain_key', 'seq', 'previous_fingerprint', 'fingerprint', 'fiscal_id',
-  'document_number', 'qr_data', 'content_type', 'body', 'placeholder', 'created_at',
+  'document_number', 'qr_data', 'content_type', 'body', 'placeholder', 'issuer', 'created_at',
 ] as const satisfies readonly (keyof FiscalRecordRow)[];
 // A column added to the row types must be added to the lists (else it would not be written).
 type Missing<Row, List extends readonly unknown[]> = Exclude<keyof Row, List[number]>;

@@ -61,6 +61,10 @@ export interface ReceiptSource {
     /** A cancelled document's standing cancellation, as stored (`ReceiptCorrectionInput.cancelledBy`); absent or null otherwise. */
     cancelledBy?: ReceiptCorrectionInput['cancelledBy'] | undefined;
   };
+  /**
+   * The issuer: name, address and legal name as the document was issued where its record
+   * kept them (receipts/issuer.ts), else the location's current ones; the location's tax id.
+   */
   location: { name: string; address: string | null; tax_id: string | null; legal_name: string | null };
   system: Pick<FiscalSystem, 'receipt'> | undefined;
   software: SoftwareIdentity;
@@ -95,7 +99,7 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
 
   const merchant: Block[] = [];
   // The location's name and address as the document recorded them, where its system keeps them
-  // in the record (a duplicate shows the document as issued); else the location's current ones.
+  // in the record (a duplicate shows the document as issued); else `src.location` (kept beside the record).
   const place = facts?.issuerLocation?.(correction) ?? { name: src.location.name, address: src.location.address };
   // The legal name as the document names it, where its system reads it from the record; else the location's.
   const legalName = facts?.issuerLegalName?.(correction) ?? src.location.legal_name;

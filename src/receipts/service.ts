@@ -18,6 +18,7 @@ import { locationsRepo, type LocationRow } from '../store/repos/locations-repo.t
 import { receiptDuplicatesRepo } from '../store/repos/receipt-duplicates-repo.ts';
 import { transactionsRepo, type TransactionRow } from '../store/repos/transactions-repo.ts';
 import { receiptLanguages, receiptOptions, renderReceipt, type RenderedReceipt } from './render.ts';
+import { legalNameOf, printedIssuer } from './issuer.ts';
 
 export interface ReceiptService {
   render(auth: AuthContext, id: string, query: Record<string, unknown>): Promise<RenderedReceipt>;
@@ -112,7 +113,10 @@ export function createReceiptService(deps: { db: Db; software: SoftwareIdentity;
         record: cancellationRecord?.body ?? null,
       }
       : null;
-    const legalName = location?.country_config.legal_name;
+    // The location as the document was issued (its record kept it), else as it is now.
+    const issuer = printedIssuer(record?.issuer, {
+      name: location?.name ?? '', address: location?.address ?? null, legal_name: location ? legalNameOf(location.country_config) : null,
+    });
     return renderReceipt({
       transaction: {
         id: row.id,
@@ -130,12 +134,7 @@ export function createReceiptService(deps: { db: Db; software: SoftwareIdentity;
         record: record?.body ?? null,
         cancelledBy,
       },
-      location: {
-        name: location?.name ?? '',
-        address: location?.address ?? null,
-        tax_id: location?.tax_id ?? null,
-        legal_name: typeof legalName === 'string' && legalName !== '' ? legalName : null,
-      },
+      location: { name: issuer.name, address: issuer.address, tax_id: location?.tax_id ?? null, legal_name: issuer.legal_name },
       system,
       software: deps.software,
     }, options).then((out) => ({ ...out, copy }));

@@ -21,6 +21,7 @@ import { refuseWithdrawn, storedSale } from './replacements.ts';
 import { refuseCancelWhileCorrected, type CorrectionCheck } from './corrected-sales.ts';
 import { transactionsRepo } from '../store/repos/transactions-repo.ts';
 import { completionEvent, SUBMIT_JOB, submitJobMaxAttempts } from './transaction-view.ts';
+import { issuerOf } from '../receipts/issuer.ts';
 
 /** Everything a transaction needs before it takes its place in its chain. */
 export interface TransactionAppend {
@@ -424,6 +425,8 @@ function entryOf(p: TransactionAppend, deps: EntryDeps, record: FiscalRecord, no
       id: newId(), transaction_id: p.id, account_id: p.auth.accountId, system: p.system.key, kind: p.kind,
       fingerprint: record.fingerprint, fiscal_id: record.fiscalId, document_number: record.documentNumber ?? null, qr_data: record.qrData,
       content_type: record.contentType, body: record.body, placeholder: record.placeholder,
+      // What its receipts print of the location, as it is now (a reprint after a PATCH prints these).
+      issuer: issuerOf(p.location),
     },
     linkData: record.linkData ?? null,
     jobs: queued

@@ -181,7 +181,13 @@ describe('POST /v1/transactions/{id}/receipt/duplicate', () => {
     expect((await t.request({ method: 'GET', url: `/v1/locations/${loc}/jet`, key: other.key })).statusCode).toBe(404);
   });
 
-  it.each(['fr-nf525', 'es-verifactu', 'es-ticketbai', 'it-sdi'] as const)('%s: a reprint after the legal name changed prints the name the record signed, not today\'s', async (system) => {
+  /** Systems whose receipts have no numbered duplicate: a reprint is the receipt printed again (GET). */
+  const noDuplicates: readonly SystemKey[] = ['it-sdi', 'it-dc', 'gr-mydata'];
+  const reprint = (system: SystemKey, key: string, id: string) => (noDuplicates.includes(system) ? receipt(key, id, '?format=text') : duplicate(key, id, '?format=text'));
+
+  // The record signs the name (France, VERI*FACTU, TicketBAI, SDI, Documento Commerciale) or
+  // the core kept it beside the record (myDATA, SII: their records name no issuer).
+  it.each(['fr-nf525', 'es-verifactu', 'es-ticketbai', 'it-sdi', 'it-dc', 'gr-mydata', 'es-sii'] as const)('%s: a reprint after the legal name changed prints the name the document was issued with, not today\'s', async (system) => {
     const { key, tx } = await sale(system);
     const loc = (tx as unknown as { location_id: string }).location_id;
     const before = await receipt(key, tx.id, '?format=text');
@@ -192,8 +198,8 @@ describe('POST /v1/transactions/{id}/receipt/duplicate', () => {
     const renamed = 'Nueva Razón & Cía';
     const patched = await t.request({ method: 'PATCH', url: `/v1/locations/${loc}`, key, payload: { country_config: { ...location.country_config, legal_name: renamed } } });
     expect(patched.statusCode, patched.body).toBe(200);
-    // A numbered duplicate where the system has them (SDI's courtesy copy is printed again as is).
-    const dup = system === 'it-sdi' ? await receipt(key, tx.id, '?format=text') : await duplicate(key, tx.id, '?format=text');
+    // A numbered duplicate where the system has them (else the receipt printed again as is).
+    const dup = await reprint(system, key, tx.id);
     expect(dup.statusCode, dup.body).toBe(200);
     expect(dup.body).toContain(signed);
     expect(dup.body).not.toContain(renamed);
@@ -229,6 +235,47 @@ describe('POST /v1/transactions/{id}/receipt/duplicate', () => {
     const later = (await receipt(key, next.json().id, '?format=text')).body;
     expect(later).toContain('Pains & Co');
     expect(later).toContain('9 rue Neuve, 69002 Lyon');
+  });
+
+  // Systems whose records keep no shop name or address: the core keeps them beside the record
+  // (fiscal_records.issuer). The legal name too, where the location's config has one; the
+  // record's own name wins where it signs one (VERI*FACTU, TicketBAI, SDI, Documento Commerciale).
+  const signsLegalName: readonly SystemKey[] = ['es-verifactu', 'es-ticketbai', 'it-sdi', 'it-dc'];
+  it.each(['it-dc', 'gr-mydata', 'pt-saft', 'es-sii', 'es-verifactu', 'es-ticketbai', 'it-sdi'] as const)('%s: a reprint after the shop was renamed and moved and its legal name changed prints them as issued; a record stored before they were kept prints today\'s; a later document the new ones', async (system) => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, system, { name: 'Shop As Issued', address: 'Street As Issued 1' });
+    const body = () => saleBody(loc, { ...saleLines[system], ...(saleMetadata[system] ? { metadata: saleMetadata[system] } : {}) });
+    const sold = await createTx(t, key, body());
+    expect(sold.statusCode, sold.body).toBe(201);
+    const id = sold.json().id as string;
+    const original = await receipt(key, id, '?format=text');
+    expect(original.statusCode, original.body).toBe(200);
+    const config = (await t.request({ method: 'GET', url: `/v1/locations/${loc}`, key })).json().country_config as Record<string, unknown>;
+    const legal = config.legal_name as string | undefined;
+    for (const issued of ['Shop As Issued', 'Street As Issued 1', ...(legal ? [legal] : [])]) expect(original.body).toContain(issued);
+    const patched = await t.request({
+      method: 'PATCH', url: `/v1/locations/${loc}`, key,
+      payload: { name: 'Shop Renamed', address: 'Street Moved 9', ...(legal ? { country_config: { ...config, legal_name: 'Renamed Legal Co' } } : {}) },
+    });
+    expect(patched.statusCode, patched.body).toBe(200);
+    // Printed again: the receipt as issued, byte for byte.
+    expect((await receipt(key, id, '?format=text')).body).toBe(original.body);
+    const copy = await reprint(system, key, id);
+    expect(copy.statusCode, copy.body).toBe(200);
+    for (const now of ['Shop Renamed', 'Street Moved 9', 'Renamed Legal Co']) expect(copy.body).not.toContain(now);
+    for (const issued of ['Shop As Issued', 'Street As Issued 1', ...(legal ? [legal] : [])]) expect(copy.body).toContain(issued);
+    // A record stored before the issuer was kept beside it: the shop as it is now; the legal
+    // name the record signs where it signs one.
+    await t.db.query('UPDATE fiscal_records SET issuer = NULL WHERE transaction_id = $1', [id]);
+    const before = (await receipt(key, id, '?format=text')).body;
+    expect(before).toContain('Shop Renamed');
+    expect(before).toContain('Street Moved 9');
+    if (legal) expect(before).toContain(signsLegalName.includes(system) ? legal : 'Renamed Legal Co');
+    // A document issued after the change prints the shop as it is now.
+    const next = await createTx(t, key, body());
+    expect(next.statusCode, next.body).toBe(201);
+    const later = (await receipt(key, next.json().id, '?format=text')).body;
+    for (const now of ['Shop Renamed', 'Street Moved 9', ...(legal ? ['Renamed Legal Co'] : [])]) expect(later).toContain(now);
   });
 
   it('racing reprints take distinct numbers', async () => {

@@ -2,6 +2,7 @@ import { XMLParser } from 'fast-xml-parser';
 import type { Localized, ReceiptFacts } from '../types.ts';
 import { isoDate, localDate } from '../shared/dates.ts';
 import { metaString } from '../shared/metadata-fields.ts';
+import { textWithin } from '../shared/xml-text.ts';
 import { centsOf, italianDay } from '../it/printed.ts';
 import { dcPayments } from './build.ts';
 import type { TipoPagamento } from './xml.ts';
@@ -80,6 +81,11 @@ export const DC_RECEIPT: ReceiptFacts = {
       : SALE),
   labels: { document_number: { it: 'Documento n.', en: 'Document no.' } },
   qr: {},
+  // The merchant as the sealed document names it (DatiTrasmissione/Denominazione: the legal
+  // name, else the location's name, when it was issued; DM 7 dicembre 2016: the documento
+  // commerciale names its issuer): a copy printed after the legal name changed shows the
+  // document as issued, records stored before the core kept the issuer beside them included.
+  issuerLegalName: ({ record }) => (record ? textWithin(record, 'DatiTrasmissione', 'Denominazione') : undefined),
   // A sale prints the payments its record declares (PC, PE, NR: "Pagamento contante",
   // "Pagamento elettronico", "Non riscosso"; of NR, the meal vouchers as "Pagamento
   // ticket"), as the daily corrispettivi count them (PagatoContanti, PagatoElettronico,

@@ -1,5 +1,15 @@
 import type { Queryable } from '../db.ts';
 
+/**
+ * A transaction's issuer as its document was issued (migration 0059, receipts/issuer.ts):
+ * the location's name, address and legal name when the record was built.
+ */
+export interface RecordIssuer {
+  name: string;
+  address: string | null;
+  legal_name: string | null;
+}
+
 export interface FiscalRecordRow {
   id: string;
   /** Null for records of no transaction (closures, journal entries: migration 0017; corrections, named by theirs: 0057). */
@@ -17,6 +27,8 @@ export interface FiscalRecordRow {
   content_type: string;
   body: string;
   placeholder: boolean;
+  /** The issuer as the document was issued; null (or absent where not written) for records stored before it was kept and for records of no transaction. */
+  issuer?: RecordIssuer | null | undefined;
   created_at: Date;
 }
 
