@@ -10,6 +10,7 @@ import { transactionsRepo, type TransactionRow } from '../../store/repos/transac
 import type { Queryable } from '../../store/db.ts';
 import { retryDelayMs } from '../backoff.ts';
 import type { AttemptOutcome, JobHandler } from '../runner.ts';
+import { boundedCall, submitContextOf } from './authority-call.ts';
 import type { SubmitTaskDeps } from './submit.ts';
 
 /**
@@ -29,46 +30,6 @@ import type { SubmitTaskDeps } from './submit.ts';
 export function createCorrectionSubmitHandler(deps: SubmitTaskDeps): JobHandler {
   const { db, clock } = deps;
   const systemOf = deps.systems ?? getSystem;
-
-  async function contextOf(system: FiscalSystem, t: TransactionRow, job: { attempt: number }): Promise<SubmitContext | { code: string; message: string }> {
-    const locRow = await locationsRepo.getById(db, t.location_id);
-    if (!locRow) return { code: 'location_missing', message: `location ${t.location_id} not found` };
-    const location = deps.locations.toFiscal(locRow);
-    const mode = t.sandbox_mode ?? 'stub';
-    let clientKey: SigningKey | undefined;
-    if (mode === 'authority' && system.certificateFields.length > 0) {
-      try {
-        clientKey = await deps.signingKeys.forAuthority(location);
-      } catch (err) {
-        if (err instanceof ApiError) return { code: 'certificate_missing', message: err.message };
-        throw err;
-      }
-    }
-    return {
-      environment: t.environment, mode, location, now: clock.now(),
-      authorityBaseUrl: deps.authorityBaseUrls?.[`${system.key}:${t.environment}`],
-      timeoutMs: (system.capabilities.inlineWindowSeconds ?? 0) * 1000 || (deps.timeoutMs ?? 30_000), attempt: job.attempt,
-      clientKey, authorityCa: deps.authorityCa, pacing: deps.pacing,
-    };
-  }
-
-  /** The authority's answer, or a failure (transport fault: retriable). */
-  async function send(system: FiscalSystem, record: StoredRecord, ctx: SubmitContext): Promise<AuthorityOutcome | { code: string; message: string; retriable: boolean }> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([
-        system.submit(record, ctx),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new TransportError('timeout', `no answer from the authority within ${ctx.timeoutMs / 1000} s`)), ctx.timeoutMs);
-        }),
-      ]);
-    } catch (err) {
-      if (err instanceof TransportError) return { code: err.code, message: err.message, retriable: true };
-      throw err;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
 
   /**
    * Settles the correction and shows it on the transaction, in the runner's commit: `of`
@@ -93,11 +54,12 @@ export function createCorrectionSubmitHandler(deps: SubmitTaskDeps): JobHandler 
     const [t, record] = await Promise.all([transactionsRepo.getById(db, c.transaction_id), fiscalRecordsRepo.getById(db, c.record_id)]);
     if (!t || !record || !t.system) return { outcome: 'dead', error: `correction ${c.id}: its transaction or record is missing` };
     const system = systemOf(t.system);
-    const ctx = await contextOf(system, t, job);
+    const locRow = await locationsRepo.getById(db, t.location_id);
+    const ctx = locRow ? await submitContextOf(deps, system, t, locRow, job.attempt) : { code: 'location_missing', message: `location ${t.location_id} not found`, retriable: false };
     const stored: StoredRecord = {
       transactionId: t.id, kind: 'record', body: record.body, contentType: record.content_type, fiscalId: record.fiscal_id, tx: c.draft, upstreamId: t.fiscal_id_upstream,
     };
-    const answer = 'mode' in ctx ? await send(system, stored, ctx) : { ...ctx, retriable: false };
+    const answer = 'mode' in ctx ? await boundedCall(ctx, () => system.submit(stored, ctx)) : ctx;
 
     const refuse = (code: string, message: string, retriable: boolean, authority?: Record<string, unknown>, retryAfterSeconds?: number): AttemptOutcome => {
       const error = `${code}: ${message}`;

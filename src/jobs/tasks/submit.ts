@@ -23,6 +23,7 @@ import type { Db, Queryable } from '../../store/db.ts';
 import type { LocationRow } from '../../store/repos/locations-repo.ts';
 import { transactionsRepo, type StartedSubmission, type SubmissionRecord, type TransactionRow } from '../../store/repos/transactions-repo.ts';
 import { retryDelayMs, type BackoffPolicy } from '../backoff.ts';
+import { boundedCall, submitContextOf } from './authority-call.ts';
 import { jobsRepo, type JobRow } from '../../store/repos/jobs-repo.ts';
 import type { AttemptOutcome, AttemptResult, FollowerOutcome, JobHandler } from '../runner.ts';
 import { NO_SUBMISSION_METRICS, statusRecorder, type SubmissionObserver, type SubmissionOperation, type SubmissionOutcome } from '../../metrics/observers.ts';
@@ -151,47 +152,8 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
     { cache: false, batchScheduleFn: (run) => setImmediate(run), maxBatchSize: 200 },
   );
 
-  /** The submit context of an attempt, or the failure that prevents one (no certificate any more). */
-  async function submitContext(system: FiscalSystem, t: TransactionRow, locRow: LocationRow, job: JobRow): Promise<SubmitContext | Failure> {
-    const inlineMs = (system.capabilities.inlineWindowSeconds ?? 0) * 1000;
-    const timeoutMs = inlineMs || (deps.timeoutMs ?? 30_000);
-    const location = deps.locations.toFiscal(locRow);
-    const mode = t.sandbox_mode ?? 'stub';
-    let clientKey: SigningKey | undefined;
-    // A system whose locations name no certificate authenticates otherwise (myDATA: header keys).
-    if (mode === 'authority' && system.certificateFields.length > 0) {
-      try {
-        clientKey = await deps.signingKeys.forAuthority(location);
-      } catch (err) {
-        // The location lost its certificate after the record was stored: nothing to retry with.
-        if (err instanceof ApiError) return { code: 'certificate_missing', message: err.message, retriable: false };
-        throw err;
-      }
-    }
-    return {
-      environment: t.environment, mode, location, now: clock.now(),
-      authorityBaseUrl: deps.authorityBaseUrls?.[`${system.key}:${t.environment}`], timeoutMs, attempt: job.attempt,
-      clientKey, authorityCa: deps.authorityCa, pacing: deps.pacing,
-    };
-  }
-
-  /** Runs an authority call within the context's timeout; a transport fault becomes a retriable failure. */
-  async function bounded<T>(ctx: SubmitContext, call: () => Promise<T>): Promise<T | Failure> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([
-        call(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new TransportError('timeout', `no answer from the authority within ${ctx.timeoutMs / 1000} s`)), ctx.timeoutMs);
-        }),
-      ]);
-    } catch (err) {
-      if (err instanceof TransportError) return { code: err.code, message: err.message, retriable: true };
-      throw err; // a bug, not an authority answer: the runner logs it and retries
-    } finally {
-      clearTimeout(timer);
-    }
-  }
+  const submitContext = (system: FiscalSystem, t: TransactionRow, locRow: LocationRow, job: JobRow) => submitContextOf(deps, system, t, locRow, job.attempt);
+  const bounded = boundedCall;
 
   const storedRecord = (t: TransactionRow, record: SubmissionRecord, original?: OriginalOfCancellation): StoredRecord => ({
     transactionId: t.id, kind: record.kind, body: record.body, contentType: record.content_type, fiscalId: record.fiscal_id, tx: t.normalized, upstreamId: t.fiscal_id_upstream,
