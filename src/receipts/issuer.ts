@@ -6,9 +6,8 @@
  * 6.1.e; CIVA art. 36.º n.º 5 a)), and a duplicate reproduces the document as issued (RD
  * 1619/2012 art. 14; BOI-TVA-DECLA-30-10-30): a PATCH of the location after the sale must
  * not change a reprint. Why beside the record (fiscal_records.issuer, migration 0059) and not
- * in it: most records are an authority's document whose schema has no place for them (myDATA
- * takes no name or address for a Greek issuer, gr-mydata/xml.ts; a SAF-T (PT) Invoice and an
- * SII RegistroLRFacturasEmitidas carry none; a Documento Commerciale its Denominazione only),
+ * in it: most records are an authority's document whose schema has no place for them (see
+ * each plug-in's receipt.ts for what its record carries of the issuer),
  * signed or sent byte for byte as built. A plug-in that reads the issuer from its record
  * (`ReceiptFacts.issuerLegalName`, `issuerLocation`) still wins over this.
  */
