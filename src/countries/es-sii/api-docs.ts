@@ -1,5 +1,5 @@
 import { EXAMPLE_LOCATION_ID, configObject, str, twoLineSale, type SystemApiDocs } from '../shared/api-docs-parts.ts';
-import { SII_TAX_CONFIG_DOC, SPAIN_ITEM_PROPERTIES, vatRegimeConfigDoc } from '../es/api-docs.ts';
+import { SII_TAX_CONFIG_DOC, SPAIN_ITEM_PROPERTIES, operationDateMetadataDoc, vatRegimeConfigDoc } from '../es/api-docs.ts';
 
 export const siiDocs: SystemApiDocs = {
   key: 'es-sii',
@@ -21,6 +21,6 @@ export const siiDocs: SystemApiDocs = {
     { description: 'Menú del día', quantity: 1, unit_price: 1200, tax_rate: 10 },
     { description: 'Vino', quantity: 2, unit_price: 300, tax_rate: 21 },
   ], { metadata: { simplified: true } }),
-  metadata: 'invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…',
+  metadata: `invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…; ${operationDateMetadataDoc('FacturaExpedida/FechaOperacion', 'the invoice\'s issue date (metadata.issue_date, else today); not on a void')}`,
   itemProperties: SPAIN_ITEM_PROPERTIES,
 };

@@ -140,6 +140,28 @@ describe('es-sii records (SII 1.1 RegistroLRFacturasEmitidas / RegistroLRBajaExp
     expectValid(only, 'record');
   });
 
+  it('FechaOperacion: an invoice issued after its operation states that day after FacturasRectificadas and before the regime key; golden, valid; the receipt states it', () => {
+    // Issued (metadata.issue_date) on 12-01-2026 for goods delivered on 05-01-2026.
+    const sale = draft({ items: twoRates, metadata: { ...party, invoice_number: 'F-2026-21', issue_date: '12-01-2026', operation_date: '05-01-2026' } });
+    const { record } = validatedBuild(sii, loc, sale);
+    expect(record.body).toMatch(/<sii:TipoFactura>F1<\/sii:TipoFactura>\s*<sii:FechaOperacion>05-01-2026<\/sii:FechaOperacion>\s*<sii:ClaveRegimenEspecialOTrascendencia>01</);
+    expect(record.body).toContain('<sii:FechaExpedicionFacturaEmisor>12-01-2026</sii:FechaExpedicionFacturaEmisor>');
+    expect(record.renderHints).toContainEqual(expect.objectContaining({ key: 'operation_date', placement: 'header', value: '05-01-2026' }));
+    expectGolden('f1-operation-date.xml', record.body);
+    expectValid(record, 'record');
+    // A refund carries it too, after FacturasRectificadas.
+    const refund = validatedBuild(sii, loc, draft({
+      type: 'refund', items: twoRates,
+      metadata: { ...party, invoice_number: 'R-2026-21', original_invoice_number: 'F-2026-21', original_issue_date: '12-01-2026', operation_date: '05-01-2026' },
+    })).record;
+    expect(refund.body).toMatch(/<\/sii:FacturasRectificadas>\s*<sii:FechaOperacion>05-01-2026<\/sii:FechaOperacion>/);
+    expectValid(refund, 'record');
+    // None on the issue day itself, nor without one.
+    const same = validatedBuild(sii, loc, draft({ items: twoRates, metadata: { ...party, issue_date: '12-01-2026', operation_date: '12-01-2026' } })).record;
+    expect(same.body).not.toContain('FechaOperacion');
+    expect(same.renderHints.map((h) => h.key)).not.toContain('operation_date');
+  });
+
   it('recargo de equivalencia: a DetalleIVA per surcharged rate with TipoRecargoEquivalencia and its quota; ImporteTotal counts it; a refund is negative', () => {
     // A wholesaler's invoice to a retailer in recargo de equivalencia (LIVA arts. 154-163):
     // goods at 21 % + 5.2 % and 10 % + 1.4 %, a service at 21 % without a surcharge.

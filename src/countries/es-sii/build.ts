@@ -11,6 +11,7 @@ import type { BuildInput, FiscalRecord, TransactionDraft } from '../types.ts';
 import { MISSING_TAX_ID, issuerTaxId } from '../shared/issuer-tax-id.ts';
 import { metaString } from '../shared/metadata-fields.ts';
 import { replacedInvoicesOf } from '../es/replacement.ts';
+import { operationDateHints, operationDateOf } from '../es/operation-date.ts';
 import { dmyDate, localDate } from '../shared/dates.ts';
 import { textHint } from '../shared/render-hints.ts';
 import { exemptBase, exemptionCodeOf, exemptionLegend, taxedLines } from '../es/exemption.ts';
@@ -52,11 +53,15 @@ function buildAlta(input: BuildInput): FiscalRecord {
   const originalDate = metaString(tx, 'original_issue_date');
   // F1, F3 and R1 name the customer (RD 1619/2012 art. 6.1.d); F2 and R5 do not.
   const counterparty = invoiceType === 'F1' || invoiceType === 'F3' || invoiceType === 'R1' ? counterpartyOf(tx) : undefined;
+  const issueDate = issueDateOf(tx, input.now);
+  // The operation's own day, when it is not the issue date (../es/operation-date.ts).
+  const operationDate = operationDateOf(tx, issueDate);
   const body = issuedInvoiceXml({
     exercise: metaString(tx, 'exercise') ?? localDate(input.now, 'ES').year,
     period: metaString(tx, 'period') ?? localDate(input.now, 'ES').month,
-    id: { issuerNif: issuerNif(input), numSerie: number, issueDate: issueDateOf(tx, input.now) },
+    id: { issuerNif: issuerNif(input), numSerie: number, issueDate },
     invoiceType,
+    operationDate: operationDate ?? undefined,
     corrects: originalNumber !== undefined && originalDate !== undefined ? { numSerie: originalNumber, issueDate: originalDate } : undefined,
     // An F3 names the tickets it replaces (../es/replacement.ts).
     replaces: invoiceType === 'F3' ? replacedInvoicesOf(tx).map((r) => ({ numSerie: r.number, issueDate: r.issue_date })) : undefined,
@@ -80,6 +85,7 @@ function buildAlta(input: BuildInput): FiscalRecord {
     // An exempt operation names its legal ground on the invoice (RD 1619/2012 art. 6.1.j).
     renderHints: [
       textHint('invoice_number', 'header', number),
+      ...operationDateHints(operationDate),
       ...(exemption === undefined || exempt === null ? [] : [textHint('exemption', 'body', exemptionLegend(exemption, 'Ley 37/1992'))]),
       // The tax the invoice charges, which the SII record (an IVA book's) does not name:
       // printed, and read back by the receipt's tax summary (receipt.ts).

@@ -80,4 +80,15 @@ describe('SII submission deadline (RIVA art. 69.Dos: 4 days, Saturdays, Sundays 
     expect(at(new Date('2026-10-14T10:00:00Z'), { issue_date: '09-10-2026' }).toISOString()).toBe('2026-10-16T21:59:59.999Z');
     expect(at(new Date('2026-10-09T10:00:00Z')).toISOString()).toBe('2026-10-16T21:59:59.999Z');
   });
+
+  it('an invoice issued long after its operation is due by the 16th of the month after the operation (metadata.operation_date: the accrual)', () => {
+    // Issued Tuesday 10 March 2026 for goods delivered on 20 January: due by the end of 16 February, not 16 March.
+    expect(at(new Date('2026-03-10T10:00:00Z'), { issue_date: '10-03-2026', operation_date: '20-01-2026' }).toISOString()).toBe('2026-02-16T22:59:59.999Z');
+    // Issued Friday 13 February for an operation of 28 January: the four days end Thursday 19, the 16th comes first.
+    expect(at(new Date('2026-02-13T10:00:00Z'), { operation_date: '28-01-2026' }).toISOString()).toBe('2026-02-16T22:59:59.999Z');
+    // An operation earlier in the same month: the four days still end first (Thu 15 January → Wed 21).
+    expect(at(NOW, { operation_date: '05-01-2026' }).toISOString()).toBe('2026-01-21T22:59:59.999Z');
+    // December's operation: the 16th of January of the next year.
+    expect(at(new Date('2026-01-14T09:00:00Z'), { operation_date: '10-12-2025' }).toISOString()).toBe('2026-01-16T22:59:59.999Z');
+  });
 });

@@ -29,9 +29,16 @@
  * the Monday that replaces a national holiday falling on a Sunday when the BOE moves it
  * nationally. Regional and local holidays (Jueves Santo, 19 March…) do not count.
  *
- * Not modelled: invoices issued by the customer or a third party (8 days), and the
- * outer limit "antes del día 16 del mes siguiente" to the accrual, which only binds an
- * invoice issued long after the operation.
+ * The outer limit of the same article: "en ningún caso podrá ser posterior al 16 del mes
+ * siguiente a aquel en que se hubiera producido el devengo del impuesto". The accrual is the
+ * operation's (LIVA art. 75: delivery, service rendered, or an advance payment, the days
+ * RD 1619/2012 art. 6.1.f names), which the record states as FechaOperacion when it is not
+ * the issue date (`metadata.operation_date`, ../es/operation-date.ts); without one the
+ * operation is of the issue day, whose 16th of the next month is always later than four
+ * working days. So an invoice issued long after its operation is due by the end of that
+ * 16th (Madrid), even when the four days would run later.
+ *
+ * Not modelled: invoices issued by the customer or a third party (8 days).
  */
 import Holidays from 'date-holidays';
 import { isDmyDate, localDate, localDateTimeWithOffset, parseDmy } from '../shared/dates.ts';
@@ -77,7 +84,14 @@ export function siiSubmissionDeadline({ createdAt, tx }: { createdAt: Date; tx: 
     cursor.setUTCDate(cursor.getUTCDate() + 1);
     if (!isExcludedDay(cursor.getUTCFullYear(), cursor.getUTCMonth() + 1, cursor.getUTCDate())) counted++;
   }
-  return endOfMadridDay(cursor.getUTCFullYear(), cursor.getUTCMonth(), cursor.getUTCDate());
+  const fourDays = endOfMadridDay(cursor.getUTCFullYear(), cursor.getUTCMonth(), cursor.getUTCDate());
+  const operation = tx.metadata.operation_date;
+  if (typeof operation !== 'string' || !isDmyDate(operation)) return fourDays;
+  // The 16th of the month after the operation's (Date.UTC rolls month 12 into January).
+  const op = parseDmy(operation);
+  const next = new Date(Date.UTC(Number(op.year), Number(op.month), 16));
+  const accrualLimit = endOfMadridDay(next.getUTCFullYear(), next.getUTCMonth(), next.getUTCDate());
+  return accrualLimit < fourDays ? accrualLimit : fourDays;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { sii } from './index.ts';
-import { SII_SIMPLIFIED_TOO_LARGE } from './metadata.ts';
+import { OPERATION_DATE_LATER, OPERATION_DATE_ON_VOID, SII_SIMPLIFIED_TOO_LARGE } from './metadata.ts';
+import { OPERATION_DATE_INVALID } from '../es/operation-date.ts';
 import { expect400 } from '../shared/test-helpers.ts';
 import { draft, line, location, txCtx } from '../shared/test-fixtures.ts';
 import { liveTaxIdRequired } from '../es/common.ts';
@@ -117,5 +118,23 @@ describe('es-sii validateTransaction', () => {
     const seven = [0, 2, 4, 5, 7.5, 10, 21].map((tax_rate) => line({ tax_rate }));
     expect400(() => validate({ simplified: true }, { items: seven }), 'SII records take at most 6 different tax rates per invoice');
     expect(validate({ simplified: true }, { items: seven.slice(1) }).invoice_type).toBe('F2');
+  });
+});
+
+describe('es-sii metadata.operation_date (FacturaExpedida/FechaOperacion)', () => {
+  it('not later than the issue date (metadata.issue_date, else today in Madrid); equal is dropped; malformed is a 400', () => {
+    expect(validate({ ...party, operation_date: '10-01-2026' })).toMatchObject({ operation_date: '10-01-2026', issue_date: '15-01-2026' });
+    expect(validate({ ...party, operation_date: '15-01-2026' })).not.toHaveProperty('operation_date');
+    expect400(() => validate({ ...party, operation_date: '16-01-2026' }), OPERATION_DATE_LATER);
+    // An invoice issued earlier (issue_date): the operation may not follow it.
+    expect(validate({ ...party, issue_date: '12-01-2026', operation_date: '05-01-2026' })).toMatchObject({ operation_date: '05-01-2026' });
+    expect400(() => validate({ ...party, issue_date: '12-01-2026', operation_date: '13-01-2026' }), OPERATION_DATE_LATER);
+    expect400(() => validate({ ...party, operation_date: '2026-01-10' }), OPERATION_DATE_INVALID);
+  });
+
+  it('a void (a baja, which carries no FechaOperacion) takes none', () => {
+    const voidOf = (metadata: Record<string, unknown>) => validate({ original_invoice_number: 'F-1', original_issue_date: '10-01-2026', ...metadata }, { type: 'void' });
+    expect400(() => voidOf({ operation_date: '09-01-2026' }), OPERATION_DATE_ON_VOID);
+    expect(voidOf({})).not.toHaveProperty('operation_date');
   });
 });

@@ -11,6 +11,10 @@
  * voiding submits a cancellation record to the authority" — the baja
  * (`RegistroLRBajaExpedidas`), naming the voided invoice by `original_invoice_number` and
  * `original_issue_date` (both required), in the period of that invoice.
+ *
+ * `operation_date` (DD-MM-YYYY): the day of the operation when it is not the invoice's issue
+ * date (`issue_date`, else today), written as `FacturaExpedida/FechaOperacion`
+ * (../es/operation-date.ts). A void's baja carries none, so a void takes none.
  */
 import { badRequest } from '../../core/errors.ts';
 import type { TransactionContext, TransactionDraft } from '../types.ts';
@@ -31,6 +35,7 @@ import { breakdownCount, checkSurcharges } from '../es/surcharge.ts';
 import { regimeNotInSii, vatRegimeOf } from '../es/regime.ts';
 import { checkSimplifiedLimit } from '../es/invoice.ts';
 import { readReplacedIds } from '../es/replacement.ts';
+import { readOperationDate } from '../es/operation-date.ts';
 
 /** Issued-invoice keys offered by the spec (ClaveRegimenEspecialOTrascendencia, FORMATS §3). */
 export const REGIME_KEYS = ['01', '02', '03', '05', '07', '09'] as const;
@@ -55,6 +60,11 @@ export const SII_SIMPLIFIED_TOO_LARGE =
   'an SII simplified invoice (F2) cannot exceed 3,000.00 EUR (RD 1619/2012 art. 4): leave simplified out and give counterparty_nif and counterparty_name for a full invoice (F1)';
 const R1_ORIGINAL_MESSAGE = 'original_invoice_number and original_issue_date are required in metadata for SII credit notes (R1)';
 const VOID_ORIGINAL_MESSAGE = 'original_invoice_number and original_issue_date are required in metadata for an SII void (the baja names the invoice it withdraws)';
+
+export const OPERATION_DATE_LATER =
+  "metadata.operation_date must not be later than the invoice's issue date (metadata.issue_date, else today): the invoice is issued on or after the day of its operation (RD 1619/2012 art. 6.1.f)";
+export const OPERATION_DATE_ON_VOID =
+  'metadata.operation_date is not taken on an SII void: its baja (RegistroLRBajaExpedidas) names the invoice it withdraws and carries no FechaOperacion';
 
 /** `NumSerieFacturaEmisor` is at most 60 characters. */
 const NUMBER = /^[\x20-\x7E]{1,60}$/;
@@ -101,6 +111,10 @@ export function validateSiiTransaction(tx: TransactionDraft, ctx: TransactionCon
   if (original_issue_date !== undefined && !isDmyDate(original_issue_date)) throw badRequest(DMY_MESSAGE('original_issue_date'));
   const voiding = tx.type === 'void';
   if (voiding && (original_invoice_number === undefined || original_issue_date === undefined)) throw badRequest(VOID_ORIGINAL_MESSAGE);
+  // FechaOperacion is FacturaExpedida's: a baja would silently lose it.
+  if (voiding && meta.operation_date !== undefined && meta.operation_date !== null) throw badRequest(OPERATION_DATE_ON_VOID);
+  // The operation's own day, not after the invoice's FechaExpedicionFacturaEmisor (../es/operation-date.ts).
+  const operation_date = voiding ? undefined : readOperationDate(meta, issue_date, OPERATION_DATE_LATER);
 
   // Exercise and period are those of the invoice: today's unless an issue date was given
   // (a void's: those of the invoice it withdraws).
@@ -158,6 +172,7 @@ export function validateSiiTransaction(tx: TransactionDraft, ctx: TransactionCon
     original_issue_date,
     exemption_code: exemptionCode,
     replaces_simplified,
+    operation_date,
   });
 }
 

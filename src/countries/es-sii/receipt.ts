@@ -1,6 +1,7 @@
 import type { ReceiptCorrectionInput, ReceiptFacts } from '../types.ts';
 import { SPANISH_ANNULMENT, spanishCorrection, spanishTaxSummary, spanishTitle, SPANISH_DUPLICATE } from '../es/receipt.ts';
 import { TAX_NAME_HINT } from './build.ts';
+import { OPERATION_DATE_LABELS } from '../es/operation-date.ts';
 
 /**
  * The tax an IGIC or IPSI invoice charges: its SII record (an IVA book's, key 08) does not
@@ -20,6 +21,8 @@ export const SII_RECEIPT: ReceiptFacts = {
     invoice_number: { es: 'Factura n.º', en: 'Invoice no.' },
     voided_invoice_number: { es: 'Anula la factura n.º', en: 'Voids invoice no.' },
     [TAX_NAME_HINT]: { es: 'Impuesto', en: 'Tax' },
+    // The operation's own day, when the record states one (build.ts).
+    ...OPERATION_DATE_LABELS,
   },
   qr: {},
   // An SII void is a baja (RegistroLRBajaExpedidas): the invoice is withdrawn, not rectified.

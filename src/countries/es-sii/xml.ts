@@ -88,6 +88,11 @@ export interface SiiIssuedInvoice {
    * block of sii:FacturaType that lists tickets an invoice takes the place of).
    */
   replaces?: { numSerie: string; issueDate: string }[] | undefined;
+  /**
+   * DD-MM-YYYY: the operation's day when it is not the issue date (FechaOperacion, after
+   * ImporteRectificacion and before ClaveRegimenEspecialOTrascendencia in sii:FacturaType).
+   */
+  operationDate?: string | undefined;
   regimeKey: string;
   description: string;
   /** Minor units, signed (negative for a credit by differences). */
@@ -142,7 +147,7 @@ export const isCorrective = (invoiceType: string): boolean => /^R[1-5]$/.test(in
 /**
  * `RegistroLRFacturasEmitidas`: element order is the XSD sequence of `sii:FacturaType`
  * then `sii:FacturaExpedidaType` (TipoFactura, TipoRectificativa, FacturasAgrupadas, FacturasRectificadas,
- * ClaveRegimen…, ImporteTotal, DescripcionOperacion, Contraparte, TipoDesglose).
+ * FechaOperacion, ClaveRegimen…, ImporteTotal, DescripcionOperacion, Contraparte, TipoDesglose).
  */
 export function issuedInvoiceXml(inv: SiiIssuedInvoice): string {
   const corrective = isCorrective(inv.invoiceType);
@@ -163,6 +168,7 @@ export function issuedInvoiceXml(inv: SiiIssuedInvoice): string {
       },
     };
   }
+  if (inv.operationDate !== undefined) factura['sii:FechaOperacion'] = inv.operationDate;
   factura['sii:ClaveRegimenEspecialOTrascendencia'] = inv.regimeKey;
   factura['sii:ImporteTotal'] = decimal(inv.total);
   factura['sii:DescripcionOperacion'] = inv.description;

@@ -1,5 +1,5 @@
 import { EXAMPLE_LOCATION_ID, configObject, str, twoLineSale, type SystemApiDocs } from '../shared/api-docs-parts.ts';
-import { SPAIN_ITEM_PROPERTIES, taxConfigDoc, vatRegimeConfigDoc } from '../es/api-docs.ts';
+import { SPAIN_ITEM_PROPERTIES, operationDateMetadataDoc, taxConfigDoc, vatRegimeConfigDoc } from '../es/api-docs.ts';
 
 export const ticketBaiDocs: SystemApiDocs = {
   key: 'es-ticketbai',
@@ -25,5 +25,6 @@ export const ticketBaiDocs: SystemApiDocs = {
     { description: 'Menú del día', quantity: 1, unit_price: 1200, tax_rate: 10 },
     { description: 'Vino', quantity: 2, unit_price: 300, tax_rate: 21 },
   ]),
+  metadata: operationDateMetadataDoc('DatosFactura/FechaOperacion', 'the issue date (today, Madrid)'),
   itemProperties: SPAIN_ITEM_PROPERTIES,
 };

@@ -17,6 +17,7 @@ import { qrBaseUrl, tbaiId, tbaiQrUrl } from './tbai.ts';
 import { seriesOf } from './metadata.ts';
 import { anulaTicketBaiXml, invoiceFields, issuerOf, softwareOf, ticketBaiXml } from './xml.ts';
 import { exemptionLegend } from '../es/exemption.ts';
+import { operationDateHints } from '../es/operation-date.ts';
 
 /**
  * Signature policy per territory (FORMATS.md §1.4): identifier URL and SHA-256 of the
@@ -94,8 +95,8 @@ function buildInvoice(input: BuildInput): FiscalRecord {
     // Spec v1.1 §4.3.3: the identifier on one line, the QR below it, at the foot. An
     // exempt operation names its legal ground on the invoice (RD 1619/2012 art. 6.1.j).
     renderHints: [
-      // The operation's own day, when it is not the issue date (RD 1619/2012 arts. 6.1.f, 7.1.d).
-      ...(fields.operationDate === null ? [] : [textHint('operation_date', 'header', fields.operationDate)]),
+      // The operation's own day, when it is not the issue date (../es/operation-date.ts).
+      ...operationDateHints(fields.operationDate),
       ...(fields.exempt === null ? [] : [textHint('exemption', 'body', exemptionLegend(fields.exempt.cause, 'Norma Foral del IVA'))]),
       textHint('tbai_id', 'footer_bottom', id),
       qrUrlHint('qr', 'footer_bottom', qr),

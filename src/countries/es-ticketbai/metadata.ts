@@ -24,7 +24,7 @@
  */
 import { badRequest } from '../../core/errors.ts';
 import type { LocationForFiscal, TransactionContext, TransactionDraft } from '../types.ts';
-import { isDmyDate, localDate, parseDmy } from '../shared/dates.ts';
+import { isDmyDate } from '../shared/dates.ts';
 import { baseMetadata, customerTaxId, optionalText, withoutUndefined, metaString } from '../shared/metadata-fields.ts';
 import { configString } from '../shared/config-fields.ts';
 import { readInvoiceNumber, readSpanishInvoiceType, seriesFor, type SpanishInvoiceType } from '../es/invoice.ts';
@@ -35,6 +35,7 @@ import { breakdownCount, checkSurcharges } from '../es/surcharge.ts';
 import { checkIssuerRegime, vatRegimeOf } from '../es/regime.ts';
 import { checkForeignCustomer } from '../es/party.ts';
 import { checkOriginalNotLater } from '../es/corrected-invoice.ts';
+import { OPERATION_DATE_INVALID, madridDay, readOperationDate } from '../es/operation-date.ts';
 import { LICENSE, LICENSE_INVALID, SERIES, SERIES_INVALID as CONFIG_SERIES_INVALID } from './config.ts';
 import {
   ARABA_RESERVED_SERIES,
@@ -84,7 +85,8 @@ export const ORIGINAL_DATE_INVALID = 'metadata.original_issue_date must be a dat
 export const ORIGINAL_PAIR = 'metadata.original_invoice_number and metadata.original_issue_date go together: give both or neither';
 export const ORIGINAL_SERIES_ALONE = 'metadata.original_series needs metadata.original_invoice_number and metadata.original_issue_date';
 export const ORIGINAL_ON_SALE = 'metadata.original_invoice_number is only allowed on refund and void transactions';
-export const OPERATION_DATE_INVALID = 'metadata.operation_date must be a date in the form DD-MM-YYYY';
+// Malformed: Spain's shared message (../es/operation-date.ts).
+export { OPERATION_DATE_INVALID };
 export const OPERATION_DATE_FUTURE =
   'metadata.operation_date must not be later than today: the invoice is issued on or after the day of its operation (the Haciendas Forales refuse a later FechaOperacion)';
 export const TOO_MANY_RATES = 'a TicketBAI invoice carries at most 12 different tax rates';
@@ -123,7 +125,8 @@ export function validateTicketBaiTransaction(tx: TransactionDraft, ctx: Transact
   // (docs/decisions.md, session 25 "the buyer id on the way to SdI's test service").
   if (ctx.sandboxMode !== 'stub') checkCorrectiveNamesOriginal(tx, invoice_type, original.original_invoice_number);
   checkOriginalNotLater(original.original_issue_date, ctx.now);
-  const operation_date = readOperationDate(meta, ctx.now);
+  // Not after the invoice's own day, Madrid's (../es/operation-date.ts): Araba 10-59 / 10-90.
+  const operation_date = readOperationDate(meta, madridDay(ctx.now), OPERATION_DATE_FUTURE);
   checkRates(tx);
   checkCustomerName(tx, invoice_type);
   // A foreign customer's IDOtro needs its country (../es/party.ts): 02 for the EU, 04 elsewhere.
@@ -169,28 +172,6 @@ function readOriginal(tx: TransactionDraft, meta: Record<string, unknown>) {
   // under FacturaRectificativa); on a sale it would be silently lost.
   if (original_invoice_number !== undefined && tx.type === 'sale') throw badRequest(ORIGINAL_ON_SALE);
   return { original_invoice_number, original_issue_date, original_series };
-}
-
-/**
- * `operation_date`: the day the goods were delivered or the service rendered, when the
- * invoice is issued later (RD 1619/2012 art. 6.1.f: the invoice states "la fecha en que se
- * hayan efectuado las operaciones … siempre que se trate de una fecha distinta a la de
- * expedición"; the Basque invoicing regulations repeat it). Written as
- * `DatosFactura/FechaOperacion` (FechaType, DD-MM-YYYY as every Spanish date here). Not later
- * than the invoice's own day (Madrid, the FechaExpedicionFactura it takes): Araba 10-59 (not
- * after today) and 10-90 (not after the issue date), for every key but 14/15, which this
- * service never writes. ISO dates are refused, not converted, as `original_issue_date` is.
- * Returned undefined when absent or equal to the issue date (nothing to state).
- */
-function readOperationDate(meta: Record<string, unknown>, now: Date): string | undefined {
-  const value = optionalText(meta, 'operation_date', OPERATION_DATE_INVALID);
-  if (value === undefined) return undefined;
-  if (!isDmyDate(value)) throw badRequest(OPERATION_DATE_INVALID);
-  const d = parseDmy(value);
-  const today = localDate(now, 'ES');
-  const [given, issued] = [`${d.year}${d.month}${d.day}`, `${today.year}${today.month}${today.day}`];
-  if (given > issued) throw badRequest(OPERATION_DATE_FUTURE);
-  return given === issued ? undefined : value;
 }
 
 /** Tipo3.2Type and DesgloseIVAType's 12 DetalleIVA: refused here, not rounded or failed in the build. */

@@ -1,6 +1,7 @@
 import type { ReceiptFacts, ReceiptTaxSummary, TransactionDraft } from '../types.ts';
 import { taxedGroupsOf } from './xml.ts';
 import { metaString } from '../shared/metadata-fields.ts';
+import { OPERATION_DATE_LABELS } from '../es/operation-date.ts';
 import { SPANISH_NUMBER_LABEL, SPANISH_QR, spanishCorrection, spanishTaxSummary, spanishTitle, SPANISH_DUPLICATE, spanishIssuerName, linesRows } from '../es/receipt.ts';
 
 /**
@@ -15,7 +16,7 @@ export const TICKETBAI_RECEIPT: ReceiptFacts = {
   language: 'es',
   title: spanishTitle,
   duplicate: SPANISH_DUPLICATE,
-  labels: { operation_date: { es: 'Fecha de operación', en: 'Operation date' } },
+  labels: OPERATION_DATE_LABELS,
   number: { label: SPANISH_NUMBER_LABEL, value: numberOf },
   singleLine: ['tbai_id'],
   qr: { qr: SPANISH_QR },

@@ -26,6 +26,8 @@ import { type SpanishVatRegime, vatRegimeOf } from '../es/regime.ts';
 import { foreignPartyId, givenCountry } from '../es/party.ts';
 import { type DetalleAmounts, detalleAmounts } from './quota.ts';
 import { customerAddressOf } from './customer-address.ts';
+// FechaOperacion: the stored operation_date when another day than the issue (../es/operation-date.ts).
+import { operationDateOf } from '../es/operation-date.ts';
 
 export const NS_EMISION = 'urn:ticketbai:emision';
 export const NS_ANULACION = 'urn:ticketbai:anulacion';
@@ -411,20 +413,6 @@ function exemptOf(tx: TransactionDraft, sign: 1 | -1): InvoiceFields['exempt'] {
   const code = exemptionCodeOf(tx);
   const base = exemptBase(tx.items, code);
   return code === undefined || base === null ? null : { cause: code, base: decimal(sign * base) };
-}
-
-/**
- * `FechaOperacion`: metadata `operation_date` (validated in metadata.ts: DD-MM-YYYY, not later
- * than the day it was created), written only when it is another day than the issue
- * (RD 1619/2012 art. 6.1.f asks for it only then). A stored value that is not a valid
- * date, or falls after the issue date, is left out rather than written out of the schema
- * or against Araba 10-90.
- */
-function operationDateOf(tx: TransactionDraft, issueDate: string): string | null {
-  const value = metaString(tx, 'operation_date')?.trim();
-  if (value === undefined || !isDmyDate(value) || value === issueDate) return null;
-  const key = (d: string) => `${d.slice(6)}${d.slice(3, 5)}${d.slice(0, 2)}`;
-  return key(value) > key(issueDate) ? null : value;
 }
 
 /** What the build input says about the invoice, as the document writes it. */

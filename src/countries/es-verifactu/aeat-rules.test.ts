@@ -19,6 +19,8 @@ import { CUSTOMER_COUNTRY_REQUIRED } from '../es/party.ts';
 import { AMOUNT_TOO_LARGE, MAX_RECORD_AMOUNT_MINOR } from './amount-limits.ts';
 import { CUSTOMER_IS_ISSUER, CUSTOMER_NIF_INVALID, R2_NEEDS_NIF_OR_VAT, r3NeedsNif } from './party-id.ts';
 import { regFactuRequest } from './soap.ts';
+import { OPERATION_DATE_FUTURE, OPERATION_DATE_TOO_OLD } from './metadata.ts';
+import { OPERATION_DATE_INVALID } from '../es/operation-date.ts';
 import { verifactu } from './index.ts';
 
 const loc = location('es-verifactu');
@@ -127,8 +129,34 @@ describe('the temporary IVA rates, dated by the issue date (dated-rates.ts)', ()
     expect(() => validate(withItems([at(21, 5.2), at(10, 1.4), at(4, 0.5)]))).not.toThrow();
   });
 
+  it('with metadata.operation_date the rates are dated by it, as AEAT dates them by FechaOperacion (the refund in 2026 of a sale of 2024 at 5 %)', () => {
+    const refund = (operation_date: string) =>
+      validate({ type: 'refund', ...withItems([at(5)]), metadata: { original_invoice_number: 'A-77', original_issue_date: '20-09-2024', operation_date } });
+    expect(refund('20-09-2024')).toMatchObject({ invoice_type: 'R5', operation_date: '20-09-2024' });
+    expect(refusal(() => refund('01-10-2024'))).toBe(
+      'items[0].tax_rate 5 is refused by AEAT for an operation of 01-10-2024 (metadata.operation_date): VERI*FACTU takes that IVA rate only for operations from 01-07-2022 to 30-09-2024 (AEAT error 1194)');
+    // 2 % / 7.5 % of the last quarter of 2024 and a 0 % line's surcharge likewise.
+    expect(() => validate({ ...withItems([at(7.5), at(2)]), metadata: { operation_date: '15-11-2024' } })).not.toThrow();
+    expect(() => validate({ ...withItems([at(0, 0)]), metadata: { operation_date: '15-06-2024' } })).not.toThrow();
+    expect(refusal(() => validate({ ...withItems([at(0, 0)]), metadata: { operation_date: '15-10-2024' } }))).toMatch(/for an operation of 15-10-2024 .*\(AEAT error 1165\)$/);
+  });
+
   it('IGIC and IPSI are not dated (IPSI has a 2 % rate of its own)', () => {
     expect(() => verifactu.validateTransaction(draft(withItems([at(2)])), txCtx(location('es-verifactu', { tax: 'ipsi' })))).not.toThrow();
+  });
+});
+
+describe('metadata.operation_date (FechaOperacion): AEAT validation §7, 1125 and 1134', () => {
+  it('an earlier day is kept; the issue day (Madrid) is dropped; later (1125), twenty years back (1134) or malformed is a 400', () => {
+    const sale = (operation_date: unknown, at?: Date) => validate({ metadata: { operation_date } }, at);
+    expect(sale('09-01-2026')).toMatchObject({ operation_date: '09-01-2026' });
+    expect(sale('15-01-2026')).not.toHaveProperty('operation_date');
+    expect400(() => sale('16-01-2026'), OPERATION_DATE_FUTURE);
+    // 23:30 UTC on the 15th is the 16th in Madrid: the record is issued that day.
+    expect(sale('16-01-2026', new Date('2026-01-15T23:30:00Z'))).not.toHaveProperty('operation_date');
+    expect(sale('15-01-2006')).toMatchObject({ operation_date: '15-01-2006' });
+    expect400(() => sale('14-01-2006'), OPERATION_DATE_TOO_OLD);
+    expect400(() => sale('2026-01-09'), OPERATION_DATE_INVALID);
   });
 });
 

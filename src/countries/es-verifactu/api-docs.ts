@@ -1,5 +1,5 @@
 import { EXAMPLE_LOCATION_ID, configObject, str, twoLineSale, type SystemApiDocs } from '../shared/api-docs-parts.ts';
-import { SPAIN_ITEM_PROPERTIES, taxConfigDoc, vatRegimeConfigDoc } from '../es/api-docs.ts';
+import { SPAIN_ITEM_PROPERTIES, operationDateMetadataDoc, taxConfigDoc, vatRegimeConfigDoc } from '../es/api-docs.ts';
 
 export const verifactuDocs: SystemApiDocs = {
   key: 'es-verifactu',
@@ -21,5 +21,6 @@ export const verifactuDocs: SystemApiDocs = {
     { description: 'Café con leche', quantity: 2, unit_price: 150, tax_rate: 10 },
     { description: 'Periódico', quantity: 1, unit_price: 200, tax_rate: 4 },
   ]),
+  metadata: `${operationDateMetadataDoc('RegistroAlta/FechaOperacion (not in the huella)', 'the issue date (today, Madrid; AEAT 1125) nor twenty years before it (AEAT 1134)')}; the temporary IVA rates (5 %, 2 %, 7.5 %) are dated by it when given, else by the issue date`,
   itemProperties: SPAIN_ITEM_PROPERTIES,
 };

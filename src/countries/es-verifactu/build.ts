@@ -18,6 +18,7 @@ import { type SpanishTax, taxOf } from '../es/tax.ts';
 import { breakdownGroups } from '../es/surcharge.ts';
 import { type SpanishVatRegime, vatRegimeOf } from '../es/regime.ts';
 import { replacedInvoicesOf } from '../es/replacement.ts';
+import { operationDateHints, operationDateOf } from '../es/operation-date.ts';
 import { NAMES_CUSTOMER, seriesOf } from './metadata.ts';
 import { verifactuQrUrl } from './qr.ts';
 import { isMacrodato } from './amount-limits.ts';
@@ -270,6 +271,8 @@ export function buildAlta(input: BuildInput, as?: AltaAs): FiscalRecord {
   const replaced = tipo === 'F3'
     ? replacedInvoicesOf(tx).map((r): InvoiceId => ({ IDEmisorFactura: nif, NumSerieFactura: r.number, FechaExpedicionFactura: r.issue_date }))
     : undefined;
+  // The operation's own day, against the invoice's issue date (a subsanación's is the original's).
+  const operationDate = operationDateOf(tx, id.FechaExpedicionFactura);
   const { xml, huella } = registroAltaXml({
     id,
     NombreRazonEmisor: issuerName(input),
@@ -278,6 +281,7 @@ export function buildAlta(input: BuildInput, as?: AltaAs): FiscalRecord {
     TipoRectificativa: corrective ? 'I' : undefined,
     FacturasRectificadas: rectified ? [rectified] : undefined,
     FacturasSustituidas: replaced,
+    FechaOperacion: operationDate ?? undefined,
     DescripcionOperacion: description(tx),
     // 100,000,000.00 EUR or more: AEAT refuses the record without it (1139; amount-limits.ts).
     Macrodato: isMacrodato(total) ? 'S' : undefined,
@@ -309,6 +313,7 @@ export function buildAlta(input: BuildInput, as?: AltaAs): FiscalRecord {
     // above the code, and the "VERI*FACTU" legend next to it.
     // An exempt operation names its legal ground on the invoice (RD 1619/2012 art. 6.1.j).
     renderHints: [
+      ...operationDateHints(operationDate),
       ...(exemption === undefined ? [] : [textHint('exemption', 'body', exemptionLegendFor(exemption, tax))]),
       textHint('qr_label', 'footer_bottom', 'QR tributario:'),
       qrUrlHint('qr', 'footer_bottom', qr),

@@ -16,17 +16,18 @@
  * the codes' texts as listed with AEAT's file by the VERI*FACTU libraries.) These checks are
  * made on IVA (Impuesto 01) only.
  *
- * This service writes no FechaOperacion: every record is dated its issue date, the Madrid
- * day it is created (build.ts), and FechaExpedicionFactura cannot be before 28-10-2024
- * (1152). So a line at 5 % is refused by AEAT on every record this service can write, and
- * 2 % / 7.5 % on any written after 2024. Session 21 kept these rates in the Spanish list
- * (../es/tax.ts, shared with TicketBAI and the SII, which date their records otherwise) on
- * the belief that AEAT still takes them; for VERI*FACTU it does not, so the sale is refused
- * at creation instead of after it was acknowledged, chained and numbered.
+ * A record is dated its issue date, the Madrid day it is created (build.ts), and
+ * FechaExpedicionFactura cannot be before 28-10-2024 (1152). Without `metadata.operation_date`
+ * (FechaOperacion, ../es/operation-date.ts) a line at 5 % is refused by AEAT on every record
+ * this service can write, and 2 % / 7.5 % on any written after 2024; with it, they are taken
+ * for an operation of their months (e.g. the refund, in 2026, of a sale of August 2024 at 5 %).
+ * Session 21 kept these rates in the Spanish list (../es/tax.ts, shared with TicketBAI and the
+ * SII, which date their records otherwise) on the belief that AEAT still takes them; for
+ * VERI*FACTU it does so only by the operation's date, so the sale is refused at creation
+ * instead of after it was acknowledged, chained and numbered.
  */
 import { RateListError } from '../../core/transaction-request.ts';
 import type { TransactionDraft } from '../types.ts';
-import { isoDate, localDate } from '../shared/dates.ts';
 import { surchargeOf } from '../es/surcharge.ts';
 import type { SpanishTax } from '../es/tax.ts';
 
@@ -53,23 +54,25 @@ const dmy = (iso: string): string => iso.split('-').reverse().join('-');
 
 /**
  * Validation, at creation and preview: every IVA line's rate (and a 0 % line's surcharge)
- * is one AEAT takes on a record issued on `now`'s Madrid day. A RateListError, so a
- * guide-form caller reads the rate in its own unit.
+ * is one AEAT takes for the record's FechaOperacion (`operation`, ISO) when it has one, else
+ * for its issue date (`issued`, ISO). A RateListError, so a guide-form caller reads the rate
+ * in its own unit.
  */
-export function checkDatedRates(tx: TransactionDraft, tax: SpanishTax, now: Date): void {
+export function checkDatedRates(tx: TransactionDraft, tax: SpanishTax, issued: string, operation?: string): void {
   if (tax !== 'iva') return;
-  const day = isoDate(localDate(now, 'ES'));
+  const day = operation ?? issued;
+  const when = operation === undefined ? `on an invoice issued on ${dmy(day)}` : `for an operation of ${dmy(day)} (metadata.operation_date)`;
   const within = (w: Window) => day >= w.from && day <= w.to;
   tx.items.forEach((l, i) => {
     const window = DATED_IVA_RATES.get(l.tax_rate);
     if (window !== undefined && !within(window)) {
       throw new RateListError((rate) =>
-        `items[${i}].tax_rate ${rate(l.tax_rate)} is refused by AEAT on an invoice issued on ${dmy(day)}: ` +
+        `items[${i}].tax_rate ${rate(l.tax_rate)} is refused by AEAT ${when}: ` +
         `VERI*FACTU takes that IVA rate only for operations from ${dmy(window.from)} to ${dmy(window.to)} (AEAT error ${window.code})`);
     }
     if (l.tax_rate === 0 && surchargeOf(l) !== undefined && !within(ZERO_RATE_SURCHARGE)) {
       throw new RateListError((rate) =>
-        `items[${i}].surcharge_rate is refused by AEAT with tax_rate ${rate(0)} on an invoice issued on ${dmy(day)}: ` +
+        `items[${i}].surcharge_rate is refused by AEAT with tax_rate ${rate(0)} ${when}: ` +
         `VERI*FACTU takes a recargo de equivalencia on a 0 % line only for operations from ${dmy(ZERO_RATE_SURCHARGE.from)} to ${dmy(ZERO_RATE_SURCHARGE.to)} (AEAT error ${ZERO_RATE_SURCHARGE.code})`);
     }
   });

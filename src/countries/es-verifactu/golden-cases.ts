@@ -203,3 +203,21 @@ export function goldenSubsanacionCase(chain = goldenChain(), rechazo = false, lo
   });
   return { file: rechazo ? 'alta-subsanacion-rechazo.xml' : 'alta-subsanacion.xml', kind: 'record', transactionId: corrected.transactionId, tx: { ...tx, metadata }, record };
 }
+
+/**
+ * A full invoice issued days after the operation (RD 1619/2012 art. 6.1.f): the goods were
+ * delivered on 09-01-2026 and invoiced on the fixed clock's 15-01-2026, so the record states
+ * `FechaOperacion` 09-01-2026 (../es/operation-date.ts), before DescripcionOperacion. The next
+ * link after `chain`, apart from it so the chain's own tests keep their length. `operationDate`
+ * null: the same invoice without it.
+ */
+export function goldenOperationDateCase(chain = goldenChain(), operationDate: string | null = '09-01-2026', loc = location('es-verifactu')): GoldenCase {
+  const last = chain.at(-1)!;
+  const seq = chain.length + 1;
+  const transactionId = `00000000-0000-4000-8000-0000000003${seq}0`;
+  const built = validatedBuild(verifactu, loc, draft({ customer_context: customer, metadata: { operation_date: operationDate, description: 'Suministro de material' } }), {
+    transactionId, now: at(660),
+    chain: { seq, previous: { fingerprint: last.record.fingerprint, fiscalId: null, issuedAt: NOW.toISOString(), linkData: last.record.linkData } },
+  });
+  return { file: 'alta-operation-date.xml', kind: 'record', transactionId, tx: built.tx, record: built.record };
+}

@@ -9,7 +9,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../test/support/xml-tools.ts';
 import { goldenFiles } from '../shared/golden.ts';
-import { goldenChain, goldenReissueCase, goldenReplacementCase, goldenSubsanacionCase, goldenTaxCases } from './golden-cases.ts';
+import { goldenChain, goldenOperationDateCase, goldenReissueCase, goldenReplacementCase, goldenSubsanacionCase, goldenTaxCases } from './golden-cases.ts';
 import { huellaAlta, huellaAnulacion } from './huella.ts';
 import { regFactuRequest, soapEnvelope } from './soap.ts';
 
@@ -24,8 +24,10 @@ const replacement = goldenReplacementCase(chain);
 const reissue = goldenReissueCase(chain);
 /** Subsanaciones of the chain's F1 (its customer's name and description corrected): S/N, and S/S after a refused one. */
 const subsanaciones = [goldenSubsanacionCase(chain), goldenSubsanacionCase(chain, true)];
-/** Every record with a golden file: the chain, then the IGIC and IPSI ones, then the F3, then the re-issue, then the subsanaciones. */
-const all = [...chain, ...taxes, replacement, reissue, ...subsanaciones];
+/** An F1 issued days after its operation (FechaOperacion). */
+const operationDate = goldenOperationDateCase(chain);
+/** Every record with a golden file: the chain, then the IGIC and IPSI ones, then the F3, then the re-issue, then the subsanaciones, then the FechaOperacion one. */
+const all = [...chain, ...taxes, replacement, reissue, ...subsanaciones, operationDate];
 const obligado = { nif: 'B12345674', nombreRazon: 'Ejemplo SL' };
 const parser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: true, parseTagValue: false });
 const xsdTitle = (title: string) => (HAVE_SCHEMAS ? title : `${title}: ${SCHEMAS_MISSING_MESSAGE}`);
@@ -140,6 +142,21 @@ describe('VERI*FACTU golden records', () => {
     // Not a new invoice: no number of its own; the next record names the corrected invoice.
     expect(subsanaciones[0]!.record.documentNumber).toBeNull();
     expect(subsanaciones[0]!.record.linkData).toEqual({ IDEmisorFactura: 'B12345674', NumSerieFactura: original.IDFactura.NumSerieFactura, FechaExpedicionFactura: original.IDFactura.FechaExpedicionFactura });
+  });
+
+  it('FechaOperacion: written before DescripcionOperacion when the operation was on another day; not in the huella; the receipt states it', () => {
+    const c = operationDate;
+    expect(c.record.body).toContain('<sf:FechaOperacion>09-01-2026</sf:FechaOperacion><sf:DescripcionOperacion>Suministro de material</sf:DescripcionOperacion>');
+    const alta = (parser.parse(c.record.body) as Record<string, Record<string, any>>).RegistroAlta!;
+    expect(alta.IDFactura.FechaExpedicionFactura).toBe('15-01-2026');
+    expect(c.record.renderHints[0]).toMatchObject({ key: 'operation_date', placement: 'header', value: '09-01-2026' });
+    // The huella (FORMATS.md §2.1) does not cover it: the same invoice without it hashes the same.
+    const without = goldenOperationDateCase(chain, null).record;
+    expect(without.body).not.toContain('FechaOperacion');
+    expect(without.renderHints.map((h) => h.key)).not.toContain('operation_date');
+    expect(without.fingerprint).toBe(c.record.fingerprint);
+    // The records of the chain state none: every one was issued on its operation's day.
+    for (const x of chain) expect(x.record.body).not.toContain('FechaOperacion');
   });
 
   it('an exempt operation: its 0 % lines are one DetalleDesglose with OperacionExenta, no rate and no quota (AEAT 1196); the others stay S1', () => {

@@ -11,7 +11,9 @@
  * - `exemption_code` (E1–E6; E1–E8 at an IGIC location, AEAT list L10B): the 0 % lines are
  *   an exempt operation (../es/exemption.ts);
  * - the lines' rates: those of the location's tax (../es/tax.ts: IVA, or IGIC/IPSI when
- *   `country_config.tax` says so), and their recargo de equivalencia (../es/surcharge.ts).
+ *   `country_config.tax` says so), and their recargo de equivalencia (../es/surcharge.ts);
+ * - `operation_date` (DD-MM-YYYY): the day of the operation when it is not the issue date,
+ *   written as `FechaOperacion` (../es/operation-date.ts; not in the huella, FORMATS.md §2.1).
  * With a live key the location must have a tax_id (es/common.ts `requireLiveTaxId`).
  */
 import { badRequest } from '../../core/errors.ts';
@@ -22,6 +24,7 @@ import { readInvoiceNumber, readSpanishInvoiceType, seriesFor } from '../es/invo
 import { requireLiveTaxId } from '../es/common.ts';
 import { readReplacedIds } from '../es/replacement.ts';
 import { checkOriginalNotLater } from '../es/corrected-invoice.ts';
+import { dmyToIso, madridDay, readOperationDate } from '../es/operation-date.ts';
 import { readTaxExemptionCode } from '../es/exemption.ts';
 import { checkTaxRates, taxOf } from '../es/tax.ts';
 import { breakdownCount, checkSurcharges } from '../es/surcharge.ts';
@@ -51,6 +54,17 @@ export const ORIGINAL_NUMBER_INVALID = 'metadata.original_invoice_number must be
 export const ORIGINAL_DATE_INVALID = 'metadata.original_issue_date must be a date in the form DD-MM-YYYY';
 export const ORIGINAL_PAIR = 'metadata.original_invoice_number and metadata.original_issue_date go together: give both or neither';
 export const ORIGINAL_ON_SALE = 'metadata.original_invoice_number is only allowed on refund and void transactions';
+/*
+ * AEAT's VERI*FACTU validation, §7 FechaOperacion ("Validaciones y errores", as open-source
+ * validators quote it): "no debe ser inferior a la fecha actual menos veinte años" (1134), and
+ * with IVA or IGIC "solo podrá ser superior a la fecha actual, si ClaveRegimen = 14 o 15"
+ * (1125: "tiene una fecha superior a la permitida"), keys this service never writes. IPSI
+ * (Impuesto 02) is not named there, but RD 1619/2012 art. 6.1.f dates the operation on or
+ * before its invoice, so every tax takes the same rule.
+ */
+export const OPERATION_DATE_FUTURE =
+  'metadata.operation_date must not be later than today: the invoice is issued on or after the day of its operation (AEAT refuses a later FechaOperacion, error 1125)';
+export const OPERATION_DATE_TOO_OLD = 'metadata.operation_date must not be more than twenty years before today (AEAT error 1134)';
 /** `Desglose` holds at most 12 `DetalleDesglose`: one per VAT rate and surcharge (DesgloseType). */
 export const TOO_MANY_RATES = 'a VERI*FACTU invoice carries at most 12 different tax rates';
 
@@ -75,6 +89,11 @@ export function validateVerifactuTransaction(tx: TransactionDraft, ctx: Transact
   // The corrected invoice was issued before its correction (../es/corrected-invoice.ts):
   // FacturasRectificadas naming a later day would declare an invoice that does not exist yet.
   checkOriginalNotLater(original_issue_date, ctx.now);
+  // The operation's own day (../es/operation-date.ts): not after the issue date, the Madrid
+  // day of `now` (build.ts), nor twenty years before it (AEAT 1134).
+  const issued = madridDay(ctx.now);
+  const operation_date = readOperationDate(meta, issued, OPERATION_DATE_FUTURE);
+  if (operation_date !== undefined && dmyToIso(operation_date) < twentyYearsBefore(issued)) throw badRequest(OPERATION_DATE_TOO_OLD);
   // AEAT error 1117: FacturasRectificadas only on a corrective invoice.
   if (original_invoice_number !== undefined && tx.type === 'sale') throw badRequest(ORIGINAL_ON_SALE);
   if (breakdownCount(tx.items) > 12) throw badRequest(TOO_MANY_RATES);
@@ -85,8 +104,8 @@ export function validateVerifactuTransaction(tx: TransactionDraft, ctx: Transact
   const exemption_code = readTaxExemptionCode(tx, meta, tax);
   checkTaxRates(tx, tax, exemption_code !== undefined);
   checkSurcharges(tx, tax, exemption_code);
-  // The temporary IVA rates of 2022-2024, which AEAT dates by the issue date (dated-rates.ts).
-  checkDatedRates(tx, tax, ctx.now);
+  // The temporary IVA rates of 2022-2024, which AEAT dates by FechaOperacion, else the issue date (dated-rates.ts).
+  checkDatedRates(tx, tax, dmyToIso(issued), operation_date === undefined ? undefined : dmyToIso(operation_date));
   // Amounts beyond the schema's 12 integer digits (amount-limits.ts).
   checkRecordAmounts(tx);
   // An issuer in recargo de equivalencia or the simplified regime (../es/regime.ts): no exempt sale.
@@ -95,5 +114,11 @@ export function validateVerifactuTransaction(tx: TransactionDraft, ctx: Transact
   // The recipient AEAT must identify (party-id.ts: 1191-1193), for the types that name one.
   if (NAMES_CUSTOMER.has(invoice_type)) checkRecipient(tx, invoice_type, ctx.location.tax_id);
   checkForeignCustomer(tx, isValidSpanishNif);
-  return withoutUndefined({ ...meta, series, invoice_number, invoice_type, description, original_invoice_number, original_issue_date, exemption_code, replaces_simplified });
+  return withoutUndefined({ ...meta, series, invoice_number, invoice_type, description, original_invoice_number, original_issue_date, exemption_code, replaces_simplified, operation_date });
+}
+
+/** The same day twenty years before `dmy` (DD-MM-YYYY), ISO: 29-02-2024 → 2004-02-29. */
+function twentyYearsBefore(dmy: string): string {
+  const iso = dmyToIso(dmy);
+  return `${String(Number(iso.slice(0, 4)) - 20).padStart(4, '0')}${iso.slice(4)}`;
 }

@@ -1,5 +1,6 @@
 import type { ReceiptFacts } from '../types.ts';
 import { SPANISH_NUMBER_LABEL, SPANISH_QR, spanishCorrection, spanishTaxSummary, spanishTitle, SPANISH_DUPLICATE, spanishIssuerName } from '../es/receipt.ts';
+import { OPERATION_DATE_LABELS } from '../es/operation-date.ts';
 
 /**
  * VERI*FACTU on the receipt (FORMATS.md §2.6): "QR tributario:" above the QR and the
@@ -10,7 +11,8 @@ export const VERIFACTU_RECEIPT: ReceiptFacts = {
   language: 'es',
   title: spanishTitle,
   duplicate: SPANISH_DUPLICATE,
-  labels: {},
+  // The operation's own day in the header, when the record states one (build.ts).
+  labels: OPERATION_DATE_LABELS,
   // NumSerieFactura: series and number in one (build.ts).
   number: { label: SPANISH_NUMBER_LABEL, value: ({ documentNumber }) => documentNumber },
   qr: { qr: SPANISH_QR },

@@ -97,6 +97,11 @@ export interface AltaFields {
   FacturasRectificadas?: InvoiceId[] | undefined;
   /** F3 only: the simplified invoices it replaces (FacturasSustituidas, IDFacturaARType). */
   FacturasSustituidas?: InvoiceId[] | undefined;
+  /**
+   * DD-MM-YYYY (sf:fecha): the operation's day when it is not the issue date (RD 1619/2012
+   * art. 6.1.f; ../es/operation-date.ts). Not in the huella (FORMATS.md §2.1).
+   */
+  FechaOperacion?: string | undefined;
   DescripcionOperacion: string;
   /** S when |ImporteTotal| ≥ 100,000,000.00 (AEAT 1139; amount-limits.ts); left out otherwise. */
   Macrodato?: 'S' | undefined;
@@ -215,6 +220,8 @@ export function registroAltaXml(f: AltaFields): BuiltRecord {
     optEl('sf:TipoRectificativa', f.TipoRectificativa) +
     rectificadas +
     sustituidas +
+    // RegistroFacturacionAltaType: FechaOperacion after ImporteRectificacion (never written), before DescripcionOperacion.
+    optEl('sf:FechaOperacion', f.FechaOperacion) +
     s('DescripcionOperacion', f.DescripcionOperacion) +
     optEl('sf:Macrodato', f.Macrodato) +
     destinatarios +

@@ -44,3 +44,11 @@ export const SPAIN_ITEM_PROPERTIES: Record<string, JsonSchema> = {
       '(net + tax) but of the request\'s: total_amount = pretax_amount + tax_amount + the lines\' surcharge_amount.',
   },
 };
+
+/**
+ * `metadata.operation_date` (./operation-date.ts), in each Spanish system's metadata sentence:
+ * `record` names where the record writes it, `issueDay` what "the issue date" is there.
+ */
+export const operationDateMetadataDoc = (record: string, issueDay: string): string =>
+  `operation_date (DD-MM-YYYY; the day the goods were delivered or the service rendered when the invoice is issued on another day, RD 1619/2012 art. 6.1.f): ` +
+  `written as ${record} and printed on the receipt ("Fecha de operación"); not later than ${issueDay} (400); the issue date itself is not written`;

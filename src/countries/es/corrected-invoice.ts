@@ -3,7 +3,7 @@
  * (DD-MM-YYYY): checks shared by Spain's systems.
  */
 import { badRequest } from '../../core/errors.ts';
-import { localDate, parseDmy } from '../shared/dates.ts';
+import { isLaterDay, madridDay } from './operation-date.ts';
 
 export const ORIGINAL_DATE_FUTURE =
   'metadata.original_issue_date must not be later than today: the corrected invoice was issued before its correction';
@@ -16,8 +16,5 @@ export const ORIGINAL_DATE_FUTURE =
  * `originalDate` is a valid DD-MM-YYYY (checked before); undefined: nothing named.
  */
 export function checkOriginalNotLater(originalDate: string | undefined, now: Date): void {
-  if (originalDate === undefined) return;
-  const d = parseDmy(originalDate);
-  const today = localDate(now, 'ES');
-  if (`${d.year}${d.month}${d.day}` > `${today.year}${today.month}${today.day}`) throw badRequest(ORIGINAL_DATE_FUTURE);
+  if (originalDate !== undefined && isLaterDay(originalDate, madridDay(now))) throw badRequest(ORIGINAL_DATE_FUTURE);
 }
