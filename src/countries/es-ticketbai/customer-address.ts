@@ -3,7 +3,8 @@
  * through ./foral-rules.ts).
  */
 
-const text = (ctx: Record<string, unknown>, ...keys: string[]): string | null => {
+/** The first of these fields that holds a non-blank string, trimmed (also xml.ts's customer name). */
+export const firstText = (ctx: Record<string, unknown>, ...keys: string[]): string | null => {
   for (const k of keys) {
     const v = ctx[k];
     if (typeof v === 'string' && v.trim() !== '') return v.trim();
@@ -26,10 +27,10 @@ export function customerAddressOf(ctx: Record<string, unknown>): { address: stri
   const nested = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : null;
   const address =
     nested === null
-      ? text(ctx, 'address')
-      : [text(nested, 'street', 'line', 'line1'), text(nested, 'city'), text(nested, 'province')]
+      ? firstText(ctx, 'address')
+      : [firstText(nested, 'street', 'line', 'line1'), firstText(nested, 'city'), firstText(nested, 'province')]
           .filter((p): p is string => p !== null)
           .join(', ') || null;
-  const postalCode = text(ctx, 'postal_code', 'zip') ?? (nested === null ? null : text(nested, 'postal_code', 'zip'));
+  const postalCode = firstText(ctx, 'postal_code', 'zip') ?? (nested === null ? null : firstText(nested, 'postal_code', 'zip'));
   return { address, postalCode };
 }

@@ -25,7 +25,7 @@ import { breakdownGroups } from '../es/surcharge.ts';
 import { type SpanishVatRegime, vatRegimeOf } from '../es/regime.ts';
 import { foreignPartyId, givenCountry } from '../es/party.ts';
 import { type DetalleAmounts, detalleAmounts } from './quota.ts';
-import { customerAddressOf } from './customer-address.ts';
+import { customerAddressOf, firstText } from './customer-address.ts';
 // FechaOperacion: the stored operation_date when another day than the issue (../es/operation-date.ts).
 import { operationDateOf } from '../es/operation-date.ts';
 
@@ -283,13 +283,6 @@ export function softwareOf(input: BuildInput): SoftwareFields {
   return { license, developerNif: input.software.vendorTaxId, name: input.software.name, version: input.software.version };
 }
 
-const stringField = (ctx: Record<string, unknown>, ...keys: string[]): string | null => {
-  for (const k of keys) {
-    const v = ctx[k];
-    if (typeof v === 'string' && v.trim() !== '') return v.trim();
-  }
-  return null;
-};
 
 
 /**
@@ -319,7 +312,7 @@ export function customerOf(tx: TransactionDraft): Customer | null {
   // IDDestinatario requires ApellidosNombreRazonSocial, and a full invoice names its
   // customer (RD 1619/2012 art. 6.1.d): metadata.ts refuses a tax id without a name (400),
   // so only a transaction that skipped validation gets here without one.
-  const name = stringField(ctx, 'name', 'legal_name');
+  const name = firstText(ctx, 'name', 'legal_name');
   if (name === null) throw new Error('es-ticketbai: customer_context gives a tax id but no name; IDDestinatario needs ApellidosNombreRazonSocial');
   const { address, postalCode } = customerAddressOf(ctx);
   return { id, name: clip(name, 120), postalCode: postalCode === null ? null : clip(postalCode, 20), address: address === null ? null : clip(address, 250) };
