@@ -1090,6 +1090,12 @@ export interface StoredRecord {
    * `capabilities.cancellationAwaitsOriginal` (then always accepted by the authority).
    */
   original?: OriginalOfCancellation | undefined;
+  /**
+   * The record corrects one the authority accepted (`FiscalSystem.correct`; sent by the
+   * `submit_correction` job), for a system whose message rather than its record says so
+   * (e.g. a header naming the communication a modification). Absent for every other record.
+   */
+  correction?: boolean | undefined;
 }
 
 /** The original of a cancellation, as the submit task read it (`StoredRecord.original`). */

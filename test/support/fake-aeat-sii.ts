@@ -8,7 +8,10 @@
  *   an invalid message gets a SOAP fault "Codigo[4102]…" with HTTP 500, as AEAT does;
  * - remembers what it registered: an alta of an invoice it already holds is refused
  *   with 3000 (and the CSV of the first one), a baja of an unknown invoice with 3002, a
- *   second baja with 3001 (and the CSV of the first baja);
+ *   second baja with 3001 (and the CSV of the first baja); a modification (TipoComunicacion
+ *   A1) replaces the FacturaExpedida of an invoice it holds (its state Correcta, or
+ *   AceptadaConErrores in that mode), and is refused with 3002 "No existe el registro de
+ *   facturación." for an invoice it does not hold (never registered, or annulled);
  * - answers per RespuestaSuministro.xsd with a CSV; a duplicate's line carries the CSV
  *   AEAT holds unless told not to (`duplicateCsv = false`: the schema makes it optional);
  * - answers the consultation ConsultaLRFacturasEmitidas (the request validated against
@@ -76,6 +79,8 @@ export interface FakeAeatSii {
   annulledPresentation: 'annulment' | 'registration';
   /** The consultation requests received (each also in `requests`). */
   consultas: FakeRequest[];
+  /** What the book holds of `NIF|NumSerie|Fecha`: its state, FacturaExpedida (by local name) and whether an A1 modified it. */
+  invoice(key: string): { estado: 'Correcta' | 'AceptadaConErrores'; factura: Obj; modified: boolean; annulled: boolean } | undefined;
   setMode(mode: FakeSiiMode): void;
   setConsultaMode(mode: FakeSiiConsultaMode): void;
   reset(): void;
@@ -108,6 +113,8 @@ interface BookEntry {
   factura: Obj;
   estado: 'Correcta' | 'AceptadaConErrores';
   alta: { csv: string; at: string; presenter: string };
+  /** The last modification (A1) of it. */
+  modificacion?: { csv: string; at: string; presenter: string } | undefined;
   baja?: { csv: string; at: string; presenter: string } | undefined;
 }
 
@@ -249,7 +256,9 @@ export async function startFakeAeatSii(): Promise<FakeAeatSii> {
     const at = stamp();
     const records = ((isBaja ? root.RegistroLRBajaExpedidas : root.RegistroLRFacturasEmitidas) as Obj[]) ?? [];
     /** Book entries this submission files, completed with its CSV below. */
-    const filed: { key: string; entry: BookEntry; baja: boolean }[] = [];
+    const filed: { key: string; entry: BookEntry; baja: boolean; modificacion?: boolean }[] = [];
+    // A1: "Modificación (La información que se comunica sustituye a la existente relacionada)".
+    const modifying = !isBaja && str(cab.TipoComunicacion) === 'A1';
 
     const lines: LineResult[] = records.map((r, i) => {
       const idf = isObj(r.IDFactura) ? r.IDFactura : {};
@@ -268,11 +277,21 @@ export async function startFakeAeatSii(): Promise<FakeAeatSii> {
         if (entry) filed.push({ key, entry, baja: true });
         return { id, estado: 'Correcto' };
       }
+      const withErrors = mode.kind === 'accept_with_errors';
+      if (modifying) {
+        const held = book.get(key);
+        if (!registered.has(key) || held === undefined) return { id, estado: 'Incorrecto', code: '3002', description: 'No existe el registro de facturación.' };
+        filed.push({
+          key, baja: false, modificacion: true,
+          entry: { ...held, factura: isObj(r.FacturaExpedida) ? r.FacturaExpedida : {}, estado: withErrors ? 'AceptadaConErrores' : 'Correcta' },
+        });
+        if (mode.kind === 'accept_with_errors') return { id, estado: 'AceptadoConErrores', code: mode.code, description: mode.description ?? `Aceptado con errores ${mode.code}` };
+        return { id, estado: 'Correcto' };
+      }
       const before = registered.get(key);
       if (before) return { id, estado: 'Incorrecto', code: '3000', description: 'Factura duplicada', ...heldCsv(before), duplicate: book.get(key)?.estado ?? 'Correcta' };
       registered.set(key, `pending:${i}`);
       const period = isObj(r.PeriodoLiquidacion) ? r.PeriodoLiquidacion : {};
-      const withErrors = mode.kind === 'accept_with_errors';
       filed.push({
         key, baja: false,
         entry: {
@@ -301,6 +320,7 @@ export async function startFakeAeatSii(): Promise<FakeAeatSii> {
     if (csv) {
       for (const f of filed) {
         if (f.baja) f.entry.baja = { csv, at, presenter: str(titular.NIF) };
+        else if (f.modificacion) book.set(f.key, { ...f.entry, modificacion: { csv, at, presenter: str(titular.NIF) } });
         else book.set(f.key, { ...f.entry, alta: { ...f.entry.alta, csv } });
       }
     }
@@ -368,7 +388,7 @@ export async function startFakeAeatSii(): Promise<FakeAeatSii> {
       'siiLRRC:IndicadorPaginacion': 'N',
       'siiLRRC:ResultadoConsulta': found.length > 0 ? 'ConDatos' : 'SinDatos',
       'siiLRRC:RegistroRespuestaConsultaLRFacturasEmitidas': found.map((e) => {
-        const shown = e.baja && state.annulledPresentation === 'annulment' ? e.baja : e.alta;
+        const shown = e.baja && state.annulledPresentation === 'annulment' ? e.baja : e.modificacion ?? e.alta;
         return {
           'siiLRRC:IDFactura': {
             'sii:IDEmisorFactura': { 'sii:NIF': e.nif },
@@ -378,7 +398,7 @@ export async function startFakeAeatSii(): Promise<FakeAeatSii> {
           'siiLRRC:DatosFacturaEmitida': datosFacturaEmitida(e.factura),
           'siiLRRC:DatosPresentacion': { 'sii:NIFPresentador': shown.presenter, 'sii:TimestampPresentacion': shown.at, 'sii:CSV': shown.csv },
           'siiLRRC:EstadoFactura': {
-            'siiLRRC:TimestampUltimaModificacion': (e.baja ?? e.alta).at,
+            'siiLRRC:TimestampUltimaModificacion': (e.baja ?? e.modificacion ?? e.alta).at,
             'siiLRRC:EstadoRegistro': e.baja ? 'Anulada' : e.estado,
           },
         };
@@ -418,6 +438,10 @@ export async function startFakeAeatSii(): Promise<FakeAeatSii> {
     },
     registered,
     cancelled,
+    invoice: (key) => {
+      const e = book.get(key);
+      return e && { estado: e.estado, factura: e.factura, modified: e.modificacion !== undefined, annulled: e.baja !== undefined };
+    },
     setMode: (m) => {
       mode = m;
     },

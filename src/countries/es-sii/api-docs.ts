@@ -21,6 +21,7 @@ export const siiDocs: SystemApiDocs = {
     { description: 'Menú del día', quantity: 1, unit_price: 1200, tax_rate: 10 },
     { description: 'Vino', quantity: 2, unit_price: 300, tax_rate: 21 },
   ], { metadata: { simplified: true } }),
-  metadata: `invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…; ${operationDateMetadataDoc('FacturaExpedida/FechaOperacion', 'the invoice\'s issue date (metadata.issue_date, else today); not on a void')}`,
+  metadata: `invoice_number, series, simplified, regime_key, counterparty_nif, counterparty_name…; ${operationDateMetadataDoc('FacturaExpedida/FechaOperacion', 'the invoice\'s issue date (metadata.issue_date, else today); not on a void')}; `
+    + 'POST /v1/transactions/{id}/correct changes description and counterparty_* of an accepted invoice (sent to AEAT as a modification, TipoComunicacion A1; customer_context is not in the SII record)',
   itemProperties: SPAIN_ITEM_PROPERTIES,
 };

@@ -1,8 +1,8 @@
 /**
  * SII records (SII 1.1): the issued-invoice record `RegistroLRFacturasEmitidas` (sent
- * with TipoComunicacion A0) and, for a cancellation, the baja `RegistroLRBajaExpedidas`
- * (sent in `BajaLRFacturasEmitidas`). See xml.ts for the documents, soap.ts for the
- * envelope.
+ * with TipoComunicacion A0; A1 for a correction, correction.ts) and, for a cancellation,
+ * the baja `RegistroLRBajaExpedidas` (sent in `BajaLRFacturasEmitidas`). See xml.ts for
+ * the documents, soap.ts for the envelope.
  *
  * SII is neither signed nor chained: the record carries no fingerprint, and the id of an
  * accepted submission is the CSV AEAT returns, so `fiscalId` is null until then.
@@ -16,7 +16,7 @@ import { dmyDate, localDate } from '../shared/dates.ts';
 import { textHint } from '../shared/render-hints.ts';
 import { exemptBase, exemptionCodeOf, exemptionLegend, taxedLines } from '../es/exemption.ts';
 import { TAX_NAMES, taxOf } from '../es/tax.ts';
-import { bajaXml, isCorrective, issuedInvoiceXml, needsBreakdownByOperation, signedTotal, vatBreakdown, type SiiParty } from './xml.ts';
+import { bajaXml, isCorrective, issuedInvoiceXml, needsBreakdownByOperation, signedTotal, vatBreakdown, type SiiInvoiceId, type SiiParty } from './xml.ts';
 
 /** `NumSerieFacturaEmisor`: the series (when given) prefixed to the number (spec table). */
 export const numSerieOf = (tx: TransactionDraft, transactionId: string): string =>
@@ -30,13 +30,27 @@ export const numSerieOf = (tx: TransactionDraft, transactionId: string): string 
  */
 const issuerNif = (input: BuildInput): string => issuerTaxId(input) ?? MISSING_TAX_ID;
 
+/** The invoice types whose record names the customer (Contraparte): F1, F3 and R1 (RD 1619/2012 art. 6.1.d); F2 and R5 do not. */
+export const NAMES_COUNTERPARTY: ReadonlySet<string> = new Set(['F1', 'F3', 'R1']);
+
 export function buildSii(input: BuildInput): FiscalRecord {
   if (input.kind === 'cancellation') return buildBaja(input);
   // A void withdraws an invoice already reported: its record is the baja (metadata.ts).
   return input.tx.type === 'void' ? buildVoid(input) : buildAlta(input);
 }
 
-function buildAlta(input: BuildInput): FiscalRecord {
+/**
+ * What makes an alta a modification (A1) of an invoice AEAT holds (correction.ts): the
+ * invoice's key and period as its first record gave them, so the modification names the
+ * same IDFactura whatever the location or the clock say now.
+ */
+export interface AltaAs {
+  id: SiiInvoiceId;
+  exercise: string;
+  period: string;
+}
+
+export function buildAlta(input: BuildInput, as?: AltaAs): FiscalRecord {
   const { tx } = input;
   const number = numSerieOf(tx, input.transactionId);
   const invoiceType = metaString(tx, 'invoice_type') ?? 'F1';
@@ -51,15 +65,14 @@ function buildAlta(input: BuildInput): FiscalRecord {
   const exempt = exemptBase(tx.items, exemption);
   const originalNumber = metaString(tx, 'original_invoice_number');
   const originalDate = metaString(tx, 'original_issue_date');
-  // F1, F3 and R1 name the customer (RD 1619/2012 art. 6.1.d); F2 and R5 do not.
-  const counterparty = invoiceType === 'F1' || invoiceType === 'F3' || invoiceType === 'R1' ? counterpartyOf(tx) : undefined;
-  const issueDate = issueDateOf(tx, input.now);
+  const counterparty = NAMES_COUNTERPARTY.has(invoiceType) ? counterpartyOf(tx) : undefined;
+  const issueDate = as?.id.issueDate ?? issueDateOf(tx, input.now);
   // The operation's own day, when it is not the issue date (../es/operation-date.ts).
   const operationDate = operationDateOf(tx, issueDate);
   const body = issuedInvoiceXml({
-    exercise: metaString(tx, 'exercise') ?? localDate(input.now, 'ES').year,
-    period: metaString(tx, 'period') ?? localDate(input.now, 'ES').month,
-    id: { issuerNif: issuerNif(input), numSerie: number, issueDate },
+    exercise: as?.exercise ?? metaString(tx, 'exercise') ?? localDate(input.now, 'ES').year,
+    period: as?.period ?? metaString(tx, 'period') ?? localDate(input.now, 'ES').month,
+    id: as?.id ?? { issuerNif: issuerNif(input), numSerie: number, issueDate },
     invoiceType,
     operationDate: operationDate ?? undefined,
     corrects: originalNumber !== undefined && originalDate !== undefined ? { numSerie: originalNumber, issueDate: originalDate } : undefined,

@@ -47,10 +47,14 @@ export function siiEndpoint(ctx: Pick<SubmitContext, 'environment' | 'authorityB
  */
 const expectedOperation = (record: StoredRecord): 'alta' | 'baja' => (record.kind === 'cancellation' || record.tx.type === 'void' ? 'baja' : 'alta');
 
-/** The SOAP message that carries a stored record. */
+/**
+ * The SOAP message that carries a stored record: an alta as a new record (A0), or, when the
+ * core sends it as the correction of one AEAT accepted, as a modification (A1: correction.ts).
+ */
 export function siiRequestOf(record: StoredRecord, ctx: Pick<SubmitContext, 'location'>): string {
   const titular = titularOf(ctx.location);
-  return soapEnvelope(expectedOperation(record) === 'baja' ? bajaBody(titular, [record.body]) : suministroBody(titular, [record.body]));
+  if (expectedOperation(record) === 'baja') return soapEnvelope(bajaBody(titular, [record.body]));
+  return soapEnvelope(suministroBody(titular, [record.body], record.correction === true ? 'A1' : 'A0'));
 }
 
 const SOAP_HEADERS = { 'content-type': 'text/xml; charset=utf-8', soapaction: '""', accept: 'text/xml' } as const;

@@ -19,6 +19,7 @@ import { SII_CODES } from './codes.ts';
 import { submitToAeat } from './client.ts';
 import { siiSubmissionDeadline } from './deadline.ts';
 import { SII_RECEIPT } from './receipt.ts';
+import { SII_CORRECTION } from './correction.ts';
 
 /** The issuer, where AEAT keys its numbers (NIF, number, date): `es-sii:<account>:<NIF>` (the location's id without tax_id). */
 const issuerOf = (location: LocationForFiscal): string => `es-sii:${location.account_id}:${location.tax_id ?? location.id}`;
@@ -60,6 +61,8 @@ export const sii: FiscalSystem<'es-sii', 'ES'> = {
   chainKey: ({ location, tx }) => chainKeyOf('es-sii', location.id, metaString(tx, 'series') ?? 'default'),
   initialStatus: () => 'pending',
   build: buildSii,
+  // An invoice AEAT holds corrected by a modification (A1) of the same IDFactura (correction.ts).
+  correct: SII_CORRECTION,
   submissionDeadline: siiSubmissionDeadline,
   submit: async (record, ctx) => (ctx.mode === 'stub' ? runSandbox(record, ctx, siiSandboxFor(record)) : submitToAeat(record, ctx)),
   codes: SII_CODES,

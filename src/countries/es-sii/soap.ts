@@ -33,11 +33,16 @@ export function titularOf(location: LocationForFiscal): SiiTitular {
 }
 
 /**
- * A cabecera of A0 ("alta", new records). A1 (modification) would resend a record AEAT
- * already holds; records here are never modified, a correction is a new corrective
- * invoice.
+ * `TipoComunicacion` (sii:ClaveTipoComunicacionType): A0 "Alta (Se añade al libro un registro
+ * una nueva factura)"; A1 "Modificación (La información que se comunica sustituye a la
+ * existente relacionada)": the record of an invoice AEAT already holds, sent again with its
+ * customer or description corrected (correction.ts). The header's, so one message carries
+ * records of one kind; the client sends one record per message.
  */
-const cabecera = (titular: SiiTitular, tipoComunicacion: 'A0' | undefined): string =>
+export type TipoComunicacion = 'A0' | 'A1';
+
+/** The header; a baja's (CabeceraSiiBaja) has no TipoComunicacion. */
+const cabecera = (titular: SiiTitular, tipoComunicacion: TipoComunicacion | undefined): string =>
   renderXml({
     'sii:Cabecera': {
       'sii:IDVersionSii': SII_VERSION,
@@ -51,9 +56,9 @@ const wrap = (root: string, head: string, records: readonly string[]): string =>
   return [`<siiLR:${root} xmlns:siiLR="${NS.siiLR}" xmlns:sii="${NS.sii}">`, head, ...records, `</siiLR:${root}>`].join('\n');
 };
 
-/** The SOAP body content of SuministroLRFacturasEmitidas (what SuministroLR.xsd validates). */
-export const suministroBody = (titular: SiiTitular, records: readonly string[]): string =>
-  wrap('SuministroLRFacturasEmitidas', cabecera(titular, 'A0'), records);
+/** The SOAP body content of SuministroLRFacturasEmitidas (what SuministroLR.xsd validates): new records (A0) or modifications (A1). */
+export const suministroBody = (titular: SiiTitular, records: readonly string[], tipo: TipoComunicacion = 'A0'): string =>
+  wrap('SuministroLRFacturasEmitidas', cabecera(titular, tipo), records);
 
 /** The SOAP body content of AnulacionLRFacturasEmitidas (`BajaLRFacturasEmitidas`). */
 export const bajaBody = (titular: SiiTitular, records: readonly string[]): string =>

@@ -4,7 +4,8 @@
  * IDVersionSii 1.1):
  *
  * - `RegistroLRFacturasEmitidas` (type `siiLR:LRfacturasEmitidasType`): one invoice, sent
- *   inside `SuministroLRFacturasEmitidas` with TipoComunicacion A0;
+ *   inside `SuministroLRFacturasEmitidas` with TipoComunicacion A0 (A1 when it modifies
+ *   one AEAT holds: correction.ts);
  * - `RegistroLRBajaExpedidas` (type `siiLR:LRBajaExpedidasType`): the "baja" that removes
  *   an invoice from the book, sent inside `BajaLRFacturasEmitidas`.
  *

@@ -58,6 +58,7 @@ export function createCorrectionSubmitHandler(deps: SubmitTaskDeps): JobHandler 
     const ctx = locRow ? await submitContextOf(deps, system, t, locRow, job.attempt) : { code: 'location_missing', message: `location ${t.location_id} not found`, retriable: false };
     const stored: StoredRecord = {
       transactionId: t.id, kind: 'record', body: record.body, contentType: record.content_type, fiscalId: record.fiscal_id, tx: c.draft, upstreamId: t.fiscal_id_upstream,
+      correction: true,
     };
     const answer = 'mode' in ctx ? await boundedCall(ctx, () => system.submit(stored, ctx)) : ctx;
 
