@@ -1096,6 +1096,21 @@ export interface StoredRecord {
    * (e.g. a header naming the communication a modification). Absent for every other record.
    */
   correction?: boolean | undefined;
+  /**
+   * The location as the record was issued (its name, address and legal name when the record
+   * was built, kept beside it): what a message that names the issuer outside the record (a
+   * request header) takes, so that a PATCH of the location before the record is sent (or
+   * retried) does not change it. Absent for records stored before it was kept (and for
+   * corrections): the plug-in then reads `ctx.location`.
+   */
+  issuer?: IssuerAsIssued | undefined;
+}
+
+/** `StoredRecord.issuer`: the location's name, address and legal name (`country_config.legal_name`, null when none) as the record was built. */
+export interface IssuerAsIssued {
+  name: string;
+  address: string | null;
+  legalName: string | null;
 }
 
 /** The original of a cancellation, as the submit task read it (`StoredRecord.original`). */

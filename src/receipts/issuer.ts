@@ -29,9 +29,14 @@ export function issuerOf(location: { name: string; address: string | null; confi
  * kept, or a kept value not of that shape) the location's current one.
  */
 export function printedIssuer(kept: unknown, current: RecordIssuer): RecordIssuer {
-  if (kept === null || typeof kept !== 'object') return current;
+  return keptIssuer(kept) ?? current;
+}
+
+/** The issuer a record kept (`fiscal_records.issuer`), or undefined when it kept none (older records) or not of that shape. */
+export function keptIssuer(kept: unknown): RecordIssuer | undefined {
+  if (kept === null || typeof kept !== 'object') return undefined;
   const k = kept as Record<string, unknown>;
   const text = (v: unknown) => v === null || typeof v === 'string';
-  if (typeof k.name !== 'string' || !text(k.address) || !text(k.legal_name)) return current;
+  if (typeof k.name !== 'string' || !text(k.address) || !text(k.legal_name)) return undefined;
   return { name: k.name, address: (k.address as string | null) || null, legal_name: (k.legal_name as string | null) || null };
 }

@@ -26,7 +26,7 @@ import { authorityPost } from '../shared/authority-http.ts';
 import { MISSING_TAX_ID } from '../shared/issuer-tax-id.ts';
 import { SII_CODES } from './codes.ts';
 import { SiiResponseError, outcomeOf, parseSiiResponse } from './response.ts';
-import { bajaBody, operationOf, soapEnvelope, suministroBody, titularOf } from './soap.ts';
+import { bajaBody, operationOf, soapEnvelope, suministroBody, titularFor } from './soap.ts';
 import { consultaBody, csvFromConsulta, invoiceOfRecord, parseConsultaResponse, type ConsultaRecord } from './consulta.ts';
 
 export const SII_PATH = '/wlpl/SSII-FACT/ws/fe/SiiFactFEV1SOAP';
@@ -52,7 +52,8 @@ const expectedOperation = (record: StoredRecord): 'alta' | 'baja' => (record.kin
  * core sends it as the correction of one AEAT accepted, as a modification (A1: correction.ts).
  */
 export function siiRequestOf(record: StoredRecord, ctx: Pick<SubmitContext, 'location'>): string {
-  const titular = titularOf(ctx.location);
+  // The holder the invoice was issued by, not the location as it stands now (soap.ts).
+  const titular = titularFor(record, ctx.location);
   if (expectedOperation(record) === 'baja') return soapEnvelope(bajaBody(titular, [record.body]));
   return soapEnvelope(suministroBody(titular, [record.body], record.correction === true ? 'A1' : 'A0'));
 }
@@ -67,9 +68,9 @@ export async function submitToAeat(record: StoredRecord, ctx: SubmitContext): Pr
     const message = `the stored record is not an SII ${expected === 'alta' ? 'RegistroLRFacturasEmitidas' : 'RegistroLRBajaExpedidas'} and cannot be sent to AEAT`;
     return { kind: 'rejected', code: 'NOT_SII_RECORD', message, response: { contentType: record.contentType } };
   }
-  // Live: never the placeholder holder 000000000 (soap.ts titularOf, build.ts), a false
+  // Live: never the placeholder holder 000000000 (soap.ts titularFor, build.ts), a false
   // declaration. Creation refuses such transactions (metadata.ts); this covers older ones.
-  if (ctx.environment === 'live' && titularOf(ctx.location).nif === MISSING_TAX_ID) {
+  if (ctx.environment === 'live' && titularFor(record, ctx.location).nif === MISSING_TAX_ID) {
     return { kind: 'rejected', code: 'MISSING_ISSUER_NIF', message: SII_CODES.MISSING_ISSUER_NIF!.message, response: {} };
   }
   const res = await authorityPost({
@@ -142,7 +143,7 @@ async function consult(record: StoredRecord, operation: 'alta' | 'baja', ctx: Su
     res = await authorityPost({
       url: siiEndpoint(ctx),
       headers: { ...SOAP_HEADERS },
-      body: soapEnvelope(consultaBody(titularOf(ctx.location), invoice)),
+      body: soapEnvelope(consultaBody(titularFor(record, ctx.location), invoice)),
       clientKey: ctx.clientKey,
       ca: ctx.authorityCa,
       timeoutMs: left,

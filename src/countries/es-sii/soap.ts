@@ -12,7 +12,7 @@
  * The records are the stored record bodies, copied byte for byte (not re-indented: a
  * description may hold line breaks, and the bytes sent are the bytes stored).
  */
-import type { LocationForFiscal } from '../types.ts';
+import type { LocationForFiscal, StoredRecord } from '../types.ts';
 import { MISSING_TAX_ID } from '../shared/issuer-tax-id.ts';
 import { NS, SII_VERSION, renderXml } from './xml.ts';
 
@@ -26,11 +26,43 @@ export interface SiiTitular {
 
 /** The location as the holder of the books: its legal name (max 120) and NIF. */
 export function titularOf(location: LocationForFiscal): SiiTitular {
-  const legal = location.config.legal_name;
-  const name = (typeof legal === 'string' && legal.trim() !== '' ? legal.trim() : location.name).slice(0, 120);
   const nif = location.tax_id?.trim();
-  return { name, nif: nif === undefined || nif === '' ? MISSING_TAX_ID : nif };
+  return { name: titularName(location.config.legal_name, location.name), nif: nif === undefined || nif === '' ? MISSING_TAX_ID : nif };
 }
+
+/** NombreRazon (max 120): the legal name when there is one, else the location's name. */
+const titularName = (legal: unknown, name: string): string =>
+  (typeof legal === 'string' && legal.trim() !== '' ? legal.trim() : name).slice(0, 120);
+
+/**
+ * The holder of the books a stored record is sent under: the one the invoice was issued by,
+ * not the location as it stands when the record is sent (a retry hours later, after a PATCH
+ * of its legal name or NIF, must not report the invoice under another name):
+ *
+ * - NIF: the record's own `IDFactura/IDEmisorFactura/NIF`, fixed when it was built. In the
+ *   issued-invoice book the holder is the issuer (RD 1624/1992 arts. 62.1 and 63: each
+ *   taxpayer keeps the book of the invoices it issues; SuministroInformacion.xsd, Cabecera:
+ *   Titular "Titular de los libros de registro que suministra la información");
+ * - NombreRazon: the location's legal name (else name) kept beside the record when it was
+ *   built (`StoredRecord.issuer`).
+ *
+ * Each falls back to the location's current value when the record does not carry it
+ * (records stored before the issuer was kept; corrections, whose record keeps none).
+ * The client sends one record per message, so no two records share a Cabecera; a sender of
+ * several per message would have to group them by this Titular (one message each).
+ */
+export function titularFor(record: Pick<StoredRecord, 'body' | 'issuer'>, location: LocationForFiscal): SiiTitular {
+  const current = titularOf(location);
+  const nif = issuerNifOf(record.body);
+  return {
+    name: record.issuer ? titularName(record.issuer.legalName, record.issuer.name) : current.name,
+    nif: nif ?? current.nif,
+  };
+}
+
+/** The issuer NIF a stored alta or baja names (`siiLR:IDFactura/sii:IDEmisorFactura/sii:NIF`). */
+const issuerNifOf = (recordXml: string): string | undefined =>
+  /<sii:IDEmisorFactura>\s*<sii:NIF>([^<]+)<\/sii:NIF>/.exec(recordXml)?.[1]?.trim() || undefined;
 
 /**
  * `TipoComunicacion` (sii:ClaveTipoComunicacionType): A0 "Alta (Se añade al libro un registro

@@ -44,6 +44,8 @@ export interface SubmissionRecord {
   body: string;
   content_type: string;
   fiscal_id: string | null;
+  /** The issuer as the record was issued (`fiscal_records.issuer`, migration 0059); null for records stored before it was kept. */
+  issuer?: unknown;
 }
 
 export interface TransactionFilter {
@@ -155,7 +157,7 @@ export const transactionsRepo = {
          WHERE id = ANY($1::uuid[]) AND status = ANY($3::text[])
          RETURNING *)
        SELECT upd.*,
-              jsonb_build_object('kind', r.kind, 'body', r.body, 'content_type', r.content_type, 'fiscal_id', r.fiscal_id) AS record,
+              jsonb_build_object('kind', r.kind, 'body', r.body, 'content_type', r.content_type, 'fiscal_id', r.fiscal_id, 'issuer', r.issuer) AS record,
               to_jsonb(l) AS location
        FROM upd JOIN fiscal_records r ON r.transaction_id = upd.id JOIN locations l ON l.id = upd.location_id`,
       [ids, now, open, kept],
@@ -370,7 +372,7 @@ export const batchTransactionsRepo = {
          FROM picked WHERE t.id = picked.id
          RETURNING t.*)
        SELECT upd.*,
-              jsonb_build_object('kind', r.kind, 'body', r.body, 'content_type', r.content_type, 'fiscal_id', r.fiscal_id) AS record,
+              jsonb_build_object('kind', r.kind, 'body', r.body, 'content_type', r.content_type, 'fiscal_id', r.fiscal_id, 'issuer', r.issuer) AS record,
               to_jsonb(l) AS location
        FROM upd JOIN fiscal_records r ON r.transaction_id = upd.id JOIN locations l ON l.id = upd.location_id
        ORDER BY upd.created_at, upd.id`,
