@@ -16,6 +16,7 @@
 import { badRequest } from '../../core/errors.ts';
 import type { CorrectionBuildInput, FiscalRecord, RecordCorrection, TransactionContext, TransactionDraft } from '../types.ts';
 import { metaString } from '../shared/metadata-fields.ts';
+import { textWithin } from '../shared/xml-text.ts';
 import { buildAlta } from './build.ts';
 import { NAMES_CUSTOMER, validateVerifactuTransaction } from './metadata.ts';
 import type { InvoiceId } from './xml.ts';
@@ -43,15 +44,12 @@ function validate(tx: TransactionDraft, original: TransactionDraft, ctx: Transac
 
 /** The IDFactura of a stored RegistroAlta, as AEAT holds it. */
 export function invoiceIdOf(body: string): InvoiceId | undefined {
-  const block = /<sf:IDFactura>([\s\S]*?)<\/sf:IDFactura>/.exec(body)?.[1];
-  const field = (name: string) => (block === undefined ? undefined : new RegExp(`<sf:${name}>([^<]*)</sf:${name}>`).exec(block)?.[1]);
+  const field = (name: string) => textWithin(body, 'IDFactura', name);
   const IDEmisorFactura = field('IDEmisorFactura');
   const NumSerieFactura = field('NumSerieFactura');
   const FechaExpedicionFactura = field('FechaExpedicionFactura');
   if (IDEmisorFactura === undefined || NumSerieFactura === undefined || FechaExpedicionFactura === undefined) return undefined;
-  // The body's text is XML-escaped; xml.ts escapes it again when writing.
-  const unescape = (v: string) => v.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
-  return { IDEmisorFactura: unescape(IDEmisorFactura), NumSerieFactura: unescape(NumSerieFactura), FechaExpedicionFactura: unescape(FechaExpedicionFactura) };
+  return { IDEmisorFactura, NumSerieFactura, FechaExpedicionFactura };
 }
 
 function build(input: CorrectionBuildInput): FiscalRecord {
