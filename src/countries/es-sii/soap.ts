@@ -14,6 +14,7 @@
  */
 import type { LocationForFiscal, StoredRecord } from '../types.ts';
 import { MISSING_TAX_ID } from '../shared/issuer-tax-id.ts';
+import { textWithin } from '../shared/xml-text.ts';
 import { NS, SII_VERSION, renderXml } from './xml.ts';
 
 export const SOAP_ENV_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
@@ -61,8 +62,7 @@ export function titularFor(record: Pick<StoredRecord, 'body' | 'issuer'>, locati
 }
 
 /** The issuer NIF a stored alta or baja names (`siiLR:IDFactura/sii:IDEmisorFactura/sii:NIF`). */
-const issuerNifOf = (recordXml: string): string | undefined =>
-  /<sii:IDEmisorFactura>\s*<sii:NIF>([^<]+)<\/sii:NIF>/.exec(recordXml)?.[1]?.trim() || undefined;
+const issuerNifOf = (recordXml: string): string | undefined => textWithin(recordXml, 'IDEmisorFactura', 'NIF');
 
 /**
  * `TipoComunicacion` (sii:ClaveTipoComunicacionType): A0 "Alta (Se añade al libro un registro
