@@ -63,7 +63,7 @@ export interface ReceiptSource {
   };
   /**
    * The issuer: name, address and legal name as the document was issued where its record
-   * kept them (receipts/issuer.ts), else the location's current ones; the location's tax id.
+   * kept them (services/record-issuer.ts), else the location's current ones; the location's tax id.
    */
   location: { name: string; address: string | null; tax_id: string | null; legal_name: string | null };
   system: Pick<FiscalSystem, 'receipt'> | undefined;

@@ -18,7 +18,7 @@ import { locationsRepo, type LocationRow } from '../store/repos/locations-repo.t
 import { receiptDuplicatesRepo } from '../store/repos/receipt-duplicates-repo.ts';
 import { transactionsRepo, type TransactionRow } from '../store/repos/transactions-repo.ts';
 import { receiptLanguages, receiptOptions, renderReceipt, type RenderedReceipt } from './render.ts';
-import { legalNameOf, printedIssuer } from './issuer.ts';
+import { legalNameOf, printedIssuer } from '../services/record-issuer.ts';
 
 export interface ReceiptService {
   render(auth: AuthContext, id: string, query: Record<string, unknown>): Promise<RenderedReceipt>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { issuerOf, legalNameOf, printedIssuer } from './issuer.ts';
+import { issuerOf, legalNameOf, printedIssuer } from './record-issuer.ts';
 
 const current = { name: 'Now', address: 'Street 2', legal_name: 'Now Ltd' };
 

@@ -1,6 +1,8 @@
 /**
- * The issuer a receipt prints (merchant block): the location's name, address and legal name
- * as the document was issued, not as the location stands when it is printed again.
+ * The issuer a record was issued under, kept beside it (`fiscal_records.issuer`): the
+ * location's name, address and legal name as the document was issued, not as the location
+ * stands when it is printed again (receipts' merchant block) or sent again (a holder named
+ * in the message: `StoredRecord.issuer`, filled by the submit worker).
  *
  * Why: the issuer's name and address are part of the document (RD 1619/2012 art. 6.1.c and
  * 6.1.e; CIVA art. 36.º n.º 5 a)), and a duplicate reproduces the document as issued (RD

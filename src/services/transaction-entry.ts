@@ -21,7 +21,7 @@ import { refuseWithdrawn, storedSale } from './replacements.ts';
 import { refuseCancelWhileCorrected, type CorrectionCheck } from './corrected-sales.ts';
 import { transactionsRepo } from '../store/repos/transactions-repo.ts';
 import { completionEvent, SUBMIT_JOB, submitJobMaxAttempts } from './transaction-view.ts';
-import { issuerOf } from '../receipts/issuer.ts';
+import { issuerOf } from './record-issuer.ts';
 
 /** Everything a transaction needs before it takes its place in its chain. */
 export interface TransactionAppend {

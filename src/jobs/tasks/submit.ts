@@ -22,7 +22,7 @@ import { fiscalRecordsRepo } from '../../store/repos/fiscal-records-repo.ts';
 import type { Db, Queryable } from '../../store/db.ts';
 import type { LocationRow } from '../../store/repos/locations-repo.ts';
 import { transactionsRepo, type StartedSubmission, type SubmissionRecord, type TransactionRow } from '../../store/repos/transactions-repo.ts';
-import { keptIssuer } from '../../receipts/issuer.ts';
+import { keptIssuer } from '../../services/record-issuer.ts';
 import { retryDelayMs, type BackoffPolicy } from '../backoff.ts';
 import { boundedCall, submitContextOf } from './authority-call.ts';
 import { jobsRepo, type JobRow } from '../../store/repos/jobs-repo.ts';

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db.ts';
 
 /**
- * A transaction's issuer as its document was issued (migration 0059, receipts/issuer.ts):
+ * A transaction's issuer as its document was issued (migration 0059, services/record-issuer.ts):
  * the location's name, address and legal name when the record was built.
  */
 export interface RecordIssuer {
