@@ -19,7 +19,7 @@ export function stableHash(value: unknown): string {
 }
 
 /** One-shot hashing where the runtime has it (Node 20.12+): no Hash object per call. */
-const sha256Hex: (text: string) => string = typeof (crypto as { hash?: unknown }).hash === 'function'
+export const sha256Hex: (text: string) => string = typeof (crypto as { hash?: unknown }).hash === 'function'
   ? (text) => crypto.hash('sha256', text, 'hex')
   : (text) => crypto.createHash('sha256').update(text).digest('hex');
 

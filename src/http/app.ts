@@ -121,6 +121,17 @@ export interface AppOptions {
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * A JSON body's text as it came (inflated, trimmed), kept for a create's idempotency
+     * hash (core/request-hash.ts): hashing it is one native call where re-writing the
+     * parsed body in a canonical form cost every create; null without a JSON body.
+     */
+    jsonText: string | null;
+  }
+}
+
 /**
  * The HTTP API as one Fastify instance over a runtime (the wired service core); every
  * dependency is passed in, so tests build their own.
@@ -171,6 +182,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   // fine); anything else must parse, safely (no __proto__ poisoning), or it is a 400.
   // Only JSON is accepted (Fastify would also parse text/plain): anything else is a 415.
   app.removeAllContentTypeParsers();
+  app.decorateRequest('jsonText', null);
   // A compressed body (gzip, deflate) is inflated on its way to the parser, the body limit
   // counting inflated bytes (no zip bomb); another coding is a 415, not bytes read as JSON.
   // A callback hook, not an async one: the common request (no Content-Encoding) pays no promise.
@@ -219,6 +231,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
     // one as a character reference could not be parsed at all), and UTF-8 writes it as U+FFFD.
     // The walk runs only for a body that escapes a surrogate (rare: clients send UTF-8).
     if (ESCAPED_SURROGATE.test(text) && !wellFormedStrings(parsed)) return done(new ValidationError(LONE_SURROGATE_IN_BODY), undefined);
+    req.jsonText = text;
     done(null, parsed);
   });
 

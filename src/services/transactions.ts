@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { ApiError, badRequest, conflict, forbidden, notFound } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { allowsCountry } from '../core/permissions.ts';
-import { stableHash } from '../core/stable-json.ts';
+import { requestHash, sameRequest, type IncomingRequest } from '../core/request-hash.ts';
 import { inGuideForm, normalizeTransactionRequest, undeclaredSurcharges, type NormalizedRequest } from '../core/transaction-request.ts';
 import { LINE_FIELDS, getSystem, statuses } from '../countries/registry.ts';
 import type { FiscalSystem, LocationForFiscal, SoftwareIdentity } from '../countries/types.ts';
@@ -74,6 +74,8 @@ interface Stored {
 }
 
 export interface CreateHeaders {
+  /** The body's JSON text as received (the HTTP layer's), for the idempotency hash (core/request-hash.ts). */
+  bodyText?: string | undefined;
   idempotencyKey?: string | undefined;
   timeout?: string | undefined;
   sandbox?: string | undefined;
@@ -88,10 +90,11 @@ export function createTransactionService(deps: TransactionDeps) {
    * committed and its submission is runnable. The same key again answers the transaction
    * that holds it: the same request gets it back, another request is a 409.
    */
-  async function append(p: TransactionAppend): Promise<Stored> {
+  async function append(p: TransactionAppend, request?: IncomingRequest): Promise<Stored> {
     const appended = await deps.ledger.append(transactionEntry(p, entryDeps));
     if (!appended.created) {
-      if (appended.replayed.request_hash !== p.hash) throw conflict('idempotency key already used with a different request');
+      const same = request ? sameRequest(appended.replayed, request, p.hash) : appended.replayed.request_hash === p.hash;
+      if (!same) throw conflict('idempotency key already used with a different request');
       return { row: appended.replayed, jobId: null, created: false };
     }
     await appended.ready;
@@ -168,8 +171,8 @@ export function createTransactionService(deps: TransactionDeps) {
   }
 
   /** The same key again: the same request gets the same transaction; another request is a 409. */
-  function replay(existing: TransactionRow, hash: string): TransactionRow {
-    if (existing.request_hash !== hash) throw conflict('idempotency key already used with a different request');
+  function replay(existing: TransactionRow, request: IncomingRequest, hash: string): TransactionRow {
+    if (!sameRequest(existing, request, hash)) throw conflict('idempotency key already used with a different request');
     return existing;
   }
 
@@ -230,10 +233,6 @@ export function createTransactionService(deps: TransactionDeps) {
     };
   }
 
-  /** Hashes a create's request (with the header that changes what it makes) for its idempotency key. */
-  const requestHash = (body: unknown, sandbox: string | undefined) =>
-    stableHash({ body, sandbox: sandbox ?? null });
-
   /**
    * Runs what follows a request's normalization; a guide-form request's 400s then name the
    * fields it sent, in its units (the checks after this point read the canonical draft).
@@ -255,7 +254,8 @@ export function createTransactionService(deps: TransactionDeps) {
   async function createNormalized(
     auth: AuthContext, body: unknown, headers: CreateHeaders, h: ReturnType<typeof parseHeaders>, draft: TransactionDraft,
   ): Promise<{ transaction: TransactionView; created: boolean }> {
-    const hash = requestHash(body, h.sandbox);
+    const request: IncomingRequest = { body, text: headers.bodyText, sandbox: h.sandbox };
+    const hash = requestHash(request);
 
     let prepared: Prepared;
     let entry: TransactionAppend;
@@ -269,19 +269,19 @@ export function createTransactionService(deps: TransactionDeps) {
       // (deactivated, rules tightened): look the key up before reporting the error.
       if (err instanceof ApiError && headers.idempotencyKey !== undefined) {
         const existing = await transactionsRepo.findByIdempotencyKey(db, auth.accountId, auth.environment, h.key);
-        if (existing) return { transaction: toTransactionView(replay(existing, hash)), created: false };
+        if (existing) return { transaction: toTransactionView(replay(existing, request, hash)), created: false };
       }
       throw err;
     }
 
     let stored: Stored;
     try {
-      stored = await append(entry);
+      stored = await append(entry, request);
     } catch (err) {
       // Another node committed the same key first: the unique index waited for it.
       if (isUniqueViolation(err, 'transactions_idempotency_key')) {
         const winner = await transactionsRepo.findByIdempotencyKey(db, auth.accountId, auth.environment, h.key);
-        if (winner) return { transaction: toTransactionView(replay(winner, hash)), created: false };
+        if (winner) return { transaction: toTransactionView(replay(winner, request, hash)), created: false };
       }
       throw err;
     }
@@ -302,7 +302,7 @@ export function createTransactionService(deps: TransactionDeps) {
     return inCallersTerms(form, async () => {
       const prepared = await prepare(auth, draft, h.sandbox);
       const append: TransactionAppend = {
-        id: newId(), auth, ...prepared, kind: 'record', type: draft.type, idempotencyKey: h.key, hash: requestHash(body, h.sandbox), requestPayload: body,
+        id: newId(), auth, ...prepared, kind: 'record', type: draft.type, idempotencyKey: h.key, hash: requestHash({ body, text: headers.bodyText, sandbox: h.sandbox }), requestPayload: body,
       };
       // The 409 create would answer for a number already issued, or a correction of a replaced sale.
       await checkOnceDocuments(db, append);

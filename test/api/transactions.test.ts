@@ -398,6 +398,40 @@ describe('idempotency', () => {
     expect((await t.request({ method: 'GET', url: '/v1/transactions', key })).json().total).toBe(1);
   });
 
+  it('the same JSON in other words (keys reordered, spaces) is the same request; another sandbox header is not', async () => {
+    const { key, loc } = await fresh('fr-nf525');
+    const body = sale(loc, 'fr-nf525') as Record<string, unknown>;
+    const first = await createTx(t, key, body, { 'idempotency-key': 'order-words' });
+    expect(first.statusCode).toBe(201);
+    const stored = await t.db.query<{ request_hash: string }>('SELECT request_hash FROM transactions WHERE id = $1', [first.json().id]);
+    expect(stored.rows[0]!.request_hash).toMatch(/^r1::[0-9a-f]{64}$/);
+    // The same value written otherwise: keys in reverse order, indented.
+    const reordered = JSON.stringify(Object.fromEntries(Object.entries(body).reverse()), null, 2);
+    const again = await t.request({
+      method: 'POST', url: '/v1/transactions', key, payload: reordered, headers: { 'content-type': 'application/json', 'idempotency-key': 'order-words' },
+    });
+    expect(again.statusCode).toBe(200);
+    expect(again.json().id).toBe(first.json().id);
+    // The same body asking for the authority sandbox is another request.
+    const sandboxed = await createTx(t, key, body, { 'idempotency-key': 'order-words', 'x-svc-sandbox': 'authority' });
+    expect(sandboxed.statusCode).toBe(409);
+    expect(sandboxed.json()).toEqual({ error: 'idempotency key already used with a different request' });
+  });
+
+  it('a transaction stored with the older hash (stable JSON of body and sandbox) still answers its retries', async () => {
+    const { stableHash } = await import('../../src/core/stable-json.ts');
+    const { key, loc } = await fresh('fr-nf525');
+    const body = sale(loc, 'fr-nf525');
+    const first = await createTx(t, key, body, { 'idempotency-key': 'order-legacy' });
+    expect(first.statusCode).toBe(201);
+    await t.db.query('UPDATE transactions SET request_hash = $2 WHERE id = $1', [first.json().id, stableHash({ body, sandbox: null })]);
+    const again = await createTx(t, key, body, { 'idempotency-key': 'order-legacy' });
+    expect(again.statusCode).toBe(200);
+    expect(again.json().id).toBe(first.json().id);
+    const other = await createTx(t, key, sale(loc, 'fr-nf525', { payment_method: 'cash' }), { 'idempotency-key': 'order-legacy' });
+    expect(other.statusCode).toBe(409);
+  });
+
   it('50 concurrent identical requests → one row, every answer the same id', async () => {
     const { key, loc } = await fresh('es-verifactu');
     const answers = await Promise.all(Array.from({ length: 50 }, () => createTx(t, key, sale(loc, 'es-verifactu'), { 'idempotency-key': 'burst-1' })));

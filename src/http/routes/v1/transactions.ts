@@ -98,7 +98,7 @@ export function transactionRoutes(app: FastifyInstance, s: { transactions: Trans
     const h = req.headers;
     const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
     const { transaction, created } = await s.transactions.create(authOf(req), req.body, {
-      idempotencyKey: one(h['idempotency-key']), timeout: one(h['x-fiscalization-timeout']), sandbox: one(h['x-svc-sandbox']),
+      bodyText: req.jsonText ?? undefined, idempotencyKey: one(h['idempotency-key']), timeout: one(h['x-fiscalization-timeout']), sandbox: one(h['x-svc-sandbox']),
     });
     return reply.code(created ? 201 : 200).send(transaction);
   });
