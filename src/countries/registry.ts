@@ -144,14 +144,18 @@ function routeSystem(country: Country, config: unknown): FiscalSystem {
 /**
  * Picks the fiscal system for a location and validates its config: the one call the
  * location service makes on create and on PATCH. Returns the plug-in and the normalized
- * config to store. Throws ValidationError (400) with the client-facing message.
+ * config to store (`stored`: on a PATCH, the location's system and config as they are).
+ * Throws ValidationError (400) with the client-facing message.
  */
 export function resolveLocationSystem(
   country: string,
   config: unknown,
   taxId: string | null,
+  stored?: { system: string | null; config: Readonly<Record<string, unknown>> | null },
 ): { system: FiscalSystem; config: Record<string, unknown> } {
   if (!isSupportedCountry(country)) throw badRequest(`country must be one of ${COUNTRIES.join(', ')}`);
   const system = routeSystem(country, config);
-  return { system, config: system.validateConfig({ config, taxId }) };
+  // The stored config only to the system that wrote it (another reads none of its fields).
+  const kept = stored?.system === system.key && stored.config !== null ? stored.config : undefined;
+  return { system, config: system.validateConfig({ config, taxId, ...(kept === undefined ? {} : { stored: kept }) }) };
 }

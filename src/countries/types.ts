@@ -71,6 +71,13 @@ export interface LocationConfigInput {
   config: unknown;
   /** The location's `tax_id`, if given (immutable after creation). */
   taxId: string | null;
+  /**
+   * On a change (PATCH) and when a stored config is checked again before a transaction, the
+   * config the location holds, when it is of this system (secret fields possibly sealed): a
+   * value a newer rule refuses in new configs may stay as it is stored (a series its chain
+   * key is made of keeps that key, so its chain goes on). Absent on a create.
+   */
+  stored?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /** An earlier sale a new one names as replaced (`SaleReplacement`), as the core read it. */

@@ -261,7 +261,7 @@ export function createLocationService(deps: Deps, changes?: ChangeFeed, opts: Lo
     let changedConfig: LocationConfigChange[] = [];
     if (input.country_config !== undefined) {
       const incoming = keepUnchangedSecrets(row, input.country_config);
-      const resolved = resolveLocationSystem(row.country, incoming, row.tax_id);
+      const resolved = resolveLocationSystem(row.country, incoming, row.tax_id, { system: row.system, config: row.country_config });
       system = resolved.system.key;
       // The config is sealed once records exist (spec: Location): a location that issued
       // TicketBAI invoices cannot turn VERI*FACTU (nor SDI into Documento Commerciale), or
@@ -354,7 +354,8 @@ export function createLocationService(deps: Deps, changes?: ChangeFeed, opts: Lo
    */
   function configErrorOf(row: LocationRow, fiscal: LocationForFiscal): string | null {
     try {
-      const { system } = resolveLocationSystem(row.country, fiscal.config, row.tax_id);
+      // Checked as its own stored config: a value a newer rule refuses only in new configs stays usable.
+      const { system } = resolveLocationSystem(row.country, fiscal.config, row.tax_id, { system: row.system, config: fiscal.config });
       return system.key === row.system ? null : `location country_config must be updated (PATCH /v1/locations/${row.id}) before it can issue transactions`;
     } catch (err) {
       if (err instanceof ApiError && err.status === 400) return err.message;

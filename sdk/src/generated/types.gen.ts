@@ -1158,7 +1158,7 @@ export type CreateLocationData = {
             series: {
                 [key: string]: {
                     /**
-                     * series prefix: no spaces, "/" or "^"
+                     * series prefix: no spaces, "/", "^", ":", "#" or "*"
                      */
                     prefix: string;
                     /**
@@ -1199,7 +1199,7 @@ export type CreateLocationData = {
              */
             document_class: 'TypeA' | 'TypeB';
             /**
-             * series, unique per (afm, year, branch); 1-50 characters without spaces
+             * series, unique per (afm, year, branch); 1-50 characters without spaces, ":" or "#"
              */
             default_series: string;
         };
@@ -1632,7 +1632,7 @@ export type UpdateLocationData = {
             series: {
                 [key: string]: {
                     /**
-                     * series prefix: no spaces, "/" or "^"
+                     * series prefix: no spaces, "/", "^", ":", "#" or "*"
                      */
                     prefix: string;
                     /**
@@ -1673,7 +1673,7 @@ export type UpdateLocationData = {
              */
             document_class: 'TypeA' | 'TypeB';
             /**
-             * series, unique per (afm, year, branch); 1-50 characters without spaces
+             * series, unique per (afm, year, branch); 1-50 characters without spaces, ":" or "#"
              */
             default_series: string;
         };

@@ -7,7 +7,7 @@ import type { FiscalSystem, LocationForFiscal } from '../types.ts';
 import { SPAIN_CERTIFICATE_FIELDS } from '../es/common.ts';
 import { SURCHARGE_LINE_FIELD } from '../es/surcharge.ts';
 import { clientInvoiceNumber } from '../es/invoice.ts';
-import { chainKeyOf } from '../shared/chain-key.ts';
+import { chainKeyOf, escapeKeyPart } from '../shared/chain-key.ts';
 import { metaString } from '../shared/metadata-fields.ts';
 import { recordIssueDate, spanishReplacement } from '../es/replacement.ts';
 import { runSandbox } from '../shared/sandbox.ts';
@@ -58,7 +58,10 @@ export const sii: FiscalSystem<'es-sii', 'ES'> = {
       : null),
     issuerOf,
   ),
-  chainKey: ({ location, tx }) => chainKeyOf('es-sii', location.id, metaString(tx, 'series') ?? 'default'),
+  // The series is the merchant's free text (metadata.ts: printable ASCII), `:` and `#` too:
+  // escaped, so that a test series `A:live` or a series `A#annulments` keys a chain of its own
+  // (the numbers are the merchant's, so a stored chain such a series moves loses none).
+  chainKey: ({ location, tx }) => chainKeyOf('es-sii', location.id, escapeKeyPart(metaString(tx, 'series') ?? 'default')),
   initialStatus: () => 'pending',
   build: buildSii,
   // An invoice AEAT holds corrected by a modification (A1) of the same IDFactura (correction.ts).

@@ -11,7 +11,7 @@ export const myDataDocs: SystemApiDocs = {
     subscription_key: str('AADE subscription key (printable ASCII: sent as an HTTP header); sealed at rest, masked when read', { pattern: '^[\\x20-\\x7E]+$' }),
     env: { type: 'string', enum: ['sandbox', 'production', 'provider_sandbox', 'provider_production'] },
     document_class: { type: 'string', enum: ['TypeA', 'TypeB'], description: 'TypeA single leg; TypeB invoice plus income classification' },
-    default_series: str('series, unique per (afm, year, branch); 1-50 characters without spaces', { maxLength: 50, pattern: '^\\S+$' }),
+    default_series: str('series, unique per (afm, year, branch); 1-50 characters without spaces, ":" or "#"', { maxLength: 50, pattern: '^[^\\s:#]+$' }),
   }),
   location: {
     name: 'Καφενείο Αθήνα', country: 'GR', tax_id: '094259216',

@@ -86,4 +86,13 @@ describe('gr-mydata config', () => {
     expect(() => validate(base, AFM)).not.toThrow();
     expect400(() => validate(base, '123456783'), 'country_config.afm must equal tax_id');
   });
+
+  it('refuses ":" and "#" in a new default_series (chain key separators); the stored one stays', () => {
+    const message = 'country_config.default_series must not contain ":" or "#" (they separate the parts of the series\' chain key)';
+    for (const series of ['A:live', 'A#annulments']) {
+      expect400(() => validate({ ...base, default_series: series }), message);
+      expect400(() => validateMyDataConfig({ config: { ...base, default_series: series }, taxId: null, stored: { ...base, default_series: 'A' } }), message);
+      expect(validateMyDataConfig({ config: { ...base, default_series: series }, taxId: null, stored: { ...base, default_series: series } }).default_series).toBe(series);
+    }
+  });
 });

@@ -5,6 +5,7 @@
 import { badRequest } from '../../core/errors.ts';
 import type { LocationConfigInput } from '../types.ts';
 import { compact, givenTaxId, oneOf, readConfigObject, rejectUnknownFields, requiredString } from '../shared/config-fields.ts';
+import { keyPartAllowed } from '../shared/chain-key.ts';
 import { isValidAfm } from './afm.ts';
 
 const KNOWN_FIELDS = [
@@ -34,9 +35,17 @@ export const BRANCH_TOO_LARGE = `country_config.branch must be at most ${BRANCH_
 /** InvoicesDoc `InvoiceHeaderType/series`: at most 50 characters; no spaces, as metadata.series. */
 const DEFAULT_SERIES = /^\S{1,50}$/u;
 export const DEFAULT_SERIES_INVALID = 'country_config.default_series must be 1-50 characters without spaces';
+/**
+ * The series is the last part of its chain key (index.ts chainKey), so a new one holds no
+ * `:` or `#` (shared/chain-key.ts `KEY_SEPARATORS`: a test series `A:live` would number
+ * in the live chain of `A`, `A#annulments` among the cancellations of `A`); one stored
+ * before the rule is kept, so its numbering (aa) goes on in its chain.
+ */
+export const SERIES_SEPARATOR_INVALID = (field: string): string =>
+  `${field} must not contain ":" or "#" (they separate the parts of the series' chain key)`;
 const HEADER_SAFE = /^[\x20-\x7E]+$/;
 
-export function validateMyDataConfig({ config, taxId }: LocationConfigInput): Record<string, unknown> {
+export function validateMyDataConfig({ config, taxId, stored }: LocationConfigInput): Record<string, unknown> {
   const cfg = readConfigObject(config);
   if (cfg !== undefined) rejectUnknownFields(cfg, KNOWN_FIELDS, 'myDATA');
 
@@ -53,6 +62,7 @@ export function validateMyDataConfig({ config, taxId }: LocationConfigInput): Re
   // characters), so it follows the rule of metadata.series (metadata.ts), which overrides it.
   const default_series = requiredString(cfg, 'default_series', 'country_config.default_series is required');
   if (!DEFAULT_SERIES.test(default_series)) throw badRequest(DEFAULT_SERIES_INVALID);
+  if (!keyPartAllowed(default_series, stored?.default_series)) throw badRequest(SERIES_SEPARATOR_INVALID('country_config.default_series'));
 
   // The location tax_id, when given, is the same AFM: two different issuers on one
   // location would make every document's issuer ambiguous.

@@ -16,6 +16,15 @@ describe('gr-mydata validateTransaction', () => {
     expect(validate({}, { type: 'void' })).toEqual({ invoice_type: '11.4', series: 'A' });
     expect(validate({ invoice_type: '11.2', series: 'ΑΠΥ' })).toEqual({ invoice_type: '11.2', series: 'ΑΠΥ' });
   });
+  it('metadata.series: no ":" or "#" (chain key separators), unless it is the stored default_series', () => {
+    const message = 'metadata.series must not contain ":" or "#" (they separate the parts of the series\' chain key)';
+    expect400(() => validate({ series: 'A:live' }), message);
+    expect400(() => validate({ series: 'A#corrections' }), message);
+    const old = location('gr-mydata', { default_series: 'Α:1' });
+    expect(myData.validateTransaction(draft({ items, metadata: { series: 'Α:1' } }), txCtx(old))).toMatchObject({ series: 'Α:1' });
+    expect(myData.validateTransaction(draft({ items, metadata: {} }), txCtx(old))).toMatchObject({ series: 'Α:1' });
+    expect400(() => myData.validateTransaction(draft({ items, metadata: { series: 'Α:2' } }), txCtx(old)), message);
+  });
   it('a business counterpart: 1.1 / 2.1 invoices, 5.1 with the corrected MARK, else 5.2', () => {
     expect(validate(B2B)).toEqual({ invoice_type: '1.1', series: 'A', counterpart_vat_number: '123456783', counterpart_country: 'GR', counterpart_branch: 0 });
     expect(validate({ ...B2B, invoice_type: '2.1' }).invoice_type).toBe('2.1');

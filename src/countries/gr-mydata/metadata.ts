@@ -24,7 +24,9 @@ import { RateListError } from '../../core/transaction-request.ts';
 import type { LocationForFiscal, TransactionContext, TransactionDraft } from '../types.ts';
 import { baseMetadata, optionalChoice, optionalText, metaString, type Metadata } from '../shared/metadata-fields.ts';
 import { configString } from '../shared/config-fields.ts';
+import { keyPartAllowed } from '../shared/chain-key.ts';
 import { isValidAfm } from './afm.ts';
+import { SERIES_SEPARATOR_INVALID } from './config.ts';
 import {
   CORRELATABLE_TYPES,
   CREDIT_TYPES,
@@ -209,9 +211,12 @@ export function validateMyDataTransaction(tx: TransactionDraft, ctx: Transaction
   }
 
   // myDATA `series`: a string of at most 50 characters (Greek letters allowed).
-  const series =
-    optionalText(meta, 'series', 'metadata.series must be 1-50 characters without spaces', /^\S{1,50}$/u) ??
-    configString(ctx.location.config, 'default_series');
+  const given = optionalText(meta, 'series', 'metadata.series must be 1-50 characters without spaces', /^\S{1,50}$/u);
+  const defaultSeries = configString(ctx.location.config, 'default_series');
+  // Nor a chain key's separator (config.ts SERIES_SEPARATOR_INVALID), but for the location's
+  // stored default_series, which may hold one from before the rule.
+  if (given !== undefined && !keyPartAllowed(given, defaultSeries)) throw badRequest(SERIES_SEPARATOR_INVALID('metadata.series'));
+  const series = given ?? defaultSeries;
   if (series === undefined) throw badRequest('metadata.series is required (the location has no default_series)');
 
   const out: Record<string, unknown> = { ...meta };

@@ -9,7 +9,7 @@ export const saftDocs: SystemApiDocs = {
     series: {
       type: 'object',
       description: 'by document type (FT invoice, FS simplified invoice, NC credit note…): the series prefix and its ATCUD validation code from the AT',
-      additionalProperties: { type: 'object', required: ['prefix', 'atcud_code'], properties: { prefix: str('series prefix: no spaces, "/" or "^"', { maxLength: 46, pattern: '^[^\\s/^]+$' }), atcud_code: str('validation code the AT gave the series', { minLength: 8, maxLength: 59, pattern: '^[A-Za-z0-9]+$' }) } },
+      additionalProperties: { type: 'object', required: ['prefix', 'atcud_code'], properties: { prefix: str('series prefix: no spaces, "/", "^", ":", "#" or "*"', { maxLength: 46, pattern: '^[^\\s/^:#*]+$' }), atcud_code: str('validation code the AT gave the series', { minLength: 8, maxLength: 59, pattern: '^[A-Za-z0-9]+$' }) } },
     },
     tax_region: { type: 'string', enum: ['PT', 'PT-AC', 'PT-MA'] },
     retail: { type: 'boolean', description: 'retail seller: simplified invoices (FS) for sales to consumers' },

@@ -98,6 +98,21 @@ describe('pt-saft config', () => {
     expect400(() => validate(config), message);
   });
 
+  it('refuses ":", "#" and "*" in a new prefix (chain key and QR separators); a stored prefix of the same type stays', () => {
+    const message = 'country_config.series[FT].prefix must not contain ":", "#" or "*" (they separate the parts of its chain key and the fields of the QR code)';
+    for (const prefix of ['A:live', 'A#annulments', 'A*B', ':', '#']) {
+      expect400(() => validate({ series: { FT: { ...FT, prefix } } }), message);
+      expect(validateSaftConfig({ config: { series: { FT: { ...FT, prefix } } }, taxId: null, stored: { series: { FT: { ...FT, prefix } } } }).series)
+        .toEqual({ FT: { ...FT, prefix } });
+    }
+    // Stored under another type, or another prefix stored: a new chain, refused.
+    expect400(() => validateSaftConfig({ config: { series: { FS: { ...FT, prefix: 'A:1' } } }, taxId: null, stored: { series: { FT: { ...FT, prefix: 'A:1' } } } }),
+      message.replace('[FT]', '[FS]'));
+    expect400(() => validateSaftConfig({ config: { series: { FT: { ...FT, prefix: 'A:2' } } }, taxId: null, stored: { series: { FT: { ...FT, prefix: 'A:1' } } } }), message);
+    // What InvoiceNo allows otherwise stays allowed.
+    expect(validate({ series: { FT: { ...FT, prefix: 'A-2026.x_1%' } } }).series).toEqual({ FT: { ...FT, prefix: 'A-2026.x_1%' } });
+  });
+
   it('checks the location tax_id as a Portuguese NIF', () => {
     expect(() => validate(base, '501442600')).not.toThrow();
     expect400(() => validate(base, '123456780'), 'tax_id must be a valid Portuguese NIF');

@@ -11,11 +11,11 @@ import { TAX_REGIONS } from './tax.ts';
 
 const KNOWN_FIELDS = ['software_certificate_number', 'at_certificate_id', 'series', 'tax_region', 'retail'] as const;
 
-export function validateSaftConfig({ config, taxId }: LocationConfigInput): Record<string, unknown> {
+export function validateSaftConfig({ config, taxId, stored }: LocationConfigInput): Record<string, unknown> {
   const cfg = readConfigObject(config);
   if (cfg !== undefined) rejectUnknownFields(cfg, KNOWN_FIELDS, 'SAF-T PT');
 
-  const series = readSeries(cfg?.series);
+  const series = readSeries(cfg?.series, stored?.series);
   // The number of the software's AT certificate, printed on every document
   // ("Processado por programa certificado n.º <n>/AT"). Optional until going live.
   const software_certificate_number = readCertificateNumber(cfg?.software_certificate_number);
