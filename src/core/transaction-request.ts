@@ -163,6 +163,8 @@ function rateOf(raw: unknown, path: string, field: string, scale = 1): Decimal {
 }
 
 function descriptionOf(raw: unknown, path: string): string {
+  // A number or an object is a wrong type, not a missing field (docs/decisions.md "Errors").
+  if (raw !== undefined && raw !== null && typeof raw !== 'string') throw badRequest(`${path}.description must be a string`);
   if (typeof raw !== 'string' || raw.trim() === '') throw badRequest(`${path}.description is required`);
   if (raw.length > 1000) throw badRequest(`${path}.description must be at most 1000 characters`);
   return raw.trim();
