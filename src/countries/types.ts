@@ -1101,14 +1101,21 @@ export interface StoredRecord {
    * The record corrects one the authority accepted (`FiscalSystem.correct`; sent by the
    * `submit_correction` job), for a system whose message rather than its record says so
    * (e.g. a header naming the communication a modification). Absent for every other record.
+   * A `duplicate` answer to such a record reads as a refusal (the authority kept what it held:
+   * the document uncorrected), and the sandbox stub answers a rehearsed "already registered"
+   * code on it as a refusal; an authority that answers a correction sent twice as already
+   * held must have its plug-in answer `accepted` for it.
    */
   correction?: boolean | undefined;
   /**
    * The location as the record was issued (its name, address and legal name when the record
    * was built, kept beside it): what a message that names the issuer outside the record (a
    * request header) takes, so that a PATCH of the location before the record is sent (or
-   * retried) does not change it. Absent for records stored before it was kept (and for
-   * corrections): the plug-in then reads `ctx.location`.
+   * retried) does not change it. A correction (`correction`) carries the issuer of the
+   * record it corrects (its own record keeps none). Absent for records stored before it was
+   * kept: the plug-in then reads `ctx.location`. A sender of several records in one message
+   * (`submitMany`, a batch processor) must not put records of different issuers under one
+   * header.
    */
   issuer?: IssuerAsIssued | undefined;
 }

@@ -13,6 +13,7 @@
  * signed or sent byte for byte as built. A plug-in that reads the issuer from its record
  * (`ReceiptFacts.issuerLegalName`, `issuerLocation`) still wins over this.
  */
+import type { IssuerAsIssued } from '../countries/types.ts';
 import type { RecordIssuer } from '../store/repos/fiscal-records-repo.ts';
 
 /** The location's legal name as receipts print it: `country_config.legal_name` when a non-empty string, else null. */
@@ -41,4 +42,14 @@ export function keptIssuer(kept: unknown): RecordIssuer | undefined {
   const text = (v: unknown) => v === null || typeof v === 'string';
   if (typeof k.name !== 'string' || !text(k.address) || !text(k.legal_name)) return undefined;
   return { name: k.name, address: (k.address as string | null) || null, legal_name: (k.legal_name as string | null) || null };
+}
+
+/**
+ * The kept issuer as the plug-ins take it (`StoredRecord.issuer`), or undefined when the
+ * record kept none: what every sender hands a plug-in (a record, a correction sent under
+ * the record it corrects, a batch claim), so all read it alike.
+ */
+export function issuerAsIssued(kept: unknown): IssuerAsIssued | undefined {
+  const issuer = keptIssuer(kept);
+  return issuer ? { name: issuer.name, address: issuer.address, legalName: issuer.legal_name } : undefined;
 }

@@ -424,6 +424,28 @@ describe('spain/lroe against Batuz (X-Svc-Sandbox: authority, the fake LROE serv
     expect(fake.requests[0]!.clientCert.subject.CN).toBe('Sello Ejemplo');
   });
 
+  withSchemas('the request names the issuer as its records were issued: a PATCH of the legal name before the batch does not rename them; records on either side of it go in two requests', async () => {
+    const { key, loc } = await authorityAccount();
+    const before = await created(t, key, loc, { authority: true });
+    // Renamed after the first sale, before the batch; a second sale after it.
+    const patched = await t.request({
+      method: 'PATCH', url: `/v1/locations/${loc}`, key,
+      payload: { country_config: { ...bizkaiaStubConfig, certificate_id: CERT_ID, legal_name: 'Nombre Nuevo SL' } },
+    });
+    expect(patched.statusCode, patched.body).toBe(200);
+    const after = await created(t, key, loc, { authority: true });
+    const bodies = [await fiscalRecord(t, key, before.id), await fiscalRecord(t, key, after.id)];
+
+    expect(await processed(t, key)).toMatchObject({ batches_created: 2, accepted: 2, rejected: 0, failed: 0 });
+    for (const tx of [before, after]) expect((await getTx(t, key, tx.id)).status).toBe('success');
+    // One request per name, each carrying the records issued under it (header and Cabecera alike).
+    const sent = fake.requests.filter((r) => r.path === '/N3B4000M/aurkezpena').map((r) => JSON.parse(String(r.headers['eus-bizkaia-n3-data'])).inte.nrs);
+    expect(sent).toEqual([bizkaiaStubConfig.legal_name, 'Nombre Nuevo SL']);
+    const requests = lroeRequests();
+    expect(requests.map((r) => /<ApellidosNombreRazonSocial>([^<]*)</.exec(r.xml)![1])).toEqual([bizkaiaStubConfig.legal_name, 'Nombre Nuevo SL']);
+    expect(requests.map((r) => r.files)).toEqual([[bodies[0]], [bodies[1]]]);
+  });
+
   withSchemas('a transport fault sends the batch back to pending_batch (retried); the next run delivers it', async () => {
     const { key, loc } = await authorityAccount();
     const txs = [await created(t, key, loc, { authority: true }), await created(t, key, loc, { authority: true })];

@@ -68,4 +68,34 @@ describe('SII: the Titular sent is the one the invoice was issued under', () => 
     expect((await getTx(t, key, later.json().id)).status).toBe('success');
     expect(titularOfSent(aeat.lastBody!)).toBe(`Nombre Nuevo SL|${nif}`);
   });
+
+  it('a correction (A1) goes under the Titular of the invoice it modifies, not the location renamed since', async () => {
+    const { key } = await t.signup();
+    const nif = freshNif();
+    const cert = await uploadSpainCertificate(t, key, nif);
+    const config = { system: 'sii', legal_name: 'Ejemplo Sevilla SL', certificate_id: cert.certificateId };
+    const created = await t.request({
+      method: 'POST', url: '/v1/locations', key,
+      payload: { name: `Tienda ${nif}`, country: 'ES', address: 'Calle Sierpes 1', tax_id: nif, country_config: config },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const loc = created.json().id as string;
+    const sale = await createTx(t, key, saleBody(loc, { timestamp: clock.now().toISOString(), metadata: { counterparty_nif: 'B64717838', counterparty_name: 'Cliente Mal Escrito' } }), AUTHORITY);
+    expect(sale.statusCode, sale.body).toBe(201);
+    await t.worker.drain();
+    expect((await getTx(t, key, sale.json().id)).status).toBe('success');
+    // Renamed after the invoice was accepted, before its correction.
+    const patched = await t.request({ method: 'PATCH', url: `/v1/locations/${loc}`, key, payload: { country_config: { ...config, legal_name: 'Nombre Nuevo SL' } } });
+    expect(patched.statusCode, patched.body).toBe(200);
+
+    const res = await t.request({ method: 'POST', url: `/v1/transactions/${sale.json().id}/correct`, key, payload: { metadata: { counterparty_nif: 'B64717838', counterparty_name: 'Cliente Ejemplo SA' } } });
+    expect(res.statusCode, res.body).toBe(202);
+    const before = aeat.requests.length;
+    await t.worker.drain();
+    expect((await getTx(t, key, sale.json().id)).response_payload.correction).toMatchObject({ status: 'accepted' });
+    const sent = aeat.requests.slice(before).map((r) => r.body.toString('utf8')).filter((b) => b.includes(nif));
+    expect(sent.length).toBe(1);
+    expect(sent[0]).toContain('<sii:TipoComunicacion>A1</sii:TipoComunicacion>');
+    expect(titularOfSent(sent[0]!)).toBe(`Ejemplo Sevilla SL|${nif}`);
+  });
 });

@@ -48,7 +48,8 @@ const titularName = (legal: unknown, name: string): string =>
  *   built (`StoredRecord.issuer`).
  *
  * Each falls back to the location's current value when the record does not carry it
- * (records stored before the issuer was kept; corrections, whose record keeps none).
+ * (records stored before the issuer was kept). A modification (A1) is sent under the issuer
+ * of the invoice it modifies: the core hands a correction that record's issuer.
  * The client sends one record per message, so no two records share a Cabecera; a sender of
  * several per message would have to group them by this Titular (one message each).
  */

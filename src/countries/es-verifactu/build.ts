@@ -65,7 +65,10 @@ const issuerNif = (input: BuildInput): string => issuerTaxId(input) ?? MISSING_T
 
 /** NombreRazon of the obligated issuer (TextMax120Type): the configured legal name. */
 export const issuerName = (input: Pick<BuildInput, 'location'>): string =>
-  clip(printable(configString(input.location.config, 'legal_name') ?? input.location.name), 120);
+  nombreRazon(configString(input.location.config, 'legal_name') ?? input.location.name);
+
+/** A name as a NombreRazon (TextMax120Type): printable, at most 120 characters. */
+export const nombreRazon = (name: string): string => clip(printable(name), 120);
 
 /**
  * SistemaInformatico (FORMATS.md §2; Orden HAC/1177/2024 art. 12): the producer is named
@@ -213,8 +216,8 @@ function description(tx: TransactionDraft): string {
   return clip(printable(text).trim() || fallback, 500);
 }
 
-/** The customer (IDDestinatario), for the types that name one. */
-function destinatario(tx: TransactionDraft): Party | undefined {
+/** The customer (IDDestinatario), for the types that name one (also what the receipt prints: receipt.ts). */
+export function destinatario(tx: TransactionDraft): Party | undefined {
   const taxId = customerTaxId(tx);
   if (taxId === undefined) return undefined;
   const ctx = tx.customer_context ?? {};

@@ -47,6 +47,12 @@ function firstRecord(): StoredRecord {
   return stored(record, tx);
 }
 
+/** The Cabecera/ObligadoEmision/NombreRazon of the n-th request the fake received. */
+const cabeceraName = (n: number): string | undefined => {
+  const cabecera = /<sfLR:Cabecera>[\s\S]*?<\/sfLR:Cabecera>/.exec(fake.requests[n]!.body.toString('utf8'))?.[0] ?? '';
+  return /<sf:NombreRazon>([^<]*)<\/sf:NombreRazon>/.exec(cabecera)?.[1];
+};
+
 describe('VERI*FACTU endpoint', () => {
   it('the WSDL\'s VerifactuSOAP per environment; authorityBaseUrl replaces scheme and host', () => {
     expect(verifactuEndpoint({ environment: 'test' })).toBe('https://prewww1.aeat.es/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP');
@@ -406,6 +412,42 @@ describe('VERI*FACTU submitMany: several records of one issuer in one request', 
     if (out.kind !== 'records') throw new Error(out.kind);
     expect(out.outcomes.map((o) => (o.kind === 'rejected' ? o.code : o.kind))).toEqual(['accepted', 'INVALID_RECORD', 'accepted']);
     expect(fake.submissions[0]!.records).toEqual(['Alta A-1', 'Alta A-2']);
+  });
+
+  it('the Cabecera names the issuer as the records were issued (StoredRecord.issuer), not the location now; else (older records) the location', async () => {
+    fake.waitSeconds = 0;
+    const [a, b, c] = chainRecords();
+    const asIssued = { name: 'Shop', address: null, legalName: 'Nombre Emitido SL' };
+    const renamed = location('es-verifactu', { legal_name: 'Nombre Nuevo SL' });
+    const out = await client.submitMany([{ ...a!, issuer: asIssued }, { ...b!, issuer: asIssued }], ctx({}, renamed));
+    expect(out.kind === 'records' && out.outcomes.every((o) => o.kind === 'accepted')).toBe(true);
+    expect(cabeceraName(0)).toBe('Nombre Emitido SL');
+    // No legal name when issued: the location's name as it was.
+    await client.submit({ ...c!, issuer: { name: 'Tienda Vieja', address: null, legalName: null } }, ctx({}, renamed));
+    expect(cabeceraName(1)).toBe('Tienda Vieja');
+    // A record stored before the issuer was kept: the location as it stands.
+    const [, , , d] = chainRecords();
+    await client.submit(d!, ctx({}, renamed));
+    expect(cabeceraName(2)).toBe('Nombre Nuevo SL');
+  });
+
+  it('records issued under another name than the first\'s are not sent with it: flow control (NEXT_REQUEST), sent in a request of their own', async () => {
+    fake.waitSeconds = 0;
+    const [a, b, c, d] = chainRecords();
+    const before = { name: 'Shop', address: null, legalName: 'Nombre Antiguo SL' };
+    const after = { name: 'Shop', address: null, legalName: 'Nombre Nuevo SL' };
+    const out = await client.submitMany([{ ...a!, issuer: before }, { ...b!, issuer: before }, { ...c!, issuer: after }, { ...d!, issuer: before }], ctx());
+    if (out.kind !== 'records') throw new Error(out.kind);
+    expect(out.outcomes.map((o) => (o.kind === 'retry_later' ? `${o.code}${o.flowControl ? ' (flow control)' : ''}` : o.kind))).toEqual([
+      'accepted', 'accepted', 'NEXT_REQUEST (flow control)', 'NEXT_REQUEST (flow control)',
+    ]);
+    expect(fake.submissions.map((x) => x.records)).toEqual([['Alta A-1', 'Alta A-2']]);
+    expect(cabeceraName(0)).toBe('Nombre Antiguo SL');
+    // The next request starts with the renamed one, under its name.
+    const next = await client.submitMany([{ ...c!, issuer: after }, { ...d!, issuer: before }], ctx());
+    expect(next.kind === 'records' && next.outcomes.map((o) => o.kind)).toEqual(['accepted', 'retry_later']);
+    expect(cabeceraName(1)).toBe('Nombre Nuevo SL');
+    expect(fake.submissions.map((x) => x.records)).toEqual([['Alta A-1', 'Alta A-2'], ['Alta A-3']]);
   });
 
   it('1 to 1,000 records per request (SuministroLR.xsd)', async () => {

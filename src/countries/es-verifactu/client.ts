@@ -22,7 +22,7 @@
 import { TransportError, type AuthorityCode, type AuthorityOutcome, type BatchOutcome, type StoredRecord, type SubmitContext } from '../types.ts';
 import { authorityPost } from '../shared/authority-http.ts';
 import { MISSING_TAX_ID } from '../shared/issuer-tax-id.ts';
-import { issuerName } from './build.ts';
+import { issuerName, nombreRazon } from './build.ts';
 import { VERIFACTU_CODES } from './codes.ts';
 import { answerOutcomes, faultToOutcome, parseVerifactuAnswer, recordKeyOf } from './response.ts';
 import { MAX_RECORDS_PER_REQUEST, submissionEnvelope } from './soap.ts';
@@ -62,6 +62,12 @@ export function createVerifactuClient(codes: Readonly<Record<string, AuthorityCo
     kind: 'rejected', code: 'MISSING_ISSUER_NIF', message: codes.MISSING_ISSUER_NIF?.message ?? 'the location has no tax_id: a live record cannot name its issuer', response: {},
   });
 
+  /** A record left for the next request (the header names another issuer name): flow control, not an attempt. */
+  const nextRequest = (): AuthorityOutcome => ({
+    kind: 'retry_later', code: 'NEXT_REQUEST', message: codes.NEXT_REQUEST?.message ?? 'sent in the next request', flowControl: true, retryAfterSeconds: 1,
+    response: { flow_control: true },
+  });
+
   async function submitMany(records: readonly StoredRecord[], ctx: SubmitContext): Promise<BatchOutcome> {
     if (records.length === 0 || records.length > MAX_RECORDS_PER_REQUEST) {
       throw new RangeError(`a VERI*FACTU request carries 1 to ${MAX_RECORDS_PER_REQUEST} records, not ${records.length}`);
@@ -90,13 +96,24 @@ export function createVerifactuClient(codes: Readonly<Record<string, AuthorityCo
       };
     }
 
+    // The Cabecera names the issuer as the records were issued (a PATCH of the location's
+    // legal name after a sale does not rename it in its submission: `StoredRecord.issuer`,
+    // else, for records stored before it was kept, the location now). One request, one
+    // ObligadoEmision: the records issued under another name than the first's (a rename
+    // between them) are not sent now but in a request of their own (NEXT_REQUEST below).
+    const nombre = (r: StoredRecord): string => (r.issuer ? nombreRazon(r.issuer.legalName ?? r.issuer.name) : issuerName(ctx));
+    const nombreRazonHeader = nombre(records[0]!);
+    const run = records.findIndex((r) => nombre(r) !== nombreRazonHeader);
+
     // A stored placeholder (JSON) cannot be sent: no retry will change that. It is refused
     // on its own; the other records still go.
     const outcomes: (AuthorityOutcome | undefined)[] = records.map(() => undefined);
     const keys = records.map((r) => recordKeyOf(r.body));
     const sendable: number[] = [];
     keys.forEach((k, i) => {
-      if (!k) outcomes[i] = { kind: 'rejected', code: 'INVALID_RECORD', message: 'the stored record is not a VERI*FACTU record: not a RegistroAlta or RegistroAnulacion', response: {} };
+      // Flow control for the record (not sent, not counted as an attempt): it goes with its own name next.
+      if (run !== -1 && i >= run) outcomes[i] = nextRequest();
+      else if (!k) outcomes[i] = { kind: 'rejected', code: 'INVALID_RECORD', message: 'the stored record is not a VERI*FACTU record: not a RegistroAlta or RegistroAnulacion', response: {} };
       // A record built without the issuer's NIF (the header's is right): never sent live.
       else if (live && k.IDEmisorFactura === MISSING_TAX_ID) outcomes[i] = missingIssuerNif();
       else sendable.push(i);
@@ -107,7 +124,7 @@ export function createVerifactuClient(codes: Readonly<Record<string, AuthorityCo
     try {
       const bodies = sendable.map((i) => records[i]!.body);
       // Records that waited past AEAT's margin go flagged as sent after an incident (incident.ts).
-      envelope = submissionEnvelope({ nif, nombreRazon: issuerName(ctx) }, bodies, { incidencia: sentAfterIncident(bodies, ctx.now) });
+      envelope = submissionEnvelope({ nif, nombreRazon: nombreRazonHeader }, bodies, { incidencia: sentAfterIncident(bodies, ctx.now) });
     } catch (err) {
       // recordKeyOf accepted every body: a failure here is a character XML cannot carry in the header.
       return { kind: 'request', outcome: { kind: 'rejected', code: 'INVALID_RECORD', message: `the request cannot be built: ${(err as Error).message}`, response: {} } };

@@ -326,6 +326,9 @@ export const VERIFACTU_CODES: Readonly<Record<string, AuthorityCode>> = {
   HTTP_403: auth('AEAT refused the connection: the TLS client certificate is missing or not accepted.'),
   HTTP_429: { message: 'AEAT is limiting the request rate.', category: 'network', retriable: true },
   WAIT_TIME: { message: 'AEAT asked to wait before the next submission for this issuer (TiempoEsperaEnvio).', category: 'submission', retriable: true },
+  // A queued record issued under another issuer name than the records before it: one
+  // Cabecera names one ObligadoEmision, so it waits for the next request (client.ts).
+  NEXT_REQUEST: { message: 'Issued under another issuer name than the records before it: sent in the next request.', category: 'submission', retriable: true },
   SOAP_FAULT: { message: 'AEAT answered with a SOAP fault without an error code.', category: 'unknown', retriable: false },
   // A record of a multi-record request that AEAT's answer names in no RespuestaLinea: we
   // do not know its fate, so it is sent again (AEAT answers 3000 if it holds it already).

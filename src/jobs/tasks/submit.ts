@@ -22,7 +22,7 @@ import { fiscalRecordsRepo } from '../../store/repos/fiscal-records-repo.ts';
 import type { Db, Queryable } from '../../store/db.ts';
 import type { LocationRow } from '../../store/repos/locations-repo.ts';
 import { transactionsRepo, type StartedSubmission, type SubmissionRecord, type TransactionRow } from '../../store/repos/transactions-repo.ts';
-import { keptIssuer } from '../../services/record-issuer.ts';
+import { issuerAsIssued } from '../../services/record-issuer.ts';
 import { retryDelayMs, type BackoffPolicy } from '../backoff.ts';
 import { boundedCall, submitContextOf } from './authority-call.ts';
 import { jobsRepo, type JobRow } from '../../store/repos/jobs-repo.ts';
@@ -158,11 +158,11 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
 
   const storedRecord = (t: TransactionRow, record: SubmissionRecord, original?: OriginalOfCancellation): StoredRecord => {
     // The location as the record was issued, where the record kept it (older records did not).
-    const issuer = keptIssuer(record.issuer);
+    const issuer = issuerAsIssued(record.issuer);
     return {
       transactionId: t.id, kind: record.kind, body: record.body, contentType: record.content_type, fiscalId: record.fiscal_id, tx: t.normalized, upstreamId: t.fiscal_id_upstream,
       ...(original ? { original } : {}),
-      ...(issuer ? { issuer: { name: issuer.name, address: issuer.address, legalName: issuer.legal_name } } : {}),
+      ...(issuer ? { issuer } : {}),
     };
   };
 

@@ -7,7 +7,8 @@
  * - `authority` mode (test keys with `X-Svc-Sandbox: authority`, and every live key): the
  *   Batuz LROE client (client.ts), with the location's uploaded
  *   certificate as the TLS client certificate. Issuer NIF = the location's tax_id, name =
- *   `country_config.legal_name` (Batuz checks both against the files, B4_1000022/30);
+ *   `country_config.legal_name` (else the name) as the group's records were issued
+ *   (groups.ts; Batuz checks both against the files, B4_1000022/30);
  *   a natural person's Modelo 140 also sends `country_config.lroe_epigrafe`.
  *
  * A fault that concerns the whole group (no answer, no certificate, an input Batuz could
@@ -24,7 +25,7 @@ import { runSandbox } from '../../shared/sandbox.ts';
 import { TransportError, type AuthorityCode, type AuthorityPacing, type LocationForFiscal } from '../../types.ts';
 import { ticketBaiSandboxFor } from '../sandbox.ts';
 import { sendLroeBatch } from './client.ts';
-import type { LroeGroup } from './groups.ts';
+import { lroeNameOf, type LroeGroup } from './groups.ts';
 import { LroeInputError, type LroeRenta } from './request.ts';
 
 export const LROE_SYSTEM = 'es-ticketbai';
@@ -81,7 +82,9 @@ function stubAnswer(group: LroeGroup, environment: 'test' | 'live', location: Lo
   return { verdicts, registrationNumbers: new Map(), requests: [] };
 }
 
-const issuerNameOf = (location: LocationForFiscal): string => {
+/** The issuer's name as the group's records were issued; the location's now for records that kept none. */
+const issuerNameOf = (group: LroeGroup, location: LocationForFiscal): string => {
+  if (group.issuer) return lroeNameOf(group.issuer);
   const name = location.config.legal_name;
   return typeof name === 'string' && name.trim() !== '' ? name : location.name;
 };
@@ -116,7 +119,7 @@ export async function sendLroeGroup(group: LroeGroup, environment: 'test' | 'liv
     const result = await sendLroeBatch(
       {
         issuerNif: location.tax_id?.trim() ?? '',
-        issuerName: issuerNameOf(location),
+        issuerName: issuerNameOf(group, location),
         kind: group.kind,
         records: group.claims.map((c) => ({ transactionId: c.t.id, xml: c.record.body })),
         renta: rentaOf(location),
