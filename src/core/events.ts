@@ -11,6 +11,12 @@ export const CORE_EVENT_TYPES = [
   'fiscalization.dead_letter',
   'transaction.fiscalized',
   'transaction.failed',
+  // A correction of an accepted transaction (POST /v1/transactions/{id}/correct, beyond the
+  // spec) answered by its authority: accepted, or refused (or out of retries). Beyond the
+  // spec's vocabulary: neither of its facts fits (the transaction was fiscalized before and
+  // stays so; a refused correction is no failed transaction).
+  'transaction.corrected',
+  'transaction.correction_failed',
   'certificate.expiring',
   'certificate.expired',
 ] as const;

@@ -13,6 +13,7 @@ import type { LocationService } from '../services/locations.ts';
 import type { SigningKeyService } from '../services/signing-keys.ts';
 import type { AuthContext } from '../services/auth-context.ts';
 import type { Db } from '../store/db.ts';
+import { correctionsRepo } from '../store/repos/corrections-repo.ts';
 import { fiscalRecordsRepo } from '../store/repos/fiscal-records-repo.ts';
 import { locationsRepo, type LocationRow } from '../store/repos/locations-repo.ts';
 import { receiptDuplicatesRepo } from '../store/repos/receipt-duplicates-repo.ts';
@@ -113,6 +114,10 @@ export function createReceiptService(deps: { db: Db; software: SoftwareIdentity;
         record: cancellationRecord?.body ?? null,
       }
       : null;
+    // The document as its authority holds it: after an accepted correction (POST …/correct) its
+    // corrected draft (customer, descriptive metadata); `normalized` stays the draft as created.
+    // Read only for a system with corrections (a cancellation is never corrected).
+    const corrected = system?.correct && row.type !== 'cancellation' ? await correctionsRepo.lastAcceptedDraft(deps.db, row.id) : undefined;
     // The location as the document was issued (its record kept it), else as it is now.
     const issuer = printedIssuer(record?.issuer, {
       name: location?.name ?? '', address: location?.address ?? null, legal_name: location ? legalNameOf(location.country_config) : null,
@@ -126,7 +131,7 @@ export function createReceiptService(deps: { db: Db; software: SoftwareIdentity;
         created_at: row.created_at,
         fiscal_id: row.fiscal_id,
         document_number: documentNumber,
-        normalized: row.normalized,
+        normalized: corrected ?? row.normalized,
         render_hints: row.render_hints,
         copy,
         status: row.status,

@@ -204,7 +204,8 @@ export function transactionEntry(p: TransactionAppend, deps: EntryDeps): LedgerE
   );
   // A sale replaced by another that stands (a Spanish F3's ticket) is cancelled only with it.
   if (p.original && p.system.replaces) writes.unshift((tx) => ticketStillStands(tx, p, p.original!.id));
-  // A sale credit notes count against (a cumulative correction lookup) is cancelled only once they are.
+  // A sale that corrections count against (a cumulative correction lookup: notes that credit or
+  // add to it) is cancelled only once they are.
   if (p.original && p.system.correctedSale?.cumulative) writes.unshift((tx) => refuseCancelWhileCorrected(tx, p.auth, p.system, p.original!.id, true));
   const rule = p.kind === 'record' ? p.system.replaces : undefined;
   // …and corrected only through it: a refund or void naming it is refused while it stands;

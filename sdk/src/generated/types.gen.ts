@@ -4133,9 +4133,9 @@ export type CreateWebhookData = {
          */
         url: string;
         /**
-         * Event types (either name of a fact is accepted): fiscalization.completed, fiscalization.dead_letter, transaction.fiscalized, transaction.failed, transaction.sdi_status_changed, transaction.late_authority_confirmed, transaction.failed_offline_grace_expired, failed_offline_grace_expired, certificate.expiring, certificate.expired
+         * Event types (either name of a fact is accepted): fiscalization.completed, fiscalization.dead_letter, transaction.fiscalized, transaction.failed, transaction.corrected, transaction.correction_failed, transaction.sdi_status_changed, transaction.late_authority_confirmed, transaction.failed_offline_grace_expired, failed_offline_grace_expired, certificate.expiring, certificate.expired
          */
-        events: Array<'fiscalization.completed' | 'fiscalization.dead_letter' | 'transaction.fiscalized' | 'transaction.failed' | 'transaction.sdi_status_changed' | 'transaction.late_authority_confirmed' | 'transaction.failed_offline_grace_expired' | 'failed_offline_grace_expired' | 'certificate.expiring' | 'certificate.expired'>;
+        events: Array<'fiscalization.completed' | 'fiscalization.dead_letter' | 'transaction.fiscalized' | 'transaction.failed' | 'transaction.corrected' | 'transaction.correction_failed' | 'transaction.sdi_status_changed' | 'transaction.late_authority_confirmed' | 'transaction.failed_offline_grace_expired' | 'failed_offline_grace_expired' | 'certificate.expiring' | 'certificate.expired'>;
         description?: string | null;
         enabled?: boolean;
     };
@@ -4368,9 +4368,9 @@ export type UpdateWebhookData = {
          */
         url?: string;
         /**
-         * Event types (either name of a fact is accepted): fiscalization.completed, fiscalization.dead_letter, transaction.fiscalized, transaction.failed, transaction.sdi_status_changed, transaction.late_authority_confirmed, transaction.failed_offline_grace_expired, failed_offline_grace_expired, certificate.expiring, certificate.expired
+         * Event types (either name of a fact is accepted): fiscalization.completed, fiscalization.dead_letter, transaction.fiscalized, transaction.failed, transaction.corrected, transaction.correction_failed, transaction.sdi_status_changed, transaction.late_authority_confirmed, transaction.failed_offline_grace_expired, failed_offline_grace_expired, certificate.expiring, certificate.expired
          */
-        events?: Array<'fiscalization.completed' | 'fiscalization.dead_letter' | 'transaction.fiscalized' | 'transaction.failed' | 'transaction.sdi_status_changed' | 'transaction.late_authority_confirmed' | 'transaction.failed_offline_grace_expired' | 'failed_offline_grace_expired' | 'certificate.expiring' | 'certificate.expired'>;
+        events?: Array<'fiscalization.completed' | 'fiscalization.dead_letter' | 'transaction.fiscalized' | 'transaction.failed' | 'transaction.corrected' | 'transaction.correction_failed' | 'transaction.sdi_status_changed' | 'transaction.late_authority_confirmed' | 'transaction.failed_offline_grace_expired' | 'failed_offline_grace_expired' | 'certificate.expiring' | 'certificate.expired'>;
         description?: string | null;
         enabled?: boolean;
     };

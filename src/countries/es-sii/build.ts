@@ -150,7 +150,8 @@ function buildVoid(input: BuildInput): FiscalRecord {
 /** The validated `issue_date` (DD-MM-YYYY), else the Madrid date of `at`. */
 const issueDateOf = (tx: TransactionDraft, at: Date): string => metaString(tx, 'issue_date') ?? dmyDate(localDate(at, 'ES'));
 
-function counterpartyOf(tx: TransactionDraft): SiiParty | undefined {
+/** The Contraparte, for the types that name one (NAMES_COUNTERPARTY; also what the receipt prints: receipt.ts). */
+export function counterpartyOf(tx: TransactionDraft): SiiParty | undefined {
   const name = metaString(tx, 'counterparty_name');
   if (name === undefined) return undefined;
   const nif = metaString(tx, 'counterparty_nif');

@@ -1,6 +1,7 @@
 import type { ReceiptCorrectionInput, ReceiptFacts } from '../types.ts';
-import { SPANISH_ANNULMENT, spanishCorrection, spanishTaxSummary, spanishTitle, SPANISH_DUPLICATE } from '../es/receipt.ts';
-import { TAX_NAME_HINT } from './build.ts';
+import { SPANISH_ANNULMENT, spanishCorrection, spanishRecipientLines, spanishTaxSummary, spanishTitle, SPANISH_DUPLICATE } from '../es/receipt.ts';
+import { NAMES_COUNTERPARTY, TAX_NAME_HINT, counterpartyOf } from './build.ts';
+import { metaString } from '../shared/metadata-fields.ts';
 import { OPERATION_DATE_LABELS } from '../es/operation-date.ts';
 
 /**
@@ -35,4 +36,10 @@ export const SII_RECEIPT: ReceiptFacts = {
   },
   // Recargo de equivalencia on lines of its own (../es/receipt.ts); IGIC or IPSI by name.
   taxSummary: (input) => spanishTaxSummary(() => taxNameOf(input))(input),
+  // The Contraparte of the types that name one (F1, F3, R1), as build.ts writes it.
+  lines: spanishRecipientLines((tx) => {
+    if (!NAMES_COUNTERPARTY.has(metaString(tx, 'invoice_type') ?? 'F1')) return undefined;
+    const party = counterpartyOf(tx);
+    return party && { name: party.name, nif: party.nif, other: party.other && { country: party.other.country, id: party.other.id } };
+  }),
 };

@@ -1,6 +1,9 @@
 import type { ReceiptFacts } from '../types.ts';
-import { SPANISH_NUMBER_LABEL, SPANISH_QR, spanishCorrection, spanishTaxSummary, spanishTitle, SPANISH_DUPLICATE, spanishIssuerName } from '../es/receipt.ts';
+import { SPANISH_NUMBER_LABEL, SPANISH_QR, spanishCorrection, spanishTaxSummary, spanishTitle, SPANISH_DUPLICATE, spanishIssuerName, spanishRecipientLines } from '../es/receipt.ts';
 import { OPERATION_DATE_LABELS } from '../es/operation-date.ts';
+import { metaString } from '../shared/metadata-fields.ts';
+import { destinatario } from './build.ts';
+import { NAMES_CUSTOMER } from './metadata.ts';
 
 /**
  * VERI*FACTU on the receipt (FORMATS.md §2.6): "QR tributario:" above the QR and the
@@ -22,4 +25,13 @@ export const VERIFACTU_RECEIPT: ReceiptFacts = {
   taxSummary: spanishTaxSummary((record) => (record.includes('<sf:Impuesto>03</sf:Impuesto>') ? 'IGIC' : record.includes('<sf:Impuesto>02</sf:Impuesto>') ? 'IPSI' : undefined)),
   // The alta's NombreRazonEmisor as the record signed it.
   issuerLegalName: spanishIssuerName('RegistroAlta', 'NombreRazonEmisor'),
+  // The Destinatarios of the types that name one (F1, F3, R1-R4), as build.ts writes them.
+  lines: spanishRecipientLines((tx) => {
+    if (!NAMES_CUSTOMER.has(metaString(tx, 'invoice_type') ?? 'F2')) return undefined;
+    const party = destinatario(tx);
+    if (party === undefined) return undefined;
+    return 'nif' in party.id
+      ? { name: party.nombreRazon, nif: party.id.nif }
+      : { name: party.nombreRazon, other: { country: party.id.idOtro.codigoPais, id: party.id.idOtro.id } };
+  }),
 };

@@ -86,6 +86,37 @@ export function spanishCorrection(numberOf: (original: NonNullable<ReceiptCorrec
   };
 }
 
+/** An invoice's recipient as its record names it: name, and its tax id (a NIF) or a foreign id. */
+export interface SpanishRecipient {
+  name: string;
+  nif?: string | undefined;
+  /** A foreign id (IDOtro): its country and the id. */
+  other?: { country?: string | undefined; id: string } | undefined;
+}
+
+/**
+ * The recipient of a full invoice under its number, as the record names it: RD 1619/2012
+ * art. 6.1.d (the recipient's name or company name) and 6.1.e (the recipient's NIF, or the
+ * foreign tax id). `recipientOf` answers for the invoice types whose record names one (none
+ * for a simplified invoice). It reads the draft the receipt is drawn from: after an accepted
+ * correction (POST …/correct) that is the corrected one, as the authority holds it.
+ */
+export function spanishRecipientLines(recipientOf: (tx: TransactionDraft) => SpanishRecipient | undefined): NonNullable<ReceiptFacts['lines']> {
+  return ({ tx }) => {
+    const r = recipientOf(tx);
+    if (r === undefined) return [];
+    const id = r.nif !== undefined
+      ? { es: `NIF destinatario: ${r.nif}`, en: `Customer tax id: ${r.nif}` }
+      : r.other !== undefined
+        ? { es: `Id. destinatario: ${[r.other.country, r.other.id].filter(Boolean).join(' ')}`, en: `Customer id: ${[r.other.country, r.other.id].filter(Boolean).join(' ')}` }
+        : undefined;
+    return [
+      { placement: 'header', text: { es: `Destinatario: ${r.name}`, en: `Customer: ${r.name}` } },
+      ...(id ? [{ placement: 'header' as const, text: id }] : []),
+    ];
+  };
+}
+
 const SURCHARGE_LABEL: Localized = { es: 'Recargo de equivalencia', en: 'Equivalence surcharge' };
 
 /** The lines' sums per VAT rate (net = total less tax), in the order rates first appear: the receipt's default breakdown. */

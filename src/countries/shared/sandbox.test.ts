@@ -84,6 +84,10 @@ describe('runSandbox', () => {
   it('answers a duplicate code as duplicate (the authority holds the record)', () => {
     expect(run('reject:3000')).toMatchObject({ kind: 'duplicate', fiscalId: 'F' });
   });
+  it('a correction rehearsing a duplicate code is refused: the authority keeps the document uncorrected', () => {
+    const correction = { ...rec('reject:3000'), correction: true };
+    expect(runSandbox(correction, submitCtx(loc), spec)).toMatchObject({ kind: 'rejected', code: '3000', message: 'Duplicate.', response: { outcome: 'reject', code: '3000' } });
+  });
   it('error:<code> is retry_later', () => {
     expect(run('error:0500')).toMatchObject({ kind: 'retry_later', code: '0500' });
   });

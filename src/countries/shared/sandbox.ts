@@ -128,7 +128,10 @@ export function runSandbox(record: StoredRecord, ctx: SubmitContext, spec: Sandb
     }
     case 'reject': {
       const known = spec.codes[outcome.code];
-      if (known?.duplicate === true) {
+      // A correction (`StoredRecord.correction`) changes a document the authority holds: an
+      // "already registered" code is not its success but a refusal (what the authority holds
+      // stands uncorrected), so a client rehearsing one on a correction gets a refused correction.
+      if (known?.duplicate === true && record.correction !== true) {
         // The authority already holds this record: what it accepted before stands.
         const a = spec.accept(record, ctx);
         return {

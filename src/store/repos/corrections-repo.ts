@@ -50,6 +50,13 @@ export const correctionsRepo = {
     return (await q.query<CorrectionRow>('SELECT * FROM transaction_corrections WHERE transaction_id = $1 ORDER BY created_at, id', [transactionId])).rows;
   },
 
+  /** The draft of a transaction's last accepted correction (what its authority holds now), or undefined. */
+  async lastAcceptedDraft(q: Queryable, transactionId: string): Promise<TransactionDraft | undefined> {
+    return (await q.query<{ draft: TransactionDraft }>(
+      `SELECT draft FROM transaction_corrections WHERE transaction_id = $1 AND status = 'accepted' ORDER BY created_at DESC, id DESC LIMIT 1`, [transactionId],
+    )).rows[0]?.draft;
+  },
+
   /** Settles a pending correction; false when it was not pending any more. */
   async settle(q: Queryable, id: string, status: Exclude<CorrectionStatus, 'pending'>, response: Record<string, unknown>, now: Date): Promise<boolean> {
     const res = await q.query(
