@@ -11,8 +11,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { CORRECTION_NOT_APPLIED } from '../../src/jobs/tasks/submit-correction.ts';
-import { startTestApp, type TestApp } from '../support/harness.ts';
-import { startFakeAeatVerifactu, type FakeAeatVerifactu } from '../support/fake-aeat-verifactu.ts';
+import type { TestApp } from '../support/harness.ts';
+import type { FakeAeatVerifactu } from '../support/fake-aeat-verifactu.ts';
+import { startVerifactuTestApp } from '../support/verifactu-app.ts';
 import { freshNif, uploadSpainCertificate } from '../support/spain.ts';
 import { createLocation, createTx, getTx, saleBody } from '../support/transactions.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
@@ -21,20 +22,16 @@ let t: TestApp;
 let clock: ManualClock;
 let aeat: FakeAeatVerifactu;
 let receiver: WebhookReceiver;
+let close: (() => Promise<void>) | undefined;
 beforeAll(async () => {
-  aeat = await startFakeAeatVerifactu();
-  aeat.waitSeconds = 0;
   clock = new ManualClock(new Date());
-  t = await startTestApp({
-    clock, random: () => 0.5,
-    config: { authorityBaseUrls: { 'es-verifactu:test': aeat.url }, authorityCa: aeat.caPem },
-  });
+  ({ t, aeat, close } = await startVerifactuTestApp(clock));
+  aeat.waitSeconds = 0;
   receiver = await startWebhookReceiver({ now: () => clock.now().getTime() });
 });
 afterAll(async () => {
   await receiver?.close();
-  await t?.close();
-  await aeat?.close();
+  await close?.();
 });
 
 const CUSTOMER = { nif: 'B64717838', name: 'Cliente Ejemplo SA' };

@@ -10,8 +10,9 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { regFactuRequest } from '../../src/countries/es-verifactu/soap.ts';
 import { SYSTEMS } from '../../src/countries/registry.ts';
 import { verifyChains } from '../../src/cli/verify-chain.ts';
-import { startTestApp, type TestApp } from '../support/harness.ts';
-import { startFakeAeatVerifactu, type FakeAeatVerifactu } from '../support/fake-aeat-verifactu.ts';
+import type { TestApp } from '../support/harness.ts';
+import type { FakeAeatVerifactu } from '../support/fake-aeat-verifactu.ts';
+import { startVerifactuTestApp } from '../support/verifactu-app.ts';
 import { freshNif, uploadSpainCertificate } from '../support/spain.ts';
 import { createLocation, createTx, fiscalRecordOf, getTx, saleBody } from '../support/transactions.ts';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../support/xml-tools.ts';
@@ -19,18 +20,14 @@ import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../support/x
 let t: TestApp;
 let clock: ManualClock;
 let aeat: FakeAeatVerifactu;
+let close: (() => Promise<void>) | undefined;
 beforeAll(async () => {
-  aeat = await startFakeAeatVerifactu();
-  aeat.waitSeconds = 0;
   clock = new ManualClock(new Date());
-  t = await startTestApp({
-    clock, random: () => 0.5,
-    config: { authorityBaseUrls: { 'es-verifactu:test': aeat.url }, authorityCa: aeat.caPem },
-  });
+  ({ t, aeat, close } = await startVerifactuTestApp(clock));
+  aeat.waitSeconds = 0;
 });
 afterAll(async () => {
-  await t?.close();
-  await aeat?.close();
+  await close?.();
 });
 
 const CUSTOMER = { nif: 'B64717838', name: 'Cliente Ejemplo SA' };

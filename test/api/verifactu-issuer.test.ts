@@ -8,8 +8,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
-import { startFakeAeatVerifactu, type FakeAeatVerifactu } from '../support/fake-aeat-verifactu.ts';
-import { startTestApp, type TestApp } from '../support/harness.ts';
+import type { FakeAeatVerifactu } from '../support/fake-aeat-verifactu.ts';
+import { startVerifactuTestApp } from '../support/verifactu-app.ts';
+import type { TestApp } from '../support/harness.ts';
 import { freshNif, uploadSpainCertificate } from '../support/spain.ts';
 import { createTx, getTx, saleBody } from '../support/transactions.ts';
 
@@ -17,17 +18,13 @@ let t: TestApp;
 let clock: ManualClock;
 let aeat: FakeAeatVerifactu;
 
+let close: (() => Promise<void>) | undefined;
 beforeAll(async () => {
-  aeat = await startFakeAeatVerifactu();
   clock = new ManualClock(new Date());
-  t = await startTestApp({
-    clock, random: () => 0.5,
-    config: { authorityBaseUrls: { 'es-verifactu:test': aeat.url }, authorityCa: aeat.caPem },
-  });
+  ({ t, aeat, close } = await startVerifactuTestApp(clock));
 });
 afterAll(async () => {
-  await t?.close();
-  await aeat?.close();
+  await close?.();
 });
 // No TiempoEsperaEnvio: a request left for later goes at once.
 beforeEach(() => {
