@@ -277,8 +277,10 @@ function line(raw: Obj, path: string, rate: Decimal, taxRateValue: number, field
 function itemsOf(raw: unknown, field: string): Obj[] {
   if (!Array.isArray(raw) || raw.length === 0) throw badRequest(`${field} must be a non-empty array`);
   if (raw.length > MAX_ITEMS) throw badRequest(`${field} must have at most ${MAX_ITEMS} lines`);
-  raw.forEach((it, i) => {
-    if (!isObj(it)) throw badRequest(`${field}[${i}] must be an object`);
+  raw.forEach((it) => {
+    // The spec's one message for "empty or invalid items" (400 `items must be a non-empty array`):
+    // an entry that is not a line object makes the array an invalid one.
+    if (!isObj(it)) throw badRequest(`${field} must be a non-empty array`);
   });
   return raw as Obj[];
 }

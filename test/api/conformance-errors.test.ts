@@ -136,8 +136,9 @@ describe('Messages by condition: transaction request', () => {
     loc = await createLocation(t, key, 'fr-nf525');
   });
 
-  it('items must be a non-empty array: for items missing, null, or not an array (the empty array is in transactions.test.ts)', async () => {
-    for (const items of [undefined, null, 'x', {}, 3]) {
+  it('items must be a non-empty array: for items missing, null, not an array, or with an entry that is not an object (the empty array is in transactions.test.ts)', async () => {
+    // An entry that is not a line (a number, a string, null, an array) is an invalid items too (spec: "empty or invalid items").
+    for (const items of [undefined, null, 'x', {}, 3, [1], ['x'], [null], [[]]]) {
       const body = JSON.parse(JSON.stringify(saleBody(loc, { items })));
       expect(await answer(createTx(t, key, body)), JSON.stringify(items)).toEqual([400, { error: 'items must be a non-empty array' }]);
     }
