@@ -178,11 +178,11 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   const batch = createBatch({
     db: o.db, clock: o.clock, log: o.log, events, ledger, locations, signingKeys, pacing, software,
     authorityBaseUrls: o.config.authorityBaseUrls, authorityCa: o.config.authorityCa,
-    metrics: metrics.submissions,
+    metrics: metrics.submissions, translations: translator,
   }, o.config.batch);
   // Before the handlers: the inbound_message jobs deliver the stub's notifications through it.
   const inbound = createInboundService({
-    db: o.db, clock: o.clock, log: o.log, events, secrets: o.config.inboundSecrets ?? {}, trustedCa: o.config.inboundCa ?? {}, metrics: metrics.submissions,
+    db: o.db, clock: o.clock, log: o.log, events, secrets: o.config.inboundSecrets ?? {}, trustedCa: o.config.inboundCa ?? {}, metrics: metrics.submissions, translations: translator,
     ...(o.systems ? { systems: SYSTEMS.map((s) => o.systems!(s.key)) } : {}),
   });
   const submitDeps = {
@@ -190,6 +190,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     authorityBaseUrls: o.config.authorityBaseUrls, authorityCa: o.config.authorityCa, ...(o.random ? { random: o.random } : {}),
     ...(o.systems ? { systems: o.systems } : {}),
     metrics: metrics.submissions,
+    translations: translator,
     // The offline grace follows the account's tier (services/offline-grace.ts).
     tiers,
   };

@@ -8,6 +8,7 @@ import { createBatchService, type BatchService } from './service.ts';
 import { settleRecord } from './settle.ts';
 import type { BatchProcessor, ProcessorDeps } from './types.ts';
 import type { SubmissionObserver } from '../metrics/observers.ts';
+import type { FailureTranslations } from '../services/authority-outcome.ts';
 
 export interface BatchOptions {
   /** Failure rate above which a run raises the alert (default 0.2, result.ts). */
@@ -24,17 +25,20 @@ export interface BatchOptions {
 export type BatchDeps = Omit<ProcessorDeps, 'settle' | 'timeoutMs' | 'claimLeaseMs' | 'claimLimit'> & {
   /** Counts the status changes the verdicts make (src/metrics). */
   metrics?: Pick<SubmissionObserver, 'statusChanged'> | undefined;
+  /** A rejected record's `error_message` when no AI call is needed (batch/settle.ts). */
+  translations: FailureTranslations;
 };
 
 export function createBatch(deps: BatchDeps, o: BatchOptions = {}): BatchService {
+  const { translations, ...processorDeps } = deps;
   const registered = createBatchProcessors({
-    ...deps,
+    ...processorDeps,
     // Long work: a month's file, a year's archive, a day's batch are not cut by the API's
     // statement bound (PostgreSQL; store/db.ts `longWork`). Appends still go through the
     // ledger, on the store's own connections and bound.
     db: deps.db.longWork?.() ?? deps.db,
     settle: async (tx, item, now) => {
-      for (const status of await settleRecord(tx, item, deps.events, now)) deps.metrics?.statusChanged(item.t.system, status);
+      for (const status of await settleRecord(tx, item, deps.events, translations, now)) deps.metrics?.statusChanged(item.t.system, status);
     },
     timeoutMs: o.timeoutMs,
     claimLeaseMs: o.claimLeaseMs,

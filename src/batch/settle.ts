@@ -7,8 +7,8 @@
  *   (DECISIONS "Statuses"); a cancellation waiting for it is made due
  *   (`wakeWaitingCancellation`);
  * - rejected: `failed_permanent` with `response_payload.submit_error` {error_code,
- *   raw_message} at once and `error_message` null until the background translation fills
- *   it (spec "Errors", failed submissions), and the dead-letter event: the authority
+ *   raw_message} and `error_message` at once, null only while an AI translation is pending
+ *   (services/authority-outcome.ts; spec "Failed submissions"), and the dead-letter event: the authority
  *   refused the record as it is, and no batch sends it again (a `failed` record is one
  *   the spec says is being retried);
  * - retry: back to `pending_batch` for the next run.
@@ -19,7 +19,7 @@ import { getSystem, statuses } from '../countries/registry.ts';
 import type { EventPublisher } from '../services/events.ts';
 import { cancelOriginalIfAccepted, wakeWaitingCancellation } from '../services/cancellation.ts';
 import { batchDeadLetterEvent, completionEvent } from '../services/transaction-view.ts';
-import { acceptedFields, recordFailure } from '../services/authority-outcome.ts';
+import { acceptedFields, recordFailure, type FailureTranslations } from '../services/authority-outcome.ts';
 import type { Queryable } from '../store/db.ts';
 import { transactionsRepo } from '../store/repos/transactions-repo.ts';
 import type { SettleItem } from './types.ts';
@@ -34,7 +34,7 @@ export type { SettleItem } from './types.ts';
 const inFlight = (): readonly string[] => statuses.inBatch;
 
 /** Returns the statuses the records moved to (the metrics count them): none when another run had taken the record over. */
-export async function settleRecord(tx: Queryable, item: SettleItem, events: EventPublisher, now: Date): Promise<string[]> {
+export async function settleRecord(tx: Queryable, item: SettleItem, events: EventPublisher, translations: FailureTranslations, now: Date): Promise<string[]> {
   const { t, verdict, batch } = item;
   const IN_FLIGHT = inFlight();
   switch (verdict.kind) {
@@ -48,7 +48,7 @@ export async function settleRecord(tx: Queryable, item: SettleItem, events: Even
       return original ? [updated.status, original.status] : [updated.status];
     }
     case 'rejected': {
-      const updated = await recordFailure(tx, t, { code: verdict.code, message: verdict.message, response: verdict.response }, 'failed_permanent', now, IN_FLIGHT, { payload: { batch } });
+      const updated = await recordFailure(tx, t, { code: verdict.code, message: verdict.message, response: verdict.response }, 'failed_permanent', now, IN_FLIGHT, { translations, payload: { batch } });
       if (!updated) return [];
       // A cancellation waiting for this record learns at once that it never will be sent.
       await wakeWaitingCancellation(tx, getSystem(updated.system), updated, now);

@@ -8,6 +8,7 @@ import type { TransactionStatus } from '../core/status.ts';
 import { jobsRepo } from '../store/repos/jobs-repo.ts';
 import type { Queryable } from '../store/db.ts';
 import { transactionsRepo, type TransactionRow } from '../store/repos/transactions-repo.ts';
+import type { Translator } from '../translations/service.ts';
 import { relinkOriginal } from './cancellation.ts';
 import { TRANSLATE_JOB } from './transaction-view.ts';
 
@@ -47,11 +48,16 @@ export interface RecordedFailure {
   error?: OutcomeError | undefined;
 }
 
+/** What a failure's `error_message` is read from when no AI call is needed (translations/service.ts). */
+export type FailureTranslations = Pick<Translator, 'resolveWithoutAi'>;
+
 /**
  * Records a failed submission: the status, `response_payload.submit_error` (and the system's
- * `error` classification, when its outcome gives one) at once, and a
- * background translation of the error (error_message stays null until it lands; the same
- * error again keeps the translation it has). Only from the statuses in `from`.
+ * `error` classification, when its outcome gives one) and `error_message`, at once.
+ * `error_message` is what the translate_error job would write when no AI call is needed (a
+ * catalog hit's English text; without AI, the raw message), so it is null only while an AI
+ * translation is pending (spec "Failed submissions"): then the job is enqueued and fills
+ * it. The same error again keeps the AI translation it has. Only from the statuses in `from`.
  */
 export async function recordFailure(
   tx: Queryable,
@@ -60,19 +66,20 @@ export async function recordFailure(
   status: TransactionStatus,
   now: Date,
   from: readonly TransactionStatus[],
-  opts: { fields?: Partial<TransactionRow>; payload?: Record<string, unknown> } = {},
+  opts: { translations: FailureTranslations; fields?: Partial<TransactionRow>; payload?: Record<string, unknown> },
 ): Promise<TransactionRow | undefined> {
   const previousCode = (t.response_payload.submit_error as { error_code?: string } | undefined)?.error_code;
   const sameError = previousCode === f.code && t.error_message !== null;
+  const known = opts.translations.resolveWithoutAi({ country: t.country, system: t.system, code: f.code, message: f.message })?.translation;
   const updated = await transactionsRepo.update(tx, t.id, {
     status,
     response_payload: { ...(f.response ? { authority: f.response } : {}), submit_error: { error_code: f.code, raw_message: f.message }, ...(f.error ? { error: f.error } : {}), ...opts.payload },
-    error_message: sameError ? t.error_message : null,
+    error_message: known ?? (sameError ? t.error_message : null),
     ...opts.fields,
   }, now, from);
   // A cancellation refused: its original names the cancellation that stands, if any.
   await relinkOriginal(tx, t.status, updated, now);
-  if (updated && !sameError) {
+  if (updated && known === undefined && !sameError) {
     await jobsRepo.enqueue(tx, {
       kind: TRANSLATE_JOB, accountId: t.account_id, transactionId: t.id, maxAttempts: 5, runAt: now,
       payload: { transaction_id: t.id, country: t.country, system: t.system, error_code: f.code, raw_message: f.message },

@@ -21,7 +21,7 @@ import { SYSTEMS, statuses } from '../countries/registry.ts';
 import type { FiscalSystem, InboundChannel } from '../countries/types.ts';
 import type { Db } from '../store/db.ts';
 import { transactionsRepo, type TransactionRow } from '../store/repos/transactions-repo.ts';
-import { recordFailure } from './authority-outcome.ts';
+import { recordFailure, type FailureTranslations } from './authority-outcome.ts';
 import { cancelIfCancellationAccepted, cancelOriginalIfAccepted, relinkOriginal, wakeWaitingCancellation } from './cancellation.ts';
 import type { EventPublisher } from './events.ts';
 import { batchDeadLetterEvent, completionEvent, jobEvent, transactionEvent } from './transaction-view.ts';
@@ -42,6 +42,8 @@ export interface InboundDeps {
   systems?: readonly FiscalSystem[];
   /** Counts the status changes the authority's messages make (src/metrics), once committed. */
   metrics?: Pick<SubmissionObserver, 'statusChanged'>;
+  /** A refusal's `error_message` when no AI call is needed (services/authority-outcome.ts). */
+  translations: FailureTranslations;
 }
 
 export interface InboundMessageInput {
@@ -165,7 +167,7 @@ export function createInboundService(deps: InboundDeps) {
       const failure = effect.failure;
       const updated = failure
         ? await recordFailure(tx, t, failure, effect.status, now, from, {
-          fields: { fiscal_id_upstream: fields.fiscal_id_upstream, completed_at: completedAt }, payload,
+          translations: deps.translations, fields: { fiscal_id_upstream: fields.fiscal_id_upstream, completed_at: completedAt }, payload,
         })
         : await transactionsRepo.update(tx, t.id, {
           status: effect.status, response_payload: payload, fiscal_id_upstream: fields.fiscal_id_upstream,

@@ -96,25 +96,39 @@ export function createTranslator(deps: TranslatorDeps, ai?: TranslationAiSetting
     return flight;
   }
 
+  type ResolveInput = { country: string; system?: string | null | undefined; code: string; message?: string | null | undefined };
+
+  function normalized(input: ResolveInput) {
+    return { country: input.country.trim().toUpperCase(), system: normalizeSystem(input.system), code: input.code.trim(), message: input.message?.trim() || null };
+  }
+
+  /**
+   * The answer when no AI call is needed: a catalog hit, one of this service's own codes,
+   * or (no AI configured) the raw message. Undefined when only the AI (or its cache) can
+   * answer. A failed submission's `error_message` is written from this at once
+   * (services/authority-outcome.ts), so it is null only while an AI translation is pending.
+   */
+  function resolveWithoutAi(input: ResolveInput): TranslationResult | undefined {
+    const { country, system, code, message } = normalized(input);
+    const entry = lookupStatic(country, system, code);
+    if (entry) {
+      const named = system ?? (entry.systems.length === 1 ? entry.systems[0]! : null);
+      return result(code, country, named, message, entry, 'static');
+    }
+    const own = SERVICE_CODES[normalizeCode(code)];
+    if (own) return result(code, country, system ?? null, message, own, 'static');
+    if (!client) return result(code, country, system ?? null, message, fallback(code, message), 'static');
+    return undefined;
+  }
+
   /**
    * Translates an already validated error (any country: the translate_error job also
    * sends PT and GR errors). Never throws for an AI failure: it falls back and says why.
    */
-  async function resolve(input: { country: string; system?: string | null | undefined; code: string; message?: string | null | undefined }): Promise<Resolution> {
-    const country = input.country.trim().toUpperCase();
-    const system = normalizeSystem(input.system);
-    const code = input.code.trim();
-    const message = input.message?.trim() || null;
-
-    const entry = lookupStatic(country, system, code);
-    if (entry) {
-      const named = system ?? (entry.systems.length === 1 ? entry.systems[0]! : null);
-      return { result: result(code, country, named, message, entry, 'static') };
-    }
-    const own = SERVICE_CODES[normalizeCode(code)];
-    if (own) return { result: result(code, country, system ?? null, message, own, 'static') };
-
-    if (!client) return { result: result(code, country, system ?? null, message, fallback(code, message), 'static') };
+  async function resolve(input: ResolveInput): Promise<Resolution> {
+    const known = resolveWithoutAi(input);
+    if (known) return { result: known };
+    const { country, system, code, message } = normalized(input);
     const key: TranslationKey = { country, system: system ?? '', error_code: normalizeCode(code), message_hash: messageHash(message) };
     try {
       const t = await aiTranslate(key, { country, system, code, message });
@@ -142,7 +156,7 @@ export function createTranslator(deps: TranslatorDeps, ai?: TranslationAiSetting
     return (await resolve({ country, system, code, message: input.error_message })).result;
   }
 
-  return { translate, resolve, aiEnabled: client !== null };
+  return { translate, resolve, resolveWithoutAi, aiEnabled: client !== null };
 }
 
 export type Translator = ReturnType<typeof createTranslator>;

@@ -288,15 +288,14 @@ describe('spain/lroe in the sandbox stub', () => {
     const failed = await getTx(t, key, rejected.id);
     // Refused as it is, and no batch sends it again: failed_permanent and its dead letter
     // (a `failed` record is one the spec says is being retried).
-    expect(failed).toMatchObject({ status: 'failed_permanent', error_message: null });
+    // No AI configured: the message is written with the failure (spec "Failed submissions").
+    expect(failed).toMatchObject({ status: 'failed_permanent', error_message: expect.any(String) });
     expect(failed.response_payload.submit_error).toEqual({ error_code: 'B4_2000020', raw_message: expect.any(String) });
+    expect(failed.error_message).toBe(failed.response_payload.submit_error.raw_message); // a code outside the catalog
     expect(await eventsOf(t, rejected.id)).toEqual(['fiscalization.dead_letter']);
     const dead = (await t.db.query<{ data: Record<string, unknown> }>(`SELECT data FROM events WHERE data->>'transaction_id' = $1`, [rejected.id])).rows[0]!.data;
     expect(dead).toMatchObject({ entry_id: null, status: 'dead', attempt: 1, max_attempts: 1, last_error: expect.stringMatching(/^B4_2000020: /), transaction: { status: 'failed_permanent' } });
     for (const tx of [busy, slow]) expect((await getTx(t, key, tx.id)).status).toBe('pending_batch');
-
-    await t.worker.drain(); // the translation job
-    expect((await getTx(t, key, rejected.id)).error_message).toEqual(expect.any(String));
 
     // The next run takes only what still waits.
     expect(await processed(t, key)).toMatchObject({ batches_created: 1, accepted: 0, rejected: 0, failed: 2 });
@@ -410,7 +409,7 @@ describe('spain/lroe against Batuz (X-Svc-Sandbox: authority, the fake LROE serv
       expect(ok.response_payload.authority).toMatchObject({ estado_registro: 'Correcto', lroe_tipo_respuesta: 'Parcialmente correcto' });
       expect(ok.fiscal_id).toBe(ticketBaiIdentity(bodies[txs.findIndex((x) => x.id === ok.id)]!)!.tbaiId);
     }
-    expect(second).toMatchObject({ status: 'failed_permanent', error_message: null });
+    expect(second).toMatchObject({ status: 'failed_permanent', error_message: 'La fecha de expedición no es válida' });
     expect(second.response_payload.submit_error).toEqual({ error_code: 'B4_2000020', raw_message: 'La fecha de expedición no es válida' });
 
     // One LROE request, Modelo 240 alta, valid against its XSD, carrying exactly our signed files.

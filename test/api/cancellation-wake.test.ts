@@ -156,7 +156,7 @@ describe('a waiting cancellation goes when its original is settled by a batch', 
       t: row,
       verdict: { kind: 'success', outcome: { kind: 'accepted', upstreamId: '400001999999999', response: { batch: true } } },
       batch: { processor: 'test/batch', run_id: 'run-1', registration_number: null },
-    }, t.rt.events, clock.now()));
+    }, t.rt.events, t.rt.translator, clock.now()));
     expect(moved).toEqual(['success']);
     expect((await submitJob(cancellation.id)).run_at).toEqual(clock.now());
 

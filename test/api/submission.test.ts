@@ -34,19 +34,18 @@ async function entry(txId: string) {
 }
 
 describe('failed submissions', () => {
-  it('a non-retriable rejection: failed_permanent at once, submit_error, dead entry, dead-letter event, translated message', async () => {
+  it('a non-retriable rejection: failed_permanent at once, submit_error, dead entry, dead-letter event, the catalog\'s English message at once', async () => {
     const { key, loc } = await fresh('es-verifactu');
     const id = (await createTx(t, key, sale(loc, 'es-verifactu', 'reject:4102'))).json().id;
     await t.worker.runOnce(); // the submission only
     const tx = await getTx(t, key, id);
     expect(tx.status).toBe('failed_permanent');
     expect(tx.response_payload.submit_error).toEqual({ error_code: '4102', raw_message: expect.any(String) });
-    expect(tx.error_message).toBeNull(); // translation pending
+    // A catalog code needs no AI: its English text is written with the failure, no translation job.
+    expect(tx.error_message).toBe('The XML does not match the schema: a mandatory field is missing.');
     expect((await entry(id)).status).toBe('dead');
     expect(await events(id)).toContain('fiscalization.dead_letter');
-
-    await t.worker.drain(); // the translation job
-    expect((await getTx(t, key, id)).error_message).toEqual(expect.any(String));
+    expect((await t.db.query(`SELECT 1 FROM jobs WHERE transaction_id = $1 AND kind = 'translate_error'`, [id])).rows).toEqual([]);
   });
 
   it('a retriable error is retried with backoff, exactly max_attempts times, then dead letter', async () => {

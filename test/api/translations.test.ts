@@ -9,6 +9,7 @@ import type { Db } from '../../src/store/db.ts';
 import { GENERIC_USER_MESSAGE, createTranslator, messageHash } from '../../src/translations/service.ts';
 import { defaultAnswer, startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.ts';
 import { locationBodies } from '../support/fixtures.ts';
+import { createLocation, createdTx, getTx, saleBody, saleLines, saleMetadata } from '../support/transactions.ts';
 import { ManualClock, openTestDb, startTestApp, type TestApp } from '../support/harness.ts';
 
 /*
@@ -260,7 +261,7 @@ describe('the translate_error job', () => {
     locationId = res.json().id;
   });
 
-  /** A failed transaction as the submit task leaves it: error_message null, submit_error set. */
+  /** A failed transaction as the submit task leaves it when an AI translation is pending: error_message null, submit_error set. */
   async function failedTransaction(code: string, rawMessage: string, errorMessage: string | null = null): Promise<string> {
     const id = crypto.randomUUID();
     const now = clock.now();
@@ -384,5 +385,52 @@ describe('the translate_error job', () => {
     const job = await jobsRepo.enqueue(db, { kind: KIND, payload: { country: 'ES' }, maxAttempts: 5, runAt: clock.now() }, clock.now());
     await worker(false).drain();
     expect((await jobsRepo.get(db, job.id))).toMatchObject({ status: 'dead', last_error: 'payload has no transaction_id' });
+  });
+});
+
+describe('a failed submission\'s error_message (spec "Failed submissions": null only while an AI translation is pending)', () => {
+  /** A VERI*FACTU sale the sandbox refuses with `code`, answered inline (its 201 shows the failure). */
+  async function refusedInline(app: TestApp, code: string): Promise<Record<string, any>> {
+    const loc = await createLocation(app, key, 'es-verifactu');
+    const body = saleBody(loc, { ...saleLines['es-verifactu'], metadata: { ...(saleMetadata['es-verifactu'] ?? {}), sandbox_outcome: `reject:${code}` } });
+    const tx = await createdTx(app, key, body, { 'x-fiscalization-timeout': '5' });
+    expect(tx.status).toBe('failed_permanent');
+    return tx;
+  }
+  const translateJobs = async (id: string) =>
+    (await db.query(`SELECT 1 FROM jobs WHERE transaction_id = $1 AND kind = 'translate_error'`, [id])).rows.length;
+  const UNKNOWN = '1990';
+  const unknownRaw = `AEAT rejected the record with code ${UNKNOWN} (no description is known for this code)`;
+
+  it('without AI, a catalog code: the 201 already carries the English catalog text, no translation job', async () => {
+    const tx = await refusedInline(plain, '4102');
+    expect(tx.response_payload.submit_error).toEqual({ error_code: '4102', raw_message: expect.any(String) });
+    expect(tx.error_message).toBe('The XML does not match the schema: a mandatory field is missing.');
+    expect(await translateJobs(tx.id)).toBe(0);
+  });
+
+  it('without AI, an unknown code: the 201 already carries the raw adapter message, no translation job', async () => {
+    const tx = await refusedInline(plain, UNKNOWN);
+    expect(tx.response_payload.submit_error).toEqual({ error_code: UNKNOWN, raw_message: unknownRaw });
+    expect(tx.error_message).toBe(unknownRaw);
+    expect((await getTx(plain, key, tx.id)).error_message).toBe(unknownRaw);
+    expect(await translateJobs(tx.id)).toBe(0);
+  });
+
+  it('with AI, a catalog code: the catalog text at once, the AI never asked', async () => {
+    const tx = await refusedInline(withAi, '4102');
+    expect(tx.error_message).toBe('The XML does not match the schema: a mandatory field is missing.');
+    expect(await translateJobs(tx.id)).toBe(0);
+    expect(fake.requests).toBe(0);
+  });
+
+  it('with AI, an unknown code: null at first (translation pending), then the AI translation', async () => {
+    const tx = await refusedInline(withAi, UNKNOWN);
+    expect(tx.error_message).toBeNull();
+    expect(await translateJobs(tx.id)).toBe(1);
+    expect(fake.requests).toBe(0);
+    await withAi.worker.drain(); // the translate_error job
+    expect((await getTx(withAi, key, tx.id)).error_message).toBe(`EN: ${unknownRaw}`);
+    expect(fake.requests).toBe(1);
   });
 });

@@ -14,7 +14,7 @@ import type { SigningKeyService } from '../../services/signing-keys.ts';
 import type { EventPublisher } from '../../services/events.ts';
 import type { LocationService } from '../../services/locations.ts';
 import { cancelIfCancellationAccepted, cancelOriginalIfAccepted, wakeWaitingCancellation } from '../../services/cancellation.ts';
-import { acceptedFields, recordFailure as recordAuthorityFailure } from '../../services/authority-outcome.ts';
+import { acceptedFields, recordFailure as recordAuthorityFailure, type FailureTranslations } from '../../services/authority-outcome.ts';
 import type { AccountTiers } from '../../services/account-tiers.ts';
 import { graceTierOf, offlineGraceSeconds } from '../../services/offline-grace.ts';
 import { completionEvent, INBOUND_MESSAGE_JOB, jobEvent, POLL_JOB, SUBMIT_JOB } from '../../services/transaction-view.ts';
@@ -96,6 +96,8 @@ export interface SubmitTaskDeps {
   systems?: (key: string) => FiscalSystem;
   /** Authority calls, their outcomes and the status changes they make (src/metrics). */
   metrics?: SubmissionObserver;
+  /** A failure's `error_message` when no AI call is needed (services/authority-outcome.ts). */
+  translations: FailureTranslations;
 }
 
 /** Attempts of an `inbound_message` job: only a database failure is retried (jobs/tasks/inbound-message.ts). */
@@ -358,7 +360,7 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
 
   /** Records the error and asks for its translation (services/authority-outcome.ts), from where a submission may move it. */
   const recordFailure = (tx: Queryable, t: TransactionRow, f: Failure, status: TransactionStatus, now: Date, fields: Partial<TransactionRow> = {}) =>
-    recordAuthorityFailure(tx, t, f, status, now, from(status), { fields });
+    recordAuthorityFailure(tx, t, f, status, now, from(status), { translations: deps.translations, fields });
 
   /**
    * A record's offline window: the one its first offline attempt fixed, else (it goes

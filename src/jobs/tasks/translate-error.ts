@@ -46,7 +46,9 @@ function parsePayload(job: JobRow): TranslateErrorPayload | string {
 
 /**
  * The translate_error task (spec "Failed submissions"): fills a failed transaction's
- * `error_message`, which stays null while this job is pending.
+ * `error_message`, which stays null while this job is pending. It is enqueued only when
+ * an AI call is needed (services/authority-outcome.ts writes the catalog text, or the raw
+ * message without AI, with the failure); a job from before that still resolves alike.
  *
  * - catalog hit, cached or fresh AI answer, or no AI configured → writes the result's
  *   `translation` (with no AI and no catalog entry that is the raw adapter message);
