@@ -13,8 +13,7 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { CORRECTION_NOT_APPLIED } from '../../src/jobs/tasks/submit-correction.ts';
 import type { TestApp } from '../support/harness.ts';
 import type { FakeAeatVerifactu } from '../support/fake-aeat-verifactu.ts';
-import { startVerifactuTestApp } from '../support/verifactu-app.ts';
-import { freshNif, uploadSpainCertificate } from '../support/spain.ts';
+import { startVerifactuTestApp, verifactuAuthorityLocation } from '../support/verifactu-app.ts';
 import { createLocation, createTx, getTx, saleBody } from '../support/transactions.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -80,16 +79,9 @@ describe('a correction refused as "already registered"', () => {
   });
 
   it('fake AEAT answering 3000 to the subsanación: refused (not applied), the warnings of the record AEAT holds kept', async () => {
-    const { key } = await t.signup();
-    const nif = freshNif();
-    const cert = await uploadSpainCertificate(t, key, nif);
-    const created = await t.request({
-      method: 'POST', url: '/v1/locations', key,
-      payload: { name: `Tienda ${nif}`, country: 'ES', address: 'Calle Mayor 1', tax_id: nif, country_config: { system: 'verifactu', legal_name: 'Ejemplo Madrid SL', software_nif: 'B12345674', certificate_id: cert.certificateId } },
-    });
-    expect(created.statusCode, created.body).toBe(201);
+    const { key, loc } = await verifactuAuthorityLocation(t);
     aeat.behave({ kind: 'acceptWithErrors', code: '2001', description: 'El NIF del destinatario no está identificado.' });
-    const tx = await accepted(key, saleBody(created.json().id, { timestamp: clock.now().toISOString(), customer_context: CUSTOMER }), { 'x-svc-sandbox': 'authority' });
+    const tx = await accepted(key, saleBody(loc, { timestamp: clock.now().toISOString(), customer_context: CUSTOMER }), { 'x-svc-sandbox': 'authority' });
     expect(tx.response_payload.warnings?.length).toBeGreaterThan(0);
     aeat.behave({ kind: 'reject', code: '3000', description: 'Registro de facturación duplicado.' });
     try {

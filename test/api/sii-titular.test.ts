@@ -34,18 +34,23 @@ const titularOfSent = (xml: string): string => {
   return `${/<sii:NombreRazon>([^<]*)</.exec(titular)![1]}|${/<sii:NIF>([^<]*)</.exec(titular)![1]}`;
 };
 
+/** A new account's SII location (legal name "Ejemplo Sevilla SL") with its own NIF and certificate. */
+async function siiLocation(): Promise<{ key: string; nif: string; loc: string; config: Record<string, unknown> }> {
+  const { key } = await t.signup();
+  const nif = freshNif();
+  const cert = await uploadSpainCertificate(t, key, nif);
+  const config = { system: 'sii', legal_name: 'Ejemplo Sevilla SL', certificate_id: cert.certificateId };
+  const created = await t.request({
+    method: 'POST', url: '/v1/locations', key,
+    payload: { name: `Tienda ${nif}`, country: 'ES', address: 'Calle Sierpes 1', tax_id: nif, country_config: config },
+  });
+  expect(created.statusCode, created.body).toBe(201);
+  return { key, nif, loc: created.json().id as string, config };
+}
+
 describe('SII: the Titular sent is the one the invoice was issued under', () => {
   it('a PATCH of the legal name before the worker sends does not change the NombreRazon AEAT receives', async () => {
-    const { key } = await t.signup();
-    const nif = freshNif();
-    const cert = await uploadSpainCertificate(t, key, nif);
-    const config = { system: 'sii', legal_name: 'Ejemplo Sevilla SL', certificate_id: cert.certificateId };
-    const created = await t.request({
-      method: 'POST', url: '/v1/locations', key,
-      payload: { name: `Tienda ${nif}`, country: 'ES', address: 'Calle Sierpes 1', tax_id: nif, country_config: config },
-    });
-    expect(created.statusCode, created.body).toBe(201);
-    const loc = created.json().id as string;
+    const { key, nif, loc, config } = await siiLocation();
 
     const sale = await createTx(t, key, saleBody(loc, { timestamp: clock.now().toISOString(), metadata: { counterparty_nif: 'B64717838', counterparty_name: 'Cliente Ejemplo SA' } }), AUTHORITY);
     expect(sale.statusCode, sale.body).toBe(201);
@@ -70,16 +75,7 @@ describe('SII: the Titular sent is the one the invoice was issued under', () => 
   });
 
   it('a correction (A1) goes under the Titular of the invoice it modifies, not the location renamed since', async () => {
-    const { key } = await t.signup();
-    const nif = freshNif();
-    const cert = await uploadSpainCertificate(t, key, nif);
-    const config = { system: 'sii', legal_name: 'Ejemplo Sevilla SL', certificate_id: cert.certificateId };
-    const created = await t.request({
-      method: 'POST', url: '/v1/locations', key,
-      payload: { name: `Tienda ${nif}`, country: 'ES', address: 'Calle Sierpes 1', tax_id: nif, country_config: config },
-    });
-    expect(created.statusCode, created.body).toBe(201);
-    const loc = created.json().id as string;
+    const { key, nif, loc, config } = await siiLocation();
     const sale = await createTx(t, key, saleBody(loc, { timestamp: clock.now().toISOString(), metadata: { counterparty_nif: 'B64717838', counterparty_name: 'Cliente Mal Escrito' } }), AUTHORITY);
     expect(sale.statusCode, sale.body).toBe(201);
     await t.worker.drain();

@@ -12,8 +12,7 @@ import { SYSTEMS } from '../../src/countries/registry.ts';
 import { verifyChains } from '../../src/cli/verify-chain.ts';
 import type { TestApp } from '../support/harness.ts';
 import type { FakeAeatVerifactu } from '../support/fake-aeat-verifactu.ts';
-import { startVerifactuTestApp } from '../support/verifactu-app.ts';
-import { freshNif, uploadSpainCertificate } from '../support/spain.ts';
+import { startVerifactuTestApp, verifactuAuthorityLocation } from '../support/verifactu-app.ts';
 import { createLocation, createTx, fiscalRecordOf, getTx, saleBody } from '../support/transactions.ts';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../support/xml-tools.ts';
 
@@ -222,15 +221,7 @@ describe('VERI*FACTU: correcting an accepted record (subsanación)', () => {
   });
 
   it('against the fake AEAT: an invoice accepted with errors (2xxx) is corrected, AEAT answers Correcto and the warnings go', async () => {
-    const { key } = await t.signup();
-    const nif = freshNif();
-    const cert = await uploadSpainCertificate(t, key, nif);
-    const created = await t.request({
-      method: 'POST', url: '/v1/locations', key,
-      payload: { name: `Tienda ${nif}`, country: 'ES', address: 'Calle Mayor 1', tax_id: nif, country_config: { system: 'verifactu', legal_name: 'Ejemplo Madrid SL', software_nif: 'B12345674', certificate_id: cert.certificateId } },
-    });
-    expect(created.statusCode, created.body).toBe(201);
-    const loc = created.json().id;
+    const { key, nif, loc } = await verifactuAuthorityLocation(t);
     aeat.behave({ kind: 'acceptWithErrors', code: '2001', description: 'El NIF del destinatario no está identificado.' });
     const res = await createTx(t, key, sale(loc), { 'x-svc-sandbox': 'authority' });
     expect(res.statusCode, res.body).toBe(201);

@@ -9,9 +9,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import type { FakeAeatVerifactu } from '../support/fake-aeat-verifactu.ts';
-import { startVerifactuTestApp } from '../support/verifactu-app.ts';
+import { startVerifactuTestApp, verifactuAuthorityLocation } from '../support/verifactu-app.ts';
 import type { TestApp } from '../support/harness.ts';
-import { freshNif, uploadSpainCertificate } from '../support/spain.ts';
 import { createTx, getTx, saleBody } from '../support/transactions.ts';
 
 let t: TestApp;
@@ -32,20 +31,8 @@ beforeEach(() => {
 });
 
 const AUTHORITY = { 'x-svc-sandbox': 'authority' } as const;
-const CONFIG = { system: 'verifactu', legal_name: 'Ejemplo Madrid SL', software_nif: 'B12345674' };
 
-async function location(): Promise<{ key: string; nif: string; loc: string; config: Record<string, unknown> }> {
-  const { key } = await t.signup();
-  const nif = freshNif();
-  const cert = await uploadSpainCertificate(t, key, nif);
-  const config = { ...CONFIG, certificate_id: cert.certificateId };
-  const res = await t.request({
-    method: 'POST', url: '/v1/locations', key,
-    payload: { name: `Tienda ${nif}`, country: 'ES', address: 'Calle Mayor 1', tax_id: nif, country_config: config },
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  return { key, nif, loc: res.json().id, config };
-}
+const location = () => verifactuAuthorityLocation(t);
 
 async function sale(key: string, loc: string, over: Record<string, unknown> = {}): Promise<string> {
   const res = await createTx(t, key, saleBody(loc, { timestamp: clock.now().toISOString(), ...over }), AUTHORITY);

@@ -1,6 +1,7 @@
 import type { ManualClock } from '../../src/core/clock.ts';
 import { startFakeAeatVerifactu, type FakeAeatVerifactu } from './fake-aeat-verifactu.ts';
 import { startTestApp, type TestApp, type TestAppOptions } from './harness.ts';
+import { freshNif, uploadSpainCertificate } from './spain.ts';
 
 /**
  * A test app whose VERI*FACTU test authority is the fake AEAT (fake-aeat-verifactu.ts) on
@@ -21,4 +22,23 @@ export async function startVerifactuTestApp(
     await aeat.close();
     throw err;
   }
+}
+
+/**
+ * A new account's VERI*FACTU location that can reach the (fake) authority: its own NIF, a
+ * certificate for it uploaded, legal name "Ejemplo Madrid SL" unless `config` says otherwise.
+ */
+export async function verifactuAuthorityLocation(
+  t: TestApp, config: Record<string, unknown> = {},
+): Promise<{ key: string; nif: string; loc: string; config: Record<string, unknown> }> {
+  const { key } = await t.signup();
+  const nif = freshNif();
+  const cert = await uploadSpainCertificate(t, key, nif);
+  const full = { system: 'verifactu', legal_name: 'Ejemplo Madrid SL', software_nif: 'B12345674', ...config, certificate_id: cert.certificateId };
+  const res = await t.request({
+    method: 'POST', url: '/v1/locations', key,
+    payload: { name: `Tienda ${nif}`, country: 'ES', address: 'Calle Mayor 1', tax_id: nif, country_config: full },
+  });
+  if (res.statusCode !== 201) throw new Error(`VERI*FACTU location: ${res.statusCode} ${res.body}`);
+  return { key, nif, loc: res.json().id as string, config: full };
 }
