@@ -15,7 +15,7 @@
 import crypto from 'node:crypto';
 import { badRequest, conflict, forbidden, notFound } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
-import { allowsCountry, environmentMismatch } from '../core/permissions.ts';
+import { environmentMismatch } from '../core/permissions.ts';
 import { stableHash } from '../core/stable-json.ts';
 import type { TransactionDraft } from '../core/transaction.ts';
 import { getSystem, statuses } from '../countries/registry.ts';
@@ -25,11 +25,11 @@ import type { Ledger, LedgerEntry } from '../ledger/types.ts';
 import { isUniqueViolation, type Db, type Queryable } from '../store/db.ts';
 import { correctionsRepo, type CorrectionRow } from '../store/repos/corrections-repo.ts';
 import { fiscalRecordsRepo } from '../store/repos/fiscal-records-repo.ts';
-import { locationsRepo } from '../store/repos/locations-repo.ts';
 import { transactionsRepo, type TransactionRow } from '../store/repos/transactions-repo.ts';
 import type { Clock } from '../core/clock.ts';
 import type { AuthContext } from './auth-context.ts';
 import type { LocationService } from './locations.ts';
+import { issuingLocation } from './issuing-location.ts';
 import { CORRECTION_JOB, submitJobMaxAttempts, toTransactionView, type TransactionView } from './transaction-view.ts';
 
 /** The body's fields: what a correction may change, and the sandbox's rehearsal value. */
@@ -137,18 +137,12 @@ export function createCorrectionService(deps: CorrectionDeps) {
     const earlier = await correctionsRepo.ofTransaction(db, t.id);
     if (earlier.some((c) => c.status === 'pending')) throw conflict(CORRECTION_PENDING);
     // Built on what the authority holds: the last accepted correction, else the original.
-    const lastAccepted = earlier.map((c, i) => [c, i] as const).filter(([c]) => c.status === 'accepted').at(-1);
-    const base: TransactionDraft = lastAccepted?.[0].draft ?? t.normalized;
-    const earlierRefused = earlier.slice((lastAccepted?.[1] ?? -1) + 1).some((c) => c.status === 'rejected');
+    const lastAccepted = earlier.findLastIndex((c) => c.status === 'accepted');
+    const base: TransactionDraft = lastAccepted >= 0 ? earlier[lastAccepted]!.draft : t.normalized;
+    const earlierRefused = earlier.slice(lastAccepted + 1).some((c) => c.status === 'rejected');
 
     // The location as a cancel reads it: one deleted since still corrects what it issued.
-    const cached = await deps.locations.forTransaction(t.account_id, t.location_id);
-    const locRow = cached?.row ?? (await locationsRepo.getById(db, t.location_id));
-    if (!locRow?.system || locRow.system !== t.system) throw conflict('transaction cannot be corrected: its location no longer uses the system that issued it');
-    if (!allowsCountry(auth.permissions, locRow.country)) throw forbidden(`API key is not allowed to act in country ${locRow.country}`);
-    const location = cached?.fiscal ?? deps.locations.toFiscal(locRow);
-    const configError = cached ? cached.configError : deps.locations.configErrorOf(locRow, location);
-    if (configError !== null) throw badRequest(configError);
+    const { location } = await issuingLocation(deps.locations, db, auth, t, 'transaction cannot be corrected: its location no longer uses the system that issued it');
     const original = await fiscalRecordsRepo.getForTransaction(db, t.id);
     if (!original || original.kind !== 'record') throw conflict('transaction cannot be corrected: it has no record of its own');
 

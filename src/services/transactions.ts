@@ -12,7 +12,6 @@ import type { TransactionDraft } from '../core/transaction.ts';
 import type { Ledger } from '../ledger/types.ts';
 import { isUniqueViolation } from '../store/db.ts';
 import { fiscalRecordsRepo, type FiscalRecordRow } from '../store/repos/fiscal-records-repo.ts';
-import { locationsRepo } from '../store/repos/locations-repo.ts';
 import { transactionsRepo, type TransactionFilter, type TransactionRow } from '../store/repos/transactions-repo.ts';
 import type { AuthContext } from './auth-context.ts';
 import type { TransactionObserver } from '../metrics/observers.ts';
@@ -26,6 +25,7 @@ import { previewTransaction, type TransactionPreview } from './transaction-previ
 import { qrPng } from '../receipts/qr.ts';
 import { withReplacedSales } from './replacements.ts';
 import { withCorrectedSale } from './corrected-sales.ts';
+import { issuingLocation } from './issuing-location.ts';
 import { createCorrectionService } from './corrections.ts';
 
 /**
@@ -372,19 +372,11 @@ export function createTransactionService(deps: TransactionDeps) {
     if (original.environment !== auth.environment) throw forbidden(environmentMismatch(auth.environment, original.environment));
     if (original.type === 'cancellation' || !statuses.cancellable.includes(original.status)) throw conflict('transaction cannot be cancelled');
 
-    // The location as create reads it (cached, its config's check with it); one deleted
-    // since still annuls what it issued, read from the store.
-    const cached = await deps.locations.forTransaction(original.account_id, original.location_id);
-    const locRow = cached?.row ?? (await locationsRepo.getById(db, original.location_id));
-    // A location moved to another system before the seal (services/locations.ts) cannot
-    // annul what it issued under the old one: its config no longer describes it.
-    if (!locRow?.system || locRow.system !== original.system) throw conflict('transaction cannot be cancelled');
-    if (!allowsCountry(auth.permissions, locRow.country)) throw forbidden(`API key is not allowed to act in country ${locRow.country}`);
+    // The location as create reads it (one deleted since still annuls what it issued); one
+    // moved to another system before the seal (services/locations.ts) cannot annul what it
+    // issued under the old one. The annulment is built from its config, as a sale is.
+    const { row: locRow, location } = await issuingLocation(deps.locations, db, auth, original, 'transaction cannot be cancelled');
     const system = getSystem(locRow.system);
-    const location = cached?.fiscal ?? deps.locations.toFiscal(locRow);
-    // The annulment is built from the location's config, as a sale is (spec "Versioning").
-    const configError = cached ? cached.configError : deps.locations.configErrorOf(locRow, location);
-    if (configError !== null) throw badRequest(configError);
     const keys = await signingKeyFor(system, location, original.environment, original.sandbox_mode ?? 'stub');
     // The stub's magic value is the cancellation's own (the cancel body's), not the
     // original's: a sale rehearsing a rejection must still be cancellable in the sandbox,
