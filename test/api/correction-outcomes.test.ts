@@ -13,7 +13,7 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { CORRECTION_NOT_APPLIED } from '../../src/jobs/tasks/submit-correction.ts';
 import type { TestApp } from '../support/harness.ts';
 import type { FakeAeatVerifactu } from '../support/fake-aeat-verifactu.ts';
-import { startVerifactuTestApp, verifactuAuthorityLocation } from '../support/verifactu-app.ts';
+import { startVerifactuTestApp, verifactuAuthorityLocation } from '../support/authority-app.ts';
 import { createLocation, createTx, getTx, saleBody } from '../support/transactions.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 

@@ -9,7 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import { NOTHING_IN_RECORD, VOID_NOT_CORRECTED } from '../../src/countries/es-sii/correction.ts';
-import { startTestApp, type TestApp } from '../support/harness.ts';
+import type { TestApp } from '../support/harness.ts';
+import { startAuthorityTestApp } from '../support/authority-app.ts';
 import { startFakeAeatSii, type FakeAeatSii } from '../support/fake-aeat-sii.ts';
 import { freshNif, tagText, uploadSpainCertificate } from '../support/spain.ts';
 import { createLocation, createTx, fiscalRecordOf, getTx, saleBody } from '../support/transactions.ts';
@@ -18,17 +19,13 @@ import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../support/x
 let t: TestApp;
 let clock: ManualClock;
 let aeat: FakeAeatSii;
+let close: (() => Promise<void>) | undefined;
 beforeAll(async () => {
-  aeat = await startFakeAeatSii();
   clock = new ManualClock(new Date());
-  t = await startTestApp({
-    clock, random: () => 0.5,
-    config: { authorityBaseUrls: { 'es-sii:test': aeat.url }, authorityCa: aeat.caPem },
-  });
+  ({ t, aeat, close } = await startAuthorityTestApp(clock, 'es-sii', startFakeAeatSii));
 });
 afterAll(async () => {
-  await t?.close();
-  await aeat?.close();
+  await close?.();
 });
 
 const PARTY = { counterparty_nif: 'B64717838', counterparty_name: 'Cliente Ejemplo SA' };

@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
-import { startTestApp, type TestApp } from '../support/harness.ts';
+import type { TestApp } from '../support/harness.ts';
+import { startAuthorityTestApp } from '../support/authority-app.ts';
 import { startFakeAeatSii, type FakeAeatSii } from '../support/fake-aeat-sii.ts';
 import { freshNif, uploadSpainCertificate } from '../support/spain.ts';
 import { createTx, getTx, saleBody } from '../support/transactions.ts';
@@ -14,17 +15,13 @@ import { createTx, getTx, saleBody } from '../support/transactions.ts';
 let t: TestApp;
 let clock: ManualClock;
 let aeat: FakeAeatSii;
+let close: (() => Promise<void>) | undefined;
 beforeAll(async () => {
-  aeat = await startFakeAeatSii();
   clock = new ManualClock(new Date());
-  t = await startTestApp({
-    clock, random: () => 0.5,
-    config: { authorityBaseUrls: { 'es-sii:test': aeat.url }, authorityCa: aeat.caPem },
-  });
+  ({ t, aeat, close } = await startAuthorityTestApp(clock, 'es-sii', startFakeAeatSii));
 });
 afterAll(async () => {
-  await t?.close();
-  await aeat?.close();
+  await close?.();
 });
 
 const AUTHORITY = { 'x-svc-sandbox': 'authority' };

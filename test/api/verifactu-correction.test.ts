@@ -12,7 +12,7 @@ import { SYSTEMS } from '../../src/countries/registry.ts';
 import { verifyChains } from '../../src/cli/verify-chain.ts';
 import type { TestApp } from '../support/harness.ts';
 import type { FakeAeatVerifactu } from '../support/fake-aeat-verifactu.ts';
-import { startVerifactuTestApp, verifactuAuthorityLocation } from '../support/verifactu-app.ts';
+import { startVerifactuTestApp, verifactuAuthorityLocation } from '../support/authority-app.ts';
 import { createLocation, createTx, fiscalRecordOf, getTx, saleBody } from '../support/transactions.ts';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../support/xml-tools.ts';
 

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
 import type { FakeAeatVerifactu } from '../support/fake-aeat-verifactu.ts';
-import { startVerifactuTestApp, verifactuAuthorityLocation } from '../support/verifactu-app.ts';
+import { startVerifactuTestApp, verifactuAuthorityLocation } from '../support/authority-app.ts';
 import type { TestApp } from '../support/harness.ts';
 import { createTx, getTx, saleBody } from '../support/transactions.ts';
 

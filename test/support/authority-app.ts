@@ -3,19 +3,26 @@ import { startFakeAeatVerifactu, type FakeAeatVerifactu } from './fake-aeat-veri
 import { startTestApp, type TestApp, type TestAppOptions } from './harness.ts';
 import { freshNif, uploadSpainCertificate } from './spain.ts';
 
+/** A fake authority server on 127.0.0.1 (test/support/fake-aeat-*.ts): its base URL and CA. */
+interface FakeAuthority {
+  url: string;
+  caPem: string;
+  close(): Promise<unknown>;
+}
+
 /**
- * A test app whose VERI*FACTU test authority is the fake AEAT (fake-aeat-verifactu.ts) on
- * 127.0.0.1, trusted through its own CA: the setup the VERI*FACTU API tests share. No
- * jitter (`random` 0.5), so retry times are exact. `close` closes both.
+ * A test app whose `<system>` test authority is a fake one on 127.0.0.1, trusted through
+ * its own CA: the setup the authority API tests share. No jitter (`random` 0.5), so retry
+ * times are exact. `close` closes both.
  */
-export async function startVerifactuTestApp(
-  clock: ManualClock, opts: Omit<TestAppOptions, 'clock'> = {},
-): Promise<{ t: TestApp; aeat: FakeAeatVerifactu; close(): Promise<void> }> {
-  const aeat = await startFakeAeatVerifactu();
+export async function startAuthorityTestApp<F extends FakeAuthority>(
+  clock: ManualClock, system: string, startFake: () => Promise<F>, opts: Omit<TestAppOptions, 'clock'> = {},
+): Promise<{ t: TestApp; aeat: F; close(): Promise<void> }> {
+  const aeat = await startFake();
   try {
     const t = await startTestApp({
       random: () => 0.5, ...opts, clock,
-      config: { ...opts.config, authorityBaseUrls: { ...opts.config?.authorityBaseUrls, 'es-verifactu:test': aeat.url }, authorityCa: aeat.caPem },
+      config: { ...opts.config, authorityBaseUrls: { ...opts.config?.authorityBaseUrls, [`${system}:test`]: aeat.url }, authorityCa: aeat.caPem },
     });
     return { t, aeat, close: async () => { await t.close(); await aeat.close(); } };
   } catch (err) {
@@ -23,6 +30,10 @@ export async function startVerifactuTestApp(
     throw err;
   }
 }
+
+/** The same with the fake AEAT VERI*FACTU (fake-aeat-verifactu.ts). */
+export const startVerifactuTestApp = (clock: ManualClock, opts: Omit<TestAppOptions, 'clock'> = {}): Promise<{ t: TestApp; aeat: FakeAeatVerifactu; close(): Promise<void> }> =>
+  startAuthorityTestApp(clock, 'es-verifactu', startFakeAeatVerifactu, opts);
 
 /**
  * A new account's VERI*FACTU location that can reach the (fake) authority: its own NIF, a
