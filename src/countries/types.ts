@@ -1118,6 +1118,15 @@ export interface StoredRecord {
    * header.
    */
   issuer?: IssuerAsIssued | undefined;
+  /**
+   * For a cancellation (`kind` 'cancellation'): the issuer the record it cancels was issued
+   * under (that record's kept issuer), given by the submit worker. `issuer` stays the
+   * cancellation's own (the location when the cancellation was made). A message that names
+   * the holder of the cancelled document outside the record (a header naming the books it
+   * is withdrawn from) takes this one. Absent for every other record and when the cancelled
+   * record kept none (stored before it was kept).
+   */
+  cancelledIssuer?: IssuerAsIssued | undefined;
 }
 
 /** `StoredRecord.issuer`: the location's name, address and legal name (`country_config.legal_name`, null when none) as the record was built. */

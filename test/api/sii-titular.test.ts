@@ -2,7 +2,8 @@
  * The SII envelope's `Cabecera/Titular` is the holder of the books as the invoice was issued
  * (es-sii/soap.ts `titularFor`): a PATCH of the location's legal name between the sale and
  * its background submission (or a retry hours later) does not change what AEAT receives.
- * Against the fake AEAT SII; on the store TEST_STORE names.
+ * A correction (A1) and a cancellation's baja go under the Titular of the invoice they
+ * modify or withdraw. Against the fake AEAT SII; on the store TEST_STORE names.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
@@ -90,5 +91,31 @@ describe('SII: the Titular sent is the one the invoice was issued under', () => 
     expect(sent.length).toBe(1);
     expect(sent[0]).toContain('<sii:TipoComunicacion>A1</sii:TipoComunicacion>');
     expect(titularOfSent(sent[0]!)).toBe(`Ejemplo Sevilla SL|${nif}`);
+  });
+
+  it('a cancellation\'s baja goes under the Titular of the invoice it cancels, not the location renamed before the cancel', async () => {
+    const { key, nif, loc, config } = await siiLocation();
+    const sale = await createTx(t, key, saleBody(loc, { timestamp: clock.now().toISOString(), metadata: { counterparty_nif: 'B64717838', counterparty_name: 'Cliente Ejemplo SA' } }), AUTHORITY);
+    expect(sale.statusCode, sale.body).toBe(201);
+    await t.worker.drain();
+    expect((await getTx(t, key, sale.json().id)).status).toBe('success');
+    // The shop and its holder renamed after the invoice was accepted, before it is cancelled:
+    // the cancellation's own record keeps the new names.
+    const patched = await t.request({
+      method: 'PATCH', url: `/v1/locations/${loc}`, key, payload: { name: 'Tienda Renombrada', country_config: { ...config, legal_name: 'Nombre Nuevo SL' } },
+    });
+    expect(patched.statusCode, patched.body).toBe(200);
+
+    const cancel = await t.request({ method: 'POST', url: `/v1/transactions/${sale.json().id}/cancel`, key, payload: { reason: 'error en el titular' } });
+    expect(cancel.statusCode, cancel.body).toBe(201);
+    const before = aeat.requests.length;
+    await t.worker.drain();
+    expect((await getTx(t, key, cancel.json().id)).status, JSON.stringify(cancel.json())).toBe('success');
+    expect((await getTx(t, key, sale.json().id)).status).toBe('cancelled');
+    const sent = aeat.requests.slice(before).map((r) => r.body.toString('utf8')).filter((b) => b.includes(nif));
+    expect(sent.length).toBe(1);
+    expect(sent[0]).toContain('<siiLR:BajaLRFacturasEmitidas');
+    expect(titularOfSent(sent[0]!)).toBe(`Ejemplo Sevilla SL|${nif}`);
+    expect(sent[0]).not.toContain('Nombre Nuevo SL');
   });
 });

@@ -4,7 +4,7 @@
  * location's legal name between a sale and its background submission does not rename the
  * issuer in what AEAT receives; records issued on either side of a rename go in separate
  * requests, each under its own name. A correction (subsanación) goes under the issuer of
- * the record it corrects. Against the fake AEAT; on the store TEST_STORE names.
+ * the record it corrects, and its record names that issuer (NombreRazonEmisor). Against the fake AEAT; on the store TEST_STORE names.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.ts';
@@ -88,5 +88,9 @@ describe('VERI*FACTU: the request names the issuer as the records were issued', 
     await t.worker.drain();
     expect((await getTx(t, key, id)).response_payload.correction).toMatchObject({ status: 'accepted' });
     expect(received(nif, before)).toEqual([{ name: 'Ejemplo Madrid SL', records: ['Alta A-1'] }]);
+    // The subsanación's own record names the invoice's issuer as it was issued, too.
+    const body = aeat.requests.slice(before.requests).map((r) => r.body.toString('utf8')).find((b) => b.includes('<sf:Subsanacion>S</sf:Subsanacion>'));
+    expect(body).toContain('<sf:NombreRazonEmisor>Ejemplo Madrid SL</sf:NombreRazonEmisor>');
+    expect(body).not.toContain('Nombre Nuevo SL');
   });
 });

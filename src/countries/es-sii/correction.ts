@@ -19,6 +19,7 @@
 import { badRequest, conflict } from '../../core/errors.ts';
 import type { CorrectionBuildInput, FiscalRecord, RecordCorrection, TransactionContext, TransactionDraft } from '../types.ts';
 import { metaString } from '../shared/metadata-fields.ts';
+import { checkKeptFields, sameValue as same } from '../es/correction-fields.ts';
 import { NAMES_COUNTERPARTY, buildAlta } from './build.ts';
 import { invoiceOfRecord } from './consulta.ts';
 import { validateSiiTransaction } from './metadata.ts';
@@ -50,17 +51,11 @@ export const NOTHING_IN_RECORD =
   'or counterparty_id_type, counterparty_country and counterparty_id) or its DescripcionOperacion (metadata.description); ' +
   'customer_context is not written in SII records';
 
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
-
 function validate(tx: TransactionDraft, original: TransactionDraft, ctx: TransactionContext): Record<string, unknown> {
   // The transaction's kind, not the request, is what cannot be corrected (409, as the core's).
   if (original.type === 'void') throw conflict(VOID_NOT_CORRECTED);
   const metadata = validateSiiTransaction(tx, ctx);
-  for (const field of KEPT) {
-    if (!same(metadata[field], original.metadata[field])) {
-      throw badRequest(`metadata.${field} cannot change in a correction: the record keeps the invoice's identity, type and period (a refund or a cancellation changes them)`);
-    }
-  }
+  checkKeptFields(metadata, original.metadata, KEPT, "the invoice's identity, type and period");
   const type = metaString(original, 'invoice_type') ?? 'F1';
   const partyChanged = COUNTERPARTY_FIELDS.some((f) => !same(metadata[f], original.metadata[f]));
   if (partyChanged && !NAMES_COUNTERPARTY.has(type)) throw badRequest(COUNTERPARTY_NOT_NAMED(type));

@@ -20,6 +20,16 @@ describe('SII Titular: the holder the invoice was issued by', () => {
     expect(titularIn(siiRequestOf(kept, { location: renamed }))).toBe(`<sii:Titular><sii:NombreRazon>EjemploSL</sii:NombreRazon><sii:NIF>${loc.tax_id}</sii:NIF></sii:Titular>`);
   });
 
+  it('a cancellation\'s baja: NombreRazon of the invoice it withdraws as issued (cancelledIssuer), not the cancellation\'s own; its own when the original kept none', () => {
+    const cancellation = {
+      ...stored(record, tx), kind: 'cancellation' as const,
+      issuer: { name: 'Renamed shop', address: null, legalName: 'Nombre Nuevo SL' },
+      cancelledIssuer: { name: 'Shop', address: null, legalName: 'Ejemplo SL' },
+    };
+    expect(titularFor(cancellation, renamed)).toEqual({ name: 'Ejemplo SL', nif: loc.tax_id });
+    expect(titularFor({ ...cancellation, cancelledIssuer: undefined }, renamed)).toEqual({ name: 'Nombre Nuevo SL', nif: loc.tax_id });
+  });
+
   it('a record stored before the issuer was kept: the location\'s current name; the NIF still the record\'s', () => {
     expect(titularFor(stored(record, tx), renamed)).toEqual({ name: 'Nombre Nuevo SL', nif: loc.tax_id });
   });

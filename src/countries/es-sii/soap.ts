@@ -49,15 +49,20 @@ const titularName = (legal: unknown, name: string): string =>
  *
  * Each falls back to the location's current value when the record does not carry it
  * (records stored before the issuer was kept). A modification (A1) is sent under the issuer
- * of the invoice it modifies: the core hands a correction that record's issuer.
+ * of the invoice it modifies: the core hands a correction that record's issuer. A
+ * cancellation's baja likewise goes under the issuer of the invoice it withdraws
+ * (`StoredRecord.cancelledIssuer`), not the location as it stood when the cancellation was
+ * made: it removes that invoice from the book of the holder who issued it (same articles);
+ * its own kept issuer stands in when the original kept none.
  * The client sends one record per message, so no two records share a Cabecera; a sender of
  * several per message would have to group them by this Titular (one message each).
  */
-export function titularFor(record: Pick<StoredRecord, 'body' | 'issuer'>, location: LocationForFiscal): SiiTitular {
+export function titularFor(record: Pick<StoredRecord, 'body' | 'issuer' | 'cancelledIssuer'>, location: LocationForFiscal): SiiTitular {
   const current = titularOf(location);
   const nif = issuerNifOf(record.body);
+  const issuer = record.cancelledIssuer ?? record.issuer;
   return {
-    name: record.issuer ? titularName(record.issuer.legalName, record.issuer.name) : current.name,
+    name: issuer ? titularName(issuer.legalName, issuer.name) : current.name,
     nif: nif ?? current.nif,
   };
 }

@@ -247,9 +247,13 @@ function reissueFlags(input: BuildInput, id: InvoiceId): { Subsanacion?: 'S'; Re
   return again ? { Subsanacion: 'S', RechazoPrevio: 'X' } : {};
 }
 
-/** What makes an alta a subsanación of a record AEAT holds (correction.ts): its IDFactura and its flags. */
+/**
+ * What makes an alta a subsanación of a record AEAT holds (correction.ts): its IDFactura,
+ * its issuer's NombreRazonEmisor as the corrected record wrote it, and its flags.
+ */
 export interface AltaAs {
   id: InvoiceId;
+  issuerName: string;
   flags: { Subsanacion: 'S'; RechazoPrevio?: 'S' | undefined };
 }
 
@@ -278,7 +282,7 @@ export function buildAlta(input: BuildInput, as?: AltaAs): FiscalRecord {
   const operationDate = operationDateOf(tx, id.FechaExpedicionFactura);
   const { xml, huella } = registroAltaXml({
     id,
-    NombreRazonEmisor: issuerName(input),
+    NombreRazonEmisor: as?.issuerName ?? issuerName(input),
     ...(as?.flags ?? reissueFlags(input, id)),
     TipoFactura: tipo,
     TipoRectificativa: corrective ? 'I' : undefined,

@@ -16,7 +16,8 @@
 import { badRequest } from '../../core/errors.ts';
 import type { CorrectionBuildInput, FiscalRecord, RecordCorrection, TransactionContext, TransactionDraft } from '../types.ts';
 import { metaString } from '../shared/metadata-fields.ts';
-import { textWithin } from '../shared/xml-text.ts';
+import { textWithin, unescapeXml } from '../shared/xml-text.ts';
+import { checkKeptFields, sameValue } from '../es/correction-fields.ts';
 import { buildAlta } from './build.ts';
 import { NAMES_CUSTOMER, validateVerifactuTransaction } from './metadata.ts';
 import type { InvoiceId } from './xml.ts';
@@ -31,14 +32,10 @@ export const CUSTOMER_NOT_NAMED = (type: string): string =>
 function validate(tx: TransactionDraft, original: TransactionDraft, ctx: TransactionContext): Record<string, unknown> {
   const metadata = validateVerifactuTransaction(tx, ctx);
   const type = metaString(original, 'invoice_type') ?? 'F2';
-  const customerChanged = JSON.stringify(tx.customer_context ?? null) !== JSON.stringify(original.customer_context ?? null);
+  const customerChanged = !sameValue(tx.customer_context, original.customer_context);
   if (customerChanged && !NAMES_CUSTOMER.has(type)) throw badRequest(CUSTOMER_NOT_NAMED(type));
-  for (const field of KEPT) {
-    // validateVerifactuTransaction derives some of them (invoice_type from the customer): the stored one stands.
-    if (JSON.stringify(metadata[field] ?? null) !== JSON.stringify(original.metadata[field] ?? null)) {
-      throw badRequest(`metadata.${field} cannot change in a correction: the record keeps the invoice's identity and type (a refund or a cancellation changes them)`);
-    }
-  }
+  // validateVerifactuTransaction derives some of them (invoice_type from the customer): the stored one stands.
+  checkKeptFields(metadata, original.metadata, KEPT, "the invoice's identity and type");
   return metadata;
 }
 
@@ -52,13 +49,27 @@ export function invoiceIdOf(body: string): InvoiceId | undefined {
   return { IDEmisorFactura, NumSerieFactura, FechaExpedicionFactura };
 }
 
+/**
+ * The NombreRazonEmisor of a stored RegistroAlta, as written (decoded, not trimmed: the
+ * subsanación writes it back byte for byte); undefined when it has none.
+ */
+export function issuerNameOf(body: string): string | undefined {
+  const m = /<(?:[\w.-]+:)?NombreRazonEmisor>([^<]*)<\/(?:[\w.-]+:)?NombreRazonEmisor>/.exec(body);
+  return m ? unescapeXml(m[1]!) : undefined;
+}
+
 function build(input: CorrectionBuildInput): FiscalRecord {
   const id = invoiceIdOf(input.original.body);
+  const issuerName = issuerNameOf(input.original.body);
   // Only a RegistroAlta is corrected (the core refuses cancellations): a body without one is a bug.
-  if (id === undefined) throw new Error(`transaction ${input.original.transactionId}: its record carries no IDFactura to correct`);
+  if (id === undefined || issuerName === undefined) throw new Error(`transaction ${input.original.transactionId}: its record carries no IDFactura and issuer to correct`);
+  // The subsanación registers the same invoice again (same IDFactura), so it names its issuer
+  // as the invoice was issued (RD 1619/2012 art. 6.1.c: the issuer's name is part of the
+  // invoice), not as the location is named now: a rename since changes nothing AEAT holds of
+  // the invoice. The Cabecera names the same one (the core hands the corrected record's issuer).
   const record = buildAlta(
     { ...input, kind: 'record', original: undefined },
-    { id, flags: { Subsanacion: 'S', ...(input.earlierRefused ? { RechazoPrevio: 'S' as const } : {}) } },
+    { id, issuerName, flags: { Subsanacion: 'S', ...(input.earlierRefused ? { RechazoPrevio: 'S' as const } : {}) } },
   );
   // Not a new invoice: no number of its own (the transaction keeps the original's).
   return { ...record, documentNumber: null };

@@ -9,6 +9,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { HAVE_SCHEMAS, SCHEMAS_MISSING_MESSAGE, xsdValidate } from '../../../test/support/xml-tools.ts';
 import { goldenFiles } from '../shared/golden.ts';
+import { location } from '../shared/test-fixtures.ts';
 import { goldenChain, goldenOperationDateCase, goldenReissueCase, goldenReplacementCase, goldenSubsanacionCase, goldenTaxCases } from './golden-cases.ts';
 import { huellaAlta, huellaAnulacion } from './huella.ts';
 import { regFactuRequest, soapEnvelope } from './soap.ts';
@@ -142,6 +143,19 @@ describe('VERI*FACTU golden records', () => {
     // Not a new invoice: no number of its own; the next record names the corrected invoice.
     expect(subsanaciones[0]!.record.documentNumber).toBeNull();
     expect(subsanaciones[0]!.record.linkData).toEqual({ IDEmisorFactura: 'B12345674', NumSerieFactura: original.IDFactura.NumSerieFactura, FechaExpedicionFactura: original.IDFactura.FechaExpedicionFactura });
+  });
+
+  it('subsanación after a rename of the location: NombreRazonEmisor is the corrected record\'s, the record byte for byte the same', () => {
+    const loc = location('es-verifactu');
+    const renamed = { ...loc, name: 'Tienda Renombrada', config: { ...loc.config, legal_name: 'Nombre Nuevo SL' } };
+    const original = (parser.parse(chain.find((x) => x.file === 'alta-f1-customer.xml')!.record.body) as Record<string, Record<string, any>>).RegistroAlta!;
+    const after = goldenSubsanacionCase(chain, false, renamed).record.body;
+    // The same invoice (same IDFactura) registered again: its issuer as issued, not as renamed since.
+    expect((parser.parse(after) as Record<string, Record<string, any>>).RegistroAlta!.NombreRazonEmisor).toBe(original.NombreRazonEmisor);
+    expect(after).not.toContain('Nombre Nuevo SL');
+    expect(after).toBe(subsanaciones[0]!.record.body);
+    // A new invoice after the rename names the new one.
+    expect(goldenOperationDateCase(chain, null, renamed).record.body).toContain('<sf:NombreRazonEmisor>Nombre Nuevo SL</sf:NombreRazonEmisor>');
   });
 
   it('FechaOperacion: written before DescripcionOperacion when the operation was on another day; not in the huella; the receipt states it', () => {

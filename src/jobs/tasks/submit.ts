@@ -161,10 +161,13 @@ export function createSubmitHandler(deps: SubmitTaskDeps): JobHandler {
   const storedRecord = (t: TransactionRow, record: SubmissionRecord, original?: OriginalOfCancellation): StoredRecord => {
     // The location as the record was issued, where the record kept it (older records did not).
     const issuer = issuerAsIssued(record.issuer);
+    // A cancellation's original as it was issued: the holder of the document it withdraws.
+    const cancelledIssuer = record.kind === 'cancellation' ? issuerAsIssued(record.cancelled_issuer) : undefined;
     return {
       transactionId: t.id, kind: record.kind, body: record.body, contentType: record.content_type, fiscalId: record.fiscal_id, tx: t.normalized, upstreamId: t.fiscal_id_upstream,
       ...(original ? { original } : {}),
       ...(issuer ? { issuer } : {}),
+      ...(cancelledIssuer ? { cancelledIssuer } : {}),
     };
   };
 

@@ -46,6 +46,11 @@ export interface SubmissionRecord {
   fiscal_id: string | null;
   /** The issuer as the record was issued (`fiscal_records.issuer`, migration 0059); null for records stored before it was kept. */
   issuer?: unknown;
+  /**
+   * A cancellation's: the issuer its original's record kept (that record's `issuer`); null
+   * when the original's record kept none, and for every other record.
+   */
+  cancelled_issuer?: unknown;
 }
 
 export interface TransactionFilter {
@@ -157,9 +162,11 @@ export const transactionsRepo = {
          WHERE id = ANY($1::uuid[]) AND status = ANY($3::text[])
          RETURNING *)
        SELECT upd.*,
-              jsonb_build_object('kind', r.kind, 'body', r.body, 'content_type', r.content_type, 'fiscal_id', r.fiscal_id, 'issuer', r.issuer) AS record,
+              jsonb_build_object('kind', r.kind, 'body', r.body, 'content_type', r.content_type, 'fiscal_id', r.fiscal_id, 'issuer', r.issuer,
+                                 'cancelled_issuer', o.issuer) AS record,
               to_jsonb(l) AS location
-       FROM upd JOIN fiscal_records r ON r.transaction_id = upd.id JOIN locations l ON l.id = upd.location_id`,
+       FROM upd JOIN fiscal_records r ON r.transaction_id = upd.id JOIN locations l ON l.id = upd.location_id
+       LEFT JOIN fiscal_records o ON r.kind = 'cancellation' AND o.transaction_id = upd.cancels_id`,
       [ids, now, open, kept],
     );
     const parse = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
