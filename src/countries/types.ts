@@ -1438,10 +1438,13 @@ export interface ReceiptFacts {
    */
   qrContent?(key: string, content: string, now: { cancelled: boolean }): string | undefined;
   /**
-   * Fixed lines the law asks for that are not render hints (France: the software's name
-   * and version), each with its placement; pure.
+   * Lines the law asks for that are not render hints (France: the software's name and
+   * version; a document's recipient as its record names it), each with its placement;
+   * pure. `record`: the transaction's own fiscal record's body, as `ReceiptCorrectionInput.record`.
    */
-  lines?: ((input: { software: SoftwareIdentity; location: Pick<LocationForFiscal, 'name' | 'country' | 'tax_id' | 'address'>; tx: TransactionDraft }) => { placement: RenderPlacement; text: Localized }[]) | undefined;
+  lines?: ((input: {
+    software: SoftwareIdentity; location: Pick<LocationForFiscal, 'name' | 'country' | 'tax_id' | 'address'>; tx: TransactionDraft; record?: string | null | undefined;
+  }) => { placement: RenderPlacement; text: Localized }[]) | undefined;
   /**
    * Optional: how a correction prints (a refund, a void, a cancellation): its own title,
    * the lines naming the document it corrects, its amounts' sign. Absent: the title of

@@ -184,7 +184,7 @@ export function buildReceipt(src: ReceiptSource, lang: ReceiptLanguage): Receipt
   }
   // At the end of the header: after the correction's own number (the header's hints are document numbers).
   byPlacement.get('header')!.push(...references);
-  for (const l of facts?.lines?.({ software: src.software, location: { name: place.name, country: src.transaction.country, tax_id: src.location.tax_id, address: place.address }, tx }) ?? []) {
+  for (const l of facts?.lines?.({ software: src.software, location: { name: place.name, country: src.transaction.country, tax_id: src.location.tax_id, address: place.address }, tx, record: correction.record }) ?? []) {
     byPlacement.get(l.placement)!.push(text(say(l.text), 'left'));
   }
 

@@ -176,15 +176,33 @@ describe('the receipt after a correction', () => {
     expect(rows[0]!.normalized.customer_context).toMatchObject(CUSTOMER);
   });
 
+  it('VERI*FACTU: the recipient\'s domicile (customer_context) and the given description print, as corrected once accepted', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-verifactu');
+    const tx = await accepted(key, saleBody(loc, {
+      timestamp: clock.now().toISOString(), customer_context: { ...CUSTOMER, address: 'Calle Mayor 5, Madrid', postal_code: '28013' }, metadata: { description: 'Cena de empresa' },
+    }));
+    const flat = (text: string) => text.replace(/\s+/g, ' ');
+    expect(flat(await receipt(key, tx.id))).toContain('NIF destinatario: B64717838 Domicilio destinatario: Calle Mayor 5, Madrid, 28013 Descripción: Cena de empresa -----');
+    expect((await correct(key, tx.id, { customer_context: { ...CUSTOMER, address: 'Gran Vía 2, Madrid', postal_code: '28013' } })).statusCode).toBe(202);
+    await t.worker.drain();
+    const after = flat(await receipt(key, tx.id));
+    expect(after).toContain('NIF destinatario: B64717838 Domicilio destinatario: Gran Vía 2, Madrid, 28013 Descripción: Cena de empresa -----');
+    expect(after).not.toContain('Calle Mayor 5');
+  });
+
   it('SII: the counterparty as corrected (metadata.counterparty_*); a simplified invoice names none', async () => {
     const { key } = await t.signup();
     const loc = await createLocation(t, key, 'es-sii');
-    const tx = await accepted(key, saleBody(loc, { timestamp: clock.now().toISOString(), metadata: { counterparty_nif: 'B64717838', counterparty_name: 'Cliente Ejemplo SA' } }));
-    expect(await receipt(key, tx.id)).toContain('\nDestinatario: Cliente Ejemplo SA\nNIF destinatario: B64717838\n');
+    const tx = await accepted(key, saleBody(loc, {
+      timestamp: clock.now().toISOString(), customer_context: { address: 'Calle Mayor 5', postal_code: '28013' }, metadata: { counterparty_nif: 'B64717838', counterparty_name: 'Cliente Ejemplo SA' },
+    }));
+    // The domicile customer_context gives (the SII record has no field for it: RD 1619/2012 art. 6.1.e).
+    expect(await receipt(key, tx.id)).toContain('\nDestinatario: Cliente Ejemplo SA\nNIF destinatario: B64717838\nDomicilio destinatario: Calle Mayor 5, 28013\n');
     expect((await correct(key, tx.id, { metadata: { counterparty_name: 'Cliente Corregido SA' } })).statusCode).toBe(202);
     await t.worker.drain();
     const after = await receipt(key, tx.id);
-    expect(after).toContain('\nDestinatario: Cliente Corregido SA\nNIF destinatario: B64717838\n');
+    expect(after).toContain('\nDestinatario: Cliente Corregido SA\nNIF destinatario: B64717838\nDomicilio destinatario: Calle Mayor 5, 28013\n');
     expect(after).not.toContain('Cliente Ejemplo SA');
 
     const ticket = await accepted(key, saleBody(loc, { timestamp: clock.now().toISOString(), metadata: { simplified: true } }));

@@ -228,6 +228,10 @@ describe('TicketBAI: operation date, customer address, a rectificativa whose lin
     const xml = await fiscalRecord(key, res.json().id);
     expect(xml).toContain('<CodigoPostal>20001</CodigoPostal><Direccion>Calle Mayor 1, Donostia</Direccion></IDDestinatario>');
     expectValid(xml);
+    // The receipt names the recipient as the signed record does (RD 1619/2012 art. 6.1.d-e).
+    const text = await t.request({ method: 'GET', url: `/v1/transactions/${res.json().id}/receipt?format=text`, key });
+    expect(text.statusCode, text.body).toBe(200);
+    expect(text.body.replace(/\s+/g, ' ')).toContain(`Destinatario: ${SPANISH.name} NIF destinatario: ${SPANISH.nif} Domicilio destinatario: Calle Mayor 1, Donostia, 20001 -----`);
   });
 
   it('a refund of lines rounded each on its own: DetalleIVA adds up to ImporteTotalFactura and the lines, and the receipt prints the record\'s base and quota', async () => {

@@ -213,8 +213,8 @@ function checkRates(tx: TransactionDraft): void {
   }
 }
 
-/** `DescripcionOperacion` is mandatory (max 500): the line descriptions, when not given. */
-function autoDescription(tx: TransactionDraft): string {
+/** `DescripcionOperacion` is mandatory (max 500): the line descriptions, when not given (the receipt prints those already: receipt.ts). */
+export function autoDescription(tx: TransactionDraft): string {
   const text = tx.items.map((l) => l.description.trim()).filter((d) => d !== '').join(', ');
   return (text === '' ? 'Sale' : text).slice(0, 500);
 }

@@ -3,6 +3,8 @@ import { SPANISH_ANNULMENT, spanishCorrection, spanishRecipientLines, spanishTax
 import { NAMES_COUNTERPARTY, TAX_NAME_HINT, counterpartyOf } from './build.ts';
 import { metaString } from '../shared/metadata-fields.ts';
 import { OPERATION_DATE_LABELS } from '../es/operation-date.ts';
+import { customerAddressOf } from '../es/customer-address.ts';
+import { autoDescription } from './metadata.ts';
 
 /**
  * The tax an IGIC or IPSI invoice charges: its SII record (an IVA book's, key 08) does not
@@ -36,10 +38,19 @@ export const SII_RECEIPT: ReceiptFacts = {
   },
   // Recargo de equivalencia on lines of its own (../es/receipt.ts); IGIC or IPSI by name.
   taxSummary: (input) => spanishTaxSummary(() => taxNameOf(input))(input),
-  // The Contraparte of the types that name one (F1, F3, R1), as build.ts writes it.
-  lines: spanishRecipientLines((tx) => {
-    if (!NAMES_COUNTERPARTY.has(metaString(tx, 'invoice_type') ?? 'F1')) return undefined;
+  // The Contraparte of the types that name one (F1, F3, R1), as build.ts writes it, with the
+  // domicile customer_context gives ("customer data for the receipt": the record has no field
+  // for it, and metadata.counterparty_* name no address; RD 1619/2012 art. 6.1.e), read as
+  // TicketBAI writes it (../es/customer-address.ts); and the DescripcionOperacion the request
+  // gave (not the one metadata.ts makes from the lines, which print already).
+  lines: spanishRecipientLines(({ tx }) => {
+    if (!NAMES_COUNTERPARTY.has(metaString(tx, 'invoice_type') ?? 'F1')) return [];
     const party = counterpartyOf(tx);
-    return party && { name: party.name, nif: party.nif, other: party.other && { country: party.other.country, id: party.other.id } };
+    if (party === undefined) return [];
+    const address = customerAddressOf(tx.customer_context ?? {});
+    return [{ name: party.name, nif: party.nif, other: party.other && { country: party.other.country, id: party.other.id }, address }];
+  }, ({ tx }) => {
+    const given = metaString(tx, 'description');
+    return given === undefined || given.trim() === '' || given === autoDescription(tx) ? undefined : given;
   }),
 };

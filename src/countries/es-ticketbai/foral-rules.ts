@@ -19,7 +19,7 @@ import { hasSurcharge } from '../es/surcharge.ts';
 import type { SpanishInvoiceType } from '../es/invoice.ts';
 import type { ExemptionCode } from '../es/exemption.ts';
 import type { SpanishVatRegime } from '../es/regime.ts';
-import { customerAddressOf } from './customer-address.ts';
+import { customerAddressOf } from '../es/customer-address.ts';
 
 /**
  * How the record will identify the customer (xml.ts `customerOf`): `nif` (IDDestinatario/NIF,
@@ -160,7 +160,7 @@ export const isArabaReservedSeries = (series: string): boolean => /^DFA_/i.test(
 
 /**
  * The customer's address and postal code (`IDDestinatario/Direccion` TextMax250Type,
- * `CodigoPostal` TextMax20Type), read by ./customer-address.ts: refused when too long or
+ * `CodigoPostal` TextMax20Type), read by ../es/customer-address.ts: refused when too long or
  * not text, rather than cut or dropped by the record.
  *
  * Not required (a decision, docs/decisions.md "The customer's address"): Araba asks for both

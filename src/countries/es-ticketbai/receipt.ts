@@ -2,7 +2,10 @@ import type { ReceiptFacts, ReceiptTaxSummary, TransactionDraft } from '../types
 import { taxedGroupsOf } from './xml.ts';
 import { metaString } from '../shared/metadata-fields.ts';
 import { OPERATION_DATE_LABELS } from '../es/operation-date.ts';
-import { SPANISH_NUMBER_LABEL, SPANISH_QR, spanishCorrection, spanishTaxSummary, spanishTitle, SPANISH_DUPLICATE, spanishIssuerName, linesRows } from '../es/receipt.ts';
+import {
+  SPANISH_NUMBER_LABEL, SPANISH_QR, spanishCorrection, spanishTaxSummary, spanishTitle, SPANISH_DUPLICATE, spanishIssuerName, linesRows, spanishRecipientLines, type SpanishRecipient,
+} from '../es/receipt.ts';
+import { textWithin } from '../shared/xml-text.ts';
 
 /**
  * TicketBAI on the receipt (FORMATS.md §1.3): the TBAI identifier alone on one line with
@@ -27,7 +30,46 @@ export const TICKETBAI_RECEIPT: ReceiptFacts = {
   taxSummary: (input) => recordTaxSummary(input.tx, linesSummary(input)),
   // Sujetos/Emisor (an annulment's IDFactura/Emisor) as the record signed it.
   issuerLegalName: spanishIssuerName('Emisor', 'ApellidosNombreRazonSocial'),
+  // Sujetos/Destinatarios and DatosFactura/DescripcionFactura as the record signed them
+  // (RD 1619/2012 art. 6.1.d-f): whatever the invoice type, a record that names a
+  // recipient prints it (a simplified invoice may: art. 7.2), one that names none prints none.
+  lines: spanishRecipientLines(({ record }) => (record ? recipientsOf(record) : []), ({ tx, record }) => descriptionOf(tx, record)),
 };
+
+/** Each IDDestinatario of the signed record (xml.ts `destinatarioXml`): NIF or IDOtro, name, postal code, address. */
+export function recipientsOf(record: string): SpanishRecipient[] {
+  const destinatarios = textBlock(record, 'Destinatarios');
+  if (destinatarios === undefined) return [];
+  const out: SpanishRecipient[] = [];
+  for (const m of destinatarios.matchAll(/<(?:[\w.-]+:)?IDDestinatario>[\s\S]*?<\/(?:[\w.-]+:)?IDDestinatario>/g)) {
+    const block = m[0];
+    const name = textWithin(block, 'IDDestinatario', 'ApellidosNombreRazonSocial');
+    if (name === undefined) continue;
+    const nif = textWithin(block, 'IDDestinatario', 'NIF');
+    const id = textWithin(block, 'IDOtro', 'ID');
+    const address = textWithin(block, 'IDDestinatario', 'Direccion') ?? null;
+    const postalCode = textWithin(block, 'IDDestinatario', 'CodigoPostal') ?? null;
+    out.push({
+      name,
+      ...(nif !== undefined ? { nif } : id !== undefined ? { other: { country: textWithin(block, 'IDOtro', 'CodigoPais'), id } } : {}),
+      address: { address, postalCode },
+    });
+  }
+  return out;
+}
+
+/** The inside of the first element named `name` (any prefix); undefined when absent. */
+const textBlock = (xml: string, name: string): string | undefined =>
+  new RegExp(`<(?:[\\w.-]+:)?${name}(?:\\s[^>]*)?>([\\s\\S]*?)</(?:[\\w.-]+:)?${name}>`).exec(xml)?.[1];
+
+/**
+ * DescripcionFactura as the record signed it, where the request gave it (metadata.description);
+ * not the one xml.ts makes from the lines, which print already.
+ */
+function descriptionOf(tx: TransactionDraft, record: string | null | undefined): string | undefined {
+  if (!record || !metaString(tx, 'description')?.trim()) return undefined;
+  return textWithin(record, 'DatosFactura', 'DescripcionFactura');
+}
 
 const linesSummary = spanishTaxSummary();
 

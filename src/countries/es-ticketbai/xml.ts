@@ -25,7 +25,7 @@ import { breakdownGroups } from '../es/surcharge.ts';
 import { type SpanishVatRegime, vatRegimeOf } from '../es/regime.ts';
 import { foreignPartyId, givenCountry } from '../es/party.ts';
 import { type DetalleAmounts, detalleAmounts } from './quota.ts';
-import { customerAddressOf, firstText } from './customer-address.ts';
+import { customerAddressOf, firstText } from '../es/customer-address.ts';
 // FechaOperacion: the stored operation_date when another day than the issue (../es/operation-date.ts).
 import { operationDateOf } from '../es/operation-date.ts';
 

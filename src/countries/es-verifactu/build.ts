@@ -216,6 +216,16 @@ function description(tx: TransactionDraft): string {
   return clip(printable(text).trim() || fallback, 500);
 }
 
+/**
+ * The DescripcionOperacion the request gave (metadata.description), as `description` writes
+ * it; undefined where the record's is made from the lines (the receipt prints those already).
+ */
+export function givenDescription(tx: TransactionDraft): string | undefined {
+  const given = metaString(tx, 'description');
+  const text = given === undefined ? '' : printable(given).trim();
+  return text === '' ? undefined : clip(text, 500);
+}
+
 /** The customer (IDDestinatario), for the types that name one (also what the receipt prints: receipt.ts). */
 export function destinatario(tx: TransactionDraft): Party | undefined {
   const taxId = customerTaxId(tx);

@@ -86,34 +86,51 @@ export function spanishCorrection(numberOf: (original: NonNullable<ReceiptCorrec
   };
 }
 
-/** An invoice's recipient as its record names it: name, and its tax id (a NIF) or a foreign id. */
+/** An invoice's recipient as its record names it: name, and its tax id (a NIF) or a foreign id, and its address. */
 export interface SpanishRecipient {
   name: string;
   nif?: string | undefined;
   /** A foreign id (IDOtro): its country and the id. */
   other?: { country?: string | undefined; id: string } | undefined;
+  /** The recipient's domicile (RD 1619/2012 art. 6.1.e) as given: the address, and the postal code apart. */
+  address?: { address: string | null; postalCode: string | null } | undefined;
 }
 
+/** What a Spanish receipt's own lines are read from: the draft the receipt is drawn from, and the record's body. */
+export type SpanishLinesInput = Parameters<NonNullable<ReceiptFacts['lines']>>[0];
+
 /**
- * The recipient of a full invoice under its number, as the record names it: RD 1619/2012
- * art. 6.1.d (the recipient's name or company name) and 6.1.e (the recipient's NIF, or the
- * foreign tax id). `recipientOf` answers for the invoice types whose record names one (none
- * for a simplified invoice). It reads the draft the receipt is drawn from: after an accepted
- * correction (POST …/correct) that is the corrected one, as the authority holds it.
+ * What a full invoice states beyond its lines and amounts, printed under its number:
+ * - its recipients as the record names them (`recipientsOf`): RD 1619/2012 art. 6.1.d (the
+ *   recipient's name or company name), 6.1.e (the recipient's NIF, or the foreign tax id,
+ *   and domicile; printed whenever given). `recipientsOf` answers for the invoice types
+ *   whose record names one: a simplified invoice names none unless its record does (art. 7.2
+ *   lets the customer ask for its NIF and domicile on one);
+ * - the operation's description (art. 6.1.f, 7.1.e: "descripción de las operaciones"), where
+ *   the request gave one for the whole invoice (`descriptionOf`): the lines print their own.
+ * Read from the draft the receipt is drawn from (after an accepted correction, POST …/correct,
+ * the corrected one, as the authority holds it) or from the record's body, as each system
+ * keeps them.
  */
-export function spanishRecipientLines(recipientOf: (tx: TransactionDraft) => SpanishRecipient | undefined): NonNullable<ReceiptFacts['lines']> {
-  return ({ tx }) => {
-    const r = recipientOf(tx);
-    if (r === undefined) return [];
-    const id = r.nif !== undefined
-      ? { es: `NIF destinatario: ${r.nif}`, en: `Customer tax id: ${r.nif}` }
-      : r.other !== undefined
-        ? { es: `Id. destinatario: ${[r.other.country, r.other.id].filter(Boolean).join(' ')}`, en: `Customer id: ${[r.other.country, r.other.id].filter(Boolean).join(' ')}` }
-        : undefined;
-    return [
-      { placement: 'header', text: { es: `Destinatario: ${r.name}`, en: `Customer: ${r.name}` } },
-      ...(id ? [{ placement: 'header' as const, text: id }] : []),
-    ];
+export function spanishRecipientLines(
+  recipientsOf: (input: SpanishLinesInput) => readonly SpanishRecipient[],
+  descriptionOf?: (input: SpanishLinesInput) => string | undefined,
+): NonNullable<ReceiptFacts['lines']> {
+  return (input) => {
+    const header = (text: Localized) => ({ placement: 'header' as const, text });
+    const out = recipientsOf(input).flatMap((r) => {
+      const other = r.other && [r.other.country, r.other.id].filter(Boolean).join(' ');
+      const id = r.nif !== undefined
+        ? { es: `NIF destinatario: ${r.nif}`, en: `Customer tax id: ${r.nif}` }
+        : other !== undefined ? { es: `Id. destinatario: ${other}`, en: `Customer id: ${other}` } : undefined;
+      // Direccion then CodigoPostal, as TicketBAI's IDDestinatario holds them apart.
+      const where = [r.address?.address, r.address?.postalCode].filter((p): p is string => typeof p === 'string' && p !== '').join(', ');
+      const address = where === '' ? undefined : { es: `Domicilio destinatario: ${where}`, en: `Customer address: ${where}` };
+      return [header({ es: `Destinatario: ${r.name}`, en: `Customer: ${r.name}` }), ...(id ? [header(id)] : []), ...(address ? [header(address)] : [])];
+    });
+    const description = descriptionOf?.(input);
+    if (description !== undefined) out.push(header({ es: `Descripción: ${description}`, en: `Description: ${description}` }));
+    return out;
   };
 }
 

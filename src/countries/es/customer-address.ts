@@ -1,9 +1,11 @@
 /**
- * The customer's address in a TicketBAI record (read by xml.ts, checked by metadata.ts
- * through ./foral-rules.ts).
+ * The customer's address as `customer_context` gives it: written in a TicketBAI record
+ * (es-ticketbai/xml.ts, checked by es-ticketbai/foral-rules.ts) and printed on a VERI*FACTU
+ * or SII full invoice's receipt (./receipt.ts: RD 1619/2012 art. 6.1.e), whose records have
+ * no field for it.
  */
 
-/** The first of these fields that holds a non-blank string, trimmed (also xml.ts's customer name). */
+/** The first of these fields that holds a non-blank string, trimmed (also TicketBAI's customer name, es-ticketbai/xml.ts). */
 export const firstText = (ctx: Record<string, unknown>, ...keys: string[]): string | null => {
   for (const k of keys) {
     const v = ctx[k];
@@ -19,7 +21,7 @@ export const firstText = (ctx: Record<string, unknown>, ...keys: string[]): stri
  * - `address` an object (as other countries' guides send it): `street` (or `line`,
  *   `line1`), then `city` and `province`, joined by ", ";
  * - `postal_code` (or `zip`), at the top level or inside the address object.
- * Null where nothing is given. metadata.ts checks the lengths (./foral-rules.ts
+ * Null where nothing is given. TicketBAI checks the lengths (es-ticketbai/foral-rules.ts
  * `checkCustomerAddress`).
  */
 export function customerAddressOf(ctx: Record<string, unknown>): { address: string | null; postalCode: string | null } {
