@@ -65,6 +65,7 @@ describe('main serve', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'serve-'));
     let { child, url, output } = await serve(dataDir);
     let key: string;
+    let frLocation = '';
     try {
       // `npm start` says where it listens and how to begin: the reference and the sign-up call.
       const ready = await waitForOutput(output, /API ready at (http:\/\/127\.0\.0\.1:\d+)[^"]*/);
@@ -80,6 +81,16 @@ describe('main serve', () => {
       expect(signup.status).toBe(201);
       expect(signup.headers.get('x-request-id')).toBeTruthy();
       key = ((await signup.json()) as { api_key: { key: string } }).api_key.key;
+      // A French sale: this process journals its start in the register's JET (and, on SIGTERM, its stop).
+      const post = (p: string, body: unknown) => fetch(`${url}${p}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const loc = await post('/v1/locations', { name: 'Café', country: 'FR', country_config: { legal_name: 'Exemple SAS', register_id: '73282932000074' } });
+      expect(loc.status).toBe(201);
+      frLocation = ((await loc.json()) as { id: string }).id;
+      const sale = await post('/v1/transactions', {
+        location_id: frLocation, timestamp: new Date().toISOString(), currency: 'EUR', payment_method: 'card',
+        items: [{ description: 'Café', quantity: 1, unit_price: 150, tax_rate: 10, tax_amount: 15, total_amount: 165 }], pretax_amount: 150, tax_amount: 15, total_amount: 165,
+      });
+      expect(sale.status).toBe(201);
     } finally {
       expect(await stop(child)).toBe(0);
     }
@@ -89,6 +100,9 @@ describe('main serve', () => {
     try {
       const status = await fetch(`${url}/v1/account/status`, { headers: { authorization: `Bearer ${key}` } });
       expect(status.status).toBe(200);
+      // The SIGTERM was journaled: software start, then its clean stop (NF525 JET codes 01, 02).
+      const jet = (await (await fetch(`${url}/v1/locations/${frLocation}/jet`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: Array<{ code: string }> };
+      expect(jet.data.map((e) => e.code).reverse()).toEqual(['01', '02']);
     } finally {
       expect(await stop(child)).toBe(0);
     }

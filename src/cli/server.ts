@@ -53,6 +53,8 @@ export async function runService(command: 'serve' | 'worker'): Promise<void> {
   closeOnSignals(async (signal) => {
     log.info({ signal }, 'stopping');
     await closeApp?.();
+    // After the API stopped taking requests: the systems journal the stop (France's JET).
+    await rt.transactions.stop();
     await rt.worker.stop();
     await limiter.close();
     await db.close();

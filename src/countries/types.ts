@@ -527,6 +527,15 @@ export interface FiscalSystem<Key extends string = SystemKey, C extends string =
   afterFirstRecord?: ((deps: FirstRecordDeps, input: { location: LocationForFiscal; environment: 'test' | 'live'; recordKey: RecordKey | undefined }) => Promise<void>) | undefined;
 
   /**
+   * Optional: the process stops cleanly (SIGINT/SIGTERM on `serve`, the local host's close),
+   * once for each location and environment `afterFirstRecord` was called for in this process,
+   * after the API stopped taking requests and before the store closes (France: the JET
+   * journals the software's stop, the counterpart of its start). Its failure is logged. A
+   * process that dies runs nothing: a start with no stop before it is the trace of that.
+   */
+  beforeProcessStop?: ((deps: FirstRecordDeps, input: { location: LocationForFiscal; environment: 'test' | 'live'; recordKey: RecordKey | undefined }) => Promise<void>) | undefined;
+
+  /**
    * Optional: a change to one of this system's locations that the system's own journal must
    * trace (France: the JET records parameter changes, BOI-TVA-DECLA-30-10-30). The locations
    * service calls it once the request is validated (a refused PATCH never gets here), for a
@@ -690,7 +699,7 @@ export interface LocationFileBody {
   headers?: Record<string, string> | undefined;
 }
 
-/** What the core hands `afterFirstRecord`: a subset of the processors' deps. */
+/** What the core hands `afterFirstRecord` and `beforeProcessStop`: a subset of the processors' deps. */
 export type FirstRecordDeps = Pick<ProcessorDeps, 'db' | 'clock' | 'log' | 'ledger' | 'software'>;
 
 /** What the core hands `onLocationChanged`: a subset of the processors' deps. */

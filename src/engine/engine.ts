@@ -206,6 +206,8 @@ export function createEngine(opts: EngineOptions = {}) {
   }
 
   async function stopRuntime(rt: Runtime): Promise<void> {
+    // After the calls in flight settled: the systems journal the stop (France's JET).
+    await rt.transactions.stop();
     await rt.worker.stop();
     rt.changes.close();
     rt.mailer.close();

@@ -188,6 +188,8 @@ export async function startLocalHost(env: Env = process.env, opts: LocalHostOpti
       runtime: rt,
       close: () => (closing ??= (async () => {
         await server.close();
+        // After the API stopped taking requests: the systems journal the stop (France's JET).
+        await rt.transactions.stop();
         await rt.worker.stop();
         rt.changes.close();
         rt.mailer.close();

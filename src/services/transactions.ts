@@ -104,19 +104,43 @@ export function createTransactionService(deps: TransactionDeps) {
     return { row, jobId: appended.jobIds[0] ?? null, created: true };
   }
 
-  /** Locations (and environments) this process has signed a record for, for `afterFirstRecord`. */
-  const signedHere = new Set<string>();
+  /**
+   * Locations (and environments) this process has signed a record for, for `afterFirstRecord`,
+   * with what `beforeProcessStop` is handed when the process stops.
+   */
+  const signedHere = new Map<string, { system: FiscalSystem; input: Parameters<NonNullable<FiscalSystem['afterFirstRecord']>>[1] }>();
+  const hookDeps = () => ({ db, clock, log: deps.log, ledger: deps.ledger, software: deps.software });
   /** The system's `afterFirstRecord`, once per process, location and environment; a failure is only logged. */
   async function firstRecord(p: TransactionAppend): Promise<void> {
     const hook = p.system.afterFirstRecord;
     const seen = `${p.location.id}:${p.auth.environment}`;
     if (hook === undefined || signedHere.has(seen)) return;
     if (signedHere.size >= 100_000) signedHere.clear();
-    signedHere.add(seen);
+    const input = { location: p.location, environment: p.auth.environment, recordKey: p.recordKey };
+    signedHere.set(seen, { system: p.system, input });
     try {
-      await hook({ db, clock, log: deps.log, ledger: deps.ledger, software: deps.software }, { location: p.location, environment: p.auth.environment, recordKey: p.recordKey });
+      await hook(hookDeps(), input);
     } catch (err) {
       deps.log.error({ err, system: p.system.key, locationId: p.location.id }, 'afterFirstRecord failed (the record is committed)');
+    }
+  }
+
+  /**
+   * The process stops cleanly (cli/server.ts, engine/local-host.ts, after the API closed):
+   * each system's `beforeProcessStop` for every location and environment `afterFirstRecord`
+   * ran for, once; a failure is only logged. Records signed after it (none: the API is
+   * closed) would start anew.
+   */
+  async function stop(): Promise<void> {
+    const started = [...signedHere.values()];
+    signedHere.clear();
+    for (const { system, input } of started) {
+      if (system.beforeProcessStop === undefined) continue;
+      try {
+        await system.beforeProcessStop(hookDeps(), input);
+      } catch (err) {
+        deps.log.error({ err, system: system.key, locationId: input.location.id }, 'beforeProcessStop failed');
+      }
     }
   }
 
@@ -427,7 +451,7 @@ export function createTransactionService(deps: TransactionDeps) {
     notify: () => deps.submitter?.notify(), keysFor: signingKeyFor,
   });
 
-  return { create, preview, get, list, fiscalRecord, qrImage, cancel, correct: corrections.correct };
+  return { create, preview, get, list, fiscalRecord, qrImage, cancel, correct: corrections.correct, stop };
 }
 
 export type TransactionService = ReturnType<typeof createTransactionService>;

@@ -218,6 +218,33 @@ describe('france/closures', () => {
     expect(verifyJet(await jet(), await publicKey(loc))).toMatchObject({ ok: true });
   });
 
+  it('a process that stops cleanly journals its stop (02) in the JET of each register it journaled a start for, once', async () => {
+    const { key } = await a.signup();
+    const loc = await createLocation(a, key, 'fr-nf525');
+    const other = await createLocation(a, key, 'fr-nf525');
+    clock.set('2026-05-04T08:00:00.000Z');
+    // Node c signs for `loc` only; node a signs for `other` and is not stopped.
+    const c = await startTestApp({ db: a.db, clock });
+    try {
+      await sale(c, key, loc);
+      await sale(c, key, loc);
+      await sale(a, key, other);
+      clock.set('2026-05-04T09:00:00.000Z');
+      await c.rt.transactions.stop();
+      // A second stop (nothing started since) journals nothing.
+      await c.rt.transactions.stop();
+    } finally {
+      await c.close();
+    }
+    const events = [...(await list<Nf525JetEntry>(a, key, loc, 'jet', '?limit=100')).data].reverse();
+    expect(events.map((e) => `${e.code} ${e.event}`)).toEqual(['01 software_start', '02 software_stop']);
+    expect(events[1]).toMatchObject({ timestamp: expect.stringMatching(/^2026-05-04T11:00:00/), details: { name: expect.any(String), version: expect.any(String) } });
+    expect(verifyJet(events, await publicKey(loc))).toMatchObject({ ok: true, count: 2 });
+    // The register node c never signed for has no stop of c's.
+    const otherEvents = (await list<Nf525JetEntry>(a, key, other, 'jet', '?limit=100')).data.map((e) => e.event);
+    expect(otherEvents).not.toContain('software_stop');
+  });
+
   it('the year end: 31 December, December and the fiscal year 2026 close, then 1 January; the annual closure carries the year\'s totals', async () => {
     const { key } = await a.signup();
     const loc = await createLocation(a, key, 'fr-nf525');

@@ -17,7 +17,7 @@ import { nf525Sandbox } from './sandbox.ts';
 import { NF525_CODES } from './codes.ts';
 import { ARCHIVES_FILE } from './closures/archives.ts';
 import { CLOSURES_FILE, JET_FILE } from './closures/files.ts';
-import { createClosuresProcessor, journalSoftwareStart } from './closures/processor.ts';
+import { createClosuresProcessor, journalSoftwareStart, journalSoftwareStop } from './closures/processor.ts';
 import { journalLocationChange } from './closures/location-changes.ts';
 import { verifyNf525Record } from './verify-record.ts';
 import { NF525_RECEIPT } from './receipt.ts';
@@ -59,8 +59,10 @@ export const nf525: FiscalSystem<'fr-nf525', 'FR'> = {
   processors: (deps) => [createClosuresProcessor(deps)],
   // The inspectors' files: closures, the JET, and the signed archives (one per closed month and year).
   locationFiles: [CLOSURES_FILE, JET_FILE, ARCHIVES_FILE],
-  // The JET journals the software's start: the first record a process signs for a register.
+  // The JET journals the software's start (the first record a process signs for a register)
+  // and that process's clean stop.
   afterFirstRecord: journalSoftwareStart,
+  beforeProcessStop: journalSoftwareStop,
   // The JET journals a change of the register's parameters or status, and its deletion,
   // in the change's own database transaction (closures/location-changes.ts).
   onLocationChanged: journalLocationChange,

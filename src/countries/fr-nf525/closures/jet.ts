@@ -8,6 +8,11 @@
  * code's meaning is a new message tag, a new code is not: the entries before it keep theirs):
  *   `01` software_start    the first record a process (an API node) signed for the
  *                          register since it started; details: `name`, `version`
+ *   `02` software_stop     the process that journaled `01` for the register stops cleanly
+ *                          (SIGINT/SIGTERM, the local host's or the engine's close); details:
+ *                          `name`, `version`. A process that dies journals none, so a `01`
+ *                          with no `02` before it (since the previous `01`) marks an unclean
+ *                          stop
  *   `10` software_version  the first event of this software version on the register (the
  *                          first closure run after an install or an update); details:
  *                          `name`, `version`, `previous_version`
@@ -80,6 +85,7 @@ export const JET_TAG = 'NF525J1';
 
 export const JET_EVENTS = {
   software_start: '01',
+  software_stop: '02',
   software_version: '10',
   parameters: '20',
   register_deleted: '30',

@@ -123,6 +123,18 @@ export async function journalSoftwareStart(deps: Pick<ProcessorDeps, 'ledger' | 
   );
 }
 
+/**
+ * `beforeProcessStop` (countries/types.ts): a process that journaled the software's start
+ * for a register journals its clean stop in the same JET (code 02; the issue's "start,
+ * stop" events, FORMATS.md §8 JET).
+ */
+export async function journalSoftwareStop(deps: Pick<ProcessorDeps, 'ledger' | 'software'>, input: { location: LocationForFiscal; environment: 'test' | 'live'; recordKey: RecordKey | undefined }): Promise<void> {
+  if (input.recordKey === undefined) return;
+  await jetWriter(deps, { accountId: input.location.account_id, location: input.location, environment: input.environment, key: input.recordKey })(
+    'software_stop', { name: deps.software.name, version: deps.software.version },
+  );
+}
+
 export function createClosuresProcessor(deps: ProcessorDeps): BatchProcessor {
   /** Registers whose software version this process has journaled (or found journaled). */
   const versionJournaled = new Set<string>();
