@@ -17,6 +17,10 @@ import { sha256Hex, stableHash, stableStringify } from './stable-json.ts';
  *
  * Hashes stored before `r1:` (64 hex characters: the stable hash of `{ body, sandbox }`)
  * are still compared the old way.
+ *
+ * The correction endpoint (POST /v1/transactions/{id}/correct, services/corrections.ts)
+ * keeps its requests' hashes the same way; it passes the JSON value to compare (the
+ * request as it read it) and how its hashes were made before `r1:` (`LegacyHash`).
  */
 
 /** A create's request as it came: the parsed body, its JSON text when the HTTP layer has it, the sandbox header. */
@@ -40,9 +44,15 @@ export function requestHash(r: IncomingRequest): string {
   return `${PREFIX}${r.sandbox ?? ''}:${sha256Hex(r.text ?? JSON.stringify(r.body) ?? '')}`;
 }
 
+/** How a hash stored before `r1:` was made from the request at hand (64 hex characters). */
+export type LegacyHash = (r: IncomingRequest) => string;
+
+/** A create's hash before `r1:`: the stable hash of the body and the sandbox header. */
+const createLegacyHash: LegacyHash = (r) => stableHash({ body: r.body, sandbox: r.sandbox ?? null });
+
 /** Whether `r` is the request `stored` was made by (see the file comment). */
-export function sameRequest(stored: StoredRequest, r: IncomingRequest, hash: string = requestHash(r)): boolean {
-  if (!stored.request_hash.startsWith(PREFIX)) return stored.request_hash === stableHash({ body: r.body, sandbox: r.sandbox ?? null });
+export function sameRequest(stored: StoredRequest, r: IncomingRequest, hash: string = requestHash(r), legacyHash: LegacyHash = createLegacyHash): boolean {
+  if (!stored.request_hash.startsWith(PREFIX)) return stored.request_hash === legacyHash(r);
   if (stored.request_hash === hash) return true;
   // The text differs: the same request only if the same sandbox header and the same JSON value.
   const sandboxOf = (h: string) => h.slice(PREFIX.length, h.lastIndexOf(':'));

@@ -124,8 +124,8 @@ const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 declare module 'fastify' {
   interface FastifyRequest {
     /**
-     * A JSON body's text as it came (inflated, trimmed), kept for a create's idempotency
-     * hash (core/request-hash.ts): hashing it is one native call where re-writing the
+     * A JSON body's text as it came (inflated, trimmed), kept for a create's (and a
+     * correction's) idempotency hash (core/request-hash.ts): hashing it is one native call where re-writing the
      * parsed body in a canonical form cost every create; null without a JSON body.
      */
     jsonText: string | null;

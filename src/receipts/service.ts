@@ -13,7 +13,7 @@ import type { LocationService } from '../services/locations.ts';
 import type { SigningKeyService } from '../services/signing-keys.ts';
 import type { AuthContext } from '../services/auth-context.ts';
 import type { Db } from '../store/db.ts';
-import { correctionsRepo } from '../store/repos/corrections-repo.ts';
+import { correctionsRepo, lastAcceptedCorrection } from '../store/repos/corrections-repo.ts';
 import { fiscalRecordsRepo } from '../store/repos/fiscal-records-repo.ts';
 import { locationsRepo, type LocationRow } from '../store/repos/locations-repo.ts';
 import { receiptDuplicatesRepo } from '../store/repos/receipt-duplicates-repo.ts';
@@ -117,7 +117,7 @@ export function createReceiptService(deps: { db: Db; software: SoftwareIdentity;
     // The document as its authority holds it: after an accepted correction (POST …/correct) its
     // corrected draft (customer, descriptive metadata); `normalized` stays the draft as created.
     // Read only for a system with corrections (a cancellation is never corrected).
-    const corrected = system?.correct && row.type !== 'cancellation' ? await correctionsRepo.lastAcceptedDraft(deps.db, row.id) : undefined;
+    const corrected = system?.correct && row.type !== 'cancellation' ? lastAcceptedCorrection(await correctionsRepo.ofTransaction(deps.db, row.id))?.draft : undefined;
     // The location as the document was issued (its record kept it), else as it is now.
     const issuer = printedIssuer(record?.issuer, {
       name: location?.name ?? '', address: location?.address ?? null, legal_name: location ? legalNameOf(location.country_config) : null,

@@ -16,6 +16,7 @@ import crypto from 'node:crypto';
 import { badRequest, conflict, forbidden, notFound } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { environmentMismatch } from '../core/permissions.ts';
+import { requestHash, sameRequest, type LegacyHash } from '../core/request-hash.ts';
 import { stableHash } from '../core/stable-json.ts';
 import type { TransactionDraft } from '../core/transaction.ts';
 import { getSystem, statuses } from '../countries/registry.ts';
@@ -23,7 +24,7 @@ import { readSandboxOutcome } from '../countries/shared/sandbox.ts';
 import type { FiscalSystem, LocationForFiscal, RecordKey, SigningKey, SoftwareIdentity } from '../countries/types.ts';
 import type { Ledger, LedgerEntry } from '../ledger/types.ts';
 import { isUniqueViolation, type Db, type Queryable } from '../store/db.ts';
-import { correctionsRepo, type CorrectionRow } from '../store/repos/corrections-repo.ts';
+import { correctionsRepo, lastAcceptedCorrection, type CorrectionRow } from '../store/repos/corrections-repo.ts';
 import { fiscalRecordsRepo } from '../store/repos/fiscal-records-repo.ts';
 import { transactionsRepo, type TransactionRow } from '../store/repos/transactions-repo.ts';
 import type { Clock } from '../core/clock.ts';
@@ -84,6 +85,30 @@ function readBody(body: unknown): { changes: Record<string, unknown>; sandboxOut
   return { changes, sandboxOutcome: readSandboxOutcome({ sandbox_outcome: body.sandbox_outcome }) };
 }
 
+/**
+ * A correction request as its idempotency compares it: the hash kept with it
+ * (`request_hash`, core/request-hash.ts `r1:`: the body's text as received) and the request
+ * as read, the JSON value compared when a retry's text differs. The value is the request as
+ * read (the changes, the sandbox outcome, the transaction) rather than the body as sent:
+ * it is what a correction keeps (`changes`, its draft's sandbox outcome; no column holds the
+ * body), and what the hash before `r1:` covered, so a retry that differs only in what
+ * reading drops (an empty `metadata` beside a customer, spaces around the sandbox outcome)
+ * is the same request, as it was.
+ */
+interface CorrectionRequest {
+  hash: string;
+  read: { transaction: string; changes: Record<string, unknown>; sandbox_outcome: string | null };
+}
+
+/** A correction's hash before `r1:` (corrections stored until then): the stable hash of the request as read. */
+const correctionLegacyHash: LegacyHash = (r) => stableHash(r.body);
+
+/** What a stored correction keeps of its request as read (`CorrectionRequest.read`). */
+function readRequestOf(c: CorrectionRow): CorrectionRequest['read'] {
+  const outcome = c.draft.metadata.sandbox_outcome;
+  return { transaction: c.transaction_id, changes: c.changes, sandbox_outcome: typeof outcome === 'string' ? outcome : null };
+}
+
 export function createCorrectionService(deps: CorrectionDeps) {
   const { db, clock } = deps;
 
@@ -92,9 +117,16 @@ export function createCorrectionService(deps: CorrectionDeps) {
     return toTransactionView((await transactionsRepo.getById(db, id))!);
   }
 
-  /** The same key again: the same request gets the transaction; another request is a 409. */
-  function replayOf(existing: CorrectionRow, hash: string): string {
-    if (existing.request_hash !== hash) throw conflict('idempotency key already used with a different request');
+  /**
+   * The same key again: the same request gets the transaction; another request (another
+   * body, or the same body for another transaction) is a 409. Compared as a create's
+   * (core/request-hash.ts): the body's text as received (`r1:`), else the JSON value; hashes
+   * stored before `r1:` as they were made.
+   */
+  function replayOf(existing: CorrectionRow, id: string, request: CorrectionRequest): string {
+    const stored = { request_hash: existing.request_hash, request_payload: readRequestOf(existing) };
+    const same = existing.transaction_id === id && sameRequest(stored, { body: request.read, sandbox: undefined }, request.hash, correctionLegacyHash);
+    if (!same) throw conflict('idempotency key already used with a different request');
     return existing.transaction_id;
   }
 
@@ -109,15 +141,19 @@ export function createCorrectionService(deps: CorrectionDeps) {
   }
 
   async function correct(
-    auth: AuthContext, id: string, body: unknown, headers: { idempotencyKey?: string | undefined },
+    auth: AuthContext, id: string, body: unknown, headers: { idempotencyKey?: string | undefined; bodyText?: string | undefined },
   ): Promise<{ transaction: TransactionView; created: boolean }> {
     const { changes, sandboxOutcome } = readBody(body);
     const key = headers.idempotencyKey ?? crypto.randomUUID();
     if (key.length < 1 || key.length > 255) throw badRequest('Idempotency-Key must be 1-255 characters');
-    const hash = stableHash({ transaction: id, changes, sandbox_outcome: sandboxOutcome ?? null });
+    // The endpoint reads no sandbox header (a correction is sent as its transaction was).
+    const request: CorrectionRequest = {
+      hash: requestHash({ body, text: headers.bodyText, sandbox: undefined }),
+      read: { transaction: id, changes, sandbox_outcome: sandboxOutcome ?? null },
+    };
     if (headers.idempotencyKey !== undefined) {
       const existing = await correctionsRepo.findByIdempotencyKey(db, auth.accountId, auth.environment, key);
-      if (existing) return { transaction: await current(replayOf(existing, hash)), created: false };
+      if (existing) return { transaction: await current(replayOf(existing, id, request)), created: false };
     }
 
     const t = await transactionsRepo.get(db, auth.accountId, id);
@@ -137,9 +173,9 @@ export function createCorrectionService(deps: CorrectionDeps) {
     const earlier = await correctionsRepo.ofTransaction(db, t.id);
     if (earlier.some((c) => c.status === 'pending')) throw conflict(CORRECTION_PENDING);
     // Built on what the authority holds: the last accepted correction, else the original.
-    const lastAccepted = earlier.findLastIndex((c) => c.status === 'accepted');
-    const base: TransactionDraft = lastAccepted >= 0 ? earlier[lastAccepted]!.draft : t.normalized;
-    const earlierRefused = earlier.slice(lastAccepted + 1).some((c) => c.status === 'rejected');
+    const lastAccepted = lastAcceptedCorrection(earlier);
+    const base: TransactionDraft = lastAccepted?.draft ?? t.normalized;
+    const earlierRefused = earlier.slice(lastAccepted ? earlier.indexOf(lastAccepted) + 1 : 0).some((c) => c.status === 'rejected');
 
     // The location as a cancel reads it: one deleted since still corrects what it issued.
     const { location } = await issuingLocation(deps.locations, db, auth, t, 'transaction cannot be corrected: its location no longer uses the system that issued it');
@@ -198,7 +234,7 @@ export function createCorrectionService(deps: CorrectionDeps) {
         const late = locked ? refusal(locked) : 'transaction not found';
         if (late) throw conflict(late);
         const row: CorrectionRow = {
-          id: correctionId, transaction_id: t.id, account_id: t.account_id, environment: t.environment, idempotency_key: key, request_hash: hash,
+          id: correctionId, transaction_id: t.id, account_id: t.account_id, environment: t.environment, idempotency_key: key, request_hash: request.hash,
           record_id: recordId, status: 'pending', changes, draft, response: {}, created_at: now, updated_at: now, completed_at: null,
         };
         await correctionsRepo.insert(q, row);
@@ -212,7 +248,7 @@ export function createCorrectionService(deps: CorrectionDeps) {
     } catch (err) {
       if (isUniqueViolation(err, 'transaction_corrections_idempotency')) {
         const winner = await correctionsRepo.findByIdempotencyKey(db, auth.accountId, auth.environment, key);
-        if (winner) return { transaction: await current(replayOf(winner, hash)), created: false };
+        if (winner) return { transaction: await current(replayOf(winner, id, request)), created: false };
       }
       if (isUniqueViolation(err, 'transaction_corrections_one_pending')) throw conflict(CORRECTION_PENDING);
       throw err;

@@ -13,8 +13,15 @@
  * signed or sent byte for byte as built. A plug-in that reads the issuer from its record
  * (`ReceiptFacts.issuerLegalName`, `issuerLocation`) still wins over this.
  */
-import type { IssuerAsIssued } from '../countries/types.ts';
-import type { RecordIssuer } from '../store/repos/fiscal-records-repo.ts';
+import { keptIssuer, type RecordIssuer } from '../store/repos/fiscal-records-repo.ts';
+
+/**
+ * Reading what a record kept (the column's shape, and the plug-in contract's
+ * `IssuerAsIssued`) lives beside the column, in the store: the batch claim hands a plug-in
+ * its records' issuers already read (`BatchClaim.issuer`), as the submit workers do with
+ * `issuerAsIssued` here.
+ */
+export { issuerAsIssued, keptIssuer } from '../store/repos/fiscal-records-repo.ts';
 
 /** The location's legal name as receipts print it: `country_config.legal_name` when a non-empty string, else null. */
 export function legalNameOf(config: Readonly<Record<string, unknown>>): string | null {
@@ -33,23 +40,4 @@ export function issuerOf(location: { name: string; address: string | null; confi
  */
 export function printedIssuer(kept: unknown, current: RecordIssuer): RecordIssuer {
   return keptIssuer(kept) ?? current;
-}
-
-/** The issuer a record kept (`fiscal_records.issuer`), or undefined when it kept none (older records) or not of that shape. */
-export function keptIssuer(kept: unknown): RecordIssuer | undefined {
-  if (kept === null || typeof kept !== 'object') return undefined;
-  const k = kept as Record<string, unknown>;
-  const text = (v: unknown) => v === null || typeof v === 'string';
-  if (typeof k.name !== 'string' || !text(k.address) || !text(k.legal_name)) return undefined;
-  return { name: k.name, address: (k.address as string | null) || null, legal_name: (k.legal_name as string | null) || null };
-}
-
-/**
- * The kept issuer as the plug-ins take it (`StoredRecord.issuer`), or undefined when the
- * record kept none: what every sender hands a plug-in (a record, a correction sent under
- * the record it corrects, a batch claim), so all read it alike.
- */
-export function issuerAsIssued(kept: unknown): IssuerAsIssued | undefined {
-  const issuer = keptIssuer(kept);
-  return issuer ? { name: issuer.name, address: issuer.address, legalName: issuer.legal_name } : undefined;
 }

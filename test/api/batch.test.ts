@@ -341,6 +341,23 @@ describe('spain/lroe in the sandbox stub', () => {
     expect(await batchTransactionsRepo.release(t.db, claimed, PENDING_LROE, clock.now())).toBe(20);
   });
 
+  it('the claim hands each record\'s issuer as issued, read as the plug-ins take it (none for a record that kept none)', async () => {
+    const { key, accountId } = await t.signup();
+    const loc = await bizkaia(t, key);
+    const kept = await created(t, key, loc);
+    const older = await created(t, key, loc);
+    // A record stored before the issuer was kept beside it (migration 0059).
+    await t.db.query('UPDATE fiscal_records SET issuer = NULL WHERE transaction_id = $1', [older.id]);
+    const claims = await batchTransactionsRepo.claim(t.db, {
+      accountId, environment: 'test', system: 'es-ticketbai', now: clock.now(), staleBefore: new Date(Date.parse(START) - 3600_000), exclude: [], limit: 10, inBatch: PENDING_LROE,
+    });
+    const issuers = new Map(claims.map((c) => [c.t.id, c.issuer]));
+    expect(issuers.get(kept.id)).toEqual({ name: 'Taberna Bilbao', address: 'Kale Nagusia 1, Bilbao', legalName: bizkaiaStubConfig.legal_name });
+    expect(issuers.has(older.id)).toBe(true);
+    expect(issuers.get(older.id)).toBeUndefined();
+    await batchTransactionsRepo.release(t.db, claims.map((c) => c.t.id), PENDING_LROE, clock.now());
+  });
+
   it('permissions: batch:write runs and reads stats; any key reads the schedule; a key of other countries does not run spain/lroe', async () => {
     const { key } = await t.signup();
     const make = async (permissions: string[]) => {

@@ -198,6 +198,56 @@ describe('VERI*FACTU: correcting an accepted record (subsanación)', () => {
     expect(await correctionRecords(tx.id)).toHaveLength(1);
   });
 
+  it('Idempotency-Key, as a create\'s (r1: the text as received): the same JSON in other words is the same correction; another body, or the same body for another transaction, a 409', async () => {
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-verifactu');
+    const tx = await acceptedSale(key, loc);
+    const headers = { 'idempotency-key': 'fix-words' };
+    const body = { customer_context: { nif: 'B64717838', name: 'Cliente Ejemplo Corregido SA' }, metadata: { description: 'Corregida' }, sandbox_outcome: 'accept' };
+    expect((await correct(key, tx.id, body, headers)).statusCode).toBe(202);
+    const stored = await t.db.query<{ request_hash: string }>('SELECT request_hash FROM transaction_corrections WHERE transaction_id = $1', [tx.id]);
+    expect(stored.rows[0]!.request_hash).toMatch(/^r1::[0-9a-f]{64}$/);
+    // The same value written otherwise: keys in reverse order (nested ones too), indented.
+    const reversed = (o: Record<string, unknown>): Record<string, unknown> =>
+      Object.fromEntries(Object.entries(o).reverse().map(([k, v]) => [k, v !== null && typeof v === 'object' ? reversed(v as Record<string, unknown>) : v]));
+    const again = await t.request({
+      method: 'POST', url: `/v1/transactions/${tx.id}/correct`, key, payload: JSON.stringify(reversed(body), null, 2), headers: { 'content-type': 'application/json', ...headers },
+    });
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json().id).toBe(tx.id);
+    expect(again.json().response_payload.correction.id).toBe((await getTx(t, key, tx.id)).response_payload.correction.id);
+    // Another value under the key: 409, written alike or not.
+    expect((await correct(key, tx.id, { ...body, sandbox_outcome: 'reject:3000' }, headers)).statusCode).toBe(409);
+    const other = await correct(key, tx.id, { ...body, metadata: { description: 'Otra' } }, headers);
+    expect(other.statusCode).toBe(409);
+    expect(other.json().error).toBe('idempotency key already used with a different request');
+    // The same text for another transaction is another request.
+    const second = await acceptedSale(key, loc);
+    const elsewhere = await correct(key, second.id, body, headers);
+    expect(elsewhere.statusCode, elsewhere.body).toBe(409);
+    expect(elsewhere.json().error).toBe('idempotency key already used with a different request');
+    expect(await correctionRecords(tx.id)).toHaveLength(1);
+    expect(await correctionRecords(second.id)).toHaveLength(0);
+  });
+
+  it('a correction stored with the older hash (stable JSON of the request as read) still answers its retries; another body is a 409', async () => {
+    const { stableHash } = await import('../../src/core/stable-json.ts');
+    const { key } = await t.signup();
+    const loc = await createLocation(t, key, 'es-verifactu');
+    const tx = await acceptedSale(key, loc);
+    const headers = { 'idempotency-key': 'fix-legacy' };
+    const body = { metadata: { description: 'Corregida' }, sandbox_outcome: ' accept ' };
+    expect((await correct(key, tx.id, body, headers)).statusCode).toBe(202);
+    // As the endpoint hashed a correction before r1: the transaction, the changes, the outcome read.
+    const legacy = stableHash({ transaction: tx.id, changes: { metadata: { description: 'Corregida' } }, sandbox_outcome: 'accept' });
+    await t.db.query('UPDATE transaction_corrections SET request_hash = $2 WHERE transaction_id = $1', [tx.id, legacy]);
+    const again = await correct(key, tx.id, { sandbox_outcome: 'accept', metadata: { description: 'Corregida' } }, headers);
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json().id).toBe(tx.id);
+    expect((await correct(key, tx.id, { metadata: { description: 'Otra' }, sandbox_outcome: 'accept' }, headers)).statusCode).toBe(409);
+    expect(await correctionRecords(tx.id)).toHaveLength(1);
+  });
+
   it('a refused correction leaves the accepted answer; the next one goes as S/S (alta por rechazo de una subsanación)', async () => {
     const { key } = await t.signup();
     const loc = await createLocation(t, key, 'es-verifactu');

@@ -28,6 +28,16 @@ export interface CorrectionRow {
 
 const JSON_COLUMNS = ['changes', 'draft', 'response'] as const;
 
+/**
+ * A transaction's last accepted correction (what its authority holds now), or undefined when
+ * none was accepted, from its corrections oldest first (`correctionsRepo.ofTransaction`).
+ * The one answer to "which correction stands": a new correction is built on it
+ * (services/corrections.ts) and the receipt prints it (receipts/service.ts).
+ */
+export function lastAcceptedCorrection<C extends Pick<CorrectionRow, 'status'>>(oldestFirst: readonly C[]): C | undefined {
+  return oldestFirst.findLast((c) => c.status === 'accepted');
+}
+
 export const correctionsRepo = {
   async insert(q: Queryable, row: CorrectionRow): Promise<void> {
     const cols = Object.keys(row) as (keyof CorrectionRow)[];
@@ -48,13 +58,6 @@ export const correctionsRepo = {
   /** A transaction's corrections, oldest first. */
   async ofTransaction(q: Queryable, transactionId: string): Promise<CorrectionRow[]> {
     return (await q.query<CorrectionRow>('SELECT * FROM transaction_corrections WHERE transaction_id = $1 ORDER BY created_at, id', [transactionId])).rows;
-  },
-
-  /** The draft of a transaction's last accepted correction (what its authority holds now), or undefined. */
-  async lastAcceptedDraft(q: Queryable, transactionId: string): Promise<TransactionDraft | undefined> {
-    return (await q.query<{ draft: TransactionDraft }>(
-      `SELECT draft FROM transaction_corrections WHERE transaction_id = $1 AND status = 'accepted' ORDER BY created_at DESC, id DESC LIMIT 1`, [transactionId],
-    )).rows[0]?.draft;
   },
 
   /** Settles a pending correction; false when it was not pending any more. */

@@ -1,3 +1,4 @@
+import type { IssuerAsIssued } from '../../countries/types.ts';
 import type { Queryable } from '../db.ts';
 
 /**
@@ -8,6 +9,25 @@ export interface RecordIssuer {
   name: string;
   address: string | null;
   legal_name: string | null;
+}
+
+/** The issuer a record kept (`fiscal_records.issuer`), or undefined when it kept none (older records) or not of that shape. */
+export function keptIssuer(kept: unknown): RecordIssuer | undefined {
+  if (kept === null || typeof kept !== 'object') return undefined;
+  const k = kept as Record<string, unknown>;
+  const text = (v: unknown) => v === null || typeof v === 'string';
+  if (typeof k.name !== 'string' || !text(k.address) || !text(k.legal_name)) return undefined;
+  return { name: k.name, address: (k.address as string | null) || null, legal_name: (k.legal_name as string | null) || null };
+}
+
+/**
+ * The kept issuer as the plug-ins take it (`StoredRecord.issuer`, `BatchClaim.issuer`), or
+ * undefined when the record kept none: what every sender hands a plug-in (a record, a
+ * correction sent under the record it corrects, a batch claim), so all read it alike.
+ */
+export function issuerAsIssued(kept: unknown): IssuerAsIssued | undefined {
+  const issuer = keptIssuer(kept);
+  return issuer ? { name: issuer.name, address: issuer.address, legalName: issuer.legal_name } : undefined;
 }
 
 export interface FiscalRecordRow {

@@ -2,7 +2,9 @@ import { isUuid } from '../../core/ids.ts';
 import type { RenderHint } from '../../core/render-hint.ts';
 import type { TransactionStatus } from '../../core/status.ts';
 import type { TransactionDraft } from '../../core/transaction.ts';
+import type { IssuerAsIssued } from '../../countries/types.ts';
 import type { Queryable } from '../db.ts';
+import { issuerAsIssued } from './fiscal-records-repo.ts';
 import type { LocationRow } from './locations-repo.ts';
 
 export type TransactionKind = 'sale' | 'refund' | 'void' | 'cancellation';
@@ -322,6 +324,12 @@ export interface BatchClaim {
   t: TransactionRow;
   record: SubmissionRecord;
   location: LocationRow;
+  /**
+   * The issuer as the record was issued, read as the plug-ins take it (`StoredRecord.issuer`:
+   * `issuerAsIssued` of `record.issuer`), so a processor reads it as the submit worker hands
+   * it and imports nothing from services; undefined for records stored before it was kept.
+   */
+  issuer?: IssuerAsIssued | undefined;
 }
 
 export interface BatchClaimOptions {
@@ -386,11 +394,11 @@ export const batchTransactionsRepo = {
       [o.accountId, o.environment, o.system, o.now, o.staleBefore, o.exclude, o.limit, o.inBatch],
     );
     const parse = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
-    return res.rows.map(({ record, location, ...t }) => ({
-      t: fix(t as TransactionRow)!,
-      record: parse<SubmissionRecord>(record),
-      location: parse<LocationRow>(location),
-    }));
+    return res.rows.map(({ record, location, ...t }) => {
+      const r = parse<SubmissionRecord>(record);
+      const issuer = issuerAsIssued(r.issuer);
+      return { t: fix(t as TransactionRow)!, record: r, location: parse<LocationRow>(location), ...(issuer ? { issuer } : {}) };
+    });
   },
 
   /** Current statuses of some transactions (a batch checks the originals of its annulments). */

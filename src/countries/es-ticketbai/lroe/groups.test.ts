@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { issuerAsIssued } from '../../../store/repos/fiscal-records-repo.ts';
 import type { BatchClaim } from '../../../store/repos/transactions-repo.ts';
 import { groupLroeClaims, lroeNameOf } from './groups.ts';
 
@@ -7,6 +8,8 @@ function claim(id: string, o: { taxId?: string | null; kind?: 'record' | 'cancel
     t: { id, sandbox_mode: o.mode === undefined ? 'stub' : o.mode } as BatchClaim['t'],
     record: { kind: o.kind ?? 'record', body: '<TicketBai/>', content_type: 'application/xml', fiscal_id: null, ...(o.issuer !== undefined ? { issuer: o.issuer } : {}) },
     location: { id: o.loc ?? 'loc-1', tax_id: o.taxId === undefined ? 'B12345674' : o.taxId } as BatchClaim['location'],
+    // As the claim hands it (batchTransactionsRepo.claim): the kept issuer, read.
+    issuer: issuerAsIssued(o.issuer),
   };
 }
 

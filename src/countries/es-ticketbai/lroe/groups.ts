@@ -17,9 +17,9 @@
  * the location's legal name between a sale and the daily batch does not rename the issuer
  * of the invoices already issued. Records of one NIF issued under different names (a
  * rename between them, or locations named apart) go in separate requests, one name each,
- * in the order of their first record.
+ * in the order of their first record. The claim hands that issuer already read in the
+ * contract's shape (`BatchClaim.issuer`, the `StoredRecord.issuer` of a single send).
  */
-import { issuerAsIssued } from '../../../services/record-issuer.ts';
 import type { IssuerAsIssued } from '../../types.ts';
 import type { BatchClaim } from '../../../store/repos/transactions-repo.ts';
 import type { LroeKind } from './identity.ts';
@@ -56,7 +56,7 @@ export function groupLroeClaims(claims: readonly BatchClaim[]): LroeGroup[] {
     // issuer, and its records fail on their own group rather than join another's.
     const issuerTaxId = c.location.tax_id?.trim().toUpperCase() || `location:${c.location.id}`;
     const kind = lroeKindOf(c);
-    const issuer = issuerAsIssued(c.record.issuer);
+    const issuer = c.issuer;
     const order = `${kind === 'alta' ? 0 : 1}|${issuerTaxId}|${mode}`;
     // Records that kept no issuer (stored before it was kept) go together, under the location now.
     const key = `${order}|${issuer ? `=${lroeNameOf(issuer)}` : ''}`;

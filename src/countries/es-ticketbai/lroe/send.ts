@@ -14,12 +14,10 @@
  * A fault that concerns the whole group (no answer, no certificate, an input Batuz could
  * not accept) sends every record back to wait and is reported as the group's error.
  */
-import type { BatchRequestSummary } from '../../../batch/types.ts';
+import type { BatchRequestSummary, ProcessorDeps } from '../../../batch/types.ts';
 import { verdictOf, type RecordVerdict } from '../../../batch/verdict.ts';
 import { ApiError } from '../../../core/errors.ts';
 import type { SigningKey } from '../../../core/signing-key.ts';
-import type { LocationService } from '../../../services/locations.ts';
-import type { SigningKeyService } from '../../../services/signing-keys.ts';
 import type { BatchClaim } from '../../../store/repos/transactions-repo.ts';
 import { runSandbox } from '../../shared/sandbox.ts';
 import { TransportError, type AuthorityCode, type AuthorityPacing, type LocationForFiscal } from '../../types.ts';
@@ -31,8 +29,9 @@ import { LroeInputError, type LroeRenta } from './request.ts';
 export const LROE_SYSTEM = 'es-ticketbai';
 
 export interface LroeSendDeps {
-  locations: Pick<LocationService, 'toFiscal'>;
-  signingKeys: Pick<SigningKeyService, 'forAuthority'>;
+  /** The core's services as the processor deps hand them (the plug-in imports nothing from src/services). */
+  locations: ProcessorDeps['locations'];
+  signingKeys: Pick<ProcessorDeps['signingKeys'], 'forAuthority'>;
   /** Keyed `${system}:${environment}` (runtime option `authorityBaseUrls`). */
   authorityBaseUrls?: Record<string, string> | undefined;
   authorityCa?: string | undefined;

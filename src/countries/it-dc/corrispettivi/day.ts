@@ -2,7 +2,7 @@
  * One register's day, read from the store and built: what the processor sends and the
  * inspector file serves when nothing was sent yet.
  */
-import type { SigningKeyService } from '../../../services/signing-keys.ts';
+import type { ProcessorDeps } from '../../../batch/types.ts';
 import type { Queryable } from '../../../store/db.ts';
 import { corrispettiviRepo } from '../../../store/repos/corrispettivi-repo.ts';
 import type { LocationForFiscal, SigningKey } from '../../types.ts';
@@ -39,7 +39,7 @@ export async function prepareDay(q: Queryable, location: LocationForFiscal, envi
  * account's sandbox certificate (as the stub's documents are signed: services/signing-keys.ts).
  * Throws the signing-key service's 400 when there is none.
  */
-export function sealKey(keys: Pick<SigningKeyService, 'forRecord'>, location: LocationForFiscal, environment: 'test' | 'live', mode: 'stub' | 'authority'): Promise<SigningKey> {
+export function sealKey(keys: Pick<ProcessorDeps['signingKeys'], 'forRecord'>, location: LocationForFiscal, environment: 'test' | 'live', mode: 'stub' | 'authority'): Promise<SigningKey> {
   return keys.forRecord(location, environment, mode);
 }
 

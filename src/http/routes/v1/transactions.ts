@@ -213,7 +213,7 @@ export function transactionRoutes(app: FastifyInstance, s: { transactions: Trans
   }, async (req, reply) => {
     const key = req.headers['idempotency-key'];
     const { transaction, created } = await s.transactions.correct(authOf(req), (req.params as { id: string }).id, req.body ?? {}, {
-      idempotencyKey: Array.isArray(key) ? key[0] : key,
+      idempotencyKey: Array.isArray(key) ? key[0] : key, bodyText: req.jsonText ?? undefined,
     });
     return reply.code(created ? 202 : 200).send(transaction);
   });
