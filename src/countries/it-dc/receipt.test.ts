@@ -71,3 +71,22 @@ describe('Documento Commerciale on paper: the amounts paid, as the document decl
     expect(text).toContain('\nDocumento di riferimento:\nN. 0001-0001 del 15-01-2026\nMatricola RT ABCD-123456\n');
   });
 });
+
+describe('Documento Commerciale on paper: the VAT rows name the Natura of a 0 % sale', () => {
+  it('0 % lines print per Natura (N2.2 and N4 apart, each with its code); taxed lines per rate', async () => {
+    const { draft, line, validatedBuild } = await import('../shared/test-fixtures.ts');
+    const { goldenDcLocation } = await import('./golden-cases.ts');
+    const items = [
+      line({ description: 'Cappuccino', quantity: 2, unit_price: 200, tax_rate: 10, tax_amount: 40, total_amount: 440 }),
+      line({ description: 'Francobollo', quantity: 1, unit_price: 120, tax_rate: 0, tax_amount: 0, total_amount: 120, natura: 'N2.2' }),
+      line({ description: 'Visita medica', quantity: 1, unit_price: 5000, tax_rate: 0, tax_amount: 0, total_amount: 5000, natura: 'N4' }),
+      line({ description: 'Marca', quantity: 1, unit_price: 80, tax_rate: 0, tax_amount: 0, total_amount: 80, natura: 'N2.2' }),
+    ];
+    const built = validatedBuild(dc, goldenDcLocation(), draft({ items, payment_method: 'card' }), { transactionId: TX_ID, now: NOW });
+    const text = print(sourceOf(built.tx, built.record));
+    expect(text).toMatch(/\nIVA 10 % \(4,00\)\s+0,40\n/);
+    expect(text).toMatch(/\nIVA 0 % N2\.2 \(2,00\)\s+0,00\n/);
+    expect(text).toMatch(/\nIVA 0 % N4 \(50,00\)\s+0,00\n/);
+    expect(text).not.toMatch(/\nIVA 0 % \(/);
+  });
+});

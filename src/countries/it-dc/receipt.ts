@@ -1,5 +1,5 @@
 import { XMLParser } from 'fast-xml-parser';
-import type { Localized, ReceiptFacts } from '../types.ts';
+import type { Localized, ReceiptFacts, ReceiptTaxSummary, TransactionDraft } from '../types.ts';
 import { isoDate, localDate } from '../shared/dates.ts';
 import { metaString } from '../shared/metadata-fields.ts';
 import { textWithin } from '../shared/xml-text.ts';
@@ -33,6 +33,21 @@ function withTickets(paid: { tipo: TipoPagamento; importo: number }[], ticketAmo
     const ticket = Math.min(tickets, p.importo);
     return [{ tipo: 'ticket' as const, importo: ticket }, ...(p.importo > ticket ? [{ tipo: 'NR' as const, importo: p.importo - ticket }] : [])];
   });
+}
+
+/** The lines summed per rate, the 0 % ones apart per `natura` (metadata.ts requires one on every 0 % line), in the lines' order. */
+export function dcTaxRows(tx: TransactionDraft): ReceiptTaxSummary['rows'] {
+  const rows: ReceiptTaxSummary['rows'] = [];
+  for (const l of tx.items) {
+    const code = l.tax_rate === 0 && typeof l.natura === 'string' ? l.natura : undefined;
+    const row = rows.find((r) => r.rate === l.tax_rate && r.code === code);
+    const base = l.total_amount - l.tax_amount;
+    if (row) {
+      row.base += base;
+      row.tax += l.tax_amount;
+    } else rows.push({ rate: l.tax_rate, code, base, tax: l.tax_amount });
+  }
+  return rows;
 }
 
 const parser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: true, parseTagValue: false, trimValues: true });
@@ -81,6 +96,12 @@ export const DC_RECEIPT: ReceiptFacts = {
       : SALE),
   labels: { document_number: { it: 'Documento n.', en: 'Document no.' } },
   qr: {},
+  // The VAT breakdown per rate and, at 0 %, per Natura (N2.2, N4…): an exempt or non-taxable
+  // sale prints why it carries no VAT, as the daily corrispettivi file it (its Riepilogo has a
+  // Natura, not an AliquotaIVA) and as the invoice copy (SDI_RECEIPT) prints it; DM 7 dicembre
+  // 2016 art. 2 asks the documento commerciale for the VAT rate "o la natura" of the sale.
+  // Before, two 0 % lines of different Natura printed as one "IVA 0 %" row with no code.
+  taxSummary: ({ tx }) => ({ rows: dcTaxRows(tx) }),
   // The merchant as the sealed document names it (DatiTrasmissione/Denominazione: the legal
   // name, else the location's name, when it was issued; DM 7 dicembre 2016: the documento
   // commerciale names its issuer): a copy printed after the legal name changed shows the

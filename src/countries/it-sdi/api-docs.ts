@@ -10,6 +10,7 @@ import { SEMPLIFICATA_MAX_TOTAL, TIPI_DOCUMENTO } from './metadata.ts';
  */
 export const SDI_METADATA_DOC =
   'invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento, pec_destinatario; ' +
+  'codice_destinatario (FPR12) defaults to 0000000, XXXXXXX for a buyer_country other than IT, 2R4GTO8 for SM, 0000000 with a pec_destinatario; ' +
   `tipo_documento: ${TIPI_DOCUMENTO.join(', ')} (default TD01 for a sale, TD04 for a refund or void); ` +
   'refunds (TD04): original_invoice_number, original_invoice_date (DatiFattureCollegate). ' +
   `TD07, the fattura semplificata (DPR 633/1972 art. 21-bis), is sent in the simplified format FSM10: a sale of at most ${decimal(SEMPLIFICATA_MAX_TOTAL)} EUR in total ` +

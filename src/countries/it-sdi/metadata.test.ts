@@ -331,6 +331,17 @@ describe('it-sdi: what SdI discards (NS) is refused at creation, on every key (d
     expect400(() => validate({ invoice_number: '1', codice_destinatario: 'UFXYZ1', pec_destinatario: 'fatture@pec.example.it' }, {}, pa), message426('UFXYZ1'));
   });
 
+  it('codice_destinatario default follows the buyer: 0000000 in Italy, XXXXXXX abroad, 2R4GTO8 for San Marino', () => {
+    const dest = (metadata: Record<string, unknown>) => validate({ invoice_number: '1', ...metadata }).codice_destinatario;
+    expect(dest({})).toBe('0000000');
+    expect(dest({ buyer_country: 'IT' })).toBe('0000000');
+    expect(dest({ buyer_country: 'DE' })).toBe('XXXXXXX');
+    expect(dest({ buyer_country: 'SM' })).toBe('2R4GTO8');
+    // What the client names is kept; a PEC address keeps the code PEC goes with (00426).
+    expect(dest({ buyer_country: 'DE', codice_destinatario: 'ABC1234' })).toBe('ABC1234');
+    expect(dest({ buyer_country: 'DE', pec_destinatario: 'fatture@pec.example.it' })).toBe('0000000');
+  });
+
   it('00305 / 00306: the buyer\'s Italian partita IVA and codice fiscale must be valid; foreign VAT numbers are not checked', () => {
     const buyer = (customer_context: Record<string, unknown>, metadata: Record<string, unknown> = {}) =>
       validate({ invoice_number: '1', ...metadata }, { customer_context });

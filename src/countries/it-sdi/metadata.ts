@@ -51,7 +51,6 @@ export function validateSdiTransaction(tx: TransactionDraft, ctx: TransactionCon
   const tipo_documento = semplificataTipo(requested, tx);
   if (tipo_documento === 'TD07' || tipo_documento === 'TD08') checkSemplificata(tx, ctx, tipo_documento);
 
-  const codice_destinatario = readCodiceDestinatario(meta, ctx.location.config.formato_trasmissione);
   // Denominazione: String80 (Latin).
   const buyer_denomination = optionalText(
     meta,
@@ -69,6 +68,7 @@ export function validateSdiTransaction(tx: TransactionDraft, ctx: TransactionCon
     'metadata.pec_destinatario must be an email address of at most 256 characters',
     /^(?=.{1,256}$)[^\s@"]+@[^\s@"]+\.[^\s@"]+$/,
   );
+  const codice_destinatario = readCodiceDestinatario(meta, ctx.location.config.formato_trasmissione, buyer_country, pec_destinatario);
 
   checkPecDestinatario(codice_destinatario, pec_destinatario);
   checkBuyerIds(tx, buyer_country);
@@ -201,7 +201,7 @@ function semplificataRefusal(tx: TransactionDraft, ctx: TransactionContext, tipo
  * FPA12 invoice and a 6-character one on FPR12 (00427), so for FPA12 there is no
  * default: the office code is required.
  */
-function readCodiceDestinatario(meta: Record<string, unknown>, formato: unknown): string {
+function readCodiceDestinatario(meta: Record<string, unknown>, formato: unknown, buyerCountry: string, pec: string | undefined): string {
   if (formato === 'FPA12') {
     const message = 'metadata.codice_destinatario must be the 6-character IPA office code (uppercase letters or digits) for FPA12';
     const code = optionalText(meta, 'codice_destinatario', message, /^[A-Z0-9]{6}$/);
@@ -212,8 +212,24 @@ function readCodiceDestinatario(meta: Record<string, unknown>, formato: unknown)
   }
   return (
     optionalText(meta, 'codice_destinatario', 'metadata.codice_destinatario must be 7 uppercase letters or digits', /^[A-Z0-9]{7}$/) ??
-    '0000000'
+    defaultCodiceDestinatario(buyerCountry, pec)
   );
+}
+
+/**
+ * The FPR12 default channel code when the client gives none. `0000000` (the spec's default)
+ * is the code of an Italian buyer reached by PEC or through its reserved area on the Agenzia's
+ * portal; a buyer outside Italy has neither, and the SdI technical rules (Specifiche tecniche
+ * FatturaPA, field 1.1.4) ask for `XXXXXXX` on an invoice to a non-resident, which is also
+ * what makes the invoice count as the cross-border report (esterometro, art. 1 c.3-bis d.lgs.
+ * 127/2015 as amended by L. 178/2020). San Marino is the exception: since 1 October 2021 its
+ * invoices travel through SdI to the Ufficio Tributario under code `2R4GTO8` (DM 21 June 2021,
+ * Provvedimento AdE 5 August 2021). A PEC address keeps `0000000` (00426 allows it with no
+ * other code). An explicit codice_destinatario is always kept.
+ */
+function defaultCodiceDestinatario(buyerCountry: string, pec: string | undefined): string {
+  if (pec !== undefined || buyerCountry === 'IT') return '0000000';
+  return buyerCountry === 'SM' ? '2R4GTO8' : 'XXXXXXX';
 }
 
 /**
