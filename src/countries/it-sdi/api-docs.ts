@@ -1,6 +1,7 @@
 import { EXAMPLE_LOCATION_ID, configObject, str, twoLineSale, type SystemApiDocs } from '../shared/api-docs-parts.ts';
 import { decimal } from '../shared/amounts.ts';
 import { SEMPLIFICATA_MAX_TOTAL, TIPI_DOCUMENTO } from './metadata.ts';
+import { BOLLO_AMOUNT, BOLLO_NATURE, BOLLO_THRESHOLD } from './bollo.ts';
 
 /**
  * What the create body's `metadata` description says of SDI (the quickstart says the same,
@@ -9,10 +10,13 @@ import { SEMPLIFICATA_MAX_TOTAL, TIPI_DOCUMENTO } from './metadata.ts';
  * with the values the rules use, so the reference cannot drift from them.
  */
 export const SDI_METADATA_DOC =
-  'invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento, pec_destinatario; ' +
+  'invoice_number (required), invoice_date, codice_destinatario, buyer_denomination, buyer_country, tipo_documento, pec_destinatario, bollo_virtuale; ' +
   'codice_destinatario (FPR12) defaults to 0000000, XXXXXXX for a buyer_country other than IT, 2R4GTO8 for SM, 0000000 with a pec_destinatario; ' +
   `tipo_documento: ${TIPI_DOCUMENTO.join(', ')} (default TD01 for a sale, TD04 for a refund or void); ` +
   'refunds (TD04): original_invoice_number, original_invoice_date (DatiFattureCollegate). ' +
+  `stamp duty (imposta di bollo, DPR 642/1972): DatiBollo (BolloVirtuale SI, ImportoBollo ${BOLLO_AMOUNT}) is written when the lines not subject to VAT ` +
+  `(Natura ${BOLLO_NATURE.join(', ')}; not N3.1, N3.2, N3.3, N5, N6.x) exceed ${decimal(BOLLO_THRESHOLD)} EUR, on credit notes too; ` +
+  'it is not added to ImportoTotaleDocumento (recharge it with a line of its own, N1); bollo_virtuale true forces it, false suppresses it. ' +
   `TD07, the fattura semplificata (DPR 633/1972 art. 21-bis), is sent in the simplified format FSM10: a sale of at most ${decimal(SEMPLIFICATA_MAX_TOTAL)} EUR in total ` +
   '(no ceiling for a seller in regime RF19), not to a public administration (FPA12), without reverse-charge (N6.x) or intra-EU (N3.2) lines; ' +
   'cancelling a TD07 issues a nota di credito semplificata (TD08, FSM10) naming it, cancelling a TD08 a nota di debito semplificata (TD09); ' +

@@ -24,6 +24,7 @@ import { customerTaxId, metaString } from '../shared/metadata-fields.ts';
 import { textHint } from '../shared/render-hints.ts';
 import { MISSING_TAX_ID } from '../shared/issuer-tax-id.ts';
 import { latin } from '../it/latin.ts';
+import { BOLLO_AMOUNT, bolloDue } from './bollo.ts';
 import { fatturaXml, semplificataXml, type Anagrafica, type BeneServizio, type FatturaFields, type IdFiscale, type Linea, type Riepilogo, type Sede } from './xml.ts';
 
 /** NumeroType of FatturaPA 1.2.2: `(\p{IsBasicLatin}{1,20})`. */
@@ -434,7 +435,7 @@ export function buildSdi(input: BuildInput): FiscalRecord {
       trasmissione,
       cedente,
       cessionario: cessionarioSemplificato(tx, buyerCountry),
-      documento: { TipoDocumento: tipo, Divisa: tx.currency, Data: data, Numero: numero },
+      documento: { TipoDocumento: tipo, Divisa: tx.currency, Data: data, Numero: numero, BolloVirtuale: bolloDue(tx) ? 'SI' : undefined },
       rettificata: cancellation
         ? { NumeroFR: originalNumber, DataFR: metaString(tx, 'invoice_date') ?? data, ElementiRettificati: STORNO_TOTALE[tipoDocumentoOf(tx)] ?? STORNO_TOTALE.TD07! }
         : rettificata(tx),
@@ -457,6 +458,9 @@ export function buildSdi(input: BuildInput): FiscalRecord {
       Divisa: tx.currency,
       Data: data,
       Numero: numero,
+      // Stamp duty (bollo.ts): shown, never added to the total below; a merchant who
+      // recharges it to the buyer does so with a line of its own.
+      ImportoBollo: bolloDue(tx) ? BOLLO_AMOUNT : undefined,
       // The total the buyer pays is the transaction's; where the summary's VAT had to be
       // recomputed (summaryTax), the cents it differs by are the document's Arrotondamento
       // (2.1.1.10), so ImportoTotaleDocumento = summary + Arrotondamento still holds.

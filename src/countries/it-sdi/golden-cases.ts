@@ -1,7 +1,8 @@
 /**
  * Test fixtures (not a test file): the FatturaPA documents the golden files hold, on the
  * fixed clock: a B2B invoice, a consumer invoice, a multi-rate invoice with two exempt
- * natures, and the TD04 credit note cancelling the B2B invoice; the simplified invoices (TD07)
+ * natures, the TD04 credit note cancelling the B2B invoice, and an exempt invoice with the
+ * stamp duty (DatiBollo); the simplified invoices (TD07)
  * and their notes (TD08, TD09).
  */
 import type { FiscalRecord, TransactionDraft } from '../types.ts';
@@ -87,6 +88,27 @@ export function goldenCases(loc = goldenLocation()): GoldenCase[] {
     software: SOFTWARE,
   });
   out.push({ file: 'credit-note-td04.xml', tx: first.tx, record });
+
+  // Stamp duty (bollo.ts): a VAT-exempt service (N4) above 77.47 EUR carries DatiBollo; the
+  // merchant recharges the 2.00 with a line of its own (N1, art. 15 DPR 633/1972), which is
+  // what puts it in ImportoTotaleDocumento: DatiBollo alone never does.
+  invoice(
+    'bollo-exempt-invoice.xml',
+    draft({
+      payment_method: 'transfer',
+      items: [
+        line({ description: 'Visita medica specialistica', quantity: 1, unit_price: 15000, tax_rate: 0, tax_amount: 0, total_amount: 15000, natura: 'N4' }),
+        line({ description: 'Rimborso imposta di bollo', quantity: 1, unit_price: 200, tax_rate: 0, tax_amount: 0, total_amount: 200, natura: 'N1' }),
+      ],
+      customer_context: {
+        codice_fiscale: 'RSSMRA85T10A562S',
+        first_name: 'Mario',
+        last_name: 'Rossi',
+        address: { street: 'Via Garibaldi 5', postal_code: '00153', city: 'Roma', province: 'RM' },
+      },
+      metadata: { invoice_number: 'FT-2026/5' },
+    }),
+  );
   return out;
 }
 

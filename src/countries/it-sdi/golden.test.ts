@@ -96,6 +96,7 @@ describe('FatturaPA golden documents', () => {
       'IT01234567897_00002.xml',
       'IT01234567897_00003.xml',
       'IT01234567897_N0001.xml',
+      'IT01234567897_00005.xml',
     ]);
     for (const c of cases) {
       expect(c.record).toMatchObject({ contentType: 'application/xml', placeholder: false });
@@ -136,6 +137,15 @@ describe('FatturaPA golden documents', () => {
     expect(natures).toEqual(['22.00/', '10.00/', '0.00/N4', '0.00/N2.1']);
     expect(generali(note).DatiGeneraliDocumento.Numero).toBe('NC-FT-2026/1');
     expect(generali(note).DatiFattureCollegate).toEqual({ IdDocumento: 'FT-2026/1', Data: '2026-01-15' });
+  });
+
+  it('stamp duty (bollo.ts): DatiBollo where the lines outside VAT exceed 77.47 EUR, never in the total', () => {
+    const generali = (file: string) => doc(cases.find((c) => c.file === file)!.record.body).FatturaElettronicaBody.DatiGenerali.DatiGeneraliDocumento;
+    // 150.00 N4 + 2.00 N1 (the recharged duty, a line of its own): the total is the lines', 152.00.
+    expect(generali('bollo-exempt-invoice.xml')).toMatchObject({ DatiBollo: { BolloVirtuale: 'SI', ImportoBollo: '2.00' }, ImportoTotaleDocumento: '152.00' });
+    // N4 50.00 + N2.1 20.00 + N4 20.00 = 90.00 outside VAT, beside taxed lines.
+    expect(generali('multi-rate-exempt.xml').DatiBollo).toEqual({ BolloVirtuale: 'SI', ImportoBollo: '2.00' });
+    for (const file of ['b2b-invoice.xml', 'consumer-invoice.xml', 'credit-note-td04.xml']) expect(generali(file).DatiBollo).toBeUndefined();
   });
 
   describe('fattura semplificata (TD07): FatturaElettronicaSemplificata FSM10', () => {

@@ -5,7 +5,7 @@
 import { badRequest } from '../../core/errors.ts';
 import type { CorrectedSaleLookup, LocationForFiscal, TransactionContext, TransactionDraft } from '../types.ts';
 import { isIsoDate, isoDate, localDate } from '../shared/dates.ts';
-import { baseMetadata, optionalChoice, optionalText, withoutUndefined } from '../shared/metadata-fields.ts';
+import { baseMetadata, optionalBoolean, optionalChoice, optionalText, withoutUndefined } from '../shared/metadata-fields.ts';
 import { checkNatura } from '../it/natura.ts';
 import { checkItalianAmounts } from '../it/amounts.ts';
 import { decimal } from '../shared/amounts.ts';
@@ -103,6 +103,8 @@ export function validateSdiTransaction(tx: TransactionDraft, ctx: TransactionCon
     tipo_documento,
     original_invoice_number,
     original_invoice_date,
+    // Forces (true) or suppresses (false) the stamp duty the lines would decide (bollo.ts).
+    bollo_virtuale: optionalBoolean(meta, 'bollo_virtuale'),
   });
 }
 

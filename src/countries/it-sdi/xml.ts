@@ -80,6 +80,8 @@ export interface FatturaFields {
     Divisa: string;
     Data: string;
     Numero: string;
+    /** 2.1.1.6 DatiBollo: ImportoBollo when the stamp duty is paid virtually (bollo.ts). */
+    ImportoBollo?: string | undefined;
     ImportoTotaleDocumento: string;
     /** 2.1.1.10: what the total differs from the summary's taxable amounts plus VAT (build.ts riepilogo). */
     Arrotondamento?: string | undefined;
@@ -147,6 +149,7 @@ export function fatturaXml(f: FatturaFields): string {
         el('Divisa', d.Divisa) +
         el('Data', d.Data) +
         el('Numero', d.Numero) +
+        (d.ImportoBollo !== undefined ? w('DatiBollo', el('BolloVirtuale', 'SI') + el('ImportoBollo', d.ImportoBollo)) : '') +
         el('ImportoTotaleDocumento', d.ImportoTotaleDocumento) +
         optEl('Arrotondamento', d.Arrotondamento),
     ) + (f.collegata ? w('DatiFattureCollegate', el('IdDocumento', f.collegata.IdDocumento) + optEl('Data', f.collegata.Data)) : ''),
@@ -230,7 +233,8 @@ export interface SemplificataFields {
     /** AltriDatiIdentificativi: the buyer's name and address, when known (not required by art. 21-bis). */
     altri?: { Anagrafica: Anagrafica; Sede: Sede } | undefined;
   };
-  documento: { TipoDocumento: string; Divisa: string; Data: string; Numero: string };
+  /** BolloVirtuale: `SI` when the stamp duty is paid virtually (bollo.ts); the format has no amount. */
+  documento: { TipoDocumento: string; Divisa: string; Data: string; Numero: string; BolloVirtuale?: 'SI' | undefined };
   /** DatiFatturaRettificata of a simplified note (TD08, TD09): the document it corrects, and what it changes. */
   rettificata?: { NumeroFR: string; DataFR: string; ElementiRettificati: string } | undefined;
   beni: BeneServizio[];
@@ -261,7 +265,7 @@ export function semplificataXml(f: SemplificataFields): string {
   const d = f.documento;
   const generali = w(
     'DatiGenerali',
-    w('DatiGeneraliDocumento', el('TipoDocumento', d.TipoDocumento) + el('Divisa', d.Divisa) + el('Data', d.Data) + el('Numero', d.Numero)) +
+    w('DatiGeneraliDocumento', el('TipoDocumento', d.TipoDocumento) + el('Divisa', d.Divisa) + el('Data', d.Data) + el('Numero', d.Numero) + optEl('BolloVirtuale', d.BolloVirtuale)) +
       (f.rettificata
         ? w('DatiFatturaRettificata', el('NumeroFR', f.rettificata.NumeroFR) + el('DataFR', f.rettificata.DataFR) + el('ElementiRettificati', f.rettificata.ElementiRettificati))
         : ''),
