@@ -15,13 +15,8 @@
  */
 import { keptIssuer, type RecordIssuer } from '../store/repos/fiscal-records-repo.ts';
 
-/**
- * Reading what a record kept (the column's shape, and the plug-in contract's
- * `IssuerAsIssued`) lives beside the column, in the store: the batch claim hands a plug-in
- * its records' issuers already read (`BatchClaim.issuer`), as the submit workers do with
- * `issuerAsIssued` here.
- */
-export { issuerAsIssued, keptIssuer } from '../store/repos/fiscal-records-repo.ts';
+// Reading what a record kept (`keptIssuer`, `issuerAsIssued`) lives beside the column, in
+// store/repos/fiscal-records-repo.ts: the batch claim and the submit workers read it there.
 
 /** The location's legal name as receipts print it: `country_config.legal_name` when a non-empty string, else null. */
 export function legalNameOf(config: Readonly<Record<string, unknown>>): string | null {

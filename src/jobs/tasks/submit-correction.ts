@@ -3,10 +3,9 @@ import { TransportError, type AuthorityOutcome, type FiscalSystem, type StoredRe
 import type { SigningKey } from '../../core/signing-key.ts';
 import { ApiError } from '../../core/errors.ts';
 import { correctionView } from '../../services/corrections.ts';
-import { issuerAsIssued } from '../../services/record-issuer.ts';
 import { jobEvent } from '../../services/transaction-view.ts';
 import { correctionsRepo, type CorrectionRow } from '../../store/repos/corrections-repo.ts';
-import { fiscalRecordsRepo } from '../../store/repos/fiscal-records-repo.ts';
+import { fiscalRecordsRepo, issuerAsIssued } from '../../store/repos/fiscal-records-repo.ts';
 import { locationsRepo } from '../../store/repos/locations-repo.ts';
 import { transactionsRepo, type TransactionRow } from '../../store/repos/transactions-repo.ts';
 import type { Queryable } from '../../store/db.ts';

@@ -18,11 +18,10 @@ import { acceptedFields, recordFailure as recordAuthorityFailure, type FailureTr
 import type { AccountTiers } from '../../services/account-tiers.ts';
 import { graceTierOf, offlineGraceSeconds } from '../../services/offline-grace.ts';
 import { completionEvent, INBOUND_MESSAGE_JOB, jobEvent, POLL_JOB, SUBMIT_JOB } from '../../services/transaction-view.ts';
-import { fiscalRecordsRepo } from '../../store/repos/fiscal-records-repo.ts';
+import { fiscalRecordsRepo, issuerAsIssued } from '../../store/repos/fiscal-records-repo.ts';
 import type { Db, Queryable } from '../../store/db.ts';
 import type { LocationRow } from '../../store/repos/locations-repo.ts';
 import { transactionsRepo, type StartedSubmission, type SubmissionRecord, type TransactionRow } from '../../store/repos/transactions-repo.ts';
-import { issuerAsIssued } from '../../services/record-issuer.ts';
 import { retryDelayMs, type BackoffPolicy } from '../backoff.ts';
 import { boundedCall, submitContextOf } from './authority-call.ts';
 import { jobsRepo, type JobRow } from '../../store/repos/jobs-repo.ts';
